@@ -1,0 +1,1 @@
+//! Verification record (placeholder; see issue 2).
