@@ -3,5 +3,18 @@
 //! Everything here is `no_std`, allocation-free and panic-free on bad data. The same code runs on the
 //! host (tests, and the tooling's reference evaluation) where the GTE is replaced by a bit-exact model.
 #![no_std]
+#![cfg_attr(target_os = "psx", feature(asm_experimental_arch))]
 
+/// Fixed-point scalars, vectors, matrices and quaternions shared by the console and the host.
+pub mod math;
+/// The GTE: one API, run on the coprocessor on the console and on a bit-exact model on the host.
+pub mod gte;
+/// ANIMBIN clip files: zero-copy parsing and validation (AnimationManager).
+pub mod animbin;
+/// Playback: SkeletonController, time base, interpolation, pose composition.
+pub mod anim;
+/// Console hardware used by the examples and renderers (boot, GPU, DMA, timers). PSX only.
+#[cfg(target_os = "psx")]
+pub mod console;
+/// The verification record a program leaves in RAM for the host.
 pub mod record;

@@ -1,2 +1,13 @@
 //! psxanim host tooling: the canonical animation model, the format readers and writers, FBX import and
 //! compilation to the tables the runtime embeds.
+
+/// The canonical in-memory animation model every format converts through.
+pub mod model;
+/// One module per animation file format, reader and writer side by side.
+pub mod formats;
+/// FBX import through ufbx: skeleton, skin, mesh and clips.
+pub mod fbx;
+/// Compilation of an imported character into the runtime's tables (rigid GTE ranges, baked frames).
+pub mod compile;
+/// The subcommands of the `psxanim` binary.
+pub mod cli;

@@ -1,1 +1,4 @@
+//! `cargo xtask`: build automation for psxanim (setup, build-exe, verify, test, demo).
+mod backends;
+
 fn main() {}

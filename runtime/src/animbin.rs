@@ -1,0 +1,1 @@
+//! ANIMBIN parser (being written)
