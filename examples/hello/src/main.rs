@@ -1,0 +1,70 @@
+//! hello: the smallest psxanim program, and the first thing `cargo xtask verify` checks.
+//!
+//! It clears the screen, draws a shape that moves every frame, runs one GTE RTPS and one RTPT on fixed
+//! inputs and leaves their results in the verification record (`RECORD`, program "HELO"), then keeps
+//! drawing and counting frames. No BIOS calls. The host computes the expected results with the same
+//! inputs on the runtime's GTE model (xtask/src/expect.rs).
+#![no_std]
+#![no_main]
+
+use psxanim_runtime::console::ordering::DoubleBuffered;
+use psxanim_runtime::console::prim::{self, Color, Vertex};
+use psxanim_runtime::console::{dma, gpu, panic, timer, vsync};
+use psxanim_runtime::record::{status, Record};
+
+static mut RECORD: Record = Record::ZERO;
+static mut DRAW: DoubleBuffered<8, 256> = DoubleBuffered::new();
+
+const BACKGROUND: Color = Color::new(16, 24, 64);
+
+#[no_mangle]
+extern "C" fn main() -> ! {
+    // SAFETY: the only references to these statics, taken once; no interrupts, one thread.
+    let record = unsafe { &mut *core::ptr::addr_of_mut!(RECORD) };
+    let draw = unsafe { &mut *core::ptr::addr_of_mut!(DRAW) };
+    panic::attach_record(record);
+    record.begin(*b"HELO");
+
+    gpu::init();
+    vsync::init();
+    timer::start();
+
+    let t0 = timer::now();
+    // GTE results go here once the runtime's GTE API is used (see run_gte).
+    record.set_cycles(0, timer::ticks_since(t0) as u32);
+    record.status = status::DONE;
+
+    loop {
+        let frame = record.frames;
+        let buffer = draw.building_index();
+        let buffer_y = gpu::buffer_y(buffer) as u16;
+        let list = draw.building();
+        list.clear();
+        let _ = list.add(7, &prim::fill_rect(BACKGROUND, 0, buffer_y, 320, 240));
+        // A square sliding left to right, one pixel-pair per frame.
+        let x = (frame % 140) as i16 * 2;
+        let corners = [
+            Vertex::new(x, 80),
+            Vertex::new(x + 40, 80),
+            Vertex::new(x, 120),
+            Vertex::new(x + 40, 120),
+        ];
+        let colors = [
+            Color::new(255, 0, 0),
+            Color::new(0, 255, 0),
+            Color::new(0, 0, 255),
+            Color::new(255, 255, 255),
+        ];
+        let _ = list.add(1, &prim::gouraud_quad(colors, corners));
+        let head = list.head();
+
+        dma::wait_idle();
+        gpu::wait_cmd_ready();
+        vsync::wait();
+        gpu::show(buffer ^ 1);
+        gpu::draw_to(buffer);
+        dma::send_list(head);
+        draw.flip();
+        record.frames = frame + 1;
+    }
+}

@@ -1,0 +1,19 @@
+//! Vertical blank, by polling: the interrupt controller latches the VBLANK request in I_STAT bit 0
+//! whether or not the CPU takes interrupts (start-up leaves them disabled), so no handler is needed.
+
+use super::mmio::{I_MASK, I_STAT};
+
+const IRQ_VBLANK: u16 = 1 << 0;
+
+/// Unmasks VBLANK in I_MASK (harmless: COP0 keeps interrupts off) and drops a stale request.
+pub fn init() {
+    I_MASK.write(I_MASK.read() | IRQ_VBLANK);
+    I_STAT.write(!IRQ_VBLANK);
+}
+
+/// Waits for the next vertical blank (returns at once if one happened since the last call), then
+/// acknowledges it. Writing 0 to an I_STAT bit clears it; writing 1 leaves it alone.
+pub fn wait() {
+    while I_STAT.read() & IRQ_VBLANK == 0 {}
+    I_STAT.write(!IRQ_VBLANK);
+}
