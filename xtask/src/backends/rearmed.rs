@@ -1,1 +1,509 @@
-//! (being written)
+//! pcsx_rearmed backend: the EmulatorJS WebAssembly build of RetroArch with the pcsx_rearmed core,
+//! run under Node by `xtask/rearmed/run.mjs`. Needs no BIOS (the core's HLE BIOS starts the EXE) and
+//! only registry packages, so it is the backend CI runs.
+//!
+//! What is pinned, and why:
+//! - npm `@emulatorjs/core-pcsx_rearmed` at exactly 4.2.3, fetched with `npm pack` (never
+//!   `npm install`: its dependency drags in every EmulatorJS core, about 330 MB).
+//! - The SHA-256 of the two files extracted from its `pcsx_rearmed-wasm.data` (a 7-zip archive):
+//!   the runner reads main RAM at a fixed offset of this build's save state (and checks the magic
+//!   bytes around it), and this core's known GTE deviations were measured on this build; another
+//!   build could move both without notice, so a mismatch stops the install.
+//!
+//! Frames are stepped one by one by the runner, so a run is deterministic and not tied to real time.
+use super::{tools_dir, RunError, RunOutput, RunRequest, Screenshot};
+use crate::process::run_with_timeout;
+use anyhow::{bail, ensure, Context};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The npm package and version holding the core.
+pub const NPM_PACKAGE: &str = "@emulatorjs/core-pcsx_rearmed";
+pub const NPM_VERSION: &str = "4.2.3";
+/// The tarball `npm pack` writes for it.
+const NPM_TARBALL: &str = "emulatorjs-core-pcsx_rearmed-4.2.3.tgz";
+/// The 7-zip archive inside the tarball holding the single-threaded, non-legacy build.
+const CORE_ARCHIVE: &str = "package/pcsx_rearmed-wasm.data";
+/// The extracted files the runner loads, with their SHA-256 (computed from version 4.2.3).
+const CORE_FILES: [(&str, &str); 2] = [
+    ("pcsx_rearmed_libretro.js", "42f536af90108189a0747698acb20341d04f8ac02913daa6fd9bf238bdc97841"),
+    ("pcsx_rearmed_libretro.wasm", "ce204a800ee0914cabddefe88448dfaa2b43864039c4f39a32d4872c1037b9ed"),
+];
+/// Main RAM size; the runner's `ram.bin` must be exactly this long.
+const MAIN_RAM_BYTES: usize = 2 * 1024 * 1024;
+/// Limits for the install steps (a registry that does not answer must not hang `setup`).
+const NPM_TIMEOUT: Duration = Duration::from_secs(300);
+const UNPACK_TIMEOUT: Duration = Duration::from_secs(120);
+const APT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The host workspace this xtask was built from (the runner script lives in it).
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits inside the workspace").to_path_buf()
+}
+
+/// Where the pinned core files are unpacked.
+pub fn core_dir(workspace: &Path) -> PathBuf {
+    tools_dir(workspace).join(format!("pcsx_rearmed-{NPM_VERSION}"))
+}
+
+/// The committed Node runner.
+pub fn runner_script(workspace: &Path) -> PathBuf {
+    workspace.join("xtask").join("rearmed").join("run.mjs")
+}
+
+/// Installs the pinned core into `target/tools/` unless it is already there; says what it did.
+pub fn ensure_installed(workspace: &Path) -> anyhow::Result<()> {
+    match install(workspace)? {
+        Install::AlreadyThere(dir) => println!("pcsx_rearmed {NPM_VERSION}: already installed in {}", dir.display()),
+        Install::Installed(dir) => println!(
+            "pcsx_rearmed {NPM_VERSION}: installed {} and {} (SHA-256 checked) into {}",
+            CORE_FILES[0].0,
+            CORE_FILES[1].0,
+            dir.display()
+        ),
+    }
+    Ok(())
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Install {
+    AlreadyThere(PathBuf),
+    Installed(PathBuf),
+}
+
+fn install(workspace: &Path) -> anyhow::Result<Install> {
+    let dir = core_dir(workspace);
+    if check_core(&dir).is_ok() {
+        return Ok(Install::AlreadyThere(dir));
+    }
+    require_tool("node", "--version", "Node.js 20 (Debian: apt-get install nodejs)")?;
+    require_tool("npm", "--version", "npm (Debian: apt-get install npm)")?;
+    ensure_7z()?;
+
+    // Unpack into a staging folder and move it into place only once every hash matched, so an
+    // interrupted install never leaves a half-written core that looks installed.
+    let tools = tools_dir(workspace);
+    let staging = tools.join(format!("pcsx_rearmed-{NPM_VERSION}.staging"));
+    if staging.exists() {
+        std::fs::remove_dir_all(&staging).with_context(|| format!("removing {}", staging.display()))?;
+    }
+    std::fs::create_dir_all(&staging).with_context(|| format!("creating {}", staging.display()))?;
+
+    let spec = format!("{NPM_PACKAGE}@{NPM_VERSION}");
+    let npm = run_with_timeout(
+        Command::new("npm").args(["pack", &spec, "--pack-destination"]).arg(&staging),
+        NPM_TIMEOUT,
+    )
+    .context("starting npm")?;
+    if npm.timed_out() || npm.status.is_none_or(|s| !s.success()) {
+        bail!(
+            "`npm pack {spec}` failed{}: npm could not fetch the package. Check that the npm registry \
+             is reachable (`npm config get registry`, proxy settings).\nnpm said:\n{}",
+            if npm.timed_out() { " (no answer within 300 s)" } else { "" },
+            tail(&npm.output(), 40)
+        );
+    }
+    let tarball = staging.join(NPM_TARBALL);
+    ensure!(tarball.is_file(), "npm pack succeeded but wrote no {}", tarball.display());
+
+    run_tool(Command::new("tar").arg("-xzf").arg(&tarball).arg("-C").arg(&staging).arg(CORE_ARCHIVE), "tar")?;
+    let mut sevenzip = Command::new("7z");
+    sevenzip.args(["x", "-y"]).arg(format!("-o{}", staging.display())).arg(staging.join(CORE_ARCHIVE));
+    sevenzip.args(CORE_FILES.map(|(name, _)| name));
+    run_tool(&mut sevenzip, "7z")?;
+    check_core(&staging)?;
+
+    // Keep only the pinned files.
+    for entry in std::fs::read_dir(&staging)? {
+        let path = entry?.path();
+        if !CORE_FILES.iter().any(|(name, _)| path.file_name() == Some(name.as_ref())) {
+            if path.is_dir() { std::fs::remove_dir_all(&path)? } else { std::fs::remove_file(&path)? }
+        }
+    }
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("removing the stale {}", dir.display()))?;
+    }
+    std::fs::rename(&staging, &dir).with_context(|| format!("moving {} to {}", staging.display(), dir.display()))?;
+    Ok(Install::Installed(dir))
+}
+
+/// Checks that `dir` holds the pinned core files, byte for byte.
+fn check_core(dir: &Path) -> anyhow::Result<()> {
+    for (name, expected) in CORE_FILES {
+        let path = dir.join(name);
+        let bytes = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+        let found = hex(&Sha256::digest(&bytes));
+        ensure!(
+            found == expected,
+            "{} has SHA-256 {found}, expected {expected} (the file pinned from {NPM_PACKAGE} {NPM_VERSION})",
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn require_tool(program: &str, probe: &str, what: &str) -> anyhow::Result<()> {
+    match Command::new(program).arg(probe).output() {
+        Ok(out) if out.status.success() => Ok(()),
+        _ => bail!("`{program}` is not on PATH; the pcsx_rearmed backend needs {what}"),
+    }
+}
+
+/// 7-Zip unpacks the core archive; Debian's `p7zip-full` is installed when it is missing.
+fn ensure_7z() -> anyhow::Result<()> {
+    if require_tool("7z", "i", "7z").is_ok() {
+        return Ok(());
+    }
+    println!("7z not found: installing Debian package p7zip-full");
+    let apt_install = || run_with_timeout(Command::new("apt-get").args(["install", "-y", "p7zip-full"]), APT_TIMEOUT);
+    let mut done = apt_install().context("starting apt-get (7z is missing; install p7zip-full)")?;
+    if done.status.is_none_or(|s| !s.success()) {
+        // A fresh image has no package lists yet.
+        run_with_timeout(Command::new("apt-get").arg("update"), APT_TIMEOUT).context("starting apt-get update")?;
+        done = apt_install()?;
+    }
+    if done.status.is_none_or(|s| !s.success()) {
+        bail!("installing p7zip-full failed (7z is needed to unpack the core):\n{}", tail(&done.output(), 20));
+    }
+    require_tool("7z", "i", "7z from p7zip-full")
+}
+
+fn run_tool(command: &mut Command, name: &str) -> anyhow::Result<()> {
+    let done = run_with_timeout(command, UNPACK_TIMEOUT).with_context(|| format!("starting {name}"))?;
+    if done.timed_out() || done.status.is_none_or(|s| !s.success()) {
+        bail!("{name} failed unpacking the core:\n{}", tail(&done.output(), 20));
+    }
+    Ok(())
+}
+
+/// The last `lines` lines of `text`.
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// What the runner reads (`REQUEST.json`).
+#[derive(Debug, serde::Serialize)]
+struct RunnerRequest<'a> {
+    core_dir: &'a Path,
+    exe: &'a Path,
+    frames: u32,
+    screenshot_frames: &'a [u32],
+    out_dir: &'a Path,
+}
+
+/// What the runner leaves (`manifest.json`).
+#[derive(Debug, serde::Deserialize)]
+struct Manifest {
+    frames_run: u32,
+    ram: String,
+    screenshots: Vec<ManifestShot>,
+    skipped_screenshots: Vec<u32>,
+    seconds: f64,
+    log: Vec<String>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct ManifestShot {
+    frame: u32,
+    file: String,
+}
+
+/// Screenshots are taken after a frame has been displayed, so frame numbers run from 1 to `frames`.
+fn check_request(req: &RunRequest) -> anyhow::Result<()> {
+    ensure!(req.exe.is_file(), "{}: no such PS-EXE", req.exe.display());
+    let mut previous = 0;
+    for &frame in &req.screenshot_frames {
+        ensure!(
+            frame > previous && frame <= req.frames,
+            "screenshot frame {frame}: frames must be ascending, each between 1 and {} (the frames run)",
+            req.frames
+        );
+        previous = frame;
+    }
+    Ok(())
+}
+
+/// Runs `req.exe` under the pinned core for `req.frames` frames.
+pub fn run(req: &RunRequest) -> Result<RunOutput, RunError> {
+    check_request(req)?;
+    let workspace = workspace_root();
+    let core = core_dir(&workspace);
+    if let Err(why) = check_core(&core) {
+        return Err(RunError::NotInstalled(format!(
+            "pcsx_rearmed {NPM_VERSION} is not installed ({why:#}); run `cargo xtask setup` to fetch it from npm"
+        )));
+    }
+    if require_tool("node", "--version", "").is_err() {
+        return Err(RunError::NotInstalled("`node` is not on PATH; the pcsx_rearmed backend needs Node.js 20".into()));
+    }
+
+    let out_dir = req.work_dir.join("rearmed");
+    if out_dir.exists() {
+        std::fs::remove_dir_all(&out_dir).with_context(|| format!("clearing {}", out_dir.display()))?;
+    }
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let exe = std::path::absolute(&req.exe)?;
+    let request_file = out_dir.join("request.json");
+    let request = RunnerRequest {
+        core_dir: &core,
+        exe: &exe,
+        frames: req.frames,
+        screenshot_frames: &req.screenshot_frames,
+        out_dir: &out_dir,
+    };
+    std::fs::write(&request_file, serde_json::to_vec_pretty(&request).context("encoding the runner request")?)?;
+
+    let node = run_with_timeout(
+        Command::new("node").arg(runner_script(&workspace)).arg(&request_file),
+        req.timeout,
+    )
+    .context("starting node")?;
+    if node.timed_out() {
+        return Err(RunError::TimedOut(req.timeout));
+    }
+    if !node.status.is_some_and(|s| s.success()) {
+        let status = node.status.map_or("killed".to_string(), |s| s.to_string());
+        return Err(RunError::Crashed(format!("the runner exited with {status}:\n{}", tail(&node.output(), 60))));
+    }
+    Ok(read_outputs(&out_dir, req, &node.output())?)
+}
+
+/// Reads what the runner left in `out_dir` and checks it matches the request.
+fn read_outputs(out_dir: &Path, req: &RunRequest, runner_output: &str) -> anyhow::Result<RunOutput> {
+    let manifest_file = out_dir.join("manifest.json");
+    let manifest: Manifest = serde_json::from_slice(
+        &std::fs::read(&manifest_file).with_context(|| format!("reading {}", manifest_file.display()))?,
+    )
+    .with_context(|| format!("{}: not a runner manifest", manifest_file.display()))?;
+
+    ensure!(
+        manifest.skipped_screenshots.is_empty(),
+        "the runner could not take the screenshots of frames {:?} (an earlier screenshot took several frames)",
+        manifest.skipped_screenshots
+    );
+    ensure!(
+        manifest.frames_run >= req.frames,
+        "{}: the runner stopped after {} of {} frames",
+        manifest_file.display(),
+        manifest.frames_run,
+        req.frames
+    );
+    let ram_file = out_dir.join(&manifest.ram);
+    let ram = std::fs::read(&ram_file).with_context(|| format!("reading {}", ram_file.display()))?;
+    ensure!(ram.len() == MAIN_RAM_BYTES, "{}: {} bytes, expected {MAIN_RAM_BYTES}", ram_file.display(), ram.len());
+
+    let screenshots = manifest
+        .screenshots
+        .iter()
+        .map(|shot| decode_png(&out_dir.join(&shot.file), shot.frame))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+
+    let mut log = manifest.log.join("\n");
+    log.push_str(&format!("\n[runner] {} frames in {:.2} s\n", manifest.frames_run, manifest.seconds));
+    log.push_str(runner_output);
+    Ok(RunOutput { ram, screenshots, frames_run: manifest.frames_run, log })
+}
+
+/// Decodes a screenshot PNG into 8-bit RGB.
+pub fn decode_png(path: &Path, frame: u32) -> anyhow::Result<Screenshot> {
+    let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = decoder.read_info().with_context(|| format!("{}: not a readable PNG", path.display()))?;
+    let mut buffer = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buffer).with_context(|| format!("{}: corrupt PNG data", path.display()))?;
+    ensure!(info.width > 0 && info.height > 0, "{}: empty {}x{} image", path.display(), info.width, info.height);
+    let pixels = &buffer[..info.buffer_size()];
+    let rgb = match info.color_type {
+        png::ColorType::Rgb => pixels.to_vec(),
+        png::ColorType::Rgba => pixels.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect(),
+        png::ColorType::Grayscale => pixels.iter().flat_map(|&g| [g, g, g]).collect(),
+        png::ColorType::GrayscaleAlpha => pixels.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0]]).collect(),
+        png::ColorType::Indexed => bail!("{}: palette left unexpanded", path.display()),
+    };
+    Ok(Screenshot { frame, width: info.width, height: info.height, rgb })
+}
+
+/// A minimal PS-EXE built word by word, for backend tests that must not wait for the PSX toolchain.
+#[cfg(test)]
+pub(crate) mod test_exe {
+    /// Where the text is loaded and where execution starts.
+    pub const LOAD_ADDRESS: u32 = 0x8001_0000;
+    const HEADER_BYTES: usize = 2048;
+
+    fn i_type(op: u32, rs: u32, rt: u32, imm: u16) -> u32 {
+        op << 26 | rs << 21 | rt << 16 | u32::from(imm)
+    }
+    const T0: u32 = 8;
+    const T1: u32 = 9;
+    const T2: u32 = 10;
+
+    /// A program that stores `magic` at `address` (KSEG0), then counts forever in the word after it.
+    pub fn magic_writer(address: u32, magic: u32) -> Vec<u8> {
+        let (hi, lo) = ((address >> 16) as u16, address as u16);
+        let loop_start = LOAD_ADDRESS + 6 * 4;
+        let words = [
+            i_type(0x0F, 0, T0, hi),                         // lui   t0, hi(address)
+            i_type(0x0D, T0, T0, lo),                        // ori   t0, t0, lo(address)
+            i_type(0x0F, 0, T1, (magic >> 16) as u16),       // lui   t1, hi(magic)
+            i_type(0x0D, T1, T1, magic as u16),              // ori   t1, t1, lo(magic)
+            i_type(0x2B, T0, T1, 0),                         // sw    t1, 0(t0)
+            i_type(0x0D, 0, T2, 0),                          // ori   t2, zero, 0
+            i_type(0x09, T2, T2, 1),                         // loop: addiu t2, t2, 1
+            i_type(0x2B, T0, T2, 4),                         // sw    t2, 4(t0)
+            0x02 << 26 | (loop_start >> 2 & 0x03FF_FFFF),    // j     loop
+            0,                                               // nop (delay slot)
+        ];
+        let mut text: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        text.resize(2048, 0); // t_size is a multiple of 2048
+        let mut exe = vec![0u8; HEADER_BYTES];
+        exe[..8].copy_from_slice(b"PS-X EXE");
+        let mut put = |at: usize, value: u32| exe[at..at + 4].copy_from_slice(&value.to_le_bytes());
+        put(0x10, LOAD_ADDRESS); // pc0
+        put(0x18, LOAD_ADDRESS); // t_addr
+        put(0x1C, text.len() as u32); // t_size
+        put(0x30, 0x801F_FF00); // s_addr (stack top)
+        let region = b"Sony Computer Entertainment Inc. for North America area";
+        exe[0x4C..0x4C + region.len()].copy_from_slice(region);
+        exe.extend_from_slice(&text);
+        exe
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("psxanim-rearmed-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn request(exe: PathBuf, frames: u32, screenshot_frames: Vec<u32>, work_dir: PathBuf) -> RunRequest {
+        RunRequest { exe, frames, screenshot_frames, work_dir, timeout: Duration::from_secs(300) }
+    }
+
+    /// The installed core, or `None` (after saying why) when tests needing it should be skipped.
+    /// Under `CI` a missing core is a failure.
+    fn installed_core() -> Option<PathBuf> {
+        let dir = core_dir(&workspace_root());
+        match check_core(&dir) {
+            Ok(()) => Some(dir),
+            Err(why) if std::env::var_os("CI").is_some() => panic!("CI is set but pcsx_rearmed is missing: {why:#}"),
+            Err(why) => {
+                eprintln!("skipping: pcsx_rearmed not installed ({why:#}); run `cargo xtask setup`");
+                None
+            }
+        }
+    }
+
+    fn write_png(path: &Path, color: png::ColorType, width: u32, height: u32, data: &[u8]) {
+        let file = std::fs::File::create(path).unwrap();
+        let mut encoder = png::Encoder::new(file, width, height);
+        encoder.set_color(color);
+        encoder.set_depth(png::BitDepth::Eight);
+        encoder.write_header().unwrap().write_image_data(data).unwrap();
+    }
+
+    #[test]
+    fn decodes_rgb_and_rgba_pngs_to_rgb() {
+        let dir = scratch("png");
+        write_png(&dir.join("rgb.png"), png::ColorType::Rgb, 2, 1, &[1, 2, 3, 4, 5, 6]);
+        write_png(&dir.join("rgba.png"), png::ColorType::Rgba, 1, 2, &[7, 8, 9, 255, 10, 11, 12, 0]);
+        let rgb = decode_png(&dir.join("rgb.png"), 5).unwrap();
+        assert_eq!((rgb.frame, rgb.width, rgb.height, rgb.rgb), (5, 2, 1, vec![1, 2, 3, 4, 5, 6]));
+        let rgba = decode_png(&dir.join("rgba.png"), 6).unwrap();
+        assert_eq!((rgba.width, rgba.height, rgba.rgb), (1, 2, vec![7, 8, 9, 10, 11, 12]));
+    }
+
+    #[test]
+    fn rejects_the_empty_png_taken_before_any_frame() {
+        // What the core writes for a screenshot asked for before its first frame: a bare 0x0 header.
+        let dir = scratch("empty-png");
+        let mut empty = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        empty.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 8, 2, 0, 0, 0, 0xb4, 0xe9, 0xeb, 0x45]);
+        std::fs::write(dir.join("empty.png"), &empty).unwrap();
+        let err = decode_png(&dir.join("empty.png"), 0).unwrap_err();
+        assert!(format!("{err:#}").contains("empty.png"), "{err:#}");
+    }
+
+    #[test]
+    fn refuses_screenshot_frames_out_of_order_or_range() {
+        let dir = scratch("check");
+        let exe = dir.join("game.exe");
+        std::fs::write(&exe, test_exe::magic_writer(0x8010_0000, 0x1234_5678)).unwrap();
+        assert!(check_request(&request(exe.clone(), 10, vec![1, 5, 10], dir.clone())).is_ok());
+        for bad in [vec![0], vec![11], vec![5, 5], vec![6, 2]] {
+            let err = check_request(&request(exe.clone(), 10, bad.clone(), dir.clone())).unwrap_err();
+            assert!(err.to_string().contains("ascending"), "{bad:?}: {err}");
+        }
+        let err = check_request(&request(dir.join("missing.exe"), 10, vec![], dir.clone())).unwrap_err();
+        assert!(err.to_string().contains("missing.exe"), "{err}");
+    }
+
+    #[test]
+    fn runner_failures_and_short_dumps_are_clear_errors() {
+        let dir = scratch("outputs");
+        let req = request(dir.join("game.exe"), 3, vec![], dir.clone());
+        let err = read_outputs(&dir, &req, "").unwrap_err();
+        assert!(format!("{err:#}").contains("manifest.json"), "{err:#}");
+        let manifest = r#"{"frames_run":3,"ram":"ram.bin","screenshots":[],"skipped_screenshots":[],"seconds":0.1,"log":[]}"#;
+        std::fs::write(dir.join("manifest.json"), manifest).unwrap();
+        std::fs::write(dir.join("ram.bin"), vec![0u8; 1000]).unwrap();
+        let err = read_outputs(&dir, &req, "").unwrap_err();
+        assert!(format!("{err:#}").contains("1000 bytes, expected 2097152"), "{err:#}");
+    }
+
+    /// Fetches from npm, so it runs only when asked: `cargo test -p xtask -- --ignored installs_`.
+    #[test]
+    #[ignore = "downloads about 4 MB from the npm registry"]
+    fn installs_the_pinned_core_once() {
+        let workspace = scratch("install");
+        let dir = core_dir(&workspace);
+        assert_eq!(install(&workspace).unwrap(), Install::Installed(dir.clone()));
+        let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        names.sort();
+        assert_eq!(names, CORE_FILES.map(|(name, _)| std::ffi::OsString::from(name)));
+        assert_eq!(install(&workspace).unwrap(), Install::AlreadyThere(dir.clone()));
+        // A damaged file is noticed and replaced.
+        std::fs::write(dir.join(CORE_FILES[1].0), b"not wasm").unwrap();
+        assert!(check_core(&dir).unwrap_err().to_string().contains("expected ce204a80"));
+        assert_eq!(install(&workspace).unwrap(), Install::Installed(dir.clone()));
+        check_core(&dir).unwrap();
+    }
+
+    #[test]
+    fn runs_a_hand_built_exe_and_reads_its_ram_and_screenshots() {
+        let Some(_) = installed_core() else { return };
+        let dir = scratch("e2e");
+        let exe = dir.join("magic.exe");
+        std::fs::write(&exe, test_exe::magic_writer(0x8010_0000, 0xC0DE_F00D)).unwrap();
+        let run_once = |name: &str| run(&request(exe.clone(), 120, vec![1, 2, 60, 120], dir.join(name))).unwrap();
+        let first = run_once("first");
+        assert_eq!(first.frames_run, 120);
+        assert_eq!(first.ram.len(), MAIN_RAM_BYTES);
+        let word = |ram: &[u8], at: usize| u32::from_le_bytes(ram[at..at + 4].try_into().unwrap());
+        assert_eq!(word(&first.ram, 0x10_0000), 0xC0DE_F00D, "magic missing from the RAM dump");
+        assert!(word(&first.ram, 0x10_0004) > 1000, "the program's loop counter did not run");
+        // The loader copied the EXE's text to its load address.
+        assert_eq!(&first.ram[0x1_0000..0x1_0000 + 16], &test_exe::magic_writer(0x8010_0000, 0xC0DE_F00D)[2048..2048 + 16]);
+        let frames: Vec<u32> = first.screenshots.iter().map(|s| s.frame).collect();
+        assert_eq!(frames, [1, 2, 60, 120]);
+        for shot in &first.screenshots {
+            assert!(shot.width > 0 && shot.height > 0);
+            assert_eq!(shot.rgb.len(), (shot.width * shot.height * 3) as usize);
+        }
+        // Frame stepping makes runs repeatable: the same EXE gives the same RAM, byte for byte.
+        let second = run_once("second");
+        assert!(first.ram == second.ram, "two runs of the same EXE left different RAM");
+    }
+}
