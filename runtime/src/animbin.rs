@@ -430,7 +430,13 @@ impl<'a, const ANIMATIONS: usize, const TRACKS: usize, const KEYS: usize, const 
         }
         let ix = self.clips[index];
         let count = le_u16(self.bytes, ix.header as usize + 38) as usize;
-        Some(Clip { bytes: self.bytes, header: ix.header, markers: ix.markers, tracks: &self.tracks[index][..count] })
+        Some(Clip {
+            bytes: self.bytes,
+            header: ix.header,
+            markers: ix.markers,
+            tracks: &self.tracks[index][..count],
+            bone_count: self.bone_count,
+        })
     }
 
     /// The first clip whose name is `name` (compared up to the name's terminator).
@@ -458,6 +464,7 @@ pub struct Clip<'m> {
     header: u32,
     markers: u32,
     tracks: &'m [u32],
+    bone_count: usize,
 }
 
 impl<'m> Clip<'m> {
@@ -503,6 +510,10 @@ impl<'m> Clip<'m> {
     /// Byte offset of the clip header in the file (identifies the clip cheaply).
     pub fn offset(&self) -> u32 {
         self.header
+    }
+    /// The bone count the file was validated against: every joint id is below it.
+    pub fn bone_count(&self) -> usize {
+        self.bone_count
     }
     pub(crate) fn bytes(&self) -> &'m [u8] {
         self.bytes

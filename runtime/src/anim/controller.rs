@@ -1,0 +1,317 @@
+//! SkeletonController: plays clips on a skeleton, cuts or crossfades between them, reports markers.
+//!
+//! `update(vsyncs, on_marker)` advances time (vsync delta through the [`TimeScale`]) and reports the
+//! markers crossed; `evaluate(gte, out)` samples every channel and composes the model-space matrices.
+//!
+//! Time semantics (all in ticks, 4096 per clip frame):
+//! - A clip of length `L` covers `[0, L)`. Looping clips wrap to `[0, L)` exactly (no overshoot) and
+//!   interpolate from their last key back to their first across the wrap. Non-looping clips stop at
+//!   `L` and show their last frame (`L - 1`) from then on.
+//! - A marker at frame `m` is reported by the update whose interval `[before, after)` contains `m`:
+//!   at most once per pass, in time order, across a wrap too. The first update after `play` reports
+//!   markers at frame 0. When one update spans whole loops beyond the current pass, each marker is
+//!   reported once for all of them.
+//! - During a crossfade only the incoming clip reports markers; the outgoing one keeps playing.
+
+use super::channel::{lerp, RotationChannel, TranslationChannel};
+use super::interp;
+use super::skeleton::{compose_pose, LocalTransform, Skeleton};
+use super::time::{Clock, TimeScale, TICKS_PER_FRAME};
+use crate::animbin::Clip;
+use crate::gte::{Cop2, Gte};
+use crate::math::{Matrix, Quat};
+
+/// A marker crossed during an update.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MarkerEvent<'m> {
+    /// The marker's number in its clip (file order).
+    pub index: usize,
+    pub name: &'m [u8],
+    pub frame: u16,
+}
+
+/// Why a controller or a clip cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlayError {
+    /// The skeleton has more bones than the controller's `BONES` capacity.
+    SkeletonTooLarge { bones: usize, capacity: usize },
+    /// The clip's file was validated for more bones than this skeleton has.
+    SkeletonMismatch { clip_bones: usize, skeleton_bones: usize },
+}
+
+impl core::fmt::Display for PlayError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match *self {
+            PlayError::SkeletonTooLarge { bones, capacity } => {
+                write!(f, "skeleton has {bones} bones, the controller holds {capacity}")
+            }
+            PlayError::SkeletonMismatch { clip_bones, skeleton_bones } => write!(
+                f,
+                "clip was validated for {clip_bones} bones, the skeleton has {skeleton_bones}"
+            ),
+        }
+    }
+}
+
+/// One playing clip: its time and one channel per animated joint and key type.
+#[derive(Clone, Copy)]
+struct Layer<'m, const BONES: usize> {
+    clip: Clip<'m>,
+    bytes: &'m [u8],
+    length: u16,
+    looping: bool,
+    time: u32,
+    rotation: [Option<RotationChannel>; BONES],
+    translation: [Option<TranslationChannel>; BONES],
+}
+
+impl<'m, const BONES: usize> Layer<'m, BONES> {
+    /// `clip.bone_count() <= BONES` is checked by the caller, so every joint fits.
+    fn new(clip: Clip<'m>, looping: bool) -> Self {
+        let bytes = clip.bytes();
+        let mut layer = Layer {
+            clip,
+            bytes,
+            length: clip.length(),
+            looping,
+            time: 0,
+            rotation: [None; BONES],
+            translation: [None; BONES],
+        };
+        for track in clip.tracks() {
+            let j = track.joint() as usize;
+            if let Some(c) = RotationChannel::new(bytes, &track) {
+                layer.rotation[j] = Some(c);
+            }
+            if let Some(c) = TranslationChannel::new(bytes, &track) {
+                layer.translation[j] = Some(c);
+            }
+        }
+        layer
+    }
+
+    fn end(&self) -> u32 {
+        self.length as u32 * TICKS_PER_FRAME
+    }
+
+    /// Advances by `ticks`; reports crossed markers when `on_marker` is given.
+    fn advance(&mut self, ticks: u64, mut on_marker: Option<&mut dyn FnMut(MarkerEvent<'m>)>) {
+        let end = self.end();
+        let t0 = self.time;
+        let total = t0 as u64 + ticks;
+        let mut report = |lo: u32, hi: u32| {
+            if let Some(f) = on_marker.as_mut() {
+                report_markers(&self.clip, lo, hi, &mut **f);
+            }
+        };
+        if !self.looping || total < end as u64 {
+            let t1 = total.min(end as u64) as u32;
+            report(t0, t1);
+            self.time = t1;
+            return;
+        }
+        report(t0, end);
+        let mut rest = total - end as u64;
+        if rest >= end as u64 {
+            report(0, end);
+            rest %= end as u64;
+        }
+        report(0, rest as u32);
+        self.time = rest as u32;
+    }
+
+    /// Overwrites the channels this clip animates for `bone`.
+    #[inline]
+    fn sample(&mut self, bone: usize, local: &mut LocalTransform) {
+        // A finished non-looping clip shows its last frame.
+        let t = if self.looping { self.time } else { self.time.min(self.end() - TICKS_PER_FRAME) };
+        if let Some(c) = &mut self.rotation[bone] {
+            local.rotation = c.sample(self.bytes, t, self.length, self.looping);
+        }
+        if let Some(c) = &mut self.translation[bone] {
+            local.translation = c.sample(self.bytes, t, self.length, self.looping);
+        }
+    }
+}
+
+/// Reports the markers in `[lo, hi)` in time order (ties in file order). Clips hold few markers, so
+/// a repeated minimum search beats sorting without any buffer.
+fn report_markers<'m>(clip: &Clip<'m>, lo: u32, hi: u32, on_marker: &mut dyn FnMut(MarkerEvent<'m>)) {
+    let count = clip.marker_count();
+    if lo >= hi || count == 0 {
+        return;
+    }
+    let mut done: Option<(u16, usize)> = None;
+    loop {
+        let mut best: Option<MarkerEvent<'m>> = None;
+        for (index, m) in clip.markers().enumerate() {
+            let at = m.frame as u32 * TICKS_PER_FRAME;
+            let key = (m.frame, index);
+            if at < lo || at >= hi || done.is_some_and(|d| key <= d) {
+                continue;
+            }
+            if best.is_none_or(|b| key < (b.frame, b.index)) {
+                best = Some(MarkerEvent { index, name: m.name, frame: m.frame });
+            }
+        }
+        match best {
+            Some(e) => {
+                on_marker(e);
+                done = Some((e.frame, e.index));
+            }
+            None => return,
+        }
+    }
+}
+
+/// Blends two local transforms: `to` weighted by `w` (FP12), rotations along the shortest arc.
+fn blend(from: LocalTransform, to: LocalTransform, w: i32) -> LocalTransform {
+    let a = from.rotation;
+    let mut b = to.rotation;
+    let mut d = interp::dot(a, b);
+    if d < 0 {
+        b = Quat::new(-b.w, -b.x, -b.y, -b.z);
+        d = -d;
+    }
+    let rotation = if d < interp::NLERP_MIN_COS { interp::slerp(a, b, w) } else { interp::nlerp(a, b, w) };
+    LocalTransform { rotation, translation: lerp(from.translation, to.translation, w) }
+}
+
+/// Plays ANIMBIN clips on a skeleton of at most `BONES` bones. No heap: the state is two layers of
+/// `BONES` channel slots (the playing clip and, during a crossfade, the outgoing one).
+pub struct SkeletonController<'a, const BONES: usize> {
+    skeleton: Skeleton<'a>,
+    clock: Clock,
+    current: Option<Layer<'a, BONES>>,
+    outgoing: Option<Layer<'a, BONES>>,
+    fade_frames: u32,
+    fade_elapsed: u32,
+    /// Weight of the incoming clip, FP12.
+    fade_weight: i32,
+}
+
+impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
+    /// A controller with no clip (the skeleton shows its bind pose) and the native time scale.
+    pub fn new(skeleton: Skeleton<'a>) -> Result<Self, PlayError> {
+        if skeleton.len() > BONES {
+            return Err(PlayError::SkeletonTooLarge { bones: skeleton.len(), capacity: BONES });
+        }
+        Ok(SkeletonController {
+            skeleton,
+            clock: Clock::new(TimeScale::NATIVE),
+            current: None,
+            outgoing: None,
+            fade_frames: 0,
+            fade_elapsed: 0,
+            fade_weight: TICKS_PER_FRAME as i32,
+        })
+    }
+
+    /// How vsyncs become clip frames (e.g. `TimeScale::from_rates(60, 50)` on PAL for 60 Hz clips).
+    pub fn set_time_scale(&mut self, scale: TimeScale) {
+        self.clock = Clock::new(scale);
+    }
+
+    pub fn skeleton(&self) -> &Skeleton<'a> {
+        &self.skeleton
+    }
+
+    fn check(&self, clip: &Clip<'a>) -> Result<(), PlayError> {
+        if clip.bone_count() > self.skeleton.len() {
+            return Err(PlayError::SkeletonMismatch { clip_bones: clip.bone_count(), skeleton_bones: self.skeleton.len() });
+        }
+        Ok(())
+    }
+
+    /// Cuts to `clip` at frame 0 (any crossfade in progress ends).
+    pub fn play(&mut self, clip: Clip<'a>, looping: bool) -> Result<(), PlayError> {
+        self.check(&clip)?;
+        self.current = Some(Layer::new(clip, looping));
+        self.outgoing = None;
+        self.fade_weight = TICKS_PER_FRAME as i32;
+        Ok(())
+    }
+
+    /// Starts `clip` at frame 0 and blends to it from the current pose over `frames` clip frames
+    /// (measured with the time scale, like playback). With nothing playing, or `frames == 0`, it is a
+    /// cut. A crossfade started during another one fades out from the newer clip only.
+    pub fn crossfade(&mut self, clip: Clip<'a>, looping: bool, frames: u16) -> Result<(), PlayError> {
+        self.check(&clip)?;
+        if frames == 0 || self.current.is_none() {
+            return self.play(clip, looping);
+        }
+        self.outgoing = self.current.take();
+        self.current = Some(Layer::new(clip, looping));
+        self.fade_frames = frames as u32;
+        self.fade_elapsed = 0;
+        self.fade_weight = 0;
+        Ok(())
+    }
+
+    /// Advances by `vsyncs` (the difference of successive vsync counts) and reports every marker of
+    /// the playing clip crossed on the way.
+    pub fn update(&mut self, vsyncs: u32, mut on_marker: impl FnMut(MarkerEvent<'a>)) {
+        let ticks = self.clock.advance(vsyncs);
+        if let Some(layer) = &mut self.current {
+            layer.advance(ticks, Some(&mut on_marker));
+        }
+        if let Some(layer) = &mut self.outgoing {
+            layer.advance(ticks, None);
+            let fade_ticks = self.fade_frames * TICKS_PER_FRAME;
+            let elapsed = (self.fade_elapsed as u64 + ticks).min(fade_ticks as u64) as u32;
+            self.fade_elapsed = elapsed;
+            if elapsed >= fade_ticks {
+                self.outgoing = None;
+                self.fade_weight = TICKS_PER_FRAME as i32;
+            } else {
+                // Ticks are FP12 frames, so ticks / frames is the FP12 fraction.
+                self.fade_weight = (elapsed / self.fade_frames) as i32;
+            }
+        }
+    }
+
+    /// [`update`](Self::update) ignoring markers.
+    pub fn advance(&mut self, vsyncs: u32) {
+        self.update(vsyncs, |_| {});
+    }
+
+    /// Playing clip's time in ticks (4096 per frame), 0 with no clip.
+    pub fn time(&self) -> u32 {
+        self.current.as_ref().map_or(0, |l| l.time)
+    }
+
+    /// True when a non-looping clip has reached its end (it keeps showing its last frame).
+    pub fn finished(&self) -> bool {
+        self.current.as_ref().is_some_and(|l| !l.looping && l.time >= l.end())
+    }
+
+    /// True while a crossfade is blending.
+    pub fn fading(&self) -> bool {
+        self.outgoing.is_some()
+    }
+
+    /// Bone `bone`'s local transform now: bind pose, overwritten by the playing clip's channels,
+    /// blended with the outgoing clip during a crossfade. Bind pose for a bone out of range.
+    pub fn local(&mut self, bone: usize) -> LocalTransform {
+        let Some(&bind) = self.skeleton.bind().get(bone) else {
+            return LocalTransform::IDENTITY;
+        };
+        let mut local = bind;
+        if let Some(layer) = &mut self.current {
+            layer.sample(bone, &mut local);
+        }
+        if let Some(layer) = &mut self.outgoing {
+            let mut old = bind;
+            layer.sample(bone, &mut old);
+            local = blend(old, local, self.fade_weight);
+        }
+        local
+    }
+
+    /// Model-space matrices of every bone (the first `min(bones, out.len())`), composed parent-first
+    /// on the GTE.
+    pub fn evaluate<B: Cop2>(&mut self, gte: &mut Gte<B>, out: &mut [Matrix]) {
+        let skeleton = self.skeleton;
+        compose_pose(gte, &skeleton, out, |bone| self.local(bone));
+    }
+}

@@ -1,0 +1,162 @@
+//! Where a playback time falls among the keys of one type in one track.
+//!
+//! A cursor remembers the current segment (key `a` at or before the time, key `b` after it) so that
+//! the common case, time still inside the segment, is two comparisons; moving on walks forward from
+//! `a`, and only a wrap restarts from the first key. The reciprocal of the segment's span is computed
+//! once per segment (a table for short spans, one division otherwise), never per frame.
+
+use crate::animbin::{le_u16, KeyType, Track};
+
+/// A key's place in the file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct KeyPos {
+    pub offset: u32,
+    pub index: u16,
+    pub frame: u16,
+}
+
+/// `ceil(2^24 / span)` for the short spans of baked clips.
+const RECIP_TABLE_LEN: usize = 33;
+static RECIP: [u32; RECIP_TABLE_LEN] = recip_table();
+
+const fn recip_table() -> [u32; RECIP_TABLE_LEN] {
+    let mut t = [0u32; RECIP_TABLE_LEN];
+    let mut i = 1;
+    while i < RECIP_TABLE_LEN {
+        t[i] = ((1u32 << 24) + i as u32 - 1) / i as u32;
+        i += 1;
+    }
+    t
+}
+
+fn recip(span: u32) -> u32 {
+    match RECIP.get(span as usize) {
+        Some(&r) => r,
+        None => ((1u32 << 24) + span - 1) / span, // span > 32 here, never 0
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Cursor {
+    ty: u8,
+    /// Keys in the track, of every type.
+    count: u16,
+    /// The track's first key of this cursor's type.
+    first: KeyPos,
+    pub a: KeyPos,
+    pub b: KeyPos,
+    /// The segment `[a_frame, b_frame)` in unwrapped frames: before the first key of a looping clip
+    /// `a` is the last key at `frame - length`; after the last key `b` is the first at
+    /// `frame + length`. Holds use `i32::MIN` / `i32::MAX`.
+    a_frame: i32,
+    b_frame: i32,
+    /// `ceil(2^24 / (b_frame - a_frame))`, 0 while holding one key.
+    recip: u32,
+}
+
+fn payload_bytes(type_byte: u8) -> usize {
+    if type_byte == KeyType::Rotation as u8 {
+        KeyType::Rotation.payload_bytes()
+    } else {
+        KeyType::Translation.payload_bytes()
+    }
+}
+
+impl Cursor {
+    /// A cursor over the keys of type `ty` in `track`, or `None` when the track has none.
+    pub fn new(bytes: &[u8], track: &Track<'_>, ty: KeyType) -> Option<Cursor> {
+        let count = track.key_count() as u16;
+        let at = track.first_key_offset();
+        let zero = KeyPos { offset: at as u32, index: 0, frame: le_u16(bytes, at) };
+        // The empty segment [0, 0) makes the first seek locate.
+        let mut c = Cursor { ty: ty as u8, count, first: zero, a: zero, b: zero, a_frame: 0, b_frame: 0, recip: 0 };
+        let first = if bytes[at + 2] == c.ty { zero } else { c.next(bytes, zero)? };
+        (c.first, c.a, c.b) = (first, first, first);
+        Some(c)
+    }
+
+    /// The next key of this type after `from`, if any.
+    fn next(&self, bytes: &[u8], from: KeyPos) -> Option<KeyPos> {
+        let mut at = from.offset as usize;
+        let mut index = from.index;
+        loop {
+            at += 3 + payload_bytes(bytes[at + 2]);
+            index += 1;
+            if index >= self.count {
+                return None;
+            }
+            if bytes[at + 2] == self.ty {
+                return Some(KeyPos { offset: at as u32, index, frame: le_u16(bytes, at) });
+            }
+        }
+    }
+
+    fn last(&self, bytes: &[u8]) -> KeyPos {
+        let mut k = self.first;
+        while let Some(n) = self.next(bytes, k) {
+            k = n;
+        }
+        k
+    }
+
+    /// Moves to the segment that holds `frame` (in `0..length`); true when `a` or `b` changed.
+    #[inline]
+    pub fn seek(&mut self, bytes: &[u8], frame: u16, length: u16, looping: bool) -> bool {
+        let f = frame as i32;
+        if f >= self.a_frame && f < self.b_frame {
+            return false;
+        }
+        self.locate(bytes, frame, length, looping);
+        true
+    }
+
+    fn locate(&mut self, bytes: &[u8], frame: u16, length: u16, looping: bool) {
+        let first = self.first;
+        if frame < first.frame {
+            if looping {
+                let last = self.last(bytes);
+                self.set(last, last.frame as i32 - length as i32, first, first.frame as i32);
+            } else {
+                self.set(first, i32::MIN, first, first.frame as i32);
+            }
+            return;
+        }
+        // Walk on from the current key unless time went back (a wrap, or a seek).
+        let mut a = if self.a_frame >= 0 && self.a.frame <= frame { self.a } else { first };
+        while let Some(n) = self.next(bytes, a) {
+            if n.frame > frame {
+                break;
+            }
+            a = n;
+        }
+        match self.next(bytes, a) {
+            Some(b) => self.set(a, a.frame as i32, b, b.frame as i32),
+            None if looping => self.set(a, a.frame as i32, first, first.frame as i32 + length as i32),
+            None => self.set(a, a.frame as i32, a, i32::MAX),
+        }
+    }
+
+    fn set(&mut self, a: KeyPos, a_frame: i32, b: KeyPos, b_frame: i32) {
+        self.a = a;
+        self.b = b;
+        self.a_frame = a_frame;
+        self.b_frame = b_frame;
+        self.recip = if a_frame == i32::MIN || b_frame == i32::MAX { 0 } else { recip((b_frame - a_frame) as u32) };
+    }
+
+    /// Position of `ticks` (FP12 frames) between `a` (0) and `b` (4096).
+    #[inline]
+    pub fn alpha(&self, ticks: u32) -> i32 {
+        if self.recip == 0 {
+            return 0;
+        }
+        // a_frame >= -65535 and ticks < 2^28: no overflow; d is below span * 4096.
+        let d = (ticks as i32 - (self.a_frame << 12)) as u32;
+        let t = (d as u64 * self.recip as u64) >> 24;
+        if t > 4096 {
+            4096
+        } else {
+            t as i32
+        }
+    }
+}
