@@ -1,1 +1,120 @@
-//! Unit tests of the GTE API.
+//! Unit tests of the high-level GTE API on the model (the register-level model itself is checked
+//! against the ground-truth vectors in `tests/gte_vectors.rs`).
+
+use super::*;
+use crate::math::{Matrix, Vec3i16, Vec3i32, IDENTITY_ROTATION};
+
+fn camera(gte: &mut Gte<GteModel>) {
+    gte.set_matrix(&Matrix::new(IDENTITY_ROTATION, Vec3i32::new(0, 0, 1000)));
+    gte.set_screen(160, 120, 500);
+    gte.set_depth_cue(-100, 0x0100_0000);
+    gte.set_ot_scale(4096 / 3, 4096 / 4);
+}
+
+#[test]
+fn rtps_projects_with_h_over_z() {
+    let mut gte = Gte::new();
+    camera(&mut gte);
+    let p = gte.rtps(Vec3i16::new(100, -50, 0));
+    assert_eq!(p, Projected { xy: ScreenXY::new(210, 95), z: 1000 });
+    assert_eq!(gte.flag(), 0);
+    // Depth cue: IR0 = (DQB + DQA * H/SZ) >> 12 = (0x1000000 - 100 * 0x8000) >> 12 = 3296.
+    assert_eq!(gte.ir0(), 3296);
+    let p = gte.rtps(Vec3i16::new(-300, 200, 1000));
+    assert_eq!(p, Projected { xy: ScreenXY::new(85, 170), z: 2000 });
+}
+
+#[test]
+fn rtps_flags_a_vertex_behind_the_divide_limit() {
+    let mut gte = Gte::new();
+    camera(&mut gte);
+    // SZ = 200 < H / 2: the divide overflows, the screen position saturates.
+    let p = gte.rtps(Vec3i16::new(1000, 0, -800));
+    assert_eq!(p.z, 200);
+    assert_eq!(p.xy.x, 0x3FF);
+    let flag = gte.flag();
+    assert_ne!(flag & (1 << 17), 0, "divide overflow, FLAG {flag:#x}");
+    assert_ne!(flag & (1 << 14), 0, "SX2 saturated, FLAG {flag:#x}");
+    assert_ne!(flag & (1 << 31), 0, "error summary, FLAG {flag:#x}");
+}
+
+#[test]
+fn rtpt_equals_three_rtps_and_feeds_nclip_and_avsz3() {
+    let mut gte = Gte::new();
+    camera(&mut gte);
+    let tri = [Vec3i16::new(0, 0, 0), Vec3i16::new(200, 0, 100), Vec3i16::new(0, 200, -100)];
+    let three = tri.map(|v| gte.rtps(v));
+    let p = gte.rtpt(&tri);
+    assert_eq!(p, three);
+    // Screen y grows downwards: (0,0) -> (+x) -> (+y) is clockwise on screen, NCLIP > 0.
+    let area = gte.nclip();
+    assert!(area > 0, "nclip {area}");
+    let otz = gte.avsz3();
+    let sum = three.iter().map(|p| p.z as i32).sum::<i32>();
+    assert_eq!(otz as i32, (4096 / 3) * sum >> 12);
+
+    // Reversed winding, loaded directly: the sign flips, the magnitude stays.
+    gte.set_screen_xy(&[three[0].xy, three[2].xy, three[1].xy]);
+    assert_eq!(gte.nclip(), -area);
+    gte.set_screen_z(&[4000, 1000, 2000, 3000]);
+    assert_eq!(gte.avsz4(), (1024 * 10000 >> 12) as u16);
+}
+
+#[test]
+fn unr_divide_stays_within_two_of_exact_division() {
+    // The hardware's reciprocal is an approximation of (H * 0x20000 / SZ + 1) / 2 (psx-spx); over these
+    // samples it is never more than 2 off, and often exact.
+    let mut worst = 0i64;
+    for sz in 1u16..=0xFFFF {
+        for h in [1u16, 2, 100, 255, 256, 500, 1000, 4096, 0x7FFF, 0xFFFF] {
+            let exact = ((h as u64 * 0x20000 / sz as u64 + 1) / 2).min(0x1FFFF) as i64;
+            match unr_divide(h, sz) {
+                Some(q) => worst = worst.max((q as i64 - exact).abs()),
+                None => assert!(h as u32 >= 2 * sz as u32, "h={h} sz={sz}"),
+            }
+        }
+    }
+    assert_eq!(worst, 2, "UNR divide is {worst} off exact division");
+    assert_eq!(unr_divide(500, 1000), Some(0x8000));
+    assert_eq!(unr_divide(1, 0), None);
+    assert_eq!(unr_divide(100, 50), None);
+}
+
+#[test]
+fn register_read_back_rules() {
+    let mut gte = Gte::new();
+    gte.write_data::<{ data::IRGB }>(0x7FFF); // IR1..3 = 31 << 7
+    assert_eq!(gte.ir123(), Vec3i16::new(0xF80, 0xF80, 0xF80));
+    assert_eq!(gte.read_data::<{ data::ORGB }>(), 0x7FFF);
+    gte.write_data::<{ data::LZCS }>(0xFFF0_0000);
+    assert_eq!(gte.read_data::<{ data::LZCR }>(), 12);
+    gte.write_ctrl::<{ ctrl::H }>(0xFFFF);
+    assert_eq!(gte.read_ctrl::<{ ctrl::H }>(), 0xFFFF_FFFF); // the sign-extension bug
+    gte.write_ctrl::<{ ctrl::FLAG }>(0x0000_2FFF);
+    assert_eq!(gte.flag(), 0x8000_2000);
+    gte.write_data::<{ data::SXYP }>(0x0001_0002);
+    assert_eq!(gte.read_data::<{ data::SXY2 }>(), 0x0001_0002);
+    assert_eq!(gte.read_data::<{ data::SXYP }>(), 0x0001_0002);
+}
+
+#[test]
+fn compose_leaves_the_parent_loaded_for_projection() {
+    let mut gte = Gte::new();
+    camera(&mut gte);
+    let parent = Matrix::new([[0, -4096, 0], [4096, 0, 0], [0, 0, 4096]], Vec3i32::new(10, 20, 1000));
+    let child = Matrix::new([[4096, 0, 0], [0, 0, -4096], [0, 4096, 0]], Vec3i32::new(100, 0, 0));
+    let m = gte.compose(&parent, &child);
+    assert_eq!(m, parent.mul(&child));
+    assert_eq!(m.rotation, [[0, 0, 4096], [4096, 0, 0], [0, 4096, 0]]);
+    assert_eq!(m.translation, Vec3i32::new(10, 120, 1000));
+    assert_eq!(gte.backend().read_ctrl(ctrl::RT11RT12), 0xF000_0000);
+}
+
+#[test]
+fn set_rotation_packs_rows_like_rt11_to_rt33() {
+    let mut gte = Gte::new();
+    gte.set_rotation(&[[1, 2, 3], [4, 5, 6], [7, 8, -9]]);
+    let b = gte.backend();
+    let regs = [0, 1, 2, 3, 4].map(|r| b.read_ctrl(r));
+    assert_eq!(regs, [0x0002_0001, 0x0004_0003, 0x0006_0005, 0x0008_0007, 0xFFFF_FFF7]);
+}

@@ -22,9 +22,11 @@ impl Default for Quat {
     }
 }
 
-/// Subdivision stops once the quaternion arc between the two ends is at most pi/32 (cos = 0.99518473
-/// in FP24; an 11.25-degree rotation): over it nlerp is within 0.00003 rad of slerp, far below FP12.
-const SLERP_COS_MAX_ARC: i64 = 16_696_429;
+/// Fraction bits of the unit quaternions slerp works on internally (rounded to FP12 only at the end).
+const SLERP_FRAC_BITS: u32 = 28;
+/// Subdivision stops once the quaternion arc between the two ends is at most pi/32 (an 11.25-degree
+/// rotation): over it nlerp is within 0.00003 rad of slerp, far below FP12. cos(pi/32) in FP56.
+const SLERP_COS_MAX_ARC: i64 = (16_696_429i64) << 32;
 /// Hard cap on subdivisions (pi/2, the largest shortest-path arc, needs 4 to reach pi/32).
 const SLERP_MAX_LEVELS: u32 = 6;
 
@@ -105,10 +107,11 @@ impl Quat {
         if norm2 == 0 {
             return IDENTITY_ROTATION;
         }
-        // scale = 2^44 / |q|^2, so (p * scale) >> 31 = 2^13 * p / |q|^2 = 4096 * 2p / |q|^2.
-        // |p| <= |q|^2 for every p below, so p * scale stays within 2^44.
-        let scale = ((1u64 << 44) / norm2) as i64;
-        let two_p = |p: i64| (p * scale + (1 << 30)) >> 31;
+        // With e = bit length of |q|^2 (so |q|^2 < 2^e) and scale = 2^(e+24) / |q|^2 (25 significant
+        // bits), 2p / |q|^2 in FP12 is p * scale / 2^(e+11). |p| <= |q|^2, so p * scale < 2^58.
+        let e = 64 - norm2.leading_zeros();
+        let scale = ((1u64 << (e + 24)) / norm2) as i64;
+        let two_p = |p: i64| (p * scale + (1 << (e + 10))) >> (e + 11);
         let one = ONE as i64;
         let e = |v: i64| v as i16; // always within -4096..=4096
         [
@@ -135,50 +138,64 @@ impl Quat {
 
     /// Spherical linear interpolation along the shortest path; `t` is FP12, clamped to 0..=4096.
     ///
-    /// Integer-only: both ends are normalised, the arc is halved (midpoint = normalised sum, exact
-    /// on the great circle) until it spans at most pi/32, then nlerp finishes inside that arc. Error
-    /// against f64 slerp of the same inputs: see the tests (`slerp_error_bound`), at most 2 LSB per
-    /// component. Cost: 3 to 7 normalisations (one integer square root and one 64-bit division each).
+    /// Integer-only: both ends are normalised to 28 fraction bits, the arc is halved (midpoint =
+    /// normalised sum, exact on the great circle) until it spans at most pi/32, then nlerp finishes
+    /// inside that arc and the result is rounded to FP12 once.
+    ///
+    /// Error bound: every component is within 0.6 LSB (FP12) of f64 slerp of the same inputs, for
+    /// any angle up to the 180-degree maximum of a shortest path (0.5 LSB from the final rounding,
+    /// 0.06 LSB from nlerp over pi/32, the rest from the 28-bit intermediates); tested by
+    /// `slerp_error_bound`. Cost: 3 normalisations for steps up to 11.25 degrees, one more per halving
+    /// (7 for a 180-degree step); each is one integer square root and one 64-bit division.
     pub fn slerp(self, to: Self, t: i32) -> Self {
-        let mut t = t.clamp(0, ONE);
-        let mut a = self.normalized();
-        let mut b = to.normalized();
-        if a.dot(b) < 0 {
-            b = b.neg();
+        let mut t = t.clamp(0, ONE) as i64;
+        let unit = |q: Self| normalize_to(q.wide(), SLERP_FRAC_BITS).unwrap_or([1 << SLERP_FRAC_BITS, 0, 0, 0]);
+        let dot = |a: &[i64; 4], b: &[i64; 4]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+        let mut a = unit(self);
+        let mut b = unit(to);
+        if dot(&a, &b) < 0 {
+            b = b.map(|v| -v);
         }
         let mut level = 0;
-        while level < SLERP_MAX_LEVELS && a.dot(b) < SLERP_COS_MAX_ARC {
-            let (aw, bw) = (a.wide(), b.wide());
-            let mid = match normalize_wide([0, 1, 2, 3].map(|i| aw[i] + bw[i])) {
-                Some(m) => m,
-                None => break, // a == -b cannot happen after the sign fix; stay total anyway
+        while level < SLERP_MAX_LEVELS && dot(&a, &b) < SLERP_COS_MAX_ARC {
+            let Some(mid) = normalize_to([0, 1, 2, 3].map(|i| a[i] + b[i]), SLERP_FRAC_BITS) else {
+                break; // a == -b cannot happen after the sign fix; stay total anyway
             };
-            if t <= ONE / 2 {
+            if t <= ONE as i64 / 2 {
                 b = mid;
                 t *= 2;
             } else {
                 a = mid;
-                t = 2 * t - ONE;
+                t = 2 * t - ONE as i64;
             }
             level += 1;
         }
-        a.nlerp(b, t)
+        let s = ONE as i64 - t;
+        let c = [0, 1, 2, 3].map(|i| a[i] * s + b[i] * t);
+        normalize_wide(c).unwrap_or(Self::IDENTITY)
     }
 }
 
-/// `c / |c|` in FP12, or `None` for the zero vector. Accepts components up to 2^40 in magnitude.
+/// `c / |c|` in FP12, or `None` for the zero vector. Accepts components up to 2^62 in magnitude.
 fn normalize_wide(c: [i64; 4]) -> Option<Quat> {
+    let q = normalize_to(c, 12)?.map(|v| saturate_i16(v));
+    Some(Quat::new(q[0], q[1], q[2], q[3]))
+}
+
+/// `c / |c|` scaled by `2^frac_bits` (at most 28) and rounded to nearest, or `None` for zero.
+/// Each component is within 0.51 LSB of the exact value. Accepts components up to 2^62.
+fn normalize_to(c: [i64; 4], frac_bits: u32) -> Option<[i64; 4]> {
     let max = c.iter().map(|v| v.unsigned_abs()).max().unwrap_or(0);
     if max == 0 {
         return None;
     }
-    // Bring the largest component to 28 bits: enough precision, and the squares fit in 2^58.
+    // Bring the largest component to 28 bits: enough precision, and the squares sum below 2^58.
     let bits = 64 - max.leading_zeros();
     let c = if bits > 28 { c.map(|v| v >> (bits - 28)) } else { c.map(|v| v << (28 - bits)) };
     let norm2: u64 = c.iter().map(|&v| (v * v) as u64).sum();
     let len = isqrt_u64(norm2).max(1); // within 2^27 ..= 2^29
-    // q = c * 4096 / len = c * (2^60 / len) / 2^48.
+    // c * 2^frac_bits / len = c * (2^60 / len) / 2^(60 - frac_bits); c * (2^60 / len) < 2^61.
     let recip = ((1u64 << 60) / len) as i64;
-    let q = c.map(|v| saturate_i16((v * recip + (1 << 47)) >> 48));
-    Some(Quat::new(q[0], q[1], q[2], q[3]))
+    let shift = 60 - frac_bits.min(28);
+    Some(c.map(|v| (v * recip + (1 << (shift - 1))) >> shift))
 }
