@@ -166,6 +166,13 @@ fn report_markers<'m>(clip: &Clip<'m>, lo: u32, hi: u32, on_marker: &mut dyn FnM
 
 /// Blends two local transforms: `to` weighted by `w` (FP12), rotations along the shortest arc.
 fn blend(from: LocalTransform, to: LocalTransform, w: i32) -> LocalTransform {
+    // The ends are exact, not renormalised.
+    if w <= 0 {
+        return from;
+    }
+    if w >= TICKS_PER_FRAME as i32 {
+        return to;
+    }
     let a = from.rotation;
     let mut b = to.rotation;
     let mut d = interp::dot(a, b);
