@@ -18,3 +18,5 @@ pub mod anim;
 pub mod console;
 /// The verification record a program leaves in RAM for the host.
 pub mod record;
+/// Compiled character tables (`psxanim import`): zero-copy reader, pose-sample and baked-frame decoders.
+pub mod tables;

@@ -1,1 +1,141 @@
-//! (being written)
+//! FBX import through ufbx: skeleton, skin, mesh, materials and sampled clips of one character.
+//!
+//! # Convention (what "model space" means everywhere in the import and the compiled tables)
+//! - **Axes:** the PlayStation's: +X right, +Y down, +Z away from the viewer (into the screen). This is
+//!   right-handed, so going from the FBX's own right-handed axes (read from its `GlobalSettings`: for
+//!   Blender's default export +X right, +Y up, +Z toward the viewer) is a rotation (diag(1, -1, -1) for
+//!   Y-up files, the same flip the ANIMBIN exporter applies to its root) and keeps triangle winding.
+//!   A left-handed file gets a mirror and its triangles are re-wound.
+//! - **Units:** 1 m = 4096 GTE units (Q12 metres), using the file's `UnitScaleFactor`. An `i16`
+//!   coordinate then spans +-7.99 m, the profile's +-7.5 m limit leaves headroom for rounding, and one
+//!   GTE unit is 0.24 mm: small enough that the 1-unit error budget is invisible on screen.
+//! - **Bind pose:** each bone's bind transform is its skin cluster's `bind_to_world` (the file's
+//!   `TransformLink`), and each vertex's bind position is `bind_to_world * geometry_to_bone * v` of its
+//!   strongest cluster; ufbx's `bind_pose` (the FBX `Pose` element), often wrong in real files, is
+//!   never read. The bind scale of each bone (e.g. Mixamo's 0.01 armature) is absorbed into the
+//!   bone-local vertex positions, so a bone's transform at bind is a pure rotation + translation and an
+//!   animated scale is stored as the ratio to the bind scale.
+//! - **Bones:** the nodes referenced by skin clusters, parent-first (depth-first order of the file's
+//!   hierarchy). A bone's parent is its nearest ancestor that is itself a bone; helper nodes in between
+//!   (armature objects, transform helpers) are folded into the bones' model-space transforms.
+//! - **Clips:** every animation stack (or those named by `--clips`), sampled at the import rate
+//!   (30 Hz by default) from its start to its end inclusive with ufbx's `evaluate_scene`. A Blender
+//!   stack name `Armature|Walk` becomes `Walk`.
+
+mod affine;
+mod error;
+mod load;
+
+pub use affine::{Affine, Degenerate, Trs};
+pub use error::ImportError;
+pub use load::import;
+
+/// Profile limits of the first PSX profile (fbx-skeletal-pipeline.txt, "First PSX profile").
+pub mod limits {
+    pub const MAX_VERTICES: usize = 512;
+    pub const MAX_TRIANGLES: usize = 1024;
+    /// Bones of the runtime skeleton (the rigid renderer's 64-matrix pose scratch).
+    pub const MAX_NODES: usize = 64;
+    pub const MAX_CLIPS: usize = 32;
+    pub const MAX_CLIP_SECONDS: f64 = 60.0;
+    pub const MAX_ANIMATION_BYTES: usize = 512 * 1024;
+    /// +-7.5 m in GTE units.
+    pub const MAX_COORDINATE: f64 = 7.5 * GTE_UNITS_PER_METRE;
+    pub const GTE_UNITS_PER_METRE: f64 = 4096.0;
+}
+
+/// What the importer is asked to do.
+#[derive(Clone, Debug)]
+pub struct ImportOptions {
+    /// Sample rate of the clips in Hz.
+    pub rate: u32,
+    /// Only these clips, in this order (None: every stack in file order).
+    pub clips: Option<Vec<String>>,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        Self { rate: 30, clips: None }
+    }
+}
+
+/// A bone of the runtime skeleton.
+#[derive(Clone, Debug)]
+pub struct Bone {
+    pub name: String,
+    /// Index of the parent bone (always smaller than this bone's index).
+    pub parent: Option<usize>,
+    /// Model-space transform at bind with the bind scale removed (rotation + translation only).
+    pub bind: Affine,
+    /// The bind scale removed from `bind` (negative x for a mirrored bone).
+    pub bind_scale: [f64; 3],
+}
+
+/// A mesh vertex, reduced to its strongest influence.
+#[derive(Clone, Debug)]
+pub struct Vertex {
+    /// Model-space bind position (GTE units).
+    pub bind: [f64; 3],
+    pub bone: usize,
+    /// Which mesh (by name) and which of its vertices this came from, for messages.
+    pub mesh: String,
+    pub source_index: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Triangle {
+    pub vertices: [usize; 3],
+    pub material: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Material {
+    pub name: String,
+    /// Base colour as stored in the file (linear 0..1), scaled to 0..255.
+    pub rgb: [u8; 3],
+}
+
+/// One clip sampled at a fixed rate.
+#[derive(Clone, Debug)]
+pub struct Clip {
+    pub name: String,
+    pub rate: u32,
+    /// Per frame, per bone: model-space transform with the bind scale removed (scale = animated ratio).
+    pub poses: Vec<Vec<Affine>>,
+    /// Per frame, per vertex: ufbx's evaluation of the vertex on its strongest bone (skin cluster
+    /// `geometry_to_world` of the evaluated scene), model space.
+    pub rigid_reference: Vec<Vec<[f64; 3]>>,
+    /// Per frame, per vertex: ufbx's skinned position with every weight (linear blend skinning).
+    pub skinned_reference: Vec<Vec<[f64; 3]>>,
+}
+
+impl Clip {
+    pub fn frame_count(&self) -> usize {
+        self.poses.len()
+    }
+    pub fn seconds(&self) -> f64 {
+        self.poses.len() as f64 / self.rate as f64
+    }
+}
+
+/// How the skin weights were reduced to one bone per vertex.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WeightReduction {
+    /// Vertices that had more than one non-zero weight.
+    pub reduced_vertices: usize,
+    /// The largest weight that was dropped (0 when nothing was reduced).
+    pub largest_dropped_weight: f64,
+}
+
+/// A character as imported, before compilation.
+#[derive(Clone, Debug)]
+pub struct Character {
+    pub source: String,
+    pub bones: Vec<Bone>,
+    pub vertices: Vec<Vertex>,
+    pub triangles: Vec<Triangle>,
+    pub materials: Vec<Material>,
+    pub clips: Vec<Clip>,
+    pub weights: WeightReduction,
+    pub warnings: Vec<String>,
+}

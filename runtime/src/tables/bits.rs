@@ -1,0 +1,112 @@
+//! Least-significant-bit-first bit reader over a byte slice, used by the pose-sample streams.
+//!
+//! Bit `n` of the stream is bit `n % 8` of byte `n / 8`. Every read is bounds-checked and reports the bit
+//! position it failed at, so a truncated or corrupt stream yields an error, never a panic.
+
+use super::TableError;
+
+/// A cursor into a bit stream. Cheap to copy: decoding a frame keeps two of them (constants, block).
+#[derive(Clone, Copy, Debug)]
+pub struct BitReader<'a> {
+    bytes: &'a [u8],
+    /// Absolute position of `bytes[0]` in the blob, for error messages.
+    base_offset: usize,
+    bit: usize,
+}
+
+impl<'a> BitReader<'a> {
+    pub fn new(bytes: &'a [u8], base_offset: usize, bit: usize) -> Self {
+        Self { bytes, base_offset, bit }
+    }
+
+    /// Reads `width` (0..=32) bits as an unsigned value.
+    pub fn read(&mut self, width: u32) -> Result<u32, TableError> {
+        if width > 32 {
+            return Err(TableError::BadBitWidth { offset: self.byte_offset(), width });
+        }
+        if width == 0 {
+            return Ok(0);
+        }
+        let end = self.bit + width as usize;
+        if end > self.bytes.len() * 8 {
+            return Err(TableError::BitStreamEnd {
+                offset: self.byte_offset(),
+                bits_wanted: width,
+                bits_left: (self.bytes.len() * 8).saturating_sub(self.bit),
+            });
+        }
+        let mut value: u64 = 0;
+        let first = self.bit / 8;
+        let last = (end - 1) / 8;
+        for (i, byte) in self.bytes[first..=last].iter().enumerate() {
+            value |= (*byte as u64) << (8 * i);
+        }
+        value >>= self.bit % 8;
+        self.bit = end;
+        Ok((value & ((1u64 << width) - 1)) as u32)
+    }
+
+    /// Reads `width` bits as a two's-complement signed value.
+    pub fn read_signed(&mut self, width: u32) -> Result<i32, TableError> {
+        let raw = self.read(width)?;
+        if width == 0 || width == 32 {
+            return Ok(raw as i32);
+        }
+        let shift = 32 - width;
+        Ok(((raw << shift) as i32) >> shift)
+    }
+
+    /// Advances without reading (the skipped bits must exist).
+    pub fn skip(&mut self, bits: usize) -> Result<(), TableError> {
+        if self.bit + bits > self.bytes.len() * 8 {
+            return Err(TableError::BitStreamEnd {
+                offset: self.byte_offset(),
+                bits_wanted: bits.min(u32::MAX as usize) as u32,
+                bits_left: (self.bytes.len() * 8).saturating_sub(self.bit),
+            });
+        }
+        self.bit += bits;
+        Ok(())
+    }
+
+    /// Byte offset in the blob of the current position (rounded down).
+    pub fn byte_offset(&self) -> usize {
+        self.base_offset + self.bit / 8
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_lsb_first_across_bytes() {
+        // 0b1011_0110, 0b0000_0011: bits 0.. = 0,1,1,0,1,1,0,1, 1,1,0...
+        let bytes = [0b1011_0110u8, 0b0000_0011];
+        let mut r = BitReader::new(&bytes, 100, 0);
+        assert_eq!(r.read(3).unwrap(), 0b110);
+        assert_eq!(r.read(7).unwrap(), 0b11_1011_0);
+        assert_eq!(r.read_signed(2).unwrap(), 0);
+        assert_eq!(r.byte_offset(), 101);
+    }
+
+    #[test]
+    fn signed_values_sign_extend() {
+        let bytes = [0b0000_0111u8];
+        let mut r = BitReader::new(&bytes, 0, 0);
+        assert_eq!(r.read_signed(3).unwrap(), -1);
+        let mut r = BitReader::new(&[0xFF, 0xFF, 0xFF, 0xFF], 0, 0);
+        assert_eq!(r.read_signed(32).unwrap(), -1);
+    }
+
+    #[test]
+    fn reading_past_the_end_is_an_error_with_its_offset() {
+        let bytes = [0u8; 2];
+        let mut r = BitReader::new(&bytes, 40, 10);
+        assert_eq!(
+            r.read(7),
+            Err(TableError::BitStreamEnd { offset: 41, bits_wanted: 7, bits_left: 6 })
+        );
+        assert_eq!(r.read(33), Err(TableError::BadBitWidth { offset: 41, width: 33 }));
+    }
+}

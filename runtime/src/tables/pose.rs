@@ -1,0 +1,221 @@
+//! Compact rigid pose samples: one parent-relative rotation, translation and scale per bone and frame.
+//!
+//! # Clip data layout
+//! ```text
+//!  0 u16 block frames B (1..=256)     2 u16 block count (= ceil(frame count / B))
+//!  4 channel descriptors, bone-major, 3 per bone (rotation, translation, scale), 4 bytes each:
+//!      u8 flags (bit 0: animated; else constant), u8 fraction bits k, u8 base width (1..=32), u8 0
+//!  . u32 bit offset of each block in the stream (constants start at bit 0)
+//!  . the bit stream (least-significant bit first) to the end of the clip data
+//! ```
+//! A stored value `v` with `k` fraction bits means `v / 2^k` of the channel's unit: a quaternion
+//! component (1.0 = unit), GTE units (translation), or a scale ratio to the bind pose (1.0 = unchanged).
+//!
+//! The stream holds first every constant channel's value (bones in order, channels in order), then one
+//! block per B frames holding every animated channel (same order). A rotation stores only three of the
+//! four quaternion components ("smallest three" per block): a 2-bit index of the dropped component, then
+//! the others in x, y, z, w order; the dropped one is `sqrt(1 - a^2 - b^2 - c^2)` (the encoder makes it
+//! positive). A constant component is `base` (base width bits). An animated component in a block of `n`
+//! frames is
+//! ```text
+//! [wb: 5 bits][wr: 5 bits][base: base width][d1: wb bits, if n >= 2][n-2 residuals: wr bits each]
+//! ```
+//! a second-order delta code: `v0 = base`, `d = d1`, then `v[i] = v[i-1] + d` where `d` grows by the
+//! residual of each frame from the third on. Smooth motion has tiny residuals, so most bits go to the
+//! few headers; any frame is reached by decoding at most B values per component (random access by block).
+
+use super::bits::BitReader;
+use crate::math::isqrt_u64;
+use super::{u16_at, u32_at, Clip, TableError, Tables};
+
+/// Fraction bits of a decoded quaternion component (1.0 = 2^30).
+pub const ROTATION_FRAC: u32 = 30;
+/// Fraction bits of a decoded translation, in GTE units (1 unit = 2^8).
+pub const TRANSLATION_FRAC: u32 = 8;
+/// Fraction bits of a decoded scale ratio (1.0 = 2^16).
+pub const SCALE_FRAC: u32 = 16;
+/// Rotation, translation, scale.
+pub const CHANNELS_PER_BONE: usize = 3;
+pub const CLIP_POSE_HEADER_SIZE: usize = 4;
+pub const CHANNEL_DESCRIPTOR_SIZE: usize = 4;
+/// Flag bit of an animated (not constant) channel.
+pub const CHANNEL_ANIMATED: u8 = 1;
+/// Width of the wb / wr fields of an animated component.
+pub const COMPONENT_WIDTH_BITS: u32 = 5;
+/// Width of the index of a rotation's dropped component.
+pub const ROTATION_INDEX_BITS: u32 = 2;
+
+const FRACS: [u32; CHANNELS_PER_BONE] = [ROTATION_FRAC, TRANSLATION_FRAC, SCALE_FRAC];
+
+/// One bone's parent-relative pose at one frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BoneSample {
+    /// Unit quaternion x, y, z, w with `ROTATION_FRAC` fraction bits.
+    pub rotation: [i32; 4],
+    /// Translation in GTE units with `TRANSLATION_FRAC` fraction bits.
+    pub translation: [i32; 3],
+    /// Per-axis scale relative to the bind pose, `SCALE_FRAC` fraction bits.
+    pub scale: [i32; 3],
+}
+
+/// A decoded channel descriptor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ChannelDescriptor {
+    pub animated: bool,
+    pub fraction_bits: u8,
+    pub base_bits: u8,
+}
+
+struct ClipLayout {
+    block_frames: usize,
+    block_count: usize,
+    descriptors: usize,
+    block_offsets: usize,
+    stream: usize,
+    end: usize,
+}
+
+fn layout(t: &Tables, clip_index: usize, clip: &Clip) -> Result<ClipLayout, TableError> {
+    let start = clip.data_offset as usize;
+    let end = start + clip.data_size as usize;
+    let bad = |offset, what| TableError::BadClipData { clip: clip_index, offset, what };
+    if (clip.data_size as usize) < CLIP_POSE_HEADER_SIZE {
+        return Err(bad(start, "pose data shorter than its header"));
+    }
+    let block_frames = u16_at(t.bytes(), start) as usize;
+    let block_count = u16_at(t.bytes(), start + 2) as usize;
+    if block_frames == 0 || block_frames > 256 {
+        return Err(bad(start, "block frames must be 1..=256"));
+    }
+    if block_count != (clip.frame_count as usize).div_ceil(block_frames) {
+        return Err(bad(start + 2, "block count does not match frame count / block frames"));
+    }
+    let descriptors = start + CLIP_POSE_HEADER_SIZE;
+    let block_offsets = descriptors + t.bone_count() * CHANNELS_PER_BONE * CHANNEL_DESCRIPTOR_SIZE;
+    let stream = block_offsets + 4 * block_count;
+    if stream > end {
+        return Err(bad(start, "descriptors and block offsets run past the clip data"));
+    }
+    Ok(ClipLayout { block_frames, block_count, descriptors, block_offsets, stream, end })
+}
+
+fn descriptor(t: &Tables, l: &ClipLayout, bone: usize, channel: usize) -> ChannelDescriptor {
+    let o = l.descriptors + (bone * CHANNELS_PER_BONE + channel) * CHANNEL_DESCRIPTOR_SIZE;
+    let b = t.bytes();
+    ChannelDescriptor { animated: b[o] & CHANNEL_ANIMATED != 0, fraction_bits: b[o + 1], base_bits: b[o + 2] }
+}
+
+/// Parse-time checks of a rigid clip: header, descriptors, block offsets inside the stream.
+pub(super) fn check_clip(t: &Tables, clip_index: usize, clip: &Clip) -> Result<(), TableError> {
+    let l = layout(t, clip_index, clip)?;
+    for bone in 0..t.bone_count() {
+        for (channel, frac) in FRACS.iter().enumerate() {
+            let d = descriptor(t, &l, bone, channel);
+            let o = l.descriptors + (bone * CHANNELS_PER_BONE + channel) * CHANNEL_DESCRIPTOR_SIZE;
+            if d.fraction_bits as u32 > *frac {
+                return Err(TableError::BadClipData { clip: clip_index, offset: o + 1, what: "fraction bits too large" });
+            }
+            if d.base_bits == 0 || d.base_bits > 32 {
+                return Err(TableError::BadClipData { clip: clip_index, offset: o + 2, what: "base width must be 1..=32" });
+            }
+        }
+    }
+    let stream_bits = (l.end - l.stream) * 8;
+    for k in 0..l.block_count {
+        let at = l.block_offsets + 4 * k;
+        if u32_at(t.bytes(), at) as usize > stream_bits {
+            return Err(TableError::BadClipData { clip: clip_index, offset: at, what: "block offset past the stream" });
+        }
+    }
+    Ok(())
+}
+
+/// Shifts a value with `k` fraction bits to `frac` fraction bits.
+fn widen(v: i64, k: u8, frac: u32, offset: usize) -> Result<i32, TableError> {
+    let wide = v << (frac - k as u32);
+    i32::try_from(wide).map_err(|_| TableError::ValueOverflow { offset })
+}
+
+/// Value at index `j` of an animated component in a block of `n` frames; leaves `r` after the component.
+fn animated_component(r: &mut BitReader, base_bits: u8, n: usize, j: usize) -> Result<i64, TableError> {
+    let wb = r.read(COMPONENT_WIDTH_BITS)?;
+    let wr = r.read(COMPONENT_WIDTH_BITS)?;
+    let mut v = r.read_signed(base_bits as u32)? as i64;
+    if n < 2 {
+        return Ok(v);
+    }
+    let mut d = r.read_signed(wb)? as i64;
+    if j >= 1 {
+        v += d;
+    }
+    for _ in 2..=j {
+        d += r.read_signed(wr)? as i64;
+        v += d;
+    }
+    let read = j.saturating_sub(1);
+    r.skip((n - 2 - read) * wr as usize)?;
+    Ok(v)
+}
+
+fn read_channel(
+    r: &mut BitReader,
+    d: ChannelDescriptor,
+    channel: usize,
+    animated: Option<(usize, usize)>,
+    out: &mut BoneSample,
+) -> Result<(), TableError> {
+    let offset = r.byte_offset();
+    let read = |r: &mut BitReader| match animated {
+        Some((n, j)) => animated_component(r, d.base_bits, n, j),
+        None => r.read_signed(d.base_bits as u32).map(|v| v as i64),
+    };
+    match channel {
+        0 => {
+            let dropped = r.read(ROTATION_INDEX_BITS)? as usize;
+            let mut q = [0i32; 4];
+            let mut sum: u64 = 0;
+            for (i, c) in q.iter_mut().enumerate() {
+                if i != dropped {
+                    *c = widen(read(r)?, d.fraction_bits, ROTATION_FRAC, offset)?;
+                    sum = sum.saturating_add((*c as i64 * *c as i64) as u64);
+                }
+            }
+            let one = 1u64 << (2 * ROTATION_FRAC);
+            q[dropped] = isqrt_u64(one.saturating_sub(sum)) as i32;
+            out.rotation = q;
+        }
+        1 => {
+            for c in out.translation.iter_mut() {
+                *c = widen(read(r)?, d.fraction_bits, TRANSLATION_FRAC, offset)?;
+            }
+        }
+        _ => {
+            for c in out.scale.iter_mut() {
+                *c = widen(read(r)?, d.fraction_bits, SCALE_FRAC, offset)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn decode(t: &Tables, clip_index: usize, clip: &Clip, frame: usize, out: &mut [BoneSample]) -> Result<(), TableError> {
+    let l = layout(t, clip_index, clip)?;
+    let stream = &t.bytes()[l.stream..l.end];
+    let block = frame / l.block_frames;
+    let j = frame % l.block_frames;
+    let n = (clip.frame_count as usize - block * l.block_frames).min(l.block_frames);
+    let block_bit = u32_at(t.bytes(), l.block_offsets + 4 * block) as usize;
+    let mut constants = BitReader::new(stream, l.stream, 0);
+    let mut animated = BitReader::new(stream, l.stream, block_bit);
+    for (bone, sample) in out.iter_mut().enumerate() {
+        for channel in 0..CHANNELS_PER_BONE {
+            let d = descriptor(t, &l, bone, channel);
+            if d.animated {
+                read_channel(&mut animated, d, channel, Some((n, j)), sample)?;
+            } else {
+                read_channel(&mut constants, d, channel, None, sample)?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,370 @@
+//! Reading a character out of a ufbx scene: validation, skeleton, skin reduction, mesh, clip sampling.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use super::affine::{Affine, Degenerate};
+use super::limits::*;
+use super::{Bone, Character, Clip, ImportError, ImportOptions, Material, Triangle, Vertex, WeightReduction};
+
+/// Weights at or below this are treated as absent (exporters write tiny leftovers).
+const WEIGHT_EPSILON: f64 = 1e-6;
+
+/// One skinned mesh instance of the scene.
+struct MeshInstance<'s> {
+    node: &'s ufbx::Node,
+    mesh: &'s ufbx::Mesh,
+    skin: &'s ufbx::SkinDeformer,
+    /// Index of its first vertex in the character's vertex list.
+    first_vertex: usize,
+}
+
+/// Loads `path`, validates it against the profile and samples its clips.
+pub fn import(path: &Path, options: &ImportOptions, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<Character, ImportError> {
+    let p = path.display().to_string();
+    if options.rate == 0 || options.rate > 60 {
+        return Err(ImportError::BadRate { path: p, rate: options.rate });
+    }
+    let opts = ufbx::LoadOpts { load_external_files: false, ignore_embedded: true, ..Default::default() };
+    let scene = ufbx::load_file(&p, opts).map_err(|e| ImportError::Load { path: p.clone(), message: e.description.to_string() })?;
+    let conv = file_to_model(&scene.settings);
+    let mut warnings = Vec::new();
+    if scene.settings.axes.up == ufbx::CoordinateAxis::Unknown {
+        warnings.push("the file declares no axes; assumed Y up, right-handed".to_string());
+    }
+
+    let meshes = skinned_meshes(&p, &scene)?;
+    let (bones, bone_of_node) = skeleton(&p, &scene, &meshes, &conv)?;
+    let (vertices, weights, clusters) = reduce_skin(&p, &meshes, &bone_of_node, &bones, &conv)?;
+    let (triangles, materials) = triangulate(&meshes, conv.determinant() < 0.0);
+
+    let limit = |what, count, limit| if count > limit { Err(ImportError::TooMany { path: p.clone(), what, count, limit }) } else { Ok(()) };
+    limit("vertices", vertices.len(), MAX_VERTICES)?;
+    limit("triangles", triangles.len(), MAX_TRIANGLES)?;
+    limit("nodes (skeleton bones)", bones.len(), MAX_NODES)?;
+    for v in &vertices {
+        check_range(&p, v, v.bind, "bind pose")?;
+    }
+
+    let stacks = select_stacks(&p, &scene, options)?;
+    limit("clips", stacks.len(), MAX_CLIPS)?;
+    let mut clips = Vec::new();
+    for (name, stack) in &stacks {
+        let seconds = stack.time_end - stack.time_begin;
+        if seconds > MAX_CLIP_SECONDS {
+            return Err(ImportError::ClipTooLong { path: p.clone(), clip: name.clone(), seconds, limit: MAX_CLIP_SECONDS });
+        }
+        let frames = (seconds.max(0.0) * options.rate as f64).round() as usize + 1;
+        let mut clip = Clip { name: name.clone(), rate: options.rate, poses: vec![], rigid_reference: vec![], skinned_reference: vec![] };
+        for frame in 0..frames {
+            progress(name, frame, frames);
+            let time = (stack.time_begin + frame as f64 / options.rate as f64).min(stack.time_end.max(stack.time_begin));
+            let context = format!("clip '{name}' frame {frame} (t = {time:.3} s)");
+            let eval_opts = ufbx::EvaluateOpts { evaluate_skinning: true, ..Default::default() };
+            let evaluated = ufbx::evaluate_scene(&scene, &stack.anim, time, eval_opts)
+                .map_err(|e| ImportError::Load { path: p.clone(), message: format!("evaluating {context}: {}", e.description) })?;
+            clip.poses.push(sample_pose(&p, &evaluated, &bones, &bone_of_node, &conv, &context)?);
+            let (rigid, skinned) = reference_positions(&evaluated, &meshes, &clusters, &conv);
+            for (v, pos) in vertices.iter().zip(&rigid) {
+                check_range(&p, v, *pos, &context)?;
+            }
+            clip.rigid_reference.push(rigid);
+            clip.skinned_reference.push(skinned);
+        }
+        clips.push(clip);
+    }
+
+    Ok(Character { source: p, bones, vertices, triangles, materials, clips, weights, warnings })
+}
+
+/// The linear map from the file's axes and units to model space (PSX axes, GTE units).
+fn file_to_model(settings: &ufbx::SceneSettings) -> Affine {
+    use ufbx::CoordinateAxis as A;
+    let mut axes = settings.axes;
+    if axes.up == A::Unknown || axes.right == A::Unknown || axes.front == A::Unknown {
+        axes = ufbx::CoordinateAxes { right: A::PositiveX, up: A::PositiveY, front: A::PositiveZ };
+    }
+    let unit = if settings.unit_meters > 0.0 { settings.unit_meters } else { 0.01 };
+    let scale = unit * GTE_UNITS_PER_METRE;
+    // Where each role points in model space: right = +X, up = -Y, toward the viewer = -Z.
+    let mut m = [[0.0; 3]; 3];
+    for (axis, target) in [(axes.right, [1.0, 0.0, 0.0]), (axes.up, [0.0, -1.0, 0.0]), (axes.front, [0.0, 0.0, -1.0])] {
+        let (index, sign) = match axis {
+            A::PositiveX => (0, 1.0),
+            A::NegativeX => (0, -1.0),
+            A::PositiveY => (1, 1.0),
+            A::NegativeY => (1, -1.0),
+            A::PositiveZ => (2, 1.0),
+            A::NegativeZ => (2, -1.0),
+            A::Unknown => unreachable!("replaced above"),
+        };
+        for (row, t) in target.iter().enumerate() {
+            m[row][index] = sign * t * scale;
+        }
+    }
+    Affine::linear(m)
+}
+
+fn skinned_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInstance<'s>>, ImportError> {
+    let mut out = Vec::new();
+    let mut first_vertex = 0;
+    for node in scene.nodes.as_ref().iter() {
+        let Some(mesh) = node.mesh.as_ref() else { continue };
+        let mesh: &ufbx::Mesh = mesh;
+        let name = node.element.name.to_string();
+        for skin in mesh.skin_deformers.as_ref().iter() {
+            if matches!(skin.skinning_method, ufbx::SkinningMethod::DualQuaternion | ufbx::SkinningMethod::BlendedDqLinear) {
+                return Err(ImportError::DualQuaternion { path: p.into(), mesh: name, deformer: skin.element.name.to_string() });
+            }
+        }
+        if !mesh.blend_deformers.is_empty() {
+            let channels: Vec<&ufbx::BlendChannel> = mesh.blend_deformers.as_ref().iter().flat_map(|d| d.channels.as_ref().iter().map(|c| &**c)).collect();
+            return Err(ImportError::BlendShapes {
+                path: p.into(),
+                mesh: name,
+                count: channels.len(),
+                first: channels.first().map(|c| c.element.name.to_string()).unwrap_or_default(),
+            });
+        }
+        match mesh.skin_deformers.len() {
+            0 => return Err(ImportError::MeshWithoutSkin { path: p.into(), mesh: name }),
+            1 => {}
+            n => {
+                let names: Vec<String> = mesh.skin_deformers.as_ref().iter().map(|s| format!("'{}'", &*s.element.name)).collect();
+                return Err(ImportError::MultipleSkins { path: p.into(), mesh: name, count: n, names: names.join(", ") });
+            }
+        }
+        let skin: &ufbx::SkinDeformer = &mesh.skin_deformers[0];
+        out.push(MeshInstance { node, mesh, skin, first_vertex });
+        first_vertex += mesh.num_vertices;
+    }
+    if out.is_empty() {
+        return Err(ImportError::NoSkinnedMesh { path: p.into() });
+    }
+    Ok(out)
+}
+
+fn degenerate(p: &str, node: &str, context: &str, d: Degenerate) -> ImportError {
+    match d {
+        Degenerate::Singular { det } => ImportError::Singular { path: p.into(), node: node.into(), context: context.into(), det },
+        Degenerate::Shear { cosine } => ImportError::Shear {
+            path: p.into(),
+            node: node.into(),
+            context: context.into(),
+            degrees: 90.0 - cosine.clamp(-1.0, 1.0).acos().to_degrees(),
+        },
+    }
+}
+
+/// The bones (cluster nodes) parent-first, and the map from node typed id to bone index.
+fn skeleton(p: &str, scene: &ufbx::Scene, meshes: &[MeshInstance], conv: &Affine) -> Result<(Vec<Bone>, HashMap<u32, usize>), ImportError> {
+    let mut bind_of_node: HashMap<u32, Affine> = HashMap::new();
+    for m in meshes {
+        for cluster in m.skin.clusters.as_ref().iter() {
+            if let Some(node) = cluster.bone_node.as_ref() {
+                bind_of_node.entry(node.element.typed_id).or_insert_with(|| Affine::from_ufbx(&cluster.bind_to_world));
+            }
+        }
+    }
+    let mut bones = Vec::new();
+    let mut bone_of_node = HashMap::new();
+    // Depth-first walk with the nearest bone ancestor carried along.
+    let mut stack: Vec<(&ufbx::Node, Option<usize>)> = vec![(&scene.root_node, None)];
+    while let Some((node, parent)) = stack.pop() {
+        let mut here = parent;
+        if let Some(bind_world) = bind_of_node.get(&node.element.typed_id) {
+            let name = node.element.name.to_string();
+            let g = conv.mul(bind_world);
+            g.check().map_err(|d| degenerate(p, &name, "bind pose (skin cluster bind matrix)", d))?;
+            let scale = g.decompose().map_err(|d| degenerate(p, &name, "bind pose", d))?.scale;
+            bone_of_node.insert(node.element.typed_id, bones.len());
+            here = Some(bones.len());
+            bones.push(Bone { name, parent, bind: g.unscaled(scale), bind_scale: scale });
+        }
+        for child in node.children.as_ref().iter().rev() {
+            stack.push((child, here));
+        }
+    }
+    Ok((bones, bone_of_node))
+}
+
+/// Strongest-bone vertices, the weight reduction report, and each vertex's strongest cluster index.
+fn reduce_skin(
+    p: &str,
+    meshes: &[MeshInstance],
+    bone_of_node: &HashMap<u32, usize>,
+    bones: &[Bone],
+    conv: &Affine,
+) -> Result<(Vec<Vertex>, WeightReduction, Vec<usize>), ImportError> {
+    let mut vertices = Vec::new();
+    let mut clusters = Vec::new();
+    let mut report = WeightReduction::default();
+    for m in meshes {
+        let mesh_name = m.node.element.name.to_string();
+        let (mut unweighted, mut first_unweighted) = (0usize, None);
+        for v in 0..m.mesh.num_vertices {
+            let sv = m.skin.vertices.get(v).copied().unwrap_or_default();
+            let begin = sv.weight_begin as usize;
+            let weights = m.skin.weights.get(begin..begin + sv.num_weights as usize).unwrap_or(&[]);
+            let usable: Vec<&ufbx::SkinWeight> = weights
+                .iter()
+                .filter(|w| w.weight > WEIGHT_EPSILON)
+                .filter(|w| m.skin.clusters.get(w.cluster_index as usize).and_then(|c| c.bone_node.as_ref()).is_some())
+                .collect();
+            let Some(strongest) = usable.iter().copied().max_by(|a, b| a.weight.total_cmp(&b.weight).then(b.cluster_index.cmp(&a.cluster_index))) else {
+                unweighted += 1;
+                first_unweighted.get_or_insert(v);
+                continue;
+            };
+            if usable.len() > 1 {
+                report.reduced_vertices += 1;
+                let mut dropped = usable.iter().filter(|w| !std::ptr::eq(**w, strongest)).map(|w| w.weight);
+                let largest = dropped.by_ref().fold(0.0, f64::max);
+                report.largest_dropped_weight = report.largest_dropped_weight.max(largest);
+            }
+            let cluster: &ufbx::SkinCluster = &m.skin.clusters[strongest.cluster_index as usize];
+            let node = cluster.bone_node.as_ref().expect("filtered above");
+            let bone = bone_of_node[&node.element.typed_id];
+            let world = Affine::from_ufbx(&cluster.bind_to_world).mul(&Affine::from_ufbx(&cluster.geometry_to_bone));
+            let pos = m.mesh.vertices[v];
+            let _ = bones;
+            vertices.push(Vertex { bind: conv.mul(&world).apply([pos.x, pos.y, pos.z]), bone, mesh: mesh_name.clone(), source_index: v });
+            clusters.push(strongest.cluster_index as usize);
+        }
+        if unweighted > 0 {
+            return Err(ImportError::UnweightedVertices { path: p.into(), mesh: mesh_name, count: unweighted, first: first_unweighted.unwrap_or(0) });
+        }
+    }
+    Ok((vertices, report, clusters))
+}
+
+/// Triangles (fans/ear-clipping by ufbx) with global material indices; `flip` re-winds them.
+fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Material>) {
+    let mut triangles = Vec::new();
+    let mut materials: Vec<Material> = Vec::new();
+    let mut material_of_element: HashMap<u32, usize> = HashMap::new();
+    for m in meshes {
+        let mut local_materials = Vec::new();
+        for mat in m.mesh.materials.as_ref().iter() {
+            let index = *material_of_element.entry(mat.element.element_id).or_insert_with(|| {
+                materials.push(Material { name: mat.element.name.to_string(), rgb: base_colour(mat) });
+                materials.len() - 1
+            });
+            local_materials.push(index);
+        }
+        let default_material = |materials: &mut Vec<Material>| {
+            if let Some(i) = materials.iter().position(|m| m.name == "(default)") {
+                return i;
+            }
+            materials.push(Material { name: "(default)".into(), rgb: [128, 128, 128] });
+            materials.len() - 1
+        };
+        let mut scratch = vec![0u32; m.mesh.max_face_triangles * 3];
+        for (f, face) in m.mesh.faces.iter().enumerate() {
+            if face.num_indices < 3 {
+                continue;
+            }
+            let material = match m.mesh.face_material.get(f).and_then(|i| local_materials.get(*i as usize)) {
+                Some(i) => *i,
+                None => default_material(&mut materials),
+            };
+            let n = ufbx::triangulate_face(&mut scratch, m.mesh, *face) as usize;
+            for tri in scratch[..n * 3].chunks(3) {
+                let v = |k: usize| m.first_vertex + m.mesh.vertex_indices[tri[k] as usize] as usize;
+                let vertices = if flip { [v(0), v(2), v(1)] } else { [v(0), v(1), v(2)] };
+                triangles.push(Triangle { vertices, material });
+            }
+        }
+    }
+    (triangles, materials)
+}
+
+fn base_colour(mat: &ufbx::Material) -> [u8; 3] {
+    let map = if mat.fbx.diffuse_color.has_value { &mat.fbx.diffuse_color } else { &mat.pbr.base_color };
+    let c = map.value_vec4;
+    let to_u8 = |v: f64| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
+    [to_u8(c.x), to_u8(c.y), to_u8(c.z)]
+}
+
+fn select_stacks<'s>(p: &str, scene: &'s ufbx::Scene, options: &ImportOptions) -> Result<Vec<(String, &'s ufbx::AnimStack)>, ImportError> {
+    let all: Vec<(String, &ufbx::AnimStack)> = scene.anim_stacks.as_ref().iter().map(|s| (clip_name(&s.element.name), &**s)).collect();
+    let Some(wanted) = &options.clips else { return Ok(all) };
+    wanted
+        .iter()
+        .map(|name| {
+            all.iter().find(|(n, s)| n == name || &*s.element.name == name.as_str()).map(|(n, s)| (n.clone(), *s)).ok_or_else(|| {
+                ImportError::UnknownClip {
+                    path: p.into(),
+                    name: name.clone(),
+                    available: all.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "),
+                }
+            })
+        })
+        .collect()
+}
+
+/// `Armature|Walk` (Blender's object|action naming) -> `Walk`.
+fn clip_name(stack: &str) -> String {
+    stack.rsplit('|').next().unwrap_or(stack).to_string()
+}
+
+fn sample_pose(
+    p: &str,
+    evaluated: &ufbx::Scene,
+    bones: &[Bone],
+    bone_of_node: &HashMap<u32, usize>,
+    conv: &Affine,
+    context: &str,
+) -> Result<Vec<Affine>, ImportError> {
+    let mut pose = vec![Affine::IDENTITY; bones.len()];
+    for node in evaluated.nodes.as_ref().iter() {
+        let Some(&b) = bone_of_node.get(&node.element.typed_id) else { continue };
+        let g = conv.mul(&Affine::from_ufbx(&node.node_to_world));
+        g.check().map_err(|d| degenerate(p, &bones[b].name, context, d))?;
+        pose[b] = g.unscaled(bones[b].bind_scale);
+    }
+    // Parent-relative transforms must also split into translation/rotation/scale.
+    for (b, bone) in bones.iter().enumerate() {
+        if let Some(parent) = bone.parent {
+            pose[parent].inverse().mul(&pose[b]).check().map_err(|d| degenerate(p, &bone.name, context, d))?;
+        }
+    }
+    Ok(pose)
+}
+
+/// ufbx's own positions of every vertex: on its strongest cluster, and fully skinned.
+fn reference_positions(evaluated: &ufbx::Scene, meshes: &[MeshInstance], clusters: &[usize], conv: &Affine) -> (Vec<[f64; 3]>, Vec<[f64; 3]>) {
+    let mut rigid = Vec::new();
+    let mut skinned = Vec::new();
+    for m in meshes {
+        let mesh: &ufbx::Mesh = &evaluated.meshes[m.mesh.element.typed_id as usize];
+        let node: &ufbx::Node = &evaluated.nodes[m.node.element.typed_id as usize];
+        let skin: &ufbx::SkinDeformer = &mesh.skin_deformers[0];
+        let local_to_model = conv.mul(&Affine::from_ufbx(&node.geometry_to_world));
+        for v in 0..mesh.num_vertices {
+            let cluster: &ufbx::SkinCluster = &skin.clusters[clusters[m.first_vertex + v]];
+            let pos = mesh.vertices[v];
+            rigid.push(conv.mul(&Affine::from_ufbx(&cluster.geometry_to_world)).apply([pos.x, pos.y, pos.z]));
+            let s = mesh.skinned_position.values.get(v).copied().unwrap_or(pos);
+            let s = [s.x, s.y, s.z];
+            skinned.push(if mesh.skinned_is_local { local_to_model.apply(s) } else { conv.apply(s) });
+        }
+    }
+    (rigid, skinned)
+}
+
+fn check_range(p: &str, v: &Vertex, pos: [f64; 3], context: &str) -> Result<(), ImportError> {
+    for (axis, c) in ['x', 'y', 'z'].into_iter().zip(pos) {
+        if !(c.abs() <= MAX_COORDINATE) {
+            return Err(ImportError::OutOfRange {
+                path: p.into(),
+                mesh: v.mesh.clone(),
+                vertex: v.source_index,
+                axis,
+                metres: c / GTE_UNITS_PER_METRE,
+                context: context.into(),
+            });
+        }
+    }
+    Ok(())
+}
