@@ -530,9 +530,8 @@ impl Exec<'_> {
 
     /// MAC = (RGBC << 4) * IR >> sf, IR = saturate(MAC).
     fn color_times_ir(&mut self) {
-        let rgb = self.rgbc();
-        for i in 0..3 {
-            let acc = self.mac_check(i, (rgb[i] << 4) * self.ir(i));
+        for (i, c) in self.rgbc().into_iter().enumerate() {
+            let acc = self.mac_check(i, (c << 4) * self.ir(i));
             self.store_mac(i, acc);
         }
         self.mac_to_ir();

@@ -51,13 +51,13 @@ fn rtpt_equals_three_rtps_and_feeds_nclip_and_avsz3() {
     assert!(area > 0, "nclip {area}");
     let otz = gte.avsz3();
     let sum = three.iter().map(|p| p.z as i32).sum::<i32>();
-    assert_eq!(otz as i32, (4096 / 3) * sum >> 12);
+    assert_eq!(otz as i32, ((4096 / 3) * sum) >> 12);
 
     // Reversed winding, loaded directly: the sign flips, the magnitude stays.
     gte.set_screen_xy(&[three[0].xy, three[2].xy, three[1].xy]);
     assert_eq!(gte.nclip(), -area);
     gte.set_screen_z(&[4000, 1000, 2000, 3000]);
-    assert_eq!(gte.avsz4(), (1024 * 10000 >> 12) as u16);
+    assert_eq!(gte.avsz4(), ((1024 * 10000) >> 12) as u16);
 }
 
 #[test]
@@ -67,7 +67,7 @@ fn unr_divide_stays_within_two_of_exact_division() {
     let mut worst = 0i64;
     for sz in 1u16..=0xFFFF {
         for h in [1u16, 2, 100, 255, 256, 500, 1000, 4096, 0x7FFF, 0xFFFF] {
-            let exact = ((h as u64 * 0x20000 / sz as u64 + 1) / 2).min(0x1FFFF) as i64;
+            let exact = (h as u64 * 0x20000 / sz as u64).div_ceil(2).min(0x1FFFF) as i64;
             match unr_divide(h, sz) {
                 Some(q) => worst = worst.max((q as i64 - exact).abs()),
                 None => assert!(h as u32 >= 2 * sz as u32, "h={h} sz={sz}"),

@@ -78,19 +78,6 @@ impl Quat {
         )
     }
 
-    /// The Hamilton product `self * o` (apply `o` first), rounded to nearest and saturated.
-    pub fn mul(self, o: Self) -> Self {
-        let [aw, ax, ay, az] = self.wide();
-        let [bw, bx, by, bz] = o.wide();
-        let r = |v: i64| saturate_i16((v + (1 << 11)) >> 12);
-        Self::new(
-            r(aw * bw - ax * bx - ay * by - az * bz),
-            r(aw * bx + ax * bw + ay * bz - az * by),
-            r(aw * by - ax * bz + ay * bw + az * bx),
-            r(aw * bz + ax * by - ay * bx + az * bw),
-        )
-    }
-
     /// The unit quaternion in the direction of `self` (each component within 0.51 LSB of the exact
     /// value); the zero quaternion gives the identity.
     pub fn normalized(self) -> Self {
@@ -176,9 +163,26 @@ impl Quat {
     }
 }
 
+/// The Hamilton product `a * b` (apply `b` first), rounded to nearest and saturated.
+impl core::ops::Mul for Quat {
+    type Output = Quat;
+
+    fn mul(self, o: Self) -> Self {
+        let [aw, ax, ay, az] = self.wide();
+        let [bw, bx, by, bz] = o.wide();
+        let r = |v: i64| saturate_i16((v + (1 << 11)) >> 12);
+        Self::new(
+            r(aw * bw - ax * bx - ay * by - az * bz),
+            r(aw * bx + ax * bw + ay * bz - az * by),
+            r(aw * by - ax * bz + ay * bw + az * bx),
+            r(aw * bz + ax * by - ay * bx + az * bw),
+        )
+    }
+}
+
 /// `c / |c|` in FP12, or `None` for the zero vector. Accepts components up to 2^62 in magnitude.
 fn normalize_wide(c: [i64; 4]) -> Option<Quat> {
-    let q = normalize_to(c, 12)?.map(|v| saturate_i16(v));
+    let q = normalize_to(c, 12)?.map(saturate_i16);
     Some(Quat::new(q[0], q[1], q[2], q[3]))
 }
 

@@ -259,7 +259,7 @@ fn quaternion_product_matches_matrix_product() {
         let (ra, rb) = (rng.quat_f64(), rng.quat_f64());
         let a = Quat::from_f64(ra[0], ra[1], ra[2], ra[3]);
         let b = Quat::from_f64(rb[0], rb[1], rb[2], rb[3]);
-        let via_quat = a.mul(b).to_rotation();
+        let via_quat = (a * b).to_rotation();
         let via_matrix = mul_rotation(&a.to_rotation(), &b.to_rotation());
         for i in 0..3 {
             for j in 0..3 {
@@ -268,7 +268,7 @@ fn quaternion_product_matches_matrix_product() {
             }
         }
         // The conjugate undoes the rotation.
-        let back = a.mul(a.conjugate()).normalized();
+        let back = (a * a.conjugate()).normalized();
         assert!(quat_error_lsb(back, [1.0, 0.0, 0.0, 0.0]) <= 3.0, "{a:?} * conj = {back:?}");
     }
 }
