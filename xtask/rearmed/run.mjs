@@ -83,6 +83,10 @@ writeFile("/home/web_user/retroarch/userdata/config/PCSX-ReARMed/PCSX-ReARMed.op
 writeFile("/game.exe", fs.readFileSync(request.exe));
 
 Module.callMain(["-v", "/game.exe"]);
+if (log.some((line) => line.includes("Failed to load content"))) {
+  const why = log.filter((line) => line.startsWith("[libretro") && !line.includes("INFO] port:")).slice(-4);
+  fail(`the core could not load ${request.exe}:\n${why.join("\n")}`);
+}
 if (!frameCallback) fail(`the core did not start its main loop; its log:\n${log.join("\n")}`);
 
 const frameCount = Module.cwrap("get_current_frame_count", "number", []);

@@ -218,6 +218,10 @@ struct ManifestShot {
 /// Screenshots are taken after a frame has been displayed, so frame numbers run from 1 to `frames`.
 fn check_request(req: &RunRequest) -> anyhow::Result<()> {
     ensure!(req.exe.is_file(), "{}: no such PS-EXE", req.exe.display());
+    let mut magic = [0u8; 8];
+    std::io::Read::read_exact(&mut std::fs::File::open(&req.exe)?, &mut magic)
+        .with_context(|| format!("{}: too short for a PS-EXE header", req.exe.display()))?;
+    ensure!(&magic == b"PS-X EXE", "{}: starts with {magic:02x?}, expected \"PS-X EXE\"", req.exe.display());
     let mut previous = 0;
     for &frame in &req.screenshot_frames {
         ensure!(
@@ -233,6 +237,11 @@ fn check_request(req: &RunRequest) -> anyhow::Result<()> {
 /// Runs `req.exe` under the pinned core for `req.frames` frames.
 pub fn run(req: &RunRequest) -> Result<RunOutput, RunError> {
     check_request(req)?;
+    run_checked(req)
+}
+
+/// `run` after the request was checked.
+fn run_checked(req: &RunRequest) -> Result<RunOutput, RunError> {
     let workspace = workspace_root();
     let core = core_dir(&workspace);
     if let Err(why) = check_core(&core) {
@@ -331,38 +340,66 @@ pub fn decode_png(path: &Path, frame: u32) -> anyhow::Result<Screenshot> {
     Ok(Screenshot { frame, width: info.width, height: info.height, rgb })
 }
 
-/// A minimal PS-EXE built word by word, for backend tests that must not wait for the PSX toolchain.
+/// Minimal PS-EXEs assembled word by word, for backend tests that must not wait for the PSX toolchain.
 #[cfg(test)]
 pub(crate) mod test_exe {
     /// Where the text is loaded and where execution starts.
     pub const LOAD_ADDRESS: u32 = 0x8001_0000;
+    /// Where `frame_painter` keeps its magic word and vsync counter (KSEG0; physical 0x100000).
+    pub const PAINTER_RECORD: u32 = 0x8010_0000;
+    pub const PAINTER_MAGIC: u32 = 0x5041_494E; // "PAIN"
     const HEADER_BYTES: usize = 2048;
+    const TEXT_ALIGN: usize = 2048;
+
+    const ZERO: u32 = 0;
+    const T0: u32 = 8;
+    const T1: u32 = 9;
+    const T2: u32 = 10;
+    const T3: u32 = 11;
+    const T4: u32 = 12;
 
     fn i_type(op: u32, rs: u32, rt: u32, imm: u16) -> u32 {
         op << 26 | rs << 21 | rt << 16 | u32::from(imm)
     }
-    const T0: u32 = 8;
-    const T1: u32 = 9;
-    const T2: u32 = 10;
+    fn lui(rt: u32, imm: u16) -> u32 {
+        i_type(0x0F, 0, rt, imm)
+    }
+    fn ori(rt: u32, rs: u32, imm: u16) -> u32 {
+        i_type(0x0D, rs, rt, imm)
+    }
+    fn andi(rt: u32, rs: u32, imm: u16) -> u32 {
+        i_type(0x0C, rs, rt, imm)
+    }
+    fn addiu(rt: u32, rs: u32, imm: u16) -> u32 {
+        i_type(0x09, rs, rt, imm)
+    }
+    fn sw(rt: u32, offset: u16, base: u32) -> u32 {
+        i_type(0x2B, base, rt, offset)
+    }
+    fn lw(rt: u32, offset: u16, base: u32) -> u32 {
+        i_type(0x23, base, rt, offset)
+    }
+    /// `beq` from word index `at` to word index `target`.
+    fn beq(rs: u32, rt: u32, at: usize, target: usize) -> u32 {
+        i_type(0x04, rs, rt, (target as i32 - at as i32 - 1) as u16)
+    }
+    fn or(rd: u32, rs: u32, rt: u32) -> u32 {
+        rs << 21 | rt << 16 | rd << 11 | 0x25
+    }
+    fn sll(rd: u32, rt: u32, shift: u32) -> u32 {
+        rt << 16 | rd << 11 | shift << 6
+    }
+    /// `j` to word index `target` of the text.
+    fn j(target: usize) -> u32 {
+        0x02 << 26 | ((LOAD_ADDRESS + 4 * target as u32) >> 2 & 0x03FF_FFFF)
+    }
+    const NOP: u32 = 0;
+    const MTC0_ZERO_TO_SR: u32 = 0x4080_6000;
 
-    /// A program that stores `magic` at `address` (KSEG0), then counts forever in the word after it.
-    pub fn magic_writer(address: u32, magic: u32) -> Vec<u8> {
-        let (hi, lo) = ((address >> 16) as u16, address as u16);
-        let loop_start = LOAD_ADDRESS + 6 * 4;
-        let words = [
-            i_type(0x0F, 0, T0, hi),                         // lui   t0, hi(address)
-            i_type(0x0D, T0, T0, lo),                        // ori   t0, t0, lo(address)
-            i_type(0x0F, 0, T1, (magic >> 16) as u16),       // lui   t1, hi(magic)
-            i_type(0x0D, T1, T1, magic as u16),              // ori   t1, t1, lo(magic)
-            i_type(0x2B, T0, T1, 0),                         // sw    t1, 0(t0)
-            i_type(0x0D, 0, T2, 0),                          // ori   t2, zero, 0
-            i_type(0x09, T2, T2, 1),                         // loop: addiu t2, t2, 1
-            i_type(0x2B, T0, T2, 4),                         // sw    t2, 4(t0)
-            0x02 << 26 | (loop_start >> 2 & 0x03FF_FFFF),    // j     loop
-            0,                                               // nop (delay slot)
-        ];
+    /// A PS-EXE whose text is `words`, loaded and started at `LOAD_ADDRESS`.
+    pub fn ps_exe(words: &[u32]) -> Vec<u8> {
         let mut text: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-        text.resize(2048, 0); // t_size is a multiple of 2048
+        text.resize(text.len().div_ceil(TEXT_ALIGN) * TEXT_ALIGN, 0);
         let mut exe = vec![0u8; HEADER_BYTES];
         exe[..8].copy_from_slice(b"PS-X EXE");
         let mut put = |at: usize, value: u32| exe[at..at + 4].copy_from_slice(&value.to_le_bytes());
@@ -374,6 +411,66 @@ pub(crate) mod test_exe {
         exe[0x4C..0x4C + region.len()].copy_from_slice(region);
         exe.extend_from_slice(&text);
         exe
+    }
+
+    /// Stores `magic` at `address` (KSEG0), then counts forever in the word after it.
+    pub fn magic_writer(address: u32, magic: u32) -> Vec<u8> {
+        let (hi, lo) = ((address >> 16) as u16, address as u16);
+        ps_exe(&[
+            lui(T0, hi),
+            ori(T0, T0, lo),
+            lui(T1, (magic >> 16) as u16),
+            ori(T1, T1, magic as u16),
+            sw(T1, 0, T0),
+            ori(T2, ZERO, 0),
+            addiu(T2, T2, 1), // word 6: loop
+            sw(T2, 4, T0),
+            j(6),
+            NOP,
+        ])
+    }
+
+    /// Stores `PAINTER_MAGIC` at `PAINTER_RECORD`, turns the display on (256x240), then for every
+    /// vsync (polled in I_STAT, interrupts off) counts it in the next word and fills the screen with
+    /// red = count * 8 (so a screenshot's 5-bit red channel is the count modulo 32).
+    pub fn frame_painter() -> Vec<u8> {
+        let mut words = vec![
+            MTC0_ZERO_TO_SR,
+            lui(T0, 0x1F80), // I/O base
+            lui(T3, (PAINTER_RECORD >> 16) as u16),
+            ori(T2, ZERO, 0),
+            lui(T1, (PAINTER_MAGIC >> 16) as u16),
+            ori(T1, T1, PAINTER_MAGIC as u16),
+            sw(T1, 0, T3),
+            sw(ZERO, 0x1814, T0), // GP1(00h): reset
+            lui(T1, 0x0300),
+            sw(T1, 0x1814, T0), // GP1(03h): display on
+            lui(T1, 0x0800),
+            sw(T1, 0x1814, T0), // GP1(08h): 256x240, NTSC, 15-bit
+        ];
+        let wait = words.len();
+        words.extend([lw(T1, 0x1070, T0), NOP, andi(T1, T1, 1)]); // I_STAT bit 0: vblank
+        words.push(beq(T1, ZERO, words.len(), wait));
+        words.extend([
+            NOP,
+            lui(T1, 0xFFFF),
+            ori(T1, T1, 0xFFFE),
+            sw(T1, 0x1070, T0), // acknowledge vblank only
+            addiu(T2, T2, 1),
+            sw(T2, 4, T3),
+            sll(T4, T2, 3),
+            andi(T4, T4, 0xF8),
+            lui(T1, 0x0200),
+            or(T1, T1, T4),
+            sw(T1, 0x1810, T0), // GP0(02h): fill rectangle, colour 0x0000RR
+            sw(ZERO, 0x1810, T0), // at 0,0
+            lui(T1, 240),
+            ori(T1, T1, 256),
+            sw(T1, 0x1810, T0), // 256x240
+            j(wait),
+            NOP,
+        ]);
+        ps_exe(&words)
     }
 }
 
@@ -448,6 +545,9 @@ mod tests {
         }
         let err = check_request(&request(dir.join("missing.exe"), 10, vec![], dir.clone())).unwrap_err();
         assert!(err.to_string().contains("missing.exe"), "{err}");
+        std::fs::write(dir.join("elf.exe"), b"\x7fELF\x01\x01\x01\0").unwrap();
+        let err = check_request(&request(dir.join("elf.exe"), 10, vec![], dir.clone())).unwrap_err();
+        assert!(err.to_string().contains("expected \"PS-X EXE\""), "{err}");
     }
 
     #[test]
@@ -479,6 +579,52 @@ mod tests {
         assert!(check_core(&dir).unwrap_err().to_string().contains("expected ce204a80"));
         assert_eq!(install(&workspace).unwrap(), Install::Installed(dir.clone()));
         check_core(&dir).unwrap();
+    }
+
+    #[test]
+    fn screenshot_of_frame_n_shows_what_the_program_drew_after_its_nth_vsync() {
+        let Some(_) = installed_core() else { return };
+        let dir = scratch("painter");
+        let exe = dir.join("painter.exe");
+        std::fs::write(&exe, test_exe::frame_painter()).unwrap();
+        let shots = vec![1, 2, 3, 7, 8, 30, 40];
+        let out = run(&request(exe, 40, shots.clone(), dir.join("work"))).unwrap();
+        let at = (test_exe::PAINTER_RECORD & 0x1F_FFFF) as usize;
+        let word = |offset: usize| u32::from_le_bytes(out.ram[at + offset..at + offset + 4].try_into().unwrap());
+        assert_eq!(word(0), test_exe::PAINTER_MAGIC);
+        assert_eq!(word(4), 40, "one vsync per frame stepped");
+        for shot in &out.screenshots {
+            assert_eq!((shot.width, shot.height), (256, 240), "frame {}", shot.frame);
+            let red5 = u32::from(shot.rgb[0] >> 3);
+            assert_eq!(red5, shot.frame % 32, "frame {}: red {}", shot.frame, shot.rgb[0]);
+            assert_eq!(&shot.rgb[1..3], &[0, 0]);
+        }
+        assert_eq!(out.screenshots.iter().map(|s| s.frame).collect::<Vec<_>>(), shots);
+    }
+
+    #[test]
+    fn an_exe_the_core_rejects_is_reported_with_its_reason() {
+        let Some(_) = installed_core() else { return };
+        let dir = scratch("rejected");
+        let exe = dir.join("bad.exe");
+        // Past `check_request` (which refuses a wrong magic up front), to see the runner's own check.
+        std::fs::write(&exe, [0x5Au8; 4096]).unwrap();
+        match run_checked(&request(exe, 5, vec![], dir.join("work"))) {
+            Err(RunError::Crashed(message)) => assert!(message.contains("could not load"), "{message}"),
+            other => panic!("expected the load failure, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_run_past_its_timeout_is_killed_and_reported() {
+        let Some(_) = installed_core() else { return };
+        let dir = scratch("timeout");
+        let exe = dir.join("magic.exe");
+        std::fs::write(&exe, test_exe::magic_writer(0x8010_0000, 1)).unwrap();
+        // A zero limit expires before Node can even start the core.
+        let mut req = request(exe, 1_000_000, vec![], dir.join("work"));
+        req.timeout = Duration::ZERO;
+        assert!(matches!(run(&req), Err(RunError::TimedOut(limit)) if limit == Duration::ZERO));
     }
 
     #[test]
