@@ -329,3 +329,33 @@ fn matrix_product_saturates_and_wraps_without_panicking() {
     assert_eq!(r.rotate(Vec3i16::new(-1, 0, 0)), Vec3i32::new(-1, 0, 0));
     assert_eq!(r.rotate(Vec3i16::new(1, 0, 0)), Vec3i32::new(0, 0, 0));
 }
+
+#[test]
+fn extreme_and_degenerate_quaternions_are_handled() {
+    let edges = [0i16, 1, -1, 4096, -4096, i16::MAX, i16::MIN];
+    let mut quats = Vec::new();
+    for &w in &edges {
+        for &x in &edges {
+            for &y in &edges {
+                for &z in &edges {
+                    quats.push(Quat::new(w, x, y, z));
+                }
+            }
+        }
+    }
+    for &a in quats.iter().step_by(7) {
+        let m = a.to_rotation();
+        assert!(m.iter().flatten().all(|e| (-4096..=4096).contains(e)), "{a:?} -> {m:?}");
+        let n = a.normalized();
+        let len2 = n.dot(n);
+        assert!((len2 - (1 << 24)).abs() <= 3 * 4096, "{a:?} normalised to {n:?}");
+        for &b in quats.iter().step_by(53) {
+            for t in [-1, 0, 1, 2048, 4095, 4096, i32::MAX, i32::MIN] {
+                for q in [a.nlerp(b, t), a.slerp(b, t)] {
+                    let len2 = q.dot(q);
+                    assert!((len2 - (1 << 24)).abs() <= 3 * 4096, "{a:?} {b:?} t={t}: {q:?} not unit");
+                }
+            }
+        }
+    }
+}
