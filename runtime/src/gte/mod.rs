@@ -10,7 +10,30 @@
 //! depths `u16`.
 //!
 //! Console hazards (load delays, the two-instruction gap before a command) are handled inside the
-//! backend; callers need not add `nop`s.
+//! backend; callers need not add `nop`s. Every method that runs a command reads a result before it
+//! returns, so the next register write cannot race a command still in flight.
+//!
+//! Any command, with any field combination, is reachable through [`Gte::command`] and the raw
+//! register accessors; the words are compile-time constants because the console encodes them into the
+//! instruction:
+//!
+//! ```
+//! use psxanim_runtime::gte::{regs::{cmd, data}, Gte};
+//! use psxanim_runtime::math::{Matrix, Vec3i16, Vec3i32};
+//!
+//! let mut gte = Gte::new();
+//! gte.set_matrix(&Matrix::new([[0, -4096, 0], [4096, 0, 0], [0, 0, 4096]], Vec3i32::new(0, 0, 100)));
+//! gte.set_screen(160, 120, 300);
+//! let p = gte.rtps(Vec3i16::new(50, 0, 200)); // rotated to (0, 50, 300)
+//! assert_eq!((p.xy.x, p.xy.y, p.z), (160, 170, 300));
+//!
+//! // MVMVA sf=1, RT * IR, no translation, lm=1 (IR clamped at 0):
+//! gte.write_data::<{ data::IR1 }>(4096);
+//! gte.write_data::<{ data::IR2 }>(0);
+//! gte.write_data::<{ data::IR3 }>(0);
+//! gte.command::<{ cmd::mvmva(1, cmd::MX_RT, cmd::V_IR, cmd::CV_NONE, 1) }>();
+//! assert_eq!(gte.mac123(), Vec3i32::new(0, 4096, 0));
+//! ```
 
 mod backend;
 #[cfg(target_os = "psx")]
@@ -242,6 +265,12 @@ impl<B: Cop2> Gte<B> {
         )
     }
 
+    /// Sets RGBC (R, G, B in bits 0-23, the GPU command code in bits 24-31), the color NCCS, NCDS,
+    /// CC and CDP modulate; the code byte is copied to every color they output.
+    pub fn set_rgbc(&mut self, rgbc: u32) {
+        self.backend.write_data::<{ data::RGBC }>(rgbc);
+    }
+
     // ---- commands ----
 
     /// RTPS: projects one vertex with RT, TR, OFX/OFY and H (sf=1, lm=0).
@@ -282,6 +311,28 @@ impl<B: Cop2> Gte<B> {
     pub fn avsz4(&mut self) -> u16 {
         self.backend.command::<{ cmd::AVSZ4 }>();
         self.backend.read_data::<{ data::OTZ }>() as u16
+    }
+
+    /// NCS (sf=1, lm=1): the color `BK + LCM * max(0, LLM * normal)` for an FP12 normal, as the
+    /// RGB2 word (R, G, B bytes saturated, RGBC's code byte on top).
+    pub fn ncs(&mut self, normal: Vec3i16) -> u32 {
+        self.load_vertex::<{ data::VXY0 }, { data::VZ0 }>(normal);
+        self.backend.command::<{ cmd::NCS }>();
+        self.backend.read_data::<{ data::RGB2 }>()
+    }
+
+    /// NCCS (sf=1, lm=1): like [`Gte::ncs`], then modulated by RGBC (see [`Gte::set_rgbc`]).
+    pub fn nccs(&mut self, normal: Vec3i16) -> u32 {
+        self.load_vertex::<{ data::VXY0 }, { data::VZ0 }>(normal);
+        self.backend.command::<{ cmd::NCCS }>();
+        self.backend.read_data::<{ data::RGB2 }>()
+    }
+
+    /// NCDS (sf=1, lm=1): like [`Gte::nccs`], then blended toward FC by IR0 (depth cueing).
+    pub fn ncds(&mut self, normal: Vec3i16) -> u32 {
+        self.load_vertex::<{ data::VXY0 }, { data::VZ0 }>(normal);
+        self.backend.command::<{ cmd::NCDS }>();
+        self.backend.read_data::<{ data::RGB2 }>()
     }
 
     /// `RT * v + TR` by MVMVA (sf=1): equals [`Matrix::transform`] of the loaded matrix.

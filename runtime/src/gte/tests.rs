@@ -120,6 +120,28 @@ fn set_rotation_packs_rows_like_rt11_to_rt33() {
 }
 
 #[test]
+fn light_commands_shade_by_normal_and_color() {
+    let mut gte = Gte::new();
+    // One light along +Z, white; no background; far color blue.
+    gte.set_light_matrix(&[[0, 0, 4096], [0, 0, 0], [0, 0, 0]]);
+    gte.set_color_matrix(&[[4096, 0, 0], [4096, 0, 0], [4096, 0, 0]]);
+    gte.set_back_color(Vec3i32::ZERO);
+    gte.set_far_color(Vec3i32::new(0, 0, 0xFF0));
+    gte.set_rgbc(0x3C20_4080); // code 0x3C, B 0x20, G 0x40, R 0x80
+    let facing = Vec3i16::new(0, 0, 4096);
+    let half = Vec3i16::new(0, 2896, 2896); // 45 degrees off the light
+    let away = Vec3i16::new(0, 0, -4096);
+    assert_eq!(gte.ncs(facing), 0x3CFF_FFFF); // 1.0 light saturates every channel
+    assert_eq!(gte.nccs(facing), 0x3C20_4080); // RGBC * 1.0
+    assert_eq!(gte.nccs(half), 0x3C16_2D5A); // RGBC * 0.707, truncated
+    assert_eq!(gte.nccs(away), 0x3C00_0000); // lm=1 clamps the negative light to 0
+    gte.write_data::<{ data::IR0 }>(0x1000); // fully fogged
+    assert_eq!(gte.ncds(facing), 0x3CFF_0000);
+    gte.write_data::<{ data::IR0 }>(0);
+    assert_eq!(gte.ncds(facing), 0x3C20_4080);
+}
+
+#[test]
 fn any_register_contents_and_any_command_word_run_without_panicking() {
     // Debug builds check arithmetic overflow, so this covers every intermediate of the model.
     let mut x = 0x9E37_79B9u32;
