@@ -100,11 +100,11 @@ impl Quat {
         let scale = ((1u64 << (e + 24)) / norm2) as i64;
         let two_p = |p: i64| (p * scale + (1 << (e + 10))) >> (e + 11);
         let one = ONE as i64;
-        let e = |v: i64| v as i16; // always within -4096..=4096
+        let el = |v: i64| v as i16; // always within -4096..=4096
         [
-            [e(one - two_p(y * y + z * z)), e(two_p(x * y - w * z)), e(two_p(x * z + w * y))],
-            [e(two_p(x * y + w * z)), e(one - two_p(x * x + z * z)), e(two_p(y * z - w * x))],
-            [e(two_p(x * z - w * y)), e(two_p(y * z + w * x)), e(one - two_p(x * x + y * y))],
+            [el(one - two_p(y * y + z * z)), el(two_p(x * y - w * z)), el(two_p(x * z + w * y))],
+            [el(two_p(x * y + w * z)), el(one - two_p(x * x + z * z)), el(two_p(y * z - w * x))],
+            [el(two_p(x * z - w * y)), el(two_p(y * z + w * x)), el(one - two_p(x * x + y * y))],
         ]
     }
 
