@@ -1,0 +1,100 @@
+//! Baked vertex compilation: each frame's model-space positions as Q8 deltas from the bind pose
+//! (payload format documented in `psxanim_runtime::tables`), identical payloads stored once.
+
+use std::collections::HashMap;
+
+use psxanim_runtime::tables::{BAKED_DELTA_ESCAPE, BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_RAW};
+
+/// Rounds a model-space position to i16 GTE units (the import already checked the +-7.5 m range).
+pub fn to_i16(p: [f64; 3]) -> [i16; 3] {
+    p.map(|c| c.round().clamp(i16::MIN as f64, i16::MAX as f64) as i16)
+}
+
+/// One frame's payload and the positions the runtime will decode from it.
+pub fn encode_frame(bind: &[[i16; 3]], target: &[[f64; 3]]) -> (Vec<u8>, Vec<[i16; 3]>) {
+    let mut delta = vec![FRAME_DELTA];
+    let mut decoded = Vec::with_capacity(bind.len());
+    for (b, t) in bind.iter().zip(target) {
+        let mut d = [0i16; 3];
+        for c in 0..3 {
+            let step = ((t[c] - b[c] as f64) / BAKED_DELTA_SCALE as f64).round();
+            if (-127.0..=127.0).contains(&step) {
+                delta.push(step as i8 as u8);
+                d[c] = b[c] + step as i16 * BAKED_DELTA_SCALE as i16;
+            } else {
+                let abs = to_i16(*t)[c];
+                delta.push(BAKED_DELTA_ESCAPE as u8);
+                delta.extend_from_slice(&abs.to_le_bytes());
+                d[c] = abs;
+            }
+        }
+        decoded.push(d);
+    }
+    let raw_len = 1 + 6 * bind.len();
+    if raw_len < delta.len() {
+        let mut raw = vec![FRAME_RAW];
+        let exact: Vec<[i16; 3]> = target.iter().map(|t| to_i16(*t)).collect();
+        for v in &exact {
+            for c in v {
+                raw.extend_from_slice(&c.to_le_bytes());
+            }
+        }
+        return (raw, exact);
+    }
+    (delta, decoded)
+}
+
+/// Shared payload storage: identical payloads get one offset.
+#[derive(Default)]
+pub struct Payloads {
+    pub bytes: Vec<u8>,
+    index: HashMap<Vec<u8>, u32>,
+    pub frames: usize,
+    pub shared: usize,
+}
+
+impl Payloads {
+    pub fn add(&mut self, payload: Vec<u8>) -> u32 {
+        self.frames += 1;
+        if let Some(&at) = self.index.get(&payload) {
+            self.shared += 1;
+            return at;
+        }
+        let at = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(&payload);
+        self.index.insert(payload, at);
+        at
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_moves_are_deltas_and_large_ones_escape() {
+        let bind = [[0i16, 100, -100], [1000, 0, 0]];
+        let target = [[16.0 * 127.0, 100.0 - 17.0, -100.0], [1000.0 + 16.0 * 128.0, 3.0, 0.0]];
+        let (payload, decoded) = encode_frame(&bind, &target);
+        assert_eq!(payload[0], FRAME_DELTA);
+        assert_eq!(payload[1], 127);
+        assert_eq!(payload[2] as i8, -1);
+        assert_eq!(payload[4] as i8, BAKED_DELTA_ESCAPE);
+        assert_eq!(i16::from_le_bytes([payload[5], payload[6]]), 3048);
+        assert_eq!(decoded, vec![[2032, 84, -100], [3048, 0, 0]]);
+    }
+
+    #[test]
+    fn frames_where_everything_escapes_are_stored_raw() {
+        let bind = [[0i16; 3]; 4];
+        let target = [[20000.0, -20000.0, 5000.0]; 4];
+        let (payload, decoded) = encode_frame(&bind, &target);
+        assert_eq!(payload[0], FRAME_RAW);
+        assert_eq!(payload.len(), 1 + 6 * 4);
+        assert_eq!(decoded[3], [20000, -20000, 5000]);
+        let mut p = Payloads::default();
+        let a = p.add(payload.clone());
+        assert_eq!(p.add(payload), a);
+        assert_eq!((p.frames, p.shared), (2, 1));
+    }
+}

@@ -1,0 +1,178 @@
+//! Assembly of the table blob (layout documented in `psxanim_runtime::tables`).
+
+use psxanim_runtime::tables::{Storage, CLIP_SIZE, HEADER_SIZE, MAGIC, NO_PARENT, VERSION};
+
+/// Everything the blob holds, already encoded; [`assemble`] only lays it out.
+pub struct BlobParts<'a> {
+    pub storage: Storage,
+    pub bounds: [[i16; 3]; 2],
+    /// (name, parent, first vertex, vertex count)
+    pub bones: Vec<(&'a str, Option<usize>, u16, u16)>,
+    pub vertices: &'a [[i16; 3]],
+    /// (a, b, c, material)
+    pub triangles: Vec<([u16; 3], u8)>,
+    /// (name, rgb) - names are kept for tools; the runtime only reads the colour.
+    pub materials: Vec<(&'a str, [u8; 3])>,
+    pub clips: Vec<ClipPart<'a>>,
+    /// Baked frame payloads (referenced by the clips' frame tables), empty for rigid.
+    pub payloads: &'a [u8],
+}
+
+pub struct ClipPart<'a> {
+    pub name: &'a str,
+    pub frame_count: u16,
+    pub rate_hz: u16,
+    pub data: ClipData,
+}
+
+pub enum ClipData {
+    /// Pose sample data, stored as they are.
+    Pose(Vec<u8>),
+    /// Per frame, the offset of its payload within `BlobParts::payloads`.
+    Frames(Vec<u32>),
+}
+
+fn align4(v: &mut Vec<u8>) {
+    while v.len() % 4 != 0 {
+        v.push(0);
+    }
+}
+
+fn put_u16(v: &mut Vec<u8>, x: u16) {
+    v.extend_from_slice(&x.to_le_bytes());
+}
+
+fn put_u32(v: &mut Vec<u8>, x: u32) {
+    v.extend_from_slice(&x.to_le_bytes());
+}
+
+/// Offsets and the sizes of the parts of the blob, for the summary.
+pub struct Assembled {
+    pub blob: Vec<u8>,
+    /// Bytes of animation data of each clip (pose stream, or frame table plus the payloads first used by it).
+    pub clip_bytes: Vec<usize>,
+}
+
+/// Lays the parts out; fails if a name is longer than 255 bytes or the string table exceeds 64 KiB.
+pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
+    let mut strings = Vec::new();
+    let mut name = |s: &str| -> Result<u16, String> {
+        let at = u16::try_from(strings.len()).map_err(|_| "names exceed the 64 KiB string table".to_string())?;
+        let len = u8::try_from(s.len()).map_err(|_| format!("name '{s}' is longer than 255 bytes"))?;
+        strings.push(len);
+        strings.extend_from_slice(s.as_bytes());
+        Ok(at)
+    };
+    let bone_names: Vec<u16> = parts.bones.iter().map(|b| name(b.0)).collect::<Result<_, _>>()?;
+    let clip_names: Vec<u16> = parts.clips.iter().map(|c| name(c.name)).collect::<Result<_, _>>()?;
+    for m in &parts.materials {
+        name(m.0)?;
+    }
+
+    let mut out = vec![0u8; HEADER_SIZE];
+    let strings_offset = out.len();
+    out.extend_from_slice(&strings);
+    align4(&mut out);
+    let bones_offset = out.len();
+    for (b, n) in parts.bones.iter().zip(&bone_names) {
+        put_u16(&mut out, b.1.map_or(NO_PARENT, |p| p as u16));
+        put_u16(&mut out, b.2);
+        put_u16(&mut out, b.3);
+        put_u16(&mut out, *n);
+    }
+    let vertices_offset = out.len();
+    for v in parts.vertices {
+        for c in v {
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        put_u16(&mut out, 0);
+    }
+    let triangles_offset = out.len();
+    for (t, m) in &parts.triangles {
+        for i in t {
+            put_u16(&mut out, *i);
+        }
+        out.push(*m);
+        out.push(0);
+    }
+    let materials_offset = out.len();
+    for (_, rgb) in &parts.materials {
+        out.extend_from_slice(rgb);
+        out.push(0);
+    }
+    let clips_offset = out.len();
+    out.resize(out.len() + CLIP_SIZE * parts.clips.len(), 0);
+
+    // Clip data; frame tables are filled once the payload section's offset is known.
+    let mut data_ranges = Vec::new();
+    for c in &parts.clips {
+        align4(&mut out);
+        let start = out.len();
+        match &c.data {
+            ClipData::Pose(bytes) => out.extend_from_slice(bytes),
+            ClipData::Frames(offsets) => out.resize(out.len() + 4 * offsets.len(), 0),
+        }
+        data_ranges.push((start, out.len() - start));
+    }
+    align4(&mut out);
+    let payloads_offset = out.len();
+    out.extend_from_slice(parts.payloads);
+    align4(&mut out);
+
+    let mut clip_bytes = Vec::new();
+    let mut first_use = std::collections::HashSet::new();
+    for (i, (c, (start, size))) in parts.clips.iter().zip(&data_ranges).enumerate() {
+        let mut bytes = *size;
+        if let ClipData::Frames(offsets) = &c.data {
+            for (f, o) in offsets.iter().enumerate() {
+                let abs = (payloads_offset + *o as usize) as u32;
+                out[start + 4 * f..start + 4 * f + 4].copy_from_slice(&abs.to_le_bytes());
+                if first_use.insert(*o) {
+                    bytes += payload_len(parts.payloads, *o as usize, parts.vertices.len());
+                }
+            }
+        }
+        clip_bytes.push(bytes);
+        let e = clips_offset + i * CLIP_SIZE;
+        let mut entry = Vec::with_capacity(CLIP_SIZE);
+        put_u16(&mut entry, clip_names[i]);
+        put_u16(&mut entry, c.frame_count);
+        put_u16(&mut entry, c.rate_hz);
+        put_u16(&mut entry, 0);
+        put_u32(&mut entry, *start as u32);
+        put_u32(&mut entry, *size as u32);
+        out[e..e + CLIP_SIZE].copy_from_slice(&entry);
+    }
+
+    let total = out.len() as u32;
+    let mut h = Vec::with_capacity(HEADER_SIZE);
+    h.extend_from_slice(&MAGIC);
+    put_u16(&mut h, VERSION);
+    put_u16(&mut h, parts.storage as u16);
+    for n in [parts.bones.len(), parts.vertices.len(), parts.triangles.len(), parts.materials.len(), parts.clips.len()] {
+        put_u16(&mut h, u16::try_from(n).map_err(|_| format!("{n} entries exceed a u16 count"))?);
+    }
+    put_u16(&mut h, 0);
+    for v in parts.bounds.iter().flatten() {
+        h.extend_from_slice(&v.to_le_bytes());
+    }
+    for o in [total as usize, strings_offset, bones_offset, vertices_offset, triangles_offset, materials_offset, clips_offset, strings.len()] {
+        put_u32(&mut h, o as u32);
+    }
+    debug_assert_eq!(h.len(), HEADER_SIZE);
+    out[..HEADER_SIZE].copy_from_slice(&h);
+    Ok(Assembled { blob: out, clip_bytes })
+}
+
+/// Size of the baked payload at `at` (mode byte included).
+fn payload_len(payloads: &[u8], at: usize, vertex_count: usize) -> usize {
+    use psxanim_runtime::tables::{BAKED_DELTA_ESCAPE, FRAME_RAW};
+    if payloads[at] == FRAME_RAW {
+        return 1 + 6 * vertex_count;
+    }
+    let mut i = at + 1;
+    for _ in 0..3 * vertex_count {
+        i += if payloads[i] as i8 == BAKED_DELTA_ESCAPE { 3 } else { 1 };
+    }
+    i - at
+}
