@@ -19,8 +19,10 @@ const RASTATE_MAGIC = "RASTATE";
 const CORE_STATE_OFFSET = 16;
 const CORE_STATE_MAGIC = "STv4";
 const MAIN_RAM_OFFSET_IN_STATE = 36917;
-// Frames run after the last one to let an asynchronous RetroArch command (screenshot) finish.
+// A screenshot file appears during the frame after it was asked for; allow a few more before giving up.
 const MAX_SETTLE_FRAMES = 8;
+// Log lines kept (the start-up lines matter most; a chatty core must not grow memory without bound).
+const MAX_LOG_LINES = 5000;
 
 function fail(message) {
   process.stderr.write(`run.mjs: error: ${message}\n`);
@@ -30,7 +32,8 @@ function fail(message) {
 const request = JSON.parse(fs.readFileSync(process.argv[2] ?? fail("usage: node run.mjs REQUEST.json"), "utf8"));
 fs.mkdirSync(request.out_dir, { recursive: true });
 const log = [];
-const note = (line) => log.push(line);
+let droppedLogLines = 0;
+const note = (line) => (log.length < MAX_LOG_LINES ? log.push(line) : droppedLogLines++);
 
 // --- Browser stand-ins: just enough for RetroArch's emscripten platform code to start with null drivers.
 // The main loop asks for one animation-frame callback per frame; we keep it and call it ourselves.
@@ -101,20 +104,22 @@ function stepFrame() {
   if (frameCount() - startFrame !== frame) fail(`the core counts ${frameCount() - startFrame} frames where ${frame} were stepped`);
 }
 
-// A screenshot is a queued command: it is written after the next frame (sometimes later).
-function takeScreenshot(frame) {
+// A screenshot is a queued command, carried out at the start of the next frame: the image is the last
+// frame already output (frame `shotFrame`; the painter test in rearmed.rs checks this), the file
+// appears once that next frame has run.
+function takeScreenshot(shotFrame) {
   try { FS.unlink("/screenshot.png"); } catch { /* none yet */ }
   Module._cmd_take_screenshot();
   for (let extra = 1; extra <= MAX_SETTLE_FRAMES; extra++) {
     stepFrame();
     try {
       const png = FS.readFile("/screenshot.png");
-      const file = `shot-${frame}.png`;
+      const file = `shot-${shotFrame}.png`;
       fs.writeFileSync(path.join(request.out_dir, file), png);
-      return { frame, file };
+      return { frame: shotFrame, file };
     } catch { /* not written yet */ }
   }
-  fail(`no /screenshot.png ${MAX_SETTLE_FRAMES} frames after asking for the screenshot of frame ${frame}`);
+  fail(`no /screenshot.png ${MAX_SETTLE_FRAMES} frames after asking for the screenshot of frame ${shotFrame}`);
 }
 
 // Main RAM from a save state; the offsets hold only if both magics are where this build puts them.
@@ -180,6 +185,6 @@ fs.writeFileSync(path.join(request.out_dir, "manifest.json"), JSON.stringify({
   screenshots,
   skipped_screenshots: skipped,
   seconds,
-  log,
+  log: droppedLogLines > 0 ? [...log, `(${droppedLogLines} more log lines dropped)`] : log,
 }, null, 1));
 process.exit(0);

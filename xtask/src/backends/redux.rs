@@ -544,8 +544,9 @@ os.exit(exitCode or 99)
         // RAM was dumped during the 13th vsync.
         assert_eq!(&output.ram[0x100..0x104], &13u32.to_le_bytes());
         assert_eq!(output.screenshots.iter().map(|s| (s.frame, s.width, s.height)).collect::<Vec<_>>(), [(1, 4, 2), (10, 4, 2)]);
-        // First pixel of frame 1's shot (vsync 4): bytes 4, 5 -> 0x0504 -> r=4, g=8, b=1.
-        assert_eq!(&output.screenshots[0].rgb[..3], &[4 << 3 | 4 >> 2, 8 << 3 | 8 >> 2, 1 << 3 | 1 >> 2]);
+        // First pixel of frame 1's shot (vsync 4): bytes 4, 5 -> 0x0504 -> 5-bit r=4, g=8, b=1,
+        // widened to 8 bits by repeating the top bits.
+        assert_eq!(&output.screenshots[0].rgb[..3], &[33, 66, 8]);
     }
 
     /// A stand-in `pcsx-redux` binary: a shell script that checks the documented flags and hands the
