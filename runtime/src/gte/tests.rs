@@ -155,7 +155,7 @@ fn any_register_contents_and_any_command_word_run_without_panicking() {
     for k in 0..50_000 {
         let mut m = GteModel::new();
         for reg in 0..32 {
-            let pick = |v: u32| if v % 4 == 0 { edges[(v >> 2) as usize % edges.len()] } else { v };
+            let pick = |v: u32| if v.is_multiple_of(4) { edges[(v >> 2) as usize % edges.len()] } else { v };
             m.write_ctrl(reg, pick(next()));
             m.write_data(reg, pick(next()));
         }
