@@ -1,0 +1,317 @@
+//! ANIMBIN, the PSX clip format the runtime loads: reader and writer.
+//!
+//! Layout (little-endian, packed): `"ANIMBIN"`, `u8 version`, `u8 numAnimations`; per clip `char[32]
+//! name`, `u32 flags`, `u16 length`, `u16 numTracks`, `u16 numMarkers`, the tracks (`u8 type`, `u8
+//! jointId`, `u16 numKeys`, keys), then the markers (`char[32] name`, `u16 frame`). A key is `u16 frame`,
+//! `u8 keyType`, then `i16 w, x, y, z` (0, rotation) or `i32 x, y, z` (1, translation), both FP12.
+//!
+//! Reader choices (each tested): a name filling all 32 bytes is a 32-byte name; an empty track is
+//! read as a track with no keys (`validate` rejects it, the original runtime would read `keys[-1]`);
+//! an unknown `keyType` and bytes after the last clip are errors. Capacity limits are not the
+//! layout's: they are checked by `validate` (see `profile`).
+
+use super::cursor::Cursor;
+use super::timebase::{bone_id, frame_rate, retime, whole};
+use super::{write_error, AnimbinMode, Losses, ParseError, WriteError};
+use crate::model::{
+    decode_text, Animation, Clip, ClipExtras, Event, Format, Quat, RotationKey, StoredRotation, TimeUnit,
+    Track, VectorKey, Bone,
+};
+
+pub const MAGIC: &[u8] = b"ANIMBIN";
+pub const NAME_BYTES: usize = 32;
+const FP12: f64 = 4096.0;
+const MIN_KEY_BYTES: usize = 3 + 8;
+const TRACK_HEADER_BYTES: usize = 4;
+const MARKER_BYTES: usize = NAME_BYTES + 2;
+
+pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
+    let mut c = Cursor::new(bytes);
+    let magic = c.bytes(MAGIC.len(), "the magic \"ANIMBIN\"")?;
+    if magic != MAGIC {
+        return Err(ParseError::new(0, format!("the magic \"ANIMBIN\", found {:?}", String::from_utf8_lossy(magic))));
+    }
+    let version = c.u8("the version byte")?;
+    let clip_count = c.u8("the animation count")?;
+    let mut clips = Vec::with_capacity(clip_count as usize);
+    for clip_index in 0..clip_count {
+        clips.push(read_clip(&mut c, clip_index)?);
+    }
+    if c.remaining() != 0 {
+        return Err(c.error(format!(
+            "the end of the file after the last of {clip_count} animations, found {} more bytes",
+            c.remaining()
+        )));
+    }
+    Ok(Animation { format: Format::Animbin, version: version as u32, clips })
+}
+
+fn read_name(c: &mut Cursor, what: &str) -> Result<(String, Option<Vec<u8>>), ParseError> {
+    let field = c.bytes(NAME_BYTES, what)?;
+    let end = field.iter().position(|&b| b == 0).unwrap_or(NAME_BYTES);
+    let (text, raw) = decode_text(&field[..end]);
+    // Keep the whole field when the padding is not all zeros or the text is not UTF-8.
+    let exact = raw.is_none() && field[end..].iter().all(|&b| b == 0);
+    Ok((text, if exact { None } else { Some(field.to_vec()) }))
+}
+
+fn read_clip(c: &mut Cursor, clip_index: u8) -> Result<Clip, ParseError> {
+    let (name, raw_name) = read_name(c, &format!("the name of animation {clip_index}"))?;
+    let flags = c.u32_le("the clip flags")?;
+    let length = c.u16_le("the clip length")?;
+    let track_count = c.u16_le("the track count")?;
+    let marker_count = c.u16_le("the marker count")?;
+    let tracks_n = c.count(track_count as u64, TRACK_HEADER_BYTES, "tracks")?;
+    let mut tracks = Vec::with_capacity(tracks_n);
+    for track_index in 0..track_count {
+        let track_type = c.u8("the track type")?;
+        let joint = c.u8("the joint id")?;
+        let key_count = c.u16_le("the key count")?;
+        let keys_n = c.count(key_count as u64, MIN_KEY_BYTES, &format!("keys of track {track_index} (joint {joint})"))?;
+        let mut track = Track::new(Bone::Id(joint as u32));
+        track.extras.animbin_type = Some(track_type);
+        let mut order = Vec::with_capacity(keys_n);
+        for _ in 0..key_count {
+            let frame = c.u16_le("the key frame")? as f64;
+            let type_at = c.pos();
+            match c.u8("the key type")? {
+                0 => {
+                    let mut w = [0i16; 4];
+                    for v in &mut w {
+                        *v = c.i16_le("a rotation component (i16 FP12)")?;
+                    }
+                    let value = Quat::new(w[0] as f64 / FP12, w[1] as f64 / FP12, w[2] as f64 / FP12, w[3] as f64 / FP12);
+                    track.rotation.push(RotationKey { time: frame, value, stored: Some(StoredRotation::Fp12(w)) });
+                    order.push(false);
+                }
+                1 => {
+                    let mut v = [0f64; 3];
+                    for x in &mut v {
+                        *x = c.i32_le("a translation component (i32 FP12)")? as f64 / FP12;
+                    }
+                    track.translation.push(VectorKey { time: frame, value: v });
+                    order.push(true);
+                }
+                other => {
+                    return Err(ParseError::new(
+                        type_at,
+                        format!("key type 0 (rotation) or 1 (translation) in track {track_index} (joint {joint}), found {other}"),
+                    ))
+                }
+            }
+        }
+        if order.contains(&true) {
+            track.extras.animbin_key_order = Some(order);
+        }
+        tracks.push(track);
+    }
+    let markers_n = c.count(marker_count as u64, MARKER_BYTES, "markers")?;
+    let mut events = Vec::with_capacity(markers_n);
+    for marker_index in 0..marker_count {
+        let (name, raw) = read_name(c, &format!("the name of marker {marker_index}"))?;
+        let frame = c.u16_le("the marker frame")?;
+        let mut event = Event::new(frame as f64, name, None);
+        event.raw_name = raw;
+        events.push(event);
+    }
+    Ok(Clip {
+        name,
+        looping: flags & 1 != 0,
+        time_unit: TimeUnit::Frame,
+        length: length as f64,
+        frame_rate: None,
+        tracks,
+        events,
+        extras: ClipExtras { raw_name, animbin_flags: Some(flags), ..ClipExtras::default() },
+    })
+}
+
+/// The FP12 word of one component: rounded (correct) or truncated (original exporter), clamped to i16.
+fn fp12_i16(v: f64, mode: AnimbinMode) -> i16 {
+    let scaled = v * FP12;
+    let q = match mode {
+        AnimbinMode::Correct => scaled.round(),
+        AnimbinMode::Original => scaled.trunc(),
+    };
+    if q.is_nan() { 0 } else { q.clamp(i16::MIN as f64, i16::MAX as f64) as i16 }
+}
+
+fn fp12_i32(v: f64, mode: AnimbinMode, losses: &mut Losses) -> i32 {
+    let scaled = v * FP12;
+    let q = match mode {
+        AnimbinMode::Correct => scaled.round(),
+        AnimbinMode::Original => scaled.trunc(),
+    };
+    if q != scaled {
+        losses.add("precision: translations quantised to FP12 (1/4096)");
+    }
+    if !(i32::MIN as f64..=i32::MAX as f64).contains(&q) {
+        losses.add("translation outside the i32 FP12 range clamped");
+    }
+    if q.is_nan() { 0 } else { q.clamp(i32::MIN as f64, i32::MAX as f64) as i32 }
+}
+
+fn decode_fp12(w: [i16; 4]) -> Quat {
+    Quat::new(w[0] as f64 / FP12, w[1] as f64 / FP12, w[2] as f64 / FP12, w[3] as f64 / FP12)
+}
+
+/// The stored words of a rotation key: its kept words while it is unedited, else a new encoding.
+fn encode_rotation(key: &RotationKey, prev: Option<Quat>, mode: AnimbinMode, losses: &mut Losses) -> [i16; 4] {
+    if let Some(StoredRotation::Fp12(w)) = key.stored {
+        if decode_fp12(w) == key.value {
+            return w;
+        }
+    }
+    let mut q = key.value;
+    if mode == AnimbinMode::Correct {
+        q = q.normalized();
+        if prev.is_some_and(|p| p.dot(q) < 0.0) {
+            q = q.neg();
+        }
+    }
+    let w = [fp12_i16(q.w, mode), fp12_i16(q.x, mode), fp12_i16(q.y, mode), fp12_i16(q.z, mode)];
+    if decode_fp12(w) != q {
+        losses.add("precision: rotations quantised to FP12 (1/4096)");
+    }
+    w
+}
+
+fn frame_u16(t: f64, what: &str, losses: &mut Losses) -> Result<u16, WriteError> {
+    let f = match whole(t) {
+        Some(f) => f,
+        None => {
+            losses.add("resampled time: key and marker times rounded to whole frames");
+            t.round() as i64
+        }
+    };
+    u16::try_from(f).or_else(|_| write_error(format!("{what} {t} is outside ANIMBIN's u16 frame range")))
+}
+
+fn put_name(out: &mut Vec<u8>, text: &str, raw: Option<&[u8]>, losses: &mut Losses) {
+    let mut field = match raw {
+        Some(raw) if raw.len() == NAME_BYTES && read_field_text(raw) == text => raw.to_vec(),
+        _ => text.as_bytes().to_vec(),
+    };
+    if field.len() > NAME_BYTES {
+        losses.add(format!("name {text:?} truncated to ANIMBIN's {NAME_BYTES} bytes"));
+        field.truncate(NAME_BYTES);
+    }
+    field.resize(NAME_BYTES, 0);
+    out.extend_from_slice(&field);
+}
+
+fn read_field_text(field: &[u8]) -> String {
+    let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
+    decode_text(&field[..end]).0
+}
+
+pub fn write(anim: &Animation, mode: AnimbinMode, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    let version = if anim.format == Format::Animbin { anim.version.min(255) as u8 } else { 1 };
+    out.push(version);
+    let count = u8::try_from(anim.clips.len()).or_else(|_| write_error("ANIMBIN holds at most 255 animations"))?;
+    out.push(count);
+    let from_animbin = anim.format == Format::Animbin;
+    for source in &anim.clips {
+        let clip = retime(source, TimeUnit::Frame, frame_rate(source), losses);
+        write_clip(&mut out, &clip, mode, from_animbin, losses)?;
+    }
+    Ok(out)
+}
+
+fn write_clip(out: &mut Vec<u8>, clip: &Clip, mode: AnimbinMode, keep_order: bool, losses: &mut Losses) -> Result<(), WriteError> {
+    put_name(out, &clip.name, clip.extras.raw_name.as_deref(), losses);
+    let flags = match mode {
+        AnimbinMode::Original => {
+            if !clip.looping {
+                losses.add("original exporter mode writes flags = 1: non-looping clips become looping");
+            }
+            1
+        }
+        AnimbinMode::Correct => (clip.extras.animbin_flags.unwrap_or(0) & !1) | clip.looping as u32,
+    };
+    out.extend_from_slice(&flags.to_le_bytes());
+    let length = frame_u16(clip.length, "clip length", losses)?;
+    out.extend_from_slice(&length.to_le_bytes());
+
+    let mut tracks = Vec::new();
+    for track in &clip.tracks {
+        let joint = bone_id(&track.bone)?;
+        let joint = u8::try_from(joint).or_else(|_| write_error(format!("joint id {joint} does not fit ANIMBIN's u8 jointId")))?;
+        if !track.scale.is_empty() {
+            losses.add("scale dropped: ANIMBIN has no scale keys");
+        }
+        if track.rotation.is_empty() && track.translation.is_empty() && !track.scale.is_empty() {
+            continue;
+        }
+        tracks.push((joint, track));
+    }
+    let track_count = u16::try_from(tracks.len()).or_else(|_| write_error("more than 65535 tracks in a clip"))?;
+    out.extend_from_slice(&track_count.to_le_bytes());
+    let marker_count = u16::try_from(clip.events.len()).or_else(|_| write_error("more than 65535 markers in a clip"))?;
+    out.extend_from_slice(&marker_count.to_le_bytes());
+
+    for (joint, track) in tracks {
+        write_track(out, joint, track, mode, keep_order, losses)?;
+    }
+    let mut events = clip.events.clone();
+    if !keep_order {
+        events.sort_by(|a, b| a.time.total_cmp(&b.time));
+    }
+    for event in &events {
+        put_name(out, &event.name, event.raw_name.as_deref(), losses);
+        if event.data.as_deref().is_some_and(|d| !d.is_empty()) {
+            losses.add("event data dropped: ANIMBIN markers have only a name and a frame");
+        }
+        out.extend_from_slice(&frame_u16(event.time, "marker time", losses)?.to_le_bytes());
+    }
+    Ok(())
+}
+
+fn write_track(out: &mut Vec<u8>, joint: u8, track: &Track, mode: AnimbinMode, keep_order: bool, losses: &mut Losses) -> Result<(), WriteError> {
+    let mut rotation = track.rotation.clone();
+    let mut translation = track.translation.clone();
+    if !keep_order {
+        rotation.sort_by(|a, b| a.time.total_cmp(&b.time));
+        translation.sort_by(|a, b| a.time.total_cmp(&b.time));
+    }
+    // Key kinds in the order to write: the file's when it is still consistent, else rotations first.
+    let order: Vec<bool> = match &track.extras.animbin_key_order {
+        Some(order)
+            if order.iter().filter(|&&t| t).count() == translation.len()
+                && order.iter().filter(|&&t| !t).count() == rotation.len() =>
+        {
+            order.clone()
+        }
+        _ => std::iter::repeat(false).take(rotation.len()).chain(std::iter::repeat(true).take(translation.len())).collect(),
+    };
+    let key_count = u16::try_from(order.len()).or_else(|_| write_error(format!("joint {joint}: more than 65535 keys")))?;
+    out.push(track.extras.animbin_type.unwrap_or(0));
+    out.push(joint);
+    out.extend_from_slice(&key_count.to_le_bytes());
+    let (mut r, mut t) = (0, 0);
+    let mut prev: Option<Quat> = None;
+    for is_translation in order {
+        if is_translation {
+            let key = &translation[t];
+            t += 1;
+            out.extend_from_slice(&frame_u16(key.time, "key time", losses)?.to_le_bytes());
+            out.push(1);
+            for v in key.value {
+                out.extend_from_slice(&fp12_i32(v, mode, losses).to_le_bytes());
+            }
+        } else {
+            let key = &rotation[r];
+            r += 1;
+            out.extend_from_slice(&frame_u16(key.time, "key time", losses)?.to_le_bytes());
+            out.push(0);
+            let w = encode_rotation(key, prev, mode, losses);
+            prev = Some(decode_fp12(w));
+            for v in w {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,672 @@
+//! Metroid Prime ANIM (big-endian): version 0 (quaternion arrays) read and write, version 2 (delta
+//! bitstream) read and write.
+//!
+//! Version 0, after the `u32` version: `f32 duration`, `f32 interval`, `u32 bone entry count`, `u32 key
+//! count`, the bone map (`u8` channel per bone id, 0xFF = not animated), `u32 channel count`, the
+//! translation map (`u8` per channel, 0xFF = none), `u32` quaternion key count and the `f32 w, x, y, z`
+//! keys channel-major, `u32` translation key count and the `f32 x, y, z` keys, then the `u32` EVNT id.
+//!
+//! Version 2, after the `u32` version: scratch size, EVNT id, unknown (1), `f32 duration`, `f32
+//! interval`, root bone id, looping flag, rotation divisor, `f32` translation multiplier, channel
+//! count, unknown (1), key bitmap bit count; the bitmap as `u32` words (bits LSB first, one per
+//! frame), the channel count twice, the channel descriptors, then the bitstream: `u32` words, bits LSB
+//! first, one q-bit two's-complement delta per component, each rotation key led by its W-sign bit.
+//! Frame 0 comes from the descriptors' initial values (W positive); frames whose bitmap bit is clear
+//! carry no bits and do not appear as keys.
+
+use super::cursor::Cursor;
+use super::timebase::{bone_id, frame_rate, retime, single_clip, whole};
+use super::{write_error, Losses, ParseError, Tolerance, WriteError};
+use crate::model::{Animation, Bone, Clip, ClipExtras, Format, MpExtras, Quat, RotationKey, TimeUnit, Track, VectorKey};
+use std::f64::consts::FRAC_PI_2;
+
+/// Rotation divisor a correct encoder uses.
+pub const ROTATION_DIVISOR: u32 = 0x7FFF;
+/// Largest bone id the writers accept (the version 0 bone map has one byte per id up to it).
+const MAX_BONE_ID: u32 = 4095;
+const NO_EVENTS: u32 = 0xFFFF_FFFF;
+/// Longest run of frames the key reduction bridges with one interpolation.
+const MAX_SPAN: usize = 256;
+
+pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
+    let mut c = Cursor::new(bytes);
+    match c.u32_be("the version word (0 or 2)")? {
+        0 => read_v0(&mut c),
+        2 => read_v2(&mut c),
+        v => Err(ParseError::new(0, format!("ANIM version 0 or 2, found {v}"))),
+    }
+}
+
+fn positive_interval(c: &mut Cursor) -> Result<f64, ParseError> {
+    let at = c.pos();
+    let interval = c.f32_be("the key interval")? as f64;
+    if interval <= 0.0 {
+        return Err(ParseError::new(at, format!("a positive key interval in seconds, found {interval}")));
+    }
+    Ok(interval)
+}
+
+fn read_v0(c: &mut Cursor) -> Result<Animation, ParseError> {
+    let duration = c.f32_be("the duration")? as f64;
+    let interval = positive_interval(c)?;
+    let bone_entry_count = c.u32_be("the bone entry count")?;
+    let key_count = c.u32_be("the key count")?;
+    let n = c.count(bone_entry_count as u64, 1, "bone map entries")?;
+    let bone_map = c.bytes(n, "the bone map")?.to_vec();
+    let bone_map_at = c.pos() - n;
+    let channel_count = c.u32_be("the channel count")?;
+    let channels = c.count(channel_count as u64, 1, "translation map entries")?;
+    let translation_map = c.bytes(channels, "the translation map")?.to_vec();
+
+    // Each channel belongs to exactly one bone.
+    let mut channel_bone: Vec<Option<u32>> = vec![None; channels];
+    for (bone, &ch) in bone_map.iter().enumerate() {
+        if ch == 0xFF {
+            continue;
+        }
+        let at = bone_map_at + bone;
+        match channel_bone.get_mut(ch as usize) {
+            None => return Err(ParseError::new(at, format!("a channel below {channels} or 0xFF for bone {bone}, found {ch}"))),
+            Some(Some(other)) => {
+                return Err(ParseError::new(at, format!("one bone per channel; channel {ch} is already bone {other}'s")))
+            }
+            Some(slot) => *slot = Some(bone as u32),
+        }
+    }
+    if let Some(ch) = channel_bone.iter().position(Option::is_none) {
+        return Err(ParseError::new(bone_map_at, format!("a bone for every channel; channel {ch} has none")));
+    }
+
+    let quat_at = c.pos();
+    let quat_count = c.u32_be("the quaternion key count")?;
+    if quat_count as u64 != channels as u64 * key_count as u64 {
+        return Err(ParseError::new(
+            quat_at,
+            format!("{channels} channels x {key_count} keys = {} quaternion keys, found {quat_count}", channels as u64 * key_count as u64),
+        ));
+    }
+    c.count(quat_count as u64, 16, "quaternion keys")?;
+    let keys = key_count as usize;
+    let mut tracks = Vec::with_capacity(channels);
+    for bone in channel_bone.iter().flatten() {
+        let mut track = Track::new(Bone::Id(*bone));
+        track.rotation.reserve(keys);
+        for k in 0..keys {
+            let w = c.f32_be("a quaternion w")? as f64;
+            let x = c.f32_be("a quaternion x")? as f64;
+            let y = c.f32_be("a quaternion y")? as f64;
+            let z = c.f32_be("a quaternion z")? as f64;
+            track.rotation.push(RotationKey { time: k as f64 * interval, value: Quat::new(w, x, y, z), stored: None });
+        }
+        tracks.push(track);
+    }
+    let translated: Vec<usize> = (0..channels).filter(|&ch| translation_map[ch] != 0xFF).collect();
+    let trans_at = c.pos();
+    let trans_count = c.u32_be("the translation key count")?;
+    let expected = translated.len() as u64 * key_count as u64;
+    if trans_count as u64 != expected {
+        return Err(ParseError::new(
+            trans_at,
+            format!("{} translated channels x {key_count} keys = {expected} translation keys, found {trans_count}", translated.len()),
+        ));
+    }
+    c.count(trans_count as u64, 12, "translation keys")?;
+    for ch in translated {
+        for k in 0..keys {
+            let v = [c.f32_be("a translation x")? as f64, c.f32_be("a translation y")? as f64, c.f32_be("a translation z")? as f64];
+            tracks[ch].translation.push(VectorKey { time: k as f64 * interval, value: v });
+        }
+    }
+    let evnt_id = c.u32_be("the EVNT id")?;
+    if c.remaining() != 0 {
+        return Err(c.error(format!("the end of the file after the EVNT id, found {} more bytes", c.remaining())));
+    }
+    let extras = MpExtras {
+        evnt_id,
+        scratch_size: 0,
+        root_bone_id: 3,
+        unknown0: 1,
+        unknown3: 1,
+        rotation_divisor: ROTATION_DIVISOR,
+        translation_multiplier: 1.0,
+        bone_entry_count: Some(bone_entry_count),
+        frame_count: None,
+    };
+    Ok(Animation { format: Format::MpAnim, version: 0, clips: vec![mp_clip(duration, interval, false, tracks, extras)] })
+}
+
+fn mp_clip(duration: f64, interval: f64, looping: bool, tracks: Vec<Track>, extras: MpExtras) -> Clip {
+    Clip {
+        name: String::new(),
+        looping,
+        time_unit: TimeUnit::S,
+        length: duration,
+        frame_rate: Some(1.0 / interval),
+        tracks,
+        events: Vec::new(),
+        extras: ClipExtras { mp: Some(extras), ..ClipExtras::default() },
+    }
+}
+
+/// One version 2 channel descriptor.
+struct Channel {
+    bone: u32,
+    /// Initial value and bit width of rx, ry, rz.
+    rotation: [(i16, u8); 3],
+    /// Initial value and bit width of tx, ty, tz, when the channel is translated.
+    translation: Option<[(i16, u8); 3]>,
+}
+
+impl Channel {
+    fn key_bits(&self) -> u64 {
+        let rot: u64 = 1 + self.rotation.iter().map(|r| r.1 as u64).sum::<u64>();
+        rot + self.translation.map_or(0, |t| t.iter().map(|r| r.1 as u64).sum())
+    }
+}
+
+/// Bits taken least-significant first from big-endian 32-bit words.
+struct BitReader<'a> {
+    words: &'a [u8],
+    bit: u64,
+}
+
+impl BitReader<'_> {
+    fn bit(&mut self) -> u32 {
+        let word = (self.bit / 32) as usize * 4;
+        let w = u32::from_be_bytes([self.words[word], self.words[word + 1], self.words[word + 2], self.words[word + 3]]);
+        let b = (w >> (self.bit % 32)) & 1;
+        self.bit += 1;
+        b
+    }
+
+    /// A `q`-bit two's-complement value, sign-extended.
+    fn signed(&mut self, q: u8) -> i64 {
+        let mut v: u64 = 0;
+        for i in 0..q as u32 {
+            v |= (self.bit() as u64) << i;
+        }
+        if q > 0 && v >> (q - 1) & 1 == 1 {
+            v as i64 - (1i64 << q)
+        } else {
+            v as i64
+        }
+    }
+}
+
+fn decode_rotation(v: [i64; 3], negative_w: bool, divisor: f64) -> Quat {
+    let c = |v: i64| (v as f64 * FRAC_PI_2 / divisor).sin();
+    let (x, y, z) = (c(v[0]), c(v[1]), c(v[2]));
+    let w = (1.0 - x * x - y * y - z * z).max(0.0).sqrt();
+    Quat::new(if negative_w { -w } else { w }, x, y, z)
+}
+
+fn read_v2(c: &mut Cursor) -> Result<Animation, ParseError> {
+    let scratch_size = c.u32_be("the scratch size")?;
+    let evnt_id = c.u32_be("the EVNT id")?;
+    let unknown0 = c.u32_be("the unknown word after the EVNT id")?;
+    let duration = c.f32_be("the duration")? as f64;
+    let interval = positive_interval(c)?;
+    let root_bone_id = c.u32_be("the root bone id")?;
+    let looping = c.u32_be("the looping flag")? != 0;
+    let divisor_at = c.pos();
+    let rotation_divisor = c.u32_be("the rotation divisor")?;
+    if rotation_divisor == 0 {
+        return Err(ParseError::new(divisor_at, "a non-zero rotation divisor"));
+    }
+    let translation_multiplier = c.f32_be("the translation multiplier")?;
+    let channel_count = c.u32_be("the bone channel count")?;
+    let unknown3 = c.u32_be("the unknown word after the channel count")?;
+    let bits_at = c.pos();
+    let frame_count = c.u32_be("the key bitmap bit count")?;
+    if frame_count == 0 {
+        return Err(ParseError::new(bits_at, "a key bitmap of at least one frame"));
+    }
+    let words = c.count(frame_count.div_ceil(32) as u64, 4, "key bitmap words")?;
+    let mut bitmap = Vec::with_capacity(words);
+    for _ in 0..words {
+        bitmap.push(c.u32_be("a key bitmap word")?);
+    }
+    let keyed = |f: u32| bitmap[(f / 32) as usize] >> (f % 32) & 1 == 1;
+    for what in ["the first channel count", "the second channel count"] {
+        let at = c.pos();
+        let n = c.u32_be(what)?;
+        if n != channel_count {
+            return Err(ParseError::new(at, format!("{what} equal to the header's {channel_count}, found {n}")));
+        }
+    }
+    let n = c.count(channel_count as u64, 17, "bone channel descriptors")?;
+    let mut channels = Vec::with_capacity(n);
+    let width = |c: &mut Cursor, what: &str| -> Result<(i16, u8), ParseError> {
+        let init = c.i16_be(&format!("the initial {what}"))?;
+        let at = c.pos();
+        let q = c.u8(&format!("the bit width of {what}"))?;
+        if q > 32 {
+            return Err(ParseError::new(at, format!("a bit width of at most 32 for {what}, found {q}")));
+        }
+        Ok((init, q))
+    };
+    for _ in 0..n {
+        let bone = c.u32_be("the channel's bone id")?;
+        let _key_count = c.u16_be("the channel's key count")?;
+        let rotation = [width(c, "rx")?, width(c, "ry")?, width(c, "rz")?];
+        let translation_keys = c.u16_be("the channel's translation key count")?;
+        let translation = if translation_keys != 0 { Some([width(c, "tx")?, width(c, "ty")?, width(c, "tz")?]) } else { None };
+        channels.push(Channel { bone, rotation, translation });
+    }
+    let key_frames: Vec<u32> = (1..frame_count).filter(|&f| keyed(f)).collect();
+    let frame_bits: u64 = channels.iter().map(Channel::key_bits).sum();
+    let total_bits = frame_bits * key_frames.len() as u64;
+    let stream_bytes = total_bits.div_ceil(32) * 4;
+    if stream_bytes > c.remaining() as u64 {
+        return Err(c.error(format!(
+            "a bitstream of {total_bits} bits ({stream_bytes} bytes) for {} keyed frames, but only {} bytes remain",
+            key_frames.len(),
+            c.remaining()
+        )));
+    }
+    let stream = c.bytes(stream_bytes as usize, "the bitstream")?;
+    // Bytes after the bitstream are padding (files in paks are padded); they are not read.
+
+    let divisor = rotation_divisor as f64;
+    let mult = translation_multiplier as f64;
+    let mut tracks: Vec<Track> = Vec::with_capacity(channels.len());
+    let mut sums: Vec<([i64; 3], [i64; 3])> = Vec::with_capacity(channels.len());
+    for ch in &channels {
+        let r = ch.rotation.map(|(init, _)| init as i64);
+        let t = ch.translation.map_or([0; 3], |t| t.map(|(init, _)| init as i64));
+        let mut track = Track::new(Bone::Id(ch.bone));
+        track.rotation.push(RotationKey { time: 0.0, value: decode_rotation(r, false, divisor), stored: None });
+        if ch.translation.is_some() {
+            track.translation.push(VectorKey { time: 0.0, value: t.map(|v| v as f64 * mult) });
+        }
+        tracks.push(track);
+        sums.push((r, t));
+    }
+    let mut bits = BitReader { words: stream, bit: 0 };
+    for &f in &key_frames {
+        let time = f as f64 * interval;
+        for (i, ch) in channels.iter().enumerate() {
+            let negative_w = bits.bit() == 1;
+            let (r, t) = &mut sums[i];
+            for (axis, (_, q)) in ch.rotation.iter().enumerate() {
+                r[axis] = r[axis].wrapping_add(bits.signed(*q));
+            }
+            tracks[i].rotation.push(RotationKey { time, value: decode_rotation(*r, negative_w, divisor), stored: None });
+            if let Some(tr) = ch.translation {
+                for (axis, (_, q)) in tr.iter().enumerate() {
+                    t[axis] = t[axis].wrapping_add(bits.signed(*q));
+                }
+                tracks[i].translation.push(VectorKey { time, value: t.map(|v| v as f64 * mult) });
+            }
+        }
+    }
+    let extras = MpExtras {
+        evnt_id,
+        scratch_size,
+        root_bone_id,
+        unknown0,
+        unknown3,
+        rotation_divisor,
+        translation_multiplier,
+        bone_entry_count: None,
+        frame_count: Some(frame_count),
+    };
+    Ok(Animation { format: Format::MpAnim, version: 2, clips: vec![mp_clip(duration, interval, looping, tracks, extras)] })
+}
+
+/// A clip resampled onto a uniform frame grid: per track, per frame, the rotation and translation.
+struct Grid {
+    interval: f64,
+    duration: f64,
+    frames: usize,
+    bones: Vec<u32>,
+    rotation: Vec<Vec<Quat>>,
+    translation: Vec<Option<Vec<[f64; 3]>>>,
+    looping: bool,
+    extras: Option<MpExtras>,
+}
+
+fn grid(anim: &Animation, losses: &mut Losses) -> Result<Grid, WriteError> {
+    let source = single_clip(anim, "Metroid Prime ANIM", losses)?;
+    let rate = frame_rate(source);
+    let clip = retime(source, TimeUnit::S, rate, losses);
+    let interval = match clip.frame_rate {
+        Some(r) if r > 0.0 && r.is_finite() => 1.0 / r,
+        _ => 1.0 / rate,
+    };
+    let mut last = 0usize;
+    let mut off_grid = false;
+    let mut bones = Vec::new();
+    for track in &clip.tracks {
+        let id = bone_id(&track.bone)?;
+        if id > MAX_BONE_ID {
+            return write_error(format!("bone id {id}: the ANIM writers accept ids up to {MAX_BONE_ID}"));
+        }
+        if bones.contains(&id) {
+            return write_error(format!("bone {id} has two tracks; ANIM holds one channel per bone"));
+        }
+        bones.push(id);
+        if !track.scale.is_empty() {
+            losses.add("scale dropped: ANIM has no scale keys");
+        }
+        for t in track.rotation.iter().map(|k| k.time).chain(track.translation.iter().map(|k| k.time)) {
+            let f = t / interval;
+            match whole(f) {
+                Some(f) if f >= 0 => last = last.max(f as usize),
+                _ => {
+                    off_grid = true;
+                    last = last.max(f.max(0.0).ceil().min(1e6) as usize);
+                }
+            }
+        }
+    }
+    if off_grid {
+        losses.add(format!("resampled time: keys moved onto ANIM's uniform grid of {interval} s"));
+    }
+    let extras = clip.extras.mp.clone();
+    let frames = (last + 1).max(extras.as_ref().and_then(|e| e.frame_count).unwrap_or(0) as usize);
+    if frames > 65535 {
+        return write_error(format!("{frames} frames: more than ANIM's 65535 keys per channel"));
+    }
+    if !clip.events.is_empty() {
+        losses.add("events dropped: ANIM refers to a separate EVNT resource");
+    }
+    let mut rotation = Vec::new();
+    let mut translation = Vec::new();
+    for track in &clip.tracks {
+        rotation.push(
+            (0..frames)
+                .map(|f| {
+                    let t = f as f64 * interval;
+                    exact_rotation(track, t).or_else(|| track.sample_rotation(t)).unwrap_or(Quat::IDENTITY)
+                })
+                .collect(),
+        );
+        translation.push(if track.translation.is_empty() {
+            None
+        } else {
+            Some((0..frames).map(|f| track.sample_translation(f as f64 * interval).unwrap_or([0.0; 3])).collect())
+        });
+    }
+    Ok(Grid { interval, duration: clip.length, frames, bones, rotation, translation, looping: clip.looping, extras })
+}
+
+/// The value of a key at exactly `t` (up to float noise), so grid frames that are keys are not resampled.
+fn exact_rotation(track: &Track, t: f64) -> Option<Quat> {
+    track.rotation.iter().find(|k| (k.time - t).abs() <= 1e-9 * t.abs().max(1.0)).map(|k| k.value)
+}
+
+fn f32_exact(v: f64, losses: &mut Losses) -> f32 {
+    let f = v as f32;
+    if f as f64 != v {
+        losses.add("precision: values rounded to f32");
+    }
+    f
+}
+
+pub fn write_v0(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
+    let g = grid(anim, losses)?;
+    if g.looping {
+        losses.add("looping dropped: ANIM version 0 has no looping flag");
+    }
+    let mut out = Vec::new();
+    let put = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_be_bytes());
+    put(&mut out, 0);
+    out.extend_from_slice(&f32_exact(g.duration, losses).to_be_bytes());
+    out.extend_from_slice(&f32_exact(g.interval, losses).to_be_bytes());
+    if g.bones.len() > 255 {
+        return write_error("ANIM version 0 holds at most 255 channels (u8 bone map)");
+    }
+    let entries = g
+        .bones
+        .iter()
+        .map(|&b| b as usize + 1)
+        .max()
+        .unwrap_or(0)
+        .max(g.extras.as_ref().and_then(|e| e.bone_entry_count).unwrap_or(0) as usize);
+    put(&mut out, entries as u32);
+    put(&mut out, g.frames as u32);
+    let mut map = vec![0xFFu8; entries];
+    for (ch, &b) in g.bones.iter().enumerate() {
+        map[b as usize] = ch as u8;
+    }
+    out.extend_from_slice(&map);
+    put(&mut out, g.bones.len() as u32);
+    let mut next = 0u8;
+    for t in &g.translation {
+        out.push(if t.is_some() {
+            next += 1;
+            next - 1
+        } else {
+            0xFF
+        });
+    }
+    put(&mut out, (g.bones.len() * g.frames) as u32);
+    for keys in &g.rotation {
+        for q in keys {
+            for v in q.to_array() {
+                out.extend_from_slice(&f32_exact(v, losses).to_be_bytes());
+            }
+        }
+    }
+    let translated: Vec<&Vec<[f64; 3]>> = g.translation.iter().flatten().collect();
+    put(&mut out, (translated.len() * g.frames) as u32);
+    for keys in translated {
+        for v in keys.iter().flatten() {
+            out.extend_from_slice(&f32_exact(*v, losses).to_be_bytes());
+        }
+    }
+    put(&mut out, g.extras.as_ref().map_or(NO_EVENTS, |e| e.evnt_id));
+    Ok(out)
+}
+
+/// The quantised rotation vector of a unit quaternion with `w >= 0` implied: `asin(c) / (pi/2) * divisor`.
+fn quantise_rotation(q: Quat, divisor: f64) -> [i64; 3] {
+    [q.x, q.y, q.z].map(|c| (c.clamp(-1.0, 1.0).asin() / FRAC_PI_2 * divisor).round() as i64)
+}
+
+/// Smallest two's-complement width holding every value: `-2^(q-1) <= d <= 2^(q-1) - 1`.
+pub fn bit_width(deltas: impl Iterator<Item = i64>) -> u8 {
+    let mut q = 1u8;
+    for d in deltas {
+        while q < 64 && !(-(1i64 << (q - 1)) <= d && d < (1i64 << (q - 1))) {
+            q += 1;
+        }
+    }
+    q
+}
+
+/// A channel's quantised per-frame data.
+struct Quantised {
+    rotation: Vec<([i64; 3], bool)>,
+    translation: Option<Vec<[i64; 3]>>,
+}
+
+pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
+    let g = grid(anim, losses)?;
+    let divisor = ROTATION_DIVISOR as f64;
+    // Translation multiplier: the kept one when every value still fits the i16 initial values, else the
+    // smallest f32 step that fits the largest value.
+    let max_abs = g.translation.iter().flatten().flatten().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+    let kept = g.extras.as_ref().map(|e| e.translation_multiplier as f64).filter(|&m| m > 0.0 && max_abs / m <= 32767.0);
+    let mult = match kept {
+        Some(m) => m,
+        None if max_abs == 0.0 => 1.0,
+        None => {
+            let mut m = (max_abs / 32767.0) as f32;
+            while max_abs / m as f64 > 32767.0 {
+                m = f32::from_bits(m.to_bits() + 1);
+            }
+            m as f64
+        }
+    };
+
+    // Quantise absolute values first, with hemisphere continuity so deltas stay small.
+    let mut channels = Vec::with_capacity(g.bones.len());
+    for (i, keys) in g.rotation.iter().enumerate() {
+        let mut prev: Option<Quat> = None;
+        let rotation = keys
+            .iter()
+            .map(|q| {
+                let mut q = q.normalized();
+                if prev.map_or(q.w < 0.0, |p| p.dot(q) < 0.0) {
+                    q = q.neg();
+                }
+                prev = Some(q);
+                (quantise_rotation(q, divisor), q.w < 0.0)
+            })
+            .collect();
+        let translation = g.translation[i].as_ref().map(|t| t.iter().map(|v| v.map(|x| (x / mult).round() as i64)).collect());
+        channels.push(Quantised { rotation, translation });
+    }
+    losses.add("precision: ANIM version 2 quantises rotations to 1/32767 of a quarter turn and translations to the multiplier");
+
+    let kept_frames = select_keys(&g, &channels, divisor, mult, tolerance);
+    if kept_frames.len() < g.frames {
+        losses.add(format!(
+            "keys reduced: {} of {} frames kept; interpolation restores the rest within the tolerance",
+            kept_frames.len(),
+            g.frames
+        ));
+    }
+
+    let mut out = Vec::new();
+    let put = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_be_bytes());
+    let extras = g.extras.clone();
+    put(&mut out, 2);
+    let scratch_at = out.len();
+    put(&mut out, 0);
+    put(&mut out, extras.as_ref().map_or(NO_EVENTS, |e| e.evnt_id));
+    put(&mut out, extras.as_ref().map_or(1, |e| e.unknown0));
+    out.extend_from_slice(&f32_exact(g.duration, losses).to_be_bytes());
+    out.extend_from_slice(&f32_exact(g.interval, losses).to_be_bytes());
+    put(&mut out, extras.as_ref().map_or(3, |e| e.root_bone_id));
+    put(&mut out, g.looping as u32);
+    put(&mut out, ROTATION_DIVISOR);
+    out.extend_from_slice(&(mult as f32).to_be_bytes());
+    put(&mut out, g.bones.len() as u32);
+    put(&mut out, extras.as_ref().map_or(1, |e| e.unknown3));
+    put(&mut out, g.frames as u32);
+    let mut bitmap = vec![0u32; g.frames.div_ceil(32)];
+    for &f in &kept_frames {
+        bitmap[f / 32] |= 1 << (f % 32);
+    }
+    bitmap.iter().for_each(|w| put(&mut out, *w));
+    put(&mut out, g.bones.len() as u32);
+    put(&mut out, g.bones.len() as u32);
+
+    let mut writer = BitWriter::default();
+    let mut descriptors = Vec::new();
+    let key_count = u16::try_from(kept_frames.len()).or_else(|_| write_error("more than 65535 keys per channel"))?;
+    let mut widths = Vec::new();
+    for (i, ch) in channels.iter().enumerate() {
+        let r: Vec<[i64; 3]> = kept_frames.iter().map(|&f| ch.rotation[f].0).collect();
+        let rq = axis_widths(&r);
+        let t: Option<Vec<[i64; 3]>> = ch.translation.as_ref().map(|t| kept_frames.iter().map(|&f| t[f]).collect());
+        let tq = t.as_ref().map(|t| axis_widths(t));
+        descriptors.extend_from_slice(&g.bones[i].to_be_bytes());
+        descriptors.extend_from_slice(&key_count.to_be_bytes());
+        for axis in 0..3 {
+            descriptors.extend_from_slice(&(r[0][axis] as i16).to_be_bytes());
+            descriptors.push(rq[axis]);
+        }
+        match (&t, tq) {
+            (Some(t), Some(tq)) => {
+                descriptors.extend_from_slice(&key_count.to_be_bytes());
+                for axis in 0..3 {
+                    descriptors.extend_from_slice(&(t[0][axis].clamp(-32768, 32767) as i16).to_be_bytes());
+                    descriptors.push(tq[axis]);
+                }
+            }
+            _ => descriptors.extend_from_slice(&0u16.to_be_bytes()),
+        }
+        widths.push((rq, tq));
+    }
+    out.extend_from_slice(&descriptors);
+    for k in 1..kept_frames.len() {
+        let (f, prev) = (kept_frames[k], kept_frames[k - 1]);
+        for (i, ch) in channels.iter().enumerate() {
+            let (rq, tq) = widths[i];
+            writer.push(ch.rotation[f].1 as u64, 1);
+            for axis in 0..3 {
+                writer.push((ch.rotation[f].0[axis] - ch.rotation[prev].0[axis]) as u64, rq[axis]);
+            }
+            if let (Some(t), Some(tq)) = (&ch.translation, tq) {
+                for axis in 0..3 {
+                    writer.push((t[f][axis] - t[prev][axis]) as u64, tq[axis]);
+                }
+            }
+        }
+    }
+    writer.words.iter().for_each(|w| put(&mut out, *w));
+    if writer.bit % 32 != 0 {
+        put(&mut out, writer.current);
+    }
+    let scratch = extras.as_ref().map_or(out.len() as u32, |e| e.scratch_size);
+    out[scratch_at..scratch_at + 4].copy_from_slice(&scratch.to_be_bytes());
+    Ok(out)
+}
+
+fn axis_widths(values: &[[i64; 3]]) -> [u8; 3] {
+    [0, 1, 2].map(|axis| bit_width(values.windows(2).map(|w| w[1][axis] - w[0][axis])))
+}
+
+#[derive(Default)]
+struct BitWriter {
+    words: Vec<u32>,
+    current: u32,
+    bit: u64,
+}
+
+impl BitWriter {
+    /// Appends the low `q` bits of `v`, least-significant first.
+    fn push(&mut self, v: u64, q: u8) {
+        for i in 0..q {
+            self.current |= (((v >> i) & 1) as u32) << (self.bit % 32);
+            self.bit += 1;
+            if self.bit % 32 == 0 {
+                self.words.push(self.current);
+                self.current = 0;
+            }
+        }
+    }
+}
+
+/// Frames to keep: the first, the last, and every frame interpolation between its kept neighbours
+/// cannot reproduce within the tolerance (greedy: each span is extended as far as it stays within).
+fn select_keys(g: &Grid, channels: &[Quantised], divisor: f64, mult: f64, tol: Tolerance) -> Vec<usize> {
+    let decoded: Vec<Vec<Quat>> =
+        channels.iter().map(|ch| ch.rotation.iter().map(|&(v, neg)| decode_rotation(v, neg, divisor)).collect()).collect();
+    let reproduces = |a: usize, b: usize| -> bool {
+        (a + 1..b).all(|j| {
+            let t = (j - a) as f64 / (b - a) as f64;
+            channels.iter().enumerate().all(|(i, ch)| {
+                let q = decoded[i][a].slerp(decoded[i][b], t);
+                if q.angle_to(g.rotation[i][j]) > tol.rotation {
+                    return false;
+                }
+                match (&ch.translation, &g.translation[i]) {
+                    (Some(tq), Some(orig)) => (0..3).all(|axis| {
+                        let (va, vb) = (tq[a][axis] as f64 * mult, tq[b][axis] as f64 * mult);
+                        (va + (vb - va) * t - orig[j][axis]).abs() <= tol.translation.max(mult)
+                    }),
+                    _ => true,
+                }
+            })
+        })
+    };
+    let mut kept = vec![0];
+    let mut start = 0;
+    let mut end = 1;
+    while end < g.frames {
+        // Spans are capped so a long static clip costs linear, not quadratic, time.
+        if end + 1 < g.frames && end + 1 - start <= MAX_SPAN && reproduces(start, end + 1) {
+            end += 1;
+            continue;
+        }
+        kept.push(end);
+        start = end;
+        end += 1;
+    }
+    kept
+}

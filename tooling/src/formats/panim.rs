@@ -1,0 +1,520 @@
+//! `.panim` (Pluto's SM64 DMA animation tables): reader and writer.
+//!
+//! Layout (big-endian): a 100-byte header (`char[64]` name, `char[32]` author, `u8` loop, `u16` length,
+//! `u8` node count), the tag `"values"` and the `s16` value table, the tag `"indices"` and
+//! `(node count + 1) * 3` `u16` pairs (frame count, offset): the root translation's three axes, then
+//! three rotation axes per node. Optional `"translations"` then `"scales"` sections follow, each `u16`
+//! frame count, `u16` bone count, an LSB-first bitmask of the non-root bones present, and `s16 x, y, z`
+//! per frame for each present bone.
+//!
+//! Parsing is by structure. The only length the file does not store is the value table's; it is the
+//! one split for which the indices, the optional sections and the end of the file all fall exactly in
+//! place. A value table that happens to spell a tag is therefore read correctly, and a split that does
+//! not account for every byte is rejected rather than guessed.
+
+use super::cursor::Cursor;
+use super::timebase::{bone_id, frame_rate, retime, round_time, single_clip};
+use super::{write_error, Losses, ParseError, WriteError};
+use crate::model::{
+    decode_text, Animation, Bone, Clip, ClipExtras, Format, PanimExtras, Quat, RotationKey, StoredRotation,
+    TimeUnit, Track, VectorKey,
+};
+use std::f64::consts::TAU;
+
+pub const HEADER_BYTES: usize = 100;
+const NAME_BYTES: usize = 64;
+const AUTHOR_BYTES: usize = 32;
+const VALUES_TAG: &[u8] = b"values";
+const INDICES_TAG: &[u8] = b"indices";
+const TRANSLATIONS_TAG: &[u8] = b"translations";
+const SCALES_TAG: &[u8] = b"scales";
+/// Loop byte the Pluto exporter writes; any non-zero byte reads as looping.
+pub const LOOP_BYTE: u8 = 0xA6;
+/// Fixed-point scale of the scales section.
+const SCALE_ONE: f64 = 1024.0;
+
+/// Whether `bytes` has the values tag where a `.panim` has it (used for detection).
+pub fn has_values_tag(bytes: &[u8]) -> bool {
+    bytes.get(HEADER_BYTES..HEADER_BYTES + VALUES_TAG.len()) == Some(VALUES_TAG)
+}
+
+pub fn s16_to_radians(v: i16) -> f64 {
+    v as f64 * TAU / 65536.0
+}
+
+pub fn radians_to_s16(r: f64) -> i16 {
+    if !r.is_finite() {
+        return 0;
+    }
+    let units = (r * 65536.0 / TAU).round().rem_euclid(65536.0) as u32;
+    units as u16 as i16
+}
+
+pub fn euler_to_quat(e: [i16; 3]) -> Quat {
+    Quat::from_euler_xyz(s16_to_radians(e[0]), s16_to_radians(e[1]), s16_to_radians(e[2]))
+}
+
+/// A per-bone optional section, as parsed.
+struct Section {
+    frame_count: u16,
+    bone_count: u16,
+    /// `(bone index from the first non-root bone, per-frame xyz)`.
+    bones: Vec<(usize, Vec<[i16; 3]>)>,
+}
+
+/// Everything after the value table, for one candidate length of it.
+struct Tail {
+    indices: Vec<(u16, u16)>,
+    translations: Option<Section>,
+    scales: Option<Section>,
+}
+
+fn read_fixed_text(c: &mut Cursor, n: usize, what: &str) -> Result<(String, Option<Vec<u8>>), ParseError> {
+    let field = c.bytes(n, what)?;
+    let end = field.iter().position(|&b| b == 0).unwrap_or(n);
+    let (text, raw) = decode_text(&field[..end]);
+    let exact = raw.is_none() && field[end..].iter().all(|&b| b == 0);
+    Ok((text, if exact { None } else { Some(field.to_vec()) }))
+}
+
+pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
+    let mut c = Cursor::new(bytes);
+    let (name, raw_name) = read_fixed_text(&mut c, NAME_BYTES, "the 64-byte name of the 100-byte header")?;
+    let (author, raw_author) = read_fixed_text(&mut c, AUTHOR_BYTES, "the 32-byte author")?;
+    let loop_byte = c.u8("the loop byte")?;
+    let length = c.u16_be("the length")?;
+    let node_count = c.u8("the node count")?;
+    let tag = c.bytes(VALUES_TAG.len(), "the \"values\" tag at offset 100")?;
+    if tag != VALUES_TAG {
+        return Err(ParseError::new(HEADER_BYTES, format!("the \"values\" tag, found {:?}", String::from_utf8_lossy(tag))));
+    }
+    let values_at = c.pos();
+    let (value_count, tail) = split_values(bytes, values_at, node_count)?;
+    let mut values = Vec::with_capacity(value_count);
+    let mut vc = Cursor::at(bytes, values_at);
+    for _ in 0..value_count {
+        values.push(vc.i16_be("a value")?);
+    }
+
+    let mut tracks: Vec<Track> = (0..node_count.max(1) as u32).map(|b| Track::new(Bone::Id(b))).collect();
+    let stream = |pair: (u16, u16)| -> Vec<i16> {
+        let (count, offset) = (pair.0 as usize, pair.1 as usize);
+        values[offset..offset + count].to_vec()
+    };
+    // Root translation: the first three pairs, on bone 0.
+    let axes: Vec<Vec<i16>> = (0..3).map(|a| stream(tail.indices[a])).collect();
+    let frames = axes.iter().map(Vec::len).max().unwrap_or(1);
+    tracks[0].translation = (0..frames)
+        .map(|f| VectorKey { time: f as f64, value: [0, 1, 2].map(|a| held(&axes[a], f) as f64) })
+        .collect();
+    for node in 0..node_count as usize {
+        let axes: Vec<Vec<i16>> = (0..3).map(|a| stream(tail.indices[3 + node * 3 + a])).collect();
+        let frames = axes.iter().map(Vec::len).max().unwrap_or(1);
+        tracks[node].rotation = (0..frames)
+            .map(|f| {
+                let e = [0, 1, 2].map(|a| held(&axes[a], f));
+                RotationKey { time: f as f64, value: euler_to_quat(e), stored: Some(StoredRotation::PanimEuler(e)) }
+            })
+            .collect();
+    }
+    let section_keys = |section: &Section, scale: bool| -> Vec<(usize, Vec<VectorKey>)> {
+        section
+            .bones
+            .iter()
+            .map(|(bone, frames)| {
+                let keys = frames
+                    .iter()
+                    .enumerate()
+                    .map(|(f, v)| VectorKey {
+                        time: f as f64,
+                        value: v.map(|x| if scale { x as f64 / SCALE_ONE } else { x as f64 }),
+                    })
+                    .collect();
+                (bone + 1, keys)
+            })
+            .collect()
+    };
+    if let Some(section) = &tail.translations {
+        for (bone, keys) in section_keys(section, false) {
+            tracks[bone].translation = keys;
+        }
+    }
+    if let Some(section) = &tail.scales {
+        for (bone, keys) in section_keys(section, true) {
+            tracks[bone].scale = keys;
+        }
+    }
+    let extras = PanimExtras {
+        author,
+        raw_author,
+        loop_byte,
+        node_count,
+        values,
+        indices: tail.indices,
+        translations: tail.translations.as_ref().map(|s| (s.frame_count, s.bone_count)),
+        scales: tail.scales.as_ref().map(|s| (s.frame_count, s.bone_count)),
+    };
+    let clip = Clip {
+        name,
+        looping: loop_byte != 0,
+        time_unit: TimeUnit::Frame,
+        length: length as f64,
+        frame_rate: None,
+        tracks,
+        events: Vec::new(),
+        extras: ClipExtras { raw_name, panim: Some(extras), ..ClipExtras::default() },
+    };
+    Ok(Animation { format: Format::Panim, version: 0, clips: vec![clip] })
+}
+
+/// The value at frame `f` of a stored stream: held at its last value past its end.
+fn held(stream: &[i16], f: usize) -> i16 {
+    stream.get(f).or(stream.last()).copied().unwrap_or(0)
+}
+
+/// Finds the value table's length: the one candidate for which everything after it parses exactly.
+fn split_values(bytes: &[u8], values_at: usize, node_count: u8) -> Result<(usize, Tail), ParseError> {
+    let index_bytes = (node_count as usize + 1) * 12;
+    let mut found: Option<(usize, Tail)> = None;
+    let mut best_error: Option<ParseError> = None;
+    let mut at = values_at;
+    while at + INDICES_TAG.len() + index_bytes <= bytes.len() {
+        if &bytes[at..at + INDICES_TAG.len()] == INDICES_TAG {
+            let value_count = (at - values_at) / 2;
+            match parse_tail(bytes, at + INDICES_TAG.len(), node_count, value_count) {
+                Ok(tail) => {
+                    if found.is_some() {
+                        return Err(ParseError::new(
+                            at,
+                            "one way to place the \"indices\" tag, but the value table could end at two places",
+                        ));
+                    }
+                    found = Some((value_count, tail));
+                }
+                Err(e) => {
+                    if best_error.as_ref().map_or(true, |b| e.offset > b.offset) {
+                        best_error = Some(e);
+                    }
+                }
+            }
+        }
+        at += 2;
+    }
+    match (found, best_error) {
+        (Some(ok), _) => Ok(ok),
+        (None, Some(e)) => Err(e),
+        (None, None) => Err(ParseError::new(
+            values_at,
+            format!(
+                "a table of whole s16 values followed by the \"indices\" tag and {index_bytes} bytes of indices \
+                 for {node_count} nodes; no such place in the {} bytes of the file",
+                bytes.len()
+            ),
+        )),
+    }
+}
+
+fn parse_tail(bytes: &[u8], indices_at: usize, node_count: u8, value_count: usize) -> Result<Tail, ParseError> {
+    let mut c = Cursor::at(bytes, indices_at);
+    let pairs = (node_count as usize + 1) * 3;
+    let mut indices = Vec::with_capacity(pairs);
+    for i in 0..pairs {
+        let at = c.pos();
+        let count = c.u16_be("an index frame count")?;
+        let offset = c.u16_be("an index offset")?;
+        let what = if i < 3 { format!("root translation axis {i}") } else { format!("node {} rotation axis {}", (i - 3) / 3, (i - 3) % 3) };
+        if count == 0 {
+            return Err(ParseError::new(at, format!("a frame count of at least 1 for {what}")));
+        }
+        if offset as usize + count as usize > value_count {
+            return Err(ParseError::new(
+                at,
+                format!("{what}: values {offset}..{} inside the {value_count}-entry value table", offset as usize + count as usize),
+            ));
+        }
+        indices.push((count, offset));
+    }
+    let non_root = (node_count as usize).saturating_sub(1);
+    let mut translations = None;
+    if c.remaining() > 0 && bytes[c.pos()..].starts_with(TRANSLATIONS_TAG) {
+        c.bytes(TRANSLATIONS_TAG.len(), "the translations tag")?;
+        translations = Some(parse_section(&mut c, non_root, "translations")?);
+    }
+    let mut scales = None;
+    if c.remaining() > 0 && bytes[c.pos()..].starts_with(SCALES_TAG) {
+        c.bytes(SCALES_TAG.len(), "the scales tag")?;
+        scales = Some(parse_section(&mut c, non_root, "scales")?);
+    }
+    if c.remaining() > 0 {
+        return Err(c.error(format!(
+            "the end of the file, the \"translations\" tag or the \"scales\" tag after the indices, found {} more bytes",
+            c.remaining()
+        )));
+    }
+    Ok(Tail { indices, translations, scales })
+}
+
+fn parse_section(c: &mut Cursor, non_root: usize, what: &str) -> Result<Section, ParseError> {
+    let frame_count = c.u16_be(&format!("the {what} frame count"))?;
+    let count_at = c.pos();
+    let bone_count = c.u16_be(&format!("the {what} bone count"))?;
+    if bone_count as usize > non_root {
+        return Err(ParseError::new(
+            count_at,
+            format!("a {what} bone count of at most {non_root} (the non-root nodes), found {bone_count}"),
+        ));
+    }
+    let mask_at = c.pos();
+    let mask = c.bytes((bone_count as usize).div_ceil(8), &format!("the {what} bitmask"))?;
+    let present: Vec<usize> = (0..bone_count as usize).filter(|&b| mask[b / 8] >> (b % 8) & 1 == 1).collect();
+    let set_bits: u32 = mask.iter().map(|b| b.count_ones()).sum();
+    if set_bits as usize != present.len() {
+        return Err(ParseError::new(mask_at, format!("no {what} bitmask bits beyond bone {bone_count}")));
+    }
+    let per_bone = frame_count as usize * 6;
+    c.count(present.len() as u64, per_bone, &format!("{what} bone tracks"))?;
+    let mut bones = Vec::with_capacity(present.len());
+    for bone in present {
+        let mut frames = Vec::with_capacity(frame_count as usize);
+        for _ in 0..frame_count {
+            frames.push([c.i16_be(what)?, c.i16_be(what)?, c.i16_be(what)?]);
+        }
+        bones.push((bone, frames));
+    }
+    Ok(Section { frame_count, bone_count, bones })
+}
+
+fn put_fixed(out: &mut Vec<u8>, text: &str, raw: Option<&[u8]>, n: usize, losses: &mut Losses) {
+    let mut field = match raw {
+        Some(raw) if raw.len() == n && {
+            let end = raw.iter().position(|&b| b == 0).unwrap_or(n);
+            decode_text(&raw[..end]).0 == text
+        } =>
+        {
+            raw.to_vec()
+        }
+        _ => text.as_bytes().to_vec(),
+    };
+    if field.len() > n {
+        losses.add(format!("text {text:?} truncated to {n} bytes"));
+        field.truncate(n);
+    }
+    field.resize(n, 0);
+    out.extend_from_slice(&field);
+}
+
+fn to_s16(v: f64, what: &str, losses: &mut Losses) -> i16 {
+    let r = v.round();
+    if r != v {
+        losses.add(format!("precision: {what} rounded to whole s16 units"));
+    }
+    if !(i16::MIN as f64..=i16::MAX as f64).contains(&r) {
+        losses.add(format!("{what} outside the s16 range clamped"));
+    }
+    if r.is_nan() { 0 } else { r.clamp(i16::MIN as f64, i16::MAX as f64) as i16 }
+}
+
+/// The s16 Euler angles of a track at frame `f`: a key's stored angles where the key is unedited and
+/// holds at `f`, else the angles of the interpolated rotation.
+fn euler_at(track: &Track, f: usize) -> [i16; 3] {
+    let t = f as f64;
+    let mut keys = track.sorted_rotation();
+    keys.retain(|k| k.time <= t);
+    let last = track.rotation.iter().map(|k| k.time).fold(f64::NEG_INFINITY, f64::max);
+    if let Some(k) = keys.last() {
+        if k.time == t || t >= last {
+            if let Some(StoredRotation::PanimEuler(e)) = k.stored {
+                if euler_to_quat(e) == k.value {
+                    return e;
+                }
+            }
+        }
+    }
+    match track.sample_rotation(t) {
+        Some(q) => {
+            let (x, y, z) = q.to_euler_xyz();
+            [radians_to_s16(x), radians_to_s16(y), radians_to_s16(z)]
+        }
+        None => [0, 0, 0],
+    }
+}
+
+/// Appends `stream` (already trimmed) to `values`, sharing an existing identical run when there is one.
+fn place_stream(values: &mut Vec<i16>, stream: &[i16]) -> usize {
+    if let Some(at) = values.windows(stream.len()).position(|w| w == stream) {
+        return at;
+    }
+    // The tail of the table may already hold a prefix of the stream.
+    let overlap = (1..stream.len()).rev().find(|&k| values.len() >= k && values[values.len() - k..] == stream[..k]).unwrap_or(0);
+    let at = values.len() - overlap;
+    values.extend_from_slice(&stream[overlap..]);
+    at
+}
+
+/// A per-frame stream with its repeated trailing values dropped (at least one value stays).
+fn trim(stream: &[i16]) -> &[i16] {
+    let mut n = stream.len();
+    while n > 1 && stream[n - 1] == stream[n - 2] {
+        n -= 1;
+    }
+    &stream[..n]
+}
+
+pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
+    let source = single_clip(anim, ".panim", losses)?;
+    let clip = retime(source, TimeUnit::Frame, frame_rate(source), losses);
+    let extras = clip.extras.panim.as_ref();
+    if !clip.events.is_empty() {
+        losses.add("events dropped: .panim has none");
+    }
+
+    // Tracks by node index.
+    let mut by_node: Vec<Option<&Track>> = Vec::new();
+    for track in &clip.tracks {
+        let id = bone_id(&track.bone)? as usize;
+        if id >= 255 {
+            return write_error(format!("bone {id}: .panim holds at most 255 nodes (ids 0..254)"));
+        }
+        if by_node.len() <= id {
+            by_node.resize(id + 1, None);
+        }
+        if by_node[id].is_some() {
+            return write_error(format!("bone {id} has two tracks; .panim holds one per node"));
+        }
+        by_node[id] = Some(track);
+    }
+    let node_count = by_node.len().max(extras.map_or(0, |e| e.node_count as usize)).max(1);
+    by_node.resize(node_count, None);
+
+    let length = round_time(clip.length, "clip length", losses);
+    let length = u16::try_from(length.max(0)).or_else(|_| write_error(format!("clip length {length} does not fit .panim's u16")))?;
+    let last_key = clip
+        .tracks
+        .iter()
+        .flat_map(|t| t.rotation.iter().map(|k| k.time).chain(t.translation.iter().map(|k| k.time)))
+        .fold(0.0f64, f64::max);
+    let frames = (length as usize).max(round_time(last_key, "key time", losses).max(0) as usize + 1);
+    if frames > 65535 {
+        return write_error(format!("{frames} frames: .panim counts frames in u16"));
+    }
+
+    // Per-frame streams: root translation axes, then three rotation axes per node.
+    let mut streams: Vec<Vec<i16>> = Vec::with_capacity((node_count + 1) * 3);
+    let root = by_node[0];
+    for axis in 0..3 {
+        streams.push(
+            (0..frames)
+                .map(|f| {
+                    let v = root.and_then(|t| t.sample_translation(f as f64)).map_or(0.0, |v| v[axis]);
+                    to_s16(v, "root translation", losses)
+                })
+                .collect(),
+        );
+    }
+    for track in &by_node {
+        let angles: Vec<[i16; 3]> = (0..frames).map(|f| track.map_or([0; 3], |t| euler_at(t, f))).collect();
+        for axis in 0..3 {
+            streams.push(angles.iter().map(|e| e[axis]).collect());
+        }
+        if track.is_some_and(|t| t.rotation.iter().any(|k| !matches!(k.stored, Some(StoredRotation::PanimEuler(_))))) {
+            losses.add("precision: rotations converted to s16 Euler angles (360/65536 degrees)");
+        }
+    }
+
+    let (values, indices) = match extras {
+        Some(e) if e.indices.len() == streams.len() && tables_match(e, &streams) => (e.values.clone(), e.indices.clone()),
+        _ => build_tables(&streams)?,
+    };
+
+    let mut out = Vec::new();
+    put_fixed(&mut out, &clip.name, clip.extras.raw_name.as_deref(), NAME_BYTES, losses);
+    let (author, raw_author) = extras.map_or(("", None), |e| (e.author.as_str(), e.raw_author.as_deref()));
+    put_fixed(&mut out, author, raw_author, AUTHOR_BYTES, losses);
+    let loop_byte = match (clip.looping, extras.map(|e| e.loop_byte)) {
+        (true, Some(b)) if b != 0 => b,
+        (true, _) => LOOP_BYTE,
+        (false, _) => 0,
+    };
+    out.push(loop_byte);
+    out.extend_from_slice(&length.to_be_bytes());
+    out.push(u8::try_from(node_count).or_else(|_| write_error("more than 255 nodes"))?);
+    out.extend_from_slice(VALUES_TAG);
+    values.iter().for_each(|v| out.extend_from_slice(&v.to_be_bytes()));
+    out.extend_from_slice(INDICES_TAG);
+    for (count, offset) in &indices {
+        out.extend_from_slice(&count.to_be_bytes());
+        out.extend_from_slice(&offset.to_be_bytes());
+    }
+
+    let from_panim = extras.is_some();
+    let section = |scale: bool, losses: &mut Losses| -> Option<Vec<u8>> {
+        let kept = extras.and_then(|e| if scale { e.scales } else { e.translations });
+        let keys_of = |t: &Track| if scale { t.scale.clone() } else { t.translation.clone() };
+        let fc = kept.map_or(frames, |k| k.0 as usize);
+        let bc = kept.map_or(node_count - 1, |k| k.1 as usize).max(node_count - 1);
+        let mut mask = vec![0u8; bc.div_ceil(8)];
+        let mut data = Vec::new();
+        for bone in 0..bc {
+            let Some(track) = by_node.get(bone + 1).copied().flatten() else { continue };
+            let keys = keys_of(track);
+            if keys.is_empty() {
+                continue;
+            }
+            let per_frame: Vec<[i16; 3]> = (0..fc)
+                .map(|f| {
+                    let v = super::super::model::sample_vectors(&keys, f as f64).unwrap_or([0.0; 3]);
+                    if scale {
+                        v.map(|x| to_s16(x * SCALE_ONE, "scale", losses))
+                    } else {
+                        v.map(|x| to_s16(x, "translation", losses))
+                    }
+                })
+                .collect();
+            let identity = if scale { 1024 } else { 0 };
+            if !from_panim && per_frame.iter().all(|v| v.iter().all(|&x| x == identity)) {
+                continue;
+            }
+            mask[bone / 8] |= 1 << (bone % 8);
+            per_frame.iter().flatten().for_each(|x| data.extend_from_slice(&x.to_be_bytes()));
+        }
+        if data.is_empty() && kept.is_none() {
+            return None;
+        }
+        let mut out = Vec::new();
+        out.extend_from_slice(&(fc as u16).to_be_bytes());
+        out.extend_from_slice(&(bc as u16).to_be_bytes());
+        out.extend_from_slice(&mask);
+        out.extend_from_slice(&data);
+        Some(out)
+    };
+    if let Some(bytes) = section(false, losses) {
+        out.extend_from_slice(TRANSLATIONS_TAG);
+        out.extend_from_slice(&bytes);
+    }
+    if let Some(bytes) = section(true, losses) {
+        out.extend_from_slice(SCALES_TAG);
+        out.extend_from_slice(&bytes);
+    }
+    Ok(out)
+}
+
+/// Whether the kept tables produce exactly `streams` on every frame (then they are written back as is).
+fn tables_match(e: &PanimExtras, streams: &[Vec<i16>]) -> bool {
+    e.indices.iter().zip(streams).all(|(&(count, offset), stream)| {
+        let (count, offset) = (count as usize, offset as usize);
+        let Some(stored) = e.values.get(offset..offset + count) else { return false };
+        count >= 1 && count <= stream.len().max(1) && (0..stream.len()).all(|f| held(stored, f) == stream[f])
+    })
+}
+
+fn build_tables(streams: &[Vec<i16>]) -> Result<(Vec<i16>, Vec<(u16, u16)>), WriteError> {
+    let mut values = Vec::new();
+    let mut indices = Vec::with_capacity(streams.len());
+    for stream in streams {
+        let s = trim(stream);
+        let at = place_stream(&mut values, s);
+        let offset = u16::try_from(at).or_else(|_| write_error("the value table outgrew .panim's u16 offsets"))?;
+        indices.push((s.len() as u16, offset));
+    }
+    Ok((values, indices))
+}
