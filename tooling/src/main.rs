@@ -9,9 +9,20 @@ struct Cli {
 }
 
 #[derive(Subcommand)]
-enum Command {}
+enum Command {
+    Inspect(psxanim::cli::inspect::Args),
+    Convert(psxanim::cli::convert::Args),
+    Validate(psxanim::cli::validate::Args),
+    Import(psxanim::cli::import::Args),
+}
 
 fn main() {
     let cli = Cli::parse();
-    match cli.command {}
+    let code = match cli.command {
+        Command::Inspect(args) => psxanim::cli::inspect::run(args),
+        Command::Convert(args) => psxanim::cli::convert::run(args),
+        Command::Validate(args) => psxanim::cli::validate::run(args),
+        Command::Import(args) => psxanim::cli::import::run(args),
+    };
+    std::process::exit(code);
 }
