@@ -1,0 +1,281 @@
+//! Our own 512 KiB boot ROM for emulators that need a BIOS (mednafen). No Sony code: the words below are
+//! assembled here. At the reset vector it does what the BIOS does before it starts a game, for programs
+//! that make no BIOS calls: memory-control registers, COP0, kernel vectors, then it copies the PS-EXE it
+//! carries (embedded in the ROM) into RAM, zeroes its BSS, sets SP/FP/GP and jumps to its entry point.
+//!
+//! ROM layout (offsets from 0xBFC00000):
+//! - `0x0000` reset code;
+//! - `0x1000` the kernel blob copied to RAM 0x80000080 (exception vector, return-0 stubs, handler);
+//! - `0x6990` untouched: mednafen's own EXE side-loader writes a jump there (the ROM never runs it);
+//! - `0x8000` the PS-EXE file (2 KiB header + text), zero padding up to 512 KiB.
+//!
+//! The ROM leaves a mailbox in low RAM (see [`mailbox`]) so the host can tell when the program started
+//! and whether it raised exceptions.
+use std::path::Path;
+
+use anyhow::{ensure, Context, Result};
+
+pub mod mips;
+pub mod psexe;
+
+use mips::*;
+pub use psexe::PsExe;
+
+pub const ROM_SIZE: usize = 512 * 1024;
+pub const ROM_BASE: u32 = 0xBFC0_0000;
+const KERNEL_BLOB_OFFSET: usize = 0x1000;
+/// The word mednafen patches when it is handed a PS-EXE as content; nothing of ours may live there.
+const MEDNAFEN_PATCH_OFFSET: usize = 0x6990;
+pub const EXE_OFFSET: usize = 0x8000;
+/// The largest PS-EXE file (header + text) the ROM can carry.
+pub const MAX_EXE_FILE: usize = ROM_SIZE - EXE_OFFSET;
+
+/// Where the kernel blob lands: the general exception vector.
+const KERNEL_BLOB_RAM: u32 = 0x8000_0080;
+const EXCEPTION_HANDLER_RAM: u32 = 0x8000_0100;
+
+/// Words in low RAM (physical addresses) that the boot ROM writes for the host to read.
+pub mod mailbox {
+    /// Holds [`HANDED_OVER`] once the ROM jumps to the program (written last, just before the jump).
+    pub const STATE: usize = 0x200;
+    /// Number of exceptions taken since the program started.
+    pub const EXCEPTIONS: usize = 0x204;
+    /// EPC and CAUSE of the last exception.
+    pub const LAST_EPC: usize = 0x208;
+    pub const LAST_CAUSE: usize = 0x20C;
+    /// "PXBR" little-endian.
+    pub const HANDED_OVER: u32 = u32::from_le_bytes(*b"PXBR");
+}
+
+/// Memory-control values the BIOS writes at reset (psx-spx, "Memory Control"): expansion 1/2 bases,
+/// the delay/size registers of expansion 1, 3, BIOS ROM, SPU, CD-ROM, expansion 2, COM_DELAY, RAM_SIZE.
+const MEMORY_CONTROL: [(u16, u32); 10] = [
+    (0x1000, 0x1F00_0000),
+    (0x1004, 0x1F80_2000),
+    (0x1008, 0x0013_243F),
+    (0x100C, 0x0000_3022),
+    (0x1010, 0x0013_243F),
+    (0x1014, 0x2009_31E1),
+    (0x1018, 0x0002_0843),
+    (0x101C, 0x0007_0777),
+    (0x1020, 0x0003_1125),
+    (0x1060, 0x0000_0B88),
+];
+/// Cache control (0xFFFE0130) as the BIOS leaves it: instruction cache and scratchpad enabled.
+const CACHE_CONTROL: u32 = 0x0001_E988;
+
+/// Builds the ROM image that boots `exe`.
+pub fn build(exe: &PsExe) -> Result<Vec<u8>> {
+    let exe_file = exe.to_file_bytes();
+    ensure!(
+        exe_file.len() <= MAX_EXE_FILE,
+        "the PS-EXE is {} bytes (header + text) but the boot ROM can carry at most {MAX_EXE_FILE} bytes",
+        exe_file.len()
+    );
+    let reset = reset_code(exe)?;
+    let kernel = kernel_blob()?;
+    ensure!(KERNEL_BLOB_OFFSET >= 4 * reset.len(), "reset code overruns the kernel blob");
+    ensure!(KERNEL_BLOB_OFFSET + 4 * kernel.len() <= MEDNAFEN_PATCH_OFFSET, "kernel blob overruns 0x6990");
+
+    let mut rom = vec![0u8; ROM_SIZE];
+    rom[..4 * reset.len()].copy_from_slice(&to_bytes(&reset));
+    rom[KERNEL_BLOB_OFFSET..KERNEL_BLOB_OFFSET + 4 * kernel.len()].copy_from_slice(&to_bytes(&kernel));
+    rom[EXE_OFFSET..EXE_OFFSET + exe_file.len()].copy_from_slice(&exe_file);
+    Ok(rom)
+}
+
+/// The names mednafen looks for (Japan, North America, Europe); the same image serves all three.
+pub const FIRMWARE_NAMES: [&str; 3] = ["scph5500.bin", "scph5501.bin", "scph5502.bin"];
+
+/// Writes `rom` under every firmware name into `dir`.
+pub fn write_firmware(dir: &Path, rom: &[u8]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for name in FIRMWARE_NAMES {
+        let path = dir.join(name);
+        std::fs::write(&path, rom).with_context(|| format!("writing the boot ROM to {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Copies `words` 32-bit words from `src` to `dst` (no code when there is nothing to copy).
+fn copy_words(a: &mut Asm, src: u32, dst: u32, words: u32) {
+    if words == 0 {
+        return;
+    }
+    let top = a.new_label();
+    a.li(T0, src);
+    a.li(T1, dst);
+    a.li(T2, dst + 4 * words);
+    a.bind(top);
+    a.emit(lw(T3, 0, T0));
+    a.emit(addiu(T0, T0, 4));
+    a.emit(addiu(T1, T1, 4)); // also covers lw's load delay before T3 is used
+    a.bne(T1, T2, top);
+    a.emit(sw(T3, -4, T1));
+}
+
+/// Zeroes `len` bytes from `dst`, byte by byte (BSS needs no alignment).
+fn zero_bytes(a: &mut Asm, dst: u32, len: u32) {
+    if len == 0 {
+        return;
+    }
+    let top = a.new_label();
+    a.li(T1, dst);
+    a.li(T2, dst.wrapping_add(len));
+    a.bind(top);
+    a.emit(addiu(T1, T1, 1));
+    a.bne(T1, T2, top);
+    a.emit(sb(ZERO, -1, T1));
+}
+
+fn reset_code(exe: &PsExe) -> Result<Vec<u32>> {
+    let mut a = Asm::new(ROM_BASE);
+    a.emit(lui(T0, 0x1F80));
+    for (offset, value) in MEMORY_CONTROL {
+        a.li(T1, value);
+        a.emit(sw(T1, offset as i16, T0));
+    }
+    // Interrupts masked and acknowledged; they stay off (SR.IEc = 0) until the program enables them.
+    a.emit(sw(ZERO, 0x1074, T0));
+    a.emit(sw(ZERO, 0x1070, T0));
+    a.emit(lui(T0, 0xFFFE));
+    a.li(T1, CACHE_CONTROL);
+    a.emit(sw(T1, 0x0130, T0));
+    a.emit(mtc0(ZERO, COP0_SR));
+    a.emit(mtc0(ZERO, COP0_CAUSE));
+
+    let kernel_words = kernel_blob()?.len() as u32;
+    copy_words(&mut a, ROM_BASE + KERNEL_BLOB_OFFSET as u32, KERNEL_BLOB_RAM, kernel_words);
+    for word in [mailbox::STATE, mailbox::EXCEPTIONS, mailbox::LAST_EPC, mailbox::LAST_CAUSE] {
+        a.emit(sw(ZERO, word as i16, ZERO));
+    }
+
+    // Text first, then BSS: a BSS that overlaps the text wins, as with the BIOS.
+    let text_words = exe.text.len().div_ceil(4) as u32;
+    copy_words(&mut a, ROM_BASE + (EXE_OFFSET + psexe::HEADER_SIZE) as u32, exe.t_addr, text_words);
+    zero_bytes(&mut a, exe.b_addr, exe.b_size);
+
+    a.li(SP, exe.initial_sp());
+    a.emit(addu(FP, SP, ZERO));
+    a.li(GP, exe.gp);
+    a.emit(addu(A0, ZERO, ZERO));
+    a.emit(addu(A1, ZERO, ZERO));
+    a.li(T0, mailbox::HANDED_OVER);
+    a.emit(sw(T0, mailbox::STATE as i16, ZERO));
+    a.li(T0, exe.pc);
+    a.emit(jr(T0));
+    a.emit(NOP);
+    a.finish()
+}
+
+/// Exception vector at 0x80000080, `return 0` stubs at 0xA0/0xB0/0xC0 (the BIOS function tables), and an
+/// exception handler that counts the exception, records EPC/CAUSE in the mailbox and returns: past the
+/// instruction for `syscall` (which would otherwise repeat forever), to it for anything else.
+fn kernel_blob() -> Result<Vec<u32>> {
+    let mut a = Asm::new(KERNEL_BLOB_RAM);
+    let handler = a.new_label();
+    a.j(handler);
+    a.emit(NOP);
+    for stub in [0x8000_00A0, 0x8000_00B0, 0x8000_00C0] {
+        a.pad_to(stub)?;
+        a.emit(jr(RA));
+        a.emit(addu(V0, ZERO, ZERO));
+    }
+    a.pad_to(EXCEPTION_HANDLER_RAM)?;
+    a.bind(handler);
+    let resume = a.new_label();
+    a.emit(mfc0(K0, COP0_EPC));
+    a.emit(mfc0(K1, COP0_CAUSE));
+    a.emit(sw(K0, mailbox::LAST_EPC as i16, ZERO));
+    a.emit(sw(K1, mailbox::LAST_CAUSE as i16, ZERO));
+    a.emit(lw(K1, mailbox::EXCEPTIONS as i16, ZERO));
+    a.emit(NOP);
+    a.emit(addiu(K1, K1, 1));
+    a.emit(sw(K1, mailbox::EXCEPTIONS as i16, ZERO));
+    a.emit(lw(K1, mailbox::LAST_CAUSE as i16, ZERO));
+    a.emit(NOP);
+    a.emit(andi(K1, K1, 0x7C)); // ExcCode << 2
+    a.emit(addiu(K1, K1, -(8 << 2))); // 8 = syscall
+    a.bne(K1, ZERO, resume);
+    a.emit(NOP);
+    a.emit(addiu(K0, K0, 4));
+    a.bind(resume);
+    a.emit(jr(K0));
+    a.emit(rfe());
+    a.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exe(text_len: usize) -> PsExe {
+        PsExe {
+            pc: 0x8001_0000,
+            gp: 0x8001_8000,
+            t_addr: 0x8001_0000,
+            b_addr: 0x8002_0000,
+            b_size: 0x10,
+            s_addr: 0,
+            s_size: 0,
+            text: (0..text_len).map(|i| (i * 7) as u8).collect(),
+        }
+    }
+
+    fn word_at(rom: &[u8], offset: usize) -> u32 {
+        u32::from_le_bytes(rom[offset..offset + 4].try_into().unwrap())
+    }
+
+    #[test]
+    fn layout_embeds_the_exe_and_keeps_the_patch_word_free() {
+        let program = exe(0x1800);
+        let rom = build(&program).unwrap();
+        assert_eq!(rom.len(), ROM_SIZE);
+        // The reset vector starts with `lui t0, 0x1F80` (memory control base).
+        assert_eq!(word_at(&rom, 0), 0x3C08_1F80);
+        // The embedded file parses back to the same program.
+        let embedded = PsExe::parse(&rom[EXE_OFFSET..], "rom").unwrap();
+        assert_eq!(embedded, program);
+        // Mednafen's patch word and everything after the EXE are zero.
+        assert_eq!(word_at(&rom, MEDNAFEN_PATCH_OFFSET), 0);
+        assert!(rom[EXE_OFFSET + 0x800 + 0x1800..].iter().all(|&b| b == 0));
+        // Kernel blob: exception vector jumps to the handler at 0x100; 0xA0 stub returns 0.
+        assert_eq!(word_at(&rom, KERNEL_BLOB_OFFSET), 0x0800_0040);
+        assert_eq!(word_at(&rom, KERNEL_BLOB_OFFSET + 0x20), jr(RA));
+        assert_eq!(word_at(&rom, KERNEL_BLOB_OFFSET + 0x24), addu(V0, ZERO, ZERO));
+    }
+
+    #[test]
+    fn reset_code_ends_with_the_jump_to_the_entry_point() {
+        let mut program = exe(0x800);
+        program.pc = 0x8001_0234;
+        let words = reset_code(&program).unwrap();
+        let n = words.len();
+        assert_eq!(&words[n - 4..], &[lui(T0, 0x8001), ori(T0, T0, 0x0234), jr(T0), NOP]);
+        // The mailbox is written just before: "PXBR" to 0x200.
+        assert_eq!(words[n - 5], sw(T0, 0x200, ZERO));
+        // Memory control: RAM_SIZE gets 0xB88.
+        assert!(words.windows(3).any(|w| w == [lui(T1, 0), ori(T1, T1, 0x0B88), sw(T1, 0x1060, T0)]));
+    }
+
+    #[test]
+    fn largest_exe_fits_and_one_more_word_does_not() {
+        let fits = exe(MAX_EXE_FILE - psexe::HEADER_SIZE);
+        // (t_addr + text must stay inside RAM: 0x8001_0000 + 480 KiB is fine.)
+        assert_eq!(build(&fits).unwrap().len(), ROM_SIZE);
+        let too_big = exe(MAX_EXE_FILE - psexe::HEADER_SIZE + 4);
+        let message = build(&too_big).unwrap_err().to_string();
+        assert!(message.contains("at most 491520 bytes"), "{message}");
+    }
+
+    #[test]
+    fn firmware_is_written_under_every_region_name() {
+        let dir = std::env::temp_dir().join(format!("psxanim-bootrom-test-{}", std::process::id()));
+        let rom = build(&exe(0x800)).unwrap();
+        write_firmware(&dir, &rom).unwrap();
+        for name in FIRMWARE_NAMES {
+            assert_eq!(std::fs::read(dir.join(name)).unwrap(), rom);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
