@@ -1,5 +1,207 @@
 //! `cargo xtask`: build automation for psxanim (setup, build-exe, verify, test, demo).
+//!
+//! Exit codes: 0 success; 1 a check failed (verify mismatch, a failing test); 2 the emulator asked for
+//! is not installed; 3 a build or run failed (unknown example, bad EXE, emulator crash or timeout).
 mod backends;
 mod bootrom;
+mod build;
+mod elf;
+mod expect;
+mod process;
+mod psexe;
+mod report;
+mod setup;
+mod verify;
 
-fn main() {}
+use backends::Emulator;
+use clap::{Args, Parser, Subcommand};
+use psexe::Region;
+use std::path::{Path, PathBuf};
+
+#[derive(Parser, Debug)]
+#[command(name = "cargo xtask", about = "psxanim build automation: PSX toolchain, PS-EXE builds, emulator checks")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Install the pinned nightly, the Debian packages and the emulators the backends need (idempotent).
+    Setup,
+    /// Build an example for the PlayStation and write target/psx/NAME.exe.
+    BuildExe(BuildArgs),
+    /// Build an example, run it in an emulator, check its record and screenshots, write a JSON report.
+    Verify(VerifyArgs),
+    /// Host tests, PSX build of every example, hello verified on pcsx-rearmed and mednafen.
+    Test,
+    /// Build hello, run it in the default emulator and write its frames as PNG.
+    Demo(DemoArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+struct BuildArgs {
+    /// Example to build (a folder of examples/).
+    #[arg(long, default_value = "hello")]
+    example: String,
+    /// Region marker written in the PS-EXE header.
+    #[arg(long, value_enum, default_value = "na")]
+    region: Region,
+    /// Build with the dev profile instead of release.
+    #[arg(long)]
+    debug: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+struct VerifyArgs {
+    /// Emulator to run; default: pcsx-redux when found, otherwise pcsx-rearmed.
+    #[arg(long, value_enum)]
+    emulator: Option<Emulator>,
+    #[arg(long, default_value = "hello")]
+    example: String,
+    /// Frames (vsyncs) to run.
+    #[arg(long, default_value_t = 120, value_parser = clap::value_parser!(u32).range(2..=100_000))]
+    frames: u32,
+    /// Where screenshots and the report go (default: artifacts/ in the workspace).
+    #[arg(long)]
+    artifacts: Option<PathBuf>,
+    /// Print the report as JSON on stdout.
+    #[arg(long)]
+    json: bool,
+    /// Wall-clock limit for the emulator run, in seconds.
+    #[arg(long, default_value_t = 300)]
+    timeout: u64,
+    /// The pcsx-redux binary (else $PCSX_REDUX, else `pcsx-redux` on PATH).
+    #[arg(long)]
+    pcsx_redux: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "na")]
+    region: Region,
+    /// Testing aid: flip one expected word so that the run must fail.
+    #[arg(long, hide = true)]
+    wrong_expectation: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+struct DemoArgs {
+    /// Where the PNGs go (default: artifacts/demo in the workspace).
+    #[arg(long)]
+    artifacts: Option<PathBuf>,
+}
+
+/// An error that ends the program with a given exit code.
+#[derive(Debug)]
+pub struct Exit {
+    pub code: i32,
+    pub message: String,
+}
+
+impl Exit {
+    pub const MISMATCH: i32 = 1;
+    pub const NOT_INSTALLED: i32 = 2;
+    pub const FAILED: i32 = 3;
+
+    pub fn new(code: i32, message: impl Into<String>) -> anyhow::Error {
+        anyhow::Error::new(Exit { code, message: message.into() })
+    }
+}
+
+impl std::fmt::Display for Exit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Exit {}
+
+/// The exit code an error maps to: its own for `Exit`, 3 for anything else.
+pub fn exit_code(error: &anyhow::Error) -> i32 {
+    error.downcast_ref::<Exit>().map_or(Exit::FAILED, |e| e.code)
+}
+
+/// The host workspace (the folder holding the top-level Cargo.toml).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits inside the workspace").to_path_buf()
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let ws = workspace_root();
+    let result = match cli.command {
+        Command::Setup => setup::run(&ws),
+        Command::BuildExe(a) => build::build_exe(&ws, &a.example, a.region, a.debug).map(|built| built.print()),
+        Command::Verify(a) => {
+            if let Some(path) = &a.pcsx_redux {
+                // The redux backend finds its binary through this variable; set before any thread starts.
+                std::env::set_var("PCSX_REDUX", path);
+            }
+            let options = verify::Options {
+                emulator: a.emulator,
+                example: a.example,
+                frames: a.frames,
+                artifacts: a.artifacts.unwrap_or_else(|| ws.join("artifacts")),
+                json: a.json,
+                timeout: std::time::Duration::from_secs(a.timeout),
+                region: a.region,
+                wrong_expectation: a.wrong_expectation,
+            };
+            verify::run(&ws, &options).map(|_| ())
+        }
+        Command::Test => verify::test_all(&ws),
+        Command::Demo(a) => verify::demo(&ws, a.artifacts.unwrap_or_else(|| ws.join("artifacts").join("demo"))),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e:#}");
+        std::process::exit(exit_code(&e));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("xtask").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn build_exe_defaults_and_options() {
+        let Command::BuildExe(a) = parse(&["build-exe"]).unwrap().command else { panic!("not build-exe") };
+        assert_eq!((a.example.as_str(), a.region, a.debug), ("hello", Region::Na, false));
+        let Command::BuildExe(a) = parse(&["build-exe", "--example", "anim", "--region", "jp", "--debug"]).unwrap().command
+        else {
+            panic!("not build-exe")
+        };
+        assert_eq!((a.example.as_str(), a.region, a.debug), ("anim", Region::Jp, true));
+        assert!(parse(&["build-exe", "--region", "us"]).is_err());
+    }
+
+    #[test]
+    fn verify_options() {
+        let Command::Verify(a) = parse(&["verify"]).unwrap().command else { panic!("not verify") };
+        assert_eq!((a.emulator, a.frames, a.json, a.timeout), (None, 120, false, 300));
+        let Command::Verify(a) = parse(&[
+            "verify", "--emulator", "pcsx-rearmed", "--frames", "60", "--artifacts", "out", "--json", "--timeout", "9",
+        ])
+        .unwrap()
+        .command
+        else {
+            panic!("not verify")
+        };
+        assert_eq!(a.emulator, Some(Emulator::PcsxRearmed));
+        assert_eq!((a.frames, a.json, a.timeout), (60, true, 9));
+        assert_eq!(a.artifacts, Some(PathBuf::from("out")));
+        for name in ["pcsx-redux", "mednafen"] {
+            assert!(parse(&["verify", "--emulator", name]).is_ok(), "{name}");
+        }
+        assert!(parse(&["verify", "--emulator", "duckstation"]).is_err());
+        // One frame cannot give two different screenshots.
+        assert!(parse(&["verify", "--frames", "1"]).is_err());
+    }
+
+    #[test]
+    fn exit_codes() {
+        assert_eq!(exit_code(&Exit::new(Exit::NOT_INSTALLED, "x")), 2);
+        assert_eq!(exit_code(&anyhow::anyhow!("plain")), 3);
+        assert!(parse(&["frobnicate"]).is_err());
+    }
+}

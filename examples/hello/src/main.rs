@@ -10,7 +10,11 @@
 use psxanim_runtime::console::ordering::DoubleBuffered;
 use psxanim_runtime::console::prim::{self, Color, Vertex};
 use psxanim_runtime::console::{dma, gpu, panic, timer, vsync};
+use psxanim_runtime::gte;
 use psxanim_runtime::record::{status, Record};
+
+#[allow(dead_code)] // word_name serves the host reports only
+mod gte_probe;
 
 static mut RECORD: Record = Record::ZERO;
 static mut DRAW: DoubleBuffered<8, 256> = DoubleBuffered::new();
@@ -29,9 +33,19 @@ extern "C" fn main() -> ! {
     vsync::init();
     timer::start();
 
-    let t0 = timer::now();
-    // GTE results go here once the runtime's GTE API is used (see run_gte).
-    record.set_cycles(0, timer::ticks_since(t0) as u32);
+    // The GTE probe; cycle slot 0 = RTPS, 1 = RTPT, in root counter 2 ticks (8 CPU cycles each),
+    // including the two nops the backend puts before a command.
+    let mut started = 0u16;
+    let results = gte_probe::run(&mut gte::Native::new(), |slot, before| {
+        if before {
+            started = timer::now();
+        } else {
+            record.set_cycles(slot, timer::ticks_since(started) as u32);
+        }
+    });
+    for word in results {
+        record.push(word);
+    }
     record.status = status::DONE;
 
     loop {

@@ -1,0 +1,140 @@
+//! `build-exe`: builds an example of `examples/` for mipsel-sony-psx with the pinned nightly and turns the
+//! ELF into `target/psx/NAME.exe` (psexe.rs), checked and with its sizes printed.
+use crate::psexe::{self, Header, Region, Sizes};
+use crate::{elf, setup, Exit};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const TARGET: &str = "mipsel-sony-psx";
+
+/// A converted example.
+pub struct Built {
+    pub example: String,
+    pub exe: PathBuf,
+    pub header: Header,
+    pub sizes: Sizes,
+}
+
+impl Built {
+    pub fn print(&self) {
+        let s = self.sizes;
+        println!(
+            "{}: text {} B, data {} B, bss {} B; entry {:#010x}, load {:#010x}; wrote {} ({} B)",
+            self.example,
+            s.text,
+            s.data,
+            s.bss,
+            self.header.pc0,
+            self.header.t_addr,
+            self.exe.display(),
+            s.file
+        );
+    }
+}
+
+/// The examples: folders of `examples/` with a Cargo.toml, sorted.
+pub fn examples(ws: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(ws.join("examples"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join("Cargo.toml").is_file())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Fails with exit code 3 and the list of examples when `name` is not one of them.
+pub fn check_example(ws: &Path, name: &str) -> Result<()> {
+    let known = examples(ws);
+    if known.iter().any(|k| k == name) {
+        Ok(())
+    } else {
+        Err(Exit::new(Exit::FAILED, format!("unknown example {name:?}; the examples are: {}", known.join(", "))))
+    }
+}
+
+/// The cargo command that builds `example`: pinned nightly, build-std, its own target dir, and none of
+/// the outer cargo's settings (`cargo xtask` runs inside a stable cargo that exports them).
+pub fn cargo_command(ws: &Path, example: &str, debug: bool) -> Command {
+    let mut cmd = Command::new("cargo");
+    cmd.arg(format!("+{}", setup::NIGHTLY))
+        .arg("build")
+        .arg("--manifest-path")
+        .arg(ws.join("examples").join("Cargo.toml"))
+        .args(["-p", example, "--bin", example, "--target", TARGET])
+        .args(["-Zbuild-std=core", "-Zbuild-std-features=compiler-builtins-mem"]);
+    if !debug {
+        cmd.arg("--release");
+    }
+    for var in [
+        "RUSTUP_TOOLCHAIN",
+        "RUSTC",
+        "RUSTC_WRAPPER",
+        "RUSTFLAGS",
+        "CARGO_ENCODED_RUSTFLAGS",
+        "CARGO_BUILD_RUSTFLAGS",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd.env("CARGO_TARGET_DIR", ws.join("target").join("psx-build"));
+    cmd
+}
+
+/// Where cargo leaves the linked ELF (the target's executable suffix is ".exe", but it is an ELF).
+pub fn elf_path(ws: &Path, example: &str, debug: bool) -> PathBuf {
+    let profile = if debug { "debug" } else { "release" };
+    ws.join("target").join("psx-build").join(TARGET).join(profile).join(format!("{example}.exe"))
+}
+
+/// Builds, converts and checks one example.
+pub fn build_exe(ws: &Path, example: &str, region: Region, debug: bool) -> Result<Built> {
+    check_example(ws, example)?;
+    setup::ensure_toolchain()?;
+    let status = cargo_command(ws, example, debug).status().context("could not start cargo")?;
+    if !status.success() {
+        return Err(Exit::new(Exit::FAILED, format!("the PSX build of {example} failed ({status})")));
+    }
+    let elf_file = elf_path(ws, example, debug);
+    let bytes = std::fs::read(&elf_file).with_context(|| format!("reading {}", elf_file.display()))?;
+    let parsed = elf::parse(&bytes).with_context(|| format!("{}", elf_file.display()))?;
+    let converted = psexe::from_elf(&parsed, region).with_context(|| format!("converting {}", elf_file.display()))?;
+    let out_dir = ws.join("target").join("psx");
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let exe = out_dir.join(format!("{example}.exe"));
+    std::fs::write(&exe, &converted.file).with_context(|| format!("writing {}", exe.display()))?;
+    Ok(Built { example: example.to_string(), exe, header: converted.header, sizes: converted.sizes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_child_cargo_is_isolated_from_the_outer_one() {
+        let ws = Path::new("/ws");
+        let cmd = cargo_command(ws, "hello", false);
+        let args: Vec<_> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
+        assert_eq!(args[0], "+nightly-2024-12-21");
+        assert!(args.iter().any(|a| a == "--release"));
+        assert!(args.iter().any(|a| a == "-Zbuild-std=core"));
+        let envs: Vec<_> = cmd.get_envs().map(|(k, v)| (k.to_string_lossy().into_owned(), v.map(|v| v.to_owned()))).collect();
+        assert!(envs.contains(&("RUSTFLAGS".into(), None)));
+        assert!(envs.contains(&("RUSTUP_TOOLCHAIN".into(), None)));
+        assert!(envs.contains(&("CARGO_TARGET_DIR".into(), Some("/ws/target/psx-build".into()))));
+        assert!(!cargo_command(ws, "hello", true).get_args().any(|a| a == "--release"));
+    }
+
+    #[test]
+    fn unknown_example_lists_the_known_ones() {
+        let ws = crate::workspace_root();
+        assert!(examples(&ws).contains(&"hello".to_string()));
+        let err = check_example(&ws, "nope").unwrap_err();
+        assert_eq!(crate::exit_code(&err), 3);
+        assert!(err.to_string().contains("hello"), "{err}");
+    }
+}

@@ -1,0 +1,91 @@
+//! What each example must leave in its verification record, computed on the host.
+//!
+//! hello: its GTE probe (`examples/hello/src/gte_probe.rs`) is compiled into this crate too and run on
+//! the runtime's GTE model, so the expected words come from the same code the console runs.
+use anyhow::{bail, Result};
+use psxanim_runtime::gte::GteModel;
+use serde::Serialize;
+
+#[path = "../../examples/hello/src/gte_probe.rs"]
+#[allow(dead_code)]
+mod hello_probe;
+
+/// One expected result word.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Word {
+    pub name: String,
+    pub value: u32,
+}
+
+/// The record contents an example must produce.
+#[derive(Debug, Clone)]
+pub struct Expectation {
+    /// `Record::program`.
+    pub program: [u8; 4],
+    pub words: Vec<Word>,
+}
+
+/// The expectation for `example`; an example without one cannot be verified.
+pub fn for_example(example: &str) -> Result<Expectation> {
+    match example {
+        "hello" => Ok(hello()),
+        other => bail!("no host expectation is defined for example {other:?} (add it to xtask/src/expect.rs)"),
+    }
+}
+
+fn hello() -> Expectation {
+    let mut gte = GteModel::default();
+    let values = hello_probe::run(&mut gte, |_, _| {});
+    let words = values
+        .iter()
+        .enumerate()
+        .map(|(i, &value)| {
+            let (command, register) = hello_probe::word_name(i);
+            Word { name: format!("{command}.{register}"), value }
+        })
+        .collect();
+    Expectation { program: *b"HELO", words }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(e: &Expectation, name: &str) -> u32 {
+        e.words.iter().find(|w| w.name == name).unwrap_or_else(|| panic!("no word {name}")).value
+    }
+
+    #[test]
+    fn hello_expects_both_commands_in_full() {
+        let e = for_example("hello").unwrap();
+        assert_eq!(&e.program, b"HELO");
+        assert_eq!(e.words.len(), hello_probe::WORDS);
+        assert_eq!(e.words[0].name, "RTPS.SXY0");
+        assert_eq!(e.words.last().unwrap().name, "RTPT.FLAG");
+    }
+
+    /// Independent of the model: psx-spx's RTPS formula worked by hand for the probe's vertex.
+    #[test]
+    fn hello_rtps_matches_the_documented_formula() {
+        let e = for_example("hello").unwrap();
+        // MAC = (TR << 12 + RT * V) >> 12 for V = (100, -50, 200).
+        let mac = |row: [i64; 3], tr: i64| (tr * 4096 + row[0] * 100 + row[1] * -50 + row[2] * 200) >> 12;
+        let (x, y, z) = (mac([3547, 0, 2048], -40), mac([356, 4034, -617], 25), mac([-2017, 711, 3493], 1200));
+        assert_eq!(value(&e, "RTPS.MAC1") as i32 as i64, x);
+        assert_eq!(value(&e, "RTPS.MAC2") as i32 as i64, y);
+        assert_eq!(value(&e, "RTPS.MAC3") as i32 as i64, z);
+        assert_eq!(value(&e, "RTPS.SZ3") as i64, z);
+        // The FIFO shifted: the seeded SZ1..3 moved down one place.
+        assert_eq!(value(&e, "RTPS.SZ0"), 200);
+        // Screen x = OFX + IR1 * (H / SZ3), with the GTE's rounded reciprocal: within a pixel of exact.
+        let sx = (value(&e, "RTPS.SXY2") & 0xFFFF) as i16 as f64;
+        let exact = 160.0 + x as f64 * 320.0 / z as f64;
+        assert!((sx - exact).abs() <= 1.0, "sx {sx} vs {exact}");
+        assert_eq!(value(&e, "RTPS.FLAG"), 0, "no saturation for an ordinary vertex");
+    }
+
+    #[test]
+    fn unknown_examples_have_no_expectation() {
+        assert!(for_example("nope").unwrap_err().to_string().contains("nope"));
+    }
+}

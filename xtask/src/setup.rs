@@ -1,0 +1,207 @@
+//! `setup`: everything a fresh Debian 12 machine needs beyond stable Rust, installed only when missing.
+//! 1. the pinned nightly (minimal profile + rust-src) for the PSX builds, via rustup;
+//! 2. the Debian packages the backends call (7z, node, luajit), via apt-get;
+//! 3. each backend's own files (`ensure_installed`: the pinned npm core, the beetle-psx core...).
+//! The other commands call the part they need (`ensure_toolchain`, `ensure_emulator`) on their own.
+use crate::backends::{self, Emulator};
+use crate::process::run_with_timeout;
+use crate::Exit;
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// The nightly the PSX target builds with (psx 0.1.8 and the mipsel-sony-psx target agree on it).
+pub const NIGHTLY: &str = "nightly-2024-12-21";
+const RUSTUP_TIMEOUT: Duration = Duration::from_secs(1200);
+const APT_TIMEOUT: Duration = Duration::from_secs(1200);
+
+/// A program a backend runs, and the Debian package that provides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tool {
+    pub command: &'static str,
+    pub package: &'static str,
+}
+
+const SEVEN_ZIP: Tool = Tool { command: "7z", package: "p7zip-full" };
+const NODE: Tool = Tool { command: "node", package: "nodejs" };
+const LUAJIT: Tool = Tool { command: "luajit", package: "luajit" };
+
+/// The Debian tools a backend runs (the mednafen backend fetches its libretro core itself; pcsx-redux
+/// comes from the user, luajit checks the Lua script generated for it).
+pub fn tools_for(emulator: Emulator) -> &'static [Tool] {
+    match emulator {
+        Emulator::PcsxRearmed => &[NODE, SEVEN_ZIP],
+        Emulator::Mednafen => &[],
+        Emulator::PcsxRedux => &[LUAJIT],
+    }
+}
+
+/// `command` found in a folder of $PATH.
+pub fn find_on_path(command: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(command)).find(|p| p.is_file())
+}
+
+/// `cargo xtask setup`: all of it, saying what was installed and what was already there.
+pub fn run(ws: &Path) -> Result<()> {
+    ensure_toolchain()?;
+    let mut tools: Vec<Tool> = Vec::new();
+    for emulator in [Emulator::PcsxRearmed, Emulator::Mednafen, Emulator::PcsxRedux] {
+        for tool in tools_for(emulator) {
+            if !tools.contains(tool) {
+                tools.push(*tool);
+            }
+        }
+    }
+    ensure_tools(&tools)?;
+    for emulator in [Emulator::PcsxRearmed, Emulator::Mednafen, Emulator::PcsxRedux] {
+        ensure_backend_files(ws, emulator)?;
+    }
+    println!("setup: done");
+    Ok(())
+}
+
+/// What an emulator needs, installed when missing. Failures map to exit code 2 (not installed).
+pub fn ensure_emulator(ws: &Path, emulator: Emulator) -> Result<()> {
+    let result = ensure_tools(tools_for(emulator)).and_then(|_| ensure_backend_files(ws, emulator));
+    result.map_err(|e| Exit::new(Exit::NOT_INSTALLED, format!("{} cannot be installed: {e:#}", name(emulator))))
+}
+
+pub fn name(emulator: Emulator) -> &'static str {
+    match emulator {
+        Emulator::PcsxRedux => "pcsx-redux",
+        Emulator::PcsxRearmed => "pcsx-rearmed",
+        Emulator::Mednafen => "mednafen",
+    }
+}
+
+fn ensure_backend_files(ws: &Path, emulator: Emulator) -> Result<()> {
+    match emulator {
+        Emulator::PcsxRearmed => backends::rearmed::ensure_installed(ws),
+        Emulator::Mednafen => backends::mednafen::ensure_installed(ws),
+        // PCSX-Redux has no package: this only reports where the user's binary is.
+        Emulator::PcsxRedux => backends::redux::ensure_installed(ws),
+    }
+}
+
+/// Installs the pinned nightly with rust-src when either is missing.
+pub fn ensure_toolchain() -> Result<()> {
+    let rustup = |args: &[&str]| -> Result<String> {
+        let out = Command::new("rustup")
+            .args(args)
+            .env_remove("RUSTUP_TOOLCHAIN")
+            .output()
+            .context("rustup is not on PATH; install it from https://rustup.rs first")?;
+        if !out.status.success() {
+            bail!("rustup {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim());
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let installed = rustup(&["toolchain", "list"])?;
+    if installed.lines().any(|l| l.starts_with(NIGHTLY)) {
+        let components = rustup(&["component", "list", "--installed", "--toolchain", NIGHTLY])?;
+        if components.lines().any(|l| l.trim() == "rust-src") {
+            return Ok(());
+        }
+        println!("setup: adding rust-src to {NIGHTLY}");
+        run_install(Command::new("rustup").args(["component", "add", "rust-src", "--toolchain", NIGHTLY]), RUSTUP_TIMEOUT, "rustup")?;
+        println!("setup: installed rust-src for {NIGHTLY}");
+        return Ok(());
+    }
+    println!("setup: installing {NIGHTLY} (minimal profile + rust-src)");
+    run_install(
+        Command::new("rustup").args(["toolchain", "install", NIGHTLY, "--profile", "minimal", "--component", "rust-src"]),
+        RUSTUP_TIMEOUT,
+        "rustup (is static.rust-lang.org reachable?)",
+    )?;
+    println!("setup: installed {NIGHTLY}");
+    Ok(())
+}
+
+/// Installs the Debian packages of the tools missing from PATH (one apt-get run for all).
+pub fn ensure_tools(tools: &[Tool]) -> Result<()> {
+    let missing: Vec<&Tool> = tools.iter().filter(|t| find_on_path(t.command).is_none()).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let packages: Vec<&str> = missing.iter().map(|t| t.package).collect();
+    println!("setup: installing Debian packages {}", packages.join(" "));
+    let sudo = if is_root() { None } else { find_on_path("sudo") };
+    if !is_root() && sudo.is_none() {
+        bail!("missing {}; run as root or install them: apt-get install {}", packages.join(", "), packages.join(" "));
+    }
+    let apt = |args: &[&str]| {
+        let mut cmd = match &sudo {
+            Some(s) => {
+                let mut c = Command::new(s);
+                c.arg("apt-get");
+                c
+            }
+            None => Command::new("apt-get"),
+        };
+        cmd.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+        cmd
+    };
+    let update = run_install(&mut apt(&["update"]), APT_TIMEOUT, "apt-get update")?;
+    // apt-get update exits 0 even when no mirror answers; its warnings say so.
+    if update.contains("Failed to fetch") || update.contains("Could not resolve") || update.contains("Temporary failure") {
+        bail!("the Debian archive cannot be reached (apt-get update):\n{}", update.trim());
+    }
+    let mut args = vec!["install", "-y", "--no-install-recommends"];
+    args.extend(&packages);
+    run_install(&mut apt(&args), APT_TIMEOUT, "apt-get install (is the Debian archive reachable?)")?;
+    for tool in missing {
+        match find_on_path(tool.command) {
+            Some(p) => println!("setup: installed {} ({})", tool.package, p.display()),
+            None => bail!("installed {} but {} is still not on PATH", tool.package, tool.command),
+        }
+    }
+    Ok(())
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Runs an installer with a time limit; returns its output, or an error naming `what` with the output.
+fn run_install(cmd: &mut Command, timeout: Duration, what: &str) -> Result<String> {
+    let done = run_with_timeout(cmd, timeout).with_context(|| format!("could not start {what}"))?;
+    if done.timed_out() {
+        bail!("{what} did not finish within {} s and was stopped", timeout.as_secs());
+    }
+    let output = done.output();
+    if !done.status.is_some_and(|s| s.success()) {
+        bail!("{what} failed:\n{}", output.trim());
+    }
+    Ok(output)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_backend_names_its_debian_tools() {
+        assert!(tools_for(Emulator::PcsxRearmed).contains(&SEVEN_ZIP));
+        assert!(tools_for(Emulator::PcsxRearmed).contains(&NODE));
+        assert!(tools_for(Emulator::Mednafen).is_empty());
+    }
+
+    #[test]
+    fn path_lookup() {
+        assert!(find_on_path("sh").is_some());
+        assert!(find_on_path("surely-no-such-program-psxanim").is_none());
+    }
+
+    #[test]
+    fn a_failing_installer_is_an_error_with_its_output() {
+        let err = run_install(Command::new("sh").args(["-c", "echo boom >&2; exit 100"]), Duration::from_secs(30), "fake apt")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("fake apt failed") && err.contains("boom"), "{err}");
+        let err = run_install(Command::new("sleep").arg("30"), Duration::from_millis(200), "slow").unwrap_err().to_string();
+        assert!(err.contains("did not finish"), "{err}");
+    }
+}

@@ -1,0 +1,385 @@
+//! `verify`, `test` and `demo`: build an example, run it in an emulator backend, compare what it left in
+//! RAM and on screen with what the host expects, and report.
+use crate::backends::{self, Emulator, RunError, RunOutput, RunRequest};
+use crate::expect::{self, Expectation};
+use crate::psexe::Region;
+use crate::report::{self, Check, RecordSummary, Report};
+use crate::{build, setup, Exit};
+use anyhow::{Context, Result};
+use psxanim_runtime::record::{status, RecordView};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub emulator: Option<Emulator>,
+    pub example: String,
+    pub frames: u32,
+    pub artifacts: PathBuf,
+    pub json: bool,
+    pub timeout: Duration,
+    pub region: Region,
+    /// Flip one expected word on purpose: the run must then fail (proves the comparison bites).
+    pub wrong_expectation: bool,
+}
+
+/// The emulator used without `--emulator`: pcsx-redux when it can be found, else pcsx-rearmed.
+pub fn default_emulator() -> Emulator {
+    if backends::redux::locate(None).is_some() {
+        Emulator::PcsxRedux
+    } else {
+        Emulator::PcsxRearmed
+    }
+}
+
+/// Frames after which screenshots are taken: a third and two thirds of the way, so they differ.
+pub fn screenshot_frames(frames: u32) -> Vec<u32> {
+    vec![(frames / 3).max(1), (frames * 2 / 3).max(2)]
+}
+
+fn run_backend(emulator: Emulator, req: &RunRequest) -> Result<RunOutput, RunError> {
+    match emulator {
+        Emulator::PcsxRearmed => backends::rearmed::run(req),
+        Emulator::Mednafen => backends::mednafen::run(req),
+        Emulator::PcsxRedux => backends::redux::run(req),
+    }
+}
+
+/// Compares a record with an expectation: program, status, frames, and every result word.
+pub fn compare(view: &RecordView, expected: &Expectation) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let program = view.program();
+    checks.push(Check::new(
+        "record.program",
+        program == expected.program,
+        format!(
+            "expected {:?}, found {:?}",
+            String::from_utf8_lossy(&expected.program),
+            String::from_utf8_lossy(&program)
+        ),
+    ));
+    let state = view.status();
+    let detail = match state {
+        status::FAILED => format!("FAILED: error {:#010x}, detail {}", view.error(), view.error_detail()),
+        status::DONE => String::new(),
+        other => format!("expected DONE ({}), found {other}", status::DONE),
+    };
+    checks.push(Check::new("record.status", state == status::DONE, detail));
+    checks.push(Check::new("record.frames", view.frames() > 0, format!("{} frames counted by the program", view.frames())));
+    let len_ok = view.result_len() as usize == expected.words.len();
+    checks.push(Check::new(
+        "record.result_len",
+        len_ok,
+        format!("expected {}, found {}", expected.words.len(), view.result_len()),
+    ));
+    for (i, word) in expected.words.iter().enumerate() {
+        let found = view.result(i);
+        let passed = i < view.result_len() as usize && found == word.value;
+        let detail = if passed { String::new() } else { format!("expected {:#010x}, found {found:#010x}", word.value) };
+        checks.push(Check::new(format!("result.{}", word.name), passed, detail));
+    }
+    checks
+}
+
+/// Screenshot checks: each one is a real image of the displayed area, and the first and last differ.
+pub fn check_screenshots(requested: &[u32], shots: &[backends::Screenshot]) -> Vec<Check> {
+    let mut checks = vec![Check::new(
+        "screenshots.count",
+        shots.len() == requested.len(),
+        format!("asked for frames {requested:?}, got {:?}", shots.iter().map(|s| s.frame).collect::<Vec<_>>()),
+    )];
+    for s in shots {
+        let colours = report::distinct_colours(s);
+        let sane = s.width >= 256 && s.height >= 224 && s.rgb.len() == (s.width * s.height * 3) as usize;
+        checks.push(Check::new(
+            format!("screenshot.frame{}", s.frame),
+            sane && colours > 1,
+            format!("{}x{}, {colours} distinct colours", s.width, s.height),
+        ));
+    }
+    if let (Some(first), Some(last)) = (shots.first(), shots.last()) {
+        let differ = shots.len() >= 2 && first.rgb != last.rgb;
+        checks.push(Check::new(
+            "screenshots.differ",
+            differ,
+            format!("frames {} and {} {}", first.frame, last.frame, if differ { "differ" } else { "are identical" }),
+        ));
+    }
+    checks
+}
+
+/// `cargo xtask verify`: returns the report when everything matched, an `Exit` error otherwise.
+pub fn run(ws: &Path, o: &Options) -> Result<Report> {
+    build::check_example(ws, &o.example)?;
+    let mut expected = expect::for_example(&o.example).map_err(|e| Exit::new(Exit::FAILED, format!("{e:#}")))?;
+    if o.wrong_expectation {
+        if let Some(w) = expected.words.first_mut() {
+            w.value ^= 1;
+        }
+    }
+    let emulator = match o.emulator {
+        Some(e) => e,
+        None => {
+            let e = default_emulator();
+            println!("verify: no --emulator given, using {}", setup::name(e));
+            e
+        }
+    };
+    let emu_name = setup::name(emulator);
+    let built = build::build_exe(ws, &o.example, o.region, false)?;
+    built.print();
+    setup::ensure_emulator(ws, emulator)?;
+
+    std::fs::create_dir_all(&o.artifacts).with_context(|| format!("creating {}", o.artifacts.display()))?;
+    let work_dir = ws.join("target").join("verify").join(format!("{}-{emu_name}", o.example));
+    std::fs::create_dir_all(&work_dir).with_context(|| format!("creating {}", work_dir.display()))?;
+    let shots_wanted = screenshot_frames(o.frames);
+    let req = RunRequest {
+        exe: built.exe.clone(),
+        frames: o.frames,
+        screenshot_frames: shots_wanted.clone(),
+        work_dir,
+        timeout: o.timeout,
+    };
+    println!("verify: running {} on {emu_name} for {} frames", o.example, o.frames);
+    let started = Instant::now();
+    let output = run_backend(emulator, &req).map_err(|e| {
+        let code = if matches!(e, RunError::NotInstalled(_)) { Exit::NOT_INSTALLED } else { Exit::FAILED };
+        Exit::new(code, format!("{emu_name}: {e}"))
+    })?;
+    let run_seconds = started.elapsed().as_secs_f64();
+
+    let mut screenshots = Vec::new();
+    for shot in &output.screenshots {
+        let path = o.artifacts.join(format!("{}-{emu_name}-frame{:04}.png", o.example, shot.frame));
+        report::write_png(&path, shot)?;
+        screenshots.push(path.display().to_string());
+    }
+    let mut checks = Vec::new();
+    let record = match RecordView::find(&output.ram) {
+        Ok(view) => {
+            checks.extend(compare(&view, &expected));
+            Some(RecordSummary::of(&view))
+        }
+        Err(e) => {
+            checks.push(Check::new("record.found", false, format!("{e:?} in the {} bytes of RAM", output.ram.len())));
+            None
+        }
+    };
+    checks.extend(check_screenshots(&shots_wanted, &output.screenshots));
+    let passed = checks.iter().all(|c| c.passed);
+    let report = Report {
+        example: o.example.clone(),
+        emulator,
+        exe: built.exe.display().to_string(),
+        frames_requested: o.frames,
+        frames_run: output.frames_run,
+        run_seconds,
+        record,
+        screenshots,
+        checks,
+        passed,
+    };
+    let report_path = o.artifacts.join(format!("report-{}-{emu_name}.json", o.example));
+    report.write_json(&report_path)?;
+    if o.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    }
+    let failed: Vec<_> = report.failed_checks().collect();
+    println!(
+        "verify: {} on {emu_name}: {} of {} checks passed, {} frames in {run_seconds:.1} s; report {}",
+        o.example,
+        report.checks.len() - failed.len(),
+        report.checks.len(),
+        output.frames_run,
+        report_path.display()
+    );
+    for c in &failed {
+        println!("  FAILED {}: {}", c.name, c.detail);
+    }
+    if !failed.is_empty() {
+        if !output.log.trim().is_empty() {
+            let tail: String = output.log.lines().rev().take(20).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+            println!("  emulator log (last lines):\n{tail}");
+        }
+        return Err(Exit::new(Exit::MISMATCH, format!("{} on {emu_name}: {} check(s) failed", o.example, failed.len())));
+    }
+    Ok(report)
+}
+
+/// `cargo xtask test`: host tests, PSX builds, verify on both CI backends, and the proof that a wrong
+/// expectation fails. Prints `N passed, N failed`.
+pub fn test_all(ws: &Path) -> Result<()> {
+    let mut results: Vec<(String, Result<()>)> = Vec::new();
+    let host = std::process::Command::new("cargo")
+        .args(["test", "--workspace"])
+        .current_dir(ws)
+        .status()
+        .context("could not start cargo test");
+    results.push(("host tests (cargo test --workspace)".into(), match host {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(Exit::new(Exit::MISMATCH, format!("cargo test: {s}"))),
+        Err(e) => Err(e),
+    }));
+    for example in build::examples(ws) {
+        let built = build::build_exe(ws, &example, Region::Na, false);
+        let step = built.and_then(|b| {
+            b.print();
+            independent_header_check(ws, &b.exe)
+        });
+        results.push((format!("PSX build of {example} + independent header check"), step));
+    }
+    let artifacts = ws.join("artifacts").join("test");
+    let options = |emulator, wrong_expectation| Options {
+        emulator: Some(emulator),
+        example: "hello".into(),
+        frames: 120,
+        artifacts: artifacts.clone(),
+        json: false,
+        timeout: Duration::from_secs(300),
+        region: Region::Na,
+        wrong_expectation,
+    };
+    for emulator in [Emulator::PcsxRearmed, Emulator::Mednafen] {
+        let step = run(ws, &options(emulator, false)).map(|_| ());
+        results.push((format!("verify hello on {}", setup::name(emulator)), step));
+    }
+    // A deliberately wrong expectation must be caught (exit code 1), or the checks prove nothing.
+    let wrong = match run(ws, &options(Emulator::PcsxRearmed, true)) {
+        Err(e) if crate::exit_code(&e) == Exit::MISMATCH => Ok(()),
+        Err(e) => Err(e.context("expected a mismatch, got another failure")),
+        Ok(_) => Err(anyhow::anyhow!("verify passed with a wrong expectation")),
+    };
+    results.push(("verify rejects a wrong expectation (pcsx-rearmed)".into(), wrong));
+
+    println!();
+    let mut failed = 0;
+    for (name, result) in &results {
+        match result {
+            Ok(()) => println!("PASS  {name}"),
+            Err(e) => {
+                failed += 1;
+                println!("FAIL  {name}: {e:#}");
+            }
+        }
+    }
+    println!("{} passed, {failed} failed", results.len() - failed);
+    if failed > 0 {
+        return Err(Exit::new(Exit::MISMATCH, format!("{failed} test step(s) failed")));
+    }
+    Ok(())
+}
+
+/// Runs tests/psexe/check_psexe.py, a header parser written separately from psexe.rs.
+fn independent_header_check(ws: &Path, exe: &Path) -> Result<()> {
+    let script = ws.join("tests").join("psexe").join("check_psexe.py");
+    let out = std::process::Command::new("python3")
+        .arg(&script)
+        .arg(exe)
+        .output()
+        .with_context(|| format!("could not run python3 {}", script.display()))?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    print!("{text}");
+    if !out.status.success() {
+        return Err(Exit::new(Exit::MISMATCH, format!("{} rejected {}: {}", script.display(), exe.display(), text.trim())));
+    }
+    Ok(())
+}
+
+/// `cargo xtask demo`: hello in the default emulator; prints where its frames went.
+pub fn demo(ws: &Path, artifacts: PathBuf) -> Result<()> {
+    let options = Options {
+        emulator: None,
+        example: "hello".into(),
+        frames: 120,
+        artifacts,
+        json: false,
+        timeout: Duration::from_secs(300),
+        region: Region::Na,
+        wrong_expectation: false,
+    };
+    let report = run(ws, &options)?;
+    println!("demo: frames written to:");
+    for s in &report.screenshots {
+        println!("  {s}");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backends::Screenshot;
+    use psxanim_runtime::record::{Record, RECORD_BYTES};
+
+    /// A RAM dump holding a record filled as hello fills it, with `words` as results.
+    fn ram_with(words: &[u32], state: u32) -> Vec<u8> {
+        let mut r = Box::new(Record::ZERO);
+        r.begin(*b"HELO");
+        for &w in words {
+            r.push(w);
+        }
+        r.frames = 120;
+        r.status = state;
+        // SAFETY: Record is repr(C) of u32s only, so every byte is initialised.
+        let bytes = unsafe { std::slice::from_raw_parts(&*r as *const Record as *const u8, RECORD_BYTES) };
+        let mut ram = vec![0u8; 0x10000];
+        ram.extend_from_slice(bytes);
+        ram
+    }
+
+    fn failed(checks: &[Check]) -> Vec<String> {
+        checks.iter().filter(|c| !c.passed).map(|c| c.name.clone()).collect()
+    }
+
+    #[test]
+    fn a_matching_record_passes_and_a_wrong_expectation_fails() {
+        let expected = expect::for_example("hello").unwrap();
+        let values: Vec<u32> = expected.words.iter().map(|w| w.value).collect();
+        let ram = ram_with(&values, status::DONE);
+        let view = RecordView::find(&ram).unwrap();
+        assert!(failed(&compare(&view, &expected)).is_empty());
+
+        let mut wrong = expected.clone();
+        wrong.words[5].value ^= 0x8000;
+        let name = format!("result.{}", wrong.words[5].name);
+        assert_eq!(failed(&compare(&view, &wrong)), [name]);
+    }
+
+    #[test]
+    fn missing_words_and_a_failed_program_are_reported() {
+        let expected = expect::for_example("hello").unwrap();
+        let values: Vec<u32> = expected.words.iter().map(|w| w.value).collect();
+        let ram = ram_with(&values[..3], status::FAILED);
+        let view = RecordView::find(&ram).unwrap();
+        let names = failed(&compare(&view, &expected));
+        assert!(names.contains(&"record.status".to_string()));
+        assert!(names.contains(&"record.result_len".to_string()));
+        assert_eq!(names.len(), 2 + expected.words.len() - 3);
+    }
+
+    fn shot(frame: u32, square_x: u32) -> Screenshot {
+        let (w, h) = (320, 240);
+        let rgb = (0..w * h)
+            .flat_map(|i| if (i % w).abs_diff(square_x) < 10 { [255, 0, 0] } else { [0, 0, 64] })
+            .collect();
+        Screenshot { frame, width: w, height: h, rgb }
+    }
+
+    #[test]
+    fn screenshots_must_be_images_and_differ() {
+        assert!(failed(&check_screenshots(&[40, 80], &[shot(40, 50), shot(80, 150)])).is_empty());
+        assert_eq!(failed(&check_screenshots(&[40, 80], &[shot(40, 50), shot(80, 50)])), ["screenshots.differ"]);
+        let blank = Screenshot { frame: 80, width: 320, height: 240, rgb: vec![0; 320 * 240 * 3] };
+        assert_eq!(failed(&check_screenshots(&[40, 80], &[shot(40, 50), blank])), ["screenshot.frame80"]);
+        assert_eq!(failed(&check_screenshots(&[40, 80], &[shot(40, 50)])), ["screenshots.count", "screenshots.differ"]);
+    }
+
+    #[test]
+    fn screenshot_frames_are_distinct_and_within_the_run() {
+        for frames in [2, 3, 120, 1000] {
+            let f = screenshot_frames(frames);
+            assert!(f[0] < f[1] && f[1] <= frames, "{frames}: {f:?}");
+        }
+    }
+}
