@@ -249,6 +249,8 @@ impl ChannelSet {
 struct ClipIndex {
     header: u32,
     markers: u32,
+    /// Highest joint id animated plus one (0 for a clip without tracks).
+    joints: u16,
 }
 
 /// A validated ANIMBIN file: the byte slice plus the offsets of its clips and tracks.
@@ -330,9 +332,11 @@ impl<'a, const ANIMATIONS: usize, const TRACKS: usize, const KEYS: usize, const 
         }
         let mut channels = ChannelSet([[0; 8]; 2]);
         let mut at = start + CLIP_HEADER_BYTES;
+        let mut joints = 0u16;
         for track in 0..track_count {
             self.tracks[clip][track] = at as u32;
             at = self.parse_track(r, c, track as u16, length, at, &mut channels)?;
+            joints = joints.max(bytes_joint(r.bytes, self.tracks[clip][track]) + 1);
         }
         let markers = at;
         for marker in 0..marker_count {
@@ -347,7 +351,7 @@ impl<'a, const ANIMATIONS: usize, const TRACKS: usize, const KEYS: usize, const 
             }
             at += MARKER_BYTES;
         }
-        self.clips[clip] = ClipIndex { header: start as u32, markers: markers as u32 };
+        self.clips[clip] = ClipIndex { header: start as u32, markers: markers as u32, joints };
         Ok(at)
     }
 
@@ -435,7 +439,7 @@ impl<'a, const ANIMATIONS: usize, const TRACKS: usize, const KEYS: usize, const 
             header: ix.header,
             markers: ix.markers,
             tracks: &self.tracks[index][..count],
-            bone_count: self.bone_count,
+            joints: ix.joints as usize,
         })
     }
 
@@ -448,6 +452,10 @@ impl<'a, const ANIMATIONS: usize, const TRACKS: usize, const KEYS: usize, const 
     pub fn clips(&self) -> impl Iterator<Item = Clip<'_>> {
         (0..self.clip_count).filter_map(move |i| self.clip(i))
     }
+}
+
+fn bytes_joint(bytes: &[u8], track: u32) -> u16 {
+    bytes[track as usize + 1] as u16
 }
 
 /// Name bytes up to the first NUL, or all 32 when there is none.
@@ -464,7 +472,7 @@ pub struct Clip<'m> {
     header: u32,
     markers: u32,
     tracks: &'m [u32],
-    bone_count: usize,
+    joints: usize,
 }
 
 impl<'m> Clip<'m> {
@@ -511,9 +519,9 @@ impl<'m> Clip<'m> {
     pub fn offset(&self) -> u32 {
         self.header
     }
-    /// The bone count the file was validated against: every joint id is below it.
-    pub fn bone_count(&self) -> usize {
-        self.bone_count
+    /// Highest joint id animated plus one: a skeleton needs at least this many bones.
+    pub fn joint_count(&self) -> usize {
+        self.joints
     }
     pub(crate) fn bytes(&self) -> &'m [u8] {
         self.bytes

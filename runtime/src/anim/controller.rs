@@ -35,8 +35,8 @@ pub struct MarkerEvent<'m> {
 pub enum PlayError {
     /// The skeleton has more bones than the controller's `BONES` capacity.
     SkeletonTooLarge { bones: usize, capacity: usize },
-    /// The clip's file was validated for more bones than this skeleton has.
-    SkeletonMismatch { clip_bones: usize, skeleton_bones: usize },
+    /// The clip animates joints this skeleton does not have.
+    SkeletonMismatch { clip_joints: usize, skeleton_bones: usize },
 }
 
 impl core::fmt::Display for PlayError {
@@ -45,9 +45,10 @@ impl core::fmt::Display for PlayError {
             PlayError::SkeletonTooLarge { bones, capacity } => {
                 write!(f, "skeleton has {bones} bones, the controller holds {capacity}")
             }
-            PlayError::SkeletonMismatch { clip_bones, skeleton_bones } => write!(
+            PlayError::SkeletonMismatch { clip_joints, skeleton_bones } => write!(
                 f,
-                "clip was validated for {clip_bones} bones, the skeleton has {skeleton_bones}"
+                "clip animates joints up to {}, the skeleton has {skeleton_bones} bones",
+                clip_joints - 1
             ),
         }
     }
@@ -66,7 +67,7 @@ struct Layer<'m, const BONES: usize> {
 }
 
 impl<'m, const BONES: usize> Layer<'m, BONES> {
-    /// `clip.bone_count() <= BONES` is checked by the caller, so every joint fits.
+    /// `clip.joint_count() <= BONES` is checked by the caller, so every joint fits.
     fn new(clip: Clip<'m>, looping: bool) -> Self {
         let bytes = clip.bytes();
         let mut layer = Layer {
@@ -224,8 +225,8 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     }
 
     fn check(&self, clip: &Clip<'a>) -> Result<(), PlayError> {
-        if clip.bone_count() > self.skeleton.len() {
-            return Err(PlayError::SkeletonMismatch { clip_bones: clip.bone_count(), skeleton_bones: self.skeleton.len() });
+        if clip.joint_count() > self.skeleton.len() {
+            return Err(PlayError::SkeletonMismatch { clip_joints: clip.joint_count(), skeleton_bones: self.skeleton.len() });
         }
         Ok(())
     }
