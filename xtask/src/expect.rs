@@ -81,7 +81,11 @@ mod tests {
         let sx = (value(&e, "RTPS.SXY2") & 0xFFFF) as i16 as f64;
         let exact = 160.0 + x as f64 * 320.0 / z as f64;
         assert!((sx - exact).abs() <= 1.0, "sx {sx} vs {exact}");
-        assert_eq!(value(&e, "RTPS.FLAG"), 0, "no saturation for an ordinary vertex");
+        // Depth cue: MAC0 = DQB + DQA * (H / SZ3) = 0x140_0000 - 0x1000 * ~0x45xx is negative, so IR0
+        // clamps to 0 and FLAG has bit 12 (IR0 saturated) and nothing else.
+        assert_eq!(value(&e, "RTPS.IR0"), 0);
+        assert!((value(&e, "RTPS.MAC0") as i32) < 0);
+        assert_eq!(value(&e, "RTPS.FLAG"), 1 << 12);
     }
 
     #[test]

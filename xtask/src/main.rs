@@ -76,6 +76,9 @@ struct VerifyArgs {
     pcsx_redux: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "na")]
     region: Region,
+    /// Run this PS-EXE (checked first) instead of building the example; the example names the expectation.
+    #[arg(long)]
+    exe: Option<PathBuf>,
     /// Testing aid: flip one expected word so that the run must fail.
     #[arg(long, hide = true)]
     wrong_expectation: bool,
@@ -143,6 +146,7 @@ fn main() {
                 timeout: std::time::Duration::from_secs(a.timeout),
                 region: a.region,
                 wrong_expectation: a.wrong_expectation,
+                exe: a.exe,
             };
             verify::run(&ws, &options).map(|_| ())
         }

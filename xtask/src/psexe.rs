@@ -22,8 +22,8 @@ use std::fmt;
 pub const HEADER_SIZE: usize = 2048;
 pub const SECTOR: u32 = 2048;
 pub const MAGIC: &[u8; 8] = b"PS-X EXE";
-/// KSEG0 main RAM: 2 MiB.
-pub const RAM_START: u32 = 0x8000_0000;
+
+/// End of KSEG0 main RAM (2 MiB from 0x80000000).
 pub const RAM_END: u32 = 0x8020_0000;
 /// Below this the BIOS keeps its vectors and variables; a program must load above.
 pub const LOAD_MIN: u32 = 0x8001_0000;

@@ -2,7 +2,7 @@
 //! RAM and on screen with what the host expects, and report.
 use crate::backends::{self, Emulator, RunError, RunOutput, RunRequest};
 use crate::expect::{self, Expectation};
-use crate::psexe::Region;
+use crate::psexe::{self, Region};
 use crate::report::{self, Check, RecordSummary, Report};
 use crate::{build, setup, Exit};
 use anyhow::{Context, Result};
@@ -21,6 +21,8 @@ pub struct Options {
     pub region: Region,
     /// Flip one expected word on purpose: the run must then fail (proves the comparison bites).
     pub wrong_expectation: bool,
+    /// Run this PS-EXE instead of building the example (it is checked first).
+    pub exe: Option<PathBuf>,
 }
 
 /// The emulator used without `--emulator`: pcsx-redux when it can be found, else pcsx-rearmed.
@@ -126,8 +128,18 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
         }
     };
     let emu_name = setup::name(emulator);
-    let built = build::build_exe(ws, &o.example, o.region, false)?;
-    built.print();
+    let exe = match &o.exe {
+        Some(path) => {
+            let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            psexe::validate(&bytes).map_err(|e| Exit::new(Exit::FAILED, format!("{}: {e}", path.display())))?;
+            path.clone()
+        }
+        None => {
+            let built = build::build_exe(ws, &o.example, o.region, false)?;
+            built.print();
+            built.exe
+        }
+    };
     setup::ensure_emulator(ws, emulator)?;
 
     std::fs::create_dir_all(&o.artifacts).with_context(|| format!("creating {}", o.artifacts.display()))?;
@@ -135,7 +147,7 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
     std::fs::create_dir_all(&work_dir).with_context(|| format!("creating {}", work_dir.display()))?;
     let shots_wanted = screenshot_frames(o.frames);
     let req = RunRequest {
-        exe: built.exe.clone(),
+        exe: exe.clone(),
         frames: o.frames,
         screenshot_frames: shots_wanted.clone(),
         work_dir,
@@ -171,7 +183,7 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
     let report = Report {
         example: o.example.clone(),
         emulator,
-        exe: built.exe.display().to_string(),
+        exe: exe.display().to_string(),
         frames_requested: o.frames,
         frames_run: output.frames_run,
         run_seconds,
@@ -239,6 +251,7 @@ pub fn test_all(ws: &Path) -> Result<()> {
         timeout: Duration::from_secs(300),
         region: Region::Na,
         wrong_expectation,
+        exe: None,
     };
     for emulator in [Emulator::PcsxRearmed, Emulator::Mednafen] {
         let step = run(ws, &options(emulator, false)).map(|_| ());
@@ -297,6 +310,7 @@ pub fn demo(ws: &Path, artifacts: PathBuf) -> Result<()> {
         timeout: Duration::from_secs(300),
         region: Region::Na,
         wrong_expectation: false,
+        exe: None,
     };
     let report = run(ws, &options)?;
     println!("demo: frames written to:");
@@ -359,7 +373,7 @@ mod tests {
     }
 
     fn shot(frame: u32, square_x: u32) -> Screenshot {
-        let (w, h) = (320, 240);
+        let (w, h) = (320u32, 240u32);
         let rgb = (0..w * h)
             .flat_map(|i| if (i % w).abs_diff(square_x) < 10 { [255, 0, 0] } else { [0, 0, 64] })
             .collect();

@@ -1,9 +1,9 @@
 //! hello: the smallest psxanim program, and the first thing `cargo xtask verify` checks.
 //!
-//! It clears the screen, draws a shape that moves every frame, runs one GTE RTPS and one RTPT on fixed
-//! inputs and leaves their results in the verification record (`RECORD`, program "HELO"), then keeps
-//! drawing and counting frames. No BIOS calls. The host computes the expected results with the same
-//! inputs on the runtime's GTE model (xtask/src/expect.rs).
+//! It runs one GTE RTPS and one RTPT on fixed inputs and leaves their results in the verification record
+//! (`RECORD`, program "HELO"); then, every frame, it clears the screen and draws the triangle RTPT
+//! projected with a square sliding over it, and counts the frame. No BIOS calls. The host computes the
+//! expected results with the same code (`gte_probe.rs`) on the runtime's GTE model (xtask/src/expect.rs).
 #![no_std]
 #![no_main]
 
@@ -20,6 +20,8 @@ static mut RECORD: Record = Record::ZERO;
 static mut DRAW: DoubleBuffered<8, 256> = DoubleBuffered::new();
 
 const BACKGROUND: Color = Color::new(16, 24, 64);
+/// Index of RTPT's SXY0 in the probe's results (the RTPS outputs come first).
+const RTPT_SXY0: usize = gte_probe::WORDS / 2;
 
 #[no_mangle]
 extern "C" fn main() -> ! {
@@ -47,6 +49,12 @@ extern "C" fn main() -> ! {
         record.push(word);
     }
     record.status = status::DONE;
+    // RTPT's screen positions (SXY0..2 after the command), drawn every frame behind the square.
+    let projected = [
+        Vertex::from_sxy(results[RTPT_SXY0]),
+        Vertex::from_sxy(results[RTPT_SXY0 + 1]),
+        Vertex::from_sxy(results[RTPT_SXY0 + 2]),
+    ];
 
     loop {
         let frame = record.frames;
@@ -70,6 +78,7 @@ extern "C" fn main() -> ! {
             Color::new(255, 255, 255),
         ];
         let _ = list.add(1, &prim::gouraud_quad(colors, corners));
+        let _ = list.add(2, &prim::flat_triangle(Color::new(240, 200, 40), projected));
         let head = list.head();
 
         dma::wait_idle();
