@@ -107,6 +107,7 @@ pub struct CompileReport {
     pub warnings: Vec<String>,
 }
 
+#[derive(Debug)]
 pub struct Compiled {
     pub blob: Vec<u8>,
     pub report: CompileReport,

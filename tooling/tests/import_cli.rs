@@ -1,0 +1,118 @@
+//! `psxanim import` as a user runs it: exit codes, messages, output files, atomicity, JSON summary.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx").join(name)
+}
+
+fn psxanim(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_psxanim")).args(args).output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect(),
+        Err(_) => vec![],
+    }
+}
+
+#[test]
+fn every_rejection_fixture_fails_naming_its_defect_and_writes_nothing() {
+    let cases = [
+        ("reject_shear.fbx", "sheared transform"),
+        ("reject_singular.fbx", "singular transform"),
+        ("reject_unweighted.fbx", "unweighted vertices"),
+        ("reject_dual_quaternion.fbx", "dual-quaternion skinning"),
+        ("reject_blend_shape.fbx", "blend shapes"),
+        ("reject_two_skins.fbx", "2 skin deformers"),
+        ("reject_too_many_vertices.fbx", "608 vertices exceed the profile limit of 512"),
+        ("reject_too_large.fbx", "outside the profile limit of +-7.5 m"),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    for (file, defect) in cases {
+        for storage in ["rigid-gte", "baked-vertices"] {
+            let out = dir.path().join(file);
+            let (code, _, stderr) = psxanim(&["import", fixture(file).to_str().unwrap(), "--storage", storage, "-o", out.to_str().unwrap()]);
+            assert_eq!(code, 1, "{file} {storage}: {stderr}");
+            assert!(stderr.contains(defect), "{file}: {stderr}");
+            assert!(files_in(&out).is_empty(), "{file} wrote {:?}", files_in(&out));
+        }
+    }
+    // The messages name the node or mesh concerned.
+    let (_, _, stderr) = psxanim(&["import", fixture("reject_singular.fbx").to_str().unwrap(), "--storage", "rigid-gte", "-o", dir.path().to_str().unwrap()]);
+    assert!(stderr.contains("node 'Head'") && stderr.contains("clip 'Walk' frame 15"), "{stderr}");
+    let (_, _, stderr) = psxanim(&["import", fixture("reject_unweighted.fbx").to_str().unwrap(), "--storage", "rigid-gte", "-o", dir.path().to_str().unwrap()]);
+    assert!(stderr.contains("mesh 'Body' has 1 unweighted vertices (first: vertex 70)"), "{stderr}");
+}
+
+#[test]
+fn both_storage_modes_write_a_blob_and_print_the_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    for storage in ["rigid-gte", "baked-vertices"] {
+        let out = dir.path().join(storage);
+        let (code, stdout, stderr) = psxanim(&["import", fixture("character.fbx").to_str().unwrap(), "--storage", storage, "-o", out.to_str().unwrap(), "--rust"]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!(stdout.contains("bones 11  vertices 352  triangles 660  materials 4"), "{stdout}");
+        assert!(stdout.contains("80 vertices had several influences"), "{stdout}");
+        let mut files = files_in(&out);
+        files.sort();
+        assert_eq!(files, vec!["character.pxsk", "character.rs"]);
+        let blob = std::fs::read(out.join("character.pxsk")).unwrap();
+        psxanim_runtime::tables::Tables::parse(&blob).unwrap();
+        let rust = std::fs::read_to_string(out.join("character.rs")).unwrap();
+        assert!(rust.contains(&format!("[u8; {}]", blob.len())) && rust.contains("include_bytes!(\"character.pxsk\")"));
+    }
+}
+
+#[test]
+fn json_summary_reports_counts_sizes_and_accuracy() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) =
+        psxanim(&["import", fixture("character.fbx").to_str().unwrap(), "--storage", "rigid-gte", "-o", dir.path().to_str().unwrap(), "--json", "--clips", "Walk,Idle"]);
+    assert_eq!(code, 0, "{stderr}");
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["bones"], 11);
+    assert_eq!(v["vertices"], 352);
+    assert_eq!(v["ranges"].as_array().unwrap().len(), 11);
+    let clips: Vec<&str> = v["clips"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(clips, ["Walk", "Idle"]);
+    assert!(v["bytes_per_bone_second"].as_f64().unwrap() <= 100.0);
+    assert!(v["max_format_error"].as_f64().unwrap() <= 1.0);
+    assert!(v["accuracy"]["versus_rigid"]["max"].as_f64().unwrap() <= 2.0);
+    assert_eq!(v["reduced_vertices"], 80);
+}
+
+#[test]
+fn a_failed_import_leaves_the_previous_output_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let (code, _, stderr) = psxanim(&["import", fixture("character.fbx").to_str().unwrap(), "--storage", "rigid-gte", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let before = std::fs::read(out.join("character.pxsk")).unwrap();
+    // A broken file under the same name: same output path, must not be touched.
+    let broken = dir.path().join("src/character.fbx");
+    std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
+    std::fs::copy(fixture("reject_blend_shape.fbx"), &broken).unwrap();
+    let (code, _, _) = psxanim(&["import", broken.to_str().unwrap(), "--storage", "baked-vertices", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(std::fs::read(out.join("character.pxsk")).unwrap(), before);
+    assert_eq!(files_in(&out), vec!["character.pxsk"]);
+    // Not an FBX at all.
+    std::fs::write(&broken, b"not an fbx").unwrap();
+    let (code, _, stderr) = psxanim(&["import", broken.to_str().unwrap(), "--storage", "rigid-gte", "-o", out.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("cannot load FBX"), "{stderr}");
+    assert_eq!(std::fs::read(out.join("character.pxsk")).unwrap(), before);
+}
+
+#[test]
+fn bad_options_are_usage_errors() {
+    let (code, _, _) = psxanim(&["import", fixture("character.fbx").to_str().unwrap(), "--storage", "vertex-soup"]);
+    assert_eq!(code, 2);
+    let (code, _, stderr) = psxanim(&["import", fixture("character.fbx").to_str().unwrap(), "--storage", "rigid-gte", "--rate", "0", "-o", "/nonexistent/never"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("sample rate must be 1..=60 Hz"), "{stderr}");
+}
