@@ -128,6 +128,7 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
         }
     };
     let emu_name = setup::name(emulator);
+    setup::ensure_emulator(ws, emulator)?;
     let exe = match &o.exe {
         Some(path) => {
             let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
@@ -140,7 +141,6 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
             built.exe
         }
     };
-    setup::ensure_emulator(ws, emulator)?;
 
     std::fs::create_dir_all(&o.artifacts).with_context(|| format!("creating {}", o.artifacts.display()))?;
     let work_dir = ws.join("target").join("verify").join(format!("{}-{emu_name}", o.example));
