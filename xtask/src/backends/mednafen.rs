@@ -45,7 +45,10 @@ fn install_dir(workspace: &Path) -> PathBuf {
 
 /// The workspace this xtask was built from (the xtask crate sits one level below it).
 fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask has a parent folder").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask has a parent folder")
+        .to_path_buf()
 }
 
 /// The unpacked core and library.
@@ -56,26 +59,39 @@ struct Installed {
 
 fn locate(workspace: &Path) -> Option<Installed> {
     let root = install_dir(workspace).join("root");
-    Some(Installed { core: find_file(&root, CORE_FILE)?, trio: find_file(&root, TRIO_FILE)? })
+    Some(Installed {
+        core: find_file(&root, CORE_FILE)?,
+        trio: find_file(&root, TRIO_FILE)?,
+    })
 }
 
 /// Depth-first search for a file (or symlink to one) named `name` under `dir`.
 fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).ok()?.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .collect();
     entries.sort();
     for path in &entries {
         if path.file_name().is_some_and(|n| n == name) && path.is_file() {
             return Some(path.clone());
         }
     }
-    entries.iter().filter(|p| p.is_dir() && !p.is_symlink()).find_map(|p| find_file(p, name))
+    entries
+        .iter()
+        .filter(|p| p.is_dir() && !p.is_symlink())
+        .find_map(|p| find_file(p, name))
 }
 
 /// Downloads the two Debian packages with `apt-get download` (which pulls no dependencies, so no
 /// RetroArch) and unpacks them with `dpkg-deb -x` under `target/tools/beetle-psx/root`. Idempotent.
 pub fn ensure_installed(workspace: &Path) -> anyhow::Result<()> {
     if let Some(found) = locate(workspace) {
-        println!("mednafen: beetle-psx core already installed: {}", found.core.display());
+        println!(
+            "mednafen: beetle-psx core already installed: {}",
+            found.core.display()
+        );
         return Ok(());
     }
     let dir = install_dir(workspace);
@@ -87,34 +103,61 @@ pub fn ensure_installed(workspace: &Path) -> anyhow::Result<()> {
 
     if apt_download(&debs).is_err() {
         // A fresh machine may have no package lists yet.
-        run_tool(Command::new("apt-get").arg("update").arg("-q"), "apt-get update")
-            .context("apt-get could not reach the Debian registry to refresh its package lists")?;
-        apt_download(&debs).context("apt-get could not download the beetle-psx core from the Debian registry")?;
+        run_tool(
+            Command::new("apt-get").arg("update").arg("-q"),
+            "apt-get update",
+        )
+        .context("apt-get could not reach the Debian registry to refresh its package lists")?;
+        apt_download(&debs)
+            .context("apt-get could not download the beetle-psx core from the Debian registry")?;
     }
     let mut names = Vec::new();
     for entry in std::fs::read_dir(&debs)? {
         let deb = entry?.path();
         if deb.extension().is_some_and(|e| e == "deb") {
-            run_tool(Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&staging), "dpkg-deb -x")?;
-            names.push(deb.file_name().unwrap_or_default().to_string_lossy().into_owned());
+            run_tool(
+                Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&staging),
+                "dpkg-deb -x",
+            )?;
+            names.push(
+                deb.file_name()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned(),
+            );
         }
     }
     let root = dir.join("root");
     let _ = std::fs::remove_dir_all(&root);
-    std::fs::rename(&staging, &root).with_context(|| format!("moving {} to {}", staging.display(), root.display()))?;
+    std::fs::rename(&staging, &root)
+        .with_context(|| format!("moving {} to {}", staging.display(), root.display()))?;
     let _ = std::fs::remove_dir_all(&debs);
     let Some(found) = locate(workspace) else {
-        bail!("unpacked {names:?} into {} but found no {CORE_FILE} and {TRIO_FILE} there", root.display());
+        bail!(
+            "unpacked {names:?} into {} but found no {CORE_FILE} and {TRIO_FILE} there",
+            root.display()
+        );
     };
     names.sort();
-    println!("mednafen: installed {} -> {}", names.join(", "), found.core.display());
+    println!(
+        "mednafen: installed {} -> {}",
+        names.join(", "),
+        found.core.display()
+    );
     Ok(())
 }
 
 use std::process::Command;
 
 fn apt_download(into: &Path) -> anyhow::Result<()> {
-    run_tool(Command::new("apt-get").arg("download").arg("-q").args(PACKAGES).current_dir(into), "apt-get download")
+    run_tool(
+        Command::new("apt-get")
+            .arg("download")
+            .arg("-q")
+            .args(PACKAGES)
+            .current_dir(into),
+        "apt-get download",
+    )
 }
 
 fn run_tool(command: &mut Command, what: &str) -> anyhow::Result<()> {
@@ -123,7 +166,11 @@ fn run_tool(command: &mut Command, what: &str) -> anyhow::Result<()> {
         .output()
         .with_context(|| format!("could not start {what} (is this a Debian system with apt?)"))?;
     if !output.status.success() {
-        bail!("{what} failed ({}): {}", output.status, String::from_utf8_lossy(&output.stderr).trim());
+        bail!(
+            "{what} failed ({}): {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr).trim()
+        );
     }
     Ok(())
 }
@@ -195,16 +242,23 @@ pub fn run(req: &RunRequest) -> Result<RunOutput, RunError> {
         )));
     };
     if let Some(&late) = req.screenshot_frames.iter().find(|&&f| f > req.frames) {
-        return Err(anyhow::anyhow!("screenshot asked for frame {late}, after the last frame {}", req.frames).into());
+        return Err(anyhow::anyhow!(
+            "screenshot asked for frame {late}, after the last frame {}",
+            req.frames
+        )
+        .into());
     }
     let name = req.exe.display().to_string();
     let bytes = std::fs::read(&req.exe).with_context(|| format!("reading {name}"))?;
     let exe = PsExe::parse(&bytes, &name)?;
     let rom = bootrom::build(&exe).with_context(|| format!("building the boot ROM for {name}"))?;
 
-    let temp = tempfile::Builder::new().prefix("psxanim-mednafen-").tempdir()?;
+    let temp = tempfile::Builder::new()
+        .prefix("psxanim-mednafen-")
+        .tempdir()?;
     // libtrio uses libm (powl) without linking it, so libm goes first, global.
-    let library = frontend::CoreLibrary::load(&installed.core, &[Path::new("libm.so.6"), &installed.trio])?;
+    let library =
+        frontend::CoreLibrary::load(&installed.core, &[Path::new("libm.so.6"), &installed.trio])?;
     let plan = Plan {
         library,
         system_dir: temp.path().join("system"),
@@ -212,13 +266,22 @@ pub fn run(req: &RunRequest) -> Result<RunOutput, RunError> {
         content: temp.path().join("placeholder.exe"),
         frames: req.frames,
         screenshot_frames: req.screenshot_frames.clone(),
-        out: OutFiles { dir: req.work_dir.clone() },
+        out: OutFiles {
+            dir: req.work_dir.clone(),
+        },
     };
     bootrom::write_firmware(&plan.system_dir, &rom)?;
     std::fs::create_dir_all(&plan.save_dir)?;
     std::fs::write(&plan.content, placeholder_exe())?;
-    std::fs::create_dir_all(&req.work_dir).with_context(|| format!("creating {}", req.work_dir.display()))?;
-    for stale in [plan.out.log(), plan.out.report(), plan.out.error(), plan.out.ram(), plan.out.vram()] {
+    std::fs::create_dir_all(&req.work_dir)
+        .with_context(|| format!("creating {}", req.work_dir.display()))?;
+    for stale in [
+        plan.out.log(),
+        plan.out.report(),
+        plan.out.error(),
+        plan.out.ram(),
+        plan.out.vram(),
+    ] {
         let _ = std::fs::remove_file(stale);
     }
 
@@ -231,11 +294,16 @@ pub fn run(req: &RunRequest) -> Result<RunOutput, RunError> {
         isolate::Ended::Exited(code) => {
             let error = std::fs::read_to_string(plan.out.error())
                 .unwrap_or_else(|_| format!("the core process exited with status {code}"));
-            Err(RunError::Crashed(format!("{}\n{}", error.trim(), log_tail(&log))))
+            Err(RunError::Crashed(format!(
+                "{}\n{}",
+                error.trim(),
+                log_tail(&log)
+            )))
         }
-        isolate::Ended::Signaled(signal) => {
-            Err(RunError::Crashed(format!("the core process died on signal {signal}\n{}", log_tail(&log))))
-        }
+        isolate::Ended::Signaled(signal) => Err(RunError::Crashed(format!(
+            "the core process died on signal {signal}\n{}",
+            log_tail(&log)
+        ))),
         isolate::Ended::TimedOut => Err(RunError::TimedOut(req.timeout)),
     }
 }
@@ -245,9 +313,14 @@ fn collect(plan: &Plan, mut log: String, wall: Duration) -> Result<RunOutput, Ru
         &std::fs::read(plan.out.report()).context("the core process ended without its report")?,
     )
     .context("reading the core process report")?;
-    let ram = std::fs::read(plan.out.ram()).context("reading main RAM written by the core process")?;
+    let ram =
+        std::fs::read(plan.out.ram()).context("reading main RAM written by the core process")?;
     if ram.len() != MAIN_RAM_BYTES {
-        return Err(anyhow::anyhow!("main RAM dump is {} bytes, expected {MAIN_RAM_BYTES}", ram.len()).into());
+        return Err(anyhow::anyhow!(
+            "main RAM dump is {} bytes, expected {MAIN_RAM_BYTES}",
+            ram.len()
+        )
+        .into());
     }
     let mut screenshots = Vec::new();
     for shot in &report.screenshots {
@@ -255,9 +328,21 @@ fn collect(plan: &Plan, mut log: String, wall: Duration) -> Result<RunOutput, Ru
         let rgb = std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
         let _ = std::fs::remove_file(&path);
         if rgb.len() != 3 * shot.width as usize * shot.height as usize {
-            return Err(anyhow::anyhow!("{}: {} bytes for {}x{}", path.display(), rgb.len(), shot.width, shot.height).into());
+            return Err(anyhow::anyhow!(
+                "{}: {} bytes for {}x{}",
+                path.display(),
+                rgb.len(),
+                shot.width,
+                shot.height
+            )
+            .into());
         }
-        screenshots.push(Screenshot { frame: shot.frame, width: shot.width, height: shot.height, rgb });
+        screenshots.push(Screenshot {
+            frame: shot.frame,
+            width: shot.width,
+            height: shot.height,
+            rgb,
+        });
     }
     log.push_str(&format!(
         "mednafen: boot ROM handed over after {} frame(s); {} frames in {:.2} s ({:.0} frames/s), {:.2} s wall \
@@ -273,7 +358,12 @@ fn collect(plan: &Plan, mut log: String, wall: Duration) -> Result<RunOutput, Ru
         report.final_pc,
         plan.out.vram().display(),
     ));
-    Ok(RunOutput { ram, screenshots, frames_run: report.frames_run, log })
+    Ok(RunOutput {
+        ram,
+        screenshots,
+        frames_run: report.frames_run,
+        log,
+    })
 }
 
 fn log_tail(log: &str) -> String {
@@ -303,7 +393,11 @@ fn placeholder_exe() -> Vec<u8> {
 
 /// The child process: runs the core, writes the outputs, returns the exit status.
 fn child_main(plan: &Plan) -> i32 {
-    let log = match std::fs::OpenOptions::new().create(true).append(true).open(plan.out.log()) {
+    let log = match std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(plan.out.log())
+    {
         Ok(file) => file,
         Err(_) => return 5,
     };
@@ -322,7 +416,12 @@ fn child_main(plan: &Plan) -> i32 {
 }
 
 fn child_run(plan: &Plan, log: std::fs::File) -> anyhow::Result<()> {
-    let setup = frontend::Setup { system_dir: &plan.system_dir, save_dir: &plan.save_dir, options: &CORE_OPTIONS, log };
+    let setup = frontend::Setup {
+        system_dir: &plan.system_dir,
+        save_dir: &plan.save_dir,
+        options: &CORE_OPTIONS,
+        log,
+    };
     let core = frontend::Core::start(plan.library, &plan.content, setup)?;
     let started = Instant::now();
 
@@ -344,9 +443,15 @@ fn child_run(plan: &Plan, log: std::fs::File) -> anyhow::Result<()> {
     let mut screenshots = Vec::new();
     let mut capture = |frame: u32| -> anyhow::Result<()> {
         if plan.screenshot_frames.contains(&frame) {
-            let Some(image) = core.last_frame() else { bail!("no video frame by frame {frame}") };
+            let Some(image) = core.last_frame() else {
+                bail!("no video frame by frame {frame}")
+            };
             std::fs::write(plan.out.shot(frame), image.to_rgb8())?;
-            screenshots.push(ShotInfo { frame, width: image.width, height: image.height });
+            screenshots.push(ShotInfo {
+                frame,
+                width: image.width,
+                height: image.height,
+            });
         }
         Ok(())
     };
@@ -380,7 +485,9 @@ fn child_run(plan: &Plan, log: std::fs::File) -> anyhow::Result<()> {
 }
 
 fn main_ram(state_bytes: &[u8]) -> anyhow::Result<Vec<u8>> {
-    Ok(state::SaveState::parse(state_bytes)?.sized("MAIN", "MainRAM.data8", MAIN_RAM_BYTES)?.to_vec())
+    Ok(state::SaveState::parse(state_bytes)?
+        .sized("MAIN", "MainRAM.data8", MAIN_RAM_BYTES)?
+        .to_vec())
 }
 
 fn read_word(bytes: &[u8], offset: usize) -> u32 {

@@ -6,7 +6,6 @@ use anyhow::{bail, ensure, Result};
 pub type Reg = u32;
 
 pub const ZERO: Reg = 0;
-pub const AT: Reg = 1;
 pub const V0: Reg = 2;
 pub const A0: Reg = 4;
 pub const A1: Reg = 5;
@@ -36,21 +35,49 @@ fn i_type(op: u32, rs: Reg, rt: Reg, imm: u16) -> u32 {
 }
 
 pub const NOP: u32 = 0;
-pub fn lui(rt: Reg, imm: u16) -> u32 { i_type(0x0F, 0, rt, imm) }
-pub fn ori(rt: Reg, rs: Reg, imm: u16) -> u32 { i_type(0x0D, rs, rt, imm) }
-pub fn andi(rt: Reg, rs: Reg, imm: u16) -> u32 { i_type(0x0C, rs, rt, imm) }
-pub fn addiu(rt: Reg, rs: Reg, imm: i16) -> u32 { i_type(0x09, rs, rt, imm as u16) }
-pub fn lw(rt: Reg, offset: i16, base: Reg) -> u32 { i_type(0x23, base, rt, offset as u16) }
-pub fn sw(rt: Reg, offset: i16, base: Reg) -> u32 { i_type(0x2B, base, rt, offset as u16) }
-pub fn sb(rt: Reg, offset: i16, base: Reg) -> u32 { i_type(0x28, base, rt, offset as u16) }
-pub fn addu(rd: Reg, rs: Reg, rt: Reg) -> u32 { r_type(rs, rt, rd, 0, 0x21) }
-pub fn jr(rs: Reg) -> u32 { r_type(rs, 0, 0, 0, 0x08) }
-pub fn jalr(rs: Reg) -> u32 { r_type(rs, 0, RA, 0, 0x09) }
-pub fn syscall() -> u32 { 0x0000_000C }
-pub fn mtc0(rt: Reg, cop0_reg: Reg) -> u32 { (0x10 << 26) | (0x04 << 21) | (rt << 16) | (cop0_reg << 11) }
-pub fn mfc0(rt: Reg, cop0_reg: Reg) -> u32 { (0x10 << 26) | (rt << 16) | (cop0_reg << 11) }
+pub fn lui(rt: Reg, imm: u16) -> u32 {
+    i_type(0x0F, 0, rt, imm)
+}
+pub fn ori(rt: Reg, rs: Reg, imm: u16) -> u32 {
+    i_type(0x0D, rs, rt, imm)
+}
+pub fn andi(rt: Reg, rs: Reg, imm: u16) -> u32 {
+    i_type(0x0C, rs, rt, imm)
+}
+pub fn addiu(rt: Reg, rs: Reg, imm: i16) -> u32 {
+    i_type(0x09, rs, rt, imm as u16)
+}
+pub fn lw(rt: Reg, offset: i16, base: Reg) -> u32 {
+    i_type(0x23, base, rt, offset as u16)
+}
+pub fn sw(rt: Reg, offset: i16, base: Reg) -> u32 {
+    i_type(0x2B, base, rt, offset as u16)
+}
+pub fn sb(rt: Reg, offset: i16, base: Reg) -> u32 {
+    i_type(0x28, base, rt, offset as u16)
+}
+pub fn addu(rd: Reg, rs: Reg, rt: Reg) -> u32 {
+    r_type(rs, rt, rd, 0, 0x21)
+}
+pub fn jr(rs: Reg) -> u32 {
+    r_type(rs, 0, 0, 0, 0x08)
+}
+pub fn jalr(rs: Reg) -> u32 {
+    r_type(rs, 0, RA, 0, 0x09)
+}
+pub fn syscall() -> u32 {
+    0x0000_000C
+}
+pub fn mtc0(rt: Reg, cop0_reg: Reg) -> u32 {
+    (0x10 << 26) | (0x04 << 21) | (rt << 16) | (cop0_reg << 11)
+}
+pub fn mfc0(rt: Reg, cop0_reg: Reg) -> u32 {
+    (0x10 << 26) | (rt << 16) | (cop0_reg << 11)
+}
 /// Return from exception: pops the interrupt-enable / kernel-mode stack of SR.
-pub fn rfe() -> u32 { 0x4200_0010 }
+pub fn rfe() -> u32 {
+    0x4200_0010
+}
 
 /// A position in the program, bound once with [`Asm::bind`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,7 +104,12 @@ pub struct Asm {
 
 impl Asm {
     pub fn new(origin: u32) -> Self {
-        Asm { origin, words: Vec::new(), labels: Vec::new(), fixups: Vec::new() }
+        Asm {
+            origin,
+            words: Vec::new(),
+            labels: Vec::new(),
+            fixups: Vec::new(),
+        }
     }
 
     /// The address the next word will have.
@@ -130,7 +162,11 @@ impl Asm {
 
     /// Pads with `nop` up to `address` (which must not be behind the current one).
     pub fn pad_to(&mut self, address: u32) -> Result<()> {
-        ensure!(address >= self.here() && address % 4 == 0, "cannot pad from {:#010x} to {address:#010x}", self.here());
+        ensure!(
+            address >= self.here() && address.is_multiple_of(4),
+            "cannot pad from {:#010x} to {address:#010x}",
+            self.here()
+        );
         while self.here() < address {
             self.emit(NOP);
         }
@@ -140,16 +176,24 @@ impl Asm {
     /// Resolves every label reference and returns the words.
     pub fn finish(mut self) -> Result<Vec<u32>> {
         for &(index, label, kind) in &self.fixups {
-            let Some(target) = self.labels[label.0] else { bail!("label {} used but never bound", label.0) };
+            let Some(target) = self.labels[label.0] else {
+                bail!("label {} used but never bound", label.0)
+            };
             let at = self.origin + 4 * index as u32;
             match kind {
                 Fixup::Branch => {
                     let delta = (i64::from(target) - i64::from(at) - 4) / 4;
-                    ensure!((-0x8000..0x8000).contains(&delta), "branch at {at:#010x} cannot reach {target:#010x}");
+                    ensure!(
+                        (-0x8000..0x8000).contains(&delta),
+                        "branch at {at:#010x} cannot reach {target:#010x}"
+                    );
                     self.words[index] |= u32::from(delta as i16 as u16);
                 }
                 Fixup::Jump => {
-                    ensure!((at + 4) & 0xF000_0000 == target & 0xF000_0000, "jump at {at:#010x} cannot reach {target:#010x}");
+                    ensure!(
+                        (at + 4) & 0xF000_0000 == target & 0xF000_0000,
+                        "jump at {at:#010x} cannot reach {target:#010x}"
+                    );
                     self.words[index] |= (target >> 2) & 0x03FF_FFFF;
                 }
                 Fixup::High => self.words[index] |= target >> 16,

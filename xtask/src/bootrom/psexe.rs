@@ -32,8 +32,13 @@ impl PsExe {
             "{name}: {} bytes, shorter than the 2048-byte PS-EXE header",
             bytes.len()
         );
-        ensure!(&bytes[..8] == MAGIC, "{name}: offset 0: expected the magic \"PS-X EXE\", found {:02x?}", &bytes[..8]);
-        let word = |offset: usize| u32::from_le_bytes(bytes[offset..offset + 4].try_into().unwrap());
+        ensure!(
+            &bytes[..8] == MAGIC,
+            "{name}: offset 0: expected the magic \"PS-X EXE\", found {:02x?}",
+            &bytes[..8]
+        );
+        let word =
+            |offset: usize| u32::from_le_bytes(bytes[offset..offset + 4].try_into().unwrap());
         let (pc, gp, t_addr, t_size) = (word(0x10), word(0x14), word(0x18), word(0x1C));
         let (b_addr, b_size, s_addr, s_size) = (word(0x28), word(0x2C), word(0x30), word(0x34));
 
@@ -42,14 +47,29 @@ impl PsExe {
             t_size as usize <= available,
             "{name}: offset 0x1c: t_size is {t_size:#x} bytes but only {available:#x} follow the header"
         );
-        ensure!(t_addr % 4 == 0, "{name}: offset 0x18: t_addr {t_addr:#010x} is not word-aligned");
-        ensure!(pc % 4 == 0, "{name}: offset 0x10: pc {pc:#010x} is not word-aligned");
+        ensure!(
+            t_addr.is_multiple_of(4),
+            "{name}: offset 0x18: t_addr {t_addr:#010x} is not word-aligned"
+        );
+        ensure!(
+            pc.is_multiple_of(4),
+            "{name}: offset 0x10: pc {pc:#010x} is not word-aligned"
+        );
         check_ram_range(name, "0x18: text (t_addr, t_size)", t_addr, t_size)?;
         check_ram_range(name, "0x10: pc", pc, 4)?;
         if b_size != 0 {
             check_ram_range(name, "0x28: bss (b_addr, b_size)", b_addr, b_size)?;
         }
-        Ok(PsExe { pc, gp, t_addr, b_addr, b_size, s_addr, s_size, text: bytes[HEADER_SIZE..HEADER_SIZE + t_size as usize].to_vec() })
+        Ok(PsExe {
+            pc,
+            gp,
+            t_addr,
+            b_addr,
+            b_size,
+            s_addr,
+            s_size,
+            text: bytes[HEADER_SIZE..HEADER_SIZE + t_size as usize].to_vec(),
+        })
     }
 
     /// The stack pointer the BIOS hands over: `s_addr + s_size`, or its own default when `s_addr` is 0.
@@ -87,7 +107,9 @@ impl PsExe {
 fn check_ram_range(name: &str, what: &str, address: u32, size: u32) -> Result<()> {
     let segment = address & 0xE000_0000;
     let physical = u64::from(address & 0x1FFF_FFFF);
-    if !matches!(segment, 0x0000_0000 | 0x8000_0000 | 0xA000_0000) || physical >= u64::from(RAM_SIZE) {
+    if !matches!(segment, 0x0000_0000 | 0x8000_0000 | 0xA000_0000)
+        || physical >= u64::from(RAM_SIZE)
+    {
         bail!("{name}: offset {what}: address {address:#010x} is not in main RAM");
     }
     ensure!(

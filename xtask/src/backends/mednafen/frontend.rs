@@ -60,7 +60,10 @@ pub struct Frame {
 impl Frame {
     /// 8-bit RGB, row-major.
     pub fn to_rgb8(&self) -> Vec<u8> {
-        self.xrgb.iter().flat_map(|p| [(p >> 16) as u8, (p >> 8) as u8, *p as u8]).collect()
+        self.xrgb
+            .iter()
+            .flat_map(|p| [(p >> 16) as u8, (p >> 8) as u8, *p as u8])
+            .collect()
     }
 }
 
@@ -96,7 +99,10 @@ extern "C" fn psxanim_mednafen_log_line(level: c_uint, line: *const c_char) {
     }
     // SAFETY: the shim passes a NUL-terminated buffer that outlives this call.
     let text = unsafe { CStr::from_ptr(line) }.to_string_lossy();
-    let tag = ["debug", "info", "warn", "error"].get(level as usize).copied().unwrap_or("log");
+    let tag = ["debug", "info", "warn", "error"]
+        .get(level as usize)
+        .copied()
+        .unwrap_or("log");
     log_line(&format!("[core {tag}] {text}"));
 }
 
@@ -151,10 +157,21 @@ extern "C" fn video_refresh(data: *const c_void, width: c_uint, height: c_uint, 
     let mut xrgb = Vec::with_capacity(width as usize * height as usize);
     for row in 0..height as usize {
         // SAFETY: the core hands `height` rows of `pitch` bytes, each holding `width` XRGB8888 pixels.
-        let line = unsafe { std::slice::from_raw_parts((data as *const u8).add(row * pitch) as *const u32, width as usize) };
+        let line = unsafe {
+            std::slice::from_raw_parts(
+                (data as *const u8).add(row * pitch) as *const u32,
+                width as usize,
+            )
+        };
         xrgb.extend(line.iter().map(|p| p & 0x00FF_FFFF));
     }
-    with_state(|s| s.last_frame = Some(Frame { width, height, xrgb }));
+    with_state(|s| {
+        s.last_frame = Some(Frame {
+            width,
+            height,
+            xrgb,
+        })
+    });
 }
 
 extern "C" fn audio_sample(_left: i16, _right: i16) {}
@@ -211,7 +228,12 @@ impl CoreLibrary {
     pub fn load(core_path: &Path, preload: &[&Path]) -> Result<&'static CoreLibrary> {
         let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((path, library)) = loaded.as_ref() {
-            ensure!(path == core_path, "core {} already loaded; cannot also load {}", path.display(), core_path.display());
+            ensure!(
+                path == core_path,
+                "core {} already loaded; cannot also load {}",
+                path.display(),
+                core_path.display()
+            );
             return Ok(library);
         }
         for lib in preload {
@@ -247,7 +269,10 @@ impl CoreLibrary {
         };
         // SAFETY: retro_api_version may be called at any time.
         let version = unsafe { (core.api_version)() };
-        ensure!(version == RETRO_API_VERSION, "the core speaks libretro API {version}, expected {RETRO_API_VERSION}");
+        ensure!(
+            version == RETRO_API_VERSION,
+            "the core speaks libretro API {version}, expected {RETRO_API_VERSION}"
+        );
         let core: &'static CoreLibrary = Box::leak(Box::new(core));
         *loaded = Some((core_path.to_path_buf(), core));
         Ok(core)
@@ -257,7 +282,9 @@ impl CoreLibrary {
 /// # Safety
 /// `T` must be the function type of the entry point `name`.
 unsafe fn sym<T: Copy + 'static>(library: &'static Library, name: &str) -> Result<T> {
-    let symbol: Symbol<'static, T> = library.get(name.as_bytes()).with_context(|| format!("the core has no {name}"))?;
+    let symbol: Symbol<'static, T> = library
+        .get(name.as_bytes())
+        .with_context(|| format!("the core has no {name}"))?;
     Ok(*symbol)
 }
 
@@ -269,7 +296,8 @@ pub struct Core {
 impl Core {
     /// Initialises the core and loads `content`.
     pub fn start(library: &'static CoreLibrary, content: &Path, setup: Setup) -> Result<Core> {
-        let cstring = |p: &Path| CString::new(p.as_os_str().as_encoded_bytes()).context("path contains NUL");
+        let cstring =
+            |p: &Path| CString::new(p.as_os_str().as_encoded_bytes()).context("path contains NUL");
         let options = setup
             .options
             .iter()
@@ -288,7 +316,12 @@ impl Core {
         })?;
         let core = library;
         let path = cstring(content)?;
-        let info = GameInfo { path: path.as_ptr(), data: std::ptr::null(), size: 0, meta: std::ptr::null() };
+        let info = GameInfo {
+            path: path.as_ptr(),
+            data: std::ptr::null(),
+            size: 0,
+            meta: std::ptr::null(),
+        };
         // SAFETY: the libretro start-up sequence, with callbacks of the types the API defines; the
         // frontend state they use is in place.
         let loaded = unsafe {
@@ -304,7 +337,11 @@ impl Core {
         if let Some(format) = with_state(|s| s.unsupported_pixel_format).flatten() {
             bail!("the core asked for pixel format {format}; only XRGB8888 is supported");
         }
-        ensure!(loaded, "the core refused the content {} (see the core log)", content.display());
+        ensure!(
+            loaded,
+            "the core refused the content {} (see the core log)",
+            content.display()
+        );
         Ok(Core { library })
     }
 

@@ -76,7 +76,10 @@ mod tests {
 
     #[test]
     fn reports_exit_status_signal_and_timeout() {
-        assert_eq!(run_in_child(Duration::from_secs(10), || 7).unwrap(), Ended::Exited(7));
+        assert_eq!(
+            run_in_child(Duration::from_secs(10), || 7).unwrap(),
+            Ended::Exited(7)
+        );
         let aborted = run_in_child(Duration::from_secs(10), || {
             // SAFETY: the child aborts on purpose, as a crashing core would.
             unsafe { libc::abort() }

@@ -27,8 +27,16 @@ pub struct SaveState<'a> {
 
 impl<'a> SaveState<'a> {
     pub fn parse(bytes: &'a [u8]) -> Result<SaveState<'a>> {
-        ensure!(bytes.len() >= HEADER, "save state: {} bytes, shorter than the 32-byte header", bytes.len());
-        ensure!(&bytes[..8] == MAGIC, "save state: offset 0: expected \"MDFNSVST\", found {:02x?}", &bytes[..8]);
+        ensure!(
+            bytes.len() >= HEADER,
+            "save state: {} bytes, shorter than the 32-byte header",
+            bytes.len()
+        );
+        ensure!(
+            &bytes[..8] == MAGIC,
+            "save state: offset 0: expected \"MDFNSVST\", found {:02x?}",
+            &bytes[..8]
+        );
         let total = read_u32(bytes, 20)? as usize;
         ensure!(
             (HEADER..=bytes.len()).contains(&total),
@@ -38,8 +46,12 @@ impl<'a> SaveState<'a> {
         let mut sections = Vec::new();
         let mut at = HEADER;
         while at < total {
-            ensure!(at + 36 <= total, "save state: offset {at}: truncated section header");
-            let name = padded_name(&bytes[at..at + 32]).with_context(|| format!("save state: offset {at}: section name"))?;
+            ensure!(
+                at + 36 <= total,
+                "save state: offset {at}: truncated section header"
+            );
+            let name = padded_name(&bytes[at..at + 32])
+                .with_context(|| format!("save state: offset {at}: section name"))?;
             let size = read_u32(bytes, at + 32)? as usize;
             let start = at + 36;
             ensure!(
@@ -71,7 +83,11 @@ impl<'a> SaveState<'a> {
     /// A variable that must be exactly `len` bytes long.
     pub fn sized(&self, section: &str, variable: &str, len: usize) -> Result<&'a [u8]> {
         let data = self.variable(section, variable)?;
-        ensure!(data.len() == len, "save state: {section}/{variable} is {} bytes, expected {len}", data.len());
+        ensure!(
+            data.len() == len,
+            "save state: {section}/{variable} is {} bytes, expected {len}",
+            data.len()
+        );
         Ok(data)
     }
 }
@@ -82,7 +98,11 @@ fn parse_variables(body: &[u8], base: usize) -> Result<Vec<Variable<'_>>> {
     while at < body.len() {
         let name_len = body[at] as usize;
         let name_end = at + 1 + name_len;
-        ensure!(name_end + 4 <= body.len(), "offset {}: truncated variable header", base + at);
+        ensure!(
+            name_end + 4 <= body.len(),
+            "offset {}: truncated variable header",
+            base + at
+        );
         let name = String::from_utf8(body[at + 1..name_end].to_vec())
             .map_err(|_| anyhow::anyhow!("offset {}: variable name is not UTF-8", base + at))?;
         let size = read_u32(body, name_end)? as usize;
@@ -93,7 +113,10 @@ fn parse_variables(body: &[u8], base: usize) -> Result<Vec<Variable<'_>>> {
             base + name_end,
             body.len() - start
         );
-        variables.push(Variable { name, data: &body[start..start + size] });
+        variables.push(Variable {
+            name,
+            data: &body[start..start + size],
+        });
         at = start + size;
     }
     Ok(variables)
@@ -102,21 +125,30 @@ fn parse_variables(body: &[u8], base: usize) -> Result<Vec<Variable<'_>>> {
 fn padded_name(raw: &[u8]) -> Result<String> {
     let end = raw.iter().position(|&b| b == 0).unwrap_or(raw.len());
     ensure!(end > 0, "empty");
-    ensure!(raw[..end].iter().all(|b| b.is_ascii_graphic()), "not printable ASCII: {:02x?}", &raw[..end]);
+    ensure!(
+        raw[..end].iter().all(|b| b.is_ascii_graphic()),
+        "not printable ASCII: {:02x?}",
+        &raw[..end]
+    );
     Ok(String::from_utf8_lossy(&raw[..end]).into_owned())
 }
 
 fn read_u32(bytes: &[u8], at: usize) -> Result<u32> {
-    let Some(raw) = bytes.get(at..at + 4) else { bail!("offset {at}: truncated u32") };
+    let Some(raw) = bytes.get(at..at + 4) else {
+        bail!("offset {at}: truncated u32")
+    };
     Ok(u32::from_le_bytes(raw.try_into().unwrap()))
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
 
+    /// A section name and its (variable name, bytes) pairs.
+    type SectionSpec<'a> = (&'a str, &'a [(&'a str, &'a [u8])]);
+
     /// Writes a state in mednafen's layout.
-    pub(crate) fn write_state(sections: &[(&str, &[(&str, &[u8])])]) -> Vec<u8> {
+    fn write_state(sections: &[SectionSpec]) -> Vec<u8> {
         let mut out = vec![0u8; HEADER];
         out[..8].copy_from_slice(MAGIC);
         for (name, vars) in sections {
@@ -142,29 +174,53 @@ pub(crate) mod tests {
     fn finds_variables_by_section_and_name() {
         let ram = [7u8; 16];
         let bytes = write_state(&[
-            ("CPU", &[("GPR", &[1, 2, 3, 4]), ("BACKED_PC", &[0, 0, 1, 0x80])]),
+            (
+                "CPU",
+                &[("GPR", &[1, 2, 3, 4]), ("BACKED_PC", &[0, 0, 1, 0x80])],
+            ),
             ("MAIN", &[("CD_TrayOpen", &[1]), ("MainRAM.data8", &ram)]),
         ]);
         let state = SaveState::parse(&bytes).unwrap();
         assert_eq!(state.sections.len(), 2);
         assert_eq!(state.variable("MAIN", "MainRAM.data8").unwrap(), &ram);
-        assert_eq!(state.sized("CPU", "BACKED_PC", 4).unwrap(), &[0, 0, 1, 0x80]);
-        assert!(state.sized("CPU", "BACKED_PC", 8).unwrap_err().to_string().contains("expected 8"));
-        assert!(state.variable("GPU", "x").unwrap_err().to_string().contains("no section \"GPU\""));
-        assert!(state.variable("CPU", "x").unwrap_err().to_string().contains("no variable \"x\""));
+        assert_eq!(
+            state.sized("CPU", "BACKED_PC", 4).unwrap(),
+            &[0, 0, 1, 0x80]
+        );
+        assert!(state
+            .sized("CPU", "BACKED_PC", 8)
+            .unwrap_err()
+            .to_string()
+            .contains("expected 8"));
+        assert!(state
+            .variable("GPU", "x")
+            .unwrap_err()
+            .to_string()
+            .contains("no section \"GPU\""));
+        assert!(state
+            .variable("CPU", "x")
+            .unwrap_err()
+            .to_string()
+            .contains("no variable \"x\""));
     }
 
     #[test]
     fn truncated_or_inconsistent_states_are_errors_not_panics() {
         let bytes = write_state(&[("MAIN", &[("MainRAM.data8", &[0u8; 64])])]);
-        assert!(SaveState::parse(&bytes[..10]).unwrap_err().to_string().contains("shorter"));
+        assert!(SaveState::parse(&bytes[..10])
+            .unwrap_err()
+            .to_string()
+            .contains("shorter"));
         let mut bad = bytes.clone();
         bad[0] = b'X';
         assert!(SaveState::parse(&bad).is_err());
         // Total length larger than the buffer.
         let mut bad = bytes.clone();
         bad[20..24].copy_from_slice(&10_000u32.to_le_bytes());
-        assert!(SaveState::parse(&bad).unwrap_err().to_string().contains("total length"));
+        assert!(SaveState::parse(&bad)
+            .unwrap_err()
+            .to_string()
+            .contains("total length"));
         // A variable longer than its section: cut the buffer and fix up the total length.
         let mut bad = bytes.clone();
         bad.truncate(bytes.len() - 8);

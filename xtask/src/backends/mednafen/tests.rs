@@ -71,7 +71,14 @@ fn probe_exe() -> PsExe {
     a.emit(sw(T1, 16, T0));
     // GPU: reset, 320x240 NTSC, standard display ranges, display on, fill the frame buffer red.
     a.li(T2, 0x1F80_1810);
-    for gp1 in [0x0000_0000, 0x0800_0001, 0x06C6_0260, 0x0704_0010, 0x0500_0000, 0x0300_0000] {
+    for gp1 in [
+        0x0000_0000,
+        0x0800_0001,
+        0x06C6_0260,
+        0x0704_0010,
+        0x0500_0000,
+        0x0300_0000,
+    ] {
         a.li(T1, gp1);
         a.emit(sw(T1, 4, T2));
     }
@@ -93,13 +100,28 @@ fn probe_exe() -> PsExe {
     a.emit(0xDEAD_BEEF);
     let mut text = to_bytes(&a.finish().unwrap());
     text.resize(0x800, 0);
-    PsExe { pc: origin, gp: GP_VALUE, t_addr: origin, b_addr: probe_at, b_size: 4, s_addr: STACK.0, s_size: STACK.1, text }
+    PsExe {
+        pc: origin,
+        gp: GP_VALUE,
+        t_addr: origin,
+        b_addr: probe_at,
+        b_size: 4,
+        s_addr: STACK.0,
+        s_size: STACK.1,
+        text,
+    }
 }
 
 fn request(dir: &Path, frames: u32, screenshot_frames: Vec<u32>, timeout: Duration) -> RunRequest {
     let exe = dir.join("probe.exe");
     std::fs::write(&exe, probe_exe().to_file_bytes()).unwrap();
-    RunRequest { exe, frames, screenshot_frames, work_dir: dir.join("work"), timeout }
+    RunRequest {
+        exe,
+        frames,
+        screenshot_frames,
+        work_dir: dir.join("work"),
+        timeout,
+    }
 }
 
 fn word(ram: &[u8], address: u32) -> u32 {
@@ -112,15 +134,30 @@ fn probe_program_boots_and_sees_what_the_bios_would_give_it() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let out = run(&request(dir.path(), 30, vec![1, 30], Duration::from_secs(60))).unwrap_or_else(|e| panic!("{e}"));
+    let out = run(&request(
+        dir.path(),
+        30,
+        vec![1, 30],
+        Duration::from_secs(60),
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(out.frames_run, 30);
     assert_eq!(out.ram.len(), 2 * 1024 * 1024);
     let ram = &out.ram;
-    assert_eq!(word(ram, RESULTS + 20), DONE, "the program did not run to its loop\n{}", out.log);
+    assert_eq!(
+        word(ram, RESULTS + 20),
+        DONE,
+        "the program did not run to its loop\n{}",
+        out.log
+    );
     assert_eq!(word(ram, RESULTS), STACK.0 + STACK.1, "SP");
     assert_eq!(word(ram, RESULTS + 4), GP_VALUE, "GP");
     assert_eq!(word(ram, RESULTS + 8), 0, "the 0xA0 stub returns 0");
-    assert_eq!(word(ram, RESULTS + 12), REACHED_AFTER_SYSCALL, "syscall resumes after itself");
+    assert_eq!(
+        word(ram, RESULTS + 12),
+        REACHED_AFTER_SYSCALL,
+        "syscall resumes after itself"
+    );
     assert_eq!(word(ram, RESULTS + 16), 0, "BSS zeroed after the text copy");
     assert!(word(ram, RESULTS + 24) > 1000, "the loop keeps counting");
     // The mailbox: handed over, exactly one exception (the syscall, ExcCode 8).
@@ -128,12 +165,18 @@ fn probe_program_boots_and_sees_what_the_bios_would_give_it() {
     assert_eq!(read_word(ram, mailbox::EXCEPTIONS), 1);
     assert_eq!((read_word(ram, mailbox::LAST_CAUSE) >> 2) & 0x1F, 8);
 
-    assert_eq!(out.screenshots.iter().map(|s| s.frame).collect::<Vec<_>>(), [1, 30]);
+    assert_eq!(
+        out.screenshots.iter().map(|s| s.frame).collect::<Vec<_>>(),
+        [1, 30]
+    );
     let last = &out.screenshots[1];
     assert_eq!((last.width, last.height), (320, 240));
     let centre = 3 * (120 * 320 + 160);
     let (r, g, b) = (last.rgb[centre], last.rgb[centre + 1], last.rgb[centre + 2]);
-    assert!(r > 200 && g < 40 && b < 40, "centre pixel is ({r}, {g}, {b}), expected red");
+    assert!(
+        r > 200 && g < 40 && b < 40,
+        "centre pixel is ({r}, {g}, {b}), expected red"
+    );
 }
 
 #[test]
@@ -142,10 +185,15 @@ fn two_runs_leave_identical_ram() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let first = run(&request(dir.path(), 20, vec![], Duration::from_secs(60))).unwrap_or_else(|e| panic!("{e}"));
-    let second = run(&request(dir.path(), 20, vec![], Duration::from_secs(60))).unwrap_or_else(|e| panic!("{e}"));
+    let first = run(&request(dir.path(), 20, vec![], Duration::from_secs(60)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let second = run(&request(dir.path(), 20, vec![], Duration::from_secs(60)))
+        .unwrap_or_else(|e| panic!("{e}"));
     assert!(word(&first.ram, RESULTS + 24) > 0);
-    assert!(first.ram == second.ram, "RAM differs between two identical runs");
+    assert!(
+        first.ram == second.ram,
+        "RAM differs between two identical runs"
+    );
 }
 
 #[test]
@@ -155,7 +203,12 @@ fn a_run_past_its_timeout_is_killed() {
     }
     let dir = tempfile::tempdir().unwrap();
     // Ten million frames cannot finish in half a second.
-    match run(&request(dir.path(), 10_000_000, vec![], Duration::from_millis(500))) {
+    match run(&request(
+        dir.path(),
+        10_000_000,
+        vec![],
+        Duration::from_millis(500),
+    )) {
         Err(RunError::TimedOut(limit)) => assert_eq!(limit, Duration::from_millis(500)),
         other => panic!("expected a timeout, got {other:?}"),
     }
@@ -171,5 +224,8 @@ fn bad_requests_are_errors_before_the_core_starts() {
     assert!(run(&req).unwrap_err().to_string().contains("frame 11"));
     req.screenshot_frames.clear();
     std::fs::write(&req.exe, b"not an exe").unwrap();
-    assert!(run(&req).unwrap_err().to_string().contains("shorter than the 2048-byte"));
+    assert!(run(&req)
+        .unwrap_err()
+        .to_string()
+        .contains("shorter than the 2048-byte"));
 }
