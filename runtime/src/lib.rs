@@ -20,3 +20,5 @@ pub mod console;
 pub mod record;
 /// Compiled character tables (`psxanim import`): zero-copy reader, pose-sample and baked-frame decoders.
 pub mod tables;
+/// Drawing imported characters: culling, bone matrices, GTE projection, triangles in ordering-table order.
+pub mod render;

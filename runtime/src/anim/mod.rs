@@ -7,6 +7,7 @@
 //! - [`skeleton`]: bones, bind pose, parent-first composition on the GTE.
 //! - [`controller`]: [`SkeletonController`] (play, crossfade, update, markers, evaluate).
 
+pub mod animator;
 mod channel;
 pub mod controller;
 mod cursor;
@@ -14,6 +15,7 @@ pub mod interp;
 pub mod skeleton;
 pub mod time;
 
+pub use animator::{Animator, FrameSample, Sampling};
 pub use controller::{MarkerEvent, PlayError, SkeletonController};
 pub use skeleton::{compose_pose, LocalTransform, Skeleton, SkeletonError, ROOT};
 pub use time::{TimeScale, TICKS_PER_FRAME};

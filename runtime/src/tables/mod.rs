@@ -435,6 +435,11 @@ impl<'a> Tables<'a> {
     pub(crate) fn vertices_offset(&self) -> usize {
         self.vertices
     }
+
+    /// Blob offset of the triangle table (the renderer reads it word by word).
+    pub(crate) fn triangles_offset(&self) -> usize {
+        self.triangles
+    }
 }
 
 #[cfg(test)]

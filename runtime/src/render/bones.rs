@@ -1,0 +1,73 @@
+//! Rigid pose: decoded bone samples to model-view matrices, one per bone, composed on the GTE.
+
+use crate::gte::{Cop2, Gte};
+use crate::math::{isqrt_u64, Matrix, Rotation, Vec3i32};
+use crate::tables::{BoneSample, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
+
+/// Quaternion components are reduced to Q14 so every product below fits an `i32` (cheap on the R3000).
+const Q14: u32 = 14;
+
+fn round_shift(v: i32, shift: u32) -> i32 {
+    ((v as i64 + (1i64 << (shift - 1))) >> shift) as i32
+}
+
+/// The parent-relative transform of one sample: translation * rotation * scale (scale applies first,
+/// along the bone's own axes), as an FP12 matrix and a translation in GTE units (rounded).
+pub fn sample_matrix(s: &BoneSample) -> Matrix {
+    let unit = 1i32 << Q14;
+    let [x, y, z, w] = s.rotation.map(|c| round_shift(c, ROTATION_FRAC - Q14).clamp(-unit, unit));
+    // Entries of the rotation in Q28 (each product <= 2^28, each sum of two <= 2^29: fits i32).
+    let one = 1i32 << (2 * Q14);
+    let r = [
+        [one - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+        [2 * (x * y + w * z), one - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+        [2 * (x * z - w * y), 2 * (y * z + w * x), one - 2 * (x * x + y * y)],
+    ];
+    // Scale to Q12 (clamped to +-8.0, the largest an FP12 matrix entry holds), then column j * s[j].
+    let scale = s.scale.map(|v| round_shift(v, SCALE_FRAC - 12).clamp(-(8 << 12), 8 << 12));
+    let mut rotation: Rotation = [[0; 3]; 3];
+    for (i, row) in rotation.iter_mut().enumerate() {
+        for (j, out) in row.iter_mut().enumerate() {
+            let e = round_shift(r[i][j], 2 * Q14 - 12); // Q12, |e| <= 4096
+            *out = round_shift(e * scale[j], 12).clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+        }
+    }
+    let t = s.translation.map(|v| round_shift(v, TRANSLATION_FRAC));
+    Matrix::new(rotation, Vec3i32::from_array(t))
+}
+
+/// `a` blended toward `b` by `weight` (FP12): translation and scale linearly, the rotation by
+/// normalised linear interpolation along the shorter arc.
+pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample {
+    let w = weight.min(1 << 12) as i64;
+    let lerp = |p: i32, q: i32| (p as i64 + (((q as i64 - p as i64) * w) >> 12)) as i32;
+    let dot: i64 = (0..4).map(|i| a.rotation[i] as i64 * b.rotation[i] as i64).sum();
+    let flip = if dot < 0 { -1 } else { 1 };
+    let mut q = [0i64; 4];
+    for (i, c) in q.iter_mut().enumerate() {
+        *c = lerp(a.rotation[i], (b.rotation[i] as i64 * flip) as i32) as i64;
+    }
+    let norm2: u64 = q.iter().map(|c| (c * c) as u64).fold(0u64, |acc, v| acc.saturating_add(v));
+    let norm = isqrt_u64(norm2).max(1) as i64; // Q30 length, near 2^30
+    let rotation = q.map(|c| ((c << ROTATION_FRAC) / norm) as i32);
+    BoneSample {
+        rotation,
+        translation: [0, 1, 2].map(|i| lerp(a.translation[i], b.translation[i])),
+        scale: [0, 1, 2].map(|i| lerp(a.scale[i], b.scale[i])),
+    }
+}
+
+/// Model-view matrix of every bone: `out[b] = out[parent] * sample_matrix(samples[b])`, with
+/// `object` (view * world) as the parent of the roots. Rotations are composed on the GTE
+/// ([`Gte::compose`]); bones are parent-first (checked by `Tables::parse`).
+pub fn bone_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[BoneSample], object: &Matrix, out: &mut [Matrix]) {
+    let n = tables.bone_count().min(samples.len()).min(out.len());
+    for bone in 0..n {
+        let local = sample_matrix(&samples[bone]);
+        let parent = match tables.bone(bone).parent {
+            Some(p) if (p as usize) < bone => out[p as usize],
+            _ => *object,
+        };
+        out[bone] = gte.compose(&parent, &local);
+    }
+}

@@ -1,0 +1,110 @@
+//! One character instance through every stage: cull, pose (or decode), project, triangles.
+
+use super::camera::Camera;
+use super::scratch::{Scratch, MAX_BONES, MAX_VERTICES};
+use super::triangles::{self, TriangleSink, TriangleStats};
+use super::{bones, cull, project};
+use crate::anim::animator::FrameSample;
+use crate::gte::{Cop2, Gte};
+use crate::math::Matrix;
+use crate::tables::{Storage, TableError, Tables};
+
+/// Why a character was not drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenderError {
+    /// The tables hold more bones than the scratch (`MAX_BONES`).
+    TooManyBones { bones: usize, max: usize },
+    /// The tables hold more vertices than the scratch (`MAX_VERTICES`).
+    TooManyVertices { vertices: usize, max: usize },
+    /// A sample could not be decoded (offset and cause inside).
+    Table(TableError),
+}
+
+impl From<TableError> for RenderError {
+    fn from(e: TableError) -> Self {
+        RenderError::Table(e)
+    }
+}
+
+/// The end of a stage, reported to the caller's `mark` callback (the console reads its cycle timer there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// The bounds test is done (and was the last stage when the character is off screen).
+    Bounds,
+    /// Rigid: bone samples decoded and matrices composed. Baked: the frame decoded.
+    Pose,
+    /// Every vertex projected.
+    Project,
+    /// Every triangle set up and handed to the sink.
+    Triangles,
+}
+
+/// What `render` did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Off screen (or nothing to show yet): no pose evaluated, nothing decoded.
+    Culled,
+    Drawn(TriangleStats),
+}
+
+/// Draws one instance: `world` places it, `sample` says which pose (from its `Animator`).
+///
+/// The camera's screen registers must be loaded (`Camera::load`). The scratch is overwritten; after a
+/// `Drawn` outcome `scratch.sxy` / `scratch.sz` hold this character's projected vertices.
+#[allow(clippy::too_many_arguments)]
+pub fn render<B: Cop2, S: TriangleSink + ?Sized>(
+    gte: &mut Gte<B>,
+    tables: &Tables,
+    camera: &Camera,
+    world: &Matrix,
+    sample: Option<FrameSample>,
+    scratch: &mut Scratch,
+    sink: &mut S,
+    mark: &mut dyn FnMut(Stage),
+) -> Result<Outcome, RenderError> {
+    let bone_count = tables.bone_count();
+    let vertex_count = tables.vertex_count();
+    if bone_count > MAX_BONES {
+        return Err(RenderError::TooManyBones { bones: bone_count, max: MAX_BONES });
+    }
+    if vertex_count > MAX_VERTICES {
+        return Err(RenderError::TooManyVertices { vertices: vertex_count, max: MAX_VERTICES });
+    }
+    let object = gte.compose(&camera.view, world);
+    gte.set_matrix(&object);
+    let visible = cull::box_visible(gte, camera, &tables.bounds());
+    mark(Stage::Bounds);
+    let Some(sample) = sample.filter(|_| visible) else {
+        return Ok(Outcome::Culled);
+    };
+    let clip = sample.clip as usize;
+    let (sxy, sz) = (&mut scratch.sxy[..vertex_count], &mut scratch.sz[..vertex_count]);
+    match tables.storage() {
+        Storage::RigidGte => {
+            let samples = &mut scratch.samples[..bone_count];
+            tables.decode_pose(clip, sample.frame as usize, samples)?;
+            if sample.weight != 0 && sample.next != sample.frame {
+                let next = &mut scratch.next_samples[..bone_count];
+                tables.decode_pose(clip, sample.next as usize, next)?;
+                for (a, b) in samples.iter_mut().zip(next.iter()) {
+                    *a = bones::blend_samples(a, b, sample.weight);
+                }
+            }
+            bones::bone_matrices(gte, tables, samples, &object, &mut scratch.matrices[..bone_count]);
+            mark(Stage::Pose);
+            project::project_rigid(gte, tables, &scratch.matrices[..bone_count], sxy, sz);
+        }
+        Storage::BakedVertices => {
+            // One scratch frame: interpolation would need a second; take the nearer sample instead.
+            let frame = if sample.weight >= 2048 { sample.next } else { sample.frame };
+            let positions = &mut scratch.positions[..vertex_count];
+            tables.decode_baked_frame(clip, frame as usize, positions)?;
+            mark(Stage::Pose);
+            project::project_positions(gte, &object, positions, sxy, sz);
+        }
+    }
+    mark(Stage::Project);
+    let stats = triangles::emit(gte, tables, camera, &scratch.sxy[..vertex_count], &scratch.sz[..vertex_count], sink);
+    mark(Stage::Triangles);
+    Ok(Outcome::Drawn(stats))
+}

@@ -1,0 +1,35 @@
+//! Drawing imported characters (`psxanim import` tables) with the GTE.
+//!
+//! The renderer is a chain of stages, each a plain function over the GTE API, so the same code runs on
+//! the coprocessor on the console and on the bit-exact model on the host: whatever the host computes
+//! with these functions is exactly what the console draws.
+//!
+//! ```text
+//! cull        the tables' model-space bounds against the view          (before any pose work)
+//! pose        rigid: decode the bone samples, compose model-view matrices per bone on the GTE
+//!             baked: decode one frame into the shared position scratch
+//! project     RTPT three vertices at a time: rigid with one matrix per non-empty bone range,
+//!             baked with the one object matrix                       -> SXY / SZ per vertex
+//! triangles   NCLIP back-face test, AVSZ3 depth, colour               -> a TriangleSink
+//! ```
+//! [`character::render`] runs them in order for one instance; a program owns one [`Scratch`] that all
+//! its characters share, one after the other. On the console the sink is `ot::OtSink`, which links
+//! GPU packets into a double-buffered ordering table; on the host any sink can collect the triangles
+//! and [`triangles::sort_draw_order`] puts them in the order the GPU will draw them.
+//!
+//! Units and axes are those of [`crate::tables`] (1 m = 4096 GTE units, +Y down, +Z into the screen).
+
+pub mod bones;
+pub mod camera;
+pub mod character;
+pub mod cull;
+#[cfg(target_os = "psx")]
+pub mod ot;
+pub mod project;
+pub mod scratch;
+pub mod triangles;
+
+pub use camera::Camera;
+pub use character::{render, Outcome, RenderError, Stage};
+pub use scratch::{Scratch, MAX_BONES, MAX_VERTICES};
+pub use triangles::{DrawnTriangle, TriangleSink, TriangleStats};

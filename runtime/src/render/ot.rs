@@ -1,0 +1,36 @@
+//! The console's triangle sink: GPU packets linked into a `DrawList` ordering table.
+
+use super::triangles::{shade, DrawnTriangle, TriangleSink};
+use crate::console::ordering::DrawList;
+use crate::console::prim::{self, Color, Vertex};
+
+/// Flat: one material colour per triangle. Gouraud: each corner darkened with its depth
+/// ([`shade`] between the sink's `near_z` and `far_z`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shading {
+    Flat,
+    Gouraud { near_z: u16, far_z: u16 },
+}
+
+/// Links each triangle at depth `min(otz, DEPTHS - 2)`: the deepest entry stays free for the frame's
+/// background, which must be drawn first.
+pub struct OtSink<'a, const DEPTHS: usize, const WORDS: usize> {
+    pub list: &'a mut DrawList<DEPTHS, WORDS>,
+    pub shading: Shading,
+}
+
+impl<const DEPTHS: usize, const WORDS: usize> TriangleSink for OtSink<'_, DEPTHS, WORDS> {
+    fn add(&mut self, t: &DrawnTriangle) -> bool {
+        let depth = (t.otz as usize).min(DEPTHS.saturating_sub(2));
+        let v = t.xy.map(|p| Vertex::new(p.x, p.y));
+        let c = |rgb: [u8; 3]| Color::new(rgb[0], rgb[1], rgb[2]);
+        let added = match self.shading {
+            Shading::Flat => self.list.add(depth, &prim::flat_triangle(c(t.colour), v)),
+            Shading::Gouraud { near_z, far_z } => {
+                let colours = t.z.map(|z| c(shade(t.colour, z, near_z, far_z)));
+                self.list.add(depth, &prim::gouraud_triangle(colours, v))
+            }
+        };
+        added.is_ok()
+    }
+}

@@ -1,0 +1,78 @@
+//! Projection: vertices through the GTE, three at a time (RTPT), into the scratch's SXY / SZ arrays.
+//!
+//! Vertices go to the GTE as the words the tables already hold (a vertex entry is `x | y << 16`, then
+//! `z`: the VXY/VZ register format), and results come back as raw SXY words and SZ values, so nothing
+//! is converted on the way. A range whose length is not a multiple of three ends with an RTPT whose
+//! surplus slots repeat its last vertex (their results are not stored).
+
+use crate::gte::regs::{cmd, data};
+use crate::gte::{Cop2, Gte};
+use crate::math::Matrix;
+use crate::tables::{Tables, VERTEX_SIZE};
+
+#[inline(always)]
+fn word(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+/// Projects three vertices given as (VXY, VZ) words; writes as many results as `sxy` / `sz` hold.
+#[inline(always)]
+fn rtpt<B: Cop2>(gte: &mut Gte<B>, v: [(u32, u32); 3], sxy: &mut [u32], sz: &mut [u16]) {
+    gte.write_data::<{ data::VXY0 }>(v[0].0);
+    gte.write_data::<{ data::VZ0 }>(v[0].1);
+    gte.write_data::<{ data::VXY1 }>(v[1].0);
+    gte.write_data::<{ data::VZ1 }>(v[1].1);
+    gte.write_data::<{ data::VXY2 }>(v[2].0);
+    gte.write_data::<{ data::VZ2 }>(v[2].1);
+    gte.command::<{ cmd::RTPT }>();
+    let xy = [gte.read_data::<{ data::SXY0 }>(), gte.read_data::<{ data::SXY1 }>(), gte.read_data::<{ data::SXY2 }>()];
+    let z = [gte.read_data::<{ data::SZ1 }>(), gte.read_data::<{ data::SZ2 }>(), gte.read_data::<{ data::SZ3 }>()];
+    for (i, (o, oz)) in sxy.iter_mut().zip(sz.iter_mut()).enumerate() {
+        *o = xy[i];
+        *oz = z[i] as u16;
+    }
+}
+
+/// Projects `count` vertices read by `vertex(i)` with the loaded matrix into `sxy[..count]`, `sz[..count]`.
+#[inline(always)]
+fn project_run<B: Cop2>(gte: &mut Gte<B>, count: usize, vertex: impl Fn(usize) -> (u32, u32), sxy: &mut [u32], sz: &mut [u16]) {
+    let count = count.min(sxy.len()).min(sz.len());
+    let mut i = 0;
+    while i < count {
+        let last = count - 1;
+        let v = [vertex(i), vertex((i + 1).min(last)), vertex((i + 2).min(last))];
+        let end = (i + 3).min(count);
+        rtpt(gte, v, &mut sxy[i..end], &mut sz[i..end]);
+        i = end;
+    }
+}
+
+/// Rigid: each bone's vertex range with that bone's model-view matrix (`matrices[bone]`). Bones with an
+/// empty range load no matrix.
+pub fn project_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u16]) {
+    let bytes = tables.bytes();
+    let base = tables.vertices_offset();
+    for (bone, m) in matrices.iter().enumerate().take(tables.bone_count()) {
+        let range = tables.bone(bone);
+        let (first, count) = (range.first_vertex as usize, range.vertex_count as usize);
+        if count == 0 || first >= sxy.len().min(sz.len()) {
+            continue;
+        }
+        gte.set_matrix(m);
+        let at = |i: usize| {
+            let o = base + (first + i) * VERTEX_SIZE;
+            (word(bytes, o), word(bytes, o + 4) & 0xFFFF)
+        };
+        project_run(gte, count, at, &mut sxy[first..], &mut sz[first..]);
+    }
+}
+
+/// Baked: decoded model-space positions with one object matrix (view * world).
+pub fn project_positions<B: Cop2>(gte: &mut Gte<B>, object: &Matrix, positions: &[[i16; 3]], sxy: &mut [u32], sz: &mut [u16]) {
+    gte.set_matrix(object);
+    let at = |i: usize| {
+        let p = positions[i];
+        (p[0] as u16 as u32 | (p[1] as u16 as u32) << 16, p[2] as u16 as u32)
+    };
+    project_run(gte, positions.len(), at, sxy, sz);
+}

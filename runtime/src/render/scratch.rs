@@ -1,0 +1,48 @@
+//! The working memory of the renderer: one instance per program, shared by every character in turn.
+//!
+//! Nothing in here survives from one character to the next; each stage overwrites what it uses.
+
+use crate::math::Matrix;
+use crate::tables::BoneSample;
+
+/// Bones a rigid character may have (the import profile's node limit).
+pub const MAX_BONES: usize = 64;
+/// Vertices a character may have (the import profile's limit).
+pub const MAX_VERTICES: usize = 512;
+
+/// Buffers for one character at a time.
+pub struct Scratch {
+    /// Decoded bone samples (rigid), and the second pose when interpolating.
+    pub samples: [BoneSample; MAX_BONES],
+    pub next_samples: [BoneSample; MAX_BONES],
+    /// Model-view matrix of every bone (rigid).
+    pub matrices: [Matrix; MAX_BONES],
+    /// Decoded model-space positions of one baked frame.
+    pub positions: [[i16; 3]; MAX_VERTICES],
+    /// Screen position of every vertex as the GTE's SXY word (x low, y high).
+    pub sxy: [u32; MAX_VERTICES],
+    /// Depth of every vertex (SZ).
+    pub sz: [u16; MAX_VERTICES],
+}
+
+const ZERO_SAMPLE: BoneSample = BoneSample { rotation: [0; 4], translation: [0; 3], scale: [0; 3] };
+
+impl Scratch {
+    /// All zero; `const` so a program can keep it in a `static` (`.bss`).
+    pub const fn new() -> Self {
+        Scratch {
+            samples: [ZERO_SAMPLE; MAX_BONES],
+            next_samples: [ZERO_SAMPLE; MAX_BONES],
+            matrices: [Matrix::IDENTITY; MAX_BONES],
+            positions: [[0; 3]; MAX_VERTICES],
+            sxy: [0; MAX_VERTICES],
+            sz: [0; MAX_VERTICES],
+        }
+    }
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self::new()
+    }
+}

@@ -1,0 +1,127 @@
+//! Triangle set-up: back faces culled by NCLIP, depth by AVSZ3, colour from the material, handed to a
+//! [`TriangleSink`] (the console's ordering table, or a host collector).
+
+use super::camera::Camera;
+use crate::gte::regs::{cmd, data};
+use crate::gte::{Cop2, Gte, ScreenXY};
+use crate::tables::{Tables, TRIANGLE_SIZE};
+
+/// NCLIP sign of a triangle facing the camera. The importer keeps the source winding (counter-clockwise
+/// seen from outside in a right-handed, Y-up file); after the flip to the PlayStation's Y-down axes the
+/// front faces run clockwise on screen, where NCLIP is positive.
+pub const FRONT_FACING_NCLIP_POSITIVE: bool = true;
+
+/// The GPU drops a triangle wider than 1,023 or taller than 511 pixels.
+const MAX_SPAN_X: i32 = 1023;
+const MAX_SPAN_Y: i32 = 511;
+
+/// One triangle ready to draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DrawnTriangle {
+    /// Index in the character's triangle table.
+    pub index: u16,
+    pub xy: [ScreenXY; 3],
+    /// Per-vertex depth (SZ).
+    pub z: [u16; 3],
+    /// Ordering-table depth (AVSZ3's OTZ): larger is farther.
+    pub otz: u16,
+    /// Material base colour.
+    pub colour: [u8; 3],
+}
+
+/// Where triangles go. `add` returns false when the sink is full (the triangle is counted as dropped).
+pub trait TriangleSink {
+    fn add(&mut self, triangle: &DrawnTriangle) -> bool;
+}
+
+/// What happened to a character's triangles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TriangleStats {
+    pub back_facing: u32,
+    /// Too near the camera, too large for the GPU, or refused by a full sink.
+    pub rejected: u32,
+    pub drawn: u32,
+}
+
+#[inline(always)]
+fn word(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+fn span_ok(xy: &[u32; 3]) -> bool {
+    let x = xy.map(|w| w as u16 as i16 as i32);
+    let y = xy.map(|w| (w >> 16) as u16 as i16 as i32);
+    let span = |c: [i32; 3]| c[0].max(c[1]).max(c[2]) - c[0].min(c[1]).min(c[2]);
+    span(x) <= MAX_SPAN_X && span(y) <= MAX_SPAN_Y
+}
+
+/// Sets up every triangle of `tables` from the projected vertices (`sxy`, `sz`, indexed like the
+/// tables' vertices) and hands the front-facing ones to `sink` in table order.
+pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
+    gte: &mut Gte<B>,
+    tables: &Tables,
+    camera: &Camera,
+    sxy: &[u32],
+    sz: &[u16],
+    sink: &mut S,
+) -> TriangleStats {
+    let bytes = tables.bytes();
+    let base = tables.triangles_offset();
+    let mut stats = TriangleStats::default();
+    let n = sxy.len().min(sz.len());
+    for index in 0..tables.triangle_count() {
+        let o = base + index * TRIANGLE_SIZE;
+        let (ab, cm) = (word(bytes, o), word(bytes, o + 4));
+        let v = [(ab & 0xFFFF) as usize, (ab >> 16) as usize, (cm & 0xFFFF) as usize];
+        if v.iter().any(|&i| i >= n) {
+            stats.rejected += 1;
+            continue;
+        }
+        let xy = [sxy[v[0]], sxy[v[1]], sxy[v[2]]];
+        gte.write_data::<{ data::SXY0 }>(xy[0]);
+        gte.write_data::<{ data::SXY1 }>(xy[1]);
+        gte.write_data::<{ data::SXY2 }>(xy[2]);
+        gte.command::<{ cmd::NCLIP }>();
+        let area = gte.read_data::<{ data::MAC0 }>() as i32;
+        if (area > 0) != FRONT_FACING_NCLIP_POSITIVE || area == 0 {
+            stats.back_facing += 1;
+            continue;
+        }
+        let z = [sz[v[0]], sz[v[1]], sz[v[2]]];
+        if z.iter().any(|&d| d < camera.near) || !span_ok(&xy) {
+            stats.rejected += 1;
+            continue;
+        }
+        gte.write_data::<{ data::SZ1 }>(z[0] as u32);
+        gte.write_data::<{ data::SZ2 }>(z[1] as u32);
+        gte.write_data::<{ data::SZ3 }>(z[2] as u32);
+        gte.command::<{ cmd::AVSZ3 }>();
+        let otz = gte.read_data::<{ data::OTZ }>() as u16;
+        let material = ((cm >> 16) & 0xFF) as usize;
+        let colour = if material < tables.material_count() { tables.material(material) } else { [255, 0, 255] };
+        let t = DrawnTriangle { index: index as u16, xy: xy.map(ScreenXY::from_word), z, otz, colour };
+        if sink.add(&t) {
+            stats.drawn += 1;
+        } else {
+            stats.rejected += 1;
+        }
+    }
+    stats
+}
+
+/// Depth shading for gouraud primitives: full colour at `near_z` and nearer, fading linearly to half
+/// at `far_z` and beyond.
+pub fn shade(colour: [u8; 3], z: u16, near_z: u16, far_z: u16) -> [u8; 3] {
+    let span = far_z.saturating_sub(near_z).max(1) as u32;
+    let into = (z.saturating_sub(near_z) as u32).min(span);
+    let factor = 256 - (128 * into) / span; // 256 .. 128
+    colour.map(|c| ((c as u32 * factor) >> 8) as u8)
+}
+
+/// Orders triangles as the ordering table draws them: farthest depth first and, within one depth,
+/// the last added first (each packet is linked in at the head of its depth's list).
+///
+/// `seq` is each triangle's position in the order it was added to the sink.
+pub fn sort_draw_order<T>(triangles: &mut [(u32, T)], depth: impl Fn(&T) -> u16) {
+    triangles.sort_unstable_by(|a, b| depth(&b.1).cmp(&depth(&a.1)).then(b.0.cmp(&a.0)));
+}
