@@ -229,3 +229,66 @@ fn bad_requests_are_errors_before_the_core_starts() {
         .to_string()
         .contains("shorter than the 2048-byte"));
 }
+
+/// `examples/hello` as built by `cargo xtask build-exe hello`, when it has been built.
+fn hello_exe() -> Option<PathBuf> {
+    let exe = workspace_root().join("target/psx/hello.exe");
+    if exe.is_file() {
+        Some(exe)
+    } else {
+        eprintln!(
+            "skipped: {} not built (run `cargo xtask build-exe hello`)",
+            exe.display()
+        );
+        None
+    }
+}
+
+#[test]
+fn hello_example_fills_its_record_and_runs_deterministically() {
+    use psxanim_runtime::record::{status, MAGIC0, MAGIC1};
+    if !core_installed() {
+        return;
+    }
+    let Some(exe) = hello_exe() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let req = RunRequest {
+        exe,
+        frames: 60,
+        screenshot_frames: vec![60],
+        work_dir: dir.path().to_path_buf(),
+        timeout: Duration::from_secs(60),
+    };
+    let first = run(&req).unwrap_or_else(|e| panic!("{e}"));
+    let second = run(&req).unwrap_or_else(|e| panic!("{e}"));
+
+    let mut magic = MAGIC0.to_le_bytes().to_vec();
+    magic.extend_from_slice(&MAGIC1.to_le_bytes());
+    let at = first
+        .ram
+        .windows(8)
+        .position(|w| w == magic)
+        .expect("no verification record in RAM");
+    let field = |index: usize| read_word(&first.ram, at + 4 * index);
+    assert_eq!(field(3), u32::from_le_bytes(*b"HELO"), "program");
+    assert!(
+        field(4) >= 50,
+        "the main loop saw {} vsyncs in 60 frames",
+        field(4)
+    );
+    assert!(
+        matches!(field(5), status::RUNNING | status::DONE),
+        "status {}\n{}",
+        field(5),
+        first.log
+    );
+
+    assert!(
+        first.ram == second.ram,
+        "RAM differs between two identical runs"
+    );
+    assert_eq!(
+        first.screenshots[0].rgb, second.screenshots[0].rgb,
+        "frame 60 differs between runs"
+    );
+}
