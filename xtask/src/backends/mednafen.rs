@@ -6,9 +6,14 @@
 //! PS-EXE is the only kind that needs no disc image; its side-loader hooks BIOS offset 0x6990, which our
 //! ROM never executes). The core library is loaded once in the xtask process; each run then happens in a
 //! forked child process (with a pristine copy of the core's globals), so a crash or hang of the core cannot
-//! take the xtask down: the parent enforces the timeout and kills it. Frames are counted from the frame in
-//! which the ROM hands over to the program (seen in the ROM's mailbox in RAM). RAM and VRAM come from
-//! `retro_serialize` (this core's `retro_get_memory_data` gives no RAM), parsed by `state`.
+//! take the xtask down: the parent enforces the timeout and kills it. Frames are counted from the end of
+//! the frame in which the ROM hands over to the program (seen in the ROM's mailbox in RAM, polled once a
+//! frame): screenshot frame 0 is that frame, frame N the N-th after it. So the program has run N frames
+//! plus the rest of the hand-over frame (the ROM copies about 5 KiB of EXE per ms: a 6 KiB hello starts
+//! in frame 1, the largest EXE, 480 KiB, in frame 6). Screenshots are
+//! the core's output: overscan cropped by the core (320 of 350 columns), scanlines 0..=239.
+//! RAM and VRAM come from `retro_serialize` (this core's `retro_get_memory_data` gives no RAM), parsed
+//! by `state`; VRAM is left in the work folder as `mednafen-vram.bin`.
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -301,7 +306,8 @@ pub fn run(req: &RunRequest) -> Result<RunOutput, RunError> {
             )))
         }
         isolate::Ended::Signaled(signal) => Err(RunError::Crashed(format!(
-            "the core process died on signal {signal}\n{}",
+            "the core process died on signal {signal}{}\n{}",
+            signal_name(signal),
             log_tail(&log)
         ))),
         isolate::Ended::TimedOut => Err(RunError::TimedOut(req.timeout)),
@@ -366,6 +372,18 @@ fn collect(plan: &Plan, mut log: String, wall: Duration) -> Result<RunOutput, Ru
     })
 }
 
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGABRT => " (SIGABRT: the core aborted, e.g. on an uncaught C++ exception)",
+        libc::SIGSEGV => " (SIGSEGV)",
+        libc::SIGBUS => " (SIGBUS)",
+        libc::SIGILL => " (SIGILL)",
+        libc::SIGFPE => " (SIGFPE)",
+        libc::SIGKILL => " (SIGKILL)",
+        _ => "",
+    }
+}
+
 fn log_tail(log: &str) -> String {
     let lines: Vec<_> = log.lines().collect();
     let tail = &lines[lines.len().saturating_sub(20)..];
@@ -423,6 +441,7 @@ fn child_run(plan: &Plan, log: std::fs::File) -> anyhow::Result<()> {
         log,
     };
     let core = frontend::Core::start(plan.library, &plan.content, setup)?;
+    frontend::note("the PC/SP/TextStart lines above describe the placeholder content; the boot ROM carries the program");
     let started = Instant::now();
 
     let mut boot_frames = 0;
