@@ -74,13 +74,17 @@ enum Install {
 }
 
 fn install(workspace: &Path) -> anyhow::Result<Install> {
+    install_with(workspace, &[])
+}
+
+/// `install`, with extra environment for npm (tests point it at an unreachable registry).
+fn install_with(workspace: &Path, npm_env: &[(&str, &str)]) -> anyhow::Result<Install> {
     let dir = core_dir(workspace);
     if check_core(&dir).is_ok() {
         return Ok(Install::AlreadyThere(dir));
     }
     require_tool("node", "--version", "Node.js 20 (Debian: apt-get install nodejs)")?;
     require_tool("npm", "--version", "npm (Debian: apt-get install npm)")?;
-    ensure_7z()?;
 
     // Unpack into a staging folder and move it into place only once every hash matched, so an
     // interrupted install never leaves a half-written core that looks installed.
@@ -93,7 +97,7 @@ fn install(workspace: &Path) -> anyhow::Result<Install> {
 
     let spec = format!("{NPM_PACKAGE}@{NPM_VERSION}");
     let npm = run_with_timeout(
-        Command::new("npm").args(["pack", &spec, "--pack-destination"]).arg(&staging),
+        Command::new("npm").args(["pack", &spec, "--pack-destination"]).arg(&staging).envs(npm_env.iter().copied()),
         NPM_TIMEOUT,
     )
     .context("starting npm")?;
@@ -107,6 +111,7 @@ fn install(workspace: &Path) -> anyhow::Result<Install> {
     }
     let tarball = staging.join(NPM_TARBALL);
     ensure!(tarball.is_file(), "npm pack succeeded but wrote no {}", tarball.display());
+    ensure_7z()?;
 
     run_tool(Command::new("tar").arg("-xzf").arg(&tarball).arg("-C").arg(&staging).arg(CORE_ARCHIVE), "tar")?;
     let mut sevenzip = Command::new("7z");
@@ -625,6 +630,25 @@ mod tests {
         let mut req = request(exe, 1_000_000, vec![], dir.join("work"));
         req.timeout = Duration::ZERO;
         assert!(matches!(run(&req), Err(RunError::TimedOut(limit)) if limit == Duration::ZERO));
+    }
+
+    #[test]
+    fn an_unreachable_registry_is_a_clear_install_error() {
+        if require_tool("npm", "--version", "").is_err() {
+            assert!(std::env::var_os("CI").is_none(), "CI is set but npm is missing");
+            eprintln!("skipping: npm not on PATH");
+            return;
+        }
+        let workspace = scratch("no-registry");
+        let cache = workspace.join("npm-cache").display().to_string();
+        let npm_env = [
+            ("npm_config_registry", "http://127.0.0.1:9/"),
+            ("npm_config_fetch_retries", "0"),
+            ("npm_config_cache", cache.as_str()),
+        ];
+        let err = format!("{:#}", install_with(&workspace, &npm_env).unwrap_err());
+        assert!(err.contains("npm could not fetch the package") && err.contains("registry"), "{err}");
+        assert!(!core_dir(&workspace).exists(), "a failed install left a core folder");
     }
 
     #[test]
