@@ -10,10 +10,11 @@
 //! the frame in which the ROM hands over to the program (seen in the ROM's mailbox in RAM, polled once a
 //! frame): screenshot frame 0 is that frame, frame N the N-th after it. So the program has run N frames
 //! plus the rest of the hand-over frame (the ROM copies about 5 KiB of EXE per ms: a 6 KiB hello starts
-//! in frame 1, the largest EXE, 480 KiB, in frame 6). Screenshots are
-//! the core's output: overscan cropped by the core (320 of 350 columns), scanlines 0..=239.
-//! RAM and VRAM come from `retro_serialize` (this core's `retro_get_memory_data` gives no RAM), parsed
-//! by `state`; VRAM is left in the work folder as `mednafen-vram.bin`.
+//! in frame 1, the largest EXE, 480 KiB, in frame 6). Screenshots are the core's output: overscan
+//! cropped by the core (320 of 350 columns), scanlines 0..=239. RAM and VRAM come from `retro_serialize`
+//! (this core's `retro_get_memory_data` gives no RAM), parsed by `state`; VRAM is left in the work
+//! folder as `mednafen-vram.bin`. The core logs "Error opening file" for the memory cards it does not
+//! find in the (empty) save folder; that is expected.
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
