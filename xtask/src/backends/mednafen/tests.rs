@@ -26,6 +26,31 @@ fn locate_needs_both_the_core_and_libtrio() {
     assert_eq!(found.trio, lib.join(TRIO_FILE));
 }
 
+#[test]
+fn install_tool_failures_say_what_failed() {
+    let missing = run_tool(
+        &mut Command::new("/nonexistent/apt-get"),
+        "apt-get download",
+    )
+    .unwrap_err();
+    assert!(
+        missing
+            .to_string()
+            .contains("could not start apt-get download"),
+        "{missing:#}"
+    );
+    let failed = run_tool(
+        Command::new("sh").args(["-c", "echo no route to host >&2; exit 100"]),
+        "apt-get update",
+    )
+    .unwrap_err();
+    let message = failed.to_string();
+    assert!(
+        message.contains("apt-get update failed") && message.contains("no route to host"),
+        "{message}"
+    );
+}
+
 /// True when the core is installed; otherwise skips, or fails under CI.
 fn core_installed() -> bool {
     if locate(&workspace_root()).is_some() {
