@@ -651,6 +651,31 @@ mod tests {
         assert!(!core_dir(&workspace).exists(), "a failed install left a core folder");
     }
 
+    /// The real thing, once `cargo xtask build-exe hello` has been run: its verification record must
+    /// be in the RAM dump, finished, with the frames its main loop counted.
+    #[test]
+    fn runs_hello_and_finds_its_record() {
+        use psxanim_runtime::record::{status, MAGIC0, MAGIC1, VERSION};
+        let Some(_) = installed_core() else { return };
+        let exe = workspace_root().join("target").join("psx").join("hello.exe");
+        if !exe.is_file() {
+            eprintln!("skipping: {} not built (cargo xtask build-exe hello)", exe.display());
+            return;
+        }
+        let dir = scratch("hello");
+        let out = run(&request(exe, 120, vec![60, 120], dir)).unwrap();
+        let magic: Vec<u8> = [MAGIC0, MAGIC1].iter().flat_map(|w| w.to_le_bytes()).collect();
+        let at = out.ram.windows(8).position(|w| w == magic.as_slice()).expect("no record magic in the RAM dump");
+        let word = |i: usize| u32::from_le_bytes(out.ram[at + 4 * i..at + 4 * i + 4].try_into().unwrap());
+        assert_eq!(word(2), VERSION);
+        assert_eq!(word(3), u32::from_le_bytes(*b"HELO"));
+        assert_eq!(word(5), status::DONE, "status; error {} detail {}", word(6), word(7));
+        // The main loop starts within the first frames and then sees one vsync per frame.
+        assert!((110..=120).contains(&word(4)), "frames counted by hello: {}", word(4));
+        // The frames differ: something on screen moves.
+        assert!(out.screenshots[0].rgb != out.screenshots[1].rgb, "frames 60 and 120 look the same");
+    }
+
     #[test]
     fn runs_a_hand_built_exe_and_reads_its_ram_and_screenshots() {
         let Some(_) = installed_core() else { return };
