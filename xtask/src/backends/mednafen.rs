@@ -16,6 +16,7 @@
 //! folder as `mednafen-vram.bin`. The core logs "Error opening file" for the memory cards it does not
 //! find in the (empty) save folder; that is expected.
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -152,8 +153,6 @@ pub fn ensure_installed(workspace: &Path) -> anyhow::Result<()> {
     );
     Ok(())
 }
-
-use std::process::Command;
 
 fn apt_download(into: &Path) -> anyhow::Result<()> {
     run_tool(
