@@ -10,7 +10,13 @@
 //!   bytes around it), and this core's known GTE deviations were measured on this build; another
 //!   build could move both without notice, so a mismatch stops the install.
 //!
-//! Frames are stepped one by one by the runner, so a run is deterministic and not tied to real time.
+//! How a run works (details in the runner): frames are stepped one by one by calling the emscripten
+//! main loop's animation-frame callback, so a run is deterministic and not tied to real time; the HLE
+//! BIOS starts the EXE during frame 1. The screenshot of frame N is the image the core output in
+//! frame N (the painter test below checks it against the program's own vsync count). Main RAM comes
+//! from a save state (RetroArch's 16-byte "RASTATE" wrapper, the core's "STv4" state, RAM at byte
+//! 36917; both magics checked) and is cross-checked against the live RAM the core's `psxMap` log line
+//! points at. Known GTE deviations of this core: see /work/shared/notes/emulators.md.
 use super::{tools_dir, RunError, RunOutput, RunRequest, Screenshot};
 use crate::process::run_with_timeout;
 use anyhow::{bail, ensure, Context};
@@ -286,7 +292,8 @@ fn run_checked(req: &RunRequest) -> Result<RunOutput, RunError> {
         let status = node.status.map_or("killed".to_string(), |s| s.to_string());
         return Err(RunError::Crashed(format!("the runner exited with {status}:\n{}", tail(&node.output(), 60))));
     }
-    Ok(read_outputs(&out_dir, req, &node.output())?)
+    let runner_output = format!("[runner] node ran {:.2} s\n{}", node.elapsed.as_secs_f64(), node.output());
+    Ok(read_outputs(&out_dir, req, &runner_output)?)
 }
 
 /// Reads what the runner left in `out_dir` and checks it matches the request.
@@ -320,7 +327,7 @@ fn read_outputs(out_dir: &Path, req: &RunRequest, runner_output: &str) -> anyhow
         .collect::<anyhow::Result<Vec<_>>>()?;
 
     let mut log = manifest.log.join("\n");
-    log.push_str(&format!("\n[runner] {} frames in {:.2} s\n", manifest.frames_run, manifest.seconds));
+    log.push_str(&format!("\n[runner] {} frames stepped in {:.2} s\n", manifest.frames_run, manifest.seconds));
     log.push_str(runner_output);
     Ok(RunOutput { ram, screenshots, frames_run: manifest.frames_run, log })
 }
