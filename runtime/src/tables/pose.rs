@@ -132,8 +132,9 @@ pub(super) fn check_clip(t: &Tables, clip_index: usize, clip: &Clip) -> Result<(
 
 /// Shifts a value with `k` fraction bits to `frac` fraction bits.
 fn widen(v: i64, k: u8, frac: u32, offset: usize) -> Result<i32, TableError> {
-    let wide = v << (frac - k as u32);
-    i32::try_from(wide).map_err(|_| TableError::ValueOverflow { offset })
+    v.checked_mul(1i64 << (frac - k as u32))
+        .and_then(|wide| i32::try_from(wide).ok())
+        .ok_or(TableError::ValueOverflow { offset })
 }
 
 /// Value at index `j` of an animated component in a block of `n` frames; leaves `r` after the component.

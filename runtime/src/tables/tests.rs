@@ -1,1 +1,280 @@
-//! (tests below)
+//! Hand-assembled blobs: every field is placed here by the test, independently of the tooling's writer.
+
+extern crate std;
+use std::vec;
+use std::vec::Vec;
+
+use super::*;
+
+/// LSB-first bit writer (the test's own, independent of the tooling's).
+#[derive(Default)]
+struct Bits {
+    bytes: Vec<u8>,
+    n: usize,
+}
+
+impl Bits {
+    fn put(&mut self, value: i64, width: u32) {
+        for i in 0..width {
+            if self.n % 8 == 0 {
+                self.bytes.push(0);
+            }
+            if (value >> i) & 1 != 0 {
+                let last = self.bytes.len() - 1;
+                self.bytes[last] |= 1 << (self.n % 8);
+            }
+            self.n += 1;
+        }
+    }
+}
+
+const CLIP_DATA: usize = 128;
+
+/// One bone ("root"), two vertices, one triangle, one material, one clip ("clip") whose data start at
+/// offset 128; `tail` is appended after the clip data (baked payloads).
+fn blob(storage: u16, frames: u16, clip_data: &[u8], tail: &[u8]) -> Vec<u8> {
+    let mut b = vec![0u8; CLIP_DATA];
+    b[0..4].copy_from_slice(b"PXSK");
+    let put16 = |b: &mut Vec<u8>, at: usize, v: u16| b[at..at + 2].copy_from_slice(&v.to_le_bytes());
+    let put32 = |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    put16(&mut b, 4, 1);
+    put16(&mut b, 6, storage);
+    for (at, n) in [(8, 1), (10, 2), (12, 1), (14, 1), (16, 1)] {
+        put16(&mut b, at, n);
+    }
+    for (i, v) in [-10i16, -20, -30, 10, 20, 30].iter().enumerate() {
+        b[20 + 2 * i..22 + 2 * i].copy_from_slice(&v.to_le_bytes());
+    }
+    // strings at 64 (10 bytes), bones 76, vertices 84, triangles 100, materials 108, clips 112
+    for (at, v) in [(36, 64), (40, 76), (44, 84), (48, 100), (52, 108), (56, 112), (60, 10)] {
+        put32(&mut b, at, v);
+    }
+    b[64..74].copy_from_slice(b"\x04root\x04clip");
+    put16(&mut b, 76, NO_PARENT);
+    put16(&mut b, 78, 0);
+    put16(&mut b, 80, 2);
+    put16(&mut b, 82, 0);
+    for (i, v) in [100i16, -200, 300, 0, 1000, -1000, 0].iter().enumerate() {
+        b[84 + 2 * i..86 + 2 * i].copy_from_slice(&v.to_le_bytes());
+    }
+    for (i, v) in [-1i16, 2, 3, 0].iter().enumerate() {
+        b[92 + 2 * i..94 + 2 * i].copy_from_slice(&v.to_le_bytes());
+    }
+    put16(&mut b, 100, 0);
+    put16(&mut b, 102, 1);
+    put16(&mut b, 104, 1);
+    b[108..111].copy_from_slice(&[200, 100, 50]);
+    put16(&mut b, 112, 5); // name "clip"
+    put16(&mut b, 114, frames);
+    put16(&mut b, 116, 30);
+    put32(&mut b, 120, CLIP_DATA as u32);
+    put32(&mut b, 124, clip_data.len() as u32);
+    b.extend_from_slice(clip_data);
+    while b.len() % 4 != 0 {
+        b.push(0);
+    }
+    b.extend_from_slice(tail);
+    while b.len() % 4 != 0 {
+        b.push(0);
+    }
+    let total = b.len() as u32;
+    put32(&mut b, 32, total);
+    b
+}
+
+/// A rigid clip of 3 frames: constant identity rotation, animated translation x = 10, 12, 15 (z = -5),
+/// constant scale 1.
+fn rigid_clip() -> Vec<u8> {
+    let mut s = Bits::default();
+    // constants: rotation (dropped w, x y z = 0 with k = 14, 16 bits), scale (k = 0, 2 bits each)
+    s.put(3, 2);
+    for _ in 0..3 {
+        s.put(0, 16);
+    }
+    for _ in 0..3 {
+        s.put(1, 2);
+    }
+    let block0 = s.n as u32;
+    // translation x: wb 3, wr 2, base 10, d1 2, residual 1; y: all 0; z: base -5
+    s.put(3, 5);
+    s.put(2, 5);
+    s.put(10, 8);
+    s.put(2, 3);
+    s.put(1, 2);
+    for base in [0, -5] {
+        s.put(0, 5);
+        s.put(0, 5);
+        s.put(base, 8);
+    }
+    let mut d = vec![];
+    d.extend_from_slice(&16u16.to_le_bytes());
+    d.extend_from_slice(&1u16.to_le_bytes());
+    d.extend_from_slice(&[0, 14, 16, 0, CHANNEL_ANIMATED, 0, 8, 0, 0, 0, 2, 0]);
+    d.extend_from_slice(&block0.to_le_bytes());
+    d.extend_from_slice(&s.bytes);
+    d
+}
+
+#[test]
+fn reads_the_tables_of_a_hand_assembled_blob() {
+    let b = blob(0, 3, &rigid_clip(), &[]);
+    let t = Tables::parse(&b).unwrap();
+    assert_eq!(t.storage(), Storage::RigidGte);
+    assert_eq!((t.bone_count(), t.vertex_count(), t.triangle_count(), t.material_count(), t.clip_count()), (1, 2, 1, 1, 1));
+    assert_eq!(t.bounds(), [[-10, -20, -30], [10, 20, 30]]);
+    assert_eq!(t.bone(0), Bone { parent: None, first_vertex: 0, vertex_count: 2, name_offset: 0 });
+    assert_eq!(t.name(0), Ok("root"));
+    assert_eq!(t.vertex(1), [-1, 2, 3]);
+    assert_eq!(t.triangle(0), Triangle { vertices: [0, 1, 1], material: 0 });
+    assert_eq!(t.material(0), [200, 100, 50]);
+    assert_eq!(t.find_clip("clip"), Some(0));
+    assert_eq!(t.find_clip("walk"), None);
+}
+
+#[test]
+fn decodes_constant_and_second_order_delta_channels() {
+    let b = blob(0, 3, &rigid_clip(), &[]);
+    let t = Tables::parse(&b).unwrap();
+    let mut out = [BoneSample::default(); 1];
+    for (frame, x) in [(0, 10), (1, 12), (2, 15)] {
+        t.decode_pose(0, frame, &mut out).unwrap();
+        assert_eq!(out[0].rotation, [0, 0, 0, 1 << ROTATION_FRAC], "frame {frame}");
+        assert_eq!(out[0].translation, [x << TRANSLATION_FRAC, 0, -5 << TRANSLATION_FRAC], "frame {frame}");
+        assert_eq!(out[0].scale, [1 << SCALE_FRAC; 3]);
+    }
+    assert_eq!(t.decode_pose(0, 3, &mut out), Err(TableError::FrameOutOfRange { clip: 0, frame: 3, frames: 3 }));
+    assert_eq!(t.decode_pose(1, 0, &mut out), Err(TableError::ClipOutOfRange { clip: 1, clips: 1 }));
+    assert_eq!(t.decode_pose(0, 0, &mut []), Err(TableError::OutputTooSmall { needed: 1, len: 0 }));
+    let mut frame = [[0i16; 3]; 2];
+    assert_eq!(
+        t.decode_baked_frame(0, 0, &mut frame),
+        Err(TableError::WrongStorage { expected: Storage::BakedVertices, found: Storage::RigidGte })
+    );
+}
+
+#[test]
+fn a_truncated_pose_stream_is_an_error_not_a_panic() {
+    let mut clip = rigid_clip();
+    clip.truncate(clip.len() - 2);
+    let b = blob(0, 3, &clip, &[]);
+    let t = Tables::parse(&b).unwrap();
+    let mut out = [BoneSample::default(); 1];
+    // The blob's padding keeps some zero bits, but the stream (clip data) ends early.
+    assert!(matches!(t.decode_pose(0, 2, &mut out), Err(TableError::BitStreamEnd { .. })));
+}
+
+fn baked_blob() -> Vec<u8> {
+    // frame 0: deltas (+1, -1, escape 1234), (0, 0, 0); frame 1: raw; frame 2 shares frame 0's payload
+    let tail_start = CLIP_DATA + 12;
+    let delta: Vec<u8> = vec![FRAME_DELTA, 1, 0xFF, 0x80, 0xD2, 0x04, 0, 0, 0];
+    let mut raw = vec![FRAME_RAW];
+    for v in [1i16, 2, 3, -4, -5, -6] {
+        raw.extend_from_slice(&v.to_le_bytes());
+    }
+    let mut tail = delta.clone();
+    tail.extend_from_slice(&raw);
+    let mut table = vec![];
+    for at in [tail_start, tail_start + delta.len(), tail_start] {
+        table.extend_from_slice(&(at as u32).to_le_bytes());
+    }
+    blob(1, 3, &table, &tail)
+}
+
+#[test]
+fn decodes_baked_delta_escape_and_raw_frames() {
+    let b = baked_blob();
+    let t = Tables::parse(&b).unwrap();
+    let mut f = [[0i16; 3]; 2];
+    t.decode_baked_frame(0, 0, &mut f).unwrap();
+    assert_eq!(f, [[100 + 16, -200 - 16, 1234], [-1, 2, 3]]);
+    t.decode_baked_frame(0, 1, &mut f).unwrap();
+    assert_eq!(f, [[1, 2, 3], [-4, -5, -6]]);
+    let mut again = [[0i16; 3]; 2];
+    t.decode_baked_frame(0, 2, &mut again).unwrap();
+    assert_eq!(again, [[116, -216, 1234], [-1, 2, 3]]);
+    let mut pose = [BoneSample::default()];
+    assert!(matches!(t.decode_pose(0, 0, &mut pose), Err(TableError::WrongStorage { .. })));
+}
+
+#[test]
+fn bad_payloads_are_reported_with_their_offset() {
+    let mut b = baked_blob();
+    let payload = CLIP_DATA + 12;
+    b[payload] = 7;
+    let t = Tables::parse(&b).unwrap();
+    let mut f = [[0i16; 3]; 2];
+    assert_eq!(t.decode_baked_frame(0, 0, &mut f), Err(TableError::BadFramePayload { offset: payload, what: "unknown frame mode byte" }));
+    // A frame offset past the blob is caught when parsing.
+    let mut b = baked_blob();
+    b[CLIP_DATA + 4..CLIP_DATA + 8].copy_from_slice(&10_000u32.to_le_bytes());
+    assert!(matches!(Tables::parse(&b), Err(TableError::BadIndex { what: "baked frame offset", index: 1, .. })));
+}
+
+#[test]
+fn header_errors_name_what_is_wrong() {
+    let good = blob(0, 3, &rigid_clip(), &[]);
+    assert_eq!(Tables::parse(&good[..10]).err(), Some(TableError::TooShort { needed: HEADER_SIZE, len: 10 }));
+    let mut b = good.clone();
+    b[0] = b'X';
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::BadMagic { found: *b"XXSK" }));
+    let mut b = good.clone();
+    b[4] = 2;
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::UnsupportedVersion { found: 2 }));
+    let mut b = good.clone();
+    b[6] = 9;
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::BadStorage { found: 9 }));
+    assert!(matches!(Tables::parse(&good[..good.len() - 4]), Err(TableError::TooShort { .. })));
+    let mut b = good.clone();
+    b[44] = 86; // vertices offset 86: not 4-aligned
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::Misaligned { what: "vertices", offset: 86 }));
+    let mut b = good.clone();
+    b[10] = 200; // 200 vertices do not fit
+    assert!(matches!(Tables::parse(&b), Err(TableError::SectionOutOfBounds { what: "vertices", .. })));
+}
+
+#[test]
+fn index_errors_name_the_table_entry_and_offset() {
+    let mut b = blob(0, 3, &rigid_clip(), &[]);
+    b[102] = 2; // triangle corner 1 -> vertex 2 of 2
+    assert_eq!(
+        Tables::parse(&b).err(),
+        Some(TableError::BadIndex { what: "triangle vertex", index: 0, offset: 102, value: 2, limit: 2 })
+    );
+    let mut b = blob(0, 3, &rigid_clip(), &[]);
+    b[76..78].copy_from_slice(&0u16.to_le_bytes()); // the root is its own parent
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::ParentNotBefore { bone: 0, parent: 0, offset: 76 }));
+    let mut b = blob(0, 3, &rigid_clip(), &[]);
+    b[CLIP_DATA + 2] = 5; // block count != ceil(3 / 16)
+    assert!(matches!(Tables::parse(&b), Err(TableError::BadClipData { clip: 0, .. })));
+    let mut b = blob(0, 3, &rigid_clip(), &[]);
+    b[CLIP_DATA + 4 + 1] = 31; // rotation fraction bits above 30
+    assert!(matches!(Tables::parse(&b), Err(TableError::BadClipData { what: "fraction bits too large", .. })));
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Corrupting any bytes of a valid blob gives errors, never a panic or a hang.
+        #[test]
+        fn corrupted_blobs_never_panic(which in 0..2usize, edits in proptest::collection::vec((0..400usize, any::<u8>()), 1..8)) {
+            let mut b = if which == 0 { blob(0, 3, &rigid_clip(), &[]) } else { baked_blob() };
+            for (at, v) in edits {
+                let n = b.len();
+                b[at % n] = v;
+            }
+            if let Ok(t) = Tables::parse(&b) {
+                let mut pose = [BoneSample::default(); 4];
+                let mut frame = [[0i16; 3]; 8];
+                for c in 0..t.clip_count() {
+                    for f in 0..t.clip(c).unwrap().frame_count as usize {
+                        let _ = t.decode_pose(c, f, &mut pose);
+                        let _ = t.decode_baked_frame(c, f, &mut frame);
+                    }
+                }
+                for i in 0..t.bone_count() { let _ = t.name(t.bone(i).name_offset); }
+            }
+        }
+    }
+}
