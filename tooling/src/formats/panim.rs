@@ -214,9 +214,31 @@ fn split_values(bytes: &[u8], values_at: usize, node_count: u8) -> Result<(usize
     }
 }
 
+/// Parses everything after the value table. The layout (tags, section sizes, end of file) is checked
+/// before the index pairs and before any section data is decoded, so a rejected candidate costs
+/// little however large the file.
 fn parse_tail(bytes: &[u8], indices_at: usize, node_count: u8, value_count: usize) -> Result<Tail, ParseError> {
-    let mut c = Cursor::at(bytes, indices_at);
     let pairs = (node_count as usize + 1) * 3;
+    let mut c = Cursor::at(bytes, indices_at);
+    c.bytes(pairs * 4, "the index pairs")?;
+    let non_root = (node_count as usize).saturating_sub(1);
+    let sections_at = c.pos();
+    let mut has = [false; 2];
+    for (i, (tag, what)) in [(TRANSLATIONS_TAG, "translations"), (SCALES_TAG, "scales")].into_iter().enumerate() {
+        if bytes[c.pos()..].starts_with(tag) {
+            c.bytes(tag.len(), what)?;
+            parse_section(&mut c, non_root, what, false)?;
+            has[i] = true;
+        }
+    }
+    if c.remaining() > 0 {
+        return Err(c.error(format!(
+            "the end of the file, the \"translations\" tag or the \"scales\" tag after the indices, found {} more bytes",
+            c.remaining()
+        )));
+    }
+
+    let mut c = Cursor::at(bytes, indices_at);
     let mut indices = Vec::with_capacity(pairs);
     for i in 0..pairs {
         let at = c.pos();
@@ -234,27 +256,22 @@ fn parse_tail(bytes: &[u8], indices_at: usize, node_count: u8, value_count: usiz
         }
         indices.push((count, offset));
     }
-    let non_root = (node_count as usize).saturating_sub(1);
+    let mut c = Cursor::at(bytes, sections_at);
     let mut translations = None;
-    if c.remaining() > 0 && bytes[c.pos()..].starts_with(TRANSLATIONS_TAG) {
+    if has[0] {
         c.bytes(TRANSLATIONS_TAG.len(), "the translations tag")?;
-        translations = Some(parse_section(&mut c, non_root, "translations")?);
+        translations = parse_section(&mut c, non_root, "translations", true)?;
     }
     let mut scales = None;
-    if c.remaining() > 0 && bytes[c.pos()..].starts_with(SCALES_TAG) {
+    if has[1] {
         c.bytes(SCALES_TAG.len(), "the scales tag")?;
-        scales = Some(parse_section(&mut c, non_root, "scales")?);
-    }
-    if c.remaining() > 0 {
-        return Err(c.error(format!(
-            "the end of the file, the \"translations\" tag or the \"scales\" tag after the indices, found {} more bytes",
-            c.remaining()
-        )));
+        scales = parse_section(&mut c, non_root, "scales", true)?;
     }
     Ok(Tail { indices, translations, scales })
 }
 
-fn parse_section(c: &mut Cursor, non_root: usize, what: &str) -> Result<Section, ParseError> {
+/// One optional section; with `decode` false only its layout is checked and skipped.
+fn parse_section(c: &mut Cursor, non_root: usize, what: &str, decode: bool) -> Result<Option<Section>, ParseError> {
     let frame_count = c.u16_be(&format!("the {what} frame count"))?;
     let count_at = c.pos();
     let bone_count = c.u16_be(&format!("the {what} bone count"))?;
@@ -273,6 +290,10 @@ fn parse_section(c: &mut Cursor, non_root: usize, what: &str) -> Result<Section,
     }
     let per_bone = frame_count as usize * 6;
     c.count(present.len() as u64, per_bone, &format!("{what} bone tracks"))?;
+    if !decode {
+        c.bytes(present.len() * per_bone, what)?;
+        return Ok(None);
+    }
     let mut bones = Vec::with_capacity(present.len());
     for bone in present {
         let mut frames = Vec::with_capacity(frame_count as usize);
@@ -281,7 +302,7 @@ fn parse_section(c: &mut Cursor, non_root: usize, what: &str) -> Result<Section,
         }
         bones.push((bone, frames));
     }
-    Ok(Section { frame_count, bone_count, bones })
+    Ok(Some(Section { frame_count, bone_count, bones }))
 }
 
 fn put_fixed(out: &mut Vec<u8>, text: &str, raw: Option<&[u8]>, n: usize, losses: &mut Losses) {
