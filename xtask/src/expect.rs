@@ -10,6 +10,10 @@ use serde::Serialize;
 #[allow(dead_code)]
 mod hello_probe;
 
+#[path = "../../examples/anim/src/scenario.rs"]
+#[allow(dead_code)]
+mod anim_scenario;
+
 /// One expected result word.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Word {
@@ -29,6 +33,7 @@ pub struct Expectation {
 pub fn for_example(example: &str) -> Result<Expectation> {
     match example {
         "hello" => Ok(hello()),
+        "anim" => Ok(anim()),
         other => bail!("no host expectation is defined for example {other:?} (add it to xtask/src/expect.rs)"),
     }
 }
@@ -45,6 +50,21 @@ fn hello() -> Expectation {
         })
         .collect();
     Expectation { program: *b"HELO", words }
+}
+
+/// anim: its scenario (`examples/anim/src/scenario.rs`) run on the GTE model; timings are not compared.
+fn anim() -> Expectation {
+    struct HostProbe(Vec<Word>);
+    impl anim_scenario::Probe for HostProbe {
+        fn word(&mut self, l: anim_scenario::Label, value: u32) {
+            self.0.push(Word { name: format!("{}.{}.bone{}.{}", l.what, l.step, l.bone, l.field), value });
+        }
+        fn timing(&mut self, _slot: usize, _start: bool) {}
+    }
+    let mut gte = psxanim_runtime::gte::Gte::with_backend(GteModel::default());
+    let mut probe = HostProbe(Vec::new());
+    anim_scenario::run(&mut gte, &mut probe);
+    Expectation { program: *b"ANIM", words: probe.0 }
 }
 
 #[cfg(test)]
