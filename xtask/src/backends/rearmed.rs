@@ -490,11 +490,27 @@ pub(crate) mod test_exe {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
+    /// A scratch folder under the system temp dir, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl std::ops::Deref for Scratch {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn scratch(name: &str) -> Scratch {
         let dir = std::env::temp_dir().join(format!("psxanim-rearmed-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        dir
+        Scratch(dir)
     }
 
     fn request(exe: PathBuf, frames: u32, screenshot_frames: Vec<u32>, work_dir: PathBuf) -> RunRequest {
@@ -550,22 +566,22 @@ mod tests {
         let dir = scratch("check");
         let exe = dir.join("game.exe");
         std::fs::write(&exe, test_exe::magic_writer(0x8010_0000, 0x1234_5678)).unwrap();
-        assert!(check_request(&request(exe.clone(), 10, vec![1, 5, 10], dir.clone())).is_ok());
+        assert!(check_request(&request(exe.clone(), 10, vec![1, 5, 10], dir.to_path_buf())).is_ok());
         for bad in [vec![0], vec![11], vec![5, 5], vec![6, 2]] {
-            let err = check_request(&request(exe.clone(), 10, bad.clone(), dir.clone())).unwrap_err();
+            let err = check_request(&request(exe.clone(), 10, bad.clone(), dir.to_path_buf())).unwrap_err();
             assert!(err.to_string().contains("ascending"), "{bad:?}: {err}");
         }
-        let err = check_request(&request(dir.join("missing.exe"), 10, vec![], dir.clone())).unwrap_err();
+        let err = check_request(&request(dir.join("missing.exe"), 10, vec![], dir.to_path_buf())).unwrap_err();
         assert!(err.to_string().contains("missing.exe"), "{err}");
         std::fs::write(dir.join("elf.exe"), b"\x7fELF\x01\x01\x01\0").unwrap();
-        let err = check_request(&request(dir.join("elf.exe"), 10, vec![], dir.clone())).unwrap_err();
+        let err = check_request(&request(dir.join("elf.exe"), 10, vec![], dir.to_path_buf())).unwrap_err();
         assert!(err.to_string().contains("expected \"PS-X EXE\""), "{err}");
     }
 
     #[test]
     fn runner_failures_and_short_dumps_are_clear_errors() {
         let dir = scratch("outputs");
-        let req = request(dir.join("game.exe"), 3, vec![], dir.clone());
+        let req = request(dir.join("game.exe"), 3, vec![], dir.to_path_buf());
         let err = read_outputs(&dir, &req, "").unwrap_err();
         assert!(format!("{err:#}").contains("manifest.json"), "{err:#}");
         let manifest = r#"{"frames_run":3,"ram":"ram.bin","screenshots":[],"skipped_screenshots":[],"seconds":0.1,"log":[]}"#;
@@ -581,15 +597,15 @@ mod tests {
     fn installs_the_pinned_core_once() {
         let workspace = scratch("install");
         let dir = core_dir(&workspace);
-        assert_eq!(install(&workspace).unwrap(), Install::Installed(dir.clone()));
+        assert_eq!(install(&workspace).unwrap(), Install::Installed(dir.to_path_buf()));
         let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         names.sort();
         assert_eq!(names, CORE_FILES.map(|(name, _)| std::ffi::OsString::from(name)));
-        assert_eq!(install(&workspace).unwrap(), Install::AlreadyThere(dir.clone()));
+        assert_eq!(install(&workspace).unwrap(), Install::AlreadyThere(dir.to_path_buf()));
         // A damaged file is noticed and replaced.
         std::fs::write(dir.join(CORE_FILES[1].0), b"not wasm").unwrap();
         assert!(check_core(&dir).unwrap_err().to_string().contains("expected ce204a80"));
-        assert_eq!(install(&workspace).unwrap(), Install::Installed(dir.clone()));
+        assert_eq!(install(&workspace).unwrap(), Install::Installed(dir.to_path_buf()));
         check_core(&dir).unwrap();
     }
 
@@ -670,7 +686,7 @@ mod tests {
             return;
         }
         let dir = scratch("hello");
-        let out = run(&request(exe, 120, vec![60, 120], dir)).unwrap();
+        let out = run(&request(exe, 120, vec![60, 120], dir.to_path_buf())).unwrap();
         let magic: Vec<u8> = [MAGIC0, MAGIC1].iter().flat_map(|w| w.to_le_bytes()).collect();
         let at = out.ram.windows(8).position(|w| w == magic.as_slice()).expect("no record magic in the RAM dump");
         let word = |i: usize| u32::from_le_bytes(out.ram[at + 4 * i..at + 4 * i + 4].try_into().unwrap());

@@ -334,11 +334,27 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    fn scratch(name: &str) -> PathBuf {
+    /// A scratch folder under the system temp dir, removed when dropped.
+    struct Scratch(PathBuf);
+
+    impl std::ops::Deref for Scratch {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn scratch(name: &str) -> Scratch {
         let dir = std::env::temp_dir().join(format!("psxanim-redux-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        dir
+        Scratch(dir)
     }
 
     fn request(exe: PathBuf, frames: u32, screenshot_frames: Vec<u32>, work_dir: PathBuf) -> RunRequest {
@@ -412,7 +428,7 @@ mod tests {
             return;
         }
         let dir = scratch("missing");
-        match run(&request(dir.join("game.exe"), 10, vec![], dir.clone())) {
+        match run(&request(dir.join("game.exe"), 10, vec![], dir.to_path_buf())) {
             Err(RunError::NotInstalled(message)) => {
                 assert!(message.contains("--pcsx-redux PATH") && message.contains(ENV_VAR), "{message}")
             }
@@ -511,8 +527,9 @@ f:close()
 os.exit(exitCode or 99)
 "#;
 
-    /// Runs the generated script against `FAKE_REDUX`; returns the output folder and its exit line.
-    fn run_fake(luajit: &str, name: &str, frames: u32, shots: &[u32], size: (u32, u32, u32)) -> (PathBuf, String) {
+    /// Runs the generated script against `FAKE_REDUX`; returns the scratch folder (kept alive), the
+    /// output folder in it and the driver's exit line.
+    fn run_fake(luajit: &str, name: &str, frames: u32, shots: &[u32], size: (u32, u32, u32)) -> (Scratch, PathBuf, String) {
         let dir = scratch(name);
         let out = dir.join("out");
         std::fs::create_dir_all(&out).unwrap();
@@ -528,13 +545,13 @@ os.exit(exitCode or 99)
             .unwrap();
         assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
         let exit = std::fs::read_to_string(out.join("exit.txt")).unwrap();
-        (out, exit)
+        (dir, out, exit)
     }
 
     #[test]
     fn script_drives_a_fake_redux_to_ram_and_screenshots() {
         let Some(luajit) = luajit() else { return };
-        let (out, exit) = run_fake(luajit, "fake16", 10, &[1, 10], (4, 2, 16));
+        let (_dir, out, exit) = run_fake(luajit, "fake16", 10, &[1, 10], (4, 2, 16));
         // Quit with 0 on the tick after the 10th vsync past the shell (3 boot vsyncs + 10).
         assert_eq!(exit, "0 13 100000");
         let req = request(PathBuf::from("game.exe"), 10, vec![1, 10], out.clone());
@@ -597,7 +614,7 @@ os.exit(exitCode or 99)
     #[test]
     fn script_writes_24_bit_screenshots_verbatim() {
         let Some(luajit) = luajit() else { return };
-        let (out, _) = run_fake(luajit, "fake24", 2, &[2], (3, 1, 24));
+        let (_dir, out, _) = run_fake(luajit, "fake24", 2, &[2], (3, 1, 24));
         let req = request(PathBuf::from("game.exe"), 2, vec![2], out.clone());
         let output = read_outputs(&out, &req, String::new()).unwrap();
         assert_eq!(output.screenshots[0].rgb, [5, 6, 7, 8, 9, 10, 11, 12, 13]);
@@ -619,7 +636,7 @@ os.exit(exitCode or 99)
     #[test]
     fn missing_or_short_outputs_are_clear_errors() {
         let dir = scratch("outputs");
-        let req = request(PathBuf::from("game.exe"), 5, vec![5], dir.clone());
+        let req = request(PathBuf::from("game.exe"), 5, vec![5], dir.to_path_buf());
         assert!(format!("{:#}", read_outputs(&dir, &req, String::new()).unwrap_err()).contains("did not finish"));
         std::fs::write(dir.join("done.txt"), "5\n").unwrap();
         std::fs::write(dir.join("ram.bin"), [0u8; 16]).unwrap();
