@@ -207,3 +207,53 @@ fn accuracy_threshold_fails_the_import_and_names_where() {
     // Overriding it accepts the same data.
     compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: Some(f64::INFINITY) }).unwrap();
 }
+
+#[test]
+fn a_z_up_export_of_the_same_scene_imports_to_the_same_positions() {
+    let y_up = load(&ImportOptions::default());
+    let z_up = import(&fixtures().join("character_z_up.fbx"), &ImportOptions::default(), &mut |_, _, _| {}).unwrap();
+    assert_eq!(y_up.vertices.len(), z_up.vertices.len());
+    for (a, b) in y_up.vertices.iter().zip(&z_up.vertices) {
+        assert!((0..3).all(|k| (a.bind[k] - b.bind[k]).abs() < 0.05), "{:?} vs {:?}", a.bind, b.bind);
+    }
+    for (ca, cb) in y_up.clips.iter().zip(&z_up.clips) {
+        assert_eq!(ca.name, cb.name);
+        for (fa, fb) in ca.rigid_reference.iter().zip(&cb.rigid_reference) {
+            for (a, b) in fa.iter().zip(fb) {
+                assert!((0..3).all(|k| (a[k] - b[k]).abs() < 0.05));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_centimetre_rig_with_three_influences_and_a_270_degree_spin_compiles_within_budget() {
+    let c = import(&fixtures().join("rig_variant.fbx"), &ImportOptions::default(), &mut |_, _, _| {}).unwrap();
+    // 80 two-influence vertices plus 56 three-influence ones (ring 1 of bones with a grandparent).
+    assert_eq!(c.weights.reduced_vertices, 136);
+    assert!((c.weights.largest_dropped_weight - 0.4).abs() < 1e-6);
+    // The armature's 0.01 scale (centimetre skeleton) is absorbed: same size as the metre character.
+    let reference = load(&ImportOptions { clips: Some(vec![]), ..Default::default() });
+    for (a, b) in c.vertices.iter().zip(&reference.vertices) {
+        assert!((0..3).all(|k| (a.bind[k] - b.bind[k]).abs() < 0.5), "{:?} vs {:?}", a.bind, b.bind);
+    }
+    for b in &c.bones {
+        assert!(b.bind_scale.iter().all(|s| (s - 40.96).abs() < 1e-3), "{}: {:?}", b.name, b.bind_scale);
+    }
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None }).unwrap();
+    assert!(out.report.max_format_error <= 1.0);
+    assert!(out.report.accuracy.versus_rigid.max <= 2.0, "{:?}", out.report.accuracy);
+    // The forearm turns 270 degrees about its own axis: at frame 20 it is half-way round (180 degrees,
+    // quaternion dot 0 with the start) and the vertices follow it all the way (checked against ufbx
+    // frame by frame in the accuracy figures above).
+    let t = Tables::parse(&out.blob).unwrap();
+    let forearm = c.bones.iter().position(|b| b.name == "Forearm.L").unwrap();
+    let at = |f: usize| {
+        let mut s = vec![BoneSample::default(); t.bone_count()];
+        t.decode_pose(0, f, &mut s).unwrap();
+        s[forearm].rotation.map(|v| v as f64 / (ROTATION_FRAC as f64).exp2())
+    };
+    let dot = |a: [f64; 4], b: [f64; 4]| (0..4).map(|i| a[i] * b[i]).sum::<f64>();
+    assert!(dot(at(0), at(20)).abs() < 0.01, "{}", dot(at(0), at(20)));
+    assert!((dot(at(0), at(30)).abs() - (135f64).to_radians().cos().abs()).abs() < 0.01);
+}
