@@ -1,0 +1,70 @@
+//! Compiler limits and the pose format's precision search on synthetic characters (no FBX needed).
+
+use psxanim::compile::{compile, CompileOptions, StorageMode};
+use psxanim::fbx::{Affine, Bone, Character, Clip, ImportError, Material, Triangle, Trs, Vertex, WeightReduction};
+
+/// One root bone and a child bone 2 m below it; `vertices` spread over +-`spread` units around the child.
+fn character(vertices: usize, spread: f64, frames: usize, pose: impl Fn(usize) -> [Affine; 2]) -> Character {
+    let bones = vec![
+        Bone { name: "Root".into(), parent: None, bind: Affine::IDENTITY, bind_scale: [1.0; 3] },
+        Bone { name: "Arm".into(), parent: Some(0), bind: Affine { t: [0.0, 8192.0, 0.0], ..Affine::IDENTITY }, bind_scale: [1.0; 3] },
+    ];
+    let verts: Vec<Vertex> = (0..vertices)
+        .map(|i| {
+            let a = i as f64 * 0.37;
+            let r = spread * ((i % 7) as f64 + 1.0) / 7.0;
+            Vertex { bind: [r * a.cos(), 8192.0 + r * a.sin(), r * (a * 0.5).sin()], bone: i % 2, mesh: "Synthetic".into(), source_index: i }
+        })
+        .collect();
+    let poses: Vec<Vec<Affine>> = (0..frames).map(|f| pose(f).to_vec()).collect();
+    let reference: Vec<Vec<[f64; 3]>> = poses
+        .iter()
+        .map(|p| verts.iter().map(|v| p[v.bone].apply(bones[v.bone].bind.inverse().apply(v.bind).map(|c| c.round()))).collect())
+        .collect();
+    Character {
+        source: "synthetic".into(),
+        bones,
+        vertices: verts,
+        triangles: vec![Triangle { vertices: [0, 1, 2], material: 0 }],
+        materials: vec![Material { name: "Grey".into(), rgb: [128, 128, 128] }],
+        clips: vec![Clip { name: "Spin".into(), rate: 30, poses, rigid_reference: reference.clone(), skinned_reference: reference }],
+        weights: WeightReduction::default(),
+        warnings: vec![],
+    }
+}
+
+/// Root spinning `turns` full turns about a tilted axis over the clip; the arm hangs below it.
+fn spinning(frames: usize, turns: f64) -> impl Fn(usize) -> [Affine; 2] {
+    move |f| {
+        let angle = turns * std::f64::consts::TAU * f as f64 / frames as f64;
+        let axis = [0.36, 0.48, 0.8];
+        let (s, c) = (angle / 2.0).sin_cos();
+        let root = Affine::from_trs(&Trs { translation: [100.0, 0.0, 0.0], rotation: [axis[0] * s, axis[1] * s, axis[2] * s, c], scale: [1.0; 3] });
+        let local = Affine::from_trs(&Trs { translation: [0.0, 8192.0, 0.0], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0, 1.0 + 0.2 * (angle).sin(), 1.0] });
+        [root, root.mul(&local)]
+    }
+}
+
+#[test]
+fn rigid_precision_search_keeps_far_vertices_within_one_unit_through_two_full_turns() {
+    let c = character(200, 4000.0, 120, spinning(120, 2.0));
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None }).unwrap();
+    let r = &out.report;
+    assert!(r.max_format_error <= 1.0, "{}", r.max_format_error);
+    assert!(r.accuracy.versus_rigid.max <= 2.0, "{:?}", r.accuracy);
+    assert!(r.bounds[0][1] < -3000 && r.bounds[1][1] > 12000, "{:?}", r.bounds);
+}
+
+#[test]
+fn baked_animation_over_512_kib_is_rejected_with_its_size() {
+    // 512 vertices, 60 s at 30 Hz, every frame different: about 2.7 MB of frames.
+    let c = character(512, 1000.0, 1800, spinning(1800, 3.0));
+    let err = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None }).unwrap_err();
+    let ImportError::AnimationTooLarge { bytes, limit, .. } = &err else { panic!("{err}") };
+    assert_eq!(*limit, 512 * 1024);
+    assert!(*bytes > *limit);
+    assert!(err.to_string().contains("512 KiB"), "{err}");
+    // The same motion as rigid pose samples fits easily.
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None }).unwrap();
+    assert!(out.report.animation_bytes < 64 * 1024, "{}", out.report.animation_bytes);
+}
