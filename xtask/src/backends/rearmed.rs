@@ -19,6 +19,7 @@
 //! points at. Known GTE deviations of this core: see /work/shared/notes/emulators.md.
 use super::{tools_dir, RunError, RunOutput, RunRequest, Screenshot};
 use crate::process::run_with_timeout;
+use crate::workspace_root;
 use anyhow::{bail, ensure, Context};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -43,11 +44,6 @@ const MAIN_RAM_BYTES: usize = 2 * 1024 * 1024;
 const NPM_TIMEOUT: Duration = Duration::from_secs(300);
 const UNPACK_TIMEOUT: Duration = Duration::from_secs(120);
 const APT_TIMEOUT: Duration = Duration::from_secs(600);
-
-/// The host workspace this xtask was built from (the runner script lives in it).
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits inside the workspace").to_path_buf()
-}
 
 /// Where the pinned core files are unpacked.
 pub fn core_dir(workspace: &Path) -> PathBuf {
