@@ -11,3 +11,5 @@ pub mod fbx;
 pub mod compile;
 /// The subcommands of the `psxanim` binary.
 pub mod cli;
+/// Pictures of a clip and the local web viewer, from the console's own render stages.
+pub mod preview;

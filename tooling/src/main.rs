@@ -14,6 +14,7 @@ enum Command {
     Convert(psxanim::cli::convert::Args),
     Validate(psxanim::cli::validate::Args),
     Import(psxanim::cli::import::Args),
+    Preview(psxanim::cli::preview::Args),
 }
 
 fn main() {
@@ -23,6 +24,7 @@ fn main() {
         Command::Convert(args) => psxanim::cli::convert::run(args),
         Command::Validate(args) => psxanim::cli::validate::run(args),
         Command::Import(args) => psxanim::cli::import::run(args),
+        Command::Preview(args) => psxanim::cli::preview::run(args),
     };
     std::process::exit(code);
 }

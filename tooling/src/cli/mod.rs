@@ -13,6 +13,7 @@ use std::path::Path;
 pub mod convert;
 pub mod import;
 pub mod inspect;
+pub mod preview;
 pub mod validate;
 
 pub const EXIT_OK: i32 = 0;

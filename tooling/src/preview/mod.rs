@@ -1,0 +1,60 @@
+//! `psxanim preview`: pictures of a clip (PNG contact sheet, animated GIF) and a local web viewer.
+//!
+//! Every picture shows what the console computes: the pose comes from the compiled tables through the
+//! runtime's render stages on the bit-exact GTE model ([`shot`]), and a small rasteriser that follows
+//! the GPU's fill rule paints the triangles in ordering-table order ([`raster`]). The float pose of
+//! ufbx ([`reference`]) can be shown beside it. The viewer ([`serve`]) gets the same triangles as JSON.
+
+pub mod camera;
+pub mod picture;
+pub mod raster;
+pub mod reference;
+pub mod serve;
+pub mod shot;
+pub mod subject;
+
+use camera::{Framing, Orbit, SCREEN_HEIGHT, SCREEN_WIDTH};
+use raster::Canvas;
+use subject::Subject;
+
+use crate::compile::StorageMode;
+
+/// How to draw the frames of a clip.
+#[derive(Clone, Copy, Debug)]
+pub struct FrameOptions {
+    pub storage: StorageMode,
+    pub orbit: Orbit,
+    /// Skeleton overlay.
+    pub bones: bool,
+    /// The ufbx float pose to the right of the console's.
+    pub compare: bool,
+}
+
+/// Draws `frames` of clip `clip`, one canvas per frame (twice as wide with `compare`).
+pub fn render_frames(subject: &Subject, clip: usize, frames: std::ops::Range<usize>, options: &FrameOptions) -> Result<Vec<Canvas>, String> {
+    let framing = Framing::new(subject.bounds(), options.orbit);
+    let character = match (options.compare, &subject.character) {
+        (true, Some(c)) => Some(c),
+        (true, None) => return Err(format!("{}: --compare needs an FBX input (compiled tables keep no float pose)", subject.source)),
+        (false, _) => None,
+    };
+    let mut out = Vec::with_capacity(frames.len());
+    for f in frames {
+        let shot = subject.shot(clip, f, options.storage, &framing)?;
+        // A model without triangles is only a skeleton: always draw it.
+        let bones = options.bones || shot.triangles.is_empty();
+        let console = shot::paint(&shot, SCREEN_WIDTH, SCREEN_HEIGHT, bones);
+        out.push(match character {
+            Some(c) => {
+                let mut pair = Canvas::new(2 * SCREEN_WIDTH, SCREEN_HEIGHT, shot::BACKGROUND);
+                pair.blit(&console, 0, 0);
+                let float = reference::paint(c, clip, f, &framing, SCREEN_WIDTH, SCREEN_HEIGHT)
+                    .ok_or_else(|| format!("{}: no float pose for clip {clip} frame {f}", subject.source))?;
+                pair.blit(&float, SCREEN_WIDTH, 0);
+                pair
+            }
+            None => console,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,195 @@
+//! The local web viewer: one self-contained page (built into the binary) and a JSON API that hands it
+//! the triangles the console draws, computed here by the same fixed-point stages as the pictures.
+//!
+//! Routes (GET only, localhost only):
+//! - `/`: the viewer page;
+//! - `/api/info`: source, clips (name, frames, rate, event markers), storage modes, bone names;
+//! - `/api/frame?clip=I&frame=F&storage=rigid-gte|baked-vertices&yaw=D&pitch=D&zoom=Z`: the frame's
+//!   triangles in draw order (`[x0, y0, x1, y1, x2, y2, r, g, b]`, colours as the GPU stores them), the
+//!   bone joints (`[x, y, parent]`, parent -1 for a root) and the screen box of the triangles.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::camera::{Framing, Orbit, SCREEN_HEIGHT, SCREEN_WIDTH};
+use super::raster::vram_colour;
+use super::shot::{BACKGROUND, BONE_LINE, JOINT_DOT};
+use super::subject::{storage_name, Subject};
+use crate::cli::CliError;
+use crate::compile::StorageMode;
+
+/// The viewer page.
+pub const PAGE: &str = include_str!("../../assets/viewer/index.html");
+/// Longest request head accepted (the API's requests are a few hundred bytes).
+const MAX_REQUEST_HEAD: usize = 8 * 1024;
+/// An idle connection (browsers open spare ones) is dropped after this.
+const READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Binds `127.0.0.1:port` (0: any free port) or says clearly why not.
+pub fn bind(port: u16) -> Result<TcpListener, CliError> {
+    TcpListener::bind(("127.0.0.1", port)).map_err(|e| {
+        let why = if e.kind() == std::io::ErrorKind::AddrInUse { "the port is already in use (choose another with --port)".to_string() } else { e.to_string() };
+        CliError::invalid(format!("cannot listen on 127.0.0.1:{port}: {why}"))
+    })
+}
+
+/// Serves until the process is stopped; one thread per connection.
+pub fn run(subject: Subject, listener: TcpListener) -> Result<(), CliError> {
+    let subject = Arc::new(subject);
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        let subject = Arc::clone(&subject);
+        std::thread::spawn(move || {
+            let _ = handle(&subject, stream);
+        });
+    }
+    Ok(())
+}
+
+/// A response: status, content type, body.
+pub struct Response {
+    pub status: u16,
+    pub content_type: &'static str,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    fn json(status: u16, v: &Value) -> Response {
+        Response { status, content_type: "application/json", body: v.to_string().into_bytes() }
+    }
+    fn error(status: u16, message: impl Into<String>) -> Response {
+        Response::json(status, &json!({ "error": message.into() }))
+    }
+}
+
+fn handle(subject: &Subject, stream: TcpStream) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(READ_TIMEOUT))?;
+    let mut reader = BufReader::new(stream.try_clone()?).take(MAX_REQUEST_HEAD as u64);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line)?;
+    // Skip the headers: the API needs none of them.
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 || line == "\r\n" || line == "\n" {
+            break;
+        }
+    }
+    let mut parts = request_line.split_whitespace();
+    let response = match (parts.next(), parts.next()) {
+        (Some("GET"), Some(target)) => respond(subject, target),
+        (Some(_), Some(_)) => Response::error(405, "only GET is served"),
+        _ => Response::error(400, "malformed request line"),
+    };
+    let reason = match response.status {
+        200 => "OK",
+        400 => "Bad Request",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        _ => "Internal Server Error",
+    };
+    let mut out = stream;
+    write!(
+        out,
+        "HTTP/1.1 {} {reason}\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
+        response.status,
+        response.content_type,
+        response.body.len()
+    )?;
+    out.write_all(&response.body)?;
+    out.flush()
+}
+
+/// Answers one GET `target` (path and query).
+pub fn respond(subject: &Subject, target: &str) -> Response {
+    let (path, query) = target.split_once('?').unwrap_or((target, ""));
+    match path {
+        "/" | "/index.html" => Response { status: 200, content_type: "text/html; charset=utf-8", body: PAGE.as_bytes().to_vec() },
+        "/api/info" => Response::json(200, &info(subject)),
+        "/api/frame" => match frame(subject, query) {
+            Ok(v) => Response::json(200, &v),
+            Err(e) => Response::error(400, e),
+        },
+        _ => Response::error(404, format!("no such page: {path}")),
+    }
+}
+
+fn hex(c: [u8; 3]) -> String {
+    format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
+}
+
+fn info(subject: &Subject) -> Value {
+    let clips: Vec<Value> = subject
+        .clips
+        .iter()
+        .map(|c| {
+            let events: Vec<Value> = c.events.iter().map(|(f, n)| json!({ "frame": f, "name": n })).collect();
+            json!({ "name": c.name, "frames": c.frames, "rate": c.rate, "events": events })
+        })
+        .collect();
+    let bones: Vec<&str> = subject.character.as_ref().map(|c| c.bones.iter().map(|b| b.name.as_str()).collect()).unwrap_or_default();
+    json!({
+        "source": subject.source,
+        "clips": clips,
+        "storages": subject.modes().into_iter().map(storage_name).collect::<Vec<_>>(),
+        "bones": bones,
+        "width": SCREEN_WIDTH,
+        "height": SCREEN_HEIGHT,
+        "background": hex(BACKGROUND),
+        "boneColour": hex(BONE_LINE),
+        "jointColour": hex(JOINT_DOT),
+    })
+}
+
+fn param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
+    query.split('&').filter_map(|kv| kv.split_once('=')).find(|(k, _)| *k == name).map(|(_, v)| v)
+}
+
+fn number<T: std::str::FromStr>(query: &str, name: &str, default: Option<T>) -> Result<T, String> {
+    match param(query, name) {
+        Some(v) => v.parse().map_err(|_| format!("parameter {name}={v} is not a number")),
+        None => default.ok_or_else(|| format!("parameter {name} is missing")),
+    }
+}
+
+fn frame(subject: &Subject, query: &str) -> Result<Value, String> {
+    let clip: usize = number(query, "clip", None)?;
+    let f: usize = number(query, "frame", None)?;
+    let info = subject.clips.get(clip).ok_or_else(|| format!("clip {clip} does not exist ({} clips)", subject.clips.len()))?;
+    if f >= info.frames {
+        return Err(format!("clip '{}' has {} frames, frame {f} does not exist", info.name, info.frames));
+    }
+    let storage = match param(query, "storage").unwrap_or("rigid-gte") {
+        "rigid-gte" => StorageMode::RigidGte,
+        "baked-vertices" => StorageMode::BakedVertices,
+        other => return Err(format!("storage {other} is not rigid-gte or baked-vertices")),
+    };
+    let d = Orbit::default();
+    let orbit = Orbit { yaw: number(query, "yaw", Some(d.yaw))?, pitch: number(query, "pitch", Some(d.pitch))?, zoom: number(query, "zoom", Some(d.zoom))? };
+    let framing = Framing::new(subject.bounds(), orbit);
+    let shot = subject.shot(clip, f, storage, &framing)?;
+    let mut bounds = [i32::MAX, i32::MAX, i32::MIN, i32::MIN];
+    let triangles: Vec<[i32; 9]> = shot
+        .triangles
+        .iter()
+        .map(|t| {
+            for p in &t.xy {
+                bounds = [bounds[0].min(p.x as i32), bounds[1].min(p.y as i32), bounds[2].max(p.x as i32), bounds[3].max(p.y as i32)];
+            }
+            let c = vram_colour(t.colour);
+            [t.xy[0].x as i32, t.xy[0].y as i32, t.xy[1].x as i32, t.xy[1].y as i32, t.xy[2].x as i32, t.xy[2].y as i32, c[0] as i32, c[1] as i32, c[2] as i32]
+        })
+        .collect();
+    let joints: Vec<[i64; 3]> = shot.joints.iter().map(|(p, parent)| [p[0] as i64, p[1] as i64, parent.map(|q| q as i64).unwrap_or(-1)]).collect();
+    Ok(json!({
+        "clip": clip,
+        "frame": f,
+        "storage": storage_name(storage),
+        "triangles": triangles,
+        "joints": joints,
+        "bounds": if triangles.is_empty() { Value::Null } else { json!(bounds) },
+    }))
+}

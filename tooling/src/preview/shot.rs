@@ -1,0 +1,104 @@
+//! One frame of one character as the console computes it: the runtime's render stages
+//! (`psxanim_runtime::render`) on the host's bit-exact GTE model give the triangles in the order the
+//! GPU draws them, and the bone origins for the skeleton overlay. No projection is redone here.
+
+use psxanim_runtime::anim::FrameSample;
+use psxanim_runtime::gte::{Gte, GteModel};
+use psxanim_runtime::math::{Matrix, Vec3i16};
+use psxanim_runtime::render::triangles::sort_draw_order;
+use psxanim_runtime::render::{bones, render, DrawnTriangle, Outcome, Scratch, TriangleSink};
+use psxanim_runtime::tables::{BoneSample, Storage, Tables};
+
+use super::camera::Framing;
+use super::raster::{vram_colour, Canvas};
+
+/// What the console would draw for one frame.
+#[derive(Clone, Debug, Default)]
+pub struct Shot {
+    /// Triangles in GPU draw order (far ordering-table slots first).
+    pub triangles: Vec<DrawnTriangle>,
+    /// Screen position of each bone's origin, and its parent (for the overlay); empty when unknown.
+    pub joints: Vec<([i32; 2], Option<usize>)>,
+}
+
+/// Collects what the triangle stage emits, numbered in emission order.
+struct Collect(Vec<(u32, DrawnTriangle)>);
+
+impl TriangleSink for Collect {
+    fn add(&mut self, t: &DrawnTriangle) -> bool {
+        self.0.push((self.0.len() as u32, *t));
+        true
+    }
+}
+
+/// Runs the render stages for `frame` of clip `clip` (sample exactly, no blending).
+pub fn triangles(tables: &Tables, clip: usize, frame: usize, framing: &Framing) -> Result<Vec<DrawnTriangle>, String> {
+    let mut gte = Gte::with_backend(GteModel::new());
+    framing.camera.load(&mut gte);
+    let frame16 = u16::try_from(frame).map_err(|_| format!("frame {frame} is beyond the tables' 16-bit frame numbers"))?;
+    let sample = FrameSample { clip: clip as u16, frame: frame16, next: frame16, weight: 0 };
+    let mut scratch = Box::new(Scratch::new());
+    let mut sink = Collect(Vec::with_capacity(tables.triangle_count()));
+    let outcome = render(&mut gte, tables, &framing.camera, &Matrix::IDENTITY, Some(sample), &mut scratch, &mut sink, &mut |_| {})
+        .map_err(|e| format!("clip {clip} frame {frame}: the render stages failed: {e:?}"))?;
+    if outcome == Outcome::Culled {
+        return Ok(Vec::new());
+    }
+    let mut list = sink.0;
+    sort_draw_order(&mut list, |t| t.otz);
+    Ok(list.into_iter().map(|(_, t)| t).collect())
+}
+
+/// Screen positions of every bone origin of a rigid-gte blob at `frame`, from the same decoded samples
+/// and GTE composition the renderer uses.
+pub fn joints(tables: &Tables, clip: usize, frame: usize, framing: &Framing) -> Result<Vec<([i32; 2], Option<usize>)>, String> {
+    if tables.storage() != Storage::RigidGte {
+        return Ok(Vec::new());
+    }
+    let mut gte = Gte::with_backend(GteModel::new());
+    framing.camera.load(&mut gte);
+    let mut samples = vec![BoneSample::default(); tables.bone_count()];
+    tables.decode_pose(clip, frame, &mut samples).map_err(|e| format!("clip {clip} frame {frame}: {e:?}"))?;
+    let mut matrices = vec![Matrix::IDENTITY; tables.bone_count()];
+    bones::bone_matrices(&mut gte, tables, &samples, &framing.camera.view, &mut matrices);
+    Ok(matrices
+        .iter()
+        .enumerate()
+        .map(|(b, m)| {
+            gte.set_matrix(m);
+            let p = gte.rtps(Vec3i16::new(0, 0, 0));
+            ([p.xy.x as i32, p.xy.y as i32], tables.bone(b).parent.map(|p| p as usize))
+        })
+        .collect())
+}
+
+/// Background of every picture (not a material colour: tests tell the character from it).
+pub const BACKGROUND: [u8; 3] = [24, 28, 36];
+/// Skeleton overlay colours.
+pub const BONE_LINE: [u8; 3] = [255, 232, 64];
+pub const JOINT_DOT: [u8; 3] = [255, 64, 160];
+
+/// Rasterises a shot the way the GPU draws it (15-bit colours, fill rule, draw order), with the
+/// skeleton on top when `bones` is set.
+pub fn paint(shot: &Shot, width: usize, height: usize, bones: bool) -> Canvas {
+    let mut canvas = Canvas::new(width, height, BACKGROUND);
+    for t in &shot.triangles {
+        canvas.fill_triangle(t.xy.map(|p| [p.x as i32, p.y as i32]), vram_colour(t.colour));
+    }
+    if bones {
+        paint_skeleton(&mut canvas, &shot.joints);
+    }
+    canvas
+}
+
+/// Lines from each bone's origin to its parent's, and a dot on every joint.
+pub fn paint_skeleton(canvas: &mut Canvas, joints: &[([i32; 2], Option<usize>)]) {
+    for &(p, parent) in joints {
+        if let Some(&(q, _)) = parent.and_then(|i| joints.get(i)) {
+            canvas.draw_line(q, p, BONE_LINE);
+        }
+    }
+    for &(p, _) in joints {
+        canvas.draw_dot(p, 1, JOINT_DOT);
+    }
+}

@@ -1,0 +1,306 @@
+//! What a preview shows: a character's compiled tables (one or both storage modes), its clips and their
+//! event markers, and, when it came from an FBX, the ufbx float evaluation for `--compare`.
+//!
+//! Inputs:
+//! - an FBX: imported and compiled in memory exactly as `psxanim import` would (accuracy threshold
+//!   off: a preview shows whatever the import produces);
+//! - compiled tables (`.pxsk`, magic "PXSK"): shown as stored, one storage mode, no float reference;
+//! - an animation file of any format the tool reads, with `--skeleton MODEL.fbx`: each track is
+//!   matched to a bone of the model by name, or by index for numeric ids, and its rotation replaces
+//!   the bone's parent-relative rotation (translations stay at the bind pose: the formats' units
+//!   differ); the clips are then compiled like imported ones, so the same fixed-point stages draw them.
+
+use std::path::Path;
+
+use psxanim_runtime::tables::{Storage, Tables};
+
+use super::camera::Framing;
+use super::shot::{self, Shot};
+use crate::cli::CliError;
+use crate::compile::{compile, CompileOptions, StorageMode};
+use crate::fbx::{self, Affine, Character, Trs};
+use crate::model::{Animation, Bone, TimeUnit};
+
+/// A clip as the preview lists it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClipInfo {
+    pub name: String,
+    pub frames: usize,
+    pub rate: u32,
+    /// Event markers: frame and name.
+    pub events: Vec<(usize, String)>,
+}
+
+/// A loaded input, ready to draw.
+pub struct Subject {
+    pub source: String,
+    /// The imported character (FBX inputs only): float reference and bone names.
+    pub character: Option<Character>,
+    rigid: Option<Vec<u8>>,
+    baked: Option<Vec<u8>>,
+    pub clips: Vec<ClipInfo>,
+}
+
+/// Longest clip an animation file may drive (the import profile's 60 s at 60 Hz).
+const MAX_DRIVEN_FRAMES: usize = 3600;
+/// Sample rate of animation files whose clips are counted in frames without a stated rate.
+const DEFAULT_FRAME_RATE: u32 = 30;
+
+fn is_fbx(path: &Path, bytes: &[u8]) -> bool {
+    bytes.starts_with(b"Kaydara FBX Binary") || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("fbx"))
+}
+
+pub fn storage_name(mode: StorageMode) -> &'static str {
+    match mode {
+        StorageMode::RigidGte => "rigid-gte",
+        StorageMode::BakedVertices => "baked-vertices",
+    }
+}
+
+impl Subject {
+    /// Loads `input`, compiling the storage modes in `modes` where the input is not compiled already.
+    pub fn load(input: &Path, skeleton: Option<&Path>, modes: &[StorageMode]) -> Result<Subject, CliError> {
+        let bytes = std::fs::read(input).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", input.display())))?;
+        if bytes.starts_with(&psxanim_runtime::tables::MAGIC) {
+            if skeleton.is_some() {
+                return Err(CliError::usage(format!("{}: compiled tables carry their own skeleton; drop --skeleton", input.display())));
+            }
+            return Subject::from_tables(input, bytes);
+        }
+        if is_fbx(input, &bytes) {
+            if skeleton.is_some() {
+                return Err(CliError::usage(format!("{}: an FBX carries its own skeleton; drop --skeleton", input.display())));
+            }
+            let character = import_fbx(input)?;
+            return Subject::from_character(character, modes);
+        }
+        let animation = crate::cli::load(input)?;
+        let Some(model) = skeleton else {
+            return Err(CliError::usage(format!(
+                "{}: a {} file has no skeleton or mesh to draw; give one with --skeleton MODEL.fbx",
+                input.display(),
+                animation.format
+            )));
+        };
+        let mut character = import_fbx(model)?;
+        let events = drive(&mut character, &animation, input, model)?;
+        Ok(Subject::from_character(character, modes)?.with_events(events))
+    }
+
+    fn from_tables(input: &Path, bytes: Vec<u8>) -> Result<Subject, CliError> {
+        let t = Tables::parse(&bytes).map_err(|e| CliError::invalid(format!("{}: compiled tables: {e:?}", input.display())))?;
+        let mut clips = Vec::new();
+        for i in 0..t.clip_count() {
+            let c = t.clip(i).map_err(|e| CliError::invalid(format!("{}: clip {i}: {e:?}", input.display())))?;
+            let name = t.name(c.name_offset).unwrap_or("?").to_string();
+            clips.push(ClipInfo { name, frames: c.frame_count as usize, rate: c.rate_hz as u32, events: Vec::new() });
+        }
+        let (rigid, baked) = match t.storage() {
+            Storage::RigidGte => (Some(bytes), None),
+            Storage::BakedVertices => (None, Some(bytes)),
+        };
+        Ok(Subject { source: input.display().to_string(), character: None, rigid, baked, clips })
+    }
+
+    fn from_character(character: Character, modes: &[StorageMode]) -> Result<Subject, CliError> {
+        let build = |mode: StorageMode| -> Result<Vec<u8>, CliError> {
+            let options = CompileOptions { storage: mode, max_error: Some(f64::INFINITY) };
+            compile(&character, &options).map(|c| c.blob).map_err(|e| CliError::invalid(e.to_string()))
+        };
+        // The skeleton overlay reads rigid pose samples, so a baked preview compiles both.
+        let rigid = Some(build(StorageMode::RigidGte)?);
+        let baked = if modes.contains(&StorageMode::BakedVertices) { Some(build(StorageMode::BakedVertices)?) } else { None };
+        let clips = character
+            .clips
+            .iter()
+            .map(|c| ClipInfo { name: c.name.clone(), frames: c.frame_count(), rate: c.rate, events: Vec::new() })
+            .collect();
+        Ok(Subject { source: character.source.clone(), character: Some(character), rigid, baked, clips })
+    }
+
+    /// Attaches event markers (from a driving animation file) to the clips of the same index.
+    fn with_events(mut self, events: Vec<Vec<(usize, String)>>) -> Subject {
+        for (c, e) in self.clips.iter_mut().zip(events) {
+            c.events = e;
+        }
+        self
+    }
+
+    pub fn has(&self, mode: StorageMode) -> bool {
+        match mode {
+            StorageMode::RigidGte => self.rigid.is_some(),
+            StorageMode::BakedVertices => self.baked.is_some(),
+        }
+    }
+
+    /// The storage modes this subject can show.
+    pub fn modes(&self) -> Vec<StorageMode> {
+        [StorageMode::RigidGte, StorageMode::BakedVertices].into_iter().filter(|m| self.has(*m)).collect()
+    }
+
+    pub fn tables(&self, mode: StorageMode) -> Result<Tables<'_>, String> {
+        let bytes = match mode {
+            StorageMode::RigidGte => self.rigid.as_deref(),
+            StorageMode::BakedVertices => self.baked.as_deref(),
+        };
+        let bytes = bytes.ok_or_else(|| format!("{}: no {} tables (compiled tables hold one storage mode)", self.source, storage_name(mode)))?;
+        Tables::parse(bytes).map_err(|e| format!("{}: internal: tables unreadable: {e:?}", self.source))
+    }
+
+    /// Index of the clip `name`, or an error listing the clips there are.
+    pub fn clip_index(&self, name: &str) -> Result<usize, CliError> {
+        self.clips.iter().position(|c| c.name == name).ok_or_else(|| {
+            let names: Vec<&str> = self.clips.iter().map(|c| c.name.as_str()).collect();
+            CliError::invalid(format!("{}: no clip named '{name}' (clips: {})", self.source, names.join(", ")))
+        })
+    }
+
+    /// The model-space box covering every pose (framing all frames alike keeps the camera still).
+    pub fn bounds(&self) -> [[i16; 3]; 2] {
+        self.modes().first().and_then(|m| self.tables(*m).ok()).map(|t| t.bounds()).unwrap_or([[-1000; 3], [1000; 3]])
+    }
+
+    /// What the console draws for `frame` of `clip` in `mode`, with the skeleton from the rigid samples.
+    pub fn shot(&self, clip: usize, frame: usize, mode: StorageMode, framing: &Framing) -> Result<Shot, String> {
+        let triangles = shot::triangles(&self.tables(mode)?, clip, frame, framing)?;
+        let joints = match &self.rigid {
+            Some(_) => shot::joints(&self.tables(StorageMode::RigidGte)?, clip, frame, framing)?,
+            None => Vec::new(),
+        };
+        Ok(Shot { triangles, joints })
+    }
+}
+
+fn import_fbx(path: &Path) -> Result<Character, CliError> {
+    fbx::import(path, &fbx::ImportOptions::default(), &mut |_, _, _| {}).map_err(|e| CliError::invalid(e.to_string()))
+}
+
+/// Seconds of a clip time in its unit, at `rate` frames per second for frame-counted clips.
+fn seconds(time: f64, unit: TimeUnit, rate: u32) -> f64 {
+    match unit {
+        TimeUnit::Frame => time / rate as f64,
+        TimeUnit::Ms => time / 1000.0,
+        TimeUnit::S => time,
+    }
+}
+
+/// Normalised nlerp of `[x, y, z, w]` quaternions along the shorter arc.
+fn nlerp(a: [f64; 4], b: [f64; 4], t: f64) -> [f64; 4] {
+    let dot: f64 = (0..4).map(|i| a[i] * b[i]).sum();
+    let s = if dot < 0.0 { -1.0 } else { 1.0 };
+    let q = [0, 1, 2, 3].map(|i| a[i] + (s * b[i] - a[i]) * t);
+    let n = q.iter().map(|c| c * c).sum::<f64>().sqrt();
+    if n > 1e-12 {
+        q.map(|c| c / n)
+    } else {
+        [0.0, 0.0, 0.0, 1.0]
+    }
+}
+
+/// Replaces the character's clips with the animation's, posing its bones by the matched tracks;
+/// returns each clip's event markers.
+fn drive(c: &mut Character, anim: &Animation, anim_path: &Path, model_path: &Path) -> Result<Vec<Vec<(usize, String)>>, CliError> {
+    let bone_names: Vec<&str> = c.bones.iter().map(|b| b.name.as_str()).collect();
+    let bind_local: Vec<Trs> = c
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(b, bone)| {
+            let local = match bone.parent {
+                Some(p) => c.bones[p].bind.inverse().mul(&bone.bind),
+                None => bone.bind,
+            };
+            local.decompose().map_err(|e| CliError::invalid(format!("{}: bone '{}': bind transform: {e:?}", model_path.display(), bone_names[b])))
+        })
+        .collect::<Result<_, _>>()?;
+    let mut clips = Vec::new();
+    let mut events = Vec::new();
+    for clip in &anim.clips {
+        // Match every track to a bone first, so that the error names all mismatches at once.
+        let mut track_of_bone: Vec<Option<usize>> = vec![None; c.bones.len()];
+        let mut unmatched = Vec::new();
+        for (ti, track) in clip.tracks.iter().enumerate() {
+            let bone = match &track.bone {
+                Bone::Name(n) => bone_names.iter().position(|b| b == n),
+                Bone::Id(id) => Some(*id as usize).filter(|&i| i < c.bones.len()),
+            };
+            match bone {
+                Some(b) => track_of_bone[b] = Some(ti),
+                None => unmatched.push(format!("{} (track {ti})", track.bone)),
+            }
+        }
+        if !unmatched.is_empty() {
+            return Err(CliError::invalid(format!(
+                "{}: clip '{}': bones {} have no match in {} (bones by index 0..{}: {})",
+                anim_path.display(),
+                clip.name,
+                unmatched.join(", "),
+                model_path.display(),
+                c.bones.len(),
+                bone_names.join(", ")
+            )));
+        }
+        let rate = clip.frame_rate.filter(|r| r.is_finite() && *r >= 1.0 && *r <= 120.0).map(|r| r.round() as u32).unwrap_or(DEFAULT_FRAME_RATE);
+        let length = seconds(clip.length.max(0.0), clip.time_unit, rate);
+        let frames = (length * rate as f64).round() as usize + 1;
+        if !length.is_finite() || frames > MAX_DRIVEN_FRAMES {
+            return Err(CliError::invalid(format!(
+                "{}: clip '{}': {} frames at {rate} Hz is beyond the preview's {MAX_DRIVEN_FRAMES}",
+                anim_path.display(),
+                clip.name,
+                frames
+            )));
+        }
+        let keys: Vec<Vec<(f64, [f64; 4])>> = clip
+            .tracks
+            .iter()
+            .map(|t| {
+                let mut k: Vec<(f64, [f64; 4])> = t
+                    .rotation
+                    .iter()
+                    .filter(|k| k.time.is_finite())
+                    .map(|k| (seconds(k.time, clip.time_unit, rate), [k.value.x, k.value.y, k.value.z, k.value.w]))
+                    .collect();
+                k.sort_by(|a, b| a.0.total_cmp(&b.0));
+                k
+            })
+            .collect();
+        let mut poses = Vec::with_capacity(frames);
+        let mut reference = Vec::with_capacity(frames);
+        for f in 0..frames {
+            let t = f as f64 / rate as f64;
+            let mut model: Vec<Affine> = Vec::with_capacity(c.bones.len());
+            for (b, bone) in c.bones.iter().enumerate() {
+                let mut trs = bind_local[b];
+                if let Some(k) = track_of_bone[b].map(|ti| &keys[ti]).filter(|k| !k.is_empty()) {
+                    let i = k.partition_point(|(kt, _)| *kt <= t);
+                    trs.rotation = match (i.checked_sub(1).map(|j| k[j]), k.get(i)) {
+                        (Some((t0, q0)), Some(&(t1, q1))) if t1 > t0 => nlerp(q0, q1, (t - t0) / (t1 - t0)),
+                        (Some((_, q)), _) | (None, Some(&(_, q))) => q,
+                        (None, None) => trs.rotation,
+                    };
+                }
+                trs.scale = [1.0; 3];
+                let local = Affine::from_trs(&trs);
+                model.push(match bone.parent {
+                    Some(p) => model[p].mul(&local),
+                    None => local,
+                });
+            }
+            let positions: Vec<[f64; 3]> = c.vertices.iter().map(|v| model[v.bone].mul(&c.bones[v.bone].bind.inverse()).apply(v.bind)).collect();
+            reference.push(positions);
+            poses.push(model);
+        }
+        let marks = clip
+            .events
+            .iter()
+            .filter(|e| e.time.is_finite())
+            .map(|e| (((seconds(e.time, clip.time_unit, rate) * rate as f64).round().max(0.0) as usize).min(frames - 1), e.name.clone()))
+            .collect();
+        events.push(marks);
+        clips.push(fbx::Clip { name: clip.name.clone(), rate, poses, rigid_reference: reference.clone(), skinned_reference: reference });
+    }
+    c.clips = clips;
+    c.source = format!("{} on {}", anim_path.display(), model_path.display());
+    Ok(events)
+}
