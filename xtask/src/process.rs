@@ -43,12 +43,8 @@ impl Finished {
 /// Stdin is closed; stdout and stderr are captured.
 pub fn run_with_timeout(command: &mut Command, timeout: Duration) -> io::Result<Finished> {
     let started = Instant::now();
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()?;
+    let mut child =
+        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).spawn()?;
     let stdout = capture(child.stdout.take());
     let stderr = capture(child.stderr.take());
     let status = loop {
@@ -134,18 +130,18 @@ mod tests {
     #[test]
     fn kills_the_whole_group_on_timeout() {
         // The shell starts a grandchild that would outlive it if only the shell were killed.
-        let done = run_with_timeout(
-            Command::new("sh").args(["-c", "sleep 600 & echo $!; wait"]),
-            Duration::from_millis(300),
-        )
-        .unwrap();
+        let done =
+            run_with_timeout(Command::new("sh").args(["-c", "sleep 600 & echo $!; wait"]), Duration::from_millis(300))
+                .unwrap();
         assert!(done.timed_out());
         let grandchild = done.stdout.trim();
         assert!(!grandchild.is_empty(), "no pid printed: {done:?}");
         // SIGKILL is delivered asynchronously: give the grandchild a moment to die before judging.
-        let gone = (0..500).any(|_| has_exited(grandchild) || {
-            std::thread::sleep(Duration::from_millis(10));
-            false
+        let gone = (0..500).any(|_| {
+            has_exited(grandchild) || {
+                std::thread::sleep(Duration::from_millis(10));
+                false
+            }
         });
         assert!(gone, "grandchild {grandchild} survived the group kill");
     }

@@ -90,16 +90,27 @@ fn install_with(workspace: &Path, npm_env: &[(&str, &str)]) -> anyhow::Result<In
 
     // Unpack into a staging folder and move it into place only once every hash matched, so an
     // interrupted install never leaves a half-written core that looks installed.
-    let tools = tools_dir(workspace);
-    let staging = tools.join(format!("pcsx_rearmed-{NPM_VERSION}.staging"));
+    let staging = tools_dir(workspace).join(format!("pcsx_rearmed-{NPM_VERSION}.staging"));
     if staging.exists() {
         std::fs::remove_dir_all(&staging).with_context(|| format!("removing {}", staging.display()))?;
     }
     std::fs::create_dir_all(&staging).with_context(|| format!("creating {}", staging.display()))?;
+    if let Err(e) = fetch_and_unpack(&staging, npm_env) {
+        let _ = std::fs::remove_dir_all(&staging);
+        return Err(e);
+    }
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).with_context(|| format!("removing the stale {}", dir.display()))?;
+    }
+    std::fs::rename(&staging, &dir).with_context(|| format!("moving {} to {}", staging.display(), dir.display()))?;
+    Ok(Install::Installed(dir))
+}
 
+/// Fetches the pinned tarball into `staging` and leaves there only the checked core files.
+fn fetch_and_unpack(staging: &Path, npm_env: &[(&str, &str)]) -> anyhow::Result<()> {
     let spec = format!("{NPM_PACKAGE}@{NPM_VERSION}");
     let npm = run_with_timeout(
-        Command::new("npm").args(["pack", &spec, "--pack-destination"]).arg(&staging).envs(npm_env.iter().copied()),
+        Command::new("npm").args(["pack", &spec, "--pack-destination"]).arg(staging).envs(npm_env.iter().copied()),
         NPM_TIMEOUT,
     )
     .context("starting npm")?;
@@ -107,7 +118,7 @@ fn install_with(workspace: &Path, npm_env: &[(&str, &str)]) -> anyhow::Result<In
         bail!(
             "`npm pack {spec}` failed{}: npm could not fetch the package. Check that the npm registry \
              is reachable (`npm config get registry`, proxy settings).\nnpm said:\n{}",
-            if npm.timed_out() { " (no answer within 300 s)" } else { "" },
+            if npm.timed_out() { format!(" (no answer within {} s)", NPM_TIMEOUT.as_secs()) } else { String::new() },
             tail(&npm.output(), 40)
         );
     }
@@ -115,25 +126,25 @@ fn install_with(workspace: &Path, npm_env: &[(&str, &str)]) -> anyhow::Result<In
     ensure!(tarball.is_file(), "npm pack succeeded but wrote no {}", tarball.display());
     ensure_7z()?;
 
-    run_tool(Command::new("tar").arg("-xzf").arg(&tarball).arg("-C").arg(&staging).arg(CORE_ARCHIVE), "tar")?;
+    run_tool(Command::new("tar").arg("-xzf").arg(&tarball).arg("-C").arg(staging).arg(CORE_ARCHIVE), "tar")?;
     let mut sevenzip = Command::new("7z");
     sevenzip.args(["x", "-y"]).arg(format!("-o{}", staging.display())).arg(staging.join(CORE_ARCHIVE));
     sevenzip.args(CORE_FILES.map(|(name, _)| name));
     run_tool(&mut sevenzip, "7z")?;
-    check_core(&staging)?;
+    check_core(staging)?;
 
     // Keep only the pinned files.
-    for entry in std::fs::read_dir(&staging)? {
+    for entry in std::fs::read_dir(staging)? {
         let path = entry?.path();
         if !CORE_FILES.iter().any(|(name, _)| path.file_name() == Some(name.as_ref())) {
-            if path.is_dir() { std::fs::remove_dir_all(&path)? } else { std::fs::remove_file(&path)? }
+            if path.is_dir() {
+                std::fs::remove_dir_all(&path)?
+            } else {
+                std::fs::remove_file(&path)?
+            }
         }
     }
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).with_context(|| format!("removing the stale {}", dir.display()))?;
-    }
-    std::fs::rename(&staging, &dir).with_context(|| format!("moving {} to {}", staging.display(), dir.display()))?;
-    Ok(Install::Installed(dir))
+    Ok(())
 }
 
 /// Checks that `dir` holds the pinned core files, byte for byte.
@@ -276,11 +287,8 @@ fn run_checked(req: &RunRequest) -> Result<RunOutput, RunError> {
     };
     std::fs::write(&request_file, serde_json::to_vec_pretty(&request).context("encoding the runner request")?)?;
 
-    let node = run_with_timeout(
-        Command::new("node").arg(runner_script(&workspace)).arg(&request_file),
-        req.timeout,
-    )
-    .context("starting node")?;
+    let node = run_with_timeout(Command::new("node").arg(runner_script(&workspace)).arg(&request_file), req.timeout)
+        .context("starting node")?;
     if node.timed_out() {
         return Err(RunError::TimedOut(req.timeout));
     }
@@ -470,7 +478,7 @@ pub(crate) mod test_exe {
             andi(T4, T4, 0xF8),
             lui(T1, 0x0200),
             or(T1, T1, T4),
-            sw(T1, 0x1810, T0), // GP0(02h): fill rectangle, colour 0x0000RR
+            sw(T1, 0x1810, T0),   // GP0(02h): fill rectangle, colour 0x0000RR
             sw(ZERO, 0x1810, T0), // at 0,0
             lui(T1, 240),
             ori(T1, T1, 256),
@@ -580,7 +588,8 @@ mod tests {
         let req = request(dir.join("game.exe"), 3, vec![], dir.to_path_buf());
         let err = read_outputs(&dir, &req, "").unwrap_err();
         assert!(format!("{err:#}").contains("manifest.json"), "{err:#}");
-        let manifest = r#"{"frames_run":3,"ram":"ram.bin","screenshots":[],"skipped_screenshots":[],"seconds":0.1,"log":[]}"#;
+        let manifest =
+            r#"{"frames_run":3,"ram":"ram.bin","screenshots":[],"skipped_screenshots":[],"seconds":0.1,"log":[]}"#;
         std::fs::write(dir.join("manifest.json"), manifest).unwrap();
         std::fs::write(dir.join("ram.bin"), vec![0u8; 1000]).unwrap();
         let err = read_outputs(&dir, &req, "").unwrap_err();
@@ -667,7 +676,9 @@ mod tests {
         ];
         let err = format!("{:#}", install_with(&workspace, &npm_env).unwrap_err());
         assert!(err.contains("npm could not fetch the package") && err.contains("registry"), "{err}");
-        assert!(!core_dir(&workspace).exists(), "a failed install left a core folder");
+        let leftovers: Vec<_> =
+            std::fs::read_dir(tools_dir(&workspace)).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(leftovers.is_empty(), "a failed install left {leftovers:?}");
     }
 
     /// The real thing, once `cargo xtask build-exe hello` has been run: its verification record must
@@ -709,7 +720,10 @@ mod tests {
         assert_eq!(word(&first.ram, 0x10_0000), 0xC0DE_F00D, "magic missing from the RAM dump");
         assert!(word(&first.ram, 0x10_0004) > 1000, "the program's loop counter did not run");
         // The loader copied the EXE's text to its load address.
-        assert_eq!(&first.ram[0x1_0000..0x1_0000 + 16], &test_exe::magic_writer(0x8010_0000, 0xC0DE_F00D)[2048..2048 + 16]);
+        assert_eq!(
+            &first.ram[0x1_0000..0x1_0000 + 16],
+            &test_exe::magic_writer(0x8010_0000, 0xC0DE_F00D)[2048..2048 + 16]
+        );
         let frames: Vec<u32> = first.screenshots.iter().map(|s| s.frame).collect();
         assert_eq!(frames, [1, 2, 60, 120]);
         for shot in &first.screenshots {

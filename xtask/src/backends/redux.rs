@@ -104,7 +104,8 @@ fn lua_string(text: &str) -> String {
 /// The Lua script for one run: `frames` vsyncs after the EXE starts, screenshots after the vsyncs
 /// in `screenshot_frames`, outputs written to `out_dir` (which must exist).
 pub fn lua_script(frames: u32, screenshot_frames: &[u32], out_dir: &Path) -> anyhow::Result<String> {
-    let out_dir = out_dir.to_str().with_context(|| format!("{}: the Lua script needs a UTF-8 path", out_dir.display()))?;
+    let out_dir =
+        out_dir.to_str().with_context(|| format!("{}: the Lua script needs a UTF-8 path", out_dir.display()))?;
     let shots = screenshot_frames.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
     Ok(LUA_TEMPLATE
         .replace("@FRAMES@", &frames.to_string())
@@ -237,7 +238,9 @@ pub fn run_with(binary: &Path, req: &RunRequest) -> Result<RunOutput, RunError> 
     match done.status.and_then(|s| s.code()) {
         Some(EXIT_OK) => Ok(read_outputs(&out_dir, req, output)?),
         Some(EXIT_NEVER_STARTED) => Err(RunError::Crashed(format!("{}{}", failure, tail(&output, 40)))),
-        Some(EXIT_SCRIPT_ERROR) => Err(RunError::Other(anyhow::anyhow!("the Lua script failed: {failure}{}", tail(&output, 40)))),
+        Some(EXIT_SCRIPT_ERROR) => {
+            Err(RunError::Other(anyhow::anyhow!("the Lua script failed: {failure}{}", tail(&output, 40))))
+        }
         _ => Err(RunError::Crashed(format!(
             "{} exited with {}:\n{}",
             binary.display(),
@@ -272,7 +275,8 @@ fn read_outputs(out_dir: &Path, req: &RunRequest, log: String) -> anyhow::Result
     let done_file = out_dir.join("done.txt");
     let done = std::fs::read_to_string(&done_file)
         .with_context(|| format!("{}: missing, the script did not finish", done_file.display()))?;
-    let frames_run: u32 = done.trim().parse().with_context(|| format!("{}: {done:?} is not a frame count", done_file.display()))?;
+    let frames_run: u32 =
+        done.trim().parse().with_context(|| format!("{}: {done:?} is not a frame count", done_file.display()))?;
     ensure!(frames_run >= req.frames, "{}: stopped after {frames_run} of {} frames", done_file.display(), req.frames);
     let ram_file = out_dir.join("ram.bin");
     let ram = std::fs::read(&ram_file).with_context(|| format!("reading {}", ram_file.display()))?;
@@ -415,8 +419,16 @@ mod tests {
         assert_eq!(
             args,
             [
-                "-no-ui", "-testmode", "-portable", "/w/portable", "-run", "-interpreter", "-exe", "/w/game.exe",
-                "-dofile", "/w/verify.lua"
+                "-no-ui",
+                "-testmode",
+                "-portable",
+                "/w/portable",
+                "-run",
+                "-interpreter",
+                "-exe",
+                "/w/game.exe",
+                "-dofile",
+                "/w/verify.lua"
             ]
         );
     }
@@ -446,7 +458,9 @@ mod tests {
         assert!(script.contains("local MAIN_RAM_BYTES = 2097152\n"));
         assert!(script.contains("PCSX.settings.emulator.Scaler = 100000"));
         // Listeners held by globals, never removed; quitting only from a later tick.
-        assert!(script.contains("\nPsxanimShellReached = PCSX.Events.createEventListener('ExecutionFlow::ShellReached'"));
+        assert!(
+            script.contains("\nPsxanimShellReached = PCSX.Events.createEventListener('ExecutionFlow::ShellReached'")
+        );
         assert!(script.contains("\nPsxanimVsync = PCSX.Events.createEventListener('GPU::Vsync', onVsync)"));
         assert!(!script.contains(":remove("));
         assert_eq!(script.matches("PCSX.quit(").count(), 1);
@@ -529,7 +543,13 @@ os.exit(exitCode or 99)
 
     /// Runs the generated script against `FAKE_REDUX`; returns the scratch folder (kept alive), the
     /// output folder in it and the driver's exit line.
-    fn run_fake(luajit: &str, name: &str, frames: u32, shots: &[u32], size: (u32, u32, u32)) -> (Scratch, PathBuf, String) {
+    fn run_fake(
+        luajit: &str,
+        name: &str,
+        frames: u32,
+        shots: &[u32],
+        size: (u32, u32, u32),
+    ) -> (Scratch, PathBuf, String) {
         let dir = scratch(name);
         let out = dir.join("out");
         std::fs::create_dir_all(&out).unwrap();
@@ -560,7 +580,10 @@ os.exit(exitCode or 99)
         assert_eq!(&output.ram[0x10..0x14], &0xC0DE_F00Du32.to_le_bytes());
         // RAM was dumped during the 13th vsync.
         assert_eq!(&output.ram[0x100..0x104], &13u32.to_le_bytes());
-        assert_eq!(output.screenshots.iter().map(|s| (s.frame, s.width, s.height)).collect::<Vec<_>>(), [(1, 4, 2), (10, 4, 2)]);
+        assert_eq!(
+            output.screenshots.iter().map(|s| (s.frame, s.width, s.height)).collect::<Vec<_>>(),
+            [(1, 4, 2), (10, 4, 2)]
+        );
         // First pixel of frame 1's shot (vsync 4): bytes 4, 5 -> 0x0504 -> 5-bit r=4, g=8, b=1,
         // widened to 8 bits by repeating the top bits.
         assert_eq!(&output.screenshots[0].rgb[..3], &[33, 66, 8]);
@@ -606,7 +629,9 @@ os.exit(exitCode or 99)
         std::fs::write(&exe, b"PS-X EXE").unwrap();
         let binary = fake_binary(luajit, &dir, "8 4 16 noshell");
         match run_with(&binary, &request(exe, 30, vec![], dir.join("work"))) {
-            Err(RunError::Crashed(message)) => assert!(message.contains("did not start within 600 vsyncs"), "{message}"),
+            Err(RunError::Crashed(message)) => {
+                assert!(message.contains("did not start within 600 vsyncs"), "{message}")
+            }
             other => panic!("expected Crashed, got {other:?}"),
         }
     }
@@ -624,10 +649,7 @@ os.exit(exitCode or 99)
     fn decodes_ps1_colour_and_rejects_bad_sizes() {
         // Pure red, pure green, pure blue with the mask bit set, black.
         let raw = [0x1F, 0x00, 0xE0, 0x03, 0x00, 0xFC, 0x00, 0x00];
-        assert_eq!(
-            decode_raw_pixels(&raw, 2, 2, 16).unwrap(),
-            [255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0]
-        );
+        assert_eq!(decode_raw_pixels(&raw, 2, 2, 16).unwrap(), [255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0]);
         assert!(decode_raw_pixels(&raw, 3, 2, 16).unwrap_err().to_string().contains("3x2"));
         assert!(decode_raw_pixels(&raw, 2, 2, 8).unwrap_err().to_string().contains("8 bits"));
         assert!(decode_raw_pixels(&[], 0, 0, 16).is_err());
@@ -643,7 +665,9 @@ os.exit(exitCode or 99)
         assert!(format!("{:#}", read_outputs(&dir, &req, String::new()).unwrap_err()).contains("16 bytes"));
         std::fs::write(dir.join("ram.bin"), vec![0u8; MAIN_RAM_BYTES]).unwrap();
         std::fs::write(dir.join("shot-5.txt"), "320 240 16\n").unwrap();
-        assert!(format!("{:#}", read_outputs(&dir, &req, String::new()).unwrap_err()).contains("width height bits bytes"));
+        assert!(
+            format!("{:#}", read_outputs(&dir, &req, String::new()).unwrap_err()).contains("width height bits bytes")
+        );
         std::fs::write(dir.join("shot-5.txt"), "2 1 16 4\n").unwrap();
         std::fs::write(dir.join("shot-5.raw"), [0u8; 3]).unwrap();
         assert!(format!("{:#}", read_outputs(&dir, &req, String::new()).unwrap_err()).contains("header says 4"));
