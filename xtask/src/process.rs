@@ -57,7 +57,9 @@ pub fn run_with_timeout(command: &mut Command, timeout: Duration) -> io::Result<
         }
         std::thread::sleep(POLL_INTERVAL);
     };
-    // Helpers left in the group could hold the pipes open; the group goes in every case.
+    // Helpers left in the group could hold the pipes open; the group goes in every case. (Its id
+    // cannot have been reused: a group id stays taken while any member lives, and with none left
+    // the kill finds nothing.)
     kill_group(&mut child);
     Ok(Finished { status, stdout: join(stdout), stderr: join(stderr), elapsed: started.elapsed() })
 }
