@@ -57,9 +57,9 @@ pub fn run_with_timeout(command: &mut Command, timeout: Duration) -> io::Result<
         }
         std::thread::sleep(POLL_INTERVAL);
     };
-    // Helpers left in the group could hold the pipes open; the group goes in every case. (Its id
-    // cannot have been reused: a group id stays taken while any member lives, and with none left
-    // the kill finds nothing.)
+    // Helpers left in the group could hold the pipes open; the group goes in every case. (A group id
+    // stays taken while any member lives; with none left, the id was freed microseconds ago and
+    // Linux hands out pids sequentially, so the kill finds nothing rather than a stranger.)
     kill_group(&mut child);
     Ok(Finished { status, stdout: join(stdout), stderr: join(stderr), elapsed: started.elapsed() })
 }
