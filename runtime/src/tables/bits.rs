@@ -85,7 +85,7 @@ mod tests {
         let bytes = [0b1011_0110u8, 0b0000_0011];
         let mut r = BitReader::new(&bytes, 100, 0);
         assert_eq!(r.read(3).unwrap(), 0b110);
-        assert_eq!(r.read(7).unwrap(), 0b11_1011_0);
+        assert_eq!(r.read(7).unwrap(), 0b111_0110);
         assert_eq!(r.read_signed(2).unwrap(), 0);
         assert_eq!(r.byte_offset(), 101);
     }

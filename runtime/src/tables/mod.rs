@@ -157,6 +157,7 @@ pub(crate) fn u32_at(bytes: &[u8], offset: usize) -> u32 {
     u32::from_le_bytes([bytes[offset], bytes[offset + 1], bytes[offset + 2], bytes[offset + 3]])
 }
 
+#[allow(clippy::manual_is_multiple_of)] // is_multiple_of is newer than the console toolchain
 fn section(what: &'static str, offset: usize, len: usize, size: usize) -> Result<usize, TableError> {
     if offset % 4 != 0 {
         return Err(TableError::Misaligned { what, offset });

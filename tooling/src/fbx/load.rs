@@ -355,7 +355,7 @@ fn reference_positions(evaluated: &ufbx::Scene, meshes: &[MeshInstance], cluster
 
 fn check_range(p: &str, v: &Vertex, pos: [f64; 3], context: &str) -> Result<(), ImportError> {
     for (axis, c) in ['x', 'y', 'z'].into_iter().zip(pos) {
-        if !(c.abs() <= MAX_COORDINATE) {
+        if c.is_nan() || c.abs() > MAX_COORDINATE {
             return Err(ImportError::OutOfRange {
                 path: p.into(),
                 mesh: v.mesh.clone(),
