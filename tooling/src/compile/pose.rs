@@ -230,7 +230,7 @@ mod tests {
     #[test]
     fn bit_writer_matches_the_runtime_reader() {
         let mut w = BitWriter::default();
-        let values: [(i64, u32); 6] = [(5, 3), (-3, 3), (0, 0), (-70000, 18), (-1, 1), (i32::MIN as i64, 32)];
+        let values: [(i64, u32); 6] = [(3, 3), (-4, 3), (0, 0), (-70000, 18), (-1, 1), (i32::MIN as i64, 32)];
         for (v, width) in values {
             w.write_signed(v, width);
         }
