@@ -4,20 +4,29 @@
 //! hemisphere) so that a frame inside the segment only interpolates. Whether a rotation segment needs
 //! the accurate path is decided once, when the segment is entered.
 
-use super::cursor::Cursor;
+use super::cursor::{Cursor, KeyPos};
 use super::interp;
 use super::time::TICKS_PER_FRAME;
-use crate::animbin::{le_i16, le_i32, KeyType, Track};
+use crate::animbin::{KeyType, Track};
 use crate::math::{Quat, Vec3i32};
 
-fn read_rotation(bytes: &[u8], offset: u32) -> Quat {
+/// The payload of the validated key at `offset`, with one bounds check (the file was validated, so
+/// the fallback never happens).
+fn payload<const N: usize>(bytes: &[u8], offset: u32) -> [u8; N] {
     let p = offset as usize + 3;
-    Quat::new(le_i16(bytes, p), le_i16(bytes, p + 2), le_i16(bytes, p + 4), le_i16(bytes, p + 6))
+    bytes.get(p..p + N).and_then(|s| s.try_into().ok()).unwrap_or([0; N])
+}
+
+fn read_rotation(bytes: &[u8], offset: u32) -> Quat {
+    let b: [u8; 8] = payload(bytes, offset);
+    let c = |i: usize| i16::from_le_bytes([b[i], b[i + 1]]);
+    Quat::new(c(0), c(2), c(4), c(6))
 }
 
 fn read_translation(bytes: &[u8], offset: u32) -> Vec3i32 {
-    let p = offset as usize + 3;
-    Vec3i32::new(le_i32(bytes, p), le_i32(bytes, p + 4), le_i32(bytes, p + 8))
+    let b: [u8; 12] = payload(bytes, offset);
+    let c = |i: usize| i32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    Vec3i32::new(c(0), c(4), c(8))
 }
 
 /// Frame number of a tick count (times stay below `length * 4096 <= 2^28`).
@@ -42,35 +51,60 @@ impl RotationChannel {
         Some(RotationChannel { cursor, q0: Quat::IDENTITY, q1: Quat::IDENTITY, wide: false })
     }
 
-    /// The rotation at `ticks` of a clip of `length` frames.
+    /// Moves to the segment holding `ticks` and decodes its ends when it changed (the first pass of
+    /// an evaluation: cursor walking and key decoding for every channel, then interpolation).
     #[inline]
-    pub fn sample(&mut self, bytes: &[u8], ticks: u32, length: u16, looping: bool) -> Quat {
+    pub fn prepare(&mut self, bytes: &[u8], ticks: u32, length: u16, looping: bool) {
         let (old_a, old_b) = (self.cursor.a, self.cursor.b);
         if self.cursor.seek(bytes, frame_of(ticks), length, looping) {
-            // Stepping one key on reuses the decoded end.
-            self.q0 = if self.cursor.a == old_b && old_a != old_b {
-                self.q1
-            } else {
-                interp::unit(read_rotation(bytes, self.cursor.a.offset))
-            };
-            let mut q1 = interp::unit(read_rotation(bytes, self.cursor.b.offset));
-            let mut d = interp::dot(self.q0, q1);
-            if d < 0 {
-                q1 = Quat::new(-q1.w, -q1.x, -q1.y, -q1.z); // unit components never reach -32768
-                d = -d;
-            }
-            self.q1 = q1;
-            self.wide = d < interp::NLERP_MIN_COS;
+            self.load(bytes, old_a, old_b);
         }
+    }
+
+    #[inline(never)]
+    fn load(&mut self, bytes: &[u8], old_a: KeyPos, old_b: KeyPos) {
+        // Stepping one key on reuses the decoded end.
+        self.q0 = if self.cursor.a == old_b && old_a != old_b {
+            self.q1
+        } else {
+            near_unit(read_rotation(bytes, self.cursor.a.offset))
+        };
+        let mut q1 = near_unit(read_rotation(bytes, self.cursor.b.offset));
+        let mut d = interp::dot(self.q0, q1);
+        if d < 0 {
+            q1 = Quat::new(-q1.w, -q1.x, -q1.y, -q1.z); // never -32768: |component| <= 2^14
+            d = -d;
+        }
+        self.q1 = q1;
+        self.wide = d < interp::NLERP_MIN_COS;
+    }
+
+    /// The rotation at `ticks` (after [`prepare`](Self::prepare) with the same time): unit length.
+    #[inline]
+    pub fn value(&self, ticks: u32) -> Quat {
         let t = self.cursor.alpha(ticks);
-        if t == 0 {
-            self.q0
-        } else if self.wide {
+        if self.wide {
             interp::slerp(self.q0, self.q1, t)
         } else {
+            // Also at t = 0: the keys are only near unit, nlerp normalises.
             interp::nlerp(self.q0, self.q1, t)
         }
     }
+}
+
+/// File keys as they are when within 2% of unit length (nlerp normalises its result anyway), else
+/// normalised here, so that the hemisphere and arc tests see unit-scale dot products.
+#[inline]
+fn near_unit(q: Quat) -> Quat {
+    let [w, x, y, z] = [q.w as i32, q.x as i32, q.y as i32, q.z as i32];
+    // Components below 2^13 keep the sum of squares within i32.
+    if (w.abs() | x.abs() | y.abs() | z.abs()) < 1 << 13 {
+        let n = w * w + x * x + y * y + z * z;
+        if (16_441_672..=17_112_760).contains(&n) {
+            return q;
+        }
+    }
+    interp::unit(q)
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -86,13 +120,18 @@ impl TranslationChannel {
         Some(TranslationChannel { cursor, t0: Vec3i32::ZERO, t1: Vec3i32::ZERO })
     }
 
-    /// The translation at `ticks`: a linear interpolation, rounded toward minus infinity.
+    /// Moves to the segment holding `ticks` and decodes its ends when it changed.
     #[inline]
-    pub fn sample(&mut self, bytes: &[u8], ticks: u32, length: u16, looping: bool) -> Vec3i32 {
+    pub fn prepare(&mut self, bytes: &[u8], ticks: u32, length: u16, looping: bool) {
         if self.cursor.seek(bytes, frame_of(ticks), length, looping) {
             self.t0 = read_translation(bytes, self.cursor.a.offset);
             self.t1 = read_translation(bytes, self.cursor.b.offset);
         }
+    }
+
+    /// The translation at `ticks`: a linear interpolation, rounded toward minus infinity.
+    #[inline]
+    pub fn value(&self, ticks: u32) -> Vec3i32 {
         let t = self.cursor.alpha(ticks);
         if t == 0 {
             return self.t0;

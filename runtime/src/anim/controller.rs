@@ -121,16 +121,30 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
         self.time = rest as u32;
     }
 
-    /// Overwrites the channels this clip animates for `bone`.
-    #[inline]
-    fn sample(&mut self, bone: usize, local: &mut LocalTransform) {
+    /// Overwrites, in `locals` (one entry per bone, at most `BONES`), the channels this clip animates.
+    ///
+    /// Done pass by pass over all channels (segment lookup and key decoding, then interpolation) so
+    /// that each pass's code stays within the R3000's 4 KiB instruction cache.
+    fn sample_all(&mut self, locals: &mut [LocalTransform]) {
         // A finished non-looping clip shows its last frame.
         let t = if self.looping { self.time } else { self.time.min(self.end() - TICKS_PER_FRAME) };
-        if let Some(c) = &mut self.rotation[bone] {
-            local.rotation = c.sample(self.bytes, t, self.length, self.looping);
+        let n = locals.len().min(BONES);
+        let (bytes, length, looping) = (self.bytes, self.length, self.looping);
+        for c in self.rotation[..n].iter_mut().flatten() {
+            c.prepare(bytes, t, length, looping);
         }
-        if let Some(c) = &mut self.translation[bone] {
-            local.translation = c.sample(self.bytes, t, self.length, self.looping);
+        for c in self.translation[..n].iter_mut().flatten() {
+            c.prepare(bytes, t, length, looping);
+        }
+        for (local, c) in locals.iter_mut().zip(&self.rotation[..n]) {
+            if let Some(c) = c {
+                local.rotation = c.value(t);
+            }
+        }
+        for (local, c) in locals.iter_mut().zip(&self.translation[..n]) {
+            if let Some(c) = c {
+                local.translation = c.value(t);
+            }
         }
     }
 }
@@ -196,6 +210,9 @@ pub struct SkeletonController<'a, const BONES: usize> {
     fade_elapsed: u32,
     /// Weight of the incoming clip, FP12.
     fade_weight: i32,
+    /// Local transforms of the last evaluation, and of the outgoing clip during a crossfade.
+    locals: [LocalTransform; BONES],
+    outgoing_locals: [LocalTransform; BONES],
 }
 
 impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
@@ -212,6 +229,8 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
             fade_frames: 0,
             fade_elapsed: 0,
             fade_weight: TICKS_PER_FRAME as i32,
+            locals: [LocalTransform::IDENTITY; BONES],
+            outgoing_locals: [LocalTransform::IDENTITY; BONES],
         })
     }
 
@@ -298,28 +317,41 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         self.outgoing.is_some()
     }
 
-    /// Bone `bone`'s local transform now: bind pose, overwritten by the playing clip's channels,
-    /// blended with the outgoing clip during a crossfade. Bind pose for a bone out of range.
-    pub fn local(&mut self, bone: usize) -> LocalTransform {
-        let Some(&bind) = self.skeleton.bind().get(bone) else {
-            return LocalTransform::IDENTITY;
-        };
-        let mut local = bind;
+    /// Samples every bone's local transform into `self.locals`: bind pose, overwritten by the
+    /// playing clip's channels, blended with the outgoing clip during a crossfade.
+    fn sample_locals(&mut self) -> usize {
+        let bind = self.skeleton.bind();
+        let n = bind.len(); // <= BONES, checked in `new`
+        self.locals[..n].copy_from_slice(bind);
         if let Some(layer) = &mut self.current {
-            layer.sample(bone, &mut local);
+            layer.sample_all(&mut self.locals[..n]);
         }
         if let Some(layer) = &mut self.outgoing {
-            let mut old = bind;
-            layer.sample(bone, &mut old);
-            local = blend(old, local, self.fade_weight);
+            self.outgoing_locals[..n].copy_from_slice(bind);
+            layer.sample_all(&mut self.outgoing_locals[..n]);
+            let w = self.fade_weight;
+            for (local, old) in self.locals[..n].iter_mut().zip(&self.outgoing_locals[..n]) {
+                *local = blend(*old, *local, w);
+            }
         }
-        local
+        n
+    }
+
+    /// Bone `bone`'s local transform now (the identity for a bone out of range).
+    pub fn local(&mut self, bone: usize) -> LocalTransform {
+        let n = self.sample_locals();
+        if bone < n {
+            self.locals[bone]
+        } else {
+            LocalTransform::IDENTITY
+        }
     }
 
     /// Model-space matrices of every bone (the first `min(bones, out.len())`), composed parent-first
     /// on the GTE.
     pub fn evaluate<B: Cop2>(&mut self, gte: &mut Gte<B>, out: &mut [Matrix]) {
-        let skeleton = self.skeleton;
-        compose_pose(gte, &skeleton, out, |bone| self.local(bone));
+        self.sample_locals();
+        let locals = &self.locals;
+        compose_pose(gte, &self.skeleton, out, |bone| locals[bone]);
     }
 }

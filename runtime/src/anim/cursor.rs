@@ -54,6 +54,10 @@ pub(crate) struct Cursor {
     recip: u32,
 }
 
+fn key_type_at(bytes: &[u8], key: usize) -> u8 {
+    bytes[key + 2]
+}
+
 fn payload_bytes(type_byte: u8) -> usize {
     if type_byte == KeyType::Rotation as u8 {
         KeyType::Rotation.payload_bytes()
@@ -78,15 +82,19 @@ impl Cursor {
     /// The next key of this type after `from`, if any.
     fn next(&self, bytes: &[u8], from: KeyPos) -> Option<KeyPos> {
         let mut at = from.offset as usize;
+        let mut ty = key_type_at(bytes, at);
         let mut index = from.index;
         loop {
-            at += 3 + payload_bytes(bytes[at + 2]);
+            at += 3 + payload_bytes(ty);
             index += 1;
             if index >= self.count {
                 return None;
             }
-            if bytes[at + 2] == self.ty {
-                return Some(KeyPos { offset: at as u32, index, frame: le_u16(bytes, at) });
+            // One bounds check per key header.
+            let header: [u8; 3] = bytes[at..at + 3].try_into().unwrap_or([0; 3]);
+            ty = header[2];
+            if ty == self.ty {
+                return Some(KeyPos { offset: at as u32, index, frame: u16::from_le_bytes([header[0], header[1]]) });
             }
         }
     }
@@ -123,13 +131,15 @@ impl Cursor {
         }
         // Walk on from the current key unless time went back (a wrap, or a seek).
         let mut a = if self.a_frame >= 0 && self.a.frame <= frame { self.a } else { first };
-        while let Some(n) = self.next(bytes, a) {
+        let mut after = self.next(bytes, a);
+        while let Some(n) = after {
             if n.frame > frame {
                 break;
             }
             a = n;
+            after = self.next(bytes, a);
         }
-        match self.next(bytes, a) {
+        match after {
             Some(b) => self.set(a, a.frame as i32, b, b.frame as i32),
             None if looping => self.set(a, a.frame as i32, first, first.frame as i32 + length as i32),
             None => self.set(a, a.frame as i32, a, i32::MAX),
