@@ -1,0 +1,400 @@
+//! The renderer's stages on the host (GTE model), on small hand-built blobs whose every number is
+//! known: projection against an independent f64 projection, back faces, culling before any decoding,
+//! baked frames (deltas, escapes, raw), draw order, and corrupted blobs.
+
+use psxanim_runtime::anim::FrameSample;
+use psxanim_runtime::gte::{Gte, GteModel, ScreenXY};
+use psxanim_runtime::math::{Matrix, Vec3i32};
+use psxanim_runtime::render::camera::{placement, Camera};
+use psxanim_runtime::render::triangles::sort_draw_order;
+use psxanim_runtime::render::{self, DrawnTriangle, Outcome, RenderError, Scratch, Stage, TriangleSink};
+use psxanim_runtime::tables::{Tables, TableError};
+
+// ---- a minimal blob writer (layout of runtime/src/tables/mod.rs, version 1) ----
+
+struct Bits {
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl Bits {
+    fn new() -> Self {
+        Bits { bytes: Vec::new(), len: 0 }
+    }
+    /// Least-significant bit first, like the runtime's BitReader.
+    fn put(&mut self, value: i64, width: u32) {
+        for j in 0..width {
+            if self.len % 8 == 0 {
+                self.bytes.push(0);
+            }
+            if (value >> j) & 1 != 0 {
+                *self.bytes.last_mut().unwrap() |= 1 << (self.len % 8);
+            }
+            self.len += 1;
+        }
+    }
+}
+
+/// A bone: parent, vertices (bone-local for rigid, model-space for baked).
+struct BoneDef {
+    parent: Option<u16>,
+    vertices: Vec<[i16; 3]>,
+}
+
+/// A rigid clip: per bone a constant pose (rotation about Y in degrees, translation in GTE units).
+struct RigidClip {
+    frames: u16,
+    poses: Vec<(f64, [i32; 3])>,
+}
+
+fn align(b: &mut Vec<u8>) {
+    while b.len() % 4 != 0 {
+        b.push(0);
+    }
+}
+
+fn u16le(b: &mut Vec<u8>, v: u16) {
+    b.extend_from_slice(&v.to_le_bytes());
+}
+
+fn pose_data(clip: &RigidClip) -> Vec<u8> {
+    let mut d = Vec::new();
+    u16le(&mut d, 16); // block frames
+    u16le(&mut d, clip.frames.div_ceil(16)); // blocks
+    // Descriptors: rotation k=14 16 bits, translation k=0 20 bits, scale k=0 3 bits; all constant.
+    for _ in &clip.poses {
+        d.extend_from_slice(&[0, 14, 16, 0, 0, 0, 20, 0, 0, 0, 3, 0]);
+    }
+    let mut s = Bits::new();
+    for (degrees, t) in &clip.poses {
+        let half = degrees.to_radians() / 2.0;
+        s.put(3, 2); // w dropped (positive)
+        for c in [0.0, half.sin(), 0.0] {
+            s.put((c * 16384.0).round() as i64, 16);
+        }
+        for c in t {
+            s.put(*c as i64, 20);
+        }
+        for _ in 0..3 {
+            s.put(1, 3);
+        }
+    }
+    for _ in 0..clip.frames.div_ceil(16) {
+        d.extend_from_slice(&(s.len as u32).to_le_bytes());
+    }
+    d.extend_from_slice(&s.bytes);
+    d
+}
+
+/// Baked frame payloads: `Some(positions)` as deltas/escapes, `None` uses a raw frame of `raw`.
+fn baked_payload(bind: &[[i16; 3]], frame: &[[i16; 3]], raw: bool) -> Vec<u8> {
+    let mut p = vec![raw as u8];
+    for (b, f) in bind.iter().zip(frame) {
+        for c in 0..3 {
+            if raw {
+                p.extend_from_slice(&f[c].to_le_bytes());
+                continue;
+            }
+            let d = f[c] as i32 - b[c] as i32;
+            if d % 16 == 0 && (-127..=127).contains(&(d / 16)) {
+                p.push((d / 16) as i8 as u8);
+            } else {
+                p.push(0x80);
+                p.extend_from_slice(&f[c].to_le_bytes());
+            }
+        }
+    }
+    p
+}
+
+/// Builds a blob. `rigid`: clips of poses; otherwise `frames`: baked frames (with the raw flag).
+fn blob(bones: &[BoneDef], triangles: &[[u16; 4]], materials: &[[u8; 3]], rigid: &[RigidClip], frames: &[(Vec<[i16; 3]>, bool)]) -> Vec<u8> {
+    let baked = rigid.is_empty();
+    let mut out = vec![0u8; 64];
+    let strings_at = out.len();
+    out.extend_from_slice(&[1, b'b', 1, b'c']); // name "b" at 0, "c" at 2
+    let strings_size = 4;
+    align(&mut out);
+    let bones_at = out.len();
+    let mut first = 0u16;
+    let mut all_vertices = Vec::new();
+    for b in bones {
+        u16le(&mut out, b.parent.unwrap_or(0xFFFF));
+        let n = if baked { 0 } else { b.vertices.len() as u16 };
+        u16le(&mut out, if baked { 0 } else { first });
+        u16le(&mut out, n);
+        u16le(&mut out, 0);
+        first += b.vertices.len() as u16;
+        all_vertices.extend_from_slice(&b.vertices);
+    }
+    let vertices_at = out.len();
+    for v in &all_vertices {
+        for c in v {
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        u16le(&mut out, 0);
+    }
+    let triangles_at = out.len();
+    for t in triangles {
+        for &i in &t[..3] {
+            u16le(&mut out, i);
+        }
+        out.extend_from_slice(&[t[3] as u8, 0]);
+    }
+    let materials_at = out.len();
+    for m in materials {
+        out.extend_from_slice(&[m[0], m[1], m[2], 0]);
+    }
+    let clips_at = out.len();
+    let clip_count = if baked { 1 } else { rigid.len() };
+    out.resize(out.len() + 16 * clip_count, 0);
+    let mut entries = Vec::new();
+    if baked {
+        let table_at = out.len();
+        out.resize(table_at + 4 * frames.len(), 0);
+        for (k, (f, raw)) in frames.iter().enumerate() {
+            let at = out.len() as u32;
+            out[table_at + 4 * k..table_at + 4 * k + 4].copy_from_slice(&at.to_le_bytes());
+            out.extend(baked_payload(&all_vertices, f, *raw));
+        }
+        entries.push((frames.len() as u16, table_at as u32, 4 * frames.len() as u32));
+        align(&mut out);
+    } else {
+        for c in rigid {
+            align(&mut out);
+            let at = out.len();
+            let d = pose_data(c);
+            out.extend_from_slice(&d);
+            entries.push((c.frames, at as u32, d.len() as u32));
+        }
+        align(&mut out);
+    }
+    for (k, (frames, at, size)) in entries.iter().enumerate() {
+        let e = clips_at + 16 * k;
+        out[e..e + 2].copy_from_slice(&2u16.to_le_bytes());
+        out[e + 2..e + 4].copy_from_slice(&frames.to_le_bytes());
+        out[e + 4..e + 6].copy_from_slice(&30u16.to_le_bytes());
+        out[e + 8..e + 12].copy_from_slice(&at.to_le_bytes());
+        out[e + 12..e + 16].copy_from_slice(&size.to_le_bytes());
+    }
+    // Header, with bounds covering every vertex generously (the tests move bones by at most 3000).
+    let size = out.len() as u32;
+    out[0..4].copy_from_slice(b"PXSK");
+    out[4..6].copy_from_slice(&1u16.to_le_bytes());
+    out[6..8].copy_from_slice(&(baked as u16).to_le_bytes());
+    let counts = [bones.len(), all_vertices.len(), triangles.len(), materials.len(), clip_count, 0];
+    for (i, c) in counts.iter().enumerate() {
+        out[8 + 2 * i..10 + 2 * i].copy_from_slice(&(*c as u16).to_le_bytes());
+    }
+    for (i, b) in [-4000i16, -4000, -4000, 4000, 4000, 4000].iter().enumerate() {
+        out[20 + 2 * i..22 + 2 * i].copy_from_slice(&b.to_le_bytes());
+    }
+    let words = [size, strings_at as u32, bones_at as u32, vertices_at as u32, triangles_at as u32, materials_at as u32, clips_at as u32, strings_size];
+    for (i, w) in words.iter().enumerate() {
+        out[32 + 4 * i..36 + 4 * i].copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
+// ---- the test character: two bones, a square facing the camera on each, one reversed triangle ----
+
+const SQUARE: [[i16; 3]; 4] = [[-500, -500, 0], [500, -500, 0], [-500, 500, 0], [500, 500, 0]];
+
+fn rigid_blob() -> Vec<u8> {
+    let bones = [BoneDef { parent: None, vertices: SQUARE.to_vec() }, BoneDef { parent: Some(0), vertices: SQUARE.to_vec() }];
+    // Front faces run clockwise on screen (y down): 0,1,2 then 1,3,2. Triangle 3 is reversed.
+    let triangles = [[0, 1, 2, 0], [1, 3, 2, 0], [4, 5, 6, 1], [5, 6, 7, 1]];
+    let clips = [
+        RigidClip { frames: 3, poses: vec![(0.0, [0, 0, 0]), (0.0, [1500, 0, 0])] },
+        RigidClip { frames: 2, poses: vec![(90.0, [0, 0, 0]), (0.0, [0, 2000, 0])] },
+    ];
+    blob(&bones, &triangles, &[[200, 10, 10], [10, 200, 10]], &clips, &[])
+}
+
+fn camera() -> Camera {
+    Camera {
+        view: Matrix::new(psxanim_runtime::math::IDENTITY_ROTATION, Vec3i32::new(0, 0, 8000)),
+        center: (160, 120),
+        projection: 300,
+        screen: (320, 240),
+        zsf3: 100,
+        near: 100,
+    }
+}
+
+#[derive(Default)]
+struct Collect(Vec<DrawnTriangle>);
+impl TriangleSink for Collect {
+    fn add(&mut self, t: &DrawnTriangle) -> bool {
+        self.0.push(*t);
+        true
+    }
+}
+
+fn gte() -> Gte<GteModel> {
+    let mut g = Gte::with_backend(GteModel::default());
+    camera().load(&mut g);
+    g
+}
+
+fn sample(clip: u16, frame: u16) -> Option<FrameSample> {
+    Some(FrameSample { clip, frame, next: frame, weight: 0 })
+}
+
+fn run(t: &Tables, world: &Matrix, s: Option<FrameSample>, scratch: &mut Scratch) -> (Result<Outcome, RenderError>, Vec<DrawnTriangle>, Vec<Stage>) {
+    let mut sink = Collect::default();
+    let mut stages = Vec::new();
+    let r = render::render(&mut gte(), t, &camera(), world, s, scratch, &mut sink, &mut |st| stages.push(st));
+    (r, sink.0, stages)
+}
+
+/// Independent projection: camera space = world (identity rotation) + (0, 0, 8000).
+fn expected_screen(p: [f64; 3]) -> (f64, f64) {
+    let z = p[2] + 8000.0;
+    (160.0 + p[0] * 300.0 / z, 120.0 + p[1] * 300.0 / z)
+}
+
+#[test]
+fn rigid_vertices_land_where_an_f64_projection_puts_them() {
+    let b = rigid_blob();
+    let t = Tables::parse(&b).unwrap();
+    let mut scratch = Box::new(Scratch::new());
+    // Clip 1: the root turned 90 degrees about Y (the square edge-on), bone 1 moved 2000 down in the
+    // root's space and not turned back (its parent turned it).
+    let (r, _, stages) = run(&t, &Matrix::IDENTITY, sample(1, 0), &mut scratch);
+    assert!(matches!(r, Ok(Outcome::Drawn(_))), "{r:?}");
+    assert_eq!(stages, [Stage::Bounds, Stage::Pose, Stage::Project, Stage::Triangles]);
+    let turn = |v: [i16; 3]| [v[2] as f64, v[1] as f64, -(v[0] as f64)]; // 90 degrees about Y
+    for (i, v) in SQUARE.iter().enumerate() {
+        for (k, offset) in [(0usize, 0.0), (4, 2000.0)] {
+            let p = turn(*v);
+            let (ex, ey) = expected_screen([p[0], p[1] + offset, p[2]]);
+            let got = ScreenXY::from_word(scratch.sxy[i + k]);
+            assert!((got.x as f64 - ex).abs() <= 1.0 && (got.y as f64 - ey).abs() <= 1.0, "vertex {}: {got:?} vs ({ex}, {ey})", i + k);
+        }
+    }
+}
+
+#[test]
+fn back_faces_are_culled_and_front_faces_carry_depth_and_colour() {
+    let b = rigid_blob();
+    let t = Tables::parse(&b).unwrap();
+    let mut scratch = Box::new(Scratch::new());
+    let (r, drawn, _) = run(&t, &Matrix::IDENTITY, sample(0, 0), &mut scratch);
+    let Ok(Outcome::Drawn(stats)) = r else { panic!("{r:?}") };
+    assert_eq!((stats.drawn, stats.back_facing, stats.rejected), (3, 1, 0));
+    assert_eq!(drawn.iter().map(|d| d.index).collect::<Vec<_>>(), [0, 1, 2]);
+    assert_eq!(drawn[2].colour, [10, 200, 10]);
+    // Flat squares at depth 8000: OTZ = 100 * (3 * 8000) >> 12.
+    assert!(drawn.iter().all(|d| d.z == [8000; 3] && d.otz as u32 == (100 * 24000) >> 12), "{drawn:?}");
+    // Bone 1 moved 1500 to the right in clip 0: its square projects 1500 * 300 / 8000 px further.
+    let x = |w: u32| ScreenXY::from_word(w).x as i32;
+    assert_eq!(x(scratch.sxy[4]) - x(scratch.sxy[0]), (1500 * 300) / 8000);
+}
+
+#[test]
+fn an_off_screen_character_is_culled_before_decoding_anything() {
+    let mut b = rigid_blob();
+    let t = Tables::parse(&b).unwrap();
+    let pose = t.clip(0).unwrap().data_offset as usize;
+    // Corrupt the pose data so that decoding must fail: bone 0's rotation components become 32 bits
+    // wide, so the constants run past the stream. Only an on-screen render notices.
+    b[pose + 4 + 2] = 32;
+    let t = Tables::parse(&b).unwrap();
+    let mut scratch = Box::new(Scratch::new());
+    for world in [placement(Vec3i32::new(0, 0, -20000), 0), placement(Vec3i32::new(90000, 0, 0), 0), placement(Vec3i32::new(0, -90000, 0), 0)] {
+        let (r, drawn, stages) = run(&t, &world, sample(0, 0), &mut scratch);
+        assert_eq!(r, Ok(Outcome::Culled));
+        assert!(drawn.is_empty());
+        assert_eq!(stages, [Stage::Bounds], "no pose stage for a culled character");
+    }
+    let (r, _, _) = run(&t, &Matrix::IDENTITY, sample(0, 0), &mut scratch);
+    assert!(matches!(r, Err(RenderError::Table(TableError::BitStreamEnd { .. } | TableError::ValueOverflow { .. }))), "{r:?}");
+}
+
+#[test]
+fn a_box_straddling_the_screen_edge_is_kept() {
+    let b = rigid_blob();
+    let t = Tables::parse(&b).unwrap();
+    let mut scratch = Box::new(Scratch::new());
+    // The box spans +-4000 on every axis, so its far face is at depth 12000, where the right screen
+    // edge is at camera x = 160 * 12000 / 300 = 6400.
+    let (r, _, _) = run(&t, &placement(Vec3i32::new(6400 + 3000, 0, 0), 0), sample(0, 0), &mut scratch);
+    assert!(matches!(r, Ok(Outcome::Drawn(_))), "{r:?}");
+    let (r, _, _) = run(&t, &placement(Vec3i32::new(6400 + 4001, 0, 0), 0), sample(0, 0), &mut scratch);
+    assert_eq!(r, Ok(Outcome::Culled));
+}
+
+#[test]
+fn baked_frames_decode_deltas_escapes_and_raw_then_project_with_one_matrix() {
+    let bind = SQUARE.to_vec();
+    let moved: Vec<[i16; 3]> = bind.iter().map(|v| [v[0] + 160, v[1] - 32, v[2]]).collect(); // deltas
+    let far: Vec<[i16; 3]> = bind.iter().map(|v| [v[0] + 3001, v[1], v[2] + 7]).collect(); // escapes
+    let bones = [BoneDef { parent: None, vertices: bind.clone() }];
+    let frames = vec![(moved.clone(), false), (far.clone(), false), (far.clone(), true)];
+    let b = blob(&bones, &[[0, 1, 2, 0], [1, 3, 2, 0]], &[[1, 2, 3]], &[], &frames);
+    let t = Tables::parse(&b).unwrap();
+    let mut scratch = Box::new(Scratch::new());
+    for (frame, expected) in [(0u16, &moved), (1, &far), (2, &far)] {
+        let (r, drawn, stages) = run(&t, &Matrix::IDENTITY, sample(0, frame), &mut scratch);
+        assert!(matches!(r, Ok(Outcome::Drawn(_))), "{r:?}");
+        assert_eq!(stages.len(), 4);
+        assert_eq!(&scratch.positions[..4], &expected[..], "frame {frame}");
+        assert_eq!(drawn.len(), 2);
+        // The same positions through RTPS one by one give the same screen words.
+        let mut g = gte();
+        g.set_matrix(&camera().view);
+        for (i, p) in expected.iter().enumerate() {
+            let one = g.rtps(psxanim_runtime::math::Vec3i16::from_array(*p));
+            assert_eq!(ScreenXY::from_word(scratch.sxy[i]), one.xy, "frame {frame} vertex {i}");
+            assert_eq!(scratch.sz[i], one.z);
+        }
+    }
+    // The payload of frame 1 holds escapes: longer than 1 + 12 delta bytes.
+    let table = t.clip(0).unwrap().data_offset as usize;
+    let at = |k: usize| u32::from_le_bytes(b[table + 4 * k..table + 4 * k + 4].try_into().unwrap()) as usize;
+    assert!(at(2) - at(1) > 1 + 12);
+}
+
+#[test]
+fn draw_order_is_far_first_and_last_added_first_within_a_depth() {
+    let mut list: Vec<(u32, u16)> = vec![(0, 5), (1, 9), (2, 5), (3, 1), (4, 9)];
+    sort_draw_order(&mut list, |d| *d);
+    assert_eq!(list.iter().map(|e| e.0).collect::<Vec<_>>(), [4, 1, 2, 0, 3]);
+}
+
+#[test]
+fn too_many_vertices_for_the_scratch_is_an_error_not_a_panic() {
+    let many: Vec<[i16; 3]> = (0..600).map(|i| [i as i16, 0, 0]).collect();
+    let bones = [BoneDef { parent: None, vertices: many }];
+    let clips = [RigidClip { frames: 1, poses: vec![(0.0, [0, 0, 0])] }];
+    let b = blob(&bones, &[[0, 1, 2, 0]], &[[1, 1, 1]], &clips, &[]);
+    let t = Tables::parse(&b).unwrap();
+    let mut scratch = Box::new(Scratch::new());
+    let (r, _, _) = run(&t, &Matrix::IDENTITY, sample(0, 0), &mut scratch);
+    assert_eq!(r, Err(RenderError::TooManyVertices { vertices: 600, max: 512 }));
+}
+
+/// Every single-byte corruption of both blobs either fails to parse or renders (or errors) without
+/// panicking, for every clip and frame.
+#[test]
+fn corrupted_blobs_never_panic() {
+    let bind = SQUARE.to_vec();
+    let baked = blob(&[BoneDef { parent: None, vertices: bind.clone() }], &[[0, 1, 2, 0]], &[[1, 2, 3]], &[], &[(bind.clone(), false), (bind, true)]);
+    let mut scratch = Box::new(Scratch::new());
+    for original in [rigid_blob(), baked] {
+        for at in 0..original.len() {
+            for value in [0x00, 0xFF, 0x80, original[at] ^ 0x01] {
+                let mut b = original.clone();
+                b[at] = value;
+                let Ok(t) = Tables::parse(&b) else { continue };
+                for clip in 0..t.clip_count().min(4) {
+                    let frames = t.clip(clip).map(|c| c.frame_count).unwrap_or(0).min(8);
+                    for frame in 0..frames {
+                        let _ = run(&t, &Matrix::IDENTITY, sample(clip as u16, frame), &mut scratch);
+                    }
+                }
+            }
+        }
+    }
+}
