@@ -1,0 +1,188 @@
+//! A minimal writer of character blobs (layout of runtime/src/tables/mod.rs, version 1) for the
+//! render tests: constant rigid poses, baked frames as deltas/escapes or raw.
+#![allow(dead_code)]
+
+struct Bits {
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl Bits {
+    fn new() -> Self {
+        Bits { bytes: Vec::new(), len: 0 }
+    }
+    /// Least-significant bit first, like the runtime's BitReader.
+    fn put(&mut self, value: i64, width: u32) {
+        for j in 0..width {
+            if self.len % 8 == 0 {
+                self.bytes.push(0);
+            }
+            if (value >> j) & 1 != 0 {
+                *self.bytes.last_mut().unwrap() |= 1 << (self.len % 8);
+            }
+            self.len += 1;
+        }
+    }
+}
+
+/// A bone: parent, vertices (bone-local for rigid, model-space for baked).
+pub struct BoneDef {
+    pub parent: Option<u16>,
+    pub vertices: Vec<[i16; 3]>,
+}
+
+/// A rigid clip: per bone a constant pose (rotation about Y in degrees, translation in GTE units).
+pub struct RigidClip {
+    pub frames: u16,
+    pub poses: Vec<(f64, [i32; 3])>,
+}
+
+fn align(b: &mut Vec<u8>) {
+    while b.len() % 4 != 0 {
+        b.push(0);
+    }
+}
+
+fn u16le(b: &mut Vec<u8>, v: u16) {
+    b.extend_from_slice(&v.to_le_bytes());
+}
+
+fn pose_data(clip: &RigidClip) -> Vec<u8> {
+    let mut d = Vec::new();
+    u16le(&mut d, 16); // block frames
+    u16le(&mut d, clip.frames.div_ceil(16)); // blocks
+    // Descriptors: rotation k=14 16 bits, translation k=0 20 bits, scale k=0 3 bits; all constant.
+    for _ in &clip.poses {
+        d.extend_from_slice(&[0, 14, 16, 0, 0, 0, 20, 0, 0, 0, 3, 0]);
+    }
+    let mut s = Bits::new();
+    for (degrees, t) in &clip.poses {
+        let half = degrees.to_radians() / 2.0;
+        s.put(3, 2); // w dropped (positive)
+        for c in [0.0, half.sin(), 0.0] {
+            s.put((c * 16384.0).round() as i64, 16);
+        }
+        for c in t {
+            s.put(*c as i64, 20);
+        }
+        for _ in 0..3 {
+            s.put(1, 3);
+        }
+    }
+    for _ in 0..clip.frames.div_ceil(16) {
+        d.extend_from_slice(&(s.len as u32).to_le_bytes());
+    }
+    d.extend_from_slice(&s.bytes);
+    d
+}
+
+/// Baked frame payloads: `Some(positions)` as deltas/escapes, `None` uses a raw frame of `raw`.
+fn baked_payload(bind: &[[i16; 3]], frame: &[[i16; 3]], raw: bool) -> Vec<u8> {
+    let mut p = vec![raw as u8];
+    for (b, f) in bind.iter().zip(frame) {
+        for c in 0..3 {
+            if raw {
+                p.extend_from_slice(&f[c].to_le_bytes());
+                continue;
+            }
+            let d = f[c] as i32 - b[c] as i32;
+            if d % 16 == 0 && (-127..=127).contains(&(d / 16)) {
+                p.push((d / 16) as i8 as u8);
+            } else {
+                p.push(0x80);
+                p.extend_from_slice(&f[c].to_le_bytes());
+            }
+        }
+    }
+    p
+}
+
+/// Builds a blob. `rigid`: clips of poses; otherwise `frames`: baked frames (with the raw flag).
+pub fn blob(bones: &[BoneDef], triangles: &[[u16; 4]], materials: &[[u8; 3]], rigid: &[RigidClip], frames: &[(Vec<[i16; 3]>, bool)]) -> Vec<u8> {
+    let baked = rigid.is_empty();
+    let mut out = vec![0u8; 64];
+    let strings_at = out.len();
+    out.extend_from_slice(&[1, b'b', 1, b'c']); // name "b" at 0, "c" at 2
+    let strings_size = 4;
+    align(&mut out);
+    let bones_at = out.len();
+    let mut first = 0u16;
+    let mut all_vertices = Vec::new();
+    for b in bones {
+        u16le(&mut out, b.parent.unwrap_or(0xFFFF));
+        let n = if baked { 0 } else { b.vertices.len() as u16 };
+        u16le(&mut out, if baked { 0 } else { first });
+        u16le(&mut out, n);
+        u16le(&mut out, 0);
+        first += b.vertices.len() as u16;
+        all_vertices.extend_from_slice(&b.vertices);
+    }
+    let vertices_at = out.len();
+    for v in &all_vertices {
+        for c in v {
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        u16le(&mut out, 0);
+    }
+    let triangles_at = out.len();
+    for t in triangles {
+        for &i in &t[..3] {
+            u16le(&mut out, i);
+        }
+        out.extend_from_slice(&[t[3] as u8, 0]);
+    }
+    let materials_at = out.len();
+    for m in materials {
+        out.extend_from_slice(&[m[0], m[1], m[2], 0]);
+    }
+    let clips_at = out.len();
+    let clip_count = if baked { 1 } else { rigid.len() };
+    out.resize(out.len() + 16 * clip_count, 0);
+    let mut entries = Vec::new();
+    if baked {
+        let table_at = out.len();
+        out.resize(table_at + 4 * frames.len(), 0);
+        for (k, (f, raw)) in frames.iter().enumerate() {
+            let at = out.len() as u32;
+            out[table_at + 4 * k..table_at + 4 * k + 4].copy_from_slice(&at.to_le_bytes());
+            out.extend(baked_payload(&all_vertices, f, *raw));
+        }
+        entries.push((frames.len() as u16, table_at as u32, 4 * frames.len() as u32));
+        align(&mut out);
+    } else {
+        for c in rigid {
+            align(&mut out);
+            let at = out.len();
+            let d = pose_data(c);
+            out.extend_from_slice(&d);
+            entries.push((c.frames, at as u32, d.len() as u32));
+        }
+        align(&mut out);
+    }
+    for (k, (frames, at, size)) in entries.iter().enumerate() {
+        let e = clips_at + 16 * k;
+        out[e..e + 2].copy_from_slice(&2u16.to_le_bytes());
+        out[e + 2..e + 4].copy_from_slice(&frames.to_le_bytes());
+        out[e + 4..e + 6].copy_from_slice(&30u16.to_le_bytes());
+        out[e + 8..e + 12].copy_from_slice(&at.to_le_bytes());
+        out[e + 12..e + 16].copy_from_slice(&size.to_le_bytes());
+    }
+    // Header, with bounds covering every vertex generously (the tests move bones by at most 3000).
+    let size = out.len() as u32;
+    out[0..4].copy_from_slice(b"PXSK");
+    out[4..6].copy_from_slice(&1u16.to_le_bytes());
+    out[6..8].copy_from_slice(&(baked as u16).to_le_bytes());
+    let counts = [bones.len(), all_vertices.len(), triangles.len(), materials.len(), clip_count, 0];
+    for (i, c) in counts.iter().enumerate() {
+        out[8 + 2 * i..10 + 2 * i].copy_from_slice(&(*c as u16).to_le_bytes());
+    }
+    for (i, b) in [-4000i16, -4000, -4000, 4000, 4000, 4000].iter().enumerate() {
+        out[20 + 2 * i..22 + 2 * i].copy_from_slice(&b.to_le_bytes());
+    }
+    let words = [size, strings_at as u32, bones_at as u32, vertices_at as u32, triangles_at as u32, materials_at as u32, clips_at as u32, strings_size];
+    for (i, w) in words.iter().enumerate() {
+        out[32 + 4 * i..36 + 4 * i].copy_from_slice(&w.to_le_bytes());
+    }
+    out
+}
+
