@@ -1,8 +1,9 @@
 //! The skeleton (parents and bind pose) and the composition of local transforms into model space.
 
 use super::interp;
+use crate::gte::regs::{cmd, data};
 use crate::gte::{Cop2, Gte};
-use crate::math::{Matrix, Quat, Vec3i32};
+use crate::math::{Matrix, Quat, Rotation, Vec3i16, Vec3i32};
 
 /// `parents[i]` of a root bone.
 pub const ROOT: u8 = 0xFF;
@@ -111,8 +112,8 @@ impl<'s> Skeleton<'s> {
     }
 }
 
-/// Composes model-space matrices parent-first: `model[i] = model[parent(i)] * local(i)` on the GTE
-/// (same bits as [`Matrix::mul`] on the host). Reloads the GTE's rotation only when the parent
+/// Composes model-space matrices parent-first: `model[i] = model[parent(i)] * local(i)` on the GTE,
+/// bit-identical to [`Matrix::mul`] on the host. Reloads the GTE's rotation only when the parent
 /// changes. `local(i)` gives bone `i`'s local transform; writes `min(len, out.len())` matrices.
 #[inline]
 pub fn compose_pose<B: Cop2>(
@@ -126,18 +127,85 @@ pub fn compose_pose<B: Cop2>(
     for bone in 0..n {
         let m = local(bone).to_matrix();
         let parent = skeleton.parents[bone];
-        out[bone] = if parent == ROOT {
-            m
-        } else {
-            let p = out[parent as usize];
-            if loaded != parent {
-                gte.set_rotation(&p.rotation);
-                loaded = parent;
-            }
-            Matrix {
-                rotation: gte.mul_rotation(&m.rotation),
-                translation: p.rotate_wide(m.translation).wrapping_add(p.translation),
+        let (done, rest) = out.split_at_mut(bone);
+        rest[0] = match done.get(parent as usize) {
+            None => m, // a root
+            Some(p) => {
+                if loaded != parent {
+                    gte.set_rotation(&p.rotation);
+                    loaded = parent;
+                }
+                Matrix {
+                    rotation: gte.mul_rotation(&m.rotation),
+                    translation: rotate_wide(gte, &p.rotation, m.translation).wrapping_add(p.translation),
+                }
             }
         };
+    }
+}
+
+/// MVMVA, RT times V0, no shift: the exact product (low 32 bits of the sum).
+const MVMVA_RT_V0_NO_SHIFT: u32 = cmd::mvmva(0, cmd::MX_RT, cmd::V_V0, cmd::CV_NONE, 0);
+
+/// `RT * t >> 12` for the loaded RT (`rt`, the same matrix) and a full `i32` vector, rounded toward minus infinity and
+/// wrapped to `i32`: exactly [`Matrix::rotate_wide`], on the GTE instead of nine 64-bit products.
+///
+/// `t = hi * 2^16 + lo` with `lo` the sign-extended low half, so `RT * t >> 12` is
+/// `16 * (RT * hi) + (RT * lo >> 12)`: the shift distributes exactly because `RT * hi * 2^16` is a
+/// multiple of 2^12. `RT * lo >> 12` is MVMVA with sf=1; `RT * hi` is MVMVA with sf=0, whose
+/// 32-bit MAC is the product modulo 2^32, which is all a wrapped `i32` result needs.
+///
+/// The one value whose high half does not fit `i16` (from `0x7FFF_8000` up) takes the CPU formula.
+fn rotate_wide<B: Cop2>(gte: &mut Gte<B>, rt: &Rotation, t: Vec3i32) -> Vec3i32 {
+    const TOP: i32 = 0x7FFF_8000;
+    if t.x >= TOP || t.y >= TOP || t.z >= TOP {
+        return Matrix::new(*rt, Vec3i32::ZERO).rotate_wide(t);
+    }
+    let lo = Vec3i16::new(t.x as i16, t.y as i16, t.z as i16);
+    // Below TOP, (v - lo) / 2^16 lies in -32768..=32767.
+    let high = |v: i32, l: i16| ((v - l as i32) >> 16) as i16;
+    let hi = Vec3i16::new(high(t.x, lo.x), high(t.y, lo.y), high(t.z, lo.z));
+    let low = gte.rotate(lo);
+    if hi == Vec3i16::ZERO {
+        return low;
+    }
+    gte.write_data::<{ data::VXY0 }>(hi.x as u16 as u32 | (hi.y as u16 as u32) << 16);
+    gte.write_data::<{ data::VZ0 }>(hi.z as u16 as u32);
+    gte.command::<{ MVMVA_RT_V0_NO_SHIFT }>();
+    let h = gte.mac123();
+    Vec3i32::new(
+        low.x.wrapping_add(h.x.wrapping_mul(16)),
+        low.y.wrapping_add(h.y.wrapping_mul(16)),
+        low.z.wrapping_add(h.z.wrapping_mul(16)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The GTE path against the 64-bit CPU formula, over the whole range of both operands.
+    #[test]
+    fn gte_rotate_wide_matches_the_cpu_product_bit_for_bit() {
+        let mut gte = Gte::new();
+        let mut seed = 0x1234_5678u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed
+        };
+        for i in 0..20_000 {
+            let r: [[i16; 3]; 3] = core::array::from_fn(|_| core::array::from_fn(|_| next() as i16));
+            let t = match i % 4 {
+                0 => Vec3i32::new(next() as i32, next() as i32, next() as i32),
+                1 => Vec3i32::new(i32::MIN, i32::MAX, 0x7FFF_7FFF - (next() & 0xFFFF) as i32),
+                2 => Vec3i32::new((next() as i16) as i32, -(next() as i16 as i32), 65536),
+                _ => Vec3i32::new(next() as i32 >> 8, next() as i32 >> 12, 0),
+            };
+            let m = Matrix::new(r, Vec3i32::ZERO);
+            gte.set_rotation(&r);
+            assert_eq!(rotate_wide(&mut gte, &r, t), m.rotate_wide(t), "R {r:?} t {t:?}");
+        }
     }
 }
