@@ -5,7 +5,9 @@
 //! - `/`: the viewer page;
 //! - `/api/info`: source, clips (name, frames, rate, event markers), storage modes, bone names;
 //! - `/api/frame?clip=I&frame=F&storage=rigid-gte|baked-vertices&yaw=D&pitch=D&zoom=Z`: the frame's
-//!   triangles in draw order (`[x0, y0, x1, y1, x2, y2, r, g, b]`, colours as the GPU stores them), the
+//!   triangles in draw order (`[x0, y0, x1, y1, x2, y2, r, g, b, bone, index]`, colours as the GPU
+//!   stores them, `bone` the rigid bone of the first vertex or -1 in baked storage, `index` the
+//!   triangle's index in the tables), the
 //!   bone joints (`[x, y, parent]`, parent -1 for a root) and the screen box of the triangles.
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -171,8 +173,14 @@ fn frame(subject: &Subject, query: &str) -> Result<Value, String> {
     let orbit = Orbit { yaw: number(query, "yaw", Some(d.yaw))?, pitch: number(query, "pitch", Some(d.pitch))?, zoom: number(query, "zoom", Some(d.zoom))? };
     let framing = Framing::new(subject.bounds(), orbit);
     let shot = subject.shot(clip, f, storage, &framing)?;
+    let tables = subject.tables(storage)?;
+    // Which bone moves each triangle: the rigid range holding its first vertex.
+    let bone_of_vertex = |v: u16| (0..tables.bone_count()).find(|&b| {
+        let bone = tables.bone(b);
+        (bone.first_vertex..bone.first_vertex + bone.vertex_count).contains(&v)
+    });
     let mut bounds = [i32::MAX, i32::MAX, i32::MIN, i32::MIN];
-    let triangles: Vec<[i32; 9]> = shot
+    let triangles: Vec<[i32; 11]> = shot
         .triangles
         .iter()
         .map(|t| {
@@ -180,7 +188,9 @@ fn frame(subject: &Subject, query: &str) -> Result<Value, String> {
                 bounds = [bounds[0].min(p.x as i32), bounds[1].min(p.y as i32), bounds[2].max(p.x as i32), bounds[3].max(p.y as i32)];
             }
             let c = vram_colour(t.colour);
-            [t.xy[0].x as i32, t.xy[0].y as i32, t.xy[1].x as i32, t.xy[1].y as i32, t.xy[2].x as i32, t.xy[2].y as i32, c[0] as i32, c[1] as i32, c[2] as i32]
+            let first = tables.triangle(t.index as usize).vertices[0];
+            let bone = bone_of_vertex(first).map(|b| b as i32).unwrap_or(-1);
+            [t.xy[0].x as i32, t.xy[0].y as i32, t.xy[1].x as i32, t.xy[1].y as i32, t.xy[2].x as i32, t.xy[2].y as i32, c[0] as i32, c[1] as i32, c[2] as i32, bone, t.index as i32]
         })
         .collect();
     let joints: Vec<[i64; 3]> = shot.joints.iter().map(|(p, parent)| [p[0] as i64, p[1] as i64, parent.map(|q| q as i64).unwrap_or(-1)]).collect();

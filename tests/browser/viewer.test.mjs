@@ -1,0 +1,222 @@
+// Drives the `psxanim preview --serve` viewer in headless Debian chromium and checks what it draws.
+// Usage: node viewer.test.mjs http://127.0.0.1:PORT/
+// (tooling/tests/preview_browser.rs starts the server and runs this.) Exits non-zero on any failure.
+import { chromium } from "playwright-core";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const url = process.argv[2];
+if (!url) {
+  console.error("usage: node viewer.test.mjs http://127.0.0.1:PORT/");
+  process.exit(2);
+}
+const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+const RIGID = "rigid-gte";
+
+function check(ok, message) {
+  if (!ok) throw new Error(message);
+  console.log(`ok: ${message}`);
+}
+
+// Waits until every canvas shows the page's current state (`key(storage)` in the page).
+async function settled(page) {
+  await page.waitForFunction(() => viewer.info && viewer.info.storages.every((s) => viewer.drawn[s] === key(s)), null, { timeout: 20000 });
+}
+
+async function pixels(page, storage) {
+  return page.evaluate((s) => {
+    const c = viewer.views[s];
+    return Array.from(c.getContext("2d").getImageData(0, 0, c.width, c.height).data);
+  }, storage);
+}
+
+async function last(page, storage) {
+  return page.evaluate((s) => viewer.last[s], storage);
+}
+
+function parseColour(hex) {
+  return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+}
+
+function near(px, i, colour, tolerance) {
+  return Math.abs(px[i] - colour[0]) <= tolerance && Math.abs(px[i + 1] - colour[1]) <= tolerance && Math.abs(px[i + 2] - colour[2]) <= tolerance;
+}
+
+// Positions (x, y) of the pixels that differ between two RGBA buffers.
+function differing(a, b, width) {
+  const out = [];
+  for (let i = 0; i < a.length; i += 4) {
+    if (Math.abs(a[i] - b[i]) + Math.abs(a[i + 1] - b[i + 1]) + Math.abs(a[i + 2] - b[i + 2]) > 6) out.push([(i / 4) % width, Math.floor(i / 4 / width)]);
+  }
+  return out;
+}
+
+// Whether (x, y) is inside triangle t ([x0, y0, x1, y1, x2, y2, ...]) or within `slack` of its edges.
+function nearTriangle(t, x, y, slack) {
+  if (x < Math.min(t[0], t[2], t[4]) - slack || x > Math.max(t[0], t[2], t[4]) + slack) return false;
+  if (y < Math.min(t[1], t[3], t[5]) - slack || y > Math.max(t[1], t[3], t[5]) + slack) return false;
+  const p = [[t[0], t[1]], [t[2], t[3]], [t[4], t[5]]];
+  const cross = (a, b) => (b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]);
+  const c = [cross(p[0], p[1]), cross(p[1], p[2]), cross(p[2], p[0])];
+  if (c.every((v) => v >= 0) || c.every((v) => v <= 0)) return true;
+  for (let i = 0; i < 3; i++) {
+    const a = p[i], b = p[(i + 1) % 3];
+    const dx = b[0] - a[0], dy = b[1] - a[1];
+    const len2 = dx * dx + dy * dy || 1;
+    const u = Math.max(0, Math.min(1, ((x - a[0]) * dx + (y - a[1]) * dy) / len2));
+    if (Math.hypot(a[0] + u * dx - x, a[1] + u * dy - y) <= slack) return true;
+  }
+  return false;
+}
+
+async function setScrub(page, frame) {
+  await page.evaluate((f) => {
+    const s = document.getElementById("scrub");
+    s.value = String(f);
+    s.dispatchEvent(new Event("input", { bubbles: true }));
+  }, frame);
+  await settled(page);
+}
+
+async function main() {
+  const profile = mkdtempSync(join(tmpdir(), "psxanim-chromium-"));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync"],
+  });
+  // Nothing but the local server may be contacted (the page is self-contained).
+  const origin = new URL(url).origin;
+  const foreign = [];
+  await context.route("**/*", (route) => {
+    if (route.request().url().startsWith(origin)) return route.continue();
+    foreign.push(route.request().url());
+    return route.abort();
+  });
+  try {
+    const page = context.pages()[0] || (await context.newPage());
+    const errors = [];
+    page.on("pageerror", (e) => errors.push(String(e)));
+    await page.goto(new URL("/?play=0", url).href);
+    await settled(page);
+    const info = await page.evaluate(() => viewer.info);
+    const { width, height } = info;
+    const background = parseColour(info.background);
+    check(info.storages.includes(RIGID), `storage modes side by side: ${info.storages.join(", ")}`);
+
+    // 1. The character is drawn, inside the bounds of the projected triangles and nowhere else.
+    for (const storage of info.storages) {
+      const px = await pixels(page, storage);
+      const b = (await last(page, storage)).bounds;
+      check(Array.isArray(b), `${storage}: the frame has projected triangles`);
+      let inside = 0, outside = 0;
+      for (let y = 0; y < height; y++) {
+        for (let x = 0; x < width; x++) {
+          if (near(px, 4 * (y * width + x), background, 2)) continue;
+          if (x >= b[0] - 1 && x <= b[2] + 1 && y >= b[1] - 1 && y <= b[3] + 1) inside++;
+          else outside++;
+        }
+      }
+      const area = (b[2] - b[0] + 1) * (b[3] - b[1] + 1);
+      check(inside > 0.05 * area && inside > 300, `${storage}: ${inside} character pixels within the projected bounds ${b} (box ${area} px)`);
+      check(outside === 0, `${storage}: no drawn pixel outside the projected bounds (${outside})`);
+    }
+
+    // 2. Scrubbing changes the picture where the moving bones are.
+    const walk = info.clips.findIndex((c) => c.name === "Walk");
+    check(walk >= 0, "the fixture has a Walk clip");
+    await page.selectOption("#clip", String(walk));
+    await settled(page);
+    // Scrub to the frame whose bones are farthest from frame 0 (asked of the server, not guessed).
+    const frameA = 0;
+    const frameB = await page.evaluate(async ([clip, frames]) => {
+      const joints = async (f) => (await (await fetch(`/api/frame?clip=${clip}&frame=${f}&yaw=${viewer.yaw}&pitch=${viewer.pitch}&zoom=${viewer.zoom}`)).json()).joints;
+      const first = await joints(0);
+      let best = 1, bestMove = -1;
+      for (let f = 1; f < frames; f++) {
+        const j = await joints(f);
+        const move = j.reduce((m, p, i) => Math.max(m, Math.hypot(p[0] - first[i][0], p[1] - first[i][1])), 0);
+        if (move > bestMove) { best = f; bestMove = move; }
+      }
+      return best;
+    }, [walk, info.clips[walk].frames]);
+    const pxA = await pixels(page, RIGID);
+    const trianglesOfA = (await last(page, RIGID)).triangles;
+    await setScrub(page, frameB);
+    check((await page.textContent("#frame")) === String(frameB), `the frame number shows ${frameB}`);
+    const pxB = await pixels(page, RIGID);
+    const trianglesOfB = (await last(page, RIGID)).triangles;
+    const diff = differing(pxA, pxB, width);
+    check(diff.length > 100, `scrubbing Walk ${frameA} -> ${frameB} changes ${diff.length} pixels`);
+    // A bone moves when any of its triangles lands elsewhere on screen (matched by triangle index).
+    const where = new Map(trianglesOfA.map((t) => [t[10], t]));
+    const moved = new Set();
+    for (const t of trianglesOfB) {
+      const a = where.get(t[10]);
+      if (!a || [0, 1, 2, 3, 4, 5].some((k) => Math.abs(a[k] - t[k]) > 1)) moved.add(t[9]);
+    }
+    for (const t of trianglesOfA) if (!trianglesOfB.some((b) => b[10] === t[10])) moved.add(t[9]);
+    check(moved.size > 0, `bones that move between the frames: ${[...moved].join(", ")}`);
+    // The changed pixels must lie on triangles of the moved bones, in either frame (1.5 px of slack
+    // for the canvas's antialiased edges) ...
+    const movedTriangles = [...trianglesOfA, ...trianglesOfB].filter((t) => moved.has(t[9]));
+    const stillTriangles = [...trianglesOfA, ...trianglesOfB].filter((t) => !moved.has(t[9]));
+    const within = diff.filter(([x, y]) => movedTriangles.some((t) => nearTriangle(t, x, y, 1.5))).length;
+    check(within >= 0.99 * diff.length, `${within} of ${diff.length} changed pixels lie on the moved bones' triangles`);
+    // ... and where only bones that keep still are drawn, nothing changes.
+    let still = 0, stillChanged = 0;
+    const changed = new Set(diff.map(([x, y]) => y * width + x));
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        if (!stillTriangles.some((t) => nearTriangle(t, x, y, 0)) || movedTriangles.some((t) => nearTriangle(t, x, y, 2))) continue;
+        still++;
+        if (changed.has(y * width + x)) stillChanged++;
+      }
+    }
+    check(stillChanged === 0, `${still} pixels covered only by still bones, ${stillChanged} of them changed`);
+
+    // 3. The clip selector switches clips.
+    const turn = info.clips.findIndex((c) => c.name === "Turn");
+    check(turn >= 0 && turn !== walk, "the fixture has a Turn clip");
+    await page.selectOption("#clip", String(turn));
+    await settled(page);
+    const shown = await last(page, RIGID);
+    check(shown.clip === turn && shown.frame === 0, `the viewer now shows clip ${shown.clip} frame ${shown.frame}`);
+    const max = Number(await page.getAttribute("#scrub", "max"));
+    check(max === info.clips[turn].frames - 1, `the scrub bar spans Turn's ${info.clips[turn].frames} frames`);
+    await setScrub(page, frameB);
+    const pxTurn = await pixels(page, RIGID);
+    const clipDiff = differing(pxB, pxTurn, width).length;
+    check(clipDiff > 100, `Turn frame ${frameB} differs from Walk frame ${frameB} in ${clipDiff} pixels`);
+
+    // 4. The skeleton toggle changes the picture (bone lines appear).
+    const bone = parseColour(info.boneColour);
+    const countBone = (px) => { let n = 0; for (let i = 0; i < px.length; i += 4) if (near(px, i, bone, 40)) n++; return n; };
+    const before = await pixels(page, RIGID);
+    await page.check("#bones");
+    await settled(page);
+    const after = await pixels(page, RIGID);
+    const toggled = differing(before, after, width).length;
+    check(toggled > 20, `the skeleton toggle changes ${toggled} pixels`);
+    check(countBone(after) > 20 && countBone(before) === 0, `bone-coloured pixels: ${countBone(before)} without, ${countBone(after)} with the skeleton`);
+    await page.uncheck("#bones");
+    await settled(page);
+    check(differing(before, await pixels(page, RIGID), width).length === 0, "turning the skeleton off restores the picture");
+
+    check(errors.length === 0, `no script errors (${errors.join("; ")})`);
+    check(foreign.length === 0, `no request outside ${origin} (${foreign.join(", ")})`);
+  } finally {
+    await context.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => console.log("viewer test passed"),
+  (e) => {
+    console.error(`viewer test FAILED: ${e.message}`);
+    process.exit(1);
+  },
+);
