@@ -137,6 +137,9 @@ fn rigid_tables_decode_to_ufbx_positions_and_bounds_cover_every_sample() {
     assert!(worst <= 2.0, "max error {worst}");
     assert!((worst - out.report.accuracy.versus_rigid.max).abs() < 1e-6);
     assert!(out.report.max_format_error <= 1.0);
+    // The console's FP12/GTE evaluation of the same tables (runtime math) stays within a few units.
+    let console = out.report.accuracy.console_fp12.clone().unwrap();
+    assert!(console.max <= 6.0 && console.mean <= 2.0, "{console:?}");
     let bps = out.report.bytes_per_bone_second.unwrap();
     assert!(bps <= 100.0, "{bps} bytes per bone-second");
     // The turn spins the hips a full 360 degrees: relative to frame 0, the decoded root is turned by

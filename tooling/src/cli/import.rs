@@ -142,6 +142,9 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
         "accuracy vs ufbx (strongest bone): max {:.3} mean {:.3} GTE units (threshold {}); vs full skinning: max {:.3} mean {:.3}",
         a.versus_rigid.max, a.versus_rigid.mean, a.threshold, a.versus_skinned.max, a.versus_skinned.mean
     );
+    if let Some(fp) = &a.console_fp12 {
+        println!("console FP12/GTE path vs ufbx: max {:.3} mean {:.3} GTE units (informative)", fp.max, fp.mean);
+    }
     println!("bounds {:?} .. {:?}", r.bounds[0], r.bounds[1]);
     if r.reduced_vertices > 0 {
         println!(

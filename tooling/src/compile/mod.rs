@@ -78,6 +78,9 @@ pub struct Accuracy {
     pub versus_rigid: ErrorStats,
     /// Compiled pose vs ufbx's full linear-blend skinning (includes the weight reduction).
     pub versus_skinned: ErrorStats,
+    /// Rigid only: the console's FP12/GTE evaluation of the same samples vs ufbx (strongest bone).
+    /// Informative: it measures the FP12 matrices' precision, which no pose format can improve.
+    pub console_fp12: Option<ErrorStats>,
     pub threshold: f64,
 }
 
@@ -302,7 +305,18 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
     Tables::parse(&assembled.blob).map_err(|e| compile_error(c, format!("internal: compiled blob unreadable: {e:?}")))?;
 
     // Accuracy: decoded positions are in the new order; references in the original order.
-    let accuracy = accuracy(c, threshold, |clip, frame, old| decoded_all[clip][frame][layout.remap[old]]);
+    let mut accuracy = accuracy(c, threshold, |clip, frame, old| decoded_all[clip][frame][layout.remap[old]]);
+    let final_tables = Tables::parse(&assembled.blob).map_err(|e| compile_error(c, format!("internal: {e:?}")))?;
+    let mut console = ErrorAcc::default();
+    for (ci, clip) in c.clips.iter().enumerate() {
+        for f in 0..clip.frame_count() {
+            let p = rigid::console_positions(&final_tables, ci, f, &parents, &layout).map_err(|m| compile_error(c, m))?;
+            for (old, v) in c.vertices.iter().enumerate() {
+                console.add(axis_error(p[layout.remap[old]], clip.rigid_reference[f][old]), (ci, f, v.source_index));
+            }
+        }
+    }
+    accuracy.console_fp12 = Some(console.finish());
     let animation_bytes: usize = assembled.clip_bytes.iter().sum();
     let seconds: f64 = c.clips.iter().map(|cl| cl.seconds()).sum();
     let report = CompileReport {
@@ -409,7 +423,7 @@ fn accuracy(c: &Character, threshold: f64, compiled: impl Fn(usize, usize, usize
             }
         }
     }
-    Accuracy { versus_rigid: rigid.finish(), versus_skinned: skinned.finish(), threshold }
+    Accuracy { versus_rigid: rigid.finish(), versus_skinned: skinned.finish(), console_fp12: None, threshold }
 }
 
 fn report_base(

@@ -115,3 +115,42 @@ pub fn positions(model: &[Affine], l: &RigidLayout) -> Vec<[f64; 3]> {
     }
     out
 }
+
+/// Rounds `v / 2^shift` to nearest.
+fn round_shift(v: i64, shift: u32) -> i64 {
+    (v + (1 << (shift - 1))) >> shift
+}
+
+/// Model-space positions (new vertex order) the console computes for a decoded frame with the
+/// runtime's fixed-point math: FP12 quaternion to matrix, scale folded into the columns, composition
+/// and vertex transform exactly as the GTE truncates them. Reported next to the format's own error:
+/// the FP12 matrices, not the pose format, bound the console's precision.
+pub fn console_positions(t: &Tables, clip: usize, frame: usize, parents: &[Option<usize>], l: &RigidLayout) -> Result<Vec<[f64; 3]>, String> {
+    use psxanim_runtime::math::{saturate_i16, Matrix, Quat, Vec3i16, Vec3i32, FRAC_BITS};
+    let mut samples = vec![BoneSample::default(); parents.len()];
+    t.decode_pose(clip, frame, &mut samples).map_err(|e| format!("decoding clip {clip} frame {frame}: {e:?}"))?;
+    let mut model: Vec<Matrix> = Vec::with_capacity(parents.len());
+    for (b, s) in samples.iter().enumerate() {
+        let q = s.rotation.map(|v| saturate_i16(round_shift(v as i64, ROTATION_FRAC - FRAC_BITS)));
+        let r = Quat::new(q[3], q[0], q[1], q[2]).to_rotation();
+        let mut m = r;
+        for row in m.iter_mut() {
+            for (c, e) in row.iter_mut().enumerate() {
+                *e = saturate_i16(round_shift(*e as i64 * s.scale[c] as i64, SCALE_FRAC));
+            }
+        }
+        let tr = s.translation.map(|v| round_shift(v as i64, TRANSLATION_FRAC) as i32);
+        let local = Matrix::new(m, Vec3i32::new(tr[0], tr[1], tr[2]));
+        model.push(match parents[b] {
+            Some(p) => model[p].mul(&local),
+            None => local,
+        });
+    }
+    let mut out = Vec::with_capacity(l.local.len());
+    for (b, &(first, count)) in l.ranges.iter().enumerate() {
+        for v in &l.local[first as usize..first as usize + count as usize] {
+            out.push(model[b].transform(Vec3i16::from_array(*v)).to_array().map(|c| c as f64));
+        }
+    }
+    Ok(out)
+}
