@@ -35,7 +35,7 @@ pub struct Label {
 /// Cycle slots: 0..=2 average ticks (root counter 2, 8 cycles each) of update + evaluate for
 /// 15, 20 and 50 bones; 3..=5 the largest.
 pub const TIMED_BONES: [usize; 3] = [15, 20, 50];
-pub const TIMED_FRAMES: u32 = 60;
+pub const TIMED_FRAMES: u32 = 30;
 
 // ---- ANIMBIN built at compile time ----
 
