@@ -46,6 +46,7 @@ pub fn find_on_path(command: &str) -> Option<PathBuf> {
 /// `cargo xtask setup`: all of it, saying what was installed and what was already there.
 pub fn run(ws: &Path) -> Result<()> {
     ensure_toolchain()?;
+    println!("setup: {NIGHTLY} with rust-src is installed");
     let mut tools: Vec<Tool> = Vec::new();
     for emulator in [Emulator::PcsxRearmed, Emulator::Mednafen, Emulator::PcsxRedux] {
         for tool in tools_for(emulator) {
@@ -55,6 +56,10 @@ pub fn run(ws: &Path) -> Result<()> {
         }
     }
     ensure_tools(&tools)?;
+    for tool in &tools {
+        let at = find_on_path(tool.command).map(|p| p.display().to_string()).unwrap_or_default();
+        println!("setup: {} ({}) is installed: {at}", tool.command, tool.package);
+    }
     for emulator in [Emulator::PcsxRearmed, Emulator::Mednafen, Emulator::PcsxRedux] {
         ensure_backend_files(ws, emulator)?;
     }

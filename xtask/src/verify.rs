@@ -224,11 +224,11 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
 pub fn test_all(ws: &Path) -> Result<()> {
     let mut results: Vec<(String, Result<()>)> = Vec::new();
     let host = std::process::Command::new("cargo")
-        .args(["test", "--workspace"])
+        .args(["test", "--workspace", "--no-fail-fast"])
         .current_dir(ws)
         .status()
         .context("could not start cargo test");
-    results.push(("host tests (cargo test --workspace)".into(), match host {
+    results.push(("host tests (cargo test --workspace --no-fail-fast)".into(), match host {
         Ok(s) if s.success() => Ok(()),
         Ok(s) => Err(Exit::new(Exit::MISMATCH, format!("cargo test: {s}"))),
         Err(e) => Err(e),
