@@ -19,8 +19,8 @@ const SQUARE: [[i16; 3]; 4] = [[-500, -500, 0], [500, -500, 0], [-500, 500, 0], 
 
 fn rigid_blob() -> Vec<u8> {
     let bones = [BoneDef { parent: None, vertices: SQUARE.to_vec() }, BoneDef { parent: Some(0), vertices: SQUARE.to_vec() }];
-    // Front faces run clockwise on screen (y down): 0,1,2 then 1,3,2. Triangle 3 is reversed.
-    let triangles = [[0, 1, 2, 0], [1, 3, 2, 0], [4, 5, 6, 1], [5, 6, 7, 1]];
+    // Front faces run counter-clockwise on screen (y down): 0,2,1 then 1,2,3. Triangle 3 is reversed.
+    let triangles = [[0, 2, 1, 0], [1, 2, 3, 0], [4, 6, 5, 1], [5, 7, 6, 1]];
     let clips = [
         RigidClip { frames: 3, poses: vec![(0.0, [0, 0, 0]), (0.0, [1500, 0, 0])] },
         RigidClip { frames: 2, poses: vec![(90.0, [0, 0, 0]), (0.0, [0, 2000, 0])] },
@@ -149,7 +149,7 @@ fn baked_frames_decode_deltas_escapes_and_raw_then_project_with_one_matrix() {
     let far: Vec<[i16; 3]> = bind.iter().map(|v| [v[0] + 3001, v[1], v[2] + 7]).collect(); // escapes
     let bones = [BoneDef { parent: None, vertices: bind.clone() }];
     let frames = vec![(moved.clone(), false), (far.clone(), false), (far.clone(), true)];
-    let b = blob(&bones, &[[0, 1, 2, 0], [1, 3, 2, 0]], &[[1, 2, 3]], &[], &frames);
+    let b = blob(&bones, &[[0, 2, 1, 0], [1, 2, 3, 0]], &[[1, 2, 3]], &[], &frames);
     let t = Tables::parse(&b).unwrap();
     let mut scratch = Box::new(Scratch::new());
     for (frame, expected) in [(0u16, &moved), (1, &far), (2, &far)] {

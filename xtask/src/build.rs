@@ -95,6 +95,9 @@ pub fn elf_path(ws: &Path, example: &str, debug: bool) -> PathBuf {
 pub fn build_exe(ws: &Path, example: &str, region: Region, debug: bool) -> Result<Built> {
     check_example(ws, example)?;
     setup::ensure_toolchain()?;
+    if example == "character" {
+        crate::expect::character::generate_tables(ws)?;
+    }
     let status = cargo_command(ws, example, debug).status().context("could not start cargo")?;
     if !status.success() {
         return Err(Exit::new(Exit::FAILED, format!("the PSX build of {example} failed ({status})")));

@@ -6,6 +6,9 @@ use anyhow::{bail, Result};
 use psxanim_runtime::gte::GteModel;
 use serde::Serialize;
 
+/// The character example (tables generation, expectation, screenshot and cycle checks).
+pub mod character;
+
 #[path = "../../examples/hello/src/gte_probe.rs"]
 #[allow(dead_code)]
 mod hello_probe;
@@ -33,6 +36,7 @@ pub struct Expectation {
 pub fn for_example(example: &str) -> Result<Expectation> {
     match example {
         "hello" => Ok(hello()),
+        "character" => character::expectation(&crate::workspace_root()),
         "anim" => Ok(anim()),
         other => bail!("no host expectation is defined for example {other:?} (add it to xtask/src/expect.rs)"),
     }

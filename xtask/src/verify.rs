@@ -179,6 +179,10 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
         }
     };
     checks.extend(check_screenshots(&shots_wanted, &output.screenshots));
+    if o.example == "character" {
+        let view = RecordView::find(&output.ram).ok();
+        checks.extend(expect::character::screen_checks(ws, emu_name, view.as_ref(), &output.screenshots, &o.artifacts));
+    }
     let passed = checks.iter().all(|c| c.passed);
     let report = Report {
         example: o.example.clone(),
@@ -303,7 +307,7 @@ fn independent_header_check(ws: &Path, exe: &Path) -> Result<()> {
 pub fn demo(ws: &Path, artifacts: PathBuf) -> Result<()> {
     let options = Options {
         emulator: None,
-        example: "hello".into(),
+        example: "character".into(),
         frames: 120,
         artifacts,
         json: false,

@@ -7,9 +7,10 @@ use crate::gte::{Cop2, Gte, ScreenXY};
 use crate::tables::{Tables, TRIANGLE_SIZE};
 
 /// NCLIP sign of a triangle facing the camera. The importer keeps the source winding (counter-clockwise
-/// seen from outside in a right-handed, Y-up file); after the flip to the PlayStation's Y-down axes the
-/// front faces run clockwise on screen, where NCLIP is positive.
-pub const FRONT_FACING_NCLIP_POSITIVE: bool = true;
+/// seen from outside); the change to the PlayStation's axes flips Y and Z together, a rotation, so
+/// front faces stay counter-clockwise on the Y-down screen, where NCLIP is negative. (Checked on the
+/// imported fixture by the xtask test `the_triangles_kept_are_nearer_than_the_ones_culled`.)
+pub const FRONT_FACING_NCLIP_POSITIVE: bool = false;
 
 /// The GPU drops a triangle wider than 1,023 or taller than 511 pixels.
 const MAX_SPAN_X: i32 = 1023;

@@ -1,0 +1,165 @@
+//! character: the imported fixture character on the console, in both storage modes.
+//!
+//! Four instances share two embedded blobs (rigid GTE and baked vertices, generated at build time by
+//! `psxanim import`, see build.rs); one stands far below the floor and is culled every frame. The camera
+//! orbits. The scene is `scene.rs`, shared with the host's expectation.
+//!
+//! Verification record (program "CHAR"):
+//! - results: the probe words of `scene::probe_words` (decoded baked positions, rigid SXY);
+//! - cycles, in root counter 2 ticks (8 CPU cycles) at frame `scene::MEASURED_FRAME`: slot `4 * i + s`
+//!   is instance `i`'s stage `s` (0 bounds test, 1 pose or decode, 2 projection, 3 triangles); slot 16
+//!   the whole scene; slot 17 the measured frame number;
+//! - frames: rendered frames. The frame number is also drawn on the top rows (scene::FRAME_CODE_*).
+//!
+//! A blob that does not parse, or a sample that does not decode, marks the record FAILED with the
+//! table error's offset as detail; the program keeps running (drawing what it can).
+#![no_std]
+#![no_main]
+
+use psxanim_runtime::console::ordering::DoubleBuffered;
+use psxanim_runtime::console::prim::{self, Color};
+use psxanim_runtime::console::{dma, gpu, panic, timer, vsync};
+use psxanim_runtime::gte::Gte;
+use psxanim_runtime::record::{status, Record};
+use psxanim_runtime::render::ot::{OtSink, Shading};
+use psxanim_runtime::render::{RenderError, Scratch, Stage};
+use psxanim_runtime::tables::{TableError, Tables};
+
+mod scene;
+use scene::{Models, Scene, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS};
+
+/// 4-byte alignment for the embedded blobs (the tables' sections are aligned within the blob).
+#[repr(C, align(4))]
+struct Aligned<T: ?Sized>(T);
+static RIGID: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_RIGID")));
+static BAKED: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_BAKED")));
+
+/// Packet words per frame: three characters of 660 triangles, at most half facing the camera, 5 words
+/// each, with room to spare.
+const PACKET_WORDS: usize = 12 * 1024;
+
+static mut RECORD: Record = Record::ZERO;
+static mut DRAW: DoubleBuffered<OT_DEPTHS, PACKET_WORDS> = DoubleBuffered::new();
+static mut SCRATCH: Scratch = Scratch::new();
+
+const BACKGROUND: Color = Color::new(16, 24, 64);
+/// Error codes in `Record::error`.
+const ERROR_TABLES: u32 = u32::from_le_bytes(*b"TBLE");
+const ERROR_RENDER: u32 = u32::from_le_bytes(*b"REND");
+
+/// The byte offset a table error points at (0 when it has none).
+fn error_offset(e: &TableError) -> u32 {
+    match *e {
+        TableError::SectionOutOfBounds { offset, .. }
+        | TableError::Misaligned { offset, .. }
+        | TableError::BadIndex { offset, .. }
+        | TableError::ParentNotBefore { offset, .. }
+        | TableError::BadName { offset }
+        | TableError::BadClipData { offset, .. }
+        | TableError::BadBitWidth { offset, .. }
+        | TableError::BitStreamEnd { offset, .. }
+        | TableError::ValueOverflow { offset }
+        | TableError::BadFramePayload { offset, .. } => offset as u32,
+        _ => 0,
+    }
+}
+
+fn render_error_detail(e: &RenderError) -> u32 {
+    match e {
+        RenderError::Table(t) => error_offset(t),
+        RenderError::TooManyBones { bones, .. } => *bones as u32,
+        RenderError::TooManyVertices { vertices, .. } => *vertices as u32,
+    }
+}
+
+fn load_models() -> Result<Models<'static>, TableError> {
+    Ok(Models { rigid: Tables::parse(&RIGID.0)?, baked: Tables::parse(&BAKED.0)? })
+}
+
+#[no_mangle]
+extern "C" fn main() -> ! {
+    // SAFETY: the only references to these statics, taken once; no interrupts, one thread.
+    let record = unsafe { &mut *core::ptr::addr_of_mut!(RECORD) };
+    let draw = unsafe { &mut *core::ptr::addr_of_mut!(DRAW) };
+    let scratch = unsafe { &mut *core::ptr::addr_of_mut!(SCRATCH) };
+    panic::attach_record(record);
+    record.begin(*b"CHAR");
+
+    gpu::init();
+    vsync::init();
+    timer::start();
+    let mut gte = Gte::new();
+
+    let mut scene = match load_models().and_then(Scene::new) {
+        Ok(scene) => {
+            match scene::probe_words(&scene.models, &mut gte, scratch, &mut |w| record.push(w)) {
+                Ok(()) => record.status = status::DONE,
+                Err(e) => record.fail(ERROR_RENDER, render_error_detail(&e)),
+            }
+            Some(scene)
+        }
+        Err(e) => {
+            record.fail(ERROR_TABLES, error_offset(&e));
+            None
+        }
+    };
+
+    loop {
+        let frame = scene.as_ref().map_or(record.frames, |s| s.frame);
+        let buffer = draw.building_index();
+        let buffer_y = gpu::buffer_y(buffer) as u16;
+        let list = draw.building();
+        list.clear();
+        let _ = list.add(OT_DEPTHS - 1, &prim::fill_rect(BACKGROUND, 0, buffer_y, 320, 240));
+        for bit in 0..FRAME_CODE_BITS {
+            let on = frame >> bit & 1 != 0;
+            let c = if on { Color::new(255, 255, 255) } else { Color::new(0, 0, 0) };
+            let (w, h) = FRAME_CODE_BLOCK;
+            let _ = list.add(0, &prim::fill_rect(c, bit as u16 * w, buffer_y, w, h));
+        }
+
+        if let Some(scene) = scene.as_mut() {
+            let mut ticks = [[0u16; 4]; INSTANCES];
+            let started = timer::now();
+            let mut last = started;
+            let mut sink = OtSink { list, shading: Shading::Flat };
+            let outcomes = scene.render(&mut gte, scratch, &mut sink, &mut |i, stage| {
+                let now = timer::now();
+                let s = match stage {
+                    Stage::Bounds => 0,
+                    Stage::Pose => 1,
+                    Stage::Project => 2,
+                    Stage::Triangles => 3,
+                };
+                ticks[i][s] = now.wrapping_sub(last);
+                last = now;
+            });
+            let total = timer::ticks_since(started);
+            for outcome in outcomes.iter() {
+                if let Err(e) = outcome {
+                    record.fail(ERROR_RENDER, render_error_detail(e));
+                }
+            }
+            if scene.frame == MEASURED_FRAME {
+                for (i, stages) in ticks.iter().enumerate() {
+                    for (s, &t) in stages.iter().enumerate() {
+                        record.set_cycles(4 * i + s, t as u32);
+                    }
+                }
+                record.set_cycles(16, total as u32);
+                record.set_cycles(17, MEASURED_FRAME);
+            }
+            scene.step();
+        }
+        let head = draw.building().head();
+
+        dma::wait_idle();
+        gpu::wait_cmd_ready();
+        vsync::wait();
+        gpu::show(buffer ^ 1);
+        gpu::draw_to(buffer);
+        dma::send_list(head);
+        draw.flip();
+        record.frames += 1;
+    }
+}

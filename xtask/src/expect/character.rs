@@ -1,0 +1,552 @@
+//! The character example: its tables (generated before the build), its expected record words, and the
+//! checks of its screenshots against the host's own rendering of the same frames.
+//!
+//! The scene (`examples/character/src/scene.rs`) is compiled into this crate and run on the runtime's
+//! GTE model, so the host computes exactly what the console computed: the probe words in the record
+//! and, for any frame number, the triangles drawn. Each screenshot carries the frame number it shows
+//! (blocks on the top rows), so the checks do not depend on an emulator's frame timing.
+use super::{Expectation, Word};
+use crate::backends::Screenshot;
+use crate::report::Check;
+use anyhow::{bail, ensure, Context, Result};
+use psxanim_runtime::gte::{Gte, GteModel};
+use psxanim_runtime::record::RecordView;
+use psxanim_runtime::render::{DrawnTriangle, Outcome, Scratch, TriangleSink};
+use psxanim_runtime::tables::Tables;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[path = "../../../examples/character/src/scene.rs"]
+#[allow(dead_code)]
+mod scene;
+
+/// The fixture the example embeds, and the storage modes it embeds it in.
+const FIXTURE: &str = "tests/fixtures/fbx/character.fbx";
+const STORAGES: [&str; 2] = ["rigid-gte", "baked-vertices"];
+/// Pixels that must differ between two screenshots inside the characters' boxes.
+const MIN_CHANGED_PIXELS: usize = 50;
+/// CPU cycles per root counter 2 tick.
+const CYCLES_PER_TICK: f64 = 8.0;
+/// CPU cycles of one 30 fps frame (33.8688 MHz / 30).
+const CYCLES_PER_30FPS_FRAME: f64 = 33_868_800.0 / 30.0;
+
+/// Where the generated blobs go (the example's build.rs reads the same folder).
+pub fn tables_dir(ws: &Path) -> PathBuf {
+    ws.join("target").join("character-tables")
+}
+
+fn blob_path(ws: &Path, storage: &str) -> PathBuf {
+    tables_dir(ws).join(storage).join("character.pxsk")
+}
+
+/// Runs `psxanim import` on the fixture in both storage modes (building the tool if needed). A blob is
+/// replaced only when its bytes change, so an unchanged import does not relink the example.
+pub fn generate_tables(ws: &Path) -> Result<()> {
+    let staging = ws.join("target").join("character-tables-staging");
+    for storage in STORAGES {
+        let out = staging.join(storage);
+        let mut cmd = Command::new("cargo");
+        cmd.args(["run", "--quiet", "--release", "-p", "psxanim", "--bin", "psxanim", "--", "import"])
+            .arg(ws.join(FIXTURE))
+            .args(["--storage", storage, "-o"])
+            .arg(&out)
+            .current_dir(ws);
+        for var in ["RUSTUP_TOOLCHAIN", "RUSTC", "RUSTC_WRAPPER", "RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET"] {
+            cmd.env_remove(var);
+        }
+        println!("character: psxanim import {FIXTURE} --storage {storage}");
+        let output = cmd.output().context("could not start cargo run -p psxanim")?;
+        if !output.status.success() {
+            bail!(
+                "psxanim import --storage {storage} failed ({}):\n{}{}",
+                output.status,
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let fresh = out.join("character.pxsk");
+        let bytes = std::fs::read(&fresh).with_context(|| format!("reading {}", fresh.display()))?;
+        let dest = blob_path(ws, storage);
+        if std::fs::read(&dest).ok().as_deref() != Some(&bytes[..]) {
+            std::fs::create_dir_all(dest.parent().expect("blob path has a folder"))?;
+            std::fs::write(&dest, &bytes).with_context(|| format!("writing {}", dest.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The two blobs, read from `tables_dir`.
+struct Blobs {
+    rigid: Vec<u8>,
+    baked: Vec<u8>,
+}
+
+impl Blobs {
+    fn read(ws: &Path) -> Result<Self> {
+        let read = |storage| {
+            let p = blob_path(ws, storage);
+            std::fs::read(&p).with_context(|| format!("{} is missing: run `cargo xtask build-exe character` first", p.display()))
+        };
+        Ok(Blobs { rigid: read(STORAGES[0])?, baked: read(STORAGES[1])? })
+    }
+
+    fn models(&self) -> Result<scene::Models<'_>> {
+        fn parse<'b>(b: &'b [u8], what: &str) -> Result<Tables<'b>> {
+            Tables::parse(b).map_err(|e| anyhow::anyhow!("{what} tables: {e:?}"))
+        }
+        Ok(scene::Models { rigid: parse(&self.rigid, "rigid-gte")?, baked: parse(&self.baked, "baked-vertices")? })
+    }
+}
+
+fn host_gte() -> Gte<GteModel> {
+    Gte::with_backend(GteModel::default())
+}
+
+/// The record the example must leave: its probe words, computed by the same code on the GTE model.
+pub fn expectation(ws: &Path) -> Result<Expectation> {
+    let blobs = Blobs::read(ws)?;
+    let models = blobs.models()?;
+    let mut scratch = Box::new(Scratch::new());
+    let mut values = Vec::new();
+    scene::probe_words(&models, &mut host_gte(), &mut scratch, &mut |w| values.push(w))
+        .map_err(|e| anyhow::anyhow!("host probe failed: {e:?}"))?;
+    let (bv, rv) = (models.baked.vertex_count(), models.rigid.vertex_count());
+    let words = values
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let (clip, frame, what, vertex) = scene::probe_word_name(i, bv, rv);
+            Word { name: format!("{what}.{clip}{frame}.v{vertex}"), value }
+        })
+        .collect();
+    Ok(Expectation { program: *b"CHAR", words })
+}
+
+/// Keeps every triangle, in the order the renderer produced them.
+#[derive(Default)]
+struct Collect(Vec<DrawnTriangle>);
+impl TriangleSink for Collect {
+    fn add(&mut self, t: &DrawnTriangle) -> bool {
+        self.0.push(*t);
+        true
+    }
+}
+
+/// A pixel box, inclusive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct PixelBox {
+    pub min: (i32, i32),
+    pub max: (i32, i32),
+}
+
+impl PixelBox {
+    fn union(a: Option<PixelBox>, b: PixelBox) -> PixelBox {
+        match a {
+            None => b,
+            Some(a) => PixelBox { min: (a.min.0.min(b.min.0), a.min.1.min(b.min.1)), max: (a.max.0.max(b.max.0), a.max.1.max(b.max.1)) },
+        }
+    }
+    fn within(&self, o: &PixelBox, tolerance: i32) -> bool {
+        (self.min.0 - o.min.0).abs() <= tolerance
+            && (self.min.1 - o.min.1).abs() <= tolerance
+            && (self.max.0 - o.max.0).abs() <= tolerance
+            && (self.max.1 - o.max.1).abs() <= tolerance
+    }
+}
+
+/// What the host renders at `frame`: per instance the outcome and the drawn triangles.
+struct HostFrame {
+    outcomes: Vec<Outcome>,
+    triangles: Vec<Vec<DrawnTriangle>>,
+}
+
+fn host_frame(models: scene::Models, frame: u32) -> Result<HostFrame> {
+    let mut s = scene::Scene::new(models).map_err(|e| anyhow::anyhow!("scene: {e:?}"))?;
+    for _ in 0..frame {
+        s.step();
+    }
+    let mut scratch = Box::new(Scratch::new());
+    let mut gte = host_gte();
+    let mut sinks: Vec<Collect> = (0..scene::INSTANCES).map(|_| Collect::default()).collect();
+    // One sink per instance: render them one by one through the scene's own loop order.
+    let mut all = Collect::default();
+    let outcomes = s.render(&mut gte, &mut scratch, &mut all, &mut |_, _| {});
+    let mut outcomes_ok = Vec::new();
+    let mut at = 0;
+    for (i, o) in outcomes.iter().enumerate() {
+        let o = o.map_err(|e| anyhow::anyhow!("host render of instance {i}: {e:?}"))?;
+        if let Outcome::Drawn(stats) = o {
+            let n = stats.drawn as usize;
+            sinks[i].0.extend_from_slice(&all.0[at..at + n]);
+            at += n;
+        }
+        outcomes_ok.push(o);
+    }
+    Ok(HostFrame { outcomes: outcomes_ok, triangles: sinks.into_iter().map(|c| c.0).collect() })
+}
+
+/// The pixels the GPU fills for these triangles: vertex extents, right and bottom edges exclusive,
+/// clipped to the screen below the frame code.
+fn drawn_box(triangles: &[DrawnTriangle]) -> Option<PixelBox> {
+    let mut b: Option<PixelBox> = None;
+    for t in triangles {
+        let xs = t.xy.map(|p| p.x as i32);
+        let ys = t.xy.map(|p| p.y as i32);
+        let tri = PixelBox {
+            min: (*xs.iter().min().unwrap(), *ys.iter().min().unwrap()),
+            max: (*xs.iter().max().unwrap() - 1, *ys.iter().max().unwrap() - 1),
+        };
+        b = Some(PixelBox::union(b, tri));
+    }
+    let top = scene::FRAME_CODE_BLOCK.1 as i32;
+    b.map(|b| PixelBox {
+        min: (b.min.0.max(0), b.min.1.max(top)),
+        max: (b.max.0.min(scene::SCREEN.0 as i32 - 1), b.max.1.min(scene::SCREEN.1 as i32 - 1)),
+    })
+}
+
+fn pixel(shot: &Screenshot, x: u32, y: u32) -> [u8; 3] {
+    let i = ((y * shot.width + x) * 3) as usize;
+    [shot.rgb[i], shot.rgb[i + 1], shot.rgb[i + 2]]
+}
+
+/// The frame number drawn on the top rows of a screenshot.
+fn frame_code(shot: &Screenshot) -> Result<u32> {
+    let (w, h) = scene::FRAME_CODE_BLOCK;
+    ensure!(shot.width as u16 >= w * scene::FRAME_CODE_BITS as u16 && shot.height as u16 > h, "screenshot too small for the frame code");
+    let mut frame = 0;
+    for bit in 0..scene::FRAME_CODE_BITS {
+        let p = pixel(shot, bit * w as u32 + w as u32 / 2, h as u32 / 2);
+        let sum: u32 = p.iter().map(|&c| c as u32).sum();
+        match sum {
+            s if s >= 3 * 200 => frame |= 1 << bit,
+            s if s <= 3 * 40 => {}
+            _ => bail!("no frame code at the top left: block {bit} is {p:?}, neither black nor white"),
+        }
+    }
+    Ok(frame)
+}
+
+/// The box of every pixel that is not the background (the most common colour), below the frame code.
+fn silhouette_box(shot: &Screenshot) -> Option<PixelBox> {
+    let top = scene::FRAME_CODE_BLOCK.1 as u32;
+    let mut counts = std::collections::HashMap::new();
+    for y in top..shot.height {
+        for x in 0..shot.width {
+            *counts.entry(pixel(shot, x, y)).or_insert(0usize) += 1;
+        }
+    }
+    let background = counts.into_iter().max_by_key(|&(_, n)| n)?.0;
+    let mut b: Option<PixelBox> = None;
+    for y in top..shot.height {
+        for x in 0..shot.width {
+            if pixel(shot, x, y) != background {
+                b = Some(PixelBox::union(b, PixelBox { min: (x as i32, y as i32), max: (x as i32, y as i32) }));
+            }
+        }
+    }
+    b
+}
+
+/// Cycle figures from the record (root counter 2 ticks at `scene::MEASURED_FRAME`) and the host's
+/// counts of the same frame.
+#[derive(Debug, Serialize)]
+pub struct CycleFigures {
+    pub measured_frame: u32,
+    pub instances: Vec<InstanceCycles>,
+    pub scene_cycles: f64,
+    pub rigid_cycles_per_vertex: Option<f64>,
+    pub baked_cycles_per_vertex: Option<f64>,
+    pub rigid_pose_cycles: Option<f64>,
+    pub baked_decode_cycles: Option<f64>,
+    pub cycles_per_triangle_considered: Option<f64>,
+    pub cycles_per_drawn_triangle: Option<f64>,
+    pub offscreen_cycles: Option<f64>,
+    /// Four characters of 512 vertices and 1,024 triangles at the rigid rates, in % of a 30 fps frame.
+    pub four_512_vertex_characters_percent_of_30fps_frame: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct InstanceCycles {
+    pub instance: usize,
+    pub storage: String,
+    pub culled: bool,
+    pub bounds: f64,
+    pub pose_or_decode: f64,
+    pub projection: f64,
+    pub triangles: f64,
+    pub vertices: usize,
+    pub bones: usize,
+    pub triangles_considered: usize,
+    pub triangles_drawn: u32,
+}
+
+fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigures> {
+    ensure!(view.cycles(17) == scene::MEASURED_FRAME, "the record holds no cycle counts of frame {} (slot 17 = {})", scene::MEASURED_FRAME, view.cycles(17));
+    let host = host_frame(models, scene::MEASURED_FRAME)?;
+    let cyc = |slot: usize| view.cycles(slot) as f64 * CYCLES_PER_TICK;
+    let mut instances = Vec::new();
+    for (i, p) in scene::PLACEMENTS.iter().enumerate() {
+        let t = models.get(p.model);
+        let drawn = match host.outcomes[i] {
+            Outcome::Drawn(s) => Some(s.drawn),
+            Outcome::Culled => None,
+        };
+        instances.push(InstanceCycles {
+            instance: i,
+            storage: format!("{:?}", p.model),
+            culled: drawn.is_none(),
+            bounds: cyc(4 * i),
+            pose_or_decode: cyc(4 * i + 1),
+            projection: cyc(4 * i + 2),
+            triangles: cyc(4 * i + 3),
+            vertices: t.vertex_count(),
+            bones: t.bone_count(),
+            triangles_considered: t.triangle_count(),
+            triangles_drawn: drawn.unwrap_or(0),
+        });
+    }
+    let drawn: Vec<&InstanceCycles> = instances.iter().filter(|c| !c.culled).collect();
+    let mean = |f: &dyn Fn(&InstanceCycles) -> Option<f64>, model: Option<&str>| -> Option<f64> {
+        let v: Vec<f64> = drawn.iter().filter(|c| model.is_none_or(|m| c.storage == m)).filter_map(|c| f(c)).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    };
+    let rigid_cpv = mean(&|c| Some(c.projection / c.vertices as f64), Some("Rigid"));
+    let baked_cpv = mean(&|c| Some(c.projection / c.vertices as f64), Some("Baked"));
+    let rigid_pose = mean(&|c| Some(c.pose_or_decode), Some("Rigid"));
+    let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
+    let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
+    let four = match (rigid_cpv, per_tri, rigid_pose) {
+        (Some(v), Some(t), Some(p)) => Some(100.0 * 4.0 * (512.0 * v + 1024.0 * t + p) / CYCLES_PER_30FPS_FRAME),
+        _ => None,
+    };
+    Ok(CycleFigures {
+        measured_frame: scene::MEASURED_FRAME,
+        scene_cycles: cyc(16),
+        rigid_cycles_per_vertex: rigid_cpv,
+        baked_cycles_per_vertex: baked_cpv,
+        rigid_pose_cycles: rigid_pose,
+        baked_decode_cycles: mean(&|c| Some(c.pose_or_decode), Some("Baked")),
+        cycles_per_triangle_considered: per_tri,
+        cycles_per_drawn_triangle: per_drawn,
+        offscreen_cycles: instances.iter().find(|c| c.culled).map(|c| c.bounds + c.pose_or_decode + c.projection + c.triangles),
+        four_512_vertex_characters_percent_of_30fps_frame: four,
+        instances,
+    })
+}
+
+/// The checks beyond the record words: (a) the screenshots differ where the characters are, (d) the
+/// silhouette's box matches the host's projected box within 1 pixel, and the cycle figures (reported,
+/// written to `artifacts/cycles-character-EMULATOR.json`; present or not is the check).
+pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots: &[Screenshot], artifacts: &Path) -> Vec<Check> {
+    let blobs = match Blobs::read(ws) {
+        Ok(b) => b,
+        Err(e) => return vec![Check::new("character.tables", false, format!("{e:#}"))],
+    };
+    let models = match blobs.models() {
+        Ok(m) => m,
+        Err(e) => return vec![Check::new("character.tables", false, format!("{e:#}"))],
+    };
+    let mut checks = Vec::new();
+    let mut host_boxes = Vec::new();
+    for shot in shots {
+        let name = format!("character.silhouette.frame{}", shot.frame);
+        let result = (|| -> Result<(PixelBox, String)> {
+            ensure!(
+                (shot.width, shot.height) == (scene::SCREEN.0 as u32, scene::SCREEN.1 as u32),
+                "screenshot is {}x{}, expected the 320x240 display",
+                shot.width,
+                shot.height
+            );
+            let frame = frame_code(shot)?;
+            let host = host_frame(models, frame)?;
+            let all: Vec<DrawnTriangle> = host.triangles.concat();
+            let expected = drawn_box(&all).context("the host draws nothing at this frame")?;
+            let found = silhouette_box(shot).context("the screenshot is one flat colour")?;
+            let detail = format!("program frame {frame}: host box {expected:?}, screenshot box {found:?}");
+            ensure!(found.within(&expected, 1), "{detail}");
+            Ok((expected, detail))
+        })();
+        match result {
+            Ok((b, detail)) => {
+                host_boxes.push(b);
+                checks.push(Check::new(name, true, detail));
+            }
+            Err(e) => checks.push(Check::new(name, false, format!("{e:#}"))),
+        }
+    }
+    if let (Some(first), Some(last), true) = (shots.first(), shots.last(), host_boxes.len() == shots.len() && shots.len() >= 2) {
+        let region = host_boxes.iter().fold(None, |acc, b| Some(PixelBox::union(acc, *b))).expect("two boxes");
+        let mut changed = 0;
+        for y in region.min.1..=region.max.1 {
+            for x in region.min.0..=region.max.0 {
+                if pixel(first, x as u32, y as u32) != pixel(last, x as u32, y as u32) {
+                    changed += 1;
+                }
+            }
+        }
+        checks.push(Check::new(
+            "character.frames_differ_at_characters",
+            changed >= MIN_CHANGED_PIXELS,
+            format!("{changed} pixels differ inside {region:?} (at least {MIN_CHANGED_PIXELS} wanted)"),
+        ));
+    } else {
+        checks.push(Check::new("character.frames_differ_at_characters", false, "needs two screenshots with a readable frame code"));
+    }
+    match view.context("no record").and_then(|v| cycle_figures(models, v)) {
+        Ok(f) => {
+            let path = artifacts.join(format!("cycles-character-{emulator}.json"));
+            let written = serde_json::to_string_pretty(&f).map_err(anyhow::Error::from).and_then(|t| {
+                std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display()))
+            });
+            let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
+            let detail = format!(
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc, baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
+                fmt(f.rigid_cycles_per_vertex),
+                fmt(f.baked_cycles_per_vertex),
+                fmt(f.rigid_pose_cycles),
+                fmt(f.baked_decode_cycles),
+                fmt(f.cycles_per_triangle_considered),
+                fmt(f.cycles_per_drawn_triangle),
+                fmt(f.offscreen_cycles),
+                fmt(f.four_512_vertex_characters_percent_of_30fps_frame),
+                path.display()
+            );
+            println!("character cycles: {detail}");
+            checks.push(Check::new("character.cycles", written.is_ok(), detail));
+        }
+        Err(e) => checks.push(Check::new("character.cycles", false, format!("{e:#}"))),
+    }
+    checks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn models_or_skip(blobs: &Option<Blobs>) -> Option<scene::Models<'_>> {
+        blobs.as_ref().map(|b| b.models().expect("generated tables parse"))
+    }
+
+    /// Needs the generated tables (`cargo xtask build-exe character`); says so instead of passing silently.
+    fn blobs() -> Option<Blobs> {
+        let b = Blobs::read(&crate::workspace_root()).ok();
+        if b.is_none() {
+            eprintln!("SKIPPED: no generated character tables; run `cargo xtask build-exe character`");
+        }
+        b
+    }
+
+    fn shot_of(triangles: &[DrawnTriangle], frame: u32) -> Screenshot {
+        let (w, h) = (320u32, 240u32);
+        let mut rgb = vec![0u8; (w * h * 3) as usize];
+        for px in rgb.chunks_mut(3) {
+            px.copy_from_slice(&[16, 24, 64]);
+        }
+        for bit in 0..16 {
+            let c = if frame >> bit & 1 != 0 { 255 } else { 0 };
+            for y in 0..4 {
+                for x in bit * 16..bit * 16 + 16 {
+                    let i = ((y * w + x) * 3) as usize;
+                    rgb[i..i + 3].copy_from_slice(&[c, c, c]);
+                }
+            }
+        }
+        if let Some(b) = drawn_box(triangles) {
+            for y in b.min.1..=b.max.1 {
+                for x in [b.min.0, b.max.0] {
+                    let i = ((y as u32 * w + x as u32) * 3) as usize;
+                    rgb[i..i + 3].copy_from_slice(&[200, 100, 50]);
+                }
+            }
+        }
+        Screenshot { frame, width: w, height: h, rgb }
+    }
+
+    #[test]
+    fn frame_codes_read_back_and_garbage_is_refused() {
+        for f in [0, 1, 45, 0xBEEF] {
+            assert_eq!(frame_code(&shot_of(&[], f)).unwrap(), f);
+        }
+        let mut s = shot_of(&[], 3);
+        let at = (2 * 320 + 8) * 3;
+        s.rgb[at..at + 3].copy_from_slice(&[128, 128, 128]);
+        assert!(frame_code(&s).unwrap_err().to_string().contains("block 0"));
+    }
+
+    #[test]
+    fn the_host_scene_draws_three_characters_and_culls_the_fourth() {
+        let blobs = blobs();
+        let Some(models) = models_or_skip(&blobs) else { return };
+        for frame in [0, 45, 200] {
+            let h = host_frame(models, frame).unwrap();
+            assert_eq!(h.outcomes[3], Outcome::Culled, "frame {frame}");
+            for i in 0..3 {
+                assert!(h.triangles[i].len() > 100, "frame {frame} instance {i}: {} triangles", h.triangles[i].len());
+            }
+        }
+    }
+
+    #[test]
+    fn screenshots_matching_the_host_pass_and_shifted_ones_fail() {
+        let blobs = blobs();
+        let Some(models) = models_or_skip(&blobs) else { return };
+        let ws = crate::workspace_root();
+        let frames = [30u32, 90];
+        let shots: Vec<Screenshot> = frames.iter().map(|&f| shot_of(&host_frame(models, f).unwrap().triangles.concat(), f)).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let checks = screen_checks(&ws, "test", None, &shots, dir.path());
+        let failed: Vec<_> = checks.iter().filter(|c| !c.passed).map(|c| c.name.as_str()).collect();
+        assert_eq!(failed, ["character.cycles"], "{checks:?}"); // no record given
+        // The same picture labelled with another frame must not match.
+        let wrong = vec![shot_of(&host_frame(models, 30).unwrap().triangles.concat(), 95), shots[1].clone()];
+        let checks = screen_checks(&ws, "test", None, &wrong, dir.path());
+        assert!(!checks[0].passed, "{checks:?}");
+    }
+
+    /// Guards `FRONT_FACING_NCLIP_POSITIVE` with the real fixture: the triangles kept are the near side.
+    #[test]
+    fn the_triangles_kept_are_nearer_than_the_ones_culled() {
+        let blobs = blobs();
+        let Some(models) = models_or_skip(&blobs) else { return };
+        for (model, tables) in [("rigid", &models.rigid), ("baked", &models.baked)] {
+            let camera = scene::camera_at(0);
+            let mut gte = host_gte();
+            camera.load(&mut gte);
+            let mut scratch = Box::new(Scratch::new());
+            let mut kept = Collect::default();
+            let sample = psxanim_runtime::anim::FrameSample { clip: 0, frame: 0, next: 0, weight: 0 };
+            let world = psxanim_runtime::render::camera::placement(psxanim_runtime::math::Vec3i32::new(0, 0, 0), 0x1000);
+            psxanim_runtime::render::render(&mut gte, tables, &camera, &world, Some(sample), &mut scratch, &mut kept, &mut |_| {}).unwrap();
+            let depth = |i: usize| {
+                let t = tables.triangle(i);
+                t.vertices.iter().map(|&v| scratch.sz[v as usize] as f64).sum::<f64>() / 3.0
+            };
+            let kept_set: std::collections::HashSet<u16> = kept.0.iter().map(|t| t.index).collect();
+            let (mut near, mut far) = (Vec::new(), Vec::new());
+            for i in 0..tables.triangle_count() {
+                if kept_set.contains(&(i as u16)) { near.push(depth(i)) } else { far.push(depth(i)) }
+            }
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            assert!(near.len() > 100 && far.len() > 100, "{model}: {} kept, {} culled", near.len(), far.len());
+            assert!(mean(&near) < mean(&far), "{model}: kept triangles at mean depth {}, culled at {}", mean(&near), mean(&far));
+        }
+    }
+
+    #[test]
+    fn the_expectation_holds_every_probe_word() {
+        let blobs = blobs();
+        let Some(models) = models_or_skip(&blobs) else { return };
+        let e = expectation(&crate::workspace_root()).unwrap();
+        let baked = 2 * models.baked.vertex_count() * scene::BAKED_PROBES.len();
+        let rigid = models.rigid.vertex_count().div_ceil(scene::RIGID_PROBE_STRIDE) * scene::RIGID_PROBES.len();
+        assert_eq!(e.words.len(), baked + rigid);
+        assert_eq!(e.words[0].name, "baked.xy.Turn20.v0");
+        // Rigid probes land on screen (a culled probe would leave stale or zero SXY words).
+        for w in &e.words[baked..] {
+            let (x, y) = (w.value as u16 as i16, (w.value >> 16) as u16 as i16);
+            assert!((0..320).contains(&x) && (0..240).contains(&y), "{}: ({x}, {y})", w.name);
+        }
+    }
+}
