@@ -23,7 +23,7 @@ const fn recip_table() -> [u32; RECIP_TABLE_LEN] {
     let mut t = [0u32; RECIP_TABLE_LEN];
     let mut i = 1;
     while i < RECIP_TABLE_LEN {
-        t[i] = ((1u32 << 24) + i as u32 - 1) / i as u32;
+        t[i] = (1u32 << 24).div_ceil(i as u32);
         i += 1;
     }
     t
@@ -32,7 +32,7 @@ const fn recip_table() -> [u32; RECIP_TABLE_LEN] {
 fn recip(span: u32) -> u32 {
     match RECIP.get(span as usize) {
         Some(&r) => r,
-        None => ((1u32 << 24) + span - 1) / span, // span > 32 here, never 0
+        None => (1u32 << 24).div_ceil(span), // span > 32 here, never 0
     }
 }
 

@@ -27,7 +27,7 @@ const fn rsqrt_table() -> [u32; TABLE_LEN] {
     while i < TABLE_LEN {
         // 2^28 / sqrt(i * 2^16) = 2^20 / sqrt(i) = sqrt(2^40 / i); one more bit for rounding.
         let twice = isqrt_u64((1u64 << 42) / i as u64);
-        t[i] = ((twice + 1) / 2) as u32;
+        t[i] = twice.div_ceil(2) as u32;
         i += 1;
     }
     t
