@@ -8,8 +8,8 @@ pub enum ImportError {
     Load { path: String, message: String },
     #[error("{path}: no mesh with a skin deformer (export the mesh together with its armature)")]
     NoSkinnedMesh { path: String },
-    #[error("{path}: mesh '{mesh}' has no skin deformer; every mesh of a character must be skinned to the armature")]
-    MeshWithoutSkin { path: String, mesh: String },
+    #[error("{path}: mesh '{mesh}' has no skin deformer: all its {vertices} vertices are unweighted; every mesh of a character must be skinned to the armature")]
+    MeshWithoutSkin { path: String, mesh: String, vertices: usize },
     #[error("{path}: mesh '{mesh}' has {count} skin deformers ({names}); at most 1 skin deformer per mesh is supported")]
     MultipleSkins { path: String, mesh: String, count: usize, names: String },
     #[error("{path}: skin deformer '{deformer}' of mesh '{mesh}' uses dual-quaternion skinning; only linear/rigid skinning is supported")]

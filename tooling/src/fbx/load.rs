@@ -41,7 +41,9 @@ pub fn import(path: &Path, options: &ImportOptions, progress: &mut dyn FnMut(&st
     let limit = |what, count, limit| if count > limit { Err(ImportError::TooMany { path: p.clone(), what, count, limit }) } else { Ok(()) };
     limit("vertices", vertices.len(), MAX_VERTICES)?;
     limit("triangles", triangles.len(), MAX_TRIANGLES)?;
-    limit("nodes (skeleton bones)", bones.len(), MAX_NODES)?;
+    limit("skeleton bones", bones.len(), MAX_NODES)?;
+    // Helper nodes (armature objects, transform helpers) and mesh nodes count too; the root does not.
+    limit("nodes", scene.nodes.len().saturating_sub(1), MAX_NODES)?;
     for v in &vertices {
         check_range(&p, v, v.bind, "bind pose")?;
     }
@@ -127,7 +129,7 @@ fn skinned_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInstanc
             });
         }
         match mesh.skin_deformers.len() {
-            0 => return Err(ImportError::MeshWithoutSkin { path: p.into(), mesh: name }),
+            0 => return Err(ImportError::MeshWithoutSkin { path: p.into(), mesh: name, vertices: mesh.num_vertices }),
             1 => {}
             n => {
                 let names: Vec<String> = mesh.skin_deformers.as_ref().iter().map(|s| format!("'{}'", &*s.element.name)).collect();
@@ -161,6 +163,11 @@ fn skeleton(p: &str, scene: &ufbx::Scene, meshes: &[MeshInstance], conv: &Affine
     let mut bind_of_node: HashMap<u32, Affine> = HashMap::new();
     for m in meshes {
         for cluster in m.skin.clusters.as_ref().iter() {
+            // The mesh's own bind placement must be invertible and free of shear too.
+            let bone_name = cluster.bone_node.as_ref().map(|n| n.element.name.to_string()).unwrap_or_default();
+            Affine::from_ufbx(&cluster.geometry_to_bone)
+                .check()
+                .map_err(|d| degenerate(p, &m.node.element.name, &format!("bind pose (mesh geometry to bone '{bone_name}')"), d))?;
             if let Some(node) = cluster.bone_node.as_ref() {
                 bind_of_node.entry(node.element.typed_id).or_insert_with(|| Affine::from_ufbx(&cluster.bind_to_world));
             }
