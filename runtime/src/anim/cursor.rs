@@ -129,8 +129,16 @@ impl Cursor {
             }
             return;
         }
-        // Walk on from the current key unless time went back (a wrap, or a seek).
-        let mut a = if self.a_frame >= 0 && self.a.frame <= frame { self.a } else { first };
+        // Walk on from the segment's end (the usual step), else its start, unless time went back
+        // (a wrap). `b_frame == b.frame` says `b` is the key after `a`, not the wrapped first key.
+        let forward = self.a_frame >= 0;
+        let mut a = if forward && self.b_frame == self.b.frame as i32 && self.b.frame <= frame {
+            self.b
+        } else if forward && self.a.frame <= frame {
+            self.a
+        } else {
+            first
+        };
         let mut after = self.next(bytes, a);
         while let Some(n) = after {
             if n.frame > frame {
