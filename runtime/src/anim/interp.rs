@@ -77,9 +77,9 @@ pub fn unit(q: Quat) -> Quat {
 /// 0..=4096.
 #[inline]
 pub fn nlerp(a: Quat, b: Quat, t: i32) -> Quat {
-    let s = ONE - t;
     let (a, b) = (wide(a), wide(b));
-    let c = [0, 1, 2, 3].map(|i| (a[i] * s + b[i] * t + (1 << 11)) >> 12);
+    // a + (b - a) t: four products instead of eight.
+    let c = [0, 1, 2, 3].map(|i| a[i] + (((b[i] - a[i]) * t + (1 << 11)) >> 12));
     normalize_near_unit(c).unwrap_or_else(|| normalize(c))
 }
 
