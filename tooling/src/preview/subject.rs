@@ -215,7 +215,14 @@ fn drive(c: &mut Character, anim: &Animation, anim_path: &Path, model_path: &Pat
         .collect::<Result<_, _>>()?;
     let mut clips = Vec::new();
     let mut events = Vec::new();
-    for clip in &anim.clips {
+    let stem = anim_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "clip".into());
+    for (ci, clip) in anim.clips.iter().enumerate() {
+        // Some formats (`.ani`) name no clip: use the file's name.
+        let name = match (clip.name.is_empty(), anim.clips.len()) {
+            (false, _) => clip.name.clone(),
+            (true, 1) => stem.clone(),
+            (true, _) => format!("{stem}#{ci}"),
+        };
         // Match every track to a bone first, so that the error names all mismatches at once.
         let mut track_of_bone: Vec<Option<usize>> = vec![None; c.bones.len()];
         let mut unmatched = Vec::new();
@@ -231,9 +238,8 @@ fn drive(c: &mut Character, anim: &Animation, anim_path: &Path, model_path: &Pat
         }
         if !unmatched.is_empty() {
             return Err(CliError::invalid(format!(
-                "{}: clip '{}': bones {} have no match in {} (bones by index 0..{}: {})",
+                "{}: clip '{name}': bones {} have no match in {} (bones by index 0..{}: {})",
                 anim_path.display(),
-                clip.name,
                 unmatched.join(", "),
                 model_path.display(),
                 c.bones.len(),
@@ -245,10 +251,8 @@ fn drive(c: &mut Character, anim: &Animation, anim_path: &Path, model_path: &Pat
         let frames = (length * rate as f64).round() as usize + 1;
         if !length.is_finite() || frames > MAX_DRIVEN_FRAMES {
             return Err(CliError::invalid(format!(
-                "{}: clip '{}': {} frames at {rate} Hz is beyond the preview's {MAX_DRIVEN_FRAMES}",
-                anim_path.display(),
-                clip.name,
-                frames
+                "{}: clip '{name}': {frames} frames at {rate} Hz is beyond the preview's {MAX_DRIVEN_FRAMES}",
+                anim_path.display()
             )));
         }
         let keys: Vec<Vec<(f64, [f64; 4])>> = clip
@@ -298,7 +302,7 @@ fn drive(c: &mut Character, anim: &Animation, anim_path: &Path, model_path: &Pat
             .map(|e| (((seconds(e.time, clip.time_unit, rate) * rate as f64).round().max(0.0) as usize).min(frames - 1), e.name.clone()))
             .collect();
         events.push(marks);
-        clips.push(fbx::Clip { name: clip.name.clone(), rate, poses, rigid_reference: reference.clone(), skinned_reference: reference });
+        clips.push(fbx::Clip { name, rate, poses, rigid_reference: reference.clone(), skinned_reference: reference });
     }
     c.clips = clips;
     c.source = format!("{} on {}", anim_path.display(), model_path.display());
