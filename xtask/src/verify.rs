@@ -62,7 +62,7 @@ pub fn compare(view: &RecordView, expected: &Expectation) -> Vec<Check> {
     ));
     let state = view.status();
     let detail = match state {
-        status::FAILED => format!("FAILED: error {:#010x}, detail {}", view.error(), view.error_detail()),
+        status::FAILED => format!("FAILED: error {}, detail {}", error_code(view.error()), view.error_detail()),
         status::DONE => String::new(),
         other => format!("expected DONE ({}), found {other}", status::DONE),
     };
@@ -81,6 +81,16 @@ pub fn compare(view: &RecordView, expected: &Expectation) -> Vec<Check> {
         checks.push(Check::new(format!("result.{}", word.name), passed, detail));
     }
     checks
+}
+
+/// An error code as hex, plus its four characters when it is a code like "PANC" (the panic handler's).
+fn error_code(code: u32) -> String {
+    let bytes = code.to_le_bytes();
+    if bytes.iter().all(|b| b.is_ascii_alphanumeric()) {
+        format!("{code:#010x} ({:?})", String::from_utf8_lossy(&bytes))
+    } else {
+        format!("{code:#010x}")
+    }
 }
 
 /// Screenshot checks: each one is a real image of the displayed area, and the first and last differ.
@@ -210,8 +220,12 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
         output.frames_run,
         report_path.display()
     );
-    for c in &failed {
+    const SHOWN: usize = 12;
+    for c in failed.iter().take(SHOWN) {
         println!("  FAILED {}: {}", c.name, c.detail);
+    }
+    if failed.len() > SHOWN {
+        println!("  ... and {} more failed checks in the report", failed.len() - SHOWN);
     }
     if !failed.is_empty() {
         if !output.log.trim().is_empty() {
@@ -372,6 +386,8 @@ mod tests {
         let view = RecordView::find(&ram).unwrap();
         let names = failed(&compare(&view, &expected));
         assert!(names.contains(&"record.status".to_string()));
+        let status = compare(&view, &expected).into_iter().find(|c| c.name == "record.status").unwrap();
+        assert!(status.detail.starts_with("FAILED"), "{}", status.detail);
         assert!(names.contains(&"record.result_len".to_string()));
         assert_eq!(names.len(), 2 + expected.words.len() - 3);
     }
@@ -382,6 +398,12 @@ mod tests {
             .flat_map(|i| if (i % w).abs_diff(square_x) < 10 { [255, 0, 0] } else { [0, 0, 64] })
             .collect();
         Screenshot { frame, width: w, height: h, rgb }
+    }
+
+    #[test]
+    fn panic_codes_read_as_text() {
+        assert_eq!(error_code(u32::from_le_bytes(*b"PANC")), "0x434e4150 (\"PANC\")");
+        assert_eq!(error_code(7), "0x00000007");
     }
 
     #[test]
