@@ -154,6 +154,15 @@ fn rigid_tables_decode_to_ufbx_positions_and_bounds_cover_every_sample() {
     let (q0, q30, q60) = (root_at(0), root_at(30), root_at(60));
     assert!(dot(q0, q30).abs() < 0.02, "half turn: {}", dot(q0, q30));
     assert!(dot(q0, q60).abs() > 0.9999, "full turn: {}", dot(q0, q60));
+    // Turn scales the head by (1.25, 1, 1.25) in its own axes at mid-clip: kept as a ratio to the bind.
+    // (Blender's key simplification on export moves the stored curve by a few thousandths.)
+    let head = c.bones.iter().position(|b| b.name == "Head").unwrap();
+    let mut s = vec![BoneSample::default(); t.bone_count()];
+    t.decode_pose(turn, 30, &mut s).unwrap();
+    let scale = s[head].scale.map(|v| v as f64 / (SCALE_FRAC as f64).exp2());
+    assert!((scale[0] - 1.25).abs() < 0.01 && (scale[1] - 1.0).abs() < 1e-3 && (scale[2] - 1.25).abs() < 0.01, "{scale:?}");
+    t.decode_pose(turn, 0, &mut s).unwrap();
+    assert_eq!(s[head].scale, [1 << SCALE_FRAC; 3]);
     // Triangles keep their corners (remapped, same positions).
     for (i, tri) in c.triangles.iter().enumerate() {
         let got = t.triangle(i);
