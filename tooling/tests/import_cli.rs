@@ -9,7 +9,11 @@ fn fixture(name: &str) -> PathBuf {
 
 fn psxanim(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_psxanim")).args(args).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
 }
 
 fn files_in(dir: &Path) -> Vec<String> {
@@ -36,16 +40,37 @@ fn every_rejection_fixture_fails_naming_its_defect_and_writes_nothing() {
     for (file, defect) in cases {
         for storage in ["rigid-gte", "baked-vertices"] {
             let out = dir.path().join(file);
-            let (code, _, stderr) = psxanim(&["import", fixture(file).to_str().unwrap(), "--storage", storage, "-o", out.to_str().unwrap()]);
+            let (code, _, stderr) = psxanim(&[
+                "import",
+                fixture(file).to_str().unwrap(),
+                "--storage",
+                storage,
+                "-o",
+                out.to_str().unwrap(),
+            ]);
             assert_eq!(code, 1, "{file} {storage}: {stderr}");
             assert!(stderr.contains(defect), "{file}: {stderr}");
             assert!(files_in(&out).is_empty(), "{file} wrote {:?}", files_in(&out));
         }
     }
     // The messages name the node or mesh concerned.
-    let (_, _, stderr) = psxanim(&["import", fixture("reject_singular.fbx").to_str().unwrap(), "--storage", "rigid-gte", "-o", dir.path().to_str().unwrap()]);
+    let (_, _, stderr) = psxanim(&[
+        "import",
+        fixture("reject_singular.fbx").to_str().unwrap(),
+        "--storage",
+        "rigid-gte",
+        "-o",
+        dir.path().to_str().unwrap(),
+    ]);
     assert!(stderr.contains("node 'Head'") && stderr.contains("clip 'Walk' frame 15"), "{stderr}");
-    let (_, _, stderr) = psxanim(&["import", fixture("reject_unweighted.fbx").to_str().unwrap(), "--storage", "rigid-gte", "-o", dir.path().to_str().unwrap()]);
+    let (_, _, stderr) = psxanim(&[
+        "import",
+        fixture("reject_unweighted.fbx").to_str().unwrap(),
+        "--storage",
+        "rigid-gte",
+        "-o",
+        dir.path().to_str().unwrap(),
+    ]);
     assert!(stderr.contains("mesh 'Body' has 1 unweighted vertices (first: vertex 70)"), "{stderr}");
 }
 
@@ -54,7 +79,15 @@ fn both_storage_modes_write_a_blob_and_print_the_summary() {
     let dir = tempfile::tempdir().unwrap();
     for storage in ["rigid-gte", "baked-vertices"] {
         let out = dir.path().join(storage);
-        let (code, stdout, stderr) = psxanim(&["import", fixture("character.fbx").to_str().unwrap(), "--storage", storage, "-o", out.to_str().unwrap(), "--rust"]);
+        let (code, stdout, stderr) = psxanim(&[
+            "import",
+            fixture("character.fbx").to_str().unwrap(),
+            "--storage",
+            storage,
+            "-o",
+            out.to_str().unwrap(),
+            "--rust",
+        ]);
         assert_eq!(code, 0, "{stderr}");
         assert!(stdout.contains("bones 11  vertices 352  triangles 660  materials 4"), "{stdout}");
         assert!(stdout.contains("80 vertices had several influences"), "{stdout}");
@@ -71,8 +104,17 @@ fn both_storage_modes_write_a_blob_and_print_the_summary() {
 #[test]
 fn json_summary_reports_counts_sizes_and_accuracy() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, stdout, stderr) =
-        psxanim(&["import", fixture("character.fbx").to_str().unwrap(), "--storage", "rigid-gte", "-o", dir.path().to_str().unwrap(), "--json", "--clips", "Walk,Idle"]);
+    let (code, stdout, stderr) = psxanim(&[
+        "import",
+        fixture("character.fbx").to_str().unwrap(),
+        "--storage",
+        "rigid-gte",
+        "-o",
+        dir.path().to_str().unwrap(),
+        "--json",
+        "--clips",
+        "Walk,Idle",
+    ]);
     assert_eq!(code, 0, "{stderr}");
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["bones"], 11);
@@ -90,20 +132,29 @@ fn json_summary_reports_counts_sizes_and_accuracy() {
 fn a_failed_import_leaves_the_previous_output_untouched() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let (code, _, stderr) = psxanim(&["import", fixture("character.fbx").to_str().unwrap(), "--storage", "rigid-gte", "-o", out.to_str().unwrap()]);
+    let (code, _, stderr) = psxanim(&[
+        "import",
+        fixture("character.fbx").to_str().unwrap(),
+        "--storage",
+        "rigid-gte",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{stderr}");
     let before = std::fs::read(out.join("character.pxsk")).unwrap();
     // A broken file under the same name: same output path, must not be touched.
     let broken = dir.path().join("src/character.fbx");
     std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
     std::fs::copy(fixture("reject_blend_shape.fbx"), &broken).unwrap();
-    let (code, _, _) = psxanim(&["import", broken.to_str().unwrap(), "--storage", "baked-vertices", "-o", out.to_str().unwrap()]);
+    let (code, _, _) =
+        psxanim(&["import", broken.to_str().unwrap(), "--storage", "baked-vertices", "-o", out.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert_eq!(std::fs::read(out.join("character.pxsk")).unwrap(), before);
     assert_eq!(files_in(&out), vec!["character.pxsk"]);
     // Not an FBX at all.
     std::fs::write(&broken, b"not an fbx").unwrap();
-    let (code, _, stderr) = psxanim(&["import", broken.to_str().unwrap(), "--storage", "rigid-gte", "-o", out.to_str().unwrap()]);
+    let (code, _, stderr) =
+        psxanim(&["import", broken.to_str().unwrap(), "--storage", "rigid-gte", "-o", out.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(stderr.contains("cannot load FBX"), "{stderr}");
     assert_eq!(std::fs::read(out.join("character.pxsk")).unwrap(), before);
@@ -113,7 +164,16 @@ fn a_failed_import_leaves_the_previous_output_untouched() {
 fn bad_options_are_usage_errors() {
     let (code, _, _) = psxanim(&["import", fixture("character.fbx").to_str().unwrap(), "--storage", "vertex-soup"]);
     assert_eq!(code, 2);
-    let (code, _, stderr) = psxanim(&["import", fixture("character.fbx").to_str().unwrap(), "--storage", "rigid-gte", "--rate", "0", "-o", "/nonexistent/never"]);
+    let (code, _, stderr) = psxanim(&[
+        "import",
+        fixture("character.fbx").to_str().unwrap(),
+        "--storage",
+        "rigid-gte",
+        "--rate",
+        "0",
+        "-o",
+        "/nonexistent/never",
+    ]);
     assert_eq!(code, 1);
     assert!(stderr.contains("sample rate must be 1..=60 Hz"), "{stderr}");
 }

@@ -25,7 +25,8 @@ fn counts_equal_the_ones_the_blender_script_built() {
     let e = expected();
     assert_eq!(c.bones.len(), e["bones"].as_u64().unwrap() as usize);
     let names: Vec<&str> = c.bones.iter().map(|b| b.name.as_str()).collect();
-    let want: Vec<&str> = e["bone_names_parent_first"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let want: Vec<&str> =
+        e["bone_names_parent_first"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
     assert_eq!(names, want);
     for (i, b) in c.bones.iter().enumerate() {
         assert!(b.parent.is_none_or(|p| p < i), "bone {} is not parent-first", b.name);
@@ -47,7 +48,12 @@ fn counts_equal_the_ones_the_blender_script_built() {
     assert_eq!(c.clips.len(), clips.len());
     for clip in &c.clips {
         assert_eq!(clip.rate, 30);
-        assert_eq!(clip.frame_count(), clips[&clip.name]["samples_at_30hz"].as_u64().unwrap() as usize, "{}", clip.name);
+        assert_eq!(
+            clip.frame_count(),
+            clips[&clip.name]["samples_at_30hz"].as_u64().unwrap() as usize,
+            "{}",
+            clip.name
+        );
     }
 }
 
@@ -73,7 +79,12 @@ fn clip_selection_and_rate() {
     assert_eq!(c.clips.len(), 1);
     assert_eq!(c.clips[0].name, "Walk");
     assert_eq!(c.clips[0].frame_count(), 16); // 1 s at 15 Hz, both ends
-    let err = import(&fixtures().join("character.fbx"), &ImportOptions { rate: 30, clips: Some(vec!["Run".into()]) }, &mut |_, _, _| {}).unwrap_err();
+    let err = import(
+        &fixtures().join("character.fbx"),
+        &ImportOptions { rate: 30, clips: Some(vec!["Run".into()]) },
+        &mut |_, _, _| {},
+    )
+    .unwrap_err();
     assert!(matches!(err, ImportError::UnknownClip { .. }));
     assert!(err.to_string().contains("Idle, Walk, Turn") || err.to_string().contains("Idle, Turn, Walk"), "{err}");
 }
@@ -160,7 +171,10 @@ fn rigid_tables_decode_to_ufbx_positions_and_bounds_cover_every_sample() {
     let mut s = vec![BoneSample::default(); t.bone_count()];
     t.decode_pose(turn, 30, &mut s).unwrap();
     let scale = s[head].scale.map(|v| v as f64 / (SCALE_FRAC as f64).exp2());
-    assert!((scale[0] - 1.25).abs() < 0.01 && (scale[1] - 1.0).abs() < 1e-3 && (scale[2] - 1.25).abs() < 0.01, "{scale:?}");
+    assert!(
+        (scale[0] - 1.25).abs() < 0.01 && (scale[1] - 1.0).abs() < 1e-3 && (scale[2] - 1.25).abs() < 0.01,
+        "{scale:?}"
+    );
     t.decode_pose(turn, 0, &mut s).unwrap();
     assert_eq!(s[head].scale, [1 << SCALE_FRAC; 3]);
     // Triangles keep their corners (remapped, same positions).

@@ -7,19 +7,34 @@ use psxanim::fbx::{Affine, Bone, Character, Clip, ImportError, Material, Triangl
 fn character(vertices: usize, spread: f64, frames: usize, pose: impl Fn(usize) -> [Affine; 2]) -> Character {
     let bones = vec![
         Bone { name: "Root".into(), parent: None, bind: Affine::IDENTITY, bind_scale: [1.0; 3] },
-        Bone { name: "Arm".into(), parent: Some(0), bind: Affine { t: [0.0, 8192.0, 0.0], ..Affine::IDENTITY }, bind_scale: [1.0; 3] },
+        Bone {
+            name: "Arm".into(),
+            parent: Some(0),
+            bind: Affine { t: [0.0, 8192.0, 0.0], ..Affine::IDENTITY },
+            bind_scale: [1.0; 3],
+        },
     ];
     let verts: Vec<Vertex> = (0..vertices)
         .map(|i| {
             let a = i as f64 * 0.37;
             let r = spread * ((i % 7) as f64 + 1.0) / 7.0;
-            Vertex { bind: [r * a.cos(), 8192.0 + r * a.sin(), r * (a * 0.5).sin()], bone: i % 2, mesh: "Synthetic".into(), source_index: i }
+            Vertex {
+                bind: [r * a.cos(), 8192.0 + r * a.sin(), r * (a * 0.5).sin()],
+                bone: i % 2,
+                mesh: "Synthetic".into(),
+                source_index: i,
+            }
         })
         .collect();
     let poses: Vec<Vec<Affine>> = (0..frames).map(|f| pose(f).to_vec()).collect();
     let reference: Vec<Vec<[f64; 3]>> = poses
         .iter()
-        .map(|p| verts.iter().map(|v| p[v.bone].apply(bones[v.bone].bind.inverse().apply(v.bind).map(|c| c.round()))).collect())
+        .map(|p| {
+            verts
+                .iter()
+                .map(|v| p[v.bone].apply(bones[v.bone].bind.inverse().apply(v.bind).map(|c| c.round())))
+                .collect()
+        })
         .collect();
     Character {
         source: "synthetic".into(),
@@ -27,7 +42,13 @@ fn character(vertices: usize, spread: f64, frames: usize, pose: impl Fn(usize) -
         vertices: verts,
         triangles: vec![Triangle { vertices: [0, 1, 2], material: 0 }],
         materials: vec![Material { name: "Grey".into(), rgb: [128, 128, 128] }],
-        clips: vec![Clip { name: "Spin".into(), rate: 30, poses, rigid_reference: reference.clone(), skinned_reference: reference }],
+        clips: vec![Clip {
+            name: "Spin".into(),
+            rate: 30,
+            poses,
+            rigid_reference: reference.clone(),
+            skinned_reference: reference,
+        }],
         weights: WeightReduction::default(),
         warnings: vec![],
     }
@@ -39,8 +60,16 @@ fn spinning(frames: usize, turns: f64) -> impl Fn(usize) -> [Affine; 2] {
         let angle = turns * std::f64::consts::TAU * f as f64 / frames as f64;
         let axis = [0.36, 0.48, 0.8];
         let (s, c) = (angle / 2.0).sin_cos();
-        let root = Affine::from_trs(&Trs { translation: [100.0, 0.0, 0.0], rotation: [axis[0] * s, axis[1] * s, axis[2] * s, c], scale: [1.0; 3] });
-        let local = Affine::from_trs(&Trs { translation: [0.0, 8192.0, 0.0], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0, 1.0 + 0.2 * (angle).sin(), 1.0] });
+        let root = Affine::from_trs(&Trs {
+            translation: [100.0, 0.0, 0.0],
+            rotation: [axis[0] * s, axis[1] * s, axis[2] * s, c],
+            scale: [1.0; 3],
+        });
+        let local = Affine::from_trs(&Trs {
+            translation: [0.0, 8192.0, 0.0],
+            rotation: [0.0, 0.0, 0.0, 1.0],
+            scale: [1.0, 1.0 + 0.2 * (angle).sin(), 1.0],
+        });
         [root, root.mul(&local)]
     }
 }

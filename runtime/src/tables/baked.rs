@@ -29,7 +29,11 @@ pub const BAKED_DELTA_SCALE: i32 = 16;
 pub(super) fn check_clip(t: &Tables, clip_index: usize, clip: &Clip) -> Result<(), TableError> {
     let start = clip.data_offset as usize;
     if clip.data_size as usize != 4 * clip.frame_count as usize {
-        return Err(TableError::BadClipData { clip: clip_index, offset: start, what: "frame table size != 4 * frame count" });
+        return Err(TableError::BadClipData {
+            clip: clip_index,
+            offset: start,
+            what: "frame table size != 4 * frame count",
+        });
     }
     for f in 0..clip.frame_count as usize {
         let payload = u32_at(t.bytes(), start + 4 * f) as usize;

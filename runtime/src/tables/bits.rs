@@ -103,10 +103,7 @@ mod tests {
     fn reading_past_the_end_is_an_error_with_its_offset() {
         let bytes = [0u8; 2];
         let mut r = BitReader::new(&bytes, 40, 10);
-        assert_eq!(
-            r.read(7),
-            Err(TableError::BitStreamEnd { offset: 41, bits_wanted: 7, bits_left: 6 })
-        );
+        assert_eq!(r.read(7), Err(TableError::BitStreamEnd { offset: 41, bits_wanted: 7, bits_left: 6 }));
         assert_eq!(r.read(33), Err(TableError::BadBitWidth { offset: 41, width: 33 }));
     }
 }

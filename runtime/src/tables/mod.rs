@@ -42,8 +42,8 @@ mod pose;
 pub use baked::{decode_baked_frame_payload, BAKED_DELTA_ESCAPE, BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_RAW};
 pub use bits::BitReader;
 pub use pose::{
-    BoneSample, ChannelDescriptor, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC, CHANNEL_ANIMATED, CHANNELS_PER_BONE,
-    CLIP_POSE_HEADER_SIZE, CHANNEL_DESCRIPTOR_SIZE, COMPONENT_WIDTH_BITS, ROTATION_INDEX_BITS,
+    BoneSample, ChannelDescriptor, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE,
+    COMPONENT_WIDTH_BITS, ROTATION_FRAC, ROTATION_INDEX_BITS, SCALE_FRAC, TRANSLATION_FRAC,
 };
 
 /// The four bytes every blob starts with.
@@ -72,34 +72,92 @@ pub enum Storage {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TableError {
     /// The blob is shorter than the header or than the size the header declares.
-    TooShort { needed: usize, len: usize },
-    BadMagic { found: [u8; 4] },
-    UnsupportedVersion { found: u16 },
-    BadStorage { found: u16 },
+    TooShort {
+        needed: usize,
+        len: usize,
+    },
+    BadMagic {
+        found: [u8; 4],
+    },
+    UnsupportedVersion {
+        found: u16,
+    },
+    BadStorage {
+        found: u16,
+    },
     /// A section (`what`) of `len` bytes at `offset` does not fit in a blob of `size` bytes.
-    SectionOutOfBounds { what: &'static str, offset: usize, len: usize, size: usize },
+    SectionOutOfBounds {
+        what: &'static str,
+        offset: usize,
+        len: usize,
+        size: usize,
+    },
     /// A section does not start on a 4-byte boundary.
-    Misaligned { what: &'static str, offset: usize },
+    Misaligned {
+        what: &'static str,
+        offset: usize,
+    },
     /// Entry `index` of table `what` (at `offset`) holds `value`, which must be below `limit`.
-    BadIndex { what: &'static str, index: usize, offset: usize, value: usize, limit: usize },
+    BadIndex {
+        what: &'static str,
+        index: usize,
+        offset: usize,
+        value: usize,
+        limit: usize,
+    },
     /// A bone's parent does not come before it (bones must be parent-first).
-    ParentNotBefore { bone: usize, parent: usize, offset: usize },
+    ParentNotBefore {
+        bone: usize,
+        parent: usize,
+        offset: usize,
+    },
     /// A name is not valid UTF-8 or runs past the string section.
-    BadName { offset: usize },
+    BadName {
+        offset: usize,
+    },
     /// The clip's data do not match the storage (e.g. pose samples asked of a baked blob).
-    WrongStorage { expected: Storage, found: Storage },
-    ClipOutOfRange { clip: usize, clips: usize },
-    FrameOutOfRange { clip: usize, frame: usize, frames: usize },
+    WrongStorage {
+        expected: Storage,
+        found: Storage,
+    },
+    ClipOutOfRange {
+        clip: usize,
+        clips: usize,
+    },
+    FrameOutOfRange {
+        clip: usize,
+        frame: usize,
+        frames: usize,
+    },
     /// The output slice given to a decoder is too small.
-    OutputTooSmall { needed: usize, len: usize },
+    OutputTooSmall {
+        needed: usize,
+        len: usize,
+    },
     /// Bad field in a clip's pose data header or channel descriptor.
-    BadClipData { clip: usize, offset: usize, what: &'static str },
-    BadBitWidth { offset: usize, width: u32 },
-    BitStreamEnd { offset: usize, bits_wanted: u32, bits_left: usize },
+    BadClipData {
+        clip: usize,
+        offset: usize,
+        what: &'static str,
+    },
+    BadBitWidth {
+        offset: usize,
+        width: u32,
+    },
+    BitStreamEnd {
+        offset: usize,
+        bits_wanted: u32,
+        bits_left: usize,
+    },
     /// A decoded value does not fit its output type.
-    ValueOverflow { offset: usize },
+    ValueOverflow {
+        offset: usize,
+    },
     /// A baked frame payload has an unknown mode byte or runs past the blob.
-    BadFramePayload { offset: usize, what: &'static str },
+    BadFramePayload {
+        offset: usize,
+        what: &'static str,
+    },
 }
 
 /// A bone table entry.

@@ -25,8 +25,8 @@
 //! few headers; any frame is reached by decoding at most B values per component (random access by block).
 
 use super::bits::BitReader;
-use crate::math::isqrt_u64;
 use super::{u16_at, u32_at, Clip, TableError, Tables};
+use crate::math::isqrt_u64;
 
 /// Fraction bits of a decoded quaternion component (1.0 = 2^30).
 pub const ROTATION_FRAC: u32 = 30;
@@ -113,10 +113,18 @@ pub(super) fn check_clip(t: &Tables, clip_index: usize, clip: &Clip) -> Result<(
             let d = descriptor(t, &l, bone, channel);
             let o = l.descriptors + (bone * CHANNELS_PER_BONE + channel) * CHANNEL_DESCRIPTOR_SIZE;
             if d.fraction_bits as u32 > *frac {
-                return Err(TableError::BadClipData { clip: clip_index, offset: o + 1, what: "fraction bits too large" });
+                return Err(TableError::BadClipData {
+                    clip: clip_index,
+                    offset: o + 1,
+                    what: "fraction bits too large",
+                });
             }
             if d.base_bits == 0 || d.base_bits > 32 {
-                return Err(TableError::BadClipData { clip: clip_index, offset: o + 2, what: "base width must be 1..=32" });
+                return Err(TableError::BadClipData {
+                    clip: clip_index,
+                    offset: o + 2,
+                    what: "base width must be 1..=32",
+                });
             }
         }
     }
@@ -199,7 +207,13 @@ fn read_channel(
     Ok(())
 }
 
-pub(super) fn decode(t: &Tables, clip_index: usize, clip: &Clip, frame: usize, out: &mut [BoneSample]) -> Result<(), TableError> {
+pub(super) fn decode(
+    t: &Tables,
+    clip_index: usize,
+    clip: &Clip,
+    frame: usize,
+    out: &mut [BoneSample],
+) -> Result<(), TableError> {
     let l = layout(t, clip_index, clip)?;
     let stream = &t.bytes()[l.stream..l.end];
     let block = frame / l.block_frames;

@@ -121,7 +121,10 @@ fn reads_the_tables_of_a_hand_assembled_blob() {
     let b = blob(0, 3, &rigid_clip(), &[]);
     let t = Tables::parse(&b).unwrap();
     assert_eq!(t.storage(), Storage::RigidGte);
-    assert_eq!((t.bone_count(), t.vertex_count(), t.triangle_count(), t.material_count(), t.clip_count()), (1, 2, 1, 1, 1));
+    assert_eq!(
+        (t.bone_count(), t.vertex_count(), t.triangle_count(), t.material_count(), t.clip_count()),
+        (1, 2, 1, 1, 1)
+    );
     assert_eq!(t.bounds(), [[-10, -20, -30], [10, 20, 30]]);
     assert_eq!(t.bone(0), Bone { parent: None, first_vertex: 0, vertex_count: 2, name_offset: 0 });
     assert_eq!(t.name(0), Ok("root"));
@@ -204,7 +207,10 @@ fn bad_payloads_are_reported_with_their_offset() {
     b[payload] = 7;
     let t = Tables::parse(&b).unwrap();
     let mut f = [[0i16; 3]; 2];
-    assert_eq!(t.decode_baked_frame(0, 0, &mut f), Err(TableError::BadFramePayload { offset: payload, what: "unknown frame mode byte" }));
+    assert_eq!(
+        t.decode_baked_frame(0, 0, &mut f),
+        Err(TableError::BadFramePayload { offset: payload, what: "unknown frame mode byte" })
+    );
     // A frame offset past the blob is caught when parsing.
     let mut b = baked_blob();
     b[CLIP_DATA + 4..CLIP_DATA + 8].copy_from_slice(&10_000u32.to_le_bytes());

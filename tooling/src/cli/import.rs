@@ -83,20 +83,27 @@ fn execute(args: Args) -> Result<(), CliError> {
         StorageArg::RigidGte => StorageMode::RigidGte,
         StorageArg::BakedVertices => StorageMode::BakedVertices,
     };
-    let compiled = compile(&character, &CompileOptions { storage, max_error: args.max_error }).map_err(|e| CliError::invalid(e.to_string()))?;
+    let compiled = compile(&character, &CompileOptions { storage, max_error: args.max_error })
+        .map_err(|e| CliError::invalid(e.to_string()))?;
 
     let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
     let blob_path = args.out.join(format!("{stem}.pxsk"));
     let mut files = vec![(blob_path.clone(), compiled.blob.clone())];
-    let rust_path = args.rust.then(|| args.out.join(format!("{}.rs", stem.replace(|c: char| !c.is_ascii_alphanumeric(), "_"))));
+    let rust_path =
+        args.rust.then(|| args.out.join(format!("{}.rs", stem.replace(|c: char| !c.is_ascii_alphanumeric(), "_"))));
     if let Some(p) = &rust_path {
         files.push((p.clone(), rust_source(&stem, compiled.blob.len()).into_bytes()));
     }
-    write_atomically(&files).map_err(|e| CliError::invalid(format!("{}: cannot write output: {e}", args.out.display())))?;
+    write_atomically(&files)
+        .map_err(|e| CliError::invalid(format!("{}: cannot write output: {e}", args.out.display())))?;
 
     let r = &compiled.report;
     if args.json {
-        let out = Output { blob: blob_path.display().to_string(), rust: rust_path.map(|p| p.display().to_string()), report: r };
+        let out = Output {
+            blob: blob_path.display().to_string(),
+            rust: rust_path.map(|p| p.display().to_string()),
+            report: r,
+        };
         println!("{}", serde_json::to_string_pretty(&out).expect("report serialises"));
     } else {
         print_summary(r, &blob_path);
@@ -130,7 +137,10 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
             (_, Some(f)) => format!("{f:.1} B/frame"),
             _ => String::new(),
         };
-        println!("clip {:<16} {:>5} frames {:>7.2} s {:>8} bytes  {rate}  format error {:.3}", c.name, c.frames, c.seconds, c.bytes, c.format_error);
+        println!(
+            "clip {:<16} {:>5} frames {:>7.2} s {:>8} bytes  {rate}  format error {:.3}",
+            c.name, c.frames, c.seconds, c.bytes, c.format_error
+        );
     }
     match (r.bytes_per_bone_second, r.bytes_per_frame) {
         (Some(b), _) => println!("animation data {} bytes, {b:.1} bytes per bone-second", r.animation_bytes),

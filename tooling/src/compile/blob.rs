@@ -149,14 +149,24 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     h.extend_from_slice(&MAGIC);
     put_u16(&mut h, VERSION);
     put_u16(&mut h, parts.storage as u16);
-    for n in [parts.bones.len(), parts.vertices.len(), parts.triangles.len(), parts.materials.len(), parts.clips.len()] {
+    for n in [parts.bones.len(), parts.vertices.len(), parts.triangles.len(), parts.materials.len(), parts.clips.len()]
+    {
         put_u16(&mut h, u16::try_from(n).map_err(|_| format!("{n} entries exceed a u16 count"))?);
     }
     put_u16(&mut h, 0);
     for v in parts.bounds.iter().flatten() {
         h.extend_from_slice(&v.to_le_bytes());
     }
-    for o in [total as usize, strings_offset, bones_offset, vertices_offset, triangles_offset, materials_offset, clips_offset, strings.len()] {
+    for o in [
+        total as usize,
+        strings_offset,
+        bones_offset,
+        vertices_offset,
+        triangles_offset,
+        materials_offset,
+        clips_offset,
+        strings.len(),
+    ] {
         put_u32(&mut h, o as u32);
     }
     debug_assert_eq!(h.len(), HEADER_SIZE);

@@ -181,7 +181,11 @@ pub fn compile(c: &Character, options: &CompileOptions) -> Result<Compiled, Impo
         StorageMode::BakedVertices => compile_baked(c, threshold)?,
     };
     if out.report.animation_bytes > MAX_ANIMATION_BYTES {
-        return Err(ImportError::AnimationTooLarge { path: c.source.clone(), bytes: out.report.animation_bytes, limit: MAX_ANIMATION_BYTES });
+        return Err(ImportError::AnimationTooLarge {
+            path: c.source.clone(),
+            bytes: out.report.animation_bytes,
+            limit: MAX_ANIMATION_BYTES,
+        });
     }
     let acc = &out.report.accuracy.versus_rigid;
     if acc.max > threshold {
@@ -219,9 +223,14 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
     let reach = rigid::reaches(c);
     let parents: Vec<Option<usize>> = c.bones.iter().map(|b| b.parent).collect();
     let com = common(c);
-    let bones: Vec<(&str, Option<usize>, u16, u16)> =
-        c.bones.iter().enumerate().map(|(i, b)| (com.bone_names[i], b.parent, layout.ranges[i].0, layout.ranges[i].1)).collect();
-    let triangles: Vec<([u16; 3], u8)> = c.triangles.iter().map(|t| (t.vertices.map(|v| layout.remap[v] as u16), t.material as u8)).collect();
+    let bones: Vec<(&str, Option<usize>, u16, u16)> = c
+        .bones
+        .iter()
+        .enumerate()
+        .map(|(i, b)| (com.bone_names[i], b.parent, layout.ranges[i].0, layout.ranges[i].1))
+        .collect();
+    let triangles: Vec<([u16; 3], u8)> =
+        c.triangles.iter().map(|t| (t.vertices.map(|v| layout.remap[v] as u16), t.material as u8)).collect();
 
     let mut bounds = Bounds::new();
     let bind_model: Vec<_> = c.bones.iter().map(|b| b.bind).collect();
@@ -238,7 +247,8 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         let mut chosen = None;
         for step in 0..60 {
             let alpha = 8.0 * 0.8f64.powi(step);
-            let data = pose::encode_clip(&tracks, clip.frame_count(), alpha).map_err(|m| compile_error(c, format!("clip '{}': {m}", clip.name)))?;
+            let data = pose::encode_clip(&tracks, clip.frame_count(), alpha)
+                .map_err(|m| compile_error(c, format!("clip '{}': {m}", clip.name)))?;
             let parts = BlobParts {
                 storage: Storage::RigidGte,
                 bounds: [[0; 3]; 2],
@@ -246,11 +256,17 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
                 vertices: &layout.local,
                 triangles: vec![],
                 materials: vec![],
-                clips: vec![ClipPart { name: &clip.name, frame_count: u16_of(c, "frame count", clip.frame_count())?, rate_hz: clip.rate as u16, data: ClipData::Pose(data.clone()) }],
+                clips: vec![ClipPart {
+                    name: &clip.name,
+                    frame_count: u16_of(c, "frame count", clip.frame_count())?,
+                    rate_hz: clip.rate as u16,
+                    data: ClipData::Pose(data.clone()),
+                }],
                 payloads: &[],
             };
             let trial = assemble(&parts).map_err(|m| compile_error(c, m))?;
-            let t = Tables::parse(&trial.blob).map_err(|e| compile_error(c, format!("internal: trial blob unreadable: {e:?}")))?;
+            let t = Tables::parse(&trial.blob)
+                .map_err(|e| compile_error(c, format!("internal: trial blob unreadable: {e:?}")))?;
             let mut worst: f64 = 0.0;
             let mut decoded = Vec::new();
             for (f, ex) in exact.iter().enumerate() {
@@ -264,7 +280,10 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
             }
         }
         let Some((data, worst, decoded)) = chosen else {
-            return Err(compile_error(c, format!("clip '{}': no pose precision keeps vertices within {RIGID_FORMAT_BUDGET} GTE unit", clip.name)));
+            return Err(compile_error(
+                c,
+                format!("clip '{}': no pose precision keeps vertices within {RIGID_FORMAT_BUDGET} GTE unit", clip.name),
+            ));
         };
         for p in exact.iter().chain(&decoded).flatten() {
             bounds.add(*p);
@@ -289,7 +308,14 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         .clips
         .iter()
         .zip(clip_data)
-        .map(|(clip, data)| Ok(ClipPart { name: &clip.name, frame_count: u16_of(c, "frame count", clip.frame_count())?, rate_hz: clip.rate as u16, data: ClipData::Pose(data) }))
+        .map(|(clip, data)| {
+            Ok(ClipPart {
+                name: &clip.name,
+                frame_count: u16_of(c, "frame count", clip.frame_count())?,
+                rate_hz: clip.rate as u16,
+                data: ClipData::Pose(data),
+            })
+        })
         .collect::<Result<Vec<_>, ImportError>>()?;
     let parts = BlobParts {
         storage: Storage::RigidGte,
@@ -302,7 +328,8 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         payloads: &[],
     };
     let assembled = assemble(&parts).map_err(|m| compile_error(c, m))?;
-    Tables::parse(&assembled.blob).map_err(|e| compile_error(c, format!("internal: compiled blob unreadable: {e:?}")))?;
+    Tables::parse(&assembled.blob)
+        .map_err(|e| compile_error(c, format!("internal: compiled blob unreadable: {e:?}")))?;
 
     // Accuracy: decoded positions are in the new order; references in the original order.
     let mut accuracy = accuracy(c, threshold, |clip, frame, old| decoded_all[clip][frame][layout.remap[old]]);
@@ -310,7 +337,8 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
     let mut console = ErrorAcc::default();
     for (ci, clip) in c.clips.iter().enumerate() {
         for f in 0..clip.frame_count() {
-            let p = rigid::console_positions(&final_tables, ci, f, &parents, &layout).map_err(|m| compile_error(c, m))?;
+            let p =
+                rigid::console_positions(&final_tables, ci, f, &parents, &layout).map_err(|m| compile_error(c, m))?;
             for (old, v) in c.vertices.iter().enumerate() {
                 console.add(axis_error(p[layout.remap[old]], clip.rigid_reference[f][old]), (ci, f, v.source_index));
             }
@@ -320,10 +348,24 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
     let animation_bytes: usize = assembled.clip_bytes.iter().sum();
     let seconds: f64 = c.clips.iter().map(|cl| cl.seconds()).sum();
     let report = CompileReport {
-        ranges: c.bones.iter().zip(&layout.ranges).filter(|(_, r)| r.1 > 0).map(|(b, r)| (b.name.clone(), r.0, r.1)).collect(),
+        ranges: c
+            .bones
+            .iter()
+            .zip(&layout.ranges)
+            .filter(|(_, r)| r.1 > 0)
+            .map(|(b, r)| (b.name.clone(), r.0, r.1))
+            .collect(),
         bytes_per_bone_second: (seconds > 0.0).then(|| animation_bytes as f64 / (c.bones.len() as f64 * seconds)),
         bytes_per_frame: None,
-        ..report_base(c, StorageMode::RigidGte, clip_reports, parts.bounds, animation_bytes, assembled.blob.len(), accuracy)
+        ..report_base(
+            c,
+            StorageMode::RigidGte,
+            clip_reports,
+            parts.bounds,
+            animation_bytes,
+            assembled.blob.len(),
+            accuracy,
+        )
     };
     Ok(Compiled { blob: assembled.blob, report })
 }
@@ -370,7 +412,14 @@ fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         .clips
         .iter()
         .zip(tables)
-        .map(|(clip, offsets)| Ok(ClipPart { name: &clip.name, frame_count: u16_of(c, "frame count", clip.frame_count())?, rate_hz: clip.rate as u16, data: ClipData::Frames(offsets) }))
+        .map(|(clip, offsets)| {
+            Ok(ClipPart {
+                name: &clip.name,
+                frame_count: u16_of(c, "frame count", clip.frame_count())?,
+                rate_hz: clip.rate as u16,
+                data: ClipData::Frames(offsets),
+            })
+        })
         .collect::<Result<Vec<_>, ImportError>>()?;
     let parts = BlobParts {
         storage: Storage::BakedVertices,
@@ -383,14 +432,19 @@ fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         payloads: &payloads.bytes,
     };
     let assembled = assemble(&parts).map_err(|m| compile_error(c, m))?;
-    let t = Tables::parse(&assembled.blob).map_err(|e| compile_error(c, format!("internal: compiled blob unreadable: {e:?}")))?;
+    let t = Tables::parse(&assembled.blob)
+        .map_err(|e| compile_error(c, format!("internal: compiled blob unreadable: {e:?}")))?;
     // The runtime's decoder must reproduce what the encoder predicted, bit for bit.
     let mut frame = vec![[0i16; 3]; c.vertices.len()];
     for (ci, clip) in decoded_all.iter().enumerate() {
         for (f, expected) in clip.iter().enumerate() {
-            t.decode_baked_frame(ci, f, &mut frame).map_err(|e| compile_error(c, format!("internal: frame {f} of clip {ci} unreadable: {e:?}")))?;
+            t.decode_baked_frame(ci, f, &mut frame)
+                .map_err(|e| compile_error(c, format!("internal: frame {f} of clip {ci} unreadable: {e:?}")))?;
             if &frame != expected {
-                return Err(compile_error(c, format!("internal: frame {f} of clip {ci} decodes differently from its encoding")));
+                return Err(compile_error(
+                    c,
+                    format!("internal: frame {f} of clip {ci} decodes differently from its encoding"),
+                ));
             }
         }
     }
@@ -405,7 +459,15 @@ fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         ranges: vec![],
         bytes_per_bone_second: None,
         bytes_per_frame: (frames > 0).then(|| animation_bytes as f64 / frames as f64),
-        ..report_base(c, StorageMode::BakedVertices, clip_reports, parts.bounds, animation_bytes, assembled.blob.len(), accuracy)
+        ..report_base(
+            c,
+            StorageMode::BakedVertices,
+            clip_reports,
+            parts.bounds,
+            animation_bytes,
+            assembled.blob.len(),
+            accuracy,
+        )
     };
     Ok(Compiled { blob: assembled.blob, report })
 }

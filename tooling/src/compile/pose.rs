@@ -7,7 +7,7 @@
 //! vertex within the error budget, so the budget is measured, not estimated.
 
 use psxanim_runtime::tables::{
-    CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, CHANNELS_PER_BONE, COMPONENT_WIDTH_BITS, ROTATION_INDEX_BITS,
+    CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, COMPONENT_WIDTH_BITS, ROTATION_INDEX_BITS,
 };
 
 use crate::fbx::Trs;
@@ -49,7 +49,11 @@ impl BitWriter {
 }
 
 fn mask(width: u32) -> u64 {
-    if width >= 64 { u64::MAX } else { (1u64 << width) - 1 }
+    if width >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << width) - 1
+    }
 }
 
 /// Bits needed to hold `v` in two's complement (0 for 0).
@@ -95,7 +99,11 @@ fn channel(values: Vec<Vec<i64>>, k: i32) -> Result<Channel, String> {
 fn steps(alpha: f64, reach: f64) -> (i32, i32, i32) {
     let reach = reach.max(1.0);
     let k = |v: f64, lo: i32, hi: i32| (v.log2().ceil() as i32).clamp(lo, hi);
-    (k(reach / alpha, 4, MAX_ROTATION_BITS), k(1.0 / alpha, 0, MAX_TRANSLATION_BITS), k(reach / alpha, 4, MAX_SCALE_BITS))
+    (
+        k(reach / alpha, 4, MAX_ROTATION_BITS),
+        k(1.0 / alpha, 0, MAX_TRANSLATION_BITS),
+        k(reach / alpha, 4, MAX_SCALE_BITS),
+    )
 }
 
 /// The index of the component to drop for frames `range` (largest smallest magnitude, consistent sign)
@@ -172,7 +180,8 @@ pub fn encode_clip(tracks: &[BoneTrack], frame_count: usize, alpha: f64) -> Resu
     let mut w = BitWriter::default();
     for (i, ch) in channels.iter().enumerate() {
         if !ch.animated {
-            let mut constant = Channel { animated: false, k: ch.k, base_bits: ch.base_bits, values: vec![ch.values[0].clone()] };
+            let mut constant =
+                Channel { animated: false, k: ch.k, base_bits: ch.base_bits, values: vec![ch.values[0].clone()] };
             if i % CHANNELS_PER_BONE == 0 {
                 // A constant rotation drops its largest component.
                 let v = &ch.values[0];

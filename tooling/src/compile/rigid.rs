@@ -29,7 +29,10 @@ pub fn layout(c: &Character) -> Result<RigidLayout, String> {
         let mut q = [0i16; 3];
         for (o, x) in q.iter_mut().zip(p) {
             *o = i16::try_from(x.round() as i64).map_err(|_| {
-                format!("vertex {} of mesh '{}' is {:.0} GTE units from bone '{}', beyond an i16", v.source_index, v.mesh, x, c.bones[v.bone].name)
+                format!(
+                    "vertex {} of mesh '{}' is {:.0} GTE units from bone '{}', beyond an i16",
+                    v.source_index, v.mesh, x, c.bones[v.bone].name
+                )
             })?;
         }
         local.push(q);
@@ -71,7 +74,9 @@ pub fn tracks(c: &Character, clip: &Clip, reach: &[f64]) -> Result<Vec<BoneTrack
                 Some(p) => pose[p].inverse().mul(&pose[b]),
                 None => pose[b],
             };
-            samples.push(local.decompose().map_err(|e| format!("bone '{}' clip '{}' frame {f}: {e:?}", bone.name, clip.name))?);
+            samples.push(
+                local.decompose().map_err(|e| format!("bone '{}' clip '{}' frame {f}: {e:?}", bone.name, clip.name))?,
+            );
         }
         make_continuous(&mut samples);
         out.push(BoneTrack { samples, reach: reach[b] });
@@ -90,7 +95,13 @@ pub fn sample_transform(s: &BoneSample) -> Affine {
 }
 
 /// Model-space positions (new vertex order) of a decoded frame, composing bones parent-first.
-pub fn decoded_positions(t: &Tables, clip: usize, frame: usize, parents: &[Option<usize>], l: &RigidLayout) -> Result<Vec<[f64; 3]>, String> {
+pub fn decoded_positions(
+    t: &Tables,
+    clip: usize,
+    frame: usize,
+    parents: &[Option<usize>],
+    l: &RigidLayout,
+) -> Result<Vec<[f64; 3]>, String> {
     let mut samples = vec![BoneSample::default(); parents.len()];
     t.decode_pose(clip, frame, &mut samples).map_err(|e| format!("decoding clip {clip} frame {frame}: {e:?}"))?;
     let mut model: Vec<Affine> = Vec::with_capacity(parents.len());
@@ -125,7 +136,13 @@ fn round_shift(v: i64, shift: u32) -> i64 {
 /// runtime's fixed-point math: FP12 quaternion to matrix, scale folded into the columns, composition
 /// and vertex transform exactly as the GTE truncates them. Reported next to the format's own error:
 /// the FP12 matrices, not the pose format, bound the console's precision.
-pub fn console_positions(t: &Tables, clip: usize, frame: usize, parents: &[Option<usize>], l: &RigidLayout) -> Result<Vec<[f64; 3]>, String> {
+pub fn console_positions(
+    t: &Tables,
+    clip: usize,
+    frame: usize,
+    parents: &[Option<usize>],
+    l: &RigidLayout,
+) -> Result<Vec<[f64; 3]>, String> {
     use psxanim_runtime::math::{saturate_i16, Matrix, Quat, Vec3i16, Vec3i32, FRAC_BITS};
     let mut samples = vec![BoneSample::default(); parents.len()];
     t.decode_pose(clip, frame, &mut samples).map_err(|e| format!("decoding clip {clip} frame {frame}: {e:?}"))?;

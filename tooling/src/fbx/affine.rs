@@ -37,10 +37,7 @@ impl Affine {
     pub const IDENTITY: Affine = Affine { m: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], t: [0.0; 3] };
 
     pub fn from_ufbx(m: &ufbx::Matrix) -> Self {
-        Affine {
-            m: [[m.m00, m.m01, m.m02], [m.m10, m.m11, m.m12], [m.m20, m.m21, m.m22]],
-            t: [m.m03, m.m13, m.m23],
-        }
+        Affine { m: [[m.m00, m.m01, m.m02], [m.m10, m.m11, m.m12], [m.m20, m.m21, m.m22]], t: [m.m03, m.m13, m.m23] }
     }
 
     pub fn linear(m: [[f64; 3]; 3]) -> Self {
@@ -78,7 +75,11 @@ impl Affine {
     /// Determinant divided by the product of the column lengths (1 for a rotation, 0 when flat).
     fn relative_determinant(&self) -> f64 {
         let lengths: f64 = (0..3).map(|c| norm(self.column(c))).product();
-        if lengths == 0.0 { 0.0 } else { self.determinant() / lengths }
+        if lengths == 0.0 {
+            0.0
+        } else {
+            self.determinant() / lengths
+        }
     }
 
     /// Checks the 3x3 part is invertible and free of shear.

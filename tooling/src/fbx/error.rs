@@ -10,11 +10,15 @@ pub enum ImportError {
     NoSkinnedMesh { path: String },
     #[error("{path}: mesh '{mesh}' has no skin deformer: all its {vertices} vertices are unweighted; every mesh of a character must be skinned to the armature")]
     MeshWithoutSkin { path: String, mesh: String, vertices: usize },
-    #[error("{path}: mesh '{mesh}' has {count} skin deformers ({names}); at most 1 skin deformer per mesh is supported")]
+    #[error(
+        "{path}: mesh '{mesh}' has {count} skin deformers ({names}); at most 1 skin deformer per mesh is supported"
+    )]
     MultipleSkins { path: String, mesh: String, count: usize, names: String },
     #[error("{path}: skin deformer '{deformer}' of mesh '{mesh}' uses dual-quaternion skinning; only linear/rigid skinning is supported")]
     DualQuaternion { path: String, mesh: String, deformer: String },
-    #[error("{path}: mesh '{mesh}' has blend shapes ({count} channel(s), first '{first}'); blend shapes are not supported")]
+    #[error(
+        "{path}: mesh '{mesh}' has blend shapes ({count} channel(s), first '{first}'); blend shapes are not supported"
+    )]
     BlendShapes { path: String, mesh: String, count: usize, first: String },
     #[error("{path}: mesh '{mesh}' has {count} unweighted vertices (first: vertex {first}); every vertex needs a skin weight")]
     UnweightedVertices { path: String, mesh: String, count: usize, first: usize },

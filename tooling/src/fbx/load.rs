@@ -20,13 +20,18 @@ struct MeshInstance<'s> {
 }
 
 /// Loads `path`, validates it against the profile and samples its clips.
-pub fn import(path: &Path, options: &ImportOptions, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<Character, ImportError> {
+pub fn import(
+    path: &Path,
+    options: &ImportOptions,
+    progress: &mut dyn FnMut(&str, usize, usize),
+) -> Result<Character, ImportError> {
     let p = path.display().to_string();
     if options.rate == 0 || options.rate > 60 {
         return Err(ImportError::BadRate { path: p, rate: options.rate });
     }
     let opts = ufbx::LoadOpts { load_external_files: false, ignore_embedded: true, ..Default::default() };
-    let scene = ufbx::load_file(&p, opts).map_err(|e| ImportError::Load { path: p.clone(), message: e.description.to_string() })?;
+    let scene = ufbx::load_file(&p, opts)
+        .map_err(|e| ImportError::Load { path: p.clone(), message: e.description.to_string() })?;
     let conv = file_to_model(&scene.settings);
     let mut warnings = Vec::new();
     if scene.settings.axes.up == ufbx::CoordinateAxis::Unknown {
@@ -38,7 +43,13 @@ pub fn import(path: &Path, options: &ImportOptions, progress: &mut dyn FnMut(&st
     let (vertices, weights, clusters) = reduce_skin(&p, &meshes, &bone_of_node, &bones, &conv)?;
     let (triangles, materials) = triangulate(&meshes, conv.determinant() < 0.0);
 
-    let limit = |what, count, limit| if count > limit { Err(ImportError::TooMany { path: p.clone(), what, count, limit }) } else { Ok(()) };
+    let limit = |what, count, limit| {
+        if count > limit {
+            Err(ImportError::TooMany { path: p.clone(), what, count, limit })
+        } else {
+            Ok(())
+        }
+    };
     limit("vertices", vertices.len(), MAX_VERTICES)?;
     limit("triangles", triangles.len(), MAX_TRIANGLES)?;
     limit("skeleton bones", bones.len(), MAX_NODES)?;
@@ -54,17 +65,30 @@ pub fn import(path: &Path, options: &ImportOptions, progress: &mut dyn FnMut(&st
     for (name, stack) in &stacks {
         let seconds = stack.time_end - stack.time_begin;
         if seconds > MAX_CLIP_SECONDS {
-            return Err(ImportError::ClipTooLong { path: p.clone(), clip: name.clone(), seconds, limit: MAX_CLIP_SECONDS });
+            return Err(ImportError::ClipTooLong {
+                path: p.clone(),
+                clip: name.clone(),
+                seconds,
+                limit: MAX_CLIP_SECONDS,
+            });
         }
         let frames = (seconds.max(0.0) * options.rate as f64).round() as usize + 1;
-        let mut clip = Clip { name: name.clone(), rate: options.rate, poses: vec![], rigid_reference: vec![], skinned_reference: vec![] };
+        let mut clip = Clip {
+            name: name.clone(),
+            rate: options.rate,
+            poses: vec![],
+            rigid_reference: vec![],
+            skinned_reference: vec![],
+        };
         for frame in 0..frames {
             progress(name, frame, frames);
-            let time = (stack.time_begin + frame as f64 / options.rate as f64).min(stack.time_end.max(stack.time_begin));
+            let time =
+                (stack.time_begin + frame as f64 / options.rate as f64).min(stack.time_end.max(stack.time_begin));
             let context = format!("clip '{name}' frame {frame} (t = {time:.3} s)");
             let eval_opts = ufbx::EvaluateOpts { evaluate_skinning: true, ..Default::default() };
-            let evaluated = ufbx::evaluate_scene(&scene, &stack.anim, time, eval_opts)
-                .map_err(|e| ImportError::Load { path: p.clone(), message: format!("evaluating {context}: {}", e.description) })?;
+            let evaluated = ufbx::evaluate_scene(&scene, &stack.anim, time, eval_opts).map_err(|e| {
+                ImportError::Load { path: p.clone(), message: format!("evaluating {context}: {}", e.description) }
+            })?;
             clip.poses.push(sample_pose(&p, &evaluated, &bones, &bone_of_node, &conv, &context)?);
             let (rigid, skinned) = reference_positions(&evaluated, &meshes, &clusters, &conv);
             for (v, pos) in vertices.iter().zip(&rigid) {
@@ -115,12 +139,20 @@ fn skinned_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInstanc
         let mesh: &ufbx::Mesh = mesh;
         let name = node.element.name.to_string();
         for skin in mesh.skin_deformers.as_ref().iter() {
-            if matches!(skin.skinning_method, ufbx::SkinningMethod::DualQuaternion | ufbx::SkinningMethod::BlendedDqLinear) {
-                return Err(ImportError::DualQuaternion { path: p.into(), mesh: name, deformer: skin.element.name.to_string() });
+            if matches!(
+                skin.skinning_method,
+                ufbx::SkinningMethod::DualQuaternion | ufbx::SkinningMethod::BlendedDqLinear
+            ) {
+                return Err(ImportError::DualQuaternion {
+                    path: p.into(),
+                    mesh: name,
+                    deformer: skin.element.name.to_string(),
+                });
             }
         }
         if !mesh.blend_deformers.is_empty() {
-            let channels: Vec<&ufbx::BlendChannel> = mesh.blend_deformers.as_ref().iter().flat_map(|d| d.channels.as_ref().iter().map(|c| &**c)).collect();
+            let channels: Vec<&ufbx::BlendChannel> =
+                mesh.blend_deformers.as_ref().iter().flat_map(|d| d.channels.as_ref().iter().map(|c| &**c)).collect();
             return Err(ImportError::BlendShapes {
                 path: p.into(),
                 mesh: name,
@@ -132,8 +164,14 @@ fn skinned_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInstanc
             0 => return Err(ImportError::MeshWithoutSkin { path: p.into(), mesh: name, vertices: mesh.num_vertices }),
             1 => {}
             n => {
-                let names: Vec<String> = mesh.skin_deformers.as_ref().iter().map(|s| format!("'{}'", &*s.element.name)).collect();
-                return Err(ImportError::MultipleSkins { path: p.into(), mesh: name, count: n, names: names.join(", ") });
+                let names: Vec<String> =
+                    mesh.skin_deformers.as_ref().iter().map(|s| format!("'{}'", &*s.element.name)).collect();
+                return Err(ImportError::MultipleSkins {
+                    path: p.into(),
+                    mesh: name,
+                    count: n,
+                    names: names.join(", "),
+                });
             }
         }
         let skin: &ufbx::SkinDeformer = &mesh.skin_deformers[0];
@@ -148,7 +186,9 @@ fn skinned_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInstanc
 
 fn degenerate(p: &str, node: &str, context: &str, d: Degenerate) -> ImportError {
     match d {
-        Degenerate::Singular { det } => ImportError::Singular { path: p.into(), node: node.into(), context: context.into(), det },
+        Degenerate::Singular { det } => {
+            ImportError::Singular { path: p.into(), node: node.into(), context: context.into(), det }
+        }
         Degenerate::Shear { cosine } => ImportError::Shear {
             path: p.into(),
             node: node.into(),
@@ -159,15 +199,20 @@ fn degenerate(p: &str, node: &str, context: &str, d: Degenerate) -> ImportError 
 }
 
 /// The bones (cluster nodes) parent-first, and the map from node typed id to bone index.
-fn skeleton(p: &str, scene: &ufbx::Scene, meshes: &[MeshInstance], conv: &Affine) -> Result<(Vec<Bone>, HashMap<u32, usize>), ImportError> {
+fn skeleton(
+    p: &str,
+    scene: &ufbx::Scene,
+    meshes: &[MeshInstance],
+    conv: &Affine,
+) -> Result<(Vec<Bone>, HashMap<u32, usize>), ImportError> {
     let mut bind_of_node: HashMap<u32, Affine> = HashMap::new();
     for m in meshes {
         for cluster in m.skin.clusters.as_ref().iter() {
             // The mesh's own bind placement must be invertible and free of shear too.
             let bone_name = cluster.bone_node.as_ref().map(|n| n.element.name.to_string()).unwrap_or_default();
-            Affine::from_ufbx(&cluster.geometry_to_bone)
-                .check()
-                .map_err(|d| degenerate(p, &m.node.element.name, &format!("bind pose (mesh geometry to bone '{bone_name}')"), d))?;
+            Affine::from_ufbx(&cluster.geometry_to_bone).check().map_err(|d| {
+                degenerate(p, &m.node.element.name, &format!("bind pose (mesh geometry to bone '{bone_name}')"), d)
+            })?;
             if let Some(node) = cluster.bone_node.as_ref() {
                 bind_of_node.entry(node.element.typed_id).or_insert_with(|| Affine::from_ufbx(&cluster.bind_to_world));
             }
@@ -218,7 +263,11 @@ fn reduce_skin(
                 .filter(|w| w.weight > WEIGHT_EPSILON)
                 .filter(|w| m.skin.clusters.get(w.cluster_index as usize).and_then(|c| c.bone_node.as_ref()).is_some())
                 .collect();
-            let Some(strongest) = usable.iter().copied().max_by(|a, b| a.weight.total_cmp(&b.weight).then(b.cluster_index.cmp(&a.cluster_index))) else {
+            let Some(strongest) = usable
+                .iter()
+                .copied()
+                .max_by(|a, b| a.weight.total_cmp(&b.weight).then(b.cluster_index.cmp(&a.cluster_index)))
+            else {
                 unweighted += 1;
                 first_unweighted.get_or_insert(v);
                 continue;
@@ -235,11 +284,21 @@ fn reduce_skin(
             let world = Affine::from_ufbx(&cluster.bind_to_world).mul(&Affine::from_ufbx(&cluster.geometry_to_bone));
             let pos = m.mesh.vertices[v];
             let _ = bones;
-            vertices.push(Vertex { bind: conv.mul(&world).apply([pos.x, pos.y, pos.z]), bone, mesh: mesh_name.clone(), source_index: v });
+            vertices.push(Vertex {
+                bind: conv.mul(&world).apply([pos.x, pos.y, pos.z]),
+                bone,
+                mesh: mesh_name.clone(),
+                source_index: v,
+            });
             clusters.push(strongest.cluster_index as usize);
         }
         if unweighted > 0 {
-            return Err(ImportError::UnweightedVertices { path: p.into(), mesh: mesh_name, count: unweighted, first: first_unweighted.unwrap_or(0) });
+            return Err(ImportError::UnweightedVertices {
+                path: p.into(),
+                mesh: mesh_name,
+                count: unweighted,
+                first: first_unweighted.unwrap_or(0),
+            });
         }
     }
     Ok((vertices, report, clusters))
@@ -293,19 +352,25 @@ fn base_colour(mat: &ufbx::Material) -> [u8; 3] {
     [to_u8(c.x), to_u8(c.y), to_u8(c.z)]
 }
 
-fn select_stacks<'s>(p: &str, scene: &'s ufbx::Scene, options: &ImportOptions) -> Result<Vec<(String, &'s ufbx::AnimStack)>, ImportError> {
-    let all: Vec<(String, &ufbx::AnimStack)> = scene.anim_stacks.as_ref().iter().map(|s| (clip_name(&s.element.name), &**s)).collect();
+fn select_stacks<'s>(
+    p: &str,
+    scene: &'s ufbx::Scene,
+    options: &ImportOptions,
+) -> Result<Vec<(String, &'s ufbx::AnimStack)>, ImportError> {
+    let all: Vec<(String, &ufbx::AnimStack)> =
+        scene.anim_stacks.as_ref().iter().map(|s| (clip_name(&s.element.name), &**s)).collect();
     let Some(wanted) = &options.clips else { return Ok(all) };
     wanted
         .iter()
         .map(|name| {
-            all.iter().find(|(n, s)| n == name || &*s.element.name == name.as_str()).map(|(n, s)| (n.clone(), *s)).ok_or_else(|| {
-                ImportError::UnknownClip {
+            all.iter()
+                .find(|(n, s)| n == name || &*s.element.name == name.as_str())
+                .map(|(n, s)| (n.clone(), *s))
+                .ok_or_else(|| ImportError::UnknownClip {
                     path: p.into(),
                     name: name.clone(),
                     available: all.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "),
-                }
-            })
+                })
         })
         .collect()
 }
@@ -340,7 +405,12 @@ fn sample_pose(
 }
 
 /// ufbx's own positions of every vertex: on its strongest cluster, and fully skinned.
-fn reference_positions(evaluated: &ufbx::Scene, meshes: &[MeshInstance], clusters: &[usize], conv: &Affine) -> (Vec<[f64; 3]>, Vec<[f64; 3]>) {
+fn reference_positions(
+    evaluated: &ufbx::Scene,
+    meshes: &[MeshInstance],
+    clusters: &[usize],
+    conv: &Affine,
+) -> (Vec<[f64; 3]>, Vec<[f64; 3]>) {
     let mut rigid = Vec::new();
     let mut skinned = Vec::new();
     for m in meshes {
