@@ -12,6 +12,11 @@ if (!url) {
   process.exit(2);
 }
 const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+// A hung browser must not hang the test run.
+setTimeout(() => {
+  console.error("viewer test FAILED: no result after 240 s");
+  process.exit(1);
+}, 240000).unref();
 const RIGID = "rigid-gte";
 
 function check(ok, message) {
