@@ -229,6 +229,8 @@ fn frame_code(shot: &Screenshot) -> Result<u32> {
 }
 
 /// The box of every pixel that is not the background (the most common colour), below the frame code.
+/// A column or row of one uniform colour across the whole picture is the display's border (mednafen
+/// shows the 320-pixel area one pixel late, with a black first column), not part of the scene.
 fn silhouette_box(shot: &Screenshot) -> Option<PixelBox> {
     let top = scene::FRAME_CODE_BLOCK.1 as u32;
     let mut counts = std::collections::HashMap::new();
@@ -238,10 +240,20 @@ fn silhouette_box(shot: &Screenshot) -> Option<PixelBox> {
         }
     }
     let background = counts.into_iter().max_by_key(|&(_, n)| n)?.0;
+    let border_column = |x: u32| {
+        let c = pixel(shot, x, top);
+        c != background && (top..shot.height).all(|y| pixel(shot, x, y) == c)
+    };
+    let border_row = |y: u32| {
+        let c = pixel(shot, 0, y);
+        c != background && (0..shot.width).all(|x| pixel(shot, x, y) == c)
+    };
+    let columns: Vec<bool> = (0..shot.width).map(border_column).collect();
+    let rows: Vec<bool> = (0..shot.height).map(|y| y >= top && border_row(y)).collect();
     let mut b: Option<PixelBox> = None;
     for y in top..shot.height {
         for x in 0..shot.width {
-            if pixel(shot, x, y) != background {
+            if !columns[x as usize] && !rows[y as usize] && pixel(shot, x, y) != background {
                 b = Some(PixelBox::union(b, PixelBox { min: (x as i32, y as i32), max: (x as i32, y as i32) }));
             }
         }
@@ -496,6 +508,13 @@ mod tests {
         let frames = [30u32, 90];
         let shots: Vec<Screenshot> = frames.iter().map(|&f| shot_of(&host_frame(models, f).unwrap().triangles.concat(), f)).collect();
         let dir = tempfile::tempdir().unwrap();
+        let mut bordered = shots.clone();
+        for s in bordered.iter_mut() {
+            for y in 0..240 {
+                s.rgb[y * 320 * 3..y * 320 * 3 + 3].copy_from_slice(&[0, 0, 0]);
+            }
+        }
+        assert_eq!(silhouette_box(&bordered[0]), silhouette_box(&shots[0]), "a border column is not the scene");
         let checks = screen_checks(&ws, "test", None, &shots, dir.path());
         let failed: Vec<_> = checks.iter().filter(|c| !c.passed).map(|c| c.name.as_str()).collect();
         assert_eq!(failed, ["character.cycles"], "{checks:?}"); // no record given
