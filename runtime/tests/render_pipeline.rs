@@ -215,3 +215,18 @@ fn corrupted_blobs_never_panic() {
         }
     }
 }
+
+/// A blob that sits at an odd address is read byte by byte, with the same results.
+#[test]
+fn a_misaligned_blob_renders_the_same() {
+    let b = rigid_blob();
+    let mut shifted = vec![0u8; b.len() + 1];
+    shifted[1..].copy_from_slice(&b);
+    let (aligned, odd) = (Tables::parse(&b).unwrap(), Tables::parse(&shifted[1..]).unwrap());
+    let (mut s1, mut s2) = (Box::new(Scratch::new()), Box::new(Scratch::new()));
+    let (r1, d1, _) = run(&aligned, &Matrix::IDENTITY, sample(0, 1), &mut s1);
+    let (r2, d2, _) = run(&odd, &Matrix::IDENTITY, sample(0, 1), &mut s2);
+    assert!(matches!(r1, Ok(Outcome::Drawn(_))));
+    assert_eq!((r1, d1), (r2, d2));
+    assert_eq!(s1.sxy[..8], s2.sxy[..8]);
+}

@@ -68,46 +68,80 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
 ) -> TriangleStats {
     let bytes = tables.bytes();
     let base = tables.triangles_offset();
+    let count = tables.triangle_count();
+    // The material colours, read once per character rather than once per triangle.
+    let mut colours = [[255u8, 0, 255]; MATERIALS_CACHED];
+    for (m, c) in colours.iter_mut().enumerate().take(tables.material_count()) {
+        *c = tables.material(m);
+    }
     let mut stats = TriangleStats::default();
-    let n = sxy.len().min(sz.len());
-    for index in 0..tables.triangle_count() {
-        let o = base + index * TRIANGLE_SIZE;
-        let (ab, cm) = (word(bytes, o), word(bytes, o + 4));
-        let v = [(ab & 0xFFFF) as usize, (ab >> 16) as usize, (cm & 0xFFFF) as usize];
-        if v.iter().any(|&i| i >= n) {
-            stats.rejected += 1;
-            continue;
+    match super::project::aligned_words(bytes, base, 2 * count) {
+        Some(w) => {
+            for index in 0..count {
+                setup(gte, camera, index, (w[2 * index], w[2 * index + 1]), sxy, sz, &colours, sink, &mut stats);
+            }
         }
-        let xy = [sxy[v[0]], sxy[v[1]], sxy[v[2]]];
-        gte.write_data::<{ data::SXY0 }>(xy[0]);
-        gte.write_data::<{ data::SXY1 }>(xy[1]);
-        gte.write_data::<{ data::SXY2 }>(xy[2]);
-        gte.command::<{ cmd::NCLIP }>();
-        let area = gte.read_data::<{ data::MAC0 }>() as i32;
-        if (area > 0) != FRONT_FACING_NCLIP_POSITIVE || area == 0 {
-            stats.back_facing += 1;
-            continue;
-        }
-        let z = [sz[v[0]], sz[v[1]], sz[v[2]]];
-        if z.iter().any(|&d| d < camera.near) || !span_ok(&xy) {
-            stats.rejected += 1;
-            continue;
-        }
-        gte.write_data::<{ data::SZ1 }>(z[0] as u32);
-        gte.write_data::<{ data::SZ2 }>(z[1] as u32);
-        gte.write_data::<{ data::SZ3 }>(z[2] as u32);
-        gte.command::<{ cmd::AVSZ3 }>();
-        let otz = gte.read_data::<{ data::OTZ }>() as u16;
-        let material = ((cm >> 16) & 0xFF) as usize;
-        let colour = if material < tables.material_count() { tables.material(material) } else { [255, 0, 255] };
-        let t = DrawnTriangle { index: index as u16, xy: xy.map(ScreenXY::from_word), z, otz, colour };
-        if sink.add(&t) {
-            stats.drawn += 1;
-        } else {
-            stats.rejected += 1;
+        None => {
+            for index in 0..count {
+                let o = base + index * TRIANGLE_SIZE;
+                setup(gte, camera, index, (word(bytes, o), word(bytes, o + 4)), sxy, sz, &colours, sink, &mut stats);
+            }
         }
     }
     stats
+}
+
+/// Materials whose colour `emit` caches (a triangle's material is a byte).
+const MATERIALS_CACHED: usize = 256;
+
+/// One triangle: `words` are its table entry (`a | b << 16`, `c | material << 16`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn setup<B: Cop2, S: TriangleSink + ?Sized>(
+    gte: &mut Gte<B>,
+    camera: &Camera,
+    index: usize,
+    words: (u32, u32),
+    sxy: &[u32],
+    sz: &[u16],
+    colours: &[[u8; 3]; MATERIALS_CACHED],
+    sink: &mut S,
+    stats: &mut TriangleStats,
+) {
+    let (ab, cm) = words;
+    let n = sxy.len().min(sz.len());
+    let v = [(ab & 0xFFFF) as usize, (ab >> 16) as usize, (cm & 0xFFFF) as usize];
+    if v[0] >= n || v[1] >= n || v[2] >= n {
+        stats.rejected += 1;
+        return;
+    }
+    let xy = [sxy[v[0]], sxy[v[1]], sxy[v[2]]];
+    gte.write_data::<{ data::SXY0 }>(xy[0]);
+    gte.write_data::<{ data::SXY1 }>(xy[1]);
+    gte.write_data::<{ data::SXY2 }>(xy[2]);
+    gte.command::<{ cmd::NCLIP }>();
+    let area = gte.read_data::<{ data::MAC0 }>() as i32;
+    if (area > 0) != FRONT_FACING_NCLIP_POSITIVE || area == 0 {
+        stats.back_facing += 1;
+        return;
+    }
+    let z = [sz[v[0]], sz[v[1]], sz[v[2]]];
+    if z[0] < camera.near || z[1] < camera.near || z[2] < camera.near || !span_ok(&xy) {
+        stats.rejected += 1;
+        return;
+    }
+    gte.write_data::<{ data::SZ1 }>(z[0] as u32);
+    gte.write_data::<{ data::SZ2 }>(z[1] as u32);
+    gte.write_data::<{ data::SZ3 }>(z[2] as u32);
+    gte.command::<{ cmd::AVSZ3 }>();
+    let otz = gte.read_data::<{ data::OTZ }>() as u16;
+    let colour = colours[((cm >> 16) & 0xFF) as usize];
+    let t = DrawnTriangle { index: index as u16, xy: xy.map(ScreenXY::from_word), z, otz, colour };
+    if sink.add(&t) {
+        stats.drawn += 1;
+    } else {
+        stats.rejected += 1;
+    }
 }
 
 /// Depth shading for gouraud primitives: full colour at `near_z` and nearer, fading linearly to half
