@@ -97,3 +97,20 @@ fn baked_animation_over_512_kib_is_rejected_with_its_size() {
     let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None }).unwrap();
     assert!(out.report.animation_bytes < 64 * 1024, "{}", out.report.animation_bytes);
 }
+
+#[test]
+fn rigid_threshold_grows_with_animated_scale_ups_only() {
+    let still = character(20, 500.0, 10, spinning(10, 0.5));
+    assert_eq!(psxanim::compile::rigid_threshold(&still), psxanim::compile::DEFAULT_RIGID_THRESHOLD);
+    // The arm scaled 3x along one axis: rounding a local vertex by 0.5 can move it 1.5 units.
+    let grown = character(20, 500.0, 10, |f| {
+        let s = 1.0 + 2.0 * f as f64 / 9.0;
+        let local = Affine::from_trs(&Trs { translation: [0.0, 8192.0, 0.0], rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0, s, 1.0] });
+        [Affine::IDENTITY, local]
+    });
+    let t = psxanim::compile::rigid_threshold(&grown);
+    assert!((t - (1.0 + 0.5 * 3.0 + 0.01)).abs() < 1e-9, "{t}");
+    let out = compile(&grown, &CompileOptions { storage: StorageMode::RigidGte, max_error: None }).unwrap();
+    assert!(out.report.accuracy.versus_rigid.max <= t);
+    assert_eq!(out.report.accuracy.threshold, t);
+}

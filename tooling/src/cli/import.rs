@@ -41,8 +41,8 @@ pub struct Args {
     /// Print the summary as JSON on stdout.
     #[arg(long)]
     pub json: bool,
-    /// Accuracy threshold in GTE units against ufbx's evaluation (default 2 rigid, 9 baked);
-    /// `inf` accepts any error.
+    /// Accuracy threshold in GTE units against ufbx's evaluation (default: rigid 2, more when bones
+    /// are animated to scale up; baked 9); `inf` accepts any error.
     #[arg(long)]
     pub max_error: Option<f64>,
     /// Also write a Rust source file embedding the blob with 4-byte alignment.

@@ -30,7 +30,9 @@ use blob::{assemble, BlobParts, ClipData, ClipPart};
 /// Largest vertex error (GTE units, any axis) the pose-sample compression may add in rigid mode.
 pub const RIGID_FORMAT_BUDGET: f64 = 1.0;
 /// Default accuracy thresholds against ufbx's evaluation, GTE units: the format budget plus the
-/// rounding of bone-local vertices to i16 (rigid), or the half Q8 step plus bind rounding (baked).
+/// rounding of bone-local vertices to i16 (rigid; at most 0.87 under a rotation, more under an
+/// animated scale-up, so a rig that scales bones up gets the larger bound [`rigid_threshold`] computes),
+/// or the half Q8 step plus bind rounding (baked).
 pub const DEFAULT_RIGID_THRESHOLD: f64 = 2.0;
 pub const DEFAULT_BAKED_THRESHOLD: f64 = 9.0;
 
@@ -173,7 +175,7 @@ fn compile_error(c: &Character, message: String) -> ImportError {
 /// Compiles `c`; fails on the animation-size limit or the accuracy threshold.
 pub fn compile(c: &Character, options: &CompileOptions) -> Result<Compiled, ImportError> {
     let threshold = options.max_error.unwrap_or(match options.storage {
-        StorageMode::RigidGte => DEFAULT_RIGID_THRESHOLD,
+        StorageMode::RigidGte => rigid_threshold(c),
         StorageMode::BakedVertices => DEFAULT_BAKED_THRESHOLD,
     });
     let out = match options.storage {
@@ -200,6 +202,22 @@ pub fn compile(c: &Character, options: &CompileOptions) -> Result<Compiled, Impo
         });
     }
     Ok(out)
+}
+
+/// The default rigid threshold: the format budget plus the largest per-axis displacement that rounding a
+/// bone-local vertex by half a unit per axis can cause under any sampled bone transform (0.87 for a pure
+/// rotation; proportionally more under an animated scale-up), and never below [`DEFAULT_RIGID_THRESHOLD`].
+pub fn rigid_threshold(c: &Character) -> f64 {
+    let mut rounding: f64 = 0.5 * 3f64.sqrt();
+    for clip in &c.clips {
+        for pose in &clip.poses {
+            for m in pose {
+                let row = m.m.iter().map(|r| r.iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max);
+                rounding = rounding.max(0.5 * row);
+            }
+        }
+    }
+    DEFAULT_RIGID_THRESHOLD.max(RIGID_FORMAT_BUDGET + rounding + 0.01)
 }
 
 struct Common<'a> {
