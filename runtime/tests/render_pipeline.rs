@@ -80,7 +80,7 @@ fn rigid_vertices_land_where_an_f64_projection_puts_them() {
     // root's space and not turned back (its parent turned it).
     let (r, _, stages) = run(&t, &Matrix::IDENTITY, sample(1, 0), &mut scratch);
     assert!(matches!(r, Ok(Outcome::Drawn(_))), "{r:?}");
-    assert_eq!(stages, [Stage::Bounds, Stage::Pose, Stage::Project, Stage::Triangles]);
+    assert_eq!(stages, [Stage::Bounds, Stage::Decode, Stage::Pose, Stage::Project, Stage::Triangles]);
     let turn = |v: [i16; 3]| [v[2] as f64, v[1] as f64, -(v[0] as f64)]; // 90 degrees about Y
     for (i, v) in SQUARE.iter().enumerate() {
         for (k, offset) in [(0usize, 0.0), (4, 2000.0)] {
@@ -155,7 +155,7 @@ fn baked_frames_decode_deltas_escapes_and_raw_then_project_with_one_matrix() {
     for (frame, expected) in [(0u16, &moved), (1, &far), (2, &far)] {
         let (r, drawn, stages) = run(&t, &Matrix::IDENTITY, sample(0, frame), &mut scratch);
         assert!(matches!(r, Ok(Outcome::Drawn(_))), "{r:?}");
-        assert_eq!(stages.len(), 4);
+        assert_eq!(stages, [Stage::Bounds, Stage::Decode, Stage::Project, Stage::Triangles]);
         assert_eq!(&scratch.positions[..4], &expected[..], "frame {frame}");
         assert_eq!(drawn.len(), 2);
         // The same positions through RTPS one by one give the same screen words.

@@ -6,9 +6,10 @@
 //!
 //! Verification record (program "CHAR"):
 //! - results: the probe words of `scene::probe_words` (decoded baked positions, rigid SXY);
-//! - cycles, in root counter 2 ticks (8 CPU cycles) at frame `scene::MEASURED_FRAME`: slot `4 * i + s`
-//!   is instance `i`'s stage `s` (0 bounds test, 1 pose or decode, 2 projection, 3 triangles); slot 16
-//!   the whole scene; slot 17 the measured frame number;
+//! - cycles, in root counter 2 ticks (8 CPU cycles) at frame `scene::MEASURED_FRAME`: slot
+//!   `STAGES * i + s` is instance `i`'s stage `s` (0 bounds test, 1 decode, 2 bone matrices, 3
+//!   projection, 4 triangles); slot `SLOT_SCENE` the whole scene (wraps past 65,535 ticks); slot
+//!   `SLOT_FRAME` the measured frame number;
 //! - frames: rendered frames. The frame number is also drawn on the top rows (scene::FRAME_CODE_*).
 //!
 //! A blob that does not parse, or a sample that does not decode, marks the record FAILED with the
@@ -26,7 +27,7 @@ use psxanim_runtime::render::{RenderError, Scratch, Stage};
 use psxanim_runtime::tables::{TableError, Tables};
 
 mod scene;
-use scene::{Models, Scene, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS};
+use scene::{Models, Scene, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_FRAME, SLOT_SCENE, STAGES};
 
 /// 4-byte alignment for the embedded blobs (the tables' sections are aligned within the blob).
 #[repr(C, align(4))]
@@ -119,7 +120,7 @@ extern "C" fn main() -> ! {
         }
 
         if let Some(scene) = scene.as_mut() {
-            let mut ticks = [[0u16; 4]; INSTANCES];
+            let mut ticks = [[0u16; STAGES]; INSTANCES];
             let started = timer::now();
             let mut last = started;
             let mut sink = OtSink { list, shading: Shading::Flat };
@@ -127,9 +128,10 @@ extern "C" fn main() -> ! {
                 let now = timer::now();
                 let s = match stage {
                     Stage::Bounds => 0,
-                    Stage::Pose => 1,
-                    Stage::Project => 2,
-                    Stage::Triangles => 3,
+                    Stage::Decode => 1,
+                    Stage::Pose => 2,
+                    Stage::Project => 3,
+                    Stage::Triangles => 4,
                 };
                 ticks[i][s] = now.wrapping_sub(last);
                 last = now;
@@ -143,11 +145,11 @@ extern "C" fn main() -> ! {
             if scene.frame == MEASURED_FRAME {
                 for (i, stages) in ticks.iter().enumerate() {
                     for (s, &t) in stages.iter().enumerate() {
-                        record.set_cycles(4 * i + s, t as u32);
+                        record.set_cycles(STAGES * i + s, t as u32);
                     }
                 }
-                record.set_cycles(16, total as u32);
-                record.set_cycles(17, MEASURED_FRAME);
+                record.set_cycles(SLOT_SCENE, total as u32);
+                record.set_cycles(SLOT_FRAME, MEASURED_FRAME);
             }
             scene.step();
         }

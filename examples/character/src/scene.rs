@@ -20,6 +20,11 @@ pub const SCREEN: (i16, i16) = (320, 240);
 pub const OT_DEPTHS: usize = 1024;
 /// The frame whose per-stage cycle counts the program records (so the host can pair them with counts).
 pub const MEASURED_FRAME: u32 = 45;
+/// Cycle slots per instance (bounds, decode, bone matrices, projection, triangles), then the scene
+/// total and the measured frame number.
+pub const STAGES: usize = 5;
+pub const SLOT_SCENE: usize = STAGES * INSTANCES;
+pub const SLOT_FRAME: usize = SLOT_SCENE + 1;
 /// The frame number is drawn as `FRAME_CODE_BITS` blocks on the top rows (white = 1, black = 0), so a
 /// screenshot says which frame it shows whatever the emulator's timing.
 pub const FRAME_CODE_BITS: u32 = 16;

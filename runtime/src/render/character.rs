@@ -31,7 +31,9 @@ impl From<TableError> for RenderError {
 pub enum Stage {
     /// The bounds test is done (and was the last stage when the character is off screen).
     Bounds,
-    /// Rigid: bone samples decoded and matrices composed. Baked: the frame decoded.
+    /// Rigid: the bone samples decoded (and blended when interpolating). Baked: the frame decoded.
+    Decode,
+    /// Rigid only: the model-view matrices composed.
     Pose,
     /// Every vertex projected.
     Project,
@@ -90,6 +92,7 @@ pub fn render<B: Cop2, S: TriangleSink + ?Sized>(
                     *a = bones::blend_samples(a, b, sample.weight);
                 }
             }
+            mark(Stage::Decode);
             bones::bone_matrices(gte, tables, samples, &object, &mut scratch.matrices[..bone_count]);
             mark(Stage::Pose);
             project::project_rigid(gte, tables, &scratch.matrices[..bone_count], sxy, sz);
@@ -99,7 +102,7 @@ pub fn render<B: Cop2, S: TriangleSink + ?Sized>(
             let frame = if sample.weight >= 2048 { sample.next } else { sample.frame };
             let positions = &mut scratch.positions[..vertex_count];
             tables.decode_baked_frame(clip, frame as usize, positions)?;
-            mark(Stage::Pose);
+            mark(Stage::Decode);
             project::project_positions(gte, &object, positions, sxy, sz);
         }
     }

@@ -270,7 +270,10 @@ pub struct CycleFigures {
     pub scene_cycles: f64,
     pub rigid_cycles_per_vertex: Option<f64>,
     pub baked_cycles_per_vertex: Option<f64>,
+    /// Pose evaluation: sample decoding plus bone matrices.
     pub rigid_pose_cycles: Option<f64>,
+    pub rigid_sample_decode_cycles: Option<f64>,
+    pub rigid_bone_matrix_cycles: Option<f64>,
     pub baked_decode_cycles: Option<f64>,
     pub cycles_per_triangle_considered: Option<f64>,
     pub cycles_per_drawn_triangle: Option<f64>,
@@ -285,7 +288,10 @@ pub struct InstanceCycles {
     pub storage: String,
     pub culled: bool,
     pub bounds: f64,
-    pub pose_or_decode: f64,
+    /// Rigid: bone samples decoded (and blended); baked: the frame decoded.
+    pub decode: f64,
+    /// Rigid: model-view matrices from the samples, composed on the GTE.
+    pub bone_matrices: f64,
     pub projection: f64,
     pub triangles: f64,
     pub vertices: usize,
@@ -295,7 +301,8 @@ pub struct InstanceCycles {
 }
 
 fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigures> {
-    ensure!(view.cycles(17) == scene::MEASURED_FRAME, "the record holds no cycle counts of frame {} (slot 17 = {})", scene::MEASURED_FRAME, view.cycles(17));
+    let at = view.cycles(scene::SLOT_FRAME);
+    ensure!(at == scene::MEASURED_FRAME, "the record holds no cycle counts of frame {} (slot {} = {at})", scene::MEASURED_FRAME, scene::SLOT_FRAME);
     let host = host_frame(models, scene::MEASURED_FRAME)?;
     let cyc = |slot: usize| view.cycles(slot) as f64 * CYCLES_PER_TICK;
     let mut instances = Vec::new();
@@ -309,10 +316,11 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
             instance: i,
             storage: format!("{:?}", p.model),
             culled: drawn.is_none(),
-            bounds: cyc(4 * i),
-            pose_or_decode: cyc(4 * i + 1),
-            projection: cyc(4 * i + 2),
-            triangles: cyc(4 * i + 3),
+            bounds: cyc(scene::STAGES * i),
+            decode: cyc(scene::STAGES * i + 1),
+            bone_matrices: cyc(scene::STAGES * i + 2),
+            projection: cyc(scene::STAGES * i + 3),
+            triangles: cyc(scene::STAGES * i + 4),
             vertices: t.vertex_count(),
             bones: t.bone_count(),
             triangles_considered: t.triangle_count(),
@@ -326,7 +334,7 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
     };
     let rigid_cpv = mean(&|c| Some(c.projection / c.vertices as f64), Some("Rigid"));
     let baked_cpv = mean(&|c| Some(c.projection / c.vertices as f64), Some("Baked"));
-    let rigid_pose = mean(&|c| Some(c.pose_or_decode), Some("Rigid"));
+    let rigid_pose = mean(&|c| Some(c.decode + c.bone_matrices), Some("Rigid"));
     let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
     let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
     let four = match (rigid_cpv, per_tri, rigid_pose) {
@@ -335,14 +343,16 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
     };
     Ok(CycleFigures {
         measured_frame: scene::MEASURED_FRAME,
-        scene_cycles: cyc(16),
+        scene_cycles: cyc(scene::SLOT_SCENE),
         rigid_cycles_per_vertex: rigid_cpv,
         baked_cycles_per_vertex: baked_cpv,
         rigid_pose_cycles: rigid_pose,
-        baked_decode_cycles: mean(&|c| Some(c.pose_or_decode), Some("Baked")),
+        rigid_sample_decode_cycles: mean(&|c| Some(c.decode), Some("Rigid")),
+        rigid_bone_matrix_cycles: mean(&|c| Some(c.bone_matrices), Some("Rigid")),
+        baked_decode_cycles: mean(&|c| Some(c.decode), Some("Baked")),
         cycles_per_triangle_considered: per_tri,
         cycles_per_drawn_triangle: per_drawn,
-        offscreen_cycles: instances.iter().find(|c| c.culled).map(|c| c.bounds + c.pose_or_decode + c.projection + c.triangles),
+        offscreen_cycles: instances.iter().find(|c| c.culled).map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles),
         four_512_vertex_characters_percent_of_30fps_frame: four,
         instances,
     })
@@ -414,10 +424,12 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
             });
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc, baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
+                fmt(f.rigid_sample_decode_cycles),
+                fmt(f.rigid_bone_matrix_cycles),
                 fmt(f.baked_decode_cycles),
                 fmt(f.cycles_per_triangle_considered),
                 fmt(f.cycles_per_drawn_triangle),
