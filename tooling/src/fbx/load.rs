@@ -63,7 +63,11 @@ pub fn import(
     limit("clips", stacks.len(), MAX_CLIPS)?;
     let mut clips = Vec::new();
     for (name, stack) in &stacks {
-        let seconds = stack.time_end - stack.time_begin;
+        let (begin, end) = clip_span(stack);
+        if (begin, end) != (stack.time_begin, stack.time_end) {
+            warnings.push(format!("clip '{name}' declares no time span; sampled over its keys, {begin:.3} s to {end:.3} s"));
+        }
+        let seconds = end - begin;
         if seconds > MAX_CLIP_SECONDS {
             return Err(ImportError::ClipTooLong {
                 path: p.clone(),
@@ -82,8 +86,7 @@ pub fn import(
         };
         for frame in 0..frames {
             progress(name, frame, frames);
-            let time =
-                (stack.time_begin + frame as f64 / options.rate as f64).min(stack.time_end.max(stack.time_begin));
+            let time = (begin + frame as f64 / options.rate as f64).min(end.max(begin));
             let context = format!("clip '{name}' frame {frame} (t = {time:.3} s)");
             let eval_opts = ufbx::EvaluateOpts { evaluate_skinning: true, ..Default::default() };
             let evaluated = ufbx::evaluate_scene(&scene, &stack.anim, time, eval_opts).map_err(|e| {
@@ -373,6 +376,26 @@ fn select_stacks<'s>(
                 })
         })
         .collect()
+}
+
+/// The stack's declared time span, or the span of its keys when it declares an empty one (some
+/// exporters leave LocalStart/LocalStop at 0).
+fn clip_span(stack: &ufbx::AnimStack) -> (f64, f64) {
+    if stack.time_end > stack.time_begin {
+        return (stack.time_begin, stack.time_end);
+    }
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for layer in stack.layers.as_ref().iter() {
+        for value in layer.anim_values.as_ref().iter() {
+            for curve in value.curves.iter().flatten() {
+                if !curve.keyframes.is_empty() {
+                    lo = lo.min(curve.min_time);
+                    hi = hi.max(curve.max_time);
+                }
+            }
+        }
+    }
+    if hi > lo { (lo, hi) } else { (stack.time_begin, stack.time_end) }
 }
 
 /// `Armature|Walk` (Blender's object|action naming) -> `Walk`.
