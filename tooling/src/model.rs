@@ -357,14 +357,9 @@ impl Track {
     }
 
     /// The rotation at `time`: shortest-path slerp between the neighbouring keys, held past the ends.
-    /// `None` when the track has no rotation keys.
+    /// `None` when the track has no rotation keys. (To sample many times, build a [`Sampler`].)
     pub fn sample_rotation(&self, time: f64) -> Option<Quat> {
-        let keys = self.sorted_rotation();
-        let (i, t) = bracket(keys.iter().map(|k| k.time), time)?;
-        if t == 0.0 || i + 1 >= keys.len() {
-            return Some(keys[i].value);
-        }
-        Some(keys[i].value.normalized().slerp(keys[i + 1].value.normalized(), t))
+        Sampler::new(self).rotation(time)
     }
 
     pub fn sample_translation(&self, time: f64) -> Option<[f64; 3]> {
@@ -376,11 +371,48 @@ impl Track {
     }
 }
 
-/// Linear interpolation over vector keys, held past the ends.
-pub fn sample_vectors(keys: &[VectorKey], time: f64) -> Option<[f64; 3]> {
-    let mut sorted = keys.to_vec();
-    sorted.sort_by(|a, b| a.time.total_cmp(&b.time));
-    let (i, t) = bracket(sorted.iter().map(|k| k.time), time)?;
+/// A track's keys sorted once by time, for sampling it at many times (writers resample every frame).
+pub struct Sampler {
+    pub rotation: Vec<RotationKey>,
+    pub translation: Vec<VectorKey>,
+    pub scale: Vec<VectorKey>,
+}
+
+impl Sampler {
+    pub fn new(track: &Track) -> Sampler {
+        let mut translation = track.translation.clone();
+        translation.sort_by(|a, b| a.time.total_cmp(&b.time));
+        let mut scale = track.scale.clone();
+        scale.sort_by(|a, b| a.time.total_cmp(&b.time));
+        Sampler { rotation: track.sorted_rotation(), translation, scale }
+    }
+
+    /// The last key at or before `time` (the first key before the start).
+    pub fn rotation_key_at_or_before(&self, time: f64) -> Option<&RotationKey> {
+        let i = self.rotation.partition_point(|k| k.time <= time);
+        self.rotation.get(i.saturating_sub(1))
+    }
+
+    pub fn rotation(&self, time: f64) -> Option<Quat> {
+        let keys = &self.rotation;
+        let (i, t) = bracket(keys, |k| k.time, time)?;
+        if t == 0.0 || i + 1 >= keys.len() {
+            return Some(keys[i].value);
+        }
+        Some(keys[i].value.normalized().slerp(keys[i + 1].value.normalized(), t))
+    }
+
+    pub fn translation(&self, time: f64) -> Option<[f64; 3]> {
+        lerp_sorted(&self.translation, time)
+    }
+
+    pub fn scale(&self, time: f64) -> Option<[f64; 3]> {
+        lerp_sorted(&self.scale, time)
+    }
+}
+
+fn lerp_sorted(sorted: &[VectorKey], time: f64) -> Option<[f64; 3]> {
+    let (i, t) = bracket(sorted, |k| k.time, time)?;
     if t == 0.0 || i + 1 >= sorted.len() {
         return Some(sorted[i].value);
     }
@@ -388,23 +420,26 @@ pub fn sample_vectors(keys: &[VectorKey], time: f64) -> Option<[f64; 3]> {
     Some([a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t])
 }
 
-/// For sorted key times, the index of the key at or before `time` and the fraction towards the next.
-fn bracket(times: impl Iterator<Item = f64>, time: f64) -> Option<(usize, f64)> {
-    let times: Vec<f64> = times.collect();
-    if times.is_empty() {
-        return None;
-    }
-    if time <= times[0] {
+/// Linear interpolation over vector keys, held past the ends.
+pub fn sample_vectors(keys: &[VectorKey], time: f64) -> Option<[f64; 3]> {
+    let mut sorted = keys.to_vec();
+    sorted.sort_by(|a, b| a.time.total_cmp(&b.time));
+    lerp_sorted(&sorted, time)
+}
+
+/// For keys sorted by time, the index of the key at or before `time` and the fraction towards the next.
+fn bracket<K>(keys: &[K], time_of: impl Fn(&K) -> f64, time: f64) -> Option<(usize, f64)> {
+    let last = keys.len().checked_sub(1)?;
+    if time <= time_of(&keys[0]) {
         return Some((0, 0.0));
     }
-    let last = times.len() - 1;
-    if time >= times[last] {
+    if time >= time_of(&keys[last]) {
         return Some((last, 0.0));
     }
-    // times[i] <= time < times[i + 1]
-    let i = times.partition_point(|&t| t <= time) - 1;
-    let span = times[i + 1] - times[i];
-    let t = if span > 0.0 { (time - times[i]) / span } else { 0.0 };
+    // keys[i].time <= time < keys[i + 1].time
+    let i = keys.partition_point(|k| time_of(k) <= time) - 1;
+    let span = time_of(&keys[i + 1]) - time_of(&keys[i]);
+    let t = if span > 0.0 { (time - time_of(&keys[i])) / span } else { 0.0 };
     Some((i, t))
 }
 

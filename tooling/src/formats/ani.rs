@@ -15,7 +15,7 @@ use super::cursor::Cursor;
 use super::timebase::{bone_name, retime, round_time, single_clip};
 use super::{write_error, Losses, ParseError, WriteError};
 use crate::model::{
-    decode_text, encode_text, Animation, Bone, Clip, ClipExtras, Event, Format, Quat, RotationKey,
+    decode_text, encode_text, Animation, Bone, Clip, ClipExtras, Event, Format, Quat, RotationKey, Sampler,
     StoredRotation, TimeUnit, Track, VectorKey,
 };
 
@@ -277,15 +277,15 @@ fn write_track(out: &mut Vec<u8>, track: &Track, version: u32, losses: &mut Loss
         let mut times: Vec<f64> = track.rotation.iter().map(|k| k.time).chain(track.translation.iter().map(|k| k.time)).collect();
         times.sort_by(f64::total_cmp);
         times.dedup();
+        let s = Sampler::new(track);
         times
             .into_iter()
             .map(|t| {
-                let rot = track.rotation.iter().find(|k| k.time == t);
-                let (value, stored) = match rot {
+                let (value, stored) = match s.rotation_key_at_or_before(t).filter(|k| k.time == t) {
                     Some(k) => (k.value, k.stored),
-                    None => (track.sample_rotation(t).unwrap_or(Quat::IDENTITY), None),
+                    None => (s.rotation(t).unwrap_or(Quat::IDENTITY), None),
                 };
-                (t, value, stored, track.sample_translation(t).unwrap_or([0.0; 3]))
+                (t, value, stored, s.translation(t).unwrap_or([0.0; 3]))
             })
             .collect()
     };

@@ -17,7 +17,7 @@
 use super::cursor::Cursor;
 use super::timebase::{bone_id, frame_rate, retime, single_clip, whole};
 use super::{write_error, Losses, ParseError, Tolerance, WriteError};
-use crate::model::{Animation, Bone, Clip, ClipExtras, Format, MpExtras, Quat, RotationKey, TimeUnit, Track, VectorKey};
+use crate::model::{Animation, Bone, Clip, ClipExtras, Format, MpExtras, Quat, RotationKey, Sampler, TimeUnit, Track, VectorKey};
 use std::f64::consts::FRAC_PI_2;
 
 /// Rotation divisor a correct encoder uses.
@@ -374,26 +374,29 @@ fn grid(anim: &Animation, losses: &mut Losses) -> Result<Grid, WriteError> {
     let mut rotation = Vec::new();
     let mut translation = Vec::new();
     for track in &clip.tracks {
+        let s = Sampler::new(track);
         rotation.push(
             (0..frames)
                 .map(|f| {
                     let t = f as f64 * interval;
-                    exact_rotation(track, t).or_else(|| track.sample_rotation(t)).unwrap_or(Quat::IDENTITY)
+                    exact_rotation(&s, t).or_else(|| s.rotation(t)).unwrap_or(Quat::IDENTITY)
                 })
                 .collect(),
         );
         translation.push(if track.translation.is_empty() {
             None
         } else {
-            Some((0..frames).map(|f| track.sample_translation(f as f64 * interval).unwrap_or([0.0; 3])).collect())
+            Some((0..frames).map(|f| s.translation(f as f64 * interval).unwrap_or([0.0; 3])).collect())
         });
     }
     Ok(Grid { interval, duration: clip.length, frames, bones, rotation, translation, looping: clip.looping, extras })
 }
 
 /// The value of a key at exactly `t` (up to float noise), so grid frames that are keys are not resampled.
-fn exact_rotation(track: &Track, t: f64) -> Option<Quat> {
-    track.rotation.iter().find(|k| (k.time - t).abs() <= 1e-9 * t.abs().max(1.0)).map(|k| k.value)
+fn exact_rotation(s: &Sampler, t: f64) -> Option<Quat> {
+    let eps = 1e-9 * t.abs().max(1.0);
+    let i = s.rotation.partition_point(|k| k.time < t - eps);
+    s.rotation.get(i).filter(|k| (k.time - t).abs() <= eps).map(|k| k.value)
 }
 
 fn f32_exact(v: f64, losses: &mut Losses) -> f32 {

@@ -16,7 +16,7 @@ use super::cursor::Cursor;
 use super::timebase::{bone_id, frame_rate, retime, round_time, single_clip};
 use super::{write_error, Losses, ParseError, WriteError};
 use crate::model::{
-    decode_text, Animation, Bone, Clip, ClipExtras, Format, PanimExtras, Quat, RotationKey, StoredRotation,
+    decode_text, Animation, Bone, Clip, ClipExtras, Format, PanimExtras, Quat, RotationKey, Sampler, StoredRotation,
     TimeUnit, Track, VectorKey,
 };
 use std::f64::consts::TAU;
@@ -337,13 +337,11 @@ fn to_s16(v: f64, what: &str, losses: &mut Losses) -> i16 {
 
 /// The s16 Euler angles of a track at frame `f`: a key's stored angles where the key is unedited and
 /// holds at `f`, else the angles of the interpolated rotation.
-fn euler_at(track: &Track, f: usize) -> [i16; 3] {
+fn euler_at(s: &Sampler, f: usize) -> [i16; 3] {
     let t = f as f64;
-    let mut keys = track.sorted_rotation();
-    keys.retain(|k| k.time <= t);
-    let last = track.rotation.iter().map(|k| k.time).fold(f64::NEG_INFINITY, f64::max);
-    if let Some(k) = keys.last() {
-        if k.time == t || t >= last {
+    let last = s.rotation.last().map_or(f64::NEG_INFINITY, |k| k.time);
+    if let Some(k) = s.rotation_key_at_or_before(t) {
+        if k.time == t || (t >= last && k.time <= t) {
             if let Some(StoredRotation::PanimEuler(e)) = k.stored {
                 if euler_to_quat(e) == k.value {
                     return e;
@@ -351,7 +349,7 @@ fn euler_at(track: &Track, f: usize) -> [i16; 3] {
             }
         }
     }
-    match track.sample_rotation(t) {
+    match s.rotation(t) {
         Some(q) => {
             let (x, y, z) = q.to_euler_xyz();
             [radians_to_s16(x), radians_to_s16(y), radians_to_s16(z)]
@@ -421,19 +419,20 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
 
     // Per-frame streams: root translation axes, then three rotation axes per node.
     let mut streams: Vec<Vec<i16>> = Vec::with_capacity((node_count + 1) * 3);
-    let root = by_node[0];
+    let samplers: Vec<Option<Sampler>> = by_node.iter().map(|t| t.map(Sampler::new)).collect();
+    let root = samplers[0].as_ref();
     for axis in 0..3 {
         streams.push(
             (0..frames)
                 .map(|f| {
-                    let v = root.and_then(|t| t.sample_translation(f as f64)).map_or(0.0, |v| v[axis]);
+                    let v = root.and_then(|s| s.translation(f as f64)).map_or(0.0, |v| v[axis]);
                     to_s16(v, "root translation", losses)
                 })
                 .collect(),
         );
     }
-    for track in &by_node {
-        let angles: Vec<[i16; 3]> = (0..frames).map(|f| track.map_or([0; 3], |t| euler_at(t, f))).collect();
+    for (track, sampler) in by_node.iter().zip(&samplers) {
+        let angles: Vec<[i16; 3]> = (0..frames).map(|f| sampler.as_ref().map_or([0; 3], |s| euler_at(s, f))).collect();
         for axis in 0..3 {
             streams.push(angles.iter().map(|e| e[axis]).collect());
         }
@@ -477,13 +476,15 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
         let mut data = Vec::new();
         for bone in 0..bc {
             let Some(track) = by_node.get(bone + 1).copied().flatten() else { continue };
-            let keys = keys_of(track);
+            let mut keys = keys_of(track);
             if keys.is_empty() {
                 continue;
             }
+            keys.sort_by(|a, b| a.time.total_cmp(&b.time));
+            let sorted = Sampler { rotation: Vec::new(), translation: keys, scale: Vec::new() };
             let per_frame: Vec<[i16; 3]> = (0..fc)
                 .map(|f| {
-                    let v = super::super::model::sample_vectors(&keys, f as f64).unwrap_or([0.0; 3]);
+                    let v = sorted.translation(f as f64).unwrap_or([0.0; 3]);
                     if scale {
                         v.map(|x| to_s16(x * SCALE_ONE, "scale", losses))
                     } else {
