@@ -19,7 +19,7 @@ pub const SCREEN: (i16, i16) = (320, 240);
 /// Ordering-table entries (the deepest is the background).
 pub const OT_DEPTHS: usize = 1024;
 /// The frame whose per-stage cycle counts the program records (so the host can pair them with counts).
-pub const MEASURED_FRAME: u32 = 45;
+pub const MEASURED_FRAME: u32 = 20;
 /// Cycle slots per instance (bounds, decode, bone matrices, projection, triangles), then the scene
 /// total and the measured frame number.
 pub const STAGES: usize = 5;
