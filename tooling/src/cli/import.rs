@@ -22,7 +22,13 @@ pub enum StorageArg {
 }
 
 #[derive(clap::Args, Debug)]
-#[command(about = "Import an FBX character and compile it to console tables")]
+#[command(
+    about = "Import an FBX character and compile it to console tables",
+    long_about = "Import an FBX character and compile it to console tables.\n\n\
+        Writes OUT/<model>.pxsk (read by psxanim_runtime::tables), only if the import, the profile checks \
+        and the accuracy check against ufbx all pass; a failure (exit 1) leaves existing files untouched.\n\
+        Model space: +X right, +Y down, +Z into the screen; 1 m = 4096 GTE units."
+)]
 pub struct Args {
     /// The FBX file (binary or ASCII).
     pub model: PathBuf,
