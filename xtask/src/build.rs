@@ -52,7 +52,7 @@ pub fn check_example(ws: &Path, name: &str) -> Result<()> {
     if known.iter().any(|k| k == name) {
         Ok(())
     } else {
-        Err(Exit::new(Exit::FAILED, format!("unknown example {name:?}; the examples are: {}", known.join(", "))))
+        Err(Exit::error(Exit::FAILED, format!("unknown example {name:?}; the examples are: {}", known.join(", "))))
     }
 }
 
@@ -100,7 +100,7 @@ pub fn build_exe(ws: &Path, example: &str, region: Region, debug: bool) -> Resul
     }
     let status = cargo_command(ws, example, debug).status().context("could not start cargo")?;
     if !status.success() {
-        return Err(Exit::new(Exit::FAILED, format!("the PSX build of {example} failed ({status})")));
+        return Err(Exit::error(Exit::FAILED, format!("the PSX build of {example} failed ({status})")));
     }
     let elf_file = elf_path(ws, example, debug);
     let bytes = std::fs::read(&elf_file).with_context(|| format!("reading {}", elf_file.display()))?;

@@ -103,7 +103,8 @@ impl Exit {
     pub const NOT_INSTALLED: i32 = 2;
     pub const FAILED: i32 = 3;
 
-    pub fn new(code: i32, message: impl Into<String>) -> anyhow::Error {
+    /// The error to return (an `Exit` inside an `anyhow::Error`, found again by `exit_code`).
+    pub fn error(code: i32, message: impl Into<String>) -> anyhow::Error {
         anyhow::Error::new(Exit { code, message: message.into() })
     }
 }
@@ -204,7 +205,7 @@ mod tests {
 
     #[test]
     fn exit_codes() {
-        assert_eq!(exit_code(&Exit::new(Exit::NOT_INSTALLED, "x")), 2);
+        assert_eq!(exit_code(&Exit::error(Exit::NOT_INSTALLED, "x")), 2);
         assert_eq!(exit_code(&anyhow::anyhow!("plain")), 3);
         assert!(parse(&["frobnicate"]).is_err());
     }

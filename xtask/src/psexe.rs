@@ -138,21 +138,21 @@ pub fn validate(file: &[u8]) -> Result<Header, HeaderError> {
         s_addr: word(file, 0x30),
         s_size: word(file, 0x34),
     };
-    if h.t_size % SECTOR != 0 {
+    if !h.t_size.is_multiple_of(SECTOR) {
         return Err(HeaderError::TextSizeNotSectorMultiple { t_size: h.t_size });
     }
     let after_header = file.len() - HEADER_SIZE;
     if h.t_size as usize != after_header {
         return Err(HeaderError::TextSizeMismatch { t_size: h.t_size, after_header });
     }
-    if h.t_addr < LOAD_MIN || h.t_addr >= RAM_END || h.t_addr % 4 != 0 {
+    if h.t_addr < LOAD_MIN || h.t_addr >= RAM_END || !h.t_addr.is_multiple_of(4) {
         return Err(HeaderError::LoadAddress { t_addr: h.t_addr });
     }
     let t_end = h.t_addr as u64 + h.t_size as u64;
     if t_end > RAM_END as u64 {
         return Err(HeaderError::TextPastRam { t_addr: h.t_addr, t_size: h.t_size });
     }
-    if h.pc0 < h.t_addr || h.pc0 as u64 >= t_end || h.pc0 % 4 != 0 {
+    if h.pc0 < h.t_addr || h.pc0 as u64 >= t_end || !h.pc0.is_multiple_of(4) {
         return Err(HeaderError::PcOutsideText { pc0: h.pc0, t_addr: h.t_addr, t_end: t_end as u32 });
     }
     if h.b_size != 0 && (h.b_addr < h.t_addr || h.b_addr as u64 + h.b_size as u64 > RAM_END as u64) {

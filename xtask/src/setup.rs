@@ -2,6 +2,7 @@
 //! 1. the pinned nightly (minimal profile + rust-src) for the PSX builds, via rustup;
 //! 2. the Debian packages the backends call (7z, node, luajit), via apt-get;
 //! 3. each backend's own files (`ensure_installed`: the pinned npm core, the beetle-psx core...).
+//!
 //! The other commands call the part they need (`ensure_toolchain`, `ensure_emulator`) on their own.
 use crate::backends::{self, Emulator};
 use crate::process::run_with_timeout;
@@ -70,7 +71,7 @@ pub fn run(ws: &Path) -> Result<()> {
 /// What an emulator needs, installed when missing. Failures map to exit code 2 (not installed).
 pub fn ensure_emulator(ws: &Path, emulator: Emulator) -> Result<()> {
     let result = ensure_tools(tools_for(emulator)).and_then(|_| ensure_backend_files(ws, emulator));
-    result.map_err(|e| Exit::new(Exit::NOT_INSTALLED, format!("{} cannot be installed: {e:#}", name(emulator))))
+    result.map_err(|e| Exit::error(Exit::NOT_INSTALLED, format!("{} cannot be installed: {e:#}", name(emulator))))
 }
 
 pub fn name(emulator: Emulator) -> &'static str {

@@ -123,7 +123,7 @@ pub fn check_screenshots(requested: &[u32], shots: &[backends::Screenshot]) -> V
 /// `cargo xtask verify`: returns the report when everything matched, an `Exit` error otherwise.
 pub fn run(ws: &Path, o: &Options) -> Result<Report> {
     build::check_example(ws, &o.example)?;
-    let mut expected = expect::for_example(&o.example).map_err(|e| Exit::new(Exit::FAILED, format!("{e:#}")))?;
+    let mut expected = expect::for_example(&o.example).map_err(|e| Exit::error(Exit::FAILED, format!("{e:#}")))?;
     if o.wrong_expectation {
         if let Some(w) = expected.words.first_mut() {
             w.value ^= 1;
@@ -142,7 +142,7 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
     let exe = match &o.exe {
         Some(path) => {
             let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-            psexe::validate(&bytes).map_err(|e| Exit::new(Exit::FAILED, format!("{}: {e}", path.display())))?;
+            psexe::validate(&bytes).map_err(|e| Exit::error(Exit::FAILED, format!("{}: {e}", path.display())))?;
             path.clone()
         }
         None => {
@@ -167,7 +167,7 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
     let started = Instant::now();
     let output = run_backend(emulator, &req).map_err(|e| {
         let code = if matches!(e, RunError::NotInstalled(_)) { Exit::NOT_INSTALLED } else { Exit::FAILED };
-        Exit::new(code, format!("{emu_name}: {e}"))
+        Exit::error(code, format!("{emu_name}: {e}"))
     })?;
     let run_seconds = started.elapsed().as_secs_f64();
 
@@ -232,7 +232,7 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
             let tail: String = output.log.lines().rev().take(20).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
             println!("  emulator log (last lines):\n{tail}");
         }
-        return Err(Exit::new(Exit::MISMATCH, format!("{} on {emu_name}: {} check(s) failed", o.example, failed.len())));
+        return Err(Exit::error(Exit::MISMATCH, format!("{} on {emu_name}: {} check(s) failed", o.example, failed.len())));
     }
     Ok(report)
 }
@@ -248,7 +248,7 @@ pub fn test_all(ws: &Path) -> Result<()> {
         .context("could not start cargo test");
     results.push(("host tests (cargo test --workspace --no-fail-fast)".into(), match host {
         Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(Exit::new(Exit::MISMATCH, format!("cargo test: {s}"))),
+        Ok(s) => Err(Exit::error(Exit::MISMATCH, format!("cargo test: {s}"))),
         Err(e) => Err(e),
     }));
     for example in build::examples(ws) {
@@ -296,7 +296,7 @@ pub fn test_all(ws: &Path) -> Result<()> {
     }
     println!("{} passed, {failed} failed", results.len() - failed);
     if failed > 0 {
-        return Err(Exit::new(Exit::MISMATCH, format!("{failed} test step(s) failed")));
+        return Err(Exit::error(Exit::MISMATCH, format!("{failed} test step(s) failed")));
     }
     Ok(())
 }
@@ -312,7 +312,7 @@ fn independent_header_check(ws: &Path, exe: &Path) -> Result<()> {
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     print!("{text}");
     if !out.status.success() {
-        return Err(Exit::new(Exit::MISMATCH, format!("{} rejected {}: {}", script.display(), exe.display(), text.trim())));
+        return Err(Exit::error(Exit::MISMATCH, format!("{} rejected {}: {}", script.display(), exe.display(), text.trim())));
     }
     Ok(())
 }
