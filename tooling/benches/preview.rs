@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use psxanim::compile::StorageMode;
 use psxanim::preview::camera::Orbit;
 use psxanim::preview::subject::Subject;
-use psxanim::preview::{picture, render_frames, FrameOptions};
+use psxanim::preview::FrameOptions;
 
 const RUNS: usize = 5;
 const FRAMES: usize = 30;
@@ -18,9 +18,7 @@ const FRAMES: usize = 30;
 fn gif(subject: &Subject, storage: StorageMode) -> usize {
     let clip = subject.clip_index("Walk").expect("fixture has Walk");
     let options = FrameOptions { storage, orbit: Orbit::default(), bones: true, compare: false };
-    let frames = render_frames(subject, clip, 0..FRAMES, &options).expect("frames render");
-    assert_eq!(frames.len(), FRAMES);
-    picture::encode_gif(&frames, picture::gif_delay(30)).expect("GIF encodes").len()
+    psxanim::preview::gif(subject, clip, 0..FRAMES, &options).expect("GIF renders").len()
 }
 
 fn report(what: &str, mut times: Vec<Duration>, bytes: usize) {

@@ -55,6 +55,9 @@ fn gif_has_one_frame_per_clip_frame_and_changes_exactly_where_the_character_move
     // What the console draws, frame by frame, from the same stages (default camera).
     let framing = Framing::new(subject.bounds(), Orbit::default());
     let shots: Vec<_> = (0..frames.len()).map(|f| subject.shot(clip, f, StorageMode::RigidGte, &framing).unwrap()).collect();
+    for (f, shot) in shots.iter().enumerate() {
+        assert!(frames[f] == psxanim::preview::shot::paint(shot, w, h, false).rgb, "GIF frame {f} is the console's picture, colour for colour");
+    }
     let mut moving_pairs = 0;
     for f in 1..frames.len() {
         let (a, b) = (&shots[f - 1], &shots[f]);

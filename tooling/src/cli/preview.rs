@@ -14,6 +14,9 @@ use crate::preview::{picture, render_frames, serve, FrameOptions};
 
 /// Most frames on one contact sheet; longer ranges are sampled evenly.
 pub const MAX_SHEET_FRAMES: usize = 60;
+/// Most frames of one GIF (a minute at 60 Hz); the preview refuses longer ranges rather than writing
+/// a file no viewer plays smoothly.
+pub const MAX_GIF_FRAMES: usize = 3600;
 
 #[derive(clap::Args, Debug)]
 #[command(about = "Draw a clip as the console computes it: PNG contact sheet, animated GIF, or a local web viewer")]
@@ -116,10 +119,15 @@ fn execute(args: Args) -> Result<(), CliError> {
     if !subject.has(storage) {
         return Err(CliError::invalid(format!("{}: holds no {} tables", subject.source, crate::preview::subject::storage_name(storage))));
     }
+    if args.bones && !subject.has(StorageMode::RigidGte) {
+        eprintln!("psxanim: warning: {} holds no rigid pose samples, so there is no skeleton to overlay", subject.source);
+    }
     let options = FrameOptions { storage, orbit: Orbit { yaw: args.yaw, pitch: args.pitch, zoom: args.zoom }, bones: args.bones, compare: args.compare };
     let bytes = if ext == "gif" {
-        let frames = render_frames(&subject, clip, range, &options).map_err(CliError::invalid)?;
-        picture::encode_gif(&frames, picture::gif_delay(info.rate)).map_err(CliError::invalid)?
+        if range.len() > MAX_GIF_FRAMES {
+            return Err(CliError::invalid(format!("--frames: {} frames; a GIF holds at most {MAX_GIF_FRAMES} (choose a range)", range.len())));
+        }
+        crate::preview::gif(&subject, clip, range, &options).map_err(CliError::invalid)?
     } else {
         let picked: Vec<usize> = if range.len() > MAX_SHEET_FRAMES {
             eprintln!("psxanim: {} frames; the contact sheet shows {MAX_SHEET_FRAMES} of them, evenly spaced", range.len());

@@ -30,21 +30,27 @@ pub struct FrameOptions {
     pub compare: bool,
 }
 
-/// Draws `frames` of clip `clip`, one canvas per frame (twice as wide with `compare`).
-pub fn render_frames(subject: &Subject, clip: usize, frames: std::ops::Range<usize>, options: &FrameOptions) -> Result<Vec<Canvas>, String> {
+/// Draws `frames` of clip `clip`, one canvas per frame (twice as wide with `compare`), handing each
+/// to `each` as soon as it is drawn.
+pub fn for_each_frame(
+    subject: &Subject,
+    clip: usize,
+    frames: std::ops::Range<usize>,
+    options: &FrameOptions,
+    mut each: impl FnMut(Canvas) -> Result<(), String>,
+) -> Result<(), String> {
     let framing = Framing::new(subject.bounds(), options.orbit);
     let character = match (options.compare, &subject.character) {
         (true, Some(c)) => Some(c),
         (true, None) => return Err(format!("{}: --compare needs an FBX input (compiled tables keep no float pose)", subject.source)),
         (false, _) => None,
     };
-    let mut out = Vec::with_capacity(frames.len());
     for f in frames {
         let shot = subject.shot(clip, f, options.storage, &framing)?;
         // A model without triangles is only a skeleton: always draw it.
         let bones = options.bones || shot.triangles.is_empty();
         let console = shot::paint(&shot, SCREEN_WIDTH, SCREEN_HEIGHT, bones);
-        out.push(match character {
+        each(match character {
             Some(c) => {
                 let mut pair = Canvas::new(2 * SCREEN_WIDTH, SCREEN_HEIGHT, shot::BACKGROUND);
                 pair.blit(&console, 0, 0);
@@ -54,7 +60,36 @@ pub fn render_frames(subject: &Subject, clip: usize, frames: std::ops::Range<usi
                 pair
             }
             None => console,
-        });
+        })?;
     }
+    Ok(())
+}
+
+/// Draws `frames` of clip `clip` into a list (for short ranges: a contact sheet).
+pub fn render_frames(subject: &Subject, clip: usize, frames: std::ops::Range<usize>, options: &FrameOptions) -> Result<Vec<Canvas>, String> {
+    let mut out = Vec::with_capacity(frames.len());
+    for_each_frame(subject, clip, frames, options, |c| {
+        out.push(c);
+        Ok(())
+    })?;
     Ok(out)
+}
+
+/// Writes an animated GIF of `frames` of clip `clip`, one picture in memory at a time.
+pub fn gif(subject: &Subject, clip: usize, frames: std::ops::Range<usize>, options: &FrameOptions) -> Result<Vec<u8>, String> {
+    let width = if options.compare { 2 * SCREEN_WIDTH } else { SCREEN_WIDTH };
+    let rate = subject.clips.get(clip).map(|c| c.rate).unwrap_or(30);
+    let mut writer = picture::GifWriter::new(width, SCREEN_HEIGHT, Some(&palette(subject)), picture::gif_delay(rate))?;
+    for_each_frame(subject, clip, frames, options, |c| writer.add(&c))?;
+    writer.finish()
+}
+
+/// Every colour a preview of `subject` can contain: the background, the overlay, and each material
+/// as the GPU stores it.
+pub fn palette(subject: &Subject) -> Vec<[u8; 3]> {
+    let mut colours = vec![shot::BACKGROUND, shot::BONE_LINE, shot::JOINT_DOT];
+    colours.extend(subject.material_colours().into_iter().map(raster::vram_colour));
+    let mut seen = std::collections::HashSet::new();
+    colours.retain(|c| seen.insert(*c));
+    colours
 }

@@ -37,31 +37,57 @@ pub fn gif_delay(rate_hz: u32) -> u16 {
     ((100.0 / rate_hz.max(1) as f64).round() as u16).max(2)
 }
 
-/// A looping animated GIF. The previews use a handful of flat colours, so one exact global palette
-/// usually holds them all; otherwise each frame is quantised on its own.
+/// A looping animated GIF written frame by frame, so that a long clip never holds more than one
+/// picture in memory. With a palette that holds every colour (the previews use a handful of flat
+/// colours known in advance) frames are stored exactly; a frame with a colour outside it, or a writer
+/// without a palette, is quantised on its own.
+pub struct GifWriter {
+    encoder: gif::Encoder<Vec<u8>>,
+    index: std::collections::HashMap<[u8; 3], u8>,
+    width: u16,
+    height: u16,
+    delay_cs: u16,
+}
+
+impl GifWriter {
+    pub fn new(width: usize, height: usize, palette: Option<&[[u8; 3]]>, delay_cs: u16) -> Result<GifWriter, String> {
+        let w = u16::try_from(width).map_err(|_| "GIF: too wide")?;
+        let h = u16::try_from(height).map_err(|_| "GIF: too tall")?;
+        let palette = palette.filter(|p| !p.is_empty() && p.len() <= 256).unwrap_or(&[]);
+        let global: Vec<u8> = palette.iter().flatten().copied().collect();
+        let mut encoder = gif::Encoder::new(Vec::new(), w, h, &global).map_err(|e| format!("GIF: {e}"))?;
+        encoder.set_repeat(gif::Repeat::Infinite).map_err(|e| format!("GIF: {e}"))?;
+        let index = palette.iter().enumerate().map(|(i, c)| (*c, i as u8)).collect();
+        Ok(GifWriter { encoder, index, width: w, height: h, delay_cs })
+    }
+
+    pub fn add(&mut self, canvas: &Canvas) -> Result<(), String> {
+        if (canvas.width, canvas.height) != (self.width as usize, self.height as usize) {
+            return Err(format!("GIF: frame of {}x{} in a {}x{} animation", canvas.width, canvas.height, self.width, self.height));
+        }
+        let indexed: Option<Vec<u8>> = canvas.rgb.chunks_exact(3).map(|c| self.index.get(&[c[0], c[1], c[2]]).copied()).collect();
+        let mut frame = match indexed {
+            Some(buffer) => gif::Frame::from_indexed_pixels(self.width, self.height, buffer, None),
+            None => gif::Frame::from_rgb_speed(self.width, self.height, &canvas.rgb, 10),
+        };
+        frame.delay = self.delay_cs;
+        self.encoder.write_frame(&frame).map_err(|e| format!("GIF: {e}"))
+    }
+
+    pub fn finish(self) -> Result<Vec<u8>, String> {
+        self.encoder.into_inner().map_err(|e| format!("GIF: {e}"))
+    }
+}
+
+/// A looping animated GIF of `frames` (all the same size), exact when they use at most 256 colours.
 pub fn encode_gif(frames: &[Canvas], delay_cs: u16) -> Result<Vec<u8>, String> {
     let first = frames.first().ok_or("GIF: no frames")?;
-    let (w, h) = (u16::try_from(first.width).map_err(|_| "GIF: too wide")?, u16::try_from(first.height).map_err(|_| "GIF: too tall")?);
     let palette = exact_palette(frames);
-    let mut out = Vec::new();
-    {
-        let global: Vec<u8> = palette.as_ref().map(|p| p.iter().flatten().copied().collect()).unwrap_or_default();
-        let mut enc = gif::Encoder::new(&mut out, w, h, &global).map_err(|e| format!("GIF: {e}"))?;
-        enc.set_repeat(gif::Repeat::Infinite).map_err(|e| format!("GIF: {e}"))?;
-        for f in frames {
-            let mut frame = match &palette {
-                Some(p) => {
-                    let index: std::collections::HashMap<[u8; 3], u8> = p.iter().enumerate().map(|(i, c)| (*c, i as u8)).collect();
-                    let buffer: Vec<u8> = f.rgb.chunks_exact(3).map(|c| index[&[c[0], c[1], c[2]]]).collect();
-                    gif::Frame::from_indexed_pixels(w, h, buffer, None)
-                }
-                None => gif::Frame::from_rgb_speed(w, h, &f.rgb, 10),
-            };
-            frame.delay = delay_cs;
-            enc.write_frame(&frame).map_err(|e| format!("GIF: {e}"))?;
-        }
+    let mut w = GifWriter::new(first.width, first.height, palette.as_deref(), delay_cs)?;
+    for f in frames {
+        w.add(f)?;
     }
-    Ok(out)
+    w.finish()
 }
 
 /// Every colour of every frame, when there are at most 256 of them.
@@ -100,7 +126,18 @@ mod tests {
             assert_eq!(f.delay, 3);
             got.push(f.buffer.chunks_exact(4).flat_map(|c| [c[0], c[1], c[2]]).collect::<Vec<u8>>());
         }
-        assert_eq!(got, vec![a.rgb, b.rgb]);
+        assert_eq!(got, vec![a.rgb.clone(), b.rgb.clone()]);
+
+        // A colour missing from a given palette is quantised, not dropped or mis-indexed.
+        let mut w = GifWriter::new(8, 4, Some(&[[1, 2, 3]]), 5).unwrap();
+        w.add(&b).unwrap();
+        assert!(w.add(&Canvas::new(4, 4, [0; 3])).is_err(), "frame size is checked");
+        let bytes = w.finish().unwrap();
+        let mut dec = gif::DecodeOptions::new();
+        dec.set_color_output(gif::ColorOutput::RGBA);
+        let mut dec = dec.read_info(bytes.as_slice()).unwrap();
+        let f = dec.read_next_frame().unwrap().unwrap();
+        assert!(f.buffer.chunks_exact(4).all(|c| c[..3].iter().zip([9u8, 9, 9]).all(|(x, y)| x.abs_diff(y) <= 8)));
     }
 
     #[test]

@@ -193,7 +193,7 @@ fn frame(subject: &Subject, query: &str) -> Result<Value, String> {
             [t.xy[0].x as i32, t.xy[0].y as i32, t.xy[1].x as i32, t.xy[1].y as i32, t.xy[2].x as i32, t.xy[2].y as i32, c[0] as i32, c[1] as i32, c[2] as i32, bone, t.index as i32]
         })
         .collect();
-    let joints: Vec<[i64; 3]> = shot.joints.iter().map(|(p, parent)| [p[0] as i64, p[1] as i64, parent.map(|q| q as i64).unwrap_or(-1)]).collect();
+    let joints: Vec<[i64; 3]> = shot.joints.iter().map(|j| [j.xy[0] as i64, j.xy[1] as i64, j.parent.map(|q| q as i64).unwrap_or(-1)]).collect();
     Ok(json!({
         "clip": clip,
         "frame": f,

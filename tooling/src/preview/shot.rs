@@ -17,8 +17,15 @@ use super::raster::{vram_colour, Canvas};
 pub struct Shot {
     /// Triangles in GPU draw order (far ordering-table slots first).
     pub triangles: Vec<DrawnTriangle>,
-    /// Screen position of each bone's origin, and its parent (for the overlay); empty when unknown.
-    pub joints: Vec<([i32; 2], Option<usize>)>,
+    /// Every bone's origin on screen (for the overlay); empty when unknown.
+    pub joints: Vec<Joint>,
+}
+
+/// A bone's origin on screen and the index of its parent bone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Joint {
+    pub xy: [i32; 2],
+    pub parent: Option<usize>,
 }
 
 /// Collects what the triangle stage emits, numbered in emission order.
@@ -51,7 +58,7 @@ pub fn triangles(tables: &Tables, clip: usize, frame: usize, framing: &Framing) 
 
 /// Screen positions of every bone origin of a rigid-gte blob at `frame`, from the same decoded samples
 /// and GTE composition the renderer uses.
-pub fn joints(tables: &Tables, clip: usize, frame: usize, framing: &Framing) -> Result<Vec<([i32; 2], Option<usize>)>, String> {
+pub fn joints(tables: &Tables, clip: usize, frame: usize, framing: &Framing) -> Result<Vec<Joint>, String> {
     if tables.storage() != Storage::RigidGte {
         return Ok(Vec::new());
     }
@@ -67,7 +74,7 @@ pub fn joints(tables: &Tables, clip: usize, frame: usize, framing: &Framing) -> 
         .map(|(b, m)| {
             gte.set_matrix(m);
             let p = gte.rtps(Vec3i16::new(0, 0, 0));
-            ([p.xy.x as i32, p.xy.y as i32], tables.bone(b).parent.map(|p| p as usize))
+            Joint { xy: [p.xy.x as i32, p.xy.y as i32], parent: tables.bone(b).parent.map(|p| p as usize) }
         })
         .collect())
 }
@@ -92,13 +99,13 @@ pub fn paint(shot: &Shot, width: usize, height: usize, bones: bool) -> Canvas {
 }
 
 /// Lines from each bone's origin to its parent's, and a dot on every joint.
-pub fn paint_skeleton(canvas: &mut Canvas, joints: &[([i32; 2], Option<usize>)]) {
-    for &(p, parent) in joints {
-        if let Some(&(q, _)) = parent.and_then(|i| joints.get(i)) {
-            canvas.draw_line(q, p, BONE_LINE);
+pub fn paint_skeleton(canvas: &mut Canvas, joints: &[Joint]) {
+    for j in joints {
+        if let Some(parent) = j.parent.and_then(|i| joints.get(i)) {
+            canvas.draw_line(parent.xy, j.xy, BONE_LINE);
         }
     }
-    for &(p, _) in joints {
-        canvas.draw_dot(p, 1, JOINT_DOT);
+    for j in joints {
+        canvas.draw_dot(j.xy, 1, JOINT_DOT);
     }
 }

@@ -155,6 +155,15 @@ impl Subject {
         })
     }
 
+    /// Base colour of every material (of the tables, and of the float reference's source).
+    pub fn material_colours(&self) -> Vec<[u8; 3]> {
+        let mut out: Vec<[u8; 3]> = self.character.iter().flat_map(|c| c.materials.iter().map(|m| m.rgb)).collect();
+        for t in self.modes().into_iter().filter_map(|m| self.tables(m).ok()) {
+            out.extend((0..t.material_count()).map(|i| t.material(i)));
+        }
+        out
+    }
+
     /// The model-space box covering every pose (framing all frames alike keeps the camera still).
     pub fn bounds(&self) -> [[i16; 3]; 2] {
         self.modes().first().and_then(|m| self.tables(*m).ok()).map(|t| t.bounds()).unwrap_or([[-1000; 3], [1000; 3]])
