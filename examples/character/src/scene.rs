@@ -189,7 +189,7 @@ pub fn probe_word_name(i: usize, baked_vertices: usize, rigid_vertices: usize) -
     if i < BAKED_PROBES.len() * per_baked {
         let (clip, frame) = BAKED_PROBES[i / per_baked];
         let within = i % per_baked;
-        return (clip, frame, if within % 2 == 0 { "baked.xy" } else { "baked.z" }, within / 2);
+        return (clip, frame, if within & 1 == 0 { "baked.xy" } else { "baked.z" }, within / 2);
     }
     let rest = i - BAKED_PROBES.len() * per_baked;
     let per_rigid = rigid_vertices.div_ceil(RIGID_PROBE_STRIDE).max(1);

@@ -14,7 +14,7 @@ impl Bits {
     /// Least-significant bit first, like the runtime's BitReader.
     fn put(&mut self, value: i64, width: u32) {
         for j in 0..width {
-            if self.len % 8 == 0 {
+            if self.len.is_multiple_of(8) {
                 self.bytes.push(0);
             }
             if (value >> j) & 1 != 0 {
@@ -38,7 +38,7 @@ pub struct RigidClip {
 }
 
 fn align(b: &mut Vec<u8>) {
-    while b.len() % 4 != 0 {
+    while !b.len().is_multiple_of(4) {
         b.push(0);
     }
 }
