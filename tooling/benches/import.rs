@@ -13,6 +13,15 @@ const RUNS: usize = 7;
 
 fn main() {
     let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx/character.fbx");
+    let mut import_only: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            import(&fixture, &ImportOptions::default(), &mut |_, _, _| {}).expect("fixture imports");
+            start.elapsed()
+        })
+        .collect();
+    import_only.sort();
+    println!("import only (load, validate, sample 152 frames with ufbx skinning): median {:.1} ms", import_only[RUNS / 2].as_secs_f64() * 1e3);
     for storage in [StorageMode::RigidGte, StorageMode::BakedVertices] {
         let mut times: Vec<Duration> = Vec::new();
         let mut last = None;

@@ -40,7 +40,7 @@ pub fn import(
 
     let meshes = skinned_meshes(&p, &scene)?;
     let (bones, bone_of_node) = skeleton(&p, &scene, &meshes, &conv)?;
-    let (vertices, weights, clusters) = reduce_skin(&p, &meshes, &bone_of_node, &bones, &conv)?;
+    let (vertices, weights, clusters) = reduce_skin(&p, &meshes, &bone_of_node, &conv)?;
     let (triangles, materials) = triangulate(&meshes, conv.determinant() < 0.0);
 
     let limit = |what, count, limit| {
@@ -248,7 +248,6 @@ fn reduce_skin(
     p: &str,
     meshes: &[MeshInstance],
     bone_of_node: &HashMap<u32, usize>,
-    bones: &[Bone],
     conv: &Affine,
 ) -> Result<(Vec<Vertex>, WeightReduction, Vec<usize>), ImportError> {
     let mut vertices = Vec::new();
@@ -277,8 +276,8 @@ fn reduce_skin(
             };
             if usable.len() > 1 {
                 report.reduced_vertices += 1;
-                let mut dropped = usable.iter().filter(|w| !std::ptr::eq(**w, strongest)).map(|w| w.weight);
-                let largest = dropped.by_ref().fold(0.0, f64::max);
+                let largest =
+                    usable.iter().filter(|w| !std::ptr::eq(**w, strongest)).map(|w| w.weight).fold(0.0, f64::max);
                 report.largest_dropped_weight = report.largest_dropped_weight.max(largest);
             }
             let cluster: &ufbx::SkinCluster = &m.skin.clusters[strongest.cluster_index as usize];
@@ -286,7 +285,6 @@ fn reduce_skin(
             let bone = bone_of_node[&node.element.typed_id];
             let world = Affine::from_ufbx(&cluster.bind_to_world).mul(&Affine::from_ufbx(&cluster.geometry_to_bone));
             let pos = m.mesh.vertices[v];
-            let _ = bones;
             vertices.push(Vertex {
                 bind: conv.mul(&world).apply([pos.x, pos.y, pos.z]),
                 bone,
