@@ -11,6 +11,8 @@ pub mod math;
 pub mod gte;
 /// ANIMBIN clip files: zero-copy parsing and validation (AnimationManager).
 pub mod animbin;
+/// Compiled clips (CLIPBIN): a pose per clip frame, compiled on the host, copied on the console.
+pub mod clipbin;
 /// Playback: SkeletonController, time base, interpolation, pose composition.
 pub mod anim;
 /// Console hardware used by the examples and renderers (boot, GPU, DMA, timers). PSX only.

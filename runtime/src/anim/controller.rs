@@ -12,12 +12,20 @@
 //!   markers at frame 0. When one update spans whole loops beyond the current pass, each marker is
 //!   reported once for all of them.
 //! - During a crossfade only the incoming clip reports markers; the outgoing one keeps playing.
+//!
+//! Clip sources ([`ClipSource`]): ANIMBIN clips are sampled key by key; compiled clips
+//! ([`crate::clipbin`]) hold the pose of every clip frame, compiled on the host by this same code.
+//! A compiled clip shows the frame under the playhead, `floor(time)`: at whole frames it equals the
+//! ANIMBIN evaluation bit for bit; between frames (a time scale that is not whole frames per vsync,
+//! e.g. 60 Hz clips on PAL) it holds the frame instead of interpolating. Alone it costs a copy of the
+//! matrices; during a crossfade its stored local transforms are blended and composed like ANIMBIN's.
 
 use super::channel::{lerp, RotationChannel, TranslationChannel};
 use super::interp;
 use super::skeleton::{compose_pose, LocalTransform, Skeleton};
 use super::time::{Clock, TimeScale, TICKS_PER_FRAME};
 use crate::animbin::Clip;
+use crate::clipbin::CompiledClip;
 use crate::gte::{Cop2, Gte};
 use crate::math::{Matrix, Quat};
 
@@ -37,6 +45,11 @@ pub enum PlayError {
     SkeletonTooLarge { bones: usize, capacity: usize },
     /// The clip animates joints this skeleton does not have.
     SkeletonMismatch { clip_joints: usize, skeleton_bones: usize },
+    /// A compiled clip holds poses of another number of bones.
+    CompiledBones { clip_bones: usize, skeleton_bones: usize },
+    /// A compiled clip played with the other looping flag than it was compiled for (the frames
+    /// after its last key differ).
+    CompiledLooping { compiled: bool },
 }
 
 impl core::fmt::Display for PlayError {
@@ -50,14 +63,63 @@ impl core::fmt::Display for PlayError {
                 "clip animates joints up to {}, the skeleton has {skeleton_bones} bones",
                 clip_joints - 1
             ),
+            PlayError::CompiledBones { clip_bones, skeleton_bones } => {
+                write!(f, "compiled clip holds {clip_bones} bones, the skeleton has {skeleton_bones}")
+            }
+            PlayError::CompiledLooping { compiled } => {
+                write!(f, "compiled clip was compiled with looping = {compiled}, played with {}", !compiled)
+            }
         }
     }
 }
 
-/// One playing clip: its time and one channel per animated joint and key type.
+/// What a controller plays: an ANIMBIN clip (sampled from its keys) or a compiled one (a pose per
+/// frame). `play` and `crossfade` take either (`Clip` and `CompiledClip` convert into it).
+#[derive(Clone, Copy)]
+pub enum ClipSource<'m> {
+    Keys(Clip<'m>),
+    Compiled(CompiledClip<'m>),
+}
+
+impl<'m> From<Clip<'m>> for ClipSource<'m> {
+    fn from(c: Clip<'m>) -> Self {
+        ClipSource::Keys(c)
+    }
+}
+
+impl<'m> From<CompiledClip<'m>> for ClipSource<'m> {
+    fn from(c: CompiledClip<'m>) -> Self {
+        ClipSource::Compiled(c)
+    }
+}
+
+impl<'m> ClipSource<'m> {
+    /// Length in frames.
+    pub fn length(&self) -> u16 {
+        match self {
+            ClipSource::Keys(c) => c.length(),
+            ClipSource::Compiled(c) => c.frames(),
+        }
+    }
+    pub fn marker_count(&self) -> usize {
+        match self {
+            ClipSource::Keys(c) => c.marker_count(),
+            ClipSource::Compiled(c) => c.marker_count(),
+        }
+    }
+    /// Marker `index`: name and frame.
+    pub fn marker(&self, index: usize) -> Option<(&'m [u8], u16)> {
+        match self {
+            ClipSource::Keys(c) => c.marker(index).map(|m| (m.name, m.frame)),
+            ClipSource::Compiled(c) => c.marker(index),
+        }
+    }
+}
+
+/// One playing clip: its time and, for ANIMBIN, one channel per animated joint and key type.
 #[derive(Clone, Copy)]
 struct Layer<'m, const BONES: usize> {
-    clip: Clip<'m>,
+    source: ClipSource<'m>,
     bytes: &'m [u8],
     length: u16,
     looping: bool,
@@ -68,16 +130,22 @@ struct Layer<'m, const BONES: usize> {
 
 impl<'m, const BONES: usize> Layer<'m, BONES> {
     /// `clip.joint_count() <= BONES` is checked by the caller, so every joint fits.
-    fn new(clip: Clip<'m>, looping: bool) -> Self {
-        let bytes = clip.bytes();
+    fn new(source: ClipSource<'m>, looping: bool) -> Self {
+        let bytes = match source {
+            ClipSource::Keys(c) => c.bytes(),
+            ClipSource::Compiled(_) => &[],
+        };
         let mut layer = Layer {
-            clip,
+            source,
             bytes,
-            length: clip.length(),
+            length: source.length(),
             looping,
             time: 0,
             rotation: [None; BONES],
             translation: [None; BONES],
+        };
+        let ClipSource::Keys(clip) = source else {
+            return layer;
         };
         for track in clip.tracks() {
             let j = track.joint() as usize;
@@ -95,6 +163,16 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
         self.length as u32 * TICKS_PER_FRAME
     }
 
+    /// The time whose pose is shown: a finished non-looping clip shows its last frame.
+    #[inline]
+    fn shown_time(&self) -> u32 {
+        if self.looping {
+            self.time
+        } else {
+            self.time.min(self.end() - TICKS_PER_FRAME)
+        }
+    }
+
     /// Advances by `ticks`; reports crossed markers when `on_marker` is given.
     fn advance(&mut self, ticks: u64, mut on_marker: Option<&mut dyn FnMut(MarkerEvent<'m>)>) {
         let end = self.end();
@@ -102,7 +180,7 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
         let total = t0 as u64 + ticks;
         let mut report = |lo: u32, hi: u32| {
             if let Some(f) = on_marker.as_mut() {
-                report_markers(&self.clip, lo, hi, &mut **f);
+                report_markers(&self.source, lo, hi, &mut **f);
             }
         };
         if !self.looping || total < end as u64 {
@@ -126,9 +204,15 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
     /// Done pass by pass over all channels (segment lookup and key decoding, then interpolation) so
     /// that each pass's code stays within the R3000's 4 KiB instruction cache.
     fn sample_all(&mut self, locals: &mut [LocalTransform]) {
-        // A finished non-looping clip shows its last frame.
-        let t = if self.looping { self.time } else { self.time.min(self.end() - TICKS_PER_FRAME) };
+        let t = self.shown_time();
         let n = locals.len().min(BONES);
+        if let ClipSource::Compiled(c) = self.source {
+            let frame = (t / TICKS_PER_FRAME) as u16;
+            for (bone, local) in locals.iter_mut().enumerate() {
+                *local = c.local(frame, bone);
+            }
+            return;
+        }
         let (bytes, length, looping) = (self.bytes, self.length, self.looping);
         for c in self.rotation[..n].iter_mut().flatten() {
             c.prepare(bytes, t, length, looping);
@@ -151,7 +235,7 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
 
 /// Reports the markers in `[lo, hi)` in time order (ties in file order). Clips hold few markers, so
 /// a repeated minimum search beats sorting without any buffer.
-fn report_markers<'m>(clip: &Clip<'m>, lo: u32, hi: u32, on_marker: &mut dyn FnMut(MarkerEvent<'m>)) {
+fn report_markers<'m>(clip: &ClipSource<'m>, lo: u32, hi: u32, on_marker: &mut dyn FnMut(MarkerEvent<'m>)) {
     let count = clip.marker_count();
     if lo >= hi || count == 0 {
         return;
@@ -159,14 +243,15 @@ fn report_markers<'m>(clip: &Clip<'m>, lo: u32, hi: u32, on_marker: &mut dyn FnM
     let mut done: Option<(u16, usize)> = None;
     loop {
         let mut best: Option<MarkerEvent<'m>> = None;
-        for (index, m) in clip.markers().enumerate() {
-            let at = m.frame as u32 * TICKS_PER_FRAME;
-            let key = (m.frame, index);
+        for index in 0..count {
+            let Some((name, frame)) = clip.marker(index) else { continue };
+            let at = frame as u32 * TICKS_PER_FRAME;
+            let key = (frame, index);
             if at < lo || at >= hi || done.is_some_and(|d| key <= d) {
                 continue;
             }
             if best.is_none_or(|b| key < (b.frame, b.index)) {
-                best = Some(MarkerEvent { index, name: m.name, frame: m.frame });
+                best = Some(MarkerEvent { index, name, frame });
             }
         }
         match best {
@@ -199,7 +284,7 @@ fn blend(from: LocalTransform, to: LocalTransform, w: i32) -> LocalTransform {
     LocalTransform { rotation, translation: lerp(from.translation, to.translation, w) }
 }
 
-/// Plays ANIMBIN clips on a skeleton of at most `BONES` bones. No heap: the state is two layers of
+/// Plays clips (ANIMBIN or compiled, see [`ClipSource`]) on a skeleton of at most `BONES` bones. No heap: the state is two layers of
 /// `BONES` channel slots (the playing clip and, during a crossfade, the outgoing one).
 pub struct SkeletonController<'a, const BONES: usize> {
     skeleton: Skeleton<'a>,
@@ -243,16 +328,24 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         &self.skeleton
     }
 
-    fn check(&self, clip: &Clip<'a>) -> Result<(), PlayError> {
-        if clip.joint_count() > self.skeleton.len() {
-            return Err(PlayError::SkeletonMismatch { clip_joints: clip.joint_count(), skeleton_bones: self.skeleton.len() });
+    fn check(&self, clip: &ClipSource<'a>, looping: bool) -> Result<(), PlayError> {
+        let bones = self.skeleton.len();
+        match clip {
+            ClipSource::Keys(c) if c.joint_count() > bones => {
+                Err(PlayError::SkeletonMismatch { clip_joints: c.joint_count(), skeleton_bones: bones })
+            }
+            ClipSource::Compiled(c) if c.bone_count() != bones => {
+                Err(PlayError::CompiledBones { clip_bones: c.bone_count(), skeleton_bones: bones })
+            }
+            ClipSource::Compiled(c) if c.looping() != looping => Err(PlayError::CompiledLooping { compiled: c.looping() }),
+            _ => Ok(()),
         }
-        Ok(())
     }
 
     /// Cuts to `clip` at frame 0 (any crossfade in progress ends).
-    pub fn play(&mut self, clip: Clip<'a>, looping: bool) -> Result<(), PlayError> {
-        self.check(&clip)?;
+    pub fn play(&mut self, clip: impl Into<ClipSource<'a>>, looping: bool) -> Result<(), PlayError> {
+        let clip = clip.into();
+        self.check(&clip, looping)?;
         self.current = Some(Layer::new(clip, looping));
         self.outgoing = None;
         self.fade_weight = TICKS_PER_FRAME as i32;
@@ -262,8 +355,9 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     /// Starts `clip` at frame 0 and blends to it from the current pose over `frames` clip frames
     /// (measured with the time scale, like playback). With nothing playing, or `frames == 0`, it is a
     /// cut. A crossfade started during another one fades out from the newer clip only.
-    pub fn crossfade(&mut self, clip: Clip<'a>, looping: bool, frames: u16) -> Result<(), PlayError> {
-        self.check(&clip)?;
+    pub fn crossfade(&mut self, clip: impl Into<ClipSource<'a>>, looping: bool, frames: u16) -> Result<(), PlayError> {
+        let clip = clip.into();
+        self.check(&clip, looping)?;
         if frames == 0 || self.current.is_none() {
             return self.play(clip, looping);
         }
@@ -350,8 +444,24 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     /// Model-space matrices of every bone (the first `min(bones, out.len())`), composed parent-first
     /// on the GTE.
     pub fn evaluate<B: Cop2>(&mut self, gte: &mut Gte<B>, out: &mut [Matrix]) {
+        // A compiled clip alone: its stored pose is the result.
+        if let (Some(layer), None) = (&self.current, &self.outgoing) {
+            if let ClipSource::Compiled(c) = layer.source {
+                let n = self.skeleton.len().min(out.len());
+                c.write_pose((layer.shown_time() / TICKS_PER_FRAME) as u16, &mut out[..n]);
+                return;
+            }
+        }
         self.sample_locals();
         let locals = &self.locals;
         compose_pose(gte, &self.skeleton, out, |bone| locals[bone]);
+    }
+}
+
+impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
+    /// The local transforms the last [`evaluate`](Self::evaluate) composed (one per bone). Not
+    /// refreshed when a compiled clip plays alone (its evaluation composes nothing).
+    pub fn evaluated_locals(&self) -> &[LocalTransform] {
+        &self.locals[..self.skeleton.len()]
     }
 }

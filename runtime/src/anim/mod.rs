@@ -21,6 +21,6 @@ pub mod skeleton;
 pub mod time;
 
 pub use animator::{Animator, FrameSample, Sampling};
-pub use controller::{MarkerEvent, PlayError, SkeletonController};
+pub use controller::{ClipSource, MarkerEvent, PlayError, SkeletonController};
 pub use skeleton::{compose_pose, LocalTransform, Skeleton, SkeletonError, ROOT};
 pub use time::{TimeScale, TICKS_PER_FRAME};
