@@ -20,6 +20,8 @@ pub struct OtSink<'a, const DEPTHS: usize, const WORDS: usize> {
 }
 
 impl<const DEPTHS: usize, const WORDS: usize> TriangleSink for OtSink<'_, DEPTHS, WORDS> {
+    // Inlined into the triangle loop: a call would spill the triangle to the stack, which is uncached RAM.
+    #[inline(always)]
     fn add(&mut self, t: &DrawnTriangle) -> bool {
         let depth = (t.otz as usize).min(DEPTHS.saturating_sub(2));
         let v = t.xy.map(|p| Vertex::new(p.x, p.y));
