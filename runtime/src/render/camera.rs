@@ -50,18 +50,18 @@ pub fn placement(position: Vec3i32, yaw: Angle) -> Matrix {
     Matrix::new([[c, 0, s], [0, ONE as i16, 0], [-s, 0, c]], position)
 }
 
-/// FP12 sine of a `u16` angle (65,536 = one turn), within 2/4096 of the true value.
+/// FP12 sine of a `u16` angle (65,536 = one turn), within 1.5/4096 of the true value (fit error plus rounding).
 ///
-/// A fifth-order odd polynomial on the quarter wave, exact at 0 and 90 degrees; integer only, so the
-/// console and the host agree bit for bit.
+/// A fifth-order odd polynomial on the quarter wave; integer only, so the console and the host agree
+/// bit for bit.
 pub fn sin(angle: Angle) -> i16 {
     let quadrant = angle >> 14;
     let within = (angle & 0x3FFF) as i64; // 0..16384 within the quadrant
     let x = if quadrant & 1 == 0 { within } else { 16384 - within }; // Q14, 1.0 = 90 degrees
-    // s(x) = a x - b x^3 + c x^5 with a = pi/2, b = 2a - 2.5, c = a - 1.5 (s(1) = 1), in Q28.
-    const A: i64 = 421_657_428; // (pi/2) * 2^28
-    const B: i64 = 172_226_217; // (pi - 2.5) * 2^28
-    const C: i64 = 19_004_244; // (pi/2 - 1.5) * 2^28
+    // s(x) = x (a - x^2 (b - c x^2)), a minimax fit of sin(x * pi/2) on [0, 1] (error < 1e-4), in Q28.
+    const A: i64 = 421_554_476; // 1.5704128
+    const B: i64 = 172_485_484; // 0.6425585
+    const C: i64 = 19_361_605; // 0.0721276
     let x2 = (x * x) >> 14;
     let poly = A - ((x2 * (B - ((x2 * C) >> 14))) >> 14); // Q28
     let s = (x * poly + (1 << 29)) >> 30; // Q14 * Q28 -> Q12
@@ -87,7 +87,7 @@ mod tests {
         for a in (0..=u16::MAX).step_by(7) {
             let exact = (a as f64 / 65536.0 * core::f64::consts::TAU).sin() * 4096.0;
             let got = sin(a) as f64;
-            assert!((got - exact).abs() <= 2.0, "angle {a}: {got} vs {exact}");
+            assert!((got - exact).abs() <= 1.5, "angle {a}: {got} vs {exact}");
         }
         assert_eq!((sin(0), sin(0x4000), sin(0x8000), sin(0xC000)), (0, 4096, 0, -4096));
         assert_eq!(cos(0), 4096);
@@ -99,8 +99,9 @@ mod tests {
         for yaw in [0u16, 9000, 40000] {
             let view = Camera::orbit(target, 20000, yaw, 2000);
             let t = view.transform(crate::math::Vec3i16::new(300, -3000, 100));
-            assert_eq!((t.x, t.y), (0, 0), "yaw {yaw}");
-            assert!((t.z - 20000).abs() <= 1, "yaw {yaw}: {t:?}");
+            // Within the truncations of the composed FP12 rotations.
+            assert!(t.x.abs() <= 2 && t.y.abs() <= 2, "yaw {yaw}: {t:?}");
+            assert!((t.z - 20000).abs() <= 4, "yaw {yaw}: {t:?}");
         }
     }
 }
