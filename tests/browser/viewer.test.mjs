@@ -1,5 +1,6 @@
 // Drives the `psxanim preview --serve` viewer in headless Debian chromium and checks what it draws.
-// Usage: node viewer.test.mjs http://127.0.0.1:PORT/
+// Usage: node viewer.test.mjs http://127.0.0.1:PORT/ [http://127.0.0.1:PORT2/]
+// The optional second viewer shows a clip with event markers (an animation file on a skeleton).
 // (tooling/tests/preview_browser.rs starts the server and runs this.) Exits non-zero on any failure.
 import { chromium } from "playwright-core";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -7,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const url = process.argv[2];
+const markersUrl = process.argv[3];
 if (!url) {
   console.error("usage: node viewer.test.mjs http://127.0.0.1:PORT/");
   process.exit(2);
@@ -84,6 +86,66 @@ async function setScrub(page, frame) {
   await settled(page);
 }
 
+// Scrubs clip `clip` from frame 0 to the frame where its bones move most, and checks that the picture
+// changes exactly where the moving bones' triangles are; with `needStill`, that a large area drawn
+// only by bones that keep still does not change at all.
+async function scrubCheck(page, clip, width, height, needStill) {
+  await page.selectOption("#clip", String(clip));
+  await settled(page);
+  const frames = await page.evaluate((c) => viewer.info.clips[c].frames, clip);
+  // Scrub to the frame whose triangles are farthest from frame 0 (asked of the server, not guessed).
+  const frameA = 0;
+  const frameB = await page.evaluate(async ([clip, frames]) => {
+    const triangles = async (f) => (await (await fetch(`/api/frame?clip=${clip}&frame=${f}&yaw=${viewer.yaw}&pitch=${viewer.pitch}&zoom=${viewer.zoom}`)).json()).triangles;
+    const first = new Map((await triangles(0)).map((t) => [t[10], t]));
+    let best = 1, bestMove = -1;
+    for (let f = 1; f < frames; f++) {
+      let move = 0;
+      for (const t of await triangles(f)) {
+        const a = first.get(t[10]);
+        if (a) for (let k = 0; k < 6; k++) move = Math.max(move, Math.abs(a[k] - t[k]));
+      }
+      if (move > bestMove) { best = f; bestMove = move; }
+    }
+    return best;
+  }, [clip, frames]);
+  const pxA = await pixels(page, RIGID);
+  const trianglesOfA = (await last(page, RIGID)).triangles;
+  await setScrub(page, frameB);
+  check((await page.textContent("#frame")) === String(frameB), `the frame number shows ${frameB}`);
+  const pxB = await pixels(page, RIGID);
+  const trianglesOfB = (await last(page, RIGID)).triangles;
+  const diff = differing(pxA, pxB, width);
+  check(diff.length > 100, `scrubbing clip ${clip} ${frameA} -> ${frameB} changes ${diff.length} pixels`);
+  // A bone moves when any of its triangles lands elsewhere on screen (matched by triangle index).
+  const where = new Map(trianglesOfA.map((t) => [t[10], t]));
+  const moved = new Set();
+  for (const t of trianglesOfB) {
+    const a = where.get(t[10]);
+    if (!a || [0, 1, 2, 3, 4, 5].some((k) => Math.abs(a[k] - t[k]) > 1)) moved.add(t[9]);
+  }
+  for (const t of trianglesOfA) if (!trianglesOfB.some((b) => b[10] === t[10])) moved.add(t[9]);
+  check(moved.size > 0, `bones that move between the frames: ${[...moved].join(", ")}`);
+  // The changed pixels must lie on triangles of the moved bones, in either frame (1.5 px of slack
+  // for the canvas's antialiased edges) ...
+  const movedTriangles = [...trianglesOfA, ...trianglesOfB].filter((t) => moved.has(t[9]));
+  const stillTriangles = [...trianglesOfA, ...trianglesOfB].filter((t) => !moved.has(t[9]));
+  const within = diff.filter(([x, y]) => movedTriangles.some((t) => nearTriangle(t, x, y, 1.5))).length;
+  check(within >= 0.99 * diff.length, `${within} of ${diff.length} changed pixels lie on the moved bones' triangles`);
+  // ... and where only bones that keep still are drawn, nothing changes.
+  let still = 0, stillChanged = 0;
+  const changed = new Set(diff.map(([x, y]) => y * width + x));
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (!stillTriangles.some((t) => nearTriangle(t, x, y, 0)) || movedTriangles.some((t) => nearTriangle(t, x, y, 2))) continue;
+      still++;
+      if (changed.has(y * width + x)) stillChanged++;
+    }
+  }
+  check(stillChanged === 0 && (!needStill || still > 500), `${still} pixels covered only by still bones, ${stillChanged} of them changed`);
+  return { frameB, pxB };
+}
+
 async function main() {
   const profile = mkdtempSync(join(tmpdir(), "psxanim-chromium-"));
   const context = await chromium.launchPersistentContext(profile, {
@@ -93,10 +155,10 @@ async function main() {
       "--disable-component-update", "--disable-sync"],
   });
   // Nothing but the local server may be contacted (the page is self-contained).
-  const origin = new URL(url).origin;
+  const origins = [url, markersUrl].filter(Boolean).map((u) => new URL(u).origin);
   const foreign = [];
   await context.route("**/*", (route) => {
-    if (route.request().url().startsWith(origin)) return route.continue();
+    if (origins.includes(new URL(route.request().url()).origin)) return route.continue();
     foreign.push(route.request().url());
     return route.abort();
   });
@@ -132,55 +194,7 @@ async function main() {
     // 2. Scrubbing changes the picture where the moving bones are.
     const walk = info.clips.findIndex((c) => c.name === "Walk");
     check(walk >= 0, "the fixture has a Walk clip");
-    await page.selectOption("#clip", String(walk));
-    await settled(page);
-    // Scrub to the frame whose bones are farthest from frame 0 (asked of the server, not guessed).
-    const frameA = 0;
-    const frameB = await page.evaluate(async ([clip, frames]) => {
-      const joints = async (f) => (await (await fetch(`/api/frame?clip=${clip}&frame=${f}&yaw=${viewer.yaw}&pitch=${viewer.pitch}&zoom=${viewer.zoom}`)).json()).joints;
-      const first = await joints(0);
-      let best = 1, bestMove = -1;
-      for (let f = 1; f < frames; f++) {
-        const j = await joints(f);
-        const move = j.reduce((m, p, i) => Math.max(m, Math.hypot(p[0] - first[i][0], p[1] - first[i][1])), 0);
-        if (move > bestMove) { best = f; bestMove = move; }
-      }
-      return best;
-    }, [walk, info.clips[walk].frames]);
-    const pxA = await pixels(page, RIGID);
-    const trianglesOfA = (await last(page, RIGID)).triangles;
-    await setScrub(page, frameB);
-    check((await page.textContent("#frame")) === String(frameB), `the frame number shows ${frameB}`);
-    const pxB = await pixels(page, RIGID);
-    const trianglesOfB = (await last(page, RIGID)).triangles;
-    const diff = differing(pxA, pxB, width);
-    check(diff.length > 100, `scrubbing Walk ${frameA} -> ${frameB} changes ${diff.length} pixels`);
-    // A bone moves when any of its triangles lands elsewhere on screen (matched by triangle index).
-    const where = new Map(trianglesOfA.map((t) => [t[10], t]));
-    const moved = new Set();
-    for (const t of trianglesOfB) {
-      const a = where.get(t[10]);
-      if (!a || [0, 1, 2, 3, 4, 5].some((k) => Math.abs(a[k] - t[k]) > 1)) moved.add(t[9]);
-    }
-    for (const t of trianglesOfA) if (!trianglesOfB.some((b) => b[10] === t[10])) moved.add(t[9]);
-    check(moved.size > 0, `bones that move between the frames: ${[...moved].join(", ")}`);
-    // The changed pixels must lie on triangles of the moved bones, in either frame (1.5 px of slack
-    // for the canvas's antialiased edges) ...
-    const movedTriangles = [...trianglesOfA, ...trianglesOfB].filter((t) => moved.has(t[9]));
-    const stillTriangles = [...trianglesOfA, ...trianglesOfB].filter((t) => !moved.has(t[9]));
-    const within = diff.filter(([x, y]) => movedTriangles.some((t) => nearTriangle(t, x, y, 1.5))).length;
-    check(within >= 0.99 * diff.length, `${within} of ${diff.length} changed pixels lie on the moved bones' triangles`);
-    // ... and where only bones that keep still are drawn, nothing changes.
-    let still = 0, stillChanged = 0;
-    const changed = new Set(diff.map(([x, y]) => y * width + x));
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) {
-        if (!stillTriangles.some((t) => nearTriangle(t, x, y, 0)) || movedTriangles.some((t) => nearTriangle(t, x, y, 2))) continue;
-        still++;
-        if (changed.has(y * width + x)) stillChanged++;
-      }
-    }
-    check(stillChanged === 0, `${still} pixels covered only by still bones, ${stillChanged} of them changed`);
+    const { frameB, pxB } = await scrubCheck(page, walk, width, height, false);
 
     // 3. The clip selector switches clips.
     const turn = info.clips.findIndex((c) => c.name === "Turn");
@@ -210,8 +224,24 @@ async function main() {
     await settled(page);
     check(differing(before, await pixels(page, RIGID), width).length === 0, "turning the skeleton off restores the picture");
 
+    // 5. Event markers sit on the scrub bar at their frames; scrubbing a clip that moves one arm
+    // changes that arm and nothing else.
+    if (markersUrl) {
+      await page.goto(new URL("/?play=0", markersUrl).href);
+      await settled(page);
+      await scrubCheck(page, 0, width, height, true);
+      const clip = await page.evaluate(() => viewer.info.clips[viewer.clip]);
+      check(clip.events.length > 0, `clip ${clip.name} has ${clip.events.length} event(s)`);
+      const markers = await page.$$eval(".marker", (ms) => ms.map((m) => ({ title: m.title, left: parseFloat(m.style.left) })));
+      check(markers.length === clip.events.length, `${markers.length} marker(s) on the scrub bar`);
+      clip.events.forEach((e, i) => {
+        const left = (100 * e.frame) / (clip.frames - 1);
+        check(markers[i].title.includes(e.name) && Math.abs(markers[i].left - left) < 0.01, `marker "${markers[i].title}" at ${markers[i].left.toFixed(1)}%`);
+      });
+    }
+
     check(errors.length === 0, `no script errors (${errors.join("; ")})`);
-    check(foreign.length === 0, `no request outside ${origin} (${foreign.join(", ")})`);
+    check(foreign.length === 0, `no request outside ${origins.join(", ")} (${foreign.join(", ")})`);
   } finally {
     await context.close();
     rmSync(profile, { recursive: true, force: true });

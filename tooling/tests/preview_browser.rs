@@ -50,8 +50,31 @@ fn viewer_in_headless_chromium() {
         return;
     }
     let fixture = repo().join("tests/fixtures/fbx/character.fbx");
+    let (server, url) = serve(&[fixture.to_str().unwrap()]);
+    // A second viewer for the event markers: an `.ani` clip with two events, on the fixture's skeleton.
+    let dir = tempfile::tempdir().unwrap();
+    let ani = marked_clip(dir.path());
+    let (markers_server, markers_url) = serve(&[ani.to_str().unwrap(), "--skeleton", fixture.to_str().unwrap()]);
+
+    let out = Command::new("node")
+        .arg("viewer.test.mjs")
+        .arg(&url)
+        .arg(&markers_url)
+        .current_dir(repo().join("tests/browser"))
+        .output()
+        .expect("node runs");
+    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "browser test failed:\n{log}");
+    assert!(log.contains("viewer test passed"), "{log}");
+    drop((server, markers_server));
+}
+
+/// Starts `psxanim preview ARGS --serve --port 0` and returns it with the address it prints.
+fn serve(args: &[&str]) -> (Server, String) {
     let child = Command::new(env!("CARGO_BIN_EXE_psxanim"))
-        .args(["preview", fixture.to_str().unwrap(), "--serve", "--port", "0"])
+        .arg("preview")
+        .args(args)
+        .args(["--serve", "--port", "0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -67,15 +90,30 @@ fn viewer_in_headless_chromium() {
     });
     let line = rx.recv_timeout(Duration::from_secs(180)).expect("the server prints its address");
     let url = line.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
+    (server, url)
+}
 
-    let out = Command::new("node")
-        .arg("viewer.test.mjs")
-        .arg(&url)
-        .current_dir(repo().join("tests/browser"))
-        .output()
-        .expect("node runs");
-    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "browser test failed:\n{log}");
-    assert!(log.contains("viewer test passed"), "{log}");
-    drop(server);
+/// `dir/Wave.ani`: the left forearm turning over one second, with events at 250 and 750 ms.
+fn marked_clip(dir: &Path) -> PathBuf {
+    use psxanim::formats::{self, Losses, Target, Tolerance};
+    use psxanim::model::{Animation, Bone, Clip, ClipExtras, Event, Format, Quat, RotationKey, TimeUnit, Track};
+    let key = |ms: f64, deg: f64| {
+        let h = (deg.to_radians() / 2.0).sin_cos();
+        RotationKey { time: ms, value: Quat { w: h.1, x: 0.0, y: 0.0, z: h.0 }, stored: None }
+    };
+    let clip = Clip {
+        name: String::new(),
+        looping: true,
+        time_unit: TimeUnit::Ms,
+        length: 1000.0,
+        frame_rate: None,
+        tracks: vec![Track { bone: Bone::Name("Forearm.L".into()), rotation: vec![key(0.0, 0.0), key(1000.0, 90.0)], ..Track::default() }],
+        events: vec![Event::new(250.0, "step", None), Event::new(750.0, "clap", None)],
+        extras: ClipExtras::default(),
+    };
+    let anim = Animation { format: Format::Ani, version: 4000, clips: vec![clip] };
+    let bytes = formats::write(&anim, Target::Ani(Some(4000)), Tolerance::default(), &mut Losses::default()).unwrap();
+    let path = dir.join("Wave.ani");
+    std::fs::write(&path, bytes).unwrap();
+    path
 }

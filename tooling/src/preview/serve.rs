@@ -12,6 +12,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,6 +31,8 @@ pub const PAGE: &str = include_str!("../../assets/viewer/index.html");
 const MAX_REQUEST_HEAD: usize = 8 * 1024;
 /// An idle connection (browsers open spare ones) is dropped after this.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections served at once; more are refused (503) rather than given a thread each.
+const MAX_CONNECTIONS: usize = 32;
 
 /// Binds `127.0.0.1:port` (0: any free port) or says clearly why not.
 pub fn bind(port: u16) -> Result<TcpListener, CliError> {
@@ -39,14 +42,21 @@ pub fn bind(port: u16) -> Result<TcpListener, CliError> {
     })
 }
 
-/// Serves until the process is stopped; one thread per connection.
+/// Serves until the process is stopped; one thread per connection, at most [`MAX_CONNECTIONS`].
 pub fn run(subject: Subject, listener: TcpListener) -> Result<(), CliError> {
     let subject = Arc::new(subject);
+    let active = Arc::new(AtomicUsize::new(0));
     for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
-        let subject = Arc::clone(&subject);
+        let Ok(mut stream) = stream else { continue };
+        if active.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
+            active.fetch_sub(1, Ordering::SeqCst);
+            let _ = write_response(&mut stream, &Response::error(503, "too many connections"));
+            continue;
+        }
+        let (subject, active) = (Arc::clone(&subject), Arc::clone(&active));
         std::thread::spawn(move || {
             let _ = handle(&subject, stream);
+            active.fetch_sub(1, Ordering::SeqCst);
         });
     }
     Ok(())
@@ -86,14 +96,19 @@ fn handle(subject: &Subject, stream: TcpStream) -> std::io::Result<()> {
         (Some(_), Some(_)) => Response::error(405, "only GET is served"),
         _ => Response::error(400, "malformed request line"),
     };
+    let mut out = stream;
+    write_response(&mut out, &response)
+}
+
+fn write_response(out: &mut TcpStream, response: &Response) -> std::io::Result<()> {
     let reason = match response.status {
         200 => "OK",
         400 => "Bad Request",
         404 => "Not Found",
         405 => "Method Not Allowed",
+        503 => "Service Unavailable",
         _ => "Internal Server Error",
     };
-    let mut out = stream;
     write!(
         out,
         "HTTP/1.1 {} {reason}\r\nContent-Type: {}\r\nContent-Length: {}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n",
