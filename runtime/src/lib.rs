@@ -15,8 +15,8 @@ pub mod animbin;
 pub mod clipbin;
 /// Playback: SkeletonController, time base, interpolation, pose composition.
 pub mod anim;
-/// Console hardware used by the examples and renderers (boot, GPU, DMA, timers). PSX only.
-#[cfg(target_os = "psx")]
+/// Console hardware used by the examples and renderers (boot, GPU, DMA, timers): PSX only, except the
+/// GP0 packet encoders and draw lists (`console::prim`, `console::ordering`), which the host tests too.
 pub mod console;
 /// The verification record a program leaves in RAM for the host.
 pub mod record;

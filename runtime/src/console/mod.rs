@@ -1,5 +1,6 @@
 //! Console hardware, driven directly (no BIOS calls anywhere): start-up, GPU, DMA, vsync, root counter 2,
-//! and the panic handler. Only built for the PlayStation (`target_os = "psx"`).
+//! and the panic handler. Only built for the PlayStation (`target_os = "psx"`), except `prim` and
+//! `ordering`, which touch no hardware and are unit-tested on the host.
 //!
 //! Typical frame loop (see `examples/hello`):
 //! ```text
@@ -7,20 +8,27 @@
 //! ```
 
 /// Entry point `__start`: COP2 on, `.bss` zeroed, `$gp`/`$sp` set, then `main`.
+#[cfg(target_os = "psx")]
 pub mod start;
 /// Memory-mapped I/O registers (volatile access by physical address).
+#[cfg(target_os = "psx")]
 pub mod mmio;
 /// GPU set-up and direct GP0/GP1 commands.
+#[cfg(target_os = "psx")]
 pub mod gpu;
 /// GP0 drawing commands as packet words (fill, flat/gouraud triangles and quads).
 pub mod prim;
 /// Ordering table + packet arena, double-buffered, sent by DMA.
 pub mod ordering;
 /// DMA channel 2 (GPU) in linked-list mode.
+#[cfg(target_os = "psx")]
 pub mod dma;
 /// Waiting for vertical blank by polling the interrupt status register.
+#[cfg(target_os = "psx")]
 pub mod vsync;
 /// Root counter 2 as a cycle timer.
+#[cfg(target_os = "psx")]
 pub mod timer;
 /// The panic handler: writes the failure into the verification record and stops.
+#[cfg(target_os = "psx")]
 pub mod panic;

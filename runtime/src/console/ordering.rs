@@ -82,6 +82,12 @@ impl<const DEPTHS: usize, const WORDS: usize> DrawList<DEPTHS, WORDS> {
     }
 }
 
+impl<const DEPTHS: usize, const WORDS: usize> Default for DrawList<DEPTHS, WORDS> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// The 24-bit physical address of a word, as a linked-list header wants it.
 fn address(word: &u32) -> u32 {
     (word as *const u32 as usize as u32) & END_OF_LIST
@@ -109,5 +115,94 @@ impl<const DEPTHS: usize, const WORDS: usize> DoubleBuffered<DEPTHS, WORDS> {
     /// Swaps the roles of the two lists (after the built one has been sent).
     pub fn flip(&mut self) {
         self.building ^= 1;
+    }
+}
+
+impl<const DEPTHS: usize, const WORDS: usize> Default for DoubleBuffered<DEPTHS, WORDS> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::boxed::Box;
+    use std::vec::Vec;
+
+    type List = DrawList<4, 32>;
+
+    /// Follows the chain from the head as the DMA does, mapping each 24-bit address back to a word of
+    /// `list` (its offset from the list's own low 24 address bits). Returns the packets in send order.
+    fn walk(list: &List) -> Vec<Vec<u32>> {
+        let base = list as *const List as usize;
+        let word_at = |addr: u32| -> u32 {
+            let offset = (addr as usize).wrapping_sub(base) & 0x00FF_FFFF;
+            assert!(offset < core::mem::size_of::<List>() && offset & 3 == 0, "link outside the list: {addr:#x}");
+            // SAFETY: the offset was just checked to be a word inside `list`.
+            unsafe { *((base + offset) as *const u32) }
+        };
+        let mut packets = Vec::new();
+        let mut at = address(&list.table[3]);
+        for _ in 0..100 {
+            let header = word_at(at);
+            let len = header >> 24;
+            if len > 0 {
+                packets.push((1..=len).map(|i| word_at((at + 4 * i) & END_OF_LIST)).collect());
+            }
+            if header & END_OF_LIST == END_OF_LIST {
+                return packets;
+            }
+            at = header & END_OF_LIST;
+        }
+        panic!("the list does not end");
+    }
+
+    #[test]
+    fn deeper_packets_are_sent_first_and_the_list_ends() {
+        let mut list = Box::new(List::new());
+        list.clear();
+        assert!(walk(&list).is_empty());
+        list.add(3, &[0xA1]).unwrap();
+        list.add(0, &[0xB1, 0xB2]).unwrap();
+        list.add(3, &[0xC1, 0xC2, 0xC3]).unwrap();
+        list.add(1, &[0xD1]).unwrap();
+        // Same depth: the packet added last is spliced in first.
+        assert_eq!(walk(&list), [std::vec![0xC1, 0xC2, 0xC3], std::vec![0xA1], std::vec![0xD1], std::vec![0xB1, 0xB2]]);
+        assert_eq!(list.used_words(), 2 + 3 + 4 + 2, "each packet plus its header word");
+        list.clear();
+        assert!(walk(&list).is_empty());
+        assert_eq!(list.used_words(), 0);
+    }
+
+    #[test]
+    fn bad_packets_are_refused_and_change_nothing() {
+        let mut list = Box::new(List::new());
+        list.clear();
+        list.add(2, &[1, 2, 3]).unwrap();
+        assert_eq!(list.add(4, &[1]), Err(AddError::DepthOutOfRange));
+        assert_eq!(list.add(0, &[]), Err(AddError::BadLength));
+        assert_eq!(list.add(0, &[0; 256]), Err(AddError::BadLength));
+        // 32 words: 4 used, so a 28-word packet (29 with its header) does not fit, a 27-word one does.
+        assert_eq!(list.add(0, &[7; 28]), Err(AddError::ArenaFull));
+        assert_eq!(walk(&list), [std::vec![1, 2, 3]]);
+        list.add(0, &[7; 27]).unwrap();
+        assert_eq!(list.used_words(), 32);
+        assert_eq!(list.add(1, &[1]), Err(AddError::ArenaFull));
+    }
+
+    #[test]
+    fn double_buffering_alternates() {
+        let mut pair = Box::new(DoubleBuffered::<2, 8>::new());
+        assert_eq!(pair.building_index(), 0);
+        pair.building().clear();
+        pair.building().add(0, &[5]).unwrap();
+        pair.flip();
+        assert_eq!(pair.building_index(), 1);
+        pair.building().clear();
+        assert_eq!(pair.building().used_words(), 0);
+        pair.flip();
+        assert_eq!(pair.building().used_words(), 2, "list 0 kept its packet");
     }
 }

@@ -85,3 +85,36 @@ pub const fn gouraud_quad(c: [Color; 4], v: [Vertex; 4]) -> [u32; 8] {
         v[3].word(),
     ]
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Expected words follow psx-spx "GPU Render Polygon Commands" / "GPU Memory Transfer Commands".
+    #[test]
+    fn command_words() {
+        let red = Color::new(0xFF, 0x10, 0x01);
+        assert_eq!(red.word(), 0x0001_10FF, "colour is 0xBBGGRR");
+        assert_eq!(fill_rect(red, 16, 240, 320, 240), [0x0201_10FF, 240 << 16 | 16, 240 << 16 | 320]);
+        let v = [Vertex::new(-1, 2), Vertex::new(300, -20), Vertex::new(0, 0), Vertex::new(5, 6)];
+        assert_eq!(v[0].word(), 0x0002_FFFF, "x in the low half, both signed 16-bit");
+        assert_eq!(v[1].word(), 0xFFEC_012C);
+        assert_eq!(flat_triangle(red, [v[0], v[1], v[2]]), [0x2001_10FF, 0x0002_FFFF, 0xFFEC_012C, 0]);
+        assert_eq!(flat_quad(red, v)[0] >> 24, 0x28);
+        let c = [Color::new(1, 0, 0), Color::new(0, 2, 0), Color::new(0, 0, 3), Color::new(4, 4, 4)];
+        assert_eq!(
+            gouraud_triangle([c[0], c[1], c[2]], [v[0], v[1], v[2]]),
+            [0x3000_0001, 0x0002_FFFF, 0x0000_0200, 0xFFEC_012C, 0x0003_0000, 0]
+        );
+        let quad = gouraud_quad(c, v);
+        assert_eq!((quad[0], quad[6], quad[7]), (0x3800_0001, 0x0004_0404, 0x0006_0005));
+    }
+
+    #[test]
+    fn gte_screen_words_round_trip() {
+        for (x, y) in [(0i16, 0i16), (-1024, 1023), (319, -240)] {
+            let v = Vertex::new(x, y);
+            assert_eq!(Vertex::from_sxy(v.word()), v);
+        }
+    }
+}
