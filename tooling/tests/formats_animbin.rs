@@ -175,3 +175,24 @@ fn correct_mode_keeps_hemisphere_continuity() {
     let orig = written_rotations(&animbin::write(&anim, AnimbinMode::Original, &mut Losses::default()).unwrap());
     assert!(orig[1][0] < 0, "the original exporter does not fix the hemisphere: {orig:?}");
 }
+
+#[test]
+fn original_profile_rejects_what_the_original_runtime_mishandles() {
+    use psxanim::formats::profile::{check, LARGE, ORIGINAL};
+    assert!(check(&animbin::read(&walk()).unwrap(), ORIGINAL).is_empty());
+    // Empty track, unterminated 32-byte name, frames out of order, a key past the length.
+    let b = Bytes::new().raw(b"ANIMBIN").u8(1).u8(1).raw(&[b'N'; 32]).u32le(1).u16le(2).u16le(2).u16le(0);
+    let b = b.u8(0).u8(0).u16le(0);
+    let b = animbin_rot(animbin_rot(b.u8(0).u8(1).u16le(2), 1, [4096, 0, 0, 0]), 1, [4096, 0, 0, 0]);
+    let anim = animbin::read(&b.done()).unwrap();
+    let problems = check(&anim, LARGE).join("\n");
+    assert!(problems.contains("no keys"), "{problems}");
+    assert!(problems.contains("no terminator"), "{problems}");
+    assert!(problems.contains("not strictly increasing"), "{problems}");
+    // Two tracks on one joint's rotation.
+    let b = Bytes::new().raw(b"ANIMBIN").u8(1).u8(1).fixed("d", 32).u32le(1).u16le(2).u16le(2).u16le(0);
+    let b = animbin_rot(b.u8(0).u8(4).u16le(1), 0, [4096, 0, 0, 0]);
+    let b = animbin_rot(b.u8(0).u8(4).u16le(1), 1, [4096, 0, 0, 0]);
+    let problems = check(&animbin::read(&b.done()).unwrap(), ORIGINAL).join("\n");
+    assert!(problems.contains("a second track animating the rotation"), "{problems}");
+}

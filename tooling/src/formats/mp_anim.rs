@@ -164,27 +164,39 @@ impl Channel {
     }
 }
 
-/// Bits taken least-significant first from big-endian 32-bit words.
+/// Bits taken least-significant first from big-endian 32-bit words; a field may straddle two words.
+/// The caller has checked that the stream holds every bit it will ask for.
 struct BitReader<'a> {
     words: &'a [u8],
     bit: u64,
 }
 
 impl BitReader<'_> {
+    fn word(&self, index: usize) -> u64 {
+        match self.words.get(index * 4..index * 4 + 4) {
+            Some(w) => u32::from_be_bytes([w[0], w[1], w[2], w[3]]) as u64,
+            None => 0,
+        }
+    }
+
+    /// The next `q` (at most 32) bits as an unsigned number.
+    fn bits(&mut self, q: u8) -> u64 {
+        if q == 0 {
+            return 0;
+        }
+        let index = (self.bit / 32) as usize;
+        let pair = self.word(index) | self.word(index + 1) << 32;
+        self.bit += q as u64;
+        (pair >> (self.bit - q as u64) % 32) & ((1u64 << q) - 1)
+    }
+
     fn bit(&mut self) -> u32 {
-        let word = (self.bit / 32) as usize * 4;
-        let w = u32::from_be_bytes([self.words[word], self.words[word + 1], self.words[word + 2], self.words[word + 3]]);
-        let b = (w >> (self.bit % 32)) & 1;
-        self.bit += 1;
-        b
+        self.bits(1) as u32
     }
 
     /// A `q`-bit two's-complement value, sign-extended.
     fn signed(&mut self, q: u8) -> i64 {
-        let mut v: u64 = 0;
-        for i in 0..q as u32 {
-            v |= (self.bit() as u64) << i;
-        }
+        let v = self.bits(q);
         if q > 0 && v >> (q - 1) & 1 == 1 {
             v as i64 - (1i64 << q)
         } else {
