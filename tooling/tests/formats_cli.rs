@@ -218,3 +218,20 @@ fn help_teaches_the_bone_map_format() {
     assert!(s.contains("BONE MAP FILE") && s.contains("FROM = TO"), "{s}");
     assert!(s.contains("--strict"));
 }
+
+#[test]
+fn detection_is_by_magic_then_extension() {
+    use psxanim::formats::detect;
+    use psxanim::model::Format;
+    let p = |s: &str| Some(Path::new(s).to_path_buf());
+    // Magic wins over a misleading extension.
+    assert_eq!(detect(b"ANI\0\xa0\x0f\0\0", p("x.animbin").as_deref()), Some(Format::Ani));
+    assert_eq!(detect(b"ANIMBIN\x01\x00", p("x.ani").as_deref()), Some(Format::Animbin));
+    let mut panim = vec![0u8; 100];
+    panim.extend_from_slice(b"values");
+    assert_eq!(detect(&panim, p("x.anim").as_deref()), Some(Format::Panim));
+    // No magic: the extension decides; ANIM's version word is the last resort.
+    assert_eq!(detect(b"\0\0\0\x02", p("x.panim").as_deref()), Some(Format::Panim));
+    assert_eq!(detect(b"\0\0\0\x02", p("x.bin").as_deref()), Some(Format::MpAnim));
+    assert_eq!(detect(b"\0\0\0\x07", p("x.bin").as_deref()), None);
+}

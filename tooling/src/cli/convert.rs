@@ -1,6 +1,6 @@
 //! `psxanim convert`: any supported format to any other, reporting what the conversion loses.
 
-use super::{finish, load, write_atomic, CliError};
+use super::{finish, load, say_err, write_atomic, CliError};
 use crate::formats::bonemap::BoneMap;
 use crate::formats::{self, Losses, Target, Tolerance};
 use std::path::PathBuf;
@@ -83,7 +83,7 @@ fn convert(args: &Args) -> Result<(), CliError> {
     let bytes = formats::write(&anim, target, tolerance, &mut losses)
         .map_err(|e| CliError::invalid(format!("{} -> {}: {e}", args.input.display(), target.format())))?;
     for loss in &losses.0 {
-        eprintln!("psxanim: {} -> {}: lossy: {loss}", args.input.display(), args.output.display());
+        say_err(&format!("psxanim: {} -> {}: lossy: {loss}", args.input.display(), args.output.display()));
     }
     if args.strict && !losses.is_empty() {
         return Err(CliError::invalid(format!("--strict: {} loss(es); nothing written", losses.0.len())));

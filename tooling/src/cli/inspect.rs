@@ -1,6 +1,6 @@
 //! `psxanim inspect`: the JSON document of a file, or a readable summary.
 
-use super::{finish, load};
+use super::{finish, load, say};
 use crate::formats::json::to_json;
 use crate::model::{Animation, Track};
 use std::path::PathBuf;
@@ -27,9 +27,9 @@ pub struct Args {
 pub fn run(args: Args) -> i32 {
     finish(load(&args.file).map(|anim| {
         if args.json {
-            println!("{}", to_json(&anim));
+            say(&(to_json(&anim) + "\n"));
         } else {
-            print!("{}", summary(&anim));
+            say(&summary(&anim));
         }
     }))
 }

@@ -47,10 +47,20 @@ pub fn finish(result: Result<(), CliError>) -> i32 {
     match result {
         Ok(()) => EXIT_OK,
         Err(e) => {
-            eprintln!("psxanim: {}", e.message);
+            say_err(&format!("psxanim: {}", e.message));
             e.code
         }
     }
+}
+
+/// Prints to stdout; a closed pipe (`psxanim inspect --json | head`) is not a crash.
+pub fn say(text: &str) {
+    let _ = std::io::stdout().write_all(text.as_bytes());
+}
+
+/// Prints one line to stderr, ignoring a closed pipe.
+pub fn say_err(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 /// Reads and parses `path`, detecting its format by magic, then extension.

@@ -1,6 +1,6 @@
 //! `psxanim validate`: whether a file is well-formed and within a runtime profile.
 
-use super::{finish, load, CliError};
+use super::{finish, load, say, say_err, CliError};
 use crate::formats::profile;
 use std::path::PathBuf;
 
@@ -35,11 +35,11 @@ fn validate(args: &Args) -> Result<(), CliError> {
     let anim = load(&args.file)?;
     let problems = profile::check(&anim, p);
     if problems.is_empty() {
-        println!("{}: valid {} (profile {})", args.file.display(), anim.format, p.name);
+        say(&format!("{}: valid {} (profile {})\n", args.file.display(), anim.format, p.name));
         return Ok(());
     }
     for problem in &problems {
-        eprintln!("{}: {problem}", args.file.display());
+        say_err(&format!("{}: {problem}", args.file.display()));
     }
     Err(CliError::invalid(format!("{}: invalid: {} problem(s)", args.file.display(), problems.len())))
 }
