@@ -126,12 +126,11 @@ async function scrubCheck(page, clip, width, height, needStill) {
   }
   for (const t of trianglesOfA) if (!trianglesOfB.some((b) => b[10] === t[10])) moved.add(t[9]);
   check(moved.size > 0, `bones that move between the frames: ${[...moved].join(", ")}`);
-  // The changed pixels must lie on triangles of the moved bones, in either frame (1.5 px of slack
-  // for the canvas's antialiased edges) ...
+  // The changed pixels must lie on triangles of the moved bones, in either frame ...
   const movedTriangles = [...trianglesOfA, ...trianglesOfB].filter((t) => moved.has(t[9]));
   const stillTriangles = [...trianglesOfA, ...trianglesOfB].filter((t) => !moved.has(t[9]));
-  const within = diff.filter(([x, y]) => movedTriangles.some((t) => nearTriangle(t, x, y, 1.5))).length;
-  check(within >= 0.99 * diff.length, `${within} of ${diff.length} changed pixels lie on the moved bones' triangles`);
+  const within = diff.filter(([x, y]) => movedTriangles.some((t) => nearTriangle(t, x, y, 0))).length;
+  check(within === diff.length, `${within} of ${diff.length} changed pixels lie on the moved bones' triangles`);
   // ... and where only bones that keep still are drawn, nothing changes.
   let still = 0, stillChanged = 0;
   const changed = new Set(diff.map(([x, y]) => y * width + x));
@@ -189,6 +188,14 @@ async function main() {
       const area = (b[2] - b[0] + 1) * (b[3] - b[1] + 1);
       check(inside > 0.05 * area && inside > 300, `${storage}: ${inside} character pixels within the projected bounds ${b} (box ${area} px)`);
       check(outside === 0, `${storage}: no drawn pixel outside the projected bounds (${outside})`);
+      // Drawn with the GPU's fill rule, not antialiased: only the background and material colours.
+      const allowed = new Set([background.join(","), ...(await last(page, storage)).triangles.map((t) => `${t[6]},${t[7]},${t[8]}`)]);
+      const stray = new Set();
+      for (let i = 0; i < px.length; i += 4) {
+        const c = `${px[i]},${px[i + 1]},${px[i + 2]}`;
+        if (!allowed.has(c)) stray.add(c);
+      }
+      check(stray.size === 0, `${storage}: every pixel is the background or a material colour (stray: ${[...stray].slice(0, 5).join(" ")})`);
     }
 
     // 2. Scrubbing changes the picture where the moving bones are.
