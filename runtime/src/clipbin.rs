@@ -37,6 +37,13 @@ pub const LOCAL_BYTES: usize = 20;
 pub const MARKER_BYTES: usize = 36;
 const MATRIX_WORDS: usize = MATRIX_BYTES / 4;
 
+// A stored matrix is a `repr(C)` [`Matrix`] in memory (little-endian): the aligned table is read in place.
+const _: () = {
+    assert!(core::mem::size_of::<Matrix>() == MATRIX_BYTES && core::mem::align_of::<Matrix>() == 4);
+    assert!(core::mem::offset_of!(Matrix, translation) == 20);
+    assert!(core::mem::offset_of!(Vec3i32, y) == 4 && core::mem::offset_of!(Vec3i32, z) == 8);
+};
+
 /// What is wrong with a blob.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -250,7 +257,7 @@ impl<'a> ClipBin<'a> {
             looping: u16_at(b, at + 34) & 1 != 0,
             poses: poses as u32,
             locals: (poses + pose_words * 4) as u32,
-            words: aligned_words(b, poses, pose_words),
+            matrices: aligned_words(b, poses, pose_words).map(as_matrices),
         })
     }
 
@@ -270,6 +277,14 @@ fn aligned_words(bytes: &[u8], offset: usize, count: usize) -> Option<&[u32]> {
     (head.is_empty() && words.len() == count).then_some(words)
 }
 
+/// The words of a pose table as the matrices they store.
+fn as_matrices(words: &[u32]) -> &[Matrix] {
+    // SAFETY: `words` is 4-aligned (a `&[u32]`), `Matrix` is `repr(C)` with alignment 4 and 32 bytes
+    // (asserted above) made of integers only, so every bit pattern is valid; the slice covers
+    // `len / 8` whole matrices inside `words` and borrows it for the same lifetime.
+    unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<Matrix>(), words.len() / MATRIX_WORDS) }
+}
+
 /// One compiled clip: a pose per frame, its looping flag and markers.
 #[derive(Clone, Copy)]
 pub struct CompiledClip<'a> {
@@ -280,8 +295,8 @@ pub struct CompiledClip<'a> {
     looping: bool,
     poses: u32,
     locals: u32,
-    /// The model-space matrices as words when the blob is aligned in memory.
-    words: Option<&'a [u32]>,
+    /// The model-space matrices in place when the blob is 4-aligned in memory (little-endian).
+    matrices: Option<&'a [Matrix]>,
 }
 
 impl<'a> CompiledClip<'a> {
@@ -315,27 +330,30 @@ impl<'a> CompiledClip<'a> {
         Some((name_at(self.bytes, at), u16_at(self.bytes, at + NAME_BYTES)))
     }
 
+    /// The model-space matrices of `frame` (clamped to the last) read in place, one per bone; `None`
+    /// when the blob is not 4-aligned in memory (then use [`write_pose`](Self::write_pose)).
+    #[inline]
+    pub fn pose(&self, frame: u16) -> Option<&'a [Matrix]> {
+        let frame = frame.min(self.frames - 1) as usize;
+        let bones = self.bones as usize;
+        self.matrices?.get(frame * bones..(frame + 1) * bones)
+    }
+
     /// Writes the model-space matrices of `frame` (clamped to the last) into `out` (the first
     /// `min(bones, out.len())`).
     #[inline]
     pub fn write_pose(&self, frame: u16, out: &mut [Matrix]) {
+        if let Some(pose) = self.pose(frame) {
+            let n = pose.len().min(out.len());
+            out[..n].copy_from_slice(&pose[..n]);
+            return;
+        }
         let frame = frame.min(self.frames - 1) as usize;
         let bones = self.bones as usize;
-        let start = frame * bones * MATRIX_WORDS;
-        match self.words {
-            Some(words) => {
-                let Some(words) = words.get(start..start + bones * MATRIX_WORDS) else { return };
-                for (m, w) in out.iter_mut().zip(words.chunks_exact(MATRIX_WORDS)) {
-                    *m = matrix_of(|i| w[i]);
-                }
-            }
-            None => {
-                let base = self.poses as usize + start * 4;
-                for (bone, m) in out.iter_mut().take(bones).enumerate() {
-                    let at = base + bone * MATRIX_BYTES;
-                    *m = matrix_of(|i| u32_at(self.bytes, at + 4 * i));
-                }
-            }
+        let base = self.poses as usize + frame * bones * MATRIX_BYTES;
+        for (bone, m) in out.iter_mut().take(bones).enumerate() {
+            let at = base + bone * MATRIX_BYTES;
+            *m = matrix_of(|i| u32_at(self.bytes, at + 4 * i));
         }
     }
 

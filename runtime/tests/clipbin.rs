@@ -191,8 +191,32 @@ fn a_misaligned_blob_reads_the_same_poses() {
             cb.write_pose(frame, &mut pb);
             assert_eq!(pa, pb);
             assert_ne!(pa[1], Matrix::IDENTITY);
+            // In place only when aligned.
+            assert_eq!(ca.pose(frame), Some(&pa[..]));
+            assert_eq!(cb.pose(frame), None);
+        }
+        // The controller's borrowed pose: the table in place, or an evaluation into the scratch.
+        let mut scratch = [Matrix::IDENTITY; BONES];
+        let looping = ca.looping();
+        for (clip, in_place) in [(ca, true), (cb, false)] {
+            let mut c = SkeletonController::<BONES>::new(s.skeleton).unwrap();
+            c.play(clip, looping).unwrap();
+            c.advance(3);
+            let expected = clip.pose(3).map(|p| p.as_ptr());
+            let got = c.pose(&mut Gte::new(), &mut scratch);
+            assert_eq!(got, &pose_at(&s, index, 3)[..]);
+            assert_eq!(in_place, expected == Some(got.as_ptr()));
         }
     }
+}
+
+/// The ANIMBIN path's pose of clip `index` at `frame`.
+fn pose_at(s: &Scene, index: usize, frame: u32) -> [Matrix; BONES] {
+    let clip = s.manager.clip(index).unwrap();
+    let mut c = SkeletonController::<BONES>::new(s.skeleton).unwrap();
+    c.play(clip, clip.looping()).unwrap();
+    c.advance(frame);
+    pose(&mut c)
 }
 
 #[test]

@@ -441,6 +441,22 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         }
     }
 
+    /// The model-space matrices of every bone, borrowed: a compiled clip playing alone (blob 4-aligned
+    /// in memory) hands out its stored pose in place, with no work at all; anything else is
+    /// [`evaluate`](Self::evaluate)d into `scratch` (the first `min(bones, scratch.len())`).
+    pub fn pose<'s, B: Cop2>(&'s mut self, gte: &mut Gte<B>, scratch: &'s mut [Matrix]) -> &'s [Matrix] {
+        if let (Some(layer), None) = (&self.current, &self.outgoing) {
+            if let ClipSource::Compiled(c) = layer.source {
+                if let Some(pose) = c.pose((layer.shown_time() / TICKS_PER_FRAME) as u16) {
+                    return pose;
+                }
+            }
+        }
+        let n = self.skeleton.len().min(scratch.len());
+        self.evaluate(gte, &mut scratch[..n]);
+        &scratch[..n]
+    }
+
     /// Model-space matrices of every bone (the first `min(bones, out.len())`), composed parent-first
     /// on the GTE.
     pub fn evaluate<B: Cop2>(&mut self, gte: &mut Gte<B>, out: &mut [Matrix]) {

@@ -9,7 +9,11 @@ pub type Rotation = [[i16; 3]; 3];
 ///
 /// `rotation` need not be orthonormal (scale is allowed); its elements are FP12. `translation` is in
 /// the units of the vectors it transforms.
+///
+/// `repr(C)`: nine `i16`, two bytes of padding, three `i32` (32 bytes, 4-aligned), so that compiled
+/// clips (`crate::clipbin`) can hand out their stored matrices in place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(C)]
 pub struct Matrix {
     pub rotation: Rotation,
     pub translation: Vec3i32,

@@ -8,8 +8,10 @@ pub struct Vec3i16 {
     pub z: i16,
 }
 
-/// A vector of `i32`: a translation (TR) or a GTE MAC1..3 result.
+/// A vector of `i32`: a translation (TR) or a GTE MAC1..3 result. `repr(C)` (x, y, z in order) for
+/// [`super::Matrix`]'s stored layout.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(C)]
 pub struct Vec3i32 {
     pub x: i32,
     pub y: i32,
