@@ -12,7 +12,8 @@ checks what the player assumes beyond the layout.\n\nFor ANIMBIN the profile is 
 `original` (the default: the original runtime's arrays, 5 animations, 50 tracks, 30 keys per track, 5 \
 markers) or `large` (32 / 256 / 2048 / 32). It also rejects empty tracks, key frames that do not \
 increase, keys past the clip's length, 32-byte names with no terminator and two tracks animating one \
-joint's channel. For every format, rotations must be unit quaternions.",
+joint's channel. Other formats are checked for well-formedness only. Rotations far from unit \
+length are reported as warnings (exit code unaffected).",
     after_help = "Examples:\n  psxanim validate walk.animbin\n  psxanim validate big.animbin --profile large\n\n\
 Exit codes: 0 valid; 1 malformed or outside the profile (each reason on stderr, naming the limit); 2 usage."
 )]
@@ -33,6 +34,9 @@ fn validate(args: &Args) -> Result<(), CliError> {
         return Err(CliError::usage(format!("unknown profile {:?} (original, large)", args.profile)));
     };
     let anim = load(&args.file)?;
+    for warning in profile::warnings(&anim) {
+        say_err(&format!("{}: warning: {warning}", args.file.display()));
+    }
     let problems = profile::check(&anim, p);
     if problems.is_empty() {
         say(&format!("{}: valid {} (profile {})\n", args.file.display(), anim.format, p.name));

@@ -34,23 +34,26 @@ pub fn check(anim: &Animation, profile: Profile) -> Vec<String> {
     if anim.format == Format::Animbin {
         check_animbin(anim, profile, &mut problems);
     }
+    problems
+}
+
+/// Things a player tolerates but that are probably mistakes: rotations far from unit length.
+pub fn warnings(anim: &Animation) -> Vec<String> {
+    let mut out = Vec::new();
     for (ci, clip) in anim.clips.iter().enumerate() {
         for track in &clip.tracks {
-            for key in &track.rotation {
-                if !is_unit(key.value) {
-                    problems.push(format!(
-                        "clip {ci} ({:?}), bone {}: the rotation at time {} has norm {:.4}; a unit quaternion was expected",
-                        clip.name,
-                        track.bone,
-                        key.time,
-                        key.value.norm()
-                    ));
-                    break;
-                }
+            if let Some(key) = track.rotation.iter().find(|k| !is_unit(k.value)) {
+                out.push(format!(
+                    "clip {ci} ({:?}), bone {}: the rotation at time {} has norm {:.4}, not 1",
+                    clip.name,
+                    track.bone,
+                    key.time,
+                    key.value.norm()
+                ));
             }
         }
     }
-    problems
+    out
 }
 
 /// FP12 quaternions are off unit length by up to a few steps; floats by rounding.
