@@ -56,7 +56,8 @@ fn hello() -> Expectation {
     Expectation { program: *b"HELO", words }
 }
 
-/// anim: its scenario (`examples/anim/src/scenario.rs`) run on the GTE model; timings are not compared.
+/// anim: its scenario (`examples/anim/src/scenario.rs`), ANIMBIN then compiled clips, run on the GTE
+/// model; timings are not compared.
 fn anim() -> Expectation {
     struct HostProbe(Vec<Word>);
     impl anim_scenario::Probe for HostProbe {
@@ -68,6 +69,11 @@ fn anim() -> Expectation {
     let mut gte = psxanim_runtime::gte::Gte::with_backend(GteModel::default());
     let mut probe = HostProbe(Vec::new());
     anim_scenario::run(&mut gte, &mut probe);
+    // As words, like the console's static buffer: the compiled blob is 4-aligned on both sides.
+    let mut buffer = vec![0u32; anim_scenario::COMPILE_BUFFER_BYTES / 4];
+    // SAFETY: every bit pattern is a valid u8; u8 has no alignment, so the whole buffer is handed out.
+    let (_, bytes, _) = unsafe { buffer.align_to_mut::<u8>() };
+    anim_scenario::run_compiled(&mut gte, &mut probe, bytes);
     Expectation { program: *b"ANIM", words: probe.0 }
 }
 

@@ -7,8 +7,13 @@
 //! non-looping clip that ends and holds, the PAL time scale, and two malformed files whose errors are
 //! reported as words while the program carries on. Cycle timings (update + evaluate for 15, 20 and
 //! 50 bones) go to the probe's timing hook only: they are not compared.
+//!
+//! [`run_compiled`] plays the same clips compiled into CLIPBIN poses (compiled by the program itself
+//! with `clipbin::compile`, the same function `psxanim compile-clips` runs on the host, so the blob is
+//! the same bytes) through the same controller and steps, and times the compiled path.
 use psxanim_runtime::anim::{LocalTransform, MarkerEvent, Skeleton, SkeletonController, TimeScale, ROOT};
 use psxanim_runtime::animbin::AnimationManager;
+use psxanim_runtime::clipbin::{self, ClipBin};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::{Matrix, Quat, Vec3i32};
 
@@ -33,8 +38,24 @@ pub struct Label {
 }
 
 /// Cycle slots: 0..=2 average ticks (root counter 2, 8 cycles each) of update + evaluate for
-/// 15, 20 and 50 bones; 3..=5 the largest.
+/// 15, 20 and 50 bones; 3..=5 the largest. The compiled path: 6..=8 average and 9..=11 largest of
+/// update + evaluate (matrices copied out), 12..=14 and 15..=17 of update + `pose` (borrowed in
+/// place). 18 and 21: an empty timed section (the measurement's own cost).
 pub const TIMED_BONES: [usize; 3] = [15, 20, 50];
+/// Timing slots the probe sees: 0..=2 ANIMBIN, 3..=5 compiled `evaluate`, 6..=8 compiled `pose`
+/// (bones in `TIMED_BONES` order), 9 the empty section.
+pub const TIMED_SLOTS: usize = 3 * TIMED_BONES.len() + 1;
+const EMPTY_SLOT: usize = TIMED_SLOTS - 1;
+
+/// Record cycle slots (average, largest) of probe timing slot `slot`.
+pub const fn cycle_slots(slot: usize) -> (usize, usize) {
+    let n = TIMED_BONES.len();
+    let (group, i) = (slot / n, slot % n);
+    (2 * n * group + i, 2 * n * group + n + i)
+}
+
+/// Bytes `run_compiled` needs as its work buffer (the largest compiled blob: 50 bones, 30 frames).
+pub const COMPILE_BUFFER_BYTES: usize = 80 * 1024;
 pub const TIMED_FRAMES: u32 = 30;
 
 // ---- ANIMBIN built at compile time ----
@@ -242,18 +263,7 @@ pub fn scene() -> Option<(AnimationManager<'static>, Skeleton<'static>)> {
 
 fn push_matrices(probe: &mut impl Probe, what: &'static str, step: u32, pose: &[Matrix]) {
     for (bone, m) in pose.iter().enumerate() {
-        let r = m.rotation;
-        let pair = |a: i16, b: i16| a as u16 as u32 | (b as u16 as u32) << 16;
-        let words = [
-            pair(r[0][0], r[0][1]),
-            pair(r[0][2], r[1][0]),
-            pair(r[1][1], r[1][2]),
-            pair(r[2][0], r[2][1]),
-            r[2][2] as u16 as u32,
-            m.translation.x as u32,
-            m.translation.y as u32,
-            m.translation.z as u32,
-        ];
+        let words = clipbin::matrix_words(m);
         for (field, w) in words.into_iter().enumerate() {
             probe.word(Label { what, step, bone: bone as u32, field: field as u32 }, w);
         }
@@ -302,8 +312,26 @@ pub fn run<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe) {
     let Ok(mut c) = SkeletonController::<SCENE_BONES>::new(skeleton) else {
         return;
     };
-    let mut pose = [Matrix::IDENTITY; SCENE_BONES];
     let _ = c.play(swing, true);
+    play_steps(gte, probe, &mut c, "", swing, wave);
+
+    timed(gte, probe);
+}
+
+/// The scenario's playback: 44 updates with game-like vsync deltas, a crossfade to `wave` at step
+/// 20, the PAL rate and a cut back to `swing` at step 32; time, markers and pose at chosen steps
+/// (word names prefixed with `prefix`).
+fn play_steps<'a, B: Cop2, C: Copy + Into<psxanim_runtime::anim::ClipSource<'a>>>(
+    gte: &mut Gte<B>,
+    probe: &mut impl Probe,
+    c: &mut SkeletonController<'a, SCENE_BONES>,
+    prefix: &'static str,
+    swing: C,
+    wave: C,
+) {
+    let names: [&'static str; 3] =
+        if prefix.is_empty() { ["time", "markers", "pose"] } else { ["c.time", "c.markers", "c.pose"] };
+    let mut pose = [Matrix::IDENTITY; SCENE_BONES];
     // Vsync deltas as a game sees them: mostly 1, sometimes a dropped frame.
     const DELTAS: [u32; 5] = [1, 1, 2, 1, 3];
     for step in 0..44u32 {
@@ -321,13 +349,103 @@ pub fn run<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe) {
         });
         if step % 3 == 0 || (20..=30).contains(&step) {
             c.evaluate(gte, &mut pose);
-            push(probe, "time", step, c.time());
-            push(probe, "markers", step, markers);
-            push_matrices(probe, "pose", step, &pose);
+            push(probe, names[0], step, c.time());
+            push(probe, names[1], step, markers);
+            push_matrices(probe, names[2], step, &pose);
         }
     }
+}
 
-    timed(gte, probe);
+/// The scenario again through compiled clips (`buffer`: at least [`COMPILE_BUFFER_BYTES`], best
+/// 4-aligned), then the compiled path's timings. Words: `c.size` (blob bytes or 0), a blob checked
+/// against the wrong skeleton (`c.error.code`, `c.error.offset`), then `c.time`, `c.markers`,
+/// `c.pose` like [`run`]'s; at whole-frame times they equal [`run`]'s words.
+pub fn run_compiled<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, buffer: &mut [u8]) {
+    let Ok(manager) = <AnimationManager>::parse(&SCENE.buf[..SCENE.len], SCENE_BONES) else {
+        return;
+    };
+    let (Some(swing), Some(wave), Ok(skeleton)) =
+        (manager.find(b"swing"), manager.find(b"wave"), Skeleton::new(&SCENE_PARENTS, &SCENE_BIND))
+    else {
+        return;
+    };
+    let size = match clipbin::compile::<B, SCENE_BONES>(gte, skeleton, &[swing, wave], buffer) {
+        Ok(size) => size,
+        Err(_) => 0,
+    };
+    push(probe, "c.size", 0, size as u32);
+    let blob = &buffer[..size];
+    // The poses belong to this skeleton only: another one is refused with the header's offset.
+    let (code, offset) = match Skeleton::new(&TIMED_PARENTS[..SCENE_BONES], &TIMED_BIND[..SCENE_BONES]) {
+        Ok(other) => match ClipBin::parse(blob, &other) {
+            Ok(_) => (0, 0),
+            Err(e) => (e.code(), e.offset),
+        },
+        Err(_) => (u32::MAX, 0),
+    };
+    push(probe, "c.error.code", 0, code);
+    push(probe, "c.error.offset", 0, offset);
+    let clips = match ClipBin::parse(blob, &skeleton) {
+        Ok(c) => c,
+        Err(e) => {
+            push(probe, "c.scene.error", e.code(), e.offset);
+            return;
+        }
+    };
+    let (Some(swing), Some(wave)) = (clips.find(b"swing"), clips.find(b"wave")) else {
+        return;
+    };
+    let Ok(mut c) = SkeletonController::<SCENE_BONES>::new(skeleton) else {
+        return;
+    };
+    let _ = c.play(swing, true);
+    play_steps(gte, probe, &mut c, "c.", swing, wave);
+
+    timed_compiled(gte, probe, buffer);
+}
+
+/// Update + evaluate cycles of the baked clips compiled (probe slots 3..=5), update + borrowed pose
+/// (6..=8), and an empty section (9).
+fn timed_compiled<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, buffer: &mut [u8]) {
+    let Ok(manager) = <AnimationManager>::parse(&BAKED.buf[..BAKED.len], MAX_TIMED) else {
+        return;
+    };
+    let mut pose = [Matrix::IDENTITY; MAX_TIMED];
+    for (slot, &bones) in TIMED_BONES.iter().enumerate() {
+        let (Some(clip), Ok(skeleton)) =
+            (manager.clip(slot), Skeleton::new(&TIMED_PARENTS[..bones], &TIMED_BIND[..bones]))
+        else {
+            return;
+        };
+        let Ok(size) = clipbin::compile::<B, MAX_TIMED>(gte, skeleton, &[clip], buffer) else {
+            return;
+        };
+        let Some(compiled) = ClipBin::parse(&buffer[..size], &skeleton).ok().and_then(|b| b.clip(0)) else {
+            return;
+        };
+        let Ok(mut c) = SkeletonController::<MAX_TIMED>::new(skeleton) else {
+            return;
+        };
+        let _ = c.play(compiled, true);
+        c.set_time_scale(TimeScale::from_rates(60, 50));
+        let n = TIMED_BONES.len();
+        for _ in 0..TIMED_FRAMES {
+            probe.timing(n + slot, true);
+            c.advance(1);
+            c.evaluate(gte, &mut pose[..bones]);
+            probe.timing(n + slot, false);
+        }
+        for _ in 0..TIMED_FRAMES {
+            probe.timing(2 * n + slot, true);
+            c.advance(1);
+            core::hint::black_box(c.pose(gte, &mut pose[..bones]));
+            probe.timing(2 * n + slot, false);
+        }
+    }
+    for _ in 0..TIMED_FRAMES {
+        probe.timing(EMPTY_SLOT, true);
+        probe.timing(EMPTY_SLOT, false);
+    }
 }
 
 /// Update + evaluate cycles of the baked clips (no result words: timings differ between machines).

@@ -235,11 +235,23 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
 
 /// Reports the markers in `[lo, hi)` in time order (ties in file order). Clips hold few markers, so
 /// a repeated minimum search beats sorting without any buffer.
+/// The common case (no marker, or an empty interval) returns without a call.
+#[inline]
 fn report_markers<'m>(clip: &ClipSource<'m>, lo: u32, hi: u32, on_marker: &mut dyn FnMut(MarkerEvent<'m>)) {
     let count = clip.marker_count();
-    if lo >= hi || count == 0 {
-        return;
+    if lo < hi && count != 0 {
+        report_markers_in(clip, count, lo, hi, on_marker);
     }
+}
+
+#[inline(never)]
+fn report_markers_in<'m>(
+    clip: &ClipSource<'m>,
+    count: usize,
+    lo: u32,
+    hi: u32,
+    on_marker: &mut dyn FnMut(MarkerEvent<'m>),
+) {
     let mut done: Option<(u16, usize)> = None;
     loop {
         let mut best: Option<MarkerEvent<'m>> = None;
