@@ -228,3 +228,44 @@ fn viewer_api_answers_frames_and_rejects_bad_queries() {
     }
     assert_eq!(respond(&subject, "/nothing").status, 404);
 }
+
+#[test]
+fn animbin_tracks_match_bones_by_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, ids: &[u32]| {
+        let key = |frame: f64, deg: f64| {
+            let h = (deg.to_radians() / 2.0).sin_cos();
+            RotationKey { time: frame, value: Quat { w: h.1, x: h.0, y: 0.0, z: 0.0 }, stored: None }
+        };
+        let tracks = ids.iter().map(|&id| Track { bone: Bone::Id(id), rotation: vec![key(0.0, 0.0), key(20.0, 60.0)], ..Track::default() }).collect();
+        let clip = Clip {
+            name: "Kick".into(),
+            looping: false,
+            time_unit: TimeUnit::Frame,
+            length: 20.0,
+            frame_rate: None,
+            tracks,
+            events: vec![],
+            extras: ClipExtras::default(),
+        };
+        let anim = Animation { format: Format::Animbin, version: 1, clips: vec![clip] };
+        let bytes = formats::write(&anim, Target::Animbin(Default::default()), Tolerance::default(), &mut Losses::default()).unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    };
+    let fbx = fixture();
+    let out = dir.path().join("kick.gif");
+    // Bone 7 is Thigh.L in the fixture's parent-first order.
+    let good = write("kick.animbin", &[7]);
+    let o = psxanim(&["preview", good.to_str().unwrap(), "--skeleton", fbx.to_str().unwrap(), "--clip", "Kick", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (_, _, frames, _) = gif_frames(&out);
+    assert_eq!(frames.len(), 21, "frames 0..=20");
+    assert_ne!(frames[0], frames[20], "the leg kicks");
+
+    let bad = write("bad.animbin", &[7, 40]);
+    let o = psxanim(&["preview", bad.to_str().unwrap(), "--skeleton", fbx.to_str().unwrap(), "--clip", "Kick", "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("bones 40 (track 1) have no match") && stderr(&o).contains("0..11"), "{}", stderr(&o));
+}
