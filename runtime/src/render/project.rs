@@ -60,24 +60,41 @@ fn project_run<B: Cop2>(gte: &mut Gte<B>, count: usize, vertex: impl Fn(usize) -
     }
 }
 
+/// Projects whole triples of table vertices (`words`: VXY, VZ per vertex) without per-vertex index
+/// checks; the last `words.len() / 2 % 3` vertices are left to the caller.
+#[inline(always)]
+fn project_triples<B: Cop2>(gte: &mut Gte<B>, words: &[u32], sxy: &mut [u32], sz: &mut [u16]) {
+    for ((w, xy), z) in words.chunks_exact(6).zip(sxy.chunks_exact_mut(3)).zip(sz.chunks_exact_mut(3)) {
+        rtpt(gte, [(w[0], w[1] & 0xFFFF), (w[2], w[3] & 0xFFFF), (w[4], w[5] & 0xFFFF)], xy, z);
+    }
+}
+
 /// Rigid: each bone's vertex range with that bone's model-view matrix (`matrices[bone]`). Bones with an
 /// empty range load no matrix.
 pub fn project_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u16]) {
     let bytes = tables.bytes();
     let base = tables.vertices_offset();
+    let capacity = sxy.len().min(sz.len());
     for (bone, m) in matrices.iter().enumerate().take(tables.bone_count()) {
         let range = tables.bone(bone);
-        let (first, count) = (range.first_vertex as usize, range.vertex_count as usize);
-        if count == 0 || first >= sxy.len().min(sz.len()) {
+        let first = range.first_vertex as usize;
+        let count = (range.vertex_count as usize).min(capacity.saturating_sub(first));
+        if count == 0 {
             continue;
         }
         gte.set_matrix(m);
         let start = base + first * VERTEX_SIZE;
+        let (sxy, sz) = (&mut sxy[first..first + count], &mut sz[first..first + count]);
         match aligned_words(bytes, start, 2 * count) {
-            Some(w) => project_run(gte, count, |i| (w[2 * i], w[2 * i + 1] & 0xFFFF), &mut sxy[first..], &mut sz[first..]),
+            Some(w) => {
+                let full = count - count % 3;
+                project_triples(gte, &w[..2 * full], &mut sxy[..full], &mut sz[..full]);
+                let rest = &w[2 * full..];
+                project_run(gte, count - full, |i| (rest[2 * i], rest[2 * i + 1] & 0xFFFF), &mut sxy[full..], &mut sz[full..]);
+            }
             None => {
                 let at = |i: usize| (word(bytes, start + i * VERTEX_SIZE), word(bytes, start + i * VERTEX_SIZE + 4) & 0xFFFF);
-                project_run(gte, count, at, &mut sxy[first..], &mut sz[first..])
+                project_run(gte, count, at, sxy, sz)
             }
         }
     }
@@ -86,9 +103,12 @@ pub fn project_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Mat
 /// Baked: decoded model-space positions with one object matrix (view * world).
 pub fn project_positions<B: Cop2>(gte: &mut Gte<B>, object: &Matrix, positions: &[[i16; 3]], sxy: &mut [u32], sz: &mut [u16]) {
     gte.set_matrix(object);
-    let at = |i: usize| {
-        let p = positions[i];
-        (p[0] as u16 as u32 | (p[1] as u16 as u32) << 16, p[2] as u16 as u32)
-    };
-    project_run(gte, positions.len(), at, sxy, sz);
+    let pack = |p: &[i16; 3]| (p[0] as u16 as u32 | (p[1] as u16 as u32) << 16, p[2] as u16 as u32);
+    let count = positions.len().min(sxy.len()).min(sz.len());
+    let full = count - count % 3;
+    for ((p, xy), z) in positions[..full].chunks_exact(3).zip(sxy[..full].chunks_exact_mut(3)).zip(sz[..full].chunks_exact_mut(3)) {
+        rtpt(gte, [pack(&p[0]), pack(&p[1]), pack(&p[2])], xy, z);
+    }
+    let rest = &positions[full..count];
+    project_run(gte, rest.len(), |i| pack(&rest[i]), &mut sxy[full..], &mut sz[full..]);
 }
