@@ -15,6 +15,7 @@ enum Command {
     Validate(psxanim::cli::validate::Args),
     Import(psxanim::cli::import::Args),
     Preview(psxanim::cli::preview::Args),
+    CompileClips(psxanim::cli::compile_clips::Args),
 }
 
 fn main() {
@@ -25,6 +26,7 @@ fn main() {
         Command::Validate(args) => psxanim::cli::validate::run(args),
         Command::Import(args) => psxanim::cli::import::run(args),
         Command::Preview(args) => psxanim::cli::preview::run(args),
+        Command::CompileClips(args) => psxanim::cli::compile_clips::run(args),
     };
     std::process::exit(code);
 }

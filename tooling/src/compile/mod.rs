@@ -14,6 +14,8 @@
 
 mod baked;
 mod blob;
+/// ANIMBIN clips compiled into per-frame poses (CLIPBIN).
+pub mod clips;
 mod pose;
 mod rigid;
 mod write;
