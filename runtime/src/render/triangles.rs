@@ -77,8 +77,8 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
     let mut stats = TriangleStats::default();
     match super::project::aligned_words(bytes, base, 2 * count) {
         Some(w) => {
-            for index in 0..count {
-                setup(gte, camera, index, (w[2 * index], w[2 * index + 1]), sxy, sz, &colours, sink, &mut stats);
+            for (index, entry) in w.chunks_exact(2).enumerate() {
+                setup(gte, camera, index, (entry[0], entry[1]), sxy, sz, &colours, sink, &mut stats);
             }
         }
         None => {
