@@ -244,6 +244,7 @@ impl Quat {
         self.w * o.w + self.x * o.x + self.y * o.y + self.z * o.z
     }
 
+    #[allow(clippy::should_implement_trait)]
     pub fn neg(self) -> Quat {
         Quat::new(-self.w, -self.x, -self.y, -self.z)
     }
@@ -263,6 +264,7 @@ impl Quat {
     }
 
     /// Hamilton product `self * o` (apply `o` first, then `self`).
+    #[allow(clippy::should_implement_trait)]
     pub fn mul(self, o: Quat) -> Quat {
         Quat::new(
             self.w * o.w - self.x * o.x - self.y * o.y - self.z * o.z,

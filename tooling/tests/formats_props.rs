@@ -36,8 +36,11 @@ prop_compose! {
     }
 }
 
+type TrackEssence = (Bone, Vec<(f64, [f64; 4])>, Vec<(f64, [f64; 3])>);
+type ClipEssence = (String, bool, f64, Vec<TrackEssence>, Vec<(f64, String)>);
+
 /// The parts of a model every format carries (extras and stored words aside).
-fn essence(anim: &Animation) -> Vec<(String, bool, f64, Vec<(Bone, Vec<(f64, [f64; 4])>, Vec<(f64, [f64; 3])>)>, Vec<(f64, String)>)> {
+fn essence(anim: &Animation) -> Vec<ClipEssence> {
     anim.clips
         .iter()
         .map(|c| {

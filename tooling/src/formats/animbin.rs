@@ -284,7 +284,7 @@ fn write_track(out: &mut Vec<u8>, joint: u8, track: &Track, mode: AnimbinMode, k
         {
             order.clone()
         }
-        _ => std::iter::repeat(false).take(rotation.len()).chain(std::iter::repeat(true).take(translation.len())).collect(),
+        _ => std::iter::repeat_n(false, rotation.len()).chain(std::iter::repeat_n(true, translation.len())).collect(),
     };
     let key_count = u16::try_from(order.len()).or_else(|_| write_error(format!("joint {joint}: more than 65535 keys")))?;
     out.push(track.extras.animbin_type.unwrap_or(0));

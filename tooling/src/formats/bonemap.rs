@@ -62,14 +62,13 @@ impl BoneMap {
     /// Renames the tracks of every clip; two tracks ending on one bone is an error.
     pub fn apply(&self, anim: &mut Animation) -> Result<(), String> {
         for clip in &mut anim.clips {
-            let mut seen = HashMap::new();
+            let mut seen = std::collections::HashSet::new();
             for track in &mut clip.tracks {
                 if let Some(to) = self.map.get(&track.bone) {
                     track.bone = to.clone();
                     track.extras.raw_bone_name = None;
                 }
-                if let Some(prev) = seen.insert(track.bone.clone(), ()) {
-                    let _ = prev;
+                if !seen.insert(track.bone.clone()) {
                     return Err(format!("clip {:?}: two tracks map to bone {}", clip.name, track.bone));
                 }
             }

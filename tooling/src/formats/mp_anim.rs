@@ -187,7 +187,7 @@ impl BitReader<'_> {
         let index = (self.bit / 32) as usize;
         let pair = self.word(index) | self.word(index + 1) << 32;
         self.bit += q as u64;
-        (pair >> (self.bit - q as u64) % 32) & ((1u64 << q) - 1)
+        (pair >> ((self.bit - q as u64) % 32)) & ((1u64 << q) - 1)
     }
 
     fn bit(&mut self) -> u32 {
@@ -639,7 +639,7 @@ impl BitWriter {
         for i in 0..q {
             self.current |= (((v >> i) & 1) as u32) << (self.bit % 32);
             self.bit += 1;
-            if self.bit % 32 == 0 {
+            if self.bit.is_multiple_of(32) {
                 self.words.push(self.current);
                 self.current = 0;
             }

@@ -192,7 +192,7 @@ fn split_values(bytes: &[u8], values_at: usize, node_count: u8) -> Result<(usize
                     found = Some((value_count, tail));
                 }
                 Err(e) => {
-                    if best_error.as_ref().map_or(true, |b| e.offset > b.offset) {
+                    if best_error.as_ref().is_none_or(|b| e.offset > b.offset) {
                         best_error = Some(e);
                     }
                 }
@@ -529,7 +529,10 @@ fn tables_match(e: &PanimExtras, streams: &[Vec<i16>]) -> bool {
     })
 }
 
-fn build_tables(streams: &[Vec<i16>]) -> Result<(Vec<i16>, Vec<(u16, u16)>), WriteError> {
+/// A value table and its `(frame count, offset)` index pairs.
+type Tables = (Vec<i16>, Vec<(u16, u16)>);
+
+fn build_tables(streams: &[Vec<i16>]) -> Result<Tables, WriteError> {
     let mut values = Vec::new();
     let mut indices = Vec::with_capacity(streams.len());
     for stream in streams {

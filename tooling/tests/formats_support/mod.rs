@@ -104,6 +104,6 @@ pub fn axis_angle(axis: [f64; 3], radians: f64) -> Quat {
     Quat::new(c, axis[0] / n * s, axis[1] / n * s, axis[2] / n * s)
 }
 
-pub fn track<'a>(anim: &'a Animation, clip: usize, index: usize) -> &'a Track {
+pub fn track(anim: &Animation, clip: usize, index: usize) -> &Track {
     &anim.clips[clip].tracks[index]
 }
