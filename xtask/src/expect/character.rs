@@ -267,6 +267,7 @@ fn silhouette_box(shot: &Screenshot) -> Option<PixelBox> {
 pub struct CycleFigures {
     pub measured_frame: u32,
     pub instances: Vec<InstanceCycles>,
+    /// The sum of every instance's stages (the program's own whole-scene slot wraps past 65,535 ticks).
     pub scene_cycles: f64,
     pub rigid_cycles_per_vertex: Option<f64>,
     pub baked_cycles_per_vertex: Option<f64>,
@@ -343,7 +344,7 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
     };
     Ok(CycleFigures {
         measured_frame: scene::MEASURED_FRAME,
-        scene_cycles: cyc(scene::SLOT_SCENE),
+        scene_cycles: instances.iter().map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles).sum(),
         rigid_cycles_per_vertex: rigid_cpv,
         baked_cycles_per_vertex: baked_cpv,
         rigid_pose_cycles: rigid_pose,
