@@ -70,7 +70,7 @@ fn compare_playback(s: &Scene, index: usize, scale: TimeScale, deltas: &[u32]) -
         assert_eq!(mk, mt, "markers differ");
         assert_eq!(keys.time(), table.time());
         let frame = keys.time() / 4096;
-        if keys.time() % 4096 == 0 {
+        if keys.time().is_multiple_of(4096) {
             assert_eq!(pose(&mut keys), pose(&mut table), "clip {index} frame {frame}");
             compared += 1;
         } else {

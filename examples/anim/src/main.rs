@@ -4,8 +4,9 @@
 //! go into the record, then clips played with wraps, large steps, translations, markers, a crossfade
 //! and the PAL rate, every bone matrix of chosen frames pushed as result words; then it times update
 //! + evaluate for 15, 20 and 50 bones (cycle slots 0..=2 average, 3..=5 largest, in root counter 2
-//! ticks of 8 CPU cycles). Afterwards it keeps playing the looping clip and draws each bone as a
-//! square, driven by the vsync count. No BIOS calls.
+//! ticks of 8 CPU cycles). Then the same scenario through compiled clips (`scenario::run_compiled`),
+//! timed in slots 6..=17 (see `scenario::cycle_slots`). Afterwards it keeps playing the looping clip
+//! and draws each bone as a square, driven by the vsync count. No BIOS calls.
 #![no_std]
 #![no_main]
 

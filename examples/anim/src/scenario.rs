@@ -369,10 +369,7 @@ pub fn run_compiled<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, buffer: &
     else {
         return;
     };
-    let size = match clipbin::compile::<B, SCENE_BONES>(gte, skeleton, &[swing, wave], buffer) {
-        Ok(size) => size,
-        Err(_) => 0,
-    };
+    let size = clipbin::compile::<B, SCENE_BONES>(gte, skeleton, &[swing, wave], buffer).unwrap_or_default();
     push(probe, "c.size", 0, size as u32);
     let blob = &buffer[..size];
     // The poses belong to this skeleton only: another one is refused with the header's offset.

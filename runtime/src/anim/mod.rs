@@ -7,10 +7,23 @@
 //! - [`skeleton`]: bones, bind pose, parent-first composition on the GTE.
 //! - [`controller`]: [`SkeletonController`] (play, crossfade, update, markers, evaluate).
 //!
+//! Clips come from ANIMBIN keys or compiled poses ([`ClipSource`], [`crate::clipbin`]); one
+//! controller plays both.
+//!
 //! Cost on the console (update + evaluate, clip baked at one key per frame played at the PAL rate,
-//! so every channel enters a new segment every frame; `examples/anim`, root counter 2, mednafen):
-//! about 29,600 cycles for 15 bones, 39,200 for 20, 96,500 for 50, i.e. some 1,950 cycles per bone;
-//! a frame inside a segment costs about 940 per bone, of which the GTE composition is about 490.
+//! so every channel enters a new segment every frame; `examples/anim`, root counter 2 at 8 cycles per
+//! tick, mednafen / pcsx-rearmed, in CPU cycles):
+//!
+//! | bones | ANIMBIN keys      | compiled, `evaluate` (copy) | compiled, `pose` (borrowed) |
+//! |-------|-------------------|-----------------------------|-----------------------------|
+//! | 15    | 25,100 / 24,200   | 1,550 / 1,020               | 410 / 330                   |
+//! | 20    | 32,900 / 32,200   | 1,860 / 1,200               | 410 / 330                   |
+//! | 50    | 79,600 / 80,000   | 3,720 / 2,300               | 410 / 330                   |
+//!
+//! ANIMBIN costs some 1,600 cycles per bone when every channel enters a new segment (a frame inside
+//! a segment about 940 per bone, of which the GTE composition is about 490). A compiled clip costs
+//! the update (about 400 cycles, mostly the PAL time scale's division and the marker check) plus
+//! 8 word loads and stores per bone to copy its matrices out, or nothing per bone when borrowed.
 
 pub mod animator;
 mod channel;
