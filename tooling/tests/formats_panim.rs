@@ -218,3 +218,18 @@ fn errors_name_offset_and_expectation() {
         }
     }
 }
+
+#[test]
+fn decoded_size_is_bounded_by_the_file_size() {
+    // 255 nodes whose 765 axes all share one 65535-value run: 134 kB that would decode to 16.7 M keys.
+    let values = vec![1i16; 65535];
+    let pairs = vec![(65535u16, 0u16); 256 * 3];
+    let bytes = tables(header(255), &values, &pairs).done();
+    let e = err(&bytes);
+    assert!(e.expected.contains("keys for a"), "{e}");
+    assert_eq!(e.offset, 100 + 6 + 65535 * 2 + 7);
+    // A realistic amount of sharing is fine: 20 nodes on one 1000-value run.
+    let values = vec![3i16; 1000];
+    let pairs = vec![(1000u16, 0u16); 21 * 3];
+    assert!(panim::read(&tables(header(20), &values, &pairs).done()).is_ok());
+}

@@ -30,6 +30,9 @@ const TRANSLATIONS_TAG: &[u8] = b"translations";
 const SCALES_TAG: &[u8] = b"scales";
 /// Loop byte the Pluto exporter writes; any non-zero byte reads as looping.
 pub const LOOP_BYTE: u8 = 0xA6;
+/// Decoded keys allowed for any file, and per byte of file beyond that (see `read`).
+const MIN_KEY_BUDGET: usize = 1 << 16;
+const KEYS_PER_BYTE: usize = 4;
 /// Fixed-point scale of the scales section.
 const SCALE_ONE: f64 = 1024.0;
 
@@ -90,6 +93,17 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     }
     let values_at = c.pos();
     let (value_count, tail) = split_values(bytes, values_at, node_count)?;
+    // Shared value runs let a small file describe many keys; keep the decoded size proportional to
+    // the file's (a few hundred bytes of model per byte of file at most).
+    let keys: usize = tail.indices.chunks(3).map(|axes| axes.iter().map(|p| p.0 as usize).max().unwrap_or(0)).sum();
+    let budget = MIN_KEY_BUDGET + KEYS_PER_BYTE * bytes.len();
+    if keys > budget {
+        let indices_at = values_at + value_count * 2 + INDICES_TAG.len();
+        return Err(ParseError::new(
+            indices_at,
+            format!("index frame counts totalling at most {budget} keys for a {}-byte file, found {keys}", bytes.len()),
+        ));
+    }
     let mut values = Vec::with_capacity(value_count);
     let mut vc = Cursor::at(bytes, values_at);
     for _ in 0..value_count {
