@@ -429,11 +429,13 @@ impl core::fmt::Display for CompileError {
     }
 }
 
-/// Bytes of the blob [`compile`] writes for these clips on a skeleton of `bones` bones.
+/// Bytes of the blob [`compile`] writes for these clips on a skeleton of `bones` bones (saturating:
+/// a size past `usize` cannot fit any buffer).
 pub fn compiled_size(bones: usize, clips: &[Clip<'_>]) -> usize {
-    let mut size = HEADER_BYTES + clips.len() * CLIP_ENTRY_BYTES;
+    let mut size = HEADER_BYTES.saturating_add(clips.len().saturating_mul(CLIP_ENTRY_BYTES));
     for c in clips {
-        size += c.length() as usize * bones * (MATRIX_BYTES + LOCAL_BYTES) + c.marker_count() * MARKER_BYTES;
+        let poses = (c.length() as usize).saturating_mul(bones).saturating_mul(MATRIX_BYTES + LOCAL_BYTES);
+        size = size.saturating_add(poses).saturating_add(c.marker_count() * MARKER_BYTES);
     }
     size
 }

@@ -118,6 +118,23 @@ mod tests {
         assert_eq!(value(&e, "RTPS.FLAG"), 1 << 12);
     }
 
+    /// The compiled half of anim: a blob was compiled, and its poses at whole-frame steps are the
+    /// ANIMBIN half's words.
+    #[test]
+    fn anim_expects_the_compiled_clips_to_repeat_the_animbin_poses() {
+        let e = for_example("anim").unwrap();
+        assert!(value(&e, "c.size.0.bone0.0") > 0);
+        for step in [0, 3, 6] {
+            assert_eq!(value(&e, &format!("time.{step}.bone0.0")) % 4096, 0);
+            for bone in 0..6 {
+                for field in 0..8 {
+                    let name = format!("{step}.bone{bone}.{field}");
+                    assert_eq!(value(&e, &format!("pose.{name}")), value(&e, &format!("c.pose.{name}")), "{name}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn unknown_examples_have_no_expectation() {
         assert!(for_example("nope").unwrap_err().to_string().contains("nope"));
