@@ -48,18 +48,39 @@ const _: () = {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
     /// The blob ends inside a field or section of `needed` bytes at the error offset.
-    Truncated { needed: u32, available: u32 },
+    Truncated {
+        needed: u32,
+        available: u32,
+    },
     BadMagic,
-    UnsupportedVersion { found: u16 },
+    UnsupportedVersion {
+        found: u16,
+    },
     /// The poses were composed for a skeleton of another size.
-    BoneCount { found: u16, expected: u16 },
+    BoneCount {
+        found: u16,
+        expected: u16,
+    },
     /// The poses were composed on a skeleton with other parents or bind pose.
-    SkeletonHash { found: u32, expected: u32 },
+    SkeletonHash {
+        found: u32,
+        expected: u32,
+    },
     /// A clip of no frames.
-    ZeroFrames { clip: u16 },
+    ZeroFrames {
+        clip: u16,
+    },
     /// A section offset that is not a multiple of 4.
-    Misaligned { clip: u16, offset: u32 },
-    MarkerFrameOutOfRange { clip: u16, marker: u16, frame: u16, frames: u16 },
+    Misaligned {
+        clip: u16,
+        offset: u32,
+    },
+    MarkerFrameOutOfRange {
+        clip: u16,
+        marker: u16,
+        frame: u16,
+        frames: u16,
+    },
 }
 
 /// A blob error: what and the byte offset of the field at fault.
@@ -217,10 +238,7 @@ impl<'a> ClipBin<'a> {
                 let m = marker_table + marker as usize * MARKER_BYTES;
                 let frame = u16_at(bytes, m + NAME_BYTES);
                 if frame >= frames {
-                    return Err(err(
-                        m + NAME_BYTES,
-                        ErrorKind::MarkerFrameOutOfRange { clip, marker, frame, frames },
-                    ));
+                    return Err(err(m + NAME_BYTES, ErrorKind::MarkerFrameOutOfRange { clip, marker, frame, frames }));
                 }
             }
         }
@@ -483,7 +501,8 @@ pub fn compile<B: Cop2, const BONES: usize>(
         w.u32(poses as u32);
         w.u32(markers as u32);
 
-        let mut c = SkeletonController::<BONES>::new(skeleton).map_err(|error| CompileError::Play { clip: index, error })?;
+        let mut c =
+            SkeletonController::<BONES>::new(skeleton).map_err(|error| CompileError::Play { clip: index, error })?;
         c.play(*clip, clip.looping()).map_err(|error| CompileError::Play { clip: index, error })?;
         for frame in 0..frames {
             if frame > 0 {

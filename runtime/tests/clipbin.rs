@@ -269,10 +269,10 @@ fn every_blob_error_names_its_offset() {
         error_of(&patched(e1 + 40, &[2]), sk),
         (e1 as u32 + 40, ErrorKind::Misaligned { clip: 1, offset: poses & !0xFF | 2 })
     );
-    assert_eq!(error_of(&patched(e1 + 32, &[0xFF, 0x7F]), sk).1, ErrorKind::Truncated {
-        needed: 0x7FFF * 6 * 52,
-        available: s.size as u32 - poses,
-    });
+    assert_eq!(
+        error_of(&patched(e1 + 32, &[0xFF, 0x7F]), sk).1,
+        ErrorKind::Truncated { needed: 0x7FFF * 6 * 52, available: s.size as u32 - poses }
+    );
     // The wave's marker at frame 9 moved to frame 10 (its length).
     let markers = u32::from_le_bytes(good[e1 + 44..e1 + 48].try_into().unwrap()) as usize;
     assert_eq!(

@@ -16,9 +16,9 @@
 //!
 //! | bones | ANIMBIN keys      | compiled, `evaluate` (copy) | compiled, `pose` (borrowed) |
 //! |-------|-------------------|-----------------------------|-----------------------------|
-//! | 15    | 25,100 / 24,200   | 1,550 / 1,020               | 410 / 330                   |
-//! | 20    | 32,900 / 32,200   | 1,860 / 1,200               | 410 / 330                   |
-//! | 50    | 79,600 / 80,000   | 3,720 / 2,300               | 410 / 330                   |
+//! | 15    | 25,200 / 24,200   | 1,550 / 1,020               | 410 / 330                   |
+//! | 20    | 33,000 / 32,200   | 1,860 / 1,200               | 410 / 330                   |
+//! | 50    | 79,700 / 80,000   | 3,720 / 2,300               | 410 / 330                   |
 //!
 //! ANIMBIN costs some 1,600 cycles per bone when every channel enters a new segment (a frame inside
 //! a segment about 940 per bone, of which the GTE composition is about 490). A compiled clip costs

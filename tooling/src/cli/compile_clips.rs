@@ -36,7 +36,8 @@ pub fn run(args: Args) -> i32 {
 }
 
 fn compile(args: &Args) -> Result<(), CliError> {
-    let read = |p: &PathBuf| std::fs::read(p).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", p.display())));
+    let read =
+        |p: &PathBuf| std::fs::read(p).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", p.display())));
     let animbin = read(&args.input)?;
     let json = String::from_utf8(read(&args.skeleton)?)
         .map_err(|_| CliError::invalid(format!("{}: not UTF-8 text", args.skeleton.display())))?;

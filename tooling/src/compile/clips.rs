@@ -50,7 +50,9 @@ impl SkeletonSpec {
                 None => ROOT,
                 Some(p) if (p as usize) < bone => p as u8,
                 Some(p) => {
-                    return Err(format!("bone {bone}: parent {p} is not an earlier bone (bones must come parent-first)"))
+                    return Err(format!(
+                        "bone {bone}: parent {p} is not an earlier bone (bones must come parent-first)"
+                    ))
                 }
             };
             let [w, x, y, z] = b.rotation;
@@ -80,7 +82,8 @@ pub fn compile_clips(animbin: &[u8], skeleton: &SkeletonSpec, only: &[String]) -
     } else {
         for name in only {
             let clip = manager.find(name.as_bytes()).ok_or_else(|| {
-                let names: Vec<String> = manager.clips().map(|c| String::from_utf8_lossy(c.name()).into_owned()).collect();
+                let names: Vec<String> =
+                    manager.clips().map(|c| String::from_utf8_lossy(c.name()).into_owned()).collect();
                 format!("no clip named {name:?} (the file has {})", names.join(", "))
             })?;
             clips.push(clip);
@@ -162,15 +165,20 @@ mod tests {
         assert!(e.contains("\"walk\"") && e.contains("bend"), "{e}");
         let e = compile_clips(&animbin()[..60], &spec, &[]).unwrap_err();
         assert!(e.contains("offset"), "{e}");
-        let e = SkeletonSpec::from_json(r#"{"bones": [{"parent": 0, "rotation": [4096,0,0,0], "translation": [0,0,0]}]}"#)
-            .unwrap_err();
+        let e =
+            SkeletonSpec::from_json(r#"{"bones": [{"parent": 0, "rotation": [4096,0,0,0], "translation": [0,0,0]}]}"#)
+                .unwrap_err();
         assert!(e.contains("bone 0") && e.contains("parent-first"), "{e}");
-        let e = SkeletonSpec::from_json(r#"{"bones": [{"parent": null, "rotation": [100,0,0,0], "translation": [0,0,0]}]}"#)
-            .unwrap_err();
+        let e = SkeletonSpec::from_json(
+            r#"{"bones": [{"parent": null, "rotation": [100,0,0,0], "translation": [0,0,0]}]}"#,
+        )
+        .unwrap_err();
         assert!(e.contains("bone 0") && e.contains("unit"), "{e}");
         // A clip animating joint 1 does not fit a one-bone skeleton.
-        let one = SkeletonSpec::from_json(r#"{"bones": [{"parent": null, "rotation": [4096,0,0,0], "translation": [0,0,0]}]}"#)
-            .unwrap();
+        let one = SkeletonSpec::from_json(
+            r#"{"bones": [{"parent": null, "rotation": [4096,0,0,0], "translation": [0,0,0]}]}"#,
+        )
+        .unwrap();
         assert!(compile_clips(&animbin(), &one, &[]).unwrap_err().contains("joint 1"));
     }
 }
