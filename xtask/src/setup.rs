@@ -1,7 +1,9 @@
 //! `setup`: everything a fresh Debian 12 machine needs beyond stable Rust, installed only when missing.
 //! 1. the pinned nightly (minimal profile + rust-src) for the PSX builds, via rustup;
 //! 2. the Debian packages the backends call (7z, node, luajit), via apt-get;
-//! 3. each backend's own files (`ensure_installed`: the pinned npm core, the beetle-psx core...).
+//! 3. each backend's own files (`ensure_installed`: the pinned npm core, the beetle-psx core...);
+//! 4. what the viewer's browser test drives: Debian's chromium and `npm ci` in `tests/browser`
+//!    (playwright-core only; it downloads no browser of its own).
 //!
 //! The other commands call the part they need (`ensure_toolchain`, `ensure_emulator`) on their own.
 use crate::backends::{self, Emulator};
@@ -27,6 +29,7 @@ pub struct Tool {
 const SEVEN_ZIP: Tool = Tool { command: "7z", package: "p7zip-full" };
 const NODE: Tool = Tool { command: "node", package: "nodejs" };
 const LUAJIT: Tool = Tool { command: "luajit", package: "luajit" };
+const CHROMIUM: Tool = Tool { command: "chromium", package: "chromium" };
 
 /// The Debian tools a backend runs (the mednafen backend fetches its libretro core itself; pcsx-redux
 /// comes from the user, luajit checks the Lua script generated for it).
@@ -64,6 +67,7 @@ pub fn run(ws: &Path) -> Result<()> {
     for emulator in [Emulator::PcsxRearmed, Emulator::Mednafen, Emulator::PcsxRedux] {
         ensure_backend_files(ws, emulator)?;
     }
+    ensure_browser_test(ws)?;
     println!("setup: done");
     Ok(())
 }
@@ -80,6 +84,22 @@ pub fn name(emulator: Emulator) -> &'static str {
         Emulator::PcsxRearmed => "pcsx-rearmed",
         Emulator::Mednafen => "mednafen",
     }
+}
+
+/// The viewer's browser test (tooling/tests/preview_browser.rs): chromium from Debian and the pinned
+/// playwright-core from `tests/browser/package-lock.json`.
+pub fn ensure_browser_test(ws: &Path) -> Result<()> {
+    ensure_tools(&[NODE, CHROMIUM])?;
+    let dir = ws.join("tests").join("browser");
+    if dir.join("node_modules").join("playwright-core").is_dir() {
+        println!("setup: playwright-core is installed in {}", dir.display());
+        return Ok(());
+    }
+    let mut npm = Command::new("npm");
+    npm.args(["ci", "--no-audit", "--no-fund"]).current_dir(&dir);
+    run_install(&mut npm, APT_TIMEOUT, "npm ci in tests/browser (is the npm registry reachable?)")?;
+    println!("setup: installed playwright-core into {}", dir.join("node_modules").display());
+    Ok(())
 }
 
 fn ensure_backend_files(ws: &Path, emulator: Emulator) -> Result<()> {

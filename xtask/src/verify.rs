@@ -241,6 +241,15 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
 /// expectation fails. Prints `N passed, N failed`.
 pub fn test_all(ws: &Path) -> Result<()> {
     let mut results: Vec<(String, Result<()>)> = Vec::new();
+    // PSX builds first: building `character` generates the tables its host-side tests read.
+    for example in build::examples(ws) {
+        let built = build::build_exe(ws, &example, Region::Na, false);
+        let step = built.and_then(|b| {
+            b.print();
+            independent_header_check(ws, &b.exe)
+        });
+        results.push((format!("PSX build of {example} + independent header check"), step));
+    }
     let host = std::process::Command::new("cargo")
         .args(["test", "--workspace", "--no-fail-fast"])
         .current_dir(ws)
@@ -251,18 +260,10 @@ pub fn test_all(ws: &Path) -> Result<()> {
         Ok(s) => Err(Exit::error(Exit::MISMATCH, format!("cargo test: {s}"))),
         Err(e) => Err(e),
     }));
-    for example in build::examples(ws) {
-        let built = build::build_exe(ws, &example, Region::Na, false);
-        let step = built.and_then(|b| {
-            b.print();
-            independent_header_check(ws, &b.exe)
-        });
-        results.push((format!("PSX build of {example} + independent header check"), step));
-    }
     let artifacts = ws.join("artifacts").join("test");
-    let options = |emulator, wrong_expectation| Options {
+    let options = |emulator, example: &str, wrong_expectation| Options {
         emulator: Some(emulator),
-        example: "hello".into(),
+        example: example.into(),
         frames: 120,
         artifacts: artifacts.clone(),
         json: false,
@@ -271,12 +272,14 @@ pub fn test_all(ws: &Path) -> Result<()> {
         wrong_expectation,
         exe: None,
     };
-    for emulator in [Emulator::PcsxRearmed, Emulator::Mednafen] {
-        let step = run(ws, &options(emulator, false)).map(|_| ());
-        results.push((format!("verify hello on {}", setup::name(emulator)), step));
+    for example in build::examples(ws) {
+        for emulator in [Emulator::PcsxRearmed, Emulator::Mednafen] {
+            let step = run(ws, &options(emulator, &example, false)).map(|_| ());
+            results.push((format!("verify {example} on {}", setup::name(emulator)), step));
+        }
     }
     // A deliberately wrong expectation must be caught (exit code 1), or the checks prove nothing.
-    let wrong = match run(ws, &options(Emulator::PcsxRearmed, true)) {
+    let wrong = match run(ws, &options(Emulator::PcsxRearmed, "hello", true)) {
         Err(e) if crate::exit_code(&e) == Exit::MISMATCH => Ok(()),
         Err(e) => Err(e.context("expected a mismatch, got another failure")),
         Ok(_) => Err(anyhow::anyhow!("verify passed with a wrong expectation")),
@@ -317,13 +320,14 @@ fn independent_header_check(ws: &Path, exe: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `cargo xtask demo`: hello in the default emulator; prints where its frames went.
+/// `cargo xtask demo`: the fixture character in the default emulator (its frames as PNG), then a GIF of
+/// each of its clips drawn by `psxanim preview` with the same fixed-point code, beside the PNGs.
 pub fn demo(ws: &Path, artifacts: PathBuf) -> Result<()> {
     let options = Options {
         emulator: None,
         example: "character".into(),
         frames: 120,
-        artifacts,
+        artifacts: artifacts.clone(),
         json: false,
         timeout: Duration::from_secs(300),
         region: Region::Na,
@@ -335,8 +339,25 @@ pub fn demo(ws: &Path, artifacts: PathBuf) -> Result<()> {
     for s in &report.screenshots {
         println!("  {s}");
     }
+    for clip in DEMO_CLIPS {
+        let gif = artifacts.join(format!("character-{}.gif", clip.to_lowercase()));
+        let status = std::process::Command::new("cargo")
+            .args(["run", "--quiet", "--release", "-p", "psxanim", "--bin", "psxanim", "--", "preview", DEMO_MODEL, "--clip", clip, "--bones", "--out"])
+            .arg(&gif)
+            .current_dir(ws)
+            .status()
+            .context("could not start cargo run -p psxanim")?;
+        if !status.success() {
+            return Err(Exit::error(Exit::FAILED, format!("psxanim preview --clip {clip} failed ({status})")));
+        }
+        println!("  {}", gif.display());
+    }
     Ok(())
 }
+
+/// The character the demo shows, and the clips its GIFs show.
+const DEMO_MODEL: &str = "tests/fixtures/fbx/character.fbx";
+const DEMO_CLIPS: [&str; 3] = ["Idle", "Walk", "Turn"];
 
 #[cfg(test)]
 mod tests {
