@@ -122,6 +122,57 @@ pub fn check_screenshots(requested: &[u32], shots: &[backends::Screenshot]) -> V
 
 /// `cargo xtask verify`: returns the report when everything matched, an `Exit` error otherwise.
 pub fn run(ws: &Path, o: &Options) -> Result<Report> {
+    // With --json, stdout carries the report alone: every progress line (ours, the build's, the
+    // backends') goes to stderr while the run lasts.
+    let report = {
+        let _progress_to_stderr = if o.json { Some(StdoutToStderr::new()) } else { None };
+        run_checks(ws, o)
+    };
+    let report = report?;
+    if o.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    }
+    if !report.passed {
+        let failed = report.failed_checks().count();
+        let emu_name = setup::name(report.emulator);
+        return Err(Exit::error(Exit::MISMATCH, format!("{} on {emu_name}: {failed} check(s) failed", o.example)));
+    }
+    Ok(report)
+}
+
+/// Points file descriptor 1 at stderr until dropped.
+struct StdoutToStderr {
+    saved: libc::c_int,
+}
+
+impl StdoutToStderr {
+    fn new() -> Self {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        // SAFETY: plain descriptor duplication; `saved` is restored and closed in drop.
+        let saved = unsafe { libc::dup(1) };
+        if saved >= 0 {
+            unsafe { libc::dup2(2, 1) };
+        }
+        StdoutToStderr { saved }
+    }
+}
+
+impl Drop for StdoutToStderr {
+    fn drop(&mut self) {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        if self.saved >= 0 {
+            // SAFETY: `saved` is the descriptor duplicated in `new`.
+            unsafe {
+                libc::dup2(self.saved, 1);
+                libc::close(self.saved);
+            }
+        }
+    }
+}
+
+fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
     build::check_example(ws, &o.example)?;
     let mut expected = expect::for_example(&o.example).map_err(|e| Exit::error(Exit::FAILED, format!("{e:#}")))?;
     if o.wrong_expectation {
@@ -208,9 +259,6 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
     };
     let report_path = o.artifacts.join(format!("report-{}-{emu_name}.json", o.example));
     report.write_json(&report_path)?;
-    if o.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    }
     let failed: Vec<_> = report.failed_checks().collect();
     println!(
         "verify: {} on {emu_name}: {} of {} checks passed, {} frames in {run_seconds:.1} s; report {}",
@@ -232,7 +280,6 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
             let tail: String = output.log.lines().rev().take(20).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
             println!("  emulator log (last lines):\n{tail}");
         }
-        return Err(Exit::error(Exit::MISMATCH, format!("{} on {emu_name}: {} check(s) failed", o.example, failed.len())));
     }
     Ok(report)
 }
