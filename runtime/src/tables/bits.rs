@@ -20,7 +20,24 @@ impl<'a> BitReader<'a> {
     }
 
     /// Reads `width` (0..=32) bits as an unsigned value.
+    #[inline(always)]
     pub fn read(&mut self, width: u32) -> Result<u32, TableError> {
+        let raw = self.take(width)?;
+        // Keep the low `width` bits (32-bit shifts only: 64-bit ones are long sequences on the R3000).
+        Ok(if width == 0 { 0 } else { (raw << (32 - width)) >> (32 - width) })
+    }
+
+    /// Reads `width` bits as a two's-complement signed value.
+    #[inline(always)]
+    pub fn read_signed(&mut self, width: u32) -> Result<i32, TableError> {
+        let raw = self.take(width)?;
+        Ok(if width == 0 { 0 } else { ((raw << (32 - width)) as i32) >> (32 - width) })
+    }
+
+    /// Checks that `width` bits remain and returns them in the low bits, with unspecified bits above
+    /// `width`; advances past them.
+    #[inline(always)]
+    fn take(&mut self, width: u32) -> Result<u32, TableError> {
         if width > 32 {
             return Err(TableError::BadBitWidth { offset: self.byte_offset(), width });
         }
@@ -35,25 +52,20 @@ impl<'a> BitReader<'a> {
                 bits_left: (self.bytes.len() * 8).saturating_sub(self.bit),
             });
         }
-        let mut value: u64 = 0;
-        let first = self.bit / 8;
-        let last = (end - 1) / 8;
-        for (i, byte) in self.bytes[first..=last].iter().enumerate() {
-            value |= (*byte as u64) << (8 * i);
+        let shift = (self.bit % 8) as u32;
+        // At most five bytes hold the field: four gathered into a word, the fifth only when the field
+        // starts mid-byte and reaches past that word (then `shift` > 0).
+        let span = &self.bytes[self.bit / 8..=(end - 1) / 8];
+        let mut word = 0u32;
+        for (i, byte) in span.iter().take(4).enumerate() {
+            word |= (*byte as u32) << (8 * i);
         }
-        value >>= self.bit % 8;
+        let mut value = word >> shift;
+        if let Some(fifth) = span.get(4) {
+            value |= (*fifth as u32) << (32 - shift);
+        }
         self.bit = end;
-        Ok((value & ((1u64 << width) - 1)) as u32)
-    }
-
-    /// Reads `width` bits as a two's-complement signed value.
-    pub fn read_signed(&mut self, width: u32) -> Result<i32, TableError> {
-        let raw = self.read(width)?;
-        if width == 0 || width == 32 {
-            return Ok(raw as i32);
-        }
-        let shift = 32 - width;
-        Ok(((raw << shift) as i32) >> shift)
+        Ok(value)
     }
 
     /// Advances without reading (the skipped bits must exist).
