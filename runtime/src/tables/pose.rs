@@ -139,10 +139,14 @@ pub(super) fn check_clip(t: &Tables, clip_index: usize, clip: &Clip) -> Result<(
 }
 
 /// Shifts a value with `k` fraction bits to `frac` fraction bits.
+/// A range test and a 32-bit shift: a checked 64-bit multiply is a library call on the R3000.
+#[inline(always)]
 fn widen(v: i64, k: u8, frac: u32, offset: usize) -> Result<i32, TableError> {
-    v.checked_mul(1i64 << (frac - k as u32))
-        .and_then(|wide| i32::try_from(wide).ok())
-        .ok_or(TableError::ValueOverflow { offset })
+    let shift = frac.saturating_sub(k as u32);
+    if v < (i32::MIN >> shift) as i64 || v > (i32::MAX >> shift) as i64 {
+        return Err(TableError::ValueOverflow { offset });
+    }
+    Ok((v as i32) << shift)
 }
 
 /// Value at index `j` of an animated component in a block of `n` frames; leaves `r` after the component.
@@ -233,4 +237,22 @@ pub(super) fn decode(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn widen_shifts_in_range_values_and_refuses_the_rest() {
+        assert_eq!(widen(3, 2, 8, 0), Ok(3 << 6));
+        assert_eq!(widen(-5, 8, 8, 0), Ok(-5));
+        assert_eq!(widen(-1, 0, 30, 0), Ok(-(1 << 30)));
+        assert_eq!(widen(-2, 0, 30, 0), Ok(i32::MIN));
+        assert_eq!(widen(2, 0, 30, 9), Err(TableError::ValueOverflow { offset: 9 }));
+        assert_eq!(widen(1, 0, 30, 0), Ok(1 << 30));
+        assert_eq!(widen(-3, 0, 30, 4), Err(TableError::ValueOverflow { offset: 4 }));
+        assert_eq!(widen(i32::MAX as i64 + 1, 0, 0, 1), Err(TableError::ValueOverflow { offset: 1 }));
+        assert_eq!(widen(i32::MIN as i64, 4, 4, 1), Ok(i32::MIN));
+    }
 }
