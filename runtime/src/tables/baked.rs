@@ -55,7 +55,7 @@ pub fn decode_baked_frame_payload(t: &Tables, payload: usize, out: &mut [[i16; 3
     let bytes = t.bytes();
     let end_err = |offset| TableError::BadFramePayload { offset, what: "payload runs past the end of the blob" };
     let mode = *bytes.get(payload).ok_or(end_err(payload))?;
-    let mut at = payload + 1;
+    let at = payload + 1;
     match mode {
         FRAME_RAW => {
             let need = out.len() * 6;
@@ -70,20 +70,24 @@ pub fn decode_baked_frame_payload(t: &Tables, payload: usize, out: &mut [[i16; 3
         }
         FRAME_DELTA => {
             let bind = t.vertices_offset();
-            for (i, v) in out.iter_mut().enumerate() {
-                for (c, coord) in v.iter_mut().enumerate() {
-                    let delta = *bytes.get(at).ok_or(end_err(at))? as i8;
-                    at += 1;
-                    if delta == BAKED_DELTA_ESCAPE {
-                        if at + 2 > bytes.len() {
-                            return Err(end_err(at));
+            let mut rest = &bytes[at..]; // at <= len: the mode byte was there
+            // Bind positions read as two words per vertex (x | y << 16, z | pad) when the table sits
+            // aligned in memory: two loads instead of six byte loads.
+            match crate::render::project::aligned_words(bytes, bind, 2 * out.len()) {
+                Some(words) => {
+                    for (v, w) in out.iter_mut().zip(words.chunks_exact(2)) {
+                        let base = [w[0] as i16, (w[0] >> 16) as i16, w[1] as i16];
+                        for (coord, base) in v.iter_mut().zip(base) {
+                            *coord = delta_coordinate(bytes.len(), &mut rest, base)?;
                         }
-                        *coord = i16_at(bytes, at);
-                        at += 2;
-                    } else {
-                        let base = i16_at(bytes, bind + 8 * i + 2 * c) as i32;
-                        let value = base + delta as i32 * BAKED_DELTA_SCALE;
-                        *coord = i16::try_from(value).map_err(|_| TableError::ValueOverflow { offset: at - 1 })?;
+                    }
+                }
+                None => {
+                    for (i, v) in out.iter_mut().enumerate() {
+                        for (c, coord) in v.iter_mut().enumerate() {
+                            let base = i16_at(bytes, bind + 8 * i + 2 * c);
+                            *coord = delta_coordinate(bytes.len(), &mut rest, base)?;
+                        }
                     }
                 }
             }
@@ -91,4 +95,23 @@ pub fn decode_baked_frame_payload(t: &Tables, payload: usize, out: &mut [[i16; 3
         _ => return Err(TableError::BadFramePayload { offset: payload, what: "unknown frame mode byte" }),
     }
     Ok(())
+}
+
+/// One coordinate of a delta frame from the front of `rest` (the blob from the delta byte to its end,
+/// `blob_len` bytes long in all): `base + delta * 16`, or the escaped absolute value. Advances `rest`.
+#[inline(always)]
+fn delta_coordinate(blob_len: usize, rest: &mut &[u8], base: i16) -> Result<i16, TableError> {
+    let offset = blob_len - rest.len();
+    let end_err = |offset| TableError::BadFramePayload { offset, what: "payload runs past the end of the blob" };
+    let (&delta, tail) = rest.split_first().ok_or_else(|| end_err(offset))?;
+    if delta as i8 == BAKED_DELTA_ESCAPE {
+        let [lo, hi, ..] = *tail else {
+            return Err(end_err(offset + 1));
+        };
+        *rest = &tail[2..];
+        return Ok(i16::from_le_bytes([lo, hi]));
+    }
+    *rest = tail;
+    let value = base as i32 + (delta as i8) as i32 * BAKED_DELTA_SCALE;
+    i16::try_from(value).map_err(|_| TableError::ValueOverflow { offset })
 }
