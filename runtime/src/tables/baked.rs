@@ -70,7 +70,8 @@ pub fn decode_baked_frame_payload(t: &Tables, payload: usize, out: &mut [[i16; 3
         }
         FRAME_DELTA => {
             let bind = t.vertices_offset();
-            let mut rest = &bytes[at..]; // at <= len: the mode byte was there
+            // at <= len: the mode byte was there.
+            let mut rest = &bytes[at..];
             // Bind positions read as two words per vertex (x | y << 16, z | pad) when the table sits
             // aligned in memory: two loads instead of six byte loads.
             match crate::render::project::aligned_words(bytes, bind, 2 * out.len()) {
