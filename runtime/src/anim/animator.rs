@@ -15,6 +15,7 @@
 //! - Non-looping playback stops on the final sample `n-1` and holds it ([`Animator::finished`]).
 //! - `stop` shows the first pose of the selected clip, paused.
 
+use super::playhead::Playhead;
 use super::time::{Clock, TimeScale, TICKS_PER_FRAME};
 use crate::tables::{TableError, Tables};
 
@@ -43,11 +44,9 @@ pub struct Animator {
     sampling: Sampling,
     clip: Option<u16>,
     samples: u16,
-    looping: bool,
-    paused: bool,
     clock: Clock,
-    /// Clip time in ticks, in `[0, span)` while looping, `<= span` otherwise.
-    time: u32,
+    /// Spans samples `0..n-1`: the terminal sample `n-1` is where a pass ends (wrap or hold).
+    playhead: Playhead,
 }
 
 impl Animator {
@@ -58,10 +57,8 @@ impl Animator {
             sampling,
             clip: None,
             samples: 0,
-            looping: false,
-            paused: true,
             clock: Clock::new(TimeScale::NATIVE),
-            time: 0,
+            playhead: Playhead::IDLE,
         }
     }
 
@@ -70,29 +67,26 @@ impl Animator {
         let clip = tables.clip(clip_index)?;
         self.clip = Some(clip_index as u16);
         self.samples = clip.frame_count;
-        self.looping = looping;
-        self.paused = false;
         self.clock = Clock::new(TimeScale::from_rates(clip.rate_hz as u32, self.display_hz));
-        self.time = 0;
+        self.playhead = Playhead::new(span(clip.frame_count), looping);
         Ok(())
     }
 
     /// Freezes the playhead where it is.
     pub fn pause(&mut self) {
-        self.paused = true;
+        self.playhead.pause();
     }
 
     /// Continues from where `pause` left (no effect without a clip).
     pub fn resume(&mut self) {
         if self.clip.is_some() {
-            self.paused = false;
+            self.playhead.resume();
         }
     }
 
     /// Back to the first sample of the selected clip, paused.
     pub fn stop(&mut self) {
-        self.time = 0;
-        self.paused = true;
+        self.playhead.stop();
         self.clock = Clock::new(self.clock.scale());
     }
 
@@ -101,54 +95,46 @@ impl Animator {
     }
 
     pub fn is_paused(&self) -> bool {
-        self.paused
+        self.playhead.is_paused()
     }
 
     /// True when a non-looping clip has reached its final sample.
     pub fn finished(&self) -> bool {
-        self.clip.is_some() && !self.looping && self.time >= self.span()
+        self.clip.is_some() && self.playhead.finished()
     }
 
     /// The playhead in ticks (4096 per sample).
     pub fn time(&self) -> u32 {
-        self.time
-    }
-
-    /// Ticks from the first sample to the wrap point (looping) or to the final sample (not looping).
-    /// Either way the terminal sample `n-1` is where a pass ends.
-    fn span(&self) -> u32 {
-        (self.samples.max(1) as u32 - 1) * TICKS_PER_FRAME
+        self.playhead.time()
     }
 
     /// Advances by `vsyncs` vertical blanks (nothing while paused or without a clip).
     pub fn update(&mut self, vsyncs: u32) {
-        if self.paused || self.clip.is_none() {
+        if self.playhead.is_paused() || self.clip.is_none() {
             return;
         }
         let ticks = self.clock.advance(vsyncs);
-        let span = self.span();
-        let total = self.time as u64 + ticks;
-        self.time = if !self.looping {
-            total.min(span as u64) as u32
-        } else if span == 0 {
-            0 // a one-sample loop stays on its only sample
-        } else {
-            (total % span as u64) as u32
-        };
+        self.playhead.advance(ticks, |_, _| {});
     }
 
     /// The sample to show now, `None` before the first `play`.
     pub fn sample(&self) -> Option<FrameSample> {
         let clip = self.clip?;
-        let frame = (self.time / TICKS_PER_FRAME) as u16;
+        let time = self.playhead.time();
+        let frame = (time / TICKS_PER_FRAME) as u16;
         let last = self.samples.saturating_sub(1);
         let (next, weight) = match self.sampling {
             Sampling::Step => (frame, 0),
             // The interval after `frame` ends on `frame + 1`, which exists: while looping it is at most
             // the endpoint sample `n-1` (the first pose again); otherwise the playhead stops on `n-1`.
-            Sampling::Interpolated if frame < last => (frame + 1, (self.time % TICKS_PER_FRAME) as u16),
+            Sampling::Interpolated if frame < last => (frame + 1, (time % TICKS_PER_FRAME) as u16),
             Sampling::Interpolated => (frame, 0),
         };
         Some(FrameSample { clip, frame: frame.min(last), next, weight })
     }
+}
+
+/// Ticks from the first sample to the terminal sample `n-1` of a clip of `samples` samples.
+fn span(samples: u16) -> u32 {
+    (samples.max(1) as u32 - 1) * TICKS_PER_FRAME
 }

@@ -22,6 +22,7 @@
 
 use super::channel::{lerp, RotationChannel, TranslationChannel};
 use super::interp;
+use super::playhead::Playhead;
 use super::skeleton::{compose_pose, LocalTransform, Skeleton};
 use super::time::{Clock, TimeScale, TICKS_PER_FRAME};
 use crate::animbin::Clip;
@@ -122,8 +123,8 @@ struct Layer<'m, const BONES: usize> {
     source: ClipSource<'m>,
     bytes: &'m [u8],
     length: u16,
-    looping: bool,
-    time: u32,
+    /// Spans the whole clip, `[0, length)` frames: looping wraps at `length`, otherwise holds there.
+    playhead: Playhead,
     rotation: [Option<RotationChannel>; BONES],
     translation: [Option<TranslationChannel>; BONES],
 }
@@ -139,8 +140,7 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
             source,
             bytes,
             length: source.length(),
-            looping,
-            time: 0,
+            playhead: Playhead::new(source.length() as u32 * TICKS_PER_FRAME, looping),
             rotation: [None; BONES],
             translation: [None; BONES],
         };
@@ -159,44 +159,25 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
         layer
     }
 
-    fn end(&self) -> u32 {
-        self.length as u32 * TICKS_PER_FRAME
-    }
-
     /// The time whose pose is shown: a finished non-looping clip shows its last frame.
     #[inline]
     fn shown_time(&self) -> u32 {
-        if self.looping {
-            self.time
+        let time = self.playhead.time();
+        if self.playhead.looping() {
+            time
         } else {
-            self.time.min(self.end() - TICKS_PER_FRAME)
+            time.min(self.playhead.span() - TICKS_PER_FRAME)
         }
     }
 
     /// Advances by `ticks`; reports crossed markers when `on_marker` is given.
     fn advance(&mut self, ticks: u64, mut on_marker: Option<&mut dyn FnMut(MarkerEvent<'m>)>) {
-        let end = self.end();
-        let t0 = self.time;
-        let total = t0 as u64 + ticks;
-        let mut report = |lo: u32, hi: u32| {
+        let source = &self.source;
+        self.playhead.advance(ticks, |lo, hi| {
             if let Some(f) = on_marker.as_mut() {
-                report_markers(&self.source, lo, hi, &mut **f);
+                report_markers(source, lo, hi, &mut **f);
             }
-        };
-        if !self.looping || total < end as u64 {
-            let t1 = total.min(end as u64) as u32;
-            report(t0, t1);
-            self.time = t1;
-            return;
-        }
-        report(t0, end);
-        let mut rest = total - end as u64;
-        if rest >= end as u64 {
-            report(0, end);
-            rest %= end as u64;
-        }
-        report(0, rest as u32);
-        self.time = rest as u32;
+        });
     }
 
     /// Overwrites, in `locals` (one entry per bone, at most `BONES`), the channels this clip animates.
@@ -213,7 +194,7 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
             }
             return;
         }
-        let (bytes, length, looping) = (self.bytes, self.length, self.looping);
+        let (bytes, length, looping) = (self.bytes, self.length, self.playhead.looping());
         for c in self.rotation[..n].iter_mut().flatten() {
             c.prepare(bytes, t, length, looping);
         }
@@ -410,12 +391,12 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
 
     /// Playing clip's time in ticks (4096 per frame), 0 with no clip.
     pub fn time(&self) -> u32 {
-        self.current.as_ref().map_or(0, |l| l.time)
+        self.current.as_ref().map_or(0, |l| l.playhead.time())
     }
 
     /// True when a non-looping clip has reached its end (it keeps showing its last frame).
     pub fn finished(&self) -> bool {
-        self.current.as_ref().is_some_and(|l| !l.looping && l.time >= l.end())
+        self.current.as_ref().is_some_and(|l| l.playhead.finished())
     }
 
     /// True while a crossfade is blending.

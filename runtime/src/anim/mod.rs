@@ -1,6 +1,7 @@
 //! Playback of ANIMBIN clips on a skeleton.
 //!
 //! - [`time`]: vsync deltas to clip time, exact across PAL and NTSC.
+//! - [`playhead`]: one clip's time: wrap, hold, pause (shared by the controller and the Animator).
 //! - `cursor`, `channel`: per-track key lookup with cached segments; sampling one rotation or
 //!   translation channel.
 //! - [`interp`]: division-free normalisation, nlerp, subdivision slerp, unit quaternion to matrix.
@@ -30,10 +31,12 @@ mod channel;
 pub mod controller;
 mod cursor;
 pub mod interp;
+pub mod playhead;
 pub mod skeleton;
 pub mod time;
 
 pub use animator::{Animator, FrameSample, Sampling};
 pub use controller::{ClipSource, MarkerEvent, PlayError, SkeletonController};
+pub use playhead::Playhead;
 pub use skeleton::{compose_pose, LocalTransform, Skeleton, SkeletonError, ROOT};
 pub use time::{TimeScale, TICKS_PER_FRAME};
