@@ -246,13 +246,7 @@ pub fn run(req: &RunRequest) -> Result<RunOutput, RunError> {
             install_dir(&workspace).display()
         )));
     };
-    if let Some(&late) = req.screenshot_frames.iter().find(|&&f| f > req.frames) {
-        return Err(anyhow::anyhow!(
-            "screenshot asked for frame {late}, after the last frame {}",
-            req.frames
-        )
-        .into());
-    }
+    req.check_screenshot_frames()?;
     let name = req.exe.display().to_string();
     let bytes = std::fs::read(&req.exe).with_context(|| format!("reading {name}"))?;
     let exe = PsExe::parse(&bytes, &name)?;

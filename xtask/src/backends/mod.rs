@@ -22,6 +22,23 @@ pub struct RunRequest {
     pub timeout: Duration,
 }
 
+impl RunRequest {
+    /// Screenshots are taken after a frame has been displayed, so their frame numbers must be
+    /// ascending and run from 1 to `frames`.
+    pub fn check_screenshot_frames(&self) -> anyhow::Result<()> {
+        let mut previous = 0;
+        for &frame in &self.screenshot_frames {
+            anyhow::ensure!(
+                frame > previous && frame <= self.frames,
+                "screenshot frame {frame}: frames must be ascending, each between 1 and {} (the frames run)",
+                self.frames
+            );
+            previous = frame;
+        }
+        Ok(())
+    }
+}
+
 /// One captured frame of the displayed area, 8-bit RGB, row-major.
 #[derive(Debug, Clone)]
 pub struct Screenshot {
@@ -93,4 +110,34 @@ pub enum Emulator {
 /// Where downloaded emulator packages are unpacked (never committed): `target/tools/` of the workspace.
 pub fn tools_dir(workspace: &Path) -> PathBuf {
     workspace.join("target").join("tools")
+}
+
+/// Helpers shared by the backends' tests.
+#[cfg(test)]
+pub(crate) mod test_support {
+    use std::path::{Path, PathBuf};
+
+    /// A scratch folder under the system temp dir, removed when dropped.
+    pub struct Scratch(PathBuf);
+
+    impl std::ops::Deref for Scratch {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// An empty folder `psxanim-{backend}-{pid}-{name}` (emptied first if a previous run left it).
+    pub fn scratch(backend: &str, name: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!("psxanim-{backend}-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
 }

@@ -233,23 +233,14 @@ struct ManifestShot {
     file: String,
 }
 
-/// Screenshots are taken after a frame has been displayed, so frame numbers run from 1 to `frames`.
+/// A PS-EXE to run and screenshot frames it can take ([`RunRequest::check_screenshot_frames`]).
 fn check_request(req: &RunRequest) -> anyhow::Result<()> {
     ensure!(req.exe.is_file(), "{}: no such PS-EXE", req.exe.display());
     let mut magic = [0u8; 8];
     std::io::Read::read_exact(&mut std::fs::File::open(&req.exe)?, &mut magic)
         .with_context(|| format!("{}: too short for a PS-EXE header", req.exe.display()))?;
     ensure!(&magic == b"PS-X EXE", "{}: starts with {magic:02x?}, expected \"PS-X EXE\"", req.exe.display());
-    let mut previous = 0;
-    for &frame in &req.screenshot_frames {
-        ensure!(
-            frame > previous && frame <= req.frames,
-            "screenshot frame {frame}: frames must be ascending, each between 1 and {} (the frames run)",
-            req.frames
-        );
-        previous = frame;
-    }
-    Ok(())
+    req.check_screenshot_frames()
 }
 
 /// Runs `req.exe` under the pinned core for `req.frames` frames.
@@ -493,28 +484,10 @@ pub(crate) mod test_exe {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A scratch folder under the system temp dir, removed when dropped.
-    struct Scratch(PathBuf);
-
-    impl std::ops::Deref for Scratch {
-        type Target = Path;
-        fn deref(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    use crate::backends::test_support::{self, Scratch};
 
     fn scratch(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("psxanim-rearmed-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
+        test_support::scratch("rearmed", name)
     }
 
     fn request(exe: PathBuf, frames: u32, screenshot_frames: Vec<u32>, work_dir: PathBuf) -> RunRequest {

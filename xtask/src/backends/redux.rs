@@ -254,16 +254,7 @@ pub fn run_with(binary: &Path, req: &RunRequest) -> Result<RunOutput, RunError> 
 fn ensure_request(req: &RunRequest) -> anyhow::Result<()> {
     ensure!(req.exe.is_file(), "{}: no such PS-EXE", req.exe.display());
     ensure!(req.frames > 0, "a run needs at least one frame");
-    let mut previous = 0;
-    for &frame in &req.screenshot_frames {
-        ensure!(
-            frame > previous && frame <= req.frames,
-            "screenshot frame {frame}: frames must be ascending, each between 1 and {} (the frames run)",
-            req.frames
-        );
-        previous = frame;
-    }
-    Ok(())
+    req.check_screenshot_frames()
 }
 
 fn tail(text: &str, lines: usize) -> String {
@@ -337,29 +328,11 @@ fn decode_raw_pixels(raw: &[u8], width: u32, height: u32, bits: u32) -> anyhow::
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::backends::test_support::{self, Scratch};
     use std::time::Duration;
 
-    /// A scratch folder under the system temp dir, removed when dropped.
-    struct Scratch(PathBuf);
-
-    impl std::ops::Deref for Scratch {
-        type Target = Path;
-        fn deref(&self) -> &Path {
-            &self.0
-        }
-    }
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
     fn scratch(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("psxanim-redux-{}-{name}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
+        test_support::scratch("redux", name)
     }
 
     fn request(exe: PathBuf, frames: u32, screenshot_frames: Vec<u32>, work_dir: PathBuf) -> RunRequest {
