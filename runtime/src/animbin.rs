@@ -20,6 +20,8 @@
 //! - `length` 0 is rejected (a looping clip of no length cannot wrap). Version must be 1.
 //! - Bytes after the last clip are ignored (data loaded from CD is padded to whole sectors).
 
+use crate::bytes;
+
 /// The file's first seven bytes.
 pub const MAGIC: &[u8; 7] = b"ANIMBIN";
 /// The only version the format defines.
@@ -195,16 +197,8 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn need(&self, at: usize, len: usize) -> Result<&'a [u8], Error> {
-        match self.bytes.get(at..).and_then(|rest| rest.get(..len)) {
-            Some(s) => Ok(s),
-            None => Err(err(
-                at,
-                ErrorKind::Truncated {
-                    needed: len as u32,
-                    available: self.bytes.len().saturating_sub(at) as u32,
-                },
-            )),
-        }
+        bytes::field(self.bytes, at, len)
+            .map_err(|s| err(at, ErrorKind::Truncated { needed: s.needed, available: s.available }))
     }
     fn u8(&self, at: usize) -> Result<u8, Error> {
         Ok(self.need(at, 1)?[0])
@@ -460,9 +454,7 @@ fn bytes_joint(bytes: &[u8], track: u32) -> u16 {
 
 /// Name bytes up to the first NUL, or all 32 when there is none.
 fn name_at(bytes: &[u8], at: usize) -> &[u8] {
-    let field = &bytes[at..at + NAME_BYTES];
-    let end = field.iter().position(|&b| b == 0).unwrap_or(NAME_BYTES);
-    &field[..end]
+    bytes::name(bytes, at, NAME_BYTES)
 }
 
 /// One validated clip.

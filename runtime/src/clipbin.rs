@@ -24,6 +24,7 @@
 
 use crate::anim::{LocalTransform, Skeleton, SkeletonController};
 use crate::animbin::Clip;
+use crate::bytes;
 use crate::gte::{Cop2, Gte};
 use crate::math::{Matrix, Quat, Vec3i32};
 
@@ -138,10 +139,7 @@ fn err(offset: usize, kind: ErrorKind) -> Error {
 }
 
 fn need(bytes: &[u8], at: usize, len: usize) -> Result<&[u8], Error> {
-    bytes.get(at..).and_then(|r| r.get(..len)).ok_or_else(|| {
-        let available = bytes.len().saturating_sub(at);
-        err(at, ErrorKind::Truncated { needed: len.min(u32::MAX as usize) as u32, available: available as u32 })
-    })
+    bytes::field(bytes, at, len).map_err(|s| err(at, ErrorKind::Truncated { needed: s.needed, available: s.available }))
 }
 
 /// Reads inside validated bounds (the fallback 0 never happens after `parse`).
@@ -160,9 +158,7 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
 }
 
 fn name_at(bytes: &[u8], at: usize) -> &[u8] {
-    let field = bytes.get(at..at + NAME_BYTES).unwrap_or(&[]);
-    let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
-    &field[..end]
+    bytes::name(bytes, at, NAME_BYTES)
 }
 
 /// FNV-1a over the parents and the bind pose: identifies the skeleton the poses belong to.

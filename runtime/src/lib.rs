@@ -13,6 +13,8 @@ pub mod gte;
 pub mod animbin;
 /// Compiled clips (CLIPBIN): a pose per clip frame, compiled on the host, copied on the console.
 pub mod clipbin;
+/// Bounds-checked byte fields and NUL-terminated names shared by the blob parsers.
+mod bytes;
 /// Playback: SkeletonController, time base, interpolation, pose composition.
 pub mod anim;
 /// Console hardware used by the examples and renderers (boot, GPU, DMA, timers): PSX only, except the
