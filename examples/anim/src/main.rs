@@ -13,7 +13,7 @@
 use psxanim_runtime::anim::SkeletonController;
 use psxanim_runtime::console::ordering::DoubleBuffered;
 use psxanim_runtime::console::prim::{self, Color, Vertex};
-use psxanim_runtime::console::{dma, gpu, panic, timer, vsync};
+use psxanim_runtime::console::{display, timer};
 use psxanim_runtime::gte::Gte;
 use psxanim_runtime::math::Matrix;
 use psxanim_runtime::record::{status, Record, CYCLE_SLOTS};
@@ -56,12 +56,7 @@ extern "C" fn main() -> ! {
     // SAFETY: the only references to these statics, taken once; no interrupts, one thread.
     let record = unsafe { &mut *core::ptr::addr_of_mut!(RECORD) };
     let draw = unsafe { &mut *core::ptr::addr_of_mut!(DRAW) };
-    panic::attach_record(record);
-    record.begin(*b"ANIM");
-
-    gpu::init();
-    vsync::init();
-    timer::start();
+    display::start(record, *b"ANIM");
 
     let mut gte = Gte::new();
     let mut probe = ConsoleProbe { record, started: 0, total: [0; TIMED], worst: [0; TIMED] };
@@ -98,11 +93,7 @@ extern "C" fn main() -> ! {
         }
         last_frame = frame;
 
-        let buffer = draw.building_index();
-        let buffer_y = gpu::buffer_y(buffer) as u16;
-        let list = draw.building();
-        list.clear();
-        let _ = list.add(7, &prim::fill_rect(BACKGROUND, 0, buffer_y, 320, 240));
+        let list = display::begin(draw, BACKGROUND);
         for (bone, m) in pose.iter().enumerate() {
             // Orthographic view: 24 pixels per unit (4096), origin at the screen's lower middle.
             let x = (160 + m.translation.x * 24 / 4096) as i16;
@@ -111,15 +102,8 @@ extern "C" fn main() -> ! {
             let corners = [Vertex::new(x - 3, y - 3), Vertex::new(x + 3, y - 3), Vertex::new(x - 3, y + 3), Vertex::new(x + 3, y + 3)];
             let _ = list.add(1, &prim::flat_quad(c, corners));
         }
-        let head = list.head();
 
-        dma::wait_idle();
-        gpu::wait_cmd_ready();
-        vsync::wait();
-        gpu::show(buffer ^ 1);
-        gpu::draw_to(buffer);
-        dma::send_list(head);
-        draw.flip();
+        display::present(draw);
         record.frames = frame + 1;
     }
 }

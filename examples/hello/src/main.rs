@@ -9,7 +9,7 @@
 
 use psxanim_runtime::console::ordering::DoubleBuffered;
 use psxanim_runtime::console::prim::{self, Color, Vertex};
-use psxanim_runtime::console::{dma, gpu, panic, timer, vsync};
+use psxanim_runtime::console::{display, timer};
 use psxanim_runtime::gte;
 use psxanim_runtime::record::{status, Record};
 
@@ -28,12 +28,7 @@ extern "C" fn main() -> ! {
     // SAFETY: the only references to these statics, taken once; no interrupts, one thread.
     let record = unsafe { &mut *core::ptr::addr_of_mut!(RECORD) };
     let draw = unsafe { &mut *core::ptr::addr_of_mut!(DRAW) };
-    panic::attach_record(record);
-    record.begin(*b"HELO");
-
-    gpu::init();
-    vsync::init();
-    timer::start();
+    display::start(record, *b"HELO");
 
     // The GTE probe; cycle slot 0 = RTPS, 1 = RTPT, in root counter 2 ticks (8 CPU cycles each),
     // including the two nops the backend puts before a command.
@@ -58,11 +53,7 @@ extern "C" fn main() -> ! {
 
     loop {
         let frame = record.frames;
-        let buffer = draw.building_index();
-        let buffer_y = gpu::buffer_y(buffer) as u16;
-        let list = draw.building();
-        list.clear();
-        let _ = list.add(7, &prim::fill_rect(BACKGROUND, 0, buffer_y, 320, 240));
+        let list = display::begin(draw, BACKGROUND);
         // A square sliding left to right, one pixel-pair per frame.
         let x = (frame % 140) as i16 * 2;
         let corners = [
@@ -79,15 +70,8 @@ extern "C" fn main() -> ! {
         ];
         let _ = list.add(1, &prim::gouraud_quad(colors, corners));
         let _ = list.add(2, &prim::flat_triangle(Color::new(240, 200, 40), projected));
-        let head = list.head();
 
-        dma::wait_idle();
-        gpu::wait_cmd_ready();
-        vsync::wait();
-        gpu::show(buffer ^ 1);
-        gpu::draw_to(buffer);
-        dma::send_list(head);
-        draw.flip();
+        display::present(draw);
         record.frames = frame + 1;
     }
 }

@@ -32,3 +32,6 @@ pub mod timer;
 /// The panic handler: writes the failure into the verification record and stops.
 #[cfg(target_os = "psx")]
 pub mod panic;
+/// The examples' shared frame cycle: start-up, a list begun on a cleared screen, presenting it.
+#[cfg(target_os = "psx")]
+pub mod display;
