@@ -238,6 +238,22 @@ fn u16_of(c: &Character, what: &str, n: usize) -> Result<u16, ImportError> {
     u16::try_from(n).map_err(|_| compile_error(c, format!("{what} {n} does not fit in 16 bits")))
 }
 
+/// The blob's clip table: one part per clip of `c`, in order, holding its compiled `data`.
+fn clip_parts(c: &Character, data: impl IntoIterator<Item = ClipData>) -> Result<Vec<ClipPart<'_>>, ImportError> {
+    c.clips
+        .iter()
+        .zip(data)
+        .map(|(clip, data)| {
+            Ok(ClipPart {
+                name: &clip.name,
+                frame_count: u16_of(c, "frame count", clip.frame_count())?,
+                rate_hz: clip.rate as u16,
+                data,
+            })
+        })
+        .collect()
+}
+
 fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError> {
     let layout = rigid::layout(c).map_err(|m| compile_error(c, m))?;
     let reach = rigid::reaches(c);
@@ -324,19 +340,7 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         decoded_all.push(decoded);
     }
 
-    let clips = c
-        .clips
-        .iter()
-        .zip(clip_data)
-        .map(|(clip, data)| {
-            Ok(ClipPart {
-                name: &clip.name,
-                frame_count: u16_of(c, "frame count", clip.frame_count())?,
-                rate_hz: clip.rate as u16,
-                data: ClipData::Pose(data),
-            })
-        })
-        .collect::<Result<Vec<_>, ImportError>>()?;
+    let clips = clip_parts(c, clip_data.into_iter().map(ClipData::Pose))?;
     let parts = BlobParts {
         storage: Storage::RigidGte,
         bounds: bounds.to_i16(),
@@ -428,19 +432,7 @@ fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         tables.push(offsets);
         decoded_all.push(decoded_clip);
     }
-    let clips = c
-        .clips
-        .iter()
-        .zip(tables)
-        .map(|(clip, offsets)| {
-            Ok(ClipPart {
-                name: &clip.name,
-                frame_count: u16_of(c, "frame count", clip.frame_count())?,
-                rate_hz: clip.rate as u16,
-                data: ClipData::Frames(offsets),
-            })
-        })
-        .collect::<Result<Vec<_>, ImportError>>()?;
+    let clips = clip_parts(c, tables.into_iter().map(ClipData::Frames))?;
     let parts = BlobParts {
         storage: Storage::BakedVertices,
         bounds: bounds.to_i16(),
