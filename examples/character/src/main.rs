@@ -5,7 +5,9 @@
 //! orbits. The scene is `scene.rs`, shared with the host's expectation.
 //!
 //! Verification record (program "CHAR"):
-//! - results: the probe words of `scene::probe_words` (decoded baked positions, rigid SXY);
+//! - results: the probe words of `scene::probe_words` (decoded baked positions, rigid SXY), then the
+//!   error code and offset of each deliberately corrupted blob copy (`scene::corruption_words`), which
+//!   must fail cleanly without stopping the demo;
 //! - cycles, in root counter 2 ticks (8 CPU cycles) at frame `scene::MEASURED_FRAME`: slot
 //!   `STAGES * i + s` is instance `i`'s stage `s` (0 bounds test, 1 decode, 2 bone matrices, 3
 //!   projection, 4 triangles); slot `SLOT_SCENE` the whole scene (wraps past 65,535 ticks); slot
@@ -23,8 +25,9 @@ use psxanim_runtime::console::{dma, gpu, panic, timer, vsync};
 use psxanim_runtime::gte::Gte;
 use psxanim_runtime::record::{status, Record};
 use psxanim_runtime::render::ot::{OtSink, Shading};
-use psxanim_runtime::render::{RenderError, Scratch, Stage};
+use psxanim_runtime::render::{Scratch, Stage};
 use psxanim_runtime::tables::{TableError, Tables};
+use scene::{error_offset, render_error_detail};
 
 mod scene;
 use scene::{Models, Scene, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_FRAME, SLOT_SCENE, STAGES};
@@ -34,6 +37,16 @@ use scene::{Models, Scene, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURE
 struct Aligned<T: ?Sized>(T);
 static RIGID: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_RIGID")));
 static BAKED: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_BAKED")));
+/// Room for a damaged copy of the larger blob (`scene::corruption_words`).
+const BLOB_COPY_BYTES: usize = {
+    let (r, b) = (include_bytes!(env!("CHARACTER_RIGID")).len(), include_bytes!(env!("CHARACTER_BAKED")).len());
+    if r > b {
+        r
+    } else {
+        b
+    }
+};
+static mut BLOB_COPY: Aligned<[u8; BLOB_COPY_BYTES]> = Aligned([0; BLOB_COPY_BYTES]);
 
 /// Packet words per frame: three characters of 660 triangles, at most half facing the camera, 5 words
 /// each, with room to spare.
@@ -47,31 +60,6 @@ const BACKGROUND: Color = Color::new(16, 24, 64);
 /// Error codes in `Record::error`.
 const ERROR_TABLES: u32 = u32::from_le_bytes(*b"TBLE");
 const ERROR_RENDER: u32 = u32::from_le_bytes(*b"REND");
-
-/// The byte offset a table error points at (0 when it has none).
-fn error_offset(e: &TableError) -> u32 {
-    match *e {
-        TableError::SectionOutOfBounds { offset, .. }
-        | TableError::Misaligned { offset, .. }
-        | TableError::BadIndex { offset, .. }
-        | TableError::ParentNotBefore { offset, .. }
-        | TableError::BadName { offset }
-        | TableError::BadClipData { offset, .. }
-        | TableError::BadBitWidth { offset, .. }
-        | TableError::BitStreamEnd { offset, .. }
-        | TableError::ValueOverflow { offset }
-        | TableError::BadFramePayload { offset, .. } => offset as u32,
-        _ => 0,
-    }
-}
-
-fn render_error_detail(e: &RenderError) -> u32 {
-    match e {
-        RenderError::Table(t) => error_offset(t),
-        RenderError::TooManyBones { bones, .. } => *bones as u32,
-        RenderError::TooManyVertices { vertices, .. } => *vertices as u32,
-    }
-}
 
 fn load_models() -> Result<Models<'static>, TableError> {
     Ok(Models { rigid: Tables::parse(&RIGID.0)?, baked: Tables::parse(&BAKED.0)? })
@@ -97,6 +85,9 @@ extern "C" fn main() -> ! {
                 Ok(()) => record.status = status::DONE,
                 Err(e) => record.fail(ERROR_RENDER, render_error_detail(&e)),
             }
+            // SAFETY: the only reference to this static, taken once.
+            let copy = unsafe { &mut (*core::ptr::addr_of_mut!(BLOB_COPY)).0 };
+            scene::corruption_words(&RIGID.0, &BAKED.0, copy, &mut gte, scratch, &mut |w| record.push(w));
             Some(scene)
         }
         Err(e) => {

@@ -9,7 +9,7 @@ use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::Vec3i32;
 use psxanim_runtime::render::camera::{self, Angle, Camera};
 use psxanim_runtime::render::{self, DrawnTriangle, Outcome, RenderError, Scratch, Stage, TriangleSink};
-use psxanim_runtime::tables::{TableError, Tables};
+use psxanim_runtime::tables::{TableError, Tables, CHANNELS_PER_BONE, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE};
 
 /// The display rate the animators assume (NTSC).
 pub const DISPLAY_HZ: u32 = 60;
@@ -195,4 +195,186 @@ pub fn probe_word_name(i: usize, baked_vertices: usize, rigid_vertices: usize) -
     let per_rigid = rigid_vertices.div_ceil(RIGID_PROBE_STRIDE).max(1);
     let (clip, frame, _) = RIGID_PROBES[(rest / per_rigid).min(RIGID_PROBES.len() - 1)];
     (clip, frame, "rigid.sxy", (rest % per_rigid) * RIGID_PROBE_STRIDE)
+}
+
+/// Deliberate corruptions of a copy of an embedded blob, run once at start-up: each must end in a
+/// table error (code and offset in the record), and the demo must carry on regardless.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Corruption {
+    /// Rigid blob, first magic byte flipped: the parser refuses it.
+    RigidBadMagic,
+    /// Rigid blob, clip table offset moved past the blob's end: the parser refuses it.
+    RigidClipsPastEnd,
+    /// Rigid blob, the first block offset of clip "Walk" set to the end of its bit stream (parse allows
+    /// it): decoding frame 0 runs out of bits, found by the renderer.
+    RigidBlockAtStreamEnd,
+    /// Baked blob, the mode byte of clip "Turn" frame 20 set to 0xFF: found by the renderer's decode.
+    BakedBadFrameMode,
+}
+
+pub const CORRUPTIONS: [Corruption; 4] =
+    [Corruption::RigidBadMagic, Corruption::RigidClipsPastEnd, Corruption::RigidBlockAtStreamEnd, Corruption::BakedBadFrameMode];
+/// Record words per corruption: the error code (`error_code`), then the offset (`error_offset`).
+#[allow(dead_code)] // used by the host only
+pub const WORDS_PER_CORRUPTION: usize = 2;
+const CORRUPT_WALK_FRAME: u16 = 0;
+const CORRUPT_TURN_FRAME: u16 = 20;
+
+impl Corruption {
+    #[allow(dead_code)] // used by the host only
+    pub fn name(self) -> &'static str {
+        match self {
+            Corruption::RigidBadMagic => "rigid.bad-magic",
+            Corruption::RigidClipsPastEnd => "rigid.clips-past-end",
+            Corruption::RigidBlockAtStreamEnd => "rigid.block-at-stream-end",
+            Corruption::BakedBadFrameMode => "baked.bad-frame-mode",
+        }
+    }
+
+    fn model(self) -> Model {
+        match self {
+            Corruption::BakedBadFrameMode => Model::Baked,
+            _ => Model::Rigid,
+        }
+    }
+
+    /// Damages `bytes` (a copy of a valid blob). The pose and frame corruptions read the valid blob's
+    /// tables to find their byte; `Err` if the blob does not hold what they look for.
+    fn apply(self, bytes: &mut [u8]) -> Result<(), TableError> {
+        let missing = TableError::ClipOutOfRange { clip: usize::MAX, clips: 0 };
+        match self {
+            Corruption::RigidBadMagic => bytes[0] ^= 0xFF,
+            Corruption::RigidClipsPastEnd => {
+                let past = (bytes.len() as u32 + 3) & !3;
+                bytes[56..60].copy_from_slice(&past.to_le_bytes());
+            }
+            Corruption::RigidBlockAtStreamEnd => {
+                let (offsets, stream_bits) = {
+                    let t = Tables::parse(bytes)?;
+                    let clip = t.clip(t.find_clip("Walk").ok_or(missing)?)?;
+                    let start = clip.data_offset as usize;
+                    let block_count = u16::from_le_bytes([bytes[start + 2], bytes[start + 3]]) as usize;
+                    let offsets = start + CLIP_POSE_HEADER_SIZE + t.bone_count() * CHANNELS_PER_BONE * CHANNEL_DESCRIPTOR_SIZE;
+                    let stream = offsets + 4 * block_count;
+                    (offsets, (start + clip.data_size as usize - stream) as u32 * 8)
+                };
+                bytes[offsets..offsets + 4].copy_from_slice(&stream_bits.to_le_bytes());
+            }
+            Corruption::BakedBadFrameMode => {
+                let payload = {
+                    let t = Tables::parse(bytes)?;
+                    let clip = t.clip(t.find_clip("Turn").ok_or(missing)?)?;
+                    let at = clip.data_offset as usize + 4 * CORRUPT_TURN_FRAME as usize;
+                    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize
+                };
+                bytes[payload] = 0xFF;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies `source` into `buffer` (which must hold it), damages it, then parses and renders it as the
+    /// probes do.
+    fn run<B: Cop2>(self, source: &[u8], buffer: &mut [u8], gte: &mut Gte<B>, scratch: &mut Scratch) -> Result<Outcome, RenderError> {
+        let Some(bytes) = buffer.get_mut(..source.len()) else {
+            return Err(TableError::OutputTooSmall { needed: source.len(), len: buffer.len() }.into());
+        };
+        bytes.copy_from_slice(source);
+        // Damage only a blob that parses: its offsets are then known to lie inside it.
+        Tables::parse(bytes)?;
+        self.apply(bytes)?;
+        let tables = Tables::parse(bytes)?;
+        let (clip, frame) = match self.model() {
+            Model::Rigid => ("Walk", CORRUPT_WALK_FRAME),
+            Model::Baked => ("Turn", CORRUPT_TURN_FRAME),
+        };
+        let clip = tables.find_clip(clip).unwrap_or(usize::MAX) as u16;
+        let sample = psxanim_runtime::anim::FrameSample { clip, frame, next: frame, weight: 0 };
+        let camera = camera_with_yaw(0);
+        camera.load(gte);
+        let world = camera::placement(PLACEMENTS[0].position, PLACEMENTS[0].yaw);
+        render::render(gte, &tables, &camera, &world, Some(sample), scratch, &mut Discard, &mut |_| {})
+    }
+}
+
+/// The record words of every corruption: (error code, offset), or (0, 0) if nothing failed. `buffer`
+/// must hold the larger blob; it is left damaged.
+pub fn corruption_words<B: Cop2>(
+    rigid: &[u8],
+    baked: &[u8],
+    buffer: &mut [u8],
+    gte: &mut Gte<B>,
+    scratch: &mut Scratch,
+    push: &mut dyn FnMut(u32),
+) {
+    for c in CORRUPTIONS {
+        let source = match c.model() {
+            Model::Rigid => rigid,
+            Model::Baked => baked,
+        };
+        match c.run(source, buffer, gte, scratch) {
+            Ok(_) => {
+                push(0);
+                push(0);
+            }
+            Err(e) => {
+                push(error_code(&e));
+                push(render_error_detail(&e));
+            }
+        }
+    }
+}
+
+/// A number per error kind for the record: table errors 1 up in declaration order, render errors from 0x100.
+pub fn error_code(e: &RenderError) -> u32 {
+    match e {
+        RenderError::Table(t) => match t {
+            TableError::TooShort { .. } => 1,
+            TableError::BadMagic { .. } => 2,
+            TableError::UnsupportedVersion { .. } => 3,
+            TableError::BadStorage { .. } => 4,
+            TableError::SectionOutOfBounds { .. } => 5,
+            TableError::Misaligned { .. } => 6,
+            TableError::BadIndex { .. } => 7,
+            TableError::ParentNotBefore { .. } => 8,
+            TableError::BadName { .. } => 9,
+            TableError::WrongStorage { .. } => 10,
+            TableError::ClipOutOfRange { .. } => 11,
+            TableError::FrameOutOfRange { .. } => 12,
+            TableError::OutputTooSmall { .. } => 13,
+            TableError::BadClipData { .. } => 14,
+            TableError::BadBitWidth { .. } => 15,
+            TableError::BitStreamEnd { .. } => 16,
+            TableError::ValueOverflow { .. } => 17,
+            TableError::BadFramePayload { .. } => 18,
+        },
+        RenderError::TooManyBones { .. } => 0x101,
+        RenderError::TooManyVertices { .. } => 0x102,
+    }
+}
+
+/// The byte offset a table error points at (0 when it has none).
+pub fn error_offset(e: &TableError) -> u32 {
+    match *e {
+        TableError::SectionOutOfBounds { offset, .. }
+        | TableError::Misaligned { offset, .. }
+        | TableError::BadIndex { offset, .. }
+        | TableError::ParentNotBefore { offset, .. }
+        | TableError::BadName { offset }
+        | TableError::BadClipData { offset, .. }
+        | TableError::BadBitWidth { offset, .. }
+        | TableError::BitStreamEnd { offset, .. }
+        | TableError::ValueOverflow { offset }
+        | TableError::BadFramePayload { offset, .. } => offset as u32,
+        _ => 0,
+    }
+}
+
+/// The record detail of a render error: the table error's offset, or the count that was too large.
+pub fn render_error_detail(e: &RenderError) -> u32 {
+    match e {
+        RenderError::Table(t) => error_offset(t),
+        RenderError::TooManyBones { bones, .. } => *bones as u32,
+        RenderError::TooManyVertices { vertices, .. } => *vertices as u32,
+    }
 }

@@ -119,8 +119,25 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
             let (clip, frame, what, vertex) = scene::probe_word_name(i, bv, rv);
             Word { name: format!("{what}.{clip}{frame}.v{vertex}"), value }
         })
-        .collect();
-    Ok(Expectation { program: *b"CHAR", words })
+        .collect::<Vec<_>>();
+    Ok(Expectation { program: *b"CHAR", words: [words, corruption_expectation(&blobs)?].concat() })
+}
+
+/// The words the corrupted blob copies leave after the probes (same code as the console's), checked
+/// here to be real errors: a corruption the runtime accepted would prove nothing.
+fn corruption_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
+    let mut buffer = vec![0u8; blobs.rigid.len().max(blobs.baked.len())];
+    let mut scratch = Box::new(Scratch::new());
+    let mut values = Vec::new();
+    scene::corruption_words(&blobs.rigid, &blobs.baked, &mut buffer, &mut host_gte(), &mut scratch, &mut |w| values.push(w));
+    ensure!(values.len() == scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION, "corruption words: {} words", values.len());
+    let mut words = Vec::new();
+    for (c, pair) in scene::CORRUPTIONS.iter().zip(values.chunks_exact(scene::WORDS_PER_CORRUPTION)) {
+        ensure!(pair[0] != 0, "corrupted blob {} was accepted by the runtime (no error to check)", c.name());
+        words.push(Word { name: format!("corrupt.{}.code", c.name()), value: pair[0] });
+        words.push(Word { name: format!("corrupt.{}.offset", c.name()), value: pair[1] });
+    }
+    Ok(words)
 }
 
 /// Keeps every triangle, in the order the renderer produced them.
@@ -230,7 +247,8 @@ fn frame_code(shot: &Screenshot) -> Result<u32> {
 
 /// The box of every pixel that is not the background (the most common colour), below the frame code.
 /// A column or row of one uniform colour across the whole picture is the display's border (mednafen
-/// shows the 320-pixel area one pixel late, with a black first column), not part of the scene.
+/// shows the 320-pixel area one pixel late, with a black first column), not part of the scene; border
+/// columns at the left edge shift the scene right, so the box is moved back by their number.
 fn silhouette_box(shot: &Screenshot) -> Option<PixelBox> {
     let top = scene::FRAME_CODE_BLOCK.1 as u32;
     let mut counts = std::collections::HashMap::new();
@@ -258,7 +276,8 @@ fn silhouette_box(shot: &Screenshot) -> Option<PixelBox> {
             }
         }
     }
-    b
+    let shift = columns.iter().take_while(|&&border| border).count() as i32;
+    b.map(|b| PixelBox { min: (b.min.0 - shift, b.min.1), max: (b.max.0 - shift, b.max.1) })
 }
 
 /// Cycle figures from the record (root counter 2 ticks at `scene::MEASURED_FRAME`) and the host's
@@ -303,7 +322,12 @@ pub struct InstanceCycles {
 
 fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigures> {
     let at = view.cycles(scene::SLOT_FRAME);
-    ensure!(at == scene::MEASURED_FRAME, "the record holds no cycle counts of frame {} (slot {} = {at})", scene::MEASURED_FRAME, scene::SLOT_FRAME);
+    ensure!(
+        at == scene::MEASURED_FRAME,
+        "the record holds no cycle counts of frame {} (slot {} = {at})",
+        scene::MEASURED_FRAME,
+        scene::SLOT_FRAME
+    );
     let host = host_frame(models, scene::MEASURED_FRAME)?;
     let cyc = |slot: usize| view.cycles(slot) as f64 * CYCLES_PER_TICK;
     let mut instances = Vec::new();
@@ -420,9 +444,9 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
     match view.context("no record").and_then(|v| cycle_figures(models, v)) {
         Ok(f) => {
             let path = artifacts.join(format!("cycles-character-{emulator}.json"));
-            let written = serde_json::to_string_pretty(&f).map_err(anyhow::Error::from).and_then(|t| {
-                std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display()))
-            });
+            let written = serde_json::to_string_pretty(&f)
+                .map_err(anyhow::Error::from)
+                .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
                 "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
@@ -522,16 +546,19 @@ mod tests {
         let shots: Vec<Screenshot> = frames.iter().map(|&f| shot_of(&host_frame(models, f).unwrap().triangles.concat(), f)).collect();
         let dir = tempfile::tempdir().unwrap();
         let mut bordered = shots.clone();
+        // As mednafen shows it: the picture one pixel to the right, behind a black first column.
         for s in bordered.iter_mut() {
             for y in 0..240 {
-                s.rgb[y * 320 * 3..y * 320 * 3 + 3].copy_from_slice(&[0, 0, 0]);
+                let row = &mut s.rgb[y * 320 * 3..(y + 1) * 320 * 3];
+                row.copy_within(0..319 * 3, 3);
+                row[..3].copy_from_slice(&[0, 0, 0]);
             }
         }
         assert_eq!(silhouette_box(&bordered[0]), silhouette_box(&shots[0]), "a border column is not the scene");
         let checks = screen_checks(&ws, "test", None, &shots, dir.path());
         let failed: Vec<_> = checks.iter().filter(|c| !c.passed).map(|c| c.name.as_str()).collect();
         assert_eq!(failed, ["character.cycles"], "{checks:?}"); // no record given
-        // The same picture labelled with another frame must not match.
+                                                                // The same picture labelled with another frame must not match.
         let wrong = vec![shot_of(&host_frame(models, 30).unwrap().triangles.concat(), 95), shots[1].clone()];
         let checks = screen_checks(&ws, "test", None, &wrong, dir.path());
         assert!(!checks[0].passed, "{checks:?}");
@@ -558,7 +585,11 @@ mod tests {
             let kept_set: std::collections::HashSet<u16> = kept.0.iter().map(|t| t.index).collect();
             let (mut near, mut far) = (Vec::new(), Vec::new());
             for i in 0..tables.triangle_count() {
-                if kept_set.contains(&(i as u16)) { near.push(depth(i)) } else { far.push(depth(i)) }
+                if kept_set.contains(&(i as u16)) {
+                    near.push(depth(i))
+                } else {
+                    far.push(depth(i))
+                }
             }
             let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
             assert!(near.len() > 100 && far.len() > 100, "{model}: {} kept, {} culled", near.len(), far.len());
@@ -573,10 +604,28 @@ mod tests {
         let e = expectation(&crate::workspace_root()).unwrap();
         let baked = 2 * models.baked.vertex_count() * scene::BAKED_PROBES.len();
         let rigid = models.rigid.vertex_count().div_ceil(scene::RIGID_PROBE_STRIDE) * scene::RIGID_PROBES.len();
-        assert_eq!(e.words.len(), baked + rigid);
+        let corrupt = scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION;
+        assert_eq!(e.words.len(), baked + rigid + corrupt);
         assert_eq!(e.words[0].name, "baked.xy.Turn20.v0");
+        // Each corrupted copy fails with the error its damage calls for (codes of scene::error_code).
+        let values: Vec<(&str, u32)> = e.words[baked + rigid..].iter().map(|w| (w.name.as_str(), w.value)).collect();
+        let b = blobs.as_ref().expect("models came from the blobs");
+        let clips_past_end = (b.rigid.len() as u32 + 3) & !3;
+        assert_eq!(
+            values[..4],
+            [
+                ("corrupt.rigid.bad-magic.code", 2),
+                ("corrupt.rigid.bad-magic.offset", 0),
+                ("corrupt.rigid.clips-past-end.code", 5),
+                ("corrupt.rigid.clips-past-end.offset", clips_past_end),
+            ]
+        );
+        assert_eq!((values[4].0, values[4].1), ("corrupt.rigid.block-at-stream-end.code", 16), "bit stream end");
+        assert!(values[5].1 > 64 && (values[5].1 as usize) < b.rigid.len(), "{:?}", values[5]);
+        assert_eq!((values[6].0, values[6].1), ("corrupt.baked.bad-frame-mode.code", 18), "bad frame payload");
+        assert!(values[7].1 > 64 && (values[7].1 as usize) < b.baked.len(), "{:?}", values[7]);
         // Rigid probes land on screen (a culled probe would leave stale or zero SXY words).
-        for w in &e.words[baked..] {
+        for w in &e.words[baked..baked + rigid] {
             let (x, y) = (w.value as u16 as i16, (w.value >> 16) as u16 as i16);
             assert!((0..320).contains(&x) && (0..240).contains(&y), "{}: ({x}, {y})", w.name);
         }
