@@ -102,26 +102,46 @@ pub fn decoded_positions(
     parents: &[Option<usize>],
     l: &RigidLayout,
 ) -> Result<Vec<[f64; 3]>, String> {
+    let model = decoded_model(t, clip, frame, parents, sample_transform, Affine::mul)?;
+    Ok(positions(&model, l))
+}
+
+/// Per-bone model transforms of a decoded frame: each sample made `local`, composed parent-first
+/// with `mul(parent, local)`.
+fn decoded_model<T>(
+    t: &Tables,
+    clip: usize,
+    frame: usize,
+    parents: &[Option<usize>],
+    local: impl Fn(&BoneSample) -> T,
+    mul: impl Fn(&T, &T) -> T,
+) -> Result<Vec<T>, String> {
     let mut samples = vec![BoneSample::default(); parents.len()];
     t.decode_pose(clip, frame, &mut samples).map_err(|e| format!("decoding clip {clip} frame {frame}: {e:?}"))?;
-    let mut model: Vec<Affine> = Vec::with_capacity(parents.len());
+    let mut model: Vec<T> = Vec::with_capacity(parents.len());
     for (b, s) in samples.iter().enumerate() {
-        let local = sample_transform(s);
-        model.push(match parents[b] {
-            Some(p) => model[p].mul(&local),
+        let local = local(s);
+        let m = match parents[b] {
+            Some(p) => mul(&model[p], &local),
             None => local,
-        });
+        };
+        model.push(m);
     }
-    Ok(positions(&model, l))
+    Ok(model)
 }
 
 /// Positions (new vertex order) of the local vertices under per-bone model transforms.
 pub fn positions(model: &[Affine], l: &RigidLayout) -> Vec<[f64; 3]> {
+    transform_vertices(model, l, |m, v| m.apply(v.map(|c| c as f64)))
+}
+
+/// `apply(bone's model transform, local vertex)` for every local vertex, in the new vertex order.
+fn transform_vertices<T>(model: &[T], l: &RigidLayout, apply: impl Fn(&T, &[i16; 3]) -> [f64; 3]) -> Vec<[f64; 3]> {
     let mut out = Vec::with_capacity(l.local.len());
     // Ranges are contiguous and in bone order, so this yields the new vertex order.
     for (b, &(first, count)) in l.ranges.iter().enumerate() {
         for v in &l.local[first as usize..first as usize + count as usize] {
-            out.push(model[b].apply(v.map(|c| c as f64)));
+            out.push(apply(&model[b], v));
         }
     }
     out
@@ -144,10 +164,7 @@ pub fn console_positions(
     l: &RigidLayout,
 ) -> Result<Vec<[f64; 3]>, String> {
     use psxanim_runtime::math::{saturate_i16, Matrix, Quat, Vec3i16, Vec3i32, FRAC_BITS};
-    let mut samples = vec![BoneSample::default(); parents.len()];
-    t.decode_pose(clip, frame, &mut samples).map_err(|e| format!("decoding clip {clip} frame {frame}: {e:?}"))?;
-    let mut model: Vec<Matrix> = Vec::with_capacity(parents.len());
-    for (b, s) in samples.iter().enumerate() {
+    let local = |s: &BoneSample| {
         let q = s.rotation.map(|v| saturate_i16(round_shift(v as i64, ROTATION_FRAC - FRAC_BITS)));
         let r = Quat::new(q[3], q[0], q[1], q[2]).to_rotation();
         let mut m = r;
@@ -157,17 +174,8 @@ pub fn console_positions(
             }
         }
         let tr = s.translation.map(|v| round_shift(v as i64, TRANSLATION_FRAC) as i32);
-        let local = Matrix::new(m, Vec3i32::new(tr[0], tr[1], tr[2]));
-        model.push(match parents[b] {
-            Some(p) => model[p].mul(&local),
-            None => local,
-        });
-    }
-    let mut out = Vec::with_capacity(l.local.len());
-    for (b, &(first, count)) in l.ranges.iter().enumerate() {
-        for v in &l.local[first as usize..first as usize + count as usize] {
-            out.push(model[b].transform(Vec3i16::from_array(*v)).to_array().map(|c| c as f64));
-        }
-    }
-    Ok(out)
+        Matrix::new(m, Vec3i32::new(tr[0], tr[1], tr[2]))
+    };
+    let model = decoded_model(t, clip, frame, parents, local, Matrix::mul)?;
+    Ok(transform_vertices(&model, l, |m, v| m.transform(Vec3i16::from_array(*v)).to_array().map(|c| c as f64)))
 }
