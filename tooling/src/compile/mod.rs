@@ -76,6 +76,21 @@ pub struct ClipReport {
     pub format_error: f64,
 }
 
+impl ClipReport {
+    /// `clip`'s report with its format error; the sizes are the storage's to fill in.
+    fn new(clip: &crate::fbx::Clip, format_error: f64) -> Self {
+        ClipReport {
+            name: clip.name.clone(),
+            frames: clip.frame_count(),
+            seconds: clip.seconds(),
+            bytes: 0,
+            bytes_per_bone_second: None,
+            bytes_per_frame: None,
+            format_error,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Accuracy {
     /// Compiled pose vs ufbx's evaluation of each vertex on its strongest bone (the checked figure).
@@ -328,13 +343,9 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
             bounds.add(*p);
         }
         clip_reports.push(ClipReport {
-            name: clip.name.clone(),
-            frames: clip.frame_count(),
-            seconds: clip.seconds(),
             bytes: data.len(),
             bytes_per_bone_second: Some(data.len() as f64 / (c.bones.len() as f64 * clip.seconds())),
-            bytes_per_frame: None,
-            format_error: worst,
+            ..ClipReport::new(clip, worst)
         });
         clip_data.push(data);
         decoded_all.push(decoded);
@@ -420,15 +431,7 @@ fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
             }
             decoded_clip.push(decoded);
         }
-        clip_reports.push(ClipReport {
-            name: clip.name.clone(),
-            frames: clip.frame_count(),
-            seconds: clip.seconds(),
-            bytes: 0,
-            bytes_per_bone_second: None,
-            bytes_per_frame: None,
-            format_error: worst,
-        });
+        clip_reports.push(ClipReport::new(clip, worst));
         tables.push(offsets);
         decoded_all.push(decoded_clip);
     }
