@@ -33,9 +33,9 @@ enum Command {
     BuildExe(BuildArgs),
     /// Build an example, run it in an emulator, check its record and screenshots, write a JSON report.
     Verify(VerifyArgs),
-    /// Host tests, PSX build of every example, hello verified on pcsx-rearmed and mednafen.
+    /// PSX build of every example, host tests, every example verified on pcsx-rearmed and mednafen; ends with `N passed, N failed`.
     Test,
-    /// Build hello, run it in the default emulator and write its frames as PNG.
+    /// Run the sample character in the default emulator (PNG frames) and write GIFs of its clips with `psxanim preview`.
     Demo(DemoArgs),
 }
 
