@@ -211,3 +211,29 @@ fn errors_name_offset_and_expectation() {
     long.push(0);
     assert!(err(&long).expected.contains("end of the file"));
 }
+
+/// A count larger than the file can hold names the items, the count field and the bytes left.
+#[test]
+fn oversized_counts_name_what_they_count() {
+    // Magic, version 4000, event count 100,000,000, then nothing more.
+    let mut bytes = b"ANI\0".to_vec();
+    bytes.extend_from_slice(&4000i32.to_le_bytes());
+    bytes.extend_from_slice(&100_000_000i32.to_le_bytes());
+    bytes.extend_from_slice(&[0; 8]);
+    let e = err(&bytes);
+    assert_eq!(e.offset, 12);
+    assert!(e.expected.starts_with("100000000 events (read from the event count) of 12 bytes each"), "{e}");
+    assert!(e.expected.contains("only 8 bytes remain"), "{e}");
+
+    // No events, total time 0, one track "B" whose key count (50,000,000) exceeds the file.
+    let mut bytes = b"ANI\0".to_vec();
+    for v in [4001i32, 0, 0, 1, 1] {
+        bytes.extend_from_slice(&v.to_le_bytes());
+    }
+    bytes.push(b'B');
+    bytes.extend_from_slice(&1f32.to_le_bytes());
+    bytes.extend_from_slice(&50_000_000i32.to_le_bytes());
+    let e = err(&bytes);
+    assert_eq!(e.offset, bytes.len());
+    assert!(e.expected.starts_with("50000000 keys (read from the key count of track 0 (\"B\")) of 20 bytes each"), "{e}");
+}

@@ -32,17 +32,19 @@ fn rotation_bytes(version: u32) -> usize {
 
 fn read_string(c: &mut Cursor, what: &str) -> Result<(String, Option<Vec<u8>>), ParseError> {
     let len = c.u32_le(&format!("the byte length of {what}"))?;
-    let n = c.count(len as u64, 1, &format!("bytes of {what}"))?;
+    let n = c.count(len as u64, 1, &format!("bytes of {what} (its stored length)"))?;
     Ok(decode_text(c.bytes(n, what)?))
 }
 
-fn read_count(c: &mut Cursor, what: &str, min_bytes: usize) -> Result<usize, ParseError> {
+/// A signed `i32` count (`what`) of `items` taking at least `min_bytes` each: negative counts and counts
+/// the rest of the file cannot hold are rejected before anything is allocated.
+fn read_count(c: &mut Cursor, what: &str, items: &str, min_bytes: usize) -> Result<usize, ParseError> {
     let at = c.pos();
     let n = c.i32_le(what)?;
     if n < 0 {
         return Err(ParseError::new(at, format!("{what} >= 0, found {n}")));
     }
-    c.count(n as u64, min_bytes, what)
+    c.count(n as u64, min_bytes, &format!("{items} (read from {what})"))
 }
 
 pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
@@ -58,7 +60,7 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     }
     let version = version as u32;
 
-    let event_count = read_count(&mut c, "the event count", 12)?;
+    let event_count = read_count(&mut c, "the event count", "events", 12)?;
     let mut events = Vec::with_capacity(event_count);
     for i in 0..event_count {
         let (name, raw_name) = read_string(&mut c, &format!("the type of event {i}"))?;
@@ -70,12 +72,12 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     let total = c.i32_le("the total time")?;
 
     let key_bytes = rotation_bytes(version) + 12 + 4;
-    let track_count = read_count(&mut c, "the track count", 12)?;
+    let track_count = read_count(&mut c, "the track count", "tracks", 12)?;
     let mut tracks = Vec::with_capacity(track_count);
     for i in 0..track_count {
         let (name, raw) = read_string(&mut c, &format!("the bone name of track {i}"))?;
         let weight = c.f32_le("the track weight")?;
-        let key_count = read_count(&mut c, &format!("the key count of track {i} ({name:?})"), key_bytes)?;
+        let key_count = read_count(&mut c, &format!("the key count of track {i} ({name:?})"), "keys", key_bytes)?;
         let mut track = Track::new(Bone::Name(name));
         track.extras.ani_weight = Some(weight);
         track.extras.raw_bone_name = raw;
