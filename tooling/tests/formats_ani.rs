@@ -69,6 +69,15 @@ fn decodes_4001_small_three() {
     assert_eq!(q, Quat::new(-1.0, -1.0, 0.0, -1.0));
 }
 
+/// Largest = z (2): x, y, w stored in that order; the one index the other cases leave out.
+#[test]
+fn decodes_4001_small_three_with_z_omitted() {
+    let n = |v: u32| 2.0 * v as f64 / 1023.0 - 1.0;
+    let anim = ani::read(&file(4001, &[(small_three(2, 400, 650, 200), [0.0; 3], 0)], true)).unwrap();
+    let (x, y, w) = (n(400), n(650), n(200));
+    close(anim.clips[0].tracks[0].rotation[0].value, Quat::new(w, x, y, (1.0 - x * x - y * y - w * w).sqrt()));
+}
+
 #[test]
 fn decodes_4002_eight_bytes() {
     let anim = ani::read(&file(4002, &[(eight_bytes(49151, 32767, 0, 65535), [0.0; 3], 0)], true)).unwrap();
