@@ -196,6 +196,7 @@ fn errors_name_offset_and_expectation() {
     bad[12..16].copy_from_slice(&0x8000_0000u32.to_le_bytes());
     let e = err(&bad);
     assert_eq!(e.offset, 16);
+    assert!(e.expected.starts_with("the type of event 0 (2147483648 bytes), but only"), "{e}");
     assert!(e.expected.contains("bytes remain"), "{e}");
 
     // A negative key count.

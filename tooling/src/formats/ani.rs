@@ -32,8 +32,8 @@ fn rotation_bytes(version: u32) -> usize {
 
 fn read_string(c: &mut Cursor, what: &str) -> Result<(String, Option<Vec<u8>>), ParseError> {
     let len = c.u32_le(&format!("the byte length of {what}"))?;
-    let n = c.count(len as u64, 1, &format!("bytes of {what} (its stored length)"))?;
-    Ok(decode_text(c.bytes(n, what)?))
+    // `bytes` checks the length against the rest of the file before anything is copied.
+    Ok(decode_text(c.bytes(len as usize, what)?))
 }
 
 /// A signed `i32` count (`what`) of `items` taking at least `min_bytes` each: negative counts and counts
