@@ -73,6 +73,19 @@ fn every_rejection_fixture_fails_naming_its_defect_and_writes_nothing() {
         dir.path().to_str().unwrap(),
     ]);
     assert!(stderr.contains("mesh 'Body' has 1 unweighted vertices (first: vertex 70)"), "{stderr}");
+    // Shear names its usual cause: the fixture's armature object is scaled 1 x 1 x 2.5 (x100 cm).
+    let (_, _, stderr) = psxanim(&[
+        "import",
+        fixture("reject_shear.fbx").to_str().unwrap(),
+        "--storage",
+        "rigid-gte",
+        "-o",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(
+        stderr.contains("its ancestor 'Armature' has non-uniform scale 100.000 x 100.000 x 250.000"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -159,7 +159,7 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
     }
     let a = &r.accuracy;
     println!(
-        "accuracy vs ufbx (strongest bone): max {:.3} mean {:.3} GTE units (threshold {}); vs full skinning: max {:.3} mean {:.3}",
+        "accuracy vs ufbx (strongest bone): max {:.3} mean {:.3} GTE units (threshold {:.3}); vs full skinning: max {:.3} mean {:.3}",
         a.versus_rigid.max, a.versus_rigid.mean, a.threshold, a.versus_skinned.max, a.versus_skinned.mean
     );
     if let Some(fp) = &a.console_fp12 {

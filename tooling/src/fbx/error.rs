@@ -22,8 +22,8 @@ pub enum ImportError {
     BlendShapes { path: String, mesh: String, count: usize, first: String },
     #[error("{path}: mesh '{mesh}' has {count} unweighted vertices (first: vertex {first}); every vertex needs a skin weight")]
     UnweightedVertices { path: String, mesh: String, count: usize, first: usize },
-    #[error("{path}: node '{node}' has a sheared transform at {context} (axes {degrees:.2} degrees off square); shear is not supported")]
-    Shear { path: String, node: String, context: String, degrees: f64 },
+    #[error("{path}: node '{node}' has a sheared transform at {context} (axes {degrees:.2} degrees off square); shear is not supported{hint}")]
+    Shear { path: String, node: String, context: String, degrees: f64, hint: String },
     #[error("{path}: node '{node}' has a singular transform at {context} (determinant {det:e}); zero scale is not supported")]
     Singular { path: String, node: String, context: String, det: f64 },
     #[error("{path}: {count} {what} exceed the profile limit of {limit}")]

@@ -187,6 +187,40 @@ fn skinned_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInstanc
     Ok(out)
 }
 
+/// `degenerate` for a node's own transform: a shear error also names its usual cause, an ancestor
+/// (often the armature object itself, or a bone with scale keys) scaled non-uniformly while this node
+/// is rotated relative to it. `node` is read at the same time as the failing matrix.
+fn degenerate_node(p: &str, name: &str, context: &str, node: &ufbx::Node, d: Degenerate) -> ImportError {
+    match degenerate(p, name, context, d) {
+        ImportError::Shear { path, node: name, context, degrees, .. } => {
+            ImportError::Shear { path, node: name, context, degrees, hint: scaled_ancestor(node) }
+        }
+        other => other,
+    }
+}
+
+fn scaled_ancestor(node: &ufbx::Node) -> String {
+    let mut ancestor = node.parent.as_ref();
+    while let Some(a) = ancestor {
+        let s = a.local_transform.scale;
+        if non_uniform(s.x, s.y, s.z).is_some() {
+            return format!(
+                " (its ancestor '{}' has non-uniform scale {:.3} x {:.3} x {:.3}: apply or remove that scale before export)",
+                &*a.element.name, s.x, s.y, s.z
+            );
+        }
+        ancestor = a.parent.as_ref();
+    }
+    String::new()
+}
+
+/// Relative spread of three scale factors when it exceeds 0.1 %, else `None`.
+fn non_uniform(x: f64, y: f64, z: f64) -> Option<f64> {
+    let (lo, hi) = (x.abs().min(y.abs()).min(z.abs()), x.abs().max(y.abs()).max(z.abs()));
+    let spread = if hi > 0.0 { (hi - lo) / hi } else { 0.0 };
+    (spread > 1e-3).then_some(spread)
+}
+
 fn degenerate(p: &str, node: &str, context: &str, d: Degenerate) -> ImportError {
     match d {
         Degenerate::Singular { det } => {
@@ -197,6 +231,7 @@ fn degenerate(p: &str, node: &str, context: &str, d: Degenerate) -> ImportError 
             node: node.into(),
             context: context.into(),
             degrees: 90.0 - cosine.clamp(-1.0, 1.0).acos().to_degrees(),
+            hint: String::new(),
         },
     }
 }
@@ -230,7 +265,7 @@ fn skeleton(
         if let Some(bind_world) = bind_of_node.get(&node.element.typed_id) {
             let name = node.element.name.to_string();
             let g = conv.mul(bind_world);
-            g.check().map_err(|d| degenerate(p, &name, "bind pose (skin cluster bind matrix)", d))?;
+            g.check().map_err(|d| degenerate_node(p, &name, "bind pose (skin cluster bind matrix)", node, d))?;
             let scale = g.decompose().map_err(|d| degenerate(p, &name, "bind pose", d))?.scale;
             bone_of_node.insert(node.element.typed_id, bones.len());
             here = Some(bones.len());
@@ -358,8 +393,9 @@ fn select_stacks<'s>(
     scene: &'s ufbx::Scene,
     options: &ImportOptions,
 ) -> Result<Vec<(String, &'s ufbx::AnimStack)>, ImportError> {
-    let all: Vec<(String, &ufbx::AnimStack)> =
-        scene.anim_stacks.as_ref().iter().map(|s| (clip_name(&s.element.name), &**s)).collect();
+    let stacks: Vec<&ufbx::AnimStack> = scene.anim_stacks.as_ref().iter().map(|s| &**s).collect();
+    let names = clip_names(&stacks.iter().map(|s| &*s.element.name).collect::<Vec<_>>());
+    let all: Vec<(String, &ufbx::AnimStack)> = names.into_iter().zip(stacks).collect();
     let Some(wanted) = &options.clips else { return Ok(all) };
     wanted
         .iter()
@@ -401,6 +437,27 @@ fn clip_name(stack: &str) -> String {
     stack.rsplit('|').next().unwrap_or(stack).to_string()
 }
 
+/// One unique clip name per stack. The short name is kept unless another stack shortens to the same
+/// one (Blender with "all actions" + NLA strips writes both `Armature|Walk` and `Walk`); those keep
+/// their full stack name, and stacks whose full names collide too get a `#2`, `#3`... suffix, so
+/// that `--clips` and the summary can always tell clips apart.
+fn clip_names(stacks: &[&str]) -> Vec<String> {
+    let short: Vec<String> = stacks.iter().map(|s| clip_name(s)).collect();
+    let mut names: Vec<String> = short
+        .iter()
+        .zip(stacks)
+        .map(|(n, full)| if short.iter().filter(|m| *m == n).count() > 1 { full.to_string() } else { n.clone() })
+        .collect();
+    for i in 0..names.len() {
+        let mut k = 1;
+        while names[..i].contains(&names[i]) || (k > 1 && names[i + 1..].contains(&names[i])) {
+            k += 1;
+            names[i] = format!("{}#{k}", stacks[i]);
+        }
+    }
+    names
+}
+
 fn sample_pose(
     p: &str,
     evaluated: &ufbx::Scene,
@@ -413,7 +470,7 @@ fn sample_pose(
     for node in evaluated.nodes.as_ref().iter() {
         let Some(&b) = bone_of_node.get(&node.element.typed_id) else { continue };
         let g = conv.mul(&Affine::from_ufbx(&node.node_to_world));
-        g.check().map_err(|d| degenerate(p, &bones[b].name, context, d))?;
+        g.check().map_err(|d| degenerate_node(p, &bones[b].name, context, node, d))?;
         pose[b] = g.unscaled(bones[b].bind_scale);
     }
     // Parent-relative transforms must also split into translation/rotation/scale.
@@ -465,4 +522,38 @@ fn check_range(p: &str, v: &Vertex, pos: [f64; 3], context: &str) -> Result<(), 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{clip_names, non_uniform};
+
+    #[test]
+    fn non_uniform_scale_is_told_apart_from_uniform_and_mirrored_scale() {
+        assert!(non_uniform(1.0, 2.0, 0.5).is_some());
+        assert!(non_uniform(1.0, 1.0, 1.002).is_some());
+        assert_eq!(non_uniform(2.0, 2.0, 2.0), None);
+        // A mirror is not a stretch.
+        assert_eq!(non_uniform(-1.0, 1.0, 1.0), None);
+        assert_eq!(non_uniform(0.0, 0.0, 0.0), None);
+    }
+
+    #[test]
+    fn clip_names_strip_the_object_prefix_when_unique() {
+        assert_eq!(clip_names(&["Armature|Idle", "Armature|Walk"]), ["Idle", "Walk"]);
+    }
+
+    #[test]
+    fn clip_names_keep_full_names_when_short_names_collide() {
+        // Blender, all actions + NLA strips: the actions and the strips' tracks share action names.
+        assert_eq!(
+            clip_names(&["Rig|Wave", "Rig|Nod", "Wave", "Nod", "Rig|Idle"]),
+            ["Rig|Wave", "Rig|Nod", "Wave", "Nod", "Idle"]
+        );
+    }
+
+    #[test]
+    fn clip_names_number_identical_stack_names() {
+        assert_eq!(clip_names(&["Take 001", "Take 001", "Take 001"]), ["Take 001", "Take 001#2", "Take 001#3"]);
+    }
 }
