@@ -53,8 +53,7 @@ pub fn import(
     limit("vertices", vertices.len(), MAX_VERTICES)?;
     limit("triangles", triangles.len(), MAX_TRIANGLES)?;
     limit("skeleton bones", bones.len(), MAX_NODES)?;
-    // Helper nodes (armature objects, transform helpers) and mesh nodes count too; the root does not.
-    limit("nodes", scene.nodes.len().saturating_sub(1), MAX_NODES)?;
+    limit("nodes", character_nodes(&scene), MAX_NODES)?;
     for v in &vertices {
         check_range(&p, v, v.bind, "bind pose")?;
     }
@@ -132,6 +131,13 @@ fn file_to_model(settings: &ufbx::SceneSettings) -> Affine {
         }
     }
     Affine::linear(m)
+}
+
+/// The nodes that count against the profile's node limit. Helper nodes (armature objects, empties,
+/// leaf bones) and mesh nodes count; the scene root does not, and neither do cameras and lights,
+/// which Blender's default scene exports next to the character but which are no part of it.
+fn character_nodes(scene: &ufbx::Scene) -> usize {
+    scene.nodes.as_ref().iter().filter(|n| !n.is_root && n.camera.is_none() && n.light.is_none()).count()
 }
 
 fn skinned_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInstance<'s>>, ImportError> {
@@ -526,7 +532,44 @@ fn check_range(p: &str, v: &Vertex, pos: [f64; 3], context: &str) -> Result<(), 
 
 #[cfg(test)]
 mod tests {
-    use super::{clip_names, non_uniform};
+    use super::{character_nodes, clip_names, non_uniform};
+
+    /// A scene of three top-level nodes: an empty (a helper), a camera and a light.
+    const HELPER_CAMERA_LIGHT: &str = r#"; FBX 7.4.0 project file
+FBXHeaderExtension:  {
+    FBXHeaderVersion: 1003
+    FBXVersion: 7400
+}
+Objects:  {
+    Model: 1001, "Model::Helper", "Null" {
+    }
+    NodeAttribute: 2001, "NodeAttribute::Camera", "Camera" {
+        TypeFlags: "Camera"
+    }
+    Model: 1002, "Model::Camera", "Camera" {
+    }
+    NodeAttribute: 2002, "NodeAttribute::Light", "Light" {
+        TypeFlags: "Light"
+    }
+    Model: 1003, "Model::Light", "Light" {
+    }
+}
+Connections:  {
+    C: "OO",1001,0
+    C: "OO",1002,0
+    C: "OO",1003,0
+    C: "OO",2001,1002
+    C: "OO",2002,1003
+}
+"#;
+
+    #[test]
+    fn cameras_and_lights_do_not_count_against_the_node_limit() {
+        let scene = ufbx::load_memory(HELPER_CAMERA_LIGHT.as_bytes(), ufbx::LoadOpts::default()).unwrap();
+        // The file parsed as written: root + 3 nodes, one camera, one light.
+        assert_eq!((scene.nodes.len(), scene.cameras.len(), scene.lights.len()), (4, 1, 1));
+        assert_eq!(character_nodes(&scene), 1);
+    }
 
     #[test]
     fn non_uniform_scale_is_told_apart_from_uniform_and_mirrored_scale() {
