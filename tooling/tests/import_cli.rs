@@ -89,6 +89,26 @@ fn every_rejection_fixture_fails_naming_its_defect_and_writes_nothing() {
 }
 
 #[test]
+fn a_block_turning_past_180_degrees_imports_in_both_modes() {
+    // Made with operators at 24 fps (automatic weights, Bezier keys 0 -> 200 -> -100 degrees).
+    let dir = tempfile::tempdir().unwrap();
+    for storage in ["rigid-gte", "baked-vertices"] {
+        let out = dir.path().join(storage);
+        let (code, stdout, stderr) = psxanim(&[
+            "import",
+            fixture("fast_turn.fbx").to_str().unwrap(),
+            "--storage",
+            storage,
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{storage}: {stderr}");
+        assert!(stdout.contains("bones 3  vertices 144  triangles 284"), "{stdout}");
+        assert_eq!(files_in(&out).len(), 1, "{:?}", files_in(&out));
+    }
+}
+
+#[test]
 fn both_storage_modes_write_a_blob_and_print_the_summary() {
     let dir = tempfile::tempdir().unwrap();
     for storage in ["rigid-gte", "baked-vertices"] {
