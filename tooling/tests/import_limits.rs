@@ -85,6 +85,20 @@ fn rigid_precision_search_keeps_far_vertices_within_one_unit_through_two_full_tu
 }
 
 #[test]
+fn a_turn_too_fast_for_the_pose_format_is_rejected_with_the_error_reached_and_the_way_out() {
+    // 20 degrees a frame about a tilted axis, far vertices: every quaternion component passes near
+    // zero within a 16-frame block, which no rotation precision can make up for.
+    let c = character(200, 4000.0, 36, spinning(36, 2.0));
+    let err = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None }).unwrap_err();
+    let m = err.to_string();
+    assert!(m.contains("clip 'Spin': no pose precision keeps vertices within 1 GTE unit (closest: "), "{m}");
+    assert!(m.contains("within 16 frames") && m.contains("--storage baked-vertices"), "{m}");
+    // The way out the message names works.
+    let out = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None }).unwrap();
+    assert!(out.report.max_format_error <= 8.0, "{}", out.report.max_format_error);
+}
+
+#[test]
 fn baked_animation_over_512_kib_is_rejected_with_its_size() {
     // 512 vertices, 60 s at 30 Hz, every frame different: about 2.7 MB of frames.
     let c = character(512, 1000.0, 1800, spinning(1800, 3.0));

@@ -296,6 +296,7 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         let exact: Vec<Vec<[f64; 3]>> = clip.poses.iter().map(|pose| rigid::positions(pose, &layout)).collect();
         // Coarsest precision that keeps the decoded pose within the budget: alpha = 8 * 0.8^i.
         let mut chosen = None;
+        let mut closest = f64::INFINITY;
         for step in 0..60 {
             let alpha = 8.0 * 0.8f64.powi(step);
             let data = pose::encode_clip(&tracks, clip.frame_count(), alpha)
@@ -329,11 +330,18 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
                 chosen = Some((data, worst, decoded));
                 break;
             }
+            closest = closest.min(worst);
         }
         let Some((data, worst, decoded)) = chosen else {
             return Err(compile_error(
                 c,
-                format!("clip '{}': no pose precision keeps vertices within {RIGID_FORMAT_BUDGET} GTE unit", clip.name),
+                format!(
+                    "clip '{}': no pose precision keeps vertices within {RIGID_FORMAT_BUDGET} GTE unit (closest: \
+                     {closest:.3}); a bone turns too fast for the pose format (over about 180 degrees within \
+                     {} frames): slow it down, or use --storage baked-vertices",
+                    clip.name,
+                    pose::BLOCK_FRAMES
+                ),
             ));
         };
         for p in exact.iter().chain(&decoded).flatten() {
