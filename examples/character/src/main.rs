@@ -22,15 +22,16 @@
 use psxanim_runtime::console::ordering::DoubleBuffered;
 use psxanim_runtime::console::prim::{self, Color};
 use psxanim_runtime::console::{dma, gpu, panic, timer, vsync};
-use psxanim_runtime::gte::Gte;
+use psxanim_runtime::gte::{Gte, PackedMatrix};
 use psxanim_runtime::record::{status, Record};
 use psxanim_runtime::render::ot::{OtSink, Shading};
+use psxanim_runtime::render::pose_cache::{self, PoseCache};
 use psxanim_runtime::render::{Scratch, Stage};
 use psxanim_runtime::tables::{TableError, Tables};
 use scene::{error_offset, render_error_detail};
 
 mod scene;
-use scene::{Models, Scene, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_FRAME, SLOT_SCENE, STAGES};
+use scene::{Models, Scene, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_FRAME, SLOT_POSE_CACHE, SLOT_SCENE, STAGES};
 
 /// 4-byte alignment for the embedded blobs (the tables' sections are aligned within the blob).
 #[repr(C, align(4))]
@@ -47,6 +48,9 @@ const BLOB_COPY_BYTES: usize = {
     }
 };
 static mut BLOB_COPY: Aligned<[u8; BLOB_COPY_BYTES]> = Aligned([0; BLOB_COPY_BYTES]);
+/// The rigid blob's pose cache (model-space bone matrices of every clip frame), built at start-up.
+const POSE_CACHE_ENTRIES: usize = pose_cache::entries_for_blob(include_bytes!(env!("CHARACTER_RIGID")));
+static mut POSE_CACHE: [PackedMatrix; POSE_CACHE_ENTRIES] = [PackedMatrix { words: [0; 6] }; POSE_CACHE_ENTRIES];
 
 /// Packet words per frame: three characters of 660 triangles, at most half facing the camera, 5 words
 /// each, with room to spare.
@@ -62,7 +66,22 @@ const ERROR_TABLES: u32 = u32::from_le_bytes(*b"TBLE");
 const ERROR_RENDER: u32 = u32::from_le_bytes(*b"REND");
 
 fn load_models() -> Result<Models<'static>, TableError> {
-    Ok(Models { rigid: Tables::parse(&RIGID.0)?, baked: Tables::parse(&BAKED.0)? })
+    Ok(Models { rigid: Tables::parse(&RIGID.0)?, baked: Tables::parse(&BAKED.0)?, rigid_poses: None })
+}
+
+/// Builds the rigid blob's pose cache; returns it (or `None`: the compact path then poses the rigid
+/// instances, as on the host) and the root counter 2 ticks the build took, timed frame by frame.
+fn build_pose_cache(gte: &mut Gte, rigid: &Tables<'static>, scratch: &mut Scratch) -> (Option<PoseCache<'static>>, u32) {
+    // SAFETY: the only reference to this static, taken once.
+    let buffer = unsafe { &mut *core::ptr::addr_of_mut!(POSE_CACHE) };
+    let mut ticks = 0u32;
+    let mut last = timer::now();
+    let cache = PoseCache::build(gte, rigid, buffer, scratch, &mut || {
+        let now = timer::now();
+        ticks += now.wrapping_sub(last) as u32;
+        last = now;
+    });
+    (cache.ok(), ticks)
 }
 
 #[no_mangle]
@@ -80,7 +99,10 @@ extern "C" fn main() -> ! {
     let mut gte = Gte::new();
 
     let mut scene = match load_models().and_then(Scene::new) {
-        Ok(scene) => {
+        Ok(mut scene) => {
+            let (poses, ticks) = build_pose_cache(&mut gte, &scene.models.rigid, scratch);
+            scene.models.rigid_poses = poses;
+            record.set_cycles(SLOT_POSE_CACHE, ticks);
             match scene::probe_words(&scene.models, &mut gte, scratch, &mut |w| record.push(w)) {
                 Ok(()) => record.status = status::DONE,
                 Err(e) => record.fail(ERROR_RENDER, render_error_detail(&e)),

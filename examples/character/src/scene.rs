@@ -8,7 +8,7 @@ use psxanim_runtime::anim::{Animator, Sampling};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::Vec3i32;
 use psxanim_runtime::render::camera::{self, Angle, Camera};
-use psxanim_runtime::render::{self, DrawnTriangle, Outcome, RenderError, Scratch, Stage, TriangleSink};
+use psxanim_runtime::render::{self, DrawnTriangle, Outcome, PoseCache, RenderError, Scratch, Stage, TriangleSink};
 use psxanim_runtime::tables::{TableError, Tables, CHANNELS_PER_BONE, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE};
 
 /// The display rate the animators assume (NTSC).
@@ -21,10 +21,11 @@ pub const OT_DEPTHS: usize = 1024;
 /// The frame whose per-stage cycle counts the program records (so the host can pair them with counts).
 pub const MEASURED_FRAME: u32 = 20;
 /// Cycle slots per instance (bounds, decode, bone matrices, projection, triangles), then the scene
-/// total and the measured frame number.
+/// total, the measured frame number, and the ticks the rigid blob's pose cache took to build at load.
 pub const STAGES: usize = 5;
 pub const SLOT_SCENE: usize = STAGES * INSTANCES;
 pub const SLOT_FRAME: usize = SLOT_SCENE + 1;
+pub const SLOT_POSE_CACHE: usize = SLOT_FRAME + 1;
 /// The frame number is drawn as `FRAME_CODE_BITS` blocks on the top rows (white = 1, black = 0), so a
 /// screenshot says which frame it shows whatever the emulator's timing.
 pub const FRAME_CODE_BITS: u32 = 16;
@@ -55,11 +56,12 @@ pub const PLACEMENTS: [Placement; 4] = [
 ];
 pub const INSTANCES: usize = PLACEMENTS.len();
 
-/// The two embedded blobs.
+/// The two embedded blobs, and the rigid one's pose cache (the rigid instances render from it).
 #[derive(Clone, Copy)]
 pub struct Models<'a> {
     pub rigid: Tables<'a>,
     pub baked: Tables<'a>,
+    pub rigid_poses: Option<PoseCache<'a>>,
 }
 
 impl<'a> Models<'a> {
@@ -67,6 +69,14 @@ impl<'a> Models<'a> {
         match m {
             Model::Rigid => &self.rigid,
             Model::Baked => &self.baked,
+        }
+    }
+
+    /// The pose cache of model `m`, if it has one.
+    pub fn poses(&self, m: Model) -> Option<&PoseCache<'a>> {
+        match m {
+            Model::Rigid => self.rigid_poses.as_ref(),
+            Model::Baked => None,
         }
     }
 }
@@ -136,8 +146,9 @@ impl<'a> Scene<'a> {
         let mut outcomes = [Ok(Outcome::Culled); INSTANCES];
         for (i, p) in PLACEMENTS.iter().enumerate() {
             let world = camera::placement(p.position, p.yaw);
-            let tables = self.models.get(p.model);
-            outcomes[i] = render::render(gte, tables, &camera, &world, self.animators[i].sample(), scratch, sink, &mut |s| mark(i, s));
+            let (tables, poses) = (self.models.get(p.model), self.models.poses(p.model));
+            let sample = self.animators[i].sample();
+            outcomes[i] = render::render_cached(gte, tables, poses, &camera, &world, sample, scratch, sink, &mut |s| mark(i, s));
         }
         outcomes
     }
@@ -145,8 +156,22 @@ impl<'a> Scene<'a> {
 
 /// Baked probe: every decoded position of these (clip name, frame) samples.
 pub const BAKED_PROBES: [(&str, u16); 2] = [("Turn", 20), ("Walk", 7)];
-/// Rigid probe: (clip name, frame, camera yaw); the SXY of every `RIGID_PROBE_STRIDE`-th vertex.
-pub const RIGID_PROBES: [(&str, u16, Angle); 3] = [("Walk", 0, 0), ("Walk", 15, 0x3000), ("Idle", 30, 0xA000)];
+/// One rigid probe: the SXY of every `RIGID_PROBE_STRIDE`-th vertex of clip `clip` at `frame`
+/// (blended toward `frame + 1` by `weight`, FP12), seen from camera yaw `yaw`, posed from the pose
+/// cache or (`cached: false`) from the compact samples.
+pub struct RigidProbe {
+    pub clip: &'static str,
+    pub frame: u16,
+    pub weight: u16,
+    pub yaw: Angle,
+    pub cached: bool,
+}
+pub const RIGID_PROBES: [RigidProbe; 4] = [
+    RigidProbe { clip: "Walk", frame: 0, weight: 0, yaw: 0, cached: true },
+    RigidProbe { clip: "Walk", frame: 15, weight: 0, yaw: 0x3000, cached: true },
+    RigidProbe { clip: "Idle", frame: 30, weight: 1024, yaw: 0xA000, cached: true },
+    RigidProbe { clip: "Walk", frame: 15, weight: 0, yaw: 0x3000, cached: false },
+];
 pub const RIGID_PROBE_STRIDE: usize = 8;
 
 /// The record's result words, computed by the renderer's own stages: decoded baked positions
@@ -168,13 +193,15 @@ pub fn probe_words<B: Cop2>(
         }
     }
     let rigid = &models.rigid;
-    for (clip, frame, yaw) in RIGID_PROBES {
-        let camera = camera_with_yaw(yaw);
+    for p in RIGID_PROBES.iter() {
+        let camera = camera_with_yaw(p.yaw);
         camera.load(gte);
-        let clip = rigid.find_clip(clip).unwrap_or(usize::MAX) as u16;
-        let sample = psxanim_runtime::anim::FrameSample { clip, frame, next: frame, weight: 0 };
+        let clip = rigid.find_clip(p.clip).unwrap_or(usize::MAX) as u16;
+        let next = if p.weight == 0 { p.frame } else { p.frame + 1 };
+        let sample = psxanim_runtime::anim::FrameSample { clip, frame: p.frame, next, weight: p.weight };
         let world = camera::placement(PLACEMENTS[0].position, PLACEMENTS[0].yaw);
-        render::render(gte, rigid, &camera, &world, Some(sample), scratch, &mut Discard, &mut |_| {})?;
+        let poses = models.rigid_poses.as_ref().filter(|_| p.cached);
+        render::render_cached(gte, rigid, poses, &camera, &world, Some(sample), scratch, &mut Discard, &mut |_| {})?;
         for v in (0..rigid.vertex_count()).step_by(RIGID_PROBE_STRIDE) {
             push(scratch.sxy[v]);
         }
@@ -193,8 +220,9 @@ pub fn probe_word_name(i: usize, baked_vertices: usize, rigid_vertices: usize) -
     }
     let rest = i - BAKED_PROBES.len() * per_baked;
     let per_rigid = rigid_vertices.div_ceil(RIGID_PROBE_STRIDE).max(1);
-    let (clip, frame, _) = RIGID_PROBES[(rest / per_rigid).min(RIGID_PROBES.len() - 1)];
-    (clip, frame, "rigid.sxy", (rest % per_rigid) * RIGID_PROBE_STRIDE)
+    let p = &RIGID_PROBES[(rest / per_rigid).min(RIGID_PROBES.len() - 1)];
+    let what = if p.cached { "rigid.sxy" } else { "rigid.compact.sxy" };
+    (p.clip, p.frame, what, (rest % per_rigid) * RIGID_PROBE_STRIDE)
 }
 
 /// Deliberate corruptions of a copy of an embedded blob, run once at start-up: each must end in a
@@ -350,6 +378,7 @@ pub fn error_code(e: &RenderError) -> u32 {
         },
         RenderError::TooManyBones { .. } => 0x101,
         RenderError::TooManyVertices { .. } => 0x102,
+        RenderError::PoseCacheMismatch => 0x103,
     }
 }
 
@@ -376,5 +405,6 @@ pub fn render_error_detail(e: &RenderError) -> u32 {
         RenderError::Table(t) => error_offset(t),
         RenderError::TooManyBones { bones, .. } => *bones as u32,
         RenderError::TooManyVertices { vertices, .. } => *vertices as u32,
+        RenderError::PoseCacheMismatch => 0,
     }
 }

@@ -12,6 +12,9 @@
 use core::arch::asm;
 
 use super::backend::Cop2;
+use super::regs::data;
+use super::{PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
+use crate::math::Matrix;
 
 /// The GPR the encodings below use: $8 (t0).
 const GPR: u32 = 8;
@@ -99,4 +102,111 @@ impl Cop2 for Cop2Hardware {
         // SAFETY: a GTE command only changes GTE registers; the nops keep it clear of the last writes.
         unsafe { asm!("nop", "nop", ".word {w}", w = const cop2(CMD), options(nostack, preserves_flags)) }
     }
+
+    /// The default body's register operations in one loop, with loads and stores scheduled around the
+    /// commands instead of `nop`s. Registers: $9 pose, $10 output matrix, $11 end of the poses,
+    /// $12-$15 temporaries. Results leave by `swc2` where an entry starts a word (the other half gets
+    /// sign bits, overwritten afterwards by `sh`), else by `mfc2` + `sh`.
+    fn compose_packed(&mut self, poses: &[PackedMatrix], out: &mut [Matrix]) {
+        let n = poses.len().min(out.len());
+        if n == 0 {
+            return;
+        }
+        // Offsets in `Matrix` (repr(C)): rotation[i][j] at 2 * (3i + j), translation at 20, 24, 28.
+        // SAFETY: reads `n` poses and writes `n` matrices, all in bounds of the slices; touches only
+        // $9-$15 and GTE registers. Load delays and the two-instruction gap before each command are
+        // respected instruction by instruction; result reads interlock in hardware.
+        unsafe {
+            asm!(
+                ".set push",
+                ".set noreorder",
+                "1:",
+                ".word {ld_xy0_col}",
+                ".word {ld_z0_col}",
+                "lw $12, 16($9)",
+                "lw $13, 20($9)",
+                ".word {rt_v0}",
+                ".word {ld_xy1}",
+                "srl $12, $12, 16",
+                ".word {mt_z1}",
+                ".word {ld_xy2}",
+                ".word {mt_z2}",
+                ".word {st_ir1_00}",
+                ".word {mf_ir2_t6}",
+                ".word {st_ir3_20}",
+                ".word {rt_v1}",
+                ".word {mf_ir1_t7}",
+                ".word {st_ir2_11}",
+                ".word {mf_ir3_t4}",
+                "sh $15, 2($10)",
+                ".word {rt_v2}",
+                "sh $12, 14($10)",
+                ".word {ld_xy0_t}",
+                "srl $13, $13, 16",
+                ".word {mt_z0}",
+                ".word {st_ir1_02}",
+                ".word {st_ir3_22}",
+                ".word {mf_ir2_t7}",
+                "sh $14, 6($10)",
+                ".word {rt_v0_tr}",
+                "sh $15, 10($10)",
+                "addiu $9, $9, 24",
+                ".word {st_mac1}",
+                ".word {st_mac2}",
+                ".word {st_mac3}",
+                "bne $9, $11, 1b",
+                "addiu $10, $10, 32",
+                ".set pop",
+                ld_xy0_col = const lwc2(9, data::VXY0, 0),
+                ld_z0_col = const lwc2(9, data::VZ0, 16),
+                ld_xy1 = const lwc2(9, data::VXY1, 4),
+                ld_xy2 = const lwc2(9, data::VXY2, 8),
+                ld_xy0_t = const lwc2(9, data::VXY0, 12),
+                mt_z1 = const mtc2_from(12, data::VZ1),
+                mt_z2 = const mtc2_from(13, data::VZ2),
+                mt_z0 = const mtc2_from(13, data::VZ0),
+                rt_v0 = const cop2(MVMVA_RT_V0),
+                rt_v1 = const cop2(MVMVA_RT_V1),
+                rt_v2 = const cop2(MVMVA_RT_V2),
+                rt_v0_tr = const cop2(MVMVA_RT_V0_TR),
+                st_ir1_00 = const swc2(10, data::IR1, 0),
+                st_ir3_20 = const swc2(10, data::IR3, 12),
+                st_ir2_11 = const swc2(10, data::IR2, 8),
+                st_ir1_02 = const swc2(10, data::IR1, 4),
+                st_ir3_22 = const swc2(10, data::IR3, 16),
+                mf_ir2_t6 = const mfc2_to(14, data::IR2),
+                mf_ir1_t7 = const mfc2_to(15, data::IR1),
+                mf_ir3_t4 = const mfc2_to(12, data::IR3),
+                mf_ir2_t7 = const mfc2_to(15, data::IR2),
+                st_mac1 = const swc2(10, data::MAC1, 20),
+                st_mac2 = const swc2(10, data::MAC2, 24),
+                st_mac3 = const swc2(10, data::MAC3, 28),
+                inout("$9") poses.as_ptr() => _,
+                inout("$10") out.as_mut_ptr() => _,
+                in("$11") poses.as_ptr().add(n),
+                out("$12") _,
+                out("$13") _,
+                out("$14") _,
+                out("$15") _,
+                options(nostack),
+            );
+        }
+    }
+}
+
+/// `lwc2 reg, imm(base)`.
+const fn lwc2(base: u32, reg: u32, imm: u16) -> u32 {
+    0x32 << 26 | base << 21 | (reg & 31) << 16 | imm as u32
+}
+/// `swc2 reg, imm(base)`.
+const fn swc2(base: u32, reg: u32, imm: u16) -> u32 {
+    0x3A << 26 | base << 21 | (reg & 31) << 16 | imm as u32
+}
+/// `mtc2 gpr, rd` with any GPR (the register-level methods pin $8).
+const fn mtc2_from(gpr: u32, rd: u32) -> u32 {
+    0x4880_0000 | gpr << 16 | (rd & 31) << 11
+}
+/// `mfc2 gpr, rd` with any GPR.
+const fn mfc2_to(gpr: u32, rd: u32) -> u32 {
+    0x4800_0000 | gpr << 16 | (rd & 31) << 11
 }

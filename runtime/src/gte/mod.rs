@@ -376,5 +376,79 @@ impl<B: Cop2> Gte<B> {
     }
 }
 
+/// A rigid transform whose translation fits `i16`, packed as the GTE register words of its columns
+/// (24 bytes): what the pose cache stores per bone and frame, read by [`Cop2::compose_packed`] with
+/// one load per register.
+///
+/// ```text
+/// words[0] = m00 | m10 << 16   VXY0: column 0, x y      words[3] = tx | ty << 16    VXY0 (translation)
+/// words[1] = m01 | m11 << 16   VXY1: column 1, x y      words[4] = m20 | m21 << 16  VZ0, VZ1
+/// words[2] = m02 | m12 << 16   VXY2: column 2, x y      words[5] = m22 | tz << 16   VZ2, VZ0 (translation)
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(C)]
+pub struct PackedMatrix {
+    pub words: [u32; 6],
+}
+
+impl PackedMatrix {
+    pub const IDENTITY: Self = Self { words: [0x1000, 0x1000 << 16, 0, 0, 0, 0x1000] };
+
+    /// `None` when a translation component does not fit `i16`.
+    pub fn pack(m: &Matrix) -> Option<Self> {
+        let t = m.translation;
+        let fits = |v: i32| v >= i16::MIN as i32 && v <= i16::MAX as i32;
+        if !(fits(t.x) && fits(t.y) && fits(t.z)) {
+            return None;
+        }
+        let r = &m.rotation;
+        Some(Self {
+            words: [
+                pack(r[0][0], r[1][0]),
+                pack(r[0][1], r[1][1]),
+                pack(r[0][2], r[1][2]),
+                pack(t.x as i16, t.y as i16),
+                pack(r[2][0], r[2][1]),
+                pack(r[2][2], t.z as i16),
+            ],
+        })
+    }
+
+    pub fn unpack(&self) -> Matrix {
+        let lo = |w: u32| w as u16 as i16;
+        let hi = |w: u32| (w >> 16) as u16 as i16;
+        let w = &self.words;
+        Matrix {
+            rotation: [[lo(w[0]), lo(w[1]), lo(w[2])], [hi(w[0]), hi(w[1]), hi(w[2])], [lo(w[4]), hi(w[4]), lo(w[5])]],
+            translation: Vec3i32::new(lo(w[3]) as i32, hi(w[3]) as i32, hi(w[5]) as i32),
+        }
+    }
+
+    /// Entry by entry `a + (b - a) * weight / 4096` (FP12 weight, clamped to 0..=4096, the product
+    /// shifted down arithmetically): 32-bit integer steps, identical on every target.
+    pub fn lerp(a: &Self, b: &Self, weight: u16) -> Self {
+        let w = weight.min(1 << 12) as i32;
+        let half = |p: u32, q: u32, shift: u32| -> u32 {
+            let (p, q) = ((p >> shift) as u16 as i16 as i32, (q >> shift) as u16 as i16 as i32);
+            ((p + (((q - p) * w) >> 12)) as u16 as u32) << shift
+        };
+        let mut words = [0u32; 6];
+        for (i, out) in words.iter_mut().enumerate() {
+            *out = half(a.words[i], b.words[i], 0) | half(a.words[i], b.words[i], 16);
+        }
+        Self { words }
+    }
+}
+
+impl<B: Cop2> Gte<B> {
+    /// `out[i] = object * poses[i]` for every pose (as many as both slices hold), where `object` is
+    /// the matrix loaded last ([`Gte::set_matrix`]): per pose three MVMVA for the rotation columns
+    /// (sf=1, lm=0: bit-identical to [`Gte::mul_rotation`]) and one MVMVA with TR for the translation
+    /// (`object.rotation * t + object.translation`, MAC1..3). Keeps RT and TR; overwrites V0..V2, IR, MAC.
+    pub fn compose_packed(&mut self, poses: &[PackedMatrix], out: &mut [Matrix]) {
+        self.backend.compose_packed(poses, out)
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -1,11 +1,12 @@
 //! One character instance through every stage: cull, pose (or decode), project, triangles.
 
 use super::camera::Camera;
+use super::pose_cache::PoseCache;
 use super::scratch::{Scratch, MAX_BONES, MAX_VERTICES};
 use super::triangles::{self, TriangleSink, TriangleStats};
 use super::{bones, cull, project};
 use crate::anim::animator::FrameSample;
-use crate::gte::{Cop2, Gte};
+use crate::gte::{Cop2, Gte, PackedMatrix};
 use crate::math::Matrix;
 use crate::tables::{Storage, TableError, Tables};
 
@@ -18,6 +19,8 @@ pub enum RenderError {
     TooManyVertices { vertices: usize, max: usize },
     /// A sample could not be decoded (offset and cause inside).
     Table(TableError),
+    /// The pose cache given was built from another blob.
+    PoseCacheMismatch,
 }
 
 impl From<TableError> for RenderError {
@@ -31,9 +34,10 @@ impl From<TableError> for RenderError {
 pub enum Stage {
     /// The bounds test is done (and was the last stage when the character is off screen).
     Bounds,
-    /// Rigid: the bone samples decoded (and blended when interpolating). Baked: the frame decoded.
+    /// Rigid: the bone samples decoded (and blended when interpolating), or with a pose cache the
+    /// cached frame looked up (and two blended). Baked: the frame decoded.
     Decode,
-    /// Rigid only: the model-view matrices composed.
+    /// Rigid only: the model-view matrices composed (with a cache: one compose per bone).
     Pose,
     /// Every vertex projected.
     Project,
@@ -64,6 +68,23 @@ pub fn render<B: Cop2, S: TriangleSink + ?Sized>(
     sink: &mut S,
     mark: &mut dyn FnMut(Stage),
 ) -> Result<Outcome, RenderError> {
+    render_cached(gte, tables, None, camera, world, sample, scratch, sink, mark)
+}
+
+/// [`render`], with the rigid poses taken from `poses` (built from these `tables`) when given, else
+/// decoded from the compact stream.
+#[allow(clippy::too_many_arguments)]
+pub fn render_cached<B: Cop2, S: TriangleSink + ?Sized>(
+    gte: &mut Gte<B>,
+    tables: &Tables,
+    poses: Option<&PoseCache>,
+    camera: &Camera,
+    world: &Matrix,
+    sample: Option<FrameSample>,
+    scratch: &mut Scratch,
+    sink: &mut S,
+    mark: &mut dyn FnMut(Stage),
+) -> Result<Outcome, RenderError> {
     let bone_count = tables.bone_count();
     let vertex_count = tables.vertex_count();
     if bone_count > MAX_BONES {
@@ -82,6 +103,27 @@ pub fn render<B: Cop2, S: TriangleSink + ?Sized>(
     let clip = sample.clip as usize;
     let (sxy, sz) = (&mut scratch.sxy[..vertex_count], &mut scratch.sz[..vertex_count]);
     match tables.storage() {
+        Storage::RigidGte if poses.is_some() => {
+            let cache = poses.filter(|c| c.belongs_to(tables)).ok_or(RenderError::PoseCacheMismatch)?;
+            let matrices = &mut scratch.matrices[..bone_count];
+            let pose = cache.pose(clip, sample.frame as usize)?;
+            if sample.weight != 0 && sample.next != sample.frame {
+                let next = cache.pose(clip, sample.next as usize)?;
+                let mut blended = [PackedMatrix::IDENTITY; MAX_BONES];
+                for ((out, a), b) in blended.iter_mut().zip(pose).zip(next) {
+                    *out = PackedMatrix::lerp(a, b, sample.weight);
+                }
+                mark(Stage::Decode);
+                gte.set_matrix(&object);
+                gte.compose_packed(&blended[..bone_count], matrices);
+            } else {
+                mark(Stage::Decode);
+                gte.set_matrix(&object);
+                gte.compose_packed(pose, matrices);
+            }
+            mark(Stage::Pose);
+            project::project_rigid(gte, tables, &scratch.matrices[..bone_count], sxy, sz);
+        }
         Storage::RigidGte => {
             let samples = &mut scratch.samples[..bone_count];
             tables.decode_pose(clip, sample.frame as usize, samples)?;

@@ -6,7 +6,8 @@
 //!
 //! ```text
 //! cull        the tables' model-space bounds against the view          (before any pose work)
-//! pose        rigid: decode the bone samples, compose model-view matrices per bone on the GTE
+//! pose        rigid: decode the bone samples, compose model-view matrices per bone on the GTE, or
+//!             with a [`PoseCache`]: look up the model-space pose, one compose per bone
 //!             baked: decode one frame into the shared position scratch
 //! project     RTPT three vertices at a time: rigid with one matrix per non-empty bone range,
 //!             baked with the one object matrix                       -> SXY / SZ per vertex
@@ -25,11 +26,13 @@ pub mod character;
 pub mod cull;
 #[cfg(target_os = "psx")]
 pub mod ot;
+pub mod pose_cache;
 pub mod project;
 pub mod scratch;
 pub mod triangles;
 
 pub use camera::Camera;
-pub use character::{render, Outcome, RenderError, Stage};
+pub use character::{render, render_cached, Outcome, RenderError, Stage};
+pub use pose_cache::PoseCache;
 pub use scratch::{Scratch, MAX_BONES, MAX_VERTICES};
 pub use triangles::{DrawnTriangle, TriangleSink, TriangleStats};

@@ -9,8 +9,9 @@ use super::{Expectation, Word};
 use crate::backends::Screenshot;
 use crate::report::Check;
 use anyhow::{bail, ensure, Context, Result};
-use psxanim_runtime::gte::{Gte, GteModel};
+use psxanim_runtime::gte::{Gte, GteModel, PackedMatrix};
 use psxanim_runtime::record::RecordView;
+use psxanim_runtime::render::pose_cache::{self, PoseCache};
 use psxanim_runtime::render::{DrawnTriangle, Outcome, Scratch, TriangleSink};
 use psxanim_runtime::tables::Tables;
 use serde::Serialize;
@@ -91,11 +92,21 @@ impl Blobs {
         Ok(Blobs { rigid: read(STORAGES[0])?, baked: read(STORAGES[1])? })
     }
 
-    fn models(&self) -> Result<scene::Models<'_>> {
+    /// A buffer for the rigid blob's pose cache, sized as the program sizes its static one.
+    fn pose_buffer(&self) -> Vec<PackedMatrix> {
+        vec![PackedMatrix::default(); pose_cache::entries_for_blob(&self.rigid)]
+    }
+
+    /// The tables, and the rigid pose cache built in `pose_buffer` as the program builds it at start-up.
+    fn models<'b>(&'b self, pose_buffer: &'b mut [PackedMatrix]) -> Result<scene::Models<'b>> {
         fn parse<'b>(b: &'b [u8], what: &str) -> Result<Tables<'b>> {
             Tables::parse(b).map_err(|e| anyhow::anyhow!("{what} tables: {e:?}"))
         }
-        Ok(scene::Models { rigid: parse(&self.rigid, "rigid-gte")?, baked: parse(&self.baked, "baked-vertices")? })
+        let rigid = parse(&self.rigid, "rigid-gte")?;
+        let mut scratch = Box::new(Scratch::new());
+        let poses = PoseCache::build(&mut host_gte(), &rigid, pose_buffer, &mut scratch, &mut || {})
+            .map_err(|e| anyhow::anyhow!("rigid pose cache: {e:?}"))?;
+        Ok(scene::Models { rigid, baked: parse(&self.baked, "baked-vertices")?, rigid_poses: Some(poses) })
     }
 }
 
@@ -106,7 +117,8 @@ fn host_gte() -> Gte<GteModel> {
 /// The record the example must leave: its probe words, computed by the same code on the GTE model.
 pub fn expectation(ws: &Path) -> Result<Expectation> {
     let blobs = Blobs::read(ws)?;
-    let models = blobs.models()?;
+    let mut pose_buffer = blobs.pose_buffer();
+    let models = blobs.models(&mut pose_buffer)?;
     let mut scratch = Box::new(Scratch::new());
     let mut values = Vec::new();
     scene::probe_words(&models, &mut host_gte(), &mut scratch, &mut |w| values.push(w))
@@ -290,10 +302,18 @@ pub struct CycleFigures {
     pub scene_cycles: f64,
     pub rigid_cycles_per_vertex: Option<f64>,
     pub baked_cycles_per_vertex: Option<f64>,
-    /// Pose evaluation: sample decoding plus bone matrices.
+    /// Pose evaluation: sample decoding (with the pose cache: the cached frame's lookup) plus bone
+    /// matrices (with the cache: one compose per bone).
     pub rigid_pose_cycles: Option<f64>,
     pub rigid_sample_decode_cycles: Option<f64>,
     pub rigid_bone_matrix_cycles: Option<f64>,
+    /// Bone matrices per bone (the composes and the object matrix load, over the fixture's bones).
+    pub rigid_bone_matrix_cycles_per_bone: Option<f64>,
+    /// Pose evaluation of a 20-bone skeleton at the measured rates: the lookup once, the bone matrices x 20.
+    pub rigid_pose_20_bones_cycles: Option<f64>,
+    /// Building the rigid pose cache at start-up (every frame of every clip), and the RAM it holds.
+    pub pose_cache_build_cycles: Option<f64>,
+    pub pose_cache_bytes: Option<usize>,
     pub baked_decode_cycles: Option<f64>,
     pub cycles_per_triangle_considered: Option<f64>,
     pub cycles_per_drawn_triangle: Option<f64>,
@@ -360,6 +380,9 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
     let rigid_cpv = mean(&|c| Some(c.projection / c.vertices as f64), Some("Rigid"));
     let baked_cpv = mean(&|c| Some(c.projection / c.vertices as f64), Some("Baked"));
     let rigid_pose = mean(&|c| Some(c.decode + c.bone_matrices), Some("Rigid"));
+    let per_bone = mean(&|c| Some(c.bone_matrices / c.bones as f64), Some("Rigid"));
+    let pose_20 = mean(&|c| Some(c.decode + 20.0 * c.bone_matrices / c.bones as f64), Some("Rigid"));
+    let cache_ticks = view.cycles(scene::SLOT_POSE_CACHE);
     let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
     let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
     let four = match (rigid_cpv, per_tri, rigid_pose) {
@@ -374,6 +397,10 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         rigid_pose_cycles: rigid_pose,
         rigid_sample_decode_cycles: mean(&|c| Some(c.decode), Some("Rigid")),
         rigid_bone_matrix_cycles: mean(&|c| Some(c.bone_matrices), Some("Rigid")),
+        rigid_bone_matrix_cycles_per_bone: per_bone,
+        rigid_pose_20_bones_cycles: pose_20,
+        pose_cache_build_cycles: (cache_ticks != 0).then(|| cache_ticks as f64 * CYCLES_PER_TICK),
+        pose_cache_bytes: models.rigid_poses.map(|p| p.bytes()),
         baked_decode_cycles: mean(&|c| Some(c.decode), Some("Baked")),
         cycles_per_triangle_considered: per_tri,
         cycles_per_drawn_triangle: per_drawn,
@@ -391,7 +418,8 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
         Ok(b) => b,
         Err(e) => return vec![Check::new("character.tables", false, format!("{e:#}"))],
     };
-    let models = match blobs.models() {
+    let mut pose_buffer = blobs.pose_buffer();
+    let models = match blobs.models(&mut pose_buffer) {
         Ok(m) => m,
         Err(e) => return vec![Check::new("character.tables", false, format!("{e:#}"))],
     };
@@ -449,12 +477,16 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
                 fmt(f.rigid_sample_decode_cycles),
                 fmt(f.rigid_bone_matrix_cycles),
+                fmt(f.rigid_bone_matrix_cycles_per_bone),
+                fmt(f.rigid_pose_20_bones_cycles),
+                f.pose_cache_bytes.map_or("n/a".to_string(), |b| b.to_string()),
+                fmt(f.pose_cache_build_cycles),
                 fmt(f.baked_decode_cycles),
                 fmt(f.cycles_per_triangle_considered),
                 fmt(f.cycles_per_drawn_triangle),
@@ -474,8 +506,10 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
 mod tests {
     use super::*;
 
-    fn models_or_skip(blobs: &Option<Blobs>) -> Option<scene::Models<'_>> {
-        blobs.as_ref().map(|b| b.models().expect("generated tables parse"))
+    fn models_or_skip<'b>(blobs: &'b Option<Blobs>, pose_buffer: &'b mut Vec<PackedMatrix>) -> Option<scene::Models<'b>> {
+        let b = blobs.as_ref()?;
+        *pose_buffer = b.pose_buffer();
+        Some(b.models(pose_buffer).expect("generated tables parse"))
     }
 
     /// Needs the generated tables (`cargo xtask build-exe character`); says so instead of passing silently.
@@ -527,7 +561,8 @@ mod tests {
     #[test]
     fn the_host_scene_draws_three_characters_and_culls_the_fourth() {
         let blobs = blobs();
-        let Some(models) = models_or_skip(&blobs) else { return };
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         for frame in [0, 45, 200] {
             let h = host_frame(models, frame).unwrap();
             assert_eq!(h.outcomes[3], Outcome::Culled, "frame {frame}");
@@ -540,7 +575,8 @@ mod tests {
     #[test]
     fn screenshots_matching_the_host_pass_and_shifted_ones_fail() {
         let blobs = blobs();
-        let Some(models) = models_or_skip(&blobs) else { return };
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         let ws = crate::workspace_root();
         let frames = [30u32, 90];
         let shots: Vec<Screenshot> = frames.iter().map(|&f| shot_of(&host_frame(models, f).unwrap().triangles.concat(), f)).collect();
@@ -568,7 +604,8 @@ mod tests {
     #[test]
     fn the_triangles_kept_are_nearer_than_the_ones_culled() {
         let blobs = blobs();
-        let Some(models) = models_or_skip(&blobs) else { return };
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         for (model, tables) in [("rigid", &models.rigid), ("baked", &models.baked)] {
             let camera = scene::camera_at(0);
             let mut gte = host_gte();
@@ -600,7 +637,8 @@ mod tests {
     #[test]
     fn the_expectation_holds_every_probe_word() {
         let blobs = blobs();
-        let Some(models) = models_or_skip(&blobs) else { return };
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         let e = expectation(&crate::workspace_root()).unwrap();
         let baked = 2 * models.baked.vertex_count() * scene::BAKED_PROBES.len();
         let rigid = models.rigid.vertex_count().div_ceil(scene::RIGID_PROBE_STRIDE) * scene::RIGID_PROBES.len();

@@ -1,0 +1,132 @@
+//! The pose cache: every frame of every clip of a rigid character as model-space bone matrices,
+//! expanded once at load time into a buffer the program provides.
+//!
+//! The compact pose stream ([`crate::tables`]) is small but costly to read: a frame is decoded from the
+//! start of its block, then each bone's matrix is built from a quaternion and composed down the parent
+//! chain. The cache does all of that once per clip frame and keeps the result, root-relative (parent
+//! chain already composed), packed in 24 bytes per bone ([`PackedMatrix`]). A frame's pose at render
+//! time is then one GTE compose per bone with the object (view * world) matrix
+//! ([`crate::gte::Gte::compose_packed`]); an interpolated sample first blends two cached frames entry
+//! by entry ([`PackedMatrix::lerp`]).
+//!
+//! The trade-off is RAM: `24 * bones * (sum of the clips' frame counts)` bytes, e.g. 40,128 bytes for
+//! the fixture character (11 bones, 152 frames), against a few hundred bytes of compact samples.
+//! Model-space translations must fit `i16` (GTE units: +-8 m), which the import profile's +-7.5 m
+//! bounds guarantee for bones inside the character; a blob that breaks this cannot be cached
+//! (`TableError::ValueOverflow`) and renders through the compact path instead.
+
+use super::bones;
+use super::character::RenderError;
+use super::scratch::{Scratch, MAX_BONES};
+use crate::gte::{Cop2, Gte, PackedMatrix};
+use crate::math::Matrix;
+use crate::tables::{Storage, TableError, Tables, CLIP_SIZE, HEADER_SIZE};
+
+/// Cached bone poses of one rigid blob: for each clip, frame-major, `bones` entries per frame.
+#[derive(Clone, Copy, Debug)]
+pub struct PoseCache<'a> {
+    tables: Tables<'a>,
+    poses: &'a [PackedMatrix],
+}
+
+/// Entries (one [`PackedMatrix`] per bone and clip frame) a rigid blob's cache needs.
+pub fn entries_needed(tables: &Tables) -> Result<usize, TableError> {
+    if tables.storage() != Storage::RigidGte {
+        return Err(TableError::WrongStorage { expected: Storage::RigidGte, found: tables.storage() });
+    }
+    let mut frames = 0usize;
+    for clip in 0..tables.clip_count() {
+        frames += tables.clip(clip)?.frame_count as usize;
+    }
+    Ok(frames * tables.bone_count())
+}
+
+/// [`entries_needed`] of an embedded blob, at compile time, to size a `static` buffer: reads only the
+/// header's bone and clip counts and the clips' frame counts (0 when the blob is too short to hold
+/// them). [`PoseCache::build`] still checks the buffer against the parsed tables.
+pub const fn entries_for_blob(blob: &[u8]) -> usize {
+    const fn u16_at(b: &[u8], at: usize) -> usize {
+        b[at] as usize | (b[at + 1] as usize) << 8
+    }
+    if blob.len() < HEADER_SIZE {
+        return 0;
+    }
+    let (bones, clips) = (u16_at(blob, 8), u16_at(blob, 16));
+    let table = u16_at(blob, 56) | u16_at(blob, 58) << 16;
+    let mut frames = 0;
+    let mut clip = 0;
+    while clip < clips {
+        let at = table + clip * CLIP_SIZE + 2;
+        if at + 2 > blob.len() {
+            return 0;
+        }
+        frames += u16_at(blob, at);
+        clip += 1;
+    }
+    frames * bones
+}
+
+impl<'a> PoseCache<'a> {
+    /// Decodes every frame of every clip of `tables` and stores its model-space bone matrices in
+    /// `buffer` (at least [`entries_needed`] entries). `scratch` is used as working memory;
+    /// `after_frame` runs after each frame (the console times the build in pieces shorter than its
+    /// cycle counter's wrap). The GTE's RT and TR are overwritten.
+    pub fn build<B: Cop2>(
+        gte: &mut Gte<B>,
+        tables: &Tables<'a>,
+        buffer: &'a mut [PackedMatrix],
+        scratch: &mut Scratch,
+        after_frame: &mut dyn FnMut(),
+    ) -> Result<Self, RenderError> {
+        let bones = tables.bone_count();
+        if bones > MAX_BONES {
+            return Err(RenderError::TooManyBones { bones, max: MAX_BONES });
+        }
+        let needed = entries_needed(tables)?;
+        if buffer.len() < needed {
+            return Err(TableError::OutputTooSmall { needed, len: buffer.len() }.into());
+        }
+        let poses = &mut buffer[..needed];
+        let mut at = 0;
+        for clip in 0..tables.clip_count() {
+            let entry = tables.clip(clip)?;
+            for frame in 0..entry.frame_count as usize {
+                let samples = &mut scratch.samples[..bones];
+                tables.decode_pose(clip, frame, samples)?;
+                let model = &mut scratch.matrices[..bones];
+                bones::bone_matrices(gte, tables, samples, &Matrix::IDENTITY, model);
+                for (out, m) in poses[at..at + bones].iter_mut().zip(model.iter()) {
+                    *out = PackedMatrix::pack(m).ok_or(TableError::ValueOverflow { offset: entry.data_offset as usize })?;
+                }
+                at += bones;
+                after_frame();
+            }
+        }
+        Ok(PoseCache { tables: *tables, poses })
+    }
+
+    /// True when this cache was built from these tables (the same blob in memory).
+    pub fn belongs_to(&self, tables: &Tables) -> bool {
+        core::ptr::eq(self.tables.bytes(), tables.bytes())
+    }
+
+    /// Bytes of RAM the cached poses take.
+    pub fn bytes(&self) -> usize {
+        core::mem::size_of_val(self.poses)
+    }
+
+    /// The model-space matrix of every bone at `frame` of `clip`.
+    pub fn pose(&self, clip: usize, frame: usize) -> Result<&'a [PackedMatrix], TableError> {
+        let entry = self.tables.clip(clip)?;
+        if frame >= entry.frame_count as usize {
+            return Err(TableError::FrameOutOfRange { clip, frame, frames: entry.frame_count as usize });
+        }
+        let mut first = frame;
+        for c in 0..clip {
+            first += self.tables.clip(c)?.frame_count as usize;
+        }
+        let bones = self.tables.bone_count();
+        let start = first * bones;
+        self.poses.get(start..start + bones).ok_or(TableError::OutputTooSmall { needed: start + bones, len: self.poses.len() })
+    }
+}
