@@ -379,6 +379,7 @@ pub fn error_code(e: &RenderError) -> u32 {
         RenderError::TooManyBones { .. } => 0x101,
         RenderError::TooManyVertices { .. } => 0x102,
         RenderError::PoseCacheMismatch => 0x103,
+        RenderError::TooManyClips { .. } => 0x104,
     }
 }
 
@@ -406,5 +407,6 @@ pub fn render_error_detail(e: &RenderError) -> u32 {
         RenderError::TooManyBones { bones, .. } => *bones as u32,
         RenderError::TooManyVertices { vertices, .. } => *vertices as u32,
         RenderError::PoseCacheMismatch => 0,
+        RenderError::TooManyClips { clips, .. } => *clips as u32,
     }
 }

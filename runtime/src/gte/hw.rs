@@ -103,68 +103,91 @@ impl Cop2 for Cop2Hardware {
         unsafe { asm!("nop", "nop", ".word {w}", w = const cop2(CMD), options(nostack, preserves_flags)) }
     }
 
-    /// The default body's register operations in one loop, with loads and stores scheduled around the
-    /// commands instead of `nop`s. Registers: $9 pose, $10 output matrix, $11 end of the poses,
-    /// $12-$15 temporaries. Results leave by `swc2` where an entry starts a word (the other half gets
-    /// sign bits, overwritten afterwards by `sh`), else by `mfc2` + `sh`.
+    /// The default body's register operations in one software-pipelined loop. A GTE access waits
+    /// for a running command, so each command's 8 cycles are filled with CPU-only work: the next
+    /// pose's six words are loaded into GPRs ($2-$7) there, and results are stored around them.
+    /// Results leave by `swc2` where an entry starts a word (the other half gets sign bits,
+    /// overwritten afterwards by `sh`), else by `mfc2` + `sh`.
+    ///
+    /// $8 poses left, $9 the next pose to load (stays on the last one: nothing past the slice is
+    /// read), $10 the output matrix, $11 the last pose, $12-$15 temporaries.
     fn compose_packed(&mut self, poses: &[PackedMatrix], out: &mut [Matrix]) {
         let n = poses.len().min(out.len());
         if n == 0 {
             return;
         }
         // Offsets in `Matrix` (repr(C)): rotation[i][j] at 2 * (3i + j), translation at 20, 24, 28.
-        // SAFETY: reads `n` poses and writes `n` matrices, all in bounds of the slices; touches only
-        // $9-$15 and GTE registers. Load delays and the two-instruction gap before each command are
-        // respected instruction by instruction; result reads interlock in hardware.
+        // SAFETY: reads the first `n` poses and writes the first `n` matrices, all inside the slices;
+        // touches only the listed GPRs and GTE registers. Load delays and the two-instruction gap
+        // between a register write and the command that reads it are kept instruction by instruction.
         unsafe {
             asm!(
                 ".set push",
                 ".set noreorder",
+                "lw $2, 0($9)",
+                "lw $3, 4($9)",
+                "lw $4, 8($9)",
+                "lw $5, 12($9)",
+                "lw $6, 16($9)",
+                "lw $7, 20($9)",
+                // Advance $9 by one pose unless it is the last (branch-free: 24 & -(next < last)).
+                "sltu $13, $9, $11",
+                "subu $13, $0, $13",
+                "andi $13, $13, 24",
+                "addu $9, $9, $13",
                 "1:",
-                ".word {ld_xy0_col}",
-                ".word {ld_z0_col}",
-                "lw $12, 16($9)",
-                "lw $13, 20($9)",
-                ".word {rt_v0}",
-                ".word {ld_xy1}",
-                "srl $12, $12, 16",
+                ".word {mt_xy0_col}",
+                ".word {mt_z0_col}",
+                ".word {mt_xy1}",
+                "srl $6, $6, 16",
                 ".word {mt_z1}",
-                ".word {ld_xy2}",
+                ".word {mt_xy2}",
                 ".word {mt_z2}",
+                "srl $7, $7, 16",
+                ".word {rt_v0}",
+                "lw $2, 0($9)",
+                "lw $3, 4($9)",
                 ".word {st_ir1_00}",
                 ".word {mf_ir2_t6}",
                 ".word {st_ir3_20}",
                 ".word {rt_v1}",
+                "lw $4, 8($9)",
+                "lw $6, 16($9)",
                 ".word {mf_ir1_t7}",
                 ".word {st_ir2_11}",
                 ".word {mf_ir3_t4}",
+                ".word {mt_xy0_t}",
+                ".word {mt_z0_t}",
                 "sh $15, 2($10)",
-                ".word {rt_v2}",
                 "sh $12, 14($10)",
-                ".word {ld_xy0_t}",
-                "srl $13, $13, 16",
-                ".word {mt_z0}",
+                ".word {rt_v2}",
+                "lw $5, 12($9)",
+                "lw $7, 20($9)",
                 ".word {st_ir1_02}",
                 ".word {st_ir3_22}",
                 ".word {mf_ir2_t7}",
                 "sh $14, 6($10)",
                 ".word {rt_v0_tr}",
                 "sh $15, 10($10)",
-                "addiu $9, $9, 24",
+                "sltu $13, $9, $11",
+                "subu $13, $0, $13",
+                "andi $13, $13, 24",
+                "addu $9, $9, $13",
+                "addiu $8, $8, -1",
                 ".word {st_mac1}",
                 ".word {st_mac2}",
                 ".word {st_mac3}",
-                "bne $9, $11, 1b",
+                "bne $8, $0, 1b",
                 "addiu $10, $10, 32",
                 ".set pop",
-                ld_xy0_col = const lwc2(9, data::VXY0, 0),
-                ld_z0_col = const lwc2(9, data::VZ0, 16),
-                ld_xy1 = const lwc2(9, data::VXY1, 4),
-                ld_xy2 = const lwc2(9, data::VXY2, 8),
-                ld_xy0_t = const lwc2(9, data::VXY0, 12),
-                mt_z1 = const mtc2_from(12, data::VZ1),
-                mt_z2 = const mtc2_from(13, data::VZ2),
-                mt_z0 = const mtc2_from(13, data::VZ0),
+                mt_xy0_col = const mtc2_from(2, data::VXY0),
+                mt_z0_col = const mtc2_from(6, data::VZ0),
+                mt_xy1 = const mtc2_from(3, data::VXY1),
+                mt_z1 = const mtc2_from(6, data::VZ1),
+                mt_xy2 = const mtc2_from(4, data::VXY2),
+                mt_z2 = const mtc2_from(7, data::VZ2),
+                mt_xy0_t = const mtc2_from(5, data::VXY0),
+                mt_z0_t = const mtc2_from(7, data::VZ0),
                 rt_v0 = const cop2(MVMVA_RT_V0),
                 rt_v1 = const cop2(MVMVA_RT_V1),
                 rt_v2 = const cop2(MVMVA_RT_V2),
@@ -181,9 +204,16 @@ impl Cop2 for Cop2Hardware {
                 st_mac1 = const swc2(10, data::MAC1, 20),
                 st_mac2 = const swc2(10, data::MAC2, 24),
                 st_mac3 = const swc2(10, data::MAC3, 28),
+                inout("$8") n => _,
                 inout("$9") poses.as_ptr() => _,
                 inout("$10") out.as_mut_ptr() => _,
-                in("$11") poses.as_ptr().add(n),
+                in("$11") poses.as_ptr().add(n - 1),
+                out("$2") _,
+                out("$3") _,
+                out("$4") _,
+                out("$5") _,
+                out("$6") _,
+                out("$7") _,
                 out("$12") _,
                 out("$13") _,
                 out("$14") _,

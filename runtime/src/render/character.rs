@@ -21,6 +21,8 @@ pub enum RenderError {
     Table(TableError),
     /// The pose cache given was built from another blob.
     PoseCacheMismatch,
+    /// The tables hold more clips than a pose cache can (`pose_cache::MAX_CLIPS`).
+    TooManyClips { clips: usize, max: usize },
 }
 
 impl From<TableError> for RenderError {

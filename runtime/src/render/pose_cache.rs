@@ -22,11 +22,21 @@ use crate::gte::{Cop2, Gte, PackedMatrix};
 use crate::math::Matrix;
 use crate::tables::{Storage, TableError, Tables, CLIP_SIZE, HEADER_SIZE};
 
+/// Clips a cache can hold (the import profile's limit).
+pub const MAX_CLIPS: usize = 32;
+
 /// Cached bone poses of one rigid blob: for each clip, frame-major, `bones` entries per frame.
 #[derive(Clone, Copy, Debug)]
 pub struct PoseCache<'a> {
-    tables: Tables<'a>,
+    /// The blob the poses were built from.
+    blob: &'a [u8],
     poses: &'a [PackedMatrix],
+    bones: usize,
+    clips: usize,
+    /// Per clip: the index in `poses` of its first frame's first bone, and its frame count (a
+    /// lookup reads these two words instead of the blob's clip table).
+    first_entry: [u32; MAX_CLIPS],
+    frames: [u16; MAX_CLIPS],
 }
 
 /// Entries (one [`PackedMatrix`] per bone and clip frame) a rigid blob's cache needs.
@@ -82,14 +92,21 @@ impl<'a> PoseCache<'a> {
         if bones > MAX_BONES {
             return Err(RenderError::TooManyBones { bones, max: MAX_BONES });
         }
+        let clips = tables.clip_count();
+        if clips > MAX_CLIPS {
+            return Err(RenderError::TooManyClips { clips, max: MAX_CLIPS });
+        }
         let needed = entries_needed(tables)?;
         if buffer.len() < needed {
             return Err(TableError::OutputTooSmall { needed, len: buffer.len() }.into());
         }
         let poses = &mut buffer[..needed];
+        let (mut first_entry, mut frames) = ([0u32; MAX_CLIPS], [0u16; MAX_CLIPS]);
         let mut at = 0;
-        for clip in 0..tables.clip_count() {
+        for clip in 0..clips {
             let entry = tables.clip(clip)?;
+            first_entry[clip] = at as u32;
+            frames[clip] = entry.frame_count;
             for frame in 0..entry.frame_count as usize {
                 let samples = &mut scratch.samples[..bones];
                 tables.decode_pose(clip, frame, samples)?;
@@ -102,12 +119,12 @@ impl<'a> PoseCache<'a> {
                 after_frame();
             }
         }
-        Ok(PoseCache { tables: *tables, poses })
+        Ok(PoseCache { blob: tables.bytes(), poses, bones, clips, first_entry, frames })
     }
 
     /// True when this cache was built from these tables (the same blob in memory).
     pub fn belongs_to(&self, tables: &Tables) -> bool {
-        core::ptr::eq(self.tables.bytes(), tables.bytes())
+        core::ptr::eq(self.blob, tables.bytes())
     }
 
     /// Bytes of RAM the cached poses take.
@@ -117,16 +134,15 @@ impl<'a> PoseCache<'a> {
 
     /// The model-space matrix of every bone at `frame` of `clip`.
     pub fn pose(&self, clip: usize, frame: usize) -> Result<&'a [PackedMatrix], TableError> {
-        let entry = self.tables.clip(clip)?;
-        if frame >= entry.frame_count as usize {
-            return Err(TableError::FrameOutOfRange { clip, frame, frames: entry.frame_count as usize });
+        if clip >= self.clips {
+            return Err(TableError::ClipOutOfRange { clip, clips: self.clips });
         }
-        let mut first = frame;
-        for c in 0..clip {
-            first += self.tables.clip(c)?.frame_count as usize;
+        let frames = self.frames[clip] as usize;
+        if frame >= frames {
+            return Err(TableError::FrameOutOfRange { clip, frame, frames });
         }
-        let bones = self.tables.bone_count();
-        let start = first * bones;
-        self.poses.get(start..start + bones).ok_or(TableError::OutputTooSmall { needed: start + bones, len: self.poses.len() })
+        let start = self.first_entry[clip] as usize + frame * self.bones;
+        let end = start + self.bones;
+        self.poses.get(start..end).ok_or(TableError::OutputTooSmall { needed: end, len: self.poses.len() })
     }
 }
