@@ -31,7 +31,10 @@ use psxanim_runtime::tables::{TableError, Tables};
 use scene::{error_offset, render_error_detail};
 
 mod scene;
-use scene::{Models, Scene, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_FRAME, SLOT_POSE_CACHE, SLOT_SCENE, STAGES};
+use scene::{
+    Models, Scene, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_COMPOSE_BENCH,
+    SLOT_FRAME, SLOT_POSE_CACHE, SLOT_SCENE, STAGES,
+};
 
 /// 4-byte alignment for the embedded blobs (the tables' sections are aligned within the blob).
 #[repr(C, align(4))]
@@ -84,6 +87,21 @@ fn build_pose_cache(gte: &mut Gte, rigid: &Tables<'static>, scratch: &mut Scratc
     (cache.ok(), ticks)
 }
 
+/// Ticks of `COMPOSE_BENCH_RUNS` Pose stages of a `COMPOSE_BENCH_BONES`-bone skeleton (the first
+/// cached entries stand in for its model-space bones), 0 without enough entries.
+fn compose_bench(gte: &mut Gte, cache: &PoseCache, scratch: &mut Scratch) -> u32 {
+    let (Some(poses), Some(out)) = (cache.entries().get(..COMPOSE_BENCH_BONES), scratch.matrices.get_mut(..COMPOSE_BENCH_BONES)) else {
+        return 0;
+    };
+    let object = scene::camera_at(0).view;
+    let started = timer::now();
+    for _ in 0..COMPOSE_BENCH_RUNS {
+        gte.set_matrix(&object);
+        gte.compose_packed(poses, out);
+    }
+    timer::ticks_since(started) as u32
+}
+
 #[no_mangle]
 extern "C" fn main() -> ! {
     // SAFETY: the only references to these statics, taken once; no interrupts, one thread.
@@ -103,6 +121,9 @@ extern "C" fn main() -> ! {
             let (poses, ticks) = build_pose_cache(&mut gte, &scene.models.rigid, scratch);
             scene.models.rigid_poses = poses;
             record.set_cycles(SLOT_POSE_CACHE, ticks);
+            if let Some(cache) = poses.as_ref() {
+                record.set_cycles(SLOT_COMPOSE_BENCH, compose_bench(&mut gte, cache, scratch));
+            }
             match scene::probe_words(&scene.models, &mut gte, scratch, &mut |w| record.push(w)) {
                 Ok(()) => record.status = status::DONE,
                 Err(e) => record.fail(ERROR_RENDER, render_error_detail(&e)),

@@ -26,6 +26,12 @@ pub const STAGES: usize = 5;
 pub const SLOT_SCENE: usize = STAGES * INSTANCES;
 pub const SLOT_FRAME: usize = SLOT_SCENE + 1;
 pub const SLOT_POSE_CACHE: usize = SLOT_FRAME + 1;
+/// Slot of the ticks `COMPOSE_BENCH_RUNS` runs of the Pose stage for a `COMPOSE_BENCH_BONES`-bone
+/// skeleton took at start-up (object matrix load plus one compose per bone, on cached entries): the
+/// issue's 20-bone figure measured rather than extrapolated from the fixture's 11 bones.
+pub const SLOT_COMPOSE_BENCH: usize = SLOT_POSE_CACHE + 1;
+pub const COMPOSE_BENCH_BONES: usize = 20;
+pub const COMPOSE_BENCH_RUNS: u32 = 8;
 /// The frame number is drawn as `FRAME_CODE_BITS` blocks on the top rows (white = 1, black = 0), so a
 /// screenshot says which frame it shows whatever the emulator's timing.
 pub const FRAME_CODE_BITS: u32 = 16;

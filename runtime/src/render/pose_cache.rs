@@ -20,7 +20,7 @@ use super::character::RenderError;
 use super::scratch::{Scratch, MAX_BONES};
 use crate::gte::{Cop2, Gte, PackedMatrix};
 use crate::math::Matrix;
-use crate::tables::{Storage, TableError, Tables, CLIP_SIZE, HEADER_SIZE};
+use crate::tables::{ClipFrames, ComponentCursor, Storage, TableError, Tables, CLIP_SIZE, COMPONENTS_PER_BONE, HEADER_SIZE};
 
 /// Clips a cache can hold (the import profile's limit).
 pub const MAX_CLIPS: usize = 32;
@@ -77,7 +77,8 @@ pub const fn entries_for_blob(blob: &[u8]) -> usize {
 }
 
 impl<'a> PoseCache<'a> {
-    /// Decodes every frame of every clip of `tables` and stores its model-space bone matrices in
+    /// Decodes every frame of every clip of `tables` (in order, each frame from the previous one:
+    /// [`ClipFrames`]) and stores its model-space bone matrices in
     /// `buffer` (at least [`entries_needed`] entries). `scratch` is used as working memory;
     /// `after_frame` runs after each frame (the console times the build in pieces shorter than its
     /// cycle counter's wrap). The GTE's RT and TR are overwritten.
@@ -102,14 +103,16 @@ impl<'a> PoseCache<'a> {
         }
         let poses = &mut buffer[..needed];
         let (mut first_entry, mut frames) = ([0u32; MAX_CLIPS], [0u16; MAX_CLIPS]);
+        let mut cursors = [ComponentCursor::ZERO; MAX_BONES * COMPONENTS_PER_BONE];
         let mut at = 0;
         for clip in 0..clips {
             let entry = tables.clip(clip)?;
             first_entry[clip] = at as u32;
             frames[clip] = entry.frame_count;
-            for frame in 0..entry.frame_count as usize {
+            let mut decoder = ClipFrames::new(tables, clip, &mut cursors)?;
+            for _ in 0..entry.frame_count {
                 let samples = &mut scratch.samples[..bones];
-                tables.decode_pose(clip, frame, samples)?;
+                decoder.next_frame(samples)?;
                 let model = &mut scratch.matrices[..bones];
                 bones::bone_matrices(gte, tables, samples, &Matrix::IDENTITY, model);
                 for (out, m) in poses[at..at + bones].iter_mut().zip(model.iter()) {
@@ -125,6 +128,11 @@ impl<'a> PoseCache<'a> {
     /// True when this cache was built from these tables (the same blob in memory).
     pub fn belongs_to(&self, tables: &Tables) -> bool {
         core::ptr::eq(self.blob, tables.bytes())
+    }
+
+    /// Every cached entry: clip by clip, frame by frame, bone by bone.
+    pub fn entries(&self) -> &'a [PackedMatrix] {
+        self.poses
     }
 
     /// Bytes of RAM the cached poses take.

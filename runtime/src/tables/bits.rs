@@ -98,6 +98,16 @@ impl<'a> BitReader<'a> {
         Ok(())
     }
 
+    /// The current position, in bits from the start of the stream.
+    pub fn bit(&self) -> usize {
+        self.bit
+    }
+
+    /// Moves to bit `bit` of the stream (reads check the bounds).
+    pub fn seek(&mut self, bit: usize) {
+        self.bit = bit;
+    }
+
     /// Byte offset in the blob of the current position (rounded down).
     pub fn byte_offset(&self) -> usize {
         self.base_offset + self.bit / 8

@@ -25,7 +25,7 @@
 //! few headers; any frame is reached by decoding at most B values per component (random access by block).
 
 use super::bits::BitReader;
-use super::{u16_at, u32_at, Clip, TableError, Tables};
+use super::{u16_at, u32_at, Clip, Storage, TableError, Tables};
 use crate::math::isqrt_u64;
 
 /// Fraction bits of a decoded quaternion component (1.0 = 2^30).
@@ -178,37 +178,42 @@ fn read_channel(
     out: &mut BoneSample,
 ) -> Result<(), TableError> {
     let offset = r.byte_offset();
-    let read = |r: &mut BitReader| match animated {
-        Some((n, j)) => animated_component(r, d.base_bits, n, j),
-        None => r.read_signed(d.base_bits as u32).map(|v| v as i64),
-    };
+    let dropped = if channel == 0 { r.read(ROTATION_INDEX_BITS)? as usize } else { 0 };
+    let mut values = [0i32; 3];
+    for v in values.iter_mut() {
+        let raw = match animated {
+            Some((n, j)) => animated_component(r, d.base_bits, n, j)?,
+            None => r.read_signed(d.base_bits as u32)? as i64,
+        };
+        *v = widen(raw, d.fraction_bits, FRACS[channel], offset)?;
+    }
+    store_channel(channel, dropped, values, out);
+    Ok(())
+}
+
+/// Puts a channel's three stored values (already widened) into `out`; a rotation's dropped
+/// component (index `dropped`) is rebuilt from the other three.
+#[inline(always)]
+fn store_channel(channel: usize, dropped: usize, values: [i32; 3], out: &mut BoneSample) {
     match channel {
         0 => {
-            let dropped = r.read(ROTATION_INDEX_BITS)? as usize;
             let mut q = [0i32; 4];
             let mut sum: u64 = 0;
+            let mut k = 0;
             for (i, c) in q.iter_mut().enumerate() {
-                if i != dropped {
-                    *c = widen(read(r)?, d.fraction_bits, ROTATION_FRAC, offset)?;
+                if i != dropped && k < 3 {
+                    *c = values[k];
+                    k += 1;
                     sum = sum.saturating_add((*c as i64 * *c as i64) as u64);
                 }
             }
             let one = 1u64 << (2 * ROTATION_FRAC);
-            q[dropped] = isqrt_u64(one.saturating_sub(sum)) as i32;
+            q[dropped & 3] = isqrt_u64(one.saturating_sub(sum)) as i32;
             out.rotation = q;
         }
-        1 => {
-            for c in out.translation.iter_mut() {
-                *c = widen(read(r)?, d.fraction_bits, TRANSLATION_FRAC, offset)?;
-            }
-        }
-        _ => {
-            for c in out.scale.iter_mut() {
-                *c = widen(read(r)?, d.fraction_bits, SCALE_FRAC, offset)?;
-            }
-        }
+        1 => out.translation = values,
+        _ => out.scale = values,
     }
-    Ok(())
 }
 
 pub(super) fn decode(
@@ -237,6 +242,130 @@ pub(super) fn decode(
         }
     }
     Ok(())
+}
+
+/// Stored components per bone (three per channel): the cursors a [`ClipFrames`] needs per bone.
+pub const COMPONENTS_PER_BONE: usize = 3 * CHANNELS_PER_BONE;
+
+/// Where one animated component stands inside its block: its value and first difference at the
+/// current frame, and the bit of its next residual.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ComponentCursor {
+    value: i64,
+    step: i64,
+    next_residual: usize,
+    residual_bits: u32,
+    /// Of the channel: its byte offset (for errors) and, for a rotation, the dropped component.
+    channel_offset: usize,
+    dropped: u8,
+}
+
+impl ComponentCursor {
+    pub const ZERO: Self = Self { value: 0, step: 0, next_residual: 0, residual_bits: 0, channel_offset: 0, dropped: 0 };
+}
+
+/// Decodes the frames of a rigid clip in order, each from the previous one: the second-order delta
+/// code is a running sum, so frame `j` of a block costs one residual per animated component where
+/// [`Tables::decode_pose`] re-reads `j` of them. Gives exactly what `decode_pose` gives (the tests
+/// hold it to that). For building caches at load time.
+pub struct ClipFrames<'a, 'c> {
+    tables: Tables<'a>,
+    clip_index: usize,
+    clip: Clip,
+    layout: ClipLayout,
+    cursors: &'c mut [ComponentCursor],
+    frame: usize,
+}
+
+impl<'a, 'c> ClipFrames<'a, 'c> {
+    /// Starts at frame 0 of `clip`; `cursors` needs `COMPONENTS_PER_BONE * bone_count` entries.
+    pub fn new(tables: &Tables<'a>, clip: usize, cursors: &'c mut [ComponentCursor]) -> Result<Self, TableError> {
+        let entry = tables.frame_clip(clip, 0, Storage::RigidGte)?;
+        let needed = COMPONENTS_PER_BONE * tables.bone_count();
+        if cursors.len() < needed {
+            return Err(TableError::OutputTooSmall { needed, len: cursors.len() });
+        }
+        let layout = layout(tables, clip, &entry)?;
+        Ok(Self { tables: *tables, clip_index: clip, clip: entry, layout, cursors: &mut cursors[..needed], frame: 0 })
+    }
+
+    /// Decodes the next frame into `out[..bone_count]`; `FrameOutOfRange` past the last.
+    pub fn next_frame(&mut self, out: &mut [BoneSample]) -> Result<(), TableError> {
+        let t = self.tables;
+        let frames = self.clip.frame_count as usize;
+        if self.frame >= frames {
+            return Err(TableError::FrameOutOfRange { clip: self.clip_index, frame: self.frame, frames });
+        }
+        if out.len() < t.bone_count() {
+            return Err(TableError::OutputTooSmall { needed: t.bone_count(), len: out.len() });
+        }
+        let j = self.frame % self.layout.block_frames;
+        if j == 0 {
+            self.start_block()?;
+        }
+        let l = &self.layout;
+        let stream = &t.bytes()[l.stream..l.end];
+        let mut constants = BitReader::new(stream, l.stream, 0);
+        let mut residuals = BitReader::new(stream, l.stream, 0);
+        for (bone, sample) in out[..t.bone_count()].iter_mut().enumerate() {
+            for channel in 0..CHANNELS_PER_BONE {
+                let d = descriptor(&t, l, bone, channel);
+                if !d.animated {
+                    read_channel(&mut constants, d, channel, None, sample)?;
+                    continue;
+                }
+                let first = (bone * CHANNELS_PER_BONE + channel) * 3;
+                let (dropped, offset) = (self.cursors[first].dropped as usize, self.cursors[first].channel_offset);
+                let mut values = [0i32; 3];
+                for (c, v) in self.cursors[first..first + 3].iter_mut().zip(values.iter_mut()) {
+                    if j >= 2 {
+                        residuals.seek(c.next_residual);
+                        c.step += residuals.read_signed(c.residual_bits)? as i64;
+                        c.next_residual += c.residual_bits as usize;
+                    }
+                    if j >= 1 {
+                        c.value += c.step;
+                    }
+                    *v = widen(c.value, d.fraction_bits, FRACS[channel], offset)?;
+                }
+                store_channel(channel, dropped, values, sample);
+            }
+        }
+        self.frame += 1;
+        Ok(())
+    }
+
+    /// Reads the headers of every animated component of the current frame's block (value and first
+    /// difference at its frame 0) and skips their residuals, as `decode_pose` does for any frame.
+    fn start_block(&mut self) -> Result<(), TableError> {
+        let t = self.tables;
+        let l = &self.layout;
+        let block = self.frame / l.block_frames;
+        let n = (self.clip.frame_count as usize - block * l.block_frames).min(l.block_frames);
+        let block_bit = u32_at(t.bytes(), l.block_offsets + 4 * block) as usize;
+        let mut r = BitReader::new(&t.bytes()[l.stream..l.end], l.stream, block_bit);
+        for bone in 0..t.bone_count() {
+            for channel in 0..CHANNELS_PER_BONE {
+                let d = descriptor(&t, l, bone, channel);
+                if !d.animated {
+                    continue;
+                }
+                let channel_offset = r.byte_offset();
+                let dropped = if channel == 0 { r.read(ROTATION_INDEX_BITS)? as u8 } else { 0 };
+                let first = (bone * CHANNELS_PER_BONE + channel) * 3;
+                for c in self.cursors[first..first + 3].iter_mut() {
+                    let wb = r.read(COMPONENT_WIDTH_BITS)?;
+                    let wr = r.read(COMPONENT_WIDTH_BITS)?;
+                    let value = r.read_signed(d.base_bits as u32)? as i64;
+                    let step = if n >= 2 { r.read_signed(wb)? as i64 } else { 0 };
+                    let next_residual = r.bit();
+                    r.skip(n.saturating_sub(2) * wr as usize)?;
+                    *c = ComponentCursor { value, step, next_residual, residual_bits: wr, channel_offset, dropped };
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

@@ -156,6 +156,45 @@ fn decodes_constant_and_second_order_delta_channels() {
     );
 }
 
+/// Every frame of every clip by [`ClipFrames`] (in order) against [`Tables::decode_pose`]: the same
+/// samples while both decode, and an error on the same frame when one fails. Returns the frames compared.
+fn sequential_equals_random_access(t: &Tables) -> usize {
+    let mut cursors = vec![ComponentCursor::ZERO; COMPONENTS_PER_BONE * t.bone_count()];
+    let (mut seq, mut random) = (vec![BoneSample::default(); t.bone_count()], vec![BoneSample::default(); t.bone_count()]);
+    let mut compared = 0;
+    for c in 0..t.clip_count() {
+        let Ok(mut frames) = ClipFrames::new(t, c, &mut cursors) else { continue };
+        for f in 0..t.clip(c).unwrap().frame_count as usize {
+            let (a, b) = (frames.next_frame(&mut seq), t.decode_pose(c, f, &mut random));
+            assert_eq!(a.is_ok(), b.is_ok(), "clip {c} frame {f}: {a:?} vs {b:?}");
+            if a.is_err() {
+                break;
+            }
+            assert_eq!(seq, random, "clip {c} frame {f}");
+            compared += 1;
+        }
+    }
+    compared
+}
+
+#[test]
+fn sequential_decoding_gives_the_random_access_samples() {
+    let b = blob(0, 3, &rigid_clip(), &[]);
+    let t = Tables::parse(&b).unwrap();
+    assert_eq!(sequential_equals_random_access(&t), 3);
+    let mut cursors = vec![ComponentCursor::ZERO; COMPONENTS_PER_BONE];
+    let mut frames = ClipFrames::new(&t, 0, &mut cursors).unwrap();
+    let mut out = [BoneSample::default(); 1];
+    for x in [10, 12, 15] {
+        frames.next_frame(&mut out).unwrap();
+        assert_eq!(out[0].translation[0], x << TRANSLATION_FRAC);
+    }
+    assert_eq!(frames.next_frame(&mut out), Err(TableError::FrameOutOfRange { clip: 0, frame: 3, frames: 3 }));
+    let mut few = vec![ComponentCursor::ZERO; COMPONENTS_PER_BONE - 1];
+    assert!(matches!(ClipFrames::new(&t, 0, &mut few), Err(TableError::OutputTooSmall { needed: 9, len: 8 })));
+    assert!(matches!(ClipFrames::new(&t, 1, &mut cursors), Err(TableError::ClipOutOfRange { clip: 1, clips: 1 })));
+}
+
 #[test]
 fn a_truncated_pose_stream_is_an_error_not_a_panic() {
     let mut clip = rigid_clip();
@@ -281,6 +320,9 @@ mod fuzz {
                     }
                 }
                 for i in 0..t.bone_count() { let _ = t.name(t.bone(i).name_offset); }
+                if t.storage() == Storage::RigidGte && t.bone_count() <= 4 {
+                    sequential_equals_random_access(&t);
+                }
             }
         }
     }

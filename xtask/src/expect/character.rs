@@ -309,7 +309,12 @@ pub struct CycleFigures {
     pub rigid_bone_matrix_cycles: Option<f64>,
     /// Bone matrices per bone (the composes and the object matrix load, over the fixture's bones).
     pub rigid_bone_matrix_cycles_per_bone: Option<f64>,
-    /// Pose evaluation of a 20-bone skeleton at the measured rates: the lookup once, the bone matrices x 20.
+    /// The Pose stage of a 20-bone skeleton, measured at start-up (object matrix load and 20 composes
+    /// on cached entries), and per bone.
+    pub compose_20_bones_cycles: Option<f64>,
+    pub compose_cycles_per_bone: Option<f64>,
+    /// Pose evaluation of a 20-bone skeleton: the measured lookup (Decode stage) plus the measured
+    /// 20-bone Pose stage.
     pub rigid_pose_20_bones_cycles: Option<f64>,
     /// Building the rigid pose cache at start-up (every frame of every clip), and the RAM it holds.
     pub pose_cache_build_cycles: Option<f64>,
@@ -381,7 +386,10 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
     let baked_cpv = mean(&|c| Some(c.projection / c.vertices as f64), Some("Baked"));
     let rigid_pose = mean(&|c| Some(c.decode + c.bone_matrices), Some("Rigid"));
     let per_bone = mean(&|c| Some(c.bone_matrices / c.bones as f64), Some("Rigid"));
-    let pose_20 = mean(&|c| Some(c.decode + 20.0 * c.bone_matrices / c.bones as f64), Some("Rigid"));
+    let bench_ticks = view.cycles(scene::SLOT_COMPOSE_BENCH);
+    let compose_20 = (bench_ticks != 0).then(|| bench_ticks as f64 * CYCLES_PER_TICK / scene::COMPOSE_BENCH_RUNS as f64);
+    let lookup = mean(&|c| Some(c.decode), Some("Rigid"));
+    let pose_20 = lookup.zip(compose_20).map(|(l, c)| l + c);
     let cache_ticks = view.cycles(scene::SLOT_POSE_CACHE);
     let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
     let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
@@ -398,6 +406,8 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         rigid_sample_decode_cycles: mean(&|c| Some(c.decode), Some("Rigid")),
         rigid_bone_matrix_cycles: mean(&|c| Some(c.bone_matrices), Some("Rigid")),
         rigid_bone_matrix_cycles_per_bone: per_bone,
+        compose_20_bones_cycles: compose_20,
+        compose_cycles_per_bone: compose_20.map(|c| c / scene::COMPOSE_BENCH_BONES as f64),
         rigid_pose_20_bones_cycles: pose_20,
         pose_cache_build_cycles: (cache_ticks != 0).then(|| cache_ticks as f64 * CYCLES_PER_TICK),
         pose_cache_bytes: models.rigid_poses.map(|p| p.bytes()),
@@ -477,7 +487,7 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
@@ -485,6 +495,8 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 fmt(f.rigid_bone_matrix_cycles),
                 fmt(f.rigid_bone_matrix_cycles_per_bone),
                 fmt(f.rigid_pose_20_bones_cycles),
+                fmt(f.compose_20_bones_cycles),
+                fmt(f.compose_cycles_per_bone),
                 f.pose_cache_bytes.map_or("n/a".to_string(), |b| b.to_string()),
                 fmt(f.pose_cache_build_cycles),
                 fmt(f.baked_decode_cycles),
@@ -632,6 +644,31 @@ mod tests {
             assert!(near.len() > 100 && far.len() > 100, "{model}: {} kept, {} culled", near.len(), far.len());
             assert!(mean(&near) < mean(&far), "{model}: kept triangles at mean depth {}, culled at {}", mean(&near), mean(&far));
         }
+    }
+
+    /// The pose cache's builder decodes frames in order ([`ClipFrames`]): on the real fixture (animated
+    /// rotations, several blocks) it must give exactly the random-access samples, frame by frame.
+    #[test]
+    fn the_fixture_decodes_the_same_in_order_and_at_random() {
+        use psxanim_runtime::tables::{BoneSample, ClipFrames, ComponentCursor, COMPONENTS_PER_BONE};
+        let blobs = blobs();
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
+        let t = &models.rigid;
+        let mut cursors = vec![ComponentCursor::ZERO; COMPONENTS_PER_BONE * t.bone_count()];
+        let (mut seq, mut random) = (vec![BoneSample::default(); t.bone_count()], vec![BoneSample::default(); t.bone_count()]);
+        let mut frames = 0;
+        for c in 0..t.clip_count() {
+            let mut decoder = ClipFrames::new(t, c, &mut cursors).unwrap();
+            for f in 0..t.clip(c).unwrap().frame_count as usize {
+                decoder.next_frame(&mut seq).unwrap();
+                t.decode_pose(c, f, &mut random).unwrap();
+                assert_eq!(seq, random, "clip {c} frame {f}");
+                frames += 1;
+            }
+        }
+        assert_eq!(frames * t.bone_count(), pose_cache::entries_for_blob(&blobs.as_ref().unwrap().rigid));
+        assert!(frames > 16, "several blocks compared ({frames} frames)");
     }
 
     #[test]
