@@ -1,14 +1,16 @@
 //! Rigid pose: decoded bone samples to model-view matrices, one per bone, composed on the GTE.
 
-use crate::gte::{Cop2, Gte};
+use crate::gte::{Cop2, Gte, PackedMatrix};
 use crate::math::{isqrt_u64, Matrix, Rotation, Vec3i32};
 use crate::tables::{BoneSample, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
 
 /// Quaternion components are reduced to Q14 so every product below fits an `i32` (cheap on the R3000).
 const Q14: u32 = 14;
 
+/// `(v + 2^(shift-1)) >> shift` (round half up) without the 64-bit sum: the floor of `v >> shift`
+/// plus the bit below it. `shift` is 1..=31.
 fn round_shift(v: i32, shift: u32) -> i32 {
-    ((v as i64 + (1i64 << (shift - 1))) >> shift) as i32
+    (v >> shift) + ((v >> (shift - 1)) & 1)
 }
 
 /// The parent-relative transform of one sample: translation * rotation * scale (scale applies first,
@@ -57,6 +59,27 @@ pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample 
     }
 }
 
+/// Model-space matrix of every bone (`out[b] = out[parent] * sample_matrix(samples[b])`, roots as
+/// sampled): bit-identical to [`bone_matrices`] with the identity as object, but composed with
+/// [`Gte::compose_packed`] (translation by MVMVA with TR, no 64-bit arithmetic) whenever the local
+/// translation fits `i16`. The pose cache's builder.
+pub fn model_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[BoneSample], out: &mut [Matrix]) {
+    let n = tables.bone_count().min(samples.len()).min(out.len());
+    for bone in 0..n {
+        let local = sample_matrix(&samples[bone]);
+        out[bone] = match (tables.bone(bone).parent, PackedMatrix::pack(&local)) {
+            (Some(p), Some(packed)) if (p as usize) < bone => {
+                gte.set_matrix(&out[p as usize]);
+                let mut composed = [Matrix::IDENTITY];
+                gte.compose_packed(&[packed], &mut composed);
+                composed[0]
+            }
+            (Some(p), None) if (p as usize) < bone => gte.compose(&out[p as usize], &local),
+            _ => local,
+        };
+    }
+}
+
 /// Model-view matrix of every bone: `out[b] = out[parent] * sample_matrix(samples[b])`, with
 /// `object` (view * world) as the parent of the roots. Rotations are composed on the GTE
 /// ([`Gte::compose`]); bones are parent-first (checked by `Tables::parse`).
@@ -69,5 +92,27 @@ pub fn bone_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[Bone
             _ => *object,
         };
         out[bone] = gte.compose(&parent, &local);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_shift_rounds_half_up_like_the_wide_sum() {
+        let wide = |v: i32, shift: u32| ((v as i64 + (1i64 << (shift - 1))) >> shift) as i32;
+        let mut x = 0x9E37_79B9u32;
+        let values = (0..2000).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x as i32
+        });
+        for v in values.chain([i32::MIN, i32::MAX, -1, 0, 1, 2047, 2048, -2048, -2049]) {
+            for shift in 1..=31 {
+                assert_eq!(round_shift(v, shift), wide(v, shift), "{v} >> {shift}");
+            }
+        }
     }
 }

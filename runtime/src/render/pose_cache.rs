@@ -19,7 +19,6 @@ use super::bones;
 use super::character::RenderError;
 use super::scratch::{Scratch, MAX_BONES};
 use crate::gte::{Cop2, Gte, PackedMatrix};
-use crate::math::Matrix;
 use crate::tables::{ClipFrames, ComponentCursor, Storage, TableError, Tables, CLIP_SIZE, COMPONENTS_PER_BONE, HEADER_SIZE};
 
 /// Clips a cache can hold (the import profile's limit).
@@ -109,12 +108,12 @@ impl<'a> PoseCache<'a> {
             let entry = tables.clip(clip)?;
             first_entry[clip] = at as u32;
             frames[clip] = entry.frame_count;
-            let mut decoder = ClipFrames::new(tables, clip, &mut cursors)?;
+            let mut decoder = ClipFrames::new(tables, clip, &mut cursors, &mut scratch.next_samples[..bones])?;
             for _ in 0..entry.frame_count {
                 let samples = &mut scratch.samples[..bones];
                 decoder.next_frame(samples)?;
                 let model = &mut scratch.matrices[..bones];
-                bones::bone_matrices(gte, tables, samples, &Matrix::IDENTITY, model);
+                bones::model_matrices(gte, tables, samples, model);
                 for (out, m) in poses[at..at + bones].iter_mut().zip(model.iter()) {
                     *out = PackedMatrix::pack(m).ok_or(TableError::ValueOverflow { offset: entry.data_offset as usize })?;
                 }

@@ -266,27 +266,57 @@ impl ComponentCursor {
 
 /// Decodes the frames of a rigid clip in order, each from the previous one: the second-order delta
 /// code is a running sum, so frame `j` of a block costs one residual per animated component where
-/// [`Tables::decode_pose`] re-reads `j` of them. Gives exactly what `decode_pose` gives (the tests
-/// hold it to that). For building caches at load time.
+/// [`Tables::decode_pose`] re-reads `j` of them, and constant channels are decoded once per clip
+/// (a rotation's dropped component is a 64-bit square root). Gives exactly what `decode_pose` gives
+/// (the tests hold it to that). For building caches at load time.
 pub struct ClipFrames<'a, 'c> {
     tables: Tables<'a>,
     clip_index: usize,
     clip: Clip,
     layout: ClipLayout,
     cursors: &'c mut [ComponentCursor],
+    /// Every bone's constant channels (its animated ones are overwritten frame by frame).
+    constants: &'c mut [BoneSample],
     frame: usize,
 }
 
 impl<'a, 'c> ClipFrames<'a, 'c> {
-    /// Starts at frame 0 of `clip`; `cursors` needs `COMPONENTS_PER_BONE * bone_count` entries.
-    pub fn new(tables: &Tables<'a>, clip: usize, cursors: &'c mut [ComponentCursor]) -> Result<Self, TableError> {
+    /// Starts at frame 0 of `clip`, decoding its constant channels. `cursors` needs
+    /// `COMPONENTS_PER_BONE * bone_count` entries, `constants` `bone_count`.
+    pub fn new(
+        tables: &Tables<'a>,
+        clip: usize,
+        cursors: &'c mut [ComponentCursor],
+        constants: &'c mut [BoneSample],
+    ) -> Result<Self, TableError> {
         let entry = tables.frame_clip(clip, 0, Storage::RigidGte)?;
-        let needed = COMPONENTS_PER_BONE * tables.bone_count();
+        let bones = tables.bone_count();
+        let needed = COMPONENTS_PER_BONE * bones;
         if cursors.len() < needed {
             return Err(TableError::OutputTooSmall { needed, len: cursors.len() });
         }
+        if constants.len() < bones {
+            return Err(TableError::OutputTooSmall { needed: bones, len: constants.len() });
+        }
         let layout = layout(tables, clip, &entry)?;
-        Ok(Self { tables: *tables, clip_index: clip, clip: entry, layout, cursors: &mut cursors[..needed], frame: 0 })
+        let mut r = BitReader::new(&tables.bytes()[layout.stream..layout.end], layout.stream, 0);
+        for (bone, sample) in constants[..bones].iter_mut().enumerate() {
+            for channel in 0..CHANNELS_PER_BONE {
+                let d = descriptor(tables, &layout, bone, channel);
+                if !d.animated {
+                    read_channel(&mut r, d, channel, None, sample)?;
+                }
+            }
+        }
+        Ok(Self {
+            tables: *tables,
+            clip_index: clip,
+            clip: entry,
+            layout,
+            cursors: &mut cursors[..needed],
+            constants: &mut constants[..bones],
+            frame: 0,
+        })
     }
 
     /// Decodes the next frame into `out[..bone_count]`; `FrameOutOfRange` past the last.
@@ -304,14 +334,12 @@ impl<'a, 'c> ClipFrames<'a, 'c> {
             self.start_block()?;
         }
         let l = &self.layout;
-        let stream = &t.bytes()[l.stream..l.end];
-        let mut constants = BitReader::new(stream, l.stream, 0);
-        let mut residuals = BitReader::new(stream, l.stream, 0);
+        let mut residuals = BitReader::new(&t.bytes()[l.stream..l.end], l.stream, 0);
         for (bone, sample) in out[..t.bone_count()].iter_mut().enumerate() {
+            *sample = self.constants[bone];
             for channel in 0..CHANNELS_PER_BONE {
                 let d = descriptor(&t, l, bone, channel);
                 if !d.animated {
-                    read_channel(&mut constants, d, channel, None, sample)?;
                     continue;
                 }
                 let first = (bone * CHANNELS_PER_BONE + channel) * 3;

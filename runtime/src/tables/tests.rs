@@ -163,7 +163,11 @@ fn sequential_equals_random_access(t: &Tables) -> usize {
     let (mut seq, mut random) = (vec![BoneSample::default(); t.bone_count()], vec![BoneSample::default(); t.bone_count()]);
     let mut compared = 0;
     for c in 0..t.clip_count() {
-        let Ok(mut frames) = ClipFrames::new(t, c, &mut cursors) else { continue };
+        let mut constants = vec![BoneSample::default(); t.bone_count()];
+        let Ok(mut frames) = ClipFrames::new(t, c, &mut cursors, &mut constants) else {
+            assert!(t.decode_pose(c, 0, &mut random).is_err(), "clip {c}: constants fail in order, not at random");
+            continue;
+        };
         for f in 0..t.clip(c).unwrap().frame_count as usize {
             let (a, b) = (frames.next_frame(&mut seq), t.decode_pose(c, f, &mut random));
             assert_eq!(a.is_ok(), b.is_ok(), "clip {c} frame {f}: {a:?} vs {b:?}");
@@ -183,7 +187,8 @@ fn sequential_decoding_gives_the_random_access_samples() {
     let t = Tables::parse(&b).unwrap();
     assert_eq!(sequential_equals_random_access(&t), 3);
     let mut cursors = vec![ComponentCursor::ZERO; COMPONENTS_PER_BONE];
-    let mut frames = ClipFrames::new(&t, 0, &mut cursors).unwrap();
+    let mut constants = [BoneSample::default(); 1];
+    let mut frames = ClipFrames::new(&t, 0, &mut cursors, &mut constants).unwrap();
     let mut out = [BoneSample::default(); 1];
     for x in [10, 12, 15] {
         frames.next_frame(&mut out).unwrap();
@@ -191,8 +196,10 @@ fn sequential_decoding_gives_the_random_access_samples() {
     }
     assert_eq!(frames.next_frame(&mut out), Err(TableError::FrameOutOfRange { clip: 0, frame: 3, frames: 3 }));
     let mut few = vec![ComponentCursor::ZERO; COMPONENTS_PER_BONE - 1];
-    assert!(matches!(ClipFrames::new(&t, 0, &mut few), Err(TableError::OutputTooSmall { needed: 9, len: 8 })));
-    assert!(matches!(ClipFrames::new(&t, 1, &mut cursors), Err(TableError::ClipOutOfRange { clip: 1, clips: 1 })));
+    let mut constants = [BoneSample::default(); 1];
+    assert!(matches!(ClipFrames::new(&t, 0, &mut few, &mut constants), Err(TableError::OutputTooSmall { needed: 9, len: 8 })));
+    assert!(matches!(ClipFrames::new(&t, 0, &mut cursors, &mut []), Err(TableError::OutputTooSmall { needed: 1, len: 0 })));
+    assert!(matches!(ClipFrames::new(&t, 1, &mut cursors, &mut constants), Err(TableError::ClipOutOfRange { clip: 1, clips: 1 })));
 }
 
 #[test]

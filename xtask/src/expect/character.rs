@@ -646,8 +646,9 @@ mod tests {
         }
     }
 
-    /// The pose cache's builder decodes frames in order ([`ClipFrames`]): on the real fixture (animated
-    /// rotations, several blocks) it must give exactly the random-access samples, frame by frame.
+    /// The pose cache's builder decodes frames in order ([`ClipFrames`]) and composes with
+    /// `compose_packed`: on the real fixture (animated rotations, several blocks) it must give exactly
+    /// the random-access samples and the per-register compose chain, frame by frame.
     #[test]
     fn the_fixture_decodes_the_same_in_order_and_at_random() {
         use psxanim_runtime::tables::{BoneSample, ClipFrames, ComponentCursor, COMPONENTS_PER_BONE};
@@ -659,11 +660,18 @@ mod tests {
         let (mut seq, mut random) = (vec![BoneSample::default(); t.bone_count()], vec![BoneSample::default(); t.bone_count()]);
         let mut frames = 0;
         for c in 0..t.clip_count() {
-            let mut decoder = ClipFrames::new(t, c, &mut cursors).unwrap();
+            let mut constants = vec![BoneSample::default(); t.bone_count()];
+            let mut decoder = ClipFrames::new(t, c, &mut cursors, &mut constants).unwrap();
             for f in 0..t.clip(c).unwrap().frame_count as usize {
                 decoder.next_frame(&mut seq).unwrap();
                 t.decode_pose(c, f, &mut random).unwrap();
                 assert_eq!(seq, random, "clip {c} frame {f}");
+                // The cached entry: the per-register compose chain (64-bit translation) gives the same.
+                let mut model = vec![psxanim_runtime::math::Matrix::IDENTITY; t.bone_count()];
+                let identity = psxanim_runtime::math::Matrix::IDENTITY;
+                psxanim_runtime::render::bones::bone_matrices(&mut host_gte(), t, &random, &identity, &mut model);
+                let cached: Vec<_> = models.rigid_poses.unwrap().pose(c, f).unwrap().iter().map(|p| p.unpack()).collect();
+                assert_eq!(cached, model, "cached clip {c} frame {f}");
                 frames += 1;
             }
         }
