@@ -85,7 +85,7 @@ fn lerp_goes_from_a_to_b_entry_by_entry() {
     assert_eq!(PackedMatrix::lerp(&a, &b, 4096), b);
     assert_eq!(PackedMatrix::lerp(&a, &b, 9999), b, "weights past 1.0 are clamped");
     let mid = PackedMatrix::lerp(&a, &b, 2048).unpack();
-    let floor_mid = |p: i32, q: i32| p + ((q - p) * 2048 >> 12);
+    let floor_mid = |p: i32, q: i32| p + (((q - p) * 2048) >> 12);
     for i in 0..3 {
         for j in 0..3 {
             let (p, q) = (m[0].rotation[i][j] as i32, m[1].rotation[i][j] as i32);

@@ -2,7 +2,7 @@
 //!
 //! Four instances share two embedded blobs (rigid GTE and baked vertices, generated at build time by
 //! `psxanim import`, see build.rs); one stands far below the floor and is culled every frame. The camera
-//! orbits. The scene is `scene.rs`, shared with the host's expectation.
+//! orbits. The rigid instances pose from a pose cache built at start-up (`POSE_CACHE`, in `.bss`). The scene is `scene.rs`, shared with the host's expectation.
 //!
 //! Verification record (program "CHAR"):
 //! - results: the probe words of `scene::probe_words` (decoded baked positions, rigid SXY), then the
@@ -11,7 +11,8 @@
 //! - cycles, in root counter 2 ticks (8 CPU cycles) at frame `scene::MEASURED_FRAME`: slot
 //!   `STAGES * i + s` is instance `i`'s stage `s` (0 bounds test, 1 decode, 2 bone matrices, 3
 //!   projection, 4 triangles); slot `SLOT_SCENE` the whole scene (wraps past 65,535 ticks); slot
-//!   `SLOT_FRAME` the measured frame number;
+//!   `SLOT_FRAME` the measured frame number; at start-up, slot `SLOT_POSE_CACHE` the rigid blob's pose
+//!   cache build and slot `SLOT_COMPOSE_BENCH` the 20-bone Pose stage benchmark (scene.rs);
 //! - frames: rendered frames. The frame number is also drawn on the top rows (scene::FRAME_CODE_*).
 //!
 //! A blob that does not parse, or a sample that does not decode, marks the record FAILED with the

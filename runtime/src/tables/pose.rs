@@ -337,7 +337,7 @@ impl<'a, 'c> ClipFrames<'a, 'c> {
         let mut residuals = BitReader::new(&t.bytes()[l.stream..l.end], l.stream, 0);
         for (bone, sample) in out[..t.bone_count()].iter_mut().enumerate() {
             *sample = self.constants[bone];
-            for channel in 0..CHANNELS_PER_BONE {
+            for (channel, frac) in FRACS.iter().enumerate() {
                 let d = descriptor(&t, l, bone, channel);
                 if !d.animated {
                     continue;
@@ -354,7 +354,7 @@ impl<'a, 'c> ClipFrames<'a, 'c> {
                     if j >= 1 {
                         c.value += c.step;
                     }
-                    *v = widen(c.value, d.fraction_bits, FRACS[channel], offset)?;
+                    *v = widen(c.value, d.fraction_bits, *frac, offset)?;
                 }
                 store_channel(channel, dropped, values, sample);
             }

@@ -409,7 +409,7 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         compose_20_bones_cycles: compose_20,
         compose_cycles_per_bone: compose_20.map(|c| c / scene::COMPOSE_BENCH_BONES as f64),
         rigid_pose_20_bones_cycles: pose_20,
-        pose_cache_build_cycles: (cache_ticks != 0).then(|| cache_ticks as f64 * CYCLES_PER_TICK),
+        pose_cache_build_cycles: (cache_ticks != 0).then_some(cache_ticks as f64 * CYCLES_PER_TICK),
         pose_cache_bytes: models.rigid_poses.map(|p| p.bytes()),
         baked_decode_cycles: mean(&|c| Some(c.decode), Some("Baked")),
         cycles_per_triangle_considered: per_tri,
