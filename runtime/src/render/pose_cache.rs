@@ -11,8 +11,8 @@
 //!
 //! The trade-off is RAM: `24 * bones * (sum of the clips' frame counts)` bytes, e.g. 40,128 bytes for
 //! the fixture character (11 bones, 152 frames), against a few hundred bytes of compact samples. The
-//! build decodes each clip in order ([`ClipFrames`]) and takes about 42,000 cycles per frame in
-//! mednafen (6.4M cycles, 0.19 s, for the fixture; `examples/character` records it).
+//! build decodes each clip in order ([`ClipFrames`]) and takes about 34,000 cycles per frame in
+//! mednafen (5.1M cycles, 0.15 s, for the fixture; `examples/character` records it).
 //! Model-space translations must fit `i16` (GTE units: +-8 m), which the import profile's +-7.5 m
 //! bounds guarantee for bones inside the character; a blob that breaks this cannot be cached
 //! (`TableError::ValueOverflow`) and renders through the compact path instead.

@@ -208,7 +208,7 @@ fn store_channel(channel: usize, dropped: usize, values: [i32; 3], out: &mut Bon
                 }
             }
             let one = 1u64 << (2 * ROTATION_FRAC);
-            q[dropped & 3] = isqrt_u64(one.saturating_sub(sum)) as i32;
+            q[dropped & 3] = isqrt_q60(one.saturating_sub(sum)) as i32;
             out.rotation = q;
         }
         1 => out.translation = values,
@@ -242,6 +242,32 @@ pub(super) fn decode(
         }
     }
     Ok(())
+}
+
+/// `floor(sqrt(n))` (= [`isqrt_u64`]) with 32-bit steps for `n < 2^62` (a rotation's dropped
+/// component: `n <= 2^60`): two result bits' worth of `n` per step, the remainder kept in 32 bits
+/// (it stays below `2 * root`; a remainder of 2^30 or more would pass 32 bits when shifted, and is
+/// then larger than the trial value anyway). 64-bit arithmetic is a long sequence on the R3000.
+fn isqrt_q60(n: u64) -> u64 {
+    if n >> 62 != 0 {
+        return isqrt_u64(n);
+    }
+    let (mut root, mut rem) = (0u32, 0u32);
+    for word in [(n >> 32) as u32, n as u32] {
+        for pair in (0..16).rev() {
+            let big = rem >= 1 << 30;
+            let shifted = (rem << 2) | ((word >> (2 * pair)) & 3);
+            let trial = (root << 2) | 1;
+            root <<= 1;
+            if big || shifted >= trial {
+                rem = shifted.wrapping_sub(trial);
+                root |= 1;
+            } else {
+                rem = shifted;
+            }
+        }
+    }
+    root as u64
 }
 
 /// Stored components per bone (three per channel): the cursors a [`ClipFrames`] needs per bone.
@@ -399,6 +425,25 @@ impl<'a, 'c> ClipFrames<'a, 'c> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_32_bit_square_root_is_the_64_bit_one() {
+        extern crate std;
+        let mut x = 0x853C_49E6_748F_EA9Bu64;
+        let mut values = std::vec![0, 1, 2, 3, 4, 1 << 60, (1 << 60) - 1, (1 << 62) - 1, 1 << 62, u64::MAX, (1 << 30) - 1, 1 << 32];
+        for r in [(1u64 << 30) - 1, 1 << 30, (1 << 31) - 1, 65_535, 3_037_000_499] {
+            values.extend([r * r - 1, r * r, r * r + 1, r * r + 2 * r]);
+        }
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            values.push(x >> (x % 64));
+        }
+        for n in values {
+            assert_eq!(isqrt_q60(n), isqrt_u64(n), "sqrt({n})");
+        }
+    }
 
     #[test]
     fn widen_shifts_in_range_values_and_refuses_the_rest() {
