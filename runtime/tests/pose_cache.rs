@@ -5,7 +5,7 @@ use psxanim_runtime::anim::FrameSample;
 use psxanim_runtime::gte::{Gte, GteModel, PackedMatrix};
 use psxanim_runtime::math::{Matrix, Vec3i16, Vec3i32};
 use psxanim_runtime::render::camera::{placement, Camera};
-use psxanim_runtime::render::pose_cache::{entries_for_blob, entries_needed};
+use psxanim_runtime::render::pose_cache::{blend, entries_for_blob, entries_needed};
 use psxanim_runtime::render::{self, bones, DrawnTriangle, Outcome, PoseCache, RenderError, Scratch, TriangleSink};
 use psxanim_runtime::tables::{TableError, Tables};
 
@@ -94,6 +94,18 @@ fn lerp_goes_from_a_to_b_entry_by_entry() {
     }
     let (p, q) = (m[0].translation.to_array(), m[1].translation.to_array());
     assert_eq!(mid.translation.to_array(), [0, 1, 2].map(|i| floor_mid(p[i], q[i])));
+}
+
+#[test]
+fn blend_lerps_entry_by_entry_as_far_as_every_slice_goes() {
+    let packed: Vec<PackedMatrix> = matrices(7).iter().map(|m| PackedMatrix::pack(m).unwrap()).collect();
+    let (a, b) = (&packed[..3], &packed[3..7]);
+    let mut out = vec![PackedMatrix::IDENTITY; 5];
+    blend(a, b, 1000, &mut out);
+    for i in 0..3 {
+        assert_eq!(out[i], PackedMatrix::lerp(&a[i], &b[i], 1000));
+    }
+    assert_eq!(out[3..], [PackedMatrix::IDENTITY; 2]);
 }
 
 #[test]

@@ -33,8 +33,8 @@ use scene::{error_offset, render_error_detail};
 
 mod scene;
 use scene::{
-    Models, Scene, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_COMPOSE_BENCH,
-    SLOT_FRAME, SLOT_POSE_CACHE, SLOT_SCENE, STAGES,
+    Models, Scene, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_BLEND_BENCH,
+    SLOT_COMPOSE_BENCH, SLOT_FRAME, SLOT_POSE_CACHE, SLOT_SCENE, STAGES,
 };
 
 /// 4-byte alignment for the embedded blobs (the tables' sections are aligned within the blob).
@@ -103,6 +103,21 @@ fn compose_bench(gte: &mut Gte, cache: &PoseCache, scratch: &mut Scratch) -> u32
     timer::ticks_since(started) as u32
 }
 
+/// Ticks of `COMPOSE_BENCH_RUNS` blends (weight 0.5) of the first two cached frames of the first clip.
+fn blend_bench(cache: &PoseCache) -> u32 {
+    let (Ok(a), Ok(b)) = (cache.pose(0, 0), cache.pose(0, 1)) else {
+        return 0;
+    };
+    let mut out = [PackedMatrix { words: [0; 6] }; psxanim_runtime::render::MAX_BONES];
+    let started = timer::now();
+    for _ in 0..COMPOSE_BENCH_RUNS {
+        pose_cache::blend(a, b, 2048, &mut out);
+    }
+    let ticks = timer::ticks_since(started) as u32;
+    core::hint::black_box(&out);
+    ticks
+}
+
 #[no_mangle]
 extern "C" fn main() -> ! {
     // SAFETY: the only references to these statics, taken once; no interrupts, one thread.
@@ -124,6 +139,7 @@ extern "C" fn main() -> ! {
             record.set_cycles(SLOT_POSE_CACHE, ticks);
             if let Some(cache) = poses.as_ref() {
                 record.set_cycles(SLOT_COMPOSE_BENCH, compose_bench(&mut gte, cache, scratch));
+                record.set_cycles(SLOT_BLEND_BENCH, blend_bench(cache));
             }
             match scene::probe_words(&scene.models, &mut gte, scratch, &mut |w| record.push(w)) {
                 Ok(()) => record.status = status::DONE,

@@ -32,6 +32,9 @@ pub const SLOT_POSE_CACHE: usize = SLOT_FRAME + 1;
 pub const SLOT_COMPOSE_BENCH: usize = SLOT_POSE_CACHE + 1;
 pub const COMPOSE_BENCH_BONES: usize = 20;
 pub const COMPOSE_BENCH_RUNS: u32 = 8;
+/// Slot of the ticks `COMPOSE_BENCH_RUNS` blends of two cached frames of the rigid blob took at
+/// start-up (the extra Decode cost of an interpolated sample).
+pub const SLOT_BLEND_BENCH: usize = SLOT_COMPOSE_BENCH + 1;
 /// The frame number is drawn as `FRAME_CODE_BITS` blocks on the top rows (white = 1, black = 0), so a
 /// screenshot says which frame it shows whatever the emulator's timing.
 pub const FRAME_CODE_BITS: u32 = 16;

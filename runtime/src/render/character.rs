@@ -1,7 +1,7 @@
 //! One character instance through every stage: cull, pose (or decode), project, triangles.
 
 use super::camera::Camera;
-use super::pose_cache::PoseCache;
+use super::pose_cache::{self, PoseCache};
 use super::scratch::{Scratch, MAX_BONES, MAX_VERTICES};
 use super::triangles::{self, TriangleSink, TriangleStats};
 use super::{bones, cull, project};
@@ -112,9 +112,7 @@ pub fn render_cached<B: Cop2, S: TriangleSink + ?Sized>(
             if sample.weight != 0 && sample.next != sample.frame {
                 let next = cache.pose(clip, sample.next as usize)?;
                 let mut blended = [PackedMatrix::IDENTITY; MAX_BONES];
-                for ((out, a), b) in blended.iter_mut().zip(pose).zip(next) {
-                    *out = PackedMatrix::lerp(a, b, sample.weight);
-                }
+                pose_cache::blend(pose, next, sample.weight, &mut blended);
                 mark(Stage::Decode);
                 gte.set_matrix(&object);
                 gte.compose_packed(&blended[..bone_count], matrices);

@@ -77,6 +77,14 @@ pub const fn entries_for_blob(blob: &[u8]) -> usize {
     frames * bones
 }
 
+/// `out[i] = lerp(a[i], b[i], weight)` for as many entries as all three hold: an interpolated sample
+/// between two cached frames (FP12 weight, see [`PackedMatrix::lerp`]).
+pub fn blend(a: &[PackedMatrix], b: &[PackedMatrix], weight: u16, out: &mut [PackedMatrix]) {
+    for ((o, p), q) in out.iter_mut().zip(a).zip(b) {
+        *o = PackedMatrix::lerp(p, q, weight);
+    }
+}
+
 impl<'a> PoseCache<'a> {
     /// Decodes every frame of every clip of `tables` (in order, each frame from the previous one:
     /// [`ClipFrames`]) and stores its model-space bone matrices in

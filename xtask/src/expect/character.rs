@@ -313,6 +313,9 @@ pub struct CycleFigures {
     /// on cached entries), and per bone.
     pub compose_20_bones_cycles: Option<f64>,
     pub compose_cycles_per_bone: Option<f64>,
+    /// Blending two cached frames of the fixture (an interpolated sample's extra Decode cost),
+    /// measured at start-up.
+    pub blend_cycles: Option<f64>,
     /// Pose evaluation of a 20-bone skeleton: the measured lookup (Decode stage) plus the measured
     /// 20-bone Pose stage.
     pub rigid_pose_20_bones_cycles: Option<f64>,
@@ -387,6 +390,7 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
     let rigid_pose = mean(&|c| Some(c.decode + c.bone_matrices), Some("Rigid"));
     let per_bone = mean(&|c| Some(c.bone_matrices / c.bones as f64), Some("Rigid"));
     let bench_ticks = view.cycles(scene::SLOT_COMPOSE_BENCH);
+    let blend_ticks = view.cycles(scene::SLOT_BLEND_BENCH);
     let compose_20 = (bench_ticks != 0).then(|| bench_ticks as f64 * CYCLES_PER_TICK / scene::COMPOSE_BENCH_RUNS as f64);
     let lookup = mean(&|c| Some(c.decode), Some("Rigid"));
     let pose_20 = lookup.zip(compose_20).map(|(l, c)| l + c);
@@ -409,6 +413,7 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         compose_20_bones_cycles: compose_20,
         compose_cycles_per_bone: compose_20.map(|c| c / scene::COMPOSE_BENCH_BONES as f64),
         rigid_pose_20_bones_cycles: pose_20,
+        blend_cycles: (blend_ticks != 0).then_some(blend_ticks as f64 * CYCLES_PER_TICK / scene::COMPOSE_BENCH_RUNS as f64),
         pose_cache_build_cycles: (cache_ticks != 0).then_some(cache_ticks as f64 * CYCLES_PER_TICK),
         pose_cache_bytes: models.rigid_poses.map(|p| p.bytes()),
         baked_decode_cycles: mean(&|c| Some(c.decode), Some("Baked")),
@@ -487,7 +492,7 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
@@ -497,6 +502,7 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 fmt(f.rigid_pose_20_bones_cycles),
                 fmt(f.compose_20_bones_cycles),
                 fmt(f.compose_cycles_per_bone),
+                fmt(f.blend_cycles),
                 f.pose_cache_bytes.map_or("n/a".to_string(), |b| b.to_string()),
                 fmt(f.pose_cache_build_cycles),
                 fmt(f.baked_decode_cycles),
