@@ -34,7 +34,7 @@ use scene::{error_offset, render_error_detail};
 mod scene;
 use scene::{
     Models, Scene, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_BLEND_BENCH,
-    SLOT_COMPOSE_BENCH, SLOT_FRAME, SLOT_POSE_CACHE, SLOT_SCENE, STAGES,
+    SLOT_COMPACT_BENCH, SLOT_COMPOSE_BENCH, SLOT_FRAME, SLOT_POSE_CACHE, SLOT_SCENE, STAGES,
 };
 
 /// 4-byte alignment for the embedded blobs (the tables' sections are aligned within the blob).
@@ -103,6 +103,19 @@ fn compose_bench(gte: &mut Gte, cache: &PoseCache, scratch: &mut Scratch) -> u32
     timer::ticks_since(started) as u32
 }
 
+/// Ticks of the compact path's pose of "Walk" at `MEASURED_FRAME` (0 if it fails).
+fn compact_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> u32 {
+    let bones = rigid.bone_count().min(scratch.samples.len());
+    let object = scene::camera_at(0).view;
+    let clip = rigid.find_clip("Walk").unwrap_or(usize::MAX);
+    let started = timer::now();
+    if rigid.decode_pose(clip, MEASURED_FRAME as usize, &mut scratch.samples[..bones]).is_err() {
+        return 0;
+    }
+    psxanim_runtime::render::bones::bone_matrices(gte, rigid, &scratch.samples[..bones], &object, &mut scratch.matrices[..bones]);
+    timer::ticks_since(started) as u32
+}
+
 /// Ticks of `COMPOSE_BENCH_RUNS` blends (weight 0.5) of the first two cached frames of the first clip.
 fn blend_bench(cache: &PoseCache) -> u32 {
     let (Ok(a), Ok(b)) = (cache.pose(0, 0), cache.pose(0, 1)) else {
@@ -140,6 +153,10 @@ extern "C" fn main() -> ! {
             if let Some(cache) = poses.as_ref() {
                 record.set_cycles(SLOT_COMPOSE_BENCH, compose_bench(&mut gte, cache, scratch));
                 record.set_cycles(SLOT_BLEND_BENCH, blend_bench(cache));
+            }
+            {
+                let rigid = scene.models.rigid;
+                record.set_cycles(SLOT_COMPACT_BENCH, compact_bench(&mut gte, &rigid, scratch));
             }
             match scene::probe_words(&scene.models, &mut gte, scratch, &mut |w| record.push(w)) {
                 Ok(()) => record.status = status::DONE,

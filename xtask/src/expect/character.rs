@@ -313,6 +313,8 @@ pub struct CycleFigures {
     /// on cached entries), and per bone.
     pub compose_20_bones_cycles: Option<f64>,
     pub compose_cycles_per_bone: Option<f64>,
+    /// The compact path (no cache) posing "Walk" at the measured frame, measured at start-up.
+    pub compact_pose_cycles: Option<f64>,
     /// Blending two cached frames of the fixture (an interpolated sample's extra Decode cost),
     /// measured at start-up.
     pub blend_cycles: Option<f64>,
@@ -391,6 +393,7 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
     let per_bone = mean(&|c| Some(c.bone_matrices / c.bones as f64), Some("Rigid"));
     let bench_ticks = view.cycles(scene::SLOT_COMPOSE_BENCH);
     let blend_ticks = view.cycles(scene::SLOT_BLEND_BENCH);
+    let compact_ticks = view.cycles(scene::SLOT_COMPACT_BENCH);
     let compose_20 = (bench_ticks != 0).then(|| bench_ticks as f64 * CYCLES_PER_TICK / scene::COMPOSE_BENCH_RUNS as f64);
     let lookup = mean(&|c| Some(c.decode), Some("Rigid"));
     let pose_20 = lookup.zip(compose_20).map(|(l, c)| l + c);
@@ -413,6 +416,7 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         compose_20_bones_cycles: compose_20,
         compose_cycles_per_bone: compose_20.map(|c| c / scene::COMPOSE_BENCH_BONES as f64),
         rigid_pose_20_bones_cycles: pose_20,
+        compact_pose_cycles: (compact_ticks != 0).then_some(compact_ticks as f64 * CYCLES_PER_TICK),
         blend_cycles: (blend_ticks != 0).then_some(blend_ticks as f64 * CYCLES_PER_TICK / scene::COMPOSE_BENCH_RUNS as f64),
         pose_cache_build_cycles: (cache_ticks != 0).then_some(cache_ticks as f64 * CYCLES_PER_TICK),
         pose_cache_bytes: models.rigid_poses.map(|p| p.bytes()),
@@ -492,7 +496,7 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {}; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
@@ -503,6 +507,7 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 fmt(f.compose_20_bones_cycles),
                 fmt(f.compose_cycles_per_bone),
                 fmt(f.blend_cycles),
+                fmt(f.compact_pose_cycles),
                 f.pose_cache_bytes.map_or("n/a".to_string(), |b| b.to_string()),
                 fmt(f.pose_cache_build_cycles),
                 fmt(f.baked_decode_cycles),
