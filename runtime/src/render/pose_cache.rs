@@ -10,7 +10,7 @@
 //! by entry ([`PackedMatrix::lerp`]).
 //!
 //! The trade-off is RAM: `24 * bones * (sum of the clips' frame counts)` bytes, e.g. 40,128 bytes for
-//! the fixture character (11 bones, 152 frames), against a few hundred bytes of compact samples. The
+//! the fixture character (11 bones, 152 frames), against under 1 KiB per clip of compact samples. The
 //! build decodes each clip in order ([`ClipFrames`]) and takes about 34,000 cycles per frame in
 //! mednafen (5.1M cycles, 0.15 s, for the fixture; `examples/character` records it).
 //! Model-space translations must fit `i16` (GTE units: +-8 m), which the import profile's +-7.5 m
