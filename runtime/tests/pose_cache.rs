@@ -109,6 +109,28 @@ fn blend_lerps_entry_by_entry_as_far_as_every_slice_goes() {
 }
 
 #[test]
+fn the_halfway_blend_equals_the_lerp_at_one_half() {
+    let mut x = 0x1234_5678u32;
+    let mut word = || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    let edges = [0u32, 0xFFFF_FFFF, 0x8000_8000, 0x7FFF_7FFF, 0x8000_7FFF, 0x7FFF_8000, 0x0001_FFFF, 0xFFFF_0001];
+    let mut pairs: Vec<(u32, u32)> = edges.iter().flat_map(|&a| edges.iter().map(move |&b| (a, b))).collect();
+    pairs.extend((0..5000).map(|_| (word(), word())));
+    let (a, b): (Vec<u32>, Vec<u32>) = pairs.into_iter().unzip();
+    let pack = |w: &[u32]| w.chunks_exact(6).map(|c| PackedMatrix { words: c.try_into().unwrap() }).collect::<Vec<_>>();
+    let (a, b) = (pack(&a), pack(&b));
+    let mut out = vec![PackedMatrix::default(); a.len()];
+    blend(&a, &b, 2048, &mut out);
+    for i in 0..a.len() {
+        assert_eq!(out[i], PackedMatrix::lerp(&a[i], &b[i], 2048), "{:x?} {:x?}", a[i], b[i]);
+    }
+}
+
+#[test]
 fn compose_packed_equals_the_per_register_compose_and_transform() {
     let objects = matrices(8);
     let poses = matrices(64);

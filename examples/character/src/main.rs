@@ -33,7 +33,7 @@ use scene::{error_offset, render_error_detail};
 
 mod scene;
 use scene::{
-    Models, Scene, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_BLEND_BENCH,
+    Models, Scene, BLEND_BENCH_WEIGHTS, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_BLEND_BENCH,
     SLOT_COMPACT_BENCH, SLOT_COMPOSE_BENCH, SLOT_FRAME, SLOT_POSE_CACHE, SLOT_SCENE, STAGES,
 };
 
@@ -116,15 +116,15 @@ fn compact_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> u32 {
     timer::ticks_since(started) as u32
 }
 
-/// Ticks of `COMPOSE_BENCH_RUNS` blends (weight 0.5) of the first two cached frames of the first clip.
-fn blend_bench(cache: &PoseCache) -> u32 {
+/// Ticks of `COMPOSE_BENCH_RUNS` blends (FP12 `weight`) of the first two cached frames of the first clip.
+fn blend_bench(cache: &PoseCache, weight: u16) -> u32 {
     let (Ok(a), Ok(b)) = (cache.pose(0, 0), cache.pose(0, 1)) else {
         return 0;
     };
     let mut out = [PackedMatrix { words: [0; 6] }; psxanim_runtime::render::MAX_BONES];
     let started = timer::now();
     for _ in 0..COMPOSE_BENCH_RUNS {
-        pose_cache::blend(a, b, 2048, &mut out);
+        pose_cache::blend(a, b, core::hint::black_box(weight), &mut out);
     }
     let ticks = timer::ticks_since(started) as u32;
     core::hint::black_box(&out);
@@ -152,7 +152,9 @@ extern "C" fn main() -> ! {
             record.set_cycles(SLOT_POSE_CACHE, ticks);
             if let Some(cache) = poses.as_ref() {
                 record.set_cycles(SLOT_COMPOSE_BENCH, compose_bench(&mut gte, cache, scratch));
-                record.set_cycles(SLOT_BLEND_BENCH, blend_bench(cache));
+                for (i, weight) in BLEND_BENCH_WEIGHTS.iter().enumerate() {
+                    record.set_cycles(SLOT_BLEND_BENCH + i, blend_bench(cache, *weight));
+                }
             }
             {
                 let rigid = scene.models.rigid;

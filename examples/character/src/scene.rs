@@ -32,12 +32,14 @@ pub const SLOT_POSE_CACHE: usize = SLOT_FRAME + 1;
 pub const SLOT_COMPOSE_BENCH: usize = SLOT_POSE_CACHE + 1;
 pub const COMPOSE_BENCH_BONES: usize = 20;
 pub const COMPOSE_BENCH_RUNS: u32 = 8;
-/// Slot of the ticks `COMPOSE_BENCH_RUNS` blends of two cached frames of the rigid blob took at
-/// start-up (the extra Decode cost of an interpolated sample).
+/// Slots of the ticks `COMPOSE_BENCH_RUNS` blends of two cached frames of the rigid blob took at
+/// start-up (the extra Decode cost of an interpolated sample), at `BLEND_BENCH_WEIGHTS` (FP12): the
+/// halfway weight a 30 Hz clip gets at 60 Hz, and any other.
 pub const SLOT_BLEND_BENCH: usize = SLOT_COMPOSE_BENCH + 1;
+pub const BLEND_BENCH_WEIGHTS: [u16; 2] = [2048, 1000];
 /// Slot of the ticks the compact path (no cache) took at start-up to pose the rigid blob's "Walk" at
 /// `MEASURED_FRAME` (samples decoded, bone matrices composed with the object matrix): the fallback's cost.
-pub const SLOT_COMPACT_BENCH: usize = SLOT_BLEND_BENCH + 1;
+pub const SLOT_COMPACT_BENCH: usize = SLOT_BLEND_BENCH + BLEND_BENCH_WEIGHTS.len();
 /// The frame number is drawn as `FRAME_CODE_BITS` blocks on the top rows (white = 1, black = 0), so a
 /// screenshot says which frame it shows whatever the emulator's timing.
 pub const FRAME_CODE_BITS: u32 = 16;

@@ -316,8 +316,9 @@ pub struct CycleFigures {
     /// The compact path (no cache) posing "Walk" at the measured frame, measured at start-up.
     pub compact_pose_cycles: Option<f64>,
     /// Blending two cached frames of the fixture (an interpolated sample's extra Decode cost),
-    /// measured at start-up.
-    pub blend_cycles: Option<f64>,
+    /// measured at start-up at the halfway weight and at another.
+    pub blend_halfway_cycles: Option<f64>,
+    pub blend_other_weight_cycles: Option<f64>,
     /// Pose evaluation of a 20-bone skeleton: the measured lookup (Decode stage) plus the measured
     /// 20-bone Pose stage.
     pub rigid_pose_20_bones_cycles: Option<f64>,
@@ -392,7 +393,10 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
     let rigid_pose = mean(&|c| Some(c.decode + c.bone_matrices), Some("Rigid"));
     let per_bone = mean(&|c| Some(c.bone_matrices / c.bones as f64), Some("Rigid"));
     let bench_ticks = view.cycles(scene::SLOT_COMPOSE_BENCH);
-    let blend_ticks = view.cycles(scene::SLOT_BLEND_BENCH);
+    let blend = |i: usize| {
+        let ticks = view.cycles(scene::SLOT_BLEND_BENCH + i);
+        (ticks != 0).then_some(ticks as f64 * CYCLES_PER_TICK / scene::COMPOSE_BENCH_RUNS as f64)
+    };
     let compact_ticks = view.cycles(scene::SLOT_COMPACT_BENCH);
     let compose_20 = (bench_ticks != 0).then(|| bench_ticks as f64 * CYCLES_PER_TICK / scene::COMPOSE_BENCH_RUNS as f64);
     let lookup = mean(&|c| Some(c.decode), Some("Rigid"));
@@ -417,7 +421,8 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         compose_cycles_per_bone: compose_20.map(|c| c / scene::COMPOSE_BENCH_BONES as f64),
         rigid_pose_20_bones_cycles: pose_20,
         compact_pose_cycles: (compact_ticks != 0).then_some(compact_ticks as f64 * CYCLES_PER_TICK),
-        blend_cycles: (blend_ticks != 0).then_some(blend_ticks as f64 * CYCLES_PER_TICK / scene::COMPOSE_BENCH_RUNS as f64),
+        blend_halfway_cycles: blend(0),
+        blend_other_weight_cycles: blend(1),
         pose_cache_build_cycles: (cache_ticks != 0).then_some(cache_ticks as f64 * CYCLES_PER_TICK),
         pose_cache_bytes: models.rigid_poses.map(|p| p.bytes()),
         baked_decode_cycles: mean(&|c| Some(c.decode), Some("Baked")),
@@ -496,7 +501,7 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {}; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
@@ -506,7 +511,8 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 fmt(f.rigid_pose_20_bones_cycles),
                 fmt(f.compose_20_bones_cycles),
                 fmt(f.compose_cycles_per_bone),
-                fmt(f.blend_cycles),
+                fmt(f.blend_halfway_cycles),
+                fmt(f.blend_other_weight_cycles),
                 fmt(f.compact_pose_cycles),
                 f.pose_cache_bytes.map_or("n/a".to_string(), |b| b.to_string()),
                 fmt(f.pose_cache_build_cycles),
