@@ -6,7 +6,7 @@ use super::scratch::{Scratch, MAX_BONES, MAX_VERTICES};
 use super::triangles::{self, TriangleSink, TriangleStats};
 use super::{bones, cull, project};
 use crate::anim::animator::FrameSample;
-use crate::gte::{Cop2, Gte, PackedMatrix};
+use crate::gte::{Cop2, Gte};
 use crate::math::Matrix;
 use crate::tables::{Storage, TableError, Tables};
 
@@ -111,11 +111,11 @@ pub fn render_cached<B: Cop2, S: TriangleSink + ?Sized>(
             let pose = cache.pose(clip, sample.frame as usize)?;
             if sample.weight != 0 && sample.next != sample.frame {
                 let next = cache.pose(clip, sample.next as usize)?;
-                let mut blended = [PackedMatrix::IDENTITY; MAX_BONES];
-                pose_cache::blend(pose, next, sample.weight, &mut blended);
+                let blended = &mut scratch.blended[..bone_count];
+                pose_cache::blend(pose, next, sample.weight, blended);
                 mark(Stage::Decode);
                 gte.set_matrix(&object);
-                gte.compose_packed(&blended[..bone_count], matrices);
+                gte.compose_packed(blended, matrices);
             } else {
                 mark(Stage::Decode);
                 gte.set_matrix(&object);

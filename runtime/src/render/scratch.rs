@@ -2,6 +2,7 @@
 //!
 //! Nothing in here survives from one character to the next; each stage overwrites what it uses.
 
+use crate::gte::PackedMatrix;
 use crate::math::Matrix;
 use crate::tables::BoneSample;
 
@@ -15,6 +16,8 @@ pub struct Scratch {
     /// Decoded bone samples (rigid), and the second pose when interpolating.
     pub samples: [BoneSample; MAX_BONES],
     pub next_samples: [BoneSample; MAX_BONES],
+    /// Rigid with a pose cache: two cached frames blended (interpolated samples).
+    pub blended: [PackedMatrix; MAX_BONES],
     /// Model-view matrix of every bone (rigid).
     pub matrices: [Matrix; MAX_BONES],
     /// Decoded model-space positions of one baked frame.
@@ -33,6 +36,7 @@ impl Scratch {
         Scratch {
             samples: [ZERO_SAMPLE; MAX_BONES],
             next_samples: [ZERO_SAMPLE; MAX_BONES],
+            blended: [PackedMatrix { words: [0; 6] }; MAX_BONES],
             matrices: [Matrix::IDENTITY; MAX_BONES],
             positions: [[0; 3]; MAX_VERTICES],
             sxy: [0; MAX_VERTICES],
