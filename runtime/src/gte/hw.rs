@@ -8,6 +8,9 @@
 //! read is followed by a `nop`; a command must not start within two instructions of a `mtc2`/`ctc2`
 //! that it reads, so each command is preceded by two `nop`s. Reading a result while a command still
 //! runs is interlocked by the hardware.
+//!
+//! The bulk methods (`compose_packed`) are one asm loop each, with the GPRs of their encodings pinned
+//! the same way and the hazards kept by instruction scheduling instead of `nop`s.
 
 use core::arch::asm;
 
@@ -224,10 +227,6 @@ impl Cop2 for Cop2Hardware {
     }
 }
 
-/// `lwc2 reg, imm(base)`.
-const fn lwc2(base: u32, reg: u32, imm: u16) -> u32 {
-    0x32 << 26 | base << 21 | (reg & 31) << 16 | imm as u32
-}
 /// `swc2 reg, imm(base)`.
 const fn swc2(base: u32, reg: u32, imm: u16) -> u32 {
     0x3A << 26 | base << 21 | (reg & 31) << 16 | imm as u32
