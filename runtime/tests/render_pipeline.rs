@@ -164,7 +164,7 @@ fn baked_frames_decode_deltas_escapes_and_raw_then_project_with_one_matrix() {
         for (i, p) in expected.iter().enumerate() {
             let one = g.rtps(psxanim_runtime::math::Vec3i16::from_array(*p));
             assert_eq!(ScreenXY::from_word(scratch.sxy[i]), one.xy, "frame {frame} vertex {i}");
-            assert_eq!(scratch.sz[i], one.z);
+            assert_eq!(scratch.sz[i], u32::from(one.z));
         }
     }
     // The payload of frame 1 holds escapes: longer than 1 + 12 delta bytes.

@@ -63,7 +63,7 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
     tables: &Tables,
     camera: &Camera,
     sxy: &[u32],
-    sz: &[u16],
+    sz: &[u32],
     sink: &mut S,
 ) -> TriangleStats {
     let bytes = tables.bytes();
@@ -103,7 +103,7 @@ fn setup<B: Cop2, S: TriangleSink + ?Sized>(
     index: usize,
     words: (u32, u32),
     sxy: &[u32],
-    sz: &[u16],
+    sz: &[u32],
     colours: &[[u8; 3]; MATERIALS_CACHED],
     sink: &mut S,
     stats: &mut TriangleStats,
@@ -125,7 +125,7 @@ fn setup<B: Cop2, S: TriangleSink + ?Sized>(
         stats.back_facing += 1;
         return;
     }
-    let z = [sz[v[0]], sz[v[1]], sz[v[2]]];
+    let z = [sz[v[0]] as u16, sz[v[1]] as u16, sz[v[2]] as u16];
     if z[0] < camera.near || z[1] < camera.near || z[2] < camera.near || !span_ok(&xy) {
         stats.rejected += 1;
         return;

@@ -491,6 +491,11 @@ impl<'a> Tables<'a> {
         decode_baked_frame_payload(self, payload, &mut out[..self.vertex_count])
     }
 
+    /// Blob offset of the bone table (the renderer reads the vertex ranges word by word).
+    pub(crate) fn bones_offset(&self) -> usize {
+        self.bones
+    }
+
     pub(crate) fn vertices_offset(&self) -> usize {
         self.vertices
     }
