@@ -230,3 +230,73 @@ fn a_misaligned_blob_renders_the_same() {
     assert_eq!((r1, d1), (r2, d2));
     assert_eq!(s1.sxy[..8], s2.sxy[..8]);
 }
+
+/// The console's fast path: packets written in place by `Cop2::flat_packets`, linked in order.
+struct Packets {
+    space: Vec<u32>,
+    linked: Vec<[u32; 5]>,
+}
+impl TriangleSink for Packets {
+    fn add(&mut self, _: &DrawnTriangle) -> bool {
+        panic!("a sink with packet space takes no triangle through `add`")
+    }
+    fn flat_packet_space(&mut self) -> Option<&mut [u32]> {
+        Some(&mut self.space)
+    }
+    fn link_flat_packets(&mut self, count: usize) {
+        self.linked.extend(self.space.chunks_exact(5).take(count).map(|p| <[u32; 5]>::try_from(p).unwrap()));
+    }
+}
+
+/// `Collect` that refuses triangles past `room`, as a full draw list does.
+struct Limited(Vec<DrawnTriangle>, usize);
+impl TriangleSink for Limited {
+    fn add(&mut self, t: &DrawnTriangle) -> bool {
+        if self.0.len() == self.1 {
+            return false;
+        }
+        self.0.push(*t);
+        true
+    }
+}
+
+/// The flat packets hold exactly the triangles `add` receives, in the same order, with the same
+/// counts: near ones, oversized ones and the ones past a full arena rejected alike.
+#[test]
+fn flat_packets_carry_the_triangles_add_would_get() {
+    let b = rigid_blob();
+    let t = Tables::parse(&b).unwrap();
+    let mut scratch = Box::new(Scratch::new());
+    let places = [
+        Matrix::IDENTITY,
+        placement(Vec3i32::new(300, -200, 0), 0x1800),
+        // Close enough that the squares straddle the near plane or outgrow the GPU's limits.
+        placement(Vec3i32::new(0, 0, -7850), 0),
+        placement(Vec3i32::new(0, 0, -7400), 0x0400),
+    ];
+    let mut seen = [0u32; 3];
+    for (p, world) in places.iter().enumerate() {
+        for room in [usize::MAX, 1] {
+            let mut slow = Limited(Vec::new(), room);
+            let r1 = render::render(&mut gte(), &t, &camera(), world, sample(0, 1), &mut scratch, &mut slow, &mut |_| {});
+            let mut fast = Packets { space: vec![0; 5 * room.min(64)], linked: Vec::new() };
+            let r2 = render::render(&mut gte(), &t, &camera(), world, sample(0, 1), &mut scratch, &mut fast, &mut |_| {});
+            assert_eq!(r1, r2, "placement {p}, room {room}");
+            let expected: Vec<[u32; 5]> = slow
+                .0
+                .iter()
+                .map(|d| {
+                    let [r, g, b] = d.colour.map(u32::from);
+                    [d.otz as u32, 0x20 << 24 | r | g << 8 | b << 16, d.xy[0].to_word(), d.xy[1].to_word(), d.xy[2].to_word()]
+                })
+                .collect();
+            assert_eq!(fast.linked, expected, "placement {p}, room {room}");
+            if let Ok(Outcome::Drawn(s)) = r1 {
+                seen[0] += s.drawn;
+                seen[1] += s.rejected;
+                seen[2] += s.back_facing;
+            }
+        }
+    }
+    assert!(seen.iter().all(|&n| n > 0), "drawn, rejected and back-facing all covered: {seen:?}");
+}

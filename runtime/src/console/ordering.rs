@@ -68,6 +68,53 @@ impl<const DEPTHS: usize, const WORDS: usize> DrawList<DEPTHS, WORDS> {
         Ok(())
     }
 
+    /// [`add`](Self::add) for a packet whose length is a compile-time constant, inlined into the
+    /// caller: the words are stored one by one (no slice copy, so no `memcpy` call) and the only
+    /// checks are the depth and one room test.
+    #[inline(always)]
+    pub fn add_array<const N: usize>(&mut self, z: usize, packet: [u32; N]) -> Result<(), AddError> {
+        if z >= DEPTHS {
+            return Err(AddError::DepthOutOfRange);
+        }
+        if N == 0 || N > MAX_PACKET_WORDS {
+            return Err(AddError::BadLength);
+        }
+        let start = self.used;
+        let Some(words) = self.arena.get_mut(start..start + 1 + N) else {
+            return Err(AddError::ArenaFull);
+        };
+        words[0] = (N as u32) << 24 | (self.table[z] & END_OF_LIST);
+        for (w, p) in words[1..].iter_mut().zip(packet) {
+            *w = p;
+        }
+        self.table[z] = address(&words[0]);
+        self.used = start + 1 + N;
+        Ok(())
+    }
+
+    /// The arena words not used yet, where packets can be written in place for `link_written`.
+    pub fn free_words(&mut self) -> &mut [u32] {
+        &mut self.arena[self.used..]
+    }
+
+    /// Links `count` packets of `N` GP0 words written in place at the start of [`free_words`]
+    /// (`Self::free_words`), each behind a header word that holds its depth, clamped to `max_depth`:
+    /// the list `add_array` would have built, one packet after the other. Packets that would not fit
+    /// in the arena are left out.
+    pub fn link_written<const N: usize>(&mut self, count: usize, max_depth: usize) {
+        if DEPTHS == 0 || N == 0 || N > MAX_PACKET_WORDS {
+            return;
+        }
+        let max_depth = max_depth.min(DEPTHS - 1);
+        let count = count.min((WORDS - self.used) / (N + 1));
+        for packet in self.arena[self.used..self.used + count * (N + 1)].chunks_exact_mut(N + 1) {
+            let z = (packet[0] as usize).min(max_depth);
+            packet[0] = (N as u32) << 24 | (self.table[z] & END_OF_LIST);
+            self.table[z] = address(&packet[0]);
+        }
+        self.used += count * (N + 1);
+    }
+
     /// Words of the arena used so far (headers included).
     pub fn used_words(&self) -> usize {
         self.used
@@ -190,6 +237,49 @@ mod tests {
         list.add(0, &[7; 27]).unwrap();
         assert_eq!(list.used_words(), 32);
         assert_eq!(list.add(1, &[1]), Err(AddError::ArenaFull));
+    }
+
+    #[test]
+    fn add_array_links_like_add() {
+        let (mut a, mut b) = (Box::new(List::new()), Box::new(List::new()));
+        a.clear();
+        b.clear();
+        for (z, p) in [(3, [0xA1, 0xA2]), (0, [0xB1, 0xB2]), (3, [0xC1, 0xC2])] {
+            a.add(z, &p).unwrap();
+            b.add_array(z, p).unwrap();
+        }
+        assert_eq!(walk(&a), walk(&b));
+        assert_eq!(a.used_words(), b.used_words());
+        assert_eq!(b.add_array(4, [1]), Err(AddError::DepthOutOfRange));
+        assert_eq!(b.add_array(0, [0u32; 0]), Err(AddError::BadLength));
+        // 9 of 32 words used: 22 words and a header fit, 23 do not.
+        assert_eq!(b.add_array(1, [7; 23]), Err(AddError::ArenaFull));
+        assert_eq!(walk(&b).len(), 3, "a refused packet changes nothing");
+        b.add_array(1, [7; 22]).unwrap();
+        assert_eq!(b.used_words(), 32);
+    }
+
+    #[test]
+    fn packets_written_in_place_link_like_add_array() {
+        let (mut a, mut b) = (Box::new(List::new()), Box::new(List::new()));
+        a.clear();
+        b.clear();
+        a.add_array(1, [0xF0]).unwrap();
+        b.add_array(1, [0xF0]).unwrap();
+        // Depths 3, 0, 7 (clamped to 2), 2.
+        let packets = [(3, [0xA1, 0xA2]), (0, [0xB1, 0xB2]), (7, [0xC1, 0xC2]), (2, [0xD1, 0xD2])];
+        for (z, p) in packets {
+            a.add_array(z.min(2), p).unwrap();
+        }
+        for (w, (z, p)) in b.free_words().chunks_exact_mut(3).zip(packets) {
+            w.copy_from_slice(&[z as u32, p[0], p[1]]);
+        }
+        b.link_written::<2>(packets.len(), 2);
+        assert_eq!(walk(&a), walk(&b));
+        assert_eq!(a.used_words(), b.used_words());
+        // 14 of 32 words used: 6 more packets of 3 words fit, not 7.
+        b.link_written::<2>(7, 2);
+        assert_eq!(b.used_words(), 32);
     }
 
     #[test]

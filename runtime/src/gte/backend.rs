@@ -4,6 +4,46 @@
 use super::model::GteModel;
 use super::regs::{cmd, data};
 
+/// A triangle's screen data as the GTE holds it after NCLIP and AVSZ3 (raw register words).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScreenTriangle {
+    /// SXY0..2: `x` in the low half-word, `y` in the high one.
+    pub sxy: [u32; 3],
+    /// SZ1..3 (0..=0xFFFF).
+    pub sz: [u32; 3],
+    /// OTZ (0..=0xFFFF).
+    pub otz: u32,
+}
+
+/// The widest and tallest triangle the GPU draws, in pixels (it drops larger ones).
+pub const MAX_SPAN_X: i32 = 1023;
+pub const MAX_SPAN_Y: i32 = 511;
+/// GP0 command of a flat, opaque triangle (the colour goes in the low 24 bits).
+pub const GP0_FLAT_TRIANGLE: u32 = 0x20 << 24;
+/// Words [`Cop2::flat_packets`] writes per triangle: OTZ, command and colour, SXY0..2.
+pub const FLAT_PACKET_WORDS: usize = 5;
+
+/// The inputs of [`Cop2::flat_packets`].
+#[derive(Clone, Copy, Debug)]
+pub struct FlatTriangles<'a> {
+    /// Triangle table words: `a | b << 16`, `c | material << 16`.
+    pub triangles: &'a [u32],
+    /// Projected vertices (SXY words and SZ values), indexed like the tables' vertices.
+    pub sxy: &'a [u32],
+    pub sz: &'a [u32],
+    /// Material colours, `r | g << 8 | b << 16` (the top byte is ignored).
+    pub materials: &'a [u32],
+    /// The nearest depth (SZ) a drawn vertex may have.
+    pub near: u16,
+}
+
+/// What [`Cop2::flat_packets`] did (the other triangles faced away).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlatPackets {
+    pub written: usize,
+    pub rejected: usize,
+}
+
 /// Raw access to a GTE: register transfers and commands.
 ///
 /// Register numbers are masked to 0..31; the command word is the `cop2` imm25 operand.
@@ -45,13 +85,13 @@ pub trait Cop2 {
         3 * triples
     }
 
-    /// Loads SXY0..2 with `sxy[v[0]]`, `sxy[v[1]]`, `sxy[v[2]]` and starts NCLIP; read MAC0 after it
-    /// (`read_data` waits for the command on the console, so other work can run in between).
+    /// Loads SXY0..2 with `sxy[v[0]]`, `sxy[v[1]]`, `sxy[v[2]]` and runs NCLIP: returns MAC0 (twice the
+    /// signed screen area).
     ///
     /// # Safety
     /// Every index in `v` is below `sxy.len()` (the console loads without checking).
     #[inline(always)]
-    unsafe fn nclip_indexed(&mut self, sxy: &[u32], v: [usize; 3]) {
+    unsafe fn nclip_indexed(&mut self, sxy: &[u32], v: [usize; 3]) -> i32 {
         // SAFETY: the caller's contract.
         unsafe {
             self.write_data::<{ data::SXY0 }>(*sxy.get_unchecked(v[0]));
@@ -59,15 +99,74 @@ pub trait Cop2 {
             self.write_data::<{ data::SXY2 }>(*sxy.get_unchecked(v[2]));
         }
         self.command::<{ cmd::NCLIP }>();
+        self.read_data::<{ data::MAC0 }>() as i32
     }
 
-    /// Loads SZ1..3 with `sz[v[0]]`, `sz[v[1]]`, `sz[v[2]]` and starts AVSZ3; read OTZ (and SZ1..3)
-    /// after it.
+    /// NCLIP over a run of triangles given as table words (`a | b << 16`, `c | material << 16`, two
+    /// words a triangle), the screen positions loaded from `sxy`: skips the triangles whose NCLIP is
+    /// zero or positive (facing away, see `render::triangles`) and returns the index of the first one
+    /// whose NCLIP is negative, with its SXY0..2 still loaded; the triangle count if there is none.
+    ///
+    /// # Safety
+    /// Every vertex index of every triangle is below `sxy.len()` (the console loads without checking).
+    #[inline(always)]
+    unsafe fn skip_back_faces(&mut self, triangles: &[u32], sxy: &[u32]) -> usize {
+        for (i, t) in triangles.chunks_exact(2).enumerate() {
+            let v = [(t[0] & 0xFFFF) as usize, (t[0] >> 16) as usize, (t[1] & 0xFFFF) as usize];
+            // SAFETY: the caller's contract.
+            if unsafe { self.nclip_indexed(sxy, v) } < 0 {
+                return i;
+            }
+        }
+        triangles.len() / 2
+    }
+
+    /// Flat-shaded GPU triangles straight from the tables: for each triangle of `job.triangles` in
+    /// order, NCLIP (a triangle whose NCLIP is zero or positive faces away and is skipped), then SZ1..3
+    /// and AVSZ3; a front face is rejected when a vertex is nearer than `job.near`, when its screen
+    /// extent is wider than [`MAX_SPAN_X`] or taller than [`MAX_SPAN_Y`] pixels, or when `out` has no
+    /// room left, and is otherwise written to `out` as [`FLAT_PACKET_WORDS`] words: its OTZ, then the
+    /// GP0 flat-triangle command with the material's colour, then SXY0..2.
+    ///
+    /// # Safety
+    /// Every vertex index of every triangle is below `job.sxy.len()` and `job.sz.len()`, every
+    /// material index below `job.materials.len()` (the console loads without checking).
+    unsafe fn flat_packets(&mut self, job: &FlatTriangles, out: &mut [u32]) -> FlatPackets {
+        let mut room = out.len() / FLAT_PACKET_WORDS;
+        let mut done = FlatPackets::default();
+        for t in job.triangles.chunks_exact(2) {
+            let v = [(t[0] & 0xFFFF) as usize, (t[0] >> 16) as usize, (t[1] & 0xFFFF) as usize];
+            // SAFETY: the caller's contract.
+            if unsafe { self.nclip_indexed(job.sxy, v) } >= 0 {
+                continue;
+            }
+            // SAFETY: the caller's contract.
+            let s = unsafe { self.avsz3_indexed(job.sz, v) };
+            let near = job.near as u32;
+            let x = s.sxy.map(|w| w as u16 as i16 as i32);
+            let y = s.sxy.map(|w| (w as i32) >> 16);
+            let within = |c: [i32; 3], max: i32| [c[0] - c[1], c[1] - c[2], c[0] - c[2]].iter().all(|d| d.abs() <= max);
+            if s.sz.iter().any(|&z| z < near) || !within(x, MAX_SPAN_X) || !within(y, MAX_SPAN_Y) || room == 0 {
+                done.rejected += 1;
+                continue;
+            }
+            // SAFETY: the caller's contract.
+            let colour = unsafe { *job.materials.get_unchecked(((t[1] >> 16) & 0xFF) as usize) } & 0x00FF_FFFF;
+            let at = FLAT_PACKET_WORDS * done.written;
+            out[at..at + FLAT_PACKET_WORDS].copy_from_slice(&[s.otz, GP0_FLAT_TRIANGLE | colour, s.sxy[0], s.sxy[1], s.sxy[2]]);
+            done.written += 1;
+            room -= 1;
+        }
+        done
+    }
+
+    /// Loads SZ1..3 with `sz[v[0]]`, `sz[v[1]]`, `sz[v[2]]` and runs AVSZ3: returns the triangle as the
+    /// GTE then holds it (SXY0..2 as loaded for NCLIP, SZ1..3, OTZ).
     ///
     /// # Safety
     /// Every index in `v` is below `sz.len()` (the console loads without checking).
     #[inline(always)]
-    unsafe fn avsz3_indexed(&mut self, sz: &[u32], v: [usize; 3]) {
+    unsafe fn avsz3_indexed(&mut self, sz: &[u32], v: [usize; 3]) -> ScreenTriangle {
         // SAFETY: the caller's contract.
         unsafe {
             self.write_data::<{ data::SZ1 }>(*sz.get_unchecked(v[0]));
@@ -75,6 +174,11 @@ pub trait Cop2 {
             self.write_data::<{ data::SZ3 }>(*sz.get_unchecked(v[2]));
         }
         self.command::<{ cmd::AVSZ3 }>();
+        ScreenTriangle {
+            sxy: [self.read_data::<{ data::SXY0 }>(), self.read_data::<{ data::SXY1 }>(), self.read_data::<{ data::SXY2 }>()],
+            sz: [self.read_data::<{ data::SZ1 }>(), self.read_data::<{ data::SZ2 }>(), self.read_data::<{ data::SZ3 }>()],
+            otz: self.read_data::<{ data::OTZ }>(),
+        }
     }
 }
 

@@ -11,7 +11,7 @@
 
 use core::arch::asm;
 
-use super::backend::Cop2;
+use super::backend::{Cop2, FlatPackets, FlatTriangles, ScreenTriangle, FLAT_PACKET_WORDS, GP0_FLAT_TRIANGLE, MAX_SPAN_X, MAX_SPAN_Y};
 use super::regs::{cmd, data};
 
 /// The GPR the encodings below use: $8 (t0).
@@ -26,6 +26,10 @@ const fn mtc2_from(gpr: u32, rd: u32) -> u32 {
 }
 const fn mfc2(rd: u32) -> u32 {
     0x4800_0000 | GPR << 16 | (rd & 31) << 11
+}
+/// `mfc2` into any GPR.
+const fn mfc2_to(gpr: u32, rd: u32) -> u32 {
+    0x4800_0000 | gpr << 16 | (rd & 31) << 11
 }
 const fn ctc2(rd: u32) -> u32 {
     0x48C0_0000 | GPR << 16 | (rd & 31) << 11
@@ -193,41 +197,300 @@ impl Cop2 for Cop2Hardware {
     }
 
     #[inline(always)]
-    unsafe fn nclip_indexed(&mut self, sxy: &[u32], v: [usize; 3]) {
+    unsafe fn nclip_indexed(&mut self, sxy: &[u32], v: [usize; 3]) -> i32 {
         let p = sxy.as_ptr();
-        // SAFETY: the caller guarantees the indices are in bounds; two instructions between the last
-        // lwc2 and the command.
+        let area: u32;
+        // SAFETY: the caller guarantees the indices are in bounds. Two instructions between the last
+        // lwc2 and the command; the mfc2 waits for NCLIP; a nop covers its load delay.
         unsafe {
             asm!(
-                ".word {l0}", ".word {l1}", ".word {l2}", "nop", "nop", ".word {nclip}",
+                ".word {l0}", ".word {l1}", ".word {l2}", "nop", "nop", ".word {nclip}", ".word {mac0}", "nop",
                 l0 = const lwc2(9, data::SXY0, 0),
                 l1 = const lwc2(10, data::SXY1, 0),
                 l2 = const lwc2(11, data::SXY2, 0),
                 nclip = const cop2(cmd::NCLIP),
+                mac0 = const mfc2(data::MAC0),
                 in("$9") p.add(v[0]),
                 in("$10") p.add(v[1]),
                 in("$11") p.add(v[2]),
+                out("$8") area,
                 options(nostack, readonly, preserves_flags),
             );
         }
+        area as i32
+    }
+
+    /// One loop: two word loads, the indices scaled to byte offsets, three lwc2, NCLIP, and the MAC0
+    /// sign test; the first front face leaves the loop with its SXY0..2 loaded.
+    #[inline(always)]
+    unsafe fn skip_back_faces(&mut self, triangles: &[u32], sxy: &[u32]) -> usize {
+        let start = triangles.as_ptr();
+        // SAFETY: `end` is one past the last whole triangle of the slice.
+        let end = unsafe { start.add(triangles.len() & !1) };
+        let at: *const u32;
+        // SAFETY: reads only whole triangles of `triangles` (the loop tests the end before loading)
+        // and, by the caller's contract, words of `sxy`. Hazards: no loaded register is used by the
+        // next instruction, two instructions separate the last lwc2 from NCLIP, and the mfc2 waits
+        // for NCLIP (interlocked).
+        unsafe {
+            asm!(
+                ".set push",
+                ".set noreorder",
+                "1:",
+                "beq $9, $10, 2f",
+                "nop",
+                "lw $12, 0($9)",
+                "lw $13, 4($9)",
+                "andi $14, $12, 0xFFFF",
+                "srl $12, $12, 16",
+                "sll $14, $14, 2",
+                "sll $12, $12, 2",
+                "andi $13, $13, 0xFFFF",
+                "sll $13, $13, 2",
+                "addu $14, $14, $11",
+                "addu $12, $12, $11",
+                "addu $13, $13, $11",
+                ".word {l0}",
+                ".word {l1}",
+                ".word {l2}",
+                "addiu $9, $9, 8",
+                "nop",
+                ".word {nclip}",
+                ".word {mac0}",
+                "nop",
+                "bgez $8, 1b",
+                "nop",
+                "addiu $9, $9, -8",
+                "2:",
+                ".set pop",
+                l0 = const lwc2(14, data::SXY0, 0),
+                l1 = const lwc2(12, data::SXY1, 0),
+                l2 = const lwc2(13, data::SXY2, 0),
+                nclip = const cop2(cmd::NCLIP),
+                mac0 = const mfc2(data::MAC0),
+                inout("$9") start => at,
+                in("$10") end,
+                in("$11") sxy.as_ptr(),
+                out("$8") _,
+                out("$12") _,
+                out("$13") _,
+                out("$14") _,
+                options(nostack, readonly),
+            );
+        }
+        // SAFETY: `at` lies between `start` and `end`, in the same slice.
+        (unsafe { at.offset_from(start) } as usize) / 2
+    }
+
+    /// One loop over the triangles: the back-face test of `skip_back_faces`; for a front face, SZ1..3
+    /// by lwc2 and AVSZ3, the near and span tests on the values read back with mfc2, then the packet
+    /// stored from registers. Branch delay slots are filled by hand (`noreorder`).
+    unsafe fn flat_packets(&mut self, job: &FlatTriangles, out: &mut [u32]) -> FlatPackets {
+        let start = job.triangles.as_ptr();
+        // SAFETY: one past the last whole triangle of the slice.
+        let end = unsafe { start.add(job.triangles.len() & !1) };
+        let room = out.len() / FLAT_PACKET_WORDS;
+        let sz_offset = (job.sz.as_ptr() as usize).wrapping_sub(job.sxy.as_ptr() as usize);
+        let (room_left, rejected): (usize, usize);
+        // SAFETY: reads whole triangles of `job.triangles`, by the caller's contract words of `sxy`,
+        // `sz` and `materials`, and writes at most `room` packets into `out`. Hazards: no register
+        // loaded by lw/mfc2 is used by the next instruction; two instructions separate each lwc2 from
+        // the command that reads it; mfc2 waits for the command (interlocked).
+        unsafe {
+            asm!(
+                ".set push",
+                ".set noreorder",
+                "1:",
+                "beq $9, $10, 9f",
+                "nop",
+                // Back-face test.
+                "lw $12, 0($9)",
+                "lw $13, 4($9)",
+                "andi $14, $12, 0xFFFF",
+                "srl $12, $12, 16",
+                "sll $14, $14, 2",
+                "sll $12, $12, 2",
+                "andi $13, $13, 0xFFFF",
+                "sll $13, $13, 2",
+                "addu $14, $14, $11",
+                "addu $12, $12, $11",
+                "addu $13, $13, $11",
+                ".word {l_sxy0}",
+                ".word {l_sxy1}",
+                ".word {l_sxy2}",
+                "addiu $9, $9, 8",
+                "nop",
+                ".word {nclip}",
+                ".word {mac0}",
+                "nop",
+                "bgez $8, 1b",
+                "nop",
+                // Front face: depth.
+                "addu $14, $14, $15",
+                "addu $12, $12, $15",
+                "addu $13, $13, $15",
+                ".word {l_sz1}",
+                ".word {l_sz2}",
+                ".word {l_sz3}",
+                "lw $24, -4($9)",
+                "nop",
+                ".word {avsz3}",
+                ".word {r_sz1}",
+                ".word {r_sz2}",
+                ".word {r_sz3}",
+                // Near test: a negative `z - near` for any vertex.
+                "subu $2, $2, $17",
+                "subu $3, $3, $17",
+                "subu $4, $4, $17",
+                "or $2, $2, $3",
+                "or $2, $2, $4",
+                "bltz $2, 8f",
+                "nop",
+                // Span test: every pairwise |d| <= max, as (d + max) < 2 * max + 1 unsigned.
+                ".word {r_sxy0}",
+                ".word {r_sxy1}",
+                ".word {r_sxy2}",
+                "sra $5, $2, 16",
+                "sra $6, $3, 16",
+                "sra $7, $4, 16",
+                "subu $8, $5, $6",
+                "addiu $8, $8, {my}",
+                "sltiu $8, $8, {my2}",
+                "subu $25, $6, $7",
+                "addiu $25, $25, {my}",
+                "sltiu $25, $25, {my2}",
+                "and $8, $8, $25",
+                "subu $25, $5, $7",
+                "addiu $25, $25, {my}",
+                "sltiu $25, $25, {my2}",
+                "and $8, $8, $25",
+                "sll $5, $2, 16",
+                "sra $5, $5, 16",
+                "sll $6, $3, 16",
+                "sra $6, $6, 16",
+                "sll $7, $4, 16",
+                "sra $7, $7, 16",
+                "subu $25, $5, $6",
+                "addiu $25, $25, {mx}",
+                "sltiu $25, $25, {mx2}",
+                "and $8, $8, $25",
+                "subu $25, $6, $7",
+                "addiu $25, $25, {mx}",
+                "sltiu $25, $25, {mx2}",
+                "and $8, $8, $25",
+                "subu $25, $5, $7",
+                "addiu $25, $25, {mx}",
+                "sltiu $25, $25, {mx2}",
+                "and $8, $8, $25",
+                "beqz $8, 8f",
+                "nop",
+                "beqz $19, 8f",
+                "nop",
+                // The packet: OTZ, command | colour, SXY0..2.
+                "srl $24, $24, 16",
+                "andi $24, $24, 0xFF",
+                "sll $24, $24, 2",
+                "addu $24, $24, $16",
+                "lw $24, 0($24)",
+                ".word {r_otz}",
+                "lui $25, {cmd_hi}",
+                "sw $8, 0($18)",
+                "sll $24, $24, 8",
+                "srl $24, $24, 8",
+                "or $24, $24, $25",
+                "sw $24, 4($18)",
+                "sw $2, 8($18)",
+                "sw $3, 12($18)",
+                "sw $4, 16($18)",
+                "addiu $18, $18, 20",
+                "b 1b",
+                "addiu $19, $19, -1",
+                "8:",
+                "b 1b",
+                "addiu $20, $20, 1",
+                "9:",
+                ".set pop",
+                l_sxy0 = const lwc2(14, data::SXY0, 0),
+                l_sxy1 = const lwc2(12, data::SXY1, 0),
+                l_sxy2 = const lwc2(13, data::SXY2, 0),
+                nclip = const cop2(cmd::NCLIP),
+                mac0 = const mfc2(data::MAC0),
+                l_sz1 = const lwc2(14, data::SZ1, 0),
+                l_sz2 = const lwc2(12, data::SZ2, 0),
+                l_sz3 = const lwc2(13, data::SZ3, 0),
+                avsz3 = const cop2(cmd::AVSZ3),
+                r_sz1 = const mfc2_to(2, data::SZ1),
+                r_sz2 = const mfc2_to(3, data::SZ2),
+                r_sz3 = const mfc2_to(4, data::SZ3),
+                r_sxy0 = const mfc2_to(2, data::SXY0),
+                r_sxy1 = const mfc2_to(3, data::SXY1),
+                r_sxy2 = const mfc2_to(4, data::SXY2),
+                r_otz = const mfc2_to(8, data::OTZ),
+                my = const MAX_SPAN_Y,
+                my2 = const 2 * MAX_SPAN_Y + 1,
+                mx = const MAX_SPAN_X,
+                mx2 = const 2 * MAX_SPAN_X + 1,
+                cmd_hi = const GP0_FLAT_TRIANGLE >> 16,
+                inout("$9") start => _,
+                in("$10") end,
+                in("$11") job.sxy.as_ptr(),
+                in("$15") sz_offset,
+                in("$16") job.materials.as_ptr(),
+                in("$17") job.near as u32,
+                inout("$18") out.as_mut_ptr() => _,
+                inout("$19") room => room_left,
+                inout("$20") 0usize => rejected,
+                out("$2") _,
+                out("$3") _,
+                out("$4") _,
+                out("$5") _,
+                out("$6") _,
+                out("$7") _,
+                out("$8") _,
+                out("$12") _,
+                out("$13") _,
+                out("$14") _,
+                out("$24") _,
+                out("$25") _,
+                options(nostack),
+            );
+        }
+        FlatPackets { written: room - room_left, rejected }
     }
 
     #[inline(always)]
-    unsafe fn avsz3_indexed(&mut self, sz: &[u32], v: [usize; 3]) {
+    unsafe fn avsz3_indexed(&mut self, sz: &[u32], v: [usize; 3]) -> ScreenTriangle {
         let p = sz.as_ptr();
-        // SAFETY: as for `nclip_indexed`.
+        let (sxy0, sxy1, sxy2, sz1, sz2, sz3, otz): (u32, u32, u32, u32, u32, u32, u32);
+        // SAFETY: as for `nclip_indexed`; each mfc2 names its own GPR, the last one's delay is covered.
         unsafe {
             asm!(
                 ".word {l0}", ".word {l1}", ".word {l2}", "nop", "nop", ".word {avsz3}",
+                ".word {r0}", ".word {r1}", ".word {r2}", ".word {r3}", ".word {r4}", ".word {r5}", ".word {r6}", "nop",
                 l0 = const lwc2(9, data::SZ1, 0),
                 l1 = const lwc2(10, data::SZ2, 0),
                 l2 = const lwc2(11, data::SZ3, 0),
                 avsz3 = const cop2(cmd::AVSZ3),
+                r0 = const mfc2_to(12, data::SXY0),
+                r1 = const mfc2_to(13, data::SXY1),
+                r2 = const mfc2_to(14, data::SXY2),
+                r3 = const mfc2_to(15, data::SZ1),
+                r4 = const mfc2_to(24, data::SZ2),
+                r5 = const mfc2_to(25, data::SZ3),
+                r6 = const mfc2_to(3, data::OTZ),
                 in("$9") p.add(v[0]),
                 in("$10") p.add(v[1]),
                 in("$11") p.add(v[2]),
+                out("$12") sxy0,
+                out("$13") sxy1,
+                out("$14") sxy2,
+                out("$15") sz1,
+                out("$24") sz2,
+                out("$25") sz3,
+                out("$3") otz,
                 options(nostack, readonly, preserves_flags),
             );
         }
+        ScreenTriangle { sxy: [sxy0, sxy1, sxy2], sz: [sz1, sz2, sz3], otz }
     }
 }

@@ -41,7 +41,9 @@ pub mod hw;
 pub mod model;
 pub mod regs;
 
-pub use backend::Cop2;
+pub use backend::{
+    Cop2, FlatPackets, FlatTriangles, ScreenTriangle, FLAT_PACKET_WORDS, GP0_FLAT_TRIANGLE, MAX_SPAN_X, MAX_SPAN_Y,
+};
 pub use model::{unr_divide, GteModel};
 use regs::{cmd, ctrl, data};
 

@@ -215,15 +215,13 @@ fn indexed_nclip_and_avsz3_equal_the_register_path() {
     gte.backend_mut().rtpt_words(&words, &mut sxy, &mut sz);
     for v in [[0usize, 5, 11], [3, 2, 7], [9, 9, 1], [11, 0, 4]] {
         // SAFETY: every index is below 12.
-        unsafe { gte.backend_mut().nclip_indexed(&sxy, v) };
-        let area = gte.mac0();
-        unsafe { gte.backend_mut().avsz3_indexed(&sz, v) };
-        let otz = gte.read_data::<{ data::OTZ }>() as u16;
-        let loaded = [gte.read_data::<{ data::SZ1 }>(), gte.read_data::<{ data::SZ2 }>(), gte.read_data::<{ data::SZ3 }>()];
-        assert_eq!(loaded, v.map(|i| sz[i]));
+        let area = unsafe { gte.backend_mut().nclip_indexed(&sxy, v) };
+        let held = unsafe { gte.backend_mut().avsz3_indexed(&sz, v) };
+        assert_eq!(held.sxy, v.map(|i| sxy[i]));
+        assert_eq!(held.sz, v.map(|i| sz[i]));
         gte.set_screen_xy(&v.map(|i| ScreenXY::from_word(sxy[i])));
         assert_eq!(gte.nclip(), area, "triangle {v:?}");
         gte.set_screen_z(&[0, sz[v[0]] as u16, sz[v[1]] as u16, sz[v[2]] as u16]);
-        assert_eq!(gte.avsz3(), otz, "triangle {v:?}");
+        assert_eq!(u32::from(gte.avsz3()), held.otz, "triangle {v:?}");
     }
 }

@@ -504,6 +504,11 @@ impl<'a> Tables<'a> {
     pub(crate) fn triangles_offset(&self) -> usize {
         self.triangles
     }
+
+    /// Blob offset of the material table (the renderer reads each colour as one word).
+    pub(crate) fn materials_offset(&self) -> usize {
+        self.materials
+    }
 }
 
 #[cfg(test)]
