@@ -85,6 +85,30 @@ pub trait Cop2 {
         3 * triples
     }
 
+    /// [`rtpt_words`](Self::rtpt_words) for positions given as `[x, y, z]`: the same register
+    /// writes once each position is packed (`x | y << 16`, `z`).
+    fn rtpt_positions(&mut self, positions: &[[i16; 3]], sxy: &mut [u32], sz: &mut [u32]) -> usize {
+        let triples = (positions.len() / 3).min(sxy.len() / 3).min(sz.len() / 3);
+        for ((p, xy), z) in positions.chunks_exact(3).zip(sxy.chunks_exact_mut(3)).zip(sz.chunks_exact_mut(3)).take(triples) {
+            let pack = |v: [i16; 3]| (v[0] as u16 as u32 | (v[1] as u16 as u32) << 16, v[2] as u16 as u32);
+            let w = [pack(p[0]), pack(p[1]), pack(p[2])];
+            self.write_data::<{ data::VXY0 }>(w[0].0);
+            self.write_data::<{ data::VZ0 }>(w[0].1);
+            self.write_data::<{ data::VXY1 }>(w[1].0);
+            self.write_data::<{ data::VZ1 }>(w[1].1);
+            self.write_data::<{ data::VXY2 }>(w[2].0);
+            self.write_data::<{ data::VZ2 }>(w[2].1);
+            self.command::<{ cmd::RTPT }>();
+            xy[0] = self.read_data::<{ data::SXY0 }>();
+            xy[1] = self.read_data::<{ data::SXY1 }>();
+            xy[2] = self.read_data::<{ data::SXY2 }>();
+            z[0] = self.read_data::<{ data::SZ1 }>();
+            z[1] = self.read_data::<{ data::SZ2 }>();
+            z[2] = self.read_data::<{ data::SZ3 }>();
+        }
+        3 * triples
+    }
+
     /// Loads SXY0..2 with `sxy[v[0]]`, `sxy[v[1]]`, `sxy[v[2]]` and runs NCLIP: returns MAC0 (twice the
     /// signed screen area).
     ///

@@ -196,6 +196,105 @@ impl Cop2 for Cop2Hardware {
         3 * triples
     }
 
+    /// `rtpt_words`'s pipelined loop, with the next triple's nine halfwords loaded and packed into
+    /// VXY/VZ words while RTPT runs.
+    #[inline(always)]
+    fn rtpt_positions(&mut self, positions: &[[i16; 3]], sxy: &mut [u32], sz: &mut [u32]) -> usize {
+        let triples = (positions.len() / 3).min(sxy.len() / 3).min(sz.len() / 3);
+        if triples == 0 {
+            return 0;
+        }
+        // SAFETY: reads 9 halfwords a triple from `positions` (2-aligned) and writes 3 words to each
+        // of `sxy` and `sz`, for `triples` triples, which all three slices hold. Hazards as in
+        // `rtpt_words`; each packing `or` uses halfwords loaded at least two instructions before.
+        unsafe {
+            asm!(
+                ".set push",
+                ".set noreorder",
+                "lhu $13, 0($9)",
+                "lhu $2, 2($9)",
+                "lhu $14, 4($9)",
+                "lhu $15, 6($9)",
+                "lhu $4, 8($9)",
+                "lhu $24, 10($9)",
+                "lhu $25, 12($9)",
+                "lhu $5, 14($9)",
+                "lhu $3, 16($9)",
+                "sll $2, $2, 16",
+                "or $13, $13, $2",
+                "sll $4, $4, 16",
+                "or $15, $15, $4",
+                "sll $5, $5, 16",
+                "or $25, $25, $5",
+                "addiu $12, $12, -1",
+                "beqz $12, 2f",
+                "nop",
+                "1:",
+                ".word {m0}", ".word {m1}", ".word {m2}", ".word {m3}", ".word {m4}", ".word {m5}",
+                "addiu $9, $9, 18",
+                "addiu $12, $12, -1",
+                ".word {rtpt}",
+                "lhu $13, 0($9)",
+                "lhu $2, 2($9)",
+                "lhu $14, 4($9)",
+                "lhu $15, 6($9)",
+                "lhu $4, 8($9)",
+                "lhu $24, 10($9)",
+                "lhu $25, 12($9)",
+                "lhu $5, 14($9)",
+                "lhu $3, 16($9)",
+                "sll $2, $2, 16",
+                "or $13, $13, $2",
+                "sll $4, $4, 16",
+                "or $15, $15, $4",
+                "sll $5, $5, 16",
+                "or $25, $25, $5",
+                "addiu $10, $10, 12",
+                "addiu $11, $11, 12",
+                ".word {s0}", ".word {s1}", ".word {s2}", ".word {s3}", ".word {s4}",
+                "bnez $12, 1b",
+                ".word {s5}",
+                "2:",
+                ".word {m0}", ".word {m1}", ".word {m2}", ".word {m3}", ".word {m4}", ".word {m5}",
+                "nop",
+                "nop",
+                ".word {rtpt}",
+                "addiu $10, $10, 12",
+                "addiu $11, $11, 12",
+                ".word {s0}", ".word {s1}", ".word {s2}", ".word {s3}", ".word {s4}", ".word {s5}",
+                ".set pop",
+                m0 = const mtc2_from(13, data::VXY0),
+                m1 = const mtc2_from(14, data::VZ0),
+                m2 = const mtc2_from(15, data::VXY1),
+                m3 = const mtc2_from(24, data::VZ1),
+                m4 = const mtc2_from(25, data::VXY2),
+                m5 = const mtc2_from(3, data::VZ2),
+                rtpt = const cop2(cmd::RTPT),
+                s0 = const swc2(10, data::SXY0, -12),
+                s1 = const swc2(10, data::SXY1, -8),
+                s2 = const swc2(10, data::SXY2, -4),
+                s3 = const swc2(11, data::SZ1, -12),
+                s4 = const swc2(11, data::SZ2, -8),
+                s5 = const swc2(11, data::SZ3, -4),
+                inout("$9") positions.as_ptr() => _,
+                inout("$10") sxy.as_mut_ptr() => _,
+                inout("$11") sz.as_mut_ptr() => _,
+                inout("$12") triples => _,
+                out("$2") _,
+                out("$3") _,
+                out("$4") _,
+                out("$5") _,
+                out("$13") _,
+                out("$14") _,
+                out("$15") _,
+                out("$24") _,
+                out("$25") _,
+                options(nostack),
+            );
+        }
+        3 * triples
+    }
+
     #[inline(always)]
     unsafe fn nclip_indexed(&mut self, sxy: &[u32], v: [usize; 3]) -> i32 {
         let p = sxy.as_ptr();

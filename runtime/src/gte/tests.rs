@@ -225,3 +225,17 @@ fn indexed_nclip_and_avsz3_equal_the_register_path() {
         assert_eq!(u32::from(gte.avsz3()), held.otz, "triangle {v:?}");
     }
 }
+
+#[test]
+fn rtpt_positions_equals_rtpt_words_on_the_packed_positions() {
+    let mut gte = Gte::new();
+    camera(&mut gte);
+    let words = vertex_words(7, 11);
+    let positions: std::vec::Vec<[i16; 3]> =
+        words.chunks_exact(2).map(|w| [w[0] as i16, (w[0] >> 16) as i16, w[1] as i16]).collect();
+    let (mut a, mut b) = (([0u32; 7], [0u32; 7]), ([0u32; 7], [0u32; 7]));
+    assert_eq!(gte.backend_mut().rtpt_positions(&positions, &mut a.0, &mut a.1), 6);
+    assert_eq!(gte.backend_mut().rtpt_words(&words, &mut b.0, &mut b.1), 6);
+    assert_eq!(a, b);
+    assert_ne!(a.0[..6], [0; 6]);
+}

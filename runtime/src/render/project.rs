@@ -116,15 +116,19 @@ fn project_rigid_bytes<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[M
     }
 }
 
-/// Baked: decoded model-space positions with one object matrix (view * world).
+/// Baked: decoded model-space positions with one object matrix (view * world), whole triples through
+/// [`Cop2::rtpt_positions`], the last one or two vertices as in `project_rigid`.
 pub fn project_positions<B: Cop2>(gte: &mut Gte<B>, object: &Matrix, positions: &[[i16; 3]], sxy: &mut [u32], sz: &mut [u32]) {
     gte.set_matrix(object);
-    let pack = |p: &[i16; 3]| (p[0] as u16 as u32 | (p[1] as u16 as u32) << 16, p[2] as u16 as u32);
     let count = positions.len().min(sxy.len()).min(sz.len());
-    let full = count - count % 3;
-    for ((p, xy), z) in positions[..full].chunks_exact(3).zip(sxy[..full].chunks_exact_mut(3)).zip(sz[..full].chunks_exact_mut(3)) {
-        rtpt(gte, [pack(&p[0]), pack(&p[1]), pack(&p[2])], xy, z);
+    let (positions, sxy, sz) = (&positions[..count], &mut sxy[..count], &mut sz[..count]);
+    let done = gte.backend_mut().rtpt_positions(positions, sxy, sz);
+    if done < count && count >= 3 {
+        let last = count - 3;
+        gte.backend_mut().rtpt_positions(&positions[last..], &mut sxy[last..], &mut sz[last..]);
+    } else if done < count {
+        let pack = |p: &[i16; 3]| (p[0] as u16 as u32 | (p[1] as u16 as u32) << 16, p[2] as u16 as u32);
+        let rest = &positions[done..];
+        project_run(gte, count - done, |i| pack(&rest[i]), &mut sxy[done..], &mut sz[done..]);
     }
-    let rest = &positions[full..count];
-    project_run(gte, rest.len(), |i| pack(&rest[i]), &mut sxy[full..], &mut sz[full..]);
 }
