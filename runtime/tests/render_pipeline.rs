@@ -231,20 +231,47 @@ fn a_misaligned_blob_renders_the_same() {
     assert_eq!(s1.sxy[..8], s2.sxy[..8]);
 }
 
-/// The console's fast path: packets written in place by `Cop2::flat_packets`, linked in order.
+/// The console's fast path: packets written and linked by `Cop2::flat_packets` into an ordering
+/// table of `DEPTHS` entries, each starting as an end marker.
 struct Packets {
-    space: Vec<u32>,
-    linked: Vec<[u32; 5]>,
+    arena: Vec<u32>,
+    table: Vec<u32>,
+    committed: usize,
+}
+const DEPTHS: usize = 64;
+const END: u32 = 0x00FF_FFFF;
+impl Packets {
+    fn new(room: usize) -> Self {
+        Packets { arena: vec![0; 5 * room], table: vec![END; DEPTHS], committed: 0 }
+    }
+    /// The packets as the DMA sends them: deepest entry first, each entry's chain in link order;
+    /// the header word becomes the depth it was found at.
+    fn walk(&self) -> Vec<[u32; 5]> {
+        let base = self.arena.as_ptr() as usize as u32;
+        let mut sent = Vec::new();
+        for z in (0..DEPTHS).rev() {
+            let mut link = self.table[z];
+            while link != END {
+                let at = (link.wrapping_sub(base) & END) as usize / 4;
+                assert!(at % 5 == 0 && at / 5 < self.committed, "link into a packet not committed");
+                let p = &self.arena[at..at + 5];
+                assert_eq!(p[0] >> 24, 4, "4 words follow the header");
+                sent.push([z as u32, p[1], p[2], p[3], p[4]]);
+                link = p[0] & END;
+            }
+        }
+        sent
+    }
 }
 impl TriangleSink for Packets {
     fn add(&mut self, _: &DrawnTriangle) -> bool {
-        panic!("a sink with packet space takes no triangle through `add`")
+        panic!("a sink with a packet list takes no triangle through `add`")
     }
-    fn flat_packet_space(&mut self) -> Option<&mut [u32]> {
-        Some(&mut self.space)
+    fn flat_packet_list(&mut self) -> Option<psxanim_runtime::gte::PacketList<'_>> {
+        Some(psxanim_runtime::gte::PacketList { arena: &mut self.arena, table: &mut self.table, max_depth: DEPTHS as u32 - 2 })
     }
-    fn link_flat_packets(&mut self, count: usize) {
-        self.linked.extend(self.space.chunks_exact(5).take(count).map(|p| <[u32; 5]>::try_from(p).unwrap()));
+    fn commit_flat_packets(&mut self, count: usize) {
+        self.committed += count;
     }
 }
 
@@ -279,18 +306,20 @@ fn flat_packets_carry_the_triangles_add_would_get() {
         for room in [usize::MAX, 1] {
             let mut slow = Limited(Vec::new(), room);
             let r1 = render::render(&mut gte(), &t, &camera(), world, sample(0, 1), &mut scratch, &mut slow, &mut |_| {});
-            let mut fast = Packets { space: vec![0; 5 * room.min(64)], linked: Vec::new() };
+            let mut fast = Packets::new(room.min(64));
             let r2 = render::render(&mut gte(), &t, &camera(), world, sample(0, 1), &mut scratch, &mut fast, &mut |_| {});
             assert_eq!(r1, r2, "placement {p}, room {room}");
-            let expected: Vec<[u32; 5]> = slow
-                .0
+            let depth = |d: &DrawnTriangle| d.otz.min(DEPTHS as u16 - 2);
+            let mut order: Vec<(u32, DrawnTriangle)> = slow.0.iter().enumerate().map(|(i, d)| (i as u32, *d)).collect();
+            sort_draw_order(&mut order, depth);
+            let expected: Vec<[u32; 5]> = order
                 .iter()
-                .map(|d| {
+                .map(|(_, d)| {
                     let [r, g, b] = d.colour.map(u32::from);
-                    [d.otz as u32, 0x20 << 24 | r | g << 8 | b << 16, d.xy[0].to_word(), d.xy[1].to_word(), d.xy[2].to_word()]
+                    [depth(d) as u32, 0x20 << 24 | r | g << 8 | b << 16, d.xy[0].to_word(), d.xy[1].to_word(), d.xy[2].to_word()]
                 })
                 .collect();
-            assert_eq!(fast.linked, expected, "placement {p}, room {room}");
+            assert_eq!(fast.walk(), expected, "placement {p}, room {room}");
             if let Ok(Outcome::Drawn(s)) = r1 {
                 seen[0] += s.drawn;
                 seen[1] += s.rejected;

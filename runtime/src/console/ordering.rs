@@ -8,6 +8,8 @@
 //!
 //! A `DrawList` must stay at one address while the DMA reads it: keep it in a `static`.
 
+use crate::gte::PacketList;
+
 /// Header of the last packet of a list.
 const END_OF_LIST: u32 = 0x00FF_FFFF;
 /// A GP0 packet is at most 255 words (the header's length field is 8 bits).
@@ -92,27 +94,16 @@ impl<const DEPTHS: usize, const WORDS: usize> DrawList<DEPTHS, WORDS> {
         Ok(())
     }
 
-    /// The arena words not used yet, where packets can be written in place for `link_written`.
-    pub fn free_words(&mut self) -> &mut [u32] {
-        &mut self.arena[self.used..]
+    /// The unused arena and the table, for a writer that links its own packets in this list's format
+    /// ([`Cop2::flat_packets`](crate::gte::Cop2::flat_packets)) at depths up to `max_depth`; `commit`
+    /// then counts the words it wrote.
+    pub fn packet_list(&mut self, max_depth: usize) -> PacketList<'_> {
+        PacketList { arena: &mut self.arena[self.used..], table: &mut self.table, max_depth: max_depth as u32 }
     }
 
-    /// Links `count` packets of `N` GP0 words written in place at the start of [`free_words`]
-    /// (`Self::free_words`), each behind a header word that holds its depth, clamped to `max_depth`:
-    /// the list `add_array` would have built, one packet after the other. Packets that would not fit
-    /// in the arena are left out.
-    pub fn link_written<const N: usize>(&mut self, count: usize, max_depth: usize) {
-        if DEPTHS == 0 || N == 0 || N > MAX_PACKET_WORDS {
-            return;
-        }
-        let max_depth = max_depth.min(DEPTHS - 1);
-        let count = count.min((WORDS - self.used) / (N + 1));
-        for packet in self.arena[self.used..self.used + count * (N + 1)].chunks_exact_mut(N + 1) {
-            let z = (packet[0] as usize).min(max_depth);
-            packet[0] = (N as u32) << 24 | (self.table[z] & END_OF_LIST);
-            self.table[z] = address(&packet[0]);
-        }
-        self.used += count * (N + 1);
+    /// Counts `words` more arena words as used, written through `packet_list`.
+    pub fn commit(&mut self, words: usize) {
+        self.used = (self.used + words).min(WORDS);
     }
 
     /// Words of the arena used so far (headers included).
@@ -260,26 +251,28 @@ mod tests {
     }
 
     #[test]
-    fn packets_written_in_place_link_like_add_array() {
+    fn packets_linked_by_a_writer_walk_like_add_array() {
         let (mut a, mut b) = (Box::new(List::new()), Box::new(List::new()));
         a.clear();
         b.clear();
         a.add_array(1, [0xF0]).unwrap();
         b.add_array(1, [0xF0]).unwrap();
-        // Depths 3, 0, 7 (clamped to 2), 2.
-        let packets = [(3, [0xA1, 0xA2]), (0, [0xB1, 0xB2]), (7, [0xC1, 0xC2]), (2, [0xD1, 0xD2])];
+        let packets = [(3, [0xA1, 0xA2]), (0, [0xB1, 0xB2]), (3, [0xC1, 0xC2]), (2, [0xD1, 0xD2])];
         for (z, p) in packets {
-            a.add_array(z.min(2), p).unwrap();
+            a.add_array(z, p).unwrap();
         }
-        for (w, (z, p)) in b.free_words().chunks_exact_mut(3).zip(packets) {
-            w.copy_from_slice(&[z as u32, p[0], p[1]]);
+        // What `Cop2::flat_packets` does for each packet: header linked to the entry, entry to it.
+        let out = b.packet_list(3);
+        for (i, (z, p)) in packets.iter().enumerate() {
+            let at = 3 * i;
+            out.arena[at..at + 3].copy_from_slice(&[2 << 24 | (out.table[*z] & END_OF_LIST), p[0], p[1]]);
+            out.table[*z] = address(&out.arena[at]);
         }
-        b.link_written::<2>(packets.len(), 2);
+        b.commit(3 * packets.len());
         assert_eq!(walk(&a), walk(&b));
         assert_eq!(a.used_words(), b.used_words());
-        // 14 of 32 words used: 6 more packets of 3 words fit, not 7.
-        b.link_written::<2>(7, 2);
-        assert_eq!(b.used_words(), 32);
+        b.commit(100);
+        assert_eq!(b.used_words(), 32, "never past the arena");
     }
 
     #[test]

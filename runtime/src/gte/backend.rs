@@ -37,6 +37,21 @@ pub struct FlatTriangles<'a> {
     pub near: u16,
 }
 
+/// Where [`Cop2::flat_packets`] links its packets: a GPU ordering table and the free part of its
+/// packet arena (`console::ordering::DrawList` describes the format).
+#[derive(Debug)]
+pub struct PacketList<'a> {
+    /// Unused arena words; packets are written from the start, [`FLAT_PACKET_WORDS`] each.
+    pub arena: &'a mut [u32],
+    /// The ordering table: entry `z` holds the 24-bit address of the first packet drawn at depth `z`.
+    pub table: &'a mut [u32],
+    /// The deepest entry a packet may go to (clamped to the table).
+    pub max_depth: u32,
+}
+
+/// The address bits of a linked-list header word (the top 8 bits count the words that follow).
+pub const LINK_MASK: u32 = 0x00FF_FFFF;
+
 /// What [`Cop2::flat_packets`] did (the other triangles faced away).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlatPackets {
@@ -148,15 +163,20 @@ pub trait Cop2 {
     /// Flat-shaded GPU triangles straight from the tables: for each triangle of `job.triangles` in
     /// order, NCLIP (a triangle whose NCLIP is zero or positive faces away and is skipped), then SZ1..3
     /// and AVSZ3; a front face is rejected when a vertex is nearer than `job.near`, when its screen
-    /// extent is wider than [`MAX_SPAN_X`] or taller than [`MAX_SPAN_Y`] pixels, or when `out` has no
-    /// room left, and is otherwise written to `out` as [`FLAT_PACKET_WORDS`] words: its OTZ, then the
-    /// GP0 flat-triangle command with the material's colour, then SXY0..2.
+    /// extent is wider than [`MAX_SPAN_X`] or taller than [`MAX_SPAN_Y`] pixels, or when `out.arena`
+    /// has no room left. Otherwise it becomes a GPU linked-list packet of [`FLAT_PACKET_WORDS`] words
+    /// at the start of the arena's unused part: the header (4 words follow, then the 24-bit link read
+    /// from `out.table[z]`, with `z` = min(OTZ, `out.max_depth`)), the flat-triangle command with the
+    /// material's colour, SXY0..2; and `out.table[z]` then holds the 24-bit address of that header.
     ///
     /// # Safety
     /// Every vertex index of every triangle is below `job.sxy.len()` and `job.sz.len()`, every
     /// material index below `job.materials.len()` (the console loads without checking).
-    unsafe fn flat_packets(&mut self, job: &FlatTriangles, out: &mut [u32]) -> FlatPackets {
-        let mut room = out.len() / FLAT_PACKET_WORDS;
+    unsafe fn flat_packets(&mut self, job: &FlatTriangles, out: &mut PacketList) -> FlatPackets {
+        let Some(max_depth) = out.table.len().checked_sub(1).map(|last| last.min(out.max_depth as usize)) else {
+            return FlatPackets::default();
+        };
+        let mut room = out.arena.len() / FLAT_PACKET_WORDS;
         let mut done = FlatPackets::default();
         for t in job.triangles.chunks_exact(2) {
             let v = [(t[0] & 0xFFFF) as usize, (t[0] >> 16) as usize, (t[1] & 0xFFFF) as usize];
@@ -176,8 +196,11 @@ pub trait Cop2 {
             }
             // SAFETY: the caller's contract.
             let colour = unsafe { *job.materials.get_unchecked(((t[1] >> 16) & 0xFF) as usize) } & 0x00FF_FFFF;
-            let at = FLAT_PACKET_WORDS * done.written;
-            out[at..at + FLAT_PACKET_WORDS].copy_from_slice(&[s.otz, GP0_FLAT_TRIANGLE | colour, s.sxy[0], s.sxy[1], s.sxy[2]]);
+            let z = (s.otz as usize).min(max_depth);
+            let packet = &mut out.arena[FLAT_PACKET_WORDS * done.written..][..FLAT_PACKET_WORDS];
+            let header = ((FLAT_PACKET_WORDS as u32 - 1) << 24) | (out.table[z] & LINK_MASK);
+            packet.copy_from_slice(&[header, GP0_FLAT_TRIANGLE | colour, s.sxy[0], s.sxy[1], s.sxy[2]]);
+            out.table[z] = (&packet[0] as *const u32 as usize as u32) & LINK_MASK;
             done.written += 1;
             room -= 1;
         }

@@ -11,7 +11,9 @@
 
 use core::arch::asm;
 
-use super::backend::{Cop2, FlatPackets, FlatTriangles, ScreenTriangle, FLAT_PACKET_WORDS, GP0_FLAT_TRIANGLE, MAX_SPAN_X, MAX_SPAN_Y};
+use super::backend::{
+    Cop2, FlatPackets, FlatTriangles, PacketList, ScreenTriangle, FLAT_PACKET_WORDS, GP0_FLAT_TRIANGLE, MAX_SPAN_X, MAX_SPAN_Y,
+};
 use super::regs::{cmd, data};
 
 /// The GPR the encodings below use: $8 (t0).
@@ -381,58 +383,74 @@ impl Cop2 for Cop2Hardware {
         (unsafe { at.offset_from(start) } as usize) / 2
     }
 
-    /// One loop over the triangles: the back-face test of `skip_back_faces`; for a front face, SZ1..3
-    /// by lwc2 and AVSZ3, the near and span tests on the values read back with mfc2, then the packet
-    /// stored from registers. Branch delay slots are filled by hand (`noreorder`).
-    unsafe fn flat_packets(&mut self, job: &FlatTriangles, out: &mut [u32]) -> FlatPackets {
+    /// One loop over the triangles. The back-face test: the triangle's words (loaded one iteration
+    /// ahead, while the previous NCLIP ran) scaled to SXY addresses, three lwc2, NCLIP, and while NCLIP
+    /// runs the next triangle's words; then the MAC0 sign. A front face: SZ1..3 by lwc2 and AVSZ3, the
+    /// near and span tests on the values read back with mfc2, the packet stored from registers and
+    /// linked into the table. Branch delay slots are filled by hand (`noreorder`).
+    unsafe fn flat_packets(&mut self, job: &FlatTriangles, out: &mut PacketList) -> FlatPackets {
+        let Some(max_depth) = out.table.len().checked_sub(1).map(|last| last.min(out.max_depth as usize)) else {
+            return FlatPackets::default();
+        };
         let start = job.triangles.as_ptr();
         // SAFETY: one past the last whole triangle of the slice.
         let end = unsafe { start.add(job.triangles.len() & !1) };
-        let room = out.len() / FLAT_PACKET_WORDS;
+        let room = out.arena.len() / FLAT_PACKET_WORDS;
         let sz_offset = (job.sz.as_ptr() as usize).wrapping_sub(job.sxy.as_ptr() as usize);
         let (room_left, rejected): (usize, usize);
-        // SAFETY: reads whole triangles of `job.triangles`, by the caller's contract words of `sxy`,
-        // `sz` and `materials`, and writes at most `room` packets into `out`. Hazards: no register
+        // SAFETY: reads whole triangles of `job.triangles` (the next one only after testing that it
+        // exists), by the caller's contract words of `sxy`, `sz` and `materials`, entries of `table`
+        // up to `max_depth`, and writes at most `room` packets into `arena`. Hazards: no register
         // loaded by lw/mfc2 is used by the next instruction; two instructions separate each lwc2 from
         // the command that reads it; mfc2 waits for the command (interlocked).
         unsafe {
             asm!(
                 ".set push",
                 ".set noreorder",
-                "1:",
+                "lui $23, 0x00FF",
+                "ori $23, $23, 0xFFFF",
                 "beq $9, $10, 9f",
                 "nop",
-                // Back-face test.
                 "lw $12, 0($9)",
                 "lw $13, 4($9)",
+                "addiu $9, $9, 8",
+                // $12, $13: the current triangle's words; $9: one past it (past the end: done).
+                "1:",
+                "sltu $8, $10, $9",
+                "bnez $8, 9f",
                 "andi $14, $12, 0xFFFF",
-                "srl $12, $12, 16",
+                "srl $6, $12, 16",
+                "andi $7, $13, 0xFFFF",
                 "sll $14, $14, 2",
-                "sll $12, $12, 2",
-                "andi $13, $13, 0xFFFF",
-                "sll $13, $13, 2",
+                "sll $6, $6, 2",
+                "sll $7, $7, 2",
                 "addu $14, $14, $11",
-                "addu $12, $12, $11",
-                "addu $13, $13, $11",
+                "addu $6, $6, $11",
+                "addu $7, $7, $11",
                 ".word {l_sxy0}",
                 ".word {l_sxy1}",
                 ".word {l_sxy2}",
-                "addiu $9, $9, 8",
+                "move $24, $13",
                 "nop",
                 ".word {nclip}",
+                "beq $9, $10, 2f",
+                "addiu $9, $9, 8",
+                "lw $12, -8($9)",
+                "lw $13, -4($9)",
+                "2:",
                 ".word {mac0}",
                 "nop",
                 "bgez $8, 1b",
                 "nop",
                 // Front face: depth.
                 "addu $14, $14, $15",
-                "addu $12, $12, $15",
-                "addu $13, $13, $15",
+                "addu $6, $6, $15",
+                "addu $7, $7, $15",
                 ".word {l_sz1}",
                 ".word {l_sz2}",
                 ".word {l_sz3}",
-                "lw $24, -4($9)",
-                "nop",
+                "srl $24, $24, 16",
+                "andi $24, $24, 0xFF",
                 ".word {avsz3}",
                 ".word {r_sz1}",
                 ".word {r_sz2}",
@@ -485,15 +503,20 @@ impl Cop2 for Cop2Hardware {
                 "nop",
                 "beqz $19, 8f",
                 "nop",
-                // The packet: OTZ, command | colour, SXY0..2.
-                "srl $24, $24, 16",
-                "andi $24, $24, 0xFF",
+                // The packet: colour, depth entry, then the words and the link.
                 "sll $24, $24, 2",
                 "addu $24, $24, $16",
                 "lw $24, 0($24)",
                 ".word {r_otz}",
                 "lui $25, {cmd_hi}",
-                "sw $8, 0($18)",
+                "sltu $5, $22, $8",
+                "beqz $5, 3f",
+                "nop",
+                "move $8, $22",
+                "3:",
+                "sll $8, $8, 2",
+                "addu $8, $8, $21",
+                "lw $5, 0($8)",
                 "sll $24, $24, 8",
                 "srl $24, $24, 8",
                 "or $24, $24, $25",
@@ -501,7 +524,13 @@ impl Cop2 for Cop2Hardware {
                 "sw $2, 8($18)",
                 "sw $3, 12($18)",
                 "sw $4, 16($18)",
-                "addiu $18, $18, 20",
+                "and $5, $5, $23",
+                "lui $25, {len_hi}",
+                "or $5, $5, $25",
+                "sw $5, 0($18)",
+                "and $25, $18, $23",
+                "sw $25, 0($8)",
+                "addiu $18, $18, {bytes}",
                 "b 1b",
                 "addiu $19, $19, -1",
                 "8:",
@@ -510,13 +539,13 @@ impl Cop2 for Cop2Hardware {
                 "9:",
                 ".set pop",
                 l_sxy0 = const lwc2(14, data::SXY0, 0),
-                l_sxy1 = const lwc2(12, data::SXY1, 0),
-                l_sxy2 = const lwc2(13, data::SXY2, 0),
+                l_sxy1 = const lwc2(6, data::SXY1, 0),
+                l_sxy2 = const lwc2(7, data::SXY2, 0),
                 nclip = const cop2(cmd::NCLIP),
                 mac0 = const mfc2(data::MAC0),
                 l_sz1 = const lwc2(14, data::SZ1, 0),
-                l_sz2 = const lwc2(12, data::SZ2, 0),
-                l_sz3 = const lwc2(13, data::SZ3, 0),
+                l_sz2 = const lwc2(6, data::SZ2, 0),
+                l_sz3 = const lwc2(7, data::SZ3, 0),
                 avsz3 = const cop2(cmd::AVSZ3),
                 r_sz1 = const mfc2_to(2, data::SZ1),
                 r_sz2 = const mfc2_to(3, data::SZ2),
@@ -530,15 +559,19 @@ impl Cop2 for Cop2Hardware {
                 mx = const MAX_SPAN_X,
                 mx2 = const 2 * MAX_SPAN_X + 1,
                 cmd_hi = const GP0_FLAT_TRIANGLE >> 16,
+                len_hi = const (FLAT_PACKET_WORDS as u32 - 1) << 8,
+                bytes = const 4 * FLAT_PACKET_WORDS,
                 inout("$9") start => _,
                 in("$10") end,
                 in("$11") job.sxy.as_ptr(),
                 in("$15") sz_offset,
                 in("$16") job.materials.as_ptr(),
                 in("$17") job.near as u32,
-                inout("$18") out.as_mut_ptr() => _,
+                inout("$18") out.arena.as_mut_ptr() => _,
                 inout("$19") room => room_left,
                 inout("$20") 0usize => rejected,
+                in("$21") out.table.as_mut_ptr(),
+                in("$22") max_depth,
                 out("$2") _,
                 out("$3") _,
                 out("$4") _,
@@ -549,6 +582,7 @@ impl Cop2 for Cop2Hardware {
                 out("$12") _,
                 out("$13") _,
                 out("$14") _,
+                out("$23") _,
                 out("$24") _,
                 out("$25") _,
                 options(nostack),

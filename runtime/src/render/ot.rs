@@ -3,7 +3,7 @@
 use super::triangles::{shade, DrawnTriangle, TriangleSink};
 use crate::console::ordering::{AddError, DrawList};
 use crate::console::prim::{self, Color, Vertex};
-use crate::gte::FLAT_PACKET_WORDS;
+use crate::gte::{PacketList, FLAT_PACKET_WORDS};
 
 /// Flat: one material colour per triangle. Gouraud: each corner darkened with its depth
 /// ([`shade`] between the sink's `near_z` and `far_z`).
@@ -21,15 +21,15 @@ pub struct OtSink<'a, const DEPTHS: usize, const WORDS: usize> {
 }
 
 impl<const DEPTHS: usize, const WORDS: usize> TriangleSink for OtSink<'_, DEPTHS, WORDS> {
-    fn flat_packet_space(&mut self) -> Option<&mut [u32]> {
+    fn flat_packet_list(&mut self) -> Option<PacketList<'_>> {
         match self.shading {
-            Shading::Flat => Some(self.list.free_words()),
+            Shading::Flat => Some(self.list.packet_list(DEPTHS.saturating_sub(2))),
             Shading::Gouraud { .. } => None,
         }
     }
 
-    fn link_flat_packets(&mut self, count: usize) {
-        self.list.link_written::<{ FLAT_PACKET_WORDS - 1 }>(count, DEPTHS.saturating_sub(2));
+    fn commit_flat_packets(&mut self, count: usize) {
+        self.list.commit(FLAT_PACKET_WORDS * count);
     }
 
     // Inlined into the triangle loop: a call would spill the triangle to the stack, which is uncached RAM.

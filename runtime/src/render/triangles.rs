@@ -2,7 +2,7 @@
 //! [`TriangleSink`] (the console's ordering table, or a host collector).
 
 use super::camera::Camera;
-use crate::gte::{Cop2, FlatTriangles, Gte, ScreenXY, MAX_SPAN_X, MAX_SPAN_Y};
+use crate::gte::{Cop2, FlatTriangles, Gte, PacketList, ScreenXY, MAX_SPAN_X, MAX_SPAN_Y};
 use crate::tables::{Tables, TRIANGLE_SIZE};
 
 /// NCLIP sign of a triangle facing the camera. The importer keeps the source winding (counter-clockwise
@@ -30,16 +30,16 @@ pub struct DrawnTriangle {
 pub trait TriangleSink {
     fn add(&mut self, triangle: &DrawnTriangle) -> bool;
 
-    /// The fast path of a sink that draws flat GPU triangles (the console's ordering table): free
-    /// words where [`Cop2::flat_packets`] writes its packets in place, linked afterwards by
-    /// [`link_flat_packets`](Self::link_flat_packets) in the order `add` would have received them.
-    /// `None` (the default) sends every triangle through `add`.
-    fn flat_packet_space(&mut self) -> Option<&mut [u32]> {
+    /// The fast path of a sink that draws flat GPU triangles (the console's ordering table): where
+    /// [`Cop2::flat_packets`] writes and links its packets, in the order `add` would have received
+    /// the triangles; [`commit_flat_packets`](Self::commit_flat_packets) then takes them. `None` (the
+    /// default) sends every triangle through `add`.
+    fn flat_packet_list(&mut self) -> Option<PacketList<'_>> {
         None
     }
 
-    /// Takes the first `count` packets written into `flat_packet_space`.
-    fn link_flat_packets(&mut self, _count: usize) {}
+    /// Takes the `count` packets written through `flat_packet_list`.
+    fn commit_flat_packets(&mut self, _count: usize) {}
 }
 
 /// What happened to a character's triangles.
@@ -126,12 +126,12 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
     if sxy.len() < n || sz.len() < n {
         return emit_bytes(gte, tables, camera, sxy, sz, sink);
     }
-    if let Some(space) = sink.flat_packet_space() {
+    if let Some(mut list) = sink.flat_packet_list() {
         let job = FlatTriangles { triangles: words, sxy, sz, materials, near: camera.near };
         // SAFETY: `Tables::parse` checked every triangle's vertex indices against the vertex count,
         // which `sxy` and `sz` hold, and its material index against the material count.
-        let done = unsafe { gte.backend_mut().flat_packets(&job, space) };
-        sink.link_flat_packets(done.written);
+        let done = unsafe { gte.backend_mut().flat_packets(&job, &mut list) };
+        sink.commit_flat_packets(done.written);
         let (drawn, rejected) = (done.written as u32, done.rejected as u32);
         return TriangleStats { back_facing: count as u32 - drawn - rejected, rejected, drawn };
     }
