@@ -1,5 +1,11 @@
 //! Triangle set-up: back faces culled by NCLIP, depth by AVSZ3, colour from the material, handed to a
 //! [`TriangleSink`] (the console's ordering table, or a host collector).
+//!
+//! A sink that draws flat triangles into a GPU ordering table (the console's `OtSink`) offers its
+//! table and free packet words ([`TriangleSink::flat_packet_list`]); the whole stage is then one
+//! [`Cop2::flat_packets`] loop that writes and links the packets itself, with no per-triangle
+//! round trip through the CPU. Any other sink gets [`DrawnTriangle`]s through `add`, in the same
+//! order and with the same tests, so the host knows exactly what the console draws.
 
 use super::camera::Camera;
 use crate::gte::{Cop2, FlatTriangles, Gte, PacketList, ScreenXY, MAX_SPAN_X, MAX_SPAN_Y};
@@ -10,7 +16,6 @@ use crate::tables::{Tables, TRIANGLE_SIZE};
 /// front faces stay counter-clockwise on the Y-down screen, where NCLIP is negative. (Checked on the
 /// imported fixture by the xtask test `the_triangles_kept_are_nearer_than_the_ones_culled`.)
 pub const FRONT_FACING_NCLIP_POSITIVE: bool = false;
-
 
 /// One triangle ready to draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,7 +107,7 @@ fn indices(ab: u32, cm: u32) -> [usize; 3] {
     [(ab & 0xFFFF) as usize, (ab >> 16) as usize, (cm & 0xFFFF) as usize]
 }
 
-// `Cop2::skip_back_faces` keeps the triangles whose NCLIP is negative.
+// `Cop2::skip_back_faces` and `Cop2::flat_packets` keep the triangles whose NCLIP is negative.
 const _: () = assert!(!FRONT_FACING_NCLIP_POSITIVE);
 
 /// Sets up every triangle of `tables` from the projected vertices (`sxy`, `sz`, indexed like the
