@@ -164,7 +164,7 @@ fn baked_frames_decode_deltas_escapes_and_raw_then_project_with_one_matrix() {
         for (i, p) in expected.iter().enumerate() {
             let one = g.rtps(psxanim_runtime::math::Vec3i16::from_array(*p));
             assert_eq!(ScreenXY::from_word(scratch.sxy[i]), one.xy, "frame {frame} vertex {i}");
-            assert_eq!(scratch.sz[i], one.z);
+            assert_eq!(scratch.sz[i], u32::from(one.z));
         }
     }
     // The payload of frame 1 holds escapes: longer than 1 + 12 delta bytes.
@@ -229,4 +229,103 @@ fn a_misaligned_blob_renders_the_same() {
     assert!(matches!(r1, Ok(Outcome::Drawn(_))));
     assert_eq!((r1, d1), (r2, d2));
     assert_eq!(s1.sxy[..8], s2.sxy[..8]);
+}
+
+/// The console's fast path: packets written and linked by `Cop2::flat_packets` into an ordering
+/// table of `DEPTHS` entries, each starting as an end marker.
+struct Packets {
+    arena: Vec<u32>,
+    table: Vec<u32>,
+    committed: usize,
+}
+const DEPTHS: usize = 64;
+const END: u32 = 0x00FF_FFFF;
+impl Packets {
+    fn new(room: usize) -> Self {
+        Packets { arena: vec![0; 5 * room], table: vec![END; DEPTHS], committed: 0 }
+    }
+    /// The packets as the DMA sends them: deepest entry first, each entry's chain in link order;
+    /// the header word becomes the depth it was found at.
+    fn walk(&self) -> Vec<[u32; 5]> {
+        let base = self.arena.as_ptr() as usize as u32;
+        let mut sent = Vec::new();
+        for z in (0..DEPTHS).rev() {
+            let mut link = self.table[z];
+            while link != END {
+                let at = (link.wrapping_sub(base) & END) as usize / 4;
+                assert!(at % 5 == 0 && at / 5 < self.committed, "link into a packet not committed");
+                let p = &self.arena[at..at + 5];
+                assert_eq!(p[0] >> 24, 4, "4 words follow the header");
+                sent.push([z as u32, p[1], p[2], p[3], p[4]]);
+                link = p[0] & END;
+            }
+        }
+        sent
+    }
+}
+impl TriangleSink for Packets {
+    fn add(&mut self, _: &DrawnTriangle) -> bool {
+        panic!("a sink with a packet list takes no triangle through `add`")
+    }
+    fn flat_packet_list(&mut self) -> Option<psxanim_runtime::gte::PacketList<'_>> {
+        Some(psxanim_runtime::gte::PacketList { arena: &mut self.arena, table: &mut self.table, max_depth: DEPTHS as u32 - 2 })
+    }
+    fn commit_flat_packets(&mut self, count: usize) {
+        self.committed += count;
+    }
+}
+
+/// `Collect` that refuses triangles past `room`, as a full draw list does.
+struct Limited(Vec<DrawnTriangle>, usize);
+impl TriangleSink for Limited {
+    fn add(&mut self, t: &DrawnTriangle) -> bool {
+        if self.0.len() == self.1 {
+            return false;
+        }
+        self.0.push(*t);
+        true
+    }
+}
+
+/// The flat packets hold exactly the triangles `add` receives, in the same order, with the same
+/// counts: near ones, oversized ones and the ones past a full arena rejected alike.
+#[test]
+fn flat_packets_carry_the_triangles_add_would_get() {
+    let b = rigid_blob();
+    let t = Tables::parse(&b).unwrap();
+    let mut scratch = Box::new(Scratch::new());
+    let places = [
+        Matrix::IDENTITY,
+        placement(Vec3i32::new(300, -200, 0), 0x1800),
+        // Close enough that the squares straddle the near plane or outgrow the GPU's limits.
+        placement(Vec3i32::new(0, 0, -7850), 0),
+        placement(Vec3i32::new(0, 0, -7400), 0x0400),
+    ];
+    let mut seen = [0u32; 3];
+    for (p, world) in places.iter().enumerate() {
+        for room in [usize::MAX, 1] {
+            let mut slow = Limited(Vec::new(), room);
+            let r1 = render::render(&mut gte(), &t, &camera(), world, sample(0, 1), &mut scratch, &mut slow, &mut |_| {});
+            let mut fast = Packets::new(room.min(64));
+            let r2 = render::render(&mut gte(), &t, &camera(), world, sample(0, 1), &mut scratch, &mut fast, &mut |_| {});
+            assert_eq!(r1, r2, "placement {p}, room {room}");
+            let depth = |d: &DrawnTriangle| d.otz.min(DEPTHS as u16 - 2);
+            let mut order: Vec<(u32, DrawnTriangle)> = slow.0.iter().enumerate().map(|(i, d)| (i as u32, *d)).collect();
+            sort_draw_order(&mut order, depth);
+            let expected: Vec<[u32; 5]> = order
+                .iter()
+                .map(|(_, d)| {
+                    let [r, g, b] = d.colour.map(u32::from);
+                    [depth(d) as u32, 0x20 << 24 | r | g << 8 | b << 16, d.xy[0].to_word(), d.xy[1].to_word(), d.xy[2].to_word()]
+                })
+                .collect();
+            assert_eq!(fast.walk(), expected, "placement {p}, room {room}");
+            if let Ok(Outcome::Drawn(s)) = r1 {
+                seen[0] += s.drawn;
+                seen[1] += s.rejected;
+                seen[2] += s.back_facing;
+            }
+        }
+    }
+    assert!(seen.iter().all(|&n| n > 0), "drawn, rejected and back-facing all covered: {seen:?}");
 }

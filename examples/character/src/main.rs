@@ -226,7 +226,7 @@ extern "C" fn main() -> ! {
 
         dma::wait_idle();
         gpu::wait_cmd_ready();
-        vsync::wait();
+        vsync::wait_next();
         gpu::show(buffer ^ 1);
         gpu::draw_to(buffer);
         dma::send_list(head);

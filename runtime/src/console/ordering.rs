@@ -8,6 +8,8 @@
 //!
 //! A `DrawList` must stay at one address while the DMA reads it: keep it in a `static`.
 
+use crate::gte::PacketList;
+
 /// Header of the last packet of a list.
 const END_OF_LIST: u32 = 0x00FF_FFFF;
 /// A GP0 packet is at most 255 words (the header's length field is 8 bits).
@@ -66,6 +68,42 @@ impl<const DEPTHS: usize, const WORDS: usize> DrawList<DEPTHS, WORDS> {
         self.table[z] = address(&self.arena[start]);
         self.used = end;
         Ok(())
+    }
+
+    /// [`add`](Self::add) for a packet whose length is a compile-time constant, inlined into the
+    /// caller: the words are stored one by one (no slice copy, so no `memcpy` call) and the only
+    /// checks are the depth and one room test.
+    #[inline(always)]
+    pub fn add_array<const N: usize>(&mut self, z: usize, packet: [u32; N]) -> Result<(), AddError> {
+        if z >= DEPTHS {
+            return Err(AddError::DepthOutOfRange);
+        }
+        if N == 0 || N > MAX_PACKET_WORDS {
+            return Err(AddError::BadLength);
+        }
+        let start = self.used;
+        let Some(words) = self.arena.get_mut(start..start + 1 + N) else {
+            return Err(AddError::ArenaFull);
+        };
+        words[0] = (N as u32) << 24 | (self.table[z] & END_OF_LIST);
+        for (w, p) in words[1..].iter_mut().zip(packet) {
+            *w = p;
+        }
+        self.table[z] = address(&words[0]);
+        self.used = start + 1 + N;
+        Ok(())
+    }
+
+    /// The unused arena and the table, for a writer that links its own packets in this list's format
+    /// ([`Cop2::flat_packets`](crate::gte::Cop2::flat_packets)) at depths up to `max_depth`; `commit`
+    /// then counts the words it wrote.
+    pub fn packet_list(&mut self, max_depth: usize) -> PacketList<'_> {
+        PacketList { arena: &mut self.arena[self.used..], table: &mut self.table, max_depth: max_depth as u32 }
+    }
+
+    /// Counts `words` more arena words as used, written through `packet_list`.
+    pub fn commit(&mut self, words: usize) {
+        self.used = (self.used + words).min(WORDS);
     }
 
     /// Words of the arena used so far (headers included).
@@ -190,6 +228,51 @@ mod tests {
         list.add(0, &[7; 27]).unwrap();
         assert_eq!(list.used_words(), 32);
         assert_eq!(list.add(1, &[1]), Err(AddError::ArenaFull));
+    }
+
+    #[test]
+    fn add_array_links_like_add() {
+        let (mut a, mut b) = (Box::new(List::new()), Box::new(List::new()));
+        a.clear();
+        b.clear();
+        for (z, p) in [(3, [0xA1, 0xA2]), (0, [0xB1, 0xB2]), (3, [0xC1, 0xC2])] {
+            a.add(z, &p).unwrap();
+            b.add_array(z, p).unwrap();
+        }
+        assert_eq!(walk(&a), walk(&b));
+        assert_eq!(a.used_words(), b.used_words());
+        assert_eq!(b.add_array(4, [1]), Err(AddError::DepthOutOfRange));
+        assert_eq!(b.add_array(0, [0u32; 0]), Err(AddError::BadLength));
+        // 9 of 32 words used: 22 words and a header fit, 23 do not.
+        assert_eq!(b.add_array(1, [7; 23]), Err(AddError::ArenaFull));
+        assert_eq!(walk(&b).len(), 3, "a refused packet changes nothing");
+        b.add_array(1, [7; 22]).unwrap();
+        assert_eq!(b.used_words(), 32);
+    }
+
+    #[test]
+    fn packets_linked_by_a_writer_walk_like_add_array() {
+        let (mut a, mut b) = (Box::new(List::new()), Box::new(List::new()));
+        a.clear();
+        b.clear();
+        a.add_array(1, [0xF0]).unwrap();
+        b.add_array(1, [0xF0]).unwrap();
+        let packets = [(3, [0xA1, 0xA2]), (0, [0xB1, 0xB2]), (3, [0xC1, 0xC2]), (2, [0xD1, 0xD2])];
+        for (z, p) in packets {
+            a.add_array(z, p).unwrap();
+        }
+        // What `Cop2::flat_packets` does for each packet: header linked to the entry, entry to it.
+        let out = b.packet_list(3);
+        for (i, (z, p)) in packets.iter().enumerate() {
+            let at = 3 * i;
+            out.arena[at..at + 3].copy_from_slice(&[2 << 24 | (out.table[*z] & END_OF_LIST), p[0], p[1]]);
+            out.table[*z] = address(&out.arena[at]);
+        }
+        b.commit(3 * packets.len());
+        assert_eq!(walk(&a), walk(&b));
+        assert_eq!(a.used_words(), b.used_words());
+        b.commit(100);
+        assert_eq!(b.used_words(), 32, "never past the arena");
     }
 
     #[test]

@@ -17,3 +17,12 @@ pub fn wait() {
     while I_STAT.read() & IRQ_VBLANK == 0 {}
     I_STAT.write(!IRQ_VBLANK);
 }
+
+/// Waits for the start of the next vertical blank, dropping one that already passed since the last
+/// call. A program that switches the displayed buffer right after this never switches it mid-frame
+/// (`wait` returns at once after a frame that took longer than a vsync, and a switch then tears the
+/// picture: its top rows from one buffer, the rest from the other).
+pub fn wait_next() {
+    I_STAT.write(!IRQ_VBLANK);
+    wait();
+}

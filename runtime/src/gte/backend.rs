@@ -2,9 +2,64 @@
 //! and command words (on the console they are encoded into the instruction words).
 
 use super::model::GteModel;
-use super::regs::data;
+use super::regs::{cmd, data};
 use super::{PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
 use crate::math::{Matrix, Vec3i32};
+
+/// A triangle's screen data as the GTE holds it after NCLIP and AVSZ3 (raw register words).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScreenTriangle {
+    /// SXY0..2: `x` in the low half-word, `y` in the high one.
+    pub sxy: [u32; 3],
+    /// SZ1..3 (0..=0xFFFF).
+    pub sz: [u32; 3],
+    /// OTZ (0..=0xFFFF).
+    pub otz: u32,
+}
+
+/// The widest and tallest triangle the GPU draws, in pixels (it drops larger ones).
+pub const MAX_SPAN_X: i32 = 1023;
+pub const MAX_SPAN_Y: i32 = 511;
+/// GP0 command of a flat, opaque triangle (the colour goes in the low 24 bits).
+pub const GP0_FLAT_TRIANGLE: u32 = 0x20 << 24;
+/// Words [`Cop2::flat_packets`] writes per triangle: OTZ, command and colour, SXY0..2.
+pub const FLAT_PACKET_WORDS: usize = 5;
+
+/// The inputs of [`Cop2::flat_packets`].
+#[derive(Clone, Copy, Debug)]
+pub struct FlatTriangles<'a> {
+    /// Triangle table words: `a | b << 16`, `c | material << 16`.
+    pub triangles: &'a [u32],
+    /// Projected vertices (SXY words and SZ values), indexed like the tables' vertices.
+    pub sxy: &'a [u32],
+    pub sz: &'a [u32],
+    /// Material colours, `r | g << 8 | b << 16` (the top byte is ignored).
+    pub materials: &'a [u32],
+    /// The nearest depth (SZ) a drawn vertex may have.
+    pub near: u16,
+}
+
+/// Where [`Cop2::flat_packets`] links its packets: a GPU ordering table and the free part of its
+/// packet arena (`console::ordering::DrawList` describes the format).
+#[derive(Debug)]
+pub struct PacketList<'a> {
+    /// Unused arena words; packets are written from the start, [`FLAT_PACKET_WORDS`] each.
+    pub arena: &'a mut [u32],
+    /// The ordering table: entry `z` holds the 24-bit address of the first packet drawn at depth `z`.
+    pub table: &'a mut [u32],
+    /// The deepest entry a packet may go to (clamped to the table).
+    pub max_depth: u32,
+}
+
+/// The address bits of a linked-list header word (the top 8 bits count the words that follow).
+pub const LINK_MASK: u32 = 0x00FF_FFFF;
+
+/// What [`Cop2::flat_packets`] did (the other triangles faced away).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlatPackets {
+    pub written: usize,
+    pub rejected: usize,
+}
 
 /// Raw access to a GTE: register transfers and commands.
 ///
@@ -20,6 +75,160 @@ pub trait Cop2 {
     fn read_ctrl<const R: u32>(&mut self) -> u32;
     /// `cop2 CMD`: run one command.
     fn command<const CMD: u32>(&mut self);
+
+    // ---- bulk operations: the default bodies are the register operations the console's versions
+    // run (`hw.rs`), so the host model computes exactly what the console does ----
+
+    /// RTPT over whole triples of vertices given as VXY, VZ word pairs (6 words a triple): SXY0..2 go
+    /// to `sxy`, SZ1..3 to `sz`, for as many triples as all three slices hold. Returns the number of
+    /// vertices projected (a multiple of three).
+    fn rtpt_words(&mut self, vertices: &[u32], sxy: &mut [u32], sz: &mut [u32]) -> usize {
+        let triples = (vertices.len() / 6).min(sxy.len() / 3).min(sz.len() / 3);
+        for ((v, xy), z) in vertices.chunks_exact(6).zip(sxy.chunks_exact_mut(3)).zip(sz.chunks_exact_mut(3)).take(triples) {
+            self.write_data::<{ data::VXY0 }>(v[0]);
+            self.write_data::<{ data::VZ0 }>(v[1]);
+            self.write_data::<{ data::VXY1 }>(v[2]);
+            self.write_data::<{ data::VZ1 }>(v[3]);
+            self.write_data::<{ data::VXY2 }>(v[4]);
+            self.write_data::<{ data::VZ2 }>(v[5]);
+            self.command::<{ cmd::RTPT }>();
+            xy[0] = self.read_data::<{ data::SXY0 }>();
+            xy[1] = self.read_data::<{ data::SXY1 }>();
+            xy[2] = self.read_data::<{ data::SXY2 }>();
+            z[0] = self.read_data::<{ data::SZ1 }>();
+            z[1] = self.read_data::<{ data::SZ2 }>();
+            z[2] = self.read_data::<{ data::SZ3 }>();
+        }
+        3 * triples
+    }
+
+    /// [`rtpt_words`](Self::rtpt_words) for positions given as `[x, y, z]`: the same register
+    /// writes once each position is packed (`x | y << 16`, `z`).
+    fn rtpt_positions(&mut self, positions: &[[i16; 3]], sxy: &mut [u32], sz: &mut [u32]) -> usize {
+        let triples = (positions.len() / 3).min(sxy.len() / 3).min(sz.len() / 3);
+        for ((p, xy), z) in positions.chunks_exact(3).zip(sxy.chunks_exact_mut(3)).zip(sz.chunks_exact_mut(3)).take(triples) {
+            let pack = |v: [i16; 3]| (v[0] as u16 as u32 | (v[1] as u16 as u32) << 16, v[2] as u16 as u32);
+            let w = [pack(p[0]), pack(p[1]), pack(p[2])];
+            self.write_data::<{ data::VXY0 }>(w[0].0);
+            self.write_data::<{ data::VZ0 }>(w[0].1);
+            self.write_data::<{ data::VXY1 }>(w[1].0);
+            self.write_data::<{ data::VZ1 }>(w[1].1);
+            self.write_data::<{ data::VXY2 }>(w[2].0);
+            self.write_data::<{ data::VZ2 }>(w[2].1);
+            self.command::<{ cmd::RTPT }>();
+            xy[0] = self.read_data::<{ data::SXY0 }>();
+            xy[1] = self.read_data::<{ data::SXY1 }>();
+            xy[2] = self.read_data::<{ data::SXY2 }>();
+            z[0] = self.read_data::<{ data::SZ1 }>();
+            z[1] = self.read_data::<{ data::SZ2 }>();
+            z[2] = self.read_data::<{ data::SZ3 }>();
+        }
+        3 * triples
+    }
+
+    /// Loads SXY0..2 with `sxy[v[0]]`, `sxy[v[1]]`, `sxy[v[2]]` and runs NCLIP: returns MAC0 (twice the
+    /// signed screen area).
+    ///
+    /// # Safety
+    /// Every index in `v` is below `sxy.len()` (the console loads without checking).
+    #[inline(always)]
+    unsafe fn nclip_indexed(&mut self, sxy: &[u32], v: [usize; 3]) -> i32 {
+        // SAFETY: the caller's contract.
+        unsafe {
+            self.write_data::<{ data::SXY0 }>(*sxy.get_unchecked(v[0]));
+            self.write_data::<{ data::SXY1 }>(*sxy.get_unchecked(v[1]));
+            self.write_data::<{ data::SXY2 }>(*sxy.get_unchecked(v[2]));
+        }
+        self.command::<{ cmd::NCLIP }>();
+        self.read_data::<{ data::MAC0 }>() as i32
+    }
+
+    /// NCLIP over a run of triangles given as table words (`a | b << 16`, `c | material << 16`, two
+    /// words a triangle), the screen positions loaded from `sxy`: skips the triangles whose NCLIP is
+    /// zero or positive (facing away, see `render::triangles`) and returns the index of the first one
+    /// whose NCLIP is negative, with its SXY0..2 still loaded; the triangle count if there is none.
+    ///
+    /// # Safety
+    /// Every vertex index of every triangle is below `sxy.len()` (the console loads without checking).
+    #[inline(always)]
+    unsafe fn skip_back_faces(&mut self, triangles: &[u32], sxy: &[u32]) -> usize {
+        for (i, t) in triangles.chunks_exact(2).enumerate() {
+            let v = [(t[0] & 0xFFFF) as usize, (t[0] >> 16) as usize, (t[1] & 0xFFFF) as usize];
+            // SAFETY: the caller's contract.
+            if unsafe { self.nclip_indexed(sxy, v) } < 0 {
+                return i;
+            }
+        }
+        triangles.len() / 2
+    }
+
+    /// Flat-shaded GPU triangles straight from the tables: for each triangle of `job.triangles` in
+    /// order, NCLIP (a triangle whose NCLIP is zero or positive faces away and is skipped), then SZ1..3
+    /// and AVSZ3; a front face is rejected when a vertex is nearer than `job.near`, when its screen
+    /// extent is wider than [`MAX_SPAN_X`] or taller than [`MAX_SPAN_Y`] pixels, or when `out.arena`
+    /// has no room left. Otherwise it becomes a GPU linked-list packet of [`FLAT_PACKET_WORDS`] words
+    /// at the start of the arena's unused part: the header (4 words follow, then the 24-bit link read
+    /// from `out.table[z]`, with `z` = min(OTZ, `out.max_depth`)), the flat-triangle command with the
+    /// material's colour, SXY0..2; and `out.table[z]` then holds the 24-bit address of that header.
+    ///
+    /// # Safety
+    /// Every vertex index of every triangle is below `job.sxy.len()` and `job.sz.len()`, every
+    /// material index below `job.materials.len()` (the console loads without checking).
+    unsafe fn flat_packets(&mut self, job: &FlatTriangles, out: &mut PacketList) -> FlatPackets {
+        let Some(max_depth) = out.table.len().checked_sub(1).map(|last| last.min(out.max_depth as usize)) else {
+            return FlatPackets::default();
+        };
+        let mut room = out.arena.len() / FLAT_PACKET_WORDS;
+        let mut done = FlatPackets::default();
+        for t in job.triangles.chunks_exact(2) {
+            let v = [(t[0] & 0xFFFF) as usize, (t[0] >> 16) as usize, (t[1] & 0xFFFF) as usize];
+            // SAFETY: the caller's contract.
+            if unsafe { self.nclip_indexed(job.sxy, v) } >= 0 {
+                continue;
+            }
+            // SAFETY: the caller's contract.
+            let s = unsafe { self.avsz3_indexed(job.sz, v) };
+            let near = job.near as u32;
+            let x = s.sxy.map(|w| w as u16 as i16 as i32);
+            let y = s.sxy.map(|w| (w as i32) >> 16);
+            let within = |c: [i32; 3], max: i32| [c[0] - c[1], c[1] - c[2], c[0] - c[2]].iter().all(|d| d.abs() <= max);
+            if s.sz.iter().any(|&z| z < near) || !within(x, MAX_SPAN_X) || !within(y, MAX_SPAN_Y) || room == 0 {
+                done.rejected += 1;
+                continue;
+            }
+            // SAFETY: the caller's contract.
+            let colour = unsafe { *job.materials.get_unchecked(((t[1] >> 16) & 0xFF) as usize) } & 0x00FF_FFFF;
+            let z = (s.otz as usize).min(max_depth);
+            let packet = &mut out.arena[FLAT_PACKET_WORDS * done.written..][..FLAT_PACKET_WORDS];
+            let header = ((FLAT_PACKET_WORDS as u32 - 1) << 24) | (out.table[z] & LINK_MASK);
+            packet.copy_from_slice(&[header, GP0_FLAT_TRIANGLE | colour, s.sxy[0], s.sxy[1], s.sxy[2]]);
+            out.table[z] = (&packet[0] as *const u32 as usize as u32) & LINK_MASK;
+            done.written += 1;
+            room -= 1;
+        }
+        done
+    }
+
+    /// Loads SZ1..3 with `sz[v[0]]`, `sz[v[1]]`, `sz[v[2]]` and runs AVSZ3: returns the triangle as the
+    /// GTE then holds it (SXY0..2 as loaded for NCLIP, SZ1..3, OTZ).
+    ///
+    /// # Safety
+    /// Every index in `v` is below `sz.len()` (the console loads without checking).
+    #[inline(always)]
+    unsafe fn avsz3_indexed(&mut self, sz: &[u32], v: [usize; 3]) -> ScreenTriangle {
+        // SAFETY: the caller's contract.
+        unsafe {
+            self.write_data::<{ data::SZ1 }>(*sz.get_unchecked(v[0]));
+            self.write_data::<{ data::SZ2 }>(*sz.get_unchecked(v[1]));
+            self.write_data::<{ data::SZ3 }>(*sz.get_unchecked(v[2]));
+        }
+        self.command::<{ cmd::AVSZ3 }>();
+        ScreenTriangle {
+            sxy: [self.read_data::<{ data::SXY0 }>(), self.read_data::<{ data::SXY1 }>(), self.read_data::<{ data::SXY2 }>()],
+            sz: [self.read_data::<{ data::SZ1 }>(), self.read_data::<{ data::SZ2 }>(), self.read_data::<{ data::SZ3 }>()],
+            otz: self.read_data::<{ data::OTZ }>(),
+        }
+    }
 
     /// [`super::Gte::compose_packed`]: `out[i] = (RT, TR) * poses[i]`. This body is the definition
     /// (the host model runs it); a backend may override it only with the same register operations.

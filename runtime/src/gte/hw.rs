@@ -9,13 +9,15 @@
 //! that it reads, so each command is preceded by two `nop`s. Reading a result while a command still
 //! runs is interlocked by the hardware.
 //!
-//! The bulk methods (`compose_packed`) are one asm loop each, with the GPRs of their encodings pinned
-//! the same way and the hazards kept by instruction scheduling instead of `nop`s.
+//! The bulk methods are one asm loop each, with the GPRs of their encodings pinned the same way and
+//! the hazards kept by instruction scheduling instead of `nop`s.
 
 use core::arch::asm;
 
-use super::backend::Cop2;
-use super::regs::data;
+use super::backend::{
+    Cop2, FlatPackets, FlatTriangles, PacketList, ScreenTriangle, FLAT_PACKET_WORDS, GP0_FLAT_TRIANGLE, MAX_SPAN_X, MAX_SPAN_Y,
+};
+use super::regs::{cmd, data};
 use super::{PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
 use crate::math::Matrix;
 
@@ -25,8 +27,16 @@ const GPR: u32 = 8;
 const fn mtc2(rd: u32) -> u32 {
     0x4880_0000 | GPR << 16 | (rd & 31) << 11
 }
+/// `mtc2` from any GPR (for asm that keeps several values in registers).
+const fn mtc2_from(gpr: u32, rd: u32) -> u32 {
+    0x4880_0000 | gpr << 16 | (rd & 31) << 11
+}
 const fn mfc2(rd: u32) -> u32 {
     0x4800_0000 | GPR << 16 | (rd & 31) << 11
+}
+/// `mfc2` into any GPR.
+const fn mfc2_to(gpr: u32, rd: u32) -> u32 {
+    0x4800_0000 | gpr << 16 | (rd & 31) << 11
 }
 const fn ctc2(rd: u32) -> u32 {
     0x48C0_0000 | GPR << 16 | (rd & 31) << 11
@@ -36,6 +46,13 @@ const fn cfc2(rd: u32) -> u32 {
 }
 const fn cop2(cmd: u32) -> u32 {
     0x4A00_0000 | (cmd & 0x01FF_FFFF)
+}
+/// `lwc2 reg, offset(base)` / `swc2 reg, offset(base)`: a GTE data register from / to memory.
+const fn lwc2(base: u32, reg: u32, offset: i16) -> u32 {
+    0xC800_0000 | base << 21 | reg << 16 | offset as u16 as u32
+}
+const fn swc2(base: u32, reg: u32, offset: i16) -> u32 {
+    0xE800_0000 | base << 21 | reg << 16 | offset as u16 as u32
 }
 /// `mfc0 $8, $12` / `mtc0 $8, $12`: the status register, where bit 30 (CU2) enables the GTE.
 const MFC0_T0_SR: u32 = 0x4000_0000 | GPR << 16 | 12 << 11;
@@ -104,6 +121,531 @@ impl Cop2 for Cop2Hardware {
     fn command<const CMD: u32>(&mut self) {
         // SAFETY: a GTE command only changes GTE registers; the nops keep it clear of the last writes.
         unsafe { asm!("nop", "nop", ".word {w}", w = const cop2(CMD), options(nostack, preserves_flags)) }
+    }
+
+    /// Software-pipelined: while RTPT runs, the CPU loads the next triple's words into registers; the
+    /// first swc2 of the results waits for the command (interlocked). The last triple is projected
+    /// after the loop, so nothing is read past `vertices`.
+    #[inline(always)]
+    fn rtpt_words(&mut self, vertices: &[u32], sxy: &mut [u32], sz: &mut [u32]) -> usize {
+        let triples = (vertices.len() / 6).min(sxy.len() / 3).min(sz.len() / 3);
+        if triples == 0 {
+            return 0;
+        }
+        // SAFETY: reads 6 words a triple from `vertices` and writes 3 to each of `sxy` and `sz`, for
+        // `triples` triples, which all three slices hold; the GTE changes no other memory. Two
+        // instructions separate the last mtc2 from each RTPT; no loaded register is used by the
+        // instruction after its load.
+        unsafe {
+            asm!(
+                ".set push",
+                ".set noreorder",
+                "lw $13, 0($9)",
+                "lw $14, 4($9)",
+                "lw $15, 8($9)",
+                "lw $24, 12($9)",
+                "lw $25, 16($9)",
+                "lw $3, 20($9)",
+                "addiu $12, $12, -1",
+                "beqz $12, 2f",
+                "nop",
+                "1:",
+                ".word {m0}", ".word {m1}", ".word {m2}", ".word {m3}", ".word {m4}", ".word {m5}",
+                "addiu $9, $9, 24",
+                "addiu $12, $12, -1",
+                ".word {rtpt}",
+                "lw $13, 0($9)",
+                "lw $14, 4($9)",
+                "lw $15, 8($9)",
+                "lw $24, 12($9)",
+                "lw $25, 16($9)",
+                "lw $3, 20($9)",
+                "addiu $10, $10, 12",
+                "addiu $11, $11, 12",
+                ".word {s0}", ".word {s1}", ".word {s2}", ".word {s3}", ".word {s4}",
+                "bnez $12, 1b",
+                ".word {s5}",
+                "2:",
+                ".word {m0}", ".word {m1}", ".word {m2}", ".word {m3}", ".word {m4}", ".word {m5}",
+                "nop",
+                "nop",
+                ".word {rtpt}",
+                "addiu $10, $10, 12",
+                "addiu $11, $11, 12",
+                ".word {s0}", ".word {s1}", ".word {s2}", ".word {s3}", ".word {s4}", ".word {s5}",
+                ".set pop",
+                m0 = const mtc2_from(13, data::VXY0),
+                m1 = const mtc2_from(14, data::VZ0),
+                m2 = const mtc2_from(15, data::VXY1),
+                m3 = const mtc2_from(24, data::VZ1),
+                m4 = const mtc2_from(25, data::VXY2),
+                m5 = const mtc2_from(3, data::VZ2),
+                rtpt = const cop2(cmd::RTPT),
+                s0 = const swc2(10, data::SXY0, -12),
+                s1 = const swc2(10, data::SXY1, -8),
+                s2 = const swc2(10, data::SXY2, -4),
+                s3 = const swc2(11, data::SZ1, -12),
+                s4 = const swc2(11, data::SZ2, -8),
+                s5 = const swc2(11, data::SZ3, -4),
+                inout("$9") vertices.as_ptr() => _,
+                inout("$10") sxy.as_mut_ptr() => _,
+                inout("$11") sz.as_mut_ptr() => _,
+                inout("$12") triples => _,
+                out("$3") _,
+                out("$13") _,
+                out("$14") _,
+                out("$15") _,
+                out("$24") _,
+                out("$25") _,
+                options(nostack),
+            );
+        }
+        3 * triples
+    }
+
+    /// `rtpt_words`'s pipelined loop, with the next triple's nine halfwords loaded and packed into
+    /// VXY/VZ words while RTPT runs.
+    #[inline(always)]
+    fn rtpt_positions(&mut self, positions: &[[i16; 3]], sxy: &mut [u32], sz: &mut [u32]) -> usize {
+        let triples = (positions.len() / 3).min(sxy.len() / 3).min(sz.len() / 3);
+        if triples == 0 {
+            return 0;
+        }
+        // SAFETY: reads 9 halfwords a triple from `positions` (2-aligned) and writes 3 words to each
+        // of `sxy` and `sz`, for `triples` triples, which all three slices hold. Hazards as in
+        // `rtpt_words`; each packing `or` uses halfwords loaded at least two instructions before.
+        unsafe {
+            asm!(
+                ".set push",
+                ".set noreorder",
+                "lhu $13, 0($9)",
+                "lhu $2, 2($9)",
+                "lhu $14, 4($9)",
+                "lhu $15, 6($9)",
+                "lhu $4, 8($9)",
+                "lhu $24, 10($9)",
+                "lhu $25, 12($9)",
+                "lhu $5, 14($9)",
+                "lhu $3, 16($9)",
+                "sll $2, $2, 16",
+                "or $13, $13, $2",
+                "sll $4, $4, 16",
+                "or $15, $15, $4",
+                "sll $5, $5, 16",
+                "or $25, $25, $5",
+                "addiu $12, $12, -1",
+                "beqz $12, 2f",
+                "nop",
+                "1:",
+                ".word {m0}", ".word {m1}", ".word {m2}", ".word {m3}", ".word {m4}", ".word {m5}",
+                "addiu $9, $9, 18",
+                "addiu $12, $12, -1",
+                ".word {rtpt}",
+                "lhu $13, 0($9)",
+                "lhu $2, 2($9)",
+                "lhu $14, 4($9)",
+                "lhu $15, 6($9)",
+                "lhu $4, 8($9)",
+                "lhu $24, 10($9)",
+                "lhu $25, 12($9)",
+                "lhu $5, 14($9)",
+                "lhu $3, 16($9)",
+                "sll $2, $2, 16",
+                "or $13, $13, $2",
+                "sll $4, $4, 16",
+                "or $15, $15, $4",
+                "sll $5, $5, 16",
+                "or $25, $25, $5",
+                "addiu $10, $10, 12",
+                "addiu $11, $11, 12",
+                ".word {s0}", ".word {s1}", ".word {s2}", ".word {s3}", ".word {s4}",
+                "bnez $12, 1b",
+                ".word {s5}",
+                "2:",
+                ".word {m0}", ".word {m1}", ".word {m2}", ".word {m3}", ".word {m4}", ".word {m5}",
+                "nop",
+                "nop",
+                ".word {rtpt}",
+                "addiu $10, $10, 12",
+                "addiu $11, $11, 12",
+                ".word {s0}", ".word {s1}", ".word {s2}", ".word {s3}", ".word {s4}", ".word {s5}",
+                ".set pop",
+                m0 = const mtc2_from(13, data::VXY0),
+                m1 = const mtc2_from(14, data::VZ0),
+                m2 = const mtc2_from(15, data::VXY1),
+                m3 = const mtc2_from(24, data::VZ1),
+                m4 = const mtc2_from(25, data::VXY2),
+                m5 = const mtc2_from(3, data::VZ2),
+                rtpt = const cop2(cmd::RTPT),
+                s0 = const swc2(10, data::SXY0, -12),
+                s1 = const swc2(10, data::SXY1, -8),
+                s2 = const swc2(10, data::SXY2, -4),
+                s3 = const swc2(11, data::SZ1, -12),
+                s4 = const swc2(11, data::SZ2, -8),
+                s5 = const swc2(11, data::SZ3, -4),
+                inout("$9") positions.as_ptr() => _,
+                inout("$10") sxy.as_mut_ptr() => _,
+                inout("$11") sz.as_mut_ptr() => _,
+                inout("$12") triples => _,
+                out("$2") _,
+                out("$3") _,
+                out("$4") _,
+                out("$5") _,
+                out("$13") _,
+                out("$14") _,
+                out("$15") _,
+                out("$24") _,
+                out("$25") _,
+                options(nostack),
+            );
+        }
+        3 * triples
+    }
+
+    #[inline(always)]
+    unsafe fn nclip_indexed(&mut self, sxy: &[u32], v: [usize; 3]) -> i32 {
+        let p = sxy.as_ptr();
+        let area: u32;
+        // SAFETY: the caller guarantees the indices are in bounds. Two instructions between the last
+        // lwc2 and the command; the mfc2 waits for NCLIP; a nop covers its load delay.
+        unsafe {
+            asm!(
+                ".word {l0}", ".word {l1}", ".word {l2}", "nop", "nop", ".word {nclip}", ".word {mac0}", "nop",
+                l0 = const lwc2(9, data::SXY0, 0),
+                l1 = const lwc2(10, data::SXY1, 0),
+                l2 = const lwc2(11, data::SXY2, 0),
+                nclip = const cop2(cmd::NCLIP),
+                mac0 = const mfc2(data::MAC0),
+                in("$9") p.add(v[0]),
+                in("$10") p.add(v[1]),
+                in("$11") p.add(v[2]),
+                out("$8") area,
+                options(nostack, readonly, preserves_flags),
+            );
+        }
+        area as i32
+    }
+
+    /// One loop: two word loads, the indices scaled to byte offsets, three lwc2, NCLIP, and the MAC0
+    /// sign test; the first front face leaves the loop with its SXY0..2 loaded.
+    #[inline(always)]
+    unsafe fn skip_back_faces(&mut self, triangles: &[u32], sxy: &[u32]) -> usize {
+        let start = triangles.as_ptr();
+        // SAFETY: `end` is one past the last whole triangle of the slice.
+        let end = unsafe { start.add(triangles.len() & !1) };
+        let at: *const u32;
+        // SAFETY: reads only whole triangles of `triangles` (the loop tests the end before loading)
+        // and, by the caller's contract, words of `sxy`. Hazards: no loaded register is used by the
+        // next instruction, two instructions separate the last lwc2 from NCLIP, and the mfc2 waits
+        // for NCLIP (interlocked).
+        unsafe {
+            asm!(
+                ".set push",
+                ".set noreorder",
+                "1:",
+                "beq $9, $10, 2f",
+                "nop",
+                "lw $12, 0($9)",
+                "lw $13, 4($9)",
+                "andi $14, $12, 0xFFFF",
+                "srl $12, $12, 16",
+                "sll $14, $14, 2",
+                "sll $12, $12, 2",
+                "andi $13, $13, 0xFFFF",
+                "sll $13, $13, 2",
+                "addu $14, $14, $11",
+                "addu $12, $12, $11",
+                "addu $13, $13, $11",
+                ".word {l0}",
+                ".word {l1}",
+                ".word {l2}",
+                "addiu $9, $9, 8",
+                "nop",
+                ".word {nclip}",
+                ".word {mac0}",
+                "nop",
+                "bgez $8, 1b",
+                "nop",
+                "addiu $9, $9, -8",
+                "2:",
+                ".set pop",
+                l0 = const lwc2(14, data::SXY0, 0),
+                l1 = const lwc2(12, data::SXY1, 0),
+                l2 = const lwc2(13, data::SXY2, 0),
+                nclip = const cop2(cmd::NCLIP),
+                mac0 = const mfc2(data::MAC0),
+                inout("$9") start => at,
+                in("$10") end,
+                in("$11") sxy.as_ptr(),
+                out("$8") _,
+                out("$12") _,
+                out("$13") _,
+                out("$14") _,
+                options(nostack, readonly),
+            );
+        }
+        // SAFETY: `at` lies between `start` and `end`, in the same slice.
+        (unsafe { at.offset_from(start) } as usize) / 2
+    }
+
+    /// One loop over the triangles. The back-face test: the triangle's words (loaded one iteration
+    /// ahead, while the previous NCLIP ran) scaled to SXY addresses, three lwc2, NCLIP, and while NCLIP
+    /// runs the next triangle's words; then the MAC0 sign. A front face: SZ1..3 by lwc2 and AVSZ3, the
+    /// near and span tests on the values read back with mfc2, the packet stored from registers and
+    /// linked into the table. Branch delay slots are filled by hand (`noreorder`).
+    unsafe fn flat_packets(&mut self, job: &FlatTriangles, out: &mut PacketList) -> FlatPackets {
+        let Some(max_depth) = out.table.len().checked_sub(1).map(|last| last.min(out.max_depth as usize)) else {
+            return FlatPackets::default();
+        };
+        let start = job.triangles.as_ptr();
+        // SAFETY: one past the last whole triangle of the slice.
+        let end = unsafe { start.add(job.triangles.len() & !1) };
+        let room = out.arena.len() / FLAT_PACKET_WORDS;
+        let sz_offset = (job.sz.as_ptr() as usize).wrapping_sub(job.sxy.as_ptr() as usize);
+        let (room_left, rejected): (usize, usize);
+        // SAFETY: reads whole triangles of `job.triangles` (the next one only after testing that it
+        // exists), by the caller's contract words of `sxy`, `sz` and `materials`, entries of `table`
+        // up to `max_depth`, and writes at most `room` packets into `arena`. Hazards: no register
+        // loaded by lw/mfc2 is used by the next instruction; two instructions separate each lwc2 from
+        // the command that reads it; mfc2 waits for the command (interlocked).
+        unsafe {
+            asm!(
+                ".set push",
+                ".set noreorder",
+                "lui $23, 0x00FF",
+                "ori $23, $23, 0xFFFF",
+                "beq $9, $10, 9f",
+                "nop",
+                "lw $12, 0($9)",
+                "lw $13, 4($9)",
+                "addiu $9, $9, 8",
+                // $12, $13: the current triangle's words; $9: one past it (past the end: done).
+                "1:",
+                "sltu $8, $10, $9",
+                "5:",
+                "bnez $8, 9f",
+                "andi $14, $12, 0xFFFF",
+                "srl $6, $12, 16",
+                "andi $7, $13, 0xFFFF",
+                "sll $14, $14, 2",
+                "sll $6, $6, 2",
+                "sll $7, $7, 2",
+                "addu $14, $14, $11",
+                "addu $6, $6, $11",
+                "addu $7, $7, $11",
+                ".word {l_sxy0}",
+                ".word {l_sxy1}",
+                ".word {l_sxy2}",
+                // The SXY addresses become SZ addresses once loaded.
+                "addu $14, $14, $15",
+                "addu $6, $6, $15",
+                ".word {nclip}",
+                "move $24, $13",
+                "beq $9, $10, 2f",
+                "addiu $9, $9, 8",
+                "lw $12, -8($9)",
+                "lw $13, -4($9)",
+                "2:",
+                ".word {mac0}",
+                "addu $7, $7, $15",
+                "bgez $8, 5b",
+                "sltu $8, $10, $9",
+                // Front face: depth.
+                ".word {l_sz1}",
+                ".word {l_sz2}",
+                ".word {l_sz3}",
+                "srl $24, $24, 16",
+                "andi $24, $24, 0xFF",
+                ".word {avsz3}",
+                // The material's colour, loaded while AVSZ3 runs.
+                "sll $24, $24, 2",
+                "addu $24, $24, $16",
+                "lw $24, 0($24)",
+                ".word {r_sz1}",
+                ".word {r_sz2}",
+                ".word {r_sz3}",
+                // Near test: a negative `z - near` for any vertex.
+                "subu $2, $2, $17",
+                "subu $3, $3, $17",
+                "subu $4, $4, $17",
+                "or $2, $2, $3",
+                "or $2, $2, $4",
+                "bltz $2, 8f",
+                // Span test, first a box of 1024 x 512 pixels around the origin: adding
+                // 256 << 16 | 512 to an SXY word leaves its low half below 1024 and its high half
+                // below 512 only for a vertex inside (the GTE keeps x in -1024..=1023; a carry from
+                // the low half can only make the box one row smaller), so one mask tests all three.
+                ".word {r_sxy0}",
+                ".word {r_sxy1}",
+                ".word {r_sxy2}",
+                "lui $8, 0x0100",
+                "ori $8, $8, 0x0200",
+                "addu $5, $2, $8",
+                "addu $6, $3, $8",
+                "addu $7, $4, $8",
+                "or $5, $5, $6",
+                "or $5, $5, $7",
+                "lui $8, 0xFE00",
+                "ori $8, $8, 0xFC00",
+                "and $5, $5, $8",
+                "bnez $5, 7f",
+                "sll $24, $24, 8",
+                "6:",
+                "beqz $19, 8f",
+                ".word {r_otz}",
+                // The packet: depth entry, then the words and the link.
+                "lui $25, {cmd_hi}",
+                "sltu $5, $22, $8",
+                "beqz $5, 3f",
+                "sll $8, $8, 2",
+                "sll $8, $22, 2",
+                "3:",
+                "addu $8, $8, $21",
+                "lw $5, 0($8)",
+                "srl $24, $24, 8",
+                "or $24, $24, $25",
+                "sw $24, 4($18)",
+                "sw $2, 8($18)",
+                "sw $3, 12($18)",
+                "sw $4, 16($18)",
+                "and $5, $5, $23",
+                "lui $25, {len_hi}",
+                "or $5, $5, $25",
+                "sw $5, 0($18)",
+                "and $25, $18, $23",
+                "sw $25, 0($8)",
+                "addiu $18, $18, {bytes}",
+                "b 1b",
+                "addiu $19, $19, -1",
+                // Outside the box: the exact test, every pairwise |d| <= max as (d + max) < 2 * max + 1
+                // unsigned.
+                "7:",
+                "sra $5, $2, 16",
+                "sra $6, $3, 16",
+                "sra $7, $4, 16",
+                "subu $8, $5, $6",
+                "addiu $8, $8, {my}",
+                "sltiu $8, $8, {my2}",
+                "subu $25, $6, $7",
+                "addiu $25, $25, {my}",
+                "sltiu $25, $25, {my2}",
+                "and $8, $8, $25",
+                "subu $25, $5, $7",
+                "addiu $25, $25, {my}",
+                "sltiu $25, $25, {my2}",
+                "and $8, $8, $25",
+                "sll $5, $2, 16",
+                "sra $5, $5, 16",
+                "sll $6, $3, 16",
+                "sra $6, $6, 16",
+                "sll $7, $4, 16",
+                "sra $7, $7, 16",
+                "subu $25, $5, $6",
+                "addiu $25, $25, {mx}",
+                "sltiu $25, $25, {mx2}",
+                "and $8, $8, $25",
+                "subu $25, $6, $7",
+                "addiu $25, $25, {mx}",
+                "sltiu $25, $25, {mx2}",
+                "and $8, $8, $25",
+                "subu $25, $5, $7",
+                "addiu $25, $25, {mx}",
+                "sltiu $25, $25, {mx2}",
+                "and $8, $8, $25",
+                "bnez $8, 6b",
+                "nop",
+                "8:",
+                "b 1b",
+                "addiu $20, $20, 1",
+                "9:",
+                ".set pop",
+                l_sxy0 = const lwc2(14, data::SXY0, 0),
+                l_sxy1 = const lwc2(6, data::SXY1, 0),
+                l_sxy2 = const lwc2(7, data::SXY2, 0),
+                nclip = const cop2(cmd::NCLIP),
+                mac0 = const mfc2(data::MAC0),
+                l_sz1 = const lwc2(14, data::SZ1, 0),
+                l_sz2 = const lwc2(6, data::SZ2, 0),
+                l_sz3 = const lwc2(7, data::SZ3, 0),
+                avsz3 = const cop2(cmd::AVSZ3),
+                r_sz1 = const mfc2_to(2, data::SZ1),
+                r_sz2 = const mfc2_to(3, data::SZ2),
+                r_sz3 = const mfc2_to(4, data::SZ3),
+                r_sxy0 = const mfc2_to(2, data::SXY0),
+                r_sxy1 = const mfc2_to(3, data::SXY1),
+                r_sxy2 = const mfc2_to(4, data::SXY2),
+                r_otz = const mfc2_to(8, data::OTZ),
+                my = const MAX_SPAN_Y,
+                my2 = const 2 * MAX_SPAN_Y + 1,
+                mx = const MAX_SPAN_X,
+                mx2 = const 2 * MAX_SPAN_X + 1,
+                cmd_hi = const GP0_FLAT_TRIANGLE >> 16,
+                len_hi = const (FLAT_PACKET_WORDS as u32 - 1) << 8,
+                bytes = const 4 * FLAT_PACKET_WORDS,
+                inout("$9") start => _,
+                in("$10") end,
+                in("$11") job.sxy.as_ptr(),
+                in("$15") sz_offset,
+                in("$16") job.materials.as_ptr(),
+                in("$17") job.near as u32,
+                inout("$18") out.arena.as_mut_ptr() => _,
+                inout("$19") room => room_left,
+                inout("$20") 0usize => rejected,
+                in("$21") out.table.as_mut_ptr(),
+                in("$22") max_depth,
+                out("$2") _,
+                out("$3") _,
+                out("$4") _,
+                out("$5") _,
+                out("$6") _,
+                out("$7") _,
+                out("$8") _,
+                out("$12") _,
+                out("$13") _,
+                out("$14") _,
+                out("$23") _,
+                out("$24") _,
+                out("$25") _,
+                options(nostack),
+            );
+        }
+        FlatPackets { written: room - room_left, rejected }
+    }
+
+    #[inline(always)]
+    unsafe fn avsz3_indexed(&mut self, sz: &[u32], v: [usize; 3]) -> ScreenTriangle {
+        let p = sz.as_ptr();
+        let (sxy0, sxy1, sxy2, sz1, sz2, sz3, otz): (u32, u32, u32, u32, u32, u32, u32);
+        // SAFETY: as for `nclip_indexed`; each mfc2 names its own GPR, the last one's delay is covered.
+        unsafe {
+            asm!(
+                ".word {l0}", ".word {l1}", ".word {l2}", "nop", "nop", ".word {avsz3}",
+                ".word {r0}", ".word {r1}", ".word {r2}", ".word {r3}", ".word {r4}", ".word {r5}", ".word {r6}", "nop",
+                l0 = const lwc2(9, data::SZ1, 0),
+                l1 = const lwc2(10, data::SZ2, 0),
+                l2 = const lwc2(11, data::SZ3, 0),
+                avsz3 = const cop2(cmd::AVSZ3),
+                r0 = const mfc2_to(12, data::SXY0),
+                r1 = const mfc2_to(13, data::SXY1),
+                r2 = const mfc2_to(14, data::SXY2),
+                r3 = const mfc2_to(15, data::SZ1),
+                r4 = const mfc2_to(24, data::SZ2),
+                r5 = const mfc2_to(25, data::SZ3),
+                r6 = const mfc2_to(3, data::OTZ),
+                in("$9") p.add(v[0]),
+                in("$10") p.add(v[1]),
+                in("$11") p.add(v[2]),
+                out("$12") sxy0,
+                out("$13") sxy1,
+                out("$14") sxy2,
+                out("$15") sz1,
+                out("$24") sz2,
+                out("$25") sz3,
+                out("$3") otz,
+                options(nostack, readonly, preserves_flags),
+            );
+        }
+        ScreenTriangle { sxy: [sxy0, sxy1, sxy2], sz: [sz1, sz2, sz3], otz }
     }
 
     /// The default body's register operations in one software-pipelined loop. A GTE access waits
@@ -225,17 +767,4 @@ impl Cop2 for Cop2Hardware {
             );
         }
     }
-}
-
-/// `swc2 reg, imm(base)`.
-const fn swc2(base: u32, reg: u32, imm: u16) -> u32 {
-    0x3A << 26 | base << 21 | (reg & 31) << 16 | imm as u32
-}
-/// `mtc2 gpr, rd` with any GPR (the register-level methods pin $8).
-const fn mtc2_from(gpr: u32, rd: u32) -> u32 {
-    0x4880_0000 | gpr << 16 | (rd & 31) << 11
-}
-/// `mfc2 gpr, rd` with any GPR.
-const fn mfc2_to(gpr: u32, rd: u32) -> u32 {
-    0x4800_0000 | gpr << 16 | (rd & 31) << 11
 }

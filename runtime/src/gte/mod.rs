@@ -41,7 +41,10 @@ pub mod hw;
 pub mod model;
 pub mod regs;
 
-pub use backend::Cop2;
+pub use backend::{
+    Cop2, FlatPackets, FlatTriangles, PacketList, ScreenTriangle, FLAT_PACKET_WORDS, GP0_FLAT_TRIANGLE, LINK_MASK,
+    MAX_SPAN_X, MAX_SPAN_Y,
+};
 pub use model::{unr_divide, GteModel};
 use regs::{cmd, ctrl, data};
 

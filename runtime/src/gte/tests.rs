@@ -1,6 +1,8 @@
 //! Unit tests of the high-level GTE API on the model (the register-level model itself is checked
 //! against the ground-truth vectors in `tests/gte_vectors.rs`).
 
+extern crate std;
+
 use super::*;
 use crate::math::{Matrix, Vec3i16, Vec3i32, IDENTITY_ROTATION};
 
@@ -166,4 +168,74 @@ fn any_register_contents_and_any_command_word_run_without_panicking() {
             let _ = (m.read_data(reg), m.read_ctrl(reg));
         }
     }
+}
+
+/// Vertex words as the tables hold them (`x | y << 16`, `z | 0 << 16`), spread over a cube around the
+/// camera's focus; `seed` varies them.
+fn vertex_words(count: usize, seed: u32) -> std::vec::Vec<u32> {
+    let mut state = seed.wrapping_mul(0x9E37_79B9) | 1;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 17;
+        state ^= state << 5;
+        (state % 1601) as i32 - 800
+    };
+    (0..count).flat_map(|_| [pack(next() as i16, next() as i16), next() as i16 as u16 as u32]).collect()
+}
+
+#[test]
+fn rtpt_words_equals_rtpt_vertex_by_vertex() {
+    let mut gte = Gte::new();
+    camera(&mut gte);
+    let words = vertex_words(10, 7);
+    let (mut sxy, mut sz) = ([0u32; 10], [0u32; 10]);
+    // Nine vertices go (three whole triples): the tenth is left to the caller.
+    assert_eq!(gte.backend_mut().rtpt_words(&words, &mut sxy, &mut sz), 9);
+    for t in 0..3 {
+        let v = [0, 1, 2].map(|k| {
+            let i = 3 * t + k;
+            Vec3i16::new(words[2 * i] as i16, (words[2 * i] >> 16) as i16, words[2 * i + 1] as i16)
+        });
+        for (k, p) in gte.rtpt(&v).iter().enumerate() {
+            assert_eq!((sxy[3 * t + k], sz[3 * t + k]), (p.xy.to_word(), u32::from(p.z)), "vertex {}", 3 * t + k);
+        }
+    }
+    assert_eq!((sxy[9], sz[9]), (0, 0), "nothing written past the last triple");
+    // The shortest slice bounds the count.
+    assert_eq!(gte.backend_mut().rtpt_words(&words, &mut sxy[..5], &mut sz), 3);
+    assert_eq!(gte.backend_mut().rtpt_words(&words[..5], &mut sxy, &mut sz), 0);
+}
+
+#[test]
+fn indexed_nclip_and_avsz3_equal_the_register_path() {
+    let mut gte = Gte::new();
+    camera(&mut gte);
+    let words = vertex_words(12, 3);
+    let (mut sxy, mut sz) = ([0u32; 12], [0u32; 12]);
+    gte.backend_mut().rtpt_words(&words, &mut sxy, &mut sz);
+    for v in [[0usize, 5, 11], [3, 2, 7], [9, 9, 1], [11, 0, 4]] {
+        // SAFETY: every index is below 12.
+        let area = unsafe { gte.backend_mut().nclip_indexed(&sxy, v) };
+        let held = unsafe { gte.backend_mut().avsz3_indexed(&sz, v) };
+        assert_eq!(held.sxy, v.map(|i| sxy[i]));
+        assert_eq!(held.sz, v.map(|i| sz[i]));
+        gte.set_screen_xy(&v.map(|i| ScreenXY::from_word(sxy[i])));
+        assert_eq!(gte.nclip(), area, "triangle {v:?}");
+        gte.set_screen_z(&[0, sz[v[0]] as u16, sz[v[1]] as u16, sz[v[2]] as u16]);
+        assert_eq!(u32::from(gte.avsz3()), held.otz, "triangle {v:?}");
+    }
+}
+
+#[test]
+fn rtpt_positions_equals_rtpt_words_on_the_packed_positions() {
+    let mut gte = Gte::new();
+    camera(&mut gte);
+    let words = vertex_words(7, 11);
+    let positions: std::vec::Vec<[i16; 3]> =
+        words.chunks_exact(2).map(|w| [w[0] as i16, (w[0] >> 16) as i16, w[1] as i16]).collect();
+    let (mut a, mut b) = (([0u32; 7], [0u32; 7]), ([0u32; 7], [0u32; 7]));
+    assert_eq!(gte.backend_mut().rtpt_positions(&positions, &mut a.0, &mut a.1), 6);
+    assert_eq!(gte.backend_mut().rtpt_words(&words, &mut b.0, &mut b.1), 6);
+    assert_eq!(a, b);
+    assert_ne!(a.0[..6], [0; 6]);
 }

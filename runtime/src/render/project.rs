@@ -1,9 +1,11 @@
 //! Projection: vertices through the GTE, three at a time (RTPT), into the scratch's SXY / SZ arrays.
 //!
 //! Vertices go to the GTE as the words the tables already hold (a vertex entry is `x | y << 16`, then
-//! `z`: the VXY/VZ register format), and results come back as raw SXY words and SZ values, so nothing
-//! is converted on the way. A range whose length is not a multiple of three ends with an RTPT whose
-//! surplus slots repeat its last vertex (their results are not stored).
+//! `z`: the VXY/VZ register format), and results come back as raw SXY and SZ words, so nothing is
+//! converted on the way: whole triples go through [`Cop2::rtpt_words`] (one loop of lwc2, RTPT, swc2
+//! on the console). A range whose length is not a multiple of three ends by projecting its last three
+//! vertices again; a range of one or two vertices takes one RTPT whose surplus slots repeat its last
+//! vertex (their results are not stored).
 
 use crate::gte::regs::{cmd, data};
 use crate::gte::{Cop2, Gte};
@@ -30,7 +32,7 @@ pub(crate) fn aligned_words(bytes: &[u8], offset: usize, count: usize) -> Option
 
 /// Projects three vertices given as (VXY, VZ) words; writes as many results as `sxy` / `sz` hold.
 #[inline(always)]
-fn rtpt<B: Cop2>(gte: &mut Gte<B>, v: [(u32, u32); 3], sxy: &mut [u32], sz: &mut [u16]) {
+fn rtpt<B: Cop2>(gte: &mut Gte<B>, v: [(u32, u32); 3], sxy: &mut [u32], sz: &mut [u32]) {
     gte.write_data::<{ data::VXY0 }>(v[0].0);
     gte.write_data::<{ data::VZ0 }>(v[0].1);
     gte.write_data::<{ data::VXY1 }>(v[1].0);
@@ -42,13 +44,13 @@ fn rtpt<B: Cop2>(gte: &mut Gte<B>, v: [(u32, u32); 3], sxy: &mut [u32], sz: &mut
     let z = [gte.read_data::<{ data::SZ1 }>(), gte.read_data::<{ data::SZ2 }>(), gte.read_data::<{ data::SZ3 }>()];
     for (i, (o, oz)) in sxy.iter_mut().zip(sz.iter_mut()).enumerate() {
         *o = xy[i];
-        *oz = z[i] as u16;
+        *oz = z[i];
     }
 }
 
 /// Projects `count` vertices read by `vertex(i)` with the loaded matrix into `sxy[..count]`, `sz[..count]`.
 #[inline(always)]
-fn project_run<B: Cop2>(gte: &mut Gte<B>, count: usize, vertex: impl Fn(usize) -> (u32, u32), sxy: &mut [u32], sz: &mut [u16]) {
+fn project_run<B: Cop2>(gte: &mut Gte<B>, count: usize, vertex: impl Fn(usize) -> (u32, u32), sxy: &mut [u32], sz: &mut [u32]) {
     let count = count.min(sxy.len()).min(sz.len());
     let mut i = 0;
     while i < count {
@@ -60,18 +62,43 @@ fn project_run<B: Cop2>(gte: &mut Gte<B>, count: usize, vertex: impl Fn(usize) -
     }
 }
 
-/// Projects whole triples of table vertices (`words`: VXY, VZ per vertex) without per-vertex index
-/// checks; the last `words.len() / 2 % 3` vertices are left to the caller.
-#[inline(always)]
-fn project_triples<B: Cop2>(gte: &mut Gte<B>, words: &[u32], sxy: &mut [u32], sz: &mut [u16]) {
-    for ((w, xy), z) in words.chunks_exact(6).zip(sxy.chunks_exact_mut(3)).zip(sz.chunks_exact_mut(3)) {
-        rtpt(gte, [(w[0], w[1] & 0xFFFF), (w[2], w[3] & 0xFFFF), (w[4], w[5] & 0xFFFF)], xy, z);
+/// Rigid: each bone's vertex range with that bone's model-view matrix (`matrices[bone]`). Bones with an
+/// empty range load no matrix.
+pub fn project_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u32]) {
+    let bytes = tables.bytes();
+    let bone_count = tables.bone_count().min(matrices.len());
+    let bones = aligned_words(bytes, tables.bones_offset(), 2 * bone_count);
+    let vertices = aligned_words(bytes, tables.vertices_offset(), 2 * tables.vertex_count());
+    let (Some(bones), Some(vertices)) = (bones, vertices) else {
+        return project_rigid_bytes(gte, tables, matrices, sxy, sz);
+    };
+    let capacity = sxy.len().min(sz.len());
+    for (m, bone) in matrices.iter().zip(bones.chunks_exact(2)) {
+        // A bone entry is `parent | first << 16`, `count | name << 16`.
+        let first = (bone[0] >> 16) as usize;
+        let count = ((bone[1] & 0xFFFF) as usize).min(capacity.saturating_sub(first));
+        let Some(words) = vertices.get(2 * first..2 * (first + count)) else {
+            continue;
+        };
+        if count == 0 {
+            continue;
+        }
+        gte.set_matrix(m);
+        let (sxy, sz) = (&mut sxy[first..first + count], &mut sz[first..first + count]);
+        let done = gte.backend_mut().rtpt_words(words, sxy, sz);
+        if done < count && count >= 3 {
+            // The last one or two vertices: project the range's last three again (the same matrix
+            // gives the same results) rather than a padded RTPT.
+            let last = count - 3;
+            gte.backend_mut().rtpt_words(&words[2 * last..], &mut sxy[last..], &mut sz[last..]);
+        } else if done < count {
+            project_run(gte, count - done, |i| (words[2 * (done + i)], words[2 * (done + i) + 1]), &mut sxy[done..], &mut sz[done..]);
+        }
     }
 }
 
-/// Rigid: each bone's vertex range with that bone's model-view matrix (`matrices[bone]`). Bones with an
-/// empty range load no matrix.
-pub fn project_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u16]) {
+/// `project_rigid` for a blob that does not sit 4-aligned in memory: the same results, read byte by byte.
+fn project_rigid_bytes<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u32]) {
     let bytes = tables.bytes();
     let base = tables.vertices_offset();
     let capacity = sxy.len().min(sz.len());
@@ -84,31 +111,24 @@ pub fn project_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Mat
         }
         gte.set_matrix(m);
         let start = base + first * VERTEX_SIZE;
-        let (sxy, sz) = (&mut sxy[first..first + count], &mut sz[first..first + count]);
-        match aligned_words(bytes, start, 2 * count) {
-            Some(w) => {
-                let full = count - count % 3;
-                project_triples(gte, &w[..2 * full], &mut sxy[..full], &mut sz[..full]);
-                let rest = &w[2 * full..];
-                project_run(gte, count - full, |i| (rest[2 * i], rest[2 * i + 1] & 0xFFFF), &mut sxy[full..], &mut sz[full..]);
-            }
-            None => {
-                let at = |i: usize| (word(bytes, start + i * VERTEX_SIZE), word(bytes, start + i * VERTEX_SIZE + 4) & 0xFFFF);
-                project_run(gte, count, at, sxy, sz)
-            }
-        }
+        let at = |i: usize| (word(bytes, start + i * VERTEX_SIZE), word(bytes, start + i * VERTEX_SIZE + 4));
+        project_run(gte, count, at, &mut sxy[first..first + count], &mut sz[first..first + count])
     }
 }
 
-/// Baked: decoded model-space positions with one object matrix (view * world).
-pub fn project_positions<B: Cop2>(gte: &mut Gte<B>, object: &Matrix, positions: &[[i16; 3]], sxy: &mut [u32], sz: &mut [u16]) {
+/// Baked: decoded model-space positions with one object matrix (view * world), whole triples through
+/// [`Cop2::rtpt_positions`], the last one or two vertices as in `project_rigid`.
+pub fn project_positions<B: Cop2>(gte: &mut Gte<B>, object: &Matrix, positions: &[[i16; 3]], sxy: &mut [u32], sz: &mut [u32]) {
     gte.set_matrix(object);
-    let pack = |p: &[i16; 3]| (p[0] as u16 as u32 | (p[1] as u16 as u32) << 16, p[2] as u16 as u32);
     let count = positions.len().min(sxy.len()).min(sz.len());
-    let full = count - count % 3;
-    for ((p, xy), z) in positions[..full].chunks_exact(3).zip(sxy[..full].chunks_exact_mut(3)).zip(sz[..full].chunks_exact_mut(3)) {
-        rtpt(gte, [pack(&p[0]), pack(&p[1]), pack(&p[2])], xy, z);
+    let (positions, sxy, sz) = (&positions[..count], &mut sxy[..count], &mut sz[..count]);
+    let done = gte.backend_mut().rtpt_positions(positions, sxy, sz);
+    if done < count && count >= 3 {
+        let last = count - 3;
+        gte.backend_mut().rtpt_positions(&positions[last..], &mut sxy[last..], &mut sz[last..]);
+    } else if done < count {
+        let pack = |p: &[i16; 3]| (p[0] as u16 as u32 | (p[1] as u16 as u32) << 16, p[2] as u16 as u32);
+        let rest = &positions[done..];
+        project_run(gte, count - done, |i| pack(&rest[i]), &mut sxy[done..], &mut sz[done..]);
     }
-    let rest = &positions[full..count];
-    project_run(gte, rest.len(), |i| pack(&rest[i]), &mut sxy[full..], &mut sz[full..]);
 }

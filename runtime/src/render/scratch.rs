@@ -24,8 +24,8 @@ pub struct Scratch {
     pub positions: [[i16; 3]; MAX_VERTICES],
     /// Screen position of every vertex as the GTE's SXY word (x low, y high).
     pub sxy: [u32; MAX_VERTICES],
-    /// Depth of every vertex (SZ).
-    pub sz: [u16; MAX_VERTICES],
+    /// Depth of every vertex (SZ, 0..=0xFFFF), a word each so the GTE stores and loads it directly.
+    pub sz: [u32; MAX_VERTICES],
 }
 
 const ZERO_SAMPLE: BoneSample = BoneSample { rotation: [0; 4], translation: [0; 3], scale: [0; 3] };

@@ -1,9 +1,14 @@
 //! Triangle set-up: back faces culled by NCLIP, depth by AVSZ3, colour from the material, handed to a
 //! [`TriangleSink`] (the console's ordering table, or a host collector).
+//!
+//! A sink that draws flat triangles into a GPU ordering table (the console's `OtSink`) offers its
+//! table and free packet words ([`TriangleSink::flat_packet_list`]); the whole stage is then one
+//! [`Cop2::flat_packets`] loop that writes and links the packets itself, with no per-triangle
+//! round trip through the CPU. Any other sink gets [`DrawnTriangle`]s through `add`, in the same
+//! order and with the same tests, so the host knows exactly what the console draws.
 
 use super::camera::Camera;
-use crate::gte::regs::{cmd, data};
-use crate::gte::{Cop2, Gte, ScreenXY};
+use crate::gte::{Cop2, FlatTriangles, Gte, PacketList, ScreenXY, MAX_SPAN_X, MAX_SPAN_Y};
 use crate::tables::{Tables, TRIANGLE_SIZE};
 
 /// NCLIP sign of a triangle facing the camera. The importer keeps the source winding (counter-clockwise
@@ -11,10 +16,6 @@ use crate::tables::{Tables, TRIANGLE_SIZE};
 /// front faces stay counter-clockwise on the Y-down screen, where NCLIP is negative. (Checked on the
 /// imported fixture by the xtask test `the_triangles_kept_are_nearer_than_the_ones_culled`.)
 pub const FRONT_FACING_NCLIP_POSITIVE: bool = false;
-
-/// The GPU drops a triangle wider than 1,023 or taller than 511 pixels.
-const MAX_SPAN_X: i32 = 1023;
-const MAX_SPAN_Y: i32 = 511;
 
 /// One triangle ready to draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +34,17 @@ pub struct DrawnTriangle {
 /// Where triangles go. `add` returns false when the sink is full (the triangle is counted as dropped).
 pub trait TriangleSink {
     fn add(&mut self, triangle: &DrawnTriangle) -> bool;
+
+    /// The fast path of a sink that draws flat GPU triangles (the console's ordering table): where
+    /// [`Cop2::flat_packets`] writes and links its packets, in the order `add` would have received
+    /// the triangles; [`commit_flat_packets`](Self::commit_flat_packets) then takes them. `None` (the
+    /// default) sends every triangle through `add`.
+    fn flat_packet_list(&mut self) -> Option<PacketList<'_>> {
+        None
+    }
+
+    /// Takes the `count` packets written through `flat_packet_list`.
+    fn commit_flat_packets(&mut self, _count: usize) {}
 }
 
 /// What happened to a character's triangles.
@@ -49,12 +61,54 @@ fn word(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
-fn span_ok(xy: &[u32; 3]) -> bool {
+/// No side longer than the GPU draws (x span at most `MAX_SPAN_X`, y span at most `MAX_SPAN_Y`).
+///
+/// First a box test without branches: a box `MAX_SPAN + 1` wide around `center` holds every vertex
+/// when each biased coordinate is in `0..=MAX_SPAN`, which one OR and one shift test for all three
+/// (a coordinate outside has a bit above, or is negative). That implies the exact test, which runs
+/// only for triangles that cross the box.
+#[inline(always)]
+fn span_ok(xy: &[u32; 3], center: (i16, i16)) -> bool {
+    let bias_x = (MAX_SPAN_X + 1) / 2 - center.0 as i32;
+    let bias_y = (MAX_SPAN_Y + 1) / 2 - center.1 as i32;
+    let x = xy.map(|w| (w as u16 as i16 as i32 + bias_x) as u32);
+    let y = xy.map(|w| ((w as i32 >> 16) + bias_y) as u32);
+    let outside = ((x[0] | x[1] | x[2]) & !(MAX_SPAN_X as u32)) | ((y[0] | y[1] | y[2]) & !(MAX_SPAN_Y as u32));
+    outside == 0 || span_exact(*xy)
+}
+
+/// The span test proper: every pairwise difference within the limit (out of line: it is rare, and
+/// inlined it would take registers from the common path).
+#[inline(never)]
+fn span_exact(xy: [u32; 3]) -> bool {
     let x = xy.map(|w| w as u16 as i16 as i32);
-    let y = xy.map(|w| (w >> 16) as u16 as i16 as i32);
+    let y = xy.map(|w| (w as i32) >> 16);
     let span = |c: [i32; 3]| c[0].max(c[1]).max(c[2]) - c[0].min(c[1]).min(c[2]);
     span(x) <= MAX_SPAN_X && span(y) <= MAX_SPAN_Y
 }
+
+/// No vertex nearer than `near`: depths are 0..=0xFFFF, so `z - near` is negative exactly for a vertex
+/// too near, and one sign test covers all three.
+#[inline(always)]
+fn near_ok(z: &[u32; 3], near: u16) -> bool {
+    let near = near as i32;
+    ((z[0] as i32 - near) | (z[1] as i32 - near) | (z[2] as i32 - near)) >= 0
+}
+
+/// Colour of a material word (`r | g << 8 | b << 16`, pad byte ignored).
+#[inline(always)]
+fn colour_of(material: u32) -> [u8; 3] {
+    [material as u8, (material >> 8) as u8, (material >> 16) as u8]
+}
+
+/// The vertex indices of a triangle entry (`a | b << 16`, `c | material << 16`).
+#[inline(always)]
+fn indices(ab: u32, cm: u32) -> [usize; 3] {
+    [(ab & 0xFFFF) as usize, (ab >> 16) as usize, (cm & 0xFFFF) as usize]
+}
+
+// `Cop2::skip_back_faces` and `Cop2::flat_packets` keep the triangles whose NCLIP is negative.
+const _: () = assert!(!FRONT_FACING_NCLIP_POSITIVE);
 
 /// Sets up every triangle of `tables` from the projected vertices (`sxy`, `sz`, indexed like the
 /// tables' vertices) and hands the front-facing ones to `sink` in table order.
@@ -63,81 +117,143 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
     tables: &Tables,
     camera: &Camera,
     sxy: &[u32],
-    sz: &[u16],
+    sz: &[u32],
+    sink: &mut S,
+) -> TriangleStats {
+    let bytes = tables.bytes();
+    let count = tables.triangle_count();
+    let n = tables.vertex_count();
+    let words = super::project::aligned_words(bytes, tables.triangles_offset(), 2 * count);
+    let materials = super::project::aligned_words(bytes, tables.materials_offset(), tables.material_count());
+    let (Some(words), Some(materials)) = (words, materials) else {
+        return emit_bytes(gte, tables, camera, sxy, sz, sink);
+    };
+    if sxy.len() < n || sz.len() < n {
+        return emit_bytes(gte, tables, camera, sxy, sz, sink);
+    }
+    if let Some(mut list) = sink.flat_packet_list() {
+        let job = FlatTriangles { triangles: words, sxy, sz, materials, near: camera.near };
+        // SAFETY: `Tables::parse` checked every triangle's vertex indices against the vertex count,
+        // which `sxy` and `sz` hold, and its material index against the material count.
+        let done = unsafe { gte.backend_mut().flat_packets(&job, &mut list) };
+        sink.commit_flat_packets(done.written);
+        let (drawn, rejected) = (done.written as u32, done.rejected as u32);
+        return TriangleStats { back_facing: count as u32 - drawn - rejected, rejected, drawn };
+    }
+    // SAFETY: `Tables::parse` checked every triangle's vertex indices against the vertex count, which
+    // `sxy` and `sz` hold, and its material index against the material count.
+    unsafe { emit_words(gte, camera, words, count, sxy, sz, materials, sink) }
+}
+
+/// The triangle loop of `emit` on its own, so that its registers are not shared with the caller's.
+///
+/// # Safety
+/// Every vertex index in `words` is below `sxy.len()` and `sz.len()`, every material index below
+/// `materials.len()`.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn emit_words<B: Cop2, S: TriangleSink + ?Sized>(
+    gte: &mut Gte<B>,
+    camera: &Camera,
+    words: &[u32],
+    count: usize,
+    sxy: &[u32],
+    sz: &[u32],
+    materials: &[u32],
+    sink: &mut S,
+) -> TriangleStats {
+    let mut stats = TriangleStats::default();
+    let mut at = 0;
+    while at < count {
+        // SAFETY: the caller's contract.
+        at += unsafe { gte.backend_mut().skip_back_faces(&words[2 * at..], sxy) };
+        let Some(&[ab, cm]) = words.get(2 * at..2 * at + 2) else {
+            break;
+        };
+        // SAFETY: the caller's contract.
+        unsafe { front_face(gte, camera, at, (ab, cm), sz, materials, sink, &mut stats) };
+        at += 1;
+    }
+    stats.back_facing = count as u32 - stats.rejected - stats.drawn;
+    stats
+}
+
+/// `emit` for a blob that does not sit 4-aligned in memory, or projections shorter than the tables'
+/// vertex count: the same results, read byte by byte and with every index checked.
+fn emit_bytes<B: Cop2, S: TriangleSink + ?Sized>(
+    gte: &mut Gte<B>,
+    tables: &Tables,
+    camera: &Camera,
+    sxy: &[u32],
+    sz: &[u32],
     sink: &mut S,
 ) -> TriangleStats {
     let bytes = tables.bytes();
     let base = tables.triangles_offset();
-    let count = tables.triangle_count();
-    // The material colours, read once per character rather than once per triangle.
-    let mut colours = [[255u8, 0, 255]; MATERIALS_CACHED];
-    for (m, c) in colours.iter_mut().enumerate().take(tables.material_count()) {
-        *c = tables.material(m);
+    let mut materials = [0u32; MATERIALS_CACHED];
+    for (m, w) in materials.iter_mut().enumerate().take(tables.material_count()) {
+        let [r, g, b] = tables.material(m);
+        *w = r as u32 | (g as u32) << 8 | (b as u32) << 16;
     }
+    let materials = &materials[..tables.material_count().min(MATERIALS_CACHED)];
+    let n = sxy.len().min(sz.len());
     let mut stats = TriangleStats::default();
-    match super::project::aligned_words(bytes, base, 2 * count) {
-        Some(w) => {
-            for (index, entry) in w.chunks_exact(2).enumerate() {
-                setup(gte, camera, index, (entry[0], entry[1]), sxy, sz, &colours, sink, &mut stats);
-            }
+    for index in 0..tables.triangle_count() {
+        let o = base + index * TRIANGLE_SIZE;
+        let (ab, cm) = (word(bytes, o), word(bytes, o + 4));
+        let v = indices(ab, cm);
+        if v.iter().any(|&v| v >= n) || ((cm >> 16) & 0xFF) as usize >= materials.len() {
+            stats.rejected += 1;
+            continue;
         }
-        None => {
-            for index in 0..count {
-                let o = base + index * TRIANGLE_SIZE;
-                setup(gte, camera, index, (word(bytes, o), word(bytes, o + 4)), sxy, sz, &colours, sink, &mut stats);
-            }
+        // SAFETY: every index was just checked against both slices and the material table.
+        if unsafe { gte.backend_mut().nclip_indexed(sxy, v) } >= 0 {
+            stats.back_facing += 1;
+            continue;
         }
+        // SAFETY: as above.
+        unsafe { front_face(gte, camera, index, (ab, cm), sz, materials, sink, &mut stats) };
     }
     stats
 }
 
-/// Materials whose colour `emit` caches (a triangle's material is a byte).
+/// Materials `emit_bytes` reads (a triangle's material is a byte).
 const MATERIALS_CACHED: usize = 256;
 
-/// One triangle: `words` are its table entry (`a | b << 16`, `c | material << 16`).
+/// One front face, whose SXY0..2 the GTE holds from NCLIP: `words` are its table entry, `materials`
+/// the material words (`r | g << 8 | b << 16`). Depth by AVSZ3, then the near and span tests, then
+/// the sink.
+///
+/// # Safety
+/// The three vertex indices are below `sz.len()`, the material index below `materials.len()`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn setup<B: Cop2, S: TriangleSink + ?Sized>(
+unsafe fn front_face<B: Cop2, S: TriangleSink + ?Sized>(
     gte: &mut Gte<B>,
     camera: &Camera,
     index: usize,
-    words: (u32, u32),
-    sxy: &[u32],
-    sz: &[u16],
-    colours: &[[u8; 3]; MATERIALS_CACHED],
+    (ab, cm): (u32, u32),
+    sz: &[u32],
+    materials: &[u32],
     sink: &mut S,
     stats: &mut TriangleStats,
 ) {
-    let (ab, cm) = words;
-    let n = sxy.len().min(sz.len());
-    let v = [(ab & 0xFFFF) as usize, (ab >> 16) as usize, (cm & 0xFFFF) as usize];
-    if v[0] >= n || v[1] >= n || v[2] >= n {
+    // SAFETY: the caller's contract.
+    let t = unsafe { gte.backend_mut().avsz3_indexed(sz, indices(ab, cm)) };
+    if !near_ok(&t.sz, camera.near) || !span_ok(&t.sxy, camera.center) {
         stats.rejected += 1;
         return;
     }
-    let xy = [sxy[v[0]], sxy[v[1]], sxy[v[2]]];
-    gte.write_data::<{ data::SXY0 }>(xy[0]);
-    gte.write_data::<{ data::SXY1 }>(xy[1]);
-    gte.write_data::<{ data::SXY2 }>(xy[2]);
-    gte.command::<{ cmd::NCLIP }>();
-    let area = gte.read_data::<{ data::MAC0 }>() as i32;
-    if (area > 0) != FRONT_FACING_NCLIP_POSITIVE || area == 0 {
-        stats.back_facing += 1;
-        return;
-    }
-    let z = [sz[v[0]], sz[v[1]], sz[v[2]]];
-    if z[0] < camera.near || z[1] < camera.near || z[2] < camera.near || !span_ok(&xy) {
-        stats.rejected += 1;
-        return;
-    }
-    gte.write_data::<{ data::SZ1 }>(z[0] as u32);
-    gte.write_data::<{ data::SZ2 }>(z[1] as u32);
-    gte.write_data::<{ data::SZ3 }>(z[2] as u32);
-    gte.command::<{ cmd::AVSZ3 }>();
-    let otz = gte.read_data::<{ data::OTZ }>() as u16;
-    let colour = colours[((cm >> 16) & 0xFF) as usize];
-    let t = DrawnTriangle { index: index as u16, xy: xy.map(ScreenXY::from_word), z, otz, colour };
-    if sink.add(&t) {
+    // SAFETY: the caller's contract.
+    let material = unsafe { *materials.get_unchecked(((cm >> 16) & 0xFF) as usize) };
+    let drawn = DrawnTriangle {
+        index: index as u16,
+        xy: t.sxy.map(ScreenXY::from_word),
+        z: t.sz.map(|z| z as u16),
+        otz: t.otz as u16,
+        colour: colour_of(material),
+    };
+    if sink.add(&drawn) {
         stats.drawn += 1;
     } else {
         stats.rejected += 1;

@@ -491,6 +491,11 @@ impl<'a> Tables<'a> {
         decode_baked_frame_payload(self, payload, &mut out[..self.vertex_count])
     }
 
+    /// Blob offset of the bone table (the renderer reads the vertex ranges word by word).
+    pub(crate) fn bones_offset(&self) -> usize {
+        self.bones
+    }
+
     pub(crate) fn vertices_offset(&self) -> usize {
         self.vertices
     }
@@ -498,6 +503,11 @@ impl<'a> Tables<'a> {
     /// Blob offset of the triangle table (the renderer reads it word by word).
     pub(crate) fn triangles_offset(&self) -> usize {
         self.triangles
+    }
+
+    /// Blob offset of the material table (the renderer reads each colour as one word).
+    pub(crate) fn materials_offset(&self) -> usize {
+        self.materials
     }
 }
 
