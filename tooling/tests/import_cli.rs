@@ -136,6 +136,41 @@ fn both_storage_modes_write_a_blob_and_print_the_summary() {
 }
 
 #[test]
+fn props_are_listed_in_the_summary_and_the_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = fixture("prop.fbx");
+    for storage in ["rigid-gte", "baked-vertices"] {
+        let out = dir.path().join(storage);
+        let args = ["import", model.to_str().unwrap(), "--storage", storage, "-o", out.to_str().unwrap()];
+        let (code, stdout, stderr) = psxanim(&args);
+        assert_eq!(code, 0, "{storage}: {stderr}");
+        assert!(stdout.contains("bones 12  vertices 392  triangles 724  materials 5"), "{stdout}");
+        assert!(stdout.contains("prop 'Sword' -> bone 'Forearm.R', 16 vertices"), "{stdout}");
+        assert!(stdout.contains("prop 'Hat' -> bone 'Head', 16 vertices"), "{stdout}");
+        assert!(stdout.contains("prop 'Backpack' -> bone 'Armature', 8 vertices"), "{stdout}");
+        let (code, stdout, stderr) = psxanim(&[&args[..], &["--json"]].concat());
+        assert_eq!(code, 0, "{storage}: {stderr}");
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        let sword = v["props"].as_array().unwrap().iter().find(|p| p["mesh"] == "Sword").unwrap();
+        assert_eq!((&sword["bone"], &sword["vertices"]), (&serde_json::json!("Forearm.R"), &serde_json::json!(16)));
+        assert_eq!(v["props"].as_array().unwrap().len(), 3);
+    }
+    // A character without props: an empty list.
+    let (code, stdout, _) = psxanim(&[
+        "import",
+        fixture("character.fbx").to_str().unwrap(),
+        "--storage",
+        "rigid-gte",
+        "-o",
+        dir.path().to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(v["props"], serde_json::json!([]));
+}
+
+#[test]
 fn json_summary_reports_counts_sizes_and_accuracy() {
     let dir = tempfile::tempdir().unwrap();
     let (code, stdout, stderr) = psxanim(&[

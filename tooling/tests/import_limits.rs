@@ -50,6 +50,7 @@ fn character(vertices: usize, spread: f64, frames: usize, pose: impl Fn(usize) -
             skinned_reference: reference,
         }],
         weights: WeightReduction::default(),
+        props: vec![],
         warnings: vec![],
     }
 }

@@ -137,6 +137,9 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
     };
     println!("{} -> {} ({storage}, {} bytes)", r.source, blob.display(), r.blob_bytes);
     println!("bones {}  vertices {}  triangles {}  materials {}", r.bones, r.vertices, r.triangles, r.materials.len());
+    for p in &r.props {
+        println!("prop '{}' -> bone '{}', {} vertices", p.mesh, p.bone, p.vertices);
+    }
     if !r.ranges.is_empty() {
         let ranges: Vec<String> = r.ranges.iter().map(|(b, first, n)| format!("{b}[{first}+{n}]")).collect();
         println!("ranges {}: {}", r.ranges.len(), ranges.join(" "));

@@ -103,6 +103,14 @@ pub struct Accuracy {
     pub threshold: f64,
 }
 
+/// An unskinned mesh bound rigidly to a bone (its vertices are in `vertices`).
+#[derive(Clone, Debug, Serialize)]
+pub struct PropReport {
+    pub mesh: String,
+    pub bone: String,
+    pub vertices: usize,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct CompileReport {
     pub source: String,
@@ -112,6 +120,8 @@ pub struct CompileReport {
     pub vertices: usize,
     pub triangles: usize,
     pub materials: Vec<(String, [u8; 3])>,
+    /// Meshes without a skin, each on the bone it follows.
+    pub props: Vec<PropReport>,
     /// Rigid: non-empty bone ranges (bone name, first vertex, count).
     pub ranges: Vec<(String, u16, u16)>,
     pub clips: Vec<ClipReport>,
@@ -528,6 +538,11 @@ fn report_base(
         vertices: c.vertices.len(),
         triangles: c.triangles.len(),
         materials: c.materials.iter().map(|m| (m.name.clone(), m.rgb)).collect(),
+        props: c
+            .props
+            .iter()
+            .map(|p| PropReport { mesh: p.mesh.clone(), bone: c.bones[p.bone].name.clone(), vertices: p.vertices })
+            .collect(),
         ranges: vec![],
         max_format_error: clips.iter().map(|r| r.format_error).fold(0.0, f64::max),
         clips,

@@ -6,9 +6,9 @@ use thiserror::Error;
 pub enum ImportError {
     #[error("{path}: cannot load FBX: {message}")]
     Load { path: String, message: String },
-    #[error("{path}: no mesh with a skin deformer (export the mesh together with its armature)")]
-    NoSkinnedMesh { path: String },
-    #[error("{path}: mesh '{mesh}' has no skin deformer: all its {vertices} vertices are unweighted; every mesh of a character must be skinned to the armature")]
+    #[error("{path}: no mesh (export the meshes together with their armature)")]
+    NoMesh { path: String },
+    #[error("{path}: mesh '{mesh}' has no skin deformer and no bone among its ancestors ({vertices} vertices); every mesh of a character must be skinned to the armature, or parented to a bone (or the armature object) to follow it rigidly as a prop")]
     MeshWithoutSkin { path: String, mesh: String, vertices: usize },
     #[error(
         "{path}: mesh '{mesh}' has {count} skin deformers ({names}); at most 1 skin deformer per mesh is supported"

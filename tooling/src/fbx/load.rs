@@ -1,22 +1,31 @@
 //! Reading a character out of a ufbx scene: validation, skeleton, skin reduction, mesh, clip sampling.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::affine::{Affine, Degenerate};
 use super::limits::*;
-use super::{Bone, Character, Clip, ImportError, ImportOptions, Material, Triangle, Vertex, WeightReduction};
+use super::{Bone, Character, Clip, ImportError, ImportOptions, Material, Prop, Triangle, Vertex, WeightReduction};
 
 /// Weights at or below this are treated as absent (exporters write tiny leftovers).
 const WEIGHT_EPSILON: f64 = 1e-6;
 
-/// One skinned mesh instance of the scene.
+/// One mesh instance of the character.
 struct MeshInstance<'s> {
     node: &'s ufbx::Node,
     mesh: &'s ufbx::Mesh,
-    skin: &'s ufbx::SkinDeformer,
+    binding: Binding<'s>,
     /// Index of its first vertex in the character's vertex list.
     first_vertex: usize,
+}
+
+/// How a mesh's vertices follow the skeleton.
+#[derive(Clone, Copy)]
+enum Binding<'s> {
+    /// Weighted to bones by its skin deformer.
+    Skin(&'s ufbx::SkinDeformer),
+    /// No skin: a prop, every vertex rigidly on this node (its nearest bone ancestor), weight 1.
+    Prop(&'s ufbx::Node),
 }
 
 /// Loads `path`, validates it against the profile and samples its clips.
@@ -38,9 +47,10 @@ pub fn import(
         warnings.push("the file declares no axes; assumed Y up, right-handed".to_string());
     }
 
-    let meshes = skinned_meshes(&p, &scene)?;
-    let (bones, bone_of_node) = skeleton(&p, &scene, &meshes, &conv)?;
-    let (vertices, weights, clusters) = reduce_skin(&p, &meshes, &bone_of_node, &conv)?;
+    let meshes = character_meshes(&p, &scene)?;
+    let Skeleton { bones, bone_of_node, bind_of_node } = skeleton(&p, &scene, &meshes, &conv)?;
+    let BoundVertices { vertices, weights, clusters, props } =
+        bind_vertices(&p, &meshes, &bone_of_node, &bind_of_node, &conv)?;
     let (triangles, materials) = triangulate(&meshes, conv.determinant() < 0.0);
 
     let limit = |what, count, limit| {
@@ -102,7 +112,7 @@ pub fn import(
         clips.push(clip);
     }
 
-    Ok(Character { source: p, bones, vertices, triangles, materials, clips, weights, warnings })
+    Ok(Character { source: p, bones, vertices, triangles, materials, clips, weights, props, warnings })
 }
 
 /// The linear map from the file's axes and units to model space (PSX axes, GTE units).
@@ -140,9 +150,11 @@ fn character_nodes(scene: &ufbx::Scene) -> usize {
     scene.nodes.as_ref().iter().filter(|n| !n.is_root && n.camera.is_none() && n.light.is_none()).count()
 }
 
-fn skinned_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInstance<'s>>, ImportError> {
+/// Every mesh of the scene with its binding: skinned meshes, and unskinned ones under a bone (props).
+fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInstance<'s>>, ImportError> {
     let mut out = Vec::new();
     let mut first_vertex = 0;
+    let skeleton_nodes = SkeletonNodes::of(scene);
     for node in scene.nodes.as_ref().iter() {
         let Some(mesh) = node.mesh.as_ref() else { continue };
         let mesh: &ufbx::Mesh = mesh;
@@ -169,9 +181,18 @@ fn skinned_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInstanc
                 first: channels.first().map(|c| c.element.name.to_string()).unwrap_or_default(),
             });
         }
-        match mesh.skin_deformers.len() {
-            0 => return Err(ImportError::MeshWithoutSkin { path: p.into(), mesh: name, vertices: mesh.num_vertices }),
-            1 => {}
+        let binding = match mesh.skin_deformers.len() {
+            0 => {
+                let Some(bone) = skeleton_nodes.prop_bone(node) else {
+                    return Err(ImportError::MeshWithoutSkin {
+                        path: p.into(),
+                        mesh: name,
+                        vertices: mesh.num_vertices,
+                    });
+                };
+                Binding::Prop(bone)
+            }
+            1 => Binding::Skin(&mesh.skin_deformers[0]),
             n => {
                 let names: Vec<String> =
                     mesh.skin_deformers.as_ref().iter().map(|s| format!("'{}'", &*s.element.name)).collect();
@@ -182,15 +203,52 @@ fn skinned_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInstanc
                     names: names.join(", "),
                 });
             }
-        }
-        let skin: &ufbx::SkinDeformer = &mesh.skin_deformers[0];
-        out.push(MeshInstance { node, mesh, skin, first_vertex });
+        };
+        out.push(MeshInstance { node, mesh, binding, first_vertex });
         first_vertex += mesh.num_vertices;
     }
     if out.is_empty() {
-        return Err(ImportError::NoSkinnedMesh { path: p.into() });
+        return Err(ImportError::NoMesh { path: p.into() });
     }
     Ok(out)
+}
+
+/// The scene's skeleton nodes, by typed id, as far as props need them.
+struct SkeletonNodes {
+    /// Skin clusters' nodes and the nodes the file declares bones (`LimbNode`).
+    bones: HashSet<u32>,
+    /// The bones and every non-root node with a bone below it (armature objects, helpers in between).
+    holders: HashSet<u32>,
+}
+
+impl SkeletonNodes {
+    fn of(scene: &ufbx::Scene) -> Self {
+        let clusters = scene.skin_clusters.as_ref().iter().filter_map(|c| c.bone_node.as_ref());
+        let declared = scene.nodes.as_ref().iter().filter(|n| n.bone.is_some() && !n.is_root);
+        let bones: HashSet<u32> =
+            clusters.map(|n| n.element.typed_id).chain(declared.map(|n| n.element.typed_id)).collect();
+        let mut holders = HashSet::new();
+        for node in scene.nodes.as_ref().iter().filter(|n| bones.contains(&n.element.typed_id)) {
+            let mut at: Option<&ufbx::Node> = Some(node);
+            // Stops at the root, or where a previous walk already went up.
+            while let Some(n) = at.filter(|n| !n.is_root && holders.insert(n.element.typed_id)) {
+                at = n.parent.as_deref();
+            }
+        }
+        Self { bones, holders }
+    }
+
+    /// The node an unskinned mesh follows rigidly: its nearest ancestor that is a bone, found through
+    /// any plain transform nodes; failing that, its nearest ancestor holding bones (a mesh parented to
+    /// the armature object itself follows that object, which then joins the skeleton as a bone).
+    /// None: no bone above it.
+    fn prop_bone<'s>(&self, mesh_node: &'s ufbx::Node) -> Option<&'s ufbx::Node> {
+        let ancestors =
+            || std::iter::successors(mesh_node.parent.as_deref(), |n| n.parent.as_deref()).filter(|n| !n.is_root);
+        ancestors()
+            .find(|n| self.bones.contains(&n.element.typed_id))
+            .or_else(|| ancestors().find(|n| self.holders.contains(&n.element.typed_id)))
+    }
 }
 
 /// `degenerate` for a node's own transform: a shear error also names its usual cause, an ancestor
@@ -242,16 +300,22 @@ fn degenerate(p: &str, node: &str, context: &str, d: Degenerate) -> ImportError 
     }
 }
 
-/// The bones (cluster nodes) parent-first, and the map from node typed id to bone index.
-fn skeleton(
-    p: &str,
-    scene: &ufbx::Scene,
-    meshes: &[MeshInstance],
-    conv: &Affine,
-) -> Result<(Vec<Bone>, HashMap<u32, usize>), ImportError> {
+/// The runtime skeleton and where its bones come from.
+struct Skeleton {
+    /// Parent-first.
+    bones: Vec<Bone>,
+    /// Node typed id -> bone index.
+    bone_of_node: HashMap<u32, usize>,
+    /// Node typed id -> the bone's bind transform in the file's world space.
+    bind_of_node: HashMap<u32, Affine>,
+}
+
+/// The bones: cluster nodes and the nodes props follow.
+fn skeleton(p: &str, scene: &ufbx::Scene, meshes: &[MeshInstance], conv: &Affine) -> Result<Skeleton, ImportError> {
     let mut bind_of_node: HashMap<u32, Affine> = HashMap::new();
     for m in meshes {
-        for cluster in m.skin.clusters.as_ref().iter() {
+        let Binding::Skin(skin) = m.binding else { continue };
+        for cluster in skin.clusters.as_ref().iter() {
             // The mesh's own bind placement must be invertible and free of shear too.
             let bone_name = cluster.bone_node.as_ref().map(|n| n.element.name.to_string()).unwrap_or_default();
             Affine::from_ufbx(&cluster.geometry_to_bone).check().map_err(|d| {
@@ -261,6 +325,11 @@ fn skeleton(
                 bind_of_node.entry(node.element.typed_id).or_insert_with(|| Affine::from_ufbx(&cluster.bind_to_world));
             }
         }
+    }
+    // A bone only props follow has no cluster: its bind is where the file places it.
+    for m in meshes {
+        let Binding::Prop(node) = m.binding else { continue };
+        bind_of_node.entry(node.element.typed_id).or_insert_with(|| Affine::from_ufbx(&node.node_to_world));
     }
     let mut bones = Vec::new();
     let mut bone_of_node = HashMap::new();
@@ -281,69 +350,114 @@ fn skeleton(
             stack.push((child, here));
         }
     }
-    Ok((bones, bone_of_node))
+    Ok(Skeleton { bones, bone_of_node, bind_of_node })
 }
 
-/// Strongest-bone vertices, the weight reduction report, and each vertex's strongest cluster index.
-fn reduce_skin(
+/// Every mesh's vertices, each on one bone (skinned meshes: the strongest influence; props: their bone).
+#[derive(Default)]
+struct BoundVertices {
+    vertices: Vec<Vertex>,
+    weights: WeightReduction,
+    /// Per vertex: its strongest cluster (None in props).
+    clusters: Vec<Option<usize>>,
+    props: Vec<Prop>,
+}
+
+fn bind_vertices(
     p: &str,
     meshes: &[MeshInstance],
     bone_of_node: &HashMap<u32, usize>,
+    bind_of_node: &HashMap<u32, Affine>,
     conv: &Affine,
-) -> Result<(Vec<Vertex>, WeightReduction, Vec<usize>), ImportError> {
-    let mut vertices = Vec::new();
-    let mut clusters = Vec::new();
-    let mut report = WeightReduction::default();
+) -> Result<BoundVertices, ImportError> {
+    let mut out = BoundVertices::default();
     for m in meshes {
-        let mesh_name = m.node.element.name.to_string();
-        let (mut unweighted, mut first_unweighted) = (0usize, None);
-        for v in 0..m.mesh.num_vertices {
-            let sv = m.skin.vertices.get(v).copied().unwrap_or_default();
-            let begin = sv.weight_begin as usize;
-            let weights = m.skin.weights.get(begin..begin + sv.num_weights as usize).unwrap_or(&[]);
-            let usable: Vec<&ufbx::SkinWeight> = weights
-                .iter()
-                .filter(|w| w.weight > WEIGHT_EPSILON)
-                .filter(|w| m.skin.clusters.get(w.cluster_index as usize).and_then(|c| c.bone_node.as_ref()).is_some())
-                .collect();
-            let Some(strongest) = usable
-                .iter()
-                .copied()
-                .max_by(|a, b| a.weight.total_cmp(&b.weight).then(b.cluster_index.cmp(&a.cluster_index)))
-            else {
-                unweighted += 1;
-                first_unweighted.get_or_insert(v);
-                continue;
-            };
-            if usable.len() > 1 {
-                report.reduced_vertices += 1;
-                let largest =
-                    usable.iter().filter(|w| !std::ptr::eq(**w, strongest)).map(|w| w.weight).fold(0.0, f64::max);
-                report.largest_dropped_weight = report.largest_dropped_weight.max(largest);
+        match m.binding {
+            Binding::Skin(skin) => reduce_skin(p, m, skin, bone_of_node, conv, &mut out)?,
+            Binding::Prop(node) => {
+                let mesh_name = m.node.element.name.to_string();
+                let bone = bone_of_node[&node.element.typed_id];
+                // Rigidly attached, the prop sits on its bone the same way at every time: measured in the
+                // scene as loaded, then put on the bone's bind.
+                let bone_world = Affine::from_ufbx(&node.node_to_world);
+                bone_world.check().map_err(|d| {
+                    degenerate(p, &node.element.name, &format!("the file's rest placement (prop '{mesh_name}')"), d)
+                })?;
+                let on_bone = bone_world.inverse().mul(&Affine::from_ufbx(&m.node.geometry_to_world));
+                let to_model = conv.mul(&bind_of_node[&node.element.typed_id]).mul(&on_bone);
+                for (v, pos) in m.mesh.vertices.iter().enumerate() {
+                    out.vertices.push(Vertex {
+                        bind: to_model.apply([pos.x, pos.y, pos.z]),
+                        bone,
+                        mesh: mesh_name.clone(),
+                        source_index: v,
+                    });
+                    out.clusters.push(None);
+                }
+                out.props.push(Prop { mesh: mesh_name, bone, vertices: m.mesh.num_vertices });
             }
-            let cluster: &ufbx::SkinCluster = &m.skin.clusters[strongest.cluster_index as usize];
-            let node = cluster.bone_node.as_ref().expect("filtered above");
-            let bone = bone_of_node[&node.element.typed_id];
-            let world = Affine::from_ufbx(&cluster.bind_to_world).mul(&Affine::from_ufbx(&cluster.geometry_to_bone));
-            let pos = m.mesh.vertices[v];
-            vertices.push(Vertex {
-                bind: conv.mul(&world).apply([pos.x, pos.y, pos.z]),
-                bone,
-                mesh: mesh_name.clone(),
-                source_index: v,
-            });
-            clusters.push(strongest.cluster_index as usize);
-        }
-        if unweighted > 0 {
-            return Err(ImportError::UnweightedVertices {
-                path: p.into(),
-                mesh: mesh_name,
-                count: unweighted,
-                first: first_unweighted.unwrap_or(0),
-            });
         }
     }
-    Ok((vertices, report, clusters))
+    Ok(out)
+}
+
+/// Strongest-bone vertices of a skinned mesh, appended with their strongest cluster index.
+fn reduce_skin(
+    p: &str,
+    m: &MeshInstance,
+    skin: &ufbx::SkinDeformer,
+    bone_of_node: &HashMap<u32, usize>,
+    conv: &Affine,
+    out: &mut BoundVertices,
+) -> Result<(), ImportError> {
+    let report = &mut out.weights;
+    let mesh_name = m.node.element.name.to_string();
+    let (mut unweighted, mut first_unweighted) = (0usize, None);
+    for v in 0..m.mesh.num_vertices {
+        let sv = skin.vertices.get(v).copied().unwrap_or_default();
+        let begin = sv.weight_begin as usize;
+        let weights = skin.weights.get(begin..begin + sv.num_weights as usize).unwrap_or(&[]);
+        let usable: Vec<&ufbx::SkinWeight> = weights
+            .iter()
+            .filter(|w| w.weight > WEIGHT_EPSILON)
+            .filter(|w| skin.clusters.get(w.cluster_index as usize).and_then(|c| c.bone_node.as_ref()).is_some())
+            .collect();
+        let Some(strongest) = usable
+            .iter()
+            .copied()
+            .max_by(|a, b| a.weight.total_cmp(&b.weight).then(b.cluster_index.cmp(&a.cluster_index)))
+        else {
+            unweighted += 1;
+            first_unweighted.get_or_insert(v);
+            continue;
+        };
+        if usable.len() > 1 {
+            report.reduced_vertices += 1;
+            let largest = usable.iter().filter(|w| !std::ptr::eq(**w, strongest)).map(|w| w.weight).fold(0.0, f64::max);
+            report.largest_dropped_weight = report.largest_dropped_weight.max(largest);
+        }
+        let cluster: &ufbx::SkinCluster = &skin.clusters[strongest.cluster_index as usize];
+        let node = cluster.bone_node.as_ref().expect("filtered above");
+        let bone = bone_of_node[&node.element.typed_id];
+        let world = Affine::from_ufbx(&cluster.bind_to_world).mul(&Affine::from_ufbx(&cluster.geometry_to_bone));
+        let pos = m.mesh.vertices[v];
+        out.vertices.push(Vertex {
+            bind: conv.mul(&world).apply([pos.x, pos.y, pos.z]),
+            bone,
+            mesh: mesh_name.clone(),
+            source_index: v,
+        });
+        out.clusters.push(Some(strongest.cluster_index as usize));
+    }
+    if unweighted > 0 {
+        return Err(ImportError::UnweightedVertices {
+            path: p.into(),
+            mesh: mesh_name,
+            count: unweighted,
+            first: first_unweighted.unwrap_or(0),
+        });
+    }
+    Ok(())
 }
 
 /// Triangles (fans/ear-clipping by ufbx) with global material indices; `flip` re-winds them.
@@ -488,11 +602,12 @@ fn sample_pose(
     Ok(pose)
 }
 
-/// ufbx's own positions of every vertex: on its strongest cluster, and fully skinned.
+/// ufbx's own positions of every vertex: on its strongest cluster, and fully skinned. A prop's vertices
+/// are where ufbx puts its mesh node in the evaluated scene (both figures).
 fn reference_positions(
     evaluated: &ufbx::Scene,
     meshes: &[MeshInstance],
-    clusters: &[usize],
+    clusters: &[Option<usize>],
     conv: &Affine,
 ) -> (Vec<[f64; 3]>, Vec<[f64; 3]>) {
     let mut rigid = Vec::new();
@@ -500,10 +615,18 @@ fn reference_positions(
     for m in meshes {
         let mesh: &ufbx::Mesh = &evaluated.meshes[m.mesh.element.typed_id as usize];
         let node: &ufbx::Node = &evaluated.nodes[m.node.element.typed_id as usize];
-        let skin: &ufbx::SkinDeformer = &mesh.skin_deformers[0];
         let local_to_model = conv.mul(&Affine::from_ufbx(&node.geometry_to_world));
+        let Binding::Skin(_) = m.binding else {
+            for pos in mesh.vertices.iter() {
+                rigid.push(local_to_model.apply([pos.x, pos.y, pos.z]));
+            }
+            skinned.extend_from_slice(&rigid[rigid.len() - mesh.num_vertices..]);
+            continue;
+        };
+        let skin: &ufbx::SkinDeformer = &mesh.skin_deformers[0];
         for v in 0..mesh.num_vertices {
-            let cluster: &ufbx::SkinCluster = &skin.clusters[clusters[m.first_vertex + v]];
+            let cluster = clusters[m.first_vertex + v].expect("skinned vertices have a cluster");
+            let cluster: &ufbx::SkinCluster = &skin.clusters[cluster];
             let pos = mesh.vertices[v];
             rigid.push(conv.mul(&Affine::from_ufbx(&cluster.geometry_to_world)).apply([pos.x, pos.y, pos.z]));
             let s = mesh.skinned_position.values.get(v).copied().unwrap_or(pos);

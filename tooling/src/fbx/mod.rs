@@ -15,9 +15,17 @@
 //!   never read. The bind scale of each bone (e.g. Mixamo's 0.01 armature) is absorbed into the
 //!   bone-local vertex positions, so a bone's transform at bind is a pure rotation + translation and an
 //!   animated scale is stored as the ratio to the bind scale.
-//! - **Bones:** the nodes referenced by skin clusters, parent-first (depth-first order of the file's
-//!   hierarchy). A bone's parent is its nearest ancestor that is itself a bone; helper nodes in between
-//!   (armature objects, transform helpers) are folded into the bones' model-space transforms.
+//! - **Bones:** the nodes referenced by skin clusters and the nodes props follow, parent-first
+//!   (depth-first order of the file's hierarchy). A bone's parent is its nearest ancestor that is
+//!   itself a bone; helper nodes in between (armature objects, transform helpers) are folded into the
+//!   bones' model-space transforms.
+//! - **Props:** a mesh without a skin deformer (a sword, a hat) follows its nearest ancestor that is a
+//!   bone (a cluster's node or a `LimbNode`), through any plain transform nodes in between, or failing
+//!   one, its nearest ancestor holding bones (a mesh parented to the armature object itself, which then
+//!   joins the skeleton): every vertex rigidly on that node, weight 1. Its place on the node is measured in the scene as loaded (mesh
+//!   `geometry_to_world` in the node's space, so node and geometric transforms count) and put on the
+//!   node's bind; a node with no cluster binds where the file places it. A mesh with neither a skin nor
+//!   such an ancestor is an error.
 //! - **Clips:** every animation stack (or those named by `--clips`), sampled at the import rate
 //!   (30 Hz by default) from its start to its end inclusive with ufbx's `evaluate_scene`. A Blender
 //!   stack name `Armature|Walk` becomes `Walk`.
@@ -118,6 +126,15 @@ impl Clip {
     }
 }
 
+/// An unskinned mesh bound rigidly to a bone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prop {
+    /// The mesh node's name.
+    pub mesh: String,
+    pub bone: usize,
+    pub vertices: usize,
+}
+
 /// How the skin weights were reduced to one bone per vertex.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct WeightReduction {
@@ -137,5 +154,7 @@ pub struct Character {
     pub materials: Vec<Material>,
     pub clips: Vec<Clip>,
     pub weights: WeightReduction,
+    /// The props among the meshes, in vertex order.
+    pub props: Vec<Prop>,
     pub warnings: Vec<String>,
 }
