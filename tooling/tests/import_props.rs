@@ -201,7 +201,8 @@ fn baked_frames_move_the_props_as_ufbx_does() {
 }
 
 /// A declared bone (`LimbNode`, no skin anywhere) with a mesh under it whose node and geometric
-/// transforms both move it; `PARENT` is replaced by the mesh's parent id.
+/// transforms both move it, and one clip ("Take", 1 s) moving one node 0.2 m along X. `PARENT` is
+/// replaced by the mesh's parent id, `ANIMATED` by the animated node's.
 const BOX_UNDER: &str = r#"; FBX 7.4.0 project file
 FBXHeaderExtension:  {
     FBXHeaderVersion: 1003
@@ -242,31 +243,84 @@ Objects:  {
             a: 0,1,-3
         }
     }
+    AnimationStack: 4001, "AnimStack::Take", "" {
+        Properties70:  {
+            P: "LocalStart", "KTime", "Time", "",0
+            P: "LocalStop", "KTime", "Time", "",46186158000
+        }
+    }
+    AnimationLayer: 4002, "AnimLayer::Base", "" {
+    }
+    AnimationCurveNode: 4003, "AnimCurveNode::T", "" {
+        Properties70:  {
+            P: "d|X", "Number", "", "A",0
+            P: "d|Y", "Number", "", "A",REST_Y
+            P: "d|Z", "Number", "", "A",0
+        }
+    }
+    AnimationCurve: 4004, "AnimCurve::", "" {
+        Default: 0
+        KeyVer: 4009
+        KeyTime: *2 {
+            a: 0,46186158000
+        }
+        KeyValueFloat: *2 {
+            a: KEYS
+        }
+        KeyAttrFlags: *1 {
+            a: 8452
+        }
+        KeyAttrDataFloat: *4 {
+            a: 0,0,0,0
+        }
+        KeyAttrRefCount: *1 {
+            a: 2
+        }
+    }
 }
 Connections:  {
     C: "OO",1001,0
     C: "OO",2001,1001
     C: "OO",1002,PARENT
     C: "OO",3001,1002
+    C: "OO",4002,4001
+    C: "OO",4003,4002
+    C: "OP",4003,ANIMATED,"Lcl Translation"
+    C: "OP",4004,4003,"d|X"
 }
 "#;
 
-fn import_text(text: &str) -> Result<Character, ImportError> {
+/// `BOX_UNDER` with the crate under `parent` and `animated` moving.
+fn import_text(parent: &str, animated: &str) -> Result<Character, ImportError> {
+    // x from the node's rest (the bone's 0, the crate's 0.5 m) to 0.2 m further; y stays at its rest.
+    let (keys, rest_y) = if animated == "1002" { ("0.5,0.7", "0") } else { ("0,0.2", "1") };
+    let text = BOX_UNDER
+        .replace("PARENT", parent)
+        .replace("ANIMATED", animated)
+        .replace("KEYS", keys)
+        .replace("REST_Y", rest_y);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("crate.fbx");
-    std::fs::write(&path, text).unwrap();
+    std::fs::write(&path, &text).unwrap();
     import(&path, &ImportOptions::default(), &mut |_, _, _| {})
 }
 
 #[test]
 fn a_mesh_under_a_declared_bone_follows_it_with_its_node_and_geometric_transforms() {
-    let c = import_text(&BOX_UNDER.replace("PARENT", "1001")).unwrap();
+    // The bone moves (its translation is keyed: x from 0 at bind to 0.2 m).
+    let c = import_text("1001", "1001").unwrap();
     assert_eq!(c.bones.len(), 1);
     assert_eq!(c.props, [Prop { mesh: "Crate".into(), bone: 0, vertices: 3 }]);
     // Bone at 1 m up, mesh 0.5 m right of it, geometry another 0.25 m up: vertex 0 at (0.5, 1.25, 0) m.
     let want = [0.5 * 4096.0, -1.25 * 4096.0, 0.0];
     assert!(axis_error(c.vertices[0].bind, want) < 1e-6, "{:?}", c.vertices[0].bind);
+    // ufbx's evaluation: the crate went 0.2 m right with its bone over the clip's 31 samples.
+    let take = &c.clips[0];
+    assert_eq!((take.name.as_str(), take.frame_count()), ("Take", 31));
+    let end = take.rigid_reference[30][0];
+    assert!(axis_error(end, [0.7 * 4096.0, -1.25 * 4096.0, 0.0]) < 1e-3, "{end:?}");
     let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None }).unwrap();
+    assert!(out.report.accuracy.versus_rigid.max <= 2.0, "{:?}", out.report.accuracy);
     assert_eq!(out.report.ranges, [("Arm".to_string(), 0, 3)]);
     // Stored in the bone's own axes (the file's: Y up), 0.5 m right of and 0.25 m above its origin.
     assert_eq!(Tables::parse(&out.blob).unwrap().vertex(0), [2048, 1024, 0]);
@@ -275,9 +329,21 @@ fn a_mesh_under_a_declared_bone_follows_it_with_its_node_and_geometric_transform
 #[test]
 fn a_mesh_with_neither_a_skin_nor_a_bone_above_it_is_rejected_by_name() {
     // At the scene root, next to the bone rather than under it.
-    let err = import_text(&BOX_UNDER.replace("PARENT", "0")).unwrap_err();
+    let err = import_text("0", "1001").unwrap_err();
     assert!(matches!(err, ImportError::MeshWithoutSkin { ref mesh, vertices: 3, .. } if mesh == "Crate"), "{err}");
     let message = err.to_string();
     assert!(message.contains("mesh 'Crate' has no skin deformer and no bone among its ancestors"), "{message}");
     assert!(message.contains("parented to a bone"), "{message}");
+}
+
+#[test]
+fn a_prop_keyed_relative_to_its_bone_is_rejected_naming_both() {
+    // The crate's own translation is keyed: its bone would not carry that motion.
+    let err = import_text("1001", "1002").unwrap_err();
+    let message = err.to_string();
+    assert!(matches!(err, ImportError::PropMoves { .. }), "{message}");
+    assert!(
+        message.contains("prop 'Crate' moves relative to its bone 'Arm' at clip 'Take' frame 1 (t = 0.033 s)"),
+        "{message}"
+    );
 }

@@ -10,6 +10,8 @@ pub enum ImportError {
     NoMesh { path: String },
     #[error("{path}: mesh '{mesh}' has no skin deformer and no bone among its ancestors ({vertices} vertices); every mesh of a character must be skinned to the armature, or parented to a bone (or the armature object) to follow it rigidly as a prop")]
     MeshWithoutSkin { path: String, mesh: String, vertices: usize },
+    #[error("{path}: prop '{mesh}' moves relative to its bone '{bone}' at {context} (by {units:.1} GTE units); a prop follows its bone rigidly: key the bone instead, or skin the mesh")]
+    PropMoves { path: String, mesh: String, bone: String, context: String, units: f64 },
     #[error(
         "{path}: mesh '{mesh}' has {count} skin deformers ({names}); at most 1 skin deformer per mesh is supported"
     )]

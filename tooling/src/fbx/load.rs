@@ -103,6 +103,7 @@ pub fn import(
             })?;
             clip.poses.push(sample_pose(&p, &evaluated, &bones, &bone_of_node, &conv, &context)?);
             let (rigid, skinned) = reference_positions(&evaluated, &meshes, &clusters, &conv);
+            check_props_follow(&p, &evaluated, &meshes, &rigid, &conv, &context)?;
             for (v, pos) in vertices.iter().zip(&rigid) {
                 check_range(&p, v, *pos, &context)?;
             }
@@ -635,6 +636,49 @@ fn reference_positions(
         }
     }
     (rigid, skinned)
+}
+
+/// Largest per-axis distance (GTE units) a prop may have from where its bone carries it: Blender's
+/// single-precision matrices put it within a thousandth of a unit; the rigid accuracy threshold is 2.
+const PROP_DRIFT_LIMIT: f64 = 0.5;
+
+/// Fails when a prop moves relative to its bone (keys on the prop or on a node between it and the bone):
+/// its vertices only follow the bone, so the motion would be lost.
+fn check_props_follow(
+    p: &str,
+    evaluated: &ufbx::Scene,
+    meshes: &[MeshInstance],
+    reference: &[[f64; 3]],
+    conv: &Affine,
+    context: &str,
+) -> Result<(), ImportError> {
+    for m in meshes {
+        let Binding::Prop(bone) = m.binding else { continue };
+        let on_bone =
+            Affine::from_ufbx(&bone.node_to_world).inverse().mul(&Affine::from_ufbx(&m.node.geometry_to_world));
+        let carried = conv.mul(&Affine::from_ufbx(&evaluated.nodes[bone.element.typed_id as usize].node_to_world));
+        let carried = carried.mul(&on_bone);
+        let drift = m
+            .mesh
+            .vertices
+            .iter()
+            .zip(&reference[m.first_vertex..])
+            .map(|(v, r)| {
+                let c = carried.apply([v.x, v.y, v.z]);
+                (0..3).map(|k| (c[k] - r[k]).abs()).fold(0.0, f64::max)
+            })
+            .fold(0.0, f64::max);
+        if drift > PROP_DRIFT_LIMIT {
+            return Err(ImportError::PropMoves {
+                path: p.into(),
+                mesh: m.node.element.name.to_string(),
+                bone: bone.element.name.to_string(),
+                context: context.into(),
+                units: drift,
+            });
+        }
+    }
+    Ok(())
 }
 
 fn check_range(p: &str, v: &Vertex, pos: [f64; 3], context: &str) -> Result<(), ImportError> {

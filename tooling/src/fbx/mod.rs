@@ -25,7 +25,8 @@
 //!   joins the skeleton): every vertex rigidly on that node, weight 1. Its place on the node is measured in the scene as loaded (mesh
 //!   `geometry_to_world` in the node's space, so node and geometric transforms count) and put on the
 //!   node's bind; a node with no cluster binds where the file places it. A mesh with neither a skin nor
-//!   such an ancestor is an error.
+//!   such an ancestor is an error, and so is a prop keyed to move relative to its node (that motion
+//!   would be lost).
 //! - **Clips:** every animation stack (or those named by `--clips`), sampled at the import rate
 //!   (30 Hz by default) from its start to its end inclusive with ufbx's `evaluate_scene`. A Blender
 //!   stack name `Armature|Walk` becomes `Walk`.
