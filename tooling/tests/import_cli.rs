@@ -109,6 +109,25 @@ fn a_block_turning_past_180_degrees_imports_in_both_modes() {
 }
 
 #[test]
+fn fast_spins_about_a_tilted_axis_import_in_rigid_mode() {
+    // 20, 30 and 45 degrees a frame, and 30 with a drifting axis (Blender, quaternion keys at 30 fps).
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = psxanim(&[
+        "import",
+        fixture("fast_spin.fbx").to_str().unwrap(),
+        "--storage",
+        "rigid-gte",
+        "-o",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    for clip in ["Spin20", "Spin30", "Spin45", "Drift"] {
+        assert!(stdout.contains(&format!("clip {clip} ")), "{stdout}");
+    }
+    assert_eq!(files_in(dir.path()), vec!["fast_spin.pxsk"]);
+}
+
+#[test]
 fn both_storage_modes_write_a_blob_and_print_the_summary() {
     let dir = tempfile::tempdir().unwrap();
     for storage in ["rigid-gte", "baked-vertices"] {

@@ -4,7 +4,8 @@
 //! read in place by `Tables::parse`; a program embeds it with `include_bytes!`. Two storage modes:
 //! - **rigid-gte**: vertices grouped by their (single) bone into contiguous ranges in bone-local space,
 //!   triangles remapped to the new order, and per-bone parent-relative pose samples in the compact
-//!   format of `tables::pose` at a precision searched per clip so that no vertex moves more than
+//!   format of `tables::pose` at a precision (and, for fast turns, a block size) searched per clip so
+//!   that no vertex moves more than
 //!   [`RIGID_FORMAT_BUDGET`] GTE unit from where the exact samples put it;
 //! - **baked-vertices**: model-space positions of every frame as Q8 deltas from the bind pose.
 //!
@@ -304,56 +305,8 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
     for clip in &c.clips {
         let tracks = rigid::tracks(c, clip, &reach).map_err(|m| compile_error(c, m))?;
         let exact: Vec<Vec<[f64; 3]>> = clip.poses.iter().map(|pose| rigid::positions(pose, &layout)).collect();
-        // Coarsest precision that keeps the decoded pose within the budget: alpha = 8 * 0.8^i.
-        let mut chosen = None;
-        let mut closest = f64::INFINITY;
-        for step in 0..60 {
-            let alpha = 8.0 * 0.8f64.powi(step);
-            let data = pose::encode_clip(&tracks, clip.frame_count(), alpha)
-                .map_err(|m| compile_error(c, format!("clip '{}': {m}", clip.name)))?;
-            let parts = BlobParts {
-                storage: Storage::RigidGte,
-                bounds: [[0; 3]; 2],
-                bones: bones.clone(),
-                vertices: &layout.local,
-                triangles: vec![],
-                materials: vec![],
-                clips: vec![ClipPart {
-                    name: &clip.name,
-                    frame_count: u16_of(c, "frame count", clip.frame_count())?,
-                    rate_hz: clip.rate as u16,
-                    data: ClipData::Pose(data.clone()),
-                }],
-                payloads: &[],
-            };
-            let trial = assemble(&parts).map_err(|m| compile_error(c, m))?;
-            let t = Tables::parse(&trial.blob)
-                .map_err(|e| compile_error(c, format!("internal: trial blob unreadable: {e:?}")))?;
-            let mut worst: f64 = 0.0;
-            let mut decoded = Vec::new();
-            for (f, ex) in exact.iter().enumerate() {
-                let d = rigid::decoded_positions(&t, 0, f, &parents, &layout).map_err(|m| compile_error(c, m))?;
-                worst = ex.iter().zip(&d).map(|(a, b)| axis_error(*a, *b)).fold(worst, f64::max);
-                decoded.push(d);
-            }
-            if worst <= RIGID_FORMAT_BUDGET {
-                chosen = Some((data, worst, decoded));
-                break;
-            }
-            closest = closest.min(worst);
-        }
-        let Some((data, worst, decoded)) = chosen else {
-            return Err(compile_error(
-                c,
-                format!(
-                    "clip '{}': no pose precision keeps vertices within {RIGID_FORMAT_BUDGET} GTE unit (closest: \
-                     {closest:.3}); a bone turns too fast for the pose format (over about 180 degrees within \
-                     {} frames): slow it down, or use --storage baked-vertices",
-                    clip.name,
-                    pose::BLOCK_FRAMES
-                ),
-            ));
-        };
+        let EncodedClip { data, worst, decoded } =
+            encode_pose_clip(c, clip, &tracks, &exact, &bones, &layout, &parents)?;
         for p in exact.iter().chain(&decoded).flatten() {
             bounds.add(*p);
         }
@@ -503,6 +456,119 @@ fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         )
     };
     Ok(Compiled { blob: assembled.blob, report })
+}
+
+/// One clip's pose data, the largest vertex error it adds and the decoded positions (new order).
+struct EncodedClip {
+    data: Vec<u8>,
+    worst: f64,
+    decoded: Vec<Vec<[f64; 3]>>,
+}
+
+/// Why no precision fitted one block size: the closest error reached, or the encoder's refusal.
+struct Misses {
+    closest: f64,
+    refused: Option<String>,
+}
+
+/// The pose data of `clip` in blocks of [`pose::MAX_BLOCK_FRAMES`] at the coarsest precision that keeps
+/// every vertex within [`RIGID_FORMAT_BUDGET`] of `exact`. A bone turning too fast for that block size
+/// (see `pose`) gets the block size from 15 frames down to 1 whose data is the smallest (a block whose
+/// dropped component passes near zero needs a finer precision, so the largest fitting size is not
+/// always the smallest); one frame per block always encodes.
+fn encode_pose_clip(
+    c: &Character,
+    clip: &crate::fbx::Clip,
+    tracks: &[pose::BoneTrack],
+    exact: &[Vec<[f64; 3]>],
+    bones: &[(&str, Option<usize>, u16, u16)],
+    layout: &rigid::RigidLayout,
+    parents: &[Option<usize>],
+) -> Result<EncodedClip, ImportError> {
+    let mut misses = Misses { closest: f64::INFINITY, refused: None };
+    let mut search =
+        |block_frames| coarsest_precision(c, clip, tracks, exact, bones, layout, parents, block_frames, &mut misses);
+    if let Some(found) = search(pose::MAX_BLOCK_FRAMES)? {
+        return Ok(found);
+    }
+    let mut best: Option<EncodedClip> = None;
+    for block_frames in (1..pose::MAX_BLOCK_FRAMES).rev() {
+        if let Some(found) = search(block_frames)? {
+            if best.as_ref().is_none_or(|b| found.data.len() < b.data.len()) {
+                best = Some(found);
+            }
+        }
+    }
+    best.ok_or_else(|| {
+        compile_error(
+            c,
+            match misses.refused {
+                Some(m) if misses.closest.is_infinite() => format!("clip '{}': {m}", clip.name),
+                _ => format!(
+                    "clip '{}': no pose precision keeps vertices within {RIGID_FORMAT_BUDGET} GTE unit (closest: \
+                     {:.3}), even with one frame per block: use --storage baked-vertices",
+                    clip.name, misses.closest
+                ),
+            },
+        )
+    })
+}
+
+/// [`encode_pose_clip`] at one block size: precisions alpha = 8 * 0.8^i from the coarsest, until one
+/// keeps the budget (Some), or none does or the encoder refuses a finer one (None, noted in `misses`).
+#[allow(clippy::too_many_arguments)]
+fn coarsest_precision(
+    c: &Character,
+    clip: &crate::fbx::Clip,
+    tracks: &[pose::BoneTrack],
+    exact: &[Vec<[f64; 3]>],
+    bones: &[(&str, Option<usize>, u16, u16)],
+    layout: &rigid::RigidLayout,
+    parents: &[Option<usize>],
+    block_frames: usize,
+    misses: &mut Misses,
+) -> Result<Option<EncodedClip>, ImportError> {
+    let frame_count = u16_of(c, "frame count", clip.frame_count())?;
+    for step in 0..60 {
+        let alpha = 8.0 * 0.8f64.powi(step);
+        let data = match pose::encode_clip(tracks, clip.frame_count(), block_frames, alpha) {
+            Ok(data) => data,
+            Err(m) => {
+                misses.refused = Some(m);
+                return Ok(None);
+            }
+        };
+        let parts = BlobParts {
+            storage: Storage::RigidGte,
+            bounds: [[0; 3]; 2],
+            bones: bones.to_vec(),
+            vertices: &layout.local,
+            triangles: vec![],
+            materials: vec![],
+            clips: vec![ClipPart {
+                name: &clip.name,
+                frame_count,
+                rate_hz: clip.rate as u16,
+                data: ClipData::Pose(data.clone()),
+            }],
+            payloads: &[],
+        };
+        let trial = assemble(&parts).map_err(|m| compile_error(c, m))?;
+        let t = Tables::parse(&trial.blob)
+            .map_err(|e| compile_error(c, format!("internal: trial blob unreadable: {e:?}")))?;
+        let mut worst: f64 = 0.0;
+        let mut decoded = Vec::new();
+        for (f, ex) in exact.iter().enumerate() {
+            let d = rigid::decoded_positions(&t, 0, f, parents, layout).map_err(|m| compile_error(c, m))?;
+            worst = ex.iter().zip(&d).map(|(a, b)| axis_error(*a, *b)).fold(worst, f64::max);
+            decoded.push(d);
+        }
+        if worst <= RIGID_FORMAT_BUDGET {
+            return Ok(Some(EncodedClip { data, worst, decoded }));
+        }
+        misses.closest = misses.closest.min(worst);
+    }
+    Ok(None)
 }
 
 /// Compares `compiled(clip, frame, vertex)` with ufbx's references for every sample.

@@ -5,6 +5,12 @@
 //! scale steps are `alpha / reach`, where reach is the farthest vertex the bone moves, and translation
 //! steps are `alpha`. The rigid compiler searches for the coarsest `alpha` whose decoded poses keep every
 //! vertex within the error budget, so the budget is measured, not estimated.
+//!
+//! A block stores a rotation as three components and rebuilds the fourth as a positive square root,
+//! so one component must keep its sign over the whole block (q and -q are the same rotation: the
+//! block may be negated). A bone turning fast about a tilted axis has every component cross zero
+//! within 90 degrees of half-angle (180 degrees of turn), so the compiler gives such a clip fewer
+//! frames per block: [`encode_clip`] refuses a block size whose blocks cannot be stored that way.
 
 use psxanim_runtime::tables::{
     CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, COMPONENT_WIDTH_BITS, ROTATION_INDEX_BITS,
@@ -12,8 +18,9 @@ use psxanim_runtime::tables::{
 
 use crate::fbx::Trs;
 
-/// Frames per random-access block.
-pub const BLOCK_FRAMES: usize = 16;
+/// Frames per random-access block the compiler tries first; fast turns get fewer (the format allows
+/// 1..=256 per clip; more would lengthen the console's random access, which decodes up to B values).
+pub const MAX_BLOCK_FRAMES: usize = 16;
 /// Rotations may use the runtime's full Q30: a block turning past 180 degrees rebuilds its dropped
 /// component near zero from a square root, which magnifies rounding; 26 bits left 1.2 GTE units on a
 /// 1.4 m reach in `tests/fixtures/fbx/fast_turn.fbx`.
@@ -90,9 +97,11 @@ fn quantise(values: impl Iterator<Item = Vec<f64>>, k: i32) -> Vec<Vec<i64>> {
     values.map(|v| v.iter().map(|c| (c * s).round() as i64).collect()).collect()
 }
 
-fn channel(values: Vec<Vec<i64>>, k: i32) -> Result<Channel, String> {
+/// `rotation`: a block may be stored negated, and -v can need one bit more than v (v = -2^n).
+fn channel(values: Vec<Vec<i64>>, k: i32, rotation: bool) -> Result<Channel, String> {
     let animated = values.iter().any(|v| *v != values[0]);
-    let max_bits = values.iter().flatten().map(|v| signed_bits(*v)).max().unwrap_or(0).max(1);
+    let bits = |v: i64| if rotation { signed_bits(v).max(signed_bits(-v)) } else { signed_bits(v) };
+    let max_bits = values.iter().flatten().map(|v| bits(*v)).max().unwrap_or(0).max(1);
     if max_bits > 32 {
         return Err(format!("a pose value needs {max_bits} bits (more than 32)"));
     }
@@ -109,20 +118,23 @@ fn steps(alpha: f64, reach: f64) -> (i32, i32, i32) {
     )
 }
 
-/// The index of the component to drop for frames `range` (largest smallest magnitude, consistent sign)
-/// and whether the block must be negated so that it is positive.
-fn dropped_component(values: &[Vec<i64>]) -> (usize, bool) {
-    let mut best = (0usize, false, -1i64);
+/// The component to drop over a block's frames (of those keeping one sign in every frame, zero
+/// allowed, the one staying farthest from zero) and whether the block must be negated so that it is
+/// positive; None when every component changes sign within the block.
+fn dropped_component(values: &[Vec<i64>]) -> Option<(usize, bool)> {
+    let mut best: Option<(usize, bool, i64)> = None;
     for c in 0..4 {
-        let first = values[0][c];
-        let same_sign = values.iter().all(|v| (v[c] >= 0) == (first >= 0));
+        let positive = values.iter().all(|v| v[c] >= 0);
+        let negative = values.iter().all(|v| v[c] <= 0);
+        if !positive && !negative {
+            continue;
+        }
         let smallest = values.iter().map(|v| v[c].abs()).min().unwrap_or(0);
-        let score = if same_sign { smallest } else { -1 };
-        if score > best.2 {
-            best = (c, first < 0, score);
+        if best.is_none_or(|b| smallest > b.2) {
+            best = Some((c, !positive, smallest));
         }
     }
-    (best.0, best.1)
+    best.map(|(c, negate, _)| (c, negate))
 }
 
 fn write_component(w: &mut BitWriter, base_bits: u8, v: &[i64]) -> Result<(), String> {
@@ -147,9 +159,14 @@ fn write_component(w: &mut BitWriter, base_bits: u8, v: &[i64]) -> Result<(), St
 
 /// Writes one channel's frames `range` (all of them for a constant channel, as one value).
 fn write_channel(w: &mut BitWriter, ch: &Channel, rotation: bool, range: std::ops::Range<usize>) -> Result<(), String> {
-    let mut frames: Vec<Vec<i64>> = ch.values[range].to_vec();
+    let mut frames: Vec<Vec<i64>> = ch.values[range.clone()].to_vec();
     let components: Vec<usize> = if rotation {
-        let (drop, negate) = dropped_component(&frames);
+        let (drop, negate) = dropped_component(&frames).ok_or_else(|| {
+            format!(
+                "every quaternion component changes sign within frames {}..{} (a block turning 180 degrees or more)",
+                range.start, range.end
+            )
+        })?;
         if negate {
             frames.iter_mut().flatten().for_each(|c| *c = -*c);
         }
@@ -169,16 +186,26 @@ fn write_channel(w: &mut BitWriter, ch: &Channel, rotation: bool, range: std::op
     Ok(())
 }
 
-/// Encodes the pose data of one clip (header, descriptors, block offsets, stream) at quality `alpha`.
-pub fn encode_clip(tracks: &[BoneTrack], frame_count: usize, alpha: f64) -> Result<Vec<u8>, String> {
+/// Encodes the pose data of one clip (header, descriptors, block offsets, stream) in blocks of
+/// `block_frames` (1..=256) at quality `alpha`. Fails when a value or a delta does not fit the format, or
+/// a block turns too far for its rotation to keep a component of one sign (a smaller block may fit).
+pub fn encode_clip(
+    tracks: &[BoneTrack],
+    frame_count: usize,
+    block_frames: usize,
+    alpha: f64,
+) -> Result<Vec<u8>, String> {
+    if !(1..=256).contains(&block_frames) {
+        return Err(format!("block frames {block_frames} outside 1..=256"));
+    }
     let mut channels = Vec::new();
     for t in tracks {
         let (kr, kt, ks) = steps(alpha, t.reach);
         // Constant detection compares quantised values, so a rotation held to within a step is constant.
         let rot = quantise(t.samples.iter().map(|s| s.rotation.to_vec()), kr);
-        channels.push(channel(rot, kr)?);
-        channels.push(channel(quantise(t.samples.iter().map(|s| s.translation.to_vec()), kt), kt)?);
-        channels.push(channel(quantise(t.samples.iter().map(|s| s.scale.to_vec()), ks), ks)?);
+        channels.push(channel(rot, kr, true)?);
+        channels.push(channel(quantise(t.samples.iter().map(|s| s.translation.to_vec()), kt), kt, false)?);
+        channels.push(channel(quantise(t.samples.iter().map(|s| s.scale.to_vec()), ks), ks, false)?);
     }
     let mut w = BitWriter::default();
     for (i, ch) in channels.iter().enumerate() {
@@ -195,11 +222,11 @@ pub fn encode_clip(tracks: &[BoneTrack], frame_count: usize, alpha: f64) -> Resu
             write_channel(&mut w, &constant, i % CHANNELS_PER_BONE == 0, 0..1)?;
         }
     }
-    let blocks = frame_count.div_ceil(BLOCK_FRAMES);
+    let blocks = frame_count.div_ceil(block_frames);
     let mut block_offsets = Vec::with_capacity(blocks);
     for b in 0..blocks {
         block_offsets.push(w.bit_len() as u32);
-        let range = b * BLOCK_FRAMES..((b + 1) * BLOCK_FRAMES).min(frame_count);
+        let range = b * block_frames..((b + 1) * block_frames).min(frame_count);
         for (i, ch) in channels.iter().enumerate() {
             if ch.animated {
                 write_channel(&mut w, ch, i % CHANNELS_PER_BONE == 0, range.clone())?;
@@ -207,7 +234,7 @@ pub fn encode_clip(tracks: &[BoneTrack], frame_count: usize, alpha: f64) -> Resu
         }
     }
     let mut out = Vec::new();
-    out.extend_from_slice(&(BLOCK_FRAMES as u16).to_le_bytes());
+    out.extend_from_slice(&(block_frames as u16).to_le_bytes());
     out.extend_from_slice(&(blocks as u16).to_le_bytes());
     for ch in &channels {
         let mut d = [0u8; CHANNEL_DESCRIPTOR_SIZE];
@@ -251,6 +278,51 @@ mod tests {
         for (v, width) in values {
             assert_eq!(r.read_signed(width).unwrap() as i64, v, "{v}/{width}");
         }
+    }
+
+    #[test]
+    fn the_dropped_component_keeps_one_sign_over_the_block_and_stays_farthest_from_zero() {
+        let v = |rows: &[[i64; 4]]| rows.iter().map(|r| r.to_vec()).collect::<Vec<_>>();
+        // x keeps its sign (smallest 2), z is zero throughout (smallest 0), y and w change sign.
+        assert_eq!(dropped_component(&v(&[[3, -1, 0, 5], [2, 1, 0, -4]])), Some((0, false)));
+        assert_eq!(dropped_component(&v(&[[-3, 1, 0, 5], [-2, -1, 0, -4]])), Some((0, true)));
+        // Zero belongs to either sign: 0 then -5 is stored negated.
+        assert_eq!(dropped_component(&v(&[[0, 1, 0, 5], [-5, -1, 1, -4]])), Some((0, true)));
+        // Every component changes sign: no block of these frames can be stored.
+        assert_eq!(dropped_component(&v(&[[1, -1, 1, -1], [-1, 1, -1, 1]])), None);
+    }
+
+    #[test]
+    fn a_rotation_base_is_wide_enough_for_its_negation() {
+        // -4 fits 3 bits; a negated block stores 4, which needs 4.
+        let rotation = channel(vec![vec![-4, 1, 0, 2], vec![-3, 2, 0, 2]], 3, true).unwrap();
+        assert_eq!(rotation.base_bits, 4);
+        let translation = channel(vec![vec![-4, 1, 0], vec![-3, 2, 0]], 3, false).unwrap();
+        assert_eq!(translation.base_bits, 3);
+    }
+
+    #[test]
+    fn a_spin_too_fast_for_its_blocks_is_refused_and_encodes_in_smaller_ones() {
+        // 45 degrees a frame about a tilted axis: 16 frames turn the half-angle through 337 degrees.
+        let axis = [0.7, 0.7, 0.2f64];
+        let n = axis.iter().map(|c| c * c).sum::<f64>().sqrt();
+        let samples = (0..16)
+            .map(|f| {
+                let (s, c) = (f as f64 * 45f64.to_radians() / 2.0).sin_cos();
+                Trs {
+                    translation: [0.0; 3],
+                    rotation: [axis[0] / n * s, axis[1] / n * s, axis[2] / n * s, c],
+                    scale: [1.0; 3],
+                }
+            })
+            .collect();
+        let tracks = [BoneTrack { samples, reach: 4096.0 }];
+        let err = encode_clip(&tracks, 16, 16, 1.0).unwrap_err();
+        assert!(err.contains("every quaternion component changes sign within frames 0..16"), "{err}");
+        let data = encode_clip(&tracks, 16, 2, 1.0).unwrap();
+        assert_eq!(u16::from_le_bytes([data[0], data[1]]), 2);
+        assert_eq!(u16::from_le_bytes([data[2], data[3]]), 8);
+        assert!(encode_clip(&tracks, 16, 257, 1.0).is_err());
     }
 
     #[test]

@@ -1,0 +1,235 @@
+//! Fast spins in rigid mode: a bone turning 20 to 90 degrees a frame about a tilted axis has every
+//! quaternion component cross zero within a 16-frame block, so the compiler gives its clip smaller
+//! blocks. Checked on the Blender fixture `fast_spin.fbx` against ufbx, and on random spins through the
+//! runtime's decoder.
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use psxanim::compile::{compile, CompileOptions, StorageMode, RIGID_FORMAT_BUDGET};
+use psxanim::fbx::{
+    import, Affine, Bone, Character, Clip, ImportOptions, Material, Triangle, Trs, Vertex, WeightReduction,
+};
+use psxanim_runtime::tables::{BoneSample, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx").join(name)
+}
+
+fn sample_transform(s: &BoneSample) -> Affine {
+    let r = |v: i32, frac: u32| v as f64 / (frac as f64).exp2();
+    Affine::from_trs(&Trs {
+        translation: s.translation.map(|v| r(v, TRANSLATION_FRAC)),
+        rotation: s.rotation.map(|v| r(v, ROTATION_FRAC)),
+        scale: s.scale.map(|v| r(v, SCALE_FRAC)),
+    })
+}
+
+/// Model-space position of every blob vertex (range order) at `frame`, from the runtime's decoder.
+fn decoded_positions(t: &Tables, clip: usize, frame: usize) -> Vec<[f64; 3]> {
+    let mut samples = vec![BoneSample::default(); t.bone_count()];
+    t.decode_pose(clip, frame, &mut samples).unwrap();
+    let mut model: Vec<Affine> = Vec::new();
+    let mut out = vec![[0.0; 3]; t.vertex_count()];
+    for (b, s) in samples.iter().enumerate() {
+        let local = sample_transform(s);
+        model.push(match t.bone(b).parent {
+            Some(p) => model[p as usize].mul(&local),
+            None => local,
+        });
+        let bone = t.bone(b);
+        let first = bone.first_vertex as usize;
+        for (i, p) in out[first..first + bone.vertex_count as usize].iter_mut().enumerate() {
+            *p = model[b].apply(t.vertex(first + i).map(|x| x as f64));
+        }
+    }
+    out
+}
+
+/// Frames per block of a rigid clip (the first u16 of its pose data).
+fn block_frames(blob: &[u8], t: &Tables, clip: usize) -> usize {
+    let at = t.clip(clip).unwrap().data_offset as usize;
+    u16::from_le_bytes([blob[at], blob[at + 1]]) as usize
+}
+
+fn axis_error(a: [f64; 3], b: [f64; 3]) -> f64 {
+    (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f64::max)
+}
+
+#[test]
+fn the_fast_spin_fixture_imports_in_rigid_mode_within_the_stated_accuracy_at_every_frame() {
+    let c = import(&fixture("fast_spin.fbx"), &ImportOptions::default(), &mut |_, _, _| {}).unwrap();
+    let names: Vec<&str> = c.clips.iter().map(|cl| cl.name.as_str()).collect();
+    for (name, frames) in [("Spin20", 37), ("Spin30", 25), ("Spin45", 19), ("Drift", 41)] {
+        let clip = c.clips.iter().find(|cl| cl.name == name).unwrap_or_else(|| panic!("{name} in {names:?}"));
+        assert_eq!(clip.frame_count(), frames, "{name}");
+    }
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None }).unwrap();
+    let t = Tables::parse(&out.blob).unwrap();
+    let threshold = out.report.accuracy.threshold;
+    assert_eq!(threshold, 2.0);
+    // The file's vertices in range order: by bone, the file's order within a bone.
+    let mut order: Vec<usize> = (0..c.vertices.len()).collect();
+    order.sort_by_key(|&v| c.vertices[v].bone);
+    let spinner = c.bones.iter().position(|b| b.name == "Spinner").unwrap();
+    let mut worst: f64 = 0.0;
+    for (ci, clip) in c.clips.iter().enumerate() {
+        assert_eq!(t.find_clip(&clip.name), Some(ci));
+        // Every frame against ufbx's evaluation of the vertex on its strongest bone.
+        for f in 0..clip.frame_count() {
+            let p = decoded_positions(&t, ci, f);
+            let e = p
+                .iter()
+                .enumerate()
+                .map(|(i, p)| axis_error(*p, clip.rigid_reference[f][order[i]]))
+                .fold(0.0, f64::max);
+            assert!(e <= threshold, "clip {} frame {f}: {e}", clip.name);
+            worst = worst.max(e);
+        }
+        // The spinner really turns that fast between samples (its parent stands still): the decoded
+        // quaternions of consecutive frames are cos(half the step) apart.
+        let degrees: f64 = clip.name.trim_start_matches("Spin").parse().unwrap_or(30.0);
+        let at = |f: usize| {
+            let mut s = vec![BoneSample::default(); t.bone_count()];
+            t.decode_pose(ci, f, &mut s).unwrap();
+            s[spinner].rotation.map(|v| v as f64 / (ROTATION_FRAC as f64).exp2())
+        };
+        for f in 1..clip.frame_count() {
+            let dot = (0..4).map(|k| at(f - 1)[k] * at(f)[k]).sum::<f64>().abs();
+            // (Drift turns its axis between steps, not within one: its steps are 30 degrees too.)
+            assert!((dot - (degrees.to_radians() / 2.0).cos()).abs() < 1e-4, "{} {f}: {dot}", clip.name);
+        }
+        // 16 frames turn 160 degrees or more about the tilted axis: no block of 16 can keep one sign.
+        assert!(block_frames(&out.blob, &t, ci) < 16, "{}", clip.name);
+    }
+    assert!((worst - out.report.accuracy.versus_rigid.max).abs() < 1e-6, "{worst}");
+    assert!(out.report.max_format_error <= RIGID_FORMAT_BUDGET);
+    // Still far smaller than the same clips as baked vertices.
+    let baked = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None }).unwrap();
+    assert!(out.report.animation_bytes * 10 < baked.report.animation_bytes, "{}", out.report.animation_bytes);
+}
+
+/// Quaternion product `a * b` (x, y, z, w).
+fn qmul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
+    [
+        a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1],
+        a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0],
+        a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3],
+        a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2],
+    ]
+}
+
+fn axis_angle(axis: [f64; 3], radians: f64) -> [f64; 4] {
+    let n = (axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]).sqrt();
+    if n == 0.0 {
+        return [0.0, 0.0, 0.0, 1.0];
+    }
+    let (s, c) = (radians / 2.0).sin_cos();
+    [axis[0] / n * s, axis[1] / n * s, axis[2] / n * s, c]
+}
+
+fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
+    let r = qmul(qmul(q, [v[0], v[1], v[2], 0.0]), [-q[0], -q[1], -q[2], q[3]]);
+    [r[0], r[1], r[2]]
+}
+
+/// A root bone spinning `degrees` a frame about `axis` (which itself turns `drift` degrees a frame about
+/// Y) from the orientation `start`, and a child 2,048 units along its Y carrying the far vertices.
+/// Vertices sit at whole bone-local units, so the exact poses are the reference (format error only).
+fn spinning(axis: [f64; 3], degrees: f64, drift: f64, start: [f64; 3], frames: usize) -> Character {
+    let child_offset = [0.0, 2048.0, 0.0];
+    let bones = vec![
+        Bone { name: "Root".into(), parent: None, bind: Affine::IDENTITY, bind_scale: [1.0; 3] },
+        Bone {
+            name: "Arm".into(),
+            parent: Some(0),
+            bind: Affine { t: child_offset, ..Affine::IDENTITY },
+            bind_scale: [1.0; 3],
+        },
+    ];
+    let vertices: Vec<Vertex> = (0..24)
+        .map(|i| {
+            let a = i as f64 * 0.7;
+            let r = [600.0, 1500.0, 2900.0][i % 3];
+            let local = [(r * a.cos()).round(), (r * a.sin()).round(), (r * (0.5 * a).sin()).round()];
+            let bone = i % 2;
+            let bind = if bone == 1 { [local[0], local[1] + child_offset[1], local[2]] } else { local };
+            Vertex { bind, bone, mesh: "Spinner".into(), source_index: i }
+        })
+        .collect();
+    let mut q = axis_angle(start, start.iter().map(|c| c * c).sum::<f64>().sqrt());
+    let mut axis = axis;
+    let mut poses = Vec::new();
+    for _ in 0..frames {
+        let root = Affine::from_trs(&Trs { translation: [50.0, -20.0, 10.0], rotation: q, scale: [1.0; 3] });
+        let arm = Affine::from_trs(&Trs { translation: child_offset, rotation: [0.0, 0.0, 0.0, 1.0], scale: [1.0; 3] });
+        poses.push(vec![root, root.mul(&arm)]);
+        q = qmul(axis_angle(axis, degrees.to_radians()), q);
+        axis = rotate(axis_angle([0.0, 1.0, 0.0], drift.to_radians()), axis);
+    }
+    let reference: Vec<Vec<[f64; 3]>> = poses
+        .iter()
+        .map(|p| vertices.iter().map(|v| p[v.bone].apply(bones[v.bone].bind.inverse().apply(v.bind))).collect())
+        .collect();
+    Character {
+        source: "synthetic".into(),
+        bones,
+        vertices,
+        triangles: vec![Triangle { vertices: [0, 1, 2], material: 0 }],
+        materials: vec![Material { name: "Grey".into(), rgb: [128, 128, 128] }],
+        clips: vec![Clip {
+            name: "Spin".into(),
+            rate: 30,
+            poses,
+            rigid_reference: reference.clone(),
+            skinned_reference: reference,
+        }],
+        weights: WeightReduction::default(),
+        props: vec![],
+        warnings: vec![],
+    }
+}
+
+/// Encodes `c` in rigid mode and returns the largest per-axis distance, over every frame and vertex,
+/// between the runtime's decoded pose and the exact one, and the clip's frames per block.
+fn format_error(c: &Character) -> (f64, usize) {
+    let out = compile(c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None }).unwrap();
+    let t = Tables::parse(&out.blob).unwrap();
+    let mut order: Vec<usize> = (0..c.vertices.len()).collect();
+    order.sort_by_key(|&v| c.vertices[v].bone);
+    let clip = &c.clips[0];
+    let mut worst: f64 = 0.0;
+    for f in 0..clip.frame_count() {
+        let p = decoded_positions(&t, 0, f);
+        worst =
+            p.iter().enumerate().map(|(i, p)| axis_error(*p, clip.rigid_reference[f][order[i]])).fold(worst, f64::max);
+    }
+    (worst, block_frames(&out.blob, &t, 0))
+}
+
+#[test]
+fn a_90_degree_spin_a_frame_gets_small_blocks_and_a_slow_one_keeps_16() {
+    let (e, b) = format_error(&spinning([1.0, 1.0, 0.3], 90.0, 0.0, [0.3, -0.2, 0.1], 40));
+    assert!(e <= RIGID_FORMAT_BUDGET, "{e}");
+    assert!(b <= 4, "{b}");
+    let (e, b) = format_error(&spinning([1.0, 1.0, 0.3], 5.0, 0.0, [0.3, -0.2, 0.1], 40));
+    assert!(e <= RIGID_FORMAT_BUDGET, "{e}");
+    assert_eq!(b, 16);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_fast_spins_decode_within_the_format_budget(
+        axis in prop::array::uniform3(-1.0f64..1.0).prop_filter("an axis", |a| a.iter().map(|c| c * c).sum::<f64>() > 0.01),
+        degrees in 0.5f64..90.0,
+        drift in prop_oneof![Just(0.0), -6.0f64..6.0],
+        start in prop::array::uniform3(-3.0f64..3.0),
+        frames in 2usize..70,
+    ) {
+        let (e, b) = format_error(&spinning(axis, degrees, drift, start, frames));
+        prop_assert!(e <= RIGID_FORMAT_BUDGET, "error {} with {} frames per block", e, b);
+        prop_assert!((1..=16).contains(&b));
+    }
+}
