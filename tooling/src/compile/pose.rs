@@ -8,9 +8,9 @@
 //!
 //! A block stores a rotation as three components and rebuilds the fourth as a positive square root,
 //! so one component must keep its sign over the whole block (q and -q are the same rotation: the
-//! block may be negated). A bone turning fast about a tilted axis has every component cross zero
-//! within 90 degrees of half-angle (180 degrees of turn), so the compiler gives such a clip fewer
-//! frames per block: [`encode_clip`] refuses a block size whose blocks cannot be stored that way.
+//! block may be negated). About a fixed axis x, y, z follow sin(angle / 2) and w cos(angle / 2), so a
+//! block turning 180 degrees or more (a fast spin about a tilted axis) can have every component change
+//! sign; [`encode_clip`] refuses such a block size and the compiler gives the clip fewer frames per block.
 
 use psxanim_runtime::tables::{
     CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, COMPONENT_WIDTH_BITS, ROTATION_INDEX_BITS,
