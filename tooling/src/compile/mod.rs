@@ -305,7 +305,7 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
     for clip in &c.clips {
         let tracks = rigid::tracks(c, clip, &reach).map_err(|m| compile_error(c, m))?;
         let exact: Vec<Vec<[f64; 3]>> = clip.poses.iter().map(|pose| rigid::positions(pose, &layout)).collect();
-        let EncodedClip { data, worst, decoded } =
+        let EncodedClip { data, worst, decoded, .. } =
             encode_pose_clip(c, clip, &tracks, &exact, &bones, &layout, &parents)?;
         for p in exact.iter().chain(&decoded).flatten() {
             bounds.add(*p);
@@ -461,6 +461,7 @@ fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
 /// One clip's pose data, the largest vertex error it adds and the decoded positions (new order).
 struct EncodedClip {
     data: Vec<u8>,
+    sign_flips: usize,
     worst: f64,
     decoded: Vec<Vec<[f64; 3]>>,
 }
@@ -473,9 +474,9 @@ struct Misses {
 
 /// The pose data of `clip` in blocks of [`pose::MAX_BLOCK_FRAMES`] at the coarsest precision that keeps
 /// every vertex within [`RIGID_FORMAT_BUDGET`] of `exact`. A bone turning too fast for that block size
-/// (see `pose`) gets the block size from 15 frames down to 1 whose data is the smallest (a block whose
-/// dropped component passes near zero needs a finer precision, so the largest fitting size is not
-/// always the smallest); one frame per block always encodes.
+/// (a rotation changing sign within a block, see `pose`) makes the compiler try every block size from 15
+/// frames down to 1 too and keep the smallest data: sign flips cost wide deltas, smaller blocks cost
+/// headers for every animated channel, and a dropped component passing near zero a finer precision.
 fn encode_pose_clip(
     c: &Character,
     clip: &crate::fbx::Clip,
@@ -488,10 +489,10 @@ fn encode_pose_clip(
     let mut misses = Misses { closest: f64::INFINITY, refused: None };
     let mut search =
         |block_frames| coarsest_precision(c, clip, tracks, exact, bones, layout, parents, block_frames, &mut misses);
-    if let Some(found) = search(pose::MAX_BLOCK_FRAMES)? {
+    let mut best = search(pose::MAX_BLOCK_FRAMES)?;
+    if let Some(found) = best.take_if(|b| b.sign_flips == 0) {
         return Ok(found);
     }
-    let mut best: Option<EncodedClip> = None;
     for block_frames in (1..pose::MAX_BLOCK_FRAMES).rev() {
         if let Some(found) = search(block_frames)? {
             if best.as_ref().is_none_or(|b| found.data.len() < b.data.len()) {
@@ -531,13 +532,14 @@ fn coarsest_precision(
     let frame_count = u16_of(c, "frame count", clip.frame_count())?;
     for step in 0..60 {
         let alpha = 8.0 * 0.8f64.powi(step);
-        let data = match pose::encode_clip(tracks, clip.frame_count(), block_frames, alpha) {
-            Ok(data) => data,
-            Err(m) => {
-                misses.refused = Some(m);
-                return Ok(None);
-            }
-        };
+        let pose::PoseData { bytes: data, sign_flips } =
+            match pose::encode_clip(tracks, clip.frame_count(), block_frames, alpha) {
+                Ok(data) => data,
+                Err(m) => {
+                    misses.refused = Some(m);
+                    return Ok(None);
+                }
+            };
         let parts = BlobParts {
             storage: Storage::RigidGte,
             bounds: [[0; 3]; 2],
@@ -564,7 +566,7 @@ fn coarsest_precision(
             decoded.push(d);
         }
         if worst <= RIGID_FORMAT_BUDGET {
-            return Ok(Some(EncodedClip { data, worst, decoded }));
+            return Ok(Some(EncodedClip { data, sign_flips, worst, decoded }));
         }
         misses.closest = misses.closest.min(worst);
     }

@@ -10,7 +10,9 @@
 //! so one component must keep its sign over the whole block (q and -q are the same rotation: the
 //! block may be negated). About a fixed axis x, y, z follow sin(angle / 2) and w cos(angle / 2), so a
 //! block turning 180 degrees or more (a fast spin about a tilted axis) can have every component change
-//! sign; [`encode_clip`] refuses such a block size and the compiler gives the clip fewer frames per block.
+//! sign. Such a block negates single frames instead (the deltas jump there; the runtime's blending
+//! already takes the short way between any two samples), and the compiler weighs that against fewer
+//! frames per block for the clip ([`PoseData::sign_flips`]).
 
 use psxanim_runtime::tables::{
     CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, COMPONENT_WIDTH_BITS, ROTATION_INDEX_BITS,
@@ -118,23 +120,39 @@ fn steps(alpha: f64, reach: f64) -> (i32, i32, i32) {
     )
 }
 
-/// The component to drop over a block's frames (of those keeping one sign in every frame, zero
-/// allowed, the one staying farthest from zero) and whether the block must be negated so that it is
-/// positive; None when every component changes sign within the block.
-fn dropped_component(values: &[Vec<i64>]) -> Option<(usize, bool)> {
+/// How a block stores a rotation: the component it drops and, per frame, whether the quaternion is
+/// stored negated (the same rotation) so that the dropped component is positive.
+struct Dropped {
+    component: usize,
+    negated: Vec<bool>,
+}
+
+impl Dropped {
+    /// Frames stored with the other sign than the frame before them (jumps the deltas must carry).
+    fn sign_flips(&self) -> usize {
+        self.negated.windows(2).filter(|w| w[0] != w[1]).count()
+    }
+}
+
+/// The component to drop over a block's frames: of those keeping one sign in every frame (zero allowed),
+/// the one staying farthest from zero, the block negated as a whole if that sign is negative. When every
+/// component changes sign (a block turning 180 degrees or more), the one staying farthest from zero at
+/// the samples, each frame negated where it is negative: the deltas then jump where the sign flips.
+fn dropped_component(values: &[Vec<i64>]) -> Dropped {
+    let smallest = |c: usize| values.iter().map(|v| v[c].abs()).min().unwrap_or(0);
     let mut best: Option<(usize, bool, i64)> = None;
     for c in 0..4 {
         let positive = values.iter().all(|v| v[c] >= 0);
         let negative = values.iter().all(|v| v[c] <= 0);
-        if !positive && !negative {
-            continue;
-        }
-        let smallest = values.iter().map(|v| v[c].abs()).min().unwrap_or(0);
-        if best.is_none_or(|b| smallest > b.2) {
-            best = Some((c, !positive, smallest));
+        if (positive || negative) && best.is_none_or(|b| smallest(c) > b.2) {
+            best = Some((c, !positive, smallest(c)));
         }
     }
-    best.map(|(c, negate, _)| (c, negate))
+    if let Some((component, negate, _)) = best {
+        return Dropped { component, negated: vec![negate; values.len()] };
+    }
+    let component = (0..4).rev().max_by_key(|c| smallest(*c)).unwrap_or(0);
+    Dropped { component, negated: values.iter().map(|v| v[component] < 0).collect() }
 }
 
 fn write_component(w: &mut BitWriter, base_bits: u8, v: &[i64]) -> Result<(), String> {
@@ -157,21 +175,26 @@ fn write_component(w: &mut BitWriter, base_bits: u8, v: &[i64]) -> Result<(), St
     Ok(())
 }
 
-/// Writes one channel's frames `range` (all of them for a constant channel, as one value).
-fn write_channel(w: &mut BitWriter, ch: &Channel, rotation: bool, range: std::ops::Range<usize>) -> Result<(), String> {
-    let mut frames: Vec<Vec<i64>> = ch.values[range.clone()].to_vec();
+/// Writes one channel's frames `range` (all of them for a constant channel, as one value); returns the
+/// rotation's sign flips within the block.
+fn write_channel(
+    w: &mut BitWriter,
+    ch: &Channel,
+    rotation: bool,
+    range: std::ops::Range<usize>,
+) -> Result<usize, String> {
+    let mut frames: Vec<Vec<i64>> = ch.values[range].to_vec();
+    let mut flips = 0;
     let components: Vec<usize> = if rotation {
-        let (drop, negate) = dropped_component(&frames).ok_or_else(|| {
-            format!(
-                "every quaternion component changes sign within frames {}..{} (a block turning 180 degrees or more)",
-                range.start, range.end
-            )
-        })?;
-        if negate {
-            frames.iter_mut().flatten().for_each(|c| *c = -*c);
+        let dropped = dropped_component(&frames);
+        for (f, negated) in frames.iter_mut().zip(&dropped.negated) {
+            if *negated {
+                f.iter_mut().for_each(|c| *c = -*c);
+            }
         }
-        w.write(drop as u64, ROTATION_INDEX_BITS);
-        (0..4).filter(|c| *c != drop).collect()
+        flips = dropped.sign_flips();
+        w.write(dropped.component as u64, ROTATION_INDEX_BITS);
+        (0..4).filter(|c| *c != dropped.component).collect()
     } else {
         (0..3).collect()
     };
@@ -183,18 +206,24 @@ fn write_channel(w: &mut BitWriter, ch: &Channel, rotation: bool, range: std::op
             w.write_signed(column[0], ch.base_bits as u32);
         }
     }
-    Ok(())
+    Ok(flips)
+}
+
+/// One clip's pose data, and how many times a rotation changes sign between two frames of a block.
+pub struct PoseData {
+    pub bytes: Vec<u8>,
+    pub sign_flips: usize,
 }
 
 /// Encodes the pose data of one clip (header, descriptors, block offsets, stream) in blocks of
-/// `block_frames` (1..=256) at quality `alpha`. Fails when a value or a delta does not fit the format, or
-/// a block turns too far for its rotation to keep a component of one sign (a smaller block may fit).
+/// `block_frames` (1..=256) at quality `alpha`. Fails when a value or a delta does not fit the format
+/// (a sign flip within a block makes wide deltas: a smaller block may fit).
 pub fn encode_clip(
     tracks: &[BoneTrack],
     frame_count: usize,
     block_frames: usize,
     alpha: f64,
-) -> Result<Vec<u8>, String> {
+) -> Result<PoseData, String> {
     if !(1..=256).contains(&block_frames) {
         return Err(format!("block frames {block_frames} outside 1..=256"));
     }
@@ -224,12 +253,13 @@ pub fn encode_clip(
     }
     let blocks = frame_count.div_ceil(block_frames);
     let mut block_offsets = Vec::with_capacity(blocks);
+    let mut sign_flips = 0;
     for b in 0..blocks {
         block_offsets.push(w.bit_len() as u32);
         let range = b * block_frames..((b + 1) * block_frames).min(frame_count);
         for (i, ch) in channels.iter().enumerate() {
             if ch.animated {
-                write_channel(&mut w, ch, i % CHANNELS_PER_BONE == 0, range.clone())?;
+                sign_flips += write_channel(&mut w, ch, i % CHANNELS_PER_BONE == 0, range.clone())?;
             }
         }
     }
@@ -247,7 +277,7 @@ pub fn encode_clip(
         out.extend_from_slice(&o.to_le_bytes());
     }
     out.extend_from_slice(&w.into_bytes());
-    Ok(out)
+    Ok(PoseData { bytes: out, sign_flips })
 }
 
 /// Makes consecutive rotations take the short way (q and -q are the same rotation), so deltas stay small.
@@ -283,13 +313,16 @@ mod tests {
     #[test]
     fn the_dropped_component_keeps_one_sign_over_the_block_and_stays_farthest_from_zero() {
         let v = |rows: &[[i64; 4]]| rows.iter().map(|r| r.to_vec()).collect::<Vec<_>>();
+        let of = |d: Dropped| (d.component, d.sign_flips(), d.negated);
         // x keeps its sign (smallest 2), z is zero throughout (smallest 0), y and w change sign.
-        assert_eq!(dropped_component(&v(&[[3, -1, 0, 5], [2, 1, 0, -4]])), Some((0, false)));
-        assert_eq!(dropped_component(&v(&[[-3, 1, 0, 5], [-2, -1, 0, -4]])), Some((0, true)));
+        assert_eq!(of(dropped_component(&v(&[[3, -1, 0, 5], [2, 1, 0, -4]]))), (0, 0, vec![false, false]));
+        assert_eq!(of(dropped_component(&v(&[[-3, 1, 0, 5], [-2, -1, 0, -4]]))), (0, 0, vec![true, true]));
         // Zero belongs to either sign: 0 then -5 is stored negated.
-        assert_eq!(dropped_component(&v(&[[0, 1, 0, 5], [-5, -1, 1, -4]])), Some((0, true)));
-        // Every component changes sign: no block of these frames can be stored.
-        assert_eq!(dropped_component(&v(&[[1, -1, 1, -1], [-1, 1, -1, 1]])), None);
+        assert_eq!(of(dropped_component(&v(&[[0, 1, 0, 5], [-5, -1, 1, -4]]))), (0, 0, vec![true, true]));
+        // Every component changes sign: the one farthest from zero at the samples (w: 4), each frame
+        // stored with it positive.
+        let turning = v(&[[1, -2, 1, 5], [-1, 2, -3, -4], [-2, 3, 1, 6]]);
+        assert_eq!(of(dropped_component(&turning)), (3, 2, vec![false, true, false]));
     }
 
     #[test]
@@ -302,7 +335,7 @@ mod tests {
     }
 
     #[test]
-    fn a_spin_too_fast_for_its_blocks_is_refused_and_encodes_in_smaller_ones() {
+    fn a_spin_too_fast_for_its_blocks_flips_signs_within_them_and_not_in_smaller_ones() {
         // 45 degrees a frame about a tilted axis: 16 frames turn the half-angle through 337 degrees.
         let axis = [0.7, 0.7, 0.2f64];
         let n = axis.iter().map(|c| c * c).sum::<f64>().sqrt();
@@ -317,11 +350,11 @@ mod tests {
             })
             .collect();
         let tracks = [BoneTrack { samples, reach: 4096.0 }];
-        let err = encode_clip(&tracks, 16, 16, 1.0).unwrap_err();
-        assert!(err.contains("every quaternion component changes sign within frames 0..16"), "{err}");
-        let data = encode_clip(&tracks, 16, 2, 1.0).unwrap();
-        assert_eq!(u16::from_le_bytes([data[0], data[1]]), 2);
-        assert_eq!(u16::from_le_bytes([data[2], data[3]]), 8);
+        assert!(encode_clip(&tracks, 16, 16, 1.0).unwrap().sign_flips > 0);
+        let small = encode_clip(&tracks, 16, 2, 1.0).unwrap();
+        assert_eq!(small.sign_flips, 0);
+        assert_eq!(u16::from_le_bytes([small.bytes[0], small.bytes[1]]), 2);
+        assert_eq!(u16::from_le_bytes([small.bytes[2], small.bytes[3]]), 8);
         assert!(encode_clip(&tracks, 16, 257, 1.0).is_err());
     }
 
