@@ -6,7 +6,7 @@
 //! `VSYNCS_PER_FRAME` per rendered frame, never by wall-clock vsyncs, to keep it that way.
 use psxanim_runtime::anim::{Animator, Sampling};
 use psxanim_runtime::gte::{Cop2, Gte};
-use psxanim_runtime::math::Vec3i32;
+use psxanim_runtime::math::{Matrix, Vec3i32};
 use psxanim_runtime::render::camera::{self, Angle, Camera};
 use psxanim_runtime::render::{self, DrawnTriangle, Outcome, PoseCache, RenderError, Scratch, Stage, TriangleSink};
 use psxanim_runtime::tables::{TableError, Tables, CHANNELS_PER_BONE, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE};
@@ -115,6 +115,8 @@ fn camera_with_yaw(yaw: Angle) -> Camera {
 pub struct Scene<'a> {
     pub models: Models<'a>,
     pub animators: [Animator; INSTANCES],
+    /// Each instance's world matrix (`PLACEMENTS` never move: computed once).
+    pub worlds: [Matrix; INSTANCES],
     pub frame: u32,
 }
 
@@ -136,7 +138,8 @@ impl<'a> Scene<'a> {
             a.set_sampling(p.sampling);
             a.play(tables, clip, true)?;
         }
-        Ok(Scene { models, animators, frame: 0 })
+        let worlds = PLACEMENTS.map(|p| camera::placement(p.position, p.yaw));
+        Ok(Scene { models, animators, worlds, frame: 0 })
     }
 
     /// Advances game time by one rendered frame.
@@ -147,22 +150,27 @@ impl<'a> Scene<'a> {
         }
     }
 
-    /// Draws every instance at the current frame. `mark(instance, stage)` runs after each stage.
+    /// The camera of the current frame (game logic: the console computes it before timing the stages).
+    pub fn camera(&self) -> Camera {
+        camera_at(self.frame)
+    }
+
+    /// Draws every instance at the current frame, seen by `camera` (`Scene::camera`). `mark(instance,
+    /// stage)` runs after each stage.
     pub fn render<B: Cop2, S: TriangleSink + ?Sized>(
         &self,
+        camera: &Camera,
         gte: &mut Gte<B>,
         scratch: &mut Scratch,
         sink: &mut S,
         mark: &mut dyn FnMut(usize, Stage),
     ) -> [Result<Outcome, RenderError>; INSTANCES] {
-        let camera = camera_at(self.frame);
         camera.load(gte);
         let mut outcomes = [Ok(Outcome::Culled); INSTANCES];
         for (i, p) in PLACEMENTS.iter().enumerate() {
-            let world = camera::placement(p.position, p.yaw);
             let (tables, poses) = (self.models.get(p.model), self.models.poses(p.model));
             let sample = self.animators[i].sample();
-            outcomes[i] = render::render_cached(gte, tables, poses, &camera, &world, sample, scratch, sink, &mut |s| mark(i, s));
+            outcomes[i] = render::render_cached(gte, tables, poses, camera, &self.worlds[i], sample, scratch, sink, &mut |s| mark(i, s));
         }
         outcomes
     }

@@ -200,7 +200,7 @@ fn host_frame(models: scene::Models, frame: u32) -> Result<HostFrame> {
     let mut sinks: Vec<Collect> = (0..scene::INSTANCES).map(|_| Collect::default()).collect();
     // One sink per instance: render them one by one through the scene's own loop order.
     let mut all = Collect::default();
-    let outcomes = s.render(&mut gte, &mut scratch, &mut all, &mut |_, _| {});
+    let outcomes = s.render(&s.camera(), &mut gte, &mut scratch, &mut all, &mut |_, _| {});
     let mut outcomes_ok = Vec::new();
     let mut at = 0;
     for (i, o) in outcomes.iter().enumerate() {
