@@ -1,46 +1,110 @@
 //! Culling a whole character before any pose work: its conservative model-space box against the view.
 //!
 //! The tables' bounds cover the bind pose and every sample of every clip, so a box outside the view
-//! frustum means no pose of that character can be seen: it costs eight corner transforms and nothing
-//! else. The test is conservative (a box beside a frustum corner may be kept); it never drops a visible
-//! character.
+//! means no pose of that character can be seen: it costs three RTPT (the eight corners projected by
+//! the GTE, as the vertices will be) and a few compares, no 64-bit arithmetic. The test is
+//! conservative: a box beside a frustum corner may be kept, and so is any box with a corner nearer
+//! than the near depth unless every corner is (the projection of such a corner means nothing); it
+//! never drops a visible character.
 
 use super::camera::Camera;
-use crate::gte::{Cop2, Gte};
+use crate::gte::{Cop2, Gte, Projected};
 use crate::math::Vec3i16;
 
+/// The corners in three RTPT batches (the last repeats corner 7). Corner `c` takes the minimum or
+/// maximum of axis `a` by bit `a` of `c`.
+const CORNER_BATCHES: [[usize; 3]; 3] = [[0, 1, 2], [3, 4, 5], [6, 7, 7]];
+
+/// One bit per way a projected corner can be out of view: nearer than `near`, left of, right of,
+/// above or below the screen.
+fn outside(p: &Projected, camera: &Camera) -> u32 {
+    if p.z < camera.near {
+        return 1;
+    }
+    // SX, SY are floor(exact) (saturated to -1024..1023, which keeps their side of the screen).
+    let (x, y) = (p.xy.x as i32, p.xy.y as i32);
+    let (w, h) = (camera.screen.0 as i32, camera.screen.1 as i32);
+    (x < 0) as u32 * 2 | (x >= w) as u32 * 4 | (y < 0) as u32 * 8 | (y >= h) as u32 * 16
+}
+
 /// True when some part of the box `bounds` (`[min, max]`, model space) may be on screen under the
-/// loaded object matrix (`Gte::set_matrix` of view * world). Uses the GTE (MVMVA) per corner.
+/// loaded object matrix (`Gte::set_matrix` of view * world) and screen registers (`Camera::load`).
+/// Overwrites the GTE's vertex, FIFO, MAC and IR registers.
 pub fn box_visible<B: Cop2>(gte: &mut Gte<B>, camera: &Camera, bounds: &[[i16; 3]; 2]) -> bool {
-    let (w, h) = (camera.screen.0 as i64, camera.screen.1 as i64);
-    let (cx, cy) = (camera.center.0 as i64, camera.center.1 as i64);
-    let hp = camera.projection as i64;
-    let near = camera.near as i64;
-    // Each bit of a mask: this corner is outside that plane. The box is out when all corners share one.
+    let corner = |c: usize| Vec3i16::new(bounds[c & 1][0], bounds[(c >> 1) & 1][1], bounds[(c >> 2) & 1][2]);
+    // The box is out when every corner is out the same way.
     let mut outside_all = 0x1F_u32;
-    for corner in 0..8 {
-        let pick = |axis: usize| bounds[(corner >> axis) & 1][axis];
-        let p = gte.transform(Vec3i16::new(pick(0), pick(1), pick(2)));
-        let (x, y, z) = (p.x as i64, p.y as i64, p.z as i64);
-        // Screen x = cx + x * hp / z is inside [0, w) when -cx * z <= x * hp < (w - cx) * z (z > 0);
-        // as half-spaces these hold for any z, which keeps the test convex and conservative.
-        let mut out = 0;
-        if z < near {
-            out |= 1;
+    for batch in CORNER_BATCHES {
+        for p in gte.rtpt(&batch.map(corner)).iter() {
+            outside_all &= outside(p, camera);
         }
-        if x * hp < -cx * z {
-            out |= 2;
-        }
-        if x * hp > (w - cx) * z {
-            out |= 4;
-        }
-        if y * hp < -cy * z {
-            out |= 8;
-        }
-        if y * hp > (h - cy) * z {
-            out |= 16;
-        }
-        outside_all &= out;
     }
     outside_all == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::{Matrix, Vec3i32, IDENTITY_ROTATION};
+
+    fn camera() -> Camera {
+        Camera {
+            view: Matrix::IDENTITY,
+            center: (160, 120),
+            projection: 320,
+            screen: (320, 240),
+            zsf3: 36,
+            near: 1000,
+        }
+    }
+
+    fn visible(at: Vec3i32, bounds: [[i16; 3]; 2]) -> bool {
+        let mut gte = Gte::new();
+        let camera = camera();
+        camera.load(&mut gte);
+        gte.set_matrix(&Matrix::new(IDENTITY_ROTATION, at));
+        box_visible(&mut gte, &camera, &bounds)
+    }
+
+    const BOX: [[i16; 3]; 2] = [[-500, -2000, -500], [500, 0, 500]];
+
+    #[test]
+    fn a_box_ahead_is_kept_and_boxes_beside_below_or_behind_are_dropped() {
+        assert!(visible(Vec3i32::new(0, 0, 20_000), BOX));
+        // Beside: screen x = 160 + (x - 500) * 320 / (z + 500) >= 320 when x - 500 >= (z + 500) / 2.
+        assert!(!visible(Vec3i32::new(11_000, 0, 20_000), BOX));
+        assert!(!visible(Vec3i32::new(-11_000, 0, 20_000), BOX));
+        assert!(!visible(Vec3i32::new(0, 60_000, 20_000), BOX));
+        assert!(!visible(Vec3i32::new(0, -60_000, 20_000), BOX));
+        assert!(!visible(Vec3i32::new(0, 0, -20_000), BOX));
+        // Straddling the near depth, or the screen edge: kept.
+        assert!(visible(Vec3i32::new(0, 0, 1200), BOX));
+        assert!(visible(Vec3i32::new(9_000, 0, 20_000), BOX));
+    }
+
+    /// Against the exact projection: a box with any corner in front of the near depth and on screen
+    /// is never dropped.
+    #[test]
+    fn no_box_with_a_corner_on_screen_is_dropped() {
+        let camera = camera();
+        let mut seed = 0x1234_5678_u32;
+        let mut next = |range: i32| {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as i32 % range
+        };
+        for _ in 0..4000 {
+            let at = Vec3i32::new(next(60_000) - 30_000, next(40_000) - 20_000, next(60_000) - 10_000);
+            let (lo, hi) = ([next(3000) - 3000, next(3000) - 3000, next(3000) - 3000], [next(3000), next(3000), next(3000)]);
+            let bounds = [lo.map(|c| c as i16), hi.map(|c| c as i16)];
+            let on_screen = (0..8).any(|c| {
+                let pick = |axis: usize| if (c >> axis) & 1 == 0 { lo[axis] } else { hi[axis] } as f64;
+                let (x, y, z) = (pick(0) + at.x as f64, pick(1) + at.y as f64, pick(2) + at.z as f64);
+                let (sx, sy) = (160.0 + x * 320.0 / z, 120.0 + y * 320.0 / z);
+                z >= camera.near as f64 + 1.0 && (1.0..319.0).contains(&sx) && (1.0..239.0).contains(&sy)
+            });
+            if on_screen {
+                assert!(visible(at, bounds), "{at:?} {bounds:?}");
+            }
+        }
+    }
 }
