@@ -1,8 +1,8 @@
 //! Culling a whole character before any pose work: its conservative model-space box against the view.
 //!
 //! The tables' bounds cover the bind pose and every sample of every clip, so a box outside the view
-//! means no pose of that character can be seen: it costs three RTPT (the eight corners projected by
-//! the GTE, as the vertices will be) and a few compares, no 64-bit arithmetic. The test is
+//! means no pose of that character can be seen: it costs eight RTPS (the corners projected by the
+//! GTE, as the vertices will be) and a few compares, no 64-bit arithmetic. The test is
 //! conservative: a box beside a frustum corner may be kept, and so is any box with a corner nearer
 //! than the near depth unless every corner is (the projection of such a corner means nothing); it
 //! never drops a visible character.
@@ -10,10 +10,6 @@
 use super::camera::Camera;
 use crate::gte::{Cop2, Gte, Projected};
 use crate::math::Vec3i16;
-
-/// The corners in three RTPT batches (the last repeats corner 7). Corner `c` takes the minimum or
-/// maximum of axis `a` by bit `a` of `c`.
-const CORNER_BATCHES: [[usize; 3]; 3] = [[0, 1, 2], [3, 4, 5], [6, 7, 7]];
 
 /// One bit per way a projected corner can be out of view: nearer than `near`, left of, right of,
 /// above or below the screen.
@@ -31,13 +27,15 @@ fn outside(p: &Projected, camera: &Camera) -> u32 {
 /// loaded object matrix (`Gte::set_matrix` of view * world) and screen registers (`Camera::load`).
 /// Overwrites the GTE's vertex, FIFO, MAC and IR registers.
 pub fn box_visible<B: Cop2>(gte: &mut Gte<B>, camera: &Camera, bounds: &[[i16; 3]; 2]) -> bool {
-    let corner = |c: usize| Vec3i16::new(bounds[c & 1][0], bounds[(c >> 1) & 1][1], bounds[(c >> 2) & 1][2]);
-    // The box is out when every corner is out the same way.
+    // The box is out when every corner is out the same way. One RTPS per corner in a loop kept
+    // rolled: this code runs once per character, mostly from outside the instruction cache, so its
+    // cost follows its size more than its instruction count.
     let mut outside_all = 0x1F_u32;
-    for batch in CORNER_BATCHES {
-        for p in gte.rtpt(&batch.map(corner)).iter() {
-            outside_all &= outside(p, camera);
-        }
+    let mut corner = 0;
+    while corner < core::hint::black_box(8) {
+        let pick = |axis: usize| bounds[(corner >> axis) & 1][axis];
+        outside_all &= outside(&gte.rtps(Vec3i16::new(pick(0), pick(1), pick(2))), camera);
+        corner += 1;
     }
     outside_all == 0
 }
