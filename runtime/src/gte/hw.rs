@@ -397,6 +397,10 @@ impl Cop2 for Cop2Hardware {
         let Some(max_depth) = out.table.len().checked_sub(1).map(|last| last.min(out.max_depth as usize)) else {
             return FlatPackets::default();
         };
+        if !job.clip_tests {
+            // SAFETY: the caller's contract.
+            return unsafe { flat_packets_untested(job, out, max_depth) };
+        }
         let start = job.triangles.as_ptr();
         // SAFETY: one past the last whole triangle of the slice.
         let end = unsafe { start.add(job.triangles.len() & !1) };
@@ -767,4 +771,168 @@ impl Cop2 for Cop2Hardware {
             );
         }
     }
+}
+
+/// The scratchpad (1 KiB of 1-cycle RAM at 0x1F800000): [`flat_packets_untested`] keeps the GP0 word
+/// of every material there (256 words: a material index is a byte).
+const SCRATCHPAD: usize = 0x1F80_0000;
+
+/// `Cop2::flat_packets` without the near and span tests (`job.clip_tests` false). The loop of the
+/// tested version with a shorter front face: the command and colour word read from the scratchpad
+/// (written once per call), SXY0..2 stored into the packet straight from the GTE (`swc2`), no GPR
+/// copies of SZ and SXY. The back-face path has one end test: the prefetch's, which also moves `$9`
+/// past the end for the front-face path's test.
+///
+/// # Safety
+/// As `Cop2::flat_packets`; `max_depth` is below `out.table.len()`.
+unsafe fn flat_packets_untested(job: &FlatTriangles, out: &mut PacketList, max_depth: usize) -> FlatPackets {
+    let pad = SCRATCHPAD as *mut u32;
+    for (i, m) in job.materials.iter().take(256).enumerate() {
+        // SAFETY: `i` < 256 words: inside the scratchpad, which nothing else uses across this call.
+        unsafe { pad.add(i).write_volatile(GP0_FLAT_TRIANGLE | (m & 0x00FF_FFFF)) };
+    }
+    let start = job.triangles.as_ptr();
+    // SAFETY: one past the last whole triangle of the slice.
+    let end = unsafe { start.add(job.triangles.len() & !1) };
+    let room = out.arena.len() / FLAT_PACKET_WORDS;
+    let sz_offset = (job.sz.as_ptr() as usize).wrapping_sub(job.sxy.as_ptr() as usize);
+    let (room_left, rejected): (usize, usize);
+    // SAFETY: reads whole triangles of `job.triangles` (the next one only after testing that it
+    // exists), by the caller's contract words of `sxy` and `sz`, scratchpad words below 256, entries
+    // of `table` up to `max_depth`, and writes at most `room` packets into `arena`. Hazards: no
+    // register loaded by lw/mfc2 is used by the next instruction; two instructions separate each lwc2
+    // from the command that reads it; mfc2 waits for the command (interlocked), and the swc2 of SXY
+    // come after the mfc2 of OTZ.
+    unsafe {
+        asm!(
+            ".set push",
+            ".set noreorder",
+            "lui $23, 0x00FF",
+            "ori $23, $23, 0xFFFF",
+            "beq $9, $10, 9f",
+            "nop",
+            "lw $12, 0($9)",
+            "lw $13, 4($9)",
+            "addiu $9, $9, 8",
+            "b 1f",
+            "andi $2, $12, 0xFFFF",
+            // No room left.
+            "8:",
+            "addiu $20, $20, 1",
+            "sltu $5, $10, $9",
+            "beqz $5, 1f",
+            "andi $2, $12, 0xFFFF",
+            "b 9f",
+            "nop",
+            // The last triangle ($9 is now past the end).
+            "4:",
+            ".word {mac0}",
+            "addu $7, $7, $15",
+            "bltz $8, 5f",
+            "nop",
+            "b 9f",
+            "nop",
+            // $12, $13: the current triangle's words ($2 its first index, set in the previous branch's
+            // delay slot); $9: one past it.
+            "1:",
+            "srl $6, $12, 16",
+            "andi $7, $13, 0xFFFF",
+            "sll $14, $2, 2",
+            "sll $6, $6, 2",
+            "sll $7, $7, 2",
+            "addu $14, $14, $11",
+            "addu $6, $6, $11",
+            "addu $7, $7, $11",
+            ".word {l_sxy0}",
+            ".word {l_sxy1}",
+            ".word {l_sxy2}",
+            // The SXY addresses become SZ addresses once loaded.
+            "addu $14, $14, $15",
+            "addu $6, $6, $15",
+            ".word {nclip}",
+            "move $24, $13",
+            "beq $9, $10, 4b",
+            "addiu $9, $9, 8",
+            "lw $12, -8($9)",
+            "lw $13, -4($9)",
+            ".word {mac0}",
+            "addu $7, $7, $15",
+            "bgez $8, 1b",
+            "andi $2, $12, 0xFFFF",
+            // Front face: depth, then the packet.
+            "5:",
+            ".word {l_sz1}",
+            ".word {l_sz2}",
+            ".word {l_sz3}",
+            "srl $24, $24, 14",
+            "andi $24, $24, 0x3FC",
+            ".word {avsz3}",
+            "addu $24, $24, $16",
+            "lw $24, 0($24)",
+            "beqz $19, 8b",
+            ".word {r_otz}",
+            ".word {s_sxy0}",
+            ".word {s_sxy1}",
+            ".word {s_sxy2}",
+            "sltu $5, $22, $8",
+            "beqz $5, 3f",
+            "sll $8, $8, 2",
+            "sll $8, $22, 2",
+            "3:",
+            "addu $8, $8, $21",
+            "lw $5, 0($8)",
+            "sw $24, 4($18)",
+            "lui $25, {len_hi}",
+            "and $5, $5, $23",
+            "or $5, $5, $25",
+            "sw $5, 0($18)",
+            "and $25, $18, $23",
+            "sw $25, 0($8)",
+            "addiu $18, $18, {bytes}",
+            "addiu $19, $19, -1",
+            "sltu $5, $10, $9",
+            "beqz $5, 1b",
+            "andi $2, $12, 0xFFFF",
+            "9:",
+            ".set pop",
+            l_sxy0 = const lwc2(14, data::SXY0, 0),
+            l_sxy1 = const lwc2(6, data::SXY1, 0),
+            l_sxy2 = const lwc2(7, data::SXY2, 0),
+            nclip = const cop2(cmd::NCLIP),
+            mac0 = const mfc2(data::MAC0),
+            l_sz1 = const lwc2(14, data::SZ1, 0),
+            l_sz2 = const lwc2(6, data::SZ2, 0),
+            l_sz3 = const lwc2(7, data::SZ3, 0),
+            avsz3 = const cop2(cmd::AVSZ3),
+            r_otz = const mfc2_to(8, data::OTZ),
+            s_sxy0 = const swc2(18, data::SXY0, 8),
+            s_sxy1 = const swc2(18, data::SXY1, 12),
+            s_sxy2 = const swc2(18, data::SXY2, 16),
+            len_hi = const (FLAT_PACKET_WORDS as u32 - 1) << 8,
+            bytes = const 4 * FLAT_PACKET_WORDS,
+            inout("$9") start => _,
+            in("$10") end,
+            in("$11") job.sxy.as_ptr(),
+            in("$15") sz_offset,
+            in("$16") SCRATCHPAD,
+            inout("$18") out.arena.as_mut_ptr() => _,
+            inout("$19") room => room_left,
+            inout("$20") 0usize => rejected,
+            in("$21") out.table.as_mut_ptr(),
+            in("$22") max_depth,
+            out("$2") _,
+            out("$5") _,
+            out("$6") _,
+            out("$7") _,
+            out("$8") _,
+            out("$12") _,
+            out("$13") _,
+            out("$14") _,
+            out("$23") _,
+            out("$24") _,
+            out("$25") _,
+            options(nostack),
+        );
+    }
+    FlatPackets { written: room - room_left, rejected }
 }
