@@ -331,6 +331,13 @@ pub struct CycleFigures {
     pub offscreen_cycles: Option<f64>,
     /// Four characters of 512 vertices and 1,024 triangles at the rigid rates, in % of a 30 fps frame.
     pub four_512_vertex_characters_percent_of_30fps_frame: Option<f64>,
+    /// The triangle stage's paths per triangle, measured at start-up on synthetic triangles: a back
+    /// face and a front face (packet written and linked), without the near and span tests (a clear
+    /// character) and with them.
+    pub back_face_cycles: Option<f64>,
+    pub front_face_cycles: Option<f64>,
+    pub back_face_tested_cycles: Option<f64>,
+    pub front_face_tested_cycles: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -402,6 +409,12 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
     let lookup = mean(&|c| Some(c.decode), Some("Rigid"));
     let pose_20 = lookup.zip(compose_20).map(|(l, c)| l + c);
     let cache_ticks = view.cycles(scene::SLOT_POSE_CACHE);
+    let face = |front: bool, clip_tests: bool| {
+        let i = scene::FACE_BENCH_CASES.iter().position(|&c| c == (front, clip_tests))?;
+        let ticks = view.cycles(scene::SLOT_FACE_BENCH + i);
+        let per = scene::FACE_BENCH_RUNS as f64 * scene::FACE_BENCH_TRIANGLES as f64;
+        (ticks != 0).then(|| ticks as f64 * CYCLES_PER_TICK / per)
+    };
     let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
     let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
     let four = match (rigid_cpv, per_tri, rigid_pose) {
@@ -430,6 +443,10 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         cycles_per_drawn_triangle: per_drawn,
         offscreen_cycles: instances.iter().find(|c| c.culled).map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles),
         four_512_vertex_characters_percent_of_30fps_frame: four,
+        back_face_cycles: face(false, false),
+        front_face_cycles: face(true, false),
+        back_face_tested_cycles: face(false, true),
+        front_face_tested_cycles: face(true, true),
         instances,
     })
 }
@@ -501,7 +518,7 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; paths: back face {}, front face {}, with the near/span tests {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
@@ -519,6 +536,10 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 fmt(f.baked_decode_cycles),
                 fmt(f.cycles_per_triangle_considered),
                 fmt(f.cycles_per_drawn_triangle),
+                fmt(f.back_face_cycles),
+                fmt(f.front_face_cycles),
+                fmt(f.back_face_tested_cycles),
+                fmt(f.front_face_tested_cycles),
                 fmt(f.offscreen_cycles),
                 fmt(f.four_512_vertex_characters_percent_of_30fps_frame),
                 path.display()
