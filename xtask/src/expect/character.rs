@@ -132,7 +132,7 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
             Word { name: format!("{what}.{clip}{frame}.v{vertex}"), value }
         })
         .collect::<Vec<_>>();
-    Ok(Expectation { program: *b"CHAR", words: [words, corruption_expectation(&blobs)?].concat() })
+    Ok(Expectation { program: *b"CHAR", words: [words, corruption_expectation(&blobs)?, flat_packet_expectation()].concat() })
 }
 
 /// The words the corrupted blob copies leave after the probes (same code as the console's), checked
@@ -150,6 +150,26 @@ fn corruption_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
         words.push(Word { name: format!("corrupt.{}.offset", c.name()), value: pair[1] });
     }
     Ok(words)
+}
+
+/// The packet loop's words on the synthetic triangles (same code as the console's, on the model).
+fn flat_packet_expectation() -> Vec<Word> {
+    let mut values = Vec::new();
+    scene::flat_packet_words(&mut host_gte(), &mut |w| values.push(w));
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let (run, at) = (i / scene::FLAT_RUN_WORDS, i % scene::FLAT_RUN_WORDS);
+            let what = match at {
+                0 => "written".to_string(),
+                1 => "rejected".to_string(),
+                t if t < 2 + 8 => format!("table{}", t - 2),
+                w => format!("packet{}.w{}", (w - 10) / 5, (w - 10) % 5),
+            };
+            Word { name: format!("flat.run{run}.{what}"), value }
+        })
+        .collect()
 }
 
 /// Keeps every triangle, in the order the renderer produced them.
@@ -726,7 +746,16 @@ mod tests {
         let baked = 2 * models.baked.vertex_count() * scene::BAKED_PROBES.len();
         let rigid = models.rigid.vertex_count().div_ceil(scene::RIGID_PROBE_STRIDE) * scene::RIGID_PROBES.len();
         let corrupt = scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION;
-        assert_eq!(e.words.len(), baked + rigid + corrupt);
+        let flat = scene::FLAT_RUNS * scene::FLAT_RUN_WORDS;
+        assert_eq!(e.words.len(), baked + rigid + corrupt + flat);
+        // The packet loop's runs: with the tests, room for all: the front, wide-but-drawable and two
+        // more front faces written, near, too wide and too tall rejected; room for three: one more
+        // rejected. Without the tests, room for all: everything that faces the camera written.
+        let counts = |run: usize| {
+            let at = baked + rigid + corrupt + run * scene::FLAT_RUN_WORDS;
+            (e.words[at].value, e.words[at + 1].value)
+        };
+        assert_eq!([counts(0), counts(1), counts(2), counts(3)], [(4, 3), (3, 4), (7, 0), (3, 4)]);
         assert_eq!(e.words[0].name, "baked.xy.Turn20.v0");
         // Each corrupted copy fails with the error its damage calls for (codes of scene::error_code).
         let values: Vec<(&str, u32)> = e.words[baked + rigid..].iter().map(|w| (w.name.as_str(), w.value)).collect();
