@@ -6,6 +6,10 @@
 //! [`Cop2::flat_packets`] loop that writes and links the packets itself, with no per-triangle
 //! round trip through the CPU. Any other sink gets [`DrawnTriangle`]s through `add`, in the same
 //! order and with the same tests, so the host knows exactly what the console draws.
+//!
+//! A front face is rejected when a vertex is nearer than the camera's near depth or when it is
+//! larger than the GPU draws. A character whose box the cull found clear of both
+//! (`cull::Visibility::Clear`: the usual case) skips those tests, on both paths.
 
 use super::camera::Camera;
 use crate::gte::{Cop2, FlatTriangles, Gte, PacketList, ScreenXY, MAX_SPAN_X, MAX_SPAN_Y};
