@@ -286,6 +286,17 @@ impl<B: Cop2> Gte<B> {
         }
     }
 
+    /// [`Gte::rtps`] of a vertex given as its VXY0 and VZ0 words (`x | y << 16`, `z`).
+    pub fn rtps_words(&mut self, xy: u32, z: u32) -> Projected {
+        self.backend.write_data::<{ data::VXY0 }>(xy);
+        self.backend.write_data::<{ data::VZ0 }>(z);
+        self.backend.command::<{ cmd::RTPS }>();
+        Projected {
+            xy: ScreenXY::from_word(self.backend.read_data::<{ data::SXY2 }>()),
+            z: self.backend.read_data::<{ data::SZ3 }>() as u16,
+        }
+    }
+
     /// RTPT: projects three vertices (sf=1, lm=0); the FIFOs then hold them for NCLIP and AVSZ3.
     pub fn rtpt(&mut self, v: &[Vec3i16; 3]) -> [Projected; 3] {
         self.load_vertex::<{ data::VXY0 }, { data::VZ0 }>(v[0]);

@@ -8,20 +8,7 @@
 //! never drops a visible character.
 
 use super::camera::Camera;
-use crate::gte::{Cop2, Gte, Projected, MAX_SPAN_X, MAX_SPAN_Y};
-use crate::math::Vec3i16;
-
-/// One bit per way a projected corner can be out of view: nearer than `near`, left of, right of,
-/// above or below the screen.
-fn outside(p: &Projected, camera: &Camera) -> u32 {
-    if p.z < camera.near {
-        return 1;
-    }
-    // SX, SY are floor(exact) (saturated to -1024..1023, which keeps their side of the screen).
-    let (x, y) = (p.xy.x as i32, p.xy.y as i32);
-    let (w, h) = (camera.screen.0 as i32, camera.screen.1 as i32);
-    ((x < 0) as u32 * 2) | ((x >= w) as u32 * 4) | ((y < 0) as u32 * 8) | ((y >= h) as u32 * 16)
-}
+use crate::gte::{Cop2, Gte, MAX_SPAN_X, MAX_SPAN_Y};
 
 /// What the view sees of a character's box.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,29 +35,34 @@ pub const SPAN_MARGIN: i32 = 16;
 /// matrix (`Gte::set_matrix` of view * world) and screen registers (`Camera::load`). Overwrites the
 /// GTE's vertex, FIFO, MAC and IR registers.
 pub fn box_visibility<B: Cop2>(gte: &mut Gte<B>, camera: &Camera, bounds: &[[i16; 3]; 2]) -> Visibility {
-    // The box is out when every corner is out the same way. One RTPS per corner in a loop kept
-    // rolled: this code runs once per character, mostly from outside the instruction cache, so its
-    // cost follows its size more than its instruction count.
-    let mut outside_all = 0x1F_u32;
-    let (mut min, mut max) = ((i32::MAX, i32::MAX), (i32::MIN, i32::MIN));
-    let mut nearest = i32::MAX;
-    let mut corner = 0;
-    while corner < core::hint::black_box(8) {
-        let pick = |axis: usize| bounds[(corner >> axis) & 1][axis];
-        let p = gte.rtps(Vec3i16::new(pick(0), pick(1), pick(2)));
-        outside_all &= outside(&p, camera);
-        let (x, y) = (p.xy.x as i32, p.xy.y as i32);
-        min = (min.0.min(x), min.1.min(y));
-        max = (max.0.max(x), max.1.max(y));
-        nearest = nearest.min(p.z as i32);
-        corner += 1;
+    // The corners' VXY and VZ words from these halves: corner `c` takes the minimum or maximum of
+    // axis `a` by bit `a` of `c`, picked by masks (no loads, no branches).
+    let [lo, hi] = *bounds;
+    let (x0, x1) = (lo[0] as u16 as u32, hi[0] as u16 as u32);
+    let (y0, y1) = ((lo[1] as u16 as u32) << 16, (hi[1] as u16 as u32) << 16);
+    let (z0, z1) = (lo[2] as u16 as u32, hi[2] as u16 as u32);
+    let pick = |c: u32, bit: u32, a: u32, b: u32| a ^ ((a ^ b) & 0u32.wrapping_sub((c >> bit) & 1));
+    let (mut min, mut max) = ((i32::MAX, i32::MAX, i32::MAX), (i32::MIN, i32::MIN, i32::MIN));
+    // One RTPS per corner in a loop kept rolled (the count goes through `black_box` once): this code
+    // runs once per character, mostly from outside the instruction cache.
+    let corners = core::hint::black_box(8u32);
+    let mut c = 0;
+    while c < corners {
+        let p = gte.rtps_words(pick(c, 0, x0, x1) | pick(c, 1, y0, y1), pick(c, 2, z0, z1));
+        let (x, y, z) = (p.xy.x as i32, p.xy.y as i32, p.z as i32);
+        min = (min.0.min(x), min.1.min(y), min.2.min(z));
+        max = (max.0.max(x), max.1.max(y), max.2.max(z));
+        c += 1;
     }
-    if outside_all != 0 {
+    let near = camera.near as i32;
+    let (w, h) = (camera.screen.0 as i32, camera.screen.1 as i32);
+    // Every corner too near, or every corner in front and beyond one screen edge (SX, SY are
+    // floor(exact), saturated to -1024..1023, which keeps their side of the screen); a box with a
+    // corner too near is otherwise kept (that corner's projection means nothing).
+    let beside = max.0 < 0 || min.0 >= w || max.1 < 0 || min.1 >= h;
+    if max.2 < near || (min.2 >= near && beside) {
         Visibility::Hidden
-    } else if nearest >= camera.near as i32 + NEAR_MARGIN
-        && max.0 - min.0 <= MAX_SPAN_X - SPAN_MARGIN
-        && max.1 - min.1 <= MAX_SPAN_Y - SPAN_MARGIN
-    {
+    } else if min.2 >= near + NEAR_MARGIN && max.0 - min.0 <= MAX_SPAN_X - SPAN_MARGIN && max.1 - min.1 <= MAX_SPAN_Y - SPAN_MARGIN {
         Visibility::Clear
     } else {
         Visibility::Visible
