@@ -9,7 +9,7 @@
 //! - results: the probe words of `scene::probe_words` (decoded baked positions, rigid SXY), then the
 //!   error code and offset of each deliberately corrupted blob copy (`scene::corruption_words`), which
 //!   must fail cleanly without stopping the demo, then the packet loop's words on synthetic triangles
-//!   (`scene::flat_packet_words`);
+//!   (`scene::flat_packet_words`) and a hash of the pose cache (`scene::pose_cache_hash`);
 //! - cycles, in root counter 2 ticks (8 CPU cycles) at frame `scene::MEASURED_FRAME`: slot
 //!   `STAGES * i + s` is instance `i`'s stage `s` (0 bounds test, 1 decode, 2 bone matrices, 3
 //!   projection, 4 triangles); slot `SLOT_SCENE` the whole scene (wraps past 65,535 ticks); slot
@@ -213,6 +213,7 @@ extern "C" fn main() -> ! {
             let copy = unsafe { &mut (*core::ptr::addr_of_mut!(BLOB_COPY)).0 };
             scene::corruption_words(&RIGID.0, &BAKED.0, copy, &mut gte, scratch, &mut |w| record.push(w));
             scene::flat_packet_words(&mut gte, &mut |w| record.push(w));
+            record.push(scene::pose_cache_hash(&scene.models));
             Some(scene)
         }
         Err(e) => {

@@ -517,3 +517,11 @@ pub fn flat_packet_words<B: Cop2>(gte: &mut Gte<B>, push: &mut dyn FnMut(u32)) {
         }
     }
 }
+
+/// A hash of every word of the rigid blob's pose cache (0 without a cache): the record's last word,
+/// so a cache built differently on the console than on the host shows up as such (the probes would
+/// only show its consequences).
+pub fn pose_cache_hash(models: &Models) -> u32 {
+    let words = models.rigid_poses.iter().flat_map(|c| c.entries().iter()).flat_map(|e| e.words.iter());
+    words.fold(0x811C_9DC5_u32, |h, &w| (h ^ w).wrapping_mul(0x0100_0193))
+}

@@ -132,7 +132,8 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
             Word { name: format!("{what}.{clip}{frame}.v{vertex}"), value }
         })
         .collect::<Vec<_>>();
-    Ok(Expectation { program: *b"CHAR", words: [words, corruption_expectation(&blobs)?, flat_packet_expectation()].concat() })
+    let cache = Word { name: "pose_cache.hash".to_string(), value: scene::pose_cache_hash(&models) };
+    Ok(Expectation { program: *b"CHAR", words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache]].concat() })
 }
 
 /// The words the corrupted blob copies leave after the probes (same code as the console's), checked
@@ -747,7 +748,8 @@ mod tests {
         let rigid = models.rigid.vertex_count().div_ceil(scene::RIGID_PROBE_STRIDE) * scene::RIGID_PROBES.len();
         let corrupt = scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION;
         let flat = scene::FLAT_RUNS * scene::FLAT_RUN_WORDS;
-        assert_eq!(e.words.len(), baked + rigid + corrupt + flat);
+        assert_eq!(e.words.len(), baked + rigid + corrupt + flat + 1);
+        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("pose_cache.hash"));
         // The packet loop's runs: with the tests, room for all: the front, wide-but-drawable and two
         // more front faces written, near, too wide and too tall rejected; room for three: one more
         // rejected. Without the tests, room for all: everything that faces the camera written.
