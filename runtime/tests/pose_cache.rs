@@ -96,6 +96,28 @@ fn lerp_goes_from_a_to_b_entry_by_entry() {
     assert_eq!(mid.translation.to_array(), [0, 1, 2].map(|i| floor_mid(p[i], q[i])));
 }
 
+/// Every half-word, at the extremes of `i16` and of the weight: `p + floor((q - p) * w / 4096)`.
+#[test]
+fn lerp_is_the_floored_step_of_every_half_word() {
+    let values: [i16; 7] = [i16::MIN, -4097, -1, 0, 1, 4096, i16::MAX];
+    let mut seed = 99u32;
+    for k in 0..2000 {
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            seed >> 8
+        };
+        let mut half = || if k % 2 == 0 { values[next() as usize % values.len()] } else { next() as u16 as i16 };
+        let a = [0u32; 6].map(|_| (half(), half()));
+        let b = [0u32; 6].map(|_| (half(), half()));
+        let word = |(lo, hi): (i16, i16)| lo as u16 as u32 | (hi as u16 as u32) << 16;
+        let (pa, pb) = (PackedMatrix { words: a.map(word) }, PackedMatrix { words: b.map(word) });
+        let weight = [0u16, 1, 2047, 2048, 4095, 4096][k % 6];
+        let step = |p: i16, q: i16| (p as i32 + (((q as i32 - p as i32) * weight as i32) >> 12)) as i16;
+        let want = PackedMatrix { words: [0, 1, 2, 3, 4, 5].map(|i| word((step(a[i].0, b[i].0), step(a[i].1, b[i].1)))) };
+        assert_eq!(PackedMatrix::lerp(&pa, &pb, weight), want, "{pa:?} {pb:?} {weight}");
+    }
+}
+
 #[test]
 fn blend_lerps_entry_by_entry_as_far_as_every_slice_goes() {
     let packed: Vec<PackedMatrix> = matrices(7).iter().map(|m| PackedMatrix::pack(m).unwrap()).collect();

@@ -138,7 +138,9 @@ fn a_box_straddling_the_screen_edge_is_kept() {
     // edge is at camera x = 160 * 12000 / 300 = 6400.
     let (r, _, _) = run(&t, &placement(Vec3i32::new(6400 + 3000, 0, 0), 0), sample(0, 0), &mut scratch);
     assert!(matches!(r, Ok(Outcome::Drawn(_))), "{r:?}");
-    let (r, _, _) = run(&t, &placement(Vec3i32::new(6400 + 4001, 0, 0), 0), sample(0, 0), &mut scratch);
+    // One pixel beyond the edge (40 units at that depth): the test reads the GTE's projection of the
+    // corners, floor(x) up to its division's rounding, so its edge is exact to a pixel.
+    let (r, _, _) = run(&t, &placement(Vec3i32::new(6400 + 4040, 0, 0), 0), sample(0, 0), &mut scratch);
     assert_eq!(r, Ok(Outcome::Culled));
 }
 
@@ -328,4 +330,50 @@ fn flat_packets_carry_the_triangles_add_would_get() {
         }
     }
     assert!(seen.iter().all(|&n| n > 0), "drawn, rejected and back-facing all covered: {seen:?}");
+}
+
+/// A character whose box the cull finds `Clear` skips the near and span tests; its triangles are
+/// those the tested path keeps, through both the packet path and `add`. Where the box is not clear
+/// (near the camera) the tests still run and reject.
+#[test]
+fn a_clear_box_skips_the_clip_tests_and_loses_nothing() {
+    use psxanim_runtime::render::cull::{box_visibility, Visibility};
+    use psxanim_runtime::render::triangles::emit;
+    let b = rigid_blob();
+    let t = Tables::parse(&b).unwrap();
+    let mut scratch = Box::new(Scratch::new());
+    let cam = camera();
+    let (mut kinds, mut rejected) = (Vec::new(), 0);
+    let near = [placement(Vec3i32::new(0, 0, -7850), 0), placement(Vec3i32::new(0, 0, -7400), 0x0400)];
+    // The test blob's box is +-4000: clear from about 8,000 units beyond the camera's 8,000.
+    let far = [placement(Vec3i32::new(0, 0, 12_000), 0), placement(Vec3i32::new(300, -200, 9000), 0x1800)];
+    for world in [far[0], far[1], near[0], near[1]] {
+        let mut gte = gte();
+        cam.load(&mut gte);
+        let object = cam.view.mul(&world);
+        gte.set_matrix(&object);
+        let visibility = box_visibility(&mut gte, &cam, &t.bounds());
+        kinds.push(visibility);
+        let mut fast = Packets::new(64);
+        let r = render::render(&mut gte, &t, &cam, &world, sample(0, 1), &mut scratch, &mut fast, &mut |_| {});
+        let Ok(Outcome::Drawn(stats)) = r else { panic!("{r:?}") };
+        // The same projected vertices through `add`, with and without the tests.
+        let n = t.vertex_count();
+        let (sxy, sz) = (scratch.sxy[..n].to_vec(), scratch.sz[..n].to_vec());
+        let mut tested = Limited(Vec::new(), usize::MAX);
+        let with_tests = emit(&mut gte, &t, &cam, true, &sxy, &sz, &mut tested);
+        let mut untested = Limited(Vec::new(), usize::MAX);
+        let without = emit(&mut gte, &t, &cam, false, &sxy, &sz, &mut untested);
+        assert_eq!(without.rejected, 0, "nothing rejected without the tests");
+        if visibility == Visibility::Clear {
+            assert!(stats.drawn > 0);
+            assert_eq!((with_tests, without, stats), (without, stats, stats));
+            assert_eq!(tested.0, untested.0);
+        } else {
+            assert_eq!(stats, with_tests, "a box that is not clear keeps the tests");
+            rejected += with_tests.rejected;
+        }
+    }
+    assert_eq!(kinds, [Visibility::Clear, Visibility::Clear, Visibility::Visible, Visibility::Visible]);
+    assert!(rejected > 0, "the near placements reject triangles");
 }

@@ -8,13 +8,17 @@
 //! Verification record (program "CHAR"):
 //! - results: the probe words of `scene::probe_words` (decoded baked positions, rigid SXY), then the
 //!   error code and offset of each deliberately corrupted blob copy (`scene::corruption_words`), which
-//!   must fail cleanly without stopping the demo;
+//!   must fail cleanly without stopping the demo, then the packet loop's words on synthetic triangles
+//!   (`scene::flat_packet_words`) and a hash of the pose cache (`scene::pose_cache_hash`);
 //! - cycles, in root counter 2 ticks (8 CPU cycles) at frame `scene::MEASURED_FRAME`: slot
 //!   `STAGES * i + s` is instance `i`'s stage `s` (0 bounds test, 1 decode, 2 bone matrices, 3
 //!   projection, 4 triangles); slot `SLOT_SCENE` the whole scene (wraps past 65,535 ticks); slot
-//!   `SLOT_FRAME` the measured frame number; then figures measured once at start-up (scene.rs): the
-//!   pose cache build (`SLOT_POSE_CACHE`), a 20-bone Pose stage (`SLOT_COMPOSE_BENCH`), blending two
-//!   cached frames (`SLOT_BLEND_BENCH..`) and the compact path's pose (`SLOT_COMPACT_BENCH`);
+//!   `SLOT_FRAME` the measured frame number. That frame is timed from after the previous frame's
+//!   list has left by DMA (on hardware it shares the bus with the CPU) and after the frame's camera
+//!   and the instances' world matrices (game logic) are computed: the figures are the stages' own.
+//!   Then figures measured once at start-up (scene.rs): the pose cache build (`SLOT_POSE_CACHE`), a 20-bone Pose stage (`SLOT_COMPOSE_BENCH`), blending two
+//!   cached frames (`SLOT_BLEND_BENCH..`), the compact path's pose (`SLOT_COMPACT_BENCH`) and the
+//!   triangle stage's back- and front-face paths on synthetic triangles (`SLOT_FACE_BENCH..`);
 //! - frames: rendered frames. The frame number is also drawn on the top rows (scene::FRAME_CODE_*).
 //!
 //! A blob that does not parse, or a sample that does not decode, marks the record FAILED with the
@@ -25,7 +29,7 @@
 use psxanim_runtime::console::ordering::DoubleBuffered;
 use psxanim_runtime::console::prim::{self, Color};
 use psxanim_runtime::console::{dma, gpu, panic, timer, vsync};
-use psxanim_runtime::gte::{Gte, PackedMatrix};
+use psxanim_runtime::gte::{Cop2, FlatTriangles, Gte, PackedMatrix, PacketList, FLAT_PACKET_WORDS, LINK_MASK};
 use psxanim_runtime::record::{status, Record};
 use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::pose_cache::{self, PoseCache};
@@ -35,8 +39,9 @@ use scene::{error_offset, render_error_detail};
 
 mod scene;
 use scene::{
-    Models, Scene, BLEND_BENCH_WEIGHTS, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FRAME_CODE_BITS, FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_BLEND_BENCH,
-    SLOT_COMPACT_BENCH, SLOT_COMPOSE_BENCH, SLOT_FRAME, SLOT_POSE_CACHE, SLOT_SCENE, STAGES,
+    Models, Scene, BLEND_BENCH_WEIGHTS, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FACE_BENCH_CASES, FACE_BENCH_RUNS, FACE_BENCH_TRIANGLES, FRAME_CODE_BITS,
+    FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_BLEND_BENCH, SLOT_COMPACT_BENCH, SLOT_COMPOSE_BENCH, SLOT_FACE_BENCH, SLOT_FRAME,
+    SLOT_POSE_CACHE, SLOT_SCENE, STAGES,
 };
 
 /// 4-byte alignment for the embedded blobs (the tables' sections are aligned within the blob).
@@ -133,6 +138,44 @@ fn blend_bench(cache: &PoseCache, weight: u16) -> u32 {
     ticks
 }
 
+/// The synthetic triangles of `face_bench`: every one `0, 1, 2`, material 0.
+static FACE_BENCH_WORDS: [u32; 2 * FACE_BENCH_TRIANGLES] = {
+    let mut w = [0u32; 2 * FACE_BENCH_TRIANGLES];
+    let mut i = 0;
+    while i < FACE_BENCH_TRIANGLES {
+        w[2 * i] = 1 << 16;
+        w[2 * i + 1] = 2;
+        i += 1;
+    }
+    w
+};
+/// Room for every front face of `face_bench`, and its ordering table.
+static mut FACE_BENCH_ARENA: [u32; FLAT_PACKET_WORDS * FACE_BENCH_TRIANGLES] = [0; FLAT_PACKET_WORDS * FACE_BENCH_TRIANGLES];
+static mut FACE_BENCH_TABLE: [u32; 16] = [LINK_MASK; 16];
+
+/// Ticks of `FACE_BENCH_RUNS` runs of `flat_packets` over the synthetic triangles: a front-facing one
+/// (screen (0, 0), (0, 10), (10, 0): NCLIP -100, depths 2000) or a back-facing one (all at (0, 0)).
+fn face_bench(gte: &mut Gte, front: bool, clip_tests: bool) -> u32 {
+    // In main RAM (statics of the call's frame would be too), as the projected vertices are.
+    static mut SXY: [u32; 3] = [0; 3];
+    static SZ: [u32; 3] = [2000; 3];
+    static MATERIALS: [u32; 1] = [0x0080_8080];
+    // SAFETY: the only references to these statics, taken here, one call at a time.
+    let (sxy, arena, table) = unsafe {
+        (&mut *core::ptr::addr_of_mut!(SXY), &mut *core::ptr::addr_of_mut!(FACE_BENCH_ARENA), &mut *core::ptr::addr_of_mut!(FACE_BENCH_TABLE))
+    };
+    *sxy = if front { [0, 10 << 16, 10] } else { [0; 3] };
+    let job = FlatTriangles { triangles: &FACE_BENCH_WORDS, sxy: &*sxy, sz: &SZ, materials: &MATERIALS, near: 100, clip_tests };
+    let started = timer::now();
+    for _ in 0..FACE_BENCH_RUNS {
+        table.fill(LINK_MASK);
+        let mut list = PacketList { arena: &mut arena[..], table: &mut table[..], max_depth: 14 };
+        // SAFETY: every index (0, 1, 2) is below the 3 projected vertices, the material 0 below 1.
+        core::hint::black_box(unsafe { gte.backend_mut().flat_packets(&job, &mut list) });
+    }
+    timer::ticks_since(started) as u32
+}
+
 #[no_mangle]
 extern "C" fn main() -> ! {
     // SAFETY: the only references to these statics, taken once; no interrupts, one thread.
@@ -159,6 +202,9 @@ extern "C" fn main() -> ! {
                 }
             }
             record.set_cycles(SLOT_COMPACT_BENCH, compact_bench(&mut gte, &scene.models.rigid, scratch));
+            for (i, &(front, clip_tests)) in FACE_BENCH_CASES.iter().enumerate() {
+                record.set_cycles(SLOT_FACE_BENCH + i, face_bench(&mut gte, front, clip_tests));
+            }
             match scene::probe_words(&scene.models, &mut gte, scratch, &mut |w| record.push(w)) {
                 Ok(()) => record.status = status::DONE,
                 Err(e) => record.fail(ERROR_RENDER, render_error_detail(&e)),
@@ -166,6 +212,8 @@ extern "C" fn main() -> ! {
             // SAFETY: the only reference to this static, taken once.
             let copy = unsafe { &mut (*core::ptr::addr_of_mut!(BLOB_COPY)).0 };
             scene::corruption_words(&RIGID.0, &BAKED.0, copy, &mut gte, scratch, &mut |w| record.push(w));
+            scene::flat_packet_words(&mut gte, &mut |w| record.push(w));
+            record.push(scene::pose_cache_hash(&scene.models));
             Some(scene)
         }
         Err(e) => {
@@ -189,11 +237,17 @@ extern "C" fn main() -> ! {
         }
 
         if let Some(scene) = scene.as_mut() {
+            if scene.frame == MEASURED_FRAME {
+                // The previous frame's list is still going out by DMA: let it finish, so the figures
+                // describe the stages and not the bus they would share with it.
+                dma::wait_idle();
+            }
             let mut ticks = [[0u16; STAGES]; INSTANCES];
+            let camera = scene.camera();
             let started = timer::now();
             let mut last = started;
             let mut sink = OtSink { list, shading: Shading::Flat };
-            let outcomes = scene.render(&mut gte, scratch, &mut sink, &mut |i, stage| {
+            let outcomes = scene.render(&camera, &mut gte, scratch, &mut sink, &mut |i, stage| {
                 let now = timer::now();
                 let s = match stage {
                     Stage::Bounds => 0,

@@ -5,8 +5,8 @@
 //! exactly what the console computed and drew at any frame. Game time advances a fixed
 //! `VSYNCS_PER_FRAME` per rendered frame, never by wall-clock vsyncs, to keep it that way.
 use psxanim_runtime::anim::{Animator, Sampling};
-use psxanim_runtime::gte::{Cop2, Gte};
-use psxanim_runtime::math::Vec3i32;
+use psxanim_runtime::gte::{Cop2, FlatTriangles, Gte, PacketList, FLAT_PACKET_WORDS, LINK_MASK};
+use psxanim_runtime::math::{Matrix, Vec3i32};
 use psxanim_runtime::render::camera::{self, Angle, Camera};
 use psxanim_runtime::render::{self, DrawnTriangle, Outcome, PoseCache, RenderError, Scratch, Stage, TriangleSink};
 use psxanim_runtime::tables::{TableError, Tables, CHANNELS_PER_BONE, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE};
@@ -40,6 +40,15 @@ pub const BLEND_BENCH_WEIGHTS: [u16; 2] = [2048, 1000];
 /// Slot of the ticks the compact path (no cache) took at start-up to pose the rigid blob's "Walk" at
 /// `MEASURED_FRAME` (samples decoded, bone matrices composed with the object matrix): the fallback's cost.
 pub const SLOT_COMPACT_BENCH: usize = SLOT_BLEND_BENCH + BLEND_BENCH_WEIGHTS.len();
+/// Slots of the triangle stage's two paths, measured at start-up: ticks of `FACE_BENCH_RUNS` runs of
+/// `Cop2::flat_packets` over `FACE_BENCH_TRIANGLES` copies of one small triangle held in main RAM
+/// like the tables, for each `FACE_BENCH_CASES` entry (front-facing or back-facing with every
+/// vertex at one point, NCLIP 0; with the near and span tests or without).
+pub const SLOT_FACE_BENCH: usize = SLOT_COMPACT_BENCH + 1;
+pub const FACE_BENCH_TRIANGLES: usize = 64;
+pub const FACE_BENCH_RUNS: u32 = 4;
+/// (front-facing, clip tests) per slot from `SLOT_FACE_BENCH`.
+pub const FACE_BENCH_CASES: [(bool, bool); 4] = [(false, false), (true, false), (false, true), (true, true)];
 /// The frame number is drawn as `FRAME_CODE_BITS` blocks on the top rows (white = 1, black = 0), so a
 /// screenshot says which frame it shows whatever the emulator's timing.
 pub const FRAME_CODE_BITS: u32 = 16;
@@ -115,6 +124,8 @@ fn camera_with_yaw(yaw: Angle) -> Camera {
 pub struct Scene<'a> {
     pub models: Models<'a>,
     pub animators: [Animator; INSTANCES],
+    /// Each instance's world matrix (`PLACEMENTS` never move: computed once).
+    pub worlds: [Matrix; INSTANCES],
     pub frame: u32,
 }
 
@@ -136,7 +147,8 @@ impl<'a> Scene<'a> {
             a.set_sampling(p.sampling);
             a.play(tables, clip, true)?;
         }
-        Ok(Scene { models, animators, frame: 0 })
+        let worlds = PLACEMENTS.map(|p| camera::placement(p.position, p.yaw));
+        Ok(Scene { models, animators, worlds, frame: 0 })
     }
 
     /// Advances game time by one rendered frame.
@@ -147,22 +159,27 @@ impl<'a> Scene<'a> {
         }
     }
 
-    /// Draws every instance at the current frame. `mark(instance, stage)` runs after each stage.
+    /// The camera of the current frame (game logic: the console computes it before timing the stages).
+    pub fn camera(&self) -> Camera {
+        camera_at(self.frame)
+    }
+
+    /// Draws every instance at the current frame, seen by `camera` (`Scene::camera`). `mark(instance,
+    /// stage)` runs after each stage.
     pub fn render<B: Cop2, S: TriangleSink + ?Sized>(
         &self,
+        camera: &Camera,
         gte: &mut Gte<B>,
         scratch: &mut Scratch,
         sink: &mut S,
         mark: &mut dyn FnMut(usize, Stage),
     ) -> [Result<Outcome, RenderError>; INSTANCES] {
-        let camera = camera_at(self.frame);
         camera.load(gte);
         let mut outcomes = [Ok(Outcome::Culled); INSTANCES];
         for (i, p) in PLACEMENTS.iter().enumerate() {
-            let world = camera::placement(p.position, p.yaw);
             let (tables, poses) = (self.models.get(p.model), self.models.poses(p.model));
             let sample = self.animators[i].sample();
-            outcomes[i] = render::render_cached(gte, tables, poses, &camera, &world, sample, scratch, sink, &mut |s| mark(i, s));
+            outcomes[i] = render::render_cached(gte, tables, poses, camera, &self.worlds[i], sample, scratch, sink, &mut |s| mark(i, s));
         }
         outcomes
     }
@@ -423,4 +440,88 @@ pub fn render_error_detail(e: &RenderError) -> u32 {
         RenderError::PoseCacheMismatch => 0,
         RenderError::TooManyClips { clips, .. } => *clips as u32,
     }
+}
+
+/// Synthetic screen vertices of `flat_packet_words`: x, y (SXY) and depth (SZ).
+const FLAT_VERTICES: [(i16, i16, u16); 11] = [
+    (0, 0, 2000),
+    (0, 10, 2000),
+    (10, 0, 2000),
+    // 3: nearer than `FLAT_NEAR`.
+    (0, 10, 50),
+    // 4-7: with 4 and 5, 6 makes a triangle 1,000 px wide (outside the loop's quick box, within the
+    // GPU's span), 7 one 1,100 px wide.
+    (-600, 0, 8000),
+    (-600, 10, 8000),
+    (400, 0, 8000),
+    (500, 0, 8000),
+    // 8-10: a triangle 600 px tall.
+    (0, -300, 2000),
+    (0, 300, 2000),
+    (10, -300, 2000),
+];
+/// `a | b << 16`, `c | material << 16`: front, back, too near, wide but drawable, too wide, too tall,
+/// then two more front faces (the second material, the first).
+const FLAT_TRIANGLES: [u32; 16] = [
+    1 << 16, 2, // 0 1 2
+    2 << 16, 1, // 0 2 1
+    3 << 16, 2 | 1 << 16, // 0 3 2
+    4 | 5 << 16, 6 | 1 << 16, // 4 5 6
+    4 | 5 << 16, 7, // 4 5 7
+    8 | 9 << 16, 10 | 1 << 16, // 8 9 10
+    1 << 16, 2 | 1 << 16, // 0 1 2
+    4 | 5 << 16, 6, // 4 5 6
+];
+const FLAT_MATERIALS: [u32; 2] = [0x0010_2030, 0x0040_5060];
+const FLAT_NEAR: u16 = 100;
+const FLAT_DEPTHS: usize = 8;
+/// Room for every triangle, or for three packets.
+const FLAT_ROOMS: [usize; 2] = [8, 3];
+/// Record words per `flat_packet_words` run: written, rejected, the table, then the packets.
+#[allow(dead_code)] // used by the host only
+pub const FLAT_RUN_WORDS: usize = 2 + FLAT_DEPTHS + FLAT_PACKET_WORDS * 8;
+#[allow(dead_code)] // used by the host only
+pub const FLAT_RUNS: usize = 2 * FLAT_ROOMS.len();
+
+/// The triangle stage's packet loop (`Cop2::flat_packets`: on the console the asm of both variants)
+/// on synthetic triangles that take every path: back face, front face, too near, the span's quick
+/// box and exact test, a full arena; with the near and span tests and without, with room for every
+/// packet and for three. Per run: written, rejected, the table's entries, then every packet slot
+/// (`FLAT_RUN_WORDS` in all; unwritten ones zero), links as packet numbers (an end marker as
+/// `LINK_MASK`), so the words do not depend on where the buffers are. Sets ZSF3 to 1 (OTZ = sum of SZ >> 12).
+pub fn flat_packet_words<B: Cop2>(gte: &mut Gte<B>, push: &mut dyn FnMut(u32)) {
+    let sxy = FLAT_VERTICES.map(|(x, y, _)| x as u16 as u32 | (y as u16 as u32) << 16);
+    let sz = FLAT_VERTICES.map(|(_, _, z)| z as u32);
+    gte.set_ot_scale(1, 1);
+    for clip_tests in [true, false] {
+        for room in FLAT_ROOMS {
+            let mut arena = [0u32; FLAT_PACKET_WORDS * 8];
+            let mut table = [LINK_MASK; FLAT_DEPTHS];
+            let base = arena.as_ptr() as usize as u32;
+            let job = FlatTriangles { triangles: &FLAT_TRIANGLES, sxy: &sxy, sz: &sz, materials: &FLAT_MATERIALS, near: FLAT_NEAR, clip_tests };
+            let mut list = PacketList { arena: &mut arena[..FLAT_PACKET_WORDS * room], table: &mut table, max_depth: FLAT_DEPTHS as u32 - 2 };
+            // SAFETY: every vertex index is below 11, every material below 2.
+            let done = unsafe { gte.backend_mut().flat_packets(&job, &mut list) };
+            let packet = |link: u32| if link & LINK_MASK == LINK_MASK { LINK_MASK } else { (link.wrapping_sub(base) & LINK_MASK) / (4 * FLAT_PACKET_WORDS as u32) };
+            push(done.written as u32);
+            push(done.rejected as u32);
+            for t in table {
+                push(packet(t));
+            }
+            for (i, p) in arena.chunks_exact(FLAT_PACKET_WORDS).enumerate() {
+                push(if i < done.written { p[0] & !LINK_MASK | packet(p[0]) } else { p[0] });
+                for &w in &p[1..] {
+                    push(w);
+                }
+            }
+        }
+    }
+}
+
+/// A hash of every word of the rigid blob's pose cache (0 without a cache): the record's last word,
+/// so a cache built differently on the console than on the host shows up as such (the probes would
+/// only show its consequences).
+pub fn pose_cache_hash(models: &Models) -> u32 {
+    let words = models.rigid_poses.iter().flat_map(|c| c.entries().iter()).flat_map(|e| e.words.iter());
+    words.fold(0x811C_9DC5_u32, |h, &w| (h ^ w).wrapping_mul(0x0100_0193))
 }

@@ -37,6 +37,9 @@ pub struct FlatTriangles<'a> {
     pub materials: &'a [u32],
     /// The nearest depth (SZ) a drawn vertex may have.
     pub near: u16,
+    /// False: the caller knows no triangle is nearer than `near` or larger than the spans (its
+    /// character's box is `render::cull::Visibility::Clear`), and the near and span tests are skipped.
+    pub clip_tests: bool,
 }
 
 /// Where [`Cop2::flat_packets`] links its packets: a GPU ordering table and the free part of its
@@ -164,9 +167,9 @@ pub trait Cop2 {
 
     /// Flat-shaded GPU triangles straight from the tables: for each triangle of `job.triangles` in
     /// order, NCLIP (a triangle whose NCLIP is zero or positive faces away and is skipped), then SZ1..3
-    /// and AVSZ3; a front face is rejected when a vertex is nearer than `job.near`, when its screen
-    /// extent is wider than [`MAX_SPAN_X`] or taller than [`MAX_SPAN_Y`] pixels, or when `out.arena`
-    /// has no room left. Otherwise it becomes a GPU linked-list packet of [`FLAT_PACKET_WORDS`] words
+    /// and AVSZ3; a front face is rejected (with `job.clip_tests`) when a vertex is nearer than
+    /// `job.near`, when its screen extent is wider than [`MAX_SPAN_X`] or taller than [`MAX_SPAN_Y`]
+    /// pixels, and (always) when `out.arena` has no room left. Otherwise it becomes a GPU linked-list packet of [`FLAT_PACKET_WORDS`] words
     /// at the start of the arena's unused part: the header (4 words follow, then the 24-bit link read
     /// from `out.table[z]`, with `z` = min(OTZ, `out.max_depth`)), the flat-triangle command with the
     /// material's colour, SXY0..2; and `out.table[z]` then holds the 24-bit address of that header.
@@ -192,7 +195,8 @@ pub trait Cop2 {
             let x = s.sxy.map(|w| w as u16 as i16 as i32);
             let y = s.sxy.map(|w| (w as i32) >> 16);
             let within = |c: [i32; 3], max: i32| [c[0] - c[1], c[1] - c[2], c[0] - c[2]].iter().all(|d| d.abs() <= max);
-            if s.sz.iter().any(|&z| z < near) || !within(x, MAX_SPAN_X) || !within(y, MAX_SPAN_Y) || room == 0 {
+            let fails_clip = s.sz.iter().any(|&z| z < near) || !within(x, MAX_SPAN_X) || !within(y, MAX_SPAN_Y);
+            if (job.clip_tests && fails_clip) || room == 0 {
                 done.rejected += 1;
                 continue;
             }

@@ -388,228 +388,21 @@ impl Cop2 for Cop2Hardware {
         (unsafe { at.offset_from(start) } as usize) / 2
     }
 
-    /// One loop over the triangles. The back-face test: the triangle's words (loaded one iteration
-    /// ahead, while the previous NCLIP ran) scaled to SXY addresses, three lwc2, NCLIP, and while NCLIP
-    /// runs the next triangle's words; then the MAC0 sign. A front face: SZ1..3 by lwc2 and AVSZ3, the
-    /// near and span tests on the values read back with mfc2, the packet stored from registers and
-    /// linked into the table. Branch delay slots are filled by hand (`noreorder`).
+    /// One loop over the triangles ([`flat_packets_tested`], or [`flat_packets_untested`] when
+    /// `job.clip_tests` is false), the material words first copied to the scratchpad as GP0 words.
     unsafe fn flat_packets(&mut self, job: &FlatTriangles, out: &mut PacketList) -> FlatPackets {
         let Some(max_depth) = out.table.len().checked_sub(1).map(|last| last.min(out.max_depth as usize)) else {
             return FlatPackets::default();
         };
-        let start = job.triangles.as_ptr();
-        // SAFETY: one past the last whole triangle of the slice.
-        let end = unsafe { start.add(job.triangles.len() & !1) };
-        let room = out.arena.len() / FLAT_PACKET_WORDS;
-        let sz_offset = (job.sz.as_ptr() as usize).wrapping_sub(job.sxy.as_ptr() as usize);
-        let (room_left, rejected): (usize, usize);
-        // SAFETY: reads whole triangles of `job.triangles` (the next one only after testing that it
-        // exists), by the caller's contract words of `sxy`, `sz` and `materials`, entries of `table`
-        // up to `max_depth`, and writes at most `room` packets into `arena`. Hazards: no register
-        // loaded by lw/mfc2 is used by the next instruction; two instructions separate each lwc2 from
-        // the command that reads it; mfc2 waits for the command (interlocked).
+        load_materials(job.materials);
+        // SAFETY: the caller's contract; `max_depth` is below the table's length.
         unsafe {
-            asm!(
-                ".set push",
-                ".set noreorder",
-                "lui $23, 0x00FF",
-                "ori $23, $23, 0xFFFF",
-                "beq $9, $10, 9f",
-                "nop",
-                "lw $12, 0($9)",
-                "lw $13, 4($9)",
-                "addiu $9, $9, 8",
-                // $12, $13: the current triangle's words; $9: one past it (past the end: done).
-                "1:",
-                "sltu $8, $10, $9",
-                "5:",
-                "bnez $8, 9f",
-                "andi $14, $12, 0xFFFF",
-                "srl $6, $12, 16",
-                "andi $7, $13, 0xFFFF",
-                "sll $14, $14, 2",
-                "sll $6, $6, 2",
-                "sll $7, $7, 2",
-                "addu $14, $14, $11",
-                "addu $6, $6, $11",
-                "addu $7, $7, $11",
-                ".word {l_sxy0}",
-                ".word {l_sxy1}",
-                ".word {l_sxy2}",
-                // The SXY addresses become SZ addresses once loaded.
-                "addu $14, $14, $15",
-                "addu $6, $6, $15",
-                ".word {nclip}",
-                "move $24, $13",
-                "beq $9, $10, 2f",
-                "addiu $9, $9, 8",
-                "lw $12, -8($9)",
-                "lw $13, -4($9)",
-                "2:",
-                ".word {mac0}",
-                "addu $7, $7, $15",
-                "bgez $8, 5b",
-                "sltu $8, $10, $9",
-                // Front face: depth.
-                ".word {l_sz1}",
-                ".word {l_sz2}",
-                ".word {l_sz3}",
-                "srl $24, $24, 16",
-                "andi $24, $24, 0xFF",
-                ".word {avsz3}",
-                // The material's colour, loaded while AVSZ3 runs.
-                "sll $24, $24, 2",
-                "addu $24, $24, $16",
-                "lw $24, 0($24)",
-                ".word {r_sz1}",
-                ".word {r_sz2}",
-                ".word {r_sz3}",
-                // Near test: a negative `z - near` for any vertex.
-                "subu $2, $2, $17",
-                "subu $3, $3, $17",
-                "subu $4, $4, $17",
-                "or $2, $2, $3",
-                "or $2, $2, $4",
-                "bltz $2, 8f",
-                // Span test, first a box of 1024 x 512 pixels around the origin: adding
-                // 256 << 16 | 512 to an SXY word leaves its low half below 1024 and its high half
-                // below 512 only for a vertex inside (the GTE keeps x in -1024..=1023; a carry from
-                // the low half can only make the box one row smaller), so one mask tests all three.
-                ".word {r_sxy0}",
-                ".word {r_sxy1}",
-                ".word {r_sxy2}",
-                "lui $8, 0x0100",
-                "ori $8, $8, 0x0200",
-                "addu $5, $2, $8",
-                "addu $6, $3, $8",
-                "addu $7, $4, $8",
-                "or $5, $5, $6",
-                "or $5, $5, $7",
-                "lui $8, 0xFE00",
-                "ori $8, $8, 0xFC00",
-                "and $5, $5, $8",
-                "bnez $5, 7f",
-                "sll $24, $24, 8",
-                "6:",
-                "beqz $19, 8f",
-                ".word {r_otz}",
-                // The packet: depth entry, then the words and the link.
-                "lui $25, {cmd_hi}",
-                "sltu $5, $22, $8",
-                "beqz $5, 3f",
-                "sll $8, $8, 2",
-                "sll $8, $22, 2",
-                "3:",
-                "addu $8, $8, $21",
-                "lw $5, 0($8)",
-                "srl $24, $24, 8",
-                "or $24, $24, $25",
-                "sw $24, 4($18)",
-                "sw $2, 8($18)",
-                "sw $3, 12($18)",
-                "sw $4, 16($18)",
-                "and $5, $5, $23",
-                "lui $25, {len_hi}",
-                "or $5, $5, $25",
-                "sw $5, 0($18)",
-                "and $25, $18, $23",
-                "sw $25, 0($8)",
-                "addiu $18, $18, {bytes}",
-                "b 1b",
-                "addiu $19, $19, -1",
-                // Outside the box: the exact test, every pairwise |d| <= max as (d + max) < 2 * max + 1
-                // unsigned.
-                "7:",
-                "sra $5, $2, 16",
-                "sra $6, $3, 16",
-                "sra $7, $4, 16",
-                "subu $8, $5, $6",
-                "addiu $8, $8, {my}",
-                "sltiu $8, $8, {my2}",
-                "subu $25, $6, $7",
-                "addiu $25, $25, {my}",
-                "sltiu $25, $25, {my2}",
-                "and $8, $8, $25",
-                "subu $25, $5, $7",
-                "addiu $25, $25, {my}",
-                "sltiu $25, $25, {my2}",
-                "and $8, $8, $25",
-                "sll $5, $2, 16",
-                "sra $5, $5, 16",
-                "sll $6, $3, 16",
-                "sra $6, $6, 16",
-                "sll $7, $4, 16",
-                "sra $7, $7, 16",
-                "subu $25, $5, $6",
-                "addiu $25, $25, {mx}",
-                "sltiu $25, $25, {mx2}",
-                "and $8, $8, $25",
-                "subu $25, $6, $7",
-                "addiu $25, $25, {mx}",
-                "sltiu $25, $25, {mx2}",
-                "and $8, $8, $25",
-                "subu $25, $5, $7",
-                "addiu $25, $25, {mx}",
-                "sltiu $25, $25, {mx2}",
-                "and $8, $8, $25",
-                "bnez $8, 6b",
-                "nop",
-                "8:",
-                "b 1b",
-                "addiu $20, $20, 1",
-                "9:",
-                ".set pop",
-                l_sxy0 = const lwc2(14, data::SXY0, 0),
-                l_sxy1 = const lwc2(6, data::SXY1, 0),
-                l_sxy2 = const lwc2(7, data::SXY2, 0),
-                nclip = const cop2(cmd::NCLIP),
-                mac0 = const mfc2(data::MAC0),
-                l_sz1 = const lwc2(14, data::SZ1, 0),
-                l_sz2 = const lwc2(6, data::SZ2, 0),
-                l_sz3 = const lwc2(7, data::SZ3, 0),
-                avsz3 = const cop2(cmd::AVSZ3),
-                r_sz1 = const mfc2_to(2, data::SZ1),
-                r_sz2 = const mfc2_to(3, data::SZ2),
-                r_sz3 = const mfc2_to(4, data::SZ3),
-                r_sxy0 = const mfc2_to(2, data::SXY0),
-                r_sxy1 = const mfc2_to(3, data::SXY1),
-                r_sxy2 = const mfc2_to(4, data::SXY2),
-                r_otz = const mfc2_to(8, data::OTZ),
-                my = const MAX_SPAN_Y,
-                my2 = const 2 * MAX_SPAN_Y + 1,
-                mx = const MAX_SPAN_X,
-                mx2 = const 2 * MAX_SPAN_X + 1,
-                cmd_hi = const GP0_FLAT_TRIANGLE >> 16,
-                len_hi = const (FLAT_PACKET_WORDS as u32 - 1) << 8,
-                bytes = const 4 * FLAT_PACKET_WORDS,
-                inout("$9") start => _,
-                in("$10") end,
-                in("$11") job.sxy.as_ptr(),
-                in("$15") sz_offset,
-                in("$16") job.materials.as_ptr(),
-                in("$17") job.near as u32,
-                inout("$18") out.arena.as_mut_ptr() => _,
-                inout("$19") room => room_left,
-                inout("$20") 0usize => rejected,
-                in("$21") out.table.as_mut_ptr(),
-                in("$22") max_depth,
-                out("$2") _,
-                out("$3") _,
-                out("$4") _,
-                out("$5") _,
-                out("$6") _,
-                out("$7") _,
-                out("$8") _,
-                out("$12") _,
-                out("$13") _,
-                out("$14") _,
-                out("$23") _,
-                out("$24") _,
-                out("$25") _,
-                options(nostack),
-            );
+            if job.clip_tests {
+                flat_packets_tested(job, out, max_depth)
+            } else {
+                flat_packets_untested(job, out, max_depth)
+            }
         }
-        FlatPackets { written: room - room_left, rejected }
     }
 
     #[inline(always)]
@@ -767,4 +560,411 @@ impl Cop2 for Cop2Hardware {
             );
         }
     }
+}
+
+/// The scratchpad (1 KiB of 1-cycle RAM at 0x1F800000): [`flat_packets_untested`] keeps the GP0 word
+/// of every material there (256 words: a material index is a byte).
+const SCRATCHPAD: usize = 0x1F80_0000;
+
+/// Writes the GP0 word (flat triangle command, colour) of every material, at most 256, to the
+/// scratchpad, where the triangle loops read them.
+fn load_materials(materials: &[u32]) {
+    let pad = SCRATCHPAD as *mut u32;
+    for (i, m) in materials.iter().take(256).enumerate() {
+        // SAFETY: `i` < 256 words: inside the scratchpad, which nothing else uses across a triangle loop.
+        unsafe { pad.add(i).write_volatile(GP0_FLAT_TRIANGLE | (m & 0x00FF_FFFF)) };
+    }
+}
+
+/// `Cop2::flat_packets` without the near and span tests (`job.clip_tests` false): the loop of
+/// [`flat_packets_tested`] with a shorter front face, SXY0..2 stored into the packet straight from
+/// the GTE (`swc2`), no GPR copies of SZ and SXY.
+///
+/// # Safety
+/// As `Cop2::flat_packets`; `max_depth` is below `out.table.len()`.
+unsafe fn flat_packets_untested(job: &FlatTriangles, out: &mut PacketList, max_depth: usize) -> FlatPackets {
+    let start = job.triangles.as_ptr();
+    // SAFETY: one past the last whole triangle of the slice.
+    let end = unsafe { start.add(job.triangles.len() & !1) };
+    let room = out.arena.len() / FLAT_PACKET_WORDS;
+    let sz_offset = (job.sz.as_ptr() as usize).wrapping_sub(job.sxy.as_ptr() as usize);
+    let (room_left, rejected): (usize, usize);
+    // SAFETY: reads whole triangles of `job.triangles` (the next one only after testing that it
+    // exists), by the caller's contract words of `sxy` and `sz`, scratchpad words below 256, entries
+    // of `table` up to `max_depth`, and writes at most `room` packets into `arena`. Hazards: no
+    // register loaded by lw/mfc2 is used by the next instruction; two instructions separate each lwc2
+    // from the command that reads it; mfc2 waits for the command (interlocked), and the swc2 of SXY
+    // come after the mfc2 of OTZ.
+    unsafe {
+        asm!(
+            ".set push",
+            ".set noreorder",
+            "lui $23, 0x00FF",
+            "ori $23, $23, 0xFFFF",
+            "beq $9, $10, 9f",
+            "nop",
+            "lw $12, 0($9)",
+            "lw $13, 4($9)",
+            "addiu $9, $9, 8",
+            "b 1f",
+            "andi $2, $12, 0xFFFF",
+            // No room left.
+            "8:",
+            "addiu $20, $20, 1",
+            "sltu $5, $10, $9",
+            "beqz $5, 1f",
+            "andi $2, $12, 0xFFFF",
+            "b 9f",
+            "nop",
+            // The last triangle ($9 is now past the end).
+            "4:",
+            ".word {mac0}",
+            "addu $7, $7, $15",
+            "bltz $8, 5f",
+            "nop",
+            "b 9f",
+            "nop",
+            // $12, $13: the current triangle's words ($2 its first index, set in the previous branch's
+            // delay slot); $9: one past it.
+            "1:",
+            "srl $6, $12, 16",
+            "andi $7, $13, 0xFFFF",
+            "sll $14, $2, 2",
+            "sll $6, $6, 2",
+            "sll $7, $7, 2",
+            "addu $14, $14, $11",
+            "addu $6, $6, $11",
+            "addu $7, $7, $11",
+            ".word {l_sxy0}",
+            ".word {l_sxy1}",
+            ".word {l_sxy2}",
+            // The SXY addresses become SZ addresses once loaded.
+            "addu $14, $14, $15",
+            "addu $6, $6, $15",
+            ".word {nclip}",
+            "move $24, $13",
+            "beq $9, $10, 4b",
+            "addiu $9, $9, 8",
+            "lw $12, -8($9)",
+            "lw $13, -4($9)",
+            ".word {mac0}",
+            "addu $7, $7, $15",
+            "bgez $8, 1b",
+            "andi $2, $12, 0xFFFF",
+            // Front face: depth, then the packet.
+            "5:",
+            ".word {l_sz1}",
+            ".word {l_sz2}",
+            ".word {l_sz3}",
+            "srl $24, $24, 14",
+            "andi $24, $24, 0x3FC",
+            ".word {avsz3}",
+            "addu $24, $24, $16",
+            "lw $24, 0($24)",
+            "beqz $19, 8b",
+            ".word {r_otz}",
+            ".word {s_sxy0}",
+            ".word {s_sxy1}",
+            ".word {s_sxy2}",
+            "sltu $5, $22, $8",
+            "beqz $5, 3f",
+            "sll $8, $8, 2",
+            "sll $8, $22, 2",
+            "3:",
+            "addu $8, $8, $21",
+            "lw $5, 0($8)",
+            "sw $24, 4($18)",
+            "lui $25, {len_hi}",
+            "and $5, $5, $23",
+            "or $5, $5, $25",
+            "sw $5, 0($18)",
+            "and $25, $18, $23",
+            "sw $25, 0($8)",
+            "addiu $18, $18, {bytes}",
+            "addiu $19, $19, -1",
+            "sltu $5, $10, $9",
+            "beqz $5, 1b",
+            "andi $2, $12, 0xFFFF",
+            "9:",
+            ".set pop",
+            l_sxy0 = const lwc2(14, data::SXY0, 0),
+            l_sxy1 = const lwc2(6, data::SXY1, 0),
+            l_sxy2 = const lwc2(7, data::SXY2, 0),
+            nclip = const cop2(cmd::NCLIP),
+            mac0 = const mfc2(data::MAC0),
+            l_sz1 = const lwc2(14, data::SZ1, 0),
+            l_sz2 = const lwc2(6, data::SZ2, 0),
+            l_sz3 = const lwc2(7, data::SZ3, 0),
+            avsz3 = const cop2(cmd::AVSZ3),
+            r_otz = const mfc2_to(8, data::OTZ),
+            s_sxy0 = const swc2(18, data::SXY0, 8),
+            s_sxy1 = const swc2(18, data::SXY1, 12),
+            s_sxy2 = const swc2(18, data::SXY2, 16),
+            len_hi = const (FLAT_PACKET_WORDS as u32 - 1) << 8,
+            bytes = const 4 * FLAT_PACKET_WORDS,
+            inout("$9") start => _,
+            in("$10") end,
+            in("$11") job.sxy.as_ptr(),
+            in("$15") sz_offset,
+            in("$16") SCRATCHPAD,
+            inout("$18") out.arena.as_mut_ptr() => _,
+            inout("$19") room => room_left,
+            inout("$20") 0usize => rejected,
+            in("$21") out.table.as_mut_ptr(),
+            in("$22") max_depth,
+            out("$2") _,
+            out("$5") _,
+            out("$6") _,
+            out("$7") _,
+            out("$8") _,
+            out("$12") _,
+            out("$13") _,
+            out("$14") _,
+            out("$23") _,
+            out("$24") _,
+            out("$25") _,
+            options(nostack),
+        );
+    }
+    FlatPackets { written: room - room_left, rejected }
+}
+
+/// `Cop2::flat_packets` with the near and span tests. The back-face path: the triangle's words
+/// (loaded one iteration ahead, while the previous NCLIP ran) scaled to SXY addresses, three lwc2,
+/// NCLIP, and while NCLIP runs the next triangle's words; then the MAC0 sign. Its one end test is
+/// the prefetch's, which also moves `$9` past the end for the front face's test. A front face:
+/// SZ1..3 by lwc2 and AVSZ3, the GP0 word from the scratchpad ([`load_materials`]), the near and
+/// span tests on SZ and SXY read back with mfc2, the packet stored from registers and linked into
+/// the table. Branch delay slots are filled by hand (`noreorder`).
+///
+/// # Safety
+/// As `Cop2::flat_packets`; `max_depth` is below `out.table.len()`; the scratchpad holds the
+/// materials' GP0 words.
+unsafe fn flat_packets_tested(job: &FlatTriangles, out: &mut PacketList, max_depth: usize) -> FlatPackets {
+    let start = job.triangles.as_ptr();
+    // SAFETY: one past the last whole triangle of the slice.
+    let end = unsafe { start.add(job.triangles.len() & !1) };
+    let room = out.arena.len() / FLAT_PACKET_WORDS;
+    let sz_offset = (job.sz.as_ptr() as usize).wrapping_sub(job.sxy.as_ptr() as usize);
+    let (room_left, rejected): (usize, usize);
+    // SAFETY: reads whole triangles of `job.triangles` (the next one only after testing that it
+    // exists), by the caller's contract words of `sxy` and `sz`, scratchpad words below 256, entries
+    // of `table` up to `max_depth`, and writes at most `room` packets into `arena`. Hazards: no
+    // register loaded by lw/mfc2 is used by the next instruction; two instructions separate each lwc2
+    // from the command that reads it; mfc2 waits for the command (interlocked).
+    unsafe {
+        asm!(
+            ".set push",
+            ".set noreorder",
+            "lui $23, 0x00FF",
+            "ori $23, $23, 0xFFFF",
+            "beq $9, $10, 9f",
+            "nop",
+            "lw $12, 0($9)",
+            "lw $13, 4($9)",
+            "addiu $9, $9, 8",
+            "b 1f",
+            "andi $2, $12, 0xFFFF",
+            // Rejected (too near, too large, or no room left).
+            "8:",
+            "addiu $20, $20, 1",
+            "sltu $5, $10, $9",
+            "beqz $5, 1f",
+            "andi $2, $12, 0xFFFF",
+            "b 9f",
+            "nop",
+            // The last triangle ($9 is now past the end).
+            "4:",
+            ".word {mac0}",
+            "addu $7, $7, $15",
+            "bltz $8, 5f",
+            "nop",
+            "b 9f",
+            "nop",
+            // $12, $13: the current triangle's words ($2 its first index, set in the previous branch's
+            // delay slot); $9: one past it.
+            "1:",
+            "srl $6, $12, 16",
+            "andi $7, $13, 0xFFFF",
+            "sll $14, $2, 2",
+            "sll $6, $6, 2",
+            "sll $7, $7, 2",
+            "addu $14, $14, $11",
+            "addu $6, $6, $11",
+            "addu $7, $7, $11",
+            ".word {l_sxy0}",
+            ".word {l_sxy1}",
+            ".word {l_sxy2}",
+            // The SXY addresses become SZ addresses once loaded.
+            "addu $14, $14, $15",
+            "addu $6, $6, $15",
+            ".word {nclip}",
+            "move $24, $13",
+            "beq $9, $10, 4b",
+            "addiu $9, $9, 8",
+            "lw $12, -8($9)",
+            "lw $13, -4($9)",
+            ".word {mac0}",
+            "addu $7, $7, $15",
+            "bgez $8, 1b",
+            "andi $2, $12, 0xFFFF",
+            // Front face: depth.
+            "5:",
+            ".word {l_sz1}",
+            ".word {l_sz2}",
+            ".word {l_sz3}",
+            "srl $24, $24, 14",
+            "andi $24, $24, 0x3FC",
+            ".word {avsz3}",
+            "addu $24, $24, $16",
+            "lw $24, 0($24)",
+            ".word {r_sz1}",
+            ".word {r_sz2}",
+            ".word {r_sz3}",
+            // Near test: a negative `z - near` for any vertex.
+            "subu $2, $2, $17",
+            "subu $3, $3, $17",
+            "subu $4, $4, $17",
+            "or $2, $2, $3",
+            "or $2, $2, $4",
+            "bltz $2, 8b",
+            // Span test, first a box of 1024 x 512 pixels around the origin: adding
+            // 256 << 16 | 512 to an SXY word leaves its low half below 1024 and its high half
+            // below 512 only for a vertex inside (the GTE keeps x in -1024..=1023; a carry from
+            // the low half can only make the box one row smaller), so one mask tests all three.
+            ".word {r_sxy0}",
+            ".word {r_sxy1}",
+            ".word {r_sxy2}",
+            "lui $8, 0x0100",
+            "ori $8, $8, 0x0200",
+            "addu $5, $2, $8",
+            "addu $6, $3, $8",
+            "addu $7, $4, $8",
+            "or $5, $5, $6",
+            "or $5, $5, $7",
+            "lui $8, 0xFE00",
+            "ori $8, $8, 0xFC00",
+            "and $5, $5, $8",
+            "bnez $5, 7f",
+            "nop",
+            "6:",
+            "beqz $19, 8b",
+            ".word {r_otz}",
+            // The packet: depth entry (the store covers the mfc2's load delay), then the words and
+            // the link.
+            "sw $24, 4($18)",
+            "sltu $5, $22, $8",
+            "beqz $5, 3f",
+            "sll $8, $8, 2",
+            "sll $8, $22, 2",
+            "3:",
+            "addu $8, $8, $21",
+            "lw $5, 0($8)",
+            "sw $2, 8($18)",
+            "sw $3, 12($18)",
+            "sw $4, 16($18)",
+            "and $5, $5, $23",
+            "lui $25, {len_hi}",
+            "or $5, $5, $25",
+            "sw $5, 0($18)",
+            "and $25, $18, $23",
+            "sw $25, 0($8)",
+            "addiu $18, $18, {bytes}",
+            "addiu $19, $19, -1",
+            "sltu $5, $10, $9",
+            "beqz $5, 1b",
+            "andi $2, $12, 0xFFFF",
+            "b 9f",
+            "nop",
+            // Outside the box: the exact test, every pairwise |d| <= max as (d + max) < 2 * max + 1
+            // unsigned.
+            "7:",
+            "sra $5, $2, 16",
+            "sra $6, $3, 16",
+            "sra $7, $4, 16",
+            "subu $8, $5, $6",
+            "addiu $8, $8, {my}",
+            "sltiu $8, $8, {my2}",
+            "subu $25, $6, $7",
+            "addiu $25, $25, {my}",
+            "sltiu $25, $25, {my2}",
+            "and $8, $8, $25",
+            "subu $25, $5, $7",
+            "addiu $25, $25, {my}",
+            "sltiu $25, $25, {my2}",
+            "and $8, $8, $25",
+            "sll $5, $2, 16",
+            "sra $5, $5, 16",
+            "sll $6, $3, 16",
+            "sra $6, $6, 16",
+            "sll $7, $4, 16",
+            "sra $7, $7, 16",
+            "subu $25, $5, $6",
+            "addiu $25, $25, {mx}",
+            "sltiu $25, $25, {mx2}",
+            "and $8, $8, $25",
+            "subu $25, $6, $7",
+            "addiu $25, $25, {mx}",
+            "sltiu $25, $25, {mx2}",
+            "and $8, $8, $25",
+            "subu $25, $5, $7",
+            "addiu $25, $25, {mx}",
+            "sltiu $25, $25, {mx2}",
+            "and $8, $8, $25",
+            "bnez $8, 6b",
+            "nop",
+            "b 8b",
+            "nop",
+            "9:",
+            ".set pop",
+            l_sxy0 = const lwc2(14, data::SXY0, 0),
+            l_sxy1 = const lwc2(6, data::SXY1, 0),
+            l_sxy2 = const lwc2(7, data::SXY2, 0),
+            nclip = const cop2(cmd::NCLIP),
+            mac0 = const mfc2(data::MAC0),
+            l_sz1 = const lwc2(14, data::SZ1, 0),
+            l_sz2 = const lwc2(6, data::SZ2, 0),
+            l_sz3 = const lwc2(7, data::SZ3, 0),
+            avsz3 = const cop2(cmd::AVSZ3),
+            r_sz1 = const mfc2_to(2, data::SZ1),
+            r_sz2 = const mfc2_to(3, data::SZ2),
+            r_sz3 = const mfc2_to(4, data::SZ3),
+            r_sxy0 = const mfc2_to(2, data::SXY0),
+            r_sxy1 = const mfc2_to(3, data::SXY1),
+            r_sxy2 = const mfc2_to(4, data::SXY2),
+            r_otz = const mfc2_to(8, data::OTZ),
+            my = const MAX_SPAN_Y,
+            my2 = const 2 * MAX_SPAN_Y + 1,
+            mx = const MAX_SPAN_X,
+            mx2 = const 2 * MAX_SPAN_X + 1,
+            len_hi = const (FLAT_PACKET_WORDS as u32 - 1) << 8,
+            bytes = const 4 * FLAT_PACKET_WORDS,
+            inout("$9") start => _,
+            in("$10") end,
+            in("$11") job.sxy.as_ptr(),
+            in("$15") sz_offset,
+            in("$16") SCRATCHPAD,
+            in("$17") job.near as u32,
+            inout("$18") out.arena.as_mut_ptr() => _,
+            inout("$19") room => room_left,
+            inout("$20") 0usize => rejected,
+            in("$21") out.table.as_mut_ptr(),
+            in("$22") max_depth,
+            out("$2") _,
+            out("$3") _,
+            out("$4") _,
+            out("$5") _,
+            out("$6") _,
+            out("$7") _,
+            out("$8") _,
+            out("$12") _,
+            out("$13") _,
+            out("$14") _,
+            out("$23") _,
+            out("$24") _,
+            out("$25") _,
+            options(nostack),
+        );
+    }
+    FlatPackets { written: room - room_left, rejected }
 }

@@ -286,6 +286,17 @@ impl<B: Cop2> Gte<B> {
         }
     }
 
+    /// [`Gte::rtps`] of a vertex given as its VXY0 and VZ0 words (`x | y << 16`, `z`).
+    pub fn rtps_words(&mut self, xy: u32, z: u32) -> Projected {
+        self.backend.write_data::<{ data::VXY0 }>(xy);
+        self.backend.write_data::<{ data::VZ0 }>(z);
+        self.backend.command::<{ cmd::RTPS }>();
+        Projected {
+            xy: ScreenXY::from_word(self.backend.read_data::<{ data::SXY2 }>()),
+            z: self.backend.read_data::<{ data::SZ3 }>() as u16,
+        }
+    }
+
     /// RTPT: projects three vertices (sf=1, lm=0); the FIFOs then hold them for NCLIP and AVSZ3.
     pub fn rtpt(&mut self, v: &[Vec3i16; 3]) -> [Projected; 3] {
         self.load_vertex::<{ data::VXY0 }, { data::VZ0 }>(v[0]);
@@ -431,17 +442,25 @@ impl PackedMatrix {
     /// shifted down arithmetically): 32-bit integer steps, identical on every target.
     pub fn lerp(a: &Self, b: &Self, weight: u16) -> Self {
         let w = weight.min(1 << 12) as i32;
-        let half = |p: u32, q: u32, shift: u32| -> u32 {
-            let (p, q) = ((p >> shift) as u16 as i16 as i32, (q >> shift) as u16 as i16 as i32);
-            ((p + (((q - p) * w) >> 12)) as u16 as u32) << shift
-        };
         let mut words = [0u32; 6];
         for (i, out) in words.iter_mut().enumerate() {
-            *out = half(a.words[i], b.words[i], 0) | half(a.words[i], b.words[i], 16);
+            *out = lerp_word(a.words[i], b.words[i], w);
         }
         Self { words }
     }
 }
+
+/// Both halves of one [`PackedMatrix::lerp`] word. Out of line: unrolled over the six words, the two
+/// multiplies per word ran out of registers and spilled HI/LO and temporaries to the (uncached) stack.
+#[inline(never)]
+fn lerp_word(p: u32, q: u32, w: i32) -> u32 {
+    let half = |shift: u32| -> u32 {
+        let (p, q) = ((p >> shift) as u16 as i16 as i32, (q >> shift) as u16 as i16 as i32);
+        ((p + (((q - p) * w) >> 12)) as u16 as u32) << shift
+    };
+    half(0) | half(16)
+}
+
 
 impl<B: Cop2> Gte<B> {
     /// `out[i] = object * poses[i]` for every pose (as many as both slices hold), where `object` is

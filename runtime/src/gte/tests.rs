@@ -239,3 +239,14 @@ fn rtpt_positions_equals_rtpt_words_on_the_packed_positions() {
     assert_eq!(a, b);
     assert_ne!(a.0[..6], [0; 6]);
 }
+
+#[test]
+fn rtps_words_projects_like_rtps() {
+    let mut gte = Gte::new();
+    camera(&mut gte);
+    gte.set_matrix(&Matrix::new([[4096, 0, 0], [0, 3000, -2000], [0, 2000, 3000]], Vec3i32::new(-300, 120, 4000)));
+    for v in [Vec3i16::new(0, 0, 0), Vec3i16::new(-700, 350, 1200), Vec3i16::new(i16::MIN, i16::MAX, -1)] {
+        let words = gte.rtps_words(v.x as u16 as u32 | (v.y as u16 as u32) << 16, v.z as u16 as u32);
+        assert_eq!(words, gte.rtps(v), "{v:?}");
+    }
+}

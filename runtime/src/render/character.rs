@@ -4,7 +4,8 @@ use super::camera::Camera;
 use super::pose_cache::{self, PoseCache};
 use super::scratch::{Scratch, MAX_BONES, MAX_VERTICES};
 use super::triangles::{self, TriangleSink, TriangleStats};
-use super::{bones, cull, project};
+use super::cull::{self, Visibility};
+use super::{bones, project};
 use crate::anim::animator::FrameSample;
 use crate::gte::{Cop2, Gte};
 use crate::math::Matrix;
@@ -97,9 +98,9 @@ pub fn render_cached<B: Cop2, S: TriangleSink + ?Sized>(
     }
     let object = gte.compose(&camera.view, world);
     gte.set_matrix(&object);
-    let visible = cull::box_visible(gte, camera, &tables.bounds());
+    let visibility = cull::box_visibility(gte, camera, &tables.bounds());
     mark(Stage::Bounds);
-    let Some(sample) = sample.filter(|_| visible) else {
+    let Some(sample) = sample.filter(|_| visibility != Visibility::Hidden) else {
         return Ok(Outcome::Culled);
     };
     let clip = sample.clip as usize;
@@ -149,7 +150,9 @@ pub fn render_cached<B: Cop2, S: TriangleSink + ?Sized>(
         }
     }
     mark(Stage::Project);
-    let stats = triangles::emit(gte, tables, camera, &scratch.sxy[..vertex_count], &scratch.sz[..vertex_count], sink);
+    // A clear box: no triangle can fail the near or span tests, skip them.
+    let clip_tests = visibility != Visibility::Clear;
+    let stats = triangles::emit(gte, tables, camera, clip_tests, &scratch.sxy[..vertex_count], &scratch.sz[..vertex_count], sink);
     mark(Stage::Triangles);
     Ok(Outcome::Drawn(stats))
 }

@@ -6,6 +6,10 @@
 //! [`Cop2::flat_packets`] loop that writes and links the packets itself, with no per-triangle
 //! round trip through the CPU. Any other sink gets [`DrawnTriangle`]s through `add`, in the same
 //! order and with the same tests, so the host knows exactly what the console draws.
+//!
+//! A front face is rejected when a vertex is nearer than the camera's near depth or when it is
+//! larger than the GPU draws. A character whose box the cull found clear of both
+//! (`cull::Visibility::Clear`: the usual case) skips those tests, on both paths.
 
 use super::camera::Camera;
 use crate::gte::{Cop2, FlatTriangles, Gte, PacketList, ScreenXY, MAX_SPAN_X, MAX_SPAN_Y};
@@ -111,11 +115,14 @@ fn indices(ab: u32, cm: u32) -> [usize; 3] {
 const _: () = assert!(!FRONT_FACING_NCLIP_POSITIVE);
 
 /// Sets up every triangle of `tables` from the projected vertices (`sxy`, `sz`, indexed like the
-/// tables' vertices) and hands the front-facing ones to `sink` in table order.
+/// tables' vertices) and hands the front-facing ones to `sink` in table order. `clip_tests: false`
+/// skips the near and span tests (the caller knows no triangle can fail them:
+/// `cull::Visibility::Clear`).
 pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
     gte: &mut Gte<B>,
     tables: &Tables,
     camera: &Camera,
+    clip_tests: bool,
     sxy: &[u32],
     sz: &[u32],
     sink: &mut S,
@@ -126,13 +133,13 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
     let words = super::project::aligned_words(bytes, tables.triangles_offset(), 2 * count);
     let materials = super::project::aligned_words(bytes, tables.materials_offset(), tables.material_count());
     let (Some(words), Some(materials)) = (words, materials) else {
-        return emit_bytes(gte, tables, camera, sxy, sz, sink);
+        return emit_bytes(gte, tables, camera, clip_tests, sxy, sz, sink);
     };
     if sxy.len() < n || sz.len() < n {
-        return emit_bytes(gte, tables, camera, sxy, sz, sink);
+        return emit_bytes(gte, tables, camera, clip_tests, sxy, sz, sink);
     }
     if let Some(mut list) = sink.flat_packet_list() {
-        let job = FlatTriangles { triangles: words, sxy, sz, materials, near: camera.near };
+        let job = FlatTriangles { triangles: words, sxy, sz, materials, near: camera.near, clip_tests };
         // SAFETY: `Tables::parse` checked every triangle's vertex indices against the vertex count,
         // which `sxy` and `sz` hold, and its material index against the material count.
         let done = unsafe { gte.backend_mut().flat_packets(&job, &mut list) };
@@ -142,7 +149,7 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
     }
     // SAFETY: `Tables::parse` checked every triangle's vertex indices against the vertex count, which
     // `sxy` and `sz` hold, and its material index against the material count.
-    unsafe { emit_words(gte, camera, words, count, sxy, sz, materials, sink) }
+    unsafe { emit_words(gte, camera, clip_tests, words, count, sxy, sz, materials, sink) }
 }
 
 /// The triangle loop of `emit` on its own, so that its registers are not shared with the caller's.
@@ -155,6 +162,7 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
 unsafe fn emit_words<B: Cop2, S: TriangleSink + ?Sized>(
     gte: &mut Gte<B>,
     camera: &Camera,
+    clip_tests: bool,
     words: &[u32],
     count: usize,
     sxy: &[u32],
@@ -171,7 +179,7 @@ unsafe fn emit_words<B: Cop2, S: TriangleSink + ?Sized>(
             break;
         };
         // SAFETY: the caller's contract.
-        unsafe { front_face(gte, camera, at, (ab, cm), sz, materials, sink, &mut stats) };
+        unsafe { front_face(gte, camera, clip_tests, at, (ab, cm), sz, materials, sink, &mut stats) };
         at += 1;
     }
     stats.back_facing = count as u32 - stats.rejected - stats.drawn;
@@ -184,6 +192,7 @@ fn emit_bytes<B: Cop2, S: TriangleSink + ?Sized>(
     gte: &mut Gte<B>,
     tables: &Tables,
     camera: &Camera,
+    clip_tests: bool,
     sxy: &[u32],
     sz: &[u32],
     sink: &mut S,
@@ -212,7 +221,7 @@ fn emit_bytes<B: Cop2, S: TriangleSink + ?Sized>(
             continue;
         }
         // SAFETY: as above.
-        unsafe { front_face(gte, camera, index, (ab, cm), sz, materials, sink, &mut stats) };
+        unsafe { front_face(gte, camera, clip_tests, index, (ab, cm), sz, materials, sink, &mut stats) };
     }
     stats
 }
@@ -221,8 +230,8 @@ fn emit_bytes<B: Cop2, S: TriangleSink + ?Sized>(
 const MATERIALS_CACHED: usize = 256;
 
 /// One front face, whose SXY0..2 the GTE holds from NCLIP: `words` are its table entry, `materials`
-/// the material words (`r | g << 8 | b << 16`). Depth by AVSZ3, then the near and span tests, then
-/// the sink.
+/// the material words (`r | g << 8 | b << 16`). Depth by AVSZ3, then (with `clip_tests`) the near
+/// and span tests, then the sink.
 ///
 /// # Safety
 /// The three vertex indices are below `sz.len()`, the material index below `materials.len()`.
@@ -231,6 +240,7 @@ const MATERIALS_CACHED: usize = 256;
 unsafe fn front_face<B: Cop2, S: TriangleSink + ?Sized>(
     gte: &mut Gte<B>,
     camera: &Camera,
+    clip_tests: bool,
     index: usize,
     (ab, cm): (u32, u32),
     sz: &[u32],
@@ -240,7 +250,7 @@ unsafe fn front_face<B: Cop2, S: TriangleSink + ?Sized>(
 ) {
     // SAFETY: the caller's contract.
     let t = unsafe { gte.backend_mut().avsz3_indexed(sz, indices(ab, cm)) };
-    if !near_ok(&t.sz, camera.near) || !span_ok(&t.sxy, camera.center) {
+    if clip_tests && (!near_ok(&t.sz, camera.near) || !span_ok(&t.sxy, camera.center)) {
         stats.rejected += 1;
         return;
     }

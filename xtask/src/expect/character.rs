@@ -132,7 +132,8 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
             Word { name: format!("{what}.{clip}{frame}.v{vertex}"), value }
         })
         .collect::<Vec<_>>();
-    Ok(Expectation { program: *b"CHAR", words: [words, corruption_expectation(&blobs)?].concat() })
+    let cache = Word { name: "pose_cache.hash".to_string(), value: scene::pose_cache_hash(&models) };
+    Ok(Expectation { program: *b"CHAR", words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache]].concat() })
 }
 
 /// The words the corrupted blob copies leave after the probes (same code as the console's), checked
@@ -150,6 +151,26 @@ fn corruption_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
         words.push(Word { name: format!("corrupt.{}.offset", c.name()), value: pair[1] });
     }
     Ok(words)
+}
+
+/// The packet loop's words on the synthetic triangles (same code as the console's, on the model).
+fn flat_packet_expectation() -> Vec<Word> {
+    let mut values = Vec::new();
+    scene::flat_packet_words(&mut host_gte(), &mut |w| values.push(w));
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let (run, at) = (i / scene::FLAT_RUN_WORDS, i % scene::FLAT_RUN_WORDS);
+            let what = match at {
+                0 => "written".to_string(),
+                1 => "rejected".to_string(),
+                t if t < 2 + 8 => format!("table{}", t - 2),
+                w => format!("packet{}.w{}", (w - 10) / 5, (w - 10) % 5),
+            };
+            Word { name: format!("flat.run{run}.{what}"), value }
+        })
+        .collect()
 }
 
 /// Keeps every triangle, in the order the renderer produced them.
@@ -200,7 +221,7 @@ fn host_frame(models: scene::Models, frame: u32) -> Result<HostFrame> {
     let mut sinks: Vec<Collect> = (0..scene::INSTANCES).map(|_| Collect::default()).collect();
     // One sink per instance: render them one by one through the scene's own loop order.
     let mut all = Collect::default();
-    let outcomes = s.render(&mut gte, &mut scratch, &mut all, &mut |_, _| {});
+    let outcomes = s.render(&s.camera(), &mut gte, &mut scratch, &mut all, &mut |_, _| {});
     let mut outcomes_ok = Vec::new();
     let mut at = 0;
     for (i, o) in outcomes.iter().enumerate() {
@@ -331,6 +352,13 @@ pub struct CycleFigures {
     pub offscreen_cycles: Option<f64>,
     /// Four characters of 512 vertices and 1,024 triangles at the rigid rates, in % of a 30 fps frame.
     pub four_512_vertex_characters_percent_of_30fps_frame: Option<f64>,
+    /// The triangle stage's paths per triangle, measured at start-up on synthetic triangles: a back
+    /// face and a front face (packet written and linked), without the near and span tests (a clear
+    /// character) and with them.
+    pub back_face_cycles: Option<f64>,
+    pub front_face_cycles: Option<f64>,
+    pub back_face_tested_cycles: Option<f64>,
+    pub front_face_tested_cycles: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -402,6 +430,12 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
     let lookup = mean(&|c| Some(c.decode), Some("Rigid"));
     let pose_20 = lookup.zip(compose_20).map(|(l, c)| l + c);
     let cache_ticks = view.cycles(scene::SLOT_POSE_CACHE);
+    let face = |front: bool, clip_tests: bool| {
+        let i = scene::FACE_BENCH_CASES.iter().position(|&c| c == (front, clip_tests))?;
+        let ticks = view.cycles(scene::SLOT_FACE_BENCH + i);
+        let per = scene::FACE_BENCH_RUNS as f64 * scene::FACE_BENCH_TRIANGLES as f64;
+        (ticks != 0).then(|| ticks as f64 * CYCLES_PER_TICK / per)
+    };
     let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
     let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
     let four = match (rigid_cpv, per_tri, rigid_pose) {
@@ -430,6 +464,10 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         cycles_per_drawn_triangle: per_drawn,
         offscreen_cycles: instances.iter().find(|c| c.culled).map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles),
         four_512_vertex_characters_percent_of_30fps_frame: four,
+        back_face_cycles: face(false, false),
+        front_face_cycles: face(true, false),
+        back_face_tested_cycles: face(false, true),
+        front_face_tested_cycles: face(true, true),
         instances,
     })
 }
@@ -501,7 +539,7 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; paths: back face {}, front face {}, with the near/span tests {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
@@ -519,6 +557,10 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 fmt(f.baked_decode_cycles),
                 fmt(f.cycles_per_triangle_considered),
                 fmt(f.cycles_per_drawn_triangle),
+                fmt(f.back_face_cycles),
+                fmt(f.front_face_cycles),
+                fmt(f.back_face_tested_cycles),
+                fmt(f.front_face_tested_cycles),
                 fmt(f.offscreen_cycles),
                 fmt(f.four_512_vertex_characters_percent_of_30fps_frame),
                 path.display()
@@ -705,7 +747,17 @@ mod tests {
         let baked = 2 * models.baked.vertex_count() * scene::BAKED_PROBES.len();
         let rigid = models.rigid.vertex_count().div_ceil(scene::RIGID_PROBE_STRIDE) * scene::RIGID_PROBES.len();
         let corrupt = scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION;
-        assert_eq!(e.words.len(), baked + rigid + corrupt);
+        let flat = scene::FLAT_RUNS * scene::FLAT_RUN_WORDS;
+        assert_eq!(e.words.len(), baked + rigid + corrupt + flat + 1);
+        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("pose_cache.hash"));
+        // The packet loop's runs: with the tests, room for all: the front, wide-but-drawable and two
+        // more front faces written, near, too wide and too tall rejected; room for three: one more
+        // rejected. Without the tests, room for all: everything that faces the camera written.
+        let counts = |run: usize| {
+            let at = baked + rigid + corrupt + run * scene::FLAT_RUN_WORDS;
+            (e.words[at].value, e.words[at + 1].value)
+        };
+        assert_eq!([counts(0), counts(1), counts(2), counts(3)], [(4, 3), (3, 4), (7, 0), (3, 4)]);
         assert_eq!(e.words[0].name, "baked.xy.Turn20.v0");
         // Each corrupted copy fails with the error its damage calls for (codes of scene::error_code).
         let values: Vec<(&str, u32)> = e.words[baked + rigid..].iter().map(|w| (w.name.as_str(), w.value)).collect();
