@@ -60,6 +60,10 @@ pub enum Outcome {
 ///
 /// The camera's screen registers must be loaded (`Camera::load`). The scratch is overwritten; after a
 /// `Drawn` outcome `scratch.sxy` / `scratch.sz` hold this character's projected vertices.
+///
+/// On the console, flat triangles read their material words from the scratchpad (0x1F800000): the
+/// first `tables.material_count()` words of it are overwritten by every drawn character, so a program
+/// must not keep data there across a `render` call.
 #[allow(clippy::too_many_arguments)]
 pub fn render<B: Cop2, S: TriangleSink + ?Sized>(
     gte: &mut Gte<B>,
