@@ -10,7 +10,7 @@ use psxanim_runtime::anim::FrameSample;
 use psxanim_runtime::gte::{Gte, GteModel, PackedMatrix, PacketList, FLAT_PACKET_WORDS};
 use psxanim_runtime::math::{Matrix, Vec3i32};
 use psxanim_runtime::render::camera::{placement, Camera};
-use psxanim_runtime::render::pose_cache::entries_needed;
+use psxanim_runtime::render::pose_cache::{entries_for_blob, entries_needed};
 use psxanim_runtime::render::{render_cached, DrawnTriangle, Outcome, PoseCache, Scratch, TriangleSink, MAX_BONES};
 use psxanim_runtime::tables::{BoneSample, ClipFrames, ComponentCursor, Storage, Tables, COMPONENTS_PER_BONE};
 
@@ -155,7 +155,12 @@ pub fn exercise(blob: &[u8], scratch: &mut Scratch, cache_buffer: &mut [PackedMa
     }
     decode_clips(&tables, scratch);
     render_all(&tables, None, scratch, &mut report);
-    if tables.storage() == Storage::RigidGte && entries_needed(&tables).is_ok() {
+    // The compile-time sizing of a cache buffer reads the same counts as the parsed tables.
+    let needed = entries_needed(&tables);
+    if let Ok(n) = needed {
+        assert_eq!(entries_for_blob(blob), n);
+    }
+    if needed.is_ok() {
         let mut gte = Gte::with_backend(GteModel::default());
         if let Ok(cache) = PoseCache::build(&mut gte, &tables, cache_buffer, scratch, &mut || {}) {
             report.cache_built = true;
