@@ -15,8 +15,8 @@
 //! block per B frames holding every animated channel (same order). A rotation stores only three of the
 //! four quaternion components ("smallest three" per block): a 2-bit index of the dropped component, then
 //! the others in x, y, z, w order; the dropped one is `sqrt(1 - a^2 - b^2 - c^2)` (the encoder makes it
-//! positive). A constant component is `base` (base width bits). An animated component in a block of `n`
-//! frames is
+//! positive); a stored component beyond +-1.0 is an error (`ValueOverflow` at the channel). A constant
+//! component is `base` (base width bits). An animated component in a block of `n` frames is
 //! ```text
 //! [wb: 5 bits][wr: 5 bits][base: base width][d1: wb bits, if n >= 2][n-2 residuals: wr bits each]
 //! ```
@@ -187,16 +187,21 @@ fn read_channel(
         };
         *v = widen(raw, d.fraction_bits, FRACS[channel], offset)?;
     }
-    store_channel(channel, dropped, values, out);
-    Ok(())
+    store_channel(channel, dropped, values, offset, out)
 }
 
 /// Puts a channel's three stored values (already widened) into `out`; a rotation's dropped
-/// component (index `dropped`) is rebuilt from the other three.
+/// component (index `dropped`) is rebuilt from the other three. A stored rotation component above
+/// 1.0 in magnitude is no unit quaternion's: `ValueOverflow` at `offset` (the channel's), so users
+/// of samples can rely on every component being within +-2^30 (the blend's products fit `i64`).
 #[inline(always)]
-fn store_channel(channel: usize, dropped: usize, values: [i32; 3], out: &mut BoneSample) {
+fn store_channel(channel: usize, dropped: usize, values: [i32; 3], offset: usize, out: &mut BoneSample) -> Result<(), TableError> {
     match channel {
         0 => {
+            const ONE: i32 = 1 << ROTATION_FRAC;
+            if values.iter().any(|&c| !(-ONE..=ONE).contains(&c)) {
+                return Err(TableError::ValueOverflow { offset });
+            }
             let mut q = [0i32; 4];
             let mut sum: u64 = 0;
             let mut k = 0;
@@ -214,6 +219,7 @@ fn store_channel(channel: usize, dropped: usize, values: [i32; 3], out: &mut Bon
         1 => out.translation = values,
         _ => out.scale = values,
     }
+    Ok(())
 }
 
 pub(super) fn decode(
@@ -382,7 +388,7 @@ impl<'a, 'c> ClipFrames<'a, 'c> {
                     }
                     *v = widen(c.value, d.fraction_bits, *frac, offset)?;
                 }
-                store_channel(channel, dropped, values, sample);
+                store_channel(channel, dropped, values, offset, sample)?;
             }
         }
         self.frame += 1;

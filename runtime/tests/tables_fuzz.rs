@@ -1,0 +1,113 @@
+//! The fuzz target `tables_runtime`'s harness on the host (`tables_support`): hand-built blobs and
+//! the inputs fuzzing found, each kept as a regression test with what it broke.
+
+mod render_support;
+mod tables_support;
+
+use psxanim_runtime::tables::{TableError, Tables};
+use render_support::{blob, BoneDef, RigidClip};
+use tables_support::exercise_aligned_and_odd;
+
+const SQUARE: [[i16; 3]; 4] = [[-500, -500, 0], [500, -500, 0], [-500, 500, 0], [500, 500, 0]];
+
+fn rigid_blob() -> Vec<u8> {
+    let bones = [BoneDef { parent: None, vertices: SQUARE.to_vec() }, BoneDef { parent: Some(0), vertices: SQUARE.to_vec() }];
+    let triangles = [[0, 2, 1, 0], [1, 2, 3, 0], [4, 6, 5, 1], [5, 7, 6, 1]];
+    let clips = [
+        RigidClip { frames: 3, poses: vec![(30.0, [100, -200, 0]), (0.0, [1500, 0, 0])] },
+        RigidClip { frames: 20, poses: vec![(90.0, [0, 0, 0]), (-45.0, [0, 2000, 300])] },
+    ];
+    blob(&bones, &triangles, &[[200, 10, 10], [10, 200, 10]], &clips, &[])
+}
+
+fn baked_blob() -> Vec<u8> {
+    let bones = [BoneDef { parent: None, vertices: SQUARE.to_vec() }];
+    let moved: Vec<[i16; 3]> = SQUARE.iter().map(|v| [v[0] + 40, v[1], v[2] - 30]).collect();
+    blob(&bones, &[[0, 2, 1, 0], [1, 2, 3, 0]], &[[200, 10, 10]], &[], &[(SQUARE.to_vec(), false), (moved, true)])
+}
+
+#[test]
+fn the_harness_draws_a_sound_blob_only_through_the_camera_that_sees_it() {
+    for (name, b) in [("rigid", rigid_blob()), ("baked", baked_blob())] {
+        let [aligned, odd] = exercise_aligned_and_odd(&b);
+        assert_eq!(aligned, odd, "{name}");
+        assert!(aligned.parsed && aligned.drawn > 0, "{name}: {aligned:?}");
+        assert_eq!(aligned.drawn_looking_away, 0, "{name}");
+        assert_eq!(aligned.cache_built, name == "rigid");
+    }
+}
+
+#[test]
+fn truncated_blobs_whose_header_says_so_are_refused_or_render_safely() {
+    for (baked, b) in [(false, rigid_blob()), (true, baked_blob())] {
+        let [full, _] = exercise_aligned_and_odd(&b);
+        let mut parsed = 0;
+        for len in 64..b.len() {
+            let mut cut = b[..len].to_vec();
+            cut[32..36].copy_from_slice(&(len as u32).to_le_bytes());
+            let [aligned, odd] = exercise_aligned_and_odd(&cut);
+            assert_eq!(aligned, odd);
+            if aligned.parsed {
+                parsed += 1;
+                // A cut frame payload fails when decoded, never draws garbage.
+                assert!(aligned.render_errors >= full.render_errors && aligned.drawn <= full.drawn, "{len}: {aligned:?}");
+            }
+        }
+        if baked {
+            // The frame payloads lie outside the parser's sections (checked as they are decoded).
+            assert!(parsed > 0);
+        } else {
+            // Every rigid section is bounded at parse time: only the alignment padding may go.
+            assert!(parsed <= 3, "{parsed}");
+        }
+    }
+}
+
+/// Writes `value` (`width` bits, least-significant first) at bit `bit` of `bytes`.
+fn put_bits(bytes: &mut [u8], bit: usize, value: u32, width: usize) {
+    for j in 0..width {
+        let (byte, mask) = ((bit + j) / 8, 1u8 << ((bit + j) % 8));
+        if (value >> j) & 1 != 0 {
+            bytes[byte] |= mask;
+        } else {
+            bytes[byte] &= !mask;
+        }
+    }
+}
+
+/// Byte offset of clip `clip`'s bit stream (after its header, descriptors and block offsets).
+fn stream_offset(b: &[u8], clip: usize) -> usize {
+    let t = Tables::parse(b).unwrap();
+    let at = t.clip(clip).unwrap().data_offset as usize;
+    let blocks = u16::from_le_bytes([b[at + 2], b[at + 3]]) as usize;
+    at + 4 + 12 * t.bone_count() + 4 * blocks
+}
+
+/// Fuzzing found (crash-a4b8bcd8, from the fast_spin rigid seed): a stored rotation component of
+/// nearly 2.0 (a 16-bit value with 14 fraction bits). The interpolated render blends two such
+/// samples and their dot product (four Q30 * Q30 products) overflowed `i64`: a panic on the host,
+/// garbage on the console. Quaternion components are at most 1.0: the decoder now refuses more,
+/// naming the rotation channel's offset.
+#[test]
+fn a_rotation_component_above_one_is_an_error_not_an_overflow() {
+    let mut b = rigid_blob();
+    let stream = stream_offset(&b, 0);
+    // Bone 0's constant rotation: 2-bit dropped index (w), then x, y, z at 16 bits each: 32767/16384.
+    for k in 0..3 {
+        put_bits(&mut b[stream..], 2 + 16 * k, 0x7FFF, 16);
+    }
+    let t = Tables::parse(&b).unwrap();
+    let mut samples = [Default::default(); 2];
+    assert_eq!(t.decode_pose(0, 0, &mut samples), Err(TableError::ValueOverflow { offset: stream }));
+    let [aligned, odd] = exercise_aligned_and_odd(&b);
+    assert_eq!(aligned, odd);
+    // Clip 0 cannot be drawn (nor cached); clip 1 still is.
+    assert!(aligned.parsed && !aligned.cache_built && aligned.drawn > 0, "{aligned:?}");
+    // Exactly 1.0 is a unit quaternion's component: accepted.
+    put_bits(&mut b[stream..], 2, 1 << 14, 16);
+    put_bits(&mut b[stream..], 2 + 16, 0, 16);
+    put_bits(&mut b[stream..], 2 + 32, 0, 16);
+    let t = Tables::parse(&b).unwrap();
+    assert_eq!(t.decode_pose(0, 0, &mut samples), Ok(()));
+    assert_eq!(samples[0].rotation, [1 << 30, 0, 0, 0]);
+}

@@ -1,0 +1,186 @@
+//! Every reader of a character blob on one input, as the fuzz target `tables_runtime` runs it (it
+//! includes this file): parse; decode the first, middle, last and one-past-the-end frame of each clip
+//! (random access and frame after frame); build a pose cache into a bounded buffer; render with and
+//! without it, stepped and interpolated, through a camera that sees the bounds and one that looks
+//! away, into a collecting sink and into a flat-packet sink. Only errors may come out: any panic,
+//! hang or out-of-bounds access is a bug.
+#![allow(dead_code)] // each includer uses part of it
+
+use psxanim_runtime::anim::FrameSample;
+use psxanim_runtime::gte::{Gte, GteModel, PackedMatrix, PacketList, FLAT_PACKET_WORDS};
+use psxanim_runtime::math::{Matrix, Vec3i32};
+use psxanim_runtime::render::camera::{placement, Camera};
+use psxanim_runtime::render::pose_cache::{entries_for_blob, entries_needed};
+use psxanim_runtime::render::{render_cached, DrawnTriangle, Outcome, PoseCache, Scratch, TriangleSink, MAX_BONES};
+use psxanim_runtime::tables::{BoneSample, ClipFrames, ComponentCursor, Storage, Tables, COMPONENTS_PER_BONE};
+
+/// Pose cache entries offered (the fixture character needs 1,672): a blob asking for more gets
+/// `OutputTooSmall`, and the build stays short.
+pub const CACHE_ENTRIES: usize = 4096;
+/// Clips decoded and rendered per blob (the others only parse): bounds the time per input.
+pub const CLIPS_EXERCISED: usize = 8;
+
+/// What one blob did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Report {
+    pub parsed: bool,
+    pub cache_built: bool,
+    /// Renders through the camera that sees the bounds that drew, and that failed.
+    pub drawn: usize,
+    pub render_errors: usize,
+    /// Renders through the camera looking away that drew anything (must be 0).
+    pub drawn_looking_away: usize,
+}
+
+/// Collects every triangle, checking the index the renderer reports.
+struct Collect {
+    triangles: usize,
+    index_limit: usize,
+}
+impl TriangleSink for Collect {
+    fn add(&mut self, t: &DrawnTriangle) -> bool {
+        assert!((t.index as usize) < self.index_limit, "triangle {} of {}", t.index, self.index_limit);
+        self.triangles += 1;
+        self.triangles < 2000
+    }
+}
+
+/// The console's fast path: flat packets written straight into an arena and an ordering table.
+struct Packets {
+    arena: Vec<u32>,
+    table: Vec<u32>,
+    used: usize,
+}
+impl TriangleSink for Packets {
+    fn add(&mut self, _t: &DrawnTriangle) -> bool {
+        false
+    }
+    fn flat_packet_list(&mut self) -> Option<PacketList<'_>> {
+        Some(PacketList { arena: &mut self.arena[self.used..], table: &mut self.table, max_depth: 200 })
+    }
+    fn commit_flat_packets(&mut self, count: usize) {
+        self.used += FLAT_PACKET_WORDS * count;
+        assert!(self.used <= self.arena.len());
+    }
+}
+
+/// A camera looking at the centre of `bounds` from far enough to see all of it, or the same camera
+/// turned around (the character behind it).
+pub fn camera_on(bounds: [[i16; 3]; 2], looking_away: bool) -> Camera {
+    let [min, max] = bounds.map(|c| c.map(i32::from));
+    let target = Vec3i32::new((min[0] + max[0]) / 2, (min[1] + max[1]) / 2, (min[2] + max[2]) / 2);
+    let extent = (0..3).map(|i| (max[i] - min[i]).abs()).max().unwrap_or(0);
+    let distance = 2 * extent + 2000;
+    Camera {
+        view: Camera::orbit(target, if looking_away { -distance } else { distance }, 0x1800, 0x0800),
+        center: (160, 120),
+        projection: 300,
+        screen: (320, 240),
+        zsf3: 100,
+        near: 100,
+    }
+}
+
+/// Frames worth sampling in a clip of `frames`: first, middle, last and one past the end.
+fn frames_of(frames: u16) -> [u16; 4] {
+    [0, frames / 2, frames.saturating_sub(1), frames]
+}
+
+fn decode_clips(tables: &Tables, scratch: &mut Scratch) {
+    let bones = tables.bone_count().min(MAX_BONES);
+    for clip in 0..=tables.clip_count().min(CLIPS_EXERCISED) {
+        let frames = tables.clip(clip).map(|c| c.frame_count).unwrap_or(1);
+        for frame in frames_of(frames) {
+            let _ = match tables.storage() {
+                Storage::RigidGte => tables.decode_pose(clip, frame as usize, &mut scratch.samples[..bones]),
+                Storage::BakedVertices => tables.decode_baked_frame(clip, frame as usize, &mut scratch.positions),
+            };
+        }
+        // Frame after frame from the start, as the cache reads them (a few frames, then past the end
+        // for short clips).
+        let mut cursors = [ComponentCursor::ZERO; MAX_BONES * COMPONENTS_PER_BONE];
+        let mut constants = [BoneSample::default(); MAX_BONES];
+        if let Ok(mut frames_in_order) = ClipFrames::new(tables, clip, &mut cursors, &mut constants[..bones]) {
+            for _ in 0..=frames.min(6) {
+                if frames_in_order.next_frame(&mut scratch.samples[..bones]).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+}
+
+fn render_all(tables: &Tables, cache: Option<&PoseCache>, scratch: &mut Scratch, report: &mut Report) {
+    for looking_away in [false, true] {
+        let camera = camera_on(tables.bounds(), looking_away);
+        let mut gte = Gte::with_backend(GteModel::default());
+        camera.load(&mut gte);
+        let world = placement(Vec3i32::ZERO, 0);
+        let mut tally = |r: Result<Outcome, _>| match (r, looking_away) {
+            (Ok(Outcome::Drawn(_)), false) => report.drawn += 1,
+            (Ok(Outcome::Drawn(_)), true) => report.drawn_looking_away += 1,
+            (Err(_), false) => report.render_errors += 1,
+            _ => {}
+        };
+        for clip in 0..=tables.clip_count().min(CLIPS_EXERCISED) as u16 {
+            let frames = tables.clip(clip as usize).map(|c| c.frame_count).unwrap_or(1);
+            for frame in frames_of(frames) {
+                let next = if frame + 1 >= frames { 0 } else { frame + 1 };
+                // Stepped, halfway, another weight, and towards a frame past the end.
+                for (next, weight) in [(frame, 0), (next, 2048), (next, 1000), (frames, 3000)] {
+                    let sample = FrameSample { clip, frame, next, weight };
+                    let mut sink = Collect { triangles: 0, index_limit: tables.triangle_count() };
+                    tally(render_cached(&mut gte, tables, cache, &camera, &world, Some(sample), scratch, &mut sink, &mut |_| {}));
+                }
+            }
+            // The flat-packet path, once per clip.
+            let sample = FrameSample { clip, frame: 0, next: 0, weight: 0 };
+            let mut packets = Packets { arena: vec![0; FLAT_PACKET_WORDS * 300], table: vec![0; 201], used: 0 };
+            tally(render_cached(&mut gte, tables, cache, &camera, &world, Some(sample), scratch, &mut packets, &mut |_| {}));
+        }
+        // Nothing to show yet.
+        let mut sink = Collect { triangles: 0, index_limit: tables.triangle_count() };
+        let r = render_cached(&mut gte, tables, cache, &camera, &Matrix::IDENTITY, None, scratch, &mut sink, &mut |_| {});
+        assert!(!matches!(r, Ok(Outcome::Drawn(_))), "drew without a sample");
+    }
+}
+
+/// Runs every reader on `blob` (at whatever address it is).
+pub fn exercise(blob: &[u8], scratch: &mut Scratch, cache_buffer: &mut [PackedMatrix]) -> Report {
+    let mut report = Report::default();
+    let Ok(tables) = Tables::parse(blob) else { return report };
+    report.parsed = true;
+    for b in 0..tables.bone_count() {
+        let _ = tables.name(tables.bone(b).name_offset);
+    }
+    decode_clips(&tables, scratch);
+    render_all(&tables, None, scratch, &mut report);
+    // The compile-time sizing of a cache buffer reads the same counts as the parsed tables.
+    let needed = entries_needed(&tables);
+    if let Ok(n) = needed {
+        assert_eq!(entries_for_blob(blob), n);
+    }
+    if needed.is_ok() {
+        let mut gte = Gte::with_backend(GteModel::default());
+        if let Ok(cache) = PoseCache::build(&mut gte, &tables, cache_buffer, scratch, &mut || {}) {
+            report.cache_built = true;
+            render_all(&tables, Some(&cache), scratch, &mut report);
+        }
+    }
+    report
+}
+
+/// [`exercise`] on a 4-aligned copy of `data`, then on a copy at an odd address; the two reports.
+pub fn exercise_aligned_and_odd(data: &[u8]) -> [Report; 2] {
+    let mut scratch = Box::new(Scratch::new());
+    let mut cache_buffer = vec![PackedMatrix::IDENTITY; CACHE_ENTRIES];
+    let mut words = vec![0u32; data.len().div_ceil(4)];
+    // SAFETY: u8 has no alignment or validity requirement; the length covers exactly the words.
+    let aligned = unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), words.len() * 4) };
+    aligned[..data.len()].copy_from_slice(data);
+    let a = exercise(&aligned[..data.len()], &mut scratch, &mut cache_buffer);
+    let mut odd = vec![0u8; data.len() + 1];
+    odd[1..].copy_from_slice(data);
+    let b = exercise(&odd[1..], &mut scratch, &mut cache_buffer);
+    [a, b]
+}
