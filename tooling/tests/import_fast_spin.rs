@@ -3,27 +3,15 @@
 //! blocks. Checked on the Blender fixture `fast_spin.fbx` against ufbx, and on random spins through the
 //! runtime's decoder.
 
-use std::path::{Path, PathBuf};
+mod import_support;
 
 use proptest::prelude::*;
 use psxanim::compile::{compile, CompileOptions, StorageMode, RIGID_FORMAT_BUDGET};
 use psxanim::fbx::{
     import, Affine, Bone, Character, Clip, ImportOptions, Material, Triangle, Trs, Vertex, WeightReduction,
 };
-use psxanim_runtime::tables::{BoneSample, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx").join(name)
-}
-
-fn sample_transform(s: &BoneSample) -> Affine {
-    let r = |v: i32, frac: u32| v as f64 / (frac as f64).exp2();
-    Affine::from_trs(&Trs {
-        translation: s.translation.map(|v| r(v, TRANSLATION_FRAC)),
-        rotation: s.rotation.map(|v| r(v, ROTATION_FRAC)),
-        scale: s.scale.map(|v| r(v, SCALE_FRAC)),
-    })
-}
+use import_support::{fixture, sample_transform};
+use psxanim_runtime::tables::{BoneSample, Tables, ROTATION_FRAC};
 
 /// Model-space position of every blob vertex (range order) at `frame`, from the runtime's decoder.
 fn decoded_positions(t: &Tables, clip: usize, frame: usize) -> Vec<[f64; 3]> {
@@ -154,6 +142,25 @@ fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
     [r[0], r[1], r[2]]
 }
 
+/// A synthetic character of one 30 Hz clip, its references the exact rigid positions of `poses`.
+fn one_clip_character(bones: Vec<Bone>, vertices: Vec<Vertex>, clip: &str, poses: Vec<Vec<Affine>>) -> Character {
+    let reference: Vec<Vec<[f64; 3]>> = poses
+        .iter()
+        .map(|p| vertices.iter().map(|v| p[v.bone].apply(bones[v.bone].bind.inverse().apply(v.bind))).collect())
+        .collect();
+    Character {
+        source: "synthetic".into(),
+        bones,
+        vertices,
+        triangles: vec![Triangle { vertices: [0, 1, 2], material: 0 }],
+        materials: vec![Material { name: "Grey".into(), rgb: [128, 128, 128] }],
+        clips: vec![Clip { name: clip.into(), rate: 30, poses, rigid_reference: reference.clone(), skinned_reference: reference }],
+        weights: WeightReduction::default(),
+        props: vec![],
+        warnings: vec![],
+    }
+}
+
 /// A root bone spinning `degrees` a frame about `axis` (which itself turns `drift` degrees a frame about
 /// Y) from the orientation `start`, and a child 2,048 units along its Y carrying the far vertices.
 /// Vertices sit at whole bone-local units, so the exact poses are the reference (format error only).
@@ -188,27 +195,7 @@ fn spinning(axis: [f64; 3], degrees: f64, drift: f64, start: [f64; 3], frames: u
         q = qmul(axis_angle(axis, degrees.to_radians()), q);
         axis = rotate(axis_angle([0.0, 1.0, 0.0], drift.to_radians()), axis);
     }
-    let reference: Vec<Vec<[f64; 3]>> = poses
-        .iter()
-        .map(|p| vertices.iter().map(|v| p[v.bone].apply(bones[v.bone].bind.inverse().apply(v.bind))).collect())
-        .collect();
-    Character {
-        source: "synthetic".into(),
-        bones,
-        vertices,
-        triangles: vec![Triangle { vertices: [0, 1, 2], material: 0 }],
-        materials: vec![Material { name: "Grey".into(), rgb: [128, 128, 128] }],
-        clips: vec![Clip {
-            name: "Spin".into(),
-            rate: 30,
-            poses,
-            rigid_reference: reference.clone(),
-            skinned_reference: reference,
-        }],
-        weights: WeightReduction::default(),
-        props: vec![],
-        warnings: vec![],
-    }
+    one_clip_character(bones, vertices, "Spin", poses)
 }
 
 /// Encodes `c` in rigid mode and returns the largest per-axis distance, over every frame and vertex,
@@ -270,27 +257,7 @@ fn prop_spinning_among_slow_bones(degrees: f64) -> Character {
             pose
         })
         .collect();
-    let reference: Vec<Vec<[f64; 3]>> = poses
-        .iter()
-        .map(|p| vertices.iter().map(|v| p[v.bone].apply(bones[v.bone].bind.inverse().apply(v.bind))).collect())
-        .collect();
-    Character {
-        source: "synthetic".into(),
-        bones,
-        vertices,
-        triangles: vec![Triangle { vertices: [0, 1, 2], material: 0 }],
-        materials: vec![Material { name: "Grey".into(), rgb: [128, 128, 128] }],
-        clips: vec![Clip {
-            name: "Attack".into(),
-            rate: 30,
-            poses,
-            rigid_reference: reference.clone(),
-            skinned_reference: reference,
-        }],
-        weights: WeightReduction::default(),
-        props: vec![],
-        warnings: vec![],
-    }
+    one_clip_character(bones, vertices, "Attack", poses)
 }
 
 #[test]

@@ -1,15 +1,12 @@
 //! The Blender fixture character through import and both compilers, checked against the counts the
 //! authoring script recorded, ufbx's own evaluation and the runtime's table reader.
 
-use std::path::{Path, PathBuf};
+mod import_support;
 
 use psxanim::compile::{compile, CompileOptions, StorageMode, DEFAULT_BAKED_THRESHOLD};
-use psxanim::fbx::{import, Affine, Character, ImportError, ImportOptions, Trs};
-use psxanim_runtime::tables::{BoneSample, Storage, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx")
-}
+use psxanim::fbx::{import, Affine, Character, ImportError, ImportOptions};
+use import_support::{fixtures, sample_transform};
+use psxanim_runtime::tables::{BoneSample, Storage, Tables, ROTATION_FRAC, SCALE_FRAC};
 
 fn load(options: &ImportOptions) -> Character {
     import(&fixtures().join("character.fbx"), options, &mut |_, _, _| {}).expect("the fixture imports")
@@ -87,15 +84,6 @@ fn clip_selection_and_rate() {
     .unwrap_err();
     assert!(matches!(err, ImportError::UnknownClip { .. }));
     assert!(err.to_string().contains("Idle, Walk, Turn") || err.to_string().contains("Idle, Turn, Walk"), "{err}");
-}
-
-fn sample_transform(s: &BoneSample) -> Affine {
-    let r = |v: i32, frac: u32| v as f64 / (frac as f64).exp2();
-    Affine::from_trs(&Trs {
-        translation: s.translation.map(|v| r(v, TRANSLATION_FRAC)),
-        rotation: s.rotation.map(|v| r(v, ROTATION_FRAC)),
-        scale: s.scale.map(|v| r(v, SCALE_FRAC)),
-    })
 }
 
 fn inside(bounds: [[i16; 3]; 2], p: [f64; 3]) -> bool {

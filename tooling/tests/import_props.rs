@@ -2,15 +2,12 @@
 //! to the armature object, imported as rigid parts of the skeleton. Checked against ufbx's own
 //! evaluation of the prop meshes, independently of the importer's references.
 
-use std::path::{Path, PathBuf};
+mod import_support;
 
 use psxanim::compile::{compile, CompileOptions, StorageMode, DEFAULT_BAKED_THRESHOLD};
-use psxanim::fbx::{import, Affine, Character, ImportError, ImportOptions, Prop, Trs};
-use psxanim_runtime::tables::{BoneSample, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx").join(name)
-}
+use psxanim::fbx::{import, Affine, Character, ImportError, ImportOptions, Prop};
+use import_support::{fixture, sample_transform};
+use psxanim_runtime::tables::{BoneSample, Tables};
 
 fn load_props() -> Character {
     import(&fixture("prop.fbx"), &ImportOptions::default(), &mut |_, _, _| {}).expect("prop.fbx imports")
@@ -57,15 +54,6 @@ fn ufbx_prop_positions(
 
 fn axis_error(a: [f64; 3], b: [f64; 3]) -> f64 {
     (0..3).map(|k| (a[k] - b[k]).abs()).fold(0.0, f64::max)
-}
-
-fn sample_transform(s: &BoneSample) -> Affine {
-    let r = |v: i32, frac: u32| v as f64 / (frac as f64).exp2();
-    Affine::from_trs(&Trs {
-        translation: s.translation.map(|v| r(v, TRANSLATION_FRAC)),
-        rotation: s.rotation.map(|v| r(v, ROTATION_FRAC)),
-        scale: s.scale.map(|v| r(v, SCALE_FRAC)),
-    })
 }
 
 const PROPS: [&str; 3] = ["Sword", "Hat", "Backpack"];
