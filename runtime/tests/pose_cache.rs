@@ -10,19 +10,14 @@ use psxanim_runtime::render::{self, bones, DrawnTriangle, Outcome, PoseCache, Re
 use psxanim_runtime::tables::{TableError, Tables};
 
 mod render_support;
-use render_support::{blob, BoneDef, RigidClip};
-
-const SQUARE: [[i16; 3]; 4] = [[-500, -500, 0], [500, -500, 0], [-500, 500, 0], [500, 500, 0]];
+use render_support::{blob, two_squares_blob, BoneDef, RigidClip, SQUARE};
 
 /// Two bones (the second a child of the first) and two clips of 3 and 2 frames with other poses.
 fn rigid_blob() -> Vec<u8> {
-    let bones = [BoneDef { parent: None, vertices: SQUARE.to_vec() }, BoneDef { parent: Some(0), vertices: SQUARE.to_vec() }];
-    let triangles = [[0, 2, 1, 0], [1, 2, 3, 0], [4, 6, 5, 1], [5, 7, 6, 1]];
-    let clips = [
+    two_squares_blob(&[
         RigidClip { frames: 3, poses: vec![(30.0, [100, -200, 0]), (0.0, [1500, 0, 0])] },
         RigidClip { frames: 2, poses: vec![(90.0, [0, 0, 0]), (-45.0, [0, 2000, 300])] },
-    ];
-    blob(&bones, &triangles, &[[200, 10, 10], [10, 200, 10]], &clips, &[])
+    ])
 }
 
 fn gte() -> Gte<GteModel> {

@@ -11,21 +11,15 @@ use psxanim_runtime::render::{self, DrawnTriangle, Outcome, RenderError, Scratch
 use psxanim_runtime::tables::{Tables, TableError};
 
 mod render_support;
-use render_support::{blob, BoneDef, RigidClip};
+use render_support::{blob, two_squares_blob, BoneDef, RigidClip, SQUARE};
 
 // ---- the test character: two bones, a square facing the camera on each, one reversed triangle ----
 
-const SQUARE: [[i16; 3]; 4] = [[-500, -500, 0], [500, -500, 0], [-500, 500, 0], [500, 500, 0]];
-
 fn rigid_blob() -> Vec<u8> {
-    let bones = [BoneDef { parent: None, vertices: SQUARE.to_vec() }, BoneDef { parent: Some(0), vertices: SQUARE.to_vec() }];
-    // Front faces run counter-clockwise on screen (y down): 0,2,1 then 1,2,3. Triangle 3 is reversed.
-    let triangles = [[0, 2, 1, 0], [1, 2, 3, 0], [4, 6, 5, 1], [5, 7, 6, 1]];
-    let clips = [
+    two_squares_blob(&[
         RigidClip { frames: 3, poses: vec![(0.0, [0, 0, 0]), (0.0, [1500, 0, 0])] },
         RigidClip { frames: 2, poses: vec![(90.0, [0, 0, 0]), (0.0, [0, 2000, 0])] },
-    ];
-    blob(&bones, &triangles, &[[200, 10, 10], [10, 200, 10]], &clips, &[])
+    ])
 }
 
 fn camera() -> Camera {

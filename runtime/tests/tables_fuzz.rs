@@ -5,19 +5,14 @@ mod render_support;
 mod tables_support;
 
 use psxanim_runtime::tables::{TableError, Tables};
-use render_support::{blob, BoneDef, RigidClip};
+use render_support::{blob, two_squares_blob, BoneDef, RigidClip, SQUARE};
 use tables_support::exercise_aligned_and_odd;
 
-const SQUARE: [[i16; 3]; 4] = [[-500, -500, 0], [500, -500, 0], [-500, 500, 0], [500, 500, 0]];
-
 fn rigid_blob() -> Vec<u8> {
-    let bones = [BoneDef { parent: None, vertices: SQUARE.to_vec() }, BoneDef { parent: Some(0), vertices: SQUARE.to_vec() }];
-    let triangles = [[0, 2, 1, 0], [1, 2, 3, 0], [4, 6, 5, 1], [5, 7, 6, 1]];
-    let clips = [
+    two_squares_blob(&[
         RigidClip { frames: 3, poses: vec![(30.0, [100, -200, 0]), (0.0, [1500, 0, 0])] },
         RigidClip { frames: 20, poses: vec![(90.0, [0, 0, 0]), (-45.0, [0, 2000, 300])] },
-    ];
-    blob(&bones, &triangles, &[[200, 10, 10], [10, 200, 10]], &clips, &[])
+    ])
 }
 
 fn baked_blob() -> Vec<u8> {

@@ -186,3 +186,15 @@ pub fn blob(bones: &[BoneDef], triangles: &[[u16; 4]], materials: &[[u8; 3]], ri
     out
 }
 
+
+/// A square of 1,000 units in the bone's XY plane.
+pub const SQUARE: [[i16; 3]; 4] = [[-500, -500, 0], [500, -500, 0], [-500, 500, 0], [500, 500, 0]];
+
+/// The render tests' rigid character: two bones (the second a child of the first) with a square
+/// each, two materials, and `clips`. Front faces run counter-clockwise on screen (y down): 0,2,1 then
+/// 1,2,3 on the first bone; on the second, triangle 3 (5,7,6) is reversed.
+pub fn two_squares_blob(clips: &[RigidClip]) -> Vec<u8> {
+    let bones = [BoneDef { parent: None, vertices: SQUARE.to_vec() }, BoneDef { parent: Some(0), vertices: SQUARE.to_vec() }];
+    let triangles = [[0, 2, 1, 0], [1, 2, 3, 0], [4, 6, 5, 1], [5, 7, 6, 1]];
+    blob(&bones, &triangles, &[[200, 10, 10], [10, 200, 10]], clips, &[])
+}
