@@ -249,7 +249,7 @@ impl Packets {
             let mut link = self.table[z];
             while link != END {
                 let at = (link.wrapping_sub(base) & END) as usize / 4;
-                assert!(at % 5 == 0 && at / 5 < self.committed, "link into a packet not committed");
+                assert!(at.is_multiple_of(5) && at / 5 < self.committed, "link into a packet not committed");
                 let p = &self.arena[at..at + 5];
                 assert_eq!(p[0] >> 24, 4, "4 words follow the header");
                 sent.push([z as u32, p[1], p[2], p[3], p[4]]);
