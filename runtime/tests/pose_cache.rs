@@ -4,13 +4,13 @@
 use psxanim_runtime::anim::FrameSample;
 use psxanim_runtime::gte::{Gte, GteModel, PackedMatrix};
 use psxanim_runtime::math::{Matrix, Vec3i16, Vec3i32};
-use psxanim_runtime::render::camera::{placement, Camera};
+use psxanim_runtime::render::camera::placement;
 use psxanim_runtime::render::pose_cache::{blend, entries_for_blob, entries_needed};
 use psxanim_runtime::render::{self, bones, DrawnTriangle, Outcome, PoseCache, RenderError, Scratch, TriangleSink};
 use psxanim_runtime::tables::{TableError, Tables};
 
 mod render_support;
-use render_support::{blob, two_squares_blob, BoneDef, RigidClip, SQUARE};
+use render_support::{blob, camera, two_squares_blob, BoneDef, RigidClip, SQUARE};
 
 /// Two bones (the second a child of the first) and two clips of 3 and 2 frames with other poses.
 fn rigid_blob() -> Vec<u8> {
@@ -22,17 +22,6 @@ fn rigid_blob() -> Vec<u8> {
 
 fn gte() -> Gte<GteModel> {
     Gte::with_backend(GteModel::default())
-}
-
-fn camera() -> Camera {
-    Camera {
-        view: Matrix::new(psxanim_runtime::math::IDENTITY_ROTATION, Vec3i32::new(0, 0, 8000)),
-        center: (160, 120),
-        projection: 300,
-        screen: (320, 240),
-        zsf3: 100,
-        near: 100,
-    }
 }
 
 /// A deterministic spread of matrices: rotations up to +-2.0 in FP12 (scaled bones), translations

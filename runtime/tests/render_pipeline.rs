@@ -5,13 +5,13 @@
 use psxanim_runtime::anim::FrameSample;
 use psxanim_runtime::gte::{Gte, GteModel, ScreenXY};
 use psxanim_runtime::math::{Matrix, Vec3i32};
-use psxanim_runtime::render::camera::{placement, Camera};
+use psxanim_runtime::render::camera::placement;
 use psxanim_runtime::render::triangles::sort_draw_order;
 use psxanim_runtime::render::{self, DrawnTriangle, Outcome, RenderError, Scratch, Stage, TriangleSink};
 use psxanim_runtime::tables::{Tables, TableError};
 
 mod render_support;
-use render_support::{blob, two_squares_blob, BoneDef, RigidClip, SQUARE};
+use render_support::{blob, camera, two_squares_blob, BoneDef, RigidClip, SQUARE};
 
 // ---- the test character: two bones, a square facing the camera on each, one reversed triangle ----
 
@@ -20,17 +20,6 @@ fn rigid_blob() -> Vec<u8> {
         RigidClip { frames: 3, poses: vec![(0.0, [0, 0, 0]), (0.0, [1500, 0, 0])] },
         RigidClip { frames: 2, poses: vec![(90.0, [0, 0, 0]), (0.0, [0, 2000, 0])] },
     ])
-}
-
-fn camera() -> Camera {
-    Camera {
-        view: Matrix::new(psxanim_runtime::math::IDENTITY_ROTATION, Vec3i32::new(0, 0, 8000)),
-        center: (160, 120),
-        projection: 300,
-        screen: (320, 240),
-        zsf3: 100,
-        near: 100,
-    }
 }
 
 #[derive(Default)]

@@ -64,6 +64,24 @@ pub struct FlatPackets {
     pub rejected: usize,
 }
 
+/// One RTPT at register level, the definition both projection defaults share: `v` is VXY0, VZ0, VXY1,
+/// VZ1, VXY2, VZ2; SXY0..2 go to `xy`, SZ1..3 to `z`.
+fn rtpt_registers<C: Cop2 + ?Sized>(gte: &mut C, v: [u32; 6], xy: &mut [u32], z: &mut [u32]) {
+    gte.write_data::<{ data::VXY0 }>(v[0]);
+    gte.write_data::<{ data::VZ0 }>(v[1]);
+    gte.write_data::<{ data::VXY1 }>(v[2]);
+    gte.write_data::<{ data::VZ1 }>(v[3]);
+    gte.write_data::<{ data::VXY2 }>(v[4]);
+    gte.write_data::<{ data::VZ2 }>(v[5]);
+    gte.command::<{ cmd::RTPT }>();
+    xy[0] = gte.read_data::<{ data::SXY0 }>();
+    xy[1] = gte.read_data::<{ data::SXY1 }>();
+    xy[2] = gte.read_data::<{ data::SXY2 }>();
+    z[0] = gte.read_data::<{ data::SZ1 }>();
+    z[1] = gte.read_data::<{ data::SZ2 }>();
+    z[2] = gte.read_data::<{ data::SZ3 }>();
+}
+
 /// Raw access to a GTE: register transfers and commands.
 ///
 /// Register numbers are masked to 0..31; the command word is the `cop2` imm25 operand.
@@ -88,19 +106,7 @@ pub trait Cop2 {
     fn rtpt_words(&mut self, vertices: &[u32], sxy: &mut [u32], sz: &mut [u32]) -> usize {
         let triples = (vertices.len() / 6).min(sxy.len() / 3).min(sz.len() / 3);
         for ((v, xy), z) in vertices.chunks_exact(6).zip(sxy.chunks_exact_mut(3)).zip(sz.chunks_exact_mut(3)).take(triples) {
-            self.write_data::<{ data::VXY0 }>(v[0]);
-            self.write_data::<{ data::VZ0 }>(v[1]);
-            self.write_data::<{ data::VXY1 }>(v[2]);
-            self.write_data::<{ data::VZ1 }>(v[3]);
-            self.write_data::<{ data::VXY2 }>(v[4]);
-            self.write_data::<{ data::VZ2 }>(v[5]);
-            self.command::<{ cmd::RTPT }>();
-            xy[0] = self.read_data::<{ data::SXY0 }>();
-            xy[1] = self.read_data::<{ data::SXY1 }>();
-            xy[2] = self.read_data::<{ data::SXY2 }>();
-            z[0] = self.read_data::<{ data::SZ1 }>();
-            z[1] = self.read_data::<{ data::SZ2 }>();
-            z[2] = self.read_data::<{ data::SZ3 }>();
+            rtpt_registers(self, [v[0], v[1], v[2], v[3], v[4], v[5]], xy, z);
         }
         3 * triples
     }
@@ -112,19 +118,7 @@ pub trait Cop2 {
         for ((p, xy), z) in positions.chunks_exact(3).zip(sxy.chunks_exact_mut(3)).zip(sz.chunks_exact_mut(3)).take(triples) {
             let pack = |v: [i16; 3]| (v[0] as u16 as u32 | (v[1] as u16 as u32) << 16, v[2] as u16 as u32);
             let w = [pack(p[0]), pack(p[1]), pack(p[2])];
-            self.write_data::<{ data::VXY0 }>(w[0].0);
-            self.write_data::<{ data::VZ0 }>(w[0].1);
-            self.write_data::<{ data::VXY1 }>(w[1].0);
-            self.write_data::<{ data::VZ1 }>(w[1].1);
-            self.write_data::<{ data::VXY2 }>(w[2].0);
-            self.write_data::<{ data::VZ2 }>(w[2].1);
-            self.command::<{ cmd::RTPT }>();
-            xy[0] = self.read_data::<{ data::SXY0 }>();
-            xy[1] = self.read_data::<{ data::SXY1 }>();
-            xy[2] = self.read_data::<{ data::SXY2 }>();
-            z[0] = self.read_data::<{ data::SZ1 }>();
-            z[1] = self.read_data::<{ data::SZ2 }>();
-            z[2] = self.read_data::<{ data::SZ3 }>();
+            rtpt_registers(self, [w[0].0, w[0].1, w[1].0, w[1].1, w[2].0, w[2].1], xy, z);
         }
         3 * triples
     }

@@ -198,3 +198,18 @@ pub fn two_squares_blob(clips: &[RigidClip]) -> Vec<u8> {
     let triangles = [[0, 2, 1, 0], [1, 2, 3, 0], [4, 6, 5, 1], [5, 7, 6, 1]];
     blob(&bones, &triangles, &[[200, 10, 10], [10, 200, 10]], clips, &[])
 }
+
+/// The render tests' camera: looking down +Z from 8,000 units in front of the origin, 320 x 240.
+pub fn camera() -> psxanim_runtime::render::Camera {
+    psxanim_runtime::render::Camera {
+        view: psxanim_runtime::math::Matrix::new(
+            psxanim_runtime::math::IDENTITY_ROTATION,
+            psxanim_runtime::math::Vec3i32::new(0, 0, 8000),
+        ),
+        center: (160, 120),
+        projection: 300,
+        screen: (320, 240),
+        zsf3: 100,
+        near: 100,
+    }
+}
