@@ -406,6 +406,7 @@ pub fn error_code(e: &RenderError) -> u32 {
             TableError::BitStreamEnd { .. } => 16,
             TableError::ValueOverflow { .. } => 17,
             TableError::BadFramePayload { .. } => 18,
+            TableError::BadQuad { .. } => 19,
         },
         RenderError::TooManyBones { .. } => 0x101,
         RenderError::TooManyVertices { .. } => 0x102,
@@ -426,7 +427,8 @@ pub fn error_offset(e: &TableError) -> u32 {
         | TableError::BadBitWidth { offset, .. }
         | TableError::BitStreamEnd { offset, .. }
         | TableError::ValueOverflow { offset }
-        | TableError::BadFramePayload { offset, .. } => offset as u32,
+        | TableError::BadFramePayload { offset, .. }
+        | TableError::BadQuad { offset, .. } => offset as u32,
         _ => 0,
     }
 }

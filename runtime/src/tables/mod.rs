@@ -27,7 +27,11 @@
 //!   baked-vertices: ranges are empty (the skeleton is kept for names and attachment only).
 //! vertices, 8 bytes each: i16 x, y, z, i16 0 (the GTE's SVECTOR shape)
 //!   rigid-gte: bone-local positions; baked-vertices: model-space bind positions.
-//! triangles, 8 bytes each: u16 a, b, c (vertex indices), u8 material, u8 0
+//! triangles, 8 bytes each: u16 a, b, c (vertex indices), u8 material, u8 flags
+//!   flags bit 0 (QUAD_WITH_NEXT): this triangle (a, b, c) and the next one, (a, c, d) with the same
+//!   material and flags 0, are one planar quad: the renderer culls both by this triangle's NCLIP and
+//!   draws them as one four-point polygon. Other bits are 0. A reader may ignore the bit (the two
+//!   triangles then draw the same area).
 //! materials, 4 bytes each: u8 r, g, b (base colour), u8 0
 //! clips, 16 bytes each: u16 name, u16 frame count, u16 sample rate (Hz), u16 flags (0),
 //!                       u32 data offset, u32 data size
@@ -54,6 +58,8 @@ pub const HEADER_SIZE: usize = 64;
 pub const BONE_SIZE: usize = 8;
 pub const VERTEX_SIZE: usize = 8;
 pub const TRIANGLE_SIZE: usize = 8;
+/// Triangle flag: this triangle and the next form one planar quad (see the layout above).
+pub const QUAD_WITH_NEXT: u8 = 1;
 pub const MATERIAL_SIZE: usize = 4;
 pub const CLIP_SIZE: usize = 16;
 /// Parent value of a root bone.
@@ -158,6 +164,13 @@ pub enum TableError {
         offset: usize,
         what: &'static str,
     },
+    /// Triangle `index` (flags byte at `offset`) has unknown flag bits, or is marked as the first half
+    /// of a quad that the next triangle does not complete (it must be (a, c, d) with the same
+    /// material and no flags; the last triangle cannot be marked).
+    BadQuad {
+        index: usize,
+        offset: usize,
+    },
 }
 
 /// A bone table entry.
@@ -174,6 +187,8 @@ pub struct Bone {
 pub struct Triangle {
     pub vertices: [u16; 3],
     pub material: u8,
+    /// [`QUAD_WITH_NEXT`] or 0.
+    pub flags: u8,
 }
 
 /// A clip table entry; `data` is its byte range in the blob.
@@ -336,8 +351,21 @@ impl<'a> Tables<'a> {
                     limit: self.material_count,
                 });
             }
+            if t.flags & !QUAD_WITH_NEXT != 0 || (t.flags == QUAD_WITH_NEXT && !self.completes_quad(i, t)) {
+                return Err(TableError::BadQuad { index: i, offset: offset + 7 });
+            }
         }
         Ok(())
+    }
+
+    /// Whether triangle `i + 1` is the second half of the quad that triangle `i` (`first`) opens.
+    fn completes_quad(&self, i: usize, first: Triangle) -> bool {
+        if i + 1 >= self.triangle_count {
+            return false;
+        }
+        let second = self.triangle(i + 1);
+        let [a, _, c] = first.vertices;
+        second.vertices[0] == a && second.vertices[1] == c && second.material == first.material && second.flags == 0
     }
 
     fn check_clips(&self) -> Result<(), TableError> {
@@ -427,6 +455,7 @@ impl<'a> Tables<'a> {
         Triangle {
             vertices: [u16_at(self.bytes, o), u16_at(self.bytes, o + 2), u16_at(self.bytes, o + 4)],
             material: self.bytes[o + 6],
+            flags: self.bytes[o + 7],
         }
     }
 

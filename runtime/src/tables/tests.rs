@@ -129,7 +129,7 @@ fn reads_the_tables_of_a_hand_assembled_blob() {
     assert_eq!(t.bone(0), Bone { parent: None, first_vertex: 0, vertex_count: 2, name_offset: 0 });
     assert_eq!(t.name(0), Ok("root"));
     assert_eq!(t.vertex(1), [-1, 2, 3]);
-    assert_eq!(t.triangle(0), Triangle { vertices: [0, 1, 1], material: 0 });
+    assert_eq!(t.triangle(0), Triangle { vertices: [0, 1, 1], material: 0, flags: 0 });
     assert_eq!(t.material(0), [200, 100, 50]);
     assert_eq!(t.find_clip("clip"), Some(0));
     assert_eq!(t.find_clip("walk"), None);
