@@ -238,9 +238,9 @@ impl Packets {
             let mut link = self.table[z];
             while link != END {
                 let at = (link.wrapping_sub(base) & END) as usize / 4;
-                assert!(at.is_multiple_of(5) && at / 5 < self.committed, "link into a packet not committed");
+                assert!(at + 5 <= self.committed, "link into a packet not committed");
                 let p = &self.arena[at..at + 5];
-                assert_eq!(p[0] >> 24, 4, "4 words follow the header");
+                assert_eq!(p[0] >> 24, 4, "4 words follow the header (the blob has no quads)");
                 sent.push([z as u32, p[1], p[2], p[3], p[4]]);
                 link = p[0] & END;
             }
@@ -255,8 +255,8 @@ impl TriangleSink for Packets {
     fn flat_packet_list(&mut self) -> Option<psxanim_runtime::gte::PacketList<'_>> {
         Some(psxanim_runtime::gte::PacketList { arena: &mut self.arena, table: &mut self.table, max_depth: DEPTHS as u32 - 2 })
     }
-    fn commit_flat_packets(&mut self, count: usize) {
-        self.committed += count;
+    fn commit_flat_packets(&mut self, words: usize) {
+        self.committed += words;
     }
 }
 

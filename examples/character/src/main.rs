@@ -165,7 +165,7 @@ fn face_bench(gte: &mut Gte, front: bool, clip_tests: bool) -> u32 {
         (&mut *core::ptr::addr_of_mut!(SXY), &mut *core::ptr::addr_of_mut!(FACE_BENCH_ARENA), &mut *core::ptr::addr_of_mut!(FACE_BENCH_TABLE))
     };
     *sxy = if front { [0, 10 << 16, 10] } else { [0; 3] };
-    let job = FlatTriangles { triangles: &FACE_BENCH_WORDS, sxy: &*sxy, sz: &SZ, materials: &MATERIALS, near: 100, clip_tests };
+    let job = FlatTriangles { triangles: &FACE_BENCH_WORDS, sxy: &*sxy, sz: &SZ, materials: &MATERIALS, near: 100, clip_tests, quads: false };
     let started = timer::now();
     for _ in 0..FACE_BENCH_RUNS {
         table.fill(LINK_MASK);

@@ -5,11 +5,11 @@
 //! exactly what the console computed and drew at any frame. Game time advances a fixed
 //! `VSYNCS_PER_FRAME` per rendered frame, never by wall-clock vsyncs, to keep it that way.
 use psxanim_runtime::anim::{Animator, Sampling};
-use psxanim_runtime::gte::{Cop2, FlatTriangles, Gte, PacketList, FLAT_PACKET_WORDS, LINK_MASK};
+use psxanim_runtime::gte::{Cop2, FlatTriangles, Gte, PacketList, FLAT_PACKET_WORDS, LINK_MASK, QUAD_PACKET_WORDS};
 use psxanim_runtime::math::{Matrix, Vec3i32};
 use psxanim_runtime::render::camera::{self, Angle, Camera};
 use psxanim_runtime::render::{self, DrawnTriangle, Outcome, PoseCache, RenderError, Scratch, Stage, TriangleSink};
-use psxanim_runtime::tables::{TableError, Tables, CHANNELS_PER_BONE, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE};
+use psxanim_runtime::tables::{TableError, Tables, CHANNELS_PER_BONE, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE, QUAD_WITH_NEXT};
 
 /// The display rate the animators assume (NTSC).
 pub const DISPLAY_HZ: u32 = 60;
@@ -445,7 +445,7 @@ pub fn render_error_detail(e: &RenderError) -> u32 {
 }
 
 /// Synthetic screen vertices of `flat_packet_words`: x, y (SXY) and depth (SZ).
-const FLAT_VERTICES: [(i16, i16, u16); 11] = [
+const FLAT_VERTICES: [(i16, i16, u16); 12] = [
     (0, 0, 2000),
     (0, 10, 2000),
     (10, 0, 2000),
@@ -461,6 +461,8 @@ const FLAT_VERTICES: [(i16, i16, u16); 11] = [
     (0, -300, 2000),
     (0, 300, 2000),
     (10, -300, 2000),
+    // 11: the fourth corner of quads on 0, 1, 2 (far, so that AVSZ4 differs from AVSZ3).
+    (10, 10, 6000),
 ];
 /// `a | b << 16`, `c | material << 16`: front, back, too near, wide but drawable, too wide, too tall,
 /// then two more front faces (the second material, the first).
@@ -474,46 +476,66 @@ const FLAT_TRIANGLES: [u32; 16] = [
     1 << 16, 2 | 1 << 16, // 0 1 2
     4 | 5 << 16, 6, // 4 5 6
 ];
+/// A quad's first triangle: its flags byte holds `QUAD_WITH_NEXT`.
+const Q: u32 = (QUAD_WITH_NEXT as u32) << 24;
+/// Quads (a, b, c) + (a, c, d) among triangles: a front quad, a front triangle, a back quad, a quad
+/// whose first triangle is drawable and whose fourth corner is too near, one whose fourth corner
+/// makes it too wide, then another front quad (the second material).
+const FLAT_QUADS: [u32; 22] = [
+    1 << 16, 2 | Q, 2 << 16, 11, // 0 1 2 + 0 2 11
+    1 << 16, 2 | 1 << 16, // 0 1 2
+    2 << 16, 1 | Q, 1 << 16, 11, // 0 2 1 + 0 1 11
+    1 << 16, 2 | Q, 2 << 16, 3, // 0 1 2 + 0 2 3
+    4 | 5 << 16, 6 | Q, 4 | 6 << 16, 7, // 4 5 6 + 4 6 7
+    1 << 16, 2 | 1 << 16 | Q, 2 << 16, 11 | 1 << 16, // 0 1 2 + 0 2 11
+];
 const FLAT_MATERIALS: [u32; 2] = [0x0010_2030, 0x0040_5060];
 const FLAT_NEAR: u16 = 100;
 const FLAT_DEPTHS: usize = 8;
-/// Room for every triangle, or for three packets.
-const FLAT_ROOMS: [usize; 2] = [8, 3];
-/// Record words per `flat_packet_words` run: written, rejected, the table, then the packets.
+/// Arena words: room for every packet, or for three triangles' worth (the last quad then fails).
+const FLAT_ROOMS: [usize; 2] = [FLAT_ARENA_WORDS, 3 * FLAT_PACKET_WORDS];
+const FLAT_ARENA_WORDS: usize = 8 * QUAD_PACKET_WORDS;
+/// Record words per `flat_packet_words` run: drawn, rejected, words, the table, then the arena.
 #[allow(dead_code)] // used by the host only
-pub const FLAT_RUN_WORDS: usize = 2 + FLAT_DEPTHS + FLAT_PACKET_WORDS * 8;
+pub const FLAT_RUN_WORDS: usize = 3 + FLAT_DEPTHS + FLAT_ARENA_WORDS;
 #[allow(dead_code)] // used by the host only
-pub const FLAT_RUNS: usize = 2 * FLAT_ROOMS.len();
+pub const FLAT_RUNS: usize = 4 * FLAT_ROOMS.len();
 
-/// The triangle stage's packet loop (`Cop2::flat_packets`: on the console the asm of both variants)
-/// on synthetic triangles that take every path: back face, front face, too near, the span's quick
-/// box and exact test, a full arena; with the near and span tests and without, with room for every
-/// packet and for three. Per run: written, rejected, the table's entries, then every packet slot
-/// (`FLAT_RUN_WORDS` in all; unwritten ones zero), links as packet numbers (an end marker as
-/// `LINK_MASK`), so the words do not depend on where the buffers are. Sets ZSF3 to 1 (OTZ = sum of SZ >> 12).
+/// The triangle stage's packet loop (`Cop2::flat_packets`: on the console its asm variants, and the
+/// register-level definition for tested quads) on synthetic triangles and quads that take every
+/// path: back face, front face, too near, the span's quick box and exact test, a full arena; with
+/// the near and span tests and without, with room for every packet and for three triangles. Per
+/// run: drawn, rejected, arena words used, the table's entries, then every arena word (unwritten
+/// ones zero), links as word offsets in the arena (an end marker as `LINK_MASK`), so the words do
+/// not depend on where the buffers are. Sets ZSF3 and ZSF4 to 1 (OTZ = sum of SZ >> 12).
 pub fn flat_packet_words<B: Cop2>(gte: &mut Gte<B>, push: &mut dyn FnMut(u32)) {
     let sxy = FLAT_VERTICES.map(|(x, y, _)| x as u16 as u32 | (y as u16 as u32) << 16);
     let sz = FLAT_VERTICES.map(|(_, _, z)| z as u32);
     gte.set_ot_scale(1, 1);
-    for clip_tests in [true, false] {
-        for room in FLAT_ROOMS {
-            let mut arena = [0u32; FLAT_PACKET_WORDS * 8];
-            let mut table = [LINK_MASK; FLAT_DEPTHS];
-            let base = arena.as_ptr() as usize as u32;
-            let job = FlatTriangles { triangles: &FLAT_TRIANGLES, sxy: &sxy, sz: &sz, materials: &FLAT_MATERIALS, near: FLAT_NEAR, clip_tests };
-            let mut list = PacketList { arena: &mut arena[..FLAT_PACKET_WORDS * room], table: &mut table, max_depth: FLAT_DEPTHS as u32 - 2 };
-            // SAFETY: every vertex index is below 11, every material below 2.
-            let done = unsafe { gte.backend_mut().flat_packets(&job, &mut list) };
-            let packet = |link: u32| if link & LINK_MASK == LINK_MASK { LINK_MASK } else { (link.wrapping_sub(base) & LINK_MASK) / (4 * FLAT_PACKET_WORDS as u32) };
-            push(done.written as u32);
-            push(done.rejected as u32);
-            for t in table {
-                push(packet(t));
-            }
-            for (i, p) in arena.chunks_exact(FLAT_PACKET_WORDS).enumerate() {
-                push(if i < done.written { p[0] & !LINK_MASK | packet(p[0]) } else { p[0] });
-                for &w in &p[1..] {
-                    push(w);
+    for (triangles, quads) in [(&FLAT_TRIANGLES[..], false), (&FLAT_QUADS[..], true)] {
+        for clip_tests in [true, false] {
+            for room in FLAT_ROOMS {
+                let mut arena = [0u32; FLAT_ARENA_WORDS];
+                let mut table = [LINK_MASK; FLAT_DEPTHS];
+                let base = arena.as_ptr() as usize as u32;
+                let job = FlatTriangles { triangles, sxy: &sxy, sz: &sz, materials: &FLAT_MATERIALS, near: FLAT_NEAR, clip_tests, quads };
+                let mut list = PacketList { arena: &mut arena[..room], table: &mut table, max_depth: FLAT_DEPTHS as u32 - 2 };
+                // SAFETY: every vertex index is below 12, every material below 2, every quad whole.
+                let done = unsafe { gte.backend_mut().flat_packets(&job, &mut list) };
+                let offset = |link: u32| if link & LINK_MASK == LINK_MASK { LINK_MASK } else { (link.wrapping_sub(base) & LINK_MASK) / 4 };
+                push(done.drawn as u32);
+                push(done.rejected as u32);
+                push(done.words as u32);
+                for t in table {
+                    push(offset(t));
+                }
+                let mut header = 0;
+                for (i, &w) in arena.iter().enumerate() {
+                    let is_header = i == header && i < done.words;
+                    if is_header {
+                        header += (w >> 24) as usize + 1;
+                    }
+                    push(if is_header { w & !LINK_MASK | offset(w) } else { w });
                 }
             }
         }

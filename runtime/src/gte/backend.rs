@@ -22,13 +22,21 @@ pub const MAX_SPAN_X: i32 = 1023;
 pub const MAX_SPAN_Y: i32 = 511;
 /// GP0 command of a flat, opaque triangle (the colour goes in the low 24 bits).
 pub const GP0_FLAT_TRIANGLE: u32 = 0x20 << 24;
-/// Words [`Cop2::flat_packets`] writes per triangle: OTZ, command and colour, SXY0..2.
+/// GP0 command of a flat, opaque four-point polygon (drawn as the triangles 0-1-2 and 1-2-3).
+pub const GP0_FLAT_QUAD: u32 = 0x28 << 24;
+/// Words [`Cop2::flat_packets`] writes per triangle: header, command and colour, SXY0..2.
 pub const FLAT_PACKET_WORDS: usize = 5;
+/// Words [`Cop2::flat_packets`] writes per quad: header, command and colour, four SXY.
+pub const QUAD_PACKET_WORDS: usize = 6;
+/// Bit 24 of a triangle's second table word: `tables::QUAD_WITH_NEXT`, the flags byte's bit 0.
+pub const QUAD_WORD_BIT: u32 = 1 << 24;
 
 /// The inputs of [`Cop2::flat_packets`].
 #[derive(Clone, Copy, Debug)]
 pub struct FlatTriangles<'a> {
-    /// Triangle table words: `a | b << 16`, `c | material << 16`.
+    /// Triangle table words: `a | b << 16`, `c | material << 16 | flags << 24`. A triangle whose flags
+    /// hold `QUAD_WITH_NEXT` ([`QUAD_WORD_BIT`]) opens a planar quad that the next one, (a, c, d),
+    /// completes.
     pub triangles: &'a [u32],
     /// Projected vertices (SXY words and SZ values), indexed like the tables' vertices.
     pub sxy: &'a [u32],
@@ -40,13 +48,17 @@ pub struct FlatTriangles<'a> {
     /// False: the caller knows no triangle is nearer than `near` or larger than the spans (its
     /// character's box is `render::cull::Visibility::Clear`), and the near and span tests are skipped.
     pub clip_tests: bool,
+    /// Whether any triangle opens a quad (`Tables::quad_count`): false lets a backend use a loop
+    /// that reads triangles only.
+    pub quads: bool,
 }
 
 /// Where [`Cop2::flat_packets`] links its packets: a GPU ordering table and the free part of its
 /// packet arena (`console::ordering::DrawList` describes the format).
 #[derive(Debug)]
 pub struct PacketList<'a> {
-    /// Unused arena words; packets are written from the start, [`FLAT_PACKET_WORDS`] each.
+    /// Unused arena words; packets are written from the start, [`FLAT_PACKET_WORDS`] or
+    /// [`QUAD_PACKET_WORDS`] each.
     pub arena: &'a mut [u32],
     /// The ordering table: entry `z` holds the 24-bit address of the first packet drawn at depth `z`.
     pub table: &'a mut [u32],
@@ -60,8 +72,12 @@ pub const LINK_MASK: u32 = 0x00FF_FFFF;
 /// What [`Cop2::flat_packets`] did (the other triangles faced away).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlatPackets {
-    pub written: usize,
+    /// Triangles drawn (a quad counts as its two).
+    pub drawn: usize,
+    /// Front-facing triangles not drawn: too near, too large, or no room (a quad counts as two).
     pub rejected: usize,
+    /// Arena words the packets fill, from its start.
+    pub words: usize,
 }
 
 /// One RTPT at register level, the definition both projection defaults share: `v` is VXY0, VZ0, VXY1,
@@ -80,6 +96,65 @@ fn rtpt_registers<C: Cop2 + ?Sized>(gte: &mut C, v: [u32; 6], xy: &mut [u32], z:
     z[0] = gte.read_data::<{ data::SZ1 }>();
     z[1] = gte.read_data::<{ data::SZ2 }>();
     z[2] = gte.read_data::<{ data::SZ3 }>();
+}
+
+/// The body of [`Cop2::flat_packets`] at register level: the definition the host model runs, and the
+/// console's path for what its asm loops do not cover.
+///
+/// # Safety
+/// As [`Cop2::flat_packets`].
+pub(crate) unsafe fn flat_packets_registers<C: Cop2 + ?Sized>(gte: &mut C, job: &FlatTriangles, out: &mut PacketList) -> FlatPackets {
+    let Some(max_depth) = out.table.len().checked_sub(1).map(|last| last.min(out.max_depth as usize)) else {
+        return FlatPackets::default();
+    };
+    let mut done = FlatPackets::default();
+    let words = job.triangles;
+    let mut at = 0;
+    while let Some(&[ab, cm]) = words.get(at..at + 2) {
+        let fourth = if cm & QUAD_WORD_BIT != 0 { words.get(at + 3).map(|&dm| (dm & 0xFFFF) as usize) } else { None };
+        at += if fourth.is_some() { 4 } else { 2 };
+        let v = [(ab & 0xFFFF) as usize, (ab >> 16) as usize, (cm & 0xFFFF) as usize];
+        // SAFETY: the caller's contract.
+        if unsafe { gte.nclip_indexed(job.sxy, v) } >= 0 {
+            continue;
+        }
+        // SAFETY: the caller's contract.
+        let (s, d) = unsafe {
+            match fourth {
+                Some(d) => (gte.avsz4_indexed(job.sz, [d, v[0], v[1], v[2]]), Some((*job.sxy.get_unchecked(d), *job.sz.get_unchecked(d)))),
+                None => (gte.avsz3_indexed(job.sz, v), None),
+            }
+        };
+        let (count, size) = if d.is_some() { (2, QUAD_PACKET_WORDS) } else { (1, FLAT_PACKET_WORDS) };
+        let mut sxy = [s.sxy[0], s.sxy[1], s.sxy[2], s.sxy[0]];
+        let mut sz = [s.sz[0], s.sz[1], s.sz[2], s.sz[0]];
+        if let Some((xy, z)) = d {
+            (sxy[3], sz[3]) = (xy, z);
+        }
+        let near = job.near as u32;
+        let span = |c: [i32; 4]| c.iter().max().unwrap_or(&0) - c.iter().min().unwrap_or(&0);
+        let fails_clip = sz.iter().any(|&z| z < near)
+            || span(sxy.map(|w| w as u16 as i16 as i32)) > MAX_SPAN_X
+            || span(sxy.map(|w| (w as i32) >> 16)) > MAX_SPAN_Y;
+        if (job.clip_tests && fails_clip) || out.arena.len() - done.words < size {
+            done.rejected += count;
+            continue;
+        }
+        // SAFETY: the caller's contract.
+        let colour = unsafe { *job.materials.get_unchecked(((cm >> 16) & 0xFF) as usize) } & 0x00FF_FFFF;
+        let z = (s.otz as usize).min(max_depth);
+        let packet = &mut out.arena[done.words..][..size];
+        let header = ((size as u32 - 1) << 24) | (out.table[z] & LINK_MASK);
+        if d.is_some() {
+            packet.copy_from_slice(&[header, GP0_FLAT_QUAD | colour, s.sxy[1], s.sxy[2], s.sxy[0], sxy[3]]);
+        } else {
+            packet.copy_from_slice(&[header, GP0_FLAT_TRIANGLE | colour, s.sxy[0], s.sxy[1], s.sxy[2]]);
+        }
+        out.table[z] = (&packet[0] as *const u32 as usize as u32) & LINK_MASK;
+        done.drawn += count;
+        done.words += size;
+    }
+    done
 }
 
 /// Raw access to a GTE: register transfers and commands.
@@ -140,71 +215,71 @@ pub trait Cop2 {
         self.read_data::<{ data::MAC0 }>() as i32
     }
 
-    /// NCLIP over a run of triangles given as table words (`a | b << 16`, `c | material << 16`, two
-    /// words a triangle), the screen positions loaded from `sxy`: skips the triangles whose NCLIP is
-    /// zero or positive (facing away, see `render::triangles`) and returns the index of the first one
-    /// whose NCLIP is negative, with its SXY0..2 still loaded; the triangle count if there is none.
+    /// NCLIP over a run of triangles given as table words (`a | b << 16`, `c | material << 16 | flags
+    /// << 24`, two words a triangle), the screen positions loaded from `sxy`: skips the triangles whose
+    /// NCLIP is zero or positive (facing away, see `render::triangles`; a quad's first triangle decides
+    /// for both of its triangles) and returns the index of the first one whose NCLIP is negative, with
+    /// its SXY0..2 still loaded; the triangle count if there is none.
     ///
     /// # Safety
-    /// Every vertex index of every triangle is below `sxy.len()` (the console loads without checking).
+    /// Every vertex index of every triangle is below `sxy.len()` (the console loads without checking),
+    /// and a quad's first triangle is followed by its second.
     #[inline(always)]
     unsafe fn skip_back_faces(&mut self, triangles: &[u32], sxy: &[u32]) -> usize {
-        for (i, t) in triangles.chunks_exact(2).enumerate() {
-            let v = [(t[0] & 0xFFFF) as usize, (t[0] >> 16) as usize, (t[1] & 0xFFFF) as usize];
+        let mut at = 0;
+        while let Some(&[ab, cm]) = triangles.get(2 * at..2 * at + 2) {
+            let v = [(ab & 0xFFFF) as usize, (ab >> 16) as usize, (cm & 0xFFFF) as usize];
             // SAFETY: the caller's contract.
             if unsafe { self.nclip_indexed(sxy, v) } < 0 {
-                return i;
+                return at;
             }
+            at += if cm & QUAD_WORD_BIT != 0 { 2 } else { 1 };
         }
         triangles.len() / 2
     }
 
-    /// Flat-shaded GPU triangles straight from the tables: for each triangle of `job.triangles` in
-    /// order, NCLIP (a triangle whose NCLIP is zero or positive faces away and is skipped), then SZ1..3
-    /// and AVSZ3; a front face is rejected (with `job.clip_tests`) when a vertex is nearer than
-    /// `job.near`, when its screen extent is wider than [`MAX_SPAN_X`] or taller than [`MAX_SPAN_Y`]
-    /// pixels, and (always) when `out.arena` has no room left. Otherwise it becomes a GPU linked-list packet of [`FLAT_PACKET_WORDS`] words
-    /// at the start of the arena's unused part: the header (4 words follow, then the 24-bit link read
-    /// from `out.table[z]`, with `z` = min(OTZ, `out.max_depth`)), the flat-triangle command with the
-    /// material's colour, SXY0..2; and `out.table[z]` then holds the 24-bit address of that header.
+    /// Flat-shaded GPU triangles and quads straight from the tables: for each triangle of
+    /// `job.triangles` in order, NCLIP (a triangle whose NCLIP is zero or positive faces away and is
+    /// skipped; a quad's first triangle decides for the quad), then SZ1..3 and AVSZ3 (a quad: SZ0 =
+    /// its fourth vertex's, and AVSZ4); a front face is rejected (with `job.clip_tests`) when a vertex
+    /// is nearer than `job.near`, when its screen extent is wider than [`MAX_SPAN_X`] or taller than
+    /// [`MAX_SPAN_Y`] pixels, and (always) when `out.arena` has no room left. Otherwise it becomes a
+    /// GPU linked-list packet at the start of the arena's unused part: the header (the number of
+    /// words that follow, then the 24-bit link read from `out.table[z]`, with `z` = min(OTZ,
+    /// `out.max_depth`)), the flat command with the material's colour, then the points: SXY0..2 for a
+    /// triangle ([`FLAT_PACKET_WORDS`] words); for a quad (a, b, c) + (a, c, d) the points b, c, a, d
+    /// ([`QUAD_PACKET_WORDS`] words: the GPU draws b-c-a and c-a-d, the two triangles). `out.table[z]`
+    /// then holds the 24-bit address of that header.
     ///
     /// # Safety
     /// Every vertex index of every triangle is below `job.sxy.len()` and `job.sz.len()`, every
-    /// material index below `job.materials.len()` (the console loads without checking).
+    /// material index below `job.materials.len()`, and a triangle marked as a quad's first half is
+    /// followed by its second (`Tables::parse` checks all three; the console loads without checking).
     unsafe fn flat_packets(&mut self, job: &FlatTriangles, out: &mut PacketList) -> FlatPackets {
-        let Some(max_depth) = out.table.len().checked_sub(1).map(|last| last.min(out.max_depth as usize)) else {
-            return FlatPackets::default();
-        };
-        let mut room = out.arena.len() / FLAT_PACKET_WORDS;
-        let mut done = FlatPackets::default();
-        for t in job.triangles.chunks_exact(2) {
-            let v = [(t[0] & 0xFFFF) as usize, (t[0] >> 16) as usize, (t[1] & 0xFFFF) as usize];
-            // SAFETY: the caller's contract.
-            if unsafe { self.nclip_indexed(job.sxy, v) } >= 0 {
-                continue;
-            }
-            // SAFETY: the caller's contract.
-            let s = unsafe { self.avsz3_indexed(job.sz, v) };
-            let near = job.near as u32;
-            let x = s.sxy.map(|w| w as u16 as i16 as i32);
-            let y = s.sxy.map(|w| (w as i32) >> 16);
-            let within = |c: [i32; 3], max: i32| [c[0] - c[1], c[1] - c[2], c[0] - c[2]].iter().all(|d| d.abs() <= max);
-            let fails_clip = s.sz.iter().any(|&z| z < near) || !within(x, MAX_SPAN_X) || !within(y, MAX_SPAN_Y);
-            if (job.clip_tests && fails_clip) || room == 0 {
-                done.rejected += 1;
-                continue;
-            }
-            // SAFETY: the caller's contract.
-            let colour = unsafe { *job.materials.get_unchecked(((t[1] >> 16) & 0xFF) as usize) } & 0x00FF_FFFF;
-            let z = (s.otz as usize).min(max_depth);
-            let packet = &mut out.arena[FLAT_PACKET_WORDS * done.written..][..FLAT_PACKET_WORDS];
-            let header = ((FLAT_PACKET_WORDS as u32 - 1) << 24) | (out.table[z] & LINK_MASK);
-            packet.copy_from_slice(&[header, GP0_FLAT_TRIANGLE | colour, s.sxy[0], s.sxy[1], s.sxy[2]]);
-            out.table[z] = (&packet[0] as *const u32 as usize as u32) & LINK_MASK;
-            done.written += 1;
-            room -= 1;
+        // SAFETY: the caller's contract.
+        unsafe { flat_packets_registers(self, job, out) }
+    }
+
+    /// Loads SZ0..3 with `sz[v[0]]` .. `sz[v[3]]` and runs AVSZ4: returns SXY0..2 (as loaded for NCLIP),
+    /// SZ1..3 and OTZ (SZ0 is the caller's `sz[v[0]]`).
+    ///
+    /// # Safety
+    /// Every index in `v` is below `sz.len()`.
+    #[inline(always)]
+    unsafe fn avsz4_indexed(&mut self, sz: &[u32], v: [usize; 4]) -> ScreenTriangle {
+        // SAFETY: the caller's contract.
+        unsafe {
+            self.write_data::<{ data::SZ0 }>(*sz.get_unchecked(v[0]));
+            self.write_data::<{ data::SZ1 }>(*sz.get_unchecked(v[1]));
+            self.write_data::<{ data::SZ2 }>(*sz.get_unchecked(v[2]));
+            self.write_data::<{ data::SZ3 }>(*sz.get_unchecked(v[3]));
         }
-        done
+        self.command::<{ cmd::AVSZ4 }>();
+        ScreenTriangle {
+            sxy: [self.read_data::<{ data::SXY0 }>(), self.read_data::<{ data::SXY1 }>(), self.read_data::<{ data::SXY2 }>()],
+            sz: [self.read_data::<{ data::SZ1 }>(), self.read_data::<{ data::SZ2 }>(), self.read_data::<{ data::SZ3 }>()],
+            otz: self.read_data::<{ data::OTZ }>(),
+        }
     }
 
     /// Loads SZ1..3 with `sz[v[0]]`, `sz[v[1]]`, `sz[v[2]]` and runs AVSZ3: returns the triangle as the

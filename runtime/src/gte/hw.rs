@@ -15,7 +15,8 @@
 use core::arch::asm;
 
 use super::backend::{
-    Cop2, FlatPackets, FlatTriangles, PacketList, ScreenTriangle, FLAT_PACKET_WORDS, GP0_FLAT_TRIANGLE, MAX_SPAN_X, MAX_SPAN_Y,
+    flat_packets_registers, Cop2, FlatPackets, FlatTriangles, PacketList, ScreenTriangle, FLAT_PACKET_WORDS, GP0_FLAT_QUAD,
+    GP0_FLAT_TRIANGLE, MAX_SPAN_X, MAX_SPAN_Y, QUAD_PACKET_WORDS,
 };
 use super::regs::{cmd, data};
 use super::{PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
@@ -327,7 +328,8 @@ impl Cop2 for Cop2Hardware {
     }
 
     /// One loop: two word loads, the indices scaled to byte offsets, three lwc2, NCLIP, and the MAC0
-    /// sign test; the first front face leaves the loop with its SXY0..2 loaded.
+    /// sign test (a quad's flag, bit 24 of the second word, moves the pointer 8 bytes further); the
+    /// first front face leaves the loop with its SXY0..2 loaded.
     #[inline(always)]
     unsafe fn skip_back_faces(&mut self, triangles: &[u32], sxy: &[u32]) -> usize {
         let start = triangles.as_ptr();
@@ -350,8 +352,10 @@ impl Cop2 for Cop2Hardware {
                 "andi $14, $12, 0xFFFF",
                 "srl $12, $12, 16",
                 "sll $14, $14, 2",
+                "srl $15, $13, 21",
                 "sll $12, $12, 2",
                 "andi $13, $13, 0xFFFF",
+                "andi $15, $15, 8",
                 "sll $13, $13, 2",
                 "addu $14, $14, $11",
                 "addu $12, $12, $11",
@@ -360,13 +364,14 @@ impl Cop2 for Cop2Hardware {
                 ".word {l1}",
                 ".word {l2}",
                 "addiu $9, $9, 8",
-                "nop",
+                "addu $9, $9, $15",
                 ".word {nclip}",
                 ".word {mac0}",
                 "nop",
                 "bgez $8, 1b",
                 "nop",
                 "addiu $9, $9, -8",
+                "subu $9, $9, $15",
                 "2:",
                 ".set pop",
                 l0 = const lwc2(14, data::SXY0, 0),
@@ -381,6 +386,7 @@ impl Cop2 for Cop2Hardware {
                 out("$12") _,
                 out("$13") _,
                 out("$14") _,
+                out("$15") _,
                 options(nostack, readonly),
             );
         }
@@ -389,13 +395,18 @@ impl Cop2 for Cop2Hardware {
     }
 
     /// One loop over the triangles ([`flat_packets_tested`], or [`flat_packets_untested`] when
-    /// `job.clip_tests` is false), the material words first copied to the scratchpad as GP0 words.
+    /// `job.clip_tests` is false), the material words first copied to the scratchpad as GP0 words;
+    /// with the tests on a table that holds quads, the register-level definition.
     unsafe fn flat_packets(&mut self, job: &FlatTriangles, out: &mut PacketList) -> FlatPackets {
         let Some(max_depth) = out.table.len().checked_sub(1).map(|last| last.min(out.max_depth as usize)) else {
             return FlatPackets::default();
         };
+        // SAFETY (all three): the caller's contract; `max_depth` is below the table's length.
+        if job.clip_tests && job.quads {
+            // The near and span tests on quads: the register-level definition (no asm loop yet).
+            return unsafe { flat_packets_registers(self, job, out) };
+        }
         load_materials(job.materials);
-        // SAFETY: the caller's contract; `max_depth` is below the table's length.
         unsafe {
             if job.clip_tests {
                 flat_packets_tested(job, out, max_depth)
@@ -576,9 +587,12 @@ fn load_materials(materials: &[u32]) {
     }
 }
 
-/// `Cop2::flat_packets` without the near and span tests (`job.clip_tests` false): the loop of
-/// [`flat_packets_tested`] with a shorter front face, SXY0..2 stored into the packet straight from
-/// the GTE (`swc2`), no GPR copies of SZ and SXY.
+/// `Cop2::flat_packets` without the near and span tests (`job.clip_tests` false), triangles and
+/// quads: the loop of [`flat_packets_tested`] with a shorter front face, SXY0..2 stored into the
+/// packet straight from the GTE (`swc2`), no GPR copies of SZ and SXY. A triangle whose flags open a
+/// quad moves the table pointer past the quad's second triangle before the next one is loaded; its
+/// front face reads the fourth vertex from that second triangle, runs AVSZ4 and writes a 6-word
+/// four-point packet (points b, c, a, d).
 ///
 /// # Safety
 /// As `Cop2::flat_packets`; `max_depth` is below `out.table.len()`.
@@ -586,15 +600,16 @@ unsafe fn flat_packets_untested(job: &FlatTriangles, out: &mut PacketList, max_d
     let start = job.triangles.as_ptr();
     // SAFETY: one past the last whole triangle of the slice.
     let end = unsafe { start.add(job.triangles.len() & !1) };
-    let room = out.arena.len() / FLAT_PACKET_WORDS;
+    let room = out.arena.len();
     let sz_offset = (job.sz.as_ptr() as usize).wrapping_sub(job.sxy.as_ptr() as usize);
-    let (room_left, rejected): (usize, usize);
+    let (room_left, rejected, drawn): (usize, usize, usize);
     // SAFETY: reads whole triangles of `job.triangles` (the next one only after testing that it
-    // exists), by the caller's contract words of `sxy` and `sz`, scratchpad words below 256, entries
-    // of `table` up to `max_depth`, and writes at most `room` packets into `arena`. Hazards: no
-    // register loaded by lw/mfc2 is used by the next instruction; two instructions separate each lwc2
-    // from the command that reads it; mfc2 waits for the command (interlocked), and the swc2 of SXY
-    // come after the mfc2 of OTZ.
+    // exists; a quad's second triangle exists by the caller's contract), by the caller's contract
+    // words of `sxy` and `sz`, scratchpad words below 256, entries of `table` up to `max_depth`, and
+    // writes packets into `arena` only while `$19` counts enough words left. Hazards: no register
+    // loaded by lw/mfc2 is used by the next instruction; two instructions separate each lwc2 from the
+    // command that reads it; mfc2 waits for the command (interlocked), and the swc2 of SXY come after
+    // the mfc2 of OTZ.
     unsafe {
         asm!(
             ".set push",
@@ -608,9 +623,11 @@ unsafe fn flat_packets_untested(job: &FlatTriangles, out: &mut PacketList, max_d
             "addiu $9, $9, 8",
             "b 1f",
             "andi $2, $12, 0xFFFF",
-            // No room left.
+            // No room left: one rejected triangle, two for a quad ($3 = 8).
             "8:",
+            "srl $4, $3, 3",
             "addiu $20, $20, 1",
+            "addu $20, $20, $4",
             "sltu $5, $10, $9",
             "beqz $5, 1f",
             "andi $2, $12, 0xFFFF",
@@ -624,14 +641,46 @@ unsafe fn flat_packets_untested(job: &FlatTriangles, out: &mut PacketList, max_d
             "nop",
             "b 9f",
             "nop",
+            // A front-facing quad: SZ1 (a) was loaded in the branch's delay slot; the fourth vertex d
+            // is the low half of the second triangle's second word, 12 bytes below $9.
+            "6:",
+            "lw $4, -12($9)",
+            "srl $24, $24, 14",
+            "andi $24, $24, 0x3FC",
+            "addu $24, $24, $16",
+            "andi $4, $4, 0xFFFF",
+            "sll $4, $4, 2",
+            "addu $4, $4, $11",
+            "lw $2, 0($4)",
+            "addu $4, $4, $15",
+            ".word {l_sz0}",
+            ".word {l_sz2}",
+            ".word {l_sz3}",
+            "lw $24, 0($24)",
+            "sltiu $5, $19, {quad_words}",
+            ".word {avsz4}",
+            "lui $4, {quad_cmd_hi}",
+            "bnez $5, 8b",
+            ".word {r_otz}",
+            "or $24, $24, $4",
+            ".word {s_b}",
+            ".word {s_c}",
+            ".word {s_a}",
+            "sw $2, 20($18)",
+            "lui $25, {quad_len_hi}",
+            "b 2f",
+            "addiu $4, $0, {quad_bytes}",
             // $12, $13: the current triangle's words ($2 its first index, set in the previous branch's
             // delay slot); $9: one past it.
             "1:",
+            "srl $3, $13, 21",
             "srl $6, $12, 16",
             "andi $7, $13, 0xFFFF",
             "sll $14, $2, 2",
+            "andi $3, $3, 8",
             "sll $6, $6, 2",
             "sll $7, $7, 2",
+            "addu $9, $9, $3",
             "addu $14, $14, $11",
             "addu $6, $6, $11",
             "addu $7, $7, $11",
@@ -653,6 +702,7 @@ unsafe fn flat_packets_untested(job: &FlatTriangles, out: &mut PacketList, max_d
             "andi $2, $12, 0xFFFF",
             // Front face: depth, then the packet.
             "5:",
+            "bnez $3, 6b",
             ".word {l_sz1}",
             ".word {l_sz2}",
             ".word {l_sz3}",
@@ -661,11 +711,17 @@ unsafe fn flat_packets_untested(job: &FlatTriangles, out: &mut PacketList, max_d
             ".word {avsz3}",
             "addu $24, $24, $16",
             "lw $24, 0($24)",
-            "beqz $19, 8b",
+            "sltiu $5, $19, {tri_words}",
+            "lui $25, {tri_len_hi}",
+            "bnez $5, 8b",
             ".word {r_otz}",
             ".word {s_sxy0}",
             ".word {s_sxy1}",
             ".word {s_sxy2}",
+            "addiu $4, $0, {tri_bytes}",
+            // Both kinds: $8 OTZ, $24 the command word, $25 the header's length bits, $4 the packet's
+            // bytes; clamp the depth, link, count.
+            "2:",
             "sltu $5, $22, $8",
             "beqz $5, 3f",
             "sll $8, $8, 2",
@@ -674,14 +730,17 @@ unsafe fn flat_packets_untested(job: &FlatTriangles, out: &mut PacketList, max_d
             "addu $8, $8, $21",
             "lw $5, 0($8)",
             "sw $24, 4($18)",
-            "lui $25, {len_hi}",
             "and $5, $5, $23",
             "or $5, $5, $25",
             "sw $5, 0($18)",
             "and $25, $18, $23",
             "sw $25, 0($8)",
-            "addiu $18, $18, {bytes}",
-            "addiu $19, $19, -1",
+            "addu $18, $18, $4",
+            "srl $4, $4, 2",
+            "subu $19, $19, $4",
+            "srl $4, $3, 3",
+            "addiu $17, $17, 1",
+            "addu $17, $17, $4",
             "sltu $5, $10, $9",
             "beqz $5, 1b",
             "andi $2, $12, 0xFFFF",
@@ -692,27 +751,40 @@ unsafe fn flat_packets_untested(job: &FlatTriangles, out: &mut PacketList, max_d
             l_sxy2 = const lwc2(7, data::SXY2, 0),
             nclip = const cop2(cmd::NCLIP),
             mac0 = const mfc2(data::MAC0),
+            l_sz0 = const lwc2(4, data::SZ0, 0),
             l_sz1 = const lwc2(14, data::SZ1, 0),
             l_sz2 = const lwc2(6, data::SZ2, 0),
             l_sz3 = const lwc2(7, data::SZ3, 0),
             avsz3 = const cop2(cmd::AVSZ3),
+            avsz4 = const cop2(cmd::AVSZ4),
             r_otz = const mfc2_to(8, data::OTZ),
             s_sxy0 = const swc2(18, data::SXY0, 8),
             s_sxy1 = const swc2(18, data::SXY1, 12),
             s_sxy2 = const swc2(18, data::SXY2, 16),
-            len_hi = const (FLAT_PACKET_WORDS as u32 - 1) << 8,
-            bytes = const 4 * FLAT_PACKET_WORDS,
+            s_b = const swc2(18, data::SXY1, 8),
+            s_c = const swc2(18, data::SXY2, 12),
+            s_a = const swc2(18, data::SXY0, 16),
+            tri_words = const FLAT_PACKET_WORDS,
+            tri_len_hi = const (FLAT_PACKET_WORDS as u32 - 1) << 8,
+            tri_bytes = const 4 * FLAT_PACKET_WORDS,
+            quad_words = const QUAD_PACKET_WORDS,
+            quad_len_hi = const (QUAD_PACKET_WORDS as u32 - 1) << 8,
+            quad_bytes = const 4 * QUAD_PACKET_WORDS,
+            quad_cmd_hi = const (GP0_FLAT_QUAD ^ GP0_FLAT_TRIANGLE) >> 16,
             inout("$9") start => _,
             in("$10") end,
             in("$11") job.sxy.as_ptr(),
             in("$15") sz_offset,
             in("$16") SCRATCHPAD,
+            inout("$17") 0usize => drawn,
             inout("$18") out.arena.as_mut_ptr() => _,
             inout("$19") room => room_left,
             inout("$20") 0usize => rejected,
             in("$21") out.table.as_mut_ptr(),
             in("$22") max_depth,
             out("$2") _,
+            out("$3") _,
+            out("$4") _,
             out("$5") _,
             out("$6") _,
             out("$7") _,
@@ -726,7 +798,7 @@ unsafe fn flat_packets_untested(job: &FlatTriangles, out: &mut PacketList, max_d
             options(nostack),
         );
     }
-    FlatPackets { written: room - room_left, rejected }
+    FlatPackets { drawn, rejected, words: room - room_left }
 }
 
 /// `Cop2::flat_packets` with the near and span tests. The back-face path: the triangle's words
@@ -966,5 +1038,6 @@ unsafe fn flat_packets_tested(job: &FlatTriangles, out: &mut PacketList, max_dep
             options(nostack),
         );
     }
-    FlatPackets { written: room - room_left, rejected }
+    let written = room - room_left;
+    FlatPackets { drawn: written, rejected, words: FLAT_PACKET_WORDS * written }
 }

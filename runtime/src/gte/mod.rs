@@ -42,7 +42,8 @@ pub mod model;
 pub mod regs;
 
 pub use backend::{
-    Cop2, FlatPackets, FlatTriangles, PacketList, ScreenTriangle, FLAT_PACKET_WORDS, GP0_FLAT_TRIANGLE, LINK_MASK,
+    Cop2, FlatPackets, FlatTriangles, PacketList, ScreenTriangle, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, LINK_MASK,
+    QUAD_PACKET_WORDS, QUAD_WORD_BIT,
     MAX_SPAN_X, MAX_SPAN_Y,
 };
 pub use model::{unr_divide, GteModel};

@@ -3,7 +3,7 @@
 use super::triangles::{shade, DrawnTriangle, TriangleSink};
 use crate::console::ordering::{AddError, DrawList};
 use crate::console::prim::{self, Color, Vertex};
-use crate::gte::{PacketList, FLAT_PACKET_WORDS};
+use crate::gte::PacketList;
 
 /// Flat: one material colour per triangle. Gouraud: each corner darkened with its depth
 /// ([`shade`] between the sink's `near_z` and `far_z`).
@@ -28,8 +28,8 @@ impl<const DEPTHS: usize, const WORDS: usize> TriangleSink for OtSink<'_, DEPTHS
         }
     }
 
-    fn commit_flat_packets(&mut self, count: usize) {
-        self.list.commit(FLAT_PACKET_WORDS * count);
+    fn commit_flat_packets(&mut self, words: usize) {
+        self.list.commit(words);
     }
 
     // Inlined into the triangle loop: a call would spill the triangle to the stack, which is uncached RAM.

@@ -7,12 +7,16 @@
 //! round trip through the CPU. Any other sink gets [`DrawnTriangle`]s through `add`, in the same
 //! order and with the same tests, so the host knows exactly what the console draws.
 //!
+//! A quad (two triangles the tables mark as one planar quad, `tables::QUAD_WITH_NEXT`) is culled by
+//! its first triangle's NCLIP and depth-sorted by AVSZ4 of its four vertices; the packet path draws
+//! it as one four-point polygon, `add` gets its two triangles with that depth.
+//!
 //! A front face is rejected when a vertex is nearer than the camera's near depth or when it is
 //! larger than the GPU draws. A character whose box the cull found clear of both
 //! (`cull::Visibility::Clear`: the usual case) skips those tests, on both paths.
 
 use super::camera::Camera;
-use crate::gte::{Cop2, FlatTriangles, Gte, PacketList, ScreenXY, MAX_SPAN_X, MAX_SPAN_Y};
+use crate::gte::{Cop2, FlatTriangles, Gte, PacketList, ScreenTriangle, ScreenXY, MAX_SPAN_X, MAX_SPAN_Y, QUAD_WORD_BIT};
 use crate::tables::{Tables, TRIANGLE_SIZE};
 
 /// NCLIP sign of a triangle facing the camera. The importer keeps the source winding (counter-clockwise
@@ -47,8 +51,8 @@ pub trait TriangleSink {
         None
     }
 
-    /// Takes the `count` packets written through `flat_packet_list`.
-    fn commit_flat_packets(&mut self, _count: usize) {}
+    /// Takes the packets written through `flat_packet_list`: its first `words` arena words.
+    fn commit_flat_packets(&mut self, _words: usize) {}
 }
 
 /// What happened to a character's triangles.
@@ -72,31 +76,32 @@ fn word(bytes: &[u8], at: usize) -> u32 {
 /// (a coordinate outside has a bit above, or is negative). That implies the exact test, which runs
 /// only for triangles that cross the box.
 #[inline(always)]
-fn span_ok(xy: &[u32; 3], center: (i16, i16)) -> bool {
+fn span_ok<const N: usize>(xy: &[u32; N], center: (i16, i16)) -> bool {
     let bias_x = (MAX_SPAN_X + 1) / 2 - center.0 as i32;
     let bias_y = (MAX_SPAN_Y + 1) / 2 - center.1 as i32;
-    let x = xy.map(|w| (w as u16 as i16 as i32 + bias_x) as u32);
-    let y = xy.map(|w| ((w as i32 >> 16) + bias_y) as u32);
-    let outside = ((x[0] | x[1] | x[2]) & !(MAX_SPAN_X as u32)) | ((y[0] | y[1] | y[2]) & !(MAX_SPAN_Y as u32));
-    outside == 0 || span_exact(*xy)
+    let x = xy.iter().fold(0, |o, &w| o | (w as u16 as i16 as i32 + bias_x) as u32);
+    let y = xy.iter().fold(0, |o, &w| o | ((w as i32 >> 16) + bias_y) as u32);
+    let outside = (x & !(MAX_SPAN_X as u32)) | (y & !(MAX_SPAN_Y as u32));
+    outside == 0 || span_exact(xy)
 }
 
 /// The span test proper: every pairwise difference within the limit (out of line: it is rare, and
 /// inlined it would take registers from the common path).
 #[inline(never)]
-fn span_exact(xy: [u32; 3]) -> bool {
-    let x = xy.map(|w| w as u16 as i16 as i32);
-    let y = xy.map(|w| (w as i32) >> 16);
-    let span = |c: [i32; 3]| c[0].max(c[1]).max(c[2]) - c[0].min(c[1]).min(c[2]);
-    span(x) <= MAX_SPAN_X && span(y) <= MAX_SPAN_Y
+fn span_exact(xy: &[u32]) -> bool {
+    let span = |c: &dyn Fn(u32) -> i32| {
+        let (lo, hi) = xy.iter().fold((i32::MAX, i32::MIN), |(lo, hi), &w| (lo.min(c(w)), hi.max(c(w))));
+        hi - lo
+    };
+    span(&|w| w as u16 as i16 as i32) <= MAX_SPAN_X && span(&|w| (w as i32) >> 16) <= MAX_SPAN_Y
 }
 
 /// No vertex nearer than `near`: depths are 0..=0xFFFF, so `z - near` is negative exactly for a vertex
 /// too near, and one sign test covers all three.
 #[inline(always)]
-fn near_ok(z: &[u32; 3], near: u16) -> bool {
+fn near_ok<const N: usize>(z: &[u32; N], near: u16) -> bool {
     let near = near as i32;
-    ((z[0] as i32 - near) | (z[1] as i32 - near) | (z[2] as i32 - near)) >= 0
+    z.iter().fold(0, |o, &z| o | (z as i32 - near)) >= 0
 }
 
 /// Colour of a material word (`r | g << 8 | b << 16`, pad byte ignored).
@@ -139,12 +144,12 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
         return emit_bytes(gte, tables, camera, clip_tests, sxy, sz, sink);
     }
     if let Some(mut list) = sink.flat_packet_list() {
-        let job = FlatTriangles { triangles: words, sxy, sz, materials, near: camera.near, clip_tests };
+        let job = FlatTriangles { triangles: words, sxy, sz, materials, near: camera.near, clip_tests, quads: tables.quad_count() > 0 };
         // SAFETY: `Tables::parse` checked every triangle's vertex indices against the vertex count,
         // which `sxy` and `sz` hold, and its material index against the material count.
         let done = unsafe { gte.backend_mut().flat_packets(&job, &mut list) };
-        sink.commit_flat_packets(done.written);
-        let (drawn, rejected) = (done.written as u32, done.rejected as u32);
+        sink.commit_flat_packets(done.words);
+        let (drawn, rejected) = (done.drawn as u32, done.rejected as u32);
         return TriangleStats { back_facing: count as u32 - drawn - rejected, rejected, drawn };
     }
     // SAFETY: `Tables::parse` checked every triangle's vertex indices against the vertex count, which
@@ -178,12 +183,22 @@ unsafe fn emit_words<B: Cop2, S: TriangleSink + ?Sized>(
         let Some(&[ab, cm]) = words.get(2 * at..2 * at + 2) else {
             break;
         };
+        let fourth = quad_fourth(words, at, cm);
         // SAFETY: the caller's contract.
-        unsafe { front_face(gte, camera, clip_tests, at, (ab, cm), sz, materials, sink, &mut stats) };
-        at += 1;
+        unsafe { front_face(gte, camera, clip_tests, at, (ab, cm), fourth, sxy, sz, materials, sink, &mut stats) };
+        at += if fourth.is_some() { 2 } else { 1 };
     }
     stats.back_facing = count as u32 - stats.rejected - stats.drawn;
     stats
+}
+
+/// The fourth vertex of the quad that triangle `at` (second word `cm`) opens, if it opens one.
+#[inline(always)]
+fn quad_fourth(words: &[u32], at: usize, cm: u32) -> Option<usize> {
+    if cm & QUAD_WORD_BIT == 0 {
+        return None;
+    }
+    words.get(2 * at + 3).map(|&dm| (dm & 0xFFFF) as usize)
 }
 
 /// `emit` for a blob that does not sit 4-aligned in memory, or projections shorter than the tables'
@@ -206,22 +221,28 @@ fn emit_bytes<B: Cop2, S: TriangleSink + ?Sized>(
     }
     let materials = &materials[..tables.material_count().min(MATERIALS_CACHED)];
     let n = sxy.len().min(sz.len());
+    let count = tables.triangle_count();
     let mut stats = TriangleStats::default();
-    for index in 0..tables.triangle_count() {
+    let mut index = 0;
+    while index < count {
         let o = base + index * TRIANGLE_SIZE;
         let (ab, cm) = (word(bytes, o), word(bytes, o + 4));
+        let fourth = if cm & QUAD_WORD_BIT != 0 && index + 1 < count { Some((word(bytes, o + 12) & 0xFFFF) as usize) } else { None };
+        let triangles = if fourth.is_some() { 2 } else { 1 };
+        index += triangles as usize;
         let v = indices(ab, cm);
-        if v.iter().any(|&v| v >= n) || ((cm >> 16) & 0xFF) as usize >= materials.len() {
-            stats.rejected += 1;
+        if v.iter().chain(&fourth).any(|&v| v >= n) || ((cm >> 16) & 0xFF) as usize >= materials.len() {
+            stats.rejected += triangles;
             continue;
         }
         // SAFETY: every index was just checked against both slices and the material table.
         if unsafe { gte.backend_mut().nclip_indexed(sxy, v) } >= 0 {
-            stats.back_facing += 1;
+            stats.back_facing += triangles;
             continue;
         }
         // SAFETY: as above.
-        unsafe { front_face(gte, camera, clip_tests, index, (ab, cm), sz, materials, sink, &mut stats) };
+        let first = index - triangles as usize;
+        unsafe { front_face(gte, camera, clip_tests, first, (ab, cm), fourth, sxy, sz, materials, sink, &mut stats) };
     }
     stats
 }
@@ -229,12 +250,14 @@ fn emit_bytes<B: Cop2, S: TriangleSink + ?Sized>(
 /// Materials `emit_bytes` reads (a triangle's material is a byte).
 const MATERIALS_CACHED: usize = 256;
 
-/// One front face, whose SXY0..2 the GTE holds from NCLIP: `words` are its table entry, `materials`
-/// the material words (`r | g << 8 | b << 16`). Depth by AVSZ3, then (with `clip_tests`) the near
-/// and span tests, then the sink.
+/// One front face, whose SXY0..2 the GTE holds from NCLIP: `words` are its table entry, `fourth` the
+/// fourth vertex when it opens a quad, `materials` the material words (`r | g << 8 | b << 16`). Depth
+/// by AVSZ3 (a quad: AVSZ4), then (with `clip_tests`) the near and span tests, then the sink (a
+/// quad's two triangles, each counted).
 ///
 /// # Safety
-/// The three vertex indices are below `sz.len()`, the material index below `materials.len()`.
+/// The vertex indices are below `sxy.len()` and `sz.len()`, the material index below
+/// `materials.len()`.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn front_face<B: Cop2, S: TriangleSink + ?Sized>(
@@ -243,27 +266,54 @@ unsafe fn front_face<B: Cop2, S: TriangleSink + ?Sized>(
     clip_tests: bool,
     index: usize,
     (ab, cm): (u32, u32),
+    fourth: Option<usize>,
+    sxy: &[u32],
     sz: &[u32],
     materials: &[u32],
     sink: &mut S,
     stats: &mut TriangleStats,
 ) {
-    // SAFETY: the caller's contract.
-    let t = unsafe { gte.backend_mut().avsz3_indexed(sz, indices(ab, cm)) };
-    if clip_tests && (!near_ok(&t.sz, camera.near) || !span_ok(&t.sxy, camera.center)) {
-        stats.rejected += 1;
-        return;
-    }
+    let v = indices(ab, cm);
     // SAFETY: the caller's contract.
     let material = unsafe { *materials.get_unchecked(((cm >> 16) & 0xFF) as usize) };
-    let drawn = DrawnTriangle {
+    let Some(d) = fourth else {
+        // SAFETY: the caller's contract.
+        let t = unsafe { gte.backend_mut().avsz3_indexed(sz, v) };
+        if clip_tests && (!near_ok(&t.sz, camera.near) || !span_ok(&t.sxy, camera.center)) {
+            stats.rejected += 1;
+            return;
+        }
+        add_counted(sink, &drawn(index, &t, material), stats);
+        return;
+    };
+    // SAFETY: the caller's contract.
+    let (t, xy_d, z_d) = unsafe { (gte.backend_mut().avsz4_indexed(sz, [d, v[0], v[1], v[2]]), *sxy.get_unchecked(d), *sz.get_unchecked(d)) };
+    let xy = [t.sxy[0], t.sxy[1], t.sxy[2], xy_d];
+    if clip_tests && (!near_ok(&[t.sz[0], t.sz[1], t.sz[2], z_d], camera.near) || !span_ok(&xy, camera.center)) {
+        stats.rejected += 2;
+        return;
+    }
+    // The second triangle (a, c, d): a and c from the GTE, d as loaded.
+    let second = ScreenTriangle { sxy: [xy[0], xy[2], xy_d], sz: [t.sz[0], t.sz[2], z_d], otz: t.otz };
+    add_counted(sink, &drawn(index, &t, material), stats);
+    add_counted(sink, &drawn(index + 1, &second, material), stats);
+}
+
+/// The sink's triangle for table entry `index`.
+#[inline(always)]
+fn drawn(index: usize, t: &ScreenTriangle, material: u32) -> DrawnTriangle {
+    DrawnTriangle {
         index: index as u16,
         xy: t.sxy.map(ScreenXY::from_word),
         z: t.sz.map(|z| z as u16),
         otz: t.otz as u16,
         colour: colour_of(material),
-    };
-    if sink.add(&drawn) {
+    }
+}
+
+#[inline(always)]
+fn add_counted<S: TriangleSink + ?Sized>(sink: &mut S, t: &DrawnTriangle, stats: &mut TriangleStats) {
+    if sink.add(t) {
         stats.drawn += 1;
     } else {
         stats.rejected += 1;

@@ -209,6 +209,8 @@ pub struct Tables<'a> {
     bone_count: usize,
     vertex_count: usize,
     triangle_count: usize,
+    /// Triangles that open a quad (`QUAD_WITH_NEXT`), counted by the parser.
+    quad_count: usize,
     material_count: usize,
     clip_count: usize,
     bounds: [[i16; 3]; 2],
@@ -281,12 +283,13 @@ impl<'a> Tables<'a> {
         let triangles = section("triangles", u32_at(bytes, 48) as usize, triangle_count * TRIANGLE_SIZE, size)?;
         let materials = section("materials", u32_at(bytes, 52) as usize, material_count * MATERIAL_SIZE, size)?;
         let clips = section("clips", u32_at(bytes, 56) as usize, clip_count * CLIP_SIZE, size)?;
-        let tables = Self {
+        let mut tables = Self {
             bytes,
             storage,
             bone_count,
             vertex_count,
             triangle_count,
+            quad_count: 0,
             material_count,
             clip_count,
             bounds,
@@ -298,7 +301,7 @@ impl<'a> Tables<'a> {
             clips,
         };
         tables.check_bones()?;
-        tables.check_triangles()?;
+        tables.quad_count = tables.check_triangles()?;
         tables.check_clips()?;
         Ok(tables)
     }
@@ -327,7 +330,9 @@ impl<'a> Tables<'a> {
         Ok(())
     }
 
-    fn check_triangles(&self) -> Result<(), TableError> {
+    /// Returns the number of quads.
+    fn check_triangles(&self) -> Result<usize, TableError> {
+        let mut quads = 0;
         for i in 0..self.triangle_count {
             let offset = self.triangles + i * TRIANGLE_SIZE;
             let t = self.triangle(i);
@@ -354,8 +359,9 @@ impl<'a> Tables<'a> {
             if t.flags & !QUAD_WITH_NEXT != 0 || (t.flags == QUAD_WITH_NEXT && !self.completes_quad(i, t)) {
                 return Err(TableError::BadQuad { index: i, offset: offset + 7 });
             }
+            quads += t.flags as usize;
         }
-        Ok(())
+        Ok(quads)
     }
 
     /// Whether triangle `i + 1` is the second half of the quad that triangle `i` (`first`) opens.
@@ -402,6 +408,11 @@ impl<'a> Tables<'a> {
     }
     pub fn triangle_count(&self) -> usize {
         self.triangle_count
+    }
+    /// Quads among the triangles: pairs marked [`QUAD_WITH_NEXT`] (each counts once here and as two
+    /// triangles in [`triangle_count`](Self::triangle_count)).
+    pub fn quad_count(&self) -> usize {
+        self.quad_count
     }
     pub fn material_count(&self) -> usize {
         self.material_count

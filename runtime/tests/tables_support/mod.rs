@@ -58,8 +58,8 @@ impl TriangleSink for Packets {
     fn flat_packet_list(&mut self) -> Option<PacketList<'_>> {
         Some(PacketList { arena: &mut self.arena[self.used..], table: &mut self.table, max_depth: 200 })
     }
-    fn commit_flat_packets(&mut self, count: usize) {
-        self.used += FLAT_PACKET_WORDS * count;
+    fn commit_flat_packets(&mut self, words: usize) {
+        self.used += words;
         assert!(self.used <= self.arena.len());
     }
 }

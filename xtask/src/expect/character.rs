@@ -163,10 +163,11 @@ fn flat_packet_expectation() -> Vec<Word> {
         .map(|(i, value)| {
             let (run, at) = (i / scene::FLAT_RUN_WORDS, i % scene::FLAT_RUN_WORDS);
             let what = match at {
-                0 => "written".to_string(),
+                0 => "drawn".to_string(),
                 1 => "rejected".to_string(),
-                t if t < 2 + 8 => format!("table{}", t - 2),
-                w => format!("packet{}.w{}", (w - 10) / 5, (w - 10) % 5),
+                2 => "words".to_string(),
+                t if t < 3 + 8 => format!("table{}", t - 3),
+                w => format!("arena{}", w - 11),
             };
             Word { name: format!("flat.run{run}.{what}"), value }
         })
@@ -750,14 +751,21 @@ mod tests {
         let flat = scene::FLAT_RUNS * scene::FLAT_RUN_WORDS;
         assert_eq!(e.words.len(), baked + rigid + corrupt + flat + 1);
         assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("pose_cache.hash"));
-        // The packet loop's runs: with the tests, room for all: the front, wide-but-drawable and two
-        // more front faces written, near, too wide and too tall rejected; room for three: one more
-        // rejected. Without the tests, room for all: everything that faces the camera written.
+        // The packet loop's runs (drawn, rejected, words). Triangles, with the tests, room for all: the
+        // front, wide-but-drawable and two more front faces drawn, near, too wide and too tall
+        // rejected; room for three: one more rejected. Without the tests, room for all: everything
+        // that faces the camera drawn. Quads (each counts two triangles), with the tests: the first
+        // quad and the triangle drawn, the near and the too-wide quads rejected, the last quad drawn;
+        // room for 15 words: a quad, a triangle, then no room for the last quad.
         let counts = |run: usize| {
             let at = baked + rigid + corrupt + run * scene::FLAT_RUN_WORDS;
-            (e.words[at].value, e.words[at + 1].value)
+            (e.words[at].value, e.words[at + 1].value, e.words[at + 2].value)
         };
-        assert_eq!([counts(0), counts(1), counts(2), counts(3)], [(4, 3), (3, 4), (7, 0), (3, 4)]);
+        let runs: Vec<_> = (0..scene::FLAT_RUNS).map(counts).collect();
+        assert_eq!(
+            runs,
+            [(4, 3, 20), (3, 4, 15), (7, 0, 35), (3, 4, 15), (5, 4, 17), (3, 6, 11), (9, 0, 29), (3, 6, 11)]
+        );
         assert_eq!(e.words[0].name, "baked.xy.Turn20.v0");
         // Each corrupted copy fails with the error its damage calls for (codes of scene::error_code).
         let values: Vec<(&str, u32)> = e.words[baked + rigid..].iter().map(|w| (w.name.as_str(), w.value)).collect();
