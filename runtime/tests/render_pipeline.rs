@@ -11,7 +11,7 @@ use psxanim_runtime::render::{self, DrawnTriangle, Outcome, RenderError, Scratch
 use psxanim_runtime::tables::{Tables, TableError};
 
 mod render_support;
-use render_support::{blob, camera, two_squares_blob, BoneDef, RigidClip, SQUARE};
+use render_support::{blob, camera, squares_blob, two_squares_blob, BoneDef, RigidClip, SQUARE};
 
 // ---- the test character: two bones, a square facing the camera on each, one reversed triangle ----
 
@@ -231,17 +231,17 @@ impl Packets {
     }
     /// The packets as the DMA sends them: deepest entry first, each entry's chain in link order;
     /// the header word becomes the depth it was found at.
-    fn walk(&self) -> Vec<[u32; 5]> {
+    fn walk(&self) -> Vec<Vec<u32>> {
         let base = self.arena.as_ptr() as usize as u32;
         let mut sent = Vec::new();
         for z in (0..DEPTHS).rev() {
             let mut link = self.table[z];
             while link != END {
                 let at = (link.wrapping_sub(base) & END) as usize / 4;
-                assert!(at + 5 <= self.committed, "link into a packet not committed");
-                let p = &self.arena[at..at + 5];
-                assert_eq!(p[0] >> 24, 4, "4 words follow the header (the blob has no quads)");
-                sent.push([z as u32, p[1], p[2], p[3], p[4]]);
+                let len = 1 + (self.arena[at] >> 24) as usize;
+                assert!(at + len <= self.committed, "link into a packet not committed");
+                let p = &self.arena[at..at + len];
+                sent.push([&[z as u32], &p[1..]].concat());
                 link = p[0] & END;
             }
         }
@@ -297,11 +297,11 @@ fn flat_packets_carry_the_triangles_add_would_get() {
             let depth = |d: &DrawnTriangle| d.otz.min(DEPTHS as u16 - 2);
             let mut order: Vec<(u32, DrawnTriangle)> = slow.0.iter().enumerate().map(|(i, d)| (i as u32, *d)).collect();
             sort_draw_order(&mut order, depth);
-            let expected: Vec<[u32; 5]> = order
+            let expected: Vec<Vec<u32>> = order
                 .iter()
                 .map(|(_, d)| {
                     let [r, g, b] = d.colour.map(u32::from);
-                    [depth(d) as u32, 0x20 << 24 | r | g << 8 | b << 16, d.xy[0].to_word(), d.xy[1].to_word(), d.xy[2].to_word()]
+                    vec![depth(d) as u32, 0x20 << 24 | r | g << 8 | b << 16, d.xy[0].to_word(), d.xy[1].to_word(), d.xy[2].to_word()]
                 })
                 .collect();
             assert_eq!(fast.walk(), expected, "placement {p}, room {room}");
@@ -359,4 +359,55 @@ fn a_clear_box_skips_the_clip_tests_and_loses_nothing() {
     }
     assert_eq!(kinds, [Visibility::Clear, Visibility::Clear, Visibility::Visible, Visibility::Visible]);
     assert!(rejected > 0, "the near placements reject triangles");
+}
+
+/// A quad draws what its two triangles draw: both halves culled together, each with the quad's
+/// AVSZ4 depth through `add`, and one four-point packet (points b, c, a, d) on the packet path,
+/// wherever the squares are (facing, turned away, straddling the near plane).
+#[test]
+fn a_quad_draws_its_two_triangles() {
+    let clips = [RigidClip { frames: 3, poses: vec![(0.0, [0, 0, 0]), (0.0, [1500, 0, 0])] }, RigidClip { frames: 2, poses: vec![(180.0, [0, 0, 0]), (0.0, [0, 2000, 0])] }];
+    let (tb, qb) = (squares_blob(&clips, false), squares_blob(&clips, true));
+    let (triangles, quads) = (Tables::parse(&tb).unwrap(), Tables::parse(&qb).unwrap());
+    assert_eq!((triangles.quad_count(), quads.quad_count()), (0, 2));
+    let mut scratch = Box::new(Scratch::new());
+    let corners = |d: &DrawnTriangle| {
+        let mut c = d.xy.map(|p| p.to_word());
+        c.sort();
+        c
+    };
+    let places = [Matrix::IDENTITY, placement(Vec3i32::new(300, -200, 0), 0x1800), placement(Vec3i32::new(0, 0, -7850), 0)];
+    let mut drawn_quads = 0;
+    for (p, world) in places.iter().enumerate() {
+        for s in [sample(0, 1), sample(1, 0)] {
+            let (mut by_triangle, mut by_quad) = (Collect::default(), Collect::default());
+            let r1 = render::render(&mut gte(), &triangles, &camera(), world, s, &mut scratch, &mut by_triangle, &mut |_| {});
+            let r2 = render::render(&mut gte(), &quads, &camera(), world, s, &mut scratch, &mut by_quad, &mut |_| {});
+            let stats = |r: &Result<Outcome, RenderError>| match r {
+                Ok(Outcome::Drawn(s)) => (s.drawn, s.rejected, s.back_facing),
+                other => panic!("placement {p}: {other:?}"),
+            };
+            assert_eq!(stats(&r1), stats(&r2), "placement {p}: the same counts");
+            let mut a: Vec<_> = by_triangle.0.iter().map(corners).collect();
+            let mut b: Vec<_> = by_quad.0.iter().map(corners).collect();
+            a.sort();
+            b.sort();
+            assert_eq!(a, b, "placement {p}: the same triangles");
+            for pair in by_quad.0.chunks(2) {
+                assert_eq!(pair[0].otz, pair[1].otz, "one depth for a quad's halves");
+                let z = pair[0].z.iter().chain(&pair[1].z[2..]).map(|&z| z as u32).sum::<u32>();
+                assert_eq!(pair[0].otz as u32, (z * (camera().zsf3 as u32 * 3 / 4)) >> 12, "AVSZ4 of the four corners");
+            }
+            let mut fast = Packets::new(64);
+            let r3 = render::render(&mut gte(), &quads, &camera(), world, s, &mut scratch, &mut fast, &mut |_| {});
+            assert_eq!(r2, r3);
+            for (packet, pair) in fast.walk().iter().rev().zip(by_quad.0.chunks(2)) {
+                let (t1, t2) = (pair[0].xy.map(|p| p.to_word()), pair[1].xy.map(|p| p.to_word()));
+                let [r, g, b] = pair[0].colour.map(u32::from);
+                assert_eq!(packet[1..], [0x28 << 24 | r | g << 8 | b << 16, t1[1], t1[2], t1[0], t2[2]], "placement {p}");
+                drawn_quads += 1;
+            }
+        }
+    }
+    assert!(drawn_quads > 0);
 }

@@ -98,6 +98,7 @@ fn baked_payload(bind: &[[i16; 3]], frame: &[[i16; 3]], raw: bool) -> Vec<u8> {
 }
 
 /// Builds a blob. `rigid`: clips of poses; otherwise `frames`: baked frames (with the raw flag).
+/// `triangles`: a, b, c, then the material in the low byte and the flags in the high one.
 pub fn blob(bones: &[BoneDef], triangles: &[[u16; 4]], materials: &[[u8; 3]], rigid: &[RigidClip], frames: &[(Vec<[i16; 3]>, bool)]) -> Vec<u8> {
     let baked = rigid.is_empty();
     let mut out = vec![0u8; 64];
@@ -129,7 +130,7 @@ pub fn blob(bones: &[BoneDef], triangles: &[[u16; 4]], materials: &[[u8; 3]], ri
         for &i in &t[..3] {
             u16le(&mut out, i);
         }
-        out.extend_from_slice(&[t[3] as u8, 0]);
+        out.extend_from_slice(&(t[3]).to_le_bytes()); // material, flags
     }
     let materials_at = out.len();
     for m in materials {
@@ -196,6 +197,20 @@ pub const SQUARE: [[i16; 3]; 4] = [[-500, -500, 0], [500, -500, 0], [-500, 500, 
 pub fn two_squares_blob(clips: &[RigidClip]) -> Vec<u8> {
     let bones = [BoneDef { parent: None, vertices: SQUARE.to_vec() }, BoneDef { parent: Some(0), vertices: SQUARE.to_vec() }];
     let triangles = [[0, 2, 1, 0], [1, 2, 3, 0], [4, 6, 5, 1], [5, 7, 6, 1]];
+    blob(&bones, &triangles, &[[200, 10, 10], [10, 200, 10]], clips, &[])
+}
+
+/// Two squares as in `two_squares_blob` but both wound alike (there the second square's second
+/// triangle faces the other way), each as two triangles, or (`quads`) as one quad: the same
+/// triangles, the first rotated so that the pair reads (a, b, c) + (a, c, d).
+pub fn squares_blob(clips: &[RigidClip], quads: bool) -> Vec<u8> {
+    let bones = [BoneDef { parent: None, vertices: SQUARE.to_vec() }, BoneDef { parent: Some(0), vertices: SQUARE.to_vec() }];
+    let q = 1 << 8; // QUAD_WITH_NEXT in the flags byte
+    let triangles = if quads {
+        [[1, 0, 2, q], [1, 2, 3, 0], [5, 4, 6, 1 | q], [5, 6, 7, 1]]
+    } else {
+        [[0, 2, 1, 0], [1, 2, 3, 0], [4, 6, 5, 1], [5, 6, 7, 1]]
+    };
     blob(&bones, &triangles, &[[200, 10, 10], [10, 200, 10]], clips, &[])
 }
 
