@@ -142,7 +142,7 @@ fn both_storage_modes_write_a_blob_and_print_the_summary() {
             "--rust",
         ]);
         assert_eq!(code, 0, "{stderr}");
-        assert!(stdout.contains("bones 11  vertices 352  triangles 660  materials 4"), "{stdout}");
+        assert!(stdout.contains("bones 11  vertices 352  triangles 660  materials 4  quads "), "{stdout}");
         assert!(stdout.contains("80 vertices had several influences"), "{stdout}");
         let mut files = files_in(&out);
         files.sort();
@@ -207,6 +207,7 @@ fn json_summary_reports_counts_sizes_and_accuracy() {
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["bones"], 11);
     assert_eq!(v["vertices"], 352);
+    assert_eq!((&v["triangles"], &v["quads"]), (&serde_json::json!(660), &serde_json::json!(321)));
     assert_eq!(v["ranges"].as_array().unwrap().len(), 11);
     let clips: Vec<&str> = v["clips"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(clips, ["Walk", "Idle"]);

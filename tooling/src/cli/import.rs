@@ -136,7 +136,14 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
         StorageMode::BakedVertices => "baked-vertices",
     };
     println!("{} -> {} ({storage}, {} bytes)", r.source, blob.display(), r.blob_bytes);
-    println!("bones {}  vertices {}  triangles {}  materials {}", r.bones, r.vertices, r.triangles, r.materials.len());
+    println!(
+        "bones {}  vertices {}  triangles {}  materials {}  quads {} (planar triangle pairs)",
+        r.bones,
+        r.vertices,
+        r.triangles,
+        r.materials.len(),
+        r.quads
+    );
     for p in &r.props {
         println!("prop '{}' -> bone '{}', {} vertices", p.mesh, p.bone, p.vertices);
     }

@@ -9,13 +9,20 @@ pub struct BlobParts<'a> {
     /// (name, parent, first vertex, vertex count)
     pub bones: Vec<(&'a str, Option<usize>, u16, u16)>,
     pub vertices: &'a [[i16; 3]],
-    /// (a, b, c, material)
-    pub triangles: Vec<([u16; 3], u8)>,
+    pub triangles: Vec<BlobTriangle>,
     /// (name, rgb) - names are kept for tools; the runtime only reads the colour.
     pub materials: Vec<(&'a str, [u8; 3])>,
     pub clips: Vec<ClipPart<'a>>,
     /// Baked frame payloads (referenced by the clips' frame tables), empty for rigid.
     pub payloads: &'a [u8],
+}
+
+/// A triangle entry: vertex indices, material and flags (`QUAD_WITH_NEXT` or 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlobTriangle {
+    pub vertices: [u16; 3],
+    pub material: u8,
+    pub flags: u8,
 }
 
 pub struct ClipPart<'a> {
@@ -88,12 +95,12 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         put_u16(&mut out, 0);
     }
     let triangles_offset = out.len();
-    for (t, m) in &parts.triangles {
-        for i in t {
-            put_u16(&mut out, *i);
+    for t in &parts.triangles {
+        for i in t.vertices {
+            put_u16(&mut out, i);
         }
-        out.push(*m);
-        out.push(0);
+        out.push(t.material);
+        out.push(t.flags);
     }
     let materials_offset = out.len();
     for (_, rgb) in &parts.materials {

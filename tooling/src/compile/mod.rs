@@ -9,6 +9,8 @@
 //!   [`RIGID_FORMAT_BUDGET`] GTE unit from where the exact samples put it;
 //! - **baked-vertices**: model-space positions of every frame as Q8 deltas from the bind pose.
 //!
+//! In both, neighbouring triangles that form a planar quad are flagged as one (`quads`).
+//!
 //! Both store bounds covering the bind pose and every sample of every clip (exact and decoded, widened
 //! by one unit for the GTE's truncation), and both are checked against ufbx's own evaluation
 //! (`accuracy` in the report) before anything is written.
@@ -18,6 +20,7 @@ mod blob;
 /// ANIMBIN clips compiled into per-frame poses (CLIPBIN).
 pub mod clips;
 mod pose;
+mod quads;
 mod rigid;
 mod write;
 
@@ -120,6 +123,8 @@ pub struct CompileReport {
     pub bone_names: Vec<String>,
     pub vertices: usize,
     pub triangles: usize,
+    /// Triangle pairs stored as one planar quad (each counts two of `triangles`).
+    pub quads: usize,
     pub materials: Vec<(String, [u8; 3])>,
     /// Meshes without a skin, each on the bone it follows.
     pub props: Vec<PropReport>,
@@ -293,6 +298,8 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         .collect();
     let triangles: Vec<([u16; 3], u8)> =
         c.triangles.iter().map(|t| (t.vertices.map(|v| layout.remap[v] as u16), t.material as u8)).collect();
+    let triangles = quads::pair_quads(&triangles, quads::rigid_planar(&layout.local, &layout.ranges));
+    let quad_count = count_quads(&triangles);
 
     let mut bounds = Bounds::new();
     let bind_model: Vec<_> = c.bones.iter().map(|b| b.bind).collect();
@@ -354,6 +361,7 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
     let animation_bytes: usize = assembled.clip_bytes.iter().sum();
     let seconds: f64 = c.clips.iter().map(|cl| cl.seconds()).sum();
     let report = CompileReport {
+        quads: quad_count,
         ranges: c
             .bones
             .iter()
@@ -407,12 +415,16 @@ fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         decoded_all.push(decoded_clip);
     }
     let clips = clip_parts(c, tables.into_iter().map(ClipData::Frames))?;
+    let triangles: Vec<([u16; 3], u8)> =
+        c.triangles.iter().map(|t| (t.vertices.map(|v| v as u16), t.material as u8)).collect();
+    let triangles = quads::pair_quads(&triangles, quads::baked_planar(&bind, &decoded_all));
+    let quad_count = count_quads(&triangles);
     let parts = BlobParts {
         storage: Storage::BakedVertices,
         bounds: bounds.to_i16(),
         bones: c.bones.iter().enumerate().map(|(i, b)| (com.bone_names[i], b.parent, 0, 0)).collect(),
         vertices: &bind,
-        triangles: c.triangles.iter().map(|t| (t.vertices.map(|v| v as u16), t.material as u8)).collect(),
+        triangles,
         materials: com.materials.clone(),
         clips,
         payloads: &payloads.bytes,
@@ -442,6 +454,7 @@ fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
     let animation_bytes: usize = assembled.clip_bytes.iter().sum();
     let frames: usize = c.clips.iter().map(|cl| cl.frame_count()).sum();
     let report = CompileReport {
+        quads: quad_count,
         ranges: vec![],
         bytes_per_bone_second: None,
         bytes_per_frame: (frames > 0).then(|| animation_bytes as f64 / frames as f64),
@@ -573,6 +586,10 @@ fn coarsest_precision(
     Ok(None)
 }
 
+fn count_quads(triangles: &[blob::BlobTriangle]) -> usize {
+    triangles.iter().filter(|t| t.flags == psxanim_runtime::tables::QUAD_WITH_NEXT).count()
+}
+
 /// Compares `compiled(clip, frame, vertex)` with ufbx's references for every sample.
 fn accuracy(c: &Character, threshold: f64, compiled: impl Fn(usize, usize, usize) -> [f64; 3]) -> Accuracy {
     let (mut rigid, mut skinned) = (ErrorAcc::default(), ErrorAcc::default());
@@ -605,6 +622,7 @@ fn report_base(
         bone_names: c.bones.iter().map(|b| b.name.clone()).collect(),
         vertices: c.vertices.len(),
         triangles: c.triangles.len(),
+        quads: 0,
         materials: c.materials.iter().map(|m| (m.name.clone(), m.rgb)).collect(),
         props: c
             .props

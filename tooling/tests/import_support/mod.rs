@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use psxanim::fbx::{Affine, Trs};
-use psxanim_runtime::tables::{BoneSample, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
+use psxanim_runtime::tables::{BoneSample, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
 
 /// The folder of the Blender-made FBX fixtures.
 pub fn fixtures() -> PathBuf {
@@ -25,4 +25,22 @@ pub fn sample_transform(s: &BoneSample) -> Affine {
         rotation: s.rotation.map(|v| r(v, ROTATION_FRAC)),
         scale: s.scale.map(|v| r(v, SCALE_FRAC)),
     })
+}
+
+/// A triangle as drawn: its corners rotated to put the smallest first (a rotation keeps the winding,
+/// which is the facing), with its material.
+pub fn normalised(v: [usize; 3], material: usize) -> ([usize; 3], usize) {
+    let k = (0..3).min_by_key(|&k| v[k]).expect("three corners");
+    ([v[k], v[(k + 1) % 3], v[(k + 2) % 3]], material)
+}
+
+/// The blob's triangles as a sorted multiset of [`normalised`] triangles over the importer's vertex
+/// numbering (`source(blob index)`).
+pub fn drawn_triangles(t: &Tables, source: impl Fn(u16) -> usize) -> Vec<([usize; 3], usize)> {
+    let mut out: Vec<_> = (0..t.triangle_count())
+        .map(|i| t.triangle(i))
+        .map(|tri| normalised(tri.vertices.map(&source), tri.material as usize))
+        .collect();
+    out.sort();
+    out
 }
