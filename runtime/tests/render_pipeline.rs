@@ -362,8 +362,9 @@ fn a_clear_box_skips_the_clip_tests_and_loses_nothing() {
 }
 
 /// A quad draws what its two triangles draw: both halves culled together, each with the quad's
-/// AVSZ4 depth through `add`, and one four-point packet (points b, c, a, d) on the packet path,
-/// wherever the squares are (facing, turned away, straddling the near plane).
+/// AVSZ4 depth through `add` (points 0-1-2 and 1-2-3 of b, c, a, d), and one four-point packet
+/// (points b, c, a, d) on the packet path, wherever the squares are (facing, turned away,
+/// straddling the near plane).
 #[test]
 fn a_quad_draws_its_two_triangles() {
     let clips = [RigidClip { frames: 3, poses: vec![(0.0, [0, 0, 0]), (0.0, [1500, 0, 0])] }, RigidClip { frames: 2, poses: vec![(180.0, [0, 0, 0]), (0.0, [0, 2000, 0])] }];
@@ -404,10 +405,141 @@ fn a_quad_draws_its_two_triangles() {
             for (packet, pair) in fast.walk().iter().rev().zip(by_quad.0.chunks(2)) {
                 let (t1, t2) = (pair[0].xy.map(|p| p.to_word()), pair[1].xy.map(|p| p.to_word()));
                 let [r, g, b] = pair[0].colour.map(u32::from);
-                assert_eq!(packet[1..], [0x28 << 24 | r | g << 8 | b << 16, t1[1], t1[2], t1[0], t2[2]], "placement {p}");
+                assert_eq!(
+                    packet[1..],
+                    [
+                        0x28 << 24 | r | g << 8 | b << 16,
+                        t1[0],
+                        t1[1],
+                        t1[2],
+                        t2[2]
+                    ],
+                    "placement {p}"
+                );
                 drawn_quads += 1;
             }
         }
     }
     assert!(drawn_quads > 0);
+}
+
+/// A strip of two quads over a 3 x 2 grid on the root bone (and the same quads as four triangles):
+/// quad k = (t_k, b_k, b_k+1, t_k+1) with t the top row, b the bottom one.
+fn strip_blobs() -> (Vec<u8>, Vec<u8>) {
+    use psxanim_runtime::tables::primitives::{
+        pack_pair, run_header, GP0_FLAT_QUAD, RUN_STRIP, STREAM_END,
+    };
+    let grid: Vec<[i16; 3]> = (0..3)
+        .flat_map(|x| [[x * 500 - 500, -500, 0], [x * 500 - 500, 500, 0]])
+        .collect();
+    let bones = [BoneDef {
+        parent: None,
+        vertices: grid,
+    }];
+    let clips = [
+        RigidClip {
+            frames: 2,
+            poses: vec![(0.0, [0, 0, 0])],
+        },
+        RigidClip {
+            frames: 2,
+            poses: vec![(180.0, [0, 0, 0])],
+        },
+    ];
+    let materials = [[200, 10, 10]];
+    // t_k = 2k (y -500, the top on screen), b_k = 2k + 1; each quad's triangles in winding order.
+    let triangles = [[0, 1, 3, 0], [0, 3, 2, 0], [2, 3, 5, 0], [2, 5, 4, 0]];
+    let stream = [
+        run_header(RUN_STRIP, 2, 0),
+        GP0_FLAT_QUAD | 200 | 10 << 8 | 10 << 16,
+        pack_pair(0, 1),
+        pack_pair(2, 3),
+        pack_pair(4, 5),
+        STREAM_END,
+    ];
+    (
+        render_support::blob_with_stream(&bones, &stream, 4, &materials, &clips, &[]),
+        blob(&bones, &triangles, &materials, &clips, &[]),
+    )
+}
+
+/// A strip draws what its quads' triangles draw, through `add` and through packets (one six-word
+/// packet per quad, points b_k, t_k, b_k+1, t_k+1), facing the camera or turned away.
+#[test]
+fn a_strip_draws_its_quads_triangles() {
+    let (sb, tb) = strip_blobs();
+    let (strip, triangles) = (Tables::parse(&sb).unwrap(), Tables::parse(&tb).unwrap());
+    assert_eq!(
+        (
+            strip.triangle_count(),
+            strip.quad_count(),
+            strip.run_count()
+        ),
+        (4, 2, 1)
+    );
+    let mut scratch = Box::new(Scratch::new());
+    // The corners of each triangle, sorted (the halves of a quad are not wound like their sources).
+    let covered = |ts: &[DrawnTriangle]| {
+        let mut v: Vec<[u32; 3]> = ts
+            .iter()
+            .map(|d| {
+                let mut c = d.xy.map(|p| p.to_word());
+                c.sort();
+                c
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    for clip in [0, 1] {
+        let (mut a, mut b) = (Collect::default(), Collect::default());
+        let r1 = render::render(
+            &mut gte(),
+            &strip,
+            &camera(),
+            &Matrix::IDENTITY,
+            sample(clip, 0),
+            &mut scratch,
+            &mut a,
+            &mut |_| {},
+        );
+        let r2 = render::render(
+            &mut gte(),
+            &triangles,
+            &camera(),
+            &Matrix::IDENTITY,
+            sample(clip, 0),
+            &mut scratch,
+            &mut b,
+            &mut |_| {},
+        );
+        assert_eq!(r1, r2, "clip {clip}: the same counts");
+        assert_eq!(covered(&a.0), covered(&b.0), "clip {clip}");
+        assert_eq!(a.0.len(), if clip == 0 { 4 } else { 0 });
+        let mut fast = Packets::new(8);
+        let r3 = render::render(
+            &mut gte(),
+            &strip,
+            &camera(),
+            &Matrix::IDENTITY,
+            sample(clip, 0),
+            &mut scratch,
+            &mut fast,
+            &mut |_| {},
+        );
+        assert_eq!(r1, r3);
+        let packets = fast.walk();
+        assert_eq!(packets.len(), a.0.len() / 2);
+        let mut from_packets: Vec<[u32; 3]> = packets
+            .iter()
+            .flat_map(|p| {
+                assert_eq!(p.len(), 6, "a quad's packet: depth, command, four points");
+                let mut h = [[p[2], p[3], p[4]], [p[3], p[4], p[5]]];
+                h.iter_mut().for_each(|t| t.sort());
+                h
+            })
+            .collect();
+        from_packets.sort();
+        assert_eq!(from_packets, covered(&a.0), "clip {clip}: packets and add");
+    }
 }

@@ -7,7 +7,7 @@ mod import_support;
 use import_support::{drawn_triangles, fixtures, normalised};
 use psxanim::compile::{compile, CompileOptions, Compiled, StorageMode};
 use psxanim::fbx::{import, Character, ImportOptions};
-use psxanim_runtime::tables::{Tables, Triangle, QUAD_WITH_NEXT};
+use psxanim_runtime::tables::Tables;
 
 fn load() -> Character {
     import(&fixtures().join("character.fbx"), &ImportOptions::default(), &mut |_, _, _| {})
@@ -18,16 +18,13 @@ fn compiled(c: &Character, storage: StorageMode, max_error: Option<f64>) -> Comp
     compile(c, &CompileOptions { storage, max_error }).expect("the fixture compiles")
 }
 
-/// Each flagged pair as its corners (a, b, c, d), after checking it is what the format asks for.
+/// Each quad as its corners (a, b, c, d): its facing triangle (a, b, c), its other one (a, c, d).
 fn quads(t: &Tables) -> Vec<[u16; 4]> {
-    let triangles: Vec<Triangle> = (0..t.triangle_count()).map(|i| t.triangle(i)).collect();
     let mut out = Vec::new();
-    for (i, first) in triangles.iter().enumerate().filter(|(_, tri)| tri.flags == QUAD_WITH_NEXT) {
-        let second = triangles[i + 1];
-        let [a, b, c] = first.vertices;
-        assert_eq!(second.vertices[..2], [a, c], "triangle {i}");
-        assert_eq!((second.material, second.flags), (first.material, 0), "triangle {i}");
-        out.push([a, b, c, second.vertices[2]]);
+    for p in t.primitives().filter(|p| p.quad) {
+        let [a, b, c] = p.facing;
+        assert_eq!(p.second[..2], [a, c], "{p:?}");
+        out.push([a, b, c, p.second[2]]);
     }
     out
 }

@@ -82,8 +82,16 @@ pub fn cargo_command(ws: &Path, example: &str, debug: bool) -> Command {
         cmd.env_remove(var);
     }
     cmd.env("CARGO_TARGET_DIR", ws.join("target").join("psx-build"));
+    cmd.env("RUSTFLAGS", PSX_RUSTFLAGS);
     cmd
 }
+
+/// Code generation flags of every PSX build (core included, through build-std). The pinned nightly's
+/// LLVM fills branch delay slots with loads whose result the branch target reads at once, which MIPS I
+/// does not allow (the value arrives one instruction late; LLVM fixed its delay slot filler in 2026,
+/// llvm-project#185427): with the filler off, every delay slot holds a nop instead. The hand-scheduled
+/// asm loops (`.set noreorder`) are not affected.
+pub const PSX_RUSTFLAGS: &str = "-Cllvm-args=-disable-mips-delay-filler";
 
 /// Where cargo leaves the linked ELF (the target's executable suffix is ".exe", but it is an ELF).
 pub fn elf_path(ws: &Path, example: &str, debug: bool) -> PathBuf {
@@ -125,8 +133,13 @@ mod tests {
         assert_eq!(args[0], "+nightly-2024-12-21");
         assert!(args.iter().any(|a| a == "--release"));
         assert!(args.iter().any(|a| a == "-Zbuild-std=core"));
-        let envs: Vec<_> = cmd.get_envs().map(|(k, v)| (k.to_string_lossy().into_owned(), v.map(|v| v.to_owned()))).collect();
-        assert!(envs.contains(&("RUSTFLAGS".into(), None)));
+        let envs: Vec<_> = cmd
+            .get_envs()
+            .map(|(k, v)| (k.to_string_lossy().into_owned(), v.map(|v| v.to_owned())))
+            .collect();
+        // The outer flags are replaced by ours (the delay slot filler off).
+        assert!(envs.contains(&("RUSTFLAGS".into(), Some(PSX_RUSTFLAGS.into()))));
+        assert!(envs.contains(&("CARGO_ENCODED_RUSTFLAGS".into(), None)));
         assert!(envs.contains(&("RUSTUP_TOOLCHAIN".into(), None)));
         assert!(envs.contains(&("CARGO_TARGET_DIR".into(), Some("/ws/target/psx-build".into()))));
         assert!(!cargo_command(ws, "hello", true).get_args().any(|a| a == "--release"));

@@ -29,7 +29,8 @@
 use psxanim_runtime::console::ordering::DoubleBuffered;
 use psxanim_runtime::console::prim::{self, Color};
 use psxanim_runtime::console::{dma, gpu, panic, timer, vsync};
-use psxanim_runtime::gte::{Cop2, FlatTriangles, Gte, PackedMatrix, PacketList, FLAT_PACKET_WORDS, LINK_MASK};
+use psxanim_runtime::gte::{Cop2, FlatPrimitives, Gte, PackedMatrix, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_TRIANGLE, LINK_MASK};
+use psxanim_runtime::tables::primitives::{pack3, run_header, RUN_TRIANGLES, STREAM_END};
 use psxanim_runtime::record::{status, Record};
 use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::pose_cache::{self, PoseCache};
@@ -138,15 +139,12 @@ fn blend_bench(cache: &PoseCache, weight: u16) -> u32 {
     ticks
 }
 
-/// The synthetic triangles of `face_bench`: every one `0, 1, 2`, material 0.
-static FACE_BENCH_WORDS: [u32; 2 * FACE_BENCH_TRIANGLES] = {
-    let mut w = [0u32; 2 * FACE_BENCH_TRIANGLES];
-    let mut i = 0;
-    while i < FACE_BENCH_TRIANGLES {
-        w[2 * i] = 1 << 16;
-        w[2 * i + 1] = 2;
-        i += 1;
-    }
+/// The synthetic triangles of `face_bench`: one run of triangles, every one `0, 1, 2`, material 0.
+static FACE_BENCH_WORDS: [u32; FACE_BENCH_TRIANGLES + 3] = {
+    let mut w = [pack3(0, 1, 2); FACE_BENCH_TRIANGLES + 3];
+    w[0] = run_header(RUN_TRIANGLES, FACE_BENCH_TRIANGLES, 0);
+    w[1] = GP0_FLAT_TRIANGLE | 0x0080_8080;
+    w[FACE_BENCH_TRIANGLES + 2] = STREAM_END;
     w
 };
 /// Room for every front face of `face_bench`, and its ordering table.
@@ -159,18 +157,17 @@ fn face_bench(gte: &mut Gte, front: bool, clip_tests: bool) -> u32 {
     // In main RAM (statics of the call's frame would be too), as the projected vertices are.
     static mut SXY: [u32; 3] = [0; 3];
     static SZ: [u32; 3] = [2000; 3];
-    static MATERIALS: [u32; 1] = [0x0080_8080];
     // SAFETY: the only references to these statics, taken here, one call at a time.
     let (sxy, arena, table) = unsafe {
         (&mut *core::ptr::addr_of_mut!(SXY), &mut *core::ptr::addr_of_mut!(FACE_BENCH_ARENA), &mut *core::ptr::addr_of_mut!(FACE_BENCH_TABLE))
     };
     *sxy = if front { [0, 10 << 16, 10] } else { [0; 3] };
-    let job = FlatTriangles { triangles: &FACE_BENCH_WORDS, sxy: &*sxy, sz: &SZ, materials: &MATERIALS, near: 100, clip_tests, quads: false };
+    let job = FlatPrimitives { words: &FACE_BENCH_WORDS, sxy: &*sxy, sz: &SZ, near: 100, clip_tests };
     let started = timer::now();
     for _ in 0..FACE_BENCH_RUNS {
         table.fill(LINK_MASK);
         let mut list = PacketList { arena: &mut arena[..], table: &mut table[..], max_depth: 14 };
-        // SAFETY: every index (0, 1, 2) is below the 3 projected vertices, the material 0 below 1.
+        // SAFETY: a well-formed stream whose indices (0, 1, 2) are below the 3 projected vertices.
         core::hint::black_box(unsafe { gte.backend_mut().flat_packets(&job, &mut list) });
     }
     timer::ticks_since(started) as u32

@@ -5,11 +5,21 @@
 //! exactly what the console computed and drew at any frame. Game time advances a fixed
 //! `VSYNCS_PER_FRAME` per rendered frame, never by wall-clock vsyncs, to keep it that way.
 use psxanim_runtime::anim::{Animator, Sampling};
-use psxanim_runtime::gte::{Cop2, FlatTriangles, Gte, PacketList, FLAT_PACKET_WORDS, LINK_MASK, QUAD_PACKET_WORDS};
+use psxanim_runtime::gte::{
+    Cop2, FlatPrimitives, Gte, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE,
+    LINK_MASK, QUAD_PACKET_WORDS,
+};
 use psxanim_runtime::math::{Matrix, Vec3i32};
 use psxanim_runtime::render::camera::{self, Angle, Camera};
-use psxanim_runtime::render::{self, DrawnTriangle, Outcome, PoseCache, RenderError, Scratch, Stage, TriangleSink};
-use psxanim_runtime::tables::{TableError, Tables, CHANNELS_PER_BONE, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE, QUAD_WITH_NEXT};
+use psxanim_runtime::render::{
+    self, DrawnTriangle, Outcome, PoseCache, RenderError, Scratch, Stage, TriangleSink,
+};
+use psxanim_runtime::tables::primitives::{
+    pack3, pack_pair, run_header, RUN_QUADS, RUN_STRIP, RUN_TRIANGLES, STREAM_END,
+};
+use psxanim_runtime::tables::{
+    TableError, Tables, CHANNELS_PER_BONE, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE,
+};
 
 /// The display rate the animators assume (NTSC).
 pub const DISPLAY_HZ: u32 = 60;
@@ -406,7 +416,7 @@ pub fn error_code(e: &RenderError) -> u32 {
             TableError::BitStreamEnd { .. } => 16,
             TableError::ValueOverflow { .. } => 17,
             TableError::BadFramePayload { .. } => 18,
-            TableError::BadQuad { .. } => 19,
+            TableError::BadPrimitive { .. } => 19,
         },
         RenderError::TooManyBones { .. } => 0x101,
         RenderError::TooManyVertices { .. } => 0x102,
@@ -428,7 +438,7 @@ pub fn error_offset(e: &TableError) -> u32 {
         | TableError::BitStreamEnd { offset, .. }
         | TableError::ValueOverflow { offset }
         | TableError::BadFramePayload { offset, .. }
-        | TableError::BadQuad { offset, .. } => offset as u32,
+        | TableError::BadPrimitive { offset, .. } => offset as u32,
         _ => 0,
     }
 }
@@ -445,7 +455,7 @@ pub fn render_error_detail(e: &RenderError) -> u32 {
 }
 
 /// Synthetic screen vertices of `flat_packet_words`: x, y (SXY) and depth (SZ).
-const FLAT_VERTICES: [(i16, i16, u16); 12] = [
+const FLAT_VERTICES: [(i16, i16, u16); 14] = [
     (0, 0, 2000),
     (0, 10, 2000),
     (10, 0, 2000),
@@ -461,38 +471,78 @@ const FLAT_VERTICES: [(i16, i16, u16); 12] = [
     (0, -300, 2000),
     (0, 300, 2000),
     (10, -300, 2000),
-    // 11: the fourth corner of quads on 0, 1, 2 (far, so that AVSZ4 differs from AVSZ3).
+    // 11-13: with 0-2, a row of squares (11 far, so that AVSZ4 differs from AVSZ3).
     (10, 10, 6000),
+    (20, 0, 2000),
+    (20, 10, 2000),
 ];
-/// `a | b << 16`, `c | material << 16`: front, back, too near, wide but drawable, too wide, too tall,
-/// then two more front faces (the second material, the first).
-const FLAT_TRIANGLES: [u32; 16] = [
-    1 << 16, 2, // 0 1 2
-    2 << 16, 1, // 0 2 1
-    3 << 16, 2 | 1 << 16, // 0 3 2
-    4 | 5 << 16, 6 | 1 << 16, // 4 5 6
-    4 | 5 << 16, 7, // 4 5 7
-    8 | 9 << 16, 10 | 1 << 16, // 8 9 10
-    1 << 16, 2 | 1 << 16, // 0 1 2
-    4 | 5 << 16, 6, // 4 5 6
+const fn tri_run(material: u8, count: usize) -> u32 {
+    run_header(RUN_TRIANGLES, count, material)
+}
+const fn gp0(command: u32, material: usize) -> u32 {
+    command | FLAT_MATERIALS[material]
+}
+/// Triangles (vertices a, b, c): front, back (material 0); too near, wide but drawable (1); too wide
+/// (0); too tall, then another front face (1); then a front face (0).
+const FLAT_TRIANGLES: [u32; 19] = [
+    tri_run(0, 2),
+    gp0(GP0_FLAT_TRIANGLE, 0),
+    pack3(0, 1, 2),
+    pack3(0, 2, 1),
+    tri_run(1, 2),
+    gp0(GP0_FLAT_TRIANGLE, 1),
+    pack3(0, 3, 2),
+    pack3(4, 5, 6),
+    tri_run(0, 1),
+    gp0(GP0_FLAT_TRIANGLE, 0),
+    pack3(4, 5, 7),
+    tri_run(1, 2),
+    gp0(GP0_FLAT_TRIANGLE, 1),
+    pack3(8, 9, 10),
+    pack3(0, 1, 2),
+    tri_run(0, 1),
+    gp0(GP0_FLAT_TRIANGLE, 0),
+    pack3(4, 5, 6),
+    STREAM_END,
 ];
-/// A quad's first triangle: its flags byte holds `QUAD_WITH_NEXT`.
-const Q: u32 = (QUAD_WITH_NEXT as u32) << 24;
-/// Quads (a, b, c) + (a, c, d) among triangles: a front quad, a front triangle, a back quad, a quad
-/// whose first triangle is drawable and whose fourth corner is too near, one whose fourth corner
-/// makes it too wide, then another front quad (the second material).
-const FLAT_QUADS: [u32; 22] = [
-    1 << 16, 2 | Q, 2 << 16, 11, // 0 1 2 + 0 2 11
-    1 << 16, 2 | 1 << 16, // 0 1 2
-    2 << 16, 1 | Q, 1 << 16, 11, // 0 2 1 + 0 1 11
-    1 << 16, 2 | Q, 2 << 16, 3, // 0 1 2 + 0 2 3
-    4 | 5 << 16, 6 | Q, 4 | 6 << 16, 7, // 4 5 6 + 4 6 7
-    1 << 16, 2 | 1 << 16 | Q, 2 << 16, 11 | 1 << 16, // 0 1 2 + 0 2 11
+/// Every run kind: a front quad (a, b, c) + (a, c, d); a front triangle; a back quad, a quad whose
+/// fourth corner is too near, one whose fourth corner makes it too wide; a strip of two front quads
+/// (material 1); a back strip quad; a strip quad with a corner too near.
+const FLAT_QUADS: [u32; 29] = [
+    run_header(RUN_QUADS, 1, 0),
+    gp0(GP0_FLAT_QUAD, 0),
+    pack3(0, 1, 2),
+    11 << 2,
+    tri_run(1, 1),
+    gp0(GP0_FLAT_TRIANGLE, 1),
+    pack3(0, 1, 2),
+    run_header(RUN_QUADS, 3, 0),
+    gp0(GP0_FLAT_QUAD, 0),
+    pack3(0, 2, 1),
+    11 << 2,
+    pack3(0, 1, 2),
+    3 << 2,
+    pack3(4, 5, 6),
+    7 << 2,
+    run_header(RUN_STRIP, 2, 1),
+    gp0(GP0_FLAT_QUAD, 1),
+    pack_pair(0, 1),
+    pack_pair(2, 11),
+    pack_pair(12, 13),
+    run_header(RUN_STRIP, 1, 0),
+    gp0(GP0_FLAT_QUAD, 0),
+    pack_pair(1, 0),
+    pack_pair(11, 2),
+    run_header(RUN_STRIP, 1, 0),
+    gp0(GP0_FLAT_QUAD, 0),
+    pack_pair(0, 3),
+    pack_pair(2, 11),
+    STREAM_END,
 ];
 const FLAT_MATERIALS: [u32; 2] = [0x0010_2030, 0x0040_5060];
 const FLAT_NEAR: u16 = 100;
 const FLAT_DEPTHS: usize = 8;
-/// Arena words: room for every packet, or for three triangles' worth (the last quad then fails).
+/// Arena words: room for every packet, or for three triangles' worth.
 const FLAT_ROOMS: [usize; 2] = [FLAT_ARENA_WORDS, 3 * FLAT_PACKET_WORDS];
 const FLAT_ARENA_WORDS: usize = 8 * QUAD_PACKET_WORDS;
 /// Record words per `flat_packet_words` run: drawn, rejected, words, the table, then the arena.
@@ -512,15 +562,25 @@ pub fn flat_packet_words<B: Cop2>(gte: &mut Gte<B>, push: &mut dyn FnMut(u32)) {
     let sxy = FLAT_VERTICES.map(|(x, y, _)| x as u16 as u32 | (y as u16 as u32) << 16);
     let sz = FLAT_VERTICES.map(|(_, _, z)| z as u32);
     gte.set_ot_scale(1, 1);
-    for (triangles, quads) in [(&FLAT_TRIANGLES[..], false), (&FLAT_QUADS[..], true)] {
+    for words in [&FLAT_TRIANGLES[..], &FLAT_QUADS[..]] {
         for clip_tests in [true, false] {
             for room in FLAT_ROOMS {
                 let mut arena = [0u32; FLAT_ARENA_WORDS];
                 let mut table = [LINK_MASK; FLAT_DEPTHS];
                 let base = arena.as_ptr() as usize as u32;
-                let job = FlatTriangles { triangles, sxy: &sxy, sz: &sz, materials: &FLAT_MATERIALS, near: FLAT_NEAR, clip_tests, quads };
-                let mut list = PacketList { arena: &mut arena[..room], table: &mut table, max_depth: FLAT_DEPTHS as u32 - 2 };
-                // SAFETY: every vertex index is below 12, every material below 2, every quad whole.
+                let job = FlatPrimitives {
+                    words,
+                    sxy: &sxy,
+                    sz: &sz,
+                    near: FLAT_NEAR,
+                    clip_tests,
+                };
+                let mut list = PacketList {
+                    arena: &mut arena[..room],
+                    table: &mut table,
+                    max_depth: FLAT_DEPTHS as u32 - 2,
+                };
+                // SAFETY: well-formed streams (a host test checks them), every vertex index below 14.
                 let done = unsafe { gte.backend_mut().flat_packets(&job, &mut list) };
                 let offset = |link: u32| if link & LINK_MASK == LINK_MASK { LINK_MASK } else { (link.wrapping_sub(base) & LINK_MASK) / 4 };
                 push(done.drawn as u32);

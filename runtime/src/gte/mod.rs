@@ -39,14 +39,15 @@ mod backend;
 #[cfg(target_os = "psx")]
 pub mod hw;
 pub mod model;
+pub mod packets;
 pub mod regs;
 
-pub use backend::{
-    Cop2, FlatPackets, FlatTriangles, PacketList, ScreenTriangle, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, LINK_MASK,
-    QUAD_PACKET_WORDS, QUAD_WORD_BIT,
-    MAX_SPAN_X, MAX_SPAN_Y,
-};
+pub use backend::{Cop2, ScreenTriangle};
 pub use model::{unr_divide, GteModel};
+pub use packets::{
+    FlatPackets, FlatPrimitives, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE,
+    LINK_MASK, MAX_SPAN_X, MAX_SPAN_Y, QUAD_PACKET_WORDS,
+};
 use regs::{cmd, ctrl, data};
 
 use crate::math::{Matrix, Rotation, Vec3i16, Vec3i32};

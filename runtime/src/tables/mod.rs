@@ -11,15 +11,15 @@
 //! profile's +-7.5 m limit fits with margin. Axes are the PlayStation's: +X right, +Y down, +Z away from
 //! the viewer (into the screen), right-handed.
 //!
-//! # Layout, version 1 (all little-endian; every section starts 4-byte aligned)
+//! # Layout, version 2 (all little-endian; every section starts 4-byte aligned)
 //! ```text
 //! header, 64 bytes
-//!   0 [u8;4] magic "PXSK"             4 u16 version (1)           6 u16 storage: 0 rigid-gte, 1 baked-vertices
-//!   8 u16 bone count                 10 u16 vertex count         12 u16 triangle count
-//!  14 u16 material count             16 u16 clip count           18 u16 flags (0)
+//!   0 [u8;4] magic "PXSK"             4 u16 version (2)           6 u16 storage: 0 rigid-gte, 1 baked-vertices
+//!   8 u16 bone count                 10 u16 vertex count         12 u16 triangle count (a quad counts 2)
+//!  14 u16 material count             16 u16 clip count           18 u16 primitive stream words
 //!  20 i16[6] bounds: min x,y,z, max x,y,z (model space, cover the bind pose and every sample of every clip)
 //!  32 u32 total size of the blob     36 u32 strings offset       40 u32 bones offset
-//!  44 u32 vertices offset            48 u32 triangles offset     52 u32 materials offset
+//!  44 u32 vertices offset            48 u32 primitives offset    52 u32 materials offset
 //!  56 u32 clips offset               60 u32 strings size
 //! strings: each name is u8 length + UTF-8 bytes; names are referenced by their offset in this section
 //! bones, 8 bytes each, parent-first:  u16 parent (0xFFFF = root), u16 first vertex, u16 vertex count, u16 name
@@ -27,11 +27,8 @@
 //!   baked-vertices: ranges are empty (the skeleton is kept for names and attachment only).
 //! vertices, 8 bytes each: i16 x, y, z, i16 0 (the GTE's SVECTOR shape)
 //!   rigid-gte: bone-local positions; baked-vertices: model-space bind positions.
-//! triangles, 8 bytes each: u16 a, b, c (vertex indices), u8 material, u8 flags
-//!   flags bit 0 (QUAD_WITH_NEXT): this triangle (a, b, c) and the next one, (a, c, d) with the same
-//!   material and flags 0, are one planar quad: the renderer culls both by this triangle's NCLIP and
-//!   draws them as one four-point polygon. Other bits are 0. A reader may ignore the bit (the two
-//!   triangles then draw the same area).
+//! primitives: runs of triangles, quads and quad strips, then an end word ([`primitives`] documents
+//!   them); vertex indices below 1024
 //! materials, 4 bytes each: u8 r, g, b (base colour), u8 0
 //! clips, 16 bytes each: u16 name, u16 frame count, u16 sample rate (Hz), u16 flags (0),
 //!                       u32 data offset, u32 data size
@@ -42,6 +39,7 @@
 mod baked;
 mod bits;
 mod pose;
+pub mod primitives;
 
 pub use baked::{decode_baked_frame_payload, BAKED_DELTA_ESCAPE, BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_RAW};
 pub use bits::BitReader;
@@ -53,13 +51,10 @@ pub use pose::{
 /// The four bytes every blob starts with.
 pub const MAGIC: [u8; 4] = *b"PXSK";
 /// The layout version this reader understands.
-pub const VERSION: u16 = 1;
+pub const VERSION: u16 = 2;
 pub const HEADER_SIZE: usize = 64;
 pub const BONE_SIZE: usize = 8;
 pub const VERTEX_SIZE: usize = 8;
-pub const TRIANGLE_SIZE: usize = 8;
-/// Triangle flag: this triangle and the next form one planar quad (see the layout above).
-pub const QUAD_WITH_NEXT: u8 = 1;
 pub const MATERIAL_SIZE: usize = 4;
 pub const CLIP_SIZE: usize = 16;
 /// Parent value of a root bone.
@@ -164,12 +159,10 @@ pub enum TableError {
         offset: usize,
         what: &'static str,
     },
-    /// Triangle `index` (flags byte at `offset`) has unknown flag bits, or is marked as the first half
-    /// of a quad that the next triangle does not complete (it must be (a, c, d) with the same
-    /// material and no flags; the last triangle cannot be marked).
-    BadQuad {
-        index: usize,
+    /// A malformed word in the primitive stream (`what` it should have been).
+    BadPrimitive {
         offset: usize,
+        what: &'static str,
     },
 }
 
@@ -180,15 +173,6 @@ pub struct Bone {
     pub first_vertex: u16,
     pub vertex_count: u16,
     pub name_offset: u16,
-}
-
-/// A triangle: three vertex indices and a material index.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Triangle {
-    pub vertices: [u16; 3],
-    pub material: u8,
-    /// [`QUAD_WITH_NEXT`] or 0.
-    pub flags: u8,
 }
 
 /// A clip table entry; `data` is its byte range in the blob.
@@ -208,16 +192,16 @@ pub struct Tables<'a> {
     storage: Storage,
     bone_count: usize,
     vertex_count: usize,
-    triangle_count: usize,
-    /// Triangles that open a quad (`QUAD_WITH_NEXT`), counted by the parser.
-    quad_count: usize,
+    /// Triangles (a quad counts two), quads and runs of the primitive stream, counted by the parser.
+    counts: primitives::StreamCounts,
+    primitive_words: usize,
     material_count: usize,
     clip_count: usize,
     bounds: [[i16; 3]; 2],
     strings: (usize, usize),
     bones: usize,
     vertices: usize,
-    triangles: usize,
+    primitives: usize,
     materials: usize,
     clips: usize,
 }
@@ -272,36 +256,75 @@ impl<'a> Tables<'a> {
         let triangle_count = u16_at(bytes, 12) as usize;
         let material_count = u16_at(bytes, 14) as usize;
         let clip_count = u16_at(bytes, 16) as usize;
+        let primitive_words = u16_at(bytes, 18) as usize;
         let mut bounds = [[0i16; 3]; 2];
         for (i, b) in bounds.iter_mut().flatten().enumerate() {
             *b = i16_at(bytes, 20 + 2 * i);
         }
         let strings_size = u32_at(bytes, 60) as usize;
         let strings = section("strings", u32_at(bytes, 36) as usize, strings_size, size)?;
-        let bones = section("bones", u32_at(bytes, 40) as usize, bone_count * BONE_SIZE, size)?;
-        let vertices = section("vertices", u32_at(bytes, 44) as usize, vertex_count * VERTEX_SIZE, size)?;
-        let triangles = section("triangles", u32_at(bytes, 48) as usize, triangle_count * TRIANGLE_SIZE, size)?;
-        let materials = section("materials", u32_at(bytes, 52) as usize, material_count * MATERIAL_SIZE, size)?;
-        let clips = section("clips", u32_at(bytes, 56) as usize, clip_count * CLIP_SIZE, size)?;
+        let bones = section(
+            "bones",
+            u32_at(bytes, 40) as usize,
+            bone_count * BONE_SIZE,
+            size,
+        )?;
+        let vertices = section(
+            "vertices",
+            u32_at(bytes, 44) as usize,
+            vertex_count * VERTEX_SIZE,
+            size,
+        )?;
+        let primitives = section(
+            "primitives",
+            u32_at(bytes, 48) as usize,
+            4 * primitive_words,
+            size,
+        )?;
+        let materials = section(
+            "materials",
+            u32_at(bytes, 52) as usize,
+            material_count * MATERIAL_SIZE,
+            size,
+        )?;
+        let clips = section(
+            "clips",
+            u32_at(bytes, 56) as usize,
+            clip_count * CLIP_SIZE,
+            size,
+        )?;
         let mut tables = Self {
             bytes,
             storage,
             bone_count,
             vertex_count,
-            triangle_count,
-            quad_count: 0,
+            counts: primitives::StreamCounts::default(),
+            primitive_words,
             material_count,
             clip_count,
             bounds,
             strings: (strings, strings_size),
             bones,
             vertices,
-            triangles,
+            primitives,
             materials,
             clips,
         };
         tables.check_bones()?;
-        tables.quad_count = tables.check_triangles()?;
+        tables.counts = primitives::check(
+            bytes,
+            primitives,
+            primitive_words,
+            vertex_count,
+            material_count,
+            |m| tables.material(m),
+        )?;
+        if tables.counts.triangles != triangle_count {
+            return Err(TableError::BadPrimitive {
+                offset: 12,
+                what: "triangle count: the stream's triangles, a quad counting two",
+            });
+        }
         tables.check_clips()?;
         Ok(tables)
     }
@@ -328,50 +351,6 @@ impl<'a> Tables<'a> {
             self.name(bone.name_offset).map_err(|_| TableError::BadName { offset: offset + 6 })?;
         }
         Ok(())
-    }
-
-    /// Returns the number of quads.
-    fn check_triangles(&self) -> Result<usize, TableError> {
-        let mut quads = 0;
-        for i in 0..self.triangle_count {
-            let offset = self.triangles + i * TRIANGLE_SIZE;
-            let t = self.triangle(i);
-            for (k, v) in t.vertices.iter().enumerate() {
-                if *v as usize >= self.vertex_count {
-                    return Err(TableError::BadIndex {
-                        what: "triangle vertex",
-                        index: i,
-                        offset: offset + 2 * k,
-                        value: *v as usize,
-                        limit: self.vertex_count,
-                    });
-                }
-            }
-            if t.material as usize >= self.material_count {
-                return Err(TableError::BadIndex {
-                    what: "triangle material",
-                    index: i,
-                    offset: offset + 6,
-                    value: t.material as usize,
-                    limit: self.material_count,
-                });
-            }
-            if t.flags & !QUAD_WITH_NEXT != 0 || (t.flags == QUAD_WITH_NEXT && !self.completes_quad(i, t)) {
-                return Err(TableError::BadQuad { index: i, offset: offset + 7 });
-            }
-            quads += t.flags as usize;
-        }
-        Ok(quads)
-    }
-
-    /// Whether triangle `i + 1` is the second half of the quad that triangle `i` (`first`) opens.
-    fn completes_quad(&self, i: usize, first: Triangle) -> bool {
-        if i + 1 >= self.triangle_count {
-            return false;
-        }
-        let second = self.triangle(i + 1);
-        let [a, _, c] = first.vertices;
-        second.vertices[0] == a && second.vertices[1] == c && second.material == first.material && second.flags == 0
     }
 
     fn check_clips(&self) -> Result<(), TableError> {
@@ -406,13 +385,21 @@ impl<'a> Tables<'a> {
     pub fn vertex_count(&self) -> usize {
         self.vertex_count
     }
+    /// Triangles of the primitive stream, a quad counting two.
     pub fn triangle_count(&self) -> usize {
-        self.triangle_count
+        self.counts.triangles
     }
-    /// Quads among the triangles: pairs marked [`QUAD_WITH_NEXT`] (each counts once here and as two
-    /// triangles in [`triangle_count`](Self::triangle_count)).
+    /// Quads of the primitive stream (in quad runs and strips).
     pub fn quad_count(&self) -> usize {
-        self.quad_count
+        self.counts.quads
+    }
+    /// Runs of the primitive stream.
+    pub fn run_count(&self) -> usize {
+        self.counts.runs
+    }
+    /// Words of the primitive stream, its end word included.
+    pub fn primitive_words(&self) -> usize {
+        self.primitive_words
     }
     pub fn material_count(&self) -> usize {
         self.material_count
@@ -460,14 +447,9 @@ impl<'a> Tables<'a> {
         [i16_at(self.bytes, o), i16_at(self.bytes, o + 2), i16_at(self.bytes, o + 4)]
     }
 
-    pub fn triangle(&self, index: usize) -> Triangle {
-        assert!(index < self.triangle_count);
-        let o = self.triangles + index * TRIANGLE_SIZE;
-        Triangle {
-            vertices: [u16_at(self.bytes, o), u16_at(self.bytes, o + 2), u16_at(self.bytes, o + 4)],
-            material: self.bytes[o + 6],
-            flags: self.bytes[o + 7],
-        }
+    /// The primitive stream, one triangle or quad at a time.
+    pub fn primitives(&self) -> primitives::Primitives<'a> {
+        primitives::Primitives::new(self.bytes, self.primitives)
     }
 
     /// Base colour of material `index` as 8-bit RGB.
@@ -540,14 +522,9 @@ impl<'a> Tables<'a> {
         self.vertices
     }
 
-    /// Blob offset of the triangle table (the renderer reads it word by word).
-    pub(crate) fn triangles_offset(&self) -> usize {
-        self.triangles
-    }
-
-    /// Blob offset of the material table (the renderer reads each colour as one word).
-    pub(crate) fn materials_offset(&self) -> usize {
-        self.materials
+    /// Blob offset of the primitive stream (the renderer reads it word by word).
+    pub(crate) fn primitives_offset(&self) -> usize {
+        self.primitives
     }
 }
 

@@ -31,14 +31,29 @@ impl Bits {
 
 const CLIP_DATA: usize = 128;
 
+/// The primitive stream of `blob`: one run of one triangle (0, 1, 1), material 0, then the end word.
+const PRIMITIVE_WORDS: [u32; 4] = [
+    1 << 2,
+    0x20 << 24 | 200 | 100 << 8 | 50 << 16,
+    1 << 12 | 1 << 22,
+    3,
+];
+
+/// Where `blob` puts the primitive stream: after the clip data and the tail, each padded to 4 bytes.
+fn primitives_at(clip_data: &[u8], tail: &[u8]) -> usize {
+    (CLIP_DATA + clip_data.len().next_multiple_of(4)) + tail.len().next_multiple_of(4)
+}
+
 /// One bone ("root"), two vertices, one triangle, one material, one clip ("clip") whose data start at
-/// offset 128; `tail` is appended after the clip data (baked payloads).
+/// offset 128; `tail` is appended after the clip data (baked payloads), the primitives after it.
 fn blob(storage: u16, frames: u16, clip_data: &[u8], tail: &[u8]) -> Vec<u8> {
     let mut b = vec![0u8; CLIP_DATA];
     b[0..4].copy_from_slice(b"PXSK");
-    let put16 = |b: &mut Vec<u8>, at: usize, v: u16| b[at..at + 2].copy_from_slice(&v.to_le_bytes());
-    let put32 = |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_le_bytes());
-    put16(&mut b, 4, 1);
+    let put16 =
+        |b: &mut Vec<u8>, at: usize, v: u16| b[at..at + 2].copy_from_slice(&v.to_le_bytes());
+    let put32 =
+        |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    put16(&mut b, 4, VERSION);
     put16(&mut b, 6, storage);
     for (at, n) in [(8, 1), (10, 2), (12, 1), (14, 1), (16, 1)] {
         put16(&mut b, at, n);
@@ -46,8 +61,17 @@ fn blob(storage: u16, frames: u16, clip_data: &[u8], tail: &[u8]) -> Vec<u8> {
     for (i, v) in [-10i16, -20, -30, 10, 20, 30].iter().enumerate() {
         b[20 + 2 * i..22 + 2 * i].copy_from_slice(&v.to_le_bytes());
     }
-    // strings at 64 (10 bytes), bones 76, vertices 84, triangles 100, materials 108, clips 112
-    for (at, v) in [(36, 64), (40, 76), (44, 84), (48, 100), (52, 108), (56, 112), (60, 10)] {
+    // strings at 64 (10 bytes), bones 76, vertices 84, materials 108, clips 112; the primitives go
+    // last (`primitives_at`)
+    for (at, v) in [
+        (36, 64),
+        (40, 76),
+        (44, 84),
+        (48, 100),
+        (52, 108),
+        (56, 112),
+        (60, 10),
+    ] {
         put32(&mut b, at, v);
     }
     b[64..74].copy_from_slice(b"\x04root\x04clip");
@@ -77,6 +101,13 @@ fn blob(storage: u16, frames: u16, clip_data: &[u8], tail: &[u8]) -> Vec<u8> {
     b.extend_from_slice(tail);
     while b.len() % 4 != 0 {
         b.push(0);
+    }
+    let at = b.len();
+    assert_eq!(at, primitives_at(clip_data, tail));
+    put32(&mut b, 48, at as u32);
+    put16(&mut b, 18, PRIMITIVE_WORDS.len() as u16);
+    for w in PRIMITIVE_WORDS {
+        b.extend_from_slice(&w.to_le_bytes());
     }
     let total = b.len() as u32;
     put32(&mut b, 32, total);
@@ -129,7 +160,19 @@ fn reads_the_tables_of_a_hand_assembled_blob() {
     assert_eq!(t.bone(0), Bone { parent: None, first_vertex: 0, vertex_count: 2, name_offset: 0 });
     assert_eq!(t.name(0), Ok("root"));
     assert_eq!(t.vertex(1), [-1, 2, 3]);
-    assert_eq!(t.triangle(0), Triangle { vertices: [0, 1, 1], material: 0, flags: 0 });
+    let p: Vec<_> = t.primitives().collect();
+    assert_eq!(
+        p,
+        [primitives::Primitive {
+            first_triangle: 0,
+            points: [0, 1, 1, 1],
+            quad: false,
+            facing: [0, 1, 1],
+            second: [0, 1, 1],
+            material: 0,
+            gp0: PRIMITIVE_WORDS[1]
+        }]
+    );
     assert_eq!(t.material(0), [200, 100, 50]);
     assert_eq!(t.find_clip("clip"), Some(0));
     assert_eq!(t.find_clip("walk"), None);
@@ -271,8 +314,11 @@ fn header_errors_name_what_is_wrong() {
     b[0] = b'X';
     assert_eq!(Tables::parse(&b).err(), Some(TableError::BadMagic { found: *b"XXSK" }));
     let mut b = good.clone();
-    b[4] = 2;
-    assert_eq!(Tables::parse(&b).err(), Some(TableError::UnsupportedVersion { found: 2 }));
+    b[4] = 1;
+    assert_eq!(
+        Tables::parse(&b).err(),
+        Some(TableError::UnsupportedVersion { found: 1 })
+    );
     let mut b = good.clone();
     b[6] = 9;
     assert_eq!(Tables::parse(&b).err(), Some(TableError::BadStorage { found: 9 }));
@@ -288,10 +334,17 @@ fn header_errors_name_what_is_wrong() {
 #[test]
 fn index_errors_name_the_table_entry_and_offset() {
     let mut b = blob(0, 3, &rigid_clip(), &[]);
-    b[102] = 2; // triangle corner 1 -> vertex 2 of 2
+    let word = primitives_at(&rigid_clip(), &[]) + 8;
+    b[word + 1] = 2 << 4; // triangle corner 1 -> vertex 2 of 2
     assert_eq!(
         Tables::parse(&b).err(),
-        Some(TableError::BadIndex { what: "triangle vertex", index: 0, offset: 102, value: 2, limit: 2 })
+        Some(TableError::BadIndex {
+            what: "triangle vertex",
+            index: 2,
+            offset: word,
+            value: 2,
+            limit: 2
+        })
     );
     let mut b = blob(0, 3, &rigid_clip(), &[]);
     b[76..78].copy_from_slice(&0u16.to_le_bytes()); // the root is its own parent

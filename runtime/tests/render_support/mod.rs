@@ -2,6 +2,11 @@
 //! render tests: constant rigid poses, baked frames as deltas/escapes or raw.
 #![allow(dead_code)]
 
+use psxanim_runtime::tables::primitives::{
+    pack3, run_header, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, RUN_QUADS, RUN_TRIANGLES, STREAM_END,
+};
+use psxanim_runtime::tables::VERSION;
+
 struct Bits {
     bytes: Vec<u8>,
     len: usize,
@@ -97,9 +102,72 @@ fn baked_payload(bind: &[[i16; 3]], frame: &[[i16; 3]], raw: bool) -> Vec<u8> {
     p
 }
 
+/// `QUAD` in a triangle's material word of [`blob`]: it and the next triangle, (a, c, d), are a quad.
+pub const QUAD: u16 = 1 << 8;
+
+/// The primitive stream of `triangles` (see [`blob`]): a run per triangle or quad.
+pub fn stream_of(triangles: &[[u16; 4]], materials: &[[u8; 3]]) -> Vec<u32> {
+    let gp0 = |command: u32, m: usize| {
+        command
+            | materials[m][0] as u32
+            | (materials[m][1] as u32) << 8
+            | (materials[m][2] as u32) << 16
+    };
+    let mut w = Vec::new();
+    let mut i = 0;
+    while i < triangles.len() {
+        let [a, b, c, m] = triangles[i].map(usize::from);
+        let material = m & 0xFF;
+        if m & QUAD as usize != 0 {
+            let d = triangles[i + 1][2] as usize;
+            w.extend([
+                run_header(RUN_QUADS, 1, material as u8),
+                gp0(GP0_FLAT_QUAD, material),
+                pack3(a, b, c),
+                (d as u32) << 2,
+            ]);
+            i += 2;
+        } else {
+            w.extend([
+                run_header(RUN_TRIANGLES, 1, material as u8),
+                gp0(GP0_FLAT_TRIANGLE, material),
+                pack3(a, b, c),
+            ]);
+            i += 1;
+        }
+    }
+    w.push(STREAM_END);
+    w
+}
+
 /// Builds a blob. `rigid`: clips of poses; otherwise `frames`: baked frames (with the raw flag).
-/// `triangles`: a, b, c, then the material in the low byte and the flags in the high one.
-pub fn blob(bones: &[BoneDef], triangles: &[[u16; 4]], materials: &[[u8; 3]], rigid: &[RigidClip], frames: &[(Vec<[i16; 3]>, bool)]) -> Vec<u8> {
+/// `triangles`: a, b, c, then the material, plus [`QUAD`] on a quad's first triangle.
+pub fn blob(
+    bones: &[BoneDef],
+    triangles: &[[u16; 4]],
+    materials: &[[u8; 3]],
+    rigid: &[RigidClip],
+    frames: &[(Vec<[i16; 3]>, bool)],
+) -> Vec<u8> {
+    blob_with_stream(
+        bones,
+        &stream_of(triangles, materials),
+        triangles.len(),
+        materials,
+        rigid,
+        frames,
+    )
+}
+
+/// [`blob`] with its primitive stream given as words (`triangles` of them, a quad counting two).
+pub fn blob_with_stream(
+    bones: &[BoneDef],
+    stream: &[u32],
+    triangles: usize,
+    materials: &[[u8; 3]],
+    rigid: &[RigidClip],
+    frames: &[(Vec<[i16; 3]>, bool)],
+) -> Vec<u8> {
     let baked = rigid.is_empty();
     let mut out = vec![0u8; 64];
     let strings_at = out.len();
@@ -126,11 +194,8 @@ pub fn blob(bones: &[BoneDef], triangles: &[[u16; 4]], materials: &[[u8; 3]], ri
         u16le(&mut out, 0);
     }
     let triangles_at = out.len();
-    for t in triangles {
-        for &i in &t[..3] {
-            u16le(&mut out, i);
-        }
-        out.extend_from_slice(&(t[3]).to_le_bytes()); // material, flags
+    for w in stream {
+        out.extend_from_slice(&w.to_le_bytes());
     }
     let materials_at = out.len();
     for m in materials {
@@ -171,9 +236,16 @@ pub fn blob(bones: &[BoneDef], triangles: &[[u16; 4]], materials: &[[u8; 3]], ri
     // Header, with bounds covering every vertex generously (the tests move bones by at most 3000).
     let size = out.len() as u32;
     out[0..4].copy_from_slice(b"PXSK");
-    out[4..6].copy_from_slice(&1u16.to_le_bytes());
+    out[4..6].copy_from_slice(&VERSION.to_le_bytes());
     out[6..8].copy_from_slice(&(baked as u16).to_le_bytes());
-    let counts = [bones.len(), all_vertices.len(), triangles.len(), materials.len(), clip_count, 0];
+    let counts = [
+        bones.len(),
+        all_vertices.len(),
+        triangles,
+        materials.len(),
+        clip_count,
+        stream.len(),
+    ];
     for (i, c) in counts.iter().enumerate() {
         out[8 + 2 * i..10 + 2 * i].copy_from_slice(&(*c as u16).to_le_bytes());
     }
@@ -204,8 +276,17 @@ pub fn two_squares_blob(clips: &[RigidClip]) -> Vec<u8> {
 /// triangle faces the other way), each as two triangles, or (`quads`) as one quad: the same
 /// triangles, the first rotated so that the pair reads (a, b, c) + (a, c, d).
 pub fn squares_blob(clips: &[RigidClip], quads: bool) -> Vec<u8> {
-    let bones = [BoneDef { parent: None, vertices: SQUARE.to_vec() }, BoneDef { parent: Some(0), vertices: SQUARE.to_vec() }];
-    let q = 1 << 8; // QUAD_WITH_NEXT in the flags byte
+    let bones = [
+        BoneDef {
+            parent: None,
+            vertices: SQUARE.to_vec(),
+        },
+        BoneDef {
+            parent: Some(0),
+            vertices: SQUARE.to_vec(),
+        },
+    ];
+    let q = QUAD;
     let triangles = if quads {
         [[1, 0, 2, q], [1, 2, 3, 0], [5, 4, 6, 1 | q], [5, 6, 7, 1]]
     } else {

@@ -1,6 +1,12 @@
 //! Assembly of the table blob (layout documented in `psxanim_runtime::tables`).
 
+use psxanim_runtime::tables::primitives::{
+    pack3, run_header, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, MAX_INDEXED_VERTICES, RUN_QUADS,
+    RUN_TRIANGLES, STREAM_END,
+};
 use psxanim_runtime::tables::{Storage, CLIP_SIZE, HEADER_SIZE, MAGIC, NO_PARENT, VERSION};
+
+use super::quads::QUAD_WITH_NEXT;
 
 /// Everything the blob holds, already encoded; [`assemble`] only lays it out.
 pub struct BlobParts<'a> {
@@ -60,6 +66,54 @@ pub struct Assembled {
     pub clip_bytes: Vec<usize>,
 }
 
+/// The primitive stream (`psxanim_runtime::tables::primitives`) of the triangles: each run of
+/// triangles of one material, and each run of quads (a `QUAD_WITH_NEXT` pair) of one material.
+fn primitive_stream(
+    triangles: &[BlobTriangle],
+    materials: &[(&str, [u8; 3])],
+    vertices: usize,
+) -> Result<Vec<u32>, String> {
+    if vertices > MAX_INDEXED_VERTICES && !triangles.is_empty() {
+        return Err(format!(
+            "{vertices} vertices: the primitive stream indexes at most {MAX_INDEXED_VERTICES}"
+        ));
+    }
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < triangles.len() {
+        let (quad, material) = (triangles[i].flags == QUAD_WITH_NEXT, triangles[i].material);
+        let step = if quad { 2 } else { 1 };
+        let mut body = Vec::new();
+        while i < triangles.len()
+            && (triangles[i].flags == QUAD_WITH_NEXT) == quad
+            && triangles[i].material == material
+            && body.len() < 16383 * step
+        {
+            let [a, b, c] = triangles[i].vertices.map(usize::from);
+            body.push(pack3(a, b, c));
+            if quad {
+                body.push((triangles[i + 1].vertices[2] as u32) << 2);
+            }
+            i += step;
+        }
+        let [r, g, b] = materials
+            .get(material as usize)
+            .map(|m| m.1)
+            .unwrap_or_default();
+        let colour = r as u32 | (g as u32) << 8 | (b as u32) << 16;
+        let (kind, command) = if quad {
+            (RUN_QUADS, GP0_FLAT_QUAD)
+        } else {
+            (RUN_TRIANGLES, GP0_FLAT_TRIANGLE)
+        };
+        out.push(run_header(kind, body.len() / step, material));
+        out.push(command | colour);
+        out.extend(body);
+    }
+    out.push(STREAM_END);
+    Ok(out)
+}
+
 /// Lays the parts out; fails if a name is longer than 255 bytes or the string table exceeds 64 KiB.
 pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     let mut strings = Vec::new();
@@ -95,12 +149,9 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         put_u16(&mut out, 0);
     }
     let triangles_offset = out.len();
-    for t in &parts.triangles {
-        for i in t.vertices {
-            put_u16(&mut out, i);
-        }
-        out.push(t.material);
-        out.push(t.flags);
+    let stream = primitive_stream(&parts.triangles, &parts.materials, parts.vertices.len())?;
+    for w in &stream {
+        put_u32(&mut out, *w);
     }
     let materials_offset = out.len();
     for (_, rgb) in &parts.materials {
@@ -160,7 +211,11 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     {
         put_u16(&mut h, u16::try_from(n).map_err(|_| format!("{n} entries exceed a u16 count"))?);
     }
-    put_u16(&mut h, 0);
+    put_u16(
+        &mut h,
+        u16::try_from(stream.len())
+            .map_err(|_| format!("{} primitive words exceed a u16 count", stream.len()))?,
+    );
     for v in parts.bounds.iter().flatten() {
         h.extend_from_slice(&v.to_le_bytes());
     }

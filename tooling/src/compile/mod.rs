@@ -587,7 +587,10 @@ fn coarsest_precision(
 }
 
 fn count_quads(triangles: &[blob::BlobTriangle]) -> usize {
-    triangles.iter().filter(|t| t.flags == psxanim_runtime::tables::QUAD_WITH_NEXT).count()
+    triangles
+        .iter()
+        .filter(|t| t.flags == quads::QUAD_WITH_NEXT)
+        .count()
 }
 
 /// Compares `compiled(clip, frame, vertex)` with ufbx's references for every sample.

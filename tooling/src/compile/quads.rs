@@ -8,7 +8,8 @@
 
 use std::collections::HashMap;
 
-use psxanim_runtime::tables::QUAD_WITH_NEXT;
+/// A `BlobTriangle` flag: this triangle (a, b, c) and the next, (a, c, d), are one planar quad.
+pub const QUAD_WITH_NEXT: u8 = 1;
 
 use super::blob::BlobTriangle;
 

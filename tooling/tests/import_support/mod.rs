@@ -34,12 +34,18 @@ pub fn normalised(v: [usize; 3], material: usize) -> ([usize; 3], usize) {
     ([v[k], v[(k + 1) % 3], v[(k + 2) % 3]], material)
 }
 
-/// The blob's triangles as a sorted multiset of [`normalised`] triangles over the importer's vertex
-/// numbering (`source(blob index)`).
+/// The blob's triangles (a quad's two: `facing` and `second`) as a sorted multiset of [`normalised`]
+/// triangles over the importer's vertex numbering (`source(blob index)`).
 pub fn drawn_triangles(t: &Tables, source: impl Fn(u16) -> usize) -> Vec<([usize; 3], usize)> {
-    let mut out: Vec<_> = (0..t.triangle_count())
-        .map(|i| t.triangle(i))
-        .map(|tri| normalised(tri.vertices.map(&source), tri.material as usize))
+    let mut out: Vec<_> = t
+        .primitives()
+        .flat_map(|p| {
+            [p.facing, p.second]
+                .into_iter()
+                .take(p.triangle_count())
+                .map(move |v| (v, p.material))
+        })
+        .map(|(v, material)| normalised(v.map(&source), material as usize))
         .collect();
     out.sort();
     out

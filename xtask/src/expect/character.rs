@@ -684,12 +684,41 @@ mod tests {
             camera.load(&mut gte);
             let mut scratch = Box::new(Scratch::new());
             let mut kept = Collect::default();
-            let sample = psxanim_runtime::anim::FrameSample { clip: 0, frame: 0, next: 0, weight: 0 };
-            let world = psxanim_runtime::render::camera::placement(psxanim_runtime::math::Vec3i32::new(0, 0, 0), 0x1000);
-            psxanim_runtime::render::render(&mut gte, tables, &camera, &world, Some(sample), &mut scratch, &mut kept, &mut |_| {}).unwrap();
+            let sample = psxanim_runtime::anim::FrameSample {
+                clip: 0,
+                frame: 0,
+                next: 0,
+                weight: 0,
+            };
+            let world = psxanim_runtime::render::camera::placement(
+                psxanim_runtime::math::Vec3i32::new(0, 0, 0),
+                0x1000,
+            );
+            psxanim_runtime::render::render(
+                &mut gte,
+                tables,
+                &camera,
+                &world,
+                Some(sample),
+                &mut scratch,
+                &mut kept,
+                &mut |_| {},
+            )
+            .unwrap();
+            // Each triangle's corners: a quad's two halves are points 0-1-2 and 1-2-3.
+            let corners: Vec<[u16; 3]> = tables
+                .primitives()
+                .flat_map(|p| {
+                    let [a, b, c, d] = p.points;
+                    [[a, b, c], [b, c, d]].into_iter().take(p.triangle_count())
+                })
+                .collect();
             let depth = |i: usize| {
-                let t = tables.triangle(i);
-                t.vertices.iter().map(|&v| scratch.sz[v as usize] as f64).sum::<f64>() / 3.0
+                corners[i]
+                    .iter()
+                    .map(|&v| scratch.sz[v as usize] as f64)
+                    .sum::<f64>()
+                    / 3.0
             };
             let kept_set: std::collections::HashSet<u16> = kept.0.iter().map(|t| t.index).collect();
             let (mut near, mut far) = (Vec::new(), Vec::new());
@@ -754,9 +783,10 @@ mod tests {
         // The packet loop's runs (drawn, rejected, words). Triangles, with the tests, room for all: the
         // front, wide-but-drawable and two more front faces drawn, near, too wide and too tall
         // rejected; room for three: one more rejected. Without the tests, room for all: everything
-        // that faces the camera drawn. Quads (each counts two triangles), with the tests: the first
-        // quad and the triangle drawn, the near and the too-wide quads rejected, the last quad drawn;
-        // room for 15 words: a quad, a triangle, then no room for the last quad.
+        // that faces the camera drawn. Every run kind (a quad counts two triangles), with the tests:
+        // the quad, the triangle and the two-quad strip drawn; the near quad, the too-wide quad and
+        // the near strip quad rejected; room for 15 words: the quad and the triangle, then no room.
+        // Without the tests: everything facing the camera drawn (41 words).
         let counts = |run: usize| {
             let at = baked + rigid + corrupt + run * scene::FLAT_RUN_WORDS;
             (e.words[at].value, e.words[at + 1].value, e.words[at + 2].value)
@@ -764,7 +794,16 @@ mod tests {
         let runs: Vec<_> = (0..scene::FLAT_RUNS).map(counts).collect();
         assert_eq!(
             runs,
-            [(4, 3, 20), (3, 4, 15), (7, 0, 35), (3, 4, 15), (5, 4, 17), (3, 6, 11), (9, 0, 29), (3, 6, 11)]
+            [
+                (4, 3, 20),
+                (3, 4, 15),
+                (7, 0, 35),
+                (3, 4, 15),
+                (7, 6, 23),
+                (3, 10, 11),
+                (13, 0, 41),
+                (3, 10, 11)
+            ]
         );
         assert_eq!(e.words[0].name, "baked.xy.Turn20.v0");
         // Each corrupted copy fails with the error its damage calls for (codes of scene::error_code).

@@ -1,0 +1,362 @@
+//! `Cop2::flat_packets` on the console without the near and span tests: one asm loop over the
+//! primitive stream (`tables::primitives`), doing the register operations of
+//! `gte::packets::flat_packets_registers` in the same order.
+//!
+//! Main RAM has no data cache, so a load costs several cycles: the loop reads one stream word per
+//! triangle, quad or strip quad ahead of time (the next one is loaded while NCLIP runs; the stream's
+//! end word makes that read safe at the last primitive), fetches projected vertices with `lw` so that
+//! the instructions after each load overlap it, and keeps a strip's previous pair in registers. Only
+//! a front face loads depths.
+
+use core::arch::asm;
+
+use super::{cop2, lwc2, mfc2, mfc2_to, mtc2_from, swc2};
+use crate::gte::packets::{
+    FlatPackets, FlatPrimitives, PacketList, FLAT_PACKET_WORDS, QUAD_PACKET_WORDS,
+};
+use crate::gte::regs::{cmd, data};
+
+/// Links the packet at `$18` into the table: clamps OTZ (`$8`) to the deepest entry (`$22`), takes
+/// the entry's link (`$21` is the table) into the header with the length bits in `$25`, stores the
+/// GP0 word (`$24`), points the entry at the packet, moves the arena on by `$words` words and counts
+/// `$triangles` drawn. Clobbers `$2`, `$5`, `$8`.
+macro_rules! link_packet {
+    ($words:literal, $triangles:literal) => {
+        concat!(
+            "sltu $5, $22, $8\n",
+            "beqz $5, 1f\n",
+            "sll $8, $8, 2\n",
+            "sll $8, $22, 2\n",
+            "1:\n",
+            "addu $8, $8, $21\n",
+            "lw $5, 0($8)\n",
+            "sw $24, 4($18)\n",
+            "and $2, $18, $23\n",
+            "addiu $17, $17, ",
+            $triangles,
+            "\n",
+            "addiu $19, $19, -",
+            $words,
+            "\n",
+            "and $5, $5, $23\n",
+            "or $5, $5, $25\n",
+            "sw $5, 0($18)\n",
+            "sw $2, 0($8)\n",
+            "addiu $18, $18, 4 * ",
+            $words,
+            "\n",
+        )
+    };
+}
+
+/// Loads the facing triangle of a triangle or quad word (`$12`): its SXY words by `lw` into SXY0..2,
+/// leaves the SZ addresses of a, b, c in `$14`, `$6`, `$7`, counts the primitive off `$13`, and
+/// starts NCLIP.
+macro_rules! load_facing {
+    () => {
+        concat!(
+            "andi $14, $12, 0xFFC\n",
+            "srl $6, $12, 10\n",
+            "addu $14, $14, $11\n",
+            "lw $4, 0($14)\n",
+            "andi $6, $6, 0xFFC\n",
+            "srl $7, $12, 20\n",
+            "andi $7, $7, 0xFFC\n",
+            "addu $6, $6, $11\n",
+            "addu $7, $7, $11\n",
+            "lw $5, 0($6)\n",
+            "addu $14, $14, $15\n",
+            ".word {w_sxy0_4}\n",
+            "addu $6, $6, $15\n",
+            "lw $25, 0($7)\n",
+            ".word {w_sxy1_5}\n",
+            ".word {w_sxy2_25}\n",
+            "addu $7, $7, $15\n",
+            "addiu $13, $13, -1\n",
+            ".word {nclip}\n",
+        )
+    };
+}
+
+/// The loop. `$9` walks the stream, `$12` holds the next word, `$13` the primitives left in the run,
+/// `$24` the run's GP0 word; `$11` is the SXY array and `$15` the distance to the SZ array.
+///
+/// # Safety
+/// As `Cop2::flat_packets`: `job.words` is a checked stream whose indices are below `job.sxy.len()`
+/// and `job.sz.len()`.
+pub(super) unsafe fn flat_packets_untested(
+    job: &FlatPrimitives,
+    out: &mut PacketList,
+) -> FlatPackets {
+    let Some(max_depth) = out
+        .table
+        .len()
+        .checked_sub(1)
+        .map(|last| last.min(out.max_depth as usize))
+    else {
+        return FlatPackets::default();
+    };
+    if job.words.is_empty() {
+        return FlatPackets::default();
+    }
+    let room = out.arena.len();
+    let sz_offset = (job.sz.as_ptr() as usize).wrapping_sub(job.sxy.as_ptr() as usize);
+    let (room_left, rejected, drawn): (usize, usize, usize);
+    // SAFETY: reads the stream's words up to its end word (every read, the look-ahead included, is at
+    // or before it: a checked stream ends with it and every run's body is whole), by the caller's
+    // contract words of `sxy` and `sz`, entries of `table` up to `max_depth`, and writes packets into
+    // `arena` only while `$19` counts enough words left. Hazards: no register loaded by lw/mfc2 is
+    // used by the next instruction; two instructions separate each mtc2/lwc2 from the command that
+    // reads it; mfc2 waits for the command (interlocked); the swc2 of SXY come after the mfc2 of OTZ.
+    unsafe {
+        asm!(
+            ".set push",
+            ".set noreorder",
+            "lui $23, 0x00FF",
+            "ori $23, $23, 0xFFFF",
+            "lw $12, 0($9)",
+            "b 0f",
+            "addiu $9, $9, 4",
+            // ---- a triangle run: $12 the triangle's word, $9 past it.
+            "2:",
+            load_facing!(),
+            "lw $12, 0($9)",
+            "addiu $9, $9, 4",
+            ".word {mac0}",
+            "nop",
+            "bltz $8, 6f",
+            "nop",
+            "bnez $13, 2b",
+            "nop",
+            "b 0f",
+            "nop",
+            // A front-facing triangle: SZ1..3, AVSZ3, the packet's points from SXY0..2.
+            "6:",
+            ".word {l_sz1_14}",
+            ".word {l_sz2_6}",
+            ".word {l_sz3_7}",
+            "sltiu $5, $19, {tri_words}",
+            "lui $25, {tri_len_hi}",
+            ".word {avsz3}",
+            "bnez $5, 10f",
+            "nop",
+            ".word {r_otz}",
+            ".word {s_sxy0_8}",
+            ".word {s_sxy1_12}",
+            ".word {s_sxy2_16}",
+            link_packet!("5", "1"),
+            "bnez $13, 2b",
+            "nop",
+            "b 0f",
+            "nop",
+            "10:",
+            "addiu $20, $20, 1",
+            "bnez $13, 2b",
+            "nop",
+            "b 0f",
+            "nop",
+            // ---- a quad run: $12 the quad's first word, $9 past it (at its d word).
+            "3:",
+            load_facing!(),
+            "lw $12, 4($9)",
+            "addiu $9, $9, 8",
+            ".word {mac0}",
+            "nop",
+            "bltz $8, 7f",
+            "nop",
+            "bnez $13, 3b",
+            "nop",
+            "b 0f",
+            "nop",
+            // A front-facing quad (a, b, c) + (a, c, d), drawn b, c, a, d: SZ0..3 in that order, AVSZ4.
+            "7:",
+            "lw $10, -8($9)",
+            "lui $25, {quad_len_hi}",
+            "sltiu $5, $19, {quad_words}",
+            "addu $10, $10, $11",
+            "lw $16, 0($10)",
+            "addu $10, $10, $15",
+            ".word {l_sz0_6}",
+            ".word {l_sz1_7}",
+            ".word {l_sz2_14}",
+            ".word {l_sz3_10}",
+            "nop",
+            "nop",
+            ".word {avsz4}",
+            "bnez $5, 11f",
+            "nop",
+            ".word {r_otz}",
+            ".word {s_sxy1_8}",
+            ".word {s_sxy2_12}",
+            ".word {s_sxy0_16}",
+            "sw $16, 20($18)",
+            link_packet!("6", "2"),
+            "bnez $13, 3b",
+            "nop",
+            "b 0f",
+            "nop",
+            "11:",
+            "addiu $20, $20, 2",
+            "bnez $13, 3b",
+            "nop",
+            "b 0f",
+            "nop",
+            // ---- a strip: $12 its first pair (t, b), $9 past it. The previous pair's SXY stay in
+            // $2 (t) and $10 (b), its word in $16.
+            "4:",
+            "andi $14, $12, 0xFFFF",
+            "srl $6, $12, 16",
+            "addu $14, $14, $11",
+            "addu $6, $6, $11",
+            "lw $2, 0($14)",
+            "move $16, $12",
+            "lw $10, 0($6)",
+            "lw $12, 0($9)",
+            "addiu $9, $9, 4",
+            // Quad k: $12 the pair (t', b') that ends it. Facing (t, b', t') in SXY0..2.
+            "5:",
+            "andi $14, $12, 0xFFFF",
+            "srl $6, $12, 16",
+            "addu $14, $14, $11",
+            "lw $4, 0($14)",
+            "addu $6, $6, $11",
+            ".word {w_sxy0_2}",
+            "addiu $13, $13, -1",
+            "lw $5, 0($6)",
+            "move $3, $12",
+            ".word {w_sxy2_4}",
+            ".word {w_sxy1_5}",
+            "nop",
+            "nop",
+            ".word {nclip}",
+            "lw $12, 0($9)",
+            "addiu $9, $9, 4",
+            ".word {mac0}",
+            "nop",
+            "bltz $8, 8f",
+            "nop",
+            "move $2, $4",
+            "move $10, $5",
+            "bnez $13, 5b",
+            "move $16, $3",
+            "b 0f",
+            "nop",
+            // A front-facing strip quad, drawn b, t, b', t': SZ0..3 in that order, AVSZ4, the points
+            // from registers.
+            "8:",
+            "andi $7, $16, 0xFFFF",
+            "srl $25, $16, 16",
+            "addu $7, $7, $11",
+            "addu $25, $25, $11",
+            "addu $7, $7, $15",
+            "addu $25, $25, $15",
+            "addu $6, $6, $15",
+            "addu $14, $14, $15",
+            ".word {l_sz0_25}",
+            ".word {l_sz1_7}",
+            ".word {l_sz2_6}",
+            ".word {l_sz3_14}",
+            "sltiu $7, $19, {quad_words}",
+            "lui $25, {quad_len_hi}",
+            ".word {avsz4}",
+            "bnez $7, 12f",
+            "nop",
+            ".word {r_otz}",
+            "sw $10, 8($18)",
+            "sw $2, 12($18)",
+            "sw $5, 16($18)",
+            "sw $4, 20($18)",
+            // b' becomes the previous b before the link clobbers $5 (and $2, so t' moves after it).
+            "move $10, $5",
+            link_packet!("6", "2"),
+            "move $2, $4",
+            "bnez $13, 5b",
+            "move $16, $3",
+            "b 0f",
+            "nop",
+            "12:",
+            "addiu $20, $20, 2",
+            "move $2, $4",
+            "move $10, $5",
+            "bnez $13, 5b",
+            "move $16, $3",
+            // ---- the next run: $12 its header (or the end word), $9 past it.
+            "0:",
+            "xori $5, $12, 3",
+            "beqz $5, 9f",
+            "srl $13, $12, 2",
+            "lw $24, 0($9)",
+            "andi $13, $13, 0x3FFF",
+            "andi $3, $12, 3",
+            "lw $12, 4($9)",
+            "addiu $9, $9, 8",
+            "beqz $3, 2b",
+            "addiu $3, $3, -1",
+            "beqz $3, 3b",
+            "nop",
+            "b 4b",
+            "nop",
+            "9:",
+            ".set pop",
+            w_sxy0_4 = const mtc2_from(4, data::SXY0),
+            w_sxy1_5 = const mtc2_from(5, data::SXY1),
+            w_sxy2_25 = const mtc2_from(25, data::SXY2),
+            w_sxy0_2 = const mtc2_from(2, data::SXY0),
+            w_sxy2_4 = const mtc2_from(4, data::SXY2),
+            nclip = const cop2(cmd::NCLIP),
+            mac0 = const mfc2(data::MAC0),
+            l_sz0_6 = const lwc2(6, data::SZ0, 0),
+            l_sz0_25 = const lwc2(25, data::SZ0, 0),
+            l_sz1_7 = const lwc2(7, data::SZ1, 0),
+            l_sz1_14 = const lwc2(14, data::SZ1, 0),
+            l_sz2_6 = const lwc2(6, data::SZ2, 0),
+            l_sz2_14 = const lwc2(14, data::SZ2, 0),
+            l_sz3_7 = const lwc2(7, data::SZ3, 0),
+            l_sz3_10 = const lwc2(10, data::SZ3, 0),
+            l_sz3_14 = const lwc2(14, data::SZ3, 0),
+            avsz3 = const cop2(cmd::AVSZ3),
+            avsz4 = const cop2(cmd::AVSZ4),
+            r_otz = const mfc2_to(8, data::OTZ),
+            s_sxy0_8 = const swc2(18, data::SXY0, 8),
+            s_sxy1_12 = const swc2(18, data::SXY1, 12),
+            s_sxy2_16 = const swc2(18, data::SXY2, 16),
+            s_sxy1_8 = const swc2(18, data::SXY1, 8),
+            s_sxy2_12 = const swc2(18, data::SXY2, 12),
+            s_sxy0_16 = const swc2(18, data::SXY0, 16),
+            tri_words = const FLAT_PACKET_WORDS,
+            tri_len_hi = const (FLAT_PACKET_WORDS as u32 - 1) << 8,
+            quad_words = const QUAD_PACKET_WORDS,
+            quad_len_hi = const (QUAD_PACKET_WORDS as u32 - 1) << 8,
+            inout("$9") job.words.as_ptr() => _,
+            in("$11") job.sxy.as_ptr(),
+            in("$15") sz_offset,
+            inout("$17") 0usize => drawn,
+            inout("$18") out.arena.as_mut_ptr() => _,
+            inout("$19") room => room_left,
+            inout("$20") 0usize => rejected,
+            in("$21") out.table.as_mut_ptr(),
+            in("$22") max_depth,
+            out("$2") _,
+            out("$3") _,
+            out("$4") _,
+            out("$5") _,
+            out("$6") _,
+            out("$7") _,
+            out("$8") _,
+            out("$10") _,
+            out("$12") _,
+            out("$13") _,
+            out("$14") _,
+            out("$16") _,
+            out("$23") _,
+            out("$24") _,
+            out("$25") _,
+            options(nostack),
+        );
+    }
+    FlatPackets {
+        drawn,
+        rejected,
+        words: room - room_left,
+    }
+}
