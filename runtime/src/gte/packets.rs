@@ -137,7 +137,7 @@ impl Packets<'_, '_, '_, '_> {
         }
         // SAFETY: the caller's contract.
         let ScreenTriangle { sxy, sz, otz } = unsafe { gte.avsz3_indexed(self.job.sz, v) };
-        self.packet(&sxy, &sz, otz, gp0, 1);
+        self.packet(sxy, sz, otz, gp0, 1);
     }
 
     /// A quad: NCLIP of `facing`, then SZ0..3 = the depths of `points` (drawing order) and AVSZ4;
@@ -169,24 +169,14 @@ impl Packets<'_, '_, '_, '_> {
         gte.write_data::<{ data::SZ3 }>(sz[3]);
         gte.command::<{ cmd::AVSZ4 }>();
         let otz = gte.read_data::<{ data::OTZ }>();
-        self.packet(&sxy, &sz, otz, gp0, 2);
+        self.packet(sxy, sz, otz, gp0, 2);
     }
 
     /// The near, span and room tests, then the packet (`triangles`: 1 or 2, for the counts).
-    fn packet(&mut self, sxy: &[u32], sz: &[u32], otz: u32, gp0: u32, triangles: usize) {
-        let size = 2 + sxy.len();
-        let near = self.job.near as u32;
-        let span = |c: &dyn Fn(u32) -> i32| {
-            let (lo, hi) = sxy.iter().fold((i32::MAX, i32::MIN), |(lo, hi), &w| {
-                (lo.min(c(w)), hi.max(c(w)))
-            });
-            hi - lo
-        };
-        let fails_clip = sz.iter().any(|&z| z < near)
-            || span(&|w| w as u16 as i16 as i32) > MAX_SPAN_X
-            || span(&|w| (w as i32) >> 16) > MAX_SPAN_Y;
+    fn packet<const N: usize>(&mut self, sxy: [u32; N], sz: [u32; N], otz: u32, gp0: u32, triangles: usize) {
+        let size = 2 + N;
         let done = &mut self.done;
-        if (self.job.clip_tests && fails_clip) || self.out.arena.len() - done.words < size {
+        if (self.job.clip_tests && !within_limits(sxy, sz, self.job.near)) || self.out.arena.len() - done.words < size {
             done.rejected += triangles;
             return;
         }
@@ -194,9 +184,24 @@ impl Packets<'_, '_, '_, '_> {
         let packet = &mut self.out.arena[done.words..][..size];
         packet[0] = ((size as u32 - 1) << 24) | (self.out.table[z] & LINK_MASK);
         packet[1] = gp0;
-        packet[2..].copy_from_slice(sxy);
+        for (to, xy) in packet[2..].iter_mut().zip(sxy) {
+            *to = xy;
+        }
         self.out.table[z] = (&packet[0] as *const u32 as usize as u32) & LINK_MASK;
         done.drawn += triangles;
         done.words += size;
     }
+}
+
+/// No point nearer than `near`, and the points' screen extent within `MAX_SPAN_X` x `MAX_SPAN_Y`.
+#[inline(always)]
+fn within_limits<const N: usize>(sxy: [u32; N], sz: [u32; N], near: u16) -> bool {
+    let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
+    let mut nearest = u32::MAX;
+    for (xy, z) in sxy.into_iter().zip(sz) {
+        let (x, y) = (xy as u16 as i16 as i32, (xy as i32) >> 16);
+        (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
+        nearest = nearest.min(z);
+    }
+    nearest >= near as u32 && x1 - x0 <= MAX_SPAN_X && y1 - y0 <= MAX_SPAN_Y
 }
