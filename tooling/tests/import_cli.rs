@@ -207,7 +207,15 @@ fn json_summary_reports_counts_sizes_and_accuracy() {
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(v["bones"], 11);
     assert_eq!(v["vertices"], 352);
-    assert_eq!((&v["triangles"], &v["quads"]), (&serde_json::json!(660), &serde_json::json!(321)));
+    assert_eq!(
+        (&v["triangles"], &v["quads"]),
+        (&serde_json::json!(660), &serde_json::json!(321))
+    );
+    // 33 tube bands as rings and 14 short strips over the caps (tests/import_quads.rs).
+    assert_eq!(
+        (&v["strips"], &v["primitive_words"]),
+        (&serde_json::json!(47), &serde_json::json!(524))
+    );
     assert_eq!(v["ranges"].as_array().unwrap().len(), 11);
     let clips: Vec<&str> = v["clips"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(clips, ["Walk", "Idle"]);

@@ -138,3 +138,31 @@ fn rigid_threshold_grows_with_animated_scale_ups_only() {
     assert!(out.report.accuracy.versus_rigid.max <= t);
     assert_eq!(out.report.accuracy.threshold, t);
 }
+
+#[test]
+fn a_triangle_on_a_vertex_past_the_streams_1024_is_rejected_naming_its_mesh() {
+    let mut c = character(1100, 500.0, 2, spinning(2, 0.1));
+    let options = |storage| CompileOptions {
+        storage,
+        max_error: Some(f64::INFINITY),
+    };
+    for storage in [StorageMode::RigidGte, StorageMode::BakedVertices] {
+        // Vertices past 1024 that no triangle uses are only positions.
+        c.triangles = vec![Triangle {
+            vertices: [0, 1, 2],
+            material: 0,
+        }];
+        assert!(compile(&c, &options(storage)).is_ok(), "{storage:?}");
+        // Vertex 1099 is the last in both layouts (rigid sorts by bone, and it is on the second bone).
+        c.triangles.push(Triangle {
+            vertices: [0, 1099, 2],
+            material: 0,
+        });
+        let err = compile(&c, &options(storage)).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message.contains("mesh 'Synthetic'") && message.contains("1024"),
+            "{storage:?}: {message}"
+        );
+    }
+}

@@ -1,5 +1,5 @@
 //! Mutated copies of the fixture character's compiled tables (rigid and baked): a few bytes changed
-//! in one section (header, strings, bones, vertices, triangles, materials, clip table, clip data)
+//! in one section (header, strings, bones, vertices, primitives, materials, clip table, clip data)
 //! never panic through parse, decoding, the pose cache and rendering; they give errors or a picture.
 //! The harness is the fuzz target `tables_runtime`'s (runtime/tests/tables_support).
 
@@ -25,18 +25,19 @@ fn blobs() -> &'static [Vec<u8>; 2] {
     })
 }
 
-/// Byte ranges of a blob's sections, from its header: header, strings, bones, vertices, triangles,
-/// materials, clip table, then every clip's data.
+/// Byte ranges of a blob's sections, from its header: header, strings, bones, vertices, primitive
+/// stream, materials, clip table, then every clip's data.
 fn sections(blob: &[u8]) -> Vec<(usize, usize)> {
     let u16_at = |at: usize| u16::from_le_bytes([blob[at], blob[at + 1]]) as usize;
     let u32_at = |at: usize| u32::from_le_bytes(blob[at..at + 4].try_into().unwrap()) as usize;
-    let (bones, vertices, triangles, materials, clips) = (u16_at(8), u16_at(10), u16_at(12), u16_at(14), u16_at(16));
+    let (bones, vertices, materials, clips, words) =
+        (u16_at(8), u16_at(10), u16_at(14), u16_at(16), u16_at(18));
     let mut s = vec![
         (0, 64),
         (u32_at(36), u32_at(60)),
         (u32_at(40), 8 * bones),
         (u32_at(44), 8 * vertices),
-        (u32_at(48), 8 * triangles),
+        (u32_at(48), 4 * words),
         (u32_at(52), 4 * materials),
         (u32_at(56), 16 * clips),
     ];

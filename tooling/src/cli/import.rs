@@ -137,12 +137,15 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
     };
     println!("{} -> {} ({storage}, {} bytes)", r.source, blob.display(), r.blob_bytes);
     println!(
-        "bones {}  vertices {}  triangles {}  materials {}  quads {} (planar triangle pairs)",
+        "bones {}  vertices {}  triangles {}  materials {}  quads {} (planar triangle pairs)  strips {}  \
+         primitive stream {} words",
         r.bones,
         r.vertices,
         r.triangles,
         r.materials.len(),
-        r.quads
+        r.quads,
+        r.strips,
+        r.primitive_words
     );
     for p in &r.props {
         println!("prop '{}' -> bone '{}', {} vertices", p.mesh, p.bone, p.vertices);

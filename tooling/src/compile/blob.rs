@@ -1,12 +1,8 @@
 //! Assembly of the table blob (layout documented in `psxanim_runtime::tables`).
 
-use psxanim_runtime::tables::primitives::{
-    pack3, run_header, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, MAX_INDEXED_VERTICES, RUN_QUADS,
-    RUN_TRIANGLES, STREAM_END,
-};
 use psxanim_runtime::tables::{Storage, CLIP_SIZE, HEADER_SIZE, MAGIC, NO_PARENT, VERSION};
 
-use super::quads::QUAD_WITH_NEXT;
+use super::primitives::Stream;
 
 /// Everything the blob holds, already encoded; [`assemble`] only lays it out.
 pub struct BlobParts<'a> {
@@ -15,20 +11,13 @@ pub struct BlobParts<'a> {
     /// (name, parent, first vertex, vertex count)
     pub bones: Vec<(&'a str, Option<usize>, u16, u16)>,
     pub vertices: &'a [[i16; 3]],
-    pub triangles: Vec<BlobTriangle>,
+    /// The primitive stream (triangles, quads and quad strips).
+    pub primitives: Stream,
     /// (name, rgb) - names are kept for tools; the runtime only reads the colour.
     pub materials: Vec<(&'a str, [u8; 3])>,
     pub clips: Vec<ClipPart<'a>>,
     /// Baked frame payloads (referenced by the clips' frame tables), empty for rigid.
     pub payloads: &'a [u8],
-}
-
-/// A triangle entry: vertex indices, material and flags (`QUAD_WITH_NEXT` or 0).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BlobTriangle {
-    pub vertices: [u16; 3],
-    pub material: u8,
-    pub flags: u8,
 }
 
 pub struct ClipPart<'a> {
@@ -66,55 +55,8 @@ pub struct Assembled {
     pub clip_bytes: Vec<usize>,
 }
 
-/// The primitive stream (`psxanim_runtime::tables::primitives`) of the triangles: each run of
-/// triangles of one material, and each run of quads (a `QUAD_WITH_NEXT` pair) of one material.
-fn primitive_stream(
-    triangles: &[BlobTriangle],
-    materials: &[(&str, [u8; 3])],
-    vertices: usize,
-) -> Result<Vec<u32>, String> {
-    if vertices > MAX_INDEXED_VERTICES && !triangles.is_empty() {
-        return Err(format!(
-            "{vertices} vertices: the primitive stream indexes at most {MAX_INDEXED_VERTICES}"
-        ));
-    }
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < triangles.len() {
-        let (quad, material) = (triangles[i].flags == QUAD_WITH_NEXT, triangles[i].material);
-        let step = if quad { 2 } else { 1 };
-        let mut body = Vec::new();
-        while i < triangles.len()
-            && (triangles[i].flags == QUAD_WITH_NEXT) == quad
-            && triangles[i].material == material
-            && body.len() < 16383 * step
-        {
-            let [a, b, c] = triangles[i].vertices.map(usize::from);
-            body.push(pack3(a, b, c));
-            if quad {
-                body.push((triangles[i + 1].vertices[2] as u32) << 2);
-            }
-            i += step;
-        }
-        let [r, g, b] = materials
-            .get(material as usize)
-            .map(|m| m.1)
-            .unwrap_or_default();
-        let colour = r as u32 | (g as u32) << 8 | (b as u32) << 16;
-        let (kind, command) = if quad {
-            (RUN_QUADS, GP0_FLAT_QUAD)
-        } else {
-            (RUN_TRIANGLES, GP0_FLAT_TRIANGLE)
-        };
-        out.push(run_header(kind, body.len() / step, material));
-        out.push(command | colour);
-        out.extend(body);
-    }
-    out.push(STREAM_END);
-    Ok(out)
-}
-
-/// Lays the parts out; fails if a name is longer than 255 bytes or the string table exceeds 64 KiB.
+/// Lays the parts out; fails if a name is longer than 255 bytes, the string table exceeds 64 KiB or a
+/// count (the primitive stream's words among them) exceeds its u16.
 pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     let mut strings = Vec::new();
     let mut name = |s: &str| -> Result<u16, String> {
@@ -148,9 +90,8 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         }
         put_u16(&mut out, 0);
     }
-    let triangles_offset = out.len();
-    let stream = primitive_stream(&parts.triangles, &parts.materials, parts.vertices.len())?;
-    for w in &stream {
+    let primitives_offset = out.len();
+    for w in &parts.primitives.words {
         put_u32(&mut out, *w);
     }
     let materials_offset = out.len();
@@ -207,15 +148,19 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     h.extend_from_slice(&MAGIC);
     put_u16(&mut h, VERSION);
     put_u16(&mut h, parts.storage as u16);
-    for n in [parts.bones.len(), parts.vertices.len(), parts.triangles.len(), parts.materials.len(), parts.clips.len()]
-    {
-        put_u16(&mut h, u16::try_from(n).map_err(|_| format!("{n} entries exceed a u16 count"))?);
+    for (what, n) in [
+        ("bones", parts.bones.len()),
+        ("vertices", parts.vertices.len()),
+        ("triangles", parts.primitives.triangles),
+        ("materials", parts.materials.len()),
+        ("clips", parts.clips.len()),
+        ("primitive stream words", parts.primitives.words.len()),
+    ] {
+        put_u16(
+            &mut h,
+            u16::try_from(n).map_err(|_| format!("{n} {what} exceed a u16 count"))?,
+        );
     }
-    put_u16(
-        &mut h,
-        u16::try_from(stream.len())
-            .map_err(|_| format!("{} primitive words exceed a u16 count", stream.len()))?,
-    );
     for v in parts.bounds.iter().flatten() {
         h.extend_from_slice(&v.to_le_bytes());
     }
@@ -224,7 +169,7 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         strings_offset,
         bones_offset,
         vertices_offset,
-        triangles_offset,
+        primitives_offset,
         materials_offset,
         clips_offset,
         strings.len(),

@@ -9,7 +9,8 @@
 //!   [`RIGID_FORMAT_BUDGET`] GTE unit from where the exact samples put it;
 //! - **baked-vertices**: model-space positions of every frame as Q8 deltas from the bind pose.
 //!
-//! In both, neighbouring triangles that form a planar quad are flagged as one (`quads`).
+//! In both, neighbouring triangles that form a planar quad are paired into one (`quads`), and the
+//! triangles and quads are written as runs of triangles, quads and quad strips (`primitives`).
 //!
 //! Both store bounds covering the bind pose and every sample of every clip (exact and decoded, widened
 //! by one unit for the GTE's truncation), and both are checked against ufbx's own evaluation
@@ -20,6 +21,7 @@ mod blob;
 /// ANIMBIN clips compiled into per-frame poses (CLIPBIN).
 pub mod clips;
 mod pose;
+mod primitives;
 mod quads;
 mod rigid;
 mod write;
@@ -125,6 +127,10 @@ pub struct CompileReport {
     pub triangles: usize,
     /// Triangle pairs stored as one planar quad (each counts two of `triangles`).
     pub quads: usize,
+    /// Quad strips among the primitive stream's runs (the quads they hold are among `quads`).
+    pub strips: usize,
+    /// Words of the primitive stream, its end word included.
+    pub primitive_words: usize,
     pub materials: Vec<(String, [u8; 3])>,
     /// Meshes without a skin, each on the bone it follows.
     pub props: Vec<PropReport>,
@@ -298,8 +304,10 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         .collect();
     let triangles: Vec<([u16; 3], u8)> =
         c.triangles.iter().map(|t| (t.vertices.map(|v| layout.remap[v] as u16), t.material as u8)).collect();
-    let triangles = quads::pair_quads(&triangles, quads::rigid_planar(&layout.local, &layout.ranges));
-    let quad_count = count_quads(&triangles);
+    let faces = quads::pair_quads(&triangles, quads::rigid_planar(&layout.local, &layout.ranges));
+    // One matrix moves a quad's four corners (all on one bone): its bone-local shape is every pose's.
+    let turnable = primitives::turnable(vec![&layout.local], quads::MAX_QUAD_BEND);
+    let stream = primitive_stream(c, &faces, turnable, |v| layout.remap[v])?;
 
     let mut bounds = Bounds::new();
     let bind_model: Vec<_> = c.bones.iter().map(|b| b.bind).collect();
@@ -335,7 +343,7 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         bounds: bounds.to_i16(),
         bones,
         vertices: &layout.local,
-        triangles,
+        primitives: stream,
         materials: com.materials.clone(),
         clips,
         payloads: &[],
@@ -361,7 +369,9 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
     let animation_bytes: usize = assembled.clip_bytes.iter().sum();
     let seconds: f64 = c.clips.iter().map(|cl| cl.seconds()).sum();
     let report = CompileReport {
-        quads: quad_count,
+        quads: parts.primitives.quads,
+        strips: parts.primitives.strips,
+        primitive_words: parts.primitives.words.len(),
         ranges: c
             .bones
             .iter()
@@ -415,16 +425,28 @@ fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         decoded_all.push(decoded_clip);
     }
     let clips = clip_parts(c, tables.into_iter().map(ClipData::Frames))?;
-    let triangles: Vec<([u16; 3], u8)> =
-        c.triangles.iter().map(|t| (t.vertices.map(|v| v as u16), t.material as u8)).collect();
-    let triangles = quads::pair_quads(&triangles, quads::baked_planar(&bind, &decoded_all));
-    let quad_count = count_quads(&triangles);
+    let triangles: Vec<([u16; 3], u8)> = c
+        .triangles
+        .iter()
+        .map(|t| (t.vertices.map(|v| v as u16), t.material as u8))
+        .collect();
+    let faces = quads::pair_quads(&triangles, quads::baked_planar(&bind, &decoded_all));
+    // Each vertex moves on its own: a quad turns only if it may in the bind pose and every decoded frame.
+    let views = std::iter::once(&bind[..])
+        .chain(decoded_all.iter().flatten().map(Vec::as_slice))
+        .collect();
+    let stream = primitive_stream(
+        c,
+        &faces,
+        primitives::turnable(views, quads::MAX_BAKED_QUAD_BEND),
+        |v| v,
+    )?;
     let parts = BlobParts {
         storage: Storage::BakedVertices,
         bounds: bounds.to_i16(),
         bones: c.bones.iter().enumerate().map(|(i, b)| (com.bone_names[i], b.parent, 0, 0)).collect(),
         vertices: &bind,
-        triangles,
+        primitives: stream,
         materials: com.materials.clone(),
         clips,
         payloads: &payloads.bytes,
@@ -454,7 +476,9 @@ fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
     let animation_bytes: usize = assembled.clip_bytes.iter().sum();
     let frames: usize = c.clips.iter().map(|cl| cl.frame_count()).sum();
     let report = CompileReport {
-        quads: quad_count,
+        quads: parts.primitives.quads,
+        strips: parts.primitives.strips,
+        primitive_words: parts.primitives.words.len(),
         ranges: vec![],
         bytes_per_bone_second: None,
         bytes_per_frame: (frames > 0).then(|| animation_bytes as f64 / frames as f64),
@@ -558,7 +582,7 @@ fn coarsest_precision(
             bounds: [[0; 3]; 2],
             bones: bones.to_vec(),
             vertices: &layout.local,
-            triangles: vec![],
+            primitives: primitives::Stream::empty(),
             materials: vec![],
             clips: vec![ClipPart {
                 name: &clip.name,
@@ -586,11 +610,38 @@ fn coarsest_precision(
     Ok(None)
 }
 
-fn count_quads(triangles: &[blob::BlobTriangle]) -> usize {
-    triangles
+/// The primitive stream of the paired `faces`: strips through the quads `turnable` lets turn (see
+/// `primitives`). Fails, naming the mesh, if a triangle uses a vertex (`blob_vertex(v)` in the blob)
+/// the stream cannot index.
+fn primitive_stream(
+    c: &Character,
+    faces: &[quads::Face],
+    turnable: impl Fn([u16; 4]) -> bool,
+    blob_vertex: impl Fn(usize) -> usize,
+) -> Result<primitives::Stream, ImportError> {
+    use psxanim_runtime::tables::primitives::MAX_INDEXED_VERTICES;
+    let beyond = c
+        .triangles
         .iter()
-        .filter(|t| t.flags == quads::QUAD_WITH_NEXT)
-        .count()
+        .flat_map(|t| t.vertices)
+        .find(|&v| blob_vertex(v) >= MAX_INDEXED_VERTICES);
+    if let Some(v) = beyond {
+        let vertex = &c.vertices[v];
+        return Err(compile_error(
+            c,
+            format!(
+                "mesh '{}': vertex {} is number {} of the character's {} and in a triangle, but triangles can \
+                 only use the first {MAX_INDEXED_VERTICES}",
+                vertex.mesh,
+                vertex.source_index,
+                blob_vertex(v),
+                c.vertices.len()
+            ),
+        ));
+    }
+    let colours: Vec<[u8; 3]> = c.materials.iter().map(|m| m.rgb).collect();
+    primitives::encode(&primitives::runs(faces, turnable), &colours)
+        .map_err(|m| compile_error(c, format!("internal: {m}")))
 }
 
 /// Compares `compiled(clip, frame, vertex)` with ufbx's references for every sample.
@@ -626,7 +677,13 @@ fn report_base(
         vertices: c.vertices.len(),
         triangles: c.triangles.len(),
         quads: 0,
-        materials: c.materials.iter().map(|m| (m.name.clone(), m.rgb)).collect(),
+        strips: 0,
+        primitive_words: 0,
+        materials: c
+            .materials
+            .iter()
+            .map(|m| (m.name.clone(), m.rgb))
+            .collect(),
         props: c
             .props
             .iter()
