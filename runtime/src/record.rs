@@ -13,7 +13,7 @@ pub const VERSION: u32 = 1;
 /// Number of result words a program can report.
 pub const RESULT_WORDS: usize = 8192;
 /// Number of cycle-count slots (root counter 2 readings; the unit is documented by each program).
-pub const CYCLE_SLOTS: usize = 32;
+pub const CYCLE_SLOTS: usize = 40;
 
 /// Program state, in `Record::status`.
 pub mod status {

@@ -172,16 +172,16 @@ fn rigid_fixture_pairs_every_tube_quad_and_draws_each_tube_band_as_one_ring() {
 }
 
 #[test]
-fn baked_fixture_pairs_only_quads_flat_within_a_decoder_step_in_every_frame() {
+fn baked_fixture_pairs_only_quads_flat_within_two_decoder_steps_in_every_frame() {
     let c = load();
     let out = compiled(&c, StorageMode::BakedVertices, None);
     let t = Tables::parse(&out.blob).unwrap();
     let quads = quads(&t);
-    // Each vertex moves on its own, rounded to the decoder's step of 16 units, which is also the
-    // tolerated bend: the quads that bend more at a joint in some frame stay two triangles (with a
-    // one-unit tolerance only 37 paired; the rigid blob pairs 321).
-    assert_eq!(quads.len(), 112);
-    assert_eq!((out.report.quads, t.quad_count()), (112, 112));
+    // Each vertex moves on its own, rounded to the decoder's step of 16 units; the tolerated bend is
+    // two steps: the quads that bend more at a joint in some frame stay two triangles (with a
+    // one-unit tolerance only 37 paired, with one step 112; the rigid blob pairs 321).
+    assert_eq!(quads.len(), 304);
+    assert_eq!((out.report.quads, t.quad_count()), (304, 304));
     assert_eq!(out.report.strips, strips(&out.blob).len());
     let turned = cover(&t, |v| v as usize, &source_triangles(&c));
     let mut frames = vec![(0..t.vertex_count())
@@ -197,7 +197,7 @@ fn baked_fixture_pairs_only_quads_flat_within_a_decoder_step_in_every_frame() {
     for (f, frame) in frames.iter().enumerate() {
         for q in &quads {
             assert!(
-                flat(q.map(|v| frame[v as usize]), 16.0),
+                flat(q.map(|v| frame[v as usize]), 32.0),
                 "{q:?} is bent in frame {f} (0: bind)"
             );
         }
@@ -213,12 +213,13 @@ fn baked_fixture_pairs_only_quads_flat_within_a_decoder_step_in_every_frame() {
 #[test]
 fn a_corner_pulled_out_of_its_quad_unpairs_it_in_both_modes() {
     let c = load();
-    // Pull the Spine's first vertex 41 units away in a direction along no face of the fixture (which
-    // are parallel or square to the bones), out of its tube quads and its cap alike.
+    // Pull the Spine's first vertex 82 units away in a direction along no face of the fixture (which
+    // are parallel or square to the bones), out of its tube quads and its cap alike (beyond the baked
+    // tolerance of 32 units too).
     let pulled = c.vertices.iter().position(|v| c.bones[v.bone].name == "Spine").unwrap();
     let mut bent = c.clone();
     let p = &mut bent.vertices[pulled].bind;
-    *p = [p[0] + 23.0, p[1] + 17.0, p[2] + 29.0];
+    *p = [p[0] + 46.0, p[1] + 34.0, p[2] + 58.0];
     for storage in [StorageMode::RigidGte, StorageMode::BakedVertices] {
         let blob_vertex = |v: usize| match storage {
             StorageMode::RigidGte => rigid_order(&c).iter().position(|&o| o == v).unwrap() as u16,

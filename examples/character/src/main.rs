@@ -29,8 +29,8 @@
 use psxanim_runtime::console::ordering::DoubleBuffered;
 use psxanim_runtime::console::prim::{self, Color};
 use psxanim_runtime::console::{dma, gpu, panic, timer, vsync};
-use psxanim_runtime::gte::{Cop2, FlatPrimitives, Gte, PackedMatrix, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_TRIANGLE, LINK_MASK};
-use psxanim_runtime::tables::primitives::{pack3, run_header, RUN_TRIANGLES, STREAM_END};
+use psxanim_runtime::gte::{Cop2, FlatPrimitives, Gte, PackedMatrix, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, LINK_MASK};
+use psxanim_runtime::tables::primitives::{pack3, pack_pair, run_header, RUN_QUADS, RUN_STRIP, RUN_TRIANGLES, STREAM_END};
 use psxanim_runtime::record::{status, Record};
 use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::pose_cache::{self, PoseCache};
@@ -40,7 +40,7 @@ use scene::{error_offset, render_error_detail};
 
 mod scene;
 use scene::{
-    Models, Scene, BLEND_BENCH_WEIGHTS, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FACE_BENCH_CASES, FACE_BENCH_RUNS, FACE_BENCH_TRIANGLES, FRAME_CODE_BITS,
+    FaceBench, Models, Scene, BLEND_BENCH_WEIGHTS, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FACE_BENCH_CASES, FACE_BENCH_RUNS, FACE_BENCH_TRIANGLES, FRAME_CODE_BITS,
     FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_BLEND_BENCH, SLOT_COMPACT_BENCH, SLOT_COMPOSE_BENCH, SLOT_FACE_BENCH, SLOT_FRAME,
     SLOT_POSE_CACHE, SLOT_SCENE, STAGES,
 };
@@ -139,35 +139,82 @@ fn blend_bench(cache: &PoseCache, weight: u16) -> u32 {
     ticks
 }
 
-/// The synthetic triangles of `face_bench`: one run of triangles, every one `0, 1, 2`, material 0.
-static FACE_BENCH_WORDS: [u32; FACE_BENCH_TRIANGLES + 3] = {
+/// Quads and strip quads of `face_bench` (two triangles each).
+const FACE_BENCH_QUADS: usize = FACE_BENCH_TRIANGLES / 2;
+
+/// The synthetic streams of `face_bench`, material 0: a triangle run of `0, 1, 2`; a quad run of
+/// `0, 1, 2` + `0, 2, 3`; a strip whose pair k is (2k, 2k + 1).
+static FACE_BENCH_TRIANGLE_WORDS: [u32; FACE_BENCH_TRIANGLES + 3] = {
     let mut w = [pack3(0, 1, 2); FACE_BENCH_TRIANGLES + 3];
     w[0] = run_header(RUN_TRIANGLES, FACE_BENCH_TRIANGLES, 0);
     w[1] = GP0_FLAT_TRIANGLE | 0x0080_8080;
     w[FACE_BENCH_TRIANGLES + 2] = STREAM_END;
     w
 };
+static FACE_BENCH_QUAD_WORDS: [u32; 2 * FACE_BENCH_QUADS + 3] = {
+    let mut w = [3 << 2; 2 * FACE_BENCH_QUADS + 3];
+    let mut i = 0;
+    while i < FACE_BENCH_QUADS {
+        w[2 + 2 * i] = pack3(0, 1, 2);
+        i += 1;
+    }
+    w[0] = run_header(RUN_QUADS, FACE_BENCH_QUADS, 0);
+    w[1] = GP0_FLAT_QUAD | 0x0080_8080;
+    w[2 * FACE_BENCH_QUADS + 2] = STREAM_END;
+    w
+};
+static FACE_BENCH_STRIP_WORDS: [u32; FACE_BENCH_QUADS + 4] = {
+    let mut w = [0; FACE_BENCH_QUADS + 4];
+    let mut k = 0;
+    while k <= FACE_BENCH_QUADS {
+        w[2 + k] = pack_pair(2 * k, 2 * k + 1);
+        k += 1;
+    }
+    w[0] = run_header(RUN_STRIP, FACE_BENCH_QUADS, 0);
+    w[1] = GP0_FLAT_QUAD | 0x0080_8080;
+    w[FACE_BENCH_QUADS + 3] = STREAM_END;
+    w
+};
+/// Vertices of `face_bench`: every pair of the strip.
+const FACE_BENCH_VERTICES: usize = 2 * FACE_BENCH_QUADS + 2;
 /// Room for every front face of `face_bench`, and its ordering table.
 static mut FACE_BENCH_ARENA: [u32; FLAT_PACKET_WORDS * FACE_BENCH_TRIANGLES] = [0; FLAT_PACKET_WORDS * FACE_BENCH_TRIANGLES];
 static mut FACE_BENCH_TABLE: [u32; 16] = [LINK_MASK; 16];
 
-/// Ticks of `FACE_BENCH_RUNS` runs of `flat_packets` over the synthetic triangles: a front-facing one
-/// (screen (0, 0), (0, 10), (10, 0): NCLIP -100, depths 2000) or a back-facing one (all at (0, 0)).
-fn face_bench(gte: &mut Gte, front: bool, clip_tests: bool) -> u32 {
+/// Ticks of `FACE_BENCH_RUNS` runs of `flat_packets` over one of the synthetic streams. Front-facing:
+/// the triangle and the quad's first half at screen (0, 0), (0, 10), (10, 0) (NCLIP -100), the quad's
+/// fourth corner at (10, 10), strip pair k at (k, 0) and (k, 10); depths 2000. Back-facing: every
+/// vertex at (0, 0).
+fn face_bench(gte: &mut Gte, kind: FaceBench, front: bool, clip_tests: bool) -> u32 {
     // In main RAM (statics of the call's frame would be too), as the projected vertices are.
-    static mut SXY: [u32; 3] = [0; 3];
-    static SZ: [u32; 3] = [2000; 3];
+    static mut SXY: [u32; FACE_BENCH_VERTICES] = [0; FACE_BENCH_VERTICES];
+    static SZ: [u32; FACE_BENCH_VERTICES] = [2000; FACE_BENCH_VERTICES];
     // SAFETY: the only references to these statics, taken here, one call at a time.
     let (sxy, arena, table) = unsafe {
         (&mut *core::ptr::addr_of_mut!(SXY), &mut *core::ptr::addr_of_mut!(FACE_BENCH_ARENA), &mut *core::ptr::addr_of_mut!(FACE_BENCH_TABLE))
     };
-    *sxy = if front { [0, 10 << 16, 10] } else { [0; 3] };
-    let job = FlatPrimitives { words: &FACE_BENCH_WORDS, sxy: &*sxy, sz: &SZ, near: 100, clip_tests };
+    sxy.fill(0);
+    if front {
+        match kind {
+            FaceBench::Strip => {
+                for (k, pair) in sxy.chunks_exact_mut(2).enumerate() {
+                    (pair[0], pair[1]) = (k as u32, k as u32 | 10 << 16);
+                }
+            }
+            _ => sxy[..4].copy_from_slice(&[0, 10 << 16, 10, 10 | 10 << 16]),
+        }
+    }
+    let words: &[u32] = match kind {
+        FaceBench::Triangles => &FACE_BENCH_TRIANGLE_WORDS,
+        FaceBench::Quads => &FACE_BENCH_QUAD_WORDS,
+        FaceBench::Strip => &FACE_BENCH_STRIP_WORDS,
+    };
+    let job = FlatPrimitives { words, sxy: &*sxy, sz: &SZ, near: 100, clip_tests };
     let started = timer::now();
     for _ in 0..FACE_BENCH_RUNS {
         table.fill(LINK_MASK);
         let mut list = PacketList { arena: &mut arena[..], table: &mut table[..], max_depth: 14 };
-        // SAFETY: a well-formed stream whose indices (0, 1, 2) are below the 3 projected vertices.
+        // SAFETY: well-formed streams whose indices are below the projected vertices.
         core::hint::black_box(unsafe { gte.backend_mut().flat_packets(&job, &mut list) });
     }
     timer::ticks_since(started) as u32
@@ -199,8 +246,8 @@ extern "C" fn main() -> ! {
                 }
             }
             record.set_cycles(SLOT_COMPACT_BENCH, compact_bench(&mut gte, &scene.models.rigid, scratch));
-            for (i, &(front, clip_tests)) in FACE_BENCH_CASES.iter().enumerate() {
-                record.set_cycles(SLOT_FACE_BENCH + i, face_bench(&mut gte, front, clip_tests));
+            for (i, &(kind, front, clip_tests)) in FACE_BENCH_CASES.iter().enumerate() {
+                record.set_cycles(SLOT_FACE_BENCH + i, face_bench(&mut gte, kind, front, clip_tests));
             }
             match scene::probe_words(&scene.models, &mut gte, scratch, &mut |w| record.push(w)) {
                 Ok(()) => record.status = status::DONE,

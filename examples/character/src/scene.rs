@@ -50,15 +50,32 @@ pub const BLEND_BENCH_WEIGHTS: [u16; 2] = [2048, 1000];
 /// Slot of the ticks the compact path (no cache) took at start-up to pose the rigid blob's "Walk" at
 /// `MEASURED_FRAME` (samples decoded, bone matrices composed with the object matrix): the fallback's cost.
 pub const SLOT_COMPACT_BENCH: usize = SLOT_BLEND_BENCH + BLEND_BENCH_WEIGHTS.len();
-/// Slots of the triangle stage's two paths, measured at start-up: ticks of `FACE_BENCH_RUNS` runs of
-/// `Cop2::flat_packets` over `FACE_BENCH_TRIANGLES` copies of one small triangle held in main RAM
-/// like the tables, for each `FACE_BENCH_CASES` entry (front-facing or back-facing with every
-/// vertex at one point, NCLIP 0; with the near and span tests or without).
+/// Slots of the triangle stage's paths, measured at start-up: ticks of `FACE_BENCH_RUNS` runs of
+/// `Cop2::flat_packets` over `FACE_BENCH_TRIANGLES` triangles (as triangles, quads or one strip) held
+/// in main RAM like the tables, for each `FACE_BENCH_CASES` entry (front-facing, or back-facing with
+/// every vertex at one point, NCLIP 0; with the near and span tests or without).
 pub const SLOT_FACE_BENCH: usize = SLOT_COMPACT_BENCH + 1;
 pub const FACE_BENCH_TRIANGLES: usize = 64;
 pub const FACE_BENCH_RUNS: u32 = 4;
-/// (front-facing, clip tests) per slot from `SLOT_FACE_BENCH`.
-pub const FACE_BENCH_CASES: [(bool, bool); 4] = [(false, false), (true, false), (false, true), (true, true)];
+/// The run kinds `face_bench` measures, each `FACE_BENCH_TRIANGLES` triangles: a triangle run, a quad
+/// run, a quad strip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaceBench {
+    Triangles,
+    Quads,
+    Strip,
+}
+/// (run kind, front-facing, clip tests) per slot from `SLOT_FACE_BENCH`.
+pub const FACE_BENCH_CASES: [(FaceBench, bool, bool); 8] = [
+    (FaceBench::Triangles, false, false),
+    (FaceBench::Triangles, true, false),
+    (FaceBench::Triangles, false, true),
+    (FaceBench::Triangles, true, true),
+    (FaceBench::Quads, false, false),
+    (FaceBench::Quads, true, false),
+    (FaceBench::Strip, false, false),
+    (FaceBench::Strip, true, false),
+];
 /// The frame number is drawn as `FRAME_CODE_BITS` blocks on the top rows (white = 1, black = 0), so a
 /// screenshot says which frame it shows whatever the emulator's timing.
 pub const FRAME_CODE_BITS: u32 = 16;

@@ -360,6 +360,11 @@ pub struct CycleFigures {
     pub front_face_cycles: Option<f64>,
     pub back_face_tested_cycles: Option<f64>,
     pub front_face_tested_cycles: Option<f64>,
+    /// Per triangle of a quad run and of a strip (a quad is two), back- and front-facing.
+    pub quad_back_face_cycles: Option<f64>,
+    pub quad_front_face_cycles: Option<f64>,
+    pub strip_back_face_cycles: Option<f64>,
+    pub strip_front_face_cycles: Option<f64>,
 }
 
 #[derive(Debug, Serialize)]
@@ -431,8 +436,8 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
     let lookup = mean(&|c| Some(c.decode), Some("Rigid"));
     let pose_20 = lookup.zip(compose_20).map(|(l, c)| l + c);
     let cache_ticks = view.cycles(scene::SLOT_POSE_CACHE);
-    let face = |front: bool, clip_tests: bool| {
-        let i = scene::FACE_BENCH_CASES.iter().position(|&c| c == (front, clip_tests))?;
+    let face = |kind: scene::FaceBench, front: bool, clip_tests: bool| {
+        let i = scene::FACE_BENCH_CASES.iter().position(|&c| c == (kind, front, clip_tests))?;
         let ticks = view.cycles(scene::SLOT_FACE_BENCH + i);
         let per = scene::FACE_BENCH_RUNS as f64 * scene::FACE_BENCH_TRIANGLES as f64;
         (ticks != 0).then(|| ticks as f64 * CYCLES_PER_TICK / per)
@@ -465,10 +470,14 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         cycles_per_drawn_triangle: per_drawn,
         offscreen_cycles: instances.iter().find(|c| c.culled).map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles),
         four_512_vertex_characters_percent_of_30fps_frame: four,
-        back_face_cycles: face(false, false),
-        front_face_cycles: face(true, false),
-        back_face_tested_cycles: face(false, true),
-        front_face_tested_cycles: face(true, true),
+        back_face_cycles: face(scene::FaceBench::Triangles, false, false),
+        front_face_cycles: face(scene::FaceBench::Triangles, true, false),
+        back_face_tested_cycles: face(scene::FaceBench::Triangles, false, true),
+        front_face_tested_cycles: face(scene::FaceBench::Triangles, true, true),
+        quad_back_face_cycles: face(scene::FaceBench::Quads, false, false),
+        quad_front_face_cycles: face(scene::FaceBench::Quads, true, false),
+        strip_back_face_cycles: face(scene::FaceBench::Strip, false, false),
+        strip_front_face_cycles: face(scene::FaceBench::Strip, true, false),
         instances,
     })
 }
@@ -540,7 +549,7 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; paths: back face {}, front face {}, with the near/span tests {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
@@ -562,6 +571,10 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 fmt(f.front_face_cycles),
                 fmt(f.back_face_tested_cycles),
                 fmt(f.front_face_tested_cycles),
+                fmt(f.quad_back_face_cycles),
+                fmt(f.quad_front_face_cycles),
+                fmt(f.strip_back_face_cycles),
+                fmt(f.strip_front_face_cycles),
                 fmt(f.offscreen_cycles),
                 fmt(f.four_512_vertex_characters_percent_of_30fps_frame),
                 path.display()
