@@ -190,17 +190,12 @@ fn frame(subject: &Subject, query: &str) -> Result<Value, String> {
     let shot = subject.shot(clip, f, storage, &framing)?;
     let tables = subject.tables(storage)?;
     // Which bone moves each triangle: the rigid range holding its first vertex.
-    let bone_of_vertex = |v: u16| {
-        (0..tables.bone_count()).find(|&b| {
-            let bone = tables.bone(b);
-            (bone.first_vertex..bone.first_vertex + bone.vertex_count).contains(&v)
-        })
-    };
+    let bone_of_vertex = |v: u16| (0..tables.bone_count()).find(|&b| {
+        let bone = tables.bone(b);
+        (bone.first_vertex..bone.first_vertex + bone.vertex_count).contains(&v)
+    });
     // The first vertex of each triangle (a quad's two triangles share its first point).
-    let first_vertex: Vec<u16> = tables
-        .primitives()
-        .flat_map(|p| std::iter::repeat_n(p.points[0], p.triangle_count()))
-        .collect();
+    let first_vertex: Vec<u16> = tables.primitives().flat_map(|p| std::iter::repeat_n(p.points[0], p.triangle_count())).collect();
     let mut bounds = [i32::MAX, i32::MAX, i32::MIN, i32::MIN];
     let triangles: Vec<[i32; 11]> = shot
         .triangles
@@ -210,35 +205,8 @@ fn frame(subject: &Subject, query: &str) -> Result<Value, String> {
                 bounds = [bounds[0].min(p.x as i32), bounds[1].min(p.y as i32), bounds[2].max(p.x as i32), bounds[3].max(p.y as i32)];
             }
             let c = vram_colour(t.colour);
-            let bone = first_vertex
-                .get(t.index as usize)
-                .and_then(|&v| bone_of_vertex(v))
-                .map(|b| b as i32)
-                .unwrap_or(-1);
-            [
-                t.xy[0].x as i32,
-                t.xy[0].y as i32,
-                t.xy[1].x as i32,
-                t.xy[1].y as i32,
-                t.xy[2].x as i32,
-                t.xy[2].y as i32,
-                c[0] as i32,
-                c[1] as i32,
-                c[2] as i32,
-                bone,
-                t.index as i32,
-            ]
-        })
-        .collect();
-    let joints: Vec<[i64; 3]> = shot
-        .joints
-        .iter()
-        .map(|j| {
-            [
-                j.xy[0] as i64,
-                j.xy[1] as i64,
-                j.parent.map(|q| q as i64).unwrap_or(-1),
-            ]
+            let bone = first_vertex.get(t.index as usize).and_then(|&v| bone_of_vertex(v)).map(|b| b as i32).unwrap_or(-1);
+            [t.xy[0].x as i32, t.xy[0].y as i32, t.xy[1].x as i32, t.xy[1].y as i32, t.xy[2].x as i32, t.xy[2].y as i32, c[0] as i32, c[1] as i32, c[2] as i32, bone, t.index as i32]
         })
         .collect();
     let joints: Vec<[i64; 3]> = shot.joints.iter().map(|j| [j.xy[0] as i64, j.xy[1] as i64, j.parent.map(|q| q as i64).unwrap_or(-1)]).collect();
