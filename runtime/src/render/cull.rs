@@ -20,7 +20,7 @@ pub enum Visibility {
     /// Visible, with every corner at least [`NEAR_MARGIN`] beyond the near depth and the projected
     /// corners within [`SPAN_MARGIN`] pixels less than the GPU's largest triangle on both axes. Every
     /// vertex projects inside the corners' hull, so no triangle can be too near or too large: the
-    /// triangle stage may skip those tests (`FlatTriangles::clip_tests`). The margins cover a vertex
+    /// triangle stage may skip those tests (`FlatPrimitives::clip_tests`). The margins cover a vertex
     /// lying a little outside the box (the FP12 rounding of its bone's matrices) and the GTE's pixel
     /// rounding.
     Clear,

@@ -29,7 +29,7 @@ pub const FRONT_FACING_NCLIP_POSITIVE: bool = false;
 /// One triangle ready to draw.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DrawnTriangle {
-    /// Index in the character's triangle table.
+    /// Index of the triangle among the primitive stream's (a quad's two are consecutive).
     pub index: u16,
     pub xy: [ScreenXY; 3],
     /// Per-vertex depth (SZ).
