@@ -493,40 +493,13 @@ fn a_strip_draws_its_quads_triangles() {
     };
     for clip in [0, 1] {
         let (mut a, mut b) = (Collect::default(), Collect::default());
-        let r1 = render::render(
-            &mut gte(),
-            &strip,
-            &camera(),
-            &Matrix::IDENTITY,
-            sample(clip, 0),
-            &mut scratch,
-            &mut a,
-            &mut |_| {},
-        );
-        let r2 = render::render(
-            &mut gte(),
-            &triangles,
-            &camera(),
-            &Matrix::IDENTITY,
-            sample(clip, 0),
-            &mut scratch,
-            &mut b,
-            &mut |_| {},
-        );
+        let r1 = render::render(&mut gte(), &strip, &camera(), &Matrix::IDENTITY, sample(clip, 0), &mut scratch, &mut a, &mut |_| {});
+        let r2 = render::render(&mut gte(), &triangles, &camera(), &Matrix::IDENTITY, sample(clip, 0), &mut scratch, &mut b, &mut |_| {});
         assert_eq!(r1, r2, "clip {clip}: the same counts");
         assert_eq!(covered(&a.0), covered(&b.0), "clip {clip}");
         assert_eq!(a.0.len(), if clip == 0 { 4 } else { 0 });
         let mut fast = Packets::new(8);
-        let r3 = render::render(
-            &mut gte(),
-            &strip,
-            &camera(),
-            &Matrix::IDENTITY,
-            sample(clip, 0),
-            &mut scratch,
-            &mut fast,
-            &mut |_| {},
-        );
+        let r3 = render::render(&mut gte(), &strip, &camera(), &Matrix::IDENTITY, sample(clip, 0), &mut scratch, &mut fast, &mut |_| {});
         assert_eq!(r1, r3);
         let packets = fast.walk();
         assert_eq!(packets.len(), a.0.len() / 2);

@@ -48,6 +48,14 @@ pub struct PacketList<'a> {
     pub max_depth: u32,
 }
 
+impl PacketList<'_> {
+    /// The deepest table entry a packet goes to: `max_depth` clamped to the table (none when it is
+    /// empty).
+    pub fn deepest(&self) -> Option<usize> {
+        self.table.len().checked_sub(1).map(|last| last.min(self.max_depth as usize))
+    }
+}
+
 /// What [`Cop2::flat_packets`] did (the other triangles faced away).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlatPackets {
@@ -68,12 +76,7 @@ pub(crate) unsafe fn flat_packets_registers<C: Cop2 + ?Sized>(
     job: &FlatPrimitives,
     out: &mut PacketList,
 ) -> FlatPackets {
-    let Some(max_depth) = out
-        .table
-        .len()
-        .checked_sub(1)
-        .map(|last| last.min(out.max_depth as usize))
-    else {
+    let Some(max_depth) = out.deepest() else {
         return FlatPackets::default();
     };
     let mut packets = Packets {

@@ -263,36 +263,11 @@ impl<'a> Tables<'a> {
         }
         let strings_size = u32_at(bytes, 60) as usize;
         let strings = section("strings", u32_at(bytes, 36) as usize, strings_size, size)?;
-        let bones = section(
-            "bones",
-            u32_at(bytes, 40) as usize,
-            bone_count * BONE_SIZE,
-            size,
-        )?;
-        let vertices = section(
-            "vertices",
-            u32_at(bytes, 44) as usize,
-            vertex_count * VERTEX_SIZE,
-            size,
-        )?;
-        let primitives = section(
-            "primitives",
-            u32_at(bytes, 48) as usize,
-            4 * primitive_words,
-            size,
-        )?;
-        let materials = section(
-            "materials",
-            u32_at(bytes, 52) as usize,
-            material_count * MATERIAL_SIZE,
-            size,
-        )?;
-        let clips = section(
-            "clips",
-            u32_at(bytes, 56) as usize,
-            clip_count * CLIP_SIZE,
-            size,
-        )?;
+        let bones = section("bones", u32_at(bytes, 40) as usize, bone_count * BONE_SIZE, size)?;
+        let vertices = section("vertices", u32_at(bytes, 44) as usize, vertex_count * VERTEX_SIZE, size)?;
+        let primitives = section("primitives", u32_at(bytes, 48) as usize, 4 * primitive_words, size)?;
+        let materials = section("materials", u32_at(bytes, 52) as usize, material_count * MATERIAL_SIZE, size)?;
+        let clips = section("clips", u32_at(bytes, 56) as usize, clip_count * CLIP_SIZE, size)?;
         let mut tables = Self {
             bytes,
             storage,

@@ -88,12 +88,7 @@ pub(super) unsafe fn flat_packets_untested(
     job: &FlatPrimitives,
     out: &mut PacketList,
 ) -> FlatPackets {
-    let Some(max_depth) = out
-        .table
-        .len()
-        .checked_sub(1)
-        .map(|last| last.min(out.max_depth as usize))
-    else {
+    let Some(max_depth) = out.deepest() else {
         return FlatPackets::default();
     };
     if job.words.is_empty() {
