@@ -275,11 +275,9 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
     if failed.len() > SHOWN {
         println!("  ... and {} more failed checks in the report", failed.len() - SHOWN);
     }
-    if !failed.is_empty() {
-        if !output.log.trim().is_empty() {
-            let tail: String = output.log.lines().rev().take(20).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
-            println!("  emulator log (last lines):\n{tail}");
-        }
+    if !failed.is_empty() && !output.log.trim().is_empty() {
+        let tail: String = output.log.lines().rev().take(20).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+        println!("  emulator log (last lines):\n{tail}");
     }
     Ok(report)
 }

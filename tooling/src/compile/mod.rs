@@ -168,10 +168,8 @@ impl Bounds {
         Self { min: [f64::INFINITY; 3], max: [f64::NEG_INFINITY; 3] }
     }
     fn add(&mut self, p: [f64; 3]) {
-        for c in 0..3 {
-            self.min[c] = self.min[c].min(p[c]);
-            self.max[c] = self.max[c].max(p[c]);
-        }
+        self.min = [0, 1, 2].map(|c| self.min[c].min(p[c]));
+        self.max = [0, 1, 2].map(|c| self.max[c].max(p[c]));
     }
     /// Rounded outwards and widened by one unit (the GTE truncates); clamped to i16.
     fn to_i16(&self) -> [[i16; 3]; 2] {

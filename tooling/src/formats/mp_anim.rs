@@ -603,8 +603,8 @@ pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> 
         for (i, ch) in channels.iter().enumerate() {
             let (rq, tq) = widths[i];
             writer.push(ch.rotation[f].1 as u64, 1);
-            for axis in 0..3 {
-                writer.push((ch.rotation[f].0[axis] - ch.rotation[prev].0[axis]) as u64, rq[axis]);
+            for (axis, &width) in rq.iter().enumerate() {
+                writer.push((ch.rotation[f].0[axis] - ch.rotation[prev].0[axis]) as u64, width);
             }
             if let (Some(t), Some(tq)) = (&ch.translation, tq) {
                 for axis in 0..3 {

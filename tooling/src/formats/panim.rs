@@ -121,10 +121,10 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     tracks[0].translation = (0..frames)
         .map(|f| VectorKey { time: f as f64, value: [0, 1, 2].map(|a| held(&axes[a], f) as f64) })
         .collect();
-    for node in 0..node_count as usize {
+    for (node, track) in tracks.iter_mut().enumerate().take(node_count as usize) {
         let axes: Vec<Vec<i16>> = (0..3).map(|a| stream(tail.indices[3 + node * 3 + a])).collect();
         let frames = axes.iter().map(Vec::len).max().unwrap_or(1);
-        tracks[node].rotation = (0..frames)
+        track.rotation = (0..frames)
             .map(|f| {
                 let e = [0, 1, 2].map(|a| held(&axes[a], f));
                 RotationKey { time: f as f64, value: euler_to_quat(e), stored: Some(StoredRotation::PanimEuler(e)) }
