@@ -15,7 +15,7 @@
 use core::arch::asm;
 
 use super::backend::{Cop2, ScreenTriangle};
-use super::packets::{flat_packets_registers, FlatPackets, FlatPrimitives, PacketList};
+use super::packets::{FlatPackets, FlatPrimitives, PacketList};
 use super::regs::{cmd, data};
 use super::{PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
 use crate::math::Matrix;
@@ -327,12 +327,11 @@ impl Cop2 for Cop2Hardware {
         area as i32
     }
 
-    /// The asm loop of [`packet_loop`] without the near and span tests; with them, the definition
-    /// at register level.
+    /// One of [`packet_loop`]'s two asm loops, with or without the near and span tests.
     unsafe fn flat_packets(&mut self, job: &FlatPrimitives, out: &mut PacketList) -> FlatPackets {
         // SAFETY (both): the caller's contract.
         if job.clip_tests {
-            return unsafe { flat_packets_registers(self, job, out) };
+            return unsafe { packet_loop::flat_packets_tested(job, out) };
         }
         unsafe { packet_loop::flat_packets_untested(job, out) }
     }

@@ -1,32 +1,44 @@
-//! `Cop2::flat_packets` on the console without the near and span tests: one asm loop over the
-//! primitive stream (`tables::primitives`), doing the register operations of
-//! `gte::packets::flat_packets_registers` in the same order.
+//! `Cop2::flat_packets` on the console: one asm loop over the primitive stream
+//! (`tables::primitives`), doing the register operations of `gte::packets::flat_packets_registers`
+//! in the same order, in two variants built from one template: without the near and span tests
+//! (a character whose box is clear of them, the usual case) and with them.
 //!
 //! Main RAM has no data cache, so a load costs several cycles: the loop reads one stream word per
 //! triangle, quad or strip quad ahead of time (the next one is loaded while NCLIP runs; the stream's
-//! end word makes that read safe at the last primitive), fetches projected vertices with `lw` so that
-//! the instructions after each load overlap it, and keeps a strip's previous pair in registers. Only
-//! a front face loads depths.
+//! end word makes that read safe at the last primitive), fetches a triangle's or quad's projected
+//! vertices with `lw` so that the instructions after each load overlap it, pushes a strip's new pair
+//! into the GTE's SXY FIFO, and loads depths only for a front face.
 
 use core::arch::asm;
 
 use super::{cop2, lwc2, mfc2, mfc2_to, mtc2_from, swc2};
-use crate::gte::packets::{
-    FlatPackets, FlatPrimitives, PacketList, FLAT_PACKET_WORDS, QUAD_PACKET_WORDS,
-};
+use crate::gte::packets::{FlatPackets, FlatPrimitives, PacketList, FLAT_PACKET_WORDS, MAX_SPAN_X, MAX_SPAN_Y, QUAD_PACKET_WORDS};
 use crate::gte::regs::{cmd, data};
 
-/// Links the packet at `$18` into the table: clamps OTZ (`$8`) to the deepest entry (`$22`), takes
-/// the entry's link (`$21` is the table) into the header with the length bits in `$25`, stores the
-/// GP0 word (`$24`), points the entry at the packet, moves the arena on by `$words` words and counts
-/// `$triangles` drawn. Clobbers `$2`, `$5`, `$8`.
+// The span test below has these limits written out.
+const _: () = assert!(MAX_SPAN_X == 1023 && MAX_SPAN_Y == 511);
+
+/// Links the packet at `$18` into the table: clamps OTZ (`$8`) to the deepest entry (`$22`; its low
+/// half in the tested loop, which keeps the near depth in the high half), takes the entry's link
+/// (`$21` is the table) into the header with the length bits in `$25`, stores the GP0 word (`$24`),
+/// points the entry at the packet, moves the arena on by `$words` words and counts `$triangles`
+/// drawn. Clobbers `$2`, `$5`, `$8`.
 macro_rules! link_packet {
-    ($words:literal, $triangles:literal) => {
+    (untested, $words:literal, $triangles:literal) => {
+        concat!("sltu $5, $22, $8\n", "beqz $5, 1f\n", "sll $8, $8, 2\n", "sll $8, $22, 2\n", link_packet!(tail, $words, $triangles))
+    };
+    (tested, $words:literal, $triangles:literal) => {
         concat!(
-            "sltu $5, $22, $8\n",
+            "andi $2, $22, 0xFFFF\n",
+            "sltu $5, $2, $8\n",
             "beqz $5, 1f\n",
             "sll $8, $8, 2\n",
-            "sll $8, $22, 2\n",
+            "sll $8, $2, 2\n",
+            link_packet!(tail, $words, $triangles)
+        )
+    };
+    (tail, $words:literal, $triangles:literal) => {
+        concat!(
             "1:\n",
             "addu $8, $8, $21\n",
             "lw $5, 0($8)\n",
@@ -49,9 +61,9 @@ macro_rules! link_packet {
     };
 }
 
-/// Loads the facing triangle of a triangle or quad word (`$12`): its SXY words by `lw` into SXY0..2,
-/// leaves the SZ addresses of a, b, c in `$14`, `$6`, `$7`, counts the primitive off `$13`, and
-/// starts NCLIP.
+/// Loads the facing triangle of a triangle or quad word (`$12`): its SXY words by `lw` into SXY0..2
+/// (and kept in `$4`, `$5`, `$25`), leaves the SZ addresses of a, b, c in `$14`, `$6`, `$7`, counts
+/// the primitive off `$13`, and starts NCLIP.
 macro_rules! load_facing {
     () => {
         concat!(
@@ -78,32 +90,125 @@ macro_rules! load_facing {
     };
 }
 
-/// The loop. `$9` walks the stream, `$12` holds the next word, `$13` the primitives left in the run,
-/// `$24` the run's GP0 word; `$11` is the SXY array and `$15` the distance to the SZ array.
-///
-/// # Safety
-/// As `Cop2::flat_packets`: `job.words` is a checked stream whose indices are below `job.sxy.len()`
-/// and `job.sz.len()`.
-pub(super) unsafe fn flat_packets_untested(
-    job: &FlatPrimitives,
-    out: &mut PacketList,
-) -> FlatPackets {
-    let Some(max_depth) = out.deepest() else {
-        return FlatPackets::default();
+/// The tested loop's near test: the depth at each address (plus `$offset`, to turn an SXY address into
+/// an SZ one; empty when the addresses are SZ addresses) is at least the near depth (the high half of
+/// `$22`), else to `$reject`. Clobbers `$2`, `$3`, `$8`.
+macro_rules! near_test {
+    (untested, $reject:literal, $offset:literal, $($at:literal),+) => {
+        ""
     };
-    if job.words.is_empty() {
-        return FlatPackets::default();
-    }
-    let room = out.arena.len();
-    let sz_offset = (job.sz.as_ptr() as usize).wrapping_sub(job.sxy.as_ptr() as usize);
-    let (room_left, rejected, drawn): (usize, usize, usize);
-    // SAFETY: reads the stream's words up to its end word (every read, the look-ahead included, is at
-    // or before it: a checked stream ends with it and every run's body is whole), by the caller's
-    // contract words of `sxy` and `sz`, entries of `table` up to `max_depth`, and writes packets into
-    // `arena` only while `$19` counts enough words left. Hazards: no register loaded by lw/mfc2 is
-    // used by the next instruction; two instructions separate each mtc2/lwc2 from the command that
-    // reads it; mfc2 waits for the command (interlocked); the swc2 of SXY come after the mfc2 of OTZ.
-    unsafe {
+    (tested, $reject:literal, "", $($at:literal),+) => {
+        concat!(
+            "srl $3, $22, 16\n",
+            "move $8, $0\n",
+            $("lw $2, 0(", $at, ")\n", "nop\n", "sltu $2, $2, $3\n", "or $8, $8, $2\n",)+
+            "bnez $8, ", $reject, "\n",
+            "nop\n",
+        )
+    };
+    (tested, $reject:literal, $offset:literal, $($at:literal),+) => {
+        concat!(
+            "srl $3, $22, 16\n",
+            "move $8, $0\n",
+            $("addu $2, ", $at, ", ", $offset, "\n", "lw $2, 0($2)\n", "nop\n", "sltu $2, $2, $3\n", "or $8, $8, $2\n",)+
+            "bnez $8, ", $reject, "\n",
+            "nop\n",
+        )
+    };
+}
+
+/// Two points (SXY words in `$a`, `$b`) at most 1,023 pixels apart across and 511 down, else to
+/// `$reject`. The GTE saturates screen coordinates to -1024..1023, so differences fit 16 bits.
+/// Clobbers `$2`, `$3`.
+macro_rules! span_pair {
+    ($reject:literal, $a:literal, $b:literal) => {
+        concat!(
+            "sll $2, ", $a, ", 16\n",
+            "sll $3, ", $b, ", 16\n",
+            "subu $2, $2, $3\n",
+            "sra $2, $2, 16\n",
+            "addiu $2, $2, 1023\n",
+            "sltiu $2, $2, 2047\n",
+            "beqz $2, ", $reject, "\n",
+            "sra $2, ", $a, ", 16\n",
+            "sra $3, ", $b, ", 16\n",
+            "subu $2, $2, $3\n",
+            "addiu $2, $2, 511\n",
+            "sltiu $2, $2, 1023\n",
+            "beqz $2, ", $reject, "\n",
+            "nop\n",
+        )
+    };
+}
+
+/// The tested loop's span test over a triangle's or a quad's points: every pair (the largest
+/// extent is the largest pairwise difference).
+macro_rules! span_test {
+    (untested, $($args:tt)*) => {
+        ""
+    };
+    (tested, $reject:literal, $a:literal, $b:literal, $c:literal) => {
+        concat!(span_pair!($reject, $a, $b), span_pair!($reject, $b, $c), span_pair!($reject, $a, $c))
+    };
+    (tested, $reject:literal, $a:literal, $b:literal, $c:literal, $d:literal) => {
+        concat!(
+            span_test!(tested, $reject, $a, $b, $c),
+            span_pair!($reject, $a, $d),
+            span_pair!($reject, $b, $d),
+            span_pair!($reject, $c, $d)
+        )
+    };
+}
+
+/// The tested loop's strip quad points for the span test: t, b', t' from SXY0..2 into `$4`, `$5`,
+/// `$25`, b from memory into `$7` (the untested loop names the encodings in a comment only).
+macro_rules! strip_points {
+    (untested) => {
+        "# {r_sxy0_4} {r_sxy1_5} {r_sxy2_25}\n"
+    };
+    (tested) => {
+        concat!(".word {r_sxy0_4}\n", ".word {r_sxy1_5}\n", ".word {r_sxy2_25}\n", "lw $7, 0($16)\n", "nop\n")
+    };
+}
+
+/// `$22`: the deepest table entry, with the near depth in the high half for the tested loop.
+macro_rules! depth_word {
+    (untested, $deepest:expr, $near:expr) => {
+        $deepest
+    };
+    (tested, $deepest:expr, $near:expr) => {
+        $deepest.min(0xFFFF) | ($near as usize) << 16
+    };
+}
+
+/// One variant of the loop. `$9` walks the stream, `$12` holds the next word, `$13` the primitives
+/// left in the run, `$24` the run's GP0 word; `$11` is the SXY array and `$15` the distance to the SZ
+/// array.
+macro_rules! packet_loop {
+    ($(#[$doc:meta])* $name:ident, $t:tt) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As `Cop2::flat_packets`: `job.words` is a checked stream whose indices are below
+        /// `job.sxy.len()` and `job.sz.len()`; the screen coordinates are the GTE's (-1024..1023).
+        pub(super) unsafe fn $name(job: &FlatPrimitives, out: &mut PacketList) -> FlatPackets {
+            let Some(max_depth) = out.deepest() else {
+                return FlatPackets::default();
+            };
+            if job.words.is_empty() {
+                return FlatPackets::default();
+            }
+            let room = out.arena.len();
+            let sz_offset = (job.sz.as_ptr() as usize).wrapping_sub(job.sxy.as_ptr() as usize);
+            let (room_left, rejected, drawn): (usize, usize, usize);
+            // SAFETY: reads the stream's words up to its end word (every read, the look-ahead
+            // included, is at or before it: a checked stream ends with it and every run's body is
+            // whole), by the caller's contract words of `sxy` and `sz`, entries of `table` up to
+            // `max_depth`, and writes packets into `arena` only while `$19` counts enough words left.
+            // Hazards: no register loaded by lw/mfc2 is used by the next instruction; two
+            // instructions separate each mtc2/lwc2 from the command that reads it; mfc2 waits for the
+            // command (interlocked); the swc2 of SXY come after the mfc2 of OTZ.
+            unsafe {
         asm!(
             ".set push",
             ".set noreorder",
@@ -127,6 +232,8 @@ pub(super) unsafe fn flat_packets_untested(
             "nop",
             // A front-facing triangle: SZ1..3, AVSZ3, the packet's points from SXY0..2.
             "6:",
+            near_test!($t, "10f", "", "$14", "$6", "$7"),
+            span_test!($t, "10f", "$4", "$5", "$25"),
             ".word {l_sz1_14}",
             ".word {l_sz2_6}",
             ".word {l_sz3_7}",
@@ -139,7 +246,7 @@ pub(super) unsafe fn flat_packets_untested(
             ".word {s_sxy0_8}",
             ".word {s_sxy1_12}",
             ".word {s_sxy2_16}",
-            link_packet!("5", "1"),
+            link_packet!($t, "5", "1"),
             "bnez $13, 2b",
             "nop",
             "b 0f",
@@ -166,17 +273,18 @@ pub(super) unsafe fn flat_packets_untested(
             // A front-facing quad (a, b, c) + (a, c, d), drawn b, c, a, d: SZ0..3 in that order, AVSZ4.
             "7:",
             "lw $10, -8($9)",
-            "lui $25, {quad_len_hi}",
-            "sltiu $5, $19, {quad_words}",
+            "nop",
             "addu $10, $10, $11",
             "lw $16, 0($10)",
             "addu $10, $10, $15",
+            near_test!($t, "11f", "", "$14", "$6", "$7", "$10"),
+            span_test!($t, "11f", "$4", "$5", "$25", "$16"),
             ".word {l_sz0_6}",
             ".word {l_sz1_7}",
             ".word {l_sz2_14}",
             ".word {l_sz3_10}",
-            "nop",
-            "nop",
+            "sltiu $5, $19, {quad_words}",
+            "lui $25, {quad_len_hi}",
             ".word {avsz4}",
             "bnez $5, 11f",
             "nop",
@@ -185,7 +293,7 @@ pub(super) unsafe fn flat_packets_untested(
             ".word {s_sxy2_12}",
             ".word {s_sxy0_16}",
             "sw $16, 20($18)",
-            link_packet!("6", "2"),
+            link_packet!($t, "6", "2"),
             "bnez $13, 3b",
             "nop",
             "b 0f",
@@ -232,6 +340,9 @@ pub(super) unsafe fn flat_packets_untested(
             // A front-facing strip quad, drawn b, t, b', t': SZ0..3 in that order, AVSZ4; b's SXY again
             // from memory (the FIFO has moved past it), t, b', t' from SXY0..2.
             "8:",
+            strip_points!($t),
+            near_test!($t, "12f", "$15", "$16", "$10", "$6", "$14"),
+            span_test!($t, "12f", "$7", "$4", "$5", "$25"),
             "addu $7, $16, $15",
             "addu $25, $10, $15",
             ".word {l_sz0_7}",
@@ -251,7 +362,7 @@ pub(super) unsafe fn flat_packets_untested(
             ".word {s_sxy0_12}",
             ".word {s_sxy1_16}",
             ".word {s_sxy2_20}",
-            link_packet!("6", "2"),
+            link_packet!($t, "6", "2"),
             "move $10, $14",
             "bnez $13, 5b",
             "move $16, $6",
@@ -306,6 +417,9 @@ pub(super) unsafe fn flat_packets_untested(
             avsz3 = const cop2(cmd::AVSZ3),
             avsz4 = const cop2(cmd::AVSZ4),
             r_otz = const mfc2_to(8, data::OTZ),
+            r_sxy0_4 = const mfc2_to(4, data::SXY0),
+            r_sxy1_5 = const mfc2_to(5, data::SXY1),
+            r_sxy2_25 = const mfc2_to(25, data::SXY2),
             s_sxy0_8 = const swc2(18, data::SXY0, 8),
             s_sxy1_12 = const swc2(18, data::SXY1, 12),
             s_sxy2_16 = const swc2(18, data::SXY2, 16),
@@ -324,7 +438,7 @@ pub(super) unsafe fn flat_packets_untested(
             inout("$19") room => room_left,
             inout("$20") 0usize => rejected,
             in("$21") out.table.as_mut_ptr(),
-            in("$22") max_depth,
+            in("$22") depth_word!($t, max_depth, job.near),
             out("$2") _,
             out("$3") _,
             out("$4") _,
@@ -342,10 +456,21 @@ pub(super) unsafe fn flat_packets_untested(
             out("$25") _,
             options(nostack),
         );
-    }
-    FlatPackets {
-        drawn,
-        rejected,
-        words: room - room_left,
-    }
+            }
+            FlatPackets { drawn, rejected, words: room - room_left }
+        }
+    };
 }
+
+packet_loop!(
+    /// `Cop2::flat_packets` without the near and span tests (`job.clip_tests` false).
+    flat_packets_untested,
+    untested
+);
+
+packet_loop!(
+    /// `Cop2::flat_packets` with the near and span tests: a front face's depths and points are
+    /// checked before its packet, as the definition does (the same rejections, counted alike).
+    flat_packets_tested,
+    tested
+);
