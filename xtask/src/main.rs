@@ -7,6 +7,7 @@ mod bootrom;
 mod build;
 mod elf;
 mod expect;
+mod hazards;
 mod process;
 mod psexe;
 mod report;
