@@ -113,6 +113,7 @@ pub fn build_exe(ws: &Path, example: &str, region: Region, debug: bool) -> Resul
     let elf_file = elf_path(ws, example, debug);
     let bytes = std::fs::read(&elf_file).with_context(|| format!("reading {}", elf_file.display()))?;
     let parsed = elf::parse(&bytes).with_context(|| format!("{}", elf_file.display()))?;
+    crate::hazards::check(&parsed).with_context(|| format!("{}", elf_file.display()))?;
     let converted = psexe::from_elf(&parsed, region).with_context(|| format!("converting {}", elf_file.display()))?;
     let out_dir = ws.join("target").join("psx");
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;

@@ -6,6 +6,10 @@
 //! target (and, for a conditional branch, the one after the slot). The pinned nightly's LLVM got that
 //! case wrong (a load moved into a delay slot whose target reads it at once, llvm-project#185427);
 //! the PSX builds turn its delay slot filler off, and this check keeps any such code out of an EXE.
+//!
+//! The GTE has its own: a GTE command must not start within two instructions of the `mtc2`/`lwc2`
+//! that writes a data register it reads, nor of a `ctc2` (every command reads control registers).
+//! The emulators do not model that delay, so only a check like this one sees it break.
 
 /// One place where the next instruction reads a register the previous one is still loading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +107,85 @@ pub fn load_delay_hazards(text: &[u32], base: u32) -> Vec<Hazard> {
     found
 }
 
+/// A GTE command that starts within two instructions of a write to a register it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GteHazard {
+    pub write_at: u32,
+    pub command_at: u32,
+    /// The data register written (32 + n for control register n).
+    pub register: u32,
+}
+
+/// The GTE register an instruction writes: data registers 0..31 (a write to SXYP also moves
+/// SXY0..2, counted as SXY0), control registers as 32 + n.
+fn gte_written(w: u32) -> Option<u32> {
+    match (w >> 26, rs(w)) {
+        (0x12, 4) => Some((w >> 11) & 31),
+        (0x12, 6) => Some(32 + ((w >> 11) & 31)),
+        (0x32, _) => Some(rt(w)),
+        _ => None,
+    }
+}
+
+/// Whether `w` is a GTE command that reads register `r` (as numbered by [`gte_written`]): every
+/// command reads control registers; the data registers of the commands the runtime uses are known,
+/// any other command is taken to read them all.
+fn command_reads(w: u32, r: u32) -> bool {
+    if w >> 26 != 0x12 || w & (1 << 25) == 0 {
+        return false;
+    }
+    let r = if r == 15 { 14 } else { r };
+    let data: &[u32] = match w & 0x3F {
+        0x01 => &[0, 1],
+        0x30 => &[0, 1, 2, 3, 4, 5],
+        0x06 => &[12, 13, 14],
+        0x2D => &[17, 18, 19],
+        0x2E => &[16, 17, 18, 19],
+        0x0C | 0x28 => &[9, 10, 11],
+        0x12 => match (w >> 15) & 3 {
+            0 => &[0, 1],
+            1 => &[2, 3],
+            2 => &[4, 5],
+            _ => &[9, 10, 11],
+        },
+        _ => return true,
+    };
+    r >= 32 || data.contains(&r)
+}
+
+/// Where execution goes after the instruction at `at`: the next word, or for a delay slot the
+/// branch's target and (if it may fall through) the word after the slot. A jump through a register
+/// has no known successor.
+fn successors(text: &[u32], base: u32, at: u32) -> Vec<u32> {
+    let index = |a: u32| a.checked_sub(base).map(|o| (o / 4) as usize).filter(|&i| i < text.len());
+    let before = at.checked_sub(4).and_then(index).and_then(|i| branch(text[i], at - 4));
+    match before {
+        Some((Some(target), true)) => vec![target, at + 4],
+        Some((Some(target), false)) => vec![target],
+        Some((None, _)) => vec![],
+        None => vec![at + 4],
+    }
+}
+
+/// Every GTE command in `text` (code at `base`) that starts within two instructions, in execution
+/// order, of a write to a register it reads.
+pub fn gte_hazards(text: &[u32], base: u32) -> Vec<GteHazard> {
+    let word_at = |a: u32| a.checked_sub(base).map(|o| (o / 4) as usize).and_then(|i| text.get(i)).copied();
+    let mut found = Vec::new();
+    for (i, &w) in text.iter().enumerate() {
+        let Some(register) = gte_written(w) else { continue };
+        let write_at = base + 4 * i as u32;
+        let first = successors(text, base, write_at);
+        let second: Vec<u32> = first.iter().flat_map(|&a| successors(text, base, a)).collect();
+        for command_at in first.into_iter().chain(second) {
+            if word_at(command_at).is_some_and(|c| command_reads(c, register)) && !found.contains(&GteHazard { write_at, command_at, register }) {
+                found.push(GteHazard { write_at, command_at, register });
+            }
+        }
+    }
+    found
+}
+
 /// The hazards of a linked program's code (`__text_start` .. `__text_end`), each named by the symbol
 /// it is in: an empty list, or a message for the build to fail with.
 pub fn check(elf: &crate::elf::Elf) -> anyhow::Result<()> {
@@ -116,24 +199,26 @@ pub fn check(elf: &crate::elf::Elf) -> anyhow::Result<()> {
         .context("no loadable segment holds the text")?;
     let bytes = &segment.data[(start - segment.vaddr) as usize..(end - segment.vaddr) as usize];
     let words: Vec<u32> = bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-    let hazards = load_delay_hazards(&words, start);
-    if hazards.is_empty() {
-        return Ok(());
-    }
     let symbol_of = |a: u32| {
         elf.symbols.iter().filter(|(n, v)| *v <= a && !n.is_empty() && !n.starts_with('$')).max_by_key(|(_, v)| *v).map_or("?", |(n, _)| n.as_str())
     };
-    let list: Vec<String> = hazards
+    let mut list: Vec<String> = load_delay_hazards(&words, start)
         .iter()
-        .take(12)
-        .map(|h| format!("  {:#010x} loads ${}, read at {:#010x} (in {})", h.load_at, h.register, h.reader_at, symbol_of(h.load_at)))
+        .map(|h| format!("  {:#010x} loads ${}, read at {:#010x} (in {}): the load delay", h.load_at, h.register, h.reader_at, symbol_of(h.load_at)))
         .collect();
+    list.extend(gte_hazards(&words, start).iter().map(|h| {
+        let register = if h.register < 32 { format!("data register {}", h.register) } else { format!("control register {}", h.register - 32) };
+        format!("  {:#010x} writes GTE {register}, a command reads it at {:#010x} (in {}): two instructions are needed", h.write_at, h.command_at, symbol_of(h.write_at))
+    }));
+    if list.is_empty() {
+        return Ok(());
+    }
+    let shown = list.len().min(12);
     anyhow::bail!(
-        "{} load-delay hazard(s) in the program: an instruction reads a register the one before it is still loading \
-         (the R3000A gives it the old value){}:\n{}",
-        hazards.len(),
-        if hazards.len() > 12 { ", the first 12" } else { "" },
-        list.join("\n")
+        "{} hazard(s) in the program{}:\n{}",
+        list.len(),
+        if list.len() > shown { ", the first 12" } else { "" },
+        list[..shown].join("\n")
     )
 }
 
@@ -189,6 +274,29 @@ mod tests {
         let (lwl, lwr) = (0x22 << 26 | 4 << 21 | 2 << 16 | 3, 0x26 << 26 | 4 << 21 | 2 << 16);
         assert_eq!(load_delay_hazards(&[lwl, lwr, NOP], BASE), []);
         assert_eq!(load_delay_hazards(&[lw(0, 4, 0), addu(1, 0, 0)], BASE), []);
+    }
+
+    #[test]
+    fn a_gte_command_two_instructions_after_its_input_is_clean_one_is_not() {
+        let mtc2 = |gpr: u32, reg: u32| 0x12 << 26 | 4 << 21 | gpr << 16 | reg << 11;
+        let lwc2 = |reg: u32| 0x32 << 26 | 9 << 21 | reg << 16;
+        let nclip = 0x12 << 26 | 1 << 25 | 0x0014_0006;
+        let avsz3 = 0x12 << 26 | 1 << 25 | 0x0015_802D;
+        // SXY2 written, NCLIP after one instruction: too soon; after two: fine.
+        assert_eq!(gte_hazards(&[mtc2(8, 14), NOP, nclip], BASE), [GteHazard { write_at: BASE, command_at: BASE + 8, register: 14 }]);
+        assert_eq!(gte_hazards(&[mtc2(8, 14), NOP, NOP, nclip], BASE), []);
+        // A write NCLIP does not read (SZ3) may come right before it; AVSZ3 does read it.
+        assert_eq!(gte_hazards(&[lwc2(19), nclip], BASE), []);
+        assert_eq!(gte_hazards(&[lwc2(19), avsz3], BASE), [GteHazard { write_at: BASE, command_at: BASE + 4, register: 19 }]);
+        // Through a branch: the write in a delay slot, the command at the target.
+        assert_eq!(
+            gte_hazards(&[j(BASE + 12), lwc2(15), NOP, nclip], BASE),
+            [GteHazard { write_at: BASE + 4, command_at: BASE + 12, register: 15 }]
+        );
+        // Every command reads the control registers.
+        let ctc2 = 0x12 << 26 | 6 << 21 | 8 << 16 | 26 << 11;
+        assert_eq!(gte_hazards(&[ctc2, NOP, NOP, nclip], BASE), []);
+        assert_eq!(gte_hazards(&[ctc2, nclip], BASE), [GteHazard { write_at: BASE, command_at: BASE + 4, register: 32 + 26 }]);
     }
 
     #[test]
