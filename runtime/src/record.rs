@@ -9,11 +9,42 @@ pub const MAGIC0: u32 = u32::from_le_bytes(*b"PXAN");
 /// Second magic word, "VREC" little-endian.
 pub const MAGIC1: u32 = u32::from_le_bytes(*b"VREC");
 /// Layout version; bumped whenever a field moves.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Number of result words a program can report.
 pub const RESULT_WORDS: usize = 8192;
 /// Number of cycle-count slots (root counter 2 readings; the unit is documented by each program).
 pub const CYCLE_SLOTS: usize = 40;
+
+/// `Record::error` of the panic handler ("PANC", `console::panic`).
+pub const ERROR_PANIC_CODE: u32 = u32::from_le_bytes(*b"PANC");
+
+/// The panic handler's `Record::error_detail`: the line (low 16 bits, at most 0xFFFF) and a tag of
+/// the source file (high 16 bits, [`source_file_tag`]) so that the host can name the file.
+pub const fn panic_detail(file: &str, line: u32) -> u32 {
+    (if line > 0xFFFF { 0xFFFF } else { line }) | (source_file_tag(file) as u32) << 16
+}
+
+/// A 16-bit FNV-1a hash of a source path from its last `src/` on (`tables/mod.rs`), which is the
+/// same whatever folder the crate was built from.
+pub const fn source_file_tag(path: &str) -> u16 {
+    let bytes = path.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i + 4 <= bytes.len() {
+        if bytes[i] == b's' && bytes[i + 1] == b'r' && bytes[i + 2] == b'c' && (bytes[i + 3] == b'/' || bytes[i + 3] == b'\\') {
+            start = i + 4;
+        }
+        i += 1;
+    }
+    let mut hash: u32 = 0x811C_9DC5;
+    let mut k = start;
+    while k < bytes.len() {
+        let b = if bytes[k] == b'\\' { b'/' } else { bytes[k] };
+        hash = (hash ^ b as u32).wrapping_mul(0x0100_0193);
+        k += 1;
+    }
+    ((hash >> 16) ^ (hash & 0xFFFF)) as u16
+}
 
 /// Program state, in `Record::status`.
 pub mod status {
@@ -221,6 +252,16 @@ mod tests {
     fn as_bytes(r: &Record) -> &[u8] {
         // SAFETY: Record is repr(C) of u32s only: no padding, every byte initialised.
         unsafe { core::slice::from_raw_parts(r as *const Record as *const u8, RECORD_BYTES) }
+    }
+
+    #[test]
+    fn a_panic_detail_holds_the_line_and_a_tag_of_the_path_from_src_on() {
+        let tag = source_file_tag("tables/mod.rs");
+        assert_eq!(source_file_tag("/work/main/runtime/src/tables/mod.rs"), tag);
+        assert_eq!(source_file_tag("C:\\psx\\runtime\\src\\tables\\mod.rs"), tag);
+        assert_ne!(source_file_tag("runtime/src/tables/baked.rs"), tag);
+        assert_eq!(panic_detail("runtime/src/tables/mod.rs", 216), 216 | (tag as u32) << 16);
+        assert_eq!(panic_detail("a/src/b.rs", 70_000) & 0xFFFF, 0xFFFF);
     }
 
     #[test]

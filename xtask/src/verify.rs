@@ -62,6 +62,9 @@ pub fn compare(view: &RecordView, expected: &Expectation) -> Vec<Check> {
     ));
     let state = view.status();
     let detail = match state {
+        status::FAILED if view.error() == psxanim_runtime::record::ERROR_PANIC_CODE => {
+            format!("FAILED: error {}, {}", error_code(view.error()), panic_place(view.error_detail()))
+        }
         status::FAILED => format!("FAILED: error {}, detail {}", error_code(view.error()), view.error_detail()),
         status::DONE => String::new(),
         other => format!("expected DONE ({}), found {other}", status::DONE),
@@ -81,6 +84,34 @@ pub fn compare(view: &RecordView, expected: &Expectation) -> Vec<Check> {
         checks.push(Check::new(format!("result.{}", word.name), passed, detail));
     }
     checks
+}
+
+/// Where a console panic happened, from its record detail (`record::panic_detail`): the line and the
+/// source file of the runtime or an example whose tag matches (or the tag, when none or several do).
+fn panic_place(detail: u32) -> String {
+    let (line, tag) = (detail & 0xFFFF, (detail >> 16) as u16);
+    let ws = crate::workspace_root();
+    let mut roots = vec![ws.join("runtime").join("src")];
+    roots.extend(crate::build::examples(&ws).into_iter().map(|e| ws.join("examples").join(e).join("src")));
+    let mut found = Vec::new();
+    let mut stack = roots.clone();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let shown = path.strip_prefix(&ws).unwrap_or(&path).display().to_string();
+                if psxanim_runtime::record::source_file_tag(&shown) == tag {
+                    found.push(shown);
+                }
+            }
+        }
+    }
+    match found.as_slice() {
+        [file] => format!("panic at {file}:{line}"),
+        _ => format!("panic at line {line} of a file tagged {tag:#06x} ({} candidates)", found.len()),
+    }
 }
 
 /// An error code as hex, plus its four characters when it is a code like "PANC" (the panic handler's).
@@ -469,6 +500,9 @@ mod tests {
     #[test]
     fn panic_codes_read_as_text() {
         assert_eq!(error_code(u32::from_le_bytes(*b"PANC")), "0x434e4150 (\"PANC\")");
+        // A console panic's detail names the file and line.
+        let detail = psxanim_runtime::record::panic_detail("/anywhere/runtime/src/tables/primitives.rs", 216);
+        assert_eq!(panic_place(detail), "panic at runtime/src/tables/primitives.rs:216");
         assert_eq!(error_code(7), "0x00000007");
     }
 

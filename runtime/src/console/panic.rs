@@ -1,10 +1,11 @@
 //! The panic handler: marks the verification record failed (so the host sees why) and stops.
 //! No message formatting: that would pull in BIOS-free text output we do not have.
 
-use crate::record::Record;
+use crate::record::{panic_detail, Record};
 
-/// `Record::error` after a panic ("PANC"); `Record::error_detail` holds the source line.
-pub const ERROR_PANIC: u32 = u32::from_le_bytes(*b"PANC");
+/// `Record::error` after a panic ("PANC"); `Record::error_detail` holds the source line and file
+/// (`record::panic_detail`).
+pub const ERROR_PANIC: u32 = crate::record::ERROR_PANIC_CODE;
 
 static mut ATTACHED: *mut Record = core::ptr::null_mut();
 
@@ -16,10 +17,10 @@ pub fn attach_record(record: *mut Record) {
 
 #[panic_handler]
 fn on_panic(info: &core::panic::PanicInfo) -> ! {
-    let line = info.location().map_or(0, |l| l.line());
+    let detail = info.location().map_or(0, |l| panic_detail(l.file(), l.line()));
     // SAFETY: the pointer is null or was given by `attach_record` for a record that lives forever.
     if let Some(record) = unsafe { ATTACHED.as_mut() } {
-        record.fail(ERROR_PANIC, line);
+        record.fail(ERROR_PANIC, detail);
     }
     loop {
         core::hint::spin_loop();
