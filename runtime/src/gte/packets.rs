@@ -198,7 +198,7 @@ impl Packets<'_, '_, '_, '_> {
 
 /// No point nearer than `near`, and the points' screen extent within `MAX_SPAN_X` x `MAX_SPAN_Y`.
 #[inline(always)]
-fn within_limits<const N: usize>(sxy: [u32; N], sz: [u32; N], near: u16) -> bool {
+pub(crate) fn within_limits<const N: usize>(sxy: [u32; N], sz: [u32; N], near: u16) -> bool {
     let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
     let mut nearest = u32::MAX;
     for (xy, z) in sxy.into_iter().zip(sz) {

@@ -17,7 +17,8 @@
 //! (`cull::Visibility::Clear`: the usual case) skips those tests, on both paths.
 
 use super::camera::Camera;
-use crate::gte::{Cop2, FlatPrimitives, Gte, PacketList, ScreenXY, MAX_SPAN_X, MAX_SPAN_Y};
+use crate::gte::packets::within_limits;
+use crate::gte::{Cop2, FlatPrimitives, Gte, PacketList, ScreenXY};
 use crate::tables::Tables;
 
 /// NCLIP sign of a triangle facing the camera. The importer keeps the source winding (counter-clockwise
@@ -63,41 +64,6 @@ pub struct TriangleStats {
     /// Too near the camera, too large for the GPU, or refused by a full sink.
     pub rejected: u32,
     pub drawn: u32,
-}
-
-/// No side longer than the GPU draws (x span at most `MAX_SPAN_X`, y span at most `MAX_SPAN_Y`).
-///
-/// First a box test without branches: a box `MAX_SPAN + 1` wide around `center` holds every vertex
-/// when each biased coordinate is in `0..=MAX_SPAN`, which one OR and one shift test for all three
-/// (a coordinate outside has a bit above, or is negative). That implies the exact test, which runs
-/// only for triangles that cross the box.
-#[inline(always)]
-fn span_ok<const N: usize>(xy: &[u32; N], center: (i16, i16)) -> bool {
-    let bias_x = (MAX_SPAN_X + 1) / 2 - center.0 as i32;
-    let bias_y = (MAX_SPAN_Y + 1) / 2 - center.1 as i32;
-    let x = xy.iter().fold(0, |o, &w| o | (w as u16 as i16 as i32 + bias_x) as u32);
-    let y = xy.iter().fold(0, |o, &w| o | ((w as i32 >> 16) + bias_y) as u32);
-    let outside = (x & !(MAX_SPAN_X as u32)) | (y & !(MAX_SPAN_Y as u32));
-    outside == 0 || span_exact(xy)
-}
-
-/// The span test proper: every pairwise difference within the limit (out of line: it is rare, and
-/// inlined it would take registers from the common path).
-#[inline(never)]
-fn span_exact(xy: &[u32]) -> bool {
-    let span = |c: &dyn Fn(u32) -> i32| {
-        let (lo, hi) = xy.iter().fold((i32::MAX, i32::MIN), |(lo, hi), &w| (lo.min(c(w)), hi.max(c(w))));
-        hi - lo
-    };
-    span(&|w| w as u16 as i16 as i32) <= MAX_SPAN_X && span(&|w| (w as i32) >> 16) <= MAX_SPAN_Y
-}
-
-/// No vertex nearer than `near`: depths are 0..=0xFFFF, so `z - near` is negative exactly for a vertex
-/// too near, and one sign test covers all three.
-#[inline(always)]
-fn near_ok<const N: usize>(z: &[u32; N], near: u16) -> bool {
-    let near = near as i32;
-    z.iter().fold(0, |o, &z| o | (z as i32 - near)) >= 0
 }
 
 // `Cop2::flat_packets` keeps the primitives whose NCLIP is negative.
@@ -187,7 +153,7 @@ fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
         if !p.quad {
             // SAFETY: as above.
             let t = unsafe { gte.backend_mut().avsz3_indexed(sz, facing) };
-            if clip_tests && (!near_ok(&t.sz, camera.near) || !span_ok(&t.sxy, camera.center)) {
+            if clip_tests && !within_limits(t.sxy, t.sz, camera.near) {
                 stats.rejected += 1;
                 continue;
             }
@@ -197,7 +163,7 @@ fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
         // SAFETY: as above.
         let t = unsafe { gte.backend_mut().avsz4_indexed(sz, points) };
         let (xy, z) = (points.map(|v| sxy[v]), points.map(|v| sz[v]));
-        if clip_tests && (!near_ok(&z, camera.near) || !span_ok(&xy, camera.center)) {
+        if clip_tests && !within_limits(xy, z, camera.near) {
             stats.rejected += 2;
             continue;
         }
