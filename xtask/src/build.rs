@@ -69,22 +69,47 @@ pub fn cargo_command(ws: &Path, example: &str, debug: bool) -> Command {
     if !debug {
         cmd.arg("--release");
     }
-    for var in [
-        "RUSTUP_TOOLCHAIN",
-        "RUSTC",
-        "RUSTC_WRAPPER",
-        "RUSTFLAGS",
-        "CARGO_ENCODED_RUSTFLAGS",
-        "CARGO_BUILD_RUSTFLAGS",
-        "CARGO_TARGET_DIR",
-        "CARGO_BUILD_TARGET",
-    ] {
+    for var in OUTER_CARGO_VARS {
         cmd.env_remove(var);
     }
     cmd.env("CARGO_TARGET_DIR", ws.join("target").join("psx-build"));
     cmd.env("RUSTFLAGS", PSX_RUSTFLAGS);
     cmd
 }
+
+/// What the outer cargo (`cargo xtask` runs inside stable cargo) exports and a child cargo must not
+/// inherit: they would pick the outer toolchain, flags, target or target folder.
+pub const OUTER_CARGO_VARS: [&str; 8] = [
+    "RUSTUP_TOOLCHAIN",
+    "RUSTC",
+    "RUSTC_WRAPPER",
+    "RUSTFLAGS",
+    "CARGO_ENCODED_RUSTFLAGS",
+    "CARGO_BUILD_RUSTFLAGS",
+    "CARGO_TARGET_DIR",
+    "CARGO_BUILD_TARGET",
+];
+
+/// The examples that are psx-sdk-rs games: built by `cargo psx build` with psx's own start-up,
+/// panic handler and linker script, as their users build them.
+pub const CARGO_PSX_EXAMPLES: [&str; 1] = ["psx-game"];
+
+/// `cargo psx build` of a psx-sdk-rs crate in `dir`: the pinned nightly, the delay slot filler off
+/// (cargo-psx puts its own link arguments after these flags), the target folder `target_dir`.
+pub fn cargo_psx_command(dir: &Path, target_dir: &Path) -> Command {
+    let mut cmd = Command::new("cargo");
+    cmd.args(["psx", "build", "--toolchain", setup::NIGHTLY]).current_dir(dir);
+    for var in OUTER_CARGO_VARS {
+        cmd.env_remove(var);
+    }
+    cmd.env("CARGO_TARGET_DIR", target_dir);
+    cmd.env("RUSTFLAGS", CARGO_PSX_RUSTFLAGS);
+    cmd
+}
+
+/// RUSTFLAGS of a cargo-psx build: cargo-psx's own default (one codegen unit, which it drops when
+/// RUSTFLAGS is set) and the delay slot filler off.
+pub const CARGO_PSX_RUSTFLAGS: &str = "-Ccodegen-units=1 -Cllvm-args=-disable-mips-delay-filler";
 
 /// Code generation flags of every PSX build (core included, through build-std). The pinned nightly's
 /// LLVM fills branch delay slots with loads whose result the branch target reads at once, which MIPS I
@@ -103,8 +128,11 @@ pub fn elf_path(ws: &Path, example: &str, debug: bool) -> PathBuf {
 pub fn build_exe(ws: &Path, example: &str, region: Region, debug: bool) -> Result<Built> {
     check_example(ws, example)?;
     setup::ensure_toolchain()?;
-    if example == "character" {
+    if example == "character" || CARGO_PSX_EXAMPLES.contains(&example) {
         crate::expect::character::generate_tables(ws)?;
+    }
+    if CARGO_PSX_EXAMPLES.contains(&example) {
+        return build_with_cargo_psx(ws, example);
     }
     let status = cargo_command(ws, example, debug).status().context("could not start cargo")?;
     if !status.success() {
@@ -120,6 +148,28 @@ pub fn build_exe(ws: &Path, example: &str, region: Region, debug: bool) -> Resul
     let exe = out_dir.join(format!("{example}.exe"));
     std::fs::write(&exe, &converted.file).with_context(|| format!("writing {}", exe.display()))?;
     Ok(Built { example: example.to_string(), exe, header: converted.header, sizes: converted.sizes })
+}
+
+/// A psx-sdk-rs example: `cargo psx build` writes the PS-EXE itself (psx's linker script holds the
+/// header); it is checked and copied to `target/psx/NAME.exe`. psx's script leaves the bss out of the
+/// header (its `__start` does not zero it either), so the sizes show text and data together.
+fn build_with_cargo_psx(ws: &Path, example: &str) -> Result<Built> {
+    setup::ensure_cargo_psx()?;
+    let dir = ws.join("examples").join(example);
+    let target_dir = ws.join("target").join("psx-cargo-psx");
+    let status = cargo_psx_command(&dir, &target_dir).status().context("could not start cargo psx")?;
+    if !status.success() {
+        return Err(Exit::error(Exit::FAILED, format!("cargo psx build of {example} failed ({status})")));
+    }
+    let built = target_dir.join(TARGET).join("release").join(format!("{example}.exe"));
+    let file = std::fs::read(&built).with_context(|| format!("reading {}", built.display()))?;
+    let header = psexe::validate(&file).map_err(|e| Exit::error(Exit::FAILED, format!("{}: {e}", built.display())))?;
+    let out_dir = ws.join("target").join("psx");
+    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    let exe = out_dir.join(format!("{example}.exe"));
+    std::fs::write(&exe, &file).with_context(|| format!("writing {}", exe.display()))?;
+    let sizes = Sizes { text: header.t_size, data: 0, bss: header.b_size, file: file.len() as u32 };
+    Ok(Built { example: example.to_string(), exe, header, sizes })
 }
 
 #[cfg(test)]

@@ -8,6 +8,8 @@ use serde::Serialize;
 
 /// The character example (tables generation, expectation, screenshot and cycle checks).
 pub mod character;
+/// The psx-sdk-rs game example (expectation and cycle figures).
+pub mod psx_game;
 
 #[path = "../../examples/hello/src/gte_probe.rs"]
 #[allow(dead_code)]
@@ -38,6 +40,7 @@ pub fn for_example(example: &str) -> Result<Expectation> {
         "hello" => Ok(hello()),
         "character" => character::expectation(&crate::workspace_root()),
         "anim" => Ok(anim()),
+        "psx-game" => psx_game::expectation(&crate::workspace_root()),
         other => bail!("no host expectation is defined for example {other:?} (add it to xtask/src/expect.rs)"),
     }
 }

@@ -2,7 +2,9 @@
 //! 1. the pinned nightly (minimal profile + rust-src) for the PSX builds, via rustup;
 //! 2. the Debian packages the backends call (7z, node, luajit), via apt-get;
 //! 3. each backend's own files (`ensure_installed`: the pinned npm core, the beetle-psx core...);
-//! 4. what the viewer's browser test drives: Debian's chromium and `npm ci` in `tests/browser`
+//! 4. cargo-psx 0.1.4 (`cargo install --locked`), which builds the psx-sdk-rs game example and the game
+//!    template the way their users build them;
+//! 5. what the viewer's browser test drives: Debian's chromium and `npm ci` in `tests/browser`
 //!    (playwright-core only; it downloads no browser of its own).
 //!
 //! The other commands call the part they need (`ensure_toolchain`, `ensure_emulator`) on their own.
@@ -51,6 +53,8 @@ pub fn find_on_path(command: &str) -> Option<PathBuf> {
 pub fn run(ws: &Path) -> Result<()> {
     ensure_toolchain()?;
     println!("setup: {NIGHTLY} with rust-src is installed");
+    ensure_cargo_psx()?;
+    println!("setup: cargo-psx {CARGO_PSX_VERSION} is installed");
     let mut tools: Vec<Tool> = Vec::new();
     for emulator in [Emulator::PcsxRearmed, Emulator::Mednafen, Emulator::PcsxRedux] {
         for tool in tools_for(emulator) {
@@ -109,6 +113,28 @@ fn ensure_backend_files(ws: &Path, emulator: Emulator) -> Result<()> {
         // PCSX-Redux has no package: this only reports where the user's binary is.
         Emulator::PcsxRedux => backends::redux::ensure_installed(ws),
     }
+}
+
+/// The cargo-psx release the game example and template are built with.
+pub const CARGO_PSX_VERSION: &str = "0.1.4";
+
+/// Installs cargo-psx `CARGO_PSX_VERSION` (from crates.io, `--locked`) unless `cargo install --list`
+/// already shows it.
+pub fn ensure_cargo_psx() -> Result<()> {
+    let list = Command::new("cargo").args(["install", "--list"]).output().context("could not run cargo install --list")?;
+    let wanted = format!("cargo-psx v{CARGO_PSX_VERSION}:");
+    if String::from_utf8_lossy(&list.stdout).lines().any(|l| l.trim() == wanted) {
+        return Ok(());
+    }
+    println!("setup: installing cargo-psx {CARGO_PSX_VERSION}");
+    let mut cmd = Command::new("cargo");
+    cmd.args(["install", "cargo-psx", "--version", CARGO_PSX_VERSION, "--locked"]);
+    for var in crate::build::OUTER_CARGO_VARS {
+        cmd.env_remove(var);
+    }
+    run_install(&mut cmd, RUSTUP_TIMEOUT, "cargo install cargo-psx (is crates.io reachable?)")?;
+    println!("setup: installed cargo-psx {CARGO_PSX_VERSION}");
+    Ok(())
 }
 
 /// Installs the pinned nightly with rust-src when either is missing.

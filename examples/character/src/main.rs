@@ -290,7 +290,7 @@ extern "C" fn main() -> ! {
             let camera = scene.camera();
             let started = timer::now();
             let mut last = started;
-            let mut sink = OtSink { list, shading: Shading::Flat };
+            let mut sink = OtSink::new(list.frame(), Shading::Flat);
             let outcomes = scene.render(&camera, &mut gte, scratch, &mut sink, &mut |i, stage| {
                 let now = timer::now();
                 let s = match stage {

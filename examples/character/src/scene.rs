@@ -411,30 +411,11 @@ pub fn corruption_words<B: Cop2>(
     }
 }
 
-/// A number per error kind for the record: table errors 1 up in declaration order, render errors from 0x100.
+/// A number per error kind for the record: table errors their own code (`TableError::code`, 1 up),
+/// render errors from 0x100.
 pub fn error_code(e: &RenderError) -> u32 {
     match e {
-        RenderError::Table(t) => match t {
-            TableError::TooShort { .. } => 1,
-            TableError::BadMagic { .. } => 2,
-            TableError::UnsupportedVersion { .. } => 3,
-            TableError::BadStorage { .. } => 4,
-            TableError::SectionOutOfBounds { .. } => 5,
-            TableError::Misaligned { .. } => 6,
-            TableError::BadIndex { .. } => 7,
-            TableError::ParentNotBefore { .. } => 8,
-            TableError::BadName { .. } => 9,
-            TableError::WrongStorage { .. } => 10,
-            TableError::ClipOutOfRange { .. } => 11,
-            TableError::FrameOutOfRange { .. } => 12,
-            TableError::OutputTooSmall { .. } => 13,
-            TableError::BadClipData { .. } => 14,
-            TableError::BadBitWidth { .. } => 15,
-            TableError::BitStreamEnd { .. } => 16,
-            TableError::ValueOverflow { .. } => 17,
-            TableError::BadFramePayload { .. } => 18,
-            TableError::BadPrimitive { .. } => 19,
-        },
+        RenderError::Table(t) => t.code(),
         RenderError::TooManyBones { .. } => 0x101,
         RenderError::TooManyVertices { .. } => 0x102,
         RenderError::PoseCacheMismatch => 0x103,
@@ -444,20 +425,7 @@ pub fn error_code(e: &RenderError) -> u32 {
 
 /// The byte offset a table error points at (0 when it has none).
 pub fn error_offset(e: &TableError) -> u32 {
-    match *e {
-        TableError::SectionOutOfBounds { offset, .. }
-        | TableError::Misaligned { offset, .. }
-        | TableError::BadIndex { offset, .. }
-        | TableError::ParentNotBefore { offset, .. }
-        | TableError::BadName { offset }
-        | TableError::BadClipData { offset, .. }
-        | TableError::BadBitWidth { offset, .. }
-        | TableError::BitStreamEnd { offset, .. }
-        | TableError::ValueOverflow { offset }
-        | TableError::BadFramePayload { offset, .. }
-        | TableError::BadPrimitive { offset, .. } => offset as u32,
-        _ => 0,
-    }
+    e.offset().unwrap_or(0) as u32
 }
 
 /// The record detail of a render error: the table error's offset, or the count that was too large.

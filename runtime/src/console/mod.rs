@@ -1,6 +1,11 @@
-//! Console hardware, driven directly (no BIOS calls anywhere): start-up, GPU, DMA, vsync, root counter 2,
-//! and the panic handler. Only built for the PlayStation (`target_os = "psx"`), except `prim` and
-//! `ordering`, which touch no hardware and are unit-tested on the host.
+//! Console hardware, driven directly (no BIOS calls anywhere): GPU, DMA, vsync, root counter 2. Only
+//! built for the PlayStation (`target_os = "psx"`), except `prim` and `ordering`, which touch no
+//! hardware and are unit-tested on the host.
+//!
+//! Nothing here runs unless called: a game that links the runtime keeps its own start-up, GPU set-up
+//! and frame loop, and only hands its ordering table and packet buffer to the renderer
+//! ([`ordering::FramePackets`]). The machine-owning parts (the entry point `__start`, the panic
+//! handler and the examples' frame cycle) exist only with the `standalone` feature.
 //!
 //! Typical frame loop (see `examples/hello`):
 //! ```text
@@ -8,7 +13,7 @@
 //! ```
 
 /// Entry point `__start`: COP2 on, `.bss` zeroed, `$gp`/`$sp` set, then `main`.
-#[cfg(target_os = "psx")]
+#[cfg(all(target_os = "psx", feature = "standalone"))]
 pub mod start;
 /// Memory-mapped I/O registers (volatile access by physical address).
 #[cfg(target_os = "psx")]
@@ -30,8 +35,8 @@ pub mod vsync;
 #[cfg(target_os = "psx")]
 pub mod timer;
 /// The panic handler: writes the failure into the verification record and stops.
-#[cfg(target_os = "psx")]
+#[cfg(all(target_os = "psx", feature = "standalone"))]
 pub mod panic;
 /// The examples' shared frame cycle: start-up, a list begun on a cleared screen, presenting it.
-#[cfg(target_os = "psx")]
+#[cfg(all(target_os = "psx", feature = "standalone"))]
 pub mod display;

@@ -26,7 +26,121 @@ pub enum AddError {
     ArenaFull,
 }
 
-/// One frame's ordering table (`DEPTHS` entries) and packet arena (`WORDS` words, headers included).
+/// An ordering table and a packet buffer that belong to someone else (a game's frame, or a
+/// [`DrawList`]), and the count of buffer words already used, which every added packet advances.
+///
+/// The contract with a game:
+/// - `table` is reverse-linked, the format DMA channel 6 (OTC) writes and PsyQ's `ClearOTagR` makes:
+///   entry `z` holds the header word `0x00` << 24 | address of entry `z - 1`, entry 0 holds
+///   `0x00FF_FFFF` (end). [`clear_table`] writes it with the CPU. The list is sent from the last entry
+///   (DMA channel 2, linked-list mode), so a larger depth is drawn earlier, farther away. (`psx`'s
+///   `gpu::ordering_table` links the other way, entry 0 first: do not use it for this table.)
+/// - A packet added at depth `z` is spliced right after entry `z`: a header word (`len << 24` | the
+///   24-bit address of what followed entry `z`) then its `len` GP0 words, at `packets[*used..]`.
+/// - `packets` and `table` must stay where they are until the DMA has sent them.
+pub struct FramePackets<'a> {
+    table: &'a mut [u32],
+    arena: &'a mut [u32],
+    used: &'a mut usize,
+}
+
+impl<'a> FramePackets<'a> {
+    /// The game's `table` (already cleared for this frame), its packet buffer, and its count of used
+    /// buffer words (packets are written from `packets[*used]` on and `*used` is advanced).
+    pub fn new(table: &'a mut [u32], packets: &'a mut [u32], used: &'a mut usize) -> Self {
+        FramePackets { table, arena: packets, used }
+    }
+
+    /// Entries of the ordering table.
+    pub fn depths(&self) -> usize {
+        self.table.len()
+    }
+
+    /// Adds one GP0 command at depth `z` (0 = nearest, drawn last).
+    pub fn add(&mut self, z: usize, packet: &[u32]) -> Result<(), AddError> {
+        if z >= self.table.len() {
+            return Err(AddError::DepthOutOfRange);
+        }
+        if packet.is_empty() || packet.len() > MAX_PACKET_WORDS {
+            return Err(AddError::BadLength);
+        }
+        let start = *self.used;
+        let Some(words) = self.arena.get_mut(start..start + 1 + packet.len()) else {
+            return Err(AddError::ArenaFull);
+        };
+        words[0] = (packet.len() as u32) << 24 | (self.table[z] & END_OF_LIST);
+        words[1..].copy_from_slice(packet);
+        self.table[z] = address(&words[0]);
+        *self.used = start + 1 + packet.len();
+        Ok(())
+    }
+
+    /// [`add`](Self::add) for a packet whose length is a compile-time constant, inlined into the
+    /// caller: the words are stored one by one (no slice copy, so no `memcpy` call) and the only
+    /// checks are the depth and one room test.
+    #[inline(always)]
+    pub fn add_array<const N: usize>(&mut self, z: usize, packet: [u32; N]) -> Result<(), AddError> {
+        if z >= self.table.len() {
+            return Err(AddError::DepthOutOfRange);
+        }
+        if N == 0 || N > MAX_PACKET_WORDS {
+            return Err(AddError::BadLength);
+        }
+        let start = *self.used;
+        let Some(words) = self.arena.get_mut(start..start + 1 + N) else {
+            return Err(AddError::ArenaFull);
+        };
+        words[0] = (N as u32) << 24 | (self.table[z] & END_OF_LIST);
+        for (w, p) in words[1..].iter_mut().zip(packet) {
+            *w = p;
+        }
+        self.table[z] = address(&words[0]);
+        *self.used = start + 1 + N;
+        Ok(())
+    }
+
+    /// The unused buffer and the table, for a writer that links its own packets in this format
+    /// ([`Cop2::flat_packets`](crate::gte::Cop2::flat_packets)) at depths up to `max_depth`; `commit`
+    /// then counts the words it wrote.
+    pub fn packet_list(&mut self, max_depth: usize) -> PacketList<'_> {
+        let from = (*self.used).min(self.arena.len());
+        PacketList { arena: &mut self.arena[from..], table: self.table, max_depth: max_depth as u32 }
+    }
+
+    /// Counts `words` more buffer words as used, written through `packet_list`.
+    pub fn commit(&mut self, words: usize) {
+        *self.used = (*self.used + words).min(self.arena.len());
+    }
+
+    /// Words of the buffer used so far (headers included).
+    pub fn used_words(&self) -> usize {
+        *self.used
+    }
+}
+
+/// Clears an ordering table into the reverse-linked format of [`FramePackets`]: each entry an empty
+/// header pointing at the entry below it, entry 0 the end of the list. What DMA channel 6 (OTC) does,
+/// with the CPU.
+pub fn clear_table(table: &mut [u32]) {
+    let Some(first) = table.first_mut() else {
+        return;
+    };
+    *first = END_OF_LIST;
+    for z in 1..table.len() {
+        table[z] = address(&table[z - 1]);
+    }
+}
+
+/// The first header the DMA reads for a table in [`FramePackets`]' format: its last entry.
+pub fn table_head(table: &[u32]) -> *const u32 {
+    match table.last() {
+        Some(last) => last,
+        None => core::ptr::null(),
+    }
+}
+
+/// One frame's ordering table (`DEPTHS` entries) and packet arena (`WORDS` words, headers included),
+/// in one place: the examples' own frame ([`FramePackets`] over its arrays).
 pub struct DrawList<const DEPTHS: usize, const WORDS: usize> {
     table: [u32; DEPTHS],
     arena: [u32; WORDS],
@@ -41,67 +155,31 @@ impl<const DEPTHS: usize, const WORDS: usize> DrawList<DEPTHS, WORDS> {
     /// Empties the list: chains the table entries from the last down to 0, arena unused.
     pub fn clear(&mut self) {
         self.used = 0;
-        if DEPTHS == 0 {
-            return;
-        }
-        self.table[0] = END_OF_LIST;
-        for z in 1..DEPTHS {
-            self.table[z] = address(&self.table[z - 1]);
-        }
+        clear_table(&mut self.table);
+    }
+
+    /// The table and arena as a [`FramePackets`] (what the renderer's sink takes).
+    pub fn frame(&mut self) -> FramePackets<'_> {
+        FramePackets::new(&mut self.table, &mut self.arena, &mut self.used)
     }
 
     /// Adds one GP0 command at depth `z` (0 = nearest, drawn last).
     pub fn add(&mut self, z: usize, packet: &[u32]) -> Result<(), AddError> {
-        if z >= DEPTHS {
-            return Err(AddError::DepthOutOfRange);
-        }
-        if packet.is_empty() || packet.len() > MAX_PACKET_WORDS {
-            return Err(AddError::BadLength);
-        }
-        let start = self.used;
-        let end = start + 1 + packet.len();
-        if end > WORDS {
-            return Err(AddError::ArenaFull);
-        }
-        self.arena[start] = (packet.len() as u32) << 24 | (self.table[z] & END_OF_LIST);
-        self.arena[start + 1..end].copy_from_slice(packet);
-        self.table[z] = address(&self.arena[start]);
-        self.used = end;
-        Ok(())
+        self.frame().add(z, packet)
     }
 
-    /// [`add`](Self::add) for a packet whose length is a compile-time constant, inlined into the
-    /// caller: the words are stored one by one (no slice copy, so no `memcpy` call) and the only
-    /// checks are the depth and one room test.
+    /// [`FramePackets::add_array`].
     #[inline(always)]
     pub fn add_array<const N: usize>(&mut self, z: usize, packet: [u32; N]) -> Result<(), AddError> {
-        if z >= DEPTHS {
-            return Err(AddError::DepthOutOfRange);
-        }
-        if N == 0 || N > MAX_PACKET_WORDS {
-            return Err(AddError::BadLength);
-        }
-        let start = self.used;
-        let Some(words) = self.arena.get_mut(start..start + 1 + N) else {
-            return Err(AddError::ArenaFull);
-        };
-        words[0] = (N as u32) << 24 | (self.table[z] & END_OF_LIST);
-        for (w, p) in words[1..].iter_mut().zip(packet) {
-            *w = p;
-        }
-        self.table[z] = address(&words[0]);
-        self.used = start + 1 + N;
-        Ok(())
+        self.frame().add_array(z, packet)
     }
 
-    /// The unused arena and the table, for a writer that links its own packets in this list's format
-    /// ([`Cop2::flat_packets`](crate::gte::Cop2::flat_packets)) at depths up to `max_depth`; `commit`
-    /// then counts the words it wrote.
+    /// [`FramePackets::packet_list`].
     pub fn packet_list(&mut self, max_depth: usize) -> PacketList<'_> {
         PacketList { arena: &mut self.arena[self.used..], table: &mut self.table, max_depth: max_depth as u32 }
     }
 
-    /// Counts `words` more arena words as used, written through `packet_list`.
+    /// [`FramePackets::commit`].
     pub fn commit(&mut self, words: usize) {
         self.used = (self.used + words).min(WORDS);
     }
@@ -113,10 +191,7 @@ impl<const DEPTHS: usize, const WORDS: usize> DrawList<DEPTHS, WORDS> {
 
     /// The first header the DMA reads: the deepest table entry.
     pub fn head(&self) -> *const u32 {
-        match self.table.last() {
-            Some(last) => last,
-            None => core::ptr::null(),
-        }
+        table_head(&self.table)
     }
 }
 

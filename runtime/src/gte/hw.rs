@@ -66,26 +66,36 @@ pub struct Cop2Hardware {
 }
 
 impl Cop2Hardware {
-    /// Enables coprocessor 2 (sets SR.CU2; idempotent) and returns the handle.
+    /// Enables coprocessor 2 ([`enable_cop2`]) and returns the handle.
     pub fn new() -> Self {
-        // SAFETY: read-modify-write of the status register that only sets the CU2 enable bit.
-        unsafe {
-            asm!(
-                ".word {mfc0}",
-                "nop",
-                "lui $9, 0x4000",
-                "or $8, $8, $9",
-                ".word {mtc0}",
-                "nop",
-                "nop",
-                mfc0 = const MFC0_T0_SR,
-                mtc0 = const MTC0_T0_SR,
-                out("$8") _,
-                out("$9") _,
-                options(nostack),
-            );
-        }
+        enable_cop2();
         Self { _private: () }
+    }
+}
+
+/// Sets COP0 Status bit 30 (CU2), so GTE instructions run, and nothing else: a read-modify-write
+/// that keeps the game's interrupt, cache and boot-vector bits as they are. Idempotent.
+///
+/// `psx` 0.1.8's `cop0::Status::enable_gte()` must not be used for this: it also sets bit 16
+/// (isolate cache), after which stores no longer reach RAM (mednafen drops every one of them).
+pub fn enable_cop2() {
+    // SAFETY: read-modify-write of the status register that only sets the CU2 enable bit; the nops
+    // cover mfc0's load delay and the two instructions before the new status takes effect.
+    unsafe {
+        asm!(
+            ".word {mfc0}",
+            "nop",
+            "lui $9, 0x4000",
+            "or $8, $8, $9",
+            ".word {mtc0}",
+            "nop",
+            "nop",
+            mfc0 = const MFC0_T0_SR,
+            mtc0 = const MTC0_T0_SR,
+            out("$8") _,
+            out("$9") _,
+            options(nostack),
+        );
     }
 }
 

@@ -52,6 +52,14 @@ use regs::{cmd, ctrl, data};
 
 use crate::math::{Matrix, Rotation, Vec3i16, Vec3i32};
 
+/// Makes the GTE usable: on the console sets COP0 Status bit 30 (CU2) and only that bit (see
+/// [`hw::enable_cop2`]; `psx`'s `Status::enable_gte` would also isolate the cache). A game calls it
+/// once after its own start-up, before any GTE work ([`Gte::new`] calls it too). On the host: nothing.
+pub fn enable() {
+    #[cfg(target_os = "psx")]
+    hw::enable_cop2();
+}
+
 /// The backend [`Gte::new`] uses on this target.
 #[cfg(target_os = "psx")]
 pub type Native = hw::Cop2Hardware;

@@ -15,7 +15,7 @@
 //! ```
 //! [`character::render`] runs them in order for one instance; a program owns one [`Scratch`] that all
 //! its characters share, one after the other. On the console the sink is `ot::OtSink`, which links
-//! GPU packets into a double-buffered ordering table; on the host any sink can collect the triangles
+//! GPU packets into an ordering table (the game's own, through `console::ordering::FramePackets`); on the host any sink can collect the triangles
 //! and [`triangles::sort_draw_order`] puts them in the order the GPU will draw them.
 //!
 //! Units and axes are those of [`crate::tables`] (1 m = 4096 GTE units, +Y down, +Z into the screen).
@@ -24,7 +24,6 @@ pub mod bones;
 pub mod camera;
 pub mod character;
 pub mod cull;
-#[cfg(target_os = "psx")]
 pub mod ot;
 pub mod pose_cache;
 pub mod project;

@@ -1,7 +1,12 @@
-//! The console's triangle sink: GPU packets linked into a `DrawList` ordering table.
+//! The console's triangle sink: GPU packets linked into an ordering table, the game's own
+//! ([`FramePackets::new`] over its table and packet buffer) or an example's `DrawList`.
+//!
+//! Flat shading takes the fast path: one asm loop (`Cop2::flat_packets`) writes every front-facing
+//! primitive's packet straight into the buffer, 5 words a triangle (header, colour+command, three
+//! vertices) and 6 a quad drawn as one POLY_F4; gouraud packets (7 words) are written one by one.
 
 use super::triangles::{shade, DrawnTriangle, TriangleSink};
-use crate::console::ordering::{AddError, DrawList};
+use crate::console::ordering::{AddError, FramePackets};
 use crate::console::prim::{self, Color, Vertex};
 use crate::gte::PacketList;
 
@@ -13,34 +18,44 @@ pub enum Shading {
     Gouraud { near_z: u16, far_z: u16 },
 }
 
-/// Links each triangle at depth `min(otz, DEPTHS - 2)`: the deepest entry stays free for the frame's
-/// background, which must be drawn first.
-pub struct OtSink<'a, const DEPTHS: usize, const WORDS: usize> {
-    pub list: &'a mut DrawList<DEPTHS, WORDS>,
+/// Links each triangle at depth `min(otz, deepest)`, `otz` being the GTE's AVSZ3/AVSZ4 result
+/// scaled by the tables' depth factor (`Camera`'s ZSF3/ZSF4).
+pub struct OtSink<'a> {
+    pub packets: FramePackets<'a>,
     pub shading: Shading,
+    /// The deepest entry used; by default the table's last but one, so that the deepest entry stays
+    /// free for the frame's background, which must be drawn first.
+    pub deepest: usize,
 }
 
-impl<const DEPTHS: usize, const WORDS: usize> TriangleSink for OtSink<'_, DEPTHS, WORDS> {
+impl<'a> OtSink<'a> {
+    pub fn new(packets: FramePackets<'a>, shading: Shading) -> Self {
+        let deepest = packets.depths().saturating_sub(2);
+        OtSink { packets, shading, deepest }
+    }
+}
+
+impl TriangleSink for OtSink<'_> {
     fn flat_packet_list(&mut self) -> Option<PacketList<'_>> {
         match self.shading {
-            Shading::Flat => Some(self.list.packet_list(DEPTHS.saturating_sub(2))),
+            Shading::Flat => Some(self.packets.packet_list(self.deepest)),
             Shading::Gouraud { .. } => None,
         }
     }
 
     fn commit_flat_packets(&mut self, words: usize) {
-        self.list.commit(words);
+        self.packets.commit(words);
     }
 
     // Inlined into the triangle loop: a call would spill the triangle to the stack, which is uncached RAM.
     #[inline(always)]
     fn add(&mut self, t: &DrawnTriangle) -> bool {
-        let depth = (t.otz as usize).min(DEPTHS.saturating_sub(2));
+        let depth = (t.otz as usize).min(self.deepest);
         let v = t.xy.map(|p| Vertex::new(p.x, p.y));
         let c = |rgb: [u8; 3]| Color::new(rgb[0], rgb[1], rgb[2]);
         let added = match self.shading {
-            Shading::Flat => self.list.add_array(depth, prim::flat_triangle(c(t.colour), v)),
-            Shading::Gouraud { near_z, far_z } => add_gouraud(self.list, depth, t, v, near_z, far_z),
+            Shading::Flat => self.packets.add_array(depth, prim::flat_triangle(c(t.colour), v)),
+            Shading::Gouraud { near_z, far_z } => add_gouraud(&mut self.packets, depth, t, v, near_z, far_z),
         };
         added.is_ok()
     }
@@ -48,8 +63,8 @@ impl<const DEPTHS: usize, const WORDS: usize> TriangleSink for OtSink<'_, DEPTHS
 
 /// The gouraud packet, out of line: its divisions would otherwise take registers from the flat path.
 #[inline(never)]
-fn add_gouraud<const DEPTHS: usize, const WORDS: usize>(
-    list: &mut DrawList<DEPTHS, WORDS>,
+fn add_gouraud(
+    list: &mut FramePackets,
     depth: usize,
     t: &DrawnTriangle,
     v: [Vertex; 3],

@@ -166,6 +166,52 @@ pub enum TableError {
     },
 }
 
+impl TableError {
+    /// A number per error kind, 1 up in declaration order: what a game can keep or show (the
+    /// verification records of the examples hold it).
+    pub fn code(&self) -> u32 {
+        match self {
+            TableError::TooShort { .. } => 1,
+            TableError::BadMagic { .. } => 2,
+            TableError::UnsupportedVersion { .. } => 3,
+            TableError::BadStorage { .. } => 4,
+            TableError::SectionOutOfBounds { .. } => 5,
+            TableError::Misaligned { .. } => 6,
+            TableError::BadIndex { .. } => 7,
+            TableError::ParentNotBefore { .. } => 8,
+            TableError::BadName { .. } => 9,
+            TableError::WrongStorage { .. } => 10,
+            TableError::ClipOutOfRange { .. } => 11,
+            TableError::FrameOutOfRange { .. } => 12,
+            TableError::OutputTooSmall { .. } => 13,
+            TableError::BadClipData { .. } => 14,
+            TableError::BadBitWidth { .. } => 15,
+            TableError::BitStreamEnd { .. } => 16,
+            TableError::ValueOverflow { .. } => 17,
+            TableError::BadFramePayload { .. } => 18,
+            TableError::BadPrimitive { .. } => 19,
+        }
+    }
+
+    /// The byte offset in the blob the error points at, when it has one.
+    pub fn offset(&self) -> Option<usize> {
+        match *self {
+            TableError::SectionOutOfBounds { offset, .. }
+            | TableError::Misaligned { offset, .. }
+            | TableError::BadIndex { offset, .. }
+            | TableError::ParentNotBefore { offset, .. }
+            | TableError::BadName { offset }
+            | TableError::BadClipData { offset, .. }
+            | TableError::BadBitWidth { offset, .. }
+            | TableError::BitStreamEnd { offset, .. }
+            | TableError::ValueOverflow { offset }
+            | TableError::BadFramePayload { offset, .. }
+            | TableError::BadPrimitive { offset, .. } => Some(offset),
+            _ => None,
+        }
+    }
+}
+
 /// A bone table entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bone {

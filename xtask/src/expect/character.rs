@@ -37,7 +37,7 @@ pub fn tables_dir(ws: &Path) -> PathBuf {
     ws.join("target").join("character-tables")
 }
 
-fn blob_path(ws: &Path, storage: &str) -> PathBuf {
+pub fn blob_path(ws: &Path, storage: &str) -> PathBuf {
     tables_dir(ws).join(storage).join("character.pxsk")
 }
 

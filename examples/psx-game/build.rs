@@ -1,0 +1,21 @@
+//! Points `include_bytes!` at the character tables that `cargo xtask build-exe psx-game` generates
+//! with `psxanim import` (never committed). psx's own build script provides the linker script.
+use std::path::PathBuf;
+
+fn main() {
+    let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    println!("cargo:rerun-if-env-changed=PSXANIM_CHARACTER_TABLES");
+    let tables = std::env::var_os("PSXANIM_CHARACTER_TABLES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.join("../../target/character-tables"));
+    let blob = tables.join("rigid-gte").join("character.pxsk");
+    if !blob.is_file() {
+        panic!(
+            "{} is missing: build with `cargo xtask build-exe --example psx-game`, which generates it with \
+             `psxanim import tests/fixtures/fbx/character.fbx --storage rigid-gte`",
+            blob.display()
+        );
+    }
+    println!("cargo:rerun-if-changed={}", blob.display());
+    println!("cargo:rustc-env=CHARACTER_RIGID={}", blob.display());
+}

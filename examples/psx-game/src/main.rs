@@ -1,0 +1,156 @@
+//! psx-game: a game written the psx-sdk-rs way that draws an imported character with psxanim.
+//!
+//! psx (0.1.8) owns the machine: its `__start` calls `main`, its panic handler prints, its
+//! `Framebuffer` sets up the GPU and swaps buffers, its DMA channel sends the frame. psxanim's runtime
+//! (default features: no entry point, no panic handler) only enables the GTE and, each vsync, poses the
+//! two actors of `play.rs` and links their triangles into the game's own ordering table and packet
+//! buffer. Built with cargo-psx:
+//!
+//! ```text
+//! RUSTFLAGS="-Ccodegen-units=1 -Cllvm-args=-disable-mips-delay-filler" cargo psx build --toolchain nightly-2024-12-21
+//! ```
+//!
+//! For `cargo xtask verify` it also leaves a verification record in RAM (program "GAME"): the words
+//! of `play::actor_words` for each actor at `play::MEASURED_FRAME`, then the error code and offset of a
+//! damaged copy of the blob (the game reports it and keeps playing); cycles of each stage at that frame.
+#![no_std]
+#![no_main]
+
+use psx::dma::{self, LinkedList};
+use psx::gpu::Color;
+use psx::Framebuffer;
+use psxanim_runtime::console::ordering::{clear_table, table_head, FramePackets};
+use psxanim_runtime::console::timer;
+use psxanim_runtime::gte::{self, Gte};
+use psxanim_runtime::record::{status, Record};
+use psxanim_runtime::render::ot::{OtSink, Shading};
+use psxanim_runtime::render::{Scratch, Stage};
+use psxanim_runtime::tables::Tables;
+
+mod play;
+use play::{Game, MEASURED_FRAME, OT_DEPTHS, PROBE_WORDS, SLOT_DRAW, STAGES};
+
+/// The character, compiled by `psxanim import` (see build.rs), 4-byte aligned as the tables want.
+#[repr(C, align(4))]
+struct Aligned<T: ?Sized>(T);
+static CHARACTER: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_RIGID")));
+const CHARACTER_BYTES: usize = include_bytes!(env!("CHARACTER_RIGID")).len();
+
+/// Packet words per frame: two characters of 660 triangles, at most half of them facing the camera,
+/// 5 words a triangle (6 a quad), with room to spare.
+const PACKET_WORDS: usize = 8 * 1024;
+
+/// The game's frame: its ordering table and packet buffer (psxanim writes into them), the renderer's
+/// scratch, the verification record, and room for the damaged copy of the blob. psx's start-up does not
+/// zero `.bss`, so `main` initialises every one of them before use.
+static mut OT: [u32; OT_DEPTHS] = [0; OT_DEPTHS];
+static mut PACKETS: [u32; PACKET_WORDS] = [0; PACKET_WORDS];
+static mut SCRATCH: Scratch = Scratch::new();
+static mut RECORD: Record = Record::ZERO;
+static mut DAMAGED: Aligned<[u8; CHARACTER_BYTES]> = Aligned([0; CHARACTER_BYTES]);
+
+/// The game's ordering table as psx's DMA channel sends it: from its last entry (see
+/// `FramePackets`: the table is reverse-linked, as the OTC DMA channel writes it).
+struct OrderingTable<'a>(&'a [u32]);
+impl LinkedList for OrderingTable<'_> {
+    fn address(&self) -> Option<&u32> {
+        // SAFETY: `table_head` is the address of the table's last entry (or null when empty).
+        unsafe { table_head(self.0).as_ref() }
+    }
+}
+
+/// `Record::error` codes: the blob did not parse (detail: the offset), a frame could not be drawn
+/// (detail: `play::render_error_code`).
+const ERROR_TABLES: u32 = u32::from_le_bytes(*b"TBLE");
+const ERROR_RENDER: u32 = u32::from_le_bytes(*b"REND");
+
+#[no_mangle]
+fn main() {
+    // SAFETY: the only references to these statics, taken once; one thread, no interrupt handlers.
+    let (ot, packets, scratch, record, damaged) = unsafe {
+        let record = &mut *core::ptr::addr_of_mut!(RECORD);
+        *record = Record::ZERO;
+        let scratch = &mut *core::ptr::addr_of_mut!(SCRATCH);
+        *scratch = Scratch::new();
+        (
+            &mut *core::ptr::addr_of_mut!(OT),
+            &mut *core::ptr::addr_of_mut!(PACKETS),
+            scratch,
+            record,
+            &mut (*core::ptr::addr_of_mut!(DAMAGED)).0,
+        )
+    };
+    record.begin(play::PROGRAM);
+    gte::enable();
+    let mut gte = Gte::new();
+    let mut fb = Framebuffer::new((0, 0), (0, 240), (320, 240), psx::gpu::VideoMode::NTSC, Some(Color::new(16, 24, 64)))
+        .unwrap_or_default();
+    let mut gpu_dma = dma::GPU::new();
+    timer::start();
+    psx::println!("psx-game: psxanim runtime linked");
+
+    // A damaged blob is an error the game can read; the game goes on with the good one.
+    damaged.copy_from_slice(&CHARACTER.0);
+    play::corrupt(damaged);
+    let corruption = play::corruption_words(damaged);
+
+    let game = Tables::parse(&CHARACTER.0).and_then(Game::new);
+    let mut game = match game {
+        Ok(g) => Some(g),
+        Err(e) => {
+            record.fail(ERROR_TABLES, e.offset().unwrap_or(0) as u32);
+            None
+        }
+    };
+
+    let mut frame = 0u32;
+    let mut probe = [0u32; PROBE_WORDS];
+    loop {
+        clear_table(ot);
+        let mut used = 0;
+        if let Some(game) = &game {
+            let measured = frame == MEASURED_FRAME;
+            let mut sink = OtSink::new(FramePackets::new(ot, packets, &mut used), Shading::Flat);
+            let started = timer::now();
+            let mut last = started;
+            let outcomes = game.draw(&mut gte, scratch, &mut sink, &mut |actor, stage| {
+                let now = timer::now();
+                let slot = match stage {
+                    Stage::Bounds => None,
+                    Stage::Decode => Some(0),
+                    Stage::Pose => Some(1),
+                    Stage::Project => Some(2),
+                    Stage::Triangles => Some(3),
+                };
+                if let (true, Some(s)) = (measured, slot) {
+                    record.set_cycles(STAGES * actor + s, now.wrapping_sub(last) as u32);
+                }
+                last = now;
+            }, measured.then_some(&mut probe));
+            // A frame that cannot be drawn (a blob that fails to decode) is reported; the game goes on.
+            for outcome in outcomes {
+                if let Err(e) = outcome {
+                    record.fail(ERROR_RENDER, play::render_error_code(&e));
+                }
+            }
+            if measured {
+                record.set_cycles(SLOT_DRAW, timer::ticks_since(started) as u32);
+                for w in probe.iter().chain(&corruption) {
+                    record.push(*w);
+                }
+                if record.status == status::RUNNING {
+                    record.status = status::DONE;
+                }
+            }
+        }
+        fb.draw_sync();
+        fb.wait_vblank();
+        fb.dma_swap(&mut gpu_dma);
+        gpu_dma.send_list(&OrderingTable(ot));
+        if let Some(game) = &mut game {
+            game.update(1);
+        }
+        frame += 1;
+        record.frames = frame;
+    }
+}

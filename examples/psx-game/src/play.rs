@@ -1,0 +1,167 @@
+//! The game's logic apart from the hardware: two instances of the fixture character, one walking and
+//! one idling, under a fixed camera; and what its verification record holds.
+//!
+//! This file is compiled into the game and into the xtask (`xtask/src/expect/psx_game.rs`), which runs
+//! it on the runtime's GTE model: the host knows exactly what the console computes at any frame. Game
+//! time advances one vsync per rendered frame (the game draws at 60 fps), never by wall-clock vsyncs.
+use psxanim_runtime::anim::{Animator, Sampling};
+use psxanim_runtime::gte::{Cop2, Gte};
+use psxanim_runtime::math::{Matrix, Vec3i32};
+use psxanim_runtime::render::camera::{self, Angle, Camera};
+use psxanim_runtime::render::{self, Outcome, RenderError, Scratch, Stage, TriangleSink};
+use psxanim_runtime::tables::{TableError, Tables};
+
+/// `Record::program` of the game.
+pub const PROGRAM: [u8; 4] = *b"GAME";
+/// The display rate the animators assume (NTSC).
+pub const DISPLAY_HZ: u32 = 60;
+pub const SCREEN: (i16, i16) = (320, 240);
+/// Ordering-table entries; the character goes to depths `0..OT_DEPTHS - 1`.
+pub const OT_DEPTHS: usize = 1024;
+/// The frame whose results and stage cycles the game records.
+pub const MEASURED_FRAME: u32 = 20;
+
+/// One character on stage.
+pub struct Actor {
+    pub clip: &'static str,
+    pub sampling: Sampling,
+    pub position: Vec3i32,
+    pub yaw: Angle,
+}
+
+pub const ACTORS: [Actor; 2] = [
+    Actor { clip: "Walk", sampling: Sampling::Step, position: Vec3i32::new(-3000, 0, 0), yaw: 0x2000 },
+    Actor { clip: "Idle", sampling: Sampling::Interpolated, position: Vec3i32::new(3000, 0, 0), yaw: 0xE000 },
+];
+
+/// Cycle slots (root counter 2 ticks at `MEASURED_FRAME`): per actor its decode, pose, projection and
+/// triangle stages, then the whole draw.
+pub const STAGES: usize = 4;
+pub const SLOT_DRAW: usize = STAGES * ACTORS.len();
+
+/// The camera: fixed, looking at both actors from the front and a little above.
+pub fn camera() -> Camera {
+    Camera {
+        view: Camera::orbit(Vec3i32::new(0, -3600, 0), 20_000, 0, 0x0400),
+        center: (SCREEN.0 / 2, SCREEN.1 / 2),
+        projection: 320,
+        screen: SCREEN,
+        zsf3: 36,
+        near: 1000,
+    }
+}
+
+/// The game's state: the shared tables, one animator per actor (a few words each) and where they stand.
+pub struct Game<'a> {
+    pub tables: Tables<'a>,
+    pub animators: [Animator; ACTORS.len()],
+    pub worlds: [Matrix; ACTORS.len()],
+}
+
+impl<'a> Game<'a> {
+    /// Every actor playing its clip, looping, from the first frame.
+    pub fn new(tables: Tables<'a>) -> Result<Self, TableError> {
+        let mut animators = [Animator::new(DISPLAY_HZ, Sampling::Step); ACTORS.len()];
+        for (animator, actor) in animators.iter_mut().zip(&ACTORS) {
+            let clip = tables.find_clip(actor.clip).unwrap_or(usize::MAX);
+            animator.set_sampling(actor.sampling);
+            animator.play(&tables, clip, true)?;
+        }
+        let worlds = ACTORS.map(|a| camera::placement(a.position, a.yaw));
+        Ok(Game { tables, animators, worlds })
+    }
+
+    /// Advances every actor by `vsyncs` vertical blanks.
+    pub fn update(&mut self, vsyncs: u32) {
+        for a in &mut self.animators {
+            a.update(vsyncs);
+        }
+    }
+
+    /// Draws every actor into `sink`; `mark(actor, stage)` is called at the end of each stage. With
+    /// `probe`, each actor's record words (`actor_words`) are written there.
+    pub fn draw<B: Cop2, S: TriangleSink + ?Sized>(
+        &self,
+        gte: &mut Gte<B>,
+        scratch: &mut Scratch,
+        sink: &mut S,
+        mark: &mut dyn FnMut(usize, Stage),
+        mut probe: Option<&mut [u32; PROBE_WORDS]>,
+    ) -> [Result<Outcome, RenderError>; ACTORS.len()] {
+        let camera = camera();
+        camera.load(gte);
+        let mut outcomes = [Ok(Outcome::Culled); ACTORS.len()];
+        for (i, outcome) in outcomes.iter_mut().enumerate() {
+            let sample = self.animators[i].sample();
+            *outcome = render::render(gte, &self.tables, &camera, &self.worlds[i], sample, scratch, sink, &mut |s| mark(i, s));
+            if let Some(words) = probe.as_deref_mut() {
+                // While the scratch still holds this actor's projected vertices.
+                let at = i * WORDS_PER_ACTOR;
+                words[at..at + WORDS_PER_ACTOR].copy_from_slice(&actor_words(outcome, scratch, self.tables.vertex_count()));
+            }
+        }
+        outcomes
+    }
+}
+
+/// The record words of one actor at the measured frame (`ACTOR_FIELDS`): triangles drawn,
+/// back-facing and rejected (or `u32::MAX` and the error code), vertex count, and an FNV-1a hash of its
+/// projected SXY and SZ.
+pub const ACTOR_FIELDS: [&str; 5] = ["drawn", "back_facing", "rejected", "vertices", "sxy_sz_hash"];
+pub const WORDS_PER_ACTOR: usize = ACTOR_FIELDS.len();
+pub const PROBE_WORDS: usize = WORDS_PER_ACTOR * ACTORS.len();
+
+fn actor_words(outcome: &Result<Outcome, RenderError>, scratch: &Scratch, vertices: usize) -> [u32; WORDS_PER_ACTOR] {
+    match outcome {
+        Ok(Outcome::Drawn(s)) => {
+            let n = vertices.min(scratch.sxy.len());
+            let hash = fnv(scratch.sxy[..n].iter().chain(&scratch.sz[..n]).copied());
+            [s.drawn, s.back_facing, s.rejected, n as u32, hash]
+        }
+        Ok(Outcome::Culled) => [0; WORDS_PER_ACTOR],
+        Err(e) => [u32::MAX, render_error_code(e), 0, 0, 0],
+    }
+}
+
+/// A render error as a number: its table error's code, or 0x100 up.
+pub fn render_error_code(e: &RenderError) -> u32 {
+    match e {
+        RenderError::Table(t) => t.code(),
+        RenderError::TooManyBones { .. } => 0x101,
+        RenderError::TooManyVertices { .. } => 0x102,
+        RenderError::PoseCacheMismatch => 0x103,
+        RenderError::TooManyClips { .. } => 0x104,
+    }
+}
+
+/// FNV-1a over words.
+pub fn fnv(words: impl Iterator<Item = u32>) -> u32 {
+    let mut h = 0x811C_9DC5u32;
+    for w in words {
+        for b in w.to_le_bytes() {
+            h = (h ^ b as u32).wrapping_mul(0x0100_0193);
+        }
+    }
+    h
+}
+
+/// A damaged copy of the blob: its second bone made its own parent (the bones must be parent-first),
+/// as a stray write or a bad patch would. The game must report the parse error and keep playing.
+pub fn corrupt(copy: &mut [u8]) {
+    // Header offset 40: the bone table's offset; a bone is 8 bytes, its parent the first u16.
+    let Some(&[a, b, c, d]) = copy.get(40..44) else {
+        return;
+    };
+    let second_bone = u32::from_le_bytes([a, b, c, d]) as usize + 8;
+    if let Some(parent) = copy.get_mut(second_bone..second_bone + 2) {
+        parent.copy_from_slice(&1u16.to_le_bytes());
+    }
+}
+
+/// The record words of a parse of the damaged copy: error code and offset (0, 0 if it parsed).
+pub fn corruption_words(copy: &[u8]) -> [u32; 2] {
+    match Tables::parse(copy) {
+        Ok(_) => [0, 0],
+        Err(e) => [e.code(), e.offset().unwrap_or(0) as u32],
+    }
+}

@@ -1,0 +1,127 @@
+//! The psx-game example, a psx-sdk-rs game: the record its `play.rs` must leave, computed by the same
+//! file on the runtime's GTE model with the same ordering-table sink, and its stage cycle figures.
+use super::{Expectation, Word};
+use crate::report::Check;
+use anyhow::{ensure, Context, Result};
+use psxanim_runtime::console::ordering::DrawList;
+use psxanim_runtime::gte::{Gte, GteModel};
+use psxanim_runtime::record::RecordView;
+use psxanim_runtime::render::ot::{OtSink, Shading};
+use psxanim_runtime::render::{Outcome, Scratch};
+use psxanim_runtime::tables::Tables;
+use serde::Serialize;
+use std::path::Path;
+
+#[path = "../../../examples/psx-game/src/play.rs"]
+#[allow(dead_code)]
+mod play;
+
+/// CPU cycles per root counter 2 tick.
+const CYCLES_PER_TICK: f64 = 8.0;
+
+fn blob(ws: &Path) -> Result<Vec<u8>> {
+    let path = super::character::blob_path(ws, "rigid-gte");
+    std::fs::read(&path).with_context(|| format!("{} is missing: run `cargo xtask build-exe --example psx-game` first", path.display()))
+}
+
+/// The game's state at `play::MEASURED_FRAME` and its outcomes that frame, as the console computes them.
+struct HostFrame {
+    probe: [u32; play::PROBE_WORDS],
+    vertices: usize,
+    triangles: usize,
+}
+
+fn host_frame(blob: &[u8]) -> Result<HostFrame> {
+    let tables = Tables::parse(blob).map_err(|e| anyhow::anyhow!("rigid-gte tables: {e:?}"))?;
+    let mut game = play::Game::new(tables).map_err(|e| anyhow::anyhow!("the game's clips: {e:?}"))?;
+    for _ in 0..play::MEASURED_FRAME {
+        game.update(1);
+    }
+    let mut list = Box::new(DrawList::<{ play::OT_DEPTHS }, { 8 * 1024 }>::new());
+    list.clear();
+    let mut sink = OtSink::new(list.frame(), Shading::Flat);
+    let mut scratch = Box::new(Scratch::new());
+    let mut probe = [0u32; play::PROBE_WORDS];
+    let outcomes = game.draw(&mut Gte::with_backend(GteModel::default()), &mut scratch, &mut sink, &mut |_, _| {}, Some(&mut probe));
+    for (o, a) in outcomes.iter().zip(&play::ACTORS) {
+        ensure!(matches!(o, Ok(Outcome::Drawn(_))), "the host does not draw {} at frame {}: {o:?}", a.clip, play::MEASURED_FRAME);
+    }
+    Ok(HostFrame { probe, vertices: tables.vertex_count(), triangles: tables.triangle_count() })
+}
+
+/// The record the game must leave: each actor's words at the measured frame, then the damaged blob's
+/// error code and offset.
+pub fn expectation(ws: &Path) -> Result<Expectation> {
+    let blob = blob(ws)?;
+    let host = host_frame(&blob)?;
+    let mut words: Vec<Word> = host
+        .probe
+        .iter()
+        .enumerate()
+        .map(|(i, &value)| {
+            let actor = play::ACTORS[i / play::WORDS_PER_ACTOR].clip;
+            Word { name: format!("{actor}.{}", play::ACTOR_FIELDS[i % play::WORDS_PER_ACTOR]), value }
+        })
+        .collect();
+    let mut damaged = blob.clone();
+    play::corrupt(&mut damaged);
+    let [code, offset] = play::corruption_words(&damaged);
+    ensure!(code != 0, "the damaged blob copy parses: the corruption proves nothing");
+    words.push(Word { name: "damaged_blob.error_code".into(), value: code });
+    words.push(Word { name: "damaged_blob.error_offset".into(), value: offset });
+    Ok(Expectation { program: play::PROGRAM, words })
+}
+
+/// The game's drawing costs at the measured frame, from its record (root counter 2 ticks).
+#[derive(Debug, Serialize)]
+pub struct GameCycles {
+    pub measured_frame: u32,
+    /// Per actor: decode, bone matrices, projection and triangle stages, in CPU cycles.
+    pub actors: Vec<[f64; play::STAGES]>,
+    pub draw_cycles: f64,
+    pub cycles_per_vertex: f64,
+    pub cycles_per_triangle_considered: f64,
+    pub cycles_per_drawn_triangle: f64,
+}
+
+fn cycles(blob: &[u8], view: &RecordView) -> Result<GameCycles> {
+    let host = host_frame(blob)?;
+    let cyc = |slot: usize| view.cycles(slot) as f64 * CYCLES_PER_TICK;
+    let actors: Vec<[f64; play::STAGES]> =
+        (0..play::ACTORS.len()).map(|a| std::array::from_fn(|s| cyc(play::STAGES * a + s))).collect();
+    ensure!(actors.iter().all(|a| a[2] > 0.0 && a[3] > 0.0), "the record holds no stage cycles of frame {}", play::MEASURED_FRAME);
+    let drawn: u32 = (0..play::ACTORS.len()).map(|a| host.probe[a * play::WORDS_PER_ACTOR]).sum();
+    let actors_n = play::ACTORS.len() as f64;
+    let projection: f64 = actors.iter().map(|a| a[2]).sum();
+    let triangles: f64 = actors.iter().map(|a| a[3]).sum();
+    Ok(GameCycles {
+        measured_frame: play::MEASURED_FRAME,
+        draw_cycles: cyc(play::SLOT_DRAW),
+        cycles_per_vertex: projection / (actors_n * host.vertices as f64),
+        cycles_per_triangle_considered: triangles / (actors_n * host.triangles as f64),
+        cycles_per_drawn_triangle: triangles / drawn.max(1) as f64,
+        actors,
+    })
+}
+
+/// The cycle figures as a check, written to `artifacts/cycles-psx-game-EMULATOR.json`.
+pub fn cycle_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, artifacts: &Path) -> Vec<Check> {
+    let result = (|| -> Result<String> {
+        let view = view.context("no record")?;
+        let figures = cycles(&blob(ws)?, view)?;
+        let path = artifacts.join(format!("cycles-psx-game-{emulator}.json"));
+        std::fs::write(&path, serde_json::to_string_pretty(&figures)? + "\n").with_context(|| format!("writing {}", path.display()))?;
+        Ok(format!(
+            "{:.1} cyc/vertex projected, {:.1} cyc/triangle considered, {:.1} per drawn triangle; whole draw {:.0} cyc; {}",
+            figures.cycles_per_vertex,
+            figures.cycles_per_triangle_considered,
+            figures.cycles_per_drawn_triangle,
+            figures.draw_cycles,
+            path.display()
+        ))
+    })();
+    match result {
+        Ok(detail) => vec![Check::new("psx_game.cycles", true, detail)],
+        Err(e) => vec![Check::new("psx_game.cycles", false, format!("{e:#}"))],
+    }
+}
