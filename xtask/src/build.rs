@@ -172,6 +172,58 @@ fn build_with_cargo_psx(ws: &Path, example: &str) -> Result<Built> {
     Ok(Built { example: example.to_string(), exe, header, sizes })
 }
 
+/// The symbols a PSX build of the runtime library defines outside Rust's mangling (`#[no_mangle]`,
+/// `global_asm!` globals, the panic handler's `rust_begin_unwind`), read with `nm` from its rlib:
+/// whatever a game's own start-up and panic handler could collide with.
+pub fn runtime_unmangled_symbols(ws: &Path, features: &[&str]) -> Result<Vec<String>> {
+    setup::ensure_toolchain()?;
+    let target_dir = ws.join("target").join("psx-runtime-lib");
+    let mut cmd = Command::new("cargo");
+    cmd.arg(format!("+{}", setup::NIGHTLY))
+        .args(["build", "--release", "--manifest-path"])
+        .arg(ws.join("runtime").join("Cargo.toml"))
+        .args(["--target", TARGET, "-Zbuild-std=core"]);
+    if !features.is_empty() {
+        cmd.arg("--features").arg(features.join(","));
+    }
+    for var in OUTER_CARGO_VARS {
+        cmd.env_remove(var);
+    }
+    cmd.env("CARGO_TARGET_DIR", &target_dir).env("RUSTFLAGS", PSX_RUSTFLAGS);
+    let status = cmd.status().context("could not start cargo")?;
+    anyhow::ensure!(status.success(), "the PSX build of the runtime library failed ({status})");
+    let rlib = target_dir.join(TARGET).join("release").join("libpsxanim_runtime.rlib");
+    let out = Command::new("nm")
+        .args(["--defined-only", "--extern-only", "--format=posix"])
+        .arg(&rlib)
+        .output()
+        .context("could not run nm (binutils)")?;
+    anyhow::ensure!(out.status.success(), "nm {} failed: {}", rlib.display(), String::from_utf8_lossy(&out.stderr).trim());
+    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| !n.ends_with(':') && !n.starts_with("_ZN") && !n.starts_with("_R"))
+        .map(str::to_string)
+        .collect();
+    names.sort();
+    names.dedup();
+    Ok(names)
+}
+
+/// A game links the runtime next to its own start-up and panic handler: with default features the
+/// runtime defines no unmangled symbol at all, and with `standalone` the same reading finds `__start`
+/// and the panic handler (so the check is not blind).
+pub fn check_runtime_is_a_library(ws: &Path) -> Result<()> {
+    let default = runtime_unmangled_symbols(ws, &[])?;
+    anyhow::ensure!(default.is_empty(), "the runtime (default features) defines unmangled symbols a game would collide with: {default:?}");
+    let standalone = runtime_unmangled_symbols(ws, &["standalone"])?;
+    for wanted in ["__start", "rust_begin_unwind"] {
+        anyhow::ensure!(standalone.iter().any(|s| s == wanted), "nm does not find {wanted} in the standalone build ({standalone:?}): the check is blind");
+    }
+    println!("runtime library: no unmangled symbols with default features; standalone defines {}", standalone.join(", "));
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

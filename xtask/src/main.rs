@@ -8,6 +8,7 @@ mod build;
 mod elf;
 mod expect;
 mod hazards;
+mod new_game;
 mod process;
 mod psexe;
 mod report;
@@ -38,6 +39,18 @@ enum Command {
     Test,
     /// Run the sample character in the default emulator (PNG frames) and write GIFs of its clips with `psxanim preview`.
     Demo(DemoArgs),
+    /// Write a new psx-sdk-rs game crate at PATH that plays an imported character (templates/game/):
+    /// Cargo.toml (psx, psxanim-runtime), build.rs (psxanim import of assets/character.fbx), src/main.rs, README.
+    NewGame(NewGameArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+struct NewGameArgs {
+    /// The folder to create (its name becomes the crate's name); must not exist.
+    path: PathBuf,
+    /// Take psxanim-runtime from this git repository instead of this checkout's runtime/ folder.
+    #[arg(long, value_name = "URL")]
+    runtime_git: Option<String>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -154,6 +167,14 @@ fn main() {
         }
         Command::Test => verify::test_all(&ws),
         Command::Demo(a) => verify::demo(&ws, a.artifacts.unwrap_or_else(|| ws.join("artifacts").join("demo"))),
+        Command::NewGame(a) => {
+            let runtime = match a.runtime_git {
+                Some(url) => new_game::RuntimeSource::Git(url),
+                None => new_game::RuntimeSource::Path(ws.join("runtime")),
+            };
+            // A relative path is the user's, from where they ran cargo (cargo runs the xtask there too).
+            new_game::create(&ws, &a.path, &runtime)
+        }
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");

@@ -321,7 +321,13 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
 /// `cargo xtask test`: host tests, PSX builds, verify on both CI backends, and the proof that a wrong
 /// expectation fails. Prints `N passed, N failed`.
 pub fn test_all(ws: &Path) -> Result<()> {
+    // Everything the steps below need, installed when missing (a fresh clone runs this with nothing before it).
+    setup::run(ws)?;
     let mut results: Vec<(String, Result<()>)> = Vec::new();
+    results.push((
+        "the runtime is a library: no __start, panic handler or other unmangled symbol with default features (nm)".into(),
+        build::check_runtime_is_a_library(ws),
+    ));
     // PSX builds first: building `character` generates the tables its host-side tests read.
     for example in build::examples(ws) {
         let built = build::build_exe(ws, &example, Region::Na, false);
@@ -359,6 +365,10 @@ pub fn test_all(ws: &Path) -> Result<()> {
             results.push((format!("verify {example} on {}", setup::name(emulator)), step));
         }
     }
+    results.push((
+        "a new game outside the repository (cargo xtask new-game) builds with cargo-psx and animates on mednafen".into(),
+        crate::new_game::check_outside_the_repo(ws),
+    ));
     // A deliberately wrong expectation must be caught (exit code 1), or the checks prove nothing.
     let wrong = match run(ws, &options(Emulator::PcsxRearmed, "hello", true)) {
         Err(e) if crate::exit_code(&e) == Exit::MISMATCH => Ok(()),

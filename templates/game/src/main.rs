@@ -1,0 +1,80 @@
+//! {{name}}: a PlayStation game on psx-sdk-rs that plays an imported character with psxanim.
+#![no_std]
+#![no_main]
+
+use core::ptr::addr_of_mut;
+use psx::dma::{self, LinkedList};
+use psx::gpu::{Color, VideoMode};
+use psx::Framebuffer;
+use psxanim_runtime::anim::{Animator, Sampling};
+use psxanim_runtime::console::ordering::{clear_table, table_head, FramePackets};
+use psxanim_runtime::gte::{self, Gte};
+use psxanim_runtime::math::Vec3i32;
+use psxanim_runtime::render::ot::{OtSink, Shading};
+use psxanim_runtime::render::{self, camera, Camera, Scratch};
+use psxanim_runtime::tables::Tables;
+
+/// The character compiled by build.rs; the tables are read in place and want 4-byte alignment.
+#[repr(C, align(4))]
+struct Aligned<T: ?Sized>(T);
+static CHARACTER: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/character.pxsk")));
+
+/// The frame psxanim draws into: an ordering table (entry 0 nearest) and a packet buffer.
+static mut OT: [u32; 1024] = [0; 1024];
+static mut PACKETS: [u32; 8192] = [0; 8192];
+/// The renderer's working memory, shared by every character drawn.
+static mut SCRATCH: Scratch = Scratch::new();
+
+/// psx's DMA sends a list from its first header: for psxanim's table that is the last entry.
+struct OrderingTable<'a>(&'a [u32]);
+impl LinkedList for OrderingTable<'_> {
+    fn address(&self) -> Option<&u32> {
+        unsafe { table_head(self.0).as_ref() }
+    }
+}
+
+#[no_mangle]
+fn main() {
+    let (ot, packets, scratch) = unsafe { (&mut *addr_of_mut!(OT), &mut *addr_of_mut!(PACKETS), &mut *addr_of_mut!(SCRATCH)) };
+    gte::enable(); // COP2 on (psx's Status::enable_gte would also isolate the cache)
+    let mut gte = Gte::new();
+    let mut fb = Framebuffer::new((0, 0), (0, 240), (320, 240), VideoMode::NTSC, Some(Color::new(16, 24, 64))).unwrap();
+    let mut gpu_dma = dma::GPU::new();
+
+    let tables = match Tables::parse(&CHARACTER.0) {
+        Ok(t) => t,
+        Err(e) => panic!("character.pxsk: error {} at byte {:?}", e.code(), e.offset()),
+    };
+    let (walk, idle) = (tables.find_clip("Walk").unwrap_or(0), tables.find_clip("Idle").unwrap_or(0));
+    let mut animator = Animator::new(60, Sampling::Interpolated);
+    let _ = animator.play(&tables, walk, true);
+    let camera = Camera {
+        view: Camera::orbit(Vec3i32::new(0, -3600, 0), 14_000, 0x1000, 0x0400),
+        center: (160, 120),
+        projection: 320,
+        screen: (320, 240),
+        zsf3: 36,
+        near: 1000,
+    };
+    let world = camera::placement(Vec3i32::new(0, 0, 0), 0);
+
+    for frame in 1u32.. {
+        clear_table(ot);
+        let mut used = 0;
+        let mut sink = OtSink::new(FramePackets::new(ot, packets, &mut used), Shading::Flat);
+        camera.load(&mut gte);
+        let _ = render::render(&mut gte, &tables, &camera, &world, animator.sample(), scratch, &mut sink, &mut |_| {});
+
+        fb.draw_sync();
+        fb.wait_vblank();
+        fb.dma_swap(&mut gpu_dma);
+        gpu_dma.send_list(&OrderingTable(ot));
+
+        animator.update(1); // one vsync of game time
+        if frame % 240 == 0 {
+            // Every four seconds, the other clip.
+            let next = if frame % 480 == 0 { walk } else { idle };
+            let _ = animator.play(&tables, next, true);
+        }
+    }
+}

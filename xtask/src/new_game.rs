@@ -1,0 +1,164 @@
+//! `new-game`: writes a standalone psx-sdk-rs game crate that plays an imported character, from
+//! `templates/game/`, anywhere on disk; and the check that such a game builds with cargo-psx and
+//! animates in an emulator.
+use crate::backends::{self, RunRequest};
+use crate::{build, setup, verify, Exit};
+use anyhow::{bail, ensure, Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+/// Where the new game takes psxanim's runtime from.
+#[derive(Debug, Clone)]
+pub enum RuntimeSource {
+    /// A local checkout's `runtime/` folder.
+    Path(PathBuf),
+    /// A git repository holding this workspace (cargo finds the `psxanim-runtime` package in it).
+    Git(String),
+}
+
+impl RuntimeSource {
+    fn dependency(&self) -> String {
+        match self {
+            RuntimeSource::Path(p) => format!("{{ path = {} }}", toml_string(&p.display().to_string())),
+            RuntimeSource::Git(url) => format!("{{ git = {} }}", toml_string(url)),
+        }
+    }
+}
+
+fn toml_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// The template's files: (path in the new crate, path under `templates/game/`, filled in).
+const FILES: [(&str, &str); 4] =
+    [("Cargo.toml", "Cargo.toml.in"), ("build.rs", "build.rs"), ("src/main.rs", "src/main.rs"), ("README.md", "README.md")];
+/// The character the template starts with: the repository's own Blender-made fixture.
+const MODEL: &str = "tests/fixtures/fbx/character.fbx";
+
+/// A crate name from the folder's name (cargo's rules: ASCII letters, digits, `-` and `_`).
+fn crate_name(dir: &Path) -> Result<String> {
+    let name = dir.file_name().and_then(|n| n.to_str()).context("the new game's path has no folder name")?;
+    ensure!(
+        !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') && !name.starts_with(|c: char| c.is_ascii_digit()),
+        "{name:?} is not a crate name (letters, digits, '-' and '_', not starting with a digit): choose another folder name"
+    );
+    Ok(name.to_string())
+}
+
+/// `cargo xtask new-game PATH`: creates PATH (which must not exist yet) with the game crate.
+pub fn create(ws: &Path, dir: &Path, runtime: &RuntimeSource) -> Result<()> {
+    if dir.exists() {
+        bail!("{} already exists: new-game writes a new folder", dir.display());
+    }
+    let name = crate_name(dir)?;
+    let tooling = ws.join("tooling");
+    // Written next to the target and renamed at the end: a failure leaves no half-made game.
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+    let staging = parent.join(format!(".{name}.new-game"));
+    let _ = std::fs::remove_dir_all(&staging);
+    let result = (|| -> Result<()> {
+        for (to, from) in FILES {
+            let source = ws.join("templates").join("game").join(from);
+            let text = std::fs::read_to_string(&source).with_context(|| format!("reading {}", source.display()))?;
+            let text = text
+                .replace("{{name}}", &name)
+                .replace("{{runtime}}", &runtime.dependency())
+                .replace("{{tooling}}", &tooling.display().to_string());
+            let path = staging.join(to);
+            std::fs::create_dir_all(path.parent().expect("template files sit in folders"))?;
+            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        }
+        let assets = staging.join("assets");
+        std::fs::create_dir_all(&assets)?;
+        std::fs::copy(ws.join(MODEL), assets.join("character.fbx")).with_context(|| format!("copying {MODEL}"))?;
+        std::fs::rename(&staging, dir).with_context(|| format!("moving the new game to {}", dir.display()))?;
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_dir_all(&staging);
+    }
+    result?;
+    println!("new-game: wrote {} ({name}); build it as its README says:", dir.display());
+    println!("  cd {} && RUSTFLAGS=\"{}\" cargo psx build --toolchain {}", dir.display(), build::CARGO_PSX_RUSTFLAGS, setup::NIGHTLY);
+    Ok(())
+}
+
+/// The out-of-repo game check: a new game in a temporary folder outside the workspace, built with
+/// cargo-psx (psxanim from this workspace, as `PSXANIM`), run in mednafen; its frames must be real
+/// images that differ (the character animates).
+pub fn check_outside_the_repo(ws: &Path) -> Result<()> {
+    setup::ensure_toolchain()?;
+    setup::ensure_cargo_psx()?;
+    let psxanim = build_psxanim(ws)?;
+    let temp = std::env::temp_dir().join(format!("psxanim-new-game-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&temp);
+    ensure!(!temp.starts_with(ws), "the temporary folder {} is inside the workspace", temp.display());
+    let dir = temp.join("my-game");
+    let result = (|| -> Result<()> {
+        create(ws, &dir, &RuntimeSource::Path(ws.join("runtime")))?;
+        let mut cmd = build::cargo_psx_command(&dir, &dir.join("target"));
+        cmd.env("PSXANIM", &psxanim);
+        let status = cmd.status().context("could not start cargo psx")?;
+        ensure!(status.success(), "cargo psx build of the new game failed ({status})");
+        let exe = dir.join("target").join(build::TARGET).join("release").join("my-game.exe");
+        let bytes = std::fs::read(&exe).with_context(|| format!("reading {}", exe.display()))?;
+        crate::psexe::validate(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", exe.display()))?;
+        setup::ensure_emulator(ws, backends::Emulator::Mednafen)?;
+        let frames = 120;
+        let wanted = verify::screenshot_frames(frames);
+        let req = RunRequest { exe, frames, screenshot_frames: wanted.clone(), work_dir: temp.join("run"), timeout: Duration::from_secs(300) };
+        std::fs::create_dir_all(&req.work_dir)?;
+        let output = backends::mednafen::run(&req).map_err(|e| anyhow::anyhow!("mednafen: {e}"))?;
+        let checks = verify::check_screenshots(&wanted, &output.screenshots);
+        let failed: Vec<String> = checks.iter().filter(|c| !c.passed).map(|c| format!("{}: {}", c.name, c.detail)).collect();
+        ensure!(failed.is_empty(), "the new game's frames: {}", failed.join("; "));
+        for c in &checks {
+            println!("new game: {} {}", c.name, c.detail);
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_dir_all(&temp);
+    result
+}
+
+/// Builds the psxanim tool (release) and returns its path.
+fn build_psxanim(ws: &Path) -> Result<PathBuf> {
+    let mut cmd = Command::new("cargo");
+    cmd.args(["build", "--quiet", "--release", "-p", "psxanim", "--bin", "psxanim"]).current_dir(ws);
+    for var in build::OUTER_CARGO_VARS {
+        cmd.env_remove(var);
+    }
+    let status = cmd.status().context("could not start cargo build -p psxanim")?;
+    if !status.success() {
+        return Err(Exit::error(Exit::FAILED, format!("building psxanim failed ({status})")));
+    }
+    Ok(ws.join("target").join("release").join("psxanim"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_game_has_every_file_filled_in_and_an_existing_folder_is_refused() {
+        let ws = crate::workspace_root();
+        let temp = std::env::temp_dir().join(format!("psxanim-new-game-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&temp);
+        let dir = temp.join("tiny_game");
+        create(&ws, &dir, &RuntimeSource::Git("https://example.org/psxanim.git".into())).unwrap();
+        for (to, _) in FILES {
+            let text = std::fs::read_to_string(dir.join(to)).unwrap();
+            assert!(!text.contains("{{"), "{to} keeps a placeholder");
+        }
+        let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+        assert!(manifest.contains("name = \"tiny_game\""), "{manifest}");
+        assert!(manifest.contains("psxanim-runtime = { git = \"https://example.org/psxanim.git\" }"), "{manifest}");
+        assert!(dir.join("assets/character.fbx").is_file());
+        let again = create(&ws, &dir, &RuntimeSource::Path(ws.join("runtime"))).unwrap_err();
+        assert!(again.to_string().contains("already exists"), "{again}");
+        assert!(create(&ws, &temp.join("9lives"), &RuntimeSource::Path(ws.join("runtime"))).is_err());
+        std::fs::remove_dir_all(&temp).unwrap();
+    }
+}
