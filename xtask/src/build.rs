@@ -150,8 +150,15 @@ pub fn build_exe(ws: &Path, example: &str, region: Region, debug: bool) -> Resul
     Ok(Built { example: example.to_string(), exe, header: converted.header, sizes: converted.sizes })
 }
 
+/// Code of the `psx` crate (0.1.8), whose hazards are its own: its panic handler (`rust_begin_unwind`)
+/// stores the `mfc0` result of `cop0::Status::new` in the very next instruction.
+fn is_psx_code(symbol: &str) -> bool {
+    symbol == "rust_begin_unwind" || symbol.starts_with("_ZN3psx")
+}
+
 /// A psx-sdk-rs example: `cargo psx build` writes the PS-EXE itself (psx's linker script holds the
-/// header); it is checked and copied to `target/psx/NAME.exe`. psx's script leaves the bss out of the
+/// header); it is checked and copied to `target/psx/NAME.exe`, and its ELF build goes through the
+/// hazard checks. psx's script leaves the bss out of the
 /// header (its `__start` does not zero it either), so the sizes show text and data together.
 fn build_with_cargo_psx(ws: &Path, example: &str) -> Result<Built> {
     setup::ensure_cargo_psx()?;
@@ -168,6 +175,18 @@ fn build_with_cargo_psx(ws: &Path, example: &str) -> Result<Built> {
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let exe = out_dir.join(format!("{example}.exe"));
     std::fs::write(&exe, &file).with_context(|| format!("writing {}", exe.display()))?;
+    // The same build as an ELF (`--elf`, with symbols) for the hazard checks the EXE has no room for.
+    let elf_dir = ws.join("target").join("psx-cargo-psx-elf");
+    let mut elf_build = cargo_psx_command(&dir, &elf_dir);
+    elf_build.arg("--elf");
+    let status = elf_build.status().context("could not start cargo psx")?;
+    if !status.success() {
+        return Err(Exit::error(Exit::FAILED, format!("cargo psx build --elf of {example} failed ({status})")));
+    }
+    let elf_file = elf_dir.join(TARGET).join("release").join(format!("{example}.exe"));
+    let bytes = std::fs::read(&elf_file).with_context(|| format!("reading {}", elf_file.display()))?;
+    let parsed = elf::parse(&bytes).with_context(|| format!("{}", elf_file.display()))?;
+    crate::hazards::check_except(&parsed, is_psx_code).with_context(|| format!("{}", elf_file.display()))?;
     let sizes = Sizes { text: header.t_size, data: 0, bss: header.b_size, file: file.len() as u32 };
     Ok(Built { example: example.to_string(), exe, header, sizes })
 }
@@ -202,7 +221,8 @@ pub fn runtime_unmangled_symbols(ws: &Path, features: &[&str]) -> Result<Vec<Str
     let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| l.split_whitespace().next())
-        .filter(|n| !n.ends_with(':') && !n.starts_with("_ZN") && !n.starts_with("_R"))
+        // Rust-mangled names, and LLVM's promoted constants (`anon.HASH.N.llvm.HASH`), cannot collide.
+        .filter(|n| !n.ends_with(':') && !n.starts_with("_ZN") && !n.starts_with("_R") && !n.starts_with("anon."))
         .map(str::to_string)
         .collect();
     names.sort();
