@@ -271,7 +271,7 @@ impl<'a> ClipBin<'a> {
             looping: u16_at(b, at + 34) & 1 != 0,
             poses: poses as u32,
             locals: (poses + pose_words * 4) as u32,
-            matrices: aligned_words(b, poses, pose_words).map(as_matrices),
+            matrices: crate::bytes::aligned_words(b, poses, pose_words).map(as_matrices),
         })
     }
 
@@ -280,23 +280,10 @@ impl<'a> ClipBin<'a> {
     }
 }
 
-/// `count` words at `offset` read in place when that part of the blob is 4-aligned in memory.
-fn aligned_words(bytes: &[u8], offset: usize, count: usize) -> Option<&[u32]> {
-    if cfg!(target_endian = "big") {
-        return None;
-    }
-    let section = bytes.get(offset..offset.checked_add(count.checked_mul(4)?)?)?;
-    // SAFETY: every bit pattern is a valid u32; align_to hands out only the aligned middle part.
-    let (head, words, _) = unsafe { section.align_to::<u32>() };
-    (head.is_empty() && words.len() == count).then_some(words)
-}
-
-/// The words of a pose table as the matrices they store.
+/// The words of a pose table as the matrices they store (`len / 8` whole matrices).
 fn as_matrices(words: &[u32]) -> &[Matrix] {
-    // SAFETY: `words` is 4-aligned (a `&[u32]`), `Matrix` is `repr(C)` with alignment 4 and 32 bytes
-    // (asserted above) made of integers only, so every bit pattern is valid; the slice covers
-    // `len / 8` whole matrices inside `words` and borrows it for the same lifetime.
-    unsafe { core::slice::from_raw_parts(words.as_ptr().cast::<Matrix>(), words.len() / MATRIX_WORDS) }
+    let whole = words.len() / MATRIX_WORDS * MATRIX_WORDS;
+    bytemuck::cast_slice(&words[..whole])
 }
 
 /// One compiled clip: a pose per frame, its looping flag and markers.

@@ -59,6 +59,7 @@ pub mod status {
 }
 
 /// The record itself. Field order and sizes are the contract with the host: change `VERSION` with them.
+#[derive(bytemuck::Pod, bytemuck::Zeroable, Clone, Copy)]
 #[repr(C)]
 pub struct Record {
     pub magic: [u32; 2],
@@ -250,8 +251,7 @@ mod tests {
     use super::*;
 
     fn as_bytes(r: &Record) -> &[u8] {
-        // SAFETY: Record is repr(C) of u32s only: no padding, every byte initialised.
-        unsafe { core::slice::from_raw_parts(r as *const Record as *const u8, RECORD_BYTES) }
+        bytemuck::bytes_of(r)
     }
 
     #[test]

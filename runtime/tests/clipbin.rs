@@ -18,16 +18,14 @@ const BONES: usize = scenario::SCENE_BONES;
 fn compile(skeleton: Skeleton<'_>, clips: &[Clip<'_>], shift: usize) -> (Vec<u32>, usize) {
     let size = clipbin::compiled_size(skeleton.len(), clips);
     let mut words = vec![0u32; size / 4 + 2];
-    // SAFETY: every bit pattern is a valid u8.
-    let (_, bytes, _) = unsafe { words.align_to_mut::<u8>() };
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
     let written = clipbin::compile::<_, BONES>(&mut Gte::new(), skeleton, clips, &mut bytes[shift..]).unwrap();
     assert_eq!(written, size);
     (words, size)
 }
 
 fn bytes_of(words: &[u32]) -> &[u8] {
-    // SAFETY: every bit pattern is a valid u8.
-    unsafe { words.align_to::<u8>().1 }
+    bytemuck::cast_slice(words)
 }
 
 /// The scene: ANIMBIN manager, skeleton, and its compiled blob (aligned).

@@ -74,8 +74,7 @@ fn anim() -> Expectation {
     anim_scenario::run(&mut gte, &mut probe);
     // As words, like the console's static buffer: the compiled blob is 4-aligned on both sides.
     let mut buffer = vec![0u32; anim_scenario::COMPILE_BUFFER_BYTES / 4];
-    // SAFETY: every bit pattern is a valid u8; u8 has no alignment, so the whole buffer is handed out.
-    let (_, bytes, _) = unsafe { buffer.align_to_mut::<u8>() };
+    let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buffer);
     anim_scenario::run_compiled(&mut gte, &mut probe, bytes);
     Expectation { program: *b"ANIM", words: probe.0 }
 }

@@ -454,7 +454,7 @@ const DEMO_CLIPS: [&str; 3] = ["Idle", "Walk", "Turn"];
 mod tests {
     use super::*;
     use crate::backends::Screenshot;
-    use psxanim_runtime::record::{Record, RECORD_BYTES};
+    use psxanim_runtime::record::Record;
 
     /// A RAM dump holding a record filled as hello fills it, with `words` as results.
     fn ram_with(words: &[u32], state: u32) -> Vec<u8> {
@@ -465,8 +465,7 @@ mod tests {
         }
         r.frames = 120;
         r.status = state;
-        // SAFETY: Record is repr(C) of u32s only, so every byte is initialised.
-        let bytes = unsafe { std::slice::from_raw_parts(&*r as *const Record as *const u8, RECORD_BYTES) };
+        let bytes = bytemuck::bytes_of(&*r);
         let mut ram = vec![0u8; 0x10000];
         ram.extend_from_slice(bytes);
         ram

@@ -409,7 +409,7 @@ impl<B: Cop2> Gte<B> {
 /// words[1] = m01 | m11 << 16   VXY1: column 1, x y      words[4] = m20 | m21 << 16  VZ0, VZ1
 /// words[2] = m02 | m12 << 16   VXY2: column 2, x y      words[5] = m22 | tz << 16   VZ2, VZ0 (translation)
 /// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct PackedMatrix {
     pub words: [u32; 6],

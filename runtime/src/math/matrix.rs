@@ -12,7 +12,9 @@ pub type Rotation = [[i16; 3]; 3];
 ///
 /// `repr(C)`: nine `i16`, two bytes of padding, three `i32` (32 bytes, 4-aligned), so that compiled
 /// clips (`crate::clipbin`) can hand out their stored matrices in place.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Any bit pattern is a matrix (`AnyBitPattern`), which is what lets a stored table of them be viewed in
+/// place; the padding makes it unfit for the other direction (`Pod`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, bytemuck::AnyBitPattern)]
 #[repr(C)]
 pub struct Matrix {
     pub rotation: Rotation,

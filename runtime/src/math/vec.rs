@@ -10,7 +10,7 @@ pub struct Vec3i16 {
 
 /// A vector of `i32`: a translation (TR) or a GTE MAC1..3 result. `repr(C)` (x, y, z in order) for
 /// [`super::Matrix`]'s stored layout.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct Vec3i32 {
     pub x: i32,

@@ -17,19 +17,6 @@ fn word(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
-/// `count` little-endian words of `bytes` from `offset`, as `u32`s read in place, when that part of
-/// the blob sits 4-aligned in memory (an embedded blob does when the program aligns it; sections are
-/// aligned inside the blob). One load per word instead of four byte loads on the console.
-pub(crate) fn aligned_words(bytes: &[u8], offset: usize, count: usize) -> Option<&[u32]> {
-    if cfg!(target_endian = "big") {
-        return None;
-    }
-    let section = bytes.get(offset..offset.checked_add(count.checked_mul(4)?)?)?;
-    // SAFETY: every bit pattern is a valid u32; align_to hands out only the aligned middle part.
-    let (head, words, _) = unsafe { section.align_to::<u32>() };
-    (head.is_empty() && words.len() == count).then_some(words)
-}
-
 /// Projects three vertices given as (VXY, VZ) words; writes as many results as `sxy` / `sz` hold.
 #[inline(always)]
 fn rtpt<B: Cop2>(gte: &mut Gte<B>, v: [(u32, u32); 3], sxy: &mut [u32], sz: &mut [u32]) {
@@ -67,8 +54,8 @@ fn project_run<B: Cop2>(gte: &mut Gte<B>, count: usize, vertex: impl Fn(usize) -
 pub fn project_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u32]) {
     let bytes = tables.bytes();
     let bone_count = tables.bone_count().min(matrices.len());
-    let bones = aligned_words(bytes, tables.bones_offset(), 2 * bone_count);
-    let vertices = aligned_words(bytes, tables.vertices_offset(), 2 * tables.vertex_count());
+    let bones = crate::bytes::aligned_words(bytes, tables.bones_offset(), 2 * bone_count);
+    let vertices = crate::bytes::aligned_words(bytes, tables.vertices_offset(), 2 * tables.vertex_count());
     let (Some(bones), Some(vertices)) = (bones, vertices) else {
         return project_rigid_bytes(gte, tables, matrices, sxy, sz);
     };

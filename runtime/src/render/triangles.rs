@@ -84,7 +84,7 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
 ) -> TriangleStats {
     let n = tables.vertex_count();
     let count = tables.triangle_count() as u32;
-    let words = super::project::aligned_words(
+    let words = crate::bytes::aligned_words(
         tables.bytes(),
         tables.primitives_offset(),
         tables.primitive_words(),

@@ -74,7 +74,7 @@ pub fn decode_baked_frame_payload(t: &Tables, payload: usize, out: &mut [[i16; 3
             let mut rest = &bytes[at..];
             // Bind positions read as two words per vertex (x | y << 16, z | pad) when the table sits
             // aligned in memory: two loads instead of six byte loads.
-            match crate::render::project::aligned_words(bytes, bind, 2 * out.len()) {
+            match crate::bytes::aligned_words(bytes, bind, 2 * out.len()) {
                 Some(words) => {
                     for (v, w) in out.iter_mut().zip(words.chunks_exact(2)) {
                         let base = [w[0] as i16, (w[0] >> 16) as i16, w[1] as i16];

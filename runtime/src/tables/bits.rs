@@ -19,8 +19,7 @@ pub struct BitReader<'a> {
 
 impl<'a> BitReader<'a> {
     pub fn new(bytes: &'a [u8], base_offset: usize, bit: usize) -> Self {
-        // SAFETY: every bit pattern is a valid u32; align_to hands out only the aligned middle part.
-        let (head, words, _) = unsafe { bytes.align_to::<u32>() };
+        let (head, words, _) = bytemuck::pod_align_to::<u8, u32>(bytes);
         let words = if head.is_empty() && cfg!(target_endian = "little") { words } else { &[] };
         Self { bytes, words, base_offset, bit }
     }

@@ -175,8 +175,7 @@ pub fn exercise_aligned_and_odd(data: &[u8]) -> [Report; 2] {
     let mut scratch = Box::new(Scratch::new());
     let mut cache_buffer = vec![PackedMatrix::IDENTITY; CACHE_ENTRIES];
     let mut words = vec![0u32; data.len().div_ceil(4)];
-    // SAFETY: u8 has no alignment or validity requirement; the length covers exactly the words.
-    let aligned = unsafe { core::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), words.len() * 4) };
+    let aligned: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
     aligned[..data.len()].copy_from_slice(data);
     let a = exercise(&aligned[..data.len()], &mut scratch, &mut cache_buffer);
     let mut odd = vec![0u8; data.len() + 1];
