@@ -1,5 +1,5 @@
 //! `Cop2::flat_packets` on the console: one asm loop over the primitive stream
-//! (`tables::primitives`), doing the register operations of `gte::packets::flat_packets_registers`
+//! (`tables::primitives`), doing the register operations of `gte::backend::flat_packets_registers`
 //! in the same order, in two variants built from one template: without the near and span tests
 //! (a character whose box is clear of them, the usual case) and with them.
 //!
