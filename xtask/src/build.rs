@@ -5,6 +5,7 @@ use crate::{elf, setup, Exit};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use xshell::cmd;
 
 pub const TARGET: &str = "mipsel-sony-psx";
 
@@ -197,28 +198,20 @@ fn build_with_cargo_psx(ws: &Path, example: &str) -> Result<Built> {
 pub fn runtime_unmangled_symbols(ws: &Path, features: &[&str]) -> Result<Vec<String>> {
     setup::ensure_toolchain()?;
     let target_dir = ws.join("target").join("psx-runtime-lib");
-    let mut cmd = Command::new("cargo");
-    cmd.arg(format!("+{}", setup::NIGHTLY))
-        .args(["build", "--release", "--manifest-path"])
-        .arg(ws.join("runtime").join("Cargo.toml"))
-        .args(["--target", TARGET, "-Zbuild-std=core"]);
-    if !features.is_empty() {
-        cmd.arg("--features").arg(features.join(","));
-    }
-    for var in OUTER_CARGO_VARS {
-        cmd.env_remove(var);
-    }
-    cmd.env("CARGO_TARGET_DIR", &target_dir).env("RUSTFLAGS", PSX_RUSTFLAGS);
-    let status = cmd.status().context("could not start cargo")?;
-    anyhow::ensure!(status.success(), "the PSX build of the runtime library failed ({status})");
+    let sh = crate::shell::at(ws)?;
+    let (toolchain, features) = (format!("+{}", setup::NIGHTLY), features.join(","));
+    let feature_args = if features.is_empty() { vec![] } else { vec!["--features", features.as_str()] };
+    crate::shell::isolated(cmd!(
+        sh,
+        "cargo {toolchain} build --release --manifest-path runtime/Cargo.toml --target {TARGET} -Zbuild-std=core {feature_args...}"
+    ))
+    .env("CARGO_TARGET_DIR", &target_dir)
+    .env("RUSTFLAGS", PSX_RUSTFLAGS)
+    .run()
+    .context("the PSX build of the runtime library failed")?;
     let rlib = target_dir.join(TARGET).join("release").join("libpsxanim_runtime.rlib");
-    let out = Command::new("nm")
-        .args(["--defined-only", "--extern-only", "--format=posix"])
-        .arg(&rlib)
-        .output()
-        .context("could not run nm (binutils)")?;
-    anyhow::ensure!(out.status.success(), "nm {} failed: {}", rlib.display(), String::from_utf8_lossy(&out.stderr).trim());
-    let mut names: Vec<String> = String::from_utf8_lossy(&out.stdout)
+    let symbols = cmd!(sh, "nm --defined-only --extern-only --format=posix {rlib}").quiet().read().context("nm (binutils) failed")?;
+    let mut names: Vec<String> = symbols
         .lines()
         .filter_map(|l| l.split_whitespace().next())
         // Rust-mangled names, and LLVM's promoted constants (`anon.HASH.N.llvm.HASH`), cannot collide.

@@ -13,6 +13,7 @@ mod process;
 mod psexe;
 mod report;
 mod setup;
+mod shell;
 mod verify;
 
 use backends::Emulator;

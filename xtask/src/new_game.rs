@@ -5,8 +5,8 @@ use crate::backends::{self, RunRequest};
 use crate::{build, setup, verify, Exit};
 use anyhow::{bail, ensure, Context, Result};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
+use xshell::cmd;
 
 /// Where the new game takes psxanim's runtime from.
 #[derive(Debug, Clone)]
@@ -125,15 +125,10 @@ pub fn check_outside_the_repo(ws: &Path) -> Result<()> {
 
 /// Builds the psxanim tool (release) and returns its path.
 fn build_psxanim(ws: &Path) -> Result<PathBuf> {
-    let mut cmd = Command::new("cargo");
-    cmd.args(["build", "--quiet", "--release", "-p", "psxanim", "--bin", "psxanim"]).current_dir(ws);
-    for var in build::OUTER_CARGO_VARS {
-        cmd.env_remove(var);
-    }
-    let status = cmd.status().context("could not start cargo build -p psxanim")?;
-    if !status.success() {
-        return Err(Exit::error(Exit::FAILED, format!("building psxanim failed ({status})")));
-    }
+    let sh = crate::shell::at(ws)?;
+    crate::shell::isolated(cmd!(sh, "cargo build --quiet --release -p psxanim --bin psxanim"))
+        .run()
+        .map_err(|e| Exit::error(Exit::FAILED, format!("building psxanim failed: {e}")))?;
     Ok(ws.join("target").join("release").join("psxanim"))
 }
 

@@ -15,6 +15,7 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
+use xshell::cmd;
 
 /// The nightly the PSX target builds with (psx 0.1.8 and the mipsel-sony-psx target agree on it).
 pub const NIGHTLY: &str = "nightly-2024-12-21";
@@ -121,9 +122,10 @@ pub const CARGO_PSX_VERSION: &str = "0.1.4";
 /// Installs cargo-psx `CARGO_PSX_VERSION` (from crates.io, `--locked`) unless `cargo install --list`
 /// already shows it.
 pub fn ensure_cargo_psx() -> Result<()> {
-    let list = Command::new("cargo").args(["install", "--list"]).output().context("could not run cargo install --list")?;
+    let sh = crate::shell::at(Path::new("."))?;
+    let list = cmd!(sh, "cargo install --list").quiet().read().context("could not run cargo install --list")?;
     let wanted = format!("cargo-psx v{CARGO_PSX_VERSION}:");
-    if String::from_utf8_lossy(&list.stdout).lines().any(|l| l.trim() == wanted) {
+    if list.lines().any(|l| l.trim() == wanted) {
         return Ok(());
     }
     println!("setup: installing cargo-psx {CARGO_PSX_VERSION}");
@@ -139,16 +141,13 @@ pub fn ensure_cargo_psx() -> Result<()> {
 
 /// Installs the pinned nightly with rust-src when either is missing.
 pub fn ensure_toolchain() -> Result<()> {
+    let sh = crate::shell::at(Path::new("."))?;
     let rustup = |args: &[&str]| -> Result<String> {
-        let out = Command::new("rustup")
-            .args(args)
+        cmd!(sh, "rustup {args...}")
             .env_remove("RUSTUP_TOOLCHAIN")
-            .output()
-            .context("rustup is not on PATH; install it from https://rustup.rs first")?;
-        if !out.status.success() {
-            bail!("rustup {} failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim());
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+            .quiet()
+            .read()
+            .with_context(|| format!("rustup {} failed (is rustup on PATH? https://rustup.rs)", args.join(" ")))
     };
     let installed = rustup(&["toolchain", "list"])?;
     if installed.lines().any(|l| l.starts_with(NIGHTLY)) {

@@ -9,6 +9,7 @@ use anyhow::{Context, Result};
 use psxanim_runtime::record::{status, RecordView};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use xshell::cmd;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -337,16 +338,10 @@ pub fn test_all(ws: &Path) -> Result<()> {
         });
         results.push((format!("PSX build of {example} + independent header check"), step));
     }
-    let host = std::process::Command::new("cargo")
-        .args(["test", "--workspace", "--no-fail-fast"])
-        .current_dir(ws)
-        .status()
-        .context("could not start cargo test");
-    results.push(("host tests (cargo test --workspace --no-fail-fast)".into(), match host {
-        Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(Exit::error(Exit::MISMATCH, format!("cargo test: {s}"))),
-        Err(e) => Err(e),
-    }));
+    let host = crate::shell::at(ws).and_then(|sh| {
+        cmd!(sh, "cargo test --workspace --no-fail-fast").run().map_err(|e| Exit::error(Exit::MISMATCH, format!("{e}")))
+    });
+    results.push(("host tests (cargo test --workspace --no-fail-fast)".into(), host));
     let artifacts = ws.join("artifacts").join("test");
     let options = |emulator, example: &str, wrong_expectation| Options {
         emulator: Some(emulator),
@@ -398,9 +393,10 @@ pub fn test_all(ws: &Path) -> Result<()> {
 /// Runs tests/psexe/check_psexe.py, a header parser written separately from psexe.rs.
 fn independent_header_check(ws: &Path, exe: &Path) -> Result<()> {
     let script = ws.join("tests").join("psexe").join("check_psexe.py");
-    let out = std::process::Command::new("python3")
-        .arg(&script)
-        .arg(exe)
+    let sh = crate::shell::at(ws)?;
+    let out = cmd!(sh, "python3 {script} {exe}")
+        .quiet()
+        .ignore_status()
         .output()
         .with_context(|| format!("could not run python3 {}", script.display()))?;
     let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
@@ -432,15 +428,10 @@ pub fn demo(ws: &Path, artifacts: PathBuf) -> Result<()> {
     }
     for clip in DEMO_CLIPS {
         let gif = artifacts.join(format!("character-{}.gif", clip.to_lowercase()));
-        let status = std::process::Command::new("cargo")
-            .args(["run", "--quiet", "--release", "-p", "psxanim", "--bin", "psxanim", "--", "preview", DEMO_MODEL, "--clip", clip, "--bones", "--out"])
-            .arg(&gif)
-            .current_dir(ws)
-            .status()
-            .context("could not start cargo run -p psxanim")?;
-        if !status.success() {
-            return Err(Exit::error(Exit::FAILED, format!("psxanim preview --clip {clip} failed ({status})")));
-        }
+        let sh = crate::shell::at(ws)?;
+        cmd!(sh, "cargo run --quiet --release -p psxanim --bin psxanim -- preview {DEMO_MODEL} --clip {clip} --bones --out {gif}")
+            .run()
+            .map_err(|e| Exit::error(Exit::FAILED, format!("psxanim preview --clip {clip} failed: {e}")))?;
         println!("  {}", gif.display());
     }
     Ok(())
