@@ -414,13 +414,7 @@ pub fn corruption_words<B: Cop2>(
 /// A number per error kind for the record: table errors their own code (`TableError::code`, 1 up),
 /// render errors from 0x100.
 pub fn error_code(e: &RenderError) -> u32 {
-    match e {
-        RenderError::Table(t) => t.code(),
-        RenderError::TooManyBones { .. } => 0x101,
-        RenderError::TooManyVertices { .. } => 0x102,
-        RenderError::PoseCacheMismatch => 0x103,
-        RenderError::TooManyClips { .. } => 0x104,
-    }
+    e.code()
 }
 
 /// The byte offset a table error points at (0 when it has none).

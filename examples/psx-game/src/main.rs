@@ -60,7 +60,7 @@ impl LinkedList for OrderingTable<'_> {
 }
 
 /// `Record::error` codes: the blob did not parse (detail: the offset), a frame could not be drawn
-/// (detail: `play::render_error_code`).
+/// (detail: `RenderError::code`).
 const ERROR_TABLES: u32 = u32::from_le_bytes(*b"TBLE");
 const ERROR_RENDER: u32 = u32::from_le_bytes(*b"REND");
 
@@ -130,7 +130,7 @@ fn main() {
             // A frame that cannot be drawn (a blob that fails to decode) is reported; the game goes on.
             for outcome in outcomes {
                 if let Err(e) = outcome {
-                    record.fail(ERROR_RENDER, play::render_error_code(&e));
+                    record.fail(ERROR_RENDER, e.code());
                 }
             }
             if measured {

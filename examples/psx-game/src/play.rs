@@ -119,18 +119,7 @@ fn actor_words(outcome: &Result<Outcome, RenderError>, scratch: &Scratch, vertic
             [s.drawn, s.back_facing, s.rejected, n as u32, hash]
         }
         Ok(Outcome::Culled) => [0; WORDS_PER_ACTOR],
-        Err(e) => [u32::MAX, render_error_code(e), 0, 0, 0],
-    }
-}
-
-/// A render error as a number: its table error's code, or 0x100 up.
-pub fn render_error_code(e: &RenderError) -> u32 {
-    match e {
-        RenderError::Table(t) => t.code(),
-        RenderError::TooManyBones { .. } => 0x101,
-        RenderError::TooManyVertices { .. } => 0x102,
-        RenderError::PoseCacheMismatch => 0x103,
-        RenderError::TooManyClips { .. } => 0x104,
+        Err(e) => [u32::MAX, e.code(), 0, 0, 0],
     }
 }
 

@@ -26,6 +26,20 @@ pub enum RenderError {
     TooManyClips { clips: usize, max: usize },
 }
 
+impl RenderError {
+    /// A number per error kind, for a game to keep or show: a table error's own code
+    /// ([`TableError::code`], 1 up), the renderer's own errors from 0x101.
+    pub fn code(&self) -> u32 {
+        match self {
+            RenderError::Table(t) => t.code(),
+            RenderError::TooManyBones { .. } => 0x101,
+            RenderError::TooManyVertices { .. } => 0x102,
+            RenderError::PoseCacheMismatch => 0x103,
+            RenderError::TooManyClips { .. } => 0x104,
+        }
+    }
+}
+
 impl From<TableError> for RenderError {
     fn from(e: TableError) -> Self {
         RenderError::Table(e)
