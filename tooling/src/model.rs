@@ -66,6 +66,10 @@ pub struct Animation {
     /// The file's own version field (ANIMBIN 1, ANIM 0 or 2, `.ani` 4000..4002, `.panim` 0).
     pub version: u32,
     pub clips: Vec<Clip>,
+    /// What the reader accepted the way the original loader does but a writer would not write: a
+    /// `.panim` node byte that disagrees with its index table, ANIMBIN bytes after the last animation.
+    /// One sentence each, naming the offset.
+    pub warnings: Vec<String>,
 }
 
 /// One animation clip.

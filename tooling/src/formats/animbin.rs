@@ -11,7 +11,7 @@
 //! layout's: they are checked by `validate` (see `profile`).
 
 use super::cursor::Cursor;
-use super::timebase::{bone_id, frame_rate, retime, whole};
+use super::timebase::{bone_id, retime, whole, DEFAULT_FRAME_RATE};
 use super::{write_error, AnimbinMode, Losses, ParseError, WriteError};
 use crate::model::{
     decode_text, Animation, Clip, ClipExtras, Event, Format, Quat, RotationKey, StoredRotation, TimeUnit,
@@ -43,7 +43,7 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
             c.remaining()
         )));
     }
-    Ok(Animation { format: Format::Animbin, version: version as u32, clips })
+    Ok(Animation { format: Format::Animbin, version: version as u32, clips, warnings: Vec::new() })
 }
 
 fn read_name(c: &mut Cursor, what: &str) -> Result<(String, Option<Vec<u8>>), ParseError> {
@@ -214,7 +214,7 @@ pub fn write(anim: &Animation, mode: AnimbinMode, losses: &mut Losses) -> Result
     out.push(count);
     let from_animbin = anim.format == Format::Animbin;
     for source in &anim.clips {
-        let clip = retime(source, TimeUnit::Frame, frame_rate(source), losses);
+        let clip = retime(source, TimeUnit::Frame, DEFAULT_FRAME_RATE, losses);
         write_clip(&mut out, &clip, mode, from_animbin, losses)?;
     }
     Ok(out)

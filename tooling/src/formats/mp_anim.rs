@@ -132,7 +132,7 @@ fn read_v0(c: &mut Cursor) -> Result<Animation, ParseError> {
         bone_entry_count: Some(bone_entry_count),
         frame_count: None,
     };
-    Ok(Animation { format: Format::MpAnim, version: 0, clips: vec![mp_clip(duration, interval, false, tracks, extras)] })
+    Ok(Animation { format: Format::MpAnim, version: 0, clips: vec![mp_clip(duration, interval, false, tracks, extras)], warnings: Vec::new() })
 }
 
 fn mp_clip(duration: f64, interval: f64, looping: bool, tracks: Vec<Track>, extras: MpExtras) -> Clip {
@@ -323,7 +323,7 @@ fn read_v2(c: &mut Cursor) -> Result<Animation, ParseError> {
         bone_entry_count: None,
         frame_count: Some(frame_count),
     };
-    Ok(Animation { format: Format::MpAnim, version: 2, clips: vec![mp_clip(duration, interval, looping, tracks, extras)] })
+    Ok(Animation { format: Format::MpAnim, version: 2, clips: vec![mp_clip(duration, interval, looping, tracks, extras)], warnings: Vec::new() })
 }
 
 /// A clip resampled onto a uniform frame grid: per track, per frame, the rotation and translation.
