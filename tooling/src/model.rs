@@ -190,9 +190,12 @@ pub struct MpExtras {
     pub unknown3: u32,
     pub rotation_divisor: u32,
     pub translation_multiplier: f32,
-    /// Version 0 only: the size of the bone entry map.
+    /// Version 0 only: the size of the bone -> rotation channel map (100 in Retro's files).
     pub bone_entry_count: Option<u32>,
-    /// Version 2 only: the number of frames in the key bitmap.
+    /// Version 0 only: the differential-state words after the duration and after the interval
+    /// (CCharAnimTime's type; 0 in Retro's files).
+    pub time_states: Option<[u32; 2]>,
+    /// The number of frames: version 2's key bitmap bit count, version 0's key count.
     pub frame_count: Option<u32>,
 }
 
