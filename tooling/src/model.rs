@@ -212,6 +212,9 @@ pub struct PanimExtras {
     /// `(frame_count, bone_count)` of the translations / scales sections when present.
     pub translations: Option<(u16, u16)>,
     pub scales: Option<(u16, u16)>,
+    /// Section values stored for frames at or past the clip's length (never shown, not keys), per
+    /// section (translations, scales) and bone index: written back unchanged.
+    pub hidden_section_frames: [Vec<(usize, Vec<[i16; 3]>)>; 2],
 }
 
 /// Per-track fields of single formats.

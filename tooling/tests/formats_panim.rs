@@ -293,3 +293,13 @@ fn a_value_at_frame_length_is_not_a_key_and_frames_are_30_hz() {
     let profile = psxanim::formats::profile::by_name("large").unwrap();
     assert_eq!(psxanim::formats::profile::check(&back, profile), Vec::<String>::new());
 }
+
+#[test]
+fn section_values_past_the_length_are_kept_but_not_keys() {
+    // Length 4; the translations section stores 5 frames: the fifth is never shown.
+    let b = tables(header(2), &VALUES, &PAIRS);
+    let bytes = section(b, b"translations", 5, 1, &[1], &[[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12], [99, 99, 99]]).done();
+    let anim = panim::read(&bytes).unwrap();
+    assert_eq!(anim.clips[0].tracks[1].translation.len(), 4);
+    assert_eq!(panim::write(&anim, &mut Losses::default()).unwrap(), bytes);
+}

@@ -7,8 +7,11 @@
 //!
 //! Reader choices (each tested): a name filling all 32 bytes is a 32-byte name; an empty track is
 //! read as a track with no keys (`validate` rejects it, the original runtime would read `keys[-1]`);
-//! an unknown `keyType` and bytes after the last clip are errors. Capacity limits are not the
-//! layout's: they are checked by `validate` (see `profile`).
+//! an unknown `keyType` is an error. Bytes after the last clip are what the original loader never
+//! reads (a track count smaller than the tracks written leaves the extra tracks there): the reader
+//! loads the declared tracks, as the original does, and warns naming the offset and, when the bytes
+//! are whole tracks, how many. Capacity limits are not the layout's: they are checked by `validate`
+//! (see `profile`).
 
 use super::cursor::Cursor;
 use super::timebase::{bone_id, retime, whole, DEFAULT_FRAME_RATE};
@@ -37,13 +40,44 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     for clip_index in 0..clip_count {
         clips.push(read_clip(&mut c, clip_index)?);
     }
+    let mut warnings = Vec::new();
     if c.remaining() != 0 {
-        return Err(c.error(format!(
-            "the end of the file after the last of {clip_count} animations, found {} more bytes",
+        let at = c.pos();
+        let tracks = whole_tracks(&bytes[at..]);
+        let what = match tracks {
+            Some(n) if clips.last().is_some_and(|clip| clip.events.is_empty()) => {
+                format!(" (they are {n} whole track(s) beyond the last animation's declared {})", clips.last().map_or(0, |c| c.tracks.len()))
+            }
+            _ => String::new(),
+        };
+        warnings.push(format!(
+            "at byte offset {at} (0x{at:x}): {} byte(s) after the last of {clip_count} animation(s){what} are not read; \
+             the original loader stops after the declared tracks and markers, and so does this reader",
             c.remaining()
-        )));
+        ));
     }
-    Ok(Animation { format: Format::Animbin, version: version as u32, clips, warnings: Vec::new() })
+    Ok(Animation { format: Format::Animbin, version: version as u32, clips, warnings })
+}
+
+/// How many whole track records `bytes` holds exactly, if it is nothing else.
+fn whole_tracks(bytes: &[u8]) -> Option<usize> {
+    let mut c = Cursor::new(bytes);
+    let mut n = 0;
+    while c.remaining() > 0 {
+        c.bytes(2, "a track header").ok()?;
+        let keys = c.u16_le("a key count").ok()?;
+        for _ in 0..keys {
+            c.bytes(2, "a key frame").ok()?;
+            let payload = match c.u8("a key type").ok()? {
+                0 => 8,
+                1 => 12,
+                _ => return None,
+            };
+            c.bytes(payload, "a key").ok()?;
+        }
+        n += 1;
+    }
+    Some(n)
 }
 
 fn read_name(c: &mut Cursor, what: &str) -> Result<(String, Option<Vec<u8>>), ParseError> {

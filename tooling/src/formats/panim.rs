@@ -181,7 +181,13 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
             tracks[bone].scale = keys;
         }
     }
+    let hidden = |section: &Option<Section>| -> Vec<(usize, Vec<[i16; 3]>)> {
+        section.as_ref().map_or(Vec::new(), |s| {
+            s.bones.iter().filter(|(_, f)| f.len() > shown).map(|(bone, f)| (bone + 1, f[shown..].to_vec())).collect()
+        })
+    };
     let extras = PanimExtras {
+        hidden_section_frames: [hidden(&tail.translations), hidden(&tail.scales)],
         author,
         raw_author,
         loop_byte,
@@ -547,8 +553,13 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
             }
             keys.sort_by(|a, b| a.time.total_cmp(&b.time));
             let sorted = Sampler { rotation: Vec::new(), translation: keys, scale: Vec::new() };
+            let hidden = extras.and_then(|e| e.hidden_section_frames[scale as usize].iter().find(|h| h.0 == bone + 1));
             let per_frame: Vec<[i16; 3]> = (0..fc)
                 .map(|f| {
+                    // Frames past the clip are never shown: the stored values stay.
+                    if let Some(v) = f.checked_sub(length.max(1) as usize).and_then(|i| hidden.and_then(|h| h.1.get(i))) {
+                        return *v;
+                    }
                     let v = sorted.translation(f as f64).unwrap_or([0.0; 3]);
                     if scale {
                         v.map(|x| to_s16(x * SCALE_ONE, "scale", losses))
