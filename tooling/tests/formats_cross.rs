@@ -118,7 +118,7 @@ fn ani_4002_within_the_16_bit_step() {
 
 #[test]
 fn mp_anim_v0_is_exact() {
-    check(Target::MpAnim(0), NOISE, 0.0, Some(true));
+    check(Target::MpAnim(Some(0)), NOISE, 0.0, Some(true));
 }
 
 #[test]
@@ -127,7 +127,7 @@ fn mp_anim_v2_within_tolerance_and_step() {
     // largest translation / 32767, so its half-step bounds the translation error.
     let max_translation = 29.0 * 29.0 * 37.0 / 4096.0;
     let losses = check(
-        Target::MpAnim(2),
+        Target::MpAnim(Some(2)),
         Tolerance::default().rotation + 4.0 * std::f64::consts::FRAC_PI_2 / 32767.0 + FP12_ANGLE,
         Tolerance::default().translation.max(max_translation / 32767.0) + 1.0 / 8192.0,
         None,

@@ -205,7 +205,7 @@ fn version_2_writer_has_no_drift() {
     let rotations: Vec<Quat> = (0..240).map(|i| axis_angle([1.0, (i as f64 * 0.1).sin(), 0.3], 0.02 * i as f64 + (i % 7) as f64 * 0.05)).collect();
     let translations: Vec<[f64; 3]> = (0..240).map(|i| [i as f64 * 0.37, -(i as f64).sqrt(), ((i * 13) % 11) as f64]).collect();
     let anim = clip_of(rotations.clone(), Some(translations.clone()));
-    let tol = Tolerance { rotation: 0.0, translation: 0.0 };
+    let tol = Tolerance { rotation: 0.0, translation: 0.0, ..Tolerance::default() };
     let out = mp_anim::read(&mp_anim::write_v2(&anim, tol, &mut Losses::default()).unwrap()).unwrap();
     let t = &out.clips[0].tracks[0];
     assert_eq!(t.rotation.len(), 240, "tolerance 0 keeps every key");
@@ -273,9 +273,12 @@ fn version_0_channels_are_the_maps_not_the_bone_order() {
     assert_eq!((e.root_bone_id, e.bone_entry_count, e.time_states), (4, Some(100), Some([0, 0])));
 }
 
+/// A bone id with its rotation keys and its translation keys (if any).
+type BoneChannels = (usize, Vec<[f32; 4]>, Option<Vec<[f32; 3]>>);
+
 /// PrimeWorldEditor's `ReadUncompressedANIM`, transcribed step by step (skip, read, skip, ...): the
 /// rotation and translation channels of each bone id.
-fn read_like_prime_world_editor(bytes: &[u8]) -> Vec<(usize, Vec<[f32; 4]>, Option<Vec<[f32; 3]>>)> {
+fn read_like_prime_world_editor(bytes: &[u8]) -> Vec<BoneChannels> {
     let mut at = 4;
     let mut word = || {
         let w = u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
@@ -336,4 +339,34 @@ fn version_0_output_reads_with_prime_world_editors_logic() {
     }
     // Our reader agrees, and the rewrite of the file as read is the file.
     assert_eq!(mp_anim::write_v0(&mp_anim::read(&v0()).unwrap(), &mut Losses::default()).unwrap(), v0());
+}
+
+#[test]
+fn same_format_rewrites_keep_the_version_and_the_stored_keys() {
+    use psxanim::formats::{self, Target};
+    use psxanim::model::Format;
+    // Version 0 written as .anim (the extension's target) stays version 0.
+    let target = Target::from_extension(std::path::Path::new("out.anim")).unwrap();
+    let anim = mp_anim::read(&v0()).unwrap();
+    let out = formats::write(&anim, target, Tolerance::default(), &mut Losses::default()).unwrap();
+    assert_eq!(out, v0());
+    // Version 2 with a key on each of 6 frames (written at tolerance 0): a rewrite with the default
+    // tolerance stores keys at the same frames, with the same values, instead of reducing them again.
+    let rotations: Vec<Quat> = (0..6).map(|i| axis_angle([1.0, 0.2 * i as f64, 0.3], [0.0, 0.004, 0.01, 0.012, 0.02, 0.021][i])).collect();
+    let src = clip_of(rotations, None);
+    let tol = Tolerance { rotation: 0.0, translation: 0.0, ..Tolerance::default() };
+    let v2 = mp_anim::read(&mp_anim::write_v2(&src, tol, &mut Losses::default()).unwrap()).unwrap();
+    let stored: Vec<(f64, Quat)> = v2.clips[0].tracks[0].rotation.iter().map(|k| (k.time, k.value)).collect();
+    assert_eq!(stored.len(), 6);
+    let mut losses = Losses::default();
+    let again = formats::write(&v2, Target::MpAnim(None), Tolerance::default(), &mut losses).unwrap();
+    let back = formats::read(Format::MpAnim, &again).unwrap();
+    assert_eq!(back.version, 2);
+    let kept: Vec<(f64, Quat)> = back.clips[0].tracks[0].rotation.iter().map(|k| (k.time, k.value)).collect();
+    assert_eq!(kept, stored, "same key frames, same decoded values");
+    assert!(losses.is_empty(), "{:?}", losses.0);
+    // Asked to, it reduces again (the motion is within the default half degree of a straight slerp).
+    let reduce = Tolerance { reduce_stored: true, ..Tolerance::default() };
+    let reduced = mp_anim::read(&formats::write(&v2, Target::MpAnim(None), reduce, &mut Losses::default()).unwrap()).unwrap();
+    assert!(reduced.clips[0].tracks[0].rotation.len() < 6);
 }

@@ -164,7 +164,7 @@ proptest! {
         let mut c = clip(String::new(), true, TimeUnit::S, (frames - 1) as f64 / 30.0, tracks, vec![]);
         c.frame_rate = Some(30.0);
         let anim = Animation { format: Format::MpAnim, version: 2, clips: vec![c], warnings: Vec::new() };
-        let tol = Tolerance { rotation: 0.0, translation: 0.0 };
+        let tol = Tolerance { rotation: 0.0, translation: 0.0, ..Tolerance::default() };
         let back = mp_anim::read(&mp_anim::write_v2(&anim, tol, &mut Losses::default()).unwrap()).unwrap();
         let mult = back.clips[0].extras.mp.as_ref().unwrap().translation_multiplier as f64;
         for (a, b) in anim.clips[0].tracks.iter().zip(&back.clips[0].tracks) {
@@ -210,7 +210,7 @@ proptest! {
         };
         let anim = animbin::read(&walk).unwrap();
         let mut files = vec![walk];
-        for target in [psxanim::formats::Target::Ani(Some(4001)), psxanim::formats::Target::MpAnim(2), psxanim::formats::Target::MpAnim(0), psxanim::formats::Target::Panim] {
+        for target in [psxanim::formats::Target::Ani(Some(4001)), psxanim::formats::Target::MpAnim(Some(2)), psxanim::formats::Target::MpAnim(Some(0)), psxanim::formats::Target::Panim] {
             files.push(psxanim::formats::write(&anim, target, Tolerance::default(), &mut Losses::default()).unwrap());
         }
         for mut f in files {

@@ -407,9 +407,14 @@ fn grid(anim: &Animation, losses: &mut Losses) -> Result<Grid, WriteError> {
     let source = single_clip(anim, "Metroid Prime ANIM", losses)?;
     let rate = frame_rate(source);
     let clip = retime(source, TimeUnit::S, rate, losses);
-    let interval = match clip.frame_rate {
-        Some(r) if r > 0.0 && r.is_finite() => 1.0 / r,
-        _ => 1.0 / rate,
+    let interval = match (source.frame_rate, millisecond_grid(source)) {
+        // A source with no stated rate whose keys sit on a whole-millisecond grid keeps that grid
+        // (100 fps `.ani` keys stay 10 ms apart).
+        (None, Some(ms)) => ms / 1000.0,
+        _ => match clip.frame_rate {
+            Some(r) if r > 0.0 && r.is_finite() => 1.0 / r,
+            _ => 1.0 / rate,
+        },
     };
     let mut last = 0usize;
     let mut off_grid = false;
@@ -467,6 +472,26 @@ fn grid(anim: &Animation, losses: &mut Losses) -> Result<Grid, WriteError> {
         });
     }
     Ok(Grid { interval, duration: clip.length, frames, bones, rotation, translation, looping: clip.looping, extras })
+}
+
+/// The step of the grid the keys of a millisecond clip sit on: the greatest common divisor of their
+/// times, when every time is a whole number of milliseconds and the grid is no finer than 1 ms nor
+/// longer than ANIM's 65535 frames.
+fn millisecond_grid(clip: &Clip) -> Option<f64> {
+    if clip.time_unit != TimeUnit::Ms {
+        return None;
+    }
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    let mut step = 0u64;
+    let mut last = 0u64;
+    for t in clip.tracks.iter().flat_map(|t| t.rotation.iter().map(|k| k.time).chain(t.translation.iter().map(|k| k.time))) {
+        let ms = whole(t).filter(|&v| v >= 0)? as u64;
+        step = gcd(step, ms);
+        last = last.max(ms);
+    }
+    (step > 0 && last / step < 65535).then_some(step as f64)
 }
 
 /// The value of a key at exactly `t` (up to float noise), so grid frames that are keys are not resampled.
@@ -575,7 +600,18 @@ struct Quantised {
 
 pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
     let g = grid(anim, losses)?;
-    let divisor = ROTATION_DIVISOR as f64;
+    // A version 2 source keeps its keys, its rotation divisor and its W signs unless asked to reduce.
+    let stored = if anim.format == Format::MpAnim && anim.version == 2 && !tolerance.reduce_stored {
+        stored_key_frames(anim, &g)
+    } else {
+        None
+    };
+    let divisor = match (&stored, g.extras.as_ref()) {
+        (Some(_), Some(e)) if e.rotation_divisor > 0 => e.rotation_divisor,
+        _ => ROTATION_DIVISOR,
+    };
+    let divisor_word = divisor;
+    let divisor = divisor as f64;
     // Translation multiplier: the kept one when every value still fits the i16 initial values, else the
     // smallest f32 step that fits the largest value.
     let max_abs = g.translation.iter().flatten().flatten().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -600,6 +636,9 @@ pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> 
             .iter()
             .map(|q| {
                 let mut q = q.normalized();
+                if stored.is_some() {
+                    return (quantise_rotation(q, divisor), q.w.is_sign_negative());
+                }
                 if prev.map_or(q.w < 0.0, |p| p.dot(q) < 0.0) {
                     q = q.neg();
                 }
@@ -610,10 +649,16 @@ pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> 
         let translation = g.translation[i].as_ref().map(|t| t.iter().map(|v| v.map(|x| (x / mult).round() as i64)).collect());
         channels.push(Quantised { rotation, translation });
     }
-    losses.add("precision: ANIM version 2 quantises rotations to 1/32767 of a quarter turn and translations to the multiplier");
+    if stored.is_none() {
+        losses.add("precision: ANIM version 2 quantises rotations to 1/32767 of a quarter turn and translations to the multiplier");
+    }
 
-    let kept_frames = select_keys(&g, &channels, divisor, mult, tolerance);
-    if kept_frames.len() < g.frames {
+    let keeps_stored = stored.is_some();
+    let kept_frames = match stored {
+        Some(frames) => frames,
+        None => select_keys(&g, &channels, divisor, mult, tolerance),
+    };
+    if kept_frames.len() < g.frames && !keeps_stored {
         losses.add(format!(
             "keys reduced: {} of {} frames kept; interpolation restores the rest within the tolerance",
             kept_frames.len(),
@@ -633,7 +678,7 @@ pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> 
     out.extend_from_slice(&f32_exact(g.interval, losses).to_be_bytes());
     put(&mut out, extras.as_ref().map_or(3, |e| e.root_bone_id));
     put(&mut out, g.looping as u32);
-    put(&mut out, ROTATION_DIVISOR);
+    put(&mut out, divisor_word);
     out.extend_from_slice(&(mult as f32).to_be_bytes());
     put(&mut out, g.bones.len() as u32);
     put(&mut out, extras.as_ref().map_or(1, |e| e.unknown3));
@@ -696,6 +741,21 @@ pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> 
     let scratch = extras.as_ref().map_or(out.len() as u32, |e| e.scratch_size);
     out[scratch_at..scratch_at + 4].copy_from_slice(&scratch.to_be_bytes());
     Ok(out)
+}
+
+/// The frames a version 2 source stores keys at (frame 0 always), when every key sits on the grid.
+fn stored_key_frames(anim: &Animation, g: &Grid) -> Option<Vec<usize>> {
+    let clip = anim.clips.first()?;
+    let mut frames = vec![0usize];
+    for track in &clip.tracks {
+        for t in track.rotation.iter().map(|k| k.time).chain(track.translation.iter().map(|k| k.time)) {
+            let f = whole(t / g.interval).filter(|&f| f >= 0 && (f as usize) < g.frames)?;
+            frames.push(f as usize);
+        }
+    }
+    frames.sort_unstable();
+    frames.dedup();
+    Some(frames)
 }
 
 fn axis_widths(values: &[[i64; 3]]) -> [u8; 3] {
