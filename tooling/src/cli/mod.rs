@@ -14,6 +14,7 @@ pub mod compile_clips;
 pub mod convert;
 pub mod import;
 pub mod inspect;
+pub mod inspect_tables;
 pub mod preview;
 pub mod validate;
 
