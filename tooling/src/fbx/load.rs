@@ -161,10 +161,7 @@ fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInsta
         let mesh: &ufbx::Mesh = mesh;
         let name = node.element.name.to_string();
         for skin in mesh.skin_deformers.as_ref().iter() {
-            if matches!(
-                skin.skinning_method,
-                ufbx::SkinningMethod::DualQuaternion | ufbx::SkinningMethod::BlendedDqLinear
-            ) {
+            if uses_dual_quaternions(skin) {
                 return Err(ImportError::DualQuaternion {
                     path: p.into(),
                     mesh: name,
@@ -212,6 +209,18 @@ fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInsta
         return Err(ImportError::NoMesh { path: p.into() });
     }
     Ok(out)
+}
+
+/// Whether `skin` really blends in dual-quaternion skinning: 3ds Max's "Blend" method with every
+/// vertex's blend weight 0 is plain linear skinning (ufbx evaluates it so), and imports as such.
+fn uses_dual_quaternions(skin: &ufbx::SkinDeformer) -> bool {
+    match skin.skinning_method {
+        ufbx::SkinningMethod::DualQuaternion => true,
+        ufbx::SkinningMethod::BlendedDqLinear => {
+            skin.vertices.iter().any(|v| v.dq_weight > 0.0)
+        }
+        _ => false,
+    }
 }
 
 /// The scene's skeleton nodes, by typed id, as far as props need them.
@@ -317,11 +326,13 @@ fn skeleton(p: &str, scene: &ufbx::Scene, meshes: &[MeshInstance], conv: &Affine
     for m in meshes {
         let Binding::Skin(skin) = m.binding else { continue };
         for cluster in skin.clusters.as_ref().iter() {
-            // The mesh's own bind placement must be invertible and free of shear too.
+            // The mesh's own bind placement must be invertible. It only ever moves points (it is never
+            // split into translation, rotation and scale), so it may shear: the inverse of a bone's
+            // bind with non-uniform scale (MotionBuilder's RrSs, Maya's segment scale compensate) does.
             let bone_name = cluster.bone_node.as_ref().map(|n| n.element.name.to_string()).unwrap_or_default();
-            Affine::from_ufbx(&cluster.geometry_to_bone).check().map_err(|d| {
-                degenerate(p, &m.node.element.name, &format!("bind pose (mesh geometry to bone '{bone_name}')"), d)
-            })?;
+            if let Err(d @ Degenerate::Singular { .. }) = Affine::from_ufbx(&cluster.geometry_to_bone).check() {
+                return Err(degenerate(p, &m.node.element.name, &format!("bind pose (mesh geometry to bone '{bone_name}')"), d));
+            }
             if let Some(node) = cluster.bone_node.as_ref() {
                 bind_of_node.entry(node.element.typed_id).or_insert_with(|| Affine::from_ufbx(&cluster.bind_to_world));
             }
@@ -374,7 +385,7 @@ fn bind_vertices(
     let mut out = BoundVertices::default();
     for m in meshes {
         match m.binding {
-            Binding::Skin(skin) => reduce_skin(p, m, skin, bone_of_node, conv, &mut out)?,
+            Binding::Skin(skin) => reduce_skin(p, m, skin, bone_of_node, bind_of_node, conv, &mut out)?,
             Binding::Prop(node) => {
                 let mesh_name = m.node.element.name.to_string();
                 let bone = bone_of_node[&node.element.typed_id];
@@ -403,11 +414,16 @@ fn bind_vertices(
 }
 
 /// Strongest-bone vertices of a skinned mesh, appended with their strongest cluster index.
+///
+/// A vertex's bind position is its place on the bone (the cluster's `geometry_to_bone`) put on the
+/// bone's bind, the one the skeleton uses: meshes bound at different bind poses (each cluster its own
+/// `TransformLink`) then all sit on one consistent skeleton, as ufbx's evaluation places them.
 fn reduce_skin(
     p: &str,
     m: &MeshInstance,
     skin: &ufbx::SkinDeformer,
     bone_of_node: &HashMap<u32, usize>,
+    bind_of_node: &HashMap<u32, Affine>,
     conv: &Affine,
     out: &mut BoundVertices,
 ) -> Result<(), ImportError> {
@@ -440,7 +456,8 @@ fn reduce_skin(
         let cluster: &ufbx::SkinCluster = &skin.clusters[strongest.cluster_index as usize];
         let node = cluster.bone_node.as_ref().expect("filtered above");
         let bone = bone_of_node[&node.element.typed_id];
-        let world = Affine::from_ufbx(&cluster.bind_to_world).mul(&Affine::from_ufbx(&cluster.geometry_to_bone));
+        let bone_bind = bind_of_node.get(&node.element.typed_id).copied().unwrap_or_else(|| Affine::from_ufbx(&cluster.bind_to_world));
+        let world = bone_bind.mul(&Affine::from_ufbx(&cluster.geometry_to_bone));
         let pos = m.mesh.vertices[v];
         out.vertices.push(Vertex {
             bind: conv.mul(&world).apply([pos.x, pos.y, pos.z]),
@@ -514,7 +531,11 @@ fn select_stacks<'s>(
     scene: &'s ufbx::Scene,
     options: &ImportOptions,
 ) -> Result<Vec<(String, &'s ufbx::AnimStack)>, ImportError> {
-    let stacks: Vec<&ufbx::AnimStack> = scene.anim_stacks.as_ref().iter().map(|s| &**s).collect();
+    // ufbx adds a take named "(internal)" for animation stored outside any take of old files (FBX 5000
+    // and earlier); it is not the file's, and becomes no clip when the file has takes of its own.
+    let all_stacks: Vec<&ufbx::AnimStack> = scene.anim_stacks.as_ref().iter().map(|s| &**s).collect();
+    let own: Vec<&ufbx::AnimStack> = all_stacks.iter().copied().filter(|s| &*s.element.name != INTERNAL_TAKE).collect();
+    let stacks = if own.is_empty() { all_stacks } else { own };
     let names = clip_names(&stacks.iter().map(|s| &*s.element.name).collect::<Vec<_>>());
     let all: Vec<(String, &ufbx::AnimStack)> = names.into_iter().zip(stacks).collect();
     let Some(wanted) = &options.clips else { return Ok(all) };
@@ -532,6 +553,9 @@ fn select_stacks<'s>(
         })
         .collect()
 }
+
+/// The name ufbx gives the take it synthesises.
+const INTERNAL_TAKE: &str = "(internal)";
 
 /// The stack's declared time span, or the span of its keys when it declares an empty one (some
 /// exporters leave LocalStart/LocalStop at 0).
@@ -594,12 +618,10 @@ fn sample_pose(
         g.check().map_err(|d| degenerate_node(p, &bones[b].name, context, node, d))?;
         pose[b] = g.unscaled(bones[b].bind_scale);
     }
-    // Parent-relative transforms must also split into translation/rotation/scale.
-    for (b, bone) in bones.iter().enumerate() {
-        if let Some(parent) = bone.parent {
-            pose[parent].inverse().mul(&pose[b]).check().map_err(|d| degenerate(p, &bone.name, context, d))?;
-        }
-    }
+    // Parent-relative transforms may shear where ufbx's inheritance modes (Maya's segment scale
+    // compensate, MotionBuilder's RrSs) undo a parent's non-uniform scale while the world matrices
+    // above do not: baked-vertices stores ufbx's positions and does not care; rigid-gte, which stores
+    // parent-relative samples, checks them when it compiles.
     Ok(pose)
 }
 
