@@ -117,7 +117,7 @@ pub fn import(
 }
 
 /// The linear map from the file's axes and units to model space (PSX axes, GTE units).
-fn file_to_model(settings: &ufbx::SceneSettings) -> Affine {
+pub fn file_to_model(settings: &ufbx::SceneSettings) -> Affine {
     use ufbx::CoordinateAxis as A;
     let mut axes = settings.axes;
     if axes.up == A::Unknown || axes.right == A::Unknown || axes.front == A::Unknown {
