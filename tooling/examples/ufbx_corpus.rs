@@ -197,7 +197,8 @@ fn frame_checks(corpus: &Path) -> Vec<FrameCheck> {
         let mut current: Option<(String, Option<String>)> = None;
         let mut pos = 0;
         while pos < text.len() {
-            let next_test = text[pos..].find("\nUFBXT_FILE_TEST").map(|i| pos + i + 1);
+            // Any test macro starts a block; only file tests name the files (others load with options).
+            let next_test = text[pos..].find("\nUFBXT_").map(|i| pos + i + 1);
             let next_check = text[pos..].find("ufbxt_check_frame(scene").map(|i| pos + i);
             match (next_test, next_check) {
                 (Some(t), c) if c.is_none_or(|c| t < c) => {
@@ -207,7 +208,7 @@ fn frame_checks(corpus: &Path) -> Vec<FrameCheck> {
                     let alt = kind.contains("ALT");
                     let base = if alt { args.get(1) } else { args.first() }.cloned().unwrap_or_default();
                     let suffix = if kind.contains("SUFFIX") { args.get(if alt { 2 } else { 1 }).cloned() } else { None };
-                    current = if kind.contains("PATH") { None } else { Some((base, suffix)) };
+                    current = if kind.contains("PATH") || !kind.starts_with("UFBXT_FILE_TEST") { None } else { Some((base, suffix)) };
                     pos = name_end + 1;
                 }
                 (_, Some(c)) => {

@@ -126,3 +126,21 @@ fn the_synthetic_internal_take_is_not_a_clip() {
     let c = load("internal_take.fbx").unwrap();
     assert_eq!(c.clips.iter().map(|c| c.name.as_str()).collect::<Vec<_>>(), vec!["Bend"]);
 }
+
+#[test]
+fn a_maya_skin_moves_with_its_mesh_node_as_maya_shows_it() {
+    // The box was bound at the origin, then its node moved 1 m along X: Maya (its .obj exports) shows
+    // it moved; a file from elsewhere skins it where it was bound.
+    let at_rest = |name: &str| -> Vec<[i32; 3]> {
+        let c = load(name).unwrap();
+        let out = build(&c, StorageMode::BakedVertices).unwrap();
+        positions(&Tables::parse(&out.blob).unwrap(), 0, 0).unwrap()
+    };
+    let (maya, other) = (at_rest("maya_moved_skin.fbx"), at_rest("moved_skin.fbx"));
+    for (m, o) in maya.iter().zip(&other) {
+        assert!((m[0] - o[0] - 4096).abs() <= 16 && (m[1] - o[1]).abs() <= 16 && (m[2] - o[2]).abs() <= 16, "{m:?} vs {o:?}");
+    }
+    // Box vertex 0 is (-0.2, 0.7, 0.2) in the file: at rest, Maya's is 1 m further along X.
+    let e = apart(maya[0], model([0.8, 0.7, 0.2]));
+    assert!(e <= DEFAULT_BAKED_THRESHOLD, "{e}");
+}

@@ -68,6 +68,9 @@ pub fn import(
         check_range(&p, v, v.bind, "bind pose")?;
     }
 
+    // Maya moves a skinned mesh with its own node when that node moved after binding (its .obj exports
+    // show it); the FBX skin alone does not: apply it for files Maya wrote.
+    let skin_follows_mesh_node = scene.metadata.original_application.name.to_ascii_lowercase().contains("maya");
     let stacks = select_stacks(&p, &scene, options)?;
     limit("clips", stacks.len(), MAX_CLIPS)?;
     let mut clips = Vec::new();
@@ -102,7 +105,7 @@ pub fn import(
                 ImportError::Load { path: p.clone(), message: format!("evaluating {context}: {}", e.description) }
             })?;
             clip.poses.push(sample_pose(&p, &evaluated, &bones, &bone_of_node, &conv, &context)?);
-            let (rigid, skinned) = reference_positions(&evaluated, &meshes, &clusters, &conv);
+            let (rigid, skinned) = reference_positions(&evaluated, &meshes, &clusters, &conv, skin_follows_mesh_node);
             check_props_follow(&p, &evaluated, &meshes, &rigid, &conv, &context)?;
             for (v, pos) in vertices.iter().zip(&rigid) {
                 check_range(&p, v, *pos, &context)?;
@@ -626,12 +629,16 @@ fn sample_pose(
 }
 
 /// ufbx's own positions of every vertex: on its strongest cluster, and fully skinned. A prop's vertices
-/// are where ufbx puts its mesh node in the evaluated scene (both figures).
+/// are where ufbx puts its mesh node in the evaluated scene (both figures). With
+/// `skin_follows_mesh_node` (files from Maya), the skinned positions also take the mesh node's move
+/// since binding (its geometry-to-world now times the inverse of the skin's bind placement of the
+/// mesh, `TransformLink * Transform`), as Maya shows them; identity when the node did not move.
 fn reference_positions(
     evaluated: &ufbx::Scene,
     meshes: &[MeshInstance],
     clusters: &[Option<usize>],
     conv: &Affine,
+    skin_follows_mesh_node: bool,
 ) -> (Vec<[f64; 3]>, Vec<[f64; 3]>) {
     let mut rigid = Vec::new();
     let mut skinned = Vec::new();
@@ -647,6 +654,13 @@ fn reference_positions(
             continue;
         };
         let skin: &ufbx::SkinDeformer = &mesh.skin_deformers[0];
+        let node_move = match (skin_follows_mesh_node, skin.clusters.first()) {
+            (true, Some(c0)) => {
+                let bound = Affine::from_ufbx(&c0.bind_to_world).mul(&Affine::from_ufbx(&c0.geometry_to_bone));
+                Some(Affine::from_ufbx(&node.geometry_to_world).mul(&bound.inverse()))
+            }
+            _ => None,
+        };
         for v in 0..mesh.num_vertices {
             let cluster = clusters[m.first_vertex + v].expect("skinned vertices have a cluster");
             let cluster: &ufbx::SkinCluster = &skin.clusters[cluster];
@@ -654,7 +668,8 @@ fn reference_positions(
             rigid.push(conv.mul(&Affine::from_ufbx(&cluster.geometry_to_world)).apply([pos.x, pos.y, pos.z]));
             let s = mesh.skinned_position.values.get(v).copied().unwrap_or(pos);
             let s = [s.x, s.y, s.z];
-            skinned.push(if mesh.skinned_is_local { local_to_model.apply(s) } else { conv.apply(s) });
+            let world = if mesh.skinned_is_local { Affine::from_ufbx(&node.geometry_to_world).apply(s) } else { s };
+            skinned.push(conv.apply(node_move.as_ref().map_or(world, |m| m.apply(world))));
         }
     }
     (rigid, skinned)
