@@ -156,9 +156,10 @@ pub fn positions(t: &Tables, clip: usize, frame: usize) -> Result<Vec<[i32; 3]>,
             for (b, m) in matrices.iter().enumerate() {
                 let bone = t.bone(b);
                 gte.set_matrix(m);
-                let first = bone.first_vertex as usize;
-                for v in first..(first + bone.vertex_count as usize).min(t.vertex_count()) {
-                    out[v] = gte.transform(Vec3i16::from_array(t.vertex(v))).to_array();
+                let first = (bone.first_vertex as usize).min(out.len());
+                let end = (first + bone.vertex_count as usize).min(out.len());
+                for (v, p) in out.iter_mut().enumerate().take(end).skip(first) {
+                    *p = gte.transform(Vec3i16::from_array(t.vertex(v))).to_array();
                 }
             }
             Ok(out)
