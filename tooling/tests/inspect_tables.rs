@@ -63,9 +63,7 @@ fn frame_positions_are_the_consoles_and_match_ufbx() {
     };
     let (r, b) = (frame_of(&rigid), frame_of(&baked));
     assert_eq!(r.len(), 352);
-    // The same vertices in both modes (range order), within the two storage budgets (rigid 2, baked 9).
     let apart = r.iter().zip(&b).map(|(p, q)| (0..3).map(|k| (p[k] - q[k]).abs()).max().unwrap()).max().unwrap();
-    assert!(apart <= 11, "rigid and baked positions {apart} units apart");
 
     // Against ufbx's evaluation: the rigid positions are the console's FP12/GTE path, whose error the
     // import reports (console_fp12).
@@ -76,6 +74,10 @@ fn frame_positions_are_the_consoles_and_match_ufbx() {
     let mut order: Vec<usize> = (0..c.vertices.len()).collect();
     order.sort_by_key(|&v| c.vertices[v].bone);
     let bound = compiled.report.accuracy.console_fp12.as_ref().unwrap().max;
+    // The same vertices in both modes (range order): baked is true skinning, rigid one bone per vertex;
+    // apart by at most rigid's distance from true skinning plus the two storage budgets (2 and 9).
+    let cut = compiled.report.accuracy.versus_skinned.max;
+    assert!(apart as f64 <= cut + 11.0, "rigid and baked positions {apart} units apart (rigid vs skinning {cut})");
     for f in 0..c.clips[walk].frame_count() {
         let p = positions(&t, walk, f).unwrap();
         for (i, v) in p.iter().enumerate() {
