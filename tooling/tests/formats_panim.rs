@@ -303,3 +303,19 @@ fn section_values_past_the_length_are_kept_but_not_keys() {
     assert_eq!(anim.clips[0].tracks[1].translation.len(), 4);
     assert_eq!(panim::write(&anim, &mut Losses::default()).unwrap(), bytes);
 }
+
+#[test]
+fn files_spelling_many_tags_are_rejected_quickly() {
+    // 20,000 "indices" tags followed by 20,000 "scales" tags: every pair is a placement to try.
+    let mut b = header(2).raw(b"values");
+    for _ in 0..20_000 {
+        b = b.raw(b"indices\0");
+    }
+    for _ in 0..20_000 {
+        b = b.raw(b"scales");
+    }
+    let start = std::time::Instant::now();
+    let e = err(&b.done());
+    assert!(start.elapsed().as_secs() < 20, "took {:?}", start.elapsed());
+    assert!(e.offset >= 100, "{e}");
+}

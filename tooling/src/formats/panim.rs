@@ -46,6 +46,9 @@ const SCALE_ONE: f64 = 1024.0;
 pub const FRAME_RATE: f64 = 30.0;
 /// Bytes of index pairs per bone (three axes of a `(u16 count, u16 offset)` pair).
 const BONE_INDEX_BYTES: usize = 12;
+/// Work allowed to place the index table (placements tried plus index pairs read; a real file has
+/// one placement, so this is its pair count).
+const MAX_SPLIT_WORK: usize = 1 << 22;
 
 /// Whether `bytes` has the values tag where a `.panim` has it (used for detection).
 pub fn has_values_tag(bytes: &[u8]) -> bool {
@@ -220,35 +223,45 @@ fn held(stream: &[i16], f: usize) -> i16 {
 fn split_values(bytes: &[u8], values_at: usize) -> Result<(usize, Tail), ParseError> {
     let mut found: Option<(usize, Tail)> = None;
     let mut best_error: Option<ParseError> = None;
+    // Where an index table can end: the end of the file, or a section tag.
+    let mut ends: Vec<usize> = (values_at..bytes.len())
+        .filter(|&p| bytes[p..].starts_with(TRANSLATIONS_TAG) || bytes[p..].starts_with(SCALES_TAG))
+        .collect();
+    ends.push(bytes.len());
+    // Data crafted to spell many tags could make the candidates quadratic: bound the work.
+    let mut budget = MAX_SPLIT_WORK;
     let mut at = values_at;
     while at + INDICES_TAG.len() + BONE_INDEX_BYTES <= bytes.len() {
         if &bytes[at..at + INDICES_TAG.len()] == INDICES_TAG {
             let value_count = (at - values_at) / 2;
             let indices_at = at + INDICES_TAG.len();
             // The index table ends at the end of the file or where a section tag starts, after whole bones.
-            let mut end = indices_at + BONE_INDEX_BYTES;
-            while end <= bytes.len() {
-                let rest = &bytes[end..];
-                if rest.is_empty() || rest.starts_with(TRANSLATIONS_TAG) || rest.starts_with(SCALES_TAG) {
-                    match parse_tail(bytes, indices_at, end, value_count) {
-                        Ok(tail) => {
-                            if found.is_some() {
-                                return Err(ParseError::new(
-                                    at,
-                                    "one way to place the value table, the index table and the sections, \
-                                     but the file parses in two",
-                                ));
-                            }
-                            found = Some((value_count, tail));
+            let first = ends.partition_point(|&e| e < indices_at + BONE_INDEX_BYTES);
+            for &end in &ends[first..] {
+                // One step per placement, plus the index pairs it may read.
+                budget = budget.checked_sub(1 + (end - indices_at) / 4).ok_or_else(|| {
+                    ParseError::new(values_at, "a value table and an index table placed in a bounded number of ways; this file spells too many tags")
+                })?;
+                if (end - indices_at) % BONE_INDEX_BYTES != 0 {
+                    continue;
+                }
+                match parse_tail(bytes, indices_at, end, value_count) {
+                    Ok(tail) => {
+                        if found.is_some() {
+                            return Err(ParseError::new(
+                                at,
+                                "one way to place the value table, the index table and the sections, \
+                                 but the file parses in two",
+                            ));
                         }
-                        Err(e) => {
-                            if best_error.as_ref().is_none_or(|b| e.offset > b.offset) {
-                                best_error = Some(e);
-                            }
+                        found = Some((value_count, tail));
+                    }
+                    Err(e) => {
+                        if best_error.as_ref().is_none_or(|b| e.offset > b.offset) {
+                            best_error = Some(e);
                         }
                     }
                 }
-                end += BONE_INDEX_BYTES;
             }
             if best_error.is_none() && found.is_none() {
                 best_error = Some(ParseError::new(
