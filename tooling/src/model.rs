@@ -66,6 +66,10 @@ pub struct Animation {
     /// The file's own version field (ANIMBIN 1, ANIM 0 or 2, `.ani` 4000..4002, `.panim` 0).
     pub version: u32,
     pub clips: Vec<Clip>,
+    /// What the reader accepted the way the original loader does but a writer would not write: a
+    /// `.panim` node byte that disagrees with its index table, ANIMBIN bytes after the last animation.
+    /// One sentence each, naming the offset.
+    pub warnings: Vec<String>,
 }
 
 /// One animation clip.
@@ -186,9 +190,12 @@ pub struct MpExtras {
     pub unknown3: u32,
     pub rotation_divisor: u32,
     pub translation_multiplier: f32,
-    /// Version 0 only: the size of the bone entry map.
+    /// Version 0 only: the size of the bone -> rotation channel map (100 in Retro's files).
     pub bone_entry_count: Option<u32>,
-    /// Version 2 only: the number of frames in the key bitmap.
+    /// Version 0 only: the differential-state words after the duration and after the interval
+    /// (CCharAnimTime's type; 0 in Retro's files).
+    pub time_states: Option<[u32; 2]>,
+    /// The number of frames: version 2's key bitmap bit count, version 0's key count.
     pub frame_count: Option<u32>,
 }
 
@@ -205,6 +212,9 @@ pub struct PanimExtras {
     /// `(frame_count, bone_count)` of the translations / scales sections when present.
     pub translations: Option<(u16, u16)>,
     pub scales: Option<(u16, u16)>,
+    /// Section values stored for frames at or past the clip's length (never shown, not keys), per
+    /// section (translations, scales) and bone index: written back unchanged.
+    pub hidden_section_frames: [Vec<(usize, Vec<[i16; 3]>)>; 2],
 }
 
 /// Per-track fields of single formats.

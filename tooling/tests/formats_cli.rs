@@ -235,3 +235,24 @@ fn detection_is_by_magic_then_extension() {
     assert_eq!(detect(b"\0\0\0\x02", p("x.bin").as_deref()), Some(Format::MpAnim));
     assert_eq!(detect(b"\0\0\0\x07", p("x.bin").as_deref()), None);
 }
+
+#[test]
+fn what_the_original_loader_accepts_reads_with_a_warning_on_stderr() {
+    let dir = tempfile::tempdir().unwrap();
+    // An ANIMBIN with bytes after its last clip (15 bytes, one track's worth; the clip has a marker, so
+    // they are not told apart as a track).
+    let mut bytes = animbin(1, 3);
+    bytes.extend_from_slice(&[0, 7, 1, 0, 0, 0, 0, 0x10, 0, 0, 0, 0, 0, 0, 0]);
+    let path = write(dir.path(), "extra.animbin", &bytes);
+    for command in ["inspect", "validate"] {
+        let out = psxanim(&[command, path.to_str().unwrap()]);
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{command}: {stderr}");
+        assert!(stderr.contains("extra.animbin: warning: animbin: at byte offset 204") && stderr.contains("15 byte(s) after the last of 1 animation(s)"), "{stderr}");
+    }
+    // Converting writes what was read (the declared tracks) and says so on stderr too.
+    let out_path = dir.path().join("clean.animbin");
+    let out = psxanim(&["convert", path.to_str().unwrap(), out_path.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(&out_path).unwrap(), animbin(1, 3));
+}

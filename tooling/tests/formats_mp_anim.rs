@@ -8,9 +8,20 @@ use psxanim::formats::{Losses, Tolerance};
 use psxanim::model::{Animation, Bone, Quat, RotationKey, TimeUnit, VectorKey};
 use std::f64::consts::FRAC_PI_2;
 
+/// Bone map of Retro's files: 100 slots, bone id -> rotation channel.
+fn bone_slots(channels: &[(usize, u8)]) -> Vec<u8> {
+    let mut map = vec![0xFFu8; 100];
+    for &(bone, ch) in channels {
+        map[bone] = ch;
+    }
+    map
+}
+
+/// A version 0 file in the layout retro-data-structures writes (six header words: duration and its
+/// differential state, interval and its state, key count, root bone id), built byte by byte.
 fn v0() -> Vec<u8> {
-    let b = Bytes::new().u32be(0).f32be(0.1).f32be(0.05).u32be(3).u32be(2);
-    let b = b.raw(&[0xFF, 0, 1]).u32be(2).raw(&[0xFF, 0]).u32be(4);
+    let b = Bytes::new().u32be(0).f32be(0.1).u32be(0).f32be(0.05).u32be(0).u32be(2).u32be(3);
+    let b = b.u32be(100).raw(&bone_slots(&[(1, 0), (2, 1)])).u32be(2).raw(&[0xFF, 0]).u32be(4);
     let b = b.f32be(1.0).f32be(0.0).f32be(0.0).f32be(0.0).f32be(0.5).f32be(0.5).f32be(0.5).f32be(0.5);
     let b = b.f32be(0.0).f32be(1.0).f32be(0.0).f32be(0.0).f32be(0.0).f32be(0.0).f32be(1.0).f32be(0.0);
     let b = b.u32be(2).f32be(1.0).f32be(2.0).f32be(3.0).f32be(-1.0).f32be(-2.0).f32be(-3.0);
@@ -132,15 +143,29 @@ fn version_0_errors() {
     for cut in 0..good.len() {
         assert!(mp_anim::read(&good[..cut]).unwrap_err().offset <= cut);
     }
-    // Bone map naming channel 5 of 2.
+    // Bone map naming channel 5 of 2 (the map starts at 4 + 6 * 4 + 4 = 32).
     let mut bad = good.clone();
-    bad[20 + 2] = 5;
+    bad[32 + 2] = 5;
     let e = mp_anim::read(&bad).unwrap_err();
-    assert_eq!(e.offset, 22);
-    // Quaternion key count not channels x keys.
+    assert_eq!(e.offset, 34);
+    assert!(e.expected.contains("rotation channel below 2"), "{e}");
+    // Quaternion count not channels x keys (after the map, 4 + 2 translation indices).
     let mut bad = good.clone();
-    bad[29..33].copy_from_slice(&3u32.to_be_bytes());
-    assert!(mp_anim::read(&bad).unwrap_err().expected.contains("2 channels x 2 keys"));
+    let quat_at = 32 + 100 + 4 + 2;
+    bad[quat_at..quat_at + 4].copy_from_slice(&3u32.to_be_bytes());
+    let e = mp_anim::read(&bad).unwrap_err();
+    assert!(e.expected.contains("2 channels x 2 keys"), "{e}");
+    assert_eq!(e.offset, quat_at);
+    // Fewer translation indices than animated bones.
+    let mut bad = good.clone();
+    bad[132..136].copy_from_slice(&1u32.to_be_bytes());
+    assert!(mp_anim::read(&bad).unwrap_err().expected.contains("each of the 2 animated bones"));
+    // After the EVNT id only 0xFF padding (pak alignment) is accepted.
+    let mut padded = good.clone();
+    padded.extend_from_slice(&[0xFF; 12]);
+    assert_eq!(mp_anim::read(&padded).unwrap(), mp_anim::read(&good).unwrap());
+    padded.push(0);
+    assert_eq!(mp_anim::read(&padded).unwrap_err().offset, good.len() + 12);
 }
 
 #[test]
@@ -180,7 +205,7 @@ fn version_2_writer_has_no_drift() {
     let rotations: Vec<Quat> = (0..240).map(|i| axis_angle([1.0, (i as f64 * 0.1).sin(), 0.3], 0.02 * i as f64 + (i % 7) as f64 * 0.05)).collect();
     let translations: Vec<[f64; 3]> = (0..240).map(|i| [i as f64 * 0.37, -(i as f64).sqrt(), ((i * 13) % 11) as f64]).collect();
     let anim = clip_of(rotations.clone(), Some(translations.clone()));
-    let tol = Tolerance { rotation: 0.0, translation: 0.0 };
+    let tol = Tolerance { rotation: 0.0, translation: 0.0, ..Tolerance::default() };
     let out = mp_anim::read(&mp_anim::write_v2(&anim, tol, &mut Losses::default()).unwrap()).unwrap();
     let t = &out.clips[0].tracks[0];
     assert_eq!(t.rotation.len(), 240, "tolerance 0 keeps every key");
@@ -226,4 +251,122 @@ fn version_2_writer_stores_the_w_sign() {
     let k = &out.clips[0].tracks[0].rotation;
     assert!(k[1].value.w < 0.0, "{:?}", k[1].value);
     assert!(k[1].value.angle_to(qs[1]) < 1e-3);
+}
+
+#[test]
+fn version_0_channels_are_the_maps_not_the_bone_order() {
+    // Bone 4 -> rotation channel 1, bone 7 -> rotation channel 0; the translation indices list, per
+    // animated bone in bone order, its translation channel: bone 4 -> 0xFF, bone 7 -> 0.
+    let b = Bytes::new().u32be(0).f32be(0.0).u32be(0).f32be(1.0 / 30.0).u32be(0).u32be(1).u32be(4);
+    let b = b.u32be(100).raw(&bone_slots(&[(4, 1), (7, 0)])).u32be(2).raw(&[0xFF, 0]).u32be(2);
+    let b = b.f32be(0.0).f32be(1.0).f32be(0.0).f32be(0.0); // channel 0: bone 7
+    let b = b.f32be(0.0).f32be(0.0).f32be(1.0).f32be(0.0); // channel 1: bone 4
+    let bytes = b.u32be(1).f32be(5.0).f32be(6.0).f32be(7.0).u32be(0xFFFF_FFFF).done();
+    let anim = mp_anim::read(&bytes).unwrap();
+    let clip = &anim.clips[0];
+    assert_eq!(clip.tracks.iter().map(|t| t.bone.clone()).collect::<Vec<_>>(), vec![Bone::Id(4), Bone::Id(7)]);
+    assert_eq!(clip.tracks[0].rotation[0].value, Quat::new(0.0, 0.0, 1.0, 0.0));
+    assert!(clip.tracks[0].translation.is_empty());
+    assert_eq!(clip.tracks[1].rotation[0].value, Quat::new(0.0, 1.0, 0.0, 0.0));
+    assert_eq!(clip.tracks[1].translation[0].value, [5.0, 6.0, 7.0]);
+    let e = clip.extras.mp.as_ref().unwrap();
+    assert_eq!((e.root_bone_id, e.bone_entry_count, e.time_states), (4, Some(100), Some([0, 0])));
+}
+
+/// A bone id with its rotation keys and its translation keys (if any).
+type BoneChannels = (usize, Vec<[f32; 4]>, Option<Vec<[f32; 3]>>);
+
+/// PrimeWorldEditor's `ReadUncompressedANIM`, transcribed step by step (skip, read, skip, ...): the
+/// rotation and translation channels of each bone id.
+fn read_like_prime_world_editor(bytes: &[u8]) -> Vec<BoneChannels> {
+    let mut at = 4;
+    let mut word = || {
+        let w = u32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+        at += 4;
+        w
+    };
+    let _duration = word();
+    let _ = word();
+    let _interval = word();
+    let _ = word();
+    let keys = word() as usize;
+    let _ = word();
+    let rot_n = word() as usize;
+    let mut at2 = 4 * 8;
+    let rot: Vec<u8> = bytes[at2..at2 + rot_n].to_vec();
+    at2 += rot_n;
+    let trans_n = u32::from_be_bytes(bytes[at2..at2 + 4].try_into().unwrap()) as usize;
+    at2 += 4;
+    let trans: Vec<u8> = bytes[at2..at2 + trans_n].to_vec();
+    at2 += trans_n + 4; // the quaternion count is skipped
+    let f = |at: usize| f32::from_be_bytes(bytes[at..at + 4].try_into().unwrap());
+    let rot_channels = rot.iter().filter(|&&r| r != 0xFF).count();
+    let quats: Vec<Vec<[f32; 4]>> = (0..rot_channels)
+        .map(|c| (0..keys).map(|k| { let p = at2 + (c * keys + k) * 16; [f(p), f(p + 4), f(p + 8), f(p + 12)] }).collect())
+        .collect();
+    at2 += rot_channels * keys * 16 + 4; // the vector count is skipped
+    let trans_channels = trans.iter().filter(|&&t| t != 0xFF).count();
+    let vecs: Vec<Vec<[f32; 3]>> = (0..trans_channels)
+        .map(|c| (0..keys).map(|k| { let p = at2 + (c * keys + k) * 12; [f(p), f(p + 4), f(p + 8)] }).collect())
+        .collect();
+    let mut out = Vec::new();
+    let mut i_trans = 0;
+    for (bone, &r) in rot.iter().enumerate() {
+        if r == 0xFF {
+            continue;
+        }
+        let t = trans[i_trans];
+        i_trans += 1;
+        out.push((bone, quats[r as usize].clone(), if t == 0xFF { None } else { Some(vecs[t as usize].clone()) }));
+    }
+    out
+}
+
+#[test]
+fn version_0_output_reads_with_prime_world_editors_logic() {
+    // Tracks given out of bone order, one translated: the writer lists channels in bone order.
+    let mut anim = mp_anim::read(&v0()).unwrap();
+    anim.clips[0].tracks.reverse();
+    let out = mp_anim::write_v0(&anim, &mut Losses::default()).unwrap();
+    let bones = read_like_prime_world_editor(&out);
+    assert_eq!(bones.len(), 2);
+    for (bone, quats, trans) in bones {
+        let track = anim.clips[0].tracks.iter().find(|t| t.bone == Bone::Id(bone as u32)).unwrap();
+        let want: Vec<[f32; 4]> = track.rotation.iter().map(|k| k.value.to_array().map(|v| v as f32)).collect();
+        assert_eq!(quats, want, "bone {bone}");
+        let want_t: Vec<[f32; 3]> = track.translation.iter().map(|k| k.value.map(|v| v as f32)).collect();
+        assert_eq!(trans.unwrap_or_default(), want_t, "bone {bone}");
+    }
+    // Our reader agrees, and the rewrite of the file as read is the file.
+    assert_eq!(mp_anim::write_v0(&mp_anim::read(&v0()).unwrap(), &mut Losses::default()).unwrap(), v0());
+}
+
+#[test]
+fn same_format_rewrites_keep_the_version_and_the_stored_keys() {
+    use psxanim::formats::{self, Target};
+    use psxanim::model::Format;
+    // Version 0 written as .anim (the extension's target) stays version 0.
+    let target = Target::from_extension(std::path::Path::new("out.anim")).unwrap();
+    let anim = mp_anim::read(&v0()).unwrap();
+    let out = formats::write(&anim, target, Tolerance::default(), &mut Losses::default()).unwrap();
+    assert_eq!(out, v0());
+    // Version 2 with a key on each of 6 frames (written at tolerance 0): a rewrite with the default
+    // tolerance stores keys at the same frames, with the same values, instead of reducing them again.
+    let rotations: Vec<Quat> = (0..6).map(|i| axis_angle([1.0, 0.2 * i as f64, 0.3], [0.0, 0.004, 0.01, 0.012, 0.02, 0.021][i])).collect();
+    let src = clip_of(rotations, None);
+    let tol = Tolerance { rotation: 0.0, translation: 0.0, ..Tolerance::default() };
+    let v2 = mp_anim::read(&mp_anim::write_v2(&src, tol, &mut Losses::default()).unwrap()).unwrap();
+    let stored: Vec<(f64, Quat)> = v2.clips[0].tracks[0].rotation.iter().map(|k| (k.time, k.value)).collect();
+    assert_eq!(stored.len(), 6);
+    let mut losses = Losses::default();
+    let again = formats::write(&v2, Target::MpAnim(None), Tolerance::default(), &mut losses).unwrap();
+    let back = formats::read(Format::MpAnim, &again).unwrap();
+    assert_eq!(back.version, 2);
+    let kept: Vec<(f64, Quat)> = back.clips[0].tracks[0].rotation.iter().map(|k| (k.time, k.value)).collect();
+    assert_eq!(kept, stored, "same key frames, same decoded values");
+    assert!(losses.is_empty(), "{:?}", losses.0);
+    // Asked to, it reduces again (the motion is within the default half degree of a straight slerp).
+    let reduce = Tolerance { reduce_stored: true, ..Tolerance::default() };
+    let reduced = mp_anim::read(&formats::write(&v2, Target::MpAnim(None), reduce, &mut Losses::default()).unwrap()).unwrap();
+    assert!(reduced.clips[0].tracks[0].rotation.len() < 6);
 }

@@ -1,6 +1,7 @@
 //! `.panim`: hand-built files from pluto-panim.txt as corrected by the specs README (100-byte header,
 //! `(count, offset)` pairs, LSB-first bitmasks), parsing by structure, byte-identical rewrites, the
-//! writer's trimming and sharing, and errors.
+//! writer's trimming and sharing, and errors; the layout of the public files (Llennpie/Pluto,
+//! `dynos/anims/`): node byte 95 for a 20-bone index table, `length + 1` values per axis, 30 Hz.
 
 mod formats_support;
 use formats_support::*;
@@ -21,7 +22,11 @@ const PAIRS: [(u16, u16); 9] = [
 const VALUES: [i16; 8] = [0, 10, 20, 30, 40, 0x4000, 0x2000, -0x4000];
 
 fn header(nodes: u8) -> Bytes {
-    Bytes::new().fixed("Idle", 64).fixed("pluto", 32).u8(0xA6).u16be(4).u8(nodes)
+    header_of_length(nodes, 4)
+}
+
+fn header_of_length(nodes: u8, length: u16) -> Bytes {
+    Bytes::new().fixed("Idle", 64).fixed("pluto", 32).u8(0xA6).u16be(length).u8(nodes)
 }
 
 fn tables(b: Bytes, values: &[i16], pairs: &[(u16, u16)]) -> Bytes {
@@ -208,28 +213,109 @@ fn errors_name_offset_and_expectation() {
     bad[100] = b'V';
     assert_eq!(err(&bad).offset, 100);
 
-    // Every cut is an error at or before it, except the two section boundaries, which are valid files.
+    // Every cut is an error at or before it, except the two section boundaries and the ends of whole
+    // bones of the index table (the bone count is the index table's), which are valid files.
     let tables_end = tables(header(2), &VALUES, &PAIRS).len();
     let translations_end = tables_end + 12 + 4 + 1 + 4 * 6;
     for cut in 0..idle().len() {
         match panim::read(&idle()[..cut]) {
             Err(e) => assert!(e.offset <= cut, "cut {cut}: {e}"),
-            Ok(_) => assert!(cut == tables_end || cut == translations_end, "cut {cut} parsed"),
+            Ok(_) => assert!(
+                cut == tables_end || cut == translations_end || cut == tables_end - 12 || cut == tables_end - 24,
+                "cut {cut} parsed"
+            ),
         }
     }
 }
 
 #[test]
 fn decoded_size_is_bounded_by_the_file_size() {
-    // 255 nodes whose 765 axes all share one 65535-value run: 134 kB that would decode to 16.7 M keys.
+    // 255 nodes whose 765 axes all share one 65535-value run: 134 kB that would decode to 16.7 M keys
+    // (frames shown: the length, 65535).
     let values = vec![1i16; 65535];
     let pairs = vec![(65535u16, 0u16); 256 * 3];
-    let bytes = tables(header(255), &values, &pairs).done();
+    let bytes = tables(header_of_length(255, 65535), &values, &pairs).done();
     let e = err(&bytes);
     assert!(e.expected.contains("keys for a"), "{e}");
     assert_eq!(e.offset, 100 + 6 + 65535 * 2 + 7);
     // A realistic amount of sharing is fine: 20 nodes on one 1000-value run.
     let values = vec![3i16; 1000];
     let pairs = vec![(1000u16, 0u16); 21 * 3];
-    assert!(panim::read(&tables(header(20), &values, &pairs).done()).is_ok());
+    assert!(panim::read(&tables(header_of_length(20, 1000), &values, &pairs).done()).is_ok());
+}
+
+/// The shape of the public Pluto files: the node byte says 95 (copied unchecked by `json2panim`), the
+/// index table holds 20 bones, every axis stores `length + 1` values.
+fn pluto_like() -> Vec<u8> {
+    const LENGTH: u16 = 3;
+    let mut values = Vec::new();
+    let mut pairs = Vec::new();
+    for axis in 0..21 * 3 {
+        pairs.push((LENGTH + 1, values.len() as u16));
+        for f in 0..=LENGTH as i16 {
+            values.push(axis as i16 * 100 + f);
+        }
+    }
+    let b = Bytes::new().fixed("(M) Walk", 64).fixed("someone", 32).u8(0xA6).u16be(LENGTH).u8(95);
+    tables(b, &values, &pairs).done()
+}
+
+#[test]
+fn bone_count_is_the_index_tables_and_the_node_byte_a_warning() {
+    let bytes = pluto_like();
+    let anim = panim::read(&bytes).unwrap();
+    let clip = &anim.clips[0];
+    assert_eq!(clip.tracks.len(), 20);
+    assert_eq!(anim.warnings.len(), 1, "{:?}", anim.warnings);
+    assert!(anim.warnings[0].contains("offset 99") && anim.warnings[0].contains("95") && anim.warnings[0].contains("20 bones"));
+    assert_eq!(clip.extras.panim.as_ref().unwrap().node_count, 95);
+    // The rewrite keeps the byte, the value at frame `length` and everything else.
+    let mut losses = Losses::default();
+    assert_eq!(panim::write(&anim, &mut losses).unwrap(), bytes);
+    assert!(losses.is_empty(), "{:?}", losses.0);
+}
+
+#[test]
+fn a_value_at_frame_length_is_not_a_key_and_frames_are_30_hz() {
+    let anim = panim::read(&pluto_like()).unwrap();
+    let clip = &anim.clips[0];
+    assert_eq!((clip.length, clip.frame_rate), (3.0, Some(30.0)));
+    // Bone 19's rz is axis 62: values 6200 6201 6202 (6203 is stored for frame 3 = length: not a key).
+    assert_eq!(euler(&anim, 19).iter().map(|k| (k.0, k.1[2])).collect::<Vec<_>>(), vec![(0.0, 6200), (1.0, 6201), (2.0, 6202)]);
+    assert_eq!(clip.tracks[0].translation.len(), 3);
+    // To ANIMBIN: 60 Hz vsync frames, twice the ticks, no key at or past the length.
+    let mut losses = Losses::default();
+    let bytes = psxanim::formats::animbin::write(&anim, psxanim::formats::AnimbinMode::Correct, &mut losses).unwrap();
+    let back = psxanim::formats::animbin::read(&bytes).unwrap();
+    assert_eq!(back.clips[0].length, 6.0);
+    let times: Vec<f64> = back.clips[0].tracks[3].rotation.iter().map(|k| k.time).collect();
+    assert_eq!(times, vec![0.0, 2.0, 4.0]);
+    let profile = psxanim::formats::profile::by_name("large").unwrap();
+    assert_eq!(psxanim::formats::profile::check(&back, profile), Vec::<String>::new());
+}
+
+#[test]
+fn section_values_past_the_length_are_kept_but_not_keys() {
+    // Length 4; the translations section stores 5 frames: the fifth is never shown.
+    let b = tables(header(2), &VALUES, &PAIRS);
+    let bytes = section(b, b"translations", 5, 1, &[1], &[[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12], [99, 99, 99]]).done();
+    let anim = panim::read(&bytes).unwrap();
+    assert_eq!(anim.clips[0].tracks[1].translation.len(), 4);
+    assert_eq!(panim::write(&anim, &mut Losses::default()).unwrap(), bytes);
+}
+
+#[test]
+fn files_spelling_many_tags_are_rejected_quickly() {
+    // 20,000 "indices" tags followed by 20,000 "scales" tags: every pair is a placement to try.
+    let mut b = header(2).raw(b"values");
+    for _ in 0..20_000 {
+        b = b.raw(b"indices\0");
+    }
+    for _ in 0..20_000 {
+        b = b.raw(b"scales");
+    }
+    let start = std::time::Instant::now();
+    let e = err(&b.done());
+    assert!(start.elapsed().as_secs() < 20, "took {:?}", start.elapsed());
+    assert!(e.offset >= 100, "{e}");
 }

@@ -32,7 +32,7 @@ prop_compose! {
             let events = markers.into_iter().map(|(n, f)| Event::new(f as f64, n, None)).collect();
             clip(name, true, TimeUnit::Frame, length as f64, tracks, events)
         }).collect();
-        Animation { format: Format::Animbin, version: 1, clips }
+        Animation { format: Format::Animbin, version: 1, clips, warnings: Vec::new() }
     }
 }
 
@@ -88,7 +88,7 @@ proptest! {
             track.translation.push(VectorKey { time: *t as f64, value: p.map(|x| x as f64 / 16.0) });
         }
         let events: Vec<Event> = events.into_iter().map(|(n, d, t)| Event::new(t as f64, n, Some(d))).collect();
-        let anim = Animation { format: Format::Ani, version, clips: vec![clip(String::new(), false, TimeUnit::Ms, total as f64, vec![track], events)] };
+        let anim = Animation { format: Format::Ani, version, clips: vec![clip(String::new(), false, TimeUnit::Ms, total as f64, vec![track], events)], warnings: Vec::new() };
         let mut losses = Losses::default();
         let bytes = ani::write(&anim, version, &mut losses).unwrap();
         prop_assert!(losses.is_empty(), "{:?}", losses.0);
@@ -112,7 +112,9 @@ proptest! {
             }
             tracks.push(t);
         }
-        let anim = Animation { format: Format::Panim, version: 0, clips: vec![clip("a".into(), looping, TimeUnit::Frame, frames as f64, tracks, vec![])] };
+        let mut anim = Animation { format: Format::Panim, version: 0, clips: vec![clip("a".into(), looping, TimeUnit::Frame, frames as f64, tracks, vec![])], warnings: Vec::new() };
+        // .panim frames are SM64 ticks.
+        anim.clips[0].frame_rate = Some(panim::FRAME_RATE);
         let bytes = panim::write(&anim, &mut Losses::default()).unwrap();
         let back = panim::read(&bytes).unwrap();
         // Stored keys are trimmed; every frame holds the same angles and translations.
@@ -141,7 +143,7 @@ proptest! {
         }).collect();
         let mut c = clip(String::new(), false, TimeUnit::S, (frames - 1) as f64 * 0.25, tracks, vec![]);
         c.frame_rate = Some(4.0);
-        let anim = Animation { format: Format::MpAnim, version: 0, clips: vec![c] };
+        let anim = Animation { format: Format::MpAnim, version: 0, clips: vec![c], warnings: Vec::new() };
         let mut losses = Losses::default();
         let back = mp_anim::read(&mp_anim::write_v0(&anim, &mut losses).unwrap()).unwrap();
         prop_assert!(losses.is_empty(), "{:?}", losses.0);
@@ -161,8 +163,8 @@ proptest! {
         }).collect();
         let mut c = clip(String::new(), true, TimeUnit::S, (frames - 1) as f64 / 30.0, tracks, vec![]);
         c.frame_rate = Some(30.0);
-        let anim = Animation { format: Format::MpAnim, version: 2, clips: vec![c] };
-        let tol = Tolerance { rotation: 0.0, translation: 0.0 };
+        let anim = Animation { format: Format::MpAnim, version: 2, clips: vec![c], warnings: Vec::new() };
+        let tol = Tolerance { rotation: 0.0, translation: 0.0, ..Tolerance::default() };
         let back = mp_anim::read(&mp_anim::write_v2(&anim, tol, &mut Losses::default()).unwrap()).unwrap();
         let mult = back.clips[0].extras.mp.as_ref().unwrap().translation_multiplier as f64;
         for (a, b) in anim.clips[0].tracks.iter().zip(&back.clips[0].tracks) {
@@ -208,7 +210,7 @@ proptest! {
         };
         let anim = animbin::read(&walk).unwrap();
         let mut files = vec![walk];
-        for target in [psxanim::formats::Target::Ani(Some(4001)), psxanim::formats::Target::MpAnim(2), psxanim::formats::Target::MpAnim(0), psxanim::formats::Target::Panim] {
+        for target in [psxanim::formats::Target::Ani(Some(4001)), psxanim::formats::Target::MpAnim(Some(2)), psxanim::formats::Target::MpAnim(Some(0)), psxanim::formats::Target::Panim] {
             files.push(psxanim::formats::write(&anim, target, Tolerance::default(), &mut Losses::default()).unwrap());
         }
         for mut f in files {

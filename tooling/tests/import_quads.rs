@@ -179,9 +179,11 @@ fn baked_fixture_pairs_only_quads_flat_within_two_decoder_steps_in_every_frame()
     let quads = quads(&t);
     // Each vertex moves on its own, rounded to the decoder's step of 16 units; the tolerated bend is
     // two steps: the quads that bend more at a joint in some frame stay two triangles (with a
-    // one-unit tolerance only 37 paired, with one step 112; the rigid blob pairs 321).
-    assert_eq!(quads.len(), 304);
-    assert_eq!((out.report.quads, t.quad_count()), (304, 304));
+    // one-unit tolerance only 37 paired, with one step 112; the rigid blob pairs 321). The frames are
+    // true skinning, whose blended joints bend a few more quads than the strongest bone's pose did
+    // (304 paired then).
+    assert_eq!(quads.len(), 297);
+    assert_eq!((out.report.quads, t.quad_count()), (297, 297));
     assert_eq!(out.report.strips, strips(&out.blob).len());
     let turned = cover(&t, |v| v as usize, &source_triangles(&c));
     let mut frames = vec![(0..t.vertex_count())

@@ -111,7 +111,7 @@ fn marked_clip(dir: &Path) -> PathBuf {
         events: vec![Event::new(250.0, "step", None), Event::new(750.0, "clap", None)],
         extras: ClipExtras::default(),
     };
-    let anim = Animation { format: Format::Ani, version: 4000, clips: vec![clip] };
+    let anim = Animation { format: Format::Ani, version: 4000, clips: vec![clip], warnings: Vec::new() };
     let bytes = formats::write(&anim, Target::Ani(Some(4000)), Tolerance::default(), &mut Losses::default()).unwrap();
     let path = dir.join("Wave.ani");
     std::fs::write(&path, bytes).unwrap();

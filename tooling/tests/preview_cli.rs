@@ -176,7 +176,7 @@ fn ani_file(dir: &Path, name: &str, bones: &[&str]) -> PathBuf {
         events: vec![Event::new(500.0, "halfway", None)],
         extras: ClipExtras::default(),
     };
-    let anim = Animation { format: Format::Ani, version: 4000, clips: vec![clip] };
+    let anim = Animation { format: Format::Ani, version: 4000, clips: vec![clip], warnings: Vec::new() };
     let bytes = formats::write(&anim, Target::Ani(Some(4000)), Tolerance::default(), &mut Losses::default()).unwrap();
     let path = dir.join(format!("{name}.ani"));
     std::fs::write(&path, bytes).unwrap();
@@ -248,7 +248,7 @@ fn animbin_tracks_match_bones_by_index() {
             events: vec![],
             extras: ClipExtras::default(),
         };
-        let anim = Animation { format: Format::Animbin, version: 1, clips: vec![clip] };
+        let anim = Animation { format: Format::Animbin, version: 1, clips: vec![clip], warnings: Vec::new() };
         let bytes = formats::write(&anim, Target::Animbin(Default::default()), Tolerance::default(), &mut Losses::default()).unwrap();
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();

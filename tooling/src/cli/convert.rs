@@ -17,15 +17,19 @@ Everything the target cannot hold is reported on stderr, one line each: scale dr
 Formats for --to:\n  \
 animbin            ANIMBIN, correct encoder (rounding, quaternion hemisphere continuity)\n  \
 animbin-original   ANIMBIN as the original exporter wrote it (truncation, flags = 1)\n  \
-mp-anim | mp-anim-v2   Metroid Prime ANIM version 2 (bitstream, key reduction)\n  \
+mp-anim            Metroid Prime ANIM, keeping the source's version (2 for other formats)\n  \
+mp-anim-v2         Metroid Prime ANIM version 2 (bitstream, key reduction)\n  \
 mp-anim-v0         Metroid Prime ANIM version 0 (float quaternion arrays)\n  \
 ani                .ani, keeping the source's version (4000 for other formats)\n  \
 ani4000 | ani4001 | ani4002   .ani of that version\n  \
 panim              .panim\n\n\
 Unedited keys keep their stored words: rewriting an ANIMBIN, .ani or .panim file in its own format is \
-byte-identical.\n\n\
-Times: ANIMBIN frames are vsync ticks, read as 60 per second when converted to milliseconds or seconds; \
-ANIM keys are its interval apart.\n\n\
+byte-identical. A Metroid Prime file keeps its version (.anim or --to mp-anim), and a version 2 file its \
+stored keys (no second key reduction unless --reduce).\n\n\
+Times: ANIMBIN frames are vsync ticks, 60 per second; .panim frames are SM64 game ticks, 30 per second \
+(so .panim -> ANIMBIN doubles the frame numbers); ANIM keys are its interval apart. Keys between two \
+ANIMBIN frames (100 fps .ani) become one key per frame, sampled there, none past the clip's last frame; \
+to ANIM, millisecond keys on a common grid (10 ms) keep that grid.\n\n\
 BONE MAP FILE (--bone-map): one mapping per line, `FROM = TO`. Each side is a bone id (a decimal number) \
 or a bone name (anything else; quote it with \" to keep spaces or make digits a name). `#` starts a \
 comment. Bones not listed keep their id or name. Without a map, ids become decimal names in .ani and \
@@ -56,6 +60,9 @@ pub struct Args {
     /// ANIM v2 key reduction: largest rotation error in degrees where a key is dropped
     #[arg(long, value_name = "DEGREES", default_value_t = 0.5)]
     pub tolerance: f64,
+    /// ANIM v2 to ANIM v2: reduce the keys again instead of keeping the stored ones
+    #[arg(long)]
+    pub reduce: bool,
 }
 
 pub fn run(args: Args) -> i32 {
@@ -78,7 +85,7 @@ fn convert(args: &Args) -> Result<(), CliError> {
         let map = BoneMap::parse(&text).map_err(|e| CliError::invalid(format!("{}: {e}", path.display())))?;
         map.apply(&mut anim).map_err(|e| CliError::invalid(format!("{}: {e}", path.display())))?;
     }
-    let tolerance = Tolerance { rotation: args.tolerance.to_radians(), ..Tolerance::default() };
+    let tolerance = Tolerance { rotation: args.tolerance.to_radians(), reduce_stored: args.reduce, ..Tolerance::default() };
     let mut losses = Losses::default();
     let bytes = formats::write(&anim, target, tolerance, &mut losses)
         .map_err(|e| CliError::invalid(format!("{} -> {}: {e}", args.input.display(), target.format())))?;

@@ -14,6 +14,7 @@ pub mod compile_clips;
 pub mod convert;
 pub mod import;
 pub mod inspect;
+pub mod inspect_tables;
 pub mod preview;
 pub mod validate;
 
@@ -74,7 +75,12 @@ pub fn load(path: &Path) -> Result<Animation, CliError> {
             path.display()
         )));
     };
-    formats::read(format, &bytes).map_err(|e: ParseError| CliError::invalid(format!("{}: {format}: {e}", path.display())))
+    let anim = formats::read(format, &bytes)
+        .map_err(|e: ParseError| CliError::invalid(format!("{}: {format}: {e}", path.display())))?;
+    for warning in &anim.warnings {
+        say_err(&format!("{}: warning: {format}: {warning}", path.display()));
+    }
+    Ok(anim)
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, then a rename, so a

@@ -35,7 +35,7 @@ pub struct Args {
     /// Which compiled storage to draw.
     #[arg(long, value_enum, default_value = "rigid-gte")]
     pub storage: StorageArg,
-    /// Show ufbx's float pose to the right of the console's (FBX inputs).
+    /// Show ufbx's float pose (true skinning, every weight) to the right of the console's (FBX inputs).
     #[arg(long)]
     pub compare: bool,
     /// The FBX whose skeleton and mesh an animation file drives (bones matched by name or index).

@@ -7,14 +7,18 @@
 //!   format of `tables::pose` at a precision (and, for fast turns, a block size) searched per clip so
 //!   that no vertex moves more than
 //!   [`RIGID_FORMAT_BUDGET`] GTE unit from where the exact samples put it;
-//! - **baked-vertices**: model-space positions of every frame as Q8 deltas from the bind pose.
+//! - **baked-vertices**: model-space positions of every frame as Q8 deltas from the bind pose: ufbx's
+//!   linear-blend skinning with every weight (true skinning), within the format's quantisation.
 //!
 //! In both, neighbouring triangles that form a planar quad are paired into one (`quads`), and the
 //! triangles and quads are written as runs of triangles, quads and quad strips (`primitives`).
 //!
 //! Both store bounds covering the bind pose and every sample of every clip (exact and decoded, widened
 //! by one unit for the GTE's truncation), and both are checked against ufbx's own evaluation
-//! (`accuracy` in the report) before anything is written.
+//! (`accuracy` in the report) before anything is written: baked frames against true skinning, rigid
+//! poses against each vertex on its strongest bone (what one bone per vertex can show); the rigid
+//! report also states its distance from true skinning, and warns when it exceeds
+//! [`SKINNING_WARNING_SHARE`] of the model's height.
 
 mod baked;
 mod blob;
@@ -43,6 +47,8 @@ pub const RIGID_FORMAT_BUDGET: f64 = 1.0;
 /// or the half Q8 step plus bind rounding (baked).
 pub const DEFAULT_RIGID_THRESHOLD: f64 = 2.0;
 pub const DEFAULT_BAKED_THRESHOLD: f64 = 9.0;
+/// Share of the model's height beyond which rigid-gte's distance from true skinning is warned about.
+pub const SKINNING_WARNING_SHARE: f64 = 0.02;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -65,6 +71,9 @@ pub struct ErrorStats {
     pub mean: f64,
     /// Where the maximum is: clip index, frame, vertex (source vertex index).
     pub worst: (usize, usize, usize),
+    /// The character's index of the worst vertex (for messages naming its mesh).
+    #[serde(skip)]
+    pub worst_vertex: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -99,10 +108,18 @@ impl ClipReport {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Accuracy {
-    /// Compiled pose vs ufbx's evaluation of each vertex on its strongest bone (the checked figure).
+    /// Compiled pose vs ufbx's evaluation of each vertex on its strongest bone (rigid-gte's checked
+    /// figure).
     pub versus_rigid: ErrorStats,
-    /// Compiled pose vs ufbx's full linear-blend skinning (includes the weight reduction).
+    /// Compiled pose vs ufbx's full linear-blend skinning (baked-vertices' checked figure; for
+    /// rigid-gte it includes the cut to one bone per vertex).
     pub versus_skinned: ErrorStats,
+    /// The model's height in GTE units (extent of the bind pose along Y, or its largest extent when
+    /// it is flat along Y), and `versus_skinned.max` as a percentage of it.
+    pub model_height: f64,
+    pub skinned_percent_of_height: f64,
+    /// Which figure the threshold applies to: "rigid" or "skinned".
+    pub checked: &'static str,
     /// Rigid only: the console's FP12/GTE evaluation of the same samples vs ufbx (strongest bone).
     /// Informative: it measures the FP12 matrices' precision, which no pose format can improve.
     pub console_fp12: Option<ErrorStats>,
@@ -191,10 +208,11 @@ struct ErrorAcc {
 }
 
 impl ErrorAcc {
-    fn add(&mut self, e: f64, at: (usize, usize, usize)) {
+    fn add(&mut self, e: f64, at: (usize, usize, usize), vertex: usize) {
         if e > self.stats.max {
             self.stats.max = e;
             self.stats.worst = at;
+            self.stats.worst_vertex = vertex;
         }
         self.sum += e;
         self.n += 1;
@@ -226,7 +244,10 @@ pub fn compile(c: &Character, options: &CompileOptions) -> Result<Compiled, Impo
             limit: MAX_ANIMATION_BYTES,
         });
     }
-    let acc = &out.report.accuracy.versus_rigid;
+    let acc = match options.storage {
+        StorageMode::RigidGte => &out.report.accuracy.versus_rigid,
+        StorageMode::BakedVertices => &out.report.accuracy.versus_skinned,
+    };
     if acc.max > threshold {
         let (clip, frame, vertex) = acc.worst;
         return Err(ImportError::Accuracy {
@@ -359,11 +380,28 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
             let p =
                 rigid::console_positions(&final_tables, ci, f, &parents, &layout).map_err(|m| compile_error(c, m))?;
             for (old, v) in c.vertices.iter().enumerate() {
-                console.add(axis_error(p[layout.remap[old]], clip.rigid_reference[f][old]), (ci, f, v.source_index));
+                console.add(axis_error(p[layout.remap[old]], clip.rigid_reference[f][old]), (ci, f, v.source_index), old);
             }
         }
     }
     accuracy.console_fp12 = Some(console.finish());
+    let mut warnings = Vec::new();
+    let skinned = &accuracy.versus_skinned;
+    if skinned.max > SKINNING_WARNING_SHARE * accuracy.model_height && !c.clips.is_empty() {
+        let (clip, frame, _) = skinned.worst;
+        let v = &c.vertices[skinned.worst_vertex];
+        warnings.push(format!(
+            "rigid-gte moves each vertex with one bone: vertex {} of mesh '{}' is {:.0} GTE units ({:.1}% of the \
+             model's height) from ufbx's true skinning at clip '{}' frame {frame}, beyond {}%; \
+             --storage baked-vertices stores true skinning",
+            v.source_index,
+            v.mesh,
+            skinned.max,
+            accuracy.skinned_percent_of_height,
+            c.clips[clip].name,
+            SKINNING_WARNING_SHARE * 100.0
+        ));
+    }
     let animation_bytes: usize = assembled.clip_bytes.iter().sum();
     let seconds: f64 = c.clips.iter().map(|cl| cl.seconds()).sum();
     let report = CompileReport {
@@ -389,6 +427,8 @@ fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
             accuracy,
         )
     };
+    let mut report = report;
+    report.warnings.extend(warnings);
     Ok(Compiled { blob: assembled.blob, report })
 }
 
@@ -407,7 +447,7 @@ fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         let mut offsets = Vec::new();
         let mut decoded_clip = Vec::new();
         let mut worst: f64 = 0.0;
-        for target in &clip.rigid_reference {
+        for target in &clip.skinned_reference {
             let (payload, decoded) = baked::encode_frame(&bind, target);
             offsets.push(payloads.add(payload));
             for (t, d) in target.iter().zip(&decoded) {
@@ -470,7 +510,8 @@ fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError>
         r.bytes = *bytes;
         r.bytes_per_frame = Some(*bytes as f64 / r.frames as f64);
     }
-    let accuracy = accuracy(c, threshold, |clip, frame, v| decoded_all[clip][frame][v].map(|x| x as f64));
+    let mut accuracy = accuracy(c, threshold, |clip, frame, v| decoded_all[clip][frame][v].map(|x| x as f64));
+    accuracy.checked = "skinned";
     let animation_bytes: usize = assembled.clip_bytes.iter().sum();
     let frames: usize = c.clips.iter().map(|cl| cl.frame_count()).sum();
     let report = CompileReport {
@@ -650,12 +691,34 @@ fn accuracy(c: &Character, threshold: f64, compiled: impl Fn(usize, usize, usize
             for v in 0..c.vertices.len() {
                 let p = compiled(ci, f, v);
                 let at = (ci, f, c.vertices[v].source_index);
-                rigid.add(axis_error(p, clip.rigid_reference[f][v]), at);
-                skinned.add(axis_error(p, clip.skinned_reference[f][v]), at);
+                rigid.add(axis_error(p, clip.rigid_reference[f][v]), at, v);
+                skinned.add(axis_error(p, clip.skinned_reference[f][v]), at, v);
             }
         }
     }
-    Accuracy { versus_rigid: rigid.finish(), versus_skinned: skinned.finish(), console_fp12: None, threshold }
+    let model_height = model_height(c);
+    let versus_skinned = skinned.finish();
+    Accuracy {
+        versus_rigid: rigid.finish(),
+        skinned_percent_of_height: if model_height > 0.0 { 100.0 * versus_skinned.max / model_height } else { 0.0 },
+        versus_skinned,
+        model_height,
+        checked: "rigid",
+        console_fp12: None,
+        threshold,
+    }
+}
+
+/// The model's height in GTE units: the bind pose's extent along Y (PSX up/down), or its largest
+/// extent when the model lies flat (Y extent under a tenth of it).
+pub fn model_height(c: &Character) -> f64 {
+    let mut b = Bounds::new();
+    for v in &c.vertices {
+        b.add(v.bind);
+    }
+    let extent = [0, 1, 2].map(|k| (b.max[k] - b.min[k]).max(0.0));
+    let largest = extent.iter().copied().fold(0.0, f64::max);
+    if extent[1] >= 0.1 * largest { extent[1] } else { largest }
 }
 
 fn report_base(

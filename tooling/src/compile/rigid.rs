@@ -74,9 +74,20 @@ pub fn tracks(c: &Character, clip: &Clip, reach: &[f64]) -> Result<Vec<BoneTrack
                 Some(p) => pose[p].inverse().mul(&pose[b]),
                 None => pose[b],
             };
-            samples.push(
-                local.decompose().map_err(|e| format!("bone '{}' clip '{}' frame {f}: {e:?}", bone.name, clip.name))?,
-            );
+            let sample = local.decompose().map_err(|e| match (e, bone.parent) {
+                (crate::fbx::Degenerate::Shear { cosine }, Some(p)) => format!(
+                    "bone '{}' at clip '{}' frame {f}: its transform relative to its parent '{}' is sheared (axes \
+                     {:.2} degrees off square), as where the file's inheritance mode (Maya segment scale \
+                     compensate, MotionBuilder RrSs) undoes a parent's non-uniform scale; rigid-gte stores \
+                     parent-relative translation, rotation and scale and cannot hold it: use --storage baked-vertices",
+                    bone.name,
+                    clip.name,
+                    c.bones[p].name,
+                    90.0 - cosine.clamp(-1.0, 1.0).acos().to_degrees()
+                ),
+                (e, _) => format!("bone '{}' clip '{}' frame {f}: {e:?}", bone.name, clip.name),
+            })?;
+            samples.push(sample);
         }
         make_continuous(&mut samples);
         out.push(BoneTrack { samples, reach: reach[b] });

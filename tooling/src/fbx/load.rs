@@ -68,6 +68,9 @@ pub fn import(
         check_range(&p, v, v.bind, "bind pose")?;
     }
 
+    // Maya moves a skinned mesh with its own node when that node moved after binding (its .obj exports
+    // show it); the FBX skin alone does not: apply it for files Maya wrote.
+    let skin_follows_mesh_node = scene.metadata.original_application.name.to_ascii_lowercase().contains("maya");
     let stacks = select_stacks(&p, &scene, options)?;
     limit("clips", stacks.len(), MAX_CLIPS)?;
     let mut clips = Vec::new();
@@ -102,7 +105,7 @@ pub fn import(
                 ImportError::Load { path: p.clone(), message: format!("evaluating {context}: {}", e.description) }
             })?;
             clip.poses.push(sample_pose(&p, &evaluated, &bones, &bone_of_node, &conv, &context)?);
-            let (rigid, skinned) = reference_positions(&evaluated, &meshes, &clusters, &conv);
+            let (rigid, skinned) = reference_positions(&evaluated, &meshes, &clusters, &conv, skin_follows_mesh_node);
             check_props_follow(&p, &evaluated, &meshes, &rigid, &conv, &context)?;
             for (v, pos) in vertices.iter().zip(&rigid) {
                 check_range(&p, v, *pos, &context)?;
@@ -117,7 +120,7 @@ pub fn import(
 }
 
 /// The linear map from the file's axes and units to model space (PSX axes, GTE units).
-fn file_to_model(settings: &ufbx::SceneSettings) -> Affine {
+pub fn file_to_model(settings: &ufbx::SceneSettings) -> Affine {
     use ufbx::CoordinateAxis as A;
     let mut axes = settings.axes;
     if axes.up == A::Unknown || axes.right == A::Unknown || axes.front == A::Unknown {
@@ -161,10 +164,7 @@ fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInsta
         let mesh: &ufbx::Mesh = mesh;
         let name = node.element.name.to_string();
         for skin in mesh.skin_deformers.as_ref().iter() {
-            if matches!(
-                skin.skinning_method,
-                ufbx::SkinningMethod::DualQuaternion | ufbx::SkinningMethod::BlendedDqLinear
-            ) {
+            if uses_dual_quaternions(skin) {
                 return Err(ImportError::DualQuaternion {
                     path: p.into(),
                     mesh: name,
@@ -212,6 +212,18 @@ fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInsta
         return Err(ImportError::NoMesh { path: p.into() });
     }
     Ok(out)
+}
+
+/// Whether `skin` really blends in dual-quaternion skinning: 3ds Max's "Blend" method with every
+/// vertex's blend weight 0 is plain linear skinning (ufbx evaluates it so), and imports as such.
+fn uses_dual_quaternions(skin: &ufbx::SkinDeformer) -> bool {
+    match skin.skinning_method {
+        ufbx::SkinningMethod::DualQuaternion => true,
+        ufbx::SkinningMethod::BlendedDqLinear => {
+            skin.vertices.iter().any(|v| v.dq_weight > 0.0)
+        }
+        _ => false,
+    }
 }
 
 /// The scene's skeleton nodes, by typed id, as far as props need them.
@@ -317,11 +329,13 @@ fn skeleton(p: &str, scene: &ufbx::Scene, meshes: &[MeshInstance], conv: &Affine
     for m in meshes {
         let Binding::Skin(skin) = m.binding else { continue };
         for cluster in skin.clusters.as_ref().iter() {
-            // The mesh's own bind placement must be invertible and free of shear too.
+            // The mesh's own bind placement must be invertible. It only ever moves points (it is never
+            // split into translation, rotation and scale), so it may shear: the inverse of a bone's
+            // bind with non-uniform scale (MotionBuilder's RrSs, Maya's segment scale compensate) does.
             let bone_name = cluster.bone_node.as_ref().map(|n| n.element.name.to_string()).unwrap_or_default();
-            Affine::from_ufbx(&cluster.geometry_to_bone).check().map_err(|d| {
-                degenerate(p, &m.node.element.name, &format!("bind pose (mesh geometry to bone '{bone_name}')"), d)
-            })?;
+            if let Err(d @ Degenerate::Singular { .. }) = Affine::from_ufbx(&cluster.geometry_to_bone).check() {
+                return Err(degenerate(p, &m.node.element.name, &format!("bind pose (mesh geometry to bone '{bone_name}')"), d));
+            }
             if let Some(node) = cluster.bone_node.as_ref() {
                 bind_of_node.entry(node.element.typed_id).or_insert_with(|| Affine::from_ufbx(&cluster.bind_to_world));
             }
@@ -374,7 +388,7 @@ fn bind_vertices(
     let mut out = BoundVertices::default();
     for m in meshes {
         match m.binding {
-            Binding::Skin(skin) => reduce_skin(p, m, skin, bone_of_node, conv, &mut out)?,
+            Binding::Skin(skin) => reduce_skin(p, m, skin, bone_of_node, bind_of_node, conv, &mut out)?,
             Binding::Prop(node) => {
                 let mesh_name = m.node.element.name.to_string();
                 let bone = bone_of_node[&node.element.typed_id];
@@ -403,11 +417,16 @@ fn bind_vertices(
 }
 
 /// Strongest-bone vertices of a skinned mesh, appended with their strongest cluster index.
+///
+/// A vertex's bind position is its place on the bone (the cluster's `geometry_to_bone`) put on the
+/// bone's bind, the one the skeleton uses: meshes bound at different bind poses (each cluster its own
+/// `TransformLink`) then all sit on one consistent skeleton, as ufbx's evaluation places them.
 fn reduce_skin(
     p: &str,
     m: &MeshInstance,
     skin: &ufbx::SkinDeformer,
     bone_of_node: &HashMap<u32, usize>,
+    bind_of_node: &HashMap<u32, Affine>,
     conv: &Affine,
     out: &mut BoundVertices,
 ) -> Result<(), ImportError> {
@@ -440,7 +459,8 @@ fn reduce_skin(
         let cluster: &ufbx::SkinCluster = &skin.clusters[strongest.cluster_index as usize];
         let node = cluster.bone_node.as_ref().expect("filtered above");
         let bone = bone_of_node[&node.element.typed_id];
-        let world = Affine::from_ufbx(&cluster.bind_to_world).mul(&Affine::from_ufbx(&cluster.geometry_to_bone));
+        let bone_bind = bind_of_node.get(&node.element.typed_id).copied().unwrap_or_else(|| Affine::from_ufbx(&cluster.bind_to_world));
+        let world = bone_bind.mul(&Affine::from_ufbx(&cluster.geometry_to_bone));
         let pos = m.mesh.vertices[v];
         out.vertices.push(Vertex {
             bind: conv.mul(&world).apply([pos.x, pos.y, pos.z]),
@@ -514,7 +534,11 @@ fn select_stacks<'s>(
     scene: &'s ufbx::Scene,
     options: &ImportOptions,
 ) -> Result<Vec<(String, &'s ufbx::AnimStack)>, ImportError> {
-    let stacks: Vec<&ufbx::AnimStack> = scene.anim_stacks.as_ref().iter().map(|s| &**s).collect();
+    // ufbx adds a take named "(internal)" for animation stored outside any take of old files (FBX 5000
+    // and earlier); it is not the file's, and becomes no clip when the file has takes of its own.
+    let all_stacks: Vec<&ufbx::AnimStack> = scene.anim_stacks.as_ref().iter().map(|s| &**s).collect();
+    let own: Vec<&ufbx::AnimStack> = all_stacks.iter().copied().filter(|s| &*s.element.name != INTERNAL_TAKE).collect();
+    let stacks = if own.is_empty() { all_stacks } else { own };
     let names = clip_names(&stacks.iter().map(|s| &*s.element.name).collect::<Vec<_>>());
     let all: Vec<(String, &ufbx::AnimStack)> = names.into_iter().zip(stacks).collect();
     let Some(wanted) = &options.clips else { return Ok(all) };
@@ -532,6 +556,9 @@ fn select_stacks<'s>(
         })
         .collect()
 }
+
+/// The name ufbx gives the take it synthesises.
+const INTERNAL_TAKE: &str = "(internal)";
 
 /// The stack's declared time span, or the span of its keys when it declares an empty one (some
 /// exporters leave LocalStart/LocalStop at 0).
@@ -594,22 +621,24 @@ fn sample_pose(
         g.check().map_err(|d| degenerate_node(p, &bones[b].name, context, node, d))?;
         pose[b] = g.unscaled(bones[b].bind_scale);
     }
-    // Parent-relative transforms must also split into translation/rotation/scale.
-    for (b, bone) in bones.iter().enumerate() {
-        if let Some(parent) = bone.parent {
-            pose[parent].inverse().mul(&pose[b]).check().map_err(|d| degenerate(p, &bone.name, context, d))?;
-        }
-    }
+    // Parent-relative transforms may shear where ufbx's inheritance modes (Maya's segment scale
+    // compensate, MotionBuilder's RrSs) undo a parent's non-uniform scale while the world matrices
+    // above do not: baked-vertices stores ufbx's positions and does not care; rigid-gte, which stores
+    // parent-relative samples, checks them when it compiles.
     Ok(pose)
 }
 
 /// ufbx's own positions of every vertex: on its strongest cluster, and fully skinned. A prop's vertices
-/// are where ufbx puts its mesh node in the evaluated scene (both figures).
+/// are where ufbx puts its mesh node in the evaluated scene (both figures). With
+/// `skin_follows_mesh_node` (files from Maya), the skinned positions also take the mesh node's move
+/// since binding (its geometry-to-world now times the inverse of the skin's bind placement of the
+/// mesh, `TransformLink * Transform`), as Maya shows them; identity when the node did not move.
 fn reference_positions(
     evaluated: &ufbx::Scene,
     meshes: &[MeshInstance],
     clusters: &[Option<usize>],
     conv: &Affine,
+    skin_follows_mesh_node: bool,
 ) -> (Vec<[f64; 3]>, Vec<[f64; 3]>) {
     let mut rigid = Vec::new();
     let mut skinned = Vec::new();
@@ -625,6 +654,13 @@ fn reference_positions(
             continue;
         };
         let skin: &ufbx::SkinDeformer = &mesh.skin_deformers[0];
+        let node_move = match (skin_follows_mesh_node, skin.clusters.first()) {
+            (true, Some(c0)) => {
+                let bound = Affine::from_ufbx(&c0.bind_to_world).mul(&Affine::from_ufbx(&c0.geometry_to_bone));
+                Some(Affine::from_ufbx(&node.geometry_to_world).mul(&bound.inverse()))
+            }
+            _ => None,
+        };
         for v in 0..mesh.num_vertices {
             let cluster = clusters[m.first_vertex + v].expect("skinned vertices have a cluster");
             let cluster: &ufbx::SkinCluster = &skin.clusters[cluster];
@@ -632,7 +668,8 @@ fn reference_positions(
             rigid.push(conv.mul(&Affine::from_ufbx(&cluster.geometry_to_world)).apply([pos.x, pos.y, pos.z]));
             let s = mesh.skinned_position.values.get(v).copied().unwrap_or(pos);
             let s = [s.x, s.y, s.z];
-            skinned.push(if mesh.skinned_is_local { local_to_model.apply(s) } else { conv.apply(s) });
+            let world = if mesh.skinned_is_local { Affine::from_ufbx(&node.geometry_to_world).apply(s) } else { s };
+            skinned.push(conv.apply(node_move.as_ref().map_or(world, |m| m.apply(world))));
         }
     }
     (rigid, skinned)

@@ -37,7 +37,7 @@ mod load;
 
 pub use affine::{Affine, Degenerate, Trs};
 pub use error::ImportError;
-pub use load::import;
+pub use load::{file_to_model, import};
 
 /// Profile limits of the first PSX profile (fbx-skeletal-pipeline.txt, "First PSX profile").
 pub mod limits {

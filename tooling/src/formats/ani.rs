@@ -108,7 +108,7 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
         events,
         extras: ClipExtras::default(),
     };
-    Ok(Animation { format: Format::Ani, version, clips: vec![clip] })
+    Ok(Animation { format: Format::Ani, version, clips: vec![clip], warnings: Vec::new() })
 }
 
 fn read_rotation(c: &mut Cursor, version: u32) -> Result<StoredRotation, ParseError> {

@@ -7,15 +7,18 @@
 //!
 //! Reader choices (each tested): a name filling all 32 bytes is a 32-byte name; an empty track is
 //! read as a track with no keys (`validate` rejects it, the original runtime would read `keys[-1]`);
-//! an unknown `keyType` and bytes after the last clip are errors. Capacity limits are not the
-//! layout's: they are checked by `validate` (see `profile`).
+//! an unknown `keyType` is an error. Bytes after the last clip are what the original loader never
+//! reads (a track count smaller than the tracks written leaves the extra tracks there): the reader
+//! loads the declared tracks, as the original does, and warns naming the offset and, when the bytes
+//! are whole tracks, how many. Capacity limits are not the layout's: they are checked by `validate`
+//! (see `profile`).
 
 use super::cursor::Cursor;
-use super::timebase::{bone_id, frame_rate, retime, whole};
+use super::timebase::{bone_id, retime, whole, DEFAULT_FRAME_RATE};
 use super::{write_error, AnimbinMode, Losses, ParseError, WriteError};
 use crate::model::{
-    decode_text, Animation, Clip, ClipExtras, Event, Format, Quat, RotationKey, StoredRotation, TimeUnit,
-    Track, VectorKey, Bone,
+    decode_text, Animation, Bone, Clip, ClipExtras, Event, Format, Quat, RotationKey, Sampler, StoredRotation, TimeUnit,
+    Track, VectorKey,
 };
 
 pub const MAGIC: &[u8] = b"ANIMBIN";
@@ -37,13 +40,44 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     for clip_index in 0..clip_count {
         clips.push(read_clip(&mut c, clip_index)?);
     }
+    let mut warnings = Vec::new();
     if c.remaining() != 0 {
-        return Err(c.error(format!(
-            "the end of the file after the last of {clip_count} animations, found {} more bytes",
+        let at = c.pos();
+        let tracks = whole_tracks(&bytes[at..]);
+        let what = match tracks {
+            Some(n) if clips.last().is_some_and(|clip| clip.events.is_empty()) => {
+                format!(" (they are {n} whole track(s) beyond the last animation's declared {})", clips.last().map_or(0, |c| c.tracks.len()))
+            }
+            _ => String::new(),
+        };
+        warnings.push(format!(
+            "at byte offset {at} (0x{at:x}): {} byte(s) after the last of {clip_count} animation(s){what} are not read; \
+             the original loader stops after the declared tracks and markers, and so does this reader",
             c.remaining()
-        )));
+        ));
     }
-    Ok(Animation { format: Format::Animbin, version: version as u32, clips })
+    Ok(Animation { format: Format::Animbin, version: version as u32, clips, warnings })
+}
+
+/// How many whole track records `bytes` holds exactly, if it is nothing else.
+fn whole_tracks(bytes: &[u8]) -> Option<usize> {
+    let mut c = Cursor::new(bytes);
+    let mut n = 0;
+    while c.remaining() > 0 {
+        c.bytes(2, "a track header").ok()?;
+        let keys = c.u16_le("a key count").ok()?;
+        for _ in 0..keys {
+            c.bytes(2, "a key frame").ok()?;
+            let payload = match c.u8("a key type").ok()? {
+                0 => 8,
+                1 => 12,
+                _ => return None,
+            };
+            c.bytes(payload, "a key").ok()?;
+        }
+        n += 1;
+    }
+    Some(n)
 }
 
 fn read_name(c: &mut Cursor, what: &str) -> Result<(String, Option<Vec<u8>>), ParseError> {
@@ -214,10 +248,78 @@ pub fn write(anim: &Animation, mode: AnimbinMode, losses: &mut Losses) -> Result
     out.push(count);
     let from_animbin = anim.format == Format::Animbin;
     for source in &anim.clips {
-        let clip = retime(source, TimeUnit::Frame, frame_rate(source), losses);
+        let mut clip = retime(source, TimeUnit::Frame, DEFAULT_FRAME_RATE, losses);
+        if !from_animbin {
+            onto_frames(&mut clip, losses);
+        }
         write_clip(&mut out, &clip, mode, from_animbin, losses)?;
     }
     Ok(out)
+}
+
+/// Keys this close to a frame (in frames) are that frame's key rounded to a coarser clock (a 60 Hz
+/// frame written in whole milliseconds is at most 0.03 frames off): they move onto it unchanged.
+const SNAP_FRAMES: f64 = 0.05;
+
+/// Moves keys that fall between frames, or at or past the clip's last frame, onto frames `0 ..
+/// length - 1`. Each frame that keys round to gets one key: a lone key within `SNAP_FRAMES` of it is
+/// moved there with its stored words; otherwise (two 10 ms `.ani` keys in one 60 Hz frame, a key
+/// between frames, a key past the end) the source is sampled at the frame's time. So no frame has two
+/// keys and none lies past the end. Tracks whose keys all sit on frames within the clip are left as
+/// they are.
+fn onto_frames(clip: &mut Clip, losses: &mut Losses) {
+    let length = clip.length.round();
+    let last = if length >= 1.0 { length - 1.0 } else { 0.0 };
+    let fits = |t: f64| whole(t).is_some_and(|f| f >= 0 && f as f64 <= last);
+    let frame_of = |t: f64| if t.is_finite() { t.round().clamp(0.0, last) } else { 0.0 };
+    for track in &mut clip.tracks {
+        if track.rotation.iter().map(|k| k.time).chain(track.translation.iter().map(|k| k.time)).all(fits) {
+            continue;
+        }
+        let sampler = Sampler::new(track);
+        let mut sampled = false;
+        // Per frame: the keys (by index in time order) that round to it.
+        let groups = |times: Vec<f64>| -> Vec<(f64, Vec<usize>)> {
+            let mut groups: Vec<(f64, Vec<usize>)> = Vec::new();
+            for (i, t) in times.into_iter().enumerate() {
+                let f = frame_of(t);
+                match groups.last_mut() {
+                    Some((g, members)) if *g == f => members.push(i),
+                    _ => groups.push((f, vec![i])),
+                }
+            }
+            groups
+        };
+        let lone = |members: &[usize], times: &[f64], f: f64| members.len() == 1 && (times[members[0]] - f).abs() <= SNAP_FRAMES;
+        let rotation_times: Vec<f64> = sampler.rotation.iter().map(|k| k.time).collect();
+        track.rotation = groups(rotation_times.clone())
+            .into_iter()
+            .filter_map(|(f, members)| {
+                if lone(&members, &rotation_times, f) {
+                    return Some(RotationKey { time: f, ..sampler.rotation[members[0]].clone() });
+                }
+                sampled = true;
+                sampler.rotation(f).map(|value| RotationKey { time: f, value, stored: None })
+            })
+            .collect();
+        let translation_times: Vec<f64> = sampler.translation.iter().map(|k| k.time).collect();
+        track.translation = groups(translation_times.clone())
+            .into_iter()
+            .filter_map(|(f, members)| {
+                if lone(&members, &translation_times, f) {
+                    return Some(VectorKey { time: f, ..sampler.translation[members[0]] });
+                }
+                sampled = true;
+                sampler.translation(f).map(|value| VectorKey { time: f, value })
+            })
+            .collect();
+        track.extras.animbin_key_order = None;
+        losses.add(if sampled {
+            "resampled time: keys moved onto whole frames within the clip (values sampled at each frame)"
+        } else {
+            "resampled time: key and marker times rounded to whole frames"
+        });
+    }
 }
 
 fn write_clip(out: &mut Vec<u8>, clip: &Clip, mode: AnimbinMode, keep_order: bool, losses: &mut Losses) -> Result<(), WriteError> {

@@ -85,8 +85,8 @@ pub enum AnimbinMode {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
     Animbin(AnimbinMode),
-    /// Metroid Prime ANIM, version 0 or 2.
-    MpAnim(u32),
+    /// Metroid Prime ANIM, version 0 or 2; `None` keeps the source's version (2 for other formats).
+    MpAnim(Option<u32>),
     /// `.ani` 4000, 4001 or 4002; `None` keeps the source's version (4000 for other formats).
     Ani(Option<u32>),
     Panim,
@@ -107,8 +107,9 @@ impl Target {
         Some(match name.to_ascii_lowercase().as_str() {
             "animbin" => Target::Animbin(AnimbinMode::Correct),
             "animbin-original" => Target::Animbin(AnimbinMode::Original),
-            "mp-anim" | "anim" | "mp-anim2" | "mp-anim-v2" => Target::MpAnim(2),
-            "mp-anim0" | "mp-anim-v0" => Target::MpAnim(0),
+            "mp-anim" | "anim" => Target::MpAnim(None),
+            "mp-anim2" | "mp-anim-v2" => Target::MpAnim(Some(2)),
+            "mp-anim0" | "mp-anim-v0" => Target::MpAnim(Some(0)),
             "ani" => Target::Ani(None),
             "ani4000" => Target::Ani(Some(4000)),
             "ani4001" => Target::Ani(Some(4001)),
@@ -122,7 +123,7 @@ impl Target {
     pub fn from_extension(path: &Path) -> Option<Target> {
         Some(match extension_format(path)? {
             Format::Animbin => Target::Animbin(AnimbinMode::Correct),
-            Format::MpAnim => Target::MpAnim(2),
+            Format::MpAnim => Target::MpAnim(None),
             Format::Ani => Target::Ani(None),
             Format::Panim => Target::Panim,
         })
@@ -136,11 +137,14 @@ pub struct Tolerance {
     pub rotation: f64,
     /// Largest translation error, in the clip's units.
     pub translation: f64,
+    /// Reduce the keys of a source that is already ANIM version 2 (by default its stored keys are
+    /// kept as they are).
+    pub reduce_stored: bool,
 }
 
 impl Default for Tolerance {
     fn default() -> Self {
-        Tolerance { rotation: 0.5f64.to_radians(), translation: 1e-3 }
+        Tolerance { rotation: 0.5f64.to_radians(), translation: 1e-3, reduce_stored: false }
     }
 }
 
@@ -190,8 +194,12 @@ pub fn read(format: Format, bytes: &[u8]) -> Result<Animation, ParseError> {
 pub fn write(anim: &Animation, target: Target, tolerance: Tolerance, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
     match target {
         Target::Animbin(mode) => animbin::write(anim, mode, losses),
-        Target::MpAnim(0) => mp_anim::write_v0(anim, losses),
-        Target::MpAnim(_) => mp_anim::write_v2(anim, tolerance, losses),
+        Target::MpAnim(version) => {
+            match version.unwrap_or(if anim.format == Format::MpAnim { anim.version } else { 2 }) {
+                0 => mp_anim::write_v0(anim, losses),
+                _ => mp_anim::write_v2(anim, tolerance, losses),
+            }
+        }
         Target::Ani(version) => {
             let version = version.unwrap_or(if anim.format == Format::Ani { anim.version } else { 4000 });
             ani::write(anim, version, losses)

@@ -1,10 +1,13 @@
 //! Metroid Prime ANIM (big-endian): version 0 (quaternion arrays) read and write, version 2 (delta
 //! bitstream) read and write.
 //!
-//! Version 0, after the `u32` version: `f32 duration`, `f32 interval`, `u32 bone entry count`, `u32 key
-//! count`, the bone map (`u8` channel per bone id, 0xFF = not animated), `u32 channel count`, the
-//! translation map (`u8` per channel, 0xFF = none), `u32` quaternion key count and the `f32 w, x, y, z`
-//! keys channel-major, `u32` translation key count and the `f32 x, y, z` keys, then the `u32` EVNT id.
+//! Version 0, after the `u32` version, six header words (PrimeWorldEditor's `ReadUncompressedANIM`,
+//! metaforce and retro-data-structures agree): `f32 duration`, `u32` its differential state, `f32
+//! interval`, `u32` its differential state, `u32 key count`, `u32 root bone id`. Then `u32` and that many
+//! `u8` (bone id -> rotation channel, 0xFF = not animated; 100 in Retro's files), `u32` and that many
+//! `u8` (for the n-th animated bone in bone order, its translation channel, 0xFF = none), `u32`
+//! quaternion count and the `f32 w, x, y, z` keys channel-major, `u32` vector count and the `f32 x, y,
+//! z` keys channel-major, then the `u32` EVNT id. Files in paks are padded with 0xFF bytes after it.
 //!
 //! Version 2, after the `u32` version: scratch size, EVNT id, unknown (1), `f32 duration`, `f32
 //! interval`, root bone id, looping flag, rotation divisor, `f32` translation multiplier, channel
@@ -48,91 +51,152 @@ fn positive_interval(c: &mut Cursor) -> Result<f64, ParseError> {
 
 fn read_v0(c: &mut Cursor) -> Result<Animation, ParseError> {
     let duration = c.f32_be("the duration")? as f64;
+    let duration_state = c.u32_be("the duration's differential state")?;
     let interval = positive_interval(c)?;
-    let bone_entry_count = c.u32_be("the bone entry count")?;
+    let interval_state = c.u32_be("the interval's differential state")?;
     let key_count = c.u32_be("the key count")?;
-    let n = c.count(bone_entry_count as u64, 1, "bone map entries")?;
-    let bone_map = c.bytes(n, "the bone map")?.to_vec();
-    let bone_map_at = c.pos() - n;
-    let channel_count = c.u32_be("the channel count")?;
-    let channels = c.count(channel_count as u64, 1, "translation map entries")?;
-    let translation_map = c.bytes(channels, "the translation map")?.to_vec();
-
-    // Each channel belongs to exactly one bone.
-    let mut channel_bone: Vec<Option<u32>> = vec![None; channels];
-    for (bone, &ch) in bone_map.iter().enumerate() {
-        if ch == 0xFF {
-            continue;
-        }
+    let root_bone_id = c.u32_be("the root bone id")?;
+    let bone_entry_count = c.u32_be("the rotation index count")?;
+    let n = c.count(bone_entry_count as u64, 1, "rotation indices")?;
+    let bone_map_at = c.pos();
+    let bone_map = c.bytes(n, "the rotation indices (bone id -> rotation channel)")?.to_vec();
+    // Bones with a rotation channel, in bone order, and each channel's bone.
+    let animated: Vec<usize> = (0..n).filter(|&b| bone_map[b] != 0xFF).collect();
+    let rotation_channels = animated.len();
+    let mut channel_bone: Vec<Option<usize>> = vec![None; rotation_channels];
+    for &bone in &animated {
+        let ch = bone_map[bone];
         let at = bone_map_at + bone;
         match channel_bone.get_mut(ch as usize) {
-            None => return Err(ParseError::new(at, format!("a channel below {channels} or 0xFF for bone {bone}, found {ch}"))),
-            Some(Some(other)) => {
-                return Err(ParseError::new(at, format!("one bone per channel; channel {ch} is already bone {other}'s")))
+            None => {
+                return Err(ParseError::new(
+                    at,
+                    format!("a rotation channel below {rotation_channels} (the animated bones) or 0xFF for bone {bone}, found {ch}"),
+                ))
             }
-            Some(slot) => *slot = Some(bone as u32),
+            Some(Some(other)) => {
+                return Err(ParseError::new(at, format!("one bone per rotation channel; channel {ch} is already bone {other}'s")))
+            }
+            Some(slot) => *slot = Some(bone),
         }
     }
-    if let Some(ch) = channel_bone.iter().position(Option::is_none) {
-        return Err(ParseError::new(bone_map_at, format!("a bone for every channel; channel {ch} has none")));
-    }
-
-    let quat_at = c.pos();
-    let quat_count = c.u32_be("the quaternion key count")?;
-    if quat_count as u64 != channels as u64 * key_count as u64 {
+    let trans_map_count_at = c.pos();
+    let trans_count = c.u32_be("the translation index count")?;
+    let m = c.count(trans_count as u64, 1, "translation indices")?;
+    if m < rotation_channels {
         return Err(ParseError::new(
-            quat_at,
-            format!("{channels} channels x {key_count} keys = {} quaternion keys, found {quat_count}", channels as u64 * key_count as u64),
+            trans_map_count_at,
+            format!("a translation index for each of the {rotation_channels} animated bones, found {m}"),
         ));
     }
-    c.count(quat_count as u64, 16, "quaternion keys")?;
+    let trans_map_at = c.pos();
+    let trans_map = c.bytes(m, "the translation indices (animated bone -> translation channel)")?.to_vec();
+    let translation_channels = trans_map.iter().filter(|&&t| t != 0xFF).count();
+    let mut translation_of: Vec<Option<usize>> = vec![None; rotation_channels];
+    let mut used = vec![false; translation_channels];
+    for (i, &t) in trans_map.iter().enumerate() {
+        if t == 0xFF {
+            continue;
+        }
+        let at = trans_map_at + i;
+        if i >= rotation_channels {
+            return Err(ParseError::new(
+                at,
+                format!("0xFF past the {rotation_channels} animated bones (a translation channel needs a bone), found {t}"),
+            ));
+        }
+        match used.get_mut(t as usize) {
+            None => {
+                return Err(ParseError::new(at, format!("a translation channel below {translation_channels} or 0xFF, found {t}")))
+            }
+            Some(true) => return Err(ParseError::new(at, format!("one bone per translation channel; channel {t} is used twice"))),
+            Some(slot) => *slot = true,
+        }
+        translation_of[i] = Some(t as usize);
+    }
+
     let keys = key_count as usize;
-    let mut tracks = Vec::with_capacity(channels);
-    for bone in channel_bone.iter().flatten() {
-        let mut track = Track::new(Bone::Id(*bone));
-        track.rotation.reserve(keys);
-        for k in 0..keys {
+    let quat_at = c.pos();
+    let quat_count = c.u32_be("the quaternion count")?;
+    if quat_count as u64 != rotation_channels as u64 * key_count as u64 {
+        return Err(ParseError::new(
+            quat_at,
+            format!(
+                "{rotation_channels} channels x {key_count} keys = {} quaternions, found {quat_count}",
+                rotation_channels as u64 * key_count as u64
+            ),
+        ));
+    }
+    c.count(quat_count as u64, 16, "quaternions")?;
+    let mut rotations: Vec<Vec<Quat>> = Vec::with_capacity(rotation_channels);
+    for _ in 0..rotation_channels {
+        let mut keys_of = Vec::with_capacity(keys);
+        for _ in 0..keys {
             let w = c.f32_be("a quaternion w")? as f64;
             let x = c.f32_be("a quaternion x")? as f64;
             let y = c.f32_be("a quaternion y")? as f64;
             let z = c.f32_be("a quaternion z")? as f64;
-            track.rotation.push(RotationKey { time: k as f64 * interval, value: Quat::new(w, x, y, z), stored: None });
+            keys_of.push(Quat::new(w, x, y, z));
         }
-        tracks.push(track);
+        rotations.push(keys_of);
     }
-    let translated: Vec<usize> = (0..channels).filter(|&ch| translation_map[ch] != 0xFF).collect();
     let trans_at = c.pos();
-    let trans_count = c.u32_be("the translation key count")?;
-    let expected = translated.len() as u64 * key_count as u64;
-    if trans_count as u64 != expected {
+    let vector_count = c.u32_be("the vector count")?;
+    let expected = translation_channels as u64 * key_count as u64;
+    if vector_count as u64 != expected {
         return Err(ParseError::new(
             trans_at,
-            format!("{} translated channels x {key_count} keys = {expected} translation keys, found {trans_count}", translated.len()),
+            format!("{translation_channels} translation channels x {key_count} keys = {expected} vectors, found {vector_count}"),
         ));
     }
-    c.count(trans_count as u64, 12, "translation keys")?;
-    for ch in translated {
-        for k in 0..keys {
-            let v = [c.f32_be("a translation x")? as f64, c.f32_be("a translation y")? as f64, c.f32_be("a translation z")? as f64];
-            tracks[ch].translation.push(VectorKey { time: k as f64 * interval, value: v });
+    c.count(vector_count as u64, 12, "vectors")?;
+    let mut translations: Vec<Vec<[f64; 3]>> = Vec::with_capacity(translation_channels);
+    for _ in 0..translation_channels {
+        let mut keys_of = Vec::with_capacity(keys);
+        for _ in 0..keys {
+            keys_of.push([c.f32_be("a translation x")? as f64, c.f32_be("a translation y")? as f64, c.f32_be("a translation z")? as f64]);
         }
+        translations.push(keys_of);
     }
     let evnt_id = c.u32_be("the EVNT id")?;
-    if c.remaining() != 0 {
-        return Err(c.error(format!("the end of the file after the EVNT id, found {} more bytes", c.remaining())));
+    let padding_at = c.pos();
+    let padding = c.bytes(c.remaining(), "padding")?;
+    if let Some(i) = padding.iter().position(|&b| b != 0xFF) {
+        return Err(ParseError::new(
+            padding_at + i,
+            format!("the end of the file or 0xFF padding after the EVNT id, found 0x{:02X}", padding[i]),
+        ));
+    }
+
+    let time = |k: usize| k as f64 * interval;
+    let mut tracks = Vec::with_capacity(rotation_channels);
+    for (n, &bone) in animated.iter().enumerate() {
+        let mut track = Track::new(Bone::Id(bone as u32));
+        let ch = bone_map[bone] as usize;
+        track.rotation = rotations[ch].iter().enumerate().map(|(k, &q)| RotationKey { time: time(k), value: q, stored: None }).collect();
+        if let Some(t) = translation_of[n] {
+            track.translation = translations[t].iter().enumerate().map(|(k, &v)| VectorKey { time: time(k), value: v }).collect();
+        }
+        tracks.push(track);
     }
     let extras = MpExtras {
         evnt_id,
         scratch_size: 0,
-        root_bone_id: 3,
+        root_bone_id,
         unknown0: 1,
         unknown3: 1,
         rotation_divisor: ROTATION_DIVISOR,
         translation_multiplier: 1.0,
         bone_entry_count: Some(bone_entry_count),
-        frame_count: None,
+        time_states: Some([duration_state, interval_state]),
+        frame_count: Some(key_count),
     };
-    Ok(Animation { format: Format::MpAnim, version: 0, clips: vec![mp_clip(duration, interval, false, tracks, extras)] })
+    Ok(Animation {
+        format: Format::MpAnim,
+        version: 0,
+        clips: vec![mp_clip(duration, interval, false, tracks, extras)],
+        warnings: Vec::new(),
+    })
 }
 
 fn mp_clip(duration: f64, interval: f64, looping: bool, tracks: Vec<Track>, extras: MpExtras) -> Clip {
@@ -321,9 +385,10 @@ fn read_v2(c: &mut Cursor) -> Result<Animation, ParseError> {
         rotation_divisor,
         translation_multiplier,
         bone_entry_count: None,
+        time_states: None,
         frame_count: Some(frame_count),
     };
-    Ok(Animation { format: Format::MpAnim, version: 2, clips: vec![mp_clip(duration, interval, looping, tracks, extras)] })
+    Ok(Animation { format: Format::MpAnim, version: 2, clips: vec![mp_clip(duration, interval, looping, tracks, extras)], warnings: Vec::new() })
 }
 
 /// A clip resampled onto a uniform frame grid: per track, per frame, the rotation and translation.
@@ -342,9 +407,14 @@ fn grid(anim: &Animation, losses: &mut Losses) -> Result<Grid, WriteError> {
     let source = single_clip(anim, "Metroid Prime ANIM", losses)?;
     let rate = frame_rate(source);
     let clip = retime(source, TimeUnit::S, rate, losses);
-    let interval = match clip.frame_rate {
-        Some(r) if r > 0.0 && r.is_finite() => 1.0 / r,
-        _ => 1.0 / rate,
+    let interval = match (source.frame_rate, millisecond_grid(source)) {
+        // A source with no stated rate whose keys sit on a whole-millisecond grid keeps that grid
+        // (100 fps `.ani` keys stay 10 ms apart).
+        (None, Some(ms)) => ms / 1000.0,
+        _ => match clip.frame_rate {
+            Some(r) if r > 0.0 && r.is_finite() => 1.0 / r,
+            _ => 1.0 / rate,
+        },
     };
     let mut last = 0usize;
     let mut off_grid = false;
@@ -404,6 +474,26 @@ fn grid(anim: &Animation, losses: &mut Losses) -> Result<Grid, WriteError> {
     Ok(Grid { interval, duration: clip.length, frames, bones, rotation, translation, looping: clip.looping, extras })
 }
 
+/// The step of the grid the keys of a millisecond clip sit on: the greatest common divisor of their
+/// times, when every time is a whole number of milliseconds and the grid is no finer than 1 ms nor
+/// longer than ANIM's 65535 frames.
+fn millisecond_grid(clip: &Clip) -> Option<f64> {
+    if clip.time_unit != TimeUnit::Ms {
+        return None;
+    }
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 { a } else { gcd(b, a % b) }
+    }
+    let mut step = 0u64;
+    let mut last = 0u64;
+    for t in clip.tracks.iter().flat_map(|t| t.rotation.iter().map(|k| k.time).chain(t.translation.iter().map(|k| k.time))) {
+        let ms = whole(t).filter(|&v| v >= 0)? as u64;
+        step = gcd(step, ms);
+        last = last.max(ms);
+    }
+    (step > 0 && last / step < 65535).then_some(step as f64)
+}
+
 /// The value of a key at exactly `t` (up to float noise), so grid frames that are keys are not resampled.
 fn exact_rotation(s: &Sampler, t: f64) -> Option<Quat> {
     let eps = 1e-9 * t.abs().max(1.0);
@@ -419,59 +509,70 @@ fn f32_exact(v: f64, losses: &mut Losses) -> f32 {
     f
 }
 
+/// Slots of the version 0 bone -> rotation channel map in Retro's files (PrimeWorldEditor asserts it).
+const V0_BONE_SLOTS: usize = 100;
+
 pub fn write_v0(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
     let g = grid(anim, losses)?;
     if g.looping {
         losses.add("looping dropped: ANIM version 0 has no looping flag");
     }
+    if g.bones.len() > 255 {
+        return write_error("ANIM version 0 holds at most 255 channels (u8 channel indices)");
+    }
+    // Channels in bone order: the translation indices are listed per animated bone in that order.
+    let mut order: Vec<usize> = (0..g.bones.len()).collect();
+    order.sort_by_key(|&i| g.bones[i]);
+    let extras = g.extras.as_ref();
+    let [duration_state, interval_state] = extras.and_then(|e| e.time_states).unwrap_or([0, 0]);
     let mut out = Vec::new();
     let put = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_be_bytes());
     put(&mut out, 0);
     out.extend_from_slice(&f32_exact(g.duration, losses).to_be_bytes());
+    put(&mut out, duration_state);
     out.extend_from_slice(&f32_exact(g.interval, losses).to_be_bytes());
-    if g.bones.len() > 255 {
-        return write_error("ANIM version 0 holds at most 255 channels (u8 bone map)");
-    }
+    put(&mut out, interval_state);
+    put(&mut out, g.frames as u32);
+    put(&mut out, extras.map_or(order.first().map_or(0, |&i| g.bones[i]), |e| e.root_bone_id));
     let entries = g
         .bones
         .iter()
         .map(|&b| b as usize + 1)
         .max()
         .unwrap_or(0)
-        .max(g.extras.as_ref().and_then(|e| e.bone_entry_count).unwrap_or(0) as usize);
+        .max(extras.and_then(|e| e.bone_entry_count).map_or(V0_BONE_SLOTS, |n| n as usize));
     put(&mut out, entries as u32);
-    put(&mut out, g.frames as u32);
     let mut map = vec![0xFFu8; entries];
-    for (ch, &b) in g.bones.iter().enumerate() {
-        map[b as usize] = ch as u8;
+    for (ch, &i) in order.iter().enumerate() {
+        map[g.bones[i] as usize] = ch as u8;
     }
     out.extend_from_slice(&map);
-    put(&mut out, g.bones.len() as u32);
+    put(&mut out, order.len() as u32);
     let mut next = 0u8;
-    for t in &g.translation {
-        out.push(if t.is_some() {
+    for &i in &order {
+        out.push(if g.translation[i].is_some() {
             next += 1;
             next - 1
         } else {
             0xFF
         });
     }
-    put(&mut out, (g.bones.len() * g.frames) as u32);
-    for keys in &g.rotation {
-        for q in keys {
+    put(&mut out, (order.len() * g.frames) as u32);
+    for &i in &order {
+        for q in &g.rotation[i] {
             for v in q.to_array() {
                 out.extend_from_slice(&f32_exact(v, losses).to_be_bytes());
             }
         }
     }
-    let translated: Vec<&Vec<[f64; 3]>> = g.translation.iter().flatten().collect();
+    let translated: Vec<&Vec<[f64; 3]>> = order.iter().filter_map(|&i| g.translation[i].as_ref()).collect();
     put(&mut out, (translated.len() * g.frames) as u32);
     for keys in translated {
         for v in keys.iter().flatten() {
             out.extend_from_slice(&f32_exact(*v, losses).to_be_bytes());
         }
     }
-    put(&mut out, g.extras.as_ref().map_or(NO_EVENTS, |e| e.evnt_id));
+    put(&mut out, extras.map_or(NO_EVENTS, |e| e.evnt_id));
     Ok(out)
 }
 
@@ -499,7 +600,18 @@ struct Quantised {
 
 pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
     let g = grid(anim, losses)?;
-    let divisor = ROTATION_DIVISOR as f64;
+    // A version 2 source keeps its keys, its rotation divisor and its W signs unless asked to reduce.
+    let stored = if anim.format == Format::MpAnim && anim.version == 2 && !tolerance.reduce_stored {
+        stored_key_frames(anim, &g)
+    } else {
+        None
+    };
+    let divisor = match (&stored, g.extras.as_ref()) {
+        (Some(_), Some(e)) if e.rotation_divisor > 0 => e.rotation_divisor,
+        _ => ROTATION_DIVISOR,
+    };
+    let divisor_word = divisor;
+    let divisor = divisor as f64;
     // Translation multiplier: the kept one when every value still fits the i16 initial values, else the
     // smallest f32 step that fits the largest value.
     let max_abs = g.translation.iter().flatten().flatten().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
@@ -524,6 +636,9 @@ pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> 
             .iter()
             .map(|q| {
                 let mut q = q.normalized();
+                if stored.is_some() {
+                    return (quantise_rotation(q, divisor), q.w.is_sign_negative());
+                }
                 if prev.map_or(q.w < 0.0, |p| p.dot(q) < 0.0) {
                     q = q.neg();
                 }
@@ -534,10 +649,16 @@ pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> 
         let translation = g.translation[i].as_ref().map(|t| t.iter().map(|v| v.map(|x| (x / mult).round() as i64)).collect());
         channels.push(Quantised { rotation, translation });
     }
-    losses.add("precision: ANIM version 2 quantises rotations to 1/32767 of a quarter turn and translations to the multiplier");
+    if stored.is_none() {
+        losses.add("precision: ANIM version 2 quantises rotations to 1/32767 of a quarter turn and translations to the multiplier");
+    }
 
-    let kept_frames = select_keys(&g, &channels, divisor, mult, tolerance);
-    if kept_frames.len() < g.frames {
+    let keeps_stored = stored.is_some();
+    let kept_frames = match stored {
+        Some(frames) => frames,
+        None => select_keys(&g, &channels, divisor, mult, tolerance),
+    };
+    if kept_frames.len() < g.frames && !keeps_stored {
         losses.add(format!(
             "keys reduced: {} of {} frames kept; interpolation restores the rest within the tolerance",
             kept_frames.len(),
@@ -557,7 +678,7 @@ pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> 
     out.extend_from_slice(&f32_exact(g.interval, losses).to_be_bytes());
     put(&mut out, extras.as_ref().map_or(3, |e| e.root_bone_id));
     put(&mut out, g.looping as u32);
-    put(&mut out, ROTATION_DIVISOR);
+    put(&mut out, divisor_word);
     out.extend_from_slice(&(mult as f32).to_be_bytes());
     put(&mut out, g.bones.len() as u32);
     put(&mut out, extras.as_ref().map_or(1, |e| e.unknown3));
@@ -620,6 +741,21 @@ pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> 
     let scratch = extras.as_ref().map_or(out.len() as u32, |e| e.scratch_size);
     out[scratch_at..scratch_at + 4].copy_from_slice(&scratch.to_be_bytes());
     Ok(out)
+}
+
+/// The frames a version 2 source stores keys at (frame 0 always), when every key sits on the grid.
+fn stored_key_frames(anim: &Animation, g: &Grid) -> Option<Vec<usize>> {
+    let clip = anim.clips.first()?;
+    let mut frames = vec![0usize];
+    for track in &clip.tracks {
+        for t in track.rotation.iter().map(|k| k.time).chain(track.translation.iter().map(|k| k.time)) {
+            let f = whole(t / g.interval).filter(|&f| f >= 0 && (f as usize) < g.frames)?;
+            frames.push(f as usize);
+        }
+    }
+    frames.sort_unstable();
+    frames.dedup();
+    Some(frames)
 }
 
 fn axis_widths(values: &[[i64; 3]]) -> [u8; 3] {

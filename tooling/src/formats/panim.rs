@@ -2,18 +2,25 @@
 //!
 //! Layout (big-endian): a 100-byte header (`char[64]` name, `char[32]` author, `u8` loop, `u16` length,
 //! `u8` node count), the tag `"values"` and the `s16` value table, the tag `"indices"` and
-//! `(node count + 1) * 3` `u16` pairs (frame count, offset): the root translation's three axes, then
-//! three rotation axes per node. Optional `"translations"` then `"scales"` sections follow, each `u16`
+//! `(bones + 1) * 3` `u16` pairs (frame count, offset): the root translation's three axes, then
+//! three rotation axes per bone. Optional `"translations"` then `"scales"` sections follow, each `u16`
 //! frame count, `u16` bone count, an LSB-first bitmask of the non-root bones present, and `s16 x, y, z`
 //! per frame for each present bone.
 //!
-//! Parsing is by structure. The only length the file does not store is the value table's; it is the
-//! one split for which the indices, the optional sections and the end of the file all fall exactly in
-//! place. A value table that happens to spell a tag is therefore read correctly, and a split that does
-//! not account for every byte is rejected rather than guessed.
+//! The node count byte is not authoritative: Pluto's `json2panim` copies it unchecked (the public files
+//! say 95 for 20 bones) and Pluto's loader ignores it, taking the bone count from the index table. So
+//! does this reader, with a warning when the byte disagrees.
+//!
+//! Time: one frame per SM64 game tick, 30 per second. Frames run `0 .. length - 1`; a value stored for
+//! frame `length` or later (the public files often store `length + 1`) is never shown and is not a key.
+//!
+//! Parsing is by structure. The file stores neither the value table's length nor the index table's;
+//! the reader takes the one split for which the indices, the optional sections and the end of the file
+//! all fall exactly in place. A value table that happens to spell a tag is therefore read correctly,
+//! and a split that does not account for every byte is rejected rather than guessed.
 
 use super::cursor::Cursor;
-use super::timebase::{bone_id, frame_rate, retime, round_time, single_clip};
+use super::timebase::{bone_id, retime, round_time, single_clip};
 use super::{write_error, Losses, ParseError, WriteError};
 use crate::model::{
     decode_text, Animation, Bone, Clip, ClipExtras, Format, PanimExtras, Quat, RotationKey, Sampler, StoredRotation,
@@ -35,6 +42,13 @@ const MIN_KEY_BUDGET: usize = 1 << 16;
 const KEYS_PER_BYTE: usize = 4;
 /// Fixed-point scale of the scales section.
 const SCALE_ONE: f64 = 1024.0;
+/// SM64 advances an animation one frame per game tick.
+pub const FRAME_RATE: f64 = 30.0;
+/// Bytes of index pairs per bone (three axes of a `(u16 count, u16 offset)` pair).
+const BONE_INDEX_BYTES: usize = 12;
+/// Work allowed to place the index table (placements tried plus index pairs read; a real file has
+/// one placement, so this is its pair count).
+const MAX_SPLIT_WORK: usize = 1 << 22;
 
 /// Whether `bytes` has the values tag where a `.panim` has it (used for detection).
 pub fn has_values_tag(bytes: &[u8]) -> bool {
@@ -92,10 +106,21 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
         return Err(ParseError::new(HEADER_BYTES, format!("the \"values\" tag, found {:?}", String::from_utf8_lossy(tag))));
     }
     let values_at = c.pos();
-    let (value_count, tail) = split_values(bytes, values_at, node_count)?;
+    let (value_count, tail) = split_values(bytes, values_at)?;
+    let bones = tail.indices.len() / 3 - 1;
+    let mut warnings = Vec::new();
+    if bones != node_count as usize {
+        warnings.push(format!(
+            "at byte offset 99 (0x63): the node count byte says {node_count}, the index table holds {bones} bones; \
+             read as {bones} (Pluto's loader ignores the byte)"
+        ));
+    }
+    // Frames 0 .. length - 1 are the clip's; a zero length still shows frame 0.
+    let shown = (length as usize).max(1);
     // Shared value runs let a small file describe many keys; keep the decoded size proportional to
     // the file's (a few hundred bytes of model per byte of file at most).
-    let keys: usize = tail.indices.chunks(3).map(|axes| axes.iter().map(|p| p.0 as usize).max().unwrap_or(0)).sum();
+    let keys: usize =
+        tail.indices.chunks(3).map(|axes| axes.iter().map(|p| (p.0 as usize).min(shown)).max().unwrap_or(0)).sum();
     let budget = MIN_KEY_BUDGET + KEYS_PER_BYTE * bytes.len();
     if keys > budget {
         let indices_at = values_at + value_count * 2 + INDICES_TAG.len();
@@ -110,20 +135,20 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
         values.push(vc.i16_be("a value")?);
     }
 
-    let mut tracks: Vec<Track> = (0..node_count.max(1) as u32).map(|b| Track::new(Bone::Id(b))).collect();
+    let mut tracks: Vec<Track> = (0..bones.max(1) as u32).map(|b| Track::new(Bone::Id(b))).collect();
     let stream = |pair: (u16, u16)| -> Vec<i16> {
         let (count, offset) = (pair.0 as usize, pair.1 as usize);
         values[offset..offset + count].to_vec()
     };
     // Root translation: the first three pairs, on bone 0.
     let axes: Vec<Vec<i16>> = (0..3).map(|a| stream(tail.indices[a])).collect();
-    let frames = axes.iter().map(Vec::len).max().unwrap_or(1);
+    let frames = axes.iter().map(Vec::len).max().unwrap_or(1).min(shown);
     tracks[0].translation = (0..frames)
         .map(|f| VectorKey { time: f as f64, value: [0, 1, 2].map(|a| held(&axes[a], f) as f64) })
         .collect();
-    for (node, track) in tracks.iter_mut().enumerate().take(node_count as usize) {
+    for (node, track) in tracks.iter_mut().enumerate().take(bones) {
         let axes: Vec<Vec<i16>> = (0..3).map(|a| stream(tail.indices[3 + node * 3 + a])).collect();
-        let frames = axes.iter().map(Vec::len).max().unwrap_or(1);
+        let frames = axes.iter().map(Vec::len).max().unwrap_or(1).min(shown);
         track.rotation = (0..frames)
             .map(|f| {
                 let e = [0, 1, 2].map(|a| held(&axes[a], f));
@@ -138,6 +163,7 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
             .map(|(bone, frames)| {
                 let keys = frames
                     .iter()
+                    .take(shown)
                     .enumerate()
                     .map(|(f, v)| VectorKey {
                         time: f as f64,
@@ -158,7 +184,13 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
             tracks[bone].scale = keys;
         }
     }
+    let hidden = |section: &Option<Section>| -> Vec<(usize, Vec<[i16; 3]>)> {
+        section.as_ref().map_or(Vec::new(), |s| {
+            s.bones.iter().filter(|(_, f)| f.len() > shown).map(|(bone, f)| (bone + 1, f[shown..].to_vec())).collect()
+        })
+    };
     let extras = PanimExtras {
+        hidden_section_frames: [hidden(&tail.translations), hidden(&tail.scales)],
         author,
         raw_author,
         loop_byte,
@@ -173,12 +205,12 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
         looping: loop_byte != 0,
         time_unit: TimeUnit::Frame,
         length: length as f64,
-        frame_rate: None,
+        frame_rate: Some(FRAME_RATE),
         tracks,
         events: Vec::new(),
         extras: ClipExtras { raw_name, panim: Some(extras), ..ClipExtras::default() },
     };
-    Ok(Animation { format: Format::Panim, version: 0, clips: vec![clip] })
+    Ok(Animation { format: Format::Panim, version: 0, clips: vec![clip], warnings })
 }
 
 /// The value at frame `f` of a stored stream: held at its last value past its end.
@@ -186,30 +218,60 @@ fn held(stream: &[i16], f: usize) -> i16 {
     stream.get(f).or(stream.last()).copied().unwrap_or(0)
 }
 
-/// Finds the value table's length: the one candidate for which everything after it parses exactly.
-fn split_values(bytes: &[u8], values_at: usize, node_count: u8) -> Result<(usize, Tail), ParseError> {
-    let index_bytes = (node_count as usize + 1) * 12;
+/// Finds the value table's and the index table's lengths: the one pair for which everything after the
+/// value table parses exactly.
+fn split_values(bytes: &[u8], values_at: usize) -> Result<(usize, Tail), ParseError> {
     let mut found: Option<(usize, Tail)> = None;
     let mut best_error: Option<ParseError> = None;
+    // Where an index table can end: the end of the file, or a section tag.
+    let mut ends: Vec<usize> = (values_at..bytes.len())
+        .filter(|&p| bytes[p..].starts_with(TRANSLATIONS_TAG) || bytes[p..].starts_with(SCALES_TAG))
+        .collect();
+    ends.push(bytes.len());
+    // Data crafted to spell many tags could make the candidates quadratic: bound the work.
+    let mut budget = MAX_SPLIT_WORK;
     let mut at = values_at;
-    while at + INDICES_TAG.len() + index_bytes <= bytes.len() {
+    while at + INDICES_TAG.len() + BONE_INDEX_BYTES <= bytes.len() {
         if &bytes[at..at + INDICES_TAG.len()] == INDICES_TAG {
             let value_count = (at - values_at) / 2;
-            match parse_tail(bytes, at + INDICES_TAG.len(), node_count, value_count) {
-                Ok(tail) => {
-                    if found.is_some() {
-                        return Err(ParseError::new(
-                            at,
-                            "one way to place the \"indices\" tag, but the value table could end at two places",
-                        ));
-                    }
-                    found = Some((value_count, tail));
+            let indices_at = at + INDICES_TAG.len();
+            // The index table ends at the end of the file or where a section tag starts, after whole bones.
+            let first = ends.partition_point(|&e| e < indices_at + BONE_INDEX_BYTES);
+            for &end in &ends[first..] {
+                // One step per placement, plus the index pairs it may read.
+                budget = budget.checked_sub(1 + (end - indices_at) / 4).ok_or_else(|| {
+                    ParseError::new(values_at, "a value table and an index table placed in a bounded number of ways; this file spells too many tags")
+                })?;
+                if (end - indices_at) % BONE_INDEX_BYTES != 0 {
+                    continue;
                 }
-                Err(e) => {
-                    if best_error.as_ref().is_none_or(|b| e.offset > b.offset) {
-                        best_error = Some(e);
+                match parse_tail(bytes, indices_at, end, value_count) {
+                    Ok(tail) => {
+                        if found.is_some() {
+                            return Err(ParseError::new(
+                                at,
+                                "one way to place the value table, the index table and the sections, \
+                                 but the file parses in two",
+                            ));
+                        }
+                        found = Some((value_count, tail));
+                    }
+                    Err(e) => {
+                        if best_error.as_ref().is_none_or(|b| e.offset > b.offset) {
+                            best_error = Some(e);
+                        }
                     }
                 }
+            }
+            if best_error.is_none() && found.is_none() {
+                best_error = Some(ParseError::new(
+                    indices_at,
+                    format!(
+                        "index pairs in whole bones of {BONE_INDEX_BYTES} bytes up to the end of the file or a \
+                         \"translations\" or \"scales\" tag; the {} bytes after the tag do not divide so",
+                        bytes.len() - indices_at
+                    ),
+                ));
             }
         }
         at += 2;
@@ -220,22 +282,23 @@ fn split_values(bytes: &[u8], values_at: usize, node_count: u8) -> Result<(usize
         (None, None) => Err(ParseError::new(
             values_at,
             format!(
-                "a table of whole s16 values followed by the \"indices\" tag and {index_bytes} bytes of indices \
-                 for {node_count} nodes; no such place in the {} bytes of the file",
+                "a table of whole s16 values followed by the \"indices\" tag and at least {BONE_INDEX_BYTES} bytes of \
+                 indices; no such place in the {} bytes of the file",
                 bytes.len()
             ),
         )),
     }
 }
 
-/// Parses everything after the value table. The layout (tags, section sizes, end of file) is checked
-/// before the index pairs and before any section data is decoded, so a rejected candidate costs
-/// little however large the file.
-fn parse_tail(bytes: &[u8], indices_at: usize, node_count: u8, value_count: usize) -> Result<Tail, ParseError> {
-    let pairs = (node_count as usize + 1) * 3;
+/// Parses everything after the value table, for an index table from `indices_at` to `indices_end`.
+/// The layout (section tags, sizes, end of file) is checked before the index pairs and before any
+/// section data is decoded, so a rejected candidate costs little however large the file.
+fn parse_tail(bytes: &[u8], indices_at: usize, indices_end: usize, value_count: usize) -> Result<Tail, ParseError> {
+    let pairs = (indices_end - indices_at) / 4;
+    let bones = pairs / 3 - 1;
     let mut c = Cursor::at(bytes, indices_at);
     c.bytes(pairs * 4, "the index pairs")?;
-    let non_root = (node_count as usize).saturating_sub(1);
+    let non_root = bones.saturating_sub(1);
     let sections_at = c.pos();
     let mut has = [false; 2];
     for (i, (tag, what)) in [(TRANSLATIONS_TAG, "translations"), (SCALES_TAG, "scales")].into_iter().enumerate() {
@@ -395,7 +458,7 @@ fn trim(stream: &[i16]) -> &[i16] {
 
 pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
     let source = single_clip(anim, ".panim", losses)?;
-    let clip = retime(source, TimeUnit::Frame, frame_rate(source), losses);
+    let clip = retime(source, TimeUnit::Frame, FRAME_RATE, losses);
     let extras = clip.extras.panim.as_ref();
     if !clip.events.is_empty() {
         losses.add("events dropped: .panim has none");
@@ -416,7 +479,9 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
         }
         by_node[id] = Some(track);
     }
-    let node_count = by_node.len().max(extras.map_or(0, |e| e.node_count as usize)).max(1);
+    // The index table's bone count is the file's (the node byte is not; see the module comment).
+    let stored_bones = extras.map(|e| (e.indices.len() / 3).saturating_sub(1));
+    let node_count = by_node.len().max(stored_bones.unwrap_or(0)).max(1);
     by_node.resize(node_count, None);
 
     let length = round_time(clip.length, "clip length", losses);
@@ -471,7 +536,12 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
     };
     out.push(loop_byte);
     out.extend_from_slice(&length.to_be_bytes());
-    out.push(u8::try_from(node_count).or_else(|_| write_error("more than 255 nodes"))?);
+    let node_byte = match extras {
+        // An unchanged table keeps the byte it was read with, so a rewrite is exact.
+        Some(e) if stored_bones == Some(node_count) => e.node_count,
+        _ => u8::try_from(node_count).or_else(|_| write_error("more than 255 nodes"))?,
+    };
+    out.push(node_byte);
     out.extend_from_slice(VALUES_TAG);
     values.iter().for_each(|v| out.extend_from_slice(&v.to_be_bytes()));
     out.extend_from_slice(INDICES_TAG);
@@ -496,8 +566,13 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
             }
             keys.sort_by(|a, b| a.time.total_cmp(&b.time));
             let sorted = Sampler { rotation: Vec::new(), translation: keys, scale: Vec::new() };
+            let hidden = extras.and_then(|e| e.hidden_section_frames[scale as usize].iter().find(|h| h.0 == bone + 1));
             let per_frame: Vec<[i16; 3]> = (0..fc)
                 .map(|f| {
+                    // Frames past the clip are never shown: the stored values stay.
+                    if let Some(v) = f.checked_sub(length.max(1) as usize).and_then(|i| hidden.and_then(|h| h.1.get(i))) {
+                        return *v;
+                    }
                     let v = sorted.translation(f as f64).unwrap_or([0.0; 3]);
                     if scale {
                         v.map(|x| to_s16(x * SCALE_ONE, "scale", losses))
@@ -539,7 +614,8 @@ fn tables_match(e: &PanimExtras, streams: &[Vec<i16>]) -> bool {
     e.indices.iter().zip(streams).all(|(&(count, offset), stream)| {
         let (count, offset) = (count as usize, offset as usize);
         let Some(stored) = e.values.get(offset..offset + count) else { return false };
-        count >= 1 && count <= stream.len().max(1) && (0..stream.len()).all(|f| held(stored, f) == stream[f])
+        // Values past the clip's last frame (public files store frame `length`) are never shown.
+        count >= 1 && (0..stream.len()).all(|f| held(stored, f) == stream[f])
     })
 }
 

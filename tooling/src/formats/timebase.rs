@@ -25,10 +25,10 @@ fn seconds_per_unit(unit: TimeUnit, rate: f64) -> f64 {
 }
 
 /// A copy of `clip` with every time (keys, events, length) expressed in `unit`; for a frame unit, at
-/// `rate` frames per second. Frames to frames is the identity whatever the rates.
+/// `rate` frames per second (`.panim` 30 Hz frames become twice as many 60 Hz ANIMBIN frames).
 pub fn retime(clip: &Clip, unit: TimeUnit, rate: f64, losses: &mut Losses) -> Clip {
     let mut out = clip.clone();
-    if clip.time_unit == unit {
+    if clip.time_unit == unit && (unit != TimeUnit::Frame || frame_rate(clip) == rate) {
         return out;
     }
     if clip.time_unit == TimeUnit::Frame && clip.frame_rate.is_none() {

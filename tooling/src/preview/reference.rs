@@ -1,6 +1,7 @@
-//! The ufbx float pose (`--compare`): the importer's own f64 evaluation of each vertex on its strongest
-//! bone, projected in f64 through the same view and painted with the same rasteriser, so that the two
-//! pictures differ only by what the console's fixed point changes.
+//! The ufbx float pose (`--compare`): ufbx's true skinning of each vertex (linear blend of every
+//! weight), projected in f64 through the same view and painted with the same rasteriser, so that the
+//! two pictures differ by what the console's fixed point changes and, for rigid-gte, by the cut to one
+//! bone per vertex.
 
 use super::camera::Framing;
 use super::raster::{vram_colour, Canvas};
@@ -9,7 +10,7 @@ use crate::fbx::Character;
 
 /// Paints frame `frame` of clip `clip` of the float evaluation; `None` when out of range.
 pub fn paint(c: &Character, clip: usize, frame: usize, framing: &Framing, width: usize, height: usize) -> Option<Canvas> {
-    let positions = c.clips.get(clip)?.rigid_reference.get(frame)?;
+    let positions = c.clips.get(clip)?.skinned_reference.get(frame)?;
     let screen: Vec<[f64; 3]> = positions.iter().map(|p| framing.project_f64(*p)).collect();
     let near = framing.camera.near as f64;
     // Painter's order by mean depth, far first; back faces (counter-clockwise on screen) dropped like
