@@ -3,7 +3,117 @@
 
 use std::collections::HashMap;
 
-use psxanim_runtime::tables::{BAKED_DELTA_ESCAPE, BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_RAW};
+use psxanim_runtime::tables::{Storage, Tables, BAKED_DELTA_ESCAPE, BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_RAW};
+
+use super::blob::{assemble, BlobParts, ClipData};
+use super::{
+    accuracy, axis_error, clip_parts, common, compile_error, primitive_stream, primitives, quads, report_base,
+    Bounds, ClipReport, CompileReport, Compiled, StorageMode,
+};
+use crate::fbx::{Character, ImportError};
+
+/// The baked-vertices blob of `c` and its report (the accuracy threshold is checked by the caller).
+pub(super) fn compile(c: &Character, threshold: f64) -> Result<Compiled, ImportError> {
+    let com = common(c);
+    let bind: Vec<[i16; 3]> = c.vertices.iter().map(|v| to_i16(v.bind)).collect();
+    let mut bounds = Bounds::new();
+    for v in &c.vertices {
+        bounds.add(v.bind);
+    }
+    let mut payloads = Payloads::default();
+    let mut tables = Vec::new();
+    let mut decoded_all: Vec<Vec<Vec<[i16; 3]>>> = Vec::new();
+    let mut clip_reports = Vec::new();
+    for clip in &c.clips {
+        let mut offsets = Vec::new();
+        let mut decoded_clip = Vec::new();
+        let mut worst: f64 = 0.0;
+        for target in &clip.skinned_reference {
+            let (payload, decoded) = encode_frame(&bind, target);
+            offsets.push(payloads.add(payload));
+            for (t, d) in target.iter().zip(&decoded) {
+                bounds.add(*t);
+                let d = d.map(|x| x as f64);
+                bounds.add(d);
+                worst = worst.max(axis_error(*t, d));
+            }
+            decoded_clip.push(decoded);
+        }
+        clip_reports.push(ClipReport::new(clip, worst));
+        tables.push(offsets);
+        decoded_all.push(decoded_clip);
+    }
+    let clips = clip_parts(c, tables.into_iter().map(ClipData::Frames))?;
+    let triangles: Vec<([u16; 3], u8)> = c
+        .triangles
+        .iter()
+        .map(|t| (t.vertices.map(|v| v as u16), t.material as u8))
+        .collect();
+    let faces = quads::pair_quads(&triangles, quads::baked_planar(&bind, &decoded_all));
+    // Each vertex moves on its own: a quad turns only if it may in the bind pose and every decoded frame.
+    let views = std::iter::once(&bind[..])
+        .chain(decoded_all.iter().flatten().map(Vec::as_slice))
+        .collect();
+    let stream = primitive_stream(
+        c,
+        &faces,
+        primitives::turnable(views, quads::MAX_BAKED_QUAD_BEND),
+        |v| v,
+    )?;
+    let parts = BlobParts {
+        storage: Storage::BakedVertices,
+        bounds: bounds.to_i16(),
+        bones: c.bones.iter().enumerate().map(|(i, b)| (com.bone_names[i], b.parent, 0, 0)).collect(),
+        vertices: &bind,
+        primitives: stream,
+        materials: com.materials.clone(),
+        clips,
+        payloads: &payloads.bytes,
+    };
+    let assembled = assemble(&parts).map_err(|m| compile_error(c, m))?;
+    let t = Tables::parse(&assembled.blob)
+        .map_err(|e| compile_error(c, format!("internal: compiled blob unreadable: {e:?}")))?;
+    // The runtime's decoder must reproduce what the encoder predicted, bit for bit.
+    let mut frame = vec![[0i16; 3]; c.vertices.len()];
+    for (ci, clip) in decoded_all.iter().enumerate() {
+        for (f, expected) in clip.iter().enumerate() {
+            t.decode_baked_frame(ci, f, &mut frame)
+                .map_err(|e| compile_error(c, format!("internal: frame {f} of clip {ci} unreadable: {e:?}")))?;
+            if &frame != expected {
+                return Err(compile_error(
+                    c,
+                    format!("internal: frame {f} of clip {ci} decodes differently from its encoding"),
+                ));
+            }
+        }
+    }
+    for (r, bytes) in clip_reports.iter_mut().zip(&assembled.clip_bytes) {
+        r.bytes = *bytes;
+        r.bytes_per_frame = Some(*bytes as f64 / r.frames as f64);
+    }
+    let mut accuracy = accuracy(c, threshold, |clip, frame, v| decoded_all[clip][frame][v].map(|x| x as f64));
+    accuracy.checked = "skinned";
+    let animation_bytes: usize = assembled.clip_bytes.iter().sum();
+    let frames: usize = c.clips.iter().map(|cl| cl.frame_count()).sum();
+    let report = CompileReport {
+        quads: parts.primitives.quads,
+        strips: parts.primitives.strips,
+        primitive_words: parts.primitives.words.len(),
+        ranges: vec![],
+        bytes_per_bone_second: None,
+        bytes_per_frame: (frames > 0).then(|| animation_bytes as f64 / frames as f64),
+        ..report_base(
+            c,
+            StorageMode::BakedVertices,
+            clip_reports,
+            parts.bounds,
+            animation_bytes,
+            assembled.blob.len(),
+            accuracy,
+        )
+    };
+    Ok(Compiled { blob: assembled.blob, report })
+}
 
 /// Rounds a model-space position to i16 GTE units (the import already checked the +-7.5 m range).
 pub fn to_i16(p: [f64; 3]) -> [i16; 3] {

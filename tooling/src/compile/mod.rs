@@ -1,5 +1,11 @@
 //! Compilation of an imported character into the table blob the runtime embeds.
 //!
+//! One straight line: [`compile`] picks the storage mode's own compile (`rigid::compile`,
+//! `baked::compile`), which lays out the vertices, encodes the clips, builds the primitive stream
+//! (`quads`, `primitives`) and assembles the blob (`blob`); then the animation-size limit and the
+//! accuracy threshold are checked here. This module keeps only the steps both modes share (clip
+//! table, bounds, accuracy against ufbx, the report).
+//!
 //! The output is one binary blob per character (layout, units and axes: `psxanim_runtime::tables`),
 //! read in place by `Tables::parse`; a program embeds it with `include_bytes!`. Two storage modes:
 //! - **rigid-gte**: vertices grouped by their (single) bone into contiguous ranges in bone-local space,
@@ -32,12 +38,11 @@ mod write;
 
 pub use write::write_atomically;
 
-use psxanim_runtime::tables::{Storage, Tables};
 use serde::Serialize;
 
 use crate::fbx::limits::MAX_ANIMATION_BYTES;
 use crate::fbx::{Character, ImportError};
-use blob::{assemble, BlobParts, ClipData, ClipPart};
+use blob::{ClipData, ClipPart};
 
 /// Largest vertex error (GTE units, any axis) the pose-sample compression may add in rigid mode.
 pub const RIGID_FORMAT_BUDGET: f64 = 1.0;
@@ -234,8 +239,8 @@ pub fn compile(c: &Character, options: &CompileOptions) -> Result<Compiled, Impo
         StorageMode::BakedVertices => DEFAULT_BAKED_THRESHOLD,
     });
     let out = match options.storage {
-        StorageMode::RigidGte => compile_rigid(c, threshold)?,
-        StorageMode::BakedVertices => compile_baked(c, threshold)?,
+        StorageMode::RigidGte => rigid::compile(c, threshold)?,
+        StorageMode::BakedVertices => baked::compile(c, threshold)?,
     };
     if out.report.animation_bytes > MAX_ANIMATION_BYTES {
         return Err(ImportError::AnimationTooLarge {
@@ -308,345 +313,6 @@ fn clip_parts(c: &Character, data: impl IntoIterator<Item = ClipData>) -> Result
             })
         })
         .collect()
-}
-
-fn compile_rigid(c: &Character, threshold: f64) -> Result<Compiled, ImportError> {
-    let layout = rigid::layout(c).map_err(|m| compile_error(c, m))?;
-    let reach = rigid::reaches(c);
-    let parents: Vec<Option<usize>> = c.bones.iter().map(|b| b.parent).collect();
-    let com = common(c);
-    let bones: Vec<(&str, Option<usize>, u16, u16)> = c
-        .bones
-        .iter()
-        .enumerate()
-        .map(|(i, b)| (com.bone_names[i], b.parent, layout.ranges[i].0, layout.ranges[i].1))
-        .collect();
-    let triangles: Vec<([u16; 3], u8)> =
-        c.triangles.iter().map(|t| (t.vertices.map(|v| layout.remap[v] as u16), t.material as u8)).collect();
-    let faces = quads::pair_quads(&triangles, quads::rigid_planar(&layout.local, &layout.ranges));
-    // One matrix moves a quad's four corners (all on one bone): its bone-local shape is every pose's.
-    let turnable = primitives::turnable(vec![&layout.local], quads::MAX_QUAD_BEND);
-    let stream = primitive_stream(c, &faces, turnable, |v| layout.remap[v])?;
-
-    let mut bounds = Bounds::new();
-    let bind_model: Vec<_> = c.bones.iter().map(|b| b.bind).collect();
-    for p in rigid::positions(&bind_model, &layout) {
-        bounds.add(p);
-    }
-    let mut clip_data = Vec::new();
-    let mut clip_reports = Vec::new();
-    let mut decoded_all = Vec::new();
-    for clip in &c.clips {
-        let tracks = rigid::tracks(c, clip, &reach).map_err(|m| compile_error(c, m))?;
-        let exact: Vec<Vec<[f64; 3]>> = clip.poses.iter().map(|pose| rigid::positions(pose, &layout)).collect();
-        let EncodedClip { data, worst, decoded, .. } =
-            encode_pose_clip(c, clip, &tracks, &exact, &bones, &layout, &parents)?;
-        for p in exact.iter().chain(&decoded).flatten() {
-            bounds.add(*p);
-        }
-        for p in clip.rigid_reference.iter().flatten() {
-            bounds.add(*p);
-        }
-        clip_reports.push(ClipReport {
-            bytes: data.len(),
-            bytes_per_bone_second: Some(data.len() as f64 / (c.bones.len() as f64 * clip.seconds())),
-            ..ClipReport::new(clip, worst)
-        });
-        clip_data.push(data);
-        decoded_all.push(decoded);
-    }
-
-    let clips = clip_parts(c, clip_data.into_iter().map(ClipData::Pose))?;
-    let parts = BlobParts {
-        storage: Storage::RigidGte,
-        bounds: bounds.to_i16(),
-        bones,
-        vertices: &layout.local,
-        primitives: stream,
-        materials: com.materials.clone(),
-        clips,
-        payloads: &[],
-    };
-    let assembled = assemble(&parts).map_err(|m| compile_error(c, m))?;
-    Tables::parse(&assembled.blob)
-        .map_err(|e| compile_error(c, format!("internal: compiled blob unreadable: {e:?}")))?;
-
-    // Accuracy: decoded positions are in the new order; references in the original order.
-    let mut accuracy = accuracy(c, threshold, |clip, frame, old| decoded_all[clip][frame][layout.remap[old]]);
-    let final_tables = Tables::parse(&assembled.blob).map_err(|e| compile_error(c, format!("internal: {e:?}")))?;
-    let mut console = ErrorAcc::default();
-    for (ci, clip) in c.clips.iter().enumerate() {
-        for f in 0..clip.frame_count() {
-            let p =
-                rigid::console_positions(&final_tables, ci, f, &parents, &layout).map_err(|m| compile_error(c, m))?;
-            for (old, v) in c.vertices.iter().enumerate() {
-                console.add(axis_error(p[layout.remap[old]], clip.rigid_reference[f][old]), (ci, f, v.source_index), old);
-            }
-        }
-    }
-    accuracy.console_fp12 = Some(console.finish());
-    let mut warnings = Vec::new();
-    let skinned = &accuracy.versus_skinned;
-    if skinned.max > SKINNING_WARNING_SHARE * accuracy.model_height && !c.clips.is_empty() {
-        let (clip, frame, _) = skinned.worst;
-        let v = &c.vertices[skinned.worst_vertex];
-        warnings.push(format!(
-            "rigid-gte moves each vertex with one bone: vertex {} of mesh '{}' is {:.0} GTE units ({:.1}% of the \
-             model's height) from ufbx's true skinning at clip '{}' frame {frame}, beyond {}%; \
-             --storage baked-vertices stores true skinning",
-            v.source_index,
-            v.mesh,
-            skinned.max,
-            accuracy.skinned_percent_of_height,
-            c.clips[clip].name,
-            SKINNING_WARNING_SHARE * 100.0
-        ));
-    }
-    let animation_bytes: usize = assembled.clip_bytes.iter().sum();
-    let seconds: f64 = c.clips.iter().map(|cl| cl.seconds()).sum();
-    let report = CompileReport {
-        quads: parts.primitives.quads,
-        strips: parts.primitives.strips,
-        primitive_words: parts.primitives.words.len(),
-        ranges: c
-            .bones
-            .iter()
-            .zip(&layout.ranges)
-            .filter(|(_, r)| r.1 > 0)
-            .map(|(b, r)| (b.name.clone(), r.0, r.1))
-            .collect(),
-        bytes_per_bone_second: (seconds > 0.0).then(|| animation_bytes as f64 / (c.bones.len() as f64 * seconds)),
-        bytes_per_frame: None,
-        ..report_base(
-            c,
-            StorageMode::RigidGte,
-            clip_reports,
-            parts.bounds,
-            animation_bytes,
-            assembled.blob.len(),
-            accuracy,
-        )
-    };
-    let mut report = report;
-    report.warnings.extend(warnings);
-    Ok(Compiled { blob: assembled.blob, report })
-}
-
-fn compile_baked(c: &Character, threshold: f64) -> Result<Compiled, ImportError> {
-    let com = common(c);
-    let bind: Vec<[i16; 3]> = c.vertices.iter().map(|v| baked::to_i16(v.bind)).collect();
-    let mut bounds = Bounds::new();
-    for v in &c.vertices {
-        bounds.add(v.bind);
-    }
-    let mut payloads = baked::Payloads::default();
-    let mut tables = Vec::new();
-    let mut decoded_all: Vec<Vec<Vec<[i16; 3]>>> = Vec::new();
-    let mut clip_reports = Vec::new();
-    for clip in &c.clips {
-        let mut offsets = Vec::new();
-        let mut decoded_clip = Vec::new();
-        let mut worst: f64 = 0.0;
-        for target in &clip.skinned_reference {
-            let (payload, decoded) = baked::encode_frame(&bind, target);
-            offsets.push(payloads.add(payload));
-            for (t, d) in target.iter().zip(&decoded) {
-                bounds.add(*t);
-                let d = d.map(|x| x as f64);
-                bounds.add(d);
-                worst = worst.max(axis_error(*t, d));
-            }
-            decoded_clip.push(decoded);
-        }
-        clip_reports.push(ClipReport::new(clip, worst));
-        tables.push(offsets);
-        decoded_all.push(decoded_clip);
-    }
-    let clips = clip_parts(c, tables.into_iter().map(ClipData::Frames))?;
-    let triangles: Vec<([u16; 3], u8)> = c
-        .triangles
-        .iter()
-        .map(|t| (t.vertices.map(|v| v as u16), t.material as u8))
-        .collect();
-    let faces = quads::pair_quads(&triangles, quads::baked_planar(&bind, &decoded_all));
-    // Each vertex moves on its own: a quad turns only if it may in the bind pose and every decoded frame.
-    let views = std::iter::once(&bind[..])
-        .chain(decoded_all.iter().flatten().map(Vec::as_slice))
-        .collect();
-    let stream = primitive_stream(
-        c,
-        &faces,
-        primitives::turnable(views, quads::MAX_BAKED_QUAD_BEND),
-        |v| v,
-    )?;
-    let parts = BlobParts {
-        storage: Storage::BakedVertices,
-        bounds: bounds.to_i16(),
-        bones: c.bones.iter().enumerate().map(|(i, b)| (com.bone_names[i], b.parent, 0, 0)).collect(),
-        vertices: &bind,
-        primitives: stream,
-        materials: com.materials.clone(),
-        clips,
-        payloads: &payloads.bytes,
-    };
-    let assembled = assemble(&parts).map_err(|m| compile_error(c, m))?;
-    let t = Tables::parse(&assembled.blob)
-        .map_err(|e| compile_error(c, format!("internal: compiled blob unreadable: {e:?}")))?;
-    // The runtime's decoder must reproduce what the encoder predicted, bit for bit.
-    let mut frame = vec![[0i16; 3]; c.vertices.len()];
-    for (ci, clip) in decoded_all.iter().enumerate() {
-        for (f, expected) in clip.iter().enumerate() {
-            t.decode_baked_frame(ci, f, &mut frame)
-                .map_err(|e| compile_error(c, format!("internal: frame {f} of clip {ci} unreadable: {e:?}")))?;
-            if &frame != expected {
-                return Err(compile_error(
-                    c,
-                    format!("internal: frame {f} of clip {ci} decodes differently from its encoding"),
-                ));
-            }
-        }
-    }
-    for (r, bytes) in clip_reports.iter_mut().zip(&assembled.clip_bytes) {
-        r.bytes = *bytes;
-        r.bytes_per_frame = Some(*bytes as f64 / r.frames as f64);
-    }
-    let mut accuracy = accuracy(c, threshold, |clip, frame, v| decoded_all[clip][frame][v].map(|x| x as f64));
-    accuracy.checked = "skinned";
-    let animation_bytes: usize = assembled.clip_bytes.iter().sum();
-    let frames: usize = c.clips.iter().map(|cl| cl.frame_count()).sum();
-    let report = CompileReport {
-        quads: parts.primitives.quads,
-        strips: parts.primitives.strips,
-        primitive_words: parts.primitives.words.len(),
-        ranges: vec![],
-        bytes_per_bone_second: None,
-        bytes_per_frame: (frames > 0).then(|| animation_bytes as f64 / frames as f64),
-        ..report_base(
-            c,
-            StorageMode::BakedVertices,
-            clip_reports,
-            parts.bounds,
-            animation_bytes,
-            assembled.blob.len(),
-            accuracy,
-        )
-    };
-    Ok(Compiled { blob: assembled.blob, report })
-}
-
-/// One clip's pose data, the largest vertex error it adds and the decoded positions (new order).
-struct EncodedClip {
-    data: Vec<u8>,
-    sign_flips: usize,
-    worst: f64,
-    decoded: Vec<Vec<[f64; 3]>>,
-}
-
-/// Why no precision fitted one block size: the closest error reached, or the encoder's refusal.
-struct Misses {
-    closest: f64,
-    refused: Option<String>,
-}
-
-/// The pose data of `clip` in blocks of [`pose::MAX_BLOCK_FRAMES`] at the coarsest precision that keeps
-/// every vertex within [`RIGID_FORMAT_BUDGET`] of `exact`. A bone turning too fast for that block size
-/// (a rotation changing sign within a block, see `pose`) makes the compiler try every block size from 15
-/// frames down to 1 too and keep the smallest data: sign flips cost wide deltas, smaller blocks cost
-/// headers for every animated channel, and a dropped component passing near zero a finer precision.
-fn encode_pose_clip(
-    c: &Character,
-    clip: &crate::fbx::Clip,
-    tracks: &[pose::BoneTrack],
-    exact: &[Vec<[f64; 3]>],
-    bones: &[(&str, Option<usize>, u16, u16)],
-    layout: &rigid::RigidLayout,
-    parents: &[Option<usize>],
-) -> Result<EncodedClip, ImportError> {
-    let mut misses = Misses { closest: f64::INFINITY, refused: None };
-    let mut search =
-        |block_frames| coarsest_precision(c, clip, tracks, exact, bones, layout, parents, block_frames, &mut misses);
-    let mut best = search(pose::MAX_BLOCK_FRAMES)?;
-    if let Some(found) = best.take_if(|b| b.sign_flips == 0) {
-        return Ok(found);
-    }
-    for block_frames in (1..pose::MAX_BLOCK_FRAMES).rev() {
-        if let Some(found) = search(block_frames)? {
-            if best.as_ref().is_none_or(|b| found.data.len() < b.data.len()) {
-                best = Some(found);
-            }
-        }
-    }
-    best.ok_or_else(|| {
-        compile_error(
-            c,
-            match misses.refused {
-                Some(m) if misses.closest.is_infinite() => format!("clip '{}': {m}", clip.name),
-                _ => format!(
-                    "clip '{}': no pose precision keeps vertices within {RIGID_FORMAT_BUDGET} GTE unit (closest: \
-                     {:.3}), even with one frame per block: use --storage baked-vertices",
-                    clip.name, misses.closest
-                ),
-            },
-        )
-    })
-}
-
-/// [`encode_pose_clip`] at one block size: precisions alpha = 8 * 0.8^i from the coarsest, until one
-/// keeps the budget (Some), or none does or the encoder refuses a finer one (None, noted in `misses`).
-#[allow(clippy::too_many_arguments)]
-fn coarsest_precision(
-    c: &Character,
-    clip: &crate::fbx::Clip,
-    tracks: &[pose::BoneTrack],
-    exact: &[Vec<[f64; 3]>],
-    bones: &[(&str, Option<usize>, u16, u16)],
-    layout: &rigid::RigidLayout,
-    parents: &[Option<usize>],
-    block_frames: usize,
-    misses: &mut Misses,
-) -> Result<Option<EncodedClip>, ImportError> {
-    let frame_count = u16_of(c, "frame count", clip.frame_count())?;
-    for step in 0..60 {
-        let alpha = 8.0 * 0.8f64.powi(step);
-        let pose::PoseData { bytes: data, sign_flips } =
-            match pose::encode_clip(tracks, clip.frame_count(), block_frames, alpha) {
-                Ok(data) => data,
-                Err(m) => {
-                    misses.refused = Some(m);
-                    return Ok(None);
-                }
-            };
-        let parts = BlobParts {
-            storage: Storage::RigidGte,
-            bounds: [[0; 3]; 2],
-            bones: bones.to_vec(),
-            vertices: &layout.local,
-            primitives: primitives::Stream::empty(),
-            materials: vec![],
-            clips: vec![ClipPart {
-                name: &clip.name,
-                frame_count,
-                rate_hz: clip.rate as u16,
-                data: ClipData::Pose(data.clone()),
-            }],
-            payloads: &[],
-        };
-        let trial = assemble(&parts).map_err(|m| compile_error(c, m))?;
-        let t = Tables::parse(&trial.blob)
-            .map_err(|e| compile_error(c, format!("internal: trial blob unreadable: {e:?}")))?;
-        let mut worst: f64 = 0.0;
-        let mut decoded = Vec::new();
-        for (f, ex) in exact.iter().enumerate() {
-            let d = rigid::decoded_positions(&t, 0, f, parents, layout).map_err(|m| compile_error(c, m))?;
-            worst = ex.iter().zip(&d).map(|(a, b)| axis_error(*a, *b)).fold(worst, f64::max);
-            decoded.push(d);
-        }
-        if worst <= RIGID_FORMAT_BUDGET {
-            return Ok(Some(EncodedClip { data, sign_flips, worst, decoded }));
-        }
-        misses.closest = misses.closest.min(worst);
-    }
-    Ok(None)
 }
 
 /// The primitive stream of the paired `faces`: strips through the quads `turnable` lets turn (see
