@@ -38,6 +38,7 @@ use psxanim_runtime::render::{Scratch, Stage};
 use psxanim_runtime::tables::{TableError, Tables};
 use scene::{error_offset, render_error_detail};
 
+mod baked_paths;
 mod scene;
 use scene::{
     FaceBench, Models, Scene, BLEND_BENCH_WEIGHTS, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FACE_BENCH_CASES, FACE_BENCH_RUNS, FACE_BENCH_TRIANGLES, FRAME_CODE_BITS,
@@ -220,6 +221,41 @@ fn face_bench(gte: &mut Gte, kind: FaceBench, front: bool, clip_tests: bool) -> 
     timer::ticks_since(started) as u32
 }
 
+/// The baked decode bench (`baked_paths::SLOT_BAKED_*`): every frame of every baked clip decoded
+/// and timed alone, then the synthetic raw frame from a copy in `buffer`.
+fn baked_bench(baked: &Tables, buffer: &mut [u8], scratch: &mut Scratch, record: &mut Record) {
+    let n = baked.vertex_count().min(scratch.positions.len());
+    let (mut slowest, mut which, mut no_escapes) = (0u32, 0u32, 0u32);
+    for clip in 0..baked.clip_count() {
+        let frames = baked.clip(clip).map_or(0, |c| c.frame_count as usize);
+        for frame in 0..frames {
+            let started = timer::now();
+            let ok = baked.decode_baked_frame(clip, frame, &mut scratch.positions[..n]).is_ok();
+            let ticks = timer::ticks_since(started) as u32;
+            if !ok {
+                continue;
+            }
+            if ticks > slowest {
+                (slowest, which) = (ticks, (clip as u32) << 16 | frame as u32);
+            }
+            if matches!(baked_paths::payload_header(baked, clip, frame), Some((_, 0))) {
+                no_escapes = no_escapes.max(ticks);
+            }
+        }
+    }
+    record.set_cycles(baked_paths::SLOT_BAKED_BENCH, slowest);
+    record.set_cycles(baked_paths::SLOT_BAKED_SLOWEST_FRAME, which);
+    record.set_cycles(baked_paths::SLOT_BAKED_NO_ESCAPES, no_escapes);
+    let Some(bytes) = buffer.get_mut(..BAKED.0.len()) else { return };
+    bytes.copy_from_slice(&BAKED.0);
+    let Ok((turn, raw_frame, _)) = baked_paths::synthesize(bytes) else { return };
+    let Ok(copy) = Tables::parse(bytes) else { return };
+    let started = timer::now();
+    if copy.decode_baked_frame(turn, raw_frame, &mut scratch.positions[..n]).is_ok() {
+        record.set_cycles(baked_paths::SLOT_BAKED_RAW, timer::ticks_since(started) as u32);
+    }
+}
+
 #[no_mangle]
 extern "C" fn main() -> ! {
     // SAFETY: the only references to these statics, taken once; no interrupts, one thread.
@@ -258,6 +294,8 @@ extern "C" fn main() -> ! {
             scene::corruption_words(&RIGID.0, &BAKED.0, copy, &mut gte, scratch, &mut |w| record.push(w));
             scene::flat_packet_words(&mut gte, &mut |w| record.push(w));
             record.push(scene::pose_cache_hash(&scene.models));
+            baked_bench(&scene.models.baked, copy, scratch, record);
+            baked_paths::baked_path_words(&BAKED.0, copy, scratch, &mut |w| record.push(w));
             Some(scene)
         }
         Err(e) => {
