@@ -181,10 +181,9 @@ pub fn decode_baked_frame_payload(t: &Tables, payload: usize, out: &mut [[i16; 3
     let bytes = t.bytes();
     match check_payload(t, payload, out.len())? {
         Payload::Raw(at) => {
-            for (i, v) in out.iter_mut().enumerate() {
-                for (c, coord) in v.iter_mut().enumerate() {
-                    *coord = super::i16_at(bytes, at + 6 * i + 2 * c);
-                }
+            let done = copy_raw_fast(t, at, out);
+            for (c, coord) in out.as_flattened_mut().iter_mut().enumerate().skip(done) {
+                *coord = super::i16_at(bytes, at + 2 * c);
             }
             Ok(())
         }
@@ -206,6 +205,18 @@ fn decode_deltas_fast(t: &Tables, frame: &DeltaFrame, out: &mut [[i16; 3]]) -> u
 
 #[cfg(not(target_os = "psx"))]
 fn decode_deltas_fast(_: &Tables, _: &DeltaFrame, _: &mut [[i16; 3]]) -> usize {
+    0
+}
+
+/// The console's asm copy of a raw frame's coordinate pairs when `out` is word-aligned; the number of
+/// coordinates it copied.
+#[cfg(target_os = "psx")]
+fn copy_raw_fast(t: &Tables, at: usize, out: &mut [[i16; 3]]) -> usize {
+    hw::copy_raw(t, at, out)
+}
+
+#[cfg(not(target_os = "psx"))]
+fn copy_raw_fast(_: &Tables, _: usize, _: &mut [[i16; 3]]) -> usize {
     0
 }
 

@@ -10,19 +10,25 @@ use core::arch::asm;
 use super::{delta_word_count, DeltaFrame, EVEN_BYTES, LANE_SIGNS};
 use crate::tables::{Tables, VERTEX_SIZE};
 
-/// One delta word: `$d` the delta word, `$p0`/`$p1` its lanes, into output words at `$o` (offset
-/// into `$6`). Clobbers `$14`, `$15`.
+/// One delta word: `$d` the delta word, `$p0`/`$p1` its lanes, into `$14`, `$15`, stored at `$o0`,
+/// `$o1` off `$6`; the three instructions `$a`, `$b`, `$c` (the next word's loads) go between, each
+/// followed by at least two instructions that do not read what it loads.
 macro_rules! word {
-    ($d:literal, $p0:literal, $p1:literal) => {
+    ($d:literal, $p0:literal, $p1:literal, $o0:literal, $o1:literal, $a:literal, $b:literal, $c:literal) => {
         concat!(
             "and $14, ", $d, ", $8\n",
+            $a, "\n",
             "xor $15, ", $d, ", $14\n",
             "sll $14, $14, 4\n",
             "srl $15, $15, 4\n",
+            $b, "\n",
             "addu $14, $14, ", $p0, "\n",
             "addu $15, $15, ", $p1, "\n",
             "xor $14, $14, $9\n",
+            $c, "\n",
             "xor $15, $15, $9\n",
+            "sw $14, ", $o0, "($6)\n",
+            "sw $15, ", $o1, "($6)\n",
         )
     };
 }
@@ -51,36 +57,19 @@ pub(super) fn decode_deltas(t: &Tables, frame: &DeltaFrame, out: &mut [[i16; 3]]
             ".set noreorder",
             "beq $6, $7, 5f",
             "nop",
-            // ---- four delta words per pass: $10..$13 hold the words and lanes in flight.
+            // ---- four delta words per pass, in two register sets: $10-$12 and $13, $24, $25 (delta
+            // word, lanes); each word's computation covers the next one's loads.
             "4:",
             "lw $10, 0($4)",
             "lw $11, 0($5)",
             "lw $12, 4($5)",
-            "lw $13, 4($4)",
-            word!("$10", "$11", "$12"),
-            "lw $10, 8($5)",
-            "lw $11, 12($5)",
-            "sw $14, 0($6)",
-            "sw $15, 4($6)",
-            "lw $12, 8($4)",
-            word!("$13", "$10", "$11"),
-            "lw $10, 16($5)",
-            "lw $11, 20($5)",
-            "sw $14, 8($6)",
-            "sw $15, 12($6)",
-            "lw $13, 12($4)",
-            word!("$12", "$10", "$11"),
-            "lw $10, 24($5)",
-            "lw $11, 28($5)",
-            "sw $14, 16($6)",
-            "sw $15, 20($6)",
-            "addiu $4, $4, 16",
-            word!("$13", "$10", "$11"),
-            "sw $14, 24($6)",
-            "sw $15, 28($6)",
+            word!("$10", "$11", "$12", "0", "4", "lw $13, 4($4)", "lw $24, 8($5)", "lw $25, 12($5)"),
+            word!("$13", "$24", "$25", "8", "12", "lw $10, 8($4)", "lw $11, 16($5)", "lw $12, 20($5)"),
+            word!("$10", "$11", "$12", "16", "20", "lw $13, 12($4)", "lw $24, 24($5)", "lw $25, 28($5)"),
+            word!("$13", "$24", "$25", "24", "28", "addiu $4, $4, 16", "nop", "addiu $5, $5, 32"),
             "addiu $6, $6, 32",
             "bne $6, $7, 4b",
-            "addiu $5, $5, 32",
+            "nop",
             // ---- the rest, one delta word per pass.
             "5:",
             "beq $6, $2, 9f",
@@ -88,11 +77,7 @@ pub(super) fn decode_deltas(t: &Tables, frame: &DeltaFrame, out: &mut [[i16; 3]]
             "lw $10, 0($4)",
             "lw $11, 0($5)",
             "lw $12, 4($5)",
-            "addiu $4, $4, 4",
-            word!("$10", "$11", "$12"),
-            "addiu $5, $5, 8",
-            "sw $14, 0($6)",
-            "sw $15, 4($6)",
+            word!("$10", "$11", "$12", "0", "4", "addiu $4, $4, 4", "addiu $5, $5, 8", "nop"),
             "b 5b",
             "addiu $6, $6, 8",
             "9:",
@@ -110,10 +95,67 @@ pub(super) fn decode_deltas(t: &Tables, frame: &DeltaFrame, out: &mut [[i16; 3]]
             out("$13") _,
             out("$14") _,
             out("$15") _,
+            out("$24") _,
+            out("$25") _,
             options(nostack),
         );
     }
     whole
+}
+
+/// Copies the frame's raw positions at blob offset `at` into `out` two coordinates (a word) at a
+/// time when the blob and `out` sit word-aligned; returns how many coordinates it copied.
+pub(super) fn copy_raw(t: &Tables, at: usize, out: &mut [[i16; 3]]) -> usize {
+    let bytes = t.bytes();
+    let words = 3 * out.len() / 2;
+    if words == 0 || bytes.as_ptr() as usize % 4 != 0 || out.as_ptr() as usize % 4 != 0 {
+        return 0;
+    }
+    let out_ptr = out.as_mut_ptr() as *mut u8;
+    // SAFETY: the payload was checked to hold 6 * out.len() bytes from `at` (a multiple of 4 in an
+    // aligned blob); 4 * `words` <= 6 * out.len() bytes are written to the aligned `out`.
+    // Hazards: each loaded word is stored two instructions or more after its load.
+    unsafe {
+        asm!(
+            ".set push",
+            ".set noreorder",
+            "beq $6, $7, 5f",
+            "nop",
+            "4:",
+            "lw $10, 0($4)",
+            "lw $11, 4($4)",
+            "sw $10, 0($6)",
+            "lw $12, 8($4)",
+            "sw $11, 4($6)",
+            "lw $13, 12($4)",
+            "sw $12, 8($6)",
+            "addiu $4, $4, 16",
+            "sw $13, 12($6)",
+            "addiu $6, $6, 16",
+            "bne $6, $7, 4b",
+            "nop",
+            "5:",
+            "beq $6, $2, 9f",
+            "nop",
+            "lw $10, 0($4)",
+            "addiu $4, $4, 4",
+            "sw $10, 0($6)",
+            "b 5b",
+            "addiu $6, $6, 4",
+            "9:",
+            ".set pop",
+            inout("$4") bytes.as_ptr().add(at) => _,
+            inout("$6") out_ptr => _,
+            in("$7") out_ptr.add(16 * (words / 4)),
+            in("$2") out_ptr.add(4 * words),
+            out("$10") _,
+            out("$11") _,
+            out("$12") _,
+            out("$13") _,
+            options(nostack),
+        );
+    }
+    2 * words
 }
 
 /// Writes the frame's escapes into `out` (every coordinate of the frame) in order, up to the first
