@@ -9,7 +9,8 @@
 //! - results: the probe words of `scene::probe_words` (decoded baked positions, rigid SXY), then the
 //!   error code and offset of each deliberately corrupted blob copy (`scene::corruption_words`), which
 //!   must fail cleanly without stopping the demo, then the packet loop's words on synthetic triangles
-//!   (`scene::flat_packet_words`) and a hash of the pose cache (`scene::pose_cache_hash`);
+//!   (`scene::flat_packet_words`), a hash of the pose cache (`scene::pose_cache_hash`), then the
+//!   baked decoder's paths (`baked_paths::baked_path_words`);
 //! - cycles, in root counter 2 ticks (8 CPU cycles) at frame `scene::MEASURED_FRAME`: slot
 //!   `STAGES * i + s` is instance `i`'s stage `s` (0 bounds test, 1 decode, 2 bone matrices, 3
 //!   projection, 4 triangles); slot `SLOT_SCENE` the whole scene (wraps past 65,535 ticks); slot
@@ -17,8 +18,9 @@
 //!   list has left by DMA (on hardware it shares the bus with the CPU) and after the frame's camera
 //!   and the instances' world matrices (game logic) are computed: the figures are the stages' own.
 //!   Then figures measured once at start-up (scene.rs): the pose cache build (`SLOT_POSE_CACHE`), a 20-bone Pose stage (`SLOT_COMPOSE_BENCH`), blending two
-//!   cached frames (`SLOT_BLEND_BENCH..`), the compact path's pose (`SLOT_COMPACT_BENCH`) and the
-//!   triangle stage's back- and front-face paths on synthetic triangles (`SLOT_FACE_BENCH..`);
+//!   cached frames (`SLOT_BLEND_BENCH..`), the compact path's pose (`SLOT_COMPACT_BENCH`), the
+//!   triangle stage's back- and front-face paths on synthetic triangles (`SLOT_FACE_BENCH..`) and
+//!   the baked decode of every frame of every clip, slowest first (`baked_paths::SLOT_BAKED_*`);
 //! - frames: rendered frames. The frame number is also drawn on the top rows (scene::FRAME_CODE_*).
 //!
 //! A blob that does not parse, or a sample that does not decode, marks the record FAILED with the
