@@ -7,8 +7,8 @@
 //! of the frame and at the i16 extremes. The record then holds, for each probe, every decoded
 //! coordinate (`x | y << 16`, then `z`, per vertex): the synthetic delta frame into word-aligned and
 //! into half-word-aligned output (the console's asm loop and its Rust path), the raw frame, two
-//! "Idle" frames sharing a payload; then the error and output hash of the delta frame with its last
-//! escape pointing past the vertices.
+//! "Idle" frames sharing a payload; then the error and output hash of the delta frame with its last,
+//! then its second escape pointing past the vertices.
 use psxanim_runtime::render::Scratch;
 use psxanim_runtime::tables::{delta_byte, delta_word_count, TableError, Tables, BAKED_DELTA_BIAS, FRAME_DELTA, FRAME_HEADER_SIZE, FRAME_RAW};
 
@@ -22,12 +22,16 @@ pub const SLOT_BAKED_RAW: usize = SLOT_BAKED_BENCH + 3;
 
 /// The synthetic delta frame's escapes: coordinates as offsets from 0 (non-negative) or from 3n
 /// (negative), with their values.
-const ESCAPES: [(i32, i16); 8] = [(0, i16::MIN), (1, i16::MAX), (2, -1), (3, 0), (5, 1234), (6, -2048), (-2, 2047), (-1, 12345)];
+/// An odd count, so that the console's loop takes its pairs and its last single one.
+const ESCAPES: [(i32, i16); 9] = [(0, i16::MIN), (1, i16::MAX), (2, -1), (3, 0), (5, 1234), (6, -2048), (7, 77), (-2, 2047), (-1, 12345)];
 /// Probes of `baked_path_words`: decodes of the synthetic delta frame (aligned, half-word aligned
 /// output), the raw frame, and the two frames sharing a payload.
 pub const PATH_PROBES: [&str; 5] = ["delta", "delta.unaligned", "raw", "shared.a", "shared.b"];
-/// Words after the probes: error code, error offset, hash of the output.
-pub const ERROR_WORDS: usize = 3;
+/// Escapes of the synthetic delta frame pointed one past the vertices, in turn: the last one (alone
+/// in the console's loop) and the second one (the second of a pair).
+pub const BAD_ESCAPES: [usize; 2] = [ESCAPES.len() - 1, 1];
+/// Words after the probes, per `BAD_ESCAPES` entry: error code, error offset, hash of the output.
+pub const ERROR_WORDS: usize = 3 * BAD_ESCAPES.len();
 
 /// Puts the synthetic payloads into `bytes` (a copy of the baked blob): returns clip "Turn" and its
 /// frames now holding the raw and the delta payload.
@@ -120,7 +124,7 @@ fn path_words(baked: &[u8], buffer: &mut [u8], scratch: &mut Scratch, push: &mut
             push_positions(out, push);
         }
     }
-    // The last escape one past the vertices.
+    // One escape at a time one past the vertices.
     let (n, escapes) = {
         let t = Tables::parse(bytes)?;
         let clip = t.clip(turn)?;
@@ -128,22 +132,26 @@ fn path_words(baked: &[u8], buffer: &mut [u8], scratch: &mut Scratch, push: &mut
         let p = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize;
         (t.vertex_count(), p + FRAME_HEADER_SIZE + 4 * delta_word_count(t.vertex_count()))
     };
-    let last = escapes + 4 * (ESCAPES.len() - 1);
-    bytes[last..last + 2].copy_from_slice(&(3 * n as u16).to_le_bytes());
-    let t = Tables::parse(bytes)?;
-    let out = &mut scratch.positions[..n];
-    match t.decode_baked_frame(turn, delta_frame, out) {
-        Ok(()) => {
-            push(0);
-            push(0);
+    for bad in BAD_ESCAPES {
+        let at = escapes + 4 * bad;
+        let good = [bytes[at], bytes[at + 1]];
+        bytes[at..at + 2].copy_from_slice(&(3 * n as u16).to_le_bytes());
+        let t = Tables::parse(bytes)?;
+        let out = &mut scratch.positions[..n];
+        match t.decode_baked_frame(turn, delta_frame, out) {
+            Ok(()) => {
+                push(0);
+                push(0);
+            }
+            Err(e) => {
+                push(e.code());
+                push(e.offset().unwrap_or(0) as u32);
+            }
         }
-        Err(e) => {
-            push(e.code());
-            push(e.offset().unwrap_or(0) as u32);
-        }
+        let hash = out.iter().flatten().fold(0x811C_9DC5_u32, |h, &c| (h ^ c as u16 as u32).wrapping_mul(0x0100_0193));
+        push(hash);
+        bytes[at..at + 2].copy_from_slice(&good);
     }
-    let hash = out.iter().flatten().fold(0x811C_9DC5_u32, |h, &c| (h ^ c as u16 as u32).wrapping_mul(0x0100_0193));
-    push(hash);
     Ok(())
 }
 

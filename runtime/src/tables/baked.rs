@@ -175,10 +175,12 @@ fn check_payload(t: &Tables, payload: usize, vertices: usize) -> Result<Payload,
     }
 }
 
-/// Decodes the payload at blob offset `payload` into `out` (one entry per vertex; its length must be
-/// the blob's vertex count). On an error, `out` holds what was decoded up to it.
+/// Decodes the payload at blob offset `payload` into `out[..vertex count]` (one entry per vertex).
+/// On an error, those entries hold what was decoded up to it.
 pub fn decode_baked_frame_payload(t: &Tables, payload: usize, out: &mut [[i16; 3]]) -> Result<(), TableError> {
     let bytes = t.bytes();
+    let len = out.len();
+    let out = out.get_mut(..t.vertex_count()).ok_or(TableError::OutputTooSmall { needed: t.vertex_count(), len })?;
     match check_payload(t, payload, out.len())? {
         Payload::Raw(at) => {
             let done = copy_raw_fast(t, at, out);

@@ -364,6 +364,18 @@ fn bad_payloads_are_reported_with_their_offset() {
 }
 
 #[test]
+fn a_payload_decodes_into_the_first_vertex_count_entries() {
+    let b = baked_blob();
+    let t = Tables::parse(&b).unwrap();
+    let payload = CLIP_DATA + 12;
+    let mut longer = [[7i16; 3]; 3];
+    decode_baked_frame_payload(&t, payload, &mut longer).unwrap();
+    assert_eq!(longer, [[116, -216, 1234], [-1, 2, -2045], [7, 7, 7]]);
+    let mut short = [[0i16; 3]; 1];
+    assert_eq!(decode_baked_frame_payload(&t, payload, &mut short), Err(TableError::OutputTooSmall { needed: 2, len: 1 }));
+}
+
+#[test]
 fn baked_decode_lanes_must_match_a_bind_within_the_limit() {
     let b = baked_blob();
     let lanes = u32::from_le_bytes(b[44..48].try_into().unwrap()) as usize + 16;

@@ -149,8 +149,9 @@ fn baked_path_expectation(blobs: &Blobs, vertices: usize) -> Result<Vec<Word>> {
     baked_paths::baked_path_words(&blobs.baked, &mut buffer, &mut scratch, &mut |w| values.push(w));
     let per = 2 * vertices;
     ensure!(values.len() == baked_paths::PATH_PROBES.len() * per + baked_paths::ERROR_WORDS, "baked path words: {} words ({:x?})", values.len(), values.first());
-    let error = &values[values.len() - baked_paths::ERROR_WORDS..];
-    ensure!(error[0] == 18 && error[1] > 64, "the escape past the vertices must fail (code 18), found {error:?}");
+    for error in values[values.len() - baked_paths::ERROR_WORDS..].chunks_exact(3) {
+        ensure!(error[0] == 18 && error[1] > 64, "an escape past the vertices must fail (code 18), found {error:?}");
+    }
     Ok(values
         .into_iter()
         .enumerate()
@@ -160,8 +161,9 @@ fn baked_path_expectation(blobs: &Blobs, vertices: usize) -> Result<Vec<Word>> {
                 let axis = if within & 1 == 0 { "xy" } else { "z" };
                 format!("baked.path.{}.{axis}.v{}", baked_paths::PATH_PROBES[i / per], within / 2)
             } else {
-                let what = ["error.code", "error.offset", "error.output_hash"];
-                format!("baked.path.{}", what[i - baked_paths::PATH_PROBES.len() * per])
+                let k = i - baked_paths::PATH_PROBES.len() * per;
+                let what = ["code", "offset", "output_hash"][k % 3];
+                format!("baked.path.bad_escape{}.{what}", baked_paths::BAD_ESCAPES[k / 3])
             };
             Word { name, value }
         })
@@ -845,7 +847,7 @@ mod tests {
         let paths = baked_paths::PATH_PROBES.len() * 2 * models.baked.vertex_count() + baked_paths::ERROR_WORDS;
         assert_eq!(e.words.len(), baked + rigid + corrupt + flat + 1 + paths);
         assert_eq!(e.words[baked + rigid + corrupt + flat].name, "pose_cache.hash");
-        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("baked.path.error.output_hash"));
+        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("baked.path.bad_escape1.output_hash"));
         // The packet loop's runs (drawn, rejected, words). Triangles, with the tests, room for all: the
         // front, wide-but-drawable and two more front faces drawn, near, too wide and too tall
         // rejected; room for three: one more rejected. Without the tests, room for all: everything
