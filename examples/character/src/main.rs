@@ -9,7 +9,8 @@
 //! - results: the probe words of `scene::probe_words` (decoded baked positions, rigid SXY), then the
 //!   error code and offset of each deliberately corrupted blob copy (`scene::corruption_words`), which
 //!   must fail cleanly without stopping the demo, then the packet loop's words on synthetic triangles
-//!   (`scene::flat_packet_words`) and a hash of the pose cache (`scene::pose_cache_hash`);
+//!   (`scene::flat_packet_words`), a hash of the pose cache (`scene::pose_cache_hash`), then the
+//!   baked decoder's paths (`baked_paths::baked_path_words`);
 //! - cycles, in root counter 2 ticks (8 CPU cycles) at frame `scene::MEASURED_FRAME`: slot
 //!   `STAGES * i + s` is instance `i`'s stage `s` (0 bounds test, 1 decode, 2 bone matrices, 3
 //!   projection, 4 triangles); slot `SLOT_SCENE` the whole scene (wraps past 65,535 ticks); slot
@@ -17,8 +18,9 @@
 //!   list has left by DMA (on hardware it shares the bus with the CPU) and after the frame's camera
 //!   and the instances' world matrices (game logic) are computed: the figures are the stages' own.
 //!   Then figures measured once at start-up (scene.rs): the pose cache build (`SLOT_POSE_CACHE`), a 20-bone Pose stage (`SLOT_COMPOSE_BENCH`), blending two
-//!   cached frames (`SLOT_BLEND_BENCH..`), the compact path's pose (`SLOT_COMPACT_BENCH`) and the
-//!   triangle stage's back- and front-face paths on synthetic triangles (`SLOT_FACE_BENCH..`);
+//!   cached frames (`SLOT_BLEND_BENCH..`), the compact path's pose (`SLOT_COMPACT_BENCH`), the
+//!   triangle stage's back- and front-face paths on synthetic triangles (`SLOT_FACE_BENCH..`) and
+//!   the baked decode of every frame of every clip, slowest first (`baked_paths::SLOT_BAKED_*`);
 //! - frames: rendered frames. The frame number is also drawn on the top rows (scene::FRAME_CODE_*).
 //!
 //! A blob that does not parse, or a sample that does not decode, marks the record FAILED with the
@@ -38,6 +40,7 @@ use psxanim_runtime::render::{Scratch, Stage};
 use psxanim_runtime::tables::{TableError, Tables};
 use scene::{error_offset, render_error_detail};
 
+mod baked_paths;
 mod scene;
 use scene::{
     FaceBench, Models, Scene, BLEND_BENCH_WEIGHTS, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FACE_BENCH_CASES, FACE_BENCH_RUNS, FACE_BENCH_TRIANGLES, FRAME_CODE_BITS,
@@ -220,6 +223,41 @@ fn face_bench(gte: &mut Gte, kind: FaceBench, front: bool, clip_tests: bool) -> 
     timer::ticks_since(started) as u32
 }
 
+/// The baked decode bench (`baked_paths::SLOT_BAKED_*`): every frame of every baked clip decoded
+/// and timed alone, then the synthetic raw frame from a copy in `buffer`.
+fn baked_bench(baked: &Tables, buffer: &mut [u8], scratch: &mut Scratch, record: &mut Record) {
+    let n = baked.vertex_count().min(scratch.positions.len());
+    let (mut slowest, mut which, mut no_escapes) = (0u32, 0u32, 0u32);
+    for clip in 0..baked.clip_count() {
+        let frames = baked.clip(clip).map_or(0, |c| c.frame_count as usize);
+        for frame in 0..frames {
+            let started = timer::now();
+            let ok = baked.decode_baked_frame(clip, frame, &mut scratch.positions[..n]).is_ok();
+            let ticks = timer::ticks_since(started) as u32;
+            if !ok {
+                continue;
+            }
+            if ticks > slowest {
+                (slowest, which) = (ticks, (clip as u32) << 16 | frame as u32);
+            }
+            if matches!(baked_paths::payload_header(baked, clip, frame), Some((_, 0))) {
+                no_escapes = no_escapes.max(ticks);
+            }
+        }
+    }
+    record.set_cycles(baked_paths::SLOT_BAKED_BENCH, slowest);
+    record.set_cycles(baked_paths::SLOT_BAKED_SLOWEST_FRAME, which);
+    record.set_cycles(baked_paths::SLOT_BAKED_NO_ESCAPES, no_escapes);
+    let Some(bytes) = buffer.get_mut(..BAKED.0.len()) else { return };
+    bytes.copy_from_slice(&BAKED.0);
+    let Ok((turn, raw_frame, _)) = baked_paths::synthesize(bytes) else { return };
+    let Ok(copy) = Tables::parse(bytes) else { return };
+    let started = timer::now();
+    if copy.decode_baked_frame(turn, raw_frame, &mut scratch.positions[..n]).is_ok() {
+        record.set_cycles(baked_paths::SLOT_BAKED_RAW, timer::ticks_since(started) as u32);
+    }
+}
+
 #[no_mangle]
 extern "C" fn main() -> ! {
     // SAFETY: the only references to these statics, taken once; no interrupts, one thread.
@@ -258,6 +296,8 @@ extern "C" fn main() -> ! {
             scene::corruption_words(&RIGID.0, &BAKED.0, copy, &mut gte, scratch, &mut |w| record.push(w));
             scene::flat_packet_words(&mut gte, &mut |w| record.push(w));
             record.push(scene::pose_cache_hash(&scene.models));
+            baked_bench(&scene.models.baked, copy, scratch, record);
+            baked_paths::baked_path_words(&BAKED.0, copy, scratch, &mut |w| record.push(w));
             Some(scene)
         }
         Err(e) => {

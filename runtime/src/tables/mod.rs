@@ -11,10 +11,10 @@
 //! profile's +-7.5 m limit fits with margin. Axes are the PlayStation's: +X right, +Y down, +Z away from
 //! the viewer (into the screen), right-handed.
 //!
-//! # Layout, version 2 (all little-endian; every section starts 4-byte aligned)
+//! # Layout, version 3 (all little-endian; every section starts 4-byte aligned)
 //! ```text
 //! header, 64 bytes
-//!   0 [u8;4] magic "PXSK"             4 u16 version (2)           6 u16 storage: 0 rigid-gte, 1 baked-vertices
+//!   0 [u8;4] magic "PXSK"             4 u16 version (3)           6 u16 storage: 0 rigid-gte, 1 baked-vertices
 //!   8 u16 bone count                 10 u16 vertex count         12 u16 triangle count (a quad counts 2)
 //!  14 u16 material count             16 u16 clip count           18 u16 primitive stream words
 //!  20 i16[6] bounds: min x,y,z, max x,y,z (model space, cover the bind pose and every sample of every clip)
@@ -26,7 +26,8 @@
 //!   rigid-gte: bone b's vertices are the contiguous range [first, first+count), in b's local space.
 //!   baked-vertices: ranges are empty (the skeleton is kept for names and attachment only).
 //! vertices, 8 bytes each: i16 x, y, z, i16 0 (the GTE's SVECTOR shape)
-//!   rigid-gte: bone-local positions; baked-vertices: model-space bind positions.
+//!   rigid-gte: bone-local positions; baked-vertices: model-space bind positions, within +-30,720,
+//!   followed by their decode lanes (`2 * ceil(3 * vertex count / 4)` words, [`baked`])
 //! primitives: runs of triangles, quads and quad strips, then an end word ([`primitives`] documents
 //!   them); vertex indices below 1024
 //! materials, 4 bytes each: u8 r, g, b (base colour), u8 0
@@ -41,7 +42,10 @@ mod bits;
 mod pose;
 pub mod primitives;
 
-pub use baked::{decode_baked_frame_payload, BAKED_DELTA_ESCAPE, BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_RAW};
+pub use baked::{
+    decode_baked_frame_payload, decode_lane, delta_byte, delta_word_count, delta_words, BAKED_BIND_LIMIT, BAKED_DELTA_BIAS,
+    BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_HEADER_SIZE, FRAME_RAW, LANE_BIAS,
+};
 pub use bits::BitReader;
 pub use pose::{
     BoneSample, ChannelDescriptor, ClipFrames, ComponentCursor, COMPONENTS_PER_BONE, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE,
@@ -50,8 +54,9 @@ pub use pose::{
 
 /// The four bytes every blob starts with.
 pub const MAGIC: [u8; 4] = *b"PXSK";
-/// The layout version this reader understands.
-pub const VERSION: u16 = 2;
+/// The layout version this reader understands (3: baked payloads aligned, escapes listed after the
+/// deltas, decode lanes after a baked blob's vertices).
+pub const VERSION: u16 = 3;
 pub const HEADER_SIZE: usize = 64;
 pub const BONE_SIZE: usize = 8;
 pub const VERTEX_SIZE: usize = 8;
@@ -150,11 +155,12 @@ pub enum TableError {
         bits_wanted: u32,
         bits_left: usize,
     },
-    /// A decoded value does not fit its output type.
+    /// A decoded value does not fit its output type (or a baked bind coordinate is beyond +-30,720).
     ValueOverflow {
         offset: usize,
     },
-    /// A baked frame payload has an unknown mode byte or runs past the blob.
+    /// A baked frame payload has an unknown mode byte, runs past the blob or names a coordinate past
+    /// the vertices; or a baked blob's decode lanes do not match its bind positions.
     BadFramePayload {
         offset: usize,
         what: &'static str,
@@ -310,7 +316,11 @@ impl<'a> Tables<'a> {
         let strings_size = u32_at(bytes, 60) as usize;
         let strings = section("strings", u32_at(bytes, 36) as usize, strings_size, size)?;
         let bones = section("bones", u32_at(bytes, 40) as usize, bone_count * BONE_SIZE, size)?;
-        let vertices = section("vertices", u32_at(bytes, 44) as usize, vertex_count * VERTEX_SIZE, size)?;
+        let lanes = match storage {
+            Storage::RigidGte => 0,
+            Storage::BakedVertices => baked::lane_bytes(vertex_count),
+        };
+        let vertices = section("vertices", u32_at(bytes, 44) as usize, vertex_count * VERTEX_SIZE + lanes, size)?;
         let primitives = section("primitives", u32_at(bytes, 48) as usize, 4 * primitive_words, size)?;
         let materials = section("materials", u32_at(bytes, 52) as usize, material_count * MATERIAL_SIZE, size)?;
         let clips = section("clips", u32_at(bytes, 56) as usize, clip_count * CLIP_SIZE, size)?;
@@ -332,6 +342,9 @@ impl<'a> Tables<'a> {
             clips,
         };
         tables.check_bones()?;
+        if storage == Storage::BakedVertices {
+            baked::check_lanes(&tables, vertices + vertex_count * VERTEX_SIZE)?;
+        }
         tables.counts = primitives::check(
             bytes,
             primitives,

@@ -102,8 +102,22 @@ fn blob(storage: u16, frames: u16, clip_data: &[u8], tail: &[u8]) -> Vec<u8> {
     while b.len() % 4 != 0 {
         b.push(0);
     }
+    if storage == 1 {
+        // Baked: the vertices again, followed by their decode lanes, after the tail.
+        let vertices = b[84..100].to_vec();
+        let at = b.len() as u32;
+        put32(&mut b, 44, at);
+        b.extend_from_slice(&vertices);
+        let coords: Vec<i16> = BAKED_BIND.iter().flatten().copied().collect();
+        for c in 0..4 * delta_word_count(2) {
+            let lane = coords.get(c).map_or(0, |&v| decode_lane(v));
+            b.extend_from_slice(&lane.to_le_bytes());
+        }
+    }
     let at = b.len();
-    assert_eq!(at, primitives_at(clip_data, tail));
+    if storage == 0 {
+        assert_eq!(at, primitives_at(clip_data, tail));
+    }
     put32(&mut b, 48, at as u32);
     put16(&mut b, 18, PRIMITIVE_WORDS.len() as u16);
     for w in PRIMITIVE_WORDS {
@@ -256,11 +270,31 @@ fn a_truncated_pose_stream_is_an_error_not_a_panic() {
     assert!(matches!(t.decode_pose(0, 2, &mut out), Err(TableError::BitStreamEnd { .. })));
 }
 
+/// The baked test blob's bind positions (`blob` writes them as its vertices).
+const BAKED_BIND: [[i16; 3]; 2] = [[100, -200, 300], [-1, 2, 3]];
+
+/// A delta payload of `BAKED_BIND`'s two vertices: `deltas` per coordinate, then `escapes`.
+fn delta_payload(deltas: [i8; 6], escapes: &[(u16, i16)]) -> Vec<u8> {
+    let mut p = vec![FRAME_DELTA, 0];
+    p.extend_from_slice(&(escapes.len() as u16).to_le_bytes());
+    let mut words = [(BAKED_DELTA_BIAS as u8); 8];
+    for (c, d) in deltas.iter().enumerate() {
+        words[delta_byte(c)] = (*d as i32 + BAKED_DELTA_BIAS) as u8;
+    }
+    p.extend_from_slice(&words);
+    for (c, v) in escapes {
+        p.extend_from_slice(&c.to_le_bytes());
+        p.extend_from_slice(&v.to_le_bytes());
+    }
+    p
+}
+
 fn baked_blob() -> Vec<u8> {
-    // frame 0: deltas (+1, -1, escape 1234), (0, 0, 0); frame 1: raw; frame 2 shares frame 0's payload
+    // frame 0: deltas (+1, -1, escape 1234), (0, 0, -128); frame 1: raw; frame 2 shares frame 0's
+    // payload
     let tail_start = CLIP_DATA + 12;
-    let delta: Vec<u8> = vec![FRAME_DELTA, 1, 0xFF, 0x80, 0xD2, 0x04, 0, 0, 0];
-    let mut raw = vec![FRAME_RAW];
+    let delta = delta_payload([1, -1, 0, 0, 0, -128], &[(2, 1234)]);
+    let mut raw = vec![FRAME_RAW, 0, 0, 0];
     for v in [1i16, 2, 3, -4, -5, -6] {
         raw.extend_from_slice(&v.to_le_bytes());
     }
@@ -279,12 +313,12 @@ fn decodes_baked_delta_escape_and_raw_frames() {
     let t = Tables::parse(&b).unwrap();
     let mut f = [[0i16; 3]; 2];
     t.decode_baked_frame(0, 0, &mut f).unwrap();
-    assert_eq!(f, [[100 + 16, -200 - 16, 1234], [-1, 2, 3]]);
+    assert_eq!(f, [[100 + 16, -200 - 16, 1234], [-1, 2, 3 - 2048]]);
     t.decode_baked_frame(0, 1, &mut f).unwrap();
     assert_eq!(f, [[1, 2, 3], [-4, -5, -6]]);
     let mut again = [[0i16; 3]; 2];
     t.decode_baked_frame(0, 2, &mut again).unwrap();
-    assert_eq!(again, [[116, -216, 1234], [-1, 2, 3]]);
+    assert_eq!(again, [[116, -216, 1234], [-1, 2, -2045]]);
     let mut pose = [BoneSample::default()];
     assert!(matches!(t.decode_pose(0, 0, &mut pose), Err(TableError::WrongStorage { .. })));
 }
@@ -300,10 +334,108 @@ fn bad_payloads_are_reported_with_their_offset() {
         t.decode_baked_frame(0, 0, &mut f),
         Err(TableError::BadFramePayload { offset: payload, what: "unknown frame mode byte" })
     );
-    // A frame offset past the blob is caught when parsing.
     let mut b = baked_blob();
-    b[CLIP_DATA + 4..CLIP_DATA + 8].copy_from_slice(&10_000u32.to_le_bytes());
-    assert!(matches!(Tables::parse(&b), Err(TableError::BadIndex { what: "baked frame offset", index: 1, .. })));
+    b[payload + 1] = 1;
+    let t = Tables::parse(&b).unwrap();
+    assert_eq!(
+        t.decode_baked_frame(0, 0, &mut f),
+        Err(TableError::BadFramePayload { offset: payload + 1, what: "reserved payload byte is not 0" })
+    );
+    // An escape of coordinate 6 (there are 6): found after the deltas are decoded.
+    let mut b = baked_blob();
+    b[payload + 12] = 6;
+    let t = Tables::parse(&b).unwrap();
+    assert_eq!(
+        t.decode_baked_frame(0, 0, &mut f),
+        Err(TableError::BadFramePayload { offset: payload + 12, what: "escape coordinate past 3 * vertex count" })
+    );
+    assert_eq!(f, [[116, -216, 300], [-1, 2, -2045]]);
+    // An escape count past the blob's end.
+    let mut b = baked_blob();
+    b[payload + 2] = 200;
+    let t = Tables::parse(&b).unwrap();
+    assert!(matches!(t.decode_baked_frame(0, 0, &mut f), Err(TableError::BadFramePayload { what: "payload runs past the end of the blob", .. })));
+    // A frame offset past the blob, or not a multiple of 4, is caught when parsing.
+    for offset in [10_000u32, CLIP_DATA as u32 + 13] {
+        let mut b = baked_blob();
+        b[CLIP_DATA + 4..CLIP_DATA + 8].copy_from_slice(&offset.to_le_bytes());
+        assert!(matches!(Tables::parse(&b), Err(TableError::BadIndex { index: 1, .. })), "{offset}");
+    }
+}
+
+#[test]
+fn a_payload_decodes_into_the_first_vertex_count_entries() {
+    let b = baked_blob();
+    let t = Tables::parse(&b).unwrap();
+    let payload = CLIP_DATA + 12;
+    let mut longer = [[7i16; 3]; 3];
+    decode_baked_frame_payload(&t, payload, &mut longer).unwrap();
+    assert_eq!(longer, [[116, -216, 1234], [-1, 2, -2045], [7, 7, 7]]);
+    let mut short = [[0i16; 3]; 1];
+    assert_eq!(decode_baked_frame_payload(&t, payload, &mut short), Err(TableError::OutputTooSmall { needed: 2, len: 1 }));
+}
+
+#[test]
+fn baked_decode_lanes_must_match_a_bind_within_the_limit() {
+    let b = baked_blob();
+    let lanes = u32::from_le_bytes(b[44..48].try_into().unwrap()) as usize + 16;
+    let mut bad = b.clone();
+    bad[lanes + 2] ^= 1;
+    assert_eq!(
+        Tables::parse(&bad).unwrap_err(),
+        TableError::BadFramePayload { offset: lanes + 2, what: "decode lane is not bind + 0x7800" }
+    );
+    // The lane past the last coordinate must be 0.
+    let mut bad = b.clone();
+    bad[lanes + 12] = 1;
+    assert!(matches!(Tables::parse(&bad), Err(TableError::BadFramePayload { .. })));
+    // A bind coordinate beyond 7.5 m, its lane consistent.
+    let mut bad = b.clone();
+    let vertices = lanes - 16;
+    bad[vertices..vertices + 2].copy_from_slice(&(-30_721i16).to_le_bytes());
+    bad[lanes..lanes + 2].copy_from_slice(&decode_lane(-30_721).to_le_bytes());
+    assert_eq!(Tables::parse(&bad).unwrap_err(), TableError::ValueOverflow { offset: vertices });
+}
+
+/// The payload format by its words, the way a reader of the module docs would decode it: the
+/// definition must agree on any deltas, escapes and bind within the limit.
+fn reference_decode(bind: &[[i16; 3]], deltas: &[i8], escapes: &[(u16, i16)]) -> Vec<i16> {
+    let mut out: Vec<i16> = bind.iter().flatten().zip(deltas).map(|(&b, &d)| (b as i32 + 16 * d as i32) as i16).collect();
+    for &(c, v) in escapes {
+        out[c as usize] = v;
+    }
+    out
+}
+
+proptest::proptest! {
+    #[test]
+    fn delta_words_decode_like_the_reference(
+        bind in proptest::collection::vec(-30_720i16..=30_720, 1..40),
+        seed in proptest::collection::vec(proptest::prelude::any::<(i8, bool, i16)>(), 120),
+    ) {
+        let n = bind.len() / 3;
+        proptest::prop_assume!(n > 0);
+        let bind: Vec<[i16; 3]> = bind.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+        let deltas: Vec<i8> = seed[..3 * n].iter().map(|s| s.0).collect();
+        let escapes: Vec<(u16, i16)> = seed[..3 * n].iter().enumerate().filter(|(_, s)| s.1).map(|(c, s)| (c as u16, s.2)).collect();
+        let lanes: Vec<u16> = (0..4 * delta_word_count(n)).map(|c| bind.get(c / 3).map_or(0, |v| decode_lane(v[c % 3]))).collect();
+        let mut words = vec![0u8; 4 * delta_word_count(n)];
+        for (c, d) in deltas.iter().enumerate() {
+            words[delta_byte(c)] = (*d as i32 + BAKED_DELTA_BIAS) as u8;
+        }
+        let lane = |c: usize| lanes[c] as u32;
+        let mut out: Vec<i16> = vec![0; 4 * delta_word_count(n)];
+        for w in 0..delta_word_count(n) {
+            let d = u32::from_le_bytes(words[4 * w..4 * w + 4].try_into().unwrap());
+            let [a, b] = delta_words(d, lane(4 * w) | lane(4 * w + 1) << 16, lane(4 * w + 2) | lane(4 * w + 3) << 16);
+            out[4 * w..4 * w + 4].copy_from_slice(&[a as i16, (a >> 16) as i16, b as i16, (b >> 16) as i16]);
+        }
+        out.truncate(3 * n);
+        for &(c, v) in &escapes {
+            out[c as usize] = v;
+        }
+        proptest::prop_assert_eq!(out, reference_decode(&bind, &deltas, &escapes));
+    }
 }
 
 #[test]

@@ -1,11 +1,11 @@
-//! A minimal writer of character blobs (layout of runtime/src/tables/mod.rs, version 1) for the
+//! A minimal writer of character blobs (layout of runtime/src/tables/mod.rs, version 3) for the
 //! render tests: constant rigid poses, baked frames as deltas/escapes or raw.
 #![allow(dead_code)]
 
 use psxanim_runtime::tables::primitives::{
     pack3, run_header, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, RUN_QUADS, RUN_TRIANGLES, STREAM_END,
 };
-use psxanim_runtime::tables::VERSION;
+use psxanim_runtime::tables::{decode_lane, delta_byte, delta_word_count, VERSION};
 
 struct Bits {
     bytes: Vec<u8>,
@@ -83,22 +83,32 @@ fn pose_data(clip: &RigidClip) -> Vec<u8> {
 
 /// Baked frame payloads: `Some(positions)` as deltas/escapes, `None` uses a raw frame of `raw`.
 fn baked_payload(bind: &[[i16; 3]], frame: &[[i16; 3]], raw: bool) -> Vec<u8> {
-    let mut p = vec![raw as u8];
-    for (b, f) in bind.iter().zip(frame) {
-        for c in 0..3 {
-            if raw {
-                p.extend_from_slice(&f[c].to_le_bytes());
-                continue;
+    let mut p = vec![raw as u8, 0, 0, 0];
+    if raw {
+        for f in frame {
+            for c in f {
+                p.extend_from_slice(&c.to_le_bytes());
             }
+        }
+        align(&mut p);
+        return p;
+    }
+    let mut words = vec![128u8; 4 * delta_word_count(bind.len())];
+    let mut escapes = Vec::new();
+    for (v, (b, f)) in bind.iter().zip(frame).enumerate() {
+        for c in 0..3 {
             let d = f[c] as i32 - b[c] as i32;
-            if d % 16 == 0 && (-127..=127).contains(&(d / 16)) {
-                p.push((d / 16) as i8 as u8);
+            if d % 16 == 0 && (-128..=127).contains(&(d / 16)) {
+                words[delta_byte(3 * v + c)] = (d / 16 + 128) as u8;
             } else {
-                p.push(0x80);
-                p.extend_from_slice(&f[c].to_le_bytes());
+                escapes.extend_from_slice(&((3 * v + c) as u16).to_le_bytes());
+                escapes.extend_from_slice(&f[c].to_le_bytes());
             }
         }
     }
+    p[2..4].copy_from_slice(&((escapes.len() / 4) as u16).to_le_bytes());
+    p.extend(words);
+    p.extend(escapes);
     p
 }
 
@@ -192,6 +202,12 @@ pub fn blob_with_stream(
             out.extend_from_slice(&c.to_le_bytes());
         }
         u16le(&mut out, 0);
+    }
+    if baked {
+        let coords: Vec<i16> = all_vertices.iter().flatten().copied().collect();
+        for c in 0..4 * delta_word_count(all_vertices.len()) {
+            u16le(&mut out, coords.get(c).map_or(0, |&b| decode_lane(b)));
+        }
     }
     let triangles_at = out.len();
     for w in stream {

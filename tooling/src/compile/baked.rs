@@ -3,7 +3,9 @@
 
 use std::collections::HashMap;
 
-use psxanim_runtime::tables::{Storage, Tables, BAKED_DELTA_ESCAPE, BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_RAW};
+use psxanim_runtime::tables::{
+    delta_byte, delta_word_count, Storage, Tables, BAKED_DELTA_BIAS, BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_RAW,
+};
 
 use super::blob::{assemble, BlobParts, ClipData};
 use super::{
@@ -120,35 +122,43 @@ pub fn to_i16(p: [f64; 3]) -> [i16; 3] {
     p.map(|c| c.round().clamp(i16::MIN as f64, i16::MAX as f64) as i16)
 }
 
-/// One frame's payload and the positions the runtime will decode from it.
+/// One frame's payload (4-byte aligned size) and the positions the runtime will decode from it.
 pub fn encode_frame(bind: &[[i16; 3]], target: &[[f64; 3]]) -> (Vec<u8>, Vec<[i16; 3]>) {
-    let mut delta = vec![FRAME_DELTA];
+    let mut words = vec![BAKED_DELTA_BIAS as u8; 4 * delta_word_count(bind.len())];
+    let mut escapes = Vec::new();
     let mut decoded = Vec::with_capacity(bind.len());
-    for (b, t) in bind.iter().zip(target) {
+    for (v, (b, t)) in bind.iter().zip(target).enumerate() {
         let mut d = [0i16; 3];
         for c in 0..3 {
             let step = ((t[c] - b[c] as f64) / BAKED_DELTA_SCALE as f64).round();
-            if (-127.0..=127.0).contains(&step) {
-                delta.push(step as i8 as u8);
+            if (-128.0..=127.0).contains(&step) {
+                words[delta_byte(3 * v + c)] = (step as i32 + BAKED_DELTA_BIAS) as u8;
                 d[c] = b[c] + step as i16 * BAKED_DELTA_SCALE as i16;
             } else {
                 let abs = to_i16(*t)[c];
-                delta.push(BAKED_DELTA_ESCAPE as u8);
-                delta.extend_from_slice(&abs.to_le_bytes());
+                escapes.push((3 * v + c) as u16);
+                escapes.push(abs as u16);
                 d[c] = abs;
             }
         }
         decoded.push(d);
     }
-    let raw_len = 1 + 6 * bind.len();
+    let mut delta = vec![FRAME_DELTA, 0];
+    delta.extend_from_slice(&((escapes.len() / 2) as u16).to_le_bytes());
+    delta.extend_from_slice(&words);
+    for h in &escapes {
+        delta.extend_from_slice(&h.to_le_bytes());
+    }
+    let raw_len = (4 + 6 * bind.len()).next_multiple_of(4);
     if raw_len < delta.len() {
-        let mut raw = vec![FRAME_RAW];
+        let mut raw = vec![FRAME_RAW, 0, 0, 0];
         let exact: Vec<[i16; 3]> = target.iter().map(|t| to_i16(*t)).collect();
         for v in &exact {
             for c in v {
                 raw.extend_from_slice(&c.to_le_bytes());
             }
         }
+        raw.resize(raw_len, 0);
         return (raw, exact);
     }
     (delta, decoded)
@@ -184,14 +194,14 @@ mod tests {
     #[test]
     fn small_moves_are_deltas_and_large_ones_escape() {
         let bind = [[0i16, 100, -100], [1000, 0, 0]];
-        let target = [[16.0 * 127.0, 100.0 - 17.0, -100.0], [1000.0 + 16.0 * 128.0, 3.0, 0.0]];
+        let target = [[16.0 * 127.0, 100.0 - 17.0, -100.0 - 16.0 * 128.0], [1000.0 + 16.0 * 128.0, 3.0, 0.0]];
         let (payload, decoded) = encode_frame(&bind, &target);
-        assert_eq!(payload[0], FRAME_DELTA);
-        assert_eq!(payload[1], 127);
-        assert_eq!(payload[2] as i8, -1);
-        assert_eq!(payload[4] as i8, BAKED_DELTA_ESCAPE);
-        assert_eq!(i16::from_le_bytes([payload[5], payload[6]]), 3048);
-        assert_eq!(decoded, vec![[2032, 84, -100], [3048, 0, 0]]);
+        assert_eq!(payload[..4], [FRAME_DELTA, 0, 1, 0]);
+        // Coordinates 0, 2, 1, 3 then 4, 6, 5, 7 (6 and 7 unused), as delta + 128; coordinate 3 escapes.
+        assert_eq!(payload[4..12], [127 + 128, 0, 128 - 1, 128, 128, 128, 128, 128]);
+        assert_eq!(payload[12..16], [3, 0, 0xE8, 0x0B]);
+        assert_eq!(payload.len(), 16);
+        assert_eq!(decoded, vec![[2032, 84, -2148], [3048, 0, 0]]);
     }
 
     #[test]
@@ -199,8 +209,8 @@ mod tests {
         let bind = [[0i16; 3]; 4];
         let target = [[20000.0, -20000.0, 5000.0]; 4];
         let (payload, decoded) = encode_frame(&bind, &target);
-        assert_eq!(payload[0], FRAME_RAW);
-        assert_eq!(payload.len(), 1 + 6 * 4);
+        assert_eq!(payload[..4], [FRAME_RAW, 0, 0, 0]);
+        assert_eq!(payload.len(), 4 + 6 * 4);
         assert_eq!(decoded[3], [20000, -20000, 5000]);
         let mut p = Payloads::default();
         let a = p.add(payload.clone());

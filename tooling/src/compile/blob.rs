@@ -1,6 +1,6 @@
 //! Assembly of the table blob (layout documented in `psxanim_runtime::tables`).
 
-use psxanim_runtime::tables::{Storage, CLIP_SIZE, HEADER_SIZE, MAGIC, NO_PARENT, VERSION};
+use psxanim_runtime::tables::{decode_lane, delta_word_count, Storage, CLIP_SIZE, HEADER_SIZE, MAGIC, NO_PARENT, VERSION};
 
 use super::primitives::Stream;
 
@@ -89,6 +89,13 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
             out.extend_from_slice(&c.to_le_bytes());
         }
         put_u16(&mut out, 0);
+    }
+    if parts.storage == Storage::BakedVertices {
+        // The decode lanes: bind + LANE_BIAS per coordinate, two to a word, whole delta words.
+        let coords: Vec<i16> = parts.vertices.iter().flatten().copied().collect();
+        for c in 0..4 * delta_word_count(parts.vertices.len()) {
+            put_u16(&mut out, coords.get(c).map_or(0, |&b| decode_lane(b)));
+        }
     }
     let primitives_offset = out.len();
     for w in &parts.primitives.words {
@@ -181,15 +188,12 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     Ok(Assembled { blob: out, clip_bytes })
 }
 
-/// Size of the baked payload at `at` (mode byte included).
+/// Size of the baked payload at `at` (header included).
 fn payload_len(payloads: &[u8], at: usize, vertex_count: usize) -> usize {
-    use psxanim_runtime::tables::{BAKED_DELTA_ESCAPE, FRAME_RAW};
+    use psxanim_runtime::tables::{FRAME_HEADER_SIZE, FRAME_RAW};
     if payloads[at] == FRAME_RAW {
-        return 1 + 6 * vertex_count;
+        return (FRAME_HEADER_SIZE + 6 * vertex_count).next_multiple_of(4);
     }
-    let mut i = at + 1;
-    for _ in 0..3 * vertex_count {
-        i += if payloads[i] as i8 == BAKED_DELTA_ESCAPE { 3 } else { 1 };
-    }
-    i - at
+    let escapes = u16::from_le_bytes([payloads[at + 2], payloads[at + 3]]) as usize;
+    FRAME_HEADER_SIZE + 4 * delta_word_count(vertex_count) + 4 * escapes
 }

@@ -21,6 +21,9 @@ use std::process::Command;
 #[path = "../../../examples/character/src/scene.rs"]
 #[allow(dead_code)]
 mod scene;
+#[path = "../../../examples/character/src/baked_paths.rs"]
+#[allow(dead_code)]
+mod baked_paths;
 
 /// The fixture the example embeds, and the storage modes it embeds it in.
 const FIXTURE: &str = "tests/fixtures/fbx/character.fbx";
@@ -133,7 +136,38 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
         })
         .collect::<Vec<_>>();
     let cache = Word { name: "pose_cache.hash".to_string(), value: scene::pose_cache_hash(&models) };
-    Ok(Expectation { program: *b"CHAR", words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache]].concat() })
+    let paths = baked_path_expectation(&blobs, bv)?;
+    Ok(Expectation { program: *b"CHAR", words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache], paths].concat() })
+}
+
+/// The baked decoder's paths (`baked_paths`: synthetic delta and raw frames, shared frames, an
+/// escape past the vertices), after the pose cache hash; checked here to take those paths.
+fn baked_path_expectation(blobs: &Blobs, vertices: usize) -> Result<Vec<Word>> {
+    let mut buffer = vec![0u8; blobs.baked.len()];
+    let mut scratch = Box::new(Scratch::new());
+    let mut values = Vec::new();
+    baked_paths::baked_path_words(&blobs.baked, &mut buffer, &mut scratch, &mut |w| values.push(w));
+    let per = 2 * vertices;
+    ensure!(values.len() == baked_paths::PATH_PROBES.len() * per + baked_paths::ERROR_WORDS, "baked path words: {} words ({:x?})", values.len(), values.first());
+    for error in values[values.len() - baked_paths::ERROR_WORDS..].chunks_exact(3) {
+        ensure!(error[0] == 18 && error[1] > 64, "an escape past the vertices must fail (code 18), found {error:?}");
+    }
+    Ok(values
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let name = if i < baked_paths::PATH_PROBES.len() * per {
+                let within = i % per;
+                let axis = if within & 1 == 0 { "xy" } else { "z" };
+                format!("baked.path.{}.{axis}.v{}", baked_paths::PATH_PROBES[i / per], within / 2)
+            } else {
+                let k = i - baked_paths::PATH_PROBES.len() * per;
+                let what = ["code", "offset", "output_hash"][k % 3];
+                format!("baked.path.bad_escape{}.{what}", baked_paths::BAD_ESCAPES[k / 3])
+            };
+            Word { name, value }
+        })
+        .collect())
 }
 
 /// The words the corrupted blob copies leave after the probes (same code as the console's), checked
@@ -348,6 +382,13 @@ pub struct CycleFigures {
     pub pose_cache_build_cycles: Option<f64>,
     pub pose_cache_bytes: Option<usize>,
     pub baked_decode_cycles: Option<f64>,
+    /// The slowest decode of every frame of every baked clip, measured alone at start-up, per vertex
+    /// (the figure), which frame it was, the slowest of the frames without escapes and the
+    /// synthetic raw frame, per vertex.
+    pub baked_decode_cycles_per_vertex: Option<f64>,
+    pub baked_decode_slowest_frame: Option<String>,
+    pub baked_decode_no_escapes_cycles_per_vertex: Option<f64>,
+    pub baked_decode_raw_cycles_per_vertex: Option<f64>,
     pub cycles_per_triangle_considered: Option<f64>,
     pub cycles_per_drawn_triangle: Option<f64>,
     pub offscreen_cycles: Option<f64>,
@@ -442,6 +483,10 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         let per = scene::FACE_BENCH_RUNS as f64 * scene::FACE_BENCH_TRIANGLES as f64;
         (ticks != 0).then(|| ticks as f64 * CYCLES_PER_TICK / per)
     };
+    let baked_bench = |slot: usize| {
+        let ticks = view.cycles(slot);
+        (ticks != 0).then(|| ticks as f64 * CYCLES_PER_TICK / models.baked.vertex_count() as f64)
+    };
     let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
     let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
     let four = match (rigid_cpv, per_tri, rigid_pose) {
@@ -466,6 +511,14 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         pose_cache_build_cycles: (cache_ticks != 0).then_some(cache_ticks as f64 * CYCLES_PER_TICK),
         pose_cache_bytes: models.rigid_poses.map(|p| p.bytes()),
         baked_decode_cycles: mean(&|c| Some(c.decode), Some("Baked")),
+        baked_decode_cycles_per_vertex: baked_bench(baked_paths::SLOT_BAKED_BENCH),
+        baked_decode_slowest_frame: (view.cycles(baked_paths::SLOT_BAKED_BENCH) != 0).then(|| {
+            let which = view.cycles(baked_paths::SLOT_BAKED_SLOWEST_FRAME) as usize;
+            let name = models.baked.clip(which >> 16).ok().and_then(|c| models.baked.name(c.name_offset).ok()).unwrap_or("?");
+            format!("{name} frame {}", which & 0xFFFF)
+        }),
+        baked_decode_no_escapes_cycles_per_vertex: baked_bench(baked_paths::SLOT_BAKED_NO_ESCAPES),
+        baked_decode_raw_cycles_per_vertex: baked_bench(baked_paths::SLOT_BAKED_RAW),
         cycles_per_triangle_considered: per_tri,
         cycles_per_drawn_triangle: per_drawn,
         offscreen_cycles: instances.iter().find(|c| c.culled).map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles),
@@ -791,8 +844,10 @@ mod tests {
         let rigid = models.rigid.vertex_count().div_ceil(scene::RIGID_PROBE_STRIDE) * scene::RIGID_PROBES.len();
         let corrupt = scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION;
         let flat = scene::FLAT_RUNS * scene::FLAT_RUN_WORDS;
-        assert_eq!(e.words.len(), baked + rigid + corrupt + flat + 1);
-        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("pose_cache.hash"));
+        let paths = baked_paths::PATH_PROBES.len() * 2 * models.baked.vertex_count() + baked_paths::ERROR_WORDS;
+        assert_eq!(e.words.len(), baked + rigid + corrupt + flat + 1 + paths);
+        assert_eq!(e.words[baked + rigid + corrupt + flat].name, "pose_cache.hash");
+        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("baked.path.bad_escape1.output_hash"));
         // The packet loop's runs (drawn, rejected, words). Triangles, with the tests, room for all: the
         // front, wide-but-drawable and two more front faces drawn, near, too wide and too tall
         // rejected; room for three: one more rejected. Without the tests, room for all: everything
