@@ -284,6 +284,7 @@ fn clip_parts(c: &Character, data: impl IntoIterator<Item = ClipData>) -> Result
                 frame_count: u16_of(c, "frame count", clip.frame_count())?,
                 rate_hz: clip.rate as u16,
                 data,
+                events: &clip.events,
             })
         })
         .collect()
@@ -587,6 +588,7 @@ fn coarsest_precision(
                 frame_count,
                 rate_hz: clip.rate as u16,
                 data: ClipData::Pose(data.clone()),
+                events: &[],
             }],
             payloads: &[],
         };

@@ -92,6 +92,7 @@ pub fn import(
             poses: vec![],
             rigid_reference: vec![],
             skinned_reference: vec![],
+            events: vec![],
         };
         for frame in 0..frames {
             progress(name, frame, frames);

@@ -116,6 +116,8 @@ pub struct Clip {
     pub rigid_reference: Vec<Vec<[f64; 3]>>,
     /// Per frame, per vertex: ufbx's skinned position with every weight (linear blend skinning).
     pub skinned_reference: Vec<Vec<[f64; 3]>>,
+    /// Events: frame (below the frame count) and name, in time order.
+    pub events: Vec<(usize, String)>,
 }
 
 impl Clip {

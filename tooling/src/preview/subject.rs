@@ -304,14 +304,14 @@ fn drive(c: &mut Character, anim: &Animation, anim_path: &Path, model_path: &Pat
             reference.push(positions);
             poses.push(model);
         }
-        let marks = clip
+        let marks: Vec<(usize, String)> = clip
             .events
             .iter()
             .filter(|e| e.time.is_finite())
             .map(|e| (((seconds(e.time, clip.time_unit, rate) * rate as f64).round().max(0.0) as usize).min(frames - 1), e.name.clone()))
             .collect();
-        events.push(marks);
-        clips.push(fbx::Clip { name, rate, poses, rigid_reference: reference.clone(), skinned_reference: reference });
+        events.push(marks.clone());
+        clips.push(fbx::Clip { name, rate, poses, rigid_reference: reference.clone(), skinned_reference: reference, events: marks });
     }
     c.clips = clips;
     c.source = format!("{} on {}", anim_path.display(), model_path.display());
