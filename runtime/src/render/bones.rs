@@ -38,24 +38,64 @@ pub fn sample_matrix(s: &BoneSample) -> Matrix {
     Matrix::new(rotation, Vec3i32::from_array(t))
 }
 
-/// `a` blended toward `b` by `weight` (FP12): translation and scale linearly, the rotation by
-/// normalised linear interpolation along the shorter arc.
-pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample {
-    let w = weight.min(1 << 12) as i64;
-    let lerp = |p: i32, q: i32| (p as i64 + (((q as i64 - p as i64) * w) >> 12)) as i32;
-    let dot: i64 = (0..4).map(|i| a.rotation[i] as i64 * b.rotation[i] as i64).sum();
-    let flip = if dot < 0 { -1 } else { 1 };
-    let mut q = [0i64; 4];
-    for (i, c) in q.iter_mut().enumerate() {
-        *c = lerp(a.rotation[i], (b.rotation[i] as i64 * flip) as i32) as i64;
-    }
+/// `cos(15 degrees)` with 60 fraction bits: quaternion arcs wider than this (rotations of more than
+/// 30 degrees, e.g. between two clips' poses in a crossfade) are halved before the linear blend.
+const NLERP_MIN_COS_Q60: i64 = 1_113_636_656_983_804_544;
+
+/// `q / |q|` with `ROTATION_FRAC` fraction bits (`q` not zero: it is clamped to length 1 unit).
+fn normalize_q30(q: [i64; 4]) -> [i64; 4] {
     let norm2: u64 = q.iter().map(|c| (c * c) as u64).fold(0u64, |acc, v| acc.saturating_add(v));
     let norm = isqrt_u64(norm2).max(1) as i64; // Q30 length, near 2^30
-    let rotation = q.map(|c| ((c << ROTATION_FRAC) / norm) as i32);
+    q.map(|c| (c << ROTATION_FRAC) / norm)
+}
+
+fn dot_q60(a: &[i64; 4], b: &[i64; 4]) -> i64 {
+    (0..4).map(|i| a[i] * b[i]).sum()
+}
+
+/// `a` blended toward `b` by `weight` (FP12): translation and scale linearly, the rotation along the
+/// shorter arc (the sign of `b` flipped when the quaternions lie in opposite hemispheres, so a turn
+/// past 180 degrees goes the short way) by normalised linear interpolation; an arc of more than
+/// 30 degrees of rotation (two clips' poses in a crossfade, not neighbouring frames) is first halved
+/// (the normalised sum is the exact midpoint) until it is within 30 degrees, so the blend stays
+/// within a fraction of a degree of spherical interpolation however far apart the poses are.
+pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample {
+    let w = weight.min(1 << 12) as i64;
+    let lerp = |p: i64, q: i64, w: i64| p + (((q - p) * w) >> 12);
+    let mut qa = a.rotation.map(|c| c as i64);
+    let mut qb = b.rotation.map(|c| c as i64);
+    if dot_q60(&qa, &qb) < 0 {
+        qb = qb.map(|c| -c);
+    }
+    // Components stay within +-2^30 (decoded samples are; a midpoint is unit), so products fit i64.
+    let mut t = w;
+    let mut levels = 0;
+    while levels < 4 && dot_q60(&qa, &qb) < NLERP_MIN_COS_Q60 {
+        let mid = normalize_q30([0, 1, 2, 3].map(|i| qa[i] + qb[i]));
+        if t <= 1 << 11 {
+            qb = mid;
+            t *= 2;
+        } else {
+            qa = mid;
+            t = 2 * t - (1 << 12);
+        }
+        levels += 1;
+    }
+    let q = [0, 1, 2, 3].map(|i| lerp(qa[i], qb[i], t));
+    let rotation = normalize_q30(q).map(|c| c as i32);
+    let lerp32 = |p: i32, q: i32| lerp(p as i64, q as i64, w) as i32;
     BoneSample {
         rotation,
-        translation: [0, 1, 2].map(|i| lerp(a.translation[i], b.translation[i])),
-        scale: [0, 1, 2].map(|i| lerp(a.scale[i], b.scale[i])),
+        translation: [0, 1, 2].map(|i| lerp32(a.translation[i], b.translation[i])),
+        scale: [0, 1, 2].map(|i| lerp32(a.scale[i], b.scale[i])),
+    }
+}
+
+/// A crossfade of rigid poses: `to[b]` becomes `from[b]` blended toward it by `weight` (FP12, the
+/// incoming clip's share), bone by bone ([`blend_samples`]).
+pub fn crossfade_samples(from: &[BoneSample], to: &mut [BoneSample], weight: u16) {
+    for (t, f) in to.iter_mut().zip(from) {
+        *t = blend_samples(f, t, weight);
     }
 }
 
