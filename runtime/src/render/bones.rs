@@ -1,7 +1,7 @@
 //! Rigid pose: decoded bone samples to model-view matrices, one per bone, composed on the GTE.
 
 use crate::gte::{Cop2, Gte, PackedMatrix};
-use crate::math::{isqrt_u64, Matrix, Rotation, Vec3i32};
+use crate::math::{isqrt_u32, Matrix, Rotation, Vec3i32};
 use crate::tables::{BoneSample, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
 
 /// Quaternion components are reduced to Q14 so every product below fits an `i32` (cheap on the R3000).
@@ -38,40 +38,55 @@ pub fn sample_matrix(s: &BoneSample) -> Matrix {
     Matrix::new(rotation, Vec3i32::from_array(t))
 }
 
-/// `cos(15 degrees)` with 60 fraction bits: quaternion arcs wider than this (rotations of more than
-/// 30 degrees, e.g. between two clips' poses in a crossfade) are halved before the linear blend.
-const NLERP_MIN_COS_Q60: i64 = 1_113_636_656_983_804_544;
+/// `cos(15 degrees)` in Q28 (the dot product of two Q14 quaternions): arcs wider than this
+/// (rotations of more than 30 degrees apart, e.g. two clips' poses in a crossfade, not neighbouring
+/// frames) are halved before the linear blend.
+const NLERP_MIN_COS_Q28: i32 = 259_288_740;
 
-/// `q / |q|` with `ROTATION_FRAC` fraction bits (`q` not zero: it is clamped to length 1 unit).
-fn normalize_q30(q: [i64; 4]) -> [i64; 4] {
-    let norm2: u64 = q.iter().map(|c| (c * c) as u64).fold(0u64, |acc, v| acc.saturating_add(v));
-    let norm = isqrt_u64(norm2).max(1) as i64; // Q30 length, near 2^30
-    q.map(|c| (c << ROTATION_FRAC) / norm)
+/// `q / |q|` in Q14 for a nonzero 4-vector whose squared length fits `u32` (components below 2^15):
+/// one 32-bit square root and one division for the reciprocal.
+fn normalize_q14(q: [i32; 4]) -> [i32; 4] {
+    let n = q.iter().fold(0u32, |acc, &c| acc.wrapping_add((c * c) as u32));
+    let len = isqrt_u32(n).max(1) as i32; // Q14 length
+    // 2^28 / len ~ 2^14: c * r stays below 2^15 * 2^15.
+    let r = (1i32 << 28) / len;
+    q.map(|c| c.wrapping_mul(r).wrapping_add(1 << 13) >> 14)
 }
 
-fn dot_q60(a: &[i64; 4], b: &[i64; 4]) -> i64 {
-    (0..4).map(|i| a[i] * b[i]).sum()
+fn dot_q28(a: &[i32; 4], b: &[i32; 4]) -> i32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+}
+
+/// `p + (q - p) * w >> 12` with the product in 64 bits (one `mult` on the R3000).
+#[inline(always)]
+fn lerp_fp12(p: i32, q: i32, w: i32) -> i32 {
+    p.wrapping_add(((q.wrapping_sub(p) as i64 * w as i64) >> 12) as i32)
 }
 
 /// `a` blended toward `b` by `weight` (FP12): translation and scale linearly, the rotation along the
 /// shorter arc (the sign of `b` flipped when the quaternions lie in opposite hemispheres, so a turn
 /// past 180 degrees goes the short way) by normalised linear interpolation; an arc of more than
-/// 30 degrees of rotation (two clips' poses in a crossfade, not neighbouring frames) is first halved
-/// (the normalised sum is the exact midpoint) until it is within 30 degrees, so the blend stays
-/// within a fraction of a degree of spherical interpolation however far apart the poses are.
+/// 30 degrees of rotation is first halved (the normalised sum is the exact midpoint) until it is
+/// within 30 degrees, so the blend stays within a fraction of a degree of spherical interpolation
+/// however far apart the poses are.
+///
+/// The rotation is blended in Q14, the precision [`sample_matrix`] builds the matrix from, with 32-bit
+/// arithmetic only (a 64-bit division is a long library call on the R3000); the result is that Q14
+/// quaternion in `ROTATION_FRAC` bits.
 pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample {
-    let w = weight.min(1 << 12) as i64;
-    let lerp = |p: i64, q: i64, w: i64| p + (((q - p) * w) >> 12);
-    let mut qa = a.rotation.map(|c| c as i64);
-    let mut qb = b.rotation.map(|c| c as i64);
-    if dot_q60(&qa, &qb) < 0 {
+    let w = weight.min(1 << 12) as i32;
+    let unit = 1i32 << Q14;
+    let q14 = |q: [i32; 4]| q.map(|c| round_shift(c, ROTATION_FRAC - Q14).clamp(-unit, unit));
+    let (mut qa, mut qb) = (q14(a.rotation), q14(b.rotation));
+    if dot_q28(&qa, &qb) < 0 {
         qb = qb.map(|c| -c);
     }
-    // Components stay within +-2^30 (decoded samples are; a midpoint is unit), so products fit i64.
+    // Components within +-2^14, so every square and dot fits i32; a sum of two unit quaternions in
+    // the same hemisphere has a squared length of at most 2^30.
     let mut t = w;
     let mut levels = 0;
-    while levels < 4 && dot_q60(&qa, &qb) < NLERP_MIN_COS_Q60 {
-        let mid = normalize_q30([0, 1, 2, 3].map(|i| qa[i] + qb[i]));
+    while levels < 4 && dot_q28(&qa, &qb) < NLERP_MIN_COS_Q28 {
+        let mid = normalize_q14([0, 1, 2, 3].map(|i| qa[i] + qb[i]));
         if t <= 1 << 11 {
             qb = mid;
             t *= 2;
@@ -81,13 +96,12 @@ pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample 
         }
         levels += 1;
     }
-    let q = [0, 1, 2, 3].map(|i| lerp(qa[i], qb[i], t));
-    let rotation = normalize_q30(q).map(|c| c as i32);
-    let lerp32 = |p: i32, q: i32| lerp(p as i64, q as i64, w) as i32;
+    let q = [0, 1, 2, 3].map(|i| qa[i] + (((qb[i] - qa[i]) * t) >> 12));
+    let rotation = normalize_q14(q).map(|c| c << (ROTATION_FRAC - Q14));
     BoneSample {
         rotation,
-        translation: [0, 1, 2].map(|i| lerp32(a.translation[i], b.translation[i])),
-        scale: [0, 1, 2].map(|i| lerp32(a.scale[i], b.scale[i])),
+        translation: [0, 1, 2].map(|i| lerp_fp12(a.translation[i], b.translation[i], w)),
+        scale: [0, 1, 2].map(|i| lerp_fp12(a.scale[i], b.scale[i], w)),
     }
 }
 

@@ -133,7 +133,15 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
         })
         .collect::<Vec<_>>();
     let cache = Word { name: "pose_cache.hash".to_string(), value: scene::pose_cache_hash(&models) };
-    Ok(Expectation { program: *b"CHAR", words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache]].concat() })
+    let mut fades = Vec::new();
+    scene::fade_probe_words(&models, &mut host_gte(), &mut scratch, &mut |value, l| {
+        fades.push(Word { name: format!("{}.step{}.{}", l.what, l.step, l.index), value })
+    })
+    .map_err(|e| anyhow::anyhow!("host fade probe failed: {e:?}"))?;
+    Ok(Expectation {
+        program: *b"CHAR",
+        words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache], fades].concat(),
+    })
 }
 
 /// The words the corrupted blob copies leave after the probes (same code as the console's), checked
@@ -365,6 +373,16 @@ pub struct CycleFigures {
     pub quad_front_face_cycles: Option<f64>,
     pub strip_back_face_cycles: Option<f64>,
     pub strip_front_face_cycles: Option<f64>,
+    /// A crossfade's own cost, measured at start-up on the fixture's poses (Walk to Idle, Turn to
+    /// Walk, halfway): the rigid blend per bone and the baked blend per vertex, and the whole Decode
+    /// stage of a fading instance (both clips decoded, then blended; the rigid one from the compact
+    /// stream, which a crossfade uses even with a pose cache).
+    pub crossfade_rigid_blend_cycles_per_bone: Option<f64>,
+    pub crossfade_baked_blend_cycles_per_vertex: Option<f64>,
+    pub crossfade_rigid_decode_cycles: Option<f64>,
+    pub crossfade_baked_decode_cycles: Option<f64>,
+    /// An Animator's RAM: the per-instance state of an imported character's player.
+    pub animator_bytes: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -442,6 +460,10 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         let per = scene::FACE_BENCH_RUNS as f64 * scene::FACE_BENCH_TRIANGLES as f64;
         (ticks != 0).then(|| ticks as f64 * CYCLES_PER_TICK / per)
     };
+    let fade = |i: usize| {
+        let ticks = view.cycles(scene::SLOT_FADE_BENCH + i);
+        (ticks != 0).then_some(ticks as f64 * CYCLES_PER_TICK)
+    };
     let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
     let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
     let four = match (rigid_cpv, per_tri, rigid_pose) {
@@ -478,6 +500,11 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         quad_front_face_cycles: face(scene::FaceBench::Quads, true, false),
         strip_back_face_cycles: face(scene::FaceBench::Strip, false, false),
         strip_front_face_cycles: face(scene::FaceBench::Strip, true, false),
+        crossfade_rigid_blend_cycles_per_bone: fade(0).map(|c| c / models.rigid.bone_count() as f64),
+        crossfade_baked_blend_cycles_per_vertex: fade(1).map(|c| c / models.baked.vertex_count() as f64),
+        crossfade_rigid_decode_cycles: fade(2),
+        crossfade_baked_decode_cycles: fade(3),
+        animator_bytes: std::mem::size_of::<psxanim_runtime::anim::Animator>(),
         instances,
     })
 }
@@ -549,7 +576,7 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; Animator {} bytes; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
@@ -577,6 +604,11 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 fmt(f.strip_front_face_cycles),
                 fmt(f.offscreen_cycles),
                 fmt(f.four_512_vertex_characters_percent_of_30fps_frame),
+                fmt(f.crossfade_rigid_blend_cycles_per_bone),
+                fmt(f.crossfade_baked_blend_cycles_per_vertex),
+                fmt(f.crossfade_rigid_decode_cycles),
+                fmt(f.crossfade_baked_decode_cycles),
+                f.animator_bytes,
                 path.display()
             );
             println!("character cycles: {detail}");
