@@ -31,9 +31,12 @@
 //!   (30 Hz by default) from its start to its end inclusive with ufbx's `evaluate_scene`. A Blender
 //!   stack name `Armature|Walk` becomes `Walk`.
 
+mod added;
 mod affine;
 mod error;
 mod load;
+
+pub use added::{clips_onto, AddedClip};
 
 pub use affine::{Affine, Degenerate, Trs};
 pub use error::ImportError;
