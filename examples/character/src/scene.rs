@@ -114,10 +114,18 @@ pub const INSTANCES: usize = PLACEMENTS.len();
 
 /// The scene's crossfades, every `FADE_PERIOD` frames: (frame within the period, instance, clip,
 /// looping, frames of the fade). Walk to Idle and back on the first rigid instance, Turn to Walk and
-/// back on the baked one; none touches `MEASURED_FRAME`.
+/// back on the baked one, and the second rigid instance's one-shot "wave" (a clip of
+/// `tests/fixtures/formats/wave.ani`, compiled onto the character by `psxanim import --add-clips`)
+/// from Idle and back; none touches `MEASURED_FRAME`.
 pub const FADE_PERIOD: u32 = 120;
-pub const FADES: [(u32, usize, &str, bool, u16); 4] =
-    [(30, 0, "Idle", true, 8), (70, 0, "Walk", true, 8), (40, 2, "Walk", true, 8), (90, 2, "Turn", true, 8)];
+pub const FADES: [(u32, usize, &str, bool, u16); 6] = [
+    (30, 0, "Idle", true, 8),
+    (70, 0, "Walk", true, 8),
+    (40, 2, "Walk", true, 8),
+    (90, 2, "Turn", true, 8),
+    (45, 1, "wave", false, 4),
+    (85, 1, "Idle", true, 6),
+];
 
 /// The two embedded blobs, and the rigid one's pose cache (the rigid instances render from it).
 #[derive(Clone, Copy)]
@@ -313,17 +321,20 @@ pub struct FadeProbe {
     pub probe_steps: &'static [u32],
 }
 pub const FADE_LEAD: u32 = 3;
-pub const FADE_PROBES: [FadeProbe; 3] = [
+pub const FADE_PROBES: [FadeProbe; 4] = [
     // Walk to Idle, stepped and interpolated (the interpolated one decodes four poses).
     FadeProbe { model: Model::Rigid, from: "Walk", to: "Idle", to_looping: true, frames: 6, sampling: Sampling::Step, probe_steps: &[1, 3, 5] },
     FadeProbe { model: Model::Rigid, from: "Walk", to: "Idle", to_looping: true, frames: 6, sampling: Sampling::Interpolated, probe_steps: &[2] },
     FadeProbe { model: Model::Baked, from: "Turn", to: "Walk", to_looping: true, frames: 6, sampling: Sampling::Step, probe_steps: &[3] },
+    // Into the one-shot from the `.ani` file, and on to where it holds its last pose.
+    FadeProbe { model: Model::Rigid, from: "Idle", to: "wave", to_looping: false, frames: 4, sampling: Sampling::Step, probe_steps: &[2, 40] },
 ];
-/// The event timeline: `EVENT_CLIP` played once from the start on the rigid model (after `FADE_LEAD`
-/// frames of Walk, crossfaded over 4 frames), `EVENT_STEPS` game frames; every event crossed is
+/// The event timeline: `EVENT_CLIP` (the one-shot from `wave.ani`, events "lift" at frame 6 and
+/// "wave" at 15) played once on the rigid model after `FADE_LEAD` frames of Walk, crossfaded over 4
+/// frames, for `EVENT_STEPS` game frames (past its end, where it holds); every event crossed is
 /// reported as (step, event index, frame).
-pub const EVENT_CLIP: &str = "Walk";
-pub const EVENT_STEPS: u32 = 80;
+pub const EVENT_CLIP: &str = "wave";
+pub const EVENT_STEPS: u32 = 40;
 
 /// Words of a matrix: the rotation's nine entries packed two to a word, then the translation.
 fn matrix_words(m: &Matrix, push: &mut dyn FnMut(u32)) {

@@ -22,8 +22,10 @@ use std::process::Command;
 #[allow(dead_code)]
 mod scene;
 
-/// The fixture the example embeds, and the storage modes it embeds it in.
+/// The fixture the example embeds, the clips added onto it from another engine's file (a one-shot
+/// with events), and the storage modes it embeds it in.
 const FIXTURE: &str = "tests/fixtures/fbx/character.fbx";
+const ADDED_CLIPS: &str = "tests/fixtures/formats/wave.ani";
 const STORAGES: [&str; 2] = ["rigid-gte", "baked-vertices"];
 /// Pixels that must differ between two screenshots inside the characters' boxes.
 const MIN_CHANGED_PIXELS: usize = 50;
@@ -50,13 +52,13 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
         let mut cmd = Command::new("cargo");
         cmd.args(["run", "--quiet", "--release", "-p", "psxanim", "--bin", "psxanim", "--", "import"])
             .arg(ws.join(FIXTURE))
-            .args(["--storage", storage, "-o"])
+            .args(["--storage", storage, "--add-clips", ADDED_CLIPS, "-o"])
             .arg(&out)
             .current_dir(ws);
         for var in ["RUSTUP_TOOLCHAIN", "RUSTC", "RUSTC_WRAPPER", "RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET"] {
             cmd.env_remove(var);
         }
-        println!("character: psxanim import {FIXTURE} --storage {storage}");
+        println!("character: psxanim import {FIXTURE} --storage {storage} --add-clips {ADDED_CLIPS}");
         let output = cmd.output().context("could not start cargo run -p psxanim")?;
         if !output.status.success() {
             bail!(
@@ -823,8 +825,17 @@ mod tests {
         let rigid = models.rigid.vertex_count().div_ceil(scene::RIGID_PROBE_STRIDE) * scene::RIGID_PROBES.len();
         let corrupt = scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION;
         let flat = scene::FLAT_RUNS * scene::FLAT_RUN_WORDS;
-        assert_eq!(e.words.len(), baked + rigid + corrupt + flat + 1);
-        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("pose_cache.hash"));
+        let fade_steps = |m: scene::Model| scene::FADE_PROBES.iter().filter(|p| p.model == m).map(|p| p.probe_steps.len()).sum::<usize>();
+        let fades = 8 * models.rigid.bone_count() * fade_steps(scene::Model::Rigid) + 2 * models.baked.vertex_count() * fade_steps(scene::Model::Baked);
+        // The one-shot from wave.ani: "lift" at frame 6 and "wave" at 15, crossed on those steps of
+        // the event timeline (it starts at time 0), then the count and the Animator's bytes.
+        let events = [6 << 16, 6, 15 << 16 | 1, 15, 2];
+        let cache_at = baked + rigid + corrupt + flat;
+        assert_eq!(e.words.len(), cache_at + 1 + fades + events.len() + 1);
+        assert_eq!(e.words[cache_at].name, "pose_cache.hash");
+        let tail: Vec<u32> = e.words[cache_at + 1 + fades..].iter().map(|w| w.value).collect();
+        assert_eq!(tail[..events.len()], events);
+        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("animator.bytes.step0.0"));
         // The packet loop's runs (drawn, rejected, words). Triangles, with the tests, room for all: the
         // front, wide-but-drawable and two more front faces drawn, near, too wide and too tall
         // rejected; room for three: one more rejected. Without the tests, room for all: everything
