@@ -111,6 +111,7 @@ pub fn import(
             clip.rigid_reference.push(rigid);
             clip.skinned_reference.push(skinned);
         }
+        clip.events = super::events::clip_events(&p, &scene, stack, name, frames, options.rate, &mut warnings)?;
         clips.push(clip);
     }
 
