@@ -1,4 +1,4 @@
-//! Playback of ANIMBIN clips on a skeleton.
+//! Playback: one player (time, wrap, crossfade, markers) for ANIMBIN, compiled and imported clips.
 //!
 //! - [`time`]: vsync deltas to clip time, exact across PAL and NTSC.
 //! - [`player`]: the one implementation of clip time: vsync deltas, wrap, hold, crossfade weight,
