@@ -44,13 +44,31 @@ pub fn sample_matrix(s: &BoneSample) -> Matrix {
 const NLERP_MIN_COS_Q28: i32 = 259_288_740;
 
 /// `q / |q|` in Q14 for a nonzero 4-vector whose squared length fits `u32` (components below 2^15):
-/// one 32-bit square root and one division for the reciprocal.
+/// one 32-bit square root, one division for the reciprocal (2^30 / length, 16 bits more than the
+/// result) and a 32 x 32 -> 64-bit product per component (one `mult` on the R3000).
 fn normalize_q14(q: [i32; 4]) -> [i32; 4] {
-    let n = q.iter().fold(0u32, |acc, &c| acc.wrapping_add((c * c) as u32));
+    let n = q.iter().fold(0u32, |acc, &c| acc.wrapping_add(c.wrapping_mul(c) as u32));
     let len = isqrt_u32(n).max(1) as i32; // Q14 length
-    // 2^28 / len ~ 2^14: c * r stays below 2^15 * 2^15.
-    let r = (1i32 << 28) / len;
-    q.map(|c| c.wrapping_mul(r).wrapping_add(1 << 13) >> 14)
+    let r = (1i32 << 30) / len;
+    q.map(|c| ((c as i64 * r as i64 + (1 << 15)) >> 16) as i32)
+}
+
+/// [`normalize_q14`] of a vector whose squared length is within 5% of 1 (a blend of two unit
+/// quaternions at most 15 degrees apart always is): `1 / sqrt(n)` from its series around 1,
+/// `1 + e/2 + 3e^2/8` with `e = 1 - n`, whose error (below `5e^3/16`, 4e-5) is far below a Q14 step;
+/// no square root, no division. Any other length takes the general path.
+fn normalize_near_unit_q14(q: [i32; 4]) -> [i32; 4] {
+    // Components below 23,170 (2^14.5): the four squares sum below 2^31.
+    if (q[0].abs() | q[1].abs() | q[2].abs() | q[3].abs()) < 23_170 {
+        let n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]; // Q28
+        let e16 = ((1 << 28) - n) >> 12; // e in Q16
+        if e16.abs() <= 3277 {
+            let s = (1 << 16) + (e16 >> 1) + ((3 * e16 * e16) >> 19);
+            // |c| < 23,170 and s < 67,200: the product stays below 2^31.
+            return q.map(|c| (c * s + (1 << 15)) >> 16);
+        }
+    }
+    normalize_q14(q)
 }
 
 fn dot_q28(a: &[i32; 4], b: &[i32; 4]) -> i32 {
@@ -78,14 +96,16 @@ pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample 
     let unit = 1i32 << Q14;
     let q14 = |q: [i32; 4]| q.map(|c| round_shift(c, ROTATION_FRAC - Q14).clamp(-unit, unit));
     let (mut qa, mut qb) = (q14(a.rotation), q14(b.rotation));
-    if dot_q28(&qa, &qb) < 0 {
+    let mut dot = dot_q28(&qa, &qb);
+    if dot < 0 {
         qb = qb.map(|c| -c);
+        dot = -dot;
     }
     // Components within +-2^14, so every square and dot fits i32; a sum of two unit quaternions in
     // the same hemisphere has a squared length of at most 2^30.
     let mut t = w;
     let mut levels = 0;
-    while levels < 4 && dot_q28(&qa, &qb) < NLERP_MIN_COS_Q28 {
+    while levels < 4 && dot < NLERP_MIN_COS_Q28 {
         let mid = normalize_q14([0, 1, 2, 3].map(|i| qa[i] + qb[i]));
         if t <= 1 << 11 {
             qb = mid;
@@ -94,10 +114,11 @@ pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample 
             qa = mid;
             t = 2 * t - (1 << 12);
         }
+        dot = dot_q28(&qa, &qb);
         levels += 1;
     }
     let q = [0, 1, 2, 3].map(|i| qa[i] + (((qb[i] - qa[i]) * t) >> 12));
-    let rotation = normalize_q14(q).map(|c| c << (ROTATION_FRAC - Q14));
+    let rotation = normalize_near_unit_q14(q).map(|c| c << (ROTATION_FRAC - Q14));
     BoneSample {
         rotation,
         translation: [0, 1, 2].map(|i| lerp_fp12(a.translation[i], b.translation[i], w)),
@@ -152,6 +173,34 @@ pub fn bone_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[Bone
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn series_normalisation_agrees_with_the_square_root_near_unit_and_defers_elsewhere() {
+        let mut x = 0x2545_F491u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let mut near = 0;
+        for _ in 0..20_000 {
+            // A unit quaternion, scaled by 0.93..1.07.
+            let v = [0; 4].map(|_| (next() % 2001) as f64 - 1000.0);
+            let len = v.iter().map(|c| c * c).sum::<f64>().sqrt().max(1.0);
+            let scale = 0.93 + 0.14 * (next() % 1000) as f64 / 1000.0;
+            let q = v.map(|c| (c / len * 16384.0 * scale).round() as i32);
+            let (fast, exact) = (normalize_near_unit_q14(q), normalize_q14(q));
+            for (f, e) in fast.iter().zip(exact) {
+                assert!((f - e).abs() <= 2, "{q:?}: {fast:?} vs {exact:?}");
+            }
+            near += (fast == exact) as u32;
+        }
+        assert!(near > 10_000, "{near}");
+        // Far from unit, or out of range: the general path, no overflow.
+        assert_eq!(normalize_near_unit_q14([30_000, 0, 0, 0]), [16384, 0, 0, 0]);
+        assert_eq!(normalize_near_unit_q14([8000, 0, 0, 0]), [16384, 0, 0, 0]);
+    }
 
     #[test]
     fn round_shift_rounds_half_up_like_the_wide_sum() {
