@@ -120,7 +120,7 @@ fn preview_draws_the_added_clip_from_the_same_tables() {
     let wave = wave_path();
     let (o, dir) = import("rigid-gte", &["--add-clips", wave.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let subject = Subject::load_with_clips(&fixture(), &[wave.clone()], None, &[StorageMode::RigidGte]).unwrap();
+    let subject = Subject::load_with_clips(&fixture(), std::slice::from_ref(&wave), None, &[StorageMode::RigidGte]).unwrap();
     let previewed = subject.tables(StorageMode::RigidGte).unwrap();
     assert_eq!(previewed.bytes(), &blob(dir.path())[..]);
     let info = subject.clips.iter().find(|c| c.name == "wave").unwrap();
@@ -222,4 +222,29 @@ fn animbin_frames_are_vsync_ticks_converted_to_the_import_rate() {
     let k = t.find_clip("Kick").unwrap();
     assert_eq!(t.clip(k).unwrap().frame_count, 31);
     assert_eq!((t.event(k, 0), t.event(k, 1)), (Some(("lift", 6)), Some(("wave", 15))));
+}
+
+#[test]
+fn metroid_prime_anim_and_panim_clips_compile_onto_the_skeleton_too() {
+    // The wave on bone ids (UpperArm.R is bone 5, Forearm.R 6 in the fixture's parent-first order),
+    // written by our ANIM and .panim writers; read back through the readers as they are.
+    let dir = tempfile::tempdir().unwrap();
+    let mut anim = wave();
+    anim.clips[0].name = "Wave".into();
+    anim.clips[0].tracks[0].bone = Bone::Id(5);
+    anim.clips[0].tracks[1].bone = Bone::Id(6);
+    for (target, file) in [(Target::MpAnim(2), "wave.anim"), (Target::MpAnim(0), "wave_v0.anim"), (Target::Panim, "wave.panim")] {
+        let path = dir.path().join(file);
+        let bytes = formats::write(&anim, target, Tolerance::default(), &mut Losses::default()).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        for storage in ["rigid-gte", "baked-vertices"] {
+            let (o, out) = import(storage, &["--add-clips", path.to_str().unwrap()]);
+            assert!(o.status.success(), "{file} {storage}: {}", stderr(&o));
+            let b = blob(out.path());
+            let t = Tables::parse(&b).unwrap();
+            assert_eq!(t.clip_count(), 4, "{file}: the model's three and the added one");
+            let added = t.clip(3).unwrap();
+            assert!(added.frame_count > 1, "{file}: {} frames", added.frame_count);
+        }
+    }
 }

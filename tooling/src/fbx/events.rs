@@ -23,7 +23,7 @@ use super::ImportError;
 pub const EVENTS_PROPERTY: &str = "psxanim_events";
 
 /// `name@frame` pairs of one clip, as written.
-fn parse_list(text: &str) -> Result<Vec<(String, f64)>, String> {
+fn parse_list(text: &str) -> Result<EventList, String> {
     let mut out = Vec::new();
     for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let Some((name, frame)) = item.rsplit_once('@') else {
@@ -39,8 +39,11 @@ fn parse_list(text: &str) -> Result<Vec<(String, f64)>, String> {
     Ok(out)
 }
 
+/// A clip's events as written: (name, frame).
+type EventList = Vec<(String, f64)>;
+
 /// Per clip name, the events a node's property lists (`Clip: a@1, b@2; Clip2: ...`).
-fn parse_by_clip(text: &str) -> Result<Vec<(String, Vec<(String, f64)>)>, String> {
+fn parse_by_clip(text: &str) -> Result<Vec<(String, EventList)>, String> {
     let mut out = Vec::new();
     for part in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
         let Some((clip, list)) = part.split_once(':') else {
@@ -51,7 +54,7 @@ fn parse_by_clip(text: &str) -> Result<Vec<(String, Vec<(String, f64)>)>, String
     Ok(out)
 }
 
-fn property<'e>(element: &'e ufbx::Element) -> Option<&'e str> {
+fn property(element: &ufbx::Element) -> Option<&str> {
     let prop = element.props.find_prop(EVENTS_PROPERTY)?;
     Some(&prop.value_str)
 }
