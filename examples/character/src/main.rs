@@ -329,6 +329,12 @@ extern "C" fn main() -> ! {
             let (w, h) = FRAME_CODE_BLOCK;
             let _ = list.add(0, &prim::fill_rect(c, bit as u16 * w, buffer_y, w, h));
         }
+        if let Some(scene) = scene.as_ref() {
+            if scene.last_event_frame.is_some_and(|f| scene.frame - f < scene::EVENT_FLASH_FRAMES) {
+                let h = FRAME_CODE_BLOCK.1;
+                let _ = list.add(0, &prim::fill_rect(Color::new(255, 220, 0), scene::EVENT_FLASH_X, buffer_y, 320 - scene::EVENT_FLASH_X, h));
+            }
+        }
 
         if let Some(scene) = scene.as_mut() {
             if scene.frame == MEASURED_FRAME {

@@ -82,6 +82,11 @@ pub const FACE_BENCH_CASES: [(FaceBench, bool, bool); 8] = [
     (FaceBench::Strip, false, false),
     (FaceBench::Strip, true, false),
 ];
+/// An event crossed within the last `EVENT_FLASH_FRAMES` frames lights a block right of the frame
+/// code (x from `EVENT_FLASH_X`, the frame code's height): the "wave" one-shot's "lift" and "wave".
+pub const EVENT_FLASH_FRAMES: u32 = 8;
+pub const EVENT_FLASH_X: u16 = 272;
+
 /// The frame number is drawn as `FRAME_CODE_BITS` blocks on the top rows (white = 1, black = 0), so a
 /// screenshot says which frame it shows whatever the emulator's timing.
 pub const FRAME_CODE_BITS: u32 = 16;
@@ -175,8 +180,9 @@ pub struct Scene<'a> {
     /// Each instance's world matrix (`PLACEMENTS` never move: computed once).
     pub worlds: [Matrix; INSTANCES],
     pub frame: u32,
-    /// Events the instances' clips have crossed so far.
+    /// Events the instances' clips have crossed so far, and the frame of the last one.
     pub events: u32,
+    pub last_event_frame: Option<u32>,
 }
 
 /// A sink that keeps nothing (the probes need only the projected vertices).
@@ -198,16 +204,20 @@ impl<'a> Scene<'a> {
             a.play(tables, clip, true)?;
         }
         let worlds = PLACEMENTS.map(|p| camera::placement(p.position, p.yaw));
-        Ok(Scene { models, animators, worlds, frame: 0, events: 0 })
+        Ok(Scene { models, animators, worlds, frame: 0, events: 0, last_event_frame: None })
     }
 
     /// Advances game time by one rendered frame: every instance's clip (counting the events it
     /// crosses in `events`), then the crossfades scheduled for the new frame.
     pub fn step(&mut self) {
         self.frame += 1;
+        let before = self.events;
         for (a, p) in self.animators.iter_mut().zip(PLACEMENTS.iter()) {
             let events = &mut self.events;
             a.update_events(VSYNCS_PER_FRAME, self.models.get(p.model), &mut |_| *events += 1);
+        }
+        if self.events != before {
+            self.last_event_frame = Some(self.frame);
         }
         for &(at, i, clip, looping, frames) in FADES.iter() {
             if self.frame % FADE_PERIOD == at {

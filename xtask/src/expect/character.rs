@@ -692,6 +692,25 @@ mod tests {
     }
 
     #[test]
+    fn the_live_scene_fires_the_one_shots_events() {
+        let blobs = blobs();
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
+        let mut s = scene::Scene::new(models).unwrap();
+        let mut fired = Vec::new();
+        for _ in 0..scene::FADE_PERIOD {
+            let before = s.events;
+            s.step();
+            if s.events != before {
+                fired.push(s.frame);
+            }
+        }
+        // "wave" starts at frame 45 (crossfaded from Idle): "lift" at its frame 6, "wave" at 15.
+        assert_eq!(fired, [52, 61]);
+        assert_eq!(s.last_event_frame, Some(61));
+    }
+
+    #[test]
     fn screenshots_matching_the_host_pass_and_shifted_ones_fail() {
         let blobs = blobs();
         let mut pose_buffer = Vec::new();
