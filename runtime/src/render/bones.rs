@@ -75,9 +75,13 @@ fn dot_q28(a: &[i32; 4], b: &[i32; 4]) -> i32 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
 }
 
-/// `p + (q - p) * w >> 12` with the product in 64 bits (one `mult` on the R3000).
+/// `p + (q - p) * w >> 12` with the product in 64 bits (one `mult` on the R3000, a dozen cycles:
+/// skipped when the two are equal, as a bone's scale and length usually are in both clips).
 #[inline(always)]
 fn lerp_fp12(p: i32, q: i32, w: i32) -> i32 {
+    if p == q {
+        return p;
+    }
     p.wrapping_add(((q.wrapping_sub(p) as i64 * w as i64) >> 12) as i32)
 }
 
@@ -96,6 +100,12 @@ pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample 
     let unit = 1i32 << Q14;
     let q14 = |q: [i32; 4]| q.map(|c| round_shift(c, ROTATION_FRAC - Q14).clamp(-unit, unit));
     let (mut qa, mut qb) = (q14(a.rotation), q14(b.rotation));
+    let translation = [0, 1, 2].map(|i| lerp_fp12(a.translation[i], b.translation[i], w));
+    let scale = [0, 1, 2].map(|i| lerp_fp12(a.scale[i], b.scale[i], w));
+    if qa == qb {
+        // The same rotation in both (a bone neither clip turns): nothing to blend.
+        return BoneSample { rotation: qa.map(|c| c << (ROTATION_FRAC - Q14)), translation, scale };
+    }
     let mut dot = dot_q28(&qa, &qb);
     if dot < 0 {
         qb = qb.map(|c| -c);
@@ -119,11 +129,7 @@ pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample 
     }
     let q = [0, 1, 2, 3].map(|i| qa[i] + (((qb[i] - qa[i]) * t) >> 12));
     let rotation = normalize_near_unit_q14(q).map(|c| c << (ROTATION_FRAC - Q14));
-    BoneSample {
-        rotation,
-        translation: [0, 1, 2].map(|i| lerp_fp12(a.translation[i], b.translation[i], w)),
-        scale: [0, 1, 2].map(|i| lerp_fp12(a.scale[i], b.scale[i], w)),
-    }
+    BoneSample { rotation, translation, scale }
 }
 
 /// A crossfade of rigid poses: `to[b]` becomes `from[b]` blended toward it by `weight` (FP12, the
