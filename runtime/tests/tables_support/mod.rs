@@ -136,8 +136,8 @@ fn render_all(tables: &Tables, cache: Option<&PoseCache>, scratch: &mut Scratch,
                     tally(render_cached(&mut gte, tables, cache, &camera, &world, Some(sample), scratch, &mut sink, &mut |_| {}));
                 }
             }
-            // A crossfade from the next clip (or past the last), halfway through.
-            let from = FrameSample { clip: (clip + 1) % (tables.clip_count() as u16 + 1), frame: frames / 2, next: frames / 2, weight: 0 };
+            // A crossfade from the first clip's first frame (fails only for the clip past the last).
+            let from = FrameSample { clip: 0, frame: 0, next: 0, weight: 0 };
             let pose = PoseSample { current: FrameSample { clip, frame: 0, next: 1.min(frames - 1), weight: 1000 }, fade: Some(Fade { from, weight: 1500 }) };
             let mut sink = Collect { triangles: 0, index_limit: tables.triangle_count() };
             tally(render_pose(&mut gte, tables, cache, &camera, &world, Some(pose), scratch, &mut sink, &mut |_| {}));
