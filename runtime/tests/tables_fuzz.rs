@@ -106,3 +106,44 @@ fn a_rotation_component_above_one_is_an_error_not_an_overflow() {
     assert_eq!(t.decode_pose(0, 0, &mut samples), Ok(()));
     assert_eq!(samples[0].rotation, [1 << 30, 0, 0, 0]);
 }
+
+/// `b` with events (frame, string offset) appended for each of its clips, and the header's size.
+fn with_events(mut b: Vec<u8>, events: &[(u16, u16)]) -> Vec<u8> {
+    use psxanim_runtime::tables::CLIP_SIZE;
+    let clips_at = u32::from_le_bytes(b[56..60].try_into().unwrap()) as usize;
+    let clips = u16::from_le_bytes([b[16], b[17]]) as usize;
+    for clip in 0..clips {
+        let entry = clips_at + clip * CLIP_SIZE;
+        let at = b.len();
+        for (frame, name) in events {
+            b.extend_from_slice(&frame.to_le_bytes());
+            b.extend_from_slice(&name.to_le_bytes());
+        }
+        b[entry + 6..entry + 8].copy_from_slice(&(events.len() as u16).to_le_bytes());
+        b[entry + 16..entry + 20].copy_from_slice(&(at as u32).to_le_bytes());
+    }
+    let total = b.len() as u32;
+    b[32..36].copy_from_slice(&total.to_le_bytes());
+    b
+}
+
+#[test]
+fn events_are_reported_and_damaged_event_tables_fail_cleanly() {
+    // Events at frames 0 and 2 of every clip ("b" and "c" of the string table).
+    let b = with_events(rigid_blob(), &[(2, 0), (0, 2)]);
+    let [aligned, odd] = exercise_aligned_and_odd(&b);
+    assert_eq!(aligned, odd);
+    assert!(aligned.parsed && aligned.events >= 4, "{aligned:?}");
+    // Every byte of the clip table and the events, damaged in turn: refused or played safely.
+    let clips_at = u32::from_le_bytes(b[56..60].try_into().unwrap()) as usize;
+    let mut refused = 0;
+    for at in (clips_at..clips_at + 2 * psxanim_runtime::tables::CLIP_SIZE).chain(b.len() - 16..b.len()) {
+        for flip in [0x01u8, 0x80, 0xFF] {
+            let mut d = b.clone();
+            d[at] ^= flip;
+            let [r, _] = exercise_aligned_and_odd(&d);
+            refused += !r.parsed as usize;
+        }
+    }
+    assert!(refused > 0);
+}

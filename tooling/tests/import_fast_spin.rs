@@ -154,7 +154,7 @@ fn one_clip_character(bones: Vec<Bone>, vertices: Vec<Vertex>, clip: &str, poses
         vertices,
         triangles: vec![Triangle { vertices: [0, 1, 2], material: 0 }],
         materials: vec![Material { name: "Grey".into(), rgb: [128, 128, 128] }],
-        clips: vec![Clip { name: clip.into(), rate: 30, poses, rigid_reference: reference.clone(), skinned_reference: reference }],
+        clips: vec![Clip { name: clip.into(), rate: 30, poses, rigid_reference: reference.clone(), skinned_reference: reference, events: vec![] }],
         weights: WeightReduction::default(),
         props: vec![],
         warnings: vec![],

@@ -48,6 +48,7 @@ fn character(vertices: usize, spread: f64, frames: usize, pose: impl Fn(usize) -
             poses,
             rigid_reference: reference.clone(),
             skinned_reference: reference,
+            events: vec![],
         }],
         weights: WeightReduction::default(),
         props: vec![],

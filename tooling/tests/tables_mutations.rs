@@ -39,7 +39,7 @@ fn sections(blob: &[u8]) -> Vec<(usize, usize)> {
         (u32_at(44), 8 * vertices),
         (u32_at(48), 4 * words),
         (u32_at(52), 4 * materials),
-        (u32_at(56), 16 * clips),
+        (u32_at(56), psxanim_runtime::tables::CLIP_SIZE * clips),
     ];
     let t = Tables::parse(blob).unwrap();
     for c in 0..clips {
@@ -58,9 +58,10 @@ fn the_unmutated_fixture_draws_and_caches() {
         assert_eq!(aligned.cache_built, i == 0);
         // Only the requests past the end fail: per clip the samples at its frame count (4; baked 3,
         // as a halfway sample from there to frame 0 draws frame 0) and the 3 interpolations towards
-        // it, and the 17 renders of the clip past the last; per pass (rigid also renders from its cache).
+        // it, and the 18 renders of the clip past the last (17 samples and a crossfade into it); per
+        // pass (rigid also renders from its cache).
         let clips = Tables::parse(blob).unwrap().clip_count();
-        let expected = if i == 0 { 2 * (7 * clips + 17) } else { 6 * clips + 17 };
+        let expected = if i == 0 { 2 * (7 * clips + 18) } else { 6 * clips + 18 };
         assert_eq!(aligned.render_errors, expected);
     }
 }

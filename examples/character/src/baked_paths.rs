@@ -15,7 +15,8 @@ use psxanim_runtime::tables::{delta_byte, delta_word_count, TableError, Tables, 
 /// Cycle slots of the start-up bench: the slowest decode of every frame of every baked clip
 /// (ticks), which frame it was (`clip << 16 | frame`), the slowest of the frames without escapes,
 /// and the synthetic raw frame.
-pub const SLOT_BAKED_BENCH: usize = 35;
+/// (After the crossfade bench, `scene::SLOT_FADE_BENCH` + `scene::FADE_BENCH_SLOTS` = 39.)
+pub const SLOT_BAKED_BENCH: usize = 39;
 pub const SLOT_BAKED_SLOWEST_FRAME: usize = SLOT_BAKED_BENCH + 1;
 pub const SLOT_BAKED_NO_ESCAPES: usize = SLOT_BAKED_BENCH + 2;
 pub const SLOT_BAKED_RAW: usize = SLOT_BAKED_BENCH + 3;

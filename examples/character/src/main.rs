@@ -40,11 +40,12 @@ use psxanim_runtime::render::{Scratch, Stage};
 use psxanim_runtime::tables::{TableError, Tables};
 use scene::{error_offset, render_error_detail};
 
+#[allow(dead_code)] // the word counts and names serve the host only
 mod baked_paths;
 mod scene;
 use scene::{
     FaceBench, Models, Scene, BLEND_BENCH_WEIGHTS, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FACE_BENCH_CASES, FACE_BENCH_RUNS, FACE_BENCH_TRIANGLES, FRAME_CODE_BITS,
-    FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_BLEND_BENCH, SLOT_COMPACT_BENCH, SLOT_COMPOSE_BENCH, SLOT_FACE_BENCH, SLOT_FRAME,
+    FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_BLEND_BENCH, SLOT_COMPACT_BENCH, SLOT_COMPOSE_BENCH, SLOT_FACE_BENCH, SLOT_FADE_BENCH, SLOT_FRAME,
     SLOT_POSE_CACHE, SLOT_SCENE, STAGES,
 };
 
@@ -125,6 +126,50 @@ fn compact_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> u32 {
     }
     psxanim_runtime::render::bones::bone_matrices(gte, rigid, &scratch.samples[..bones], &object, &mut scratch.matrices[..bones]);
     timer::ticks_since(started) as u32
+}
+
+/// Ticks of the crossfade's stages (`scene::SLOT_FADE_BENCH`): the rigid blend of every bone's
+/// samples (Walk frame 10 toward Idle frame 0, halfway), the baked blend of every vertex's position
+/// (Turn frame 20 toward Walk frame 7, halfway), then a whole rigid and baked Decode stage of a
+/// fading instance. 0 where a decode fails.
+fn fade_bench(gte: &mut Gte, models: &scene::Models, scratch: &mut Scratch) -> [u32; scene::FADE_BENCH_SLOTS] {
+    use psxanim_runtime::anim::{Fade, FrameSample, PoseSample};
+    use psxanim_runtime::render::{bones, fade};
+    let mut out = [0; scene::FADE_BENCH_SLOTS];
+    let (rigid, baked) = (&models.rigid, &models.baked);
+    let (bones_n, vertices) = (rigid.bone_count().min(scratch.samples.len()), baked.vertex_count().min(scratch.positions.len()));
+    let (walk, idle) = (rigid.find_clip("Walk").unwrap_or(usize::MAX), rigid.find_clip("Idle").unwrap_or(usize::MAX));
+    if rigid.decode_pose(walk, 10, &mut scratch.from_samples[..bones_n]).is_ok() && rigid.decode_pose(idle, 0, &mut scratch.samples[..bones_n]).is_ok() {
+        let started = timer::now();
+        bones::crossfade_samples(&scratch.from_samples[..bones_n], &mut scratch.samples[..bones_n], 2048);
+        out[0] = timer::ticks_since(started) as u32;
+    }
+    let (turn, bwalk) = (baked.find_clip("Turn").unwrap_or(usize::MAX), baked.find_clip("Walk").unwrap_or(usize::MAX));
+    if baked.decode_baked_frame(turn, 20, &mut scratch.from_positions[..vertices]).is_ok() && baked.decode_baked_frame(bwalk, 7, &mut scratch.positions[..vertices]).is_ok() {
+        let started = timer::now();
+        fade::blend_positions(&scratch.from_positions[..vertices], &mut scratch.positions[..vertices], 2048);
+        out[1] = timer::ticks_since(started) as u32;
+    }
+    // Whole Decode stages: ticks from the start of the render call to the end of Decode, minus the
+    // bounds test's.
+    let camera = scene::camera_at(0);
+    camera.load(gte);
+    let world = psxanim_runtime::render::camera::placement(scene::PLACEMENTS[1].position, 0);
+    for (slot, (tables, from, to)) in [(rigid, walk, idle), (baked, turn, bwalk)].into_iter().enumerate() {
+        let sample = |clip: usize, frame: u16| FrameSample { clip: clip as u16, frame, next: frame, weight: 0 };
+        let pose = PoseSample { current: sample(to, 0), fade: Some(Fade { from: sample(from, 10), weight: 2048 }) };
+        let (mut decode, mut last) = (0u32, timer::now());
+        let mut sink = scene::Discard;
+        let done = psxanim_runtime::render::render_pose(gte, tables, None, &camera, &world, Some(pose), scratch, &mut sink, &mut |stage| {
+            let now = timer::now();
+            if stage == Stage::Decode {
+                decode = now.wrapping_sub(last) as u32;
+            }
+            last = now;
+        });
+        out[2 + slot] = if done.is_ok() { decode } else { 0 };
+    }
+    out
 }
 
 /// Ticks of `COMPOSE_BENCH_RUNS` blends (FP12 `weight`) of the first two cached frames of the first clip.
@@ -284,6 +329,9 @@ extern "C" fn main() -> ! {
                 }
             }
             record.set_cycles(SLOT_COMPACT_BENCH, compact_bench(&mut gte, &scene.models.rigid, scratch));
+            for (i, ticks) in fade_bench(&mut gte, &scene.models, scratch).into_iter().enumerate() {
+                record.set_cycles(SLOT_FADE_BENCH + i, ticks);
+            }
             for (i, &(kind, front, clip_tests)) in FACE_BENCH_CASES.iter().enumerate() {
                 record.set_cycles(SLOT_FACE_BENCH + i, face_bench(&mut gte, kind, front, clip_tests));
             }
@@ -298,6 +346,9 @@ extern "C" fn main() -> ! {
             record.push(scene::pose_cache_hash(&scene.models));
             baked_bench(&scene.models.baked, copy, scratch, record);
             baked_paths::baked_path_words(&BAKED.0, copy, scratch, &mut |w| record.push(w));
+            if let Err(e) = scene::fade_probe_words(&scene.models, &mut gte, scratch, &mut |w, _| record.push(w)) {
+                record.fail(ERROR_RENDER, render_error_detail(&e));
+            }
             Some(scene)
         }
         Err(e) => {
@@ -318,6 +369,12 @@ extern "C" fn main() -> ! {
             let c = if on { Color::new(255, 255, 255) } else { Color::new(0, 0, 0) };
             let (w, h) = FRAME_CODE_BLOCK;
             let _ = list.add(0, &prim::fill_rect(c, bit as u16 * w, buffer_y, w, h));
+        }
+        if let Some(scene) = scene.as_ref() {
+            if scene.last_event_frame.is_some_and(|f| scene.frame - f < scene::EVENT_FLASH_FRAMES) {
+                let h = FRAME_CODE_BLOCK.1;
+                let _ = list.add(0, &prim::fill_rect(Color::new(255, 220, 0), scene::EVENT_FLASH_X, buffer_y, 320 - scene::EVENT_FLASH_X, h));
+            }
         }
 
         if let Some(scene) = scene.as_mut() {

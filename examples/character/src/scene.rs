@@ -4,7 +4,7 @@
 //! and into the xtask (`xtask/src/expect/character.rs`, the runtime's GTE model), so the host knows
 //! exactly what the console computed and drew at any frame. Game time advances a fixed
 //! `VSYNCS_PER_FRAME` per rendered frame, never by wall-clock vsyncs, to keep it that way.
-use psxanim_runtime::anim::{Animator, Sampling};
+use psxanim_runtime::anim::{Animator, MarkerEvent, Sampling};
 use psxanim_runtime::gte::{
     Cop2, FlatPrimitives, Gte, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE,
     LINK_MASK, QUAD_PACKET_WORDS,
@@ -55,6 +55,12 @@ pub const SLOT_COMPACT_BENCH: usize = SLOT_BLEND_BENCH + BLEND_BENCH_WEIGHTS.len
 /// in main RAM like the tables, for each `FACE_BENCH_CASES` entry (front-facing, or back-facing with
 /// every vertex at one point, NCLIP 0; with the near and span tests or without).
 pub const SLOT_FACE_BENCH: usize = SLOT_COMPACT_BENCH + 1;
+/// Slots of the crossfade's own cost, measured at start-up on real poses (`fade_bench`): the rigid
+/// blend of every bone's samples (Walk and Idle, far apart), and the baked blend of every vertex's
+/// position; then the whole Decode stage of a fading rigid and baked instance (two clips decoded and
+/// blended).
+pub const SLOT_FADE_BENCH: usize = SLOT_FACE_BENCH + FACE_BENCH_CASES.len();
+pub const FADE_BENCH_SLOTS: usize = 4;
 pub const FACE_BENCH_TRIANGLES: usize = 64;
 pub const FACE_BENCH_RUNS: u32 = 4;
 /// The run kinds `face_bench` measures, each `FACE_BENCH_TRIANGLES` triangles: a triangle run, a quad
@@ -76,6 +82,11 @@ pub const FACE_BENCH_CASES: [(FaceBench, bool, bool); 8] = [
     (FaceBench::Strip, false, false),
     (FaceBench::Strip, true, false),
 ];
+/// An event crossed within the last `EVENT_FLASH_FRAMES` frames lights a block right of the frame
+/// code (x from `EVENT_FLASH_X`, the frame code's height): the "wave" one-shot's "lift" and "wave".
+pub const EVENT_FLASH_FRAMES: u32 = 8;
+pub const EVENT_FLASH_X: u16 = 272;
+
 /// The frame number is drawn as `FRAME_CODE_BITS` blocks on the top rows (white = 1, black = 0), so a
 /// screenshot says which frame it shows whatever the emulator's timing.
 pub const FRAME_CODE_BITS: u32 = 16;
@@ -105,6 +116,21 @@ pub const PLACEMENTS: [Placement; 4] = [
     Placement { model: Model::Rigid, position: Vec3i32::new(0, 60_000, 0), yaw: 0, clip: "Walk", sampling: Sampling::Step },
 ];
 pub const INSTANCES: usize = PLACEMENTS.len();
+
+/// The scene's crossfades, every `FADE_PERIOD` frames: (frame within the period, instance, clip,
+/// looping, frames of the fade). Walk to Idle and back on the first rigid instance, Turn to Walk and
+/// back on the baked one, and the second rigid instance's one-shot "wave" (a clip of
+/// `tests/fixtures/formats/wave.ani`, compiled onto the character by `psxanim import --add-clips`)
+/// from Idle and back; none touches `MEASURED_FRAME`.
+pub const FADE_PERIOD: u32 = 120;
+pub const FADES: [(u32, usize, &str, bool, u16); 6] = [
+    (30, 0, "Idle", true, 8),
+    (70, 0, "Walk", true, 8),
+    (40, 2, "Walk", true, 8),
+    (90, 2, "Turn", true, 8),
+    (45, 1, "wave", false, 4),
+    (85, 1, "Idle", true, 6),
+];
 
 /// The two embedded blobs, and the rigid one's pose cache (the rigid instances render from it).
 #[derive(Clone, Copy)]
@@ -154,6 +180,9 @@ pub struct Scene<'a> {
     /// Each instance's world matrix (`PLACEMENTS` never move: computed once).
     pub worlds: [Matrix; INSTANCES],
     pub frame: u32,
+    /// Events the instances' clips have crossed so far, and the frame of the last one.
+    pub events: u32,
+    pub last_event_frame: Option<u32>,
 }
 
 /// A sink that keeps nothing (the probes need only the projected vertices).
@@ -175,14 +204,28 @@ impl<'a> Scene<'a> {
             a.play(tables, clip, true)?;
         }
         let worlds = PLACEMENTS.map(|p| camera::placement(p.position, p.yaw));
-        Ok(Scene { models, animators, worlds, frame: 0 })
+        Ok(Scene { models, animators, worlds, frame: 0, events: 0, last_event_frame: None })
     }
 
-    /// Advances game time by one rendered frame.
+    /// Advances game time by one rendered frame: every instance's clip (counting the events it
+    /// crosses in `events`), then the crossfades scheduled for the new frame.
     pub fn step(&mut self) {
         self.frame += 1;
-        for a in self.animators.iter_mut() {
-            a.update(VSYNCS_PER_FRAME);
+        let before = self.events;
+        for (a, p) in self.animators.iter_mut().zip(PLACEMENTS.iter()) {
+            let events = &mut self.events;
+            a.update_events(VSYNCS_PER_FRAME, self.models.get(p.model), &mut |_| *events += 1);
+        }
+        if self.events != before {
+            self.last_event_frame = Some(self.frame);
+        }
+        for &(at, i, clip, looping, frames) in FADES.iter() {
+            if self.frame % FADE_PERIOD == at {
+                let tables = self.models.get(PLACEMENTS[i].model);
+                if let Some(c) = tables.find_clip(clip) {
+                    let _ = self.animators[i].crossfade(tables, c, looping, frames);
+                }
+            }
         }
     }
 
@@ -205,8 +248,8 @@ impl<'a> Scene<'a> {
         let mut outcomes = [Ok(Outcome::Culled); INSTANCES];
         for (i, p) in PLACEMENTS.iter().enumerate() {
             let (tables, poses) = (self.models.get(p.model), self.models.poses(p.model));
-            let sample = self.animators[i].sample();
-            outcomes[i] = render::render_cached(gte, tables, poses, camera, &self.worlds[i], sample, scratch, sink, &mut |s| mark(i, s));
+            let animator = &self.animators[i];
+            outcomes[i] = render::render_animated(gte, tables, poses, camera, &self.worlds[i], animator, scratch, sink, &mut |s| mark(i, s));
         }
         outcomes
     }
@@ -264,6 +307,116 @@ pub fn probe_words<B: Cop2>(
             push(scratch.sxy[v]);
         }
     }
+    Ok(())
+}
+
+/// What a word of `fade_probe_words` holds (for reports; the console ignores it).
+#[derive(Clone, Copy, Debug)]
+#[allow(dead_code)] // read by the host only
+pub struct FadeLabel {
+    pub what: &'static str,
+    pub step: u32,
+    pub index: usize,
+}
+
+/// A timeline the fade probes play on one model: `from` looping for `FADE_LEAD` game frames, then a
+/// crossfade to `to` over `frames` clip frames; the pose is probed after each step in `probe_steps`.
+pub struct FadeProbe {
+    pub model: Model,
+    pub from: &'static str,
+    pub to: &'static str,
+    pub to_looping: bool,
+    pub frames: u16,
+    pub sampling: Sampling,
+    pub probe_steps: &'static [u32],
+}
+pub const FADE_LEAD: u32 = 3;
+pub const FADE_PROBES: [FadeProbe; 4] = [
+    // Walk to Idle, stepped and interpolated (the interpolated one decodes four poses).
+    FadeProbe { model: Model::Rigid, from: "Walk", to: "Idle", to_looping: true, frames: 6, sampling: Sampling::Step, probe_steps: &[1, 3, 5] },
+    FadeProbe { model: Model::Rigid, from: "Walk", to: "Idle", to_looping: true, frames: 6, sampling: Sampling::Interpolated, probe_steps: &[2] },
+    FadeProbe { model: Model::Baked, from: "Turn", to: "Walk", to_looping: true, frames: 6, sampling: Sampling::Step, probe_steps: &[3] },
+    // Into the one-shot from the `.ani` file, and on to where it holds its last pose.
+    FadeProbe { model: Model::Rigid, from: "Idle", to: "wave", to_looping: false, frames: 4, sampling: Sampling::Step, probe_steps: &[2, 40] },
+];
+/// The event timeline: `EVENT_CLIP` (the one-shot from `wave.ani`, events "lift" at frame 6 and
+/// "wave" at 15) played once on the rigid model after `FADE_LEAD` frames of Walk, crossfaded over 4
+/// frames, for `EVENT_STEPS` game frames (past its end, where it holds); every event crossed is
+/// reported as (step, event index, frame).
+pub const EVENT_CLIP: &str = "wave";
+pub const EVENT_STEPS: u32 = 40;
+
+/// Words of a matrix: the rotation's nine entries packed two to a word, then the translation.
+fn matrix_words(m: &Matrix, push: &mut dyn FnMut(u32)) {
+    let r = m.rotation;
+    let e = [r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2], r[2][0], r[2][1], r[2][2], 0];
+    for pair in e.chunks_exact(2) {
+        push(pair[0] as u16 as u32 | (pair[1] as u16 as u32) << 16);
+    }
+    for t in [m.translation.x, m.translation.y, m.translation.z] {
+        push(t as u32);
+    }
+}
+
+/// The crossfade and event probes: per `FADE_PROBES` step, the crossfaded pose the renderer drew
+/// (rigid: every bone's model-view matrix; baked: every blended position), then the events of the
+/// event timeline, then the Animator's size in bytes (its per-instance RAM).
+pub fn fade_probe_words<B: Cop2>(models: &Models, gte: &mut Gte<B>, scratch: &mut Scratch, push: &mut dyn FnMut(u32, FadeLabel)) -> Result<(), RenderError> {
+    let missing = |t: &Tables| TableError::ClipOutOfRange { clip: usize::MAX, clips: t.clip_count() };
+    let camera = camera_with_yaw(0x1000);
+    let world = camera::placement(PLACEMENTS[0].position, PLACEMENTS[0].yaw);
+    for probe in FADE_PROBES.iter() {
+        let tables = models.get(probe.model);
+        let from = tables.find_clip(probe.from).ok_or(missing(tables))?;
+        let to = tables.find_clip(probe.to).ok_or(missing(tables))?;
+        let mut a = Animator::new(DISPLAY_HZ, probe.sampling);
+        a.play(tables, from, true)?;
+        for _ in 0..FADE_LEAD {
+            a.update(VSYNCS_PER_FRAME);
+        }
+        a.crossfade(tables, to, probe.to_looping, probe.frames)?;
+        let mut step = 0;
+        for &at in probe.probe_steps {
+            while step < at {
+                a.update(VSYNCS_PER_FRAME);
+                step += 1;
+            }
+            camera.load(gte);
+            render::render_animated(gte, tables, models.poses(probe.model), &camera, &world, &a, scratch, &mut Discard, &mut |_| {})?;
+            match probe.model {
+                Model::Rigid => {
+                    for (bone, m) in scratch.matrices[..tables.bone_count()].iter().enumerate() {
+                        matrix_words(m, &mut |w| push(w, FadeLabel { what: "fade.rigid.matrix", step, index: bone }));
+                    }
+                }
+                Model::Baked => {
+                    for (v, p) in scratch.positions[..tables.vertex_count()].iter().enumerate() {
+                        push(p[0] as u16 as u32 | (p[1] as u16 as u32) << 16, FadeLabel { what: "fade.baked.xy", step, index: v });
+                        push(p[2] as u16 as u32, FadeLabel { what: "fade.baked.z", step, index: v });
+                    }
+                }
+            }
+        }
+    }
+    let rigid = &models.rigid;
+    let clip = rigid.find_clip(EVENT_CLIP).ok_or(missing(rigid))?;
+    let walk = rigid.find_clip("Walk").ok_or(missing(rigid))?;
+    let mut a = Animator::new(DISPLAY_HZ, Sampling::Step);
+    a.play(rigid, walk, true)?;
+    for _ in 0..FADE_LEAD {
+        a.update(VSYNCS_PER_FRAME);
+    }
+    a.crossfade(rigid, clip, false, 4)?;
+    let mut count = 0;
+    for step in 0..EVENT_STEPS {
+        a.update_events(VSYNCS_PER_FRAME, rigid, &mut |e: MarkerEvent| {
+            push(step << 16 | e.index as u32, FadeLabel { what: "event.step_index", step, index: count });
+            push(e.frame as u32, FadeLabel { what: "event.frame", step, index: count });
+            count += 1;
+        });
+    }
+    push(count as u32, FadeLabel { what: "event.count", step: EVENT_STEPS, index: 0 });
+    push(core::mem::size_of::<Animator>() as u32, FadeLabel { what: "animator.bytes", step: 0, index: 0 });
     Ok(())
 }
 

@@ -22,22 +22,16 @@
 
 use super::channel::{lerp, RotationChannel, TranslationChannel};
 use super::interp;
+use super::player::{Markers, NoMarkers, Player, Voice};
 use super::playhead::Playhead;
 use super::skeleton::{compose_pose, LocalTransform, Skeleton};
-use super::time::{Clock, TimeScale, TICKS_PER_FRAME};
+use super::time::{TimeScale, TICKS_PER_FRAME};
 use crate::animbin::Clip;
 use crate::clipbin::CompiledClip;
 use crate::gte::{Cop2, Gte};
 use crate::math::{Matrix, Quat};
 
-/// A marker crossed during an update.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct MarkerEvent<'m> {
-    /// The marker's number in its clip (file order).
-    pub index: usize,
-    pub name: &'m [u8],
-    pub frame: u16,
-}
+pub use super::player::MarkerEvent;
 
 /// Why a controller or a clip cannot be used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,36 +111,49 @@ impl<'m> ClipSource<'m> {
     }
 }
 
-/// One playing clip: its time and, for ANIMBIN, one channel per animated joint and key type.
+/// A clip's ANIMBIN channels, one per animated joint and key type (none for a compiled clip). Its
+/// time is the player's voice of the same clip.
 #[derive(Clone, Copy)]
 struct Layer<'m, const BONES: usize> {
-    source: ClipSource<'m>,
     bytes: &'m [u8],
-    length: u16,
-    /// Spans the whole clip, `[0, length)` frames: looping wraps at `length`, otherwise holds there.
-    playhead: Playhead,
     rotation: [Option<RotationChannel>; BONES],
     translation: [Option<TranslationChannel>; BONES],
 }
 
+/// The player's markers of a [`ClipSource`]: the clip's own.
+struct SourceMarkers;
+
+impl<'m> Markers<'m, ClipSource<'m>> for SourceMarkers {
+    fn marker_count(&self, clip: &ClipSource<'m>) -> usize {
+        clip.marker_count()
+    }
+    fn marker(&self, clip: &ClipSource<'m>, index: usize) -> Option<(&'m [u8], u16)> {
+        clip.marker(index)
+    }
+}
+
+/// The time whose pose is shown: a finished non-looping clip shows its last frame. A playhead spans
+/// the whole clip, `[0, length)` frames: looping wraps at `length`, otherwise holds there.
+#[inline]
+fn shown_time(playhead: &Playhead) -> u32 {
+    let time = playhead.time();
+    if playhead.looping() {
+        time
+    } else {
+        time.min(playhead.span().saturating_sub(TICKS_PER_FRAME))
+    }
+}
+
 impl<'m, const BONES: usize> Layer<'m, BONES> {
+    const EMPTY: Self = Layer { bytes: &[], rotation: [None; BONES], translation: [None; BONES] };
+
     /// `clip.joint_count() <= BONES` is checked by the caller, so every joint fits.
-    fn new(source: ClipSource<'m>, looping: bool) -> Self {
-        let bytes = match source {
-            ClipSource::Keys(c) => c.bytes(),
-            ClipSource::Compiled(_) => &[],
-        };
-        let mut layer = Layer {
-            source,
-            bytes,
-            length: source.length(),
-            playhead: Playhead::new(source.length() as u32 * TICKS_PER_FRAME, looping),
-            rotation: [None; BONES],
-            translation: [None; BONES],
-        };
+    fn new(source: ClipSource<'m>) -> Self {
         let ClipSource::Keys(clip) = source else {
-            return layer;
+            return Self::EMPTY;
         };
+        let bytes = clip.bytes();
+        let mut layer = Layer { bytes, ..Self::EMPTY };
         for track in clip.tracks() {
             let j = track.joint() as usize;
             if let Some(c) = RotationChannel::new(bytes, &track) {
@@ -159,42 +166,23 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
         layer
     }
 
-    /// The time whose pose is shown: a finished non-looping clip shows its last frame.
-    #[inline]
-    fn shown_time(&self) -> u32 {
-        let time = self.playhead.time();
-        if self.playhead.looping() {
-            time
-        } else {
-            time.min(self.playhead.span() - TICKS_PER_FRAME)
-        }
-    }
-
-    /// Advances by `ticks`; reports crossed markers when `on_marker` is given.
-    fn advance(&mut self, ticks: u64, mut on_marker: Option<&mut dyn FnMut(MarkerEvent<'m>)>) {
-        let source = &self.source;
-        self.playhead.advance(ticks, |lo, hi| {
-            if let Some(f) = on_marker.as_mut() {
-                report_markers(source, lo, hi, &mut **f);
-            }
-        });
-    }
-
-    /// Overwrites, in `locals` (one entry per bone, at most `BONES`), the channels this clip animates.
+    /// Overwrites, in `locals` (one entry per bone, at most `BONES`), the channels the clip of
+    /// `voice` animates at its time.
     ///
     /// Done pass by pass over all channels (segment lookup and key decoding, then interpolation) so
     /// that each pass's code stays within the R3000's 4 KiB instruction cache.
-    fn sample_all(&mut self, locals: &mut [LocalTransform]) {
-        let t = self.shown_time();
+    fn sample_all(&mut self, voice: &Voice<ClipSource<'m>>, locals: &mut [LocalTransform]) {
+        let t = shown_time(&voice.playhead);
         let n = locals.len().min(BONES);
-        if let ClipSource::Compiled(c) = self.source {
+        let source = voice.clip;
+        if let ClipSource::Compiled(c) = source {
             let frame = (t / TICKS_PER_FRAME) as u16;
             for (bone, local) in locals.iter_mut().enumerate() {
                 *local = c.local(frame, bone);
             }
             return;
         }
-        let (bytes, length, looping) = (self.bytes, self.length, self.playhead.looping());
+        let (bytes, length, looping) = (self.bytes, source.length(), voice.playhead.looping());
         for c in self.rotation[..n].iter_mut().flatten() {
             c.prepare(bytes, t, length, looping);
         }
@@ -210,49 +198,6 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
             if let Some(c) = c {
                 local.translation = c.value(t);
             }
-        }
-    }
-}
-
-/// Reports the markers in `[lo, hi)` in time order (ties in file order). Clips hold few markers, so
-/// a repeated minimum search beats sorting without any buffer.
-/// The common case (no marker, or an empty interval) returns without a call.
-#[inline]
-fn report_markers<'m>(clip: &ClipSource<'m>, lo: u32, hi: u32, on_marker: &mut dyn FnMut(MarkerEvent<'m>)) {
-    let count = clip.marker_count();
-    if lo < hi && count != 0 {
-        report_markers_in(clip, count, lo, hi, on_marker);
-    }
-}
-
-#[inline(never)]
-fn report_markers_in<'m>(
-    clip: &ClipSource<'m>,
-    count: usize,
-    lo: u32,
-    hi: u32,
-    on_marker: &mut dyn FnMut(MarkerEvent<'m>),
-) {
-    let mut done: Option<(u16, usize)> = None;
-    loop {
-        let mut best: Option<MarkerEvent<'m>> = None;
-        for index in 0..count {
-            let Some((name, frame)) = clip.marker(index) else { continue };
-            let at = frame as u32 * TICKS_PER_FRAME;
-            let key = (frame, index);
-            if at < lo || at >= hi || done.is_some_and(|d| key <= d) {
-                continue;
-            }
-            if best.is_none_or(|b| key < (b.frame, b.index)) {
-                best = Some(MarkerEvent { index, name, frame });
-            }
-        }
-        match best {
-            Some(e) => {
-                on_marker(e);
-                done = Some((e.frame, e.index));
-            }
-            None => return,
         }
     }
 }
@@ -277,17 +222,16 @@ fn blend(from: LocalTransform, to: LocalTransform, w: i32) -> LocalTransform {
     LocalTransform { rotation, translation: lerp(from.translation, to.translation, w) }
 }
 
-/// Plays clips (ANIMBIN or compiled, see [`ClipSource`]) on a skeleton of at most `BONES` bones. No heap: the state is two layers of
-/// `BONES` channel slots (the playing clip and, during a crossfade, the outgoing one).
+/// Plays clips (ANIMBIN or compiled, see [`ClipSource`]) on a skeleton of at most `BONES` bones. No
+/// heap: a [`Player`] (time, wrap, crossfade weight, markers) and two layers of `BONES` channel
+/// slots (the playing clip and, during a crossfade, the outgoing one).
 pub struct SkeletonController<'a, const BONES: usize> {
     skeleton: Skeleton<'a>,
-    clock: Clock,
-    current: Option<Layer<'a, BONES>>,
-    outgoing: Option<Layer<'a, BONES>>,
-    fade_frames: u32,
-    fade_elapsed: u32,
-    /// Weight of the incoming clip, FP12.
-    fade_weight: i32,
+    scale: TimeScale,
+    player: Player<ClipSource<'a>>,
+    /// Channels of the player's current and outgoing voices.
+    layer: Layer<'a, BONES>,
+    outgoing_layer: Layer<'a, BONES>,
     /// Local transforms of the last evaluation, and of the outgoing clip during a crossfade.
     locals: [LocalTransform; BONES],
     outgoing_locals: [LocalTransform; BONES],
@@ -301,12 +245,10 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         }
         Ok(SkeletonController {
             skeleton,
-            clock: Clock::new(TimeScale::NATIVE),
-            current: None,
-            outgoing: None,
-            fade_frames: 0,
-            fade_elapsed: 0,
-            fade_weight: TICKS_PER_FRAME as i32,
+            scale: TimeScale::NATIVE,
+            player: Player::new(),
+            layer: Layer::EMPTY,
+            outgoing_layer: Layer::EMPTY,
             locals: [LocalTransform::IDENTITY; BONES],
             outgoing_locals: [LocalTransform::IDENTITY; BONES],
         })
@@ -314,7 +256,8 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
 
     /// How vsyncs become clip frames (e.g. `TimeScale::from_rates(60, 50)` on PAL for 60 Hz clips).
     pub fn set_time_scale(&mut self, scale: TimeScale) {
-        self.clock = Clock::new(scale);
+        self.scale = scale;
+        self.player.set_time_scale(scale);
     }
 
     pub fn skeleton(&self) -> &Skeleton<'a> {
@@ -339,9 +282,8 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     pub fn play(&mut self, clip: impl Into<ClipSource<'a>>, looping: bool) -> Result<(), PlayError> {
         let clip = clip.into();
         self.check(&clip, looping)?;
-        self.current = Some(Layer::new(clip, looping));
-        self.outgoing = None;
-        self.fade_weight = TICKS_PER_FRAME as i32;
+        self.player.play(clip, clip.length() as u32 * TICKS_PER_FRAME, looping, self.scale);
+        self.layer = Layer::new(clip);
         Ok(())
     }
 
@@ -351,57 +293,38 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     pub fn crossfade(&mut self, clip: impl Into<ClipSource<'a>>, looping: bool, frames: u16) -> Result<(), PlayError> {
         let clip = clip.into();
         self.check(&clip, looping)?;
-        if frames == 0 || self.current.is_none() {
+        if frames == 0 || self.player.current().is_none() {
             return self.play(clip, looping);
         }
-        self.outgoing = self.current.take();
-        self.current = Some(Layer::new(clip, looping));
-        self.fade_frames = frames as u32;
-        self.fade_elapsed = 0;
-        self.fade_weight = 0;
+        self.player.crossfade(clip, clip.length() as u32 * TICKS_PER_FRAME, looping, self.scale, frames);
+        self.outgoing_layer = core::mem::replace(&mut self.layer, Layer::new(clip));
         Ok(())
     }
 
     /// Advances by `vsyncs` (the difference of successive vsync counts) and reports every marker of
     /// the playing clip crossed on the way.
     pub fn update(&mut self, vsyncs: u32, mut on_marker: impl FnMut(MarkerEvent<'a>)) {
-        let ticks = self.clock.advance(vsyncs);
-        if let Some(layer) = &mut self.current {
-            layer.advance(ticks, Some(&mut on_marker));
-        }
-        if let Some(layer) = &mut self.outgoing {
-            layer.advance(ticks, None);
-            let fade_ticks = self.fade_frames * TICKS_PER_FRAME;
-            let elapsed = (self.fade_elapsed as u64 + ticks).min(fade_ticks as u64) as u32;
-            self.fade_elapsed = elapsed;
-            if elapsed >= fade_ticks {
-                self.outgoing = None;
-                self.fade_weight = TICKS_PER_FRAME as i32;
-            } else {
-                // Ticks are FP12 frames, so ticks / frames is the FP12 fraction.
-                self.fade_weight = (elapsed / self.fade_frames) as i32;
-            }
-        }
+        self.player.update(vsyncs, &SourceMarkers, &mut on_marker);
     }
 
     /// [`update`](Self::update) ignoring markers.
     pub fn advance(&mut self, vsyncs: u32) {
-        self.update(vsyncs, |_| {});
+        self.player.update(vsyncs, &NoMarkers, &mut |_| {});
     }
 
     /// Playing clip's time in ticks (4096 per frame), 0 with no clip.
     pub fn time(&self) -> u32 {
-        self.current.as_ref().map_or(0, |l| l.playhead.time())
+        self.player.time()
     }
 
     /// True when a non-looping clip has reached its end (it keeps showing its last frame).
     pub fn finished(&self) -> bool {
-        self.current.as_ref().is_some_and(|l| l.playhead.finished())
+        self.player.finished()
     }
 
     /// True while a crossfade is blending.
     pub fn fading(&self) -> bool {
-        self.outgoing.is_some()
+        self.player.fading()
     }
 
     /// Samples every bone's local transform into `self.locals`: bind pose, overwritten by the
@@ -410,13 +333,13 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         let bind = self.skeleton.bind();
         let n = bind.len(); // <= BONES, checked in `new`
         self.locals[..n].copy_from_slice(bind);
-        if let Some(layer) = &mut self.current {
-            layer.sample_all(&mut self.locals[..n]);
+        if let Some(voice) = self.player.current() {
+            self.layer.sample_all(voice, &mut self.locals[..n]);
         }
-        if let Some(layer) = &mut self.outgoing {
+        if let Some(voice) = self.player.outgoing() {
             self.outgoing_locals[..n].copy_from_slice(bind);
-            layer.sample_all(&mut self.outgoing_locals[..n]);
-            let w = self.fade_weight;
+            self.outgoing_layer.sample_all(voice, &mut self.outgoing_locals[..n]);
+            let w = self.player.fade_weight() as i32;
             for (local, old) in self.locals[..n].iter_mut().zip(&self.outgoing_locals[..n]) {
                 *local = blend(*old, *local, w);
             }
@@ -438,9 +361,9 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     /// in memory) hands out its stored pose in place, with no work at all; anything else is
     /// [`evaluate`](Self::evaluate)d into `scratch` (the first `min(bones, scratch.len())`).
     pub fn pose<'s, B: Cop2>(&'s mut self, gte: &mut Gte<B>, scratch: &'s mut [Matrix]) -> &'s [Matrix] {
-        if let (Some(layer), None) = (&self.current, &self.outgoing) {
-            if let ClipSource::Compiled(c) = layer.source {
-                if let Some(pose) = c.pose((layer.shown_time() / TICKS_PER_FRAME) as u16) {
+        if let (Some(voice), None) = (self.player.current(), self.player.outgoing()) {
+            if let ClipSource::Compiled(c) = voice.clip {
+                if let Some(pose) = c.pose((shown_time(&voice.playhead) / TICKS_PER_FRAME) as u16) {
                     return pose;
                 }
             }
@@ -454,10 +377,10 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     /// on the GTE.
     pub fn evaluate<B: Cop2>(&mut self, gte: &mut Gte<B>, out: &mut [Matrix]) {
         // A compiled clip alone: its stored pose is the result.
-        if let (Some(layer), None) = (&self.current, &self.outgoing) {
-            if let ClipSource::Compiled(c) = layer.source {
+        if let (Some(voice), None) = (self.player.current(), self.player.outgoing()) {
+            if let ClipSource::Compiled(c) = voice.clip {
                 let n = self.skeleton.len().min(out.len());
-                c.write_pose((layer.shown_time() / TICKS_PER_FRAME) as u16, &mut out[..n]);
+                c.write_pose((shown_time(&voice.playhead) / TICKS_PER_FRAME) as u16, &mut out[..n]);
                 return;
             }
         }

@@ -1,7 +1,8 @@
-//! Playback of ANIMBIN clips on a skeleton.
+//! Playback: one player (time, wrap, crossfade, markers) for ANIMBIN, compiled and imported clips.
 //!
 //! - [`time`]: vsync deltas to clip time, exact across PAL and NTSC.
-//! - [`playhead`]: one clip's time: wrap, hold, pause (shared by the controller and the Animator).
+//! - [`player`]: the one implementation of clip time: vsync deltas, wrap, hold, crossfade weight,
+//!   markers ([`Player`]); [`playhead`] is one voice's position in it.
 //! - `cursor`, `channel`: per-track key lookup with cached segments; sampling one rotation or
 //!   translation channel.
 //! - [`interp`]: division-free normalisation, nlerp, subdivision slerp, unit quaternion to matrix.
@@ -31,12 +32,14 @@ mod channel;
 pub mod controller;
 mod cursor;
 pub mod interp;
+pub mod player;
 pub mod playhead;
 pub mod skeleton;
 pub mod time;
 
-pub use animator::{Animator, FrameSample, Sampling};
+pub use animator::{Animator, Fade, FrameSample, PoseSample, Sampling};
 pub use controller::{ClipSource, MarkerEvent, PlayError, SkeletonController};
+pub use player::{Markers, NoMarkers, Player, Voice};
 pub use playhead::Playhead;
 pub use skeleton::{compose_pose, LocalTransform, Skeleton, SkeletonError, ROOT};
 pub use time::{TimeScale, TICKS_PER_FRAME};

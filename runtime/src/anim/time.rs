@@ -67,6 +67,13 @@ impl Clock {
         self.scale
     }
 
+    /// This clock at `scale`: the fractional remainder kept when the scale is the same, else dropped
+    /// (it counts fractions of another denominator).
+    pub const fn rescaled(self, scale: TimeScale) -> Clock {
+        let same = self.scale.whole == scale.whole && self.scale.rem == scale.rem && self.scale.den == scale.den;
+        Clock { scale, carry: if same { self.carry } else { 0 } }
+    }
+
     /// Ticks for `vsyncs` more vsyncs (clamped to [`MAX_DELTA`]). At most one division, none for
     /// scales that are whole ticks per vsync.
     pub fn advance(&mut self, vsyncs: u32) -> u64 {

@@ -1,7 +1,7 @@
 //! Rigid pose: decoded bone samples to model-view matrices, one per bone, composed on the GTE.
 
 use crate::gte::{Cop2, Gte, PackedMatrix};
-use crate::math::{isqrt_u64, Matrix, Rotation, Vec3i32};
+use crate::math::{isqrt_u32, Matrix, Rotation, Vec3i32};
 use crate::tables::{BoneSample, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
 
 /// Quaternion components are reduced to Q14 so every product below fits an `i32` (cheap on the R3000).
@@ -38,24 +38,105 @@ pub fn sample_matrix(s: &BoneSample) -> Matrix {
     Matrix::new(rotation, Vec3i32::from_array(t))
 }
 
-/// `a` blended toward `b` by `weight` (FP12): translation and scale linearly, the rotation by
-/// normalised linear interpolation along the shorter arc.
-pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample {
-    let w = weight.min(1 << 12) as i64;
-    let lerp = |p: i32, q: i32| (p as i64 + (((q as i64 - p as i64) * w) >> 12)) as i32;
-    let dot: i64 = (0..4).map(|i| a.rotation[i] as i64 * b.rotation[i] as i64).sum();
-    let flip = if dot < 0 { -1 } else { 1 };
-    let mut q = [0i64; 4];
-    for (i, c) in q.iter_mut().enumerate() {
-        *c = lerp(a.rotation[i], (b.rotation[i] as i64 * flip) as i32) as i64;
+/// `cos(15 degrees)` in Q28 (the dot product of two Q14 quaternions): arcs wider than this
+/// (rotations of more than 30 degrees apart, e.g. two clips' poses in a crossfade, not neighbouring
+/// frames) are halved before the linear blend.
+const NLERP_MIN_COS_Q28: i32 = 259_288_740;
+
+/// `q / |q|` in Q14 for a nonzero 4-vector whose squared length fits `u32` (components below 2^15):
+/// one 32-bit square root, one division for the reciprocal (2^30 / length, 16 bits more than the
+/// result) and a 32 x 32 -> 64-bit product per component (one `mult` on the R3000).
+fn normalize_q14(q: [i32; 4]) -> [i32; 4] {
+    let n = q.iter().fold(0u32, |acc, &c| acc.wrapping_add(c.wrapping_mul(c) as u32));
+    let len = isqrt_u32(n).max(1) as i32; // Q14 length
+    let r = (1i32 << 30) / len;
+    q.map(|c| ((c as i64 * r as i64 + (1 << 15)) >> 16) as i32)
+}
+
+/// [`normalize_q14`] of a vector whose squared length is within 5% of 1 (a blend of two unit
+/// quaternions at most 15 degrees apart always is): `1 / sqrt(n)` from its series around 1,
+/// `1 + e/2 + 3e^2/8` with `e = 1 - n`, whose error (below `5e^3/16`, 4e-5) is far below a Q14 step;
+/// no square root, no division. Any other length takes the general path.
+fn normalize_near_unit_q14(q: [i32; 4]) -> [i32; 4] {
+    // Components below 23,170 (2^14.5): the four squares sum below 2^31.
+    if (q[0].abs() | q[1].abs() | q[2].abs() | q[3].abs()) < 23_170 {
+        let n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]; // Q28
+        let e16 = ((1 << 28) - n) >> 12; // e in Q16
+        if e16.abs() <= 3277 {
+            let s = (1 << 16) + (e16 >> 1) + ((3 * e16 * e16) >> 19);
+            // |c| < 23,170 and s < 67,200: the product stays below 2^31.
+            return q.map(|c| (c * s + (1 << 15)) >> 16);
+        }
     }
-    let norm2: u64 = q.iter().map(|c| (c * c) as u64).fold(0u64, |acc, v| acc.saturating_add(v));
-    let norm = isqrt_u64(norm2).max(1) as i64; // Q30 length, near 2^30
-    let rotation = q.map(|c| ((c << ROTATION_FRAC) / norm) as i32);
-    BoneSample {
-        rotation,
-        translation: [0, 1, 2].map(|i| lerp(a.translation[i], b.translation[i])),
-        scale: [0, 1, 2].map(|i| lerp(a.scale[i], b.scale[i])),
+    normalize_q14(q)
+}
+
+fn dot_q28(a: &[i32; 4], b: &[i32; 4]) -> i32 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+}
+
+/// `p + (q - p) * w >> 12` with the product in 64 bits (one `mult` on the R3000, a dozen cycles:
+/// skipped when the two are equal, as a bone's scale and length usually are in both clips).
+#[inline(always)]
+fn lerp_fp12(p: i32, q: i32, w: i32) -> i32 {
+    if p == q {
+        return p;
+    }
+    p.wrapping_add(((q.wrapping_sub(p) as i64 * w as i64) >> 12) as i32)
+}
+
+/// `a` blended toward `b` by `weight` (FP12): translation and scale linearly, the rotation along the
+/// shorter arc (the sign of `b` flipped when the quaternions lie in opposite hemispheres, so a turn
+/// past 180 degrees goes the short way) by normalised linear interpolation; an arc of more than
+/// 30 degrees of rotation is first halved (the normalised sum is the exact midpoint) until it is
+/// within 30 degrees, so the blend stays within a fraction of a degree of spherical interpolation
+/// however far apart the poses are.
+///
+/// The rotation is blended in Q14, the precision [`sample_matrix`] builds the matrix from, with 32-bit
+/// arithmetic only (a 64-bit division is a long library call on the R3000); the result is that Q14
+/// quaternion in `ROTATION_FRAC` bits.
+pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample {
+    let w = weight.min(1 << 12) as i32;
+    let unit = 1i32 << Q14;
+    let q14 = |q: [i32; 4]| q.map(|c| round_shift(c, ROTATION_FRAC - Q14).clamp(-unit, unit));
+    let (mut qa, mut qb) = (q14(a.rotation), q14(b.rotation));
+    let translation = [0, 1, 2].map(|i| lerp_fp12(a.translation[i], b.translation[i], w));
+    let scale = [0, 1, 2].map(|i| lerp_fp12(a.scale[i], b.scale[i], w));
+    if qa == qb {
+        // The same rotation in both (a bone neither clip turns): nothing to blend.
+        return BoneSample { rotation: qa.map(|c| c << (ROTATION_FRAC - Q14)), translation, scale };
+    }
+    let mut dot = dot_q28(&qa, &qb);
+    if dot < 0 {
+        qb = qb.map(|c| -c);
+        dot = -dot;
+    }
+    // Components within +-2^14, so every square and dot fits i32; a sum of two unit quaternions in
+    // the same hemisphere has a squared length of at most 2^30.
+    let mut t = w;
+    let mut levels = 0;
+    while levels < 4 && dot < NLERP_MIN_COS_Q28 {
+        let mid = normalize_q14([0, 1, 2, 3].map(|i| qa[i] + qb[i]));
+        if t <= 1 << 11 {
+            qb = mid;
+            t *= 2;
+        } else {
+            qa = mid;
+            t = 2 * t - (1 << 12);
+        }
+        dot = dot_q28(&qa, &qb);
+        levels += 1;
+    }
+    let q = [0, 1, 2, 3].map(|i| qa[i] + (((qb[i] - qa[i]) * t) >> 12));
+    let rotation = normalize_near_unit_q14(q).map(|c| c << (ROTATION_FRAC - Q14));
+    BoneSample { rotation, translation, scale }
+}
+
+/// A crossfade of rigid poses: `to[b]` becomes `from[b]` blended toward it by `weight` (FP12, the
+/// incoming clip's share), bone by bone ([`blend_samples`]).
+pub fn crossfade_samples(from: &[BoneSample], to: &mut [BoneSample], weight: u16) {
+    for (t, f) in to.iter_mut().zip(from) {
+        *t = blend_samples(f, t, weight);
     }
 }
 
@@ -98,6 +179,34 @@ pub fn bone_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[Bone
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn series_normalisation_agrees_with_the_square_root_near_unit_and_defers_elsewhere() {
+        let mut x = 0x2545_F491u32;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let mut near = 0;
+        for _ in 0..20_000 {
+            // A unit quaternion, scaled by 0.93..1.07.
+            let v = [0; 4].map(|_| (next() % 2001) as f64 - 1000.0);
+            let len = v.iter().map(|c| c * c).sum::<f64>().sqrt().max(1.0);
+            let scale = 0.93 + 0.14 * (next() % 1000) as f64 / 1000.0;
+            let q = v.map(|c| (c / len * 16384.0 * scale).round() as i32);
+            let (fast, exact) = (normalize_near_unit_q14(q), normalize_q14(q));
+            for (f, e) in fast.iter().zip(exact) {
+                assert!((f - e).abs() <= 2, "{q:?}: {fast:?} vs {exact:?}");
+            }
+            near += (fast == exact) as u32;
+        }
+        assert!(near > 10_000, "{near}");
+        // Far from unit, or out of range: the general path, no overflow.
+        assert_eq!(normalize_near_unit_q14([30_000, 0, 0, 0]), [16384, 0, 0, 0]);
+        assert_eq!(normalize_near_unit_q14([8000, 0, 0, 0]), [16384, 0, 0, 0]);
+    }
 
     #[test]
     fn round_shift_rounds_half_up_like_the_wide_sum() {

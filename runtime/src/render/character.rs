@@ -5,11 +5,11 @@ use super::pose_cache::{self, PoseCache};
 use super::scratch::{Scratch, MAX_BONES, MAX_VERTICES};
 use super::triangles::{self, TriangleSink, TriangleStats};
 use super::cull::{self, Visibility};
-use super::{bones, project};
-use crate::anim::animator::FrameSample;
+use super::{bones, fade, project};
+use crate::anim::animator::{Animator, FrameSample, PoseSample};
 use crate::gte::{Cop2, Gte};
 use crate::math::Matrix;
-use crate::tables::{Storage, TableError, Tables};
+use crate::tables::{BoneSample, Storage, TableError, Tables};
 
 /// Why a character was not drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +106,61 @@ pub fn render_cached<B: Cop2, S: TriangleSink + ?Sized>(
     sink: &mut S,
     mark: &mut dyn FnMut(Stage),
 ) -> Result<Outcome, RenderError> {
+    render_pose(gte, tables, poses, camera, world, sample.map(PoseSample::from), scratch, sink, mark)
+}
+
+/// Draws one instance in the pose its [`Animator`] shows now, crossfades included (see
+/// [`render_pose`]).
+#[allow(clippy::too_many_arguments)]
+pub fn render_animated<B: Cop2, S: TriangleSink + ?Sized>(
+    gte: &mut Gte<B>,
+    tables: &Tables,
+    poses: Option<&PoseCache>,
+    camera: &Camera,
+    world: &Matrix,
+    animator: &Animator,
+    scratch: &mut Scratch,
+    sink: &mut S,
+    mark: &mut dyn FnMut(Stage),
+) -> Result<Outcome, RenderError> {
+    render_pose(gte, tables, poses, camera, world, animator.pose(), scratch, sink, mark)
+}
+
+/// Decodes the rigid sample `s` into `out`, blended toward its next sample when it has one (`next`
+/// is working memory).
+fn decode_rigid(tables: &Tables, s: &FrameSample, out: &mut [BoneSample], next: &mut [BoneSample]) -> Result<(), TableError> {
+    tables.decode_pose(s.clip as usize, s.frame as usize, out)?;
+    if s.weight != 0 && s.next != s.frame {
+        tables.decode_pose(s.clip as usize, s.next as usize, next)?;
+        for (a, b) in out.iter_mut().zip(next.iter()) {
+            *a = bones::blend_samples(a, b, s.weight);
+        }
+    }
+    Ok(())
+}
+
+/// The baked frame shown for `s`: one scratch frame cannot interpolate, so the nearer sample.
+fn baked_frame(s: &FrameSample) -> usize {
+    (if s.weight >= 2048 { s.next } else { s.frame }) as usize
+}
+
+/// [`render_cached`] of a [`PoseSample`]: during a crossfade (`pose.fade`) the outgoing clip's pose
+/// is blended in. Rigid: both clips' bone samples are decoded from the compact stream (a pose cache
+/// holds model-space matrices, whose entry-wise blend is no rotation once the poses are far apart)
+/// and blended bone by bone along the shorter arc ([`bones::crossfade_samples`]). Baked: both frames
+/// are decoded into the scratch and their positions blended ([`fade::blend_positions`]).
+#[allow(clippy::too_many_arguments)]
+pub fn render_pose<B: Cop2, S: TriangleSink + ?Sized>(
+    gte: &mut Gte<B>,
+    tables: &Tables,
+    poses: Option<&PoseCache>,
+    camera: &Camera,
+    world: &Matrix,
+    pose: Option<PoseSample>,
+    scratch: &mut Scratch,
+    sink: &mut S,
+    mark: &mut dyn FnMut(Stage),
+) -> Result<Outcome, RenderError> {
     let bone_count = tables.bone_count();
     let vertex_count = tables.vertex_count();
     if bone_count > MAX_BONES {
@@ -118,13 +173,14 @@ pub fn render_cached<B: Cop2, S: TriangleSink + ?Sized>(
     gte.set_matrix(&object);
     let visibility = cull::box_visibility(gte, camera, &tables.bounds());
     mark(Stage::Bounds);
-    let Some(sample) = sample.filter(|_| visibility != Visibility::Hidden) else {
+    let Some(pose) = pose.filter(|_| visibility != Visibility::Hidden) else {
         return Ok(Outcome::Culled);
     };
+    let sample = pose.current;
     let clip = sample.clip as usize;
     let (sxy, sz) = (&mut scratch.sxy[..vertex_count], &mut scratch.sz[..vertex_count]);
     match tables.storage() {
-        Storage::RigidGte if poses.is_some() => {
+        Storage::RigidGte if poses.is_some() && pose.fade.is_none() => {
             let cache = poses.filter(|c| c.belongs_to(tables)).ok_or(RenderError::PoseCacheMismatch)?;
             let matrices = &mut scratch.matrices[..bone_count];
             let pose = cache.pose(clip, sample.frame as usize)?;
@@ -145,13 +201,12 @@ pub fn render_cached<B: Cop2, S: TriangleSink + ?Sized>(
         }
         Storage::RigidGte => {
             let samples = &mut scratch.samples[..bone_count];
-            tables.decode_pose(clip, sample.frame as usize, samples)?;
-            if sample.weight != 0 && sample.next != sample.frame {
-                let next = &mut scratch.next_samples[..bone_count];
-                tables.decode_pose(clip, sample.next as usize, next)?;
-                for (a, b) in samples.iter_mut().zip(next.iter()) {
-                    *a = bones::blend_samples(a, b, sample.weight);
-                }
+            let next = &mut scratch.next_samples[..bone_count];
+            decode_rigid(tables, &sample, samples, next)?;
+            if let Some(fade) = pose.fade {
+                let from = &mut scratch.from_samples[..bone_count];
+                decode_rigid(tables, &fade.from, from, next)?;
+                bones::crossfade_samples(from, samples, fade.weight);
             }
             mark(Stage::Decode);
             bones::bone_matrices(gte, tables, samples, &object, &mut scratch.matrices[..bone_count]);
@@ -159,10 +214,13 @@ pub fn render_cached<B: Cop2, S: TriangleSink + ?Sized>(
             project::project_rigid(gte, tables, &scratch.matrices[..bone_count], sxy, sz);
         }
         Storage::BakedVertices => {
-            // One scratch frame: interpolation would need a second; take the nearer sample instead.
-            let frame = if sample.weight >= 2048 { sample.next } else { sample.frame };
             let positions = &mut scratch.positions[..vertex_count];
-            tables.decode_baked_frame(clip, frame as usize, positions)?;
+            tables.decode_baked_frame(clip, baked_frame(&sample), positions)?;
+            if let Some(fade) = pose.fade {
+                let from = &mut scratch.from_positions[..vertex_count];
+                tables.decode_baked_frame(fade.from.clip as usize, baked_frame(&fade.from), from)?;
+                fade::blend_positions(from, positions, fade.weight);
+            }
             mark(Stage::Decode);
             project::project_positions(gte, &object, positions, sxy, sz);
         }

@@ -9,6 +9,8 @@
 //! pose        rigid: decode the bone samples, compose model-view matrices per bone on the GTE, or
 //!             with a [`PoseCache`]: look up the model-space pose, one compose per bone
 //!             baked: decode one frame into the shared position scratch
+//!             crossfade (`render_animated` of a fading Animator): rigid blends the two clips' bone
+//!             samples, baked the two frames' positions
 //! project     RTPT three vertices at a time: rigid with one matrix per non-empty bone range,
 //!             baked with the one object matrix                       -> SXY / SZ per vertex
 //! triangles   NCLIP back-face test, AVSZ3 depth, colour               -> a TriangleSink
@@ -24,6 +26,7 @@ pub mod bones;
 pub mod camera;
 pub mod character;
 pub mod cull;
+pub mod fade;
 pub mod ot;
 pub mod pose_cache;
 pub mod project;
@@ -31,7 +34,7 @@ pub mod scratch;
 pub mod triangles;
 
 pub use camera::Camera;
-pub use character::{render, render_cached, Outcome, RenderError, Stage};
+pub use character::{render, render_animated, render_cached, render_pose, Outcome, RenderError, Stage};
 pub use pose_cache::PoseCache;
 pub use scratch::{Scratch, MAX_BONES, MAX_VERTICES};
 pub use triangles::{DrawnTriangle, TriangleSink, TriangleStats};

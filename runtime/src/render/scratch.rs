@@ -16,12 +16,16 @@ pub struct Scratch {
     /// Decoded bone samples (rigid), and the second pose when interpolating.
     pub samples: [BoneSample; MAX_BONES],
     pub next_samples: [BoneSample; MAX_BONES],
+    /// Rigid crossfade: the outgoing clip's decoded samples.
+    pub from_samples: [BoneSample; MAX_BONES],
     /// Rigid with a pose cache: two cached frames blended (interpolated samples).
     pub blended: [PackedMatrix; MAX_BONES],
     /// Model-view matrix of every bone (rigid).
     pub matrices: [Matrix; MAX_BONES],
     /// Decoded model-space positions of one baked frame.
     pub positions: [[i16; 3]; MAX_VERTICES],
+    /// Baked crossfade: the outgoing clip's decoded positions.
+    pub from_positions: [[i16; 3]; MAX_VERTICES],
     /// Screen position of every vertex as the GTE's SXY word (x low, y high).
     pub sxy: [u32; MAX_VERTICES],
     /// Depth of every vertex (SZ, 0..=0xFFFF), a word each so the GTE stores and loads it directly.
@@ -36,9 +40,11 @@ impl Scratch {
         Scratch {
             samples: [ZERO_SAMPLE; MAX_BONES],
             next_samples: [ZERO_SAMPLE; MAX_BONES],
+            from_samples: [ZERO_SAMPLE; MAX_BONES],
             blended: [PackedMatrix { words: [0; 6] }; MAX_BONES],
             matrices: [Matrix::IDENTITY; MAX_BONES],
             positions: [[0; 3]; MAX_VERTICES],
+            from_positions: [[0; 3]; MAX_VERTICES],
             sxy: [0; MAX_VERTICES],
             sz: [0; MAX_VERTICES],
         }

@@ -31,9 +31,13 @@
 //! primitives: runs of triangles, quads and quad strips, then an end word ([`primitives`] documents
 //!   them); vertex indices below 1024
 //! materials, 4 bytes each: u8 r, g, b (base colour), u8 0
-//! clips, 16 bytes each: u16 name, u16 frame count, u16 sample rate (Hz), u16 flags (0),
-//!                       u32 data offset, u32 data size
+//! clips, 20 bytes each: u16 name, u16 frame count, u16 sample rate (Hz), u16 event count,
+//!                       u32 data offset, u32 data size, u32 events offset (0 without events)
+//! events of a clip, 4 bytes each: u16 frame (below the clip's frame count), u16 name
 //! ```
+//! Version 3 added the clips' events (version 2's clip entries were 16 bytes, with a `u16 flags`
+//! of 0 where the event count is). The player reports them like ANIMBIN markers
+//! ([`crate::anim::Animator::update_events`]).
 //! The clip data of a rigid-gte blob are pose samples ([`pose`] documents them); those of a
 //! baked-vertices blob are a table of `u32` frame offsets pointing at shared frame payloads ([`baked`]).
 
@@ -54,14 +58,15 @@ pub use pose::{
 
 /// The four bytes every blob starts with.
 pub const MAGIC: [u8; 4] = *b"PXSK";
-/// The layout version this reader understands (3: baked payloads aligned, escapes listed after the
-/// deltas, decode lanes after a baked blob's vertices).
+/// The layout version this reader understands (3: clip entries of 20 bytes with their events; baked
+/// payloads aligned, escapes listed after the deltas, decode lanes after a baked blob's vertices).
 pub const VERSION: u16 = 3;
 pub const HEADER_SIZE: usize = 64;
 pub const BONE_SIZE: usize = 8;
 pub const VERTEX_SIZE: usize = 8;
 pub const MATERIAL_SIZE: usize = 4;
-pub const CLIP_SIZE: usize = 16;
+pub const CLIP_SIZE: usize = 20;
+pub const EVENT_SIZE: usize = 4;
 /// Parent value of a root bone.
 pub const NO_PARENT: u16 = 0xFFFF;
 
@@ -233,8 +238,11 @@ pub struct Clip {
     pub name_offset: u16,
     pub frame_count: u16,
     pub rate_hz: u16,
+    pub event_count: u16,
     pub data_offset: u32,
     pub data_size: u32,
+    /// Blob offset of the clip's events (0 without events).
+    pub events_offset: u32,
 }
 
 /// A validated view of a compiled blob.
@@ -399,12 +407,52 @@ impl<'a> Tables<'a> {
                 return Err(TableError::BadClipData { clip: i, offset: offset + 4, what: "sample rate is 0" });
             }
             section("clip data", clip.data_offset as usize, clip.data_size as usize, self.bytes.len())?;
+            self.check_events(i, offset, &clip)?;
             match self.storage {
                 Storage::RigidGte => pose::check_clip(self, i, &clip)?,
                 Storage::BakedVertices => baked::check_clip(self, i, &clip)?,
             }
         }
         Ok(())
+    }
+
+    /// Events: inside the blob, frames within the clip, names in the string section. A clip without
+    /// events must say offset 0 (nothing is left undefined).
+    fn check_events(&self, clip_index: usize, entry: usize, clip: &Clip) -> Result<(), TableError> {
+        let count = clip.event_count as usize;
+        if count == 0 {
+            if clip.events_offset != 0 {
+                return Err(TableError::BadClipData { clip: clip_index, offset: entry + 16, what: "events offset without events" });
+            }
+            return Ok(());
+        }
+        let at = section("clip events", clip.events_offset as usize, count * EVENT_SIZE, self.bytes.len())?;
+        for e in 0..count {
+            let o = at + e * EVENT_SIZE;
+            let frame = u16_at(self.bytes, o) as usize;
+            if frame >= clip.frame_count as usize {
+                return Err(TableError::BadIndex { what: "event frame", index: e, offset: o, value: frame, limit: clip.frame_count as usize });
+            }
+            self.name(u16_at(self.bytes, o + 2)).map_err(|_| TableError::BadName { offset: o + 2 })?;
+        }
+        Ok(())
+    }
+
+    /// Event `index` of clip `clip`: name and frame (`None` out of range).
+    pub fn event(&self, clip: usize, index: usize) -> Option<(&'a str, u16)> {
+        let entry = self.clip(clip).ok()?;
+        if index >= entry.event_count as usize {
+            return None;
+        }
+        let o = entry.events_offset as usize + index * EVENT_SIZE;
+        // Checked by `parse`: inside the blob, a valid name.
+        let name = self.name(u16_at(self.bytes, o + 2)).ok()?;
+        Some((name, u16_at(self.bytes, o)))
+    }
+
+    /// Events of clip `clip` (0 for a clip out of range).
+    pub fn event_count(&self, clip: usize) -> usize {
+        self.clip(clip).map_or(0, |c| c.event_count as usize)
     }
 
     pub fn bytes(&self) -> &'a [u8] {
@@ -499,8 +547,10 @@ impl<'a> Tables<'a> {
             name_offset: u16_at(self.bytes, o),
             frame_count: u16_at(self.bytes, o + 2),
             rate_hz: u16_at(self.bytes, o + 4),
+            event_count: u16_at(self.bytes, o + 6),
             data_offset: u32_at(self.bytes, o + 8),
             data_size: u32_at(self.bytes, o + 12),
+            events_offset: u32_at(self.bytes, o + 16),
         }
     }
 
@@ -559,6 +609,16 @@ impl<'a> Tables<'a> {
     /// Blob offset of the primitive stream (the renderer reads it word by word).
     pub(crate) fn primitives_offset(&self) -> usize {
         self.primitives
+    }
+}
+
+/// A character's clips are named by index; their events are the player's markers.
+impl<'a> crate::anim::Markers<'a, u16> for Tables<'a> {
+    fn marker_count(&self, clip: &u16) -> usize {
+        self.event_count(*clip as usize)
+    }
+    fn marker(&self, clip: &u16, index: usize) -> Option<(&'a [u8], u16)> {
+        self.event(*clip as usize, index).map(|(name, frame)| (name.as_bytes(), frame))
     }
 }
 

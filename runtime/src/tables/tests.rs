@@ -29,7 +29,7 @@ impl Bits {
     }
 }
 
-const CLIP_DATA: usize = 128;
+const CLIP_DATA: usize = 132;
 
 /// The primitive stream of `blob`: one run of one triangle (0, 1, 1), material 0, then the end word.
 const PRIMITIVE_WORDS: [u32; 4] = [
@@ -45,7 +45,7 @@ fn primitives_at(clip_data: &[u8], tail: &[u8]) -> usize {
 }
 
 /// One bone ("root"), two vertices, one triangle, one material, one clip ("clip") whose data start at
-/// offset 128; `tail` is appended after the clip data (baked payloads), the primitives after it.
+/// offset 132 (after the 20-byte clip entry); `tail` is appended after the clip data (baked payloads), the primitives after it.
 fn blob(storage: u16, frames: u16, clip_data: &[u8], tail: &[u8]) -> Vec<u8> {
     let mut b = vec![0u8; CLIP_DATA];
     b[0..4].copy_from_slice(b"PXSK");
@@ -518,4 +518,46 @@ mod fuzz {
             }
         }
     }
+}
+
+/// `b` with events (frame, string offset) appended for its one clip, and the header's size updated.
+fn with_events(mut b: Vec<u8>, events: &[(u16, u16)]) -> Vec<u8> {
+    let at = b.len();
+    for (frame, name) in events {
+        b.extend_from_slice(&frame.to_le_bytes());
+        b.extend_from_slice(&name.to_le_bytes());
+    }
+    b[118..120].copy_from_slice(&(events.len() as u16).to_le_bytes());
+    b[128..132].copy_from_slice(&(at as u32).to_le_bytes());
+    let total = b.len() as u32;
+    b[32..36].copy_from_slice(&total.to_le_bytes());
+    b
+}
+
+#[test]
+fn clip_events_are_read_and_checked() {
+    // Names: 0 "root", 5 "clip".
+    let b = with_events(blob(0, 3, &rigid_clip(), &[]), &[(2, 0), (0, 5)]);
+    let t = Tables::parse(&b).unwrap();
+    assert_eq!(t.event_count(0), 2);
+    assert_eq!((t.event(0, 0), t.event(0, 1), t.event(0, 2)), (Some(("root", 2)), Some(("clip", 0)), None));
+    assert_eq!((t.event_count(1), t.event(1, 0)), (0, None));
+
+    let events = b.len() - 8;
+    let past = with_events(blob(0, 3, &rigid_clip(), &[]), &[(3, 0)]);
+    assert_eq!(
+        Tables::parse(&past).unwrap_err(),
+        TableError::BadIndex { what: "event frame", index: 0, offset: events, value: 3, limit: 3 }
+    );
+    let bad_name = with_events(blob(0, 3, &rigid_clip(), &[]), &[(1, 3)]);
+    assert_eq!(Tables::parse(&bad_name).unwrap_err(), TableError::BadName { offset: events + 2 });
+    // An offset without events, and events past the blob, are refused.
+    let mut stray = blob(0, 3, &rigid_clip(), &[]);
+    stray[128..132].copy_from_slice(&4u32.to_le_bytes());
+    assert!(matches!(Tables::parse(&stray), Err(TableError::BadClipData { offset: 128, .. })));
+    let mut outside = blob(0, 3, &rigid_clip(), &[]);
+    outside[118] = 1;
+    let end = outside.len() as u32;
+    outside[128..132].copy_from_slice(&end.to_le_bytes());
+    assert!(matches!(Tables::parse(&outside), Err(TableError::SectionOutOfBounds { what: "clip events", .. })));
 }

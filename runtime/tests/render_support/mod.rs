@@ -219,7 +219,7 @@ pub fn blob_with_stream(
     }
     let clips_at = out.len();
     let clip_count = if baked { 1 } else { rigid.len() };
-    out.resize(out.len() + 16 * clip_count, 0);
+    out.resize(out.len() + psxanim_runtime::tables::CLIP_SIZE * clip_count, 0);
     let mut entries = Vec::new();
     if baked {
         let table_at = out.len();
@@ -242,7 +242,7 @@ pub fn blob_with_stream(
         align(&mut out);
     }
     for (k, (frames, at, size)) in entries.iter().enumerate() {
-        let e = clips_at + 16 * k;
+        let e = clips_at + psxanim_runtime::tables::CLIP_SIZE * k;
         out[e..e + 2].copy_from_slice(&2u16.to_le_bytes());
         out[e + 2..e + 4].copy_from_slice(&frames.to_le_bytes());
         out[e + 4..e + 6].copy_from_slice(&30u16.to_le_bytes());

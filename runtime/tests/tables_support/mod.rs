@@ -2,16 +2,17 @@
 //! includes this file): parse; decode the first, middle, last and one-past-the-end frame of each clip
 //! (random access and frame after frame); build a pose cache into a bounded buffer; render with and
 //! without it, stepped and interpolated, through a camera that sees the bounds and one that looks
-//! away, into a collecting sink and into a flat-packet sink. Only errors may come out: any panic,
-//! hang or out-of-bounds access is a bug.
+//! away, into a collecting sink and into a flat-packet sink; crossfade between clips and play each
+//! clip's events through an Animator. Only errors may come out: any panic, hang or out-of-bounds
+//! access is a bug.
 #![allow(dead_code)] // each includer uses part of it
 
-use psxanim_runtime::anim::FrameSample;
+use psxanim_runtime::anim::{Animator, Fade, FrameSample, PoseSample, Sampling};
 use psxanim_runtime::gte::{Gte, GteModel, PackedMatrix, PacketList, FLAT_PACKET_WORDS};
 use psxanim_runtime::math::{Matrix, Vec3i32};
 use psxanim_runtime::render::camera::{placement, Camera};
 use psxanim_runtime::render::pose_cache::{entries_for_blob, entries_needed};
-use psxanim_runtime::render::{render_cached, DrawnTriangle, Outcome, PoseCache, Scratch, TriangleSink, MAX_BONES};
+use psxanim_runtime::render::{render_animated, render_cached, render_pose, DrawnTriangle, Outcome, PoseCache, Scratch, TriangleSink, MAX_BONES};
 use psxanim_runtime::tables::{BoneSample, ClipFrames, ComponentCursor, Storage, Tables, COMPONENTS_PER_BONE};
 
 /// Pose cache entries offered (the fixture character needs 1,672): a blob asking for more gets
@@ -28,6 +29,8 @@ pub struct Report {
     /// Renders through the camera that sees the bounds that drew, and that failed.
     pub drawn: usize,
     pub render_errors: usize,
+    /// Events the Animators reported.
+    pub events: usize,
     /// Renders through the camera looking away that drew anything (must be 0).
     pub drawn_looking_away: usize,
 }
@@ -133,6 +136,11 @@ fn render_all(tables: &Tables, cache: Option<&PoseCache>, scratch: &mut Scratch,
                     tally(render_cached(&mut gte, tables, cache, &camera, &world, Some(sample), scratch, &mut sink, &mut |_| {}));
                 }
             }
+            // A crossfade from the first clip's first frame (fails only for the clip past the last).
+            let from = FrameSample { clip: 0, frame: 0, next: 0, weight: 0 };
+            let pose = PoseSample { current: FrameSample { clip, frame: 0, next: 1.min(frames - 1), weight: 1000 }, fade: Some(Fade { from, weight: 1500 }) };
+            let mut sink = Collect { triangles: 0, index_limit: tables.triangle_count() };
+            tally(render_pose(&mut gte, tables, cache, &camera, &world, Some(pose), scratch, &mut sink, &mut |_| {}));
             // The flat-packet path, once per clip.
             let sample = FrameSample { clip, frame: 0, next: 0, weight: 0 };
             let mut packets = Packets { arena: vec![0; FLAT_PACKET_WORDS * 300], table: vec![0; 201], used: 0 };
@@ -142,6 +150,34 @@ fn render_all(tables: &Tables, cache: Option<&PoseCache>, scratch: &mut Scratch,
         let mut sink = Collect { triangles: 0, index_limit: tables.triangle_count() };
         let r = render_cached(&mut gte, tables, cache, &camera, &Matrix::IDENTITY, None, scratch, &mut sink, &mut |_| {});
         assert!(!matches!(r, Ok(Outcome::Drawn(_))), "drew without a sample");
+    }
+}
+
+/// Every clip played through an Animator with its events, crossfaded into the next, and drawn.
+fn play_all(tables: &Tables, scratch: &mut Scratch, report: &mut Report) {
+    let camera = camera_on(tables.bounds(), false);
+    let mut gte = Gte::with_backend(GteModel::default());
+    camera.load(&mut gte);
+    let world = placement(Vec3i32::ZERO, 0);
+    for clip in 0..tables.clip_count().min(CLIPS_EXERCISED) {
+        let mut a = Animator::new(60, Sampling::Interpolated);
+        if a.play(tables, clip, true).is_err() {
+            continue;
+        }
+        let mut events = 0usize;
+        for vsyncs in [1, 7, 1000] {
+            a.update_events(vsyncs, tables, &mut |e| {
+                assert!((e.frame as usize) < tables.clip(clip).map_or(0, |c| c.frame_count as usize));
+                events += 1;
+            });
+        }
+        let _ = a.crossfade(tables, (clip + 1) % tables.clip_count(), false, 3);
+        a.update_events(2, tables, &mut |_| events += 1);
+        let mut sink = Collect { triangles: 0, index_limit: tables.triangle_count() };
+        if render_animated(&mut gte, tables, None, &camera, &world, &a, scratch, &mut sink, &mut |_| {}).is_err() {
+            report.render_errors += 1;
+        }
+        report.events += events;
     }
 }
 
@@ -155,6 +191,7 @@ pub fn exercise(blob: &[u8], scratch: &mut Scratch, cache_buffer: &mut [PackedMa
     }
     decode_clips(&tables, scratch);
     render_all(&tables, None, scratch, &mut report);
+    play_all(&tables, scratch, &mut report);
     // The compile-time sizing of a cache buffer reads the same counts as the parsed tables.
     let needed = entries_needed(&tables);
     if let Ok(n) = needed {

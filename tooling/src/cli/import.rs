@@ -56,12 +56,23 @@ pub struct Args {
     /// Also write a Rust source file embedding the blob with 4-byte alignment.
     #[arg(long)]
     pub rust: bool,
+    /// Animation files (ANIMBIN, Metroid Prime ANIM, .ani, .panim) whose clips are compiled onto the
+    /// model's skeleton beside its own: tracks matched to bones by name, or by index for numeric ids;
+    /// bones without a track keep the bind pose (listed); translations and scales stay at the bind
+    /// pose; times converted to the --rate samples (losses listed as `convert` lists them).
+    #[arg(long, value_delimiter = ',', value_name = "FILE")]
+    pub add_clips: Option<Vec<PathBuf>>,
+    /// Bone map renaming the added clips' tracks before matching (`FROM = TO` per line, as `convert`
+    /// reads it); every TO must be a bone of the model.
+    #[arg(long, value_name = "MAP", requires = "add_clips")]
+    pub bone_map: Option<PathBuf>,
 }
 
 #[derive(Serialize)]
 struct Output<'a> {
     blob: String,
     rust: Option<String>,
+    added_clips: &'a [crate::fbx::AddedClip],
     #[serde(flatten)]
     report: &'a CompileReport,
 }
@@ -86,7 +97,11 @@ fn execute(args: Args) -> Result<(), CliError> {
             }
         }
     };
-    let character = import(&args.model, &options, &mut progress).map_err(|e| CliError::invalid(e.to_string()))?;
+    let mut character = import(&args.model, &options, &mut progress).map_err(|e| CliError::invalid(e.to_string()))?;
+    let added = match &args.add_clips {
+        Some(files) => super::added::add_clips(&mut character, &args.model, files, args.bone_map.as_deref(), args.rate)?,
+        None => Vec::new(),
+    };
     let storage = match args.storage {
         StorageArg::RigidGte => StorageMode::RigidGte,
         StorageArg::BakedVertices => StorageMode::BakedVertices,
@@ -104,12 +119,14 @@ fn execute(args: Args) -> Result<(), CliError> {
     }
     write_atomically(&files)
         .map_err(|e| CliError::invalid(format!("{}: cannot write output: {e}", args.out.display())))?;
+    super::added::report(&added);
 
     let r = &compiled.report;
     if args.json {
         let out = Output {
             blob: blob_path.display().to_string(),
             rust: rust_path.map(|p| p.display().to_string()),
+            added_clips: &added,
             report: r,
         };
         println!("{}", serde_json::to_string_pretty(&out).expect("report serialises"));

@@ -10,6 +10,7 @@ use std::fmt;
 use std::io::Write;
 use std::path::Path;
 
+pub mod added;
 pub mod compile_clips;
 pub mod convert;
 pub mod import;

@@ -41,6 +41,13 @@ pub struct Args {
     /// The FBX whose skeleton and mesh an animation file drives (bones matched by name or index).
     #[arg(long)]
     pub skeleton: Option<PathBuf>,
+    /// Animation files whose clips are put onto the FBX's skeleton as `import --add-clips` puts them
+    /// (then drawn like its own clips).
+    #[arg(long, value_delimiter = ',', value_name = "FILE", conflicts_with = "skeleton")]
+    pub add_clips: Option<Vec<PathBuf>>,
+    /// Bone map for --add-clips (`FROM = TO` per line).
+    #[arg(long, value_name = "MAP", requires = "add_clips")]
+    pub bone_map: Option<PathBuf>,
     /// Draw the skeleton over the mesh.
     #[arg(long)]
     pub bones: bool,
@@ -86,6 +93,14 @@ pub fn parse_frames(text: &str, frames: usize) -> Result<Range<usize>, CliError>
     Ok(range)
 }
 
+/// The input, with `--add-clips` when given.
+fn load_subject(args: &Args, modes: &[StorageMode]) -> Result<Subject, CliError> {
+    match &args.add_clips {
+        Some(files) => Subject::load_with_clips(&args.input, files, args.bone_map.as_deref(), modes),
+        None => Subject::load(&args.input, args.skeleton.as_deref(), modes),
+    }
+}
+
 fn execute(args: Args) -> Result<(), CliError> {
     let storage = match args.storage {
         StorageArg::RigidGte => StorageMode::RigidGte,
@@ -97,7 +112,7 @@ fn execute(args: Args) -> Result<(), CliError> {
         }
         // Bind before the (slower) import, so a busy port is reported at once.
         let listener = serve::bind(args.port)?;
-        let subject = Subject::load(&args.input, args.skeleton.as_deref(), &[StorageMode::RigidGte, StorageMode::BakedVertices])?;
+        let subject = load_subject(&args, &[StorageMode::RigidGte, StorageMode::BakedVertices])?;
         let addr = listener.local_addr().map_err(|e| CliError::invalid(format!("cannot read the listening address: {e}")))?;
         println!("psxanim: serving {} at http://{addr}/ (Ctrl-C stops)", subject.source);
         let _ = std::io::stdout().flush();
@@ -109,7 +124,7 @@ fn execute(args: Args) -> Result<(), CliError> {
         return Err(CliError::usage(format!("{}: the output must end in .png (contact sheet) or .gif (animation)", out.display())));
     }
     let clip_name = args.clip.as_deref().ok_or_else(|| CliError::usage("give --clip NAME"))?;
-    let subject = Subject::load(&args.input, args.skeleton.as_deref(), &[storage])?;
+    let subject = load_subject(&args, &[storage])?;
     let clip = subject.clip_index(clip_name)?;
     let info = &subject.clips[clip];
     let range = match &args.frames {

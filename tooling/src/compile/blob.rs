@@ -25,6 +25,8 @@ pub struct ClipPart<'a> {
     pub frame_count: u16,
     pub rate_hz: u16,
     pub data: ClipData,
+    /// (frame, name), frames below `frame_count`.
+    pub events: &'a [(usize, String)],
 }
 
 pub enum ClipData {
@@ -68,6 +70,11 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     };
     let bone_names: Vec<u16> = parts.bones.iter().map(|b| name(b.0)).collect::<Result<_, _>>()?;
     let clip_names: Vec<u16> = parts.clips.iter().map(|c| name(c.name)).collect::<Result<_, _>>()?;
+    let mut event_names = Vec::new();
+    for c in &parts.clips {
+        let names: Vec<u16> = c.events.iter().map(|(_, n)| name(n)).collect::<Result<_, _>>()?;
+        event_names.push(names);
+    }
     for m in &parts.materials {
         name(m.0)?;
     }
@@ -120,6 +127,21 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         }
         data_ranges.push((start, out.len() - start));
     }
+    // Events: per clip, (u16 frame, u16 name).
+    let mut event_ranges = Vec::new();
+    for (c, names) in parts.clips.iter().zip(&event_names) {
+        align4(&mut out);
+        let start = if c.events.is_empty() { 0 } else { out.len() };
+        for ((frame, _), n) in c.events.iter().zip(names) {
+            if *frame >= c.frame_count as usize {
+                return Err(format!("clip '{}': event at frame {frame}, past its {} frames", c.name, c.frame_count));
+            }
+            put_u16(&mut out, *frame as u16);
+            put_u16(&mut out, *n);
+        }
+        let count = u16::try_from(c.events.len()).map_err(|_| format!("clip '{}': more than 65535 events", c.name))?;
+        event_ranges.push((start, count));
+    }
     align4(&mut out);
     let payloads_offset = out.len();
     out.extend_from_slice(parts.payloads);
@@ -144,9 +166,10 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         put_u16(&mut entry, clip_names[i]);
         put_u16(&mut entry, c.frame_count);
         put_u16(&mut entry, c.rate_hz);
-        put_u16(&mut entry, 0);
+        put_u16(&mut entry, event_ranges[i].1);
         put_u32(&mut entry, *start as u32);
         put_u32(&mut entry, *size as u32);
+        put_u32(&mut entry, event_ranges[i].0 as u32);
         out[e..e + CLIP_SIZE].copy_from_slice(&entry);
     }
 

@@ -310,6 +310,7 @@ fn clip_parts(c: &Character, data: impl IntoIterator<Item = ClipData>) -> Result
                 frame_count: u16_of(c, "frame count", clip.frame_count())?,
                 rate_hz: clip.rate as u16,
                 data,
+                events: &clip.events,
             })
         })
         .collect()

@@ -229,6 +229,7 @@ fn coarsest_precision(
                 frame_count,
                 rate_hz: clip.rate as u16,
                 data: ClipData::Pose(data.clone()),
+                events: &[],
             }],
             payloads: &[],
         };

@@ -46,4 +46,6 @@ pub enum ImportError {
     Accuracy { path: String, clip: String, frame: usize, vertex: usize, max: f64, threshold: f64 },
     #[error("{path}: {message}")]
     Compile { path: String, message: String },
+    #[error("{path}: {owner}: property psxanim_events: {message}")]
+    Events { path: String, owner: String, message: String },
 }

@@ -95,6 +95,7 @@ pub fn import(
             poses: vec![],
             rigid_reference: vec![],
             skinned_reference: vec![],
+            events: vec![],
         };
         for frame in 0..frames {
             progress(name, frame, frames);
@@ -113,6 +114,7 @@ pub fn import(
             clip.rigid_reference.push(rigid);
             clip.skinned_reference.push(skinned);
         }
+        clip.events = super::events::clip_events(&p, &scene, stack, name, frames, options.rate, &mut warnings)?;
         clips.push(clip);
     }
 

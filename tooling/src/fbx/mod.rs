@@ -30,10 +30,17 @@
 //! - **Clips:** every animation stack (or those named by `--clips`), sampled at the import rate
 //!   (30 Hz by default) from its start to its end inclusive with ufbx's `evaluate_scene`. A Blender
 //!   stack name `Armature|Walk` becomes `Walk`.
+//! - **Events:** from the user property `psxanim_events` ([`events`]: Blender's FBX exporter writes
+//!   custom properties, not timeline or pose markers).
+//! - **Added clips:** clips of other engines' files put onto the skeleton ([`clips_onto`]).
 
+mod added;
 mod affine;
 mod error;
+pub mod events;
 mod load;
+
+pub use added::{clips_onto, AddedClip};
 
 pub use affine::{Affine, Degenerate, Trs};
 pub use error::ImportError;
@@ -116,6 +123,8 @@ pub struct Clip {
     pub rigid_reference: Vec<Vec<[f64; 3]>>,
     /// Per frame, per vertex: ufbx's skinned position with every weight (linear blend skinning).
     pub skinned_reference: Vec<Vec<[f64; 3]>>,
+    /// Events: frame (below the frame count) and name, in time order.
+    pub events: Vec<(usize, String)>,
 }
 
 impl Clip {

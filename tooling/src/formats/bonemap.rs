@@ -59,6 +59,11 @@ impl BoneMap {
         Ok(BoneMap { map })
     }
 
+    /// The bones the map renames to (its right-hand sides).
+    pub fn targets(&self) -> impl Iterator<Item = &Bone> {
+        self.map.values()
+    }
+
     /// Renames the tracks of every clip; two tracks ending on one bone is an error.
     pub fn apply(&self, anim: &mut Animation) -> Result<(), String> {
         for clip in &mut anim.clips {

@@ -102,6 +102,20 @@ impl Subject {
         Ok(Subject { source: input.display().to_string(), character: None, rigid, baked, clips })
     }
 
+    /// An FBX with the clips of animation files added onto its skeleton, exactly as `psxanim import
+    /// --add-clips` adds them (`crate::cli::added`).
+    pub fn load_with_clips(input: &Path, files: &[std::path::PathBuf], bone_map: Option<&Path>, modes: &[StorageMode]) -> Result<Subject, CliError> {
+        let bytes = std::fs::read(input).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", input.display())))?;
+        if !is_fbx(input, &bytes) {
+            return Err(CliError::usage(format!("{}: --add-clips puts clips onto an FBX character; this is not one", input.display())));
+        }
+        let mut character = import_fbx(input)?;
+        let rate = fbx::ImportOptions::default().rate;
+        let added = crate::cli::added::add_clips(&mut character, input, files, bone_map, rate)?;
+        crate::cli::added::report(&added);
+        Subject::from_character(character, modes)
+    }
+
     fn from_character(character: Character, modes: &[StorageMode]) -> Result<Subject, CliError> {
         let build = |mode: StorageMode| -> Result<Vec<u8>, CliError> {
             let options = CompileOptions { storage: mode, max_error: Some(f64::INFINITY) };
@@ -113,7 +127,7 @@ impl Subject {
         let clips = character
             .clips
             .iter()
-            .map(|c| ClipInfo { name: c.name.clone(), frames: c.frame_count(), rate: c.rate, events: Vec::new() })
+            .map(|c| ClipInfo { name: c.name.clone(), frames: c.frame_count(), rate: c.rate, events: c.events.clone() })
             .collect();
         Ok(Subject { source: character.source.clone(), character: Some(character), rigid, baked, clips })
     }
@@ -304,14 +318,14 @@ fn drive(c: &mut Character, anim: &Animation, anim_path: &Path, model_path: &Pat
             reference.push(positions);
             poses.push(model);
         }
-        let marks = clip
+        let marks: Vec<(usize, String)> = clip
             .events
             .iter()
             .filter(|e| e.time.is_finite())
             .map(|e| (((seconds(e.time, clip.time_unit, rate) * rate as f64).round().max(0.0) as usize).min(frames - 1), e.name.clone()))
             .collect();
-        events.push(marks);
-        clips.push(fbx::Clip { name, rate, poses, rigid_reference: reference.clone(), skinned_reference: reference });
+        events.push(marks.clone());
+        clips.push(fbx::Clip { name, rate, poses, rigid_reference: reference.clone(), skinned_reference: reference, events: marks });
     }
     c.clips = clips;
     c.source = format!("{} on {}", anim_path.display(), model_path.display());

@@ -25,8 +25,10 @@ mod scene;
 #[allow(dead_code)]
 mod baked_paths;
 
-/// The fixture the example embeds, and the storage modes it embeds it in.
+/// The fixture the example embeds, the clips added onto it from another engine's file (a one-shot
+/// with events), and the storage modes it embeds it in.
 const FIXTURE: &str = "tests/fixtures/fbx/character.fbx";
+const ADDED_CLIPS: &str = "tests/fixtures/formats/wave.ani";
 const STORAGES: [&str; 2] = ["rigid-gte", "baked-vertices"];
 /// Pixels that must differ between two screenshots inside the characters' boxes.
 const MIN_CHANGED_PIXELS: usize = 50;
@@ -53,13 +55,13 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
         let mut cmd = Command::new("cargo");
         cmd.args(["run", "--quiet", "--release", "-p", "psxanim", "--bin", "psxanim", "--", "import"])
             .arg(ws.join(FIXTURE))
-            .args(["--storage", storage, "-o"])
+            .args(["--storage", storage, "--add-clips", ADDED_CLIPS, "-o"])
             .arg(&out)
             .current_dir(ws);
         for var in ["RUSTUP_TOOLCHAIN", "RUSTC", "RUSTC_WRAPPER", "RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET"] {
             cmd.env_remove(var);
         }
-        println!("character: psxanim import {FIXTURE} --storage {storage}");
+        println!("character: psxanim import {FIXTURE} --storage {storage} --add-clips {ADDED_CLIPS}");
         let output = cmd.output().context("could not start cargo run -p psxanim")?;
         if !output.status.success() {
             bail!(
@@ -137,7 +139,15 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
         .collect::<Vec<_>>();
     let cache = Word { name: "pose_cache.hash".to_string(), value: scene::pose_cache_hash(&models) };
     let paths = baked_path_expectation(&blobs, bv)?;
-    Ok(Expectation { program: *b"CHAR", words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache], paths].concat() })
+    let mut fades = Vec::new();
+    scene::fade_probe_words(&models, &mut host_gte(), &mut scratch, &mut |value, l| {
+        fades.push(Word { name: format!("{}.step{}.{}", l.what, l.step, l.index), value })
+    })
+    .map_err(|e| anyhow::anyhow!("host fade probe failed: {e:?}"))?;
+    Ok(Expectation {
+        program: *b"CHAR",
+        words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache], paths, fades].concat(),
+    })
 }
 
 /// The baked decoder's paths (`baked_paths`: synthetic delta and raw frames, shared frames, an
@@ -406,6 +416,16 @@ pub struct CycleFigures {
     pub quad_front_face_cycles: Option<f64>,
     pub strip_back_face_cycles: Option<f64>,
     pub strip_front_face_cycles: Option<f64>,
+    /// A crossfade's own cost, measured at start-up on the fixture's poses (Walk to Idle, Turn to
+    /// Walk, halfway): the rigid blend per bone and the baked blend per vertex, and the whole Decode
+    /// stage of a fading instance (both clips decoded, then blended; the rigid one from the compact
+    /// stream, which a crossfade uses even with a pose cache).
+    pub crossfade_rigid_blend_cycles_per_bone: Option<f64>,
+    pub crossfade_baked_blend_cycles_per_vertex: Option<f64>,
+    pub crossfade_rigid_decode_cycles: Option<f64>,
+    pub crossfade_baked_decode_cycles: Option<f64>,
+    /// An Animator's RAM: the per-instance state of an imported character's player.
+    pub animator_bytes: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -487,6 +507,10 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         let ticks = view.cycles(slot);
         (ticks != 0).then(|| ticks as f64 * CYCLES_PER_TICK / models.baked.vertex_count() as f64)
     };
+    let fade = |i: usize| {
+        let ticks = view.cycles(scene::SLOT_FADE_BENCH + i);
+        (ticks != 0).then_some(ticks as f64 * CYCLES_PER_TICK)
+    };
     let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
     let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
     let four = match (rigid_cpv, per_tri, rigid_pose) {
@@ -531,6 +555,11 @@ fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigure
         quad_front_face_cycles: face(scene::FaceBench::Quads, true, false),
         strip_back_face_cycles: face(scene::FaceBench::Strip, false, false),
         strip_front_face_cycles: face(scene::FaceBench::Strip, true, false),
+        crossfade_rigid_blend_cycles_per_bone: fade(0).map(|c| c / models.rigid.bone_count() as f64),
+        crossfade_baked_blend_cycles_per_vertex: fade(1).map(|c| c / models.baked.vertex_count() as f64),
+        crossfade_rigid_decode_cycles: fade(2),
+        crossfade_baked_decode_cycles: fade(3),
+        animator_bytes: std::mem::size_of::<psxanim_runtime::anim::Animator>(),
         instances,
     })
 }
@@ -602,7 +631,7 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; Animator {} bytes; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
@@ -630,6 +659,11 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
                 fmt(f.strip_front_face_cycles),
                 fmt(f.offscreen_cycles),
                 fmt(f.four_512_vertex_characters_percent_of_30fps_frame),
+                fmt(f.crossfade_rigid_blend_cycles_per_bone),
+                fmt(f.crossfade_baked_blend_cycles_per_vertex),
+                fmt(f.crossfade_rigid_decode_cycles),
+                fmt(f.crossfade_baked_decode_cycles),
+                f.animator_bytes,
                 path.display()
             );
             println!("character cycles: {detail}");
@@ -708,6 +742,25 @@ mod tests {
                 assert!(h.triangles[i].len() > 100, "frame {frame} instance {i}: {} triangles", h.triangles[i].len());
             }
         }
+    }
+
+    #[test]
+    fn the_live_scene_fires_the_one_shots_events() {
+        let blobs = blobs();
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
+        let mut s = scene::Scene::new(models).unwrap();
+        let mut fired = Vec::new();
+        for _ in 0..scene::FADE_PERIOD {
+            let before = s.events;
+            s.step();
+            if s.events != before {
+                fired.push(s.frame);
+            }
+        }
+        // "wave" starts at frame 45 (crossfaded from Idle): "lift" at its frame 6, "wave" at 15.
+        assert_eq!(fired, [52, 61]);
+        assert_eq!(s.last_event_frame, Some(61));
     }
 
     #[test]
@@ -845,9 +898,18 @@ mod tests {
         let corrupt = scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION;
         let flat = scene::FLAT_RUNS * scene::FLAT_RUN_WORDS;
         let paths = baked_paths::PATH_PROBES.len() * 2 * models.baked.vertex_count() + baked_paths::ERROR_WORDS;
-        assert_eq!(e.words.len(), baked + rigid + corrupt + flat + 1 + paths);
-        assert_eq!(e.words[baked + rigid + corrupt + flat].name, "pose_cache.hash");
-        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("baked.path.bad_escape1.output_hash"));
+        let fade_steps = |m: scene::Model| scene::FADE_PROBES.iter().filter(|p| p.model == m).map(|p| p.probe_steps.len()).sum::<usize>();
+        let fades = 8 * models.rigid.bone_count() * fade_steps(scene::Model::Rigid) + 2 * models.baked.vertex_count() * fade_steps(scene::Model::Baked);
+        // The one-shot from wave.ani: "lift" at frame 6 and "wave" at 15, crossed on those steps of
+        // the event timeline (it starts at time 0), then the count and the Animator's bytes.
+        let events = [6 << 16, 6, 15 << 16 | 1, 15, 2];
+        let cache_at = baked + rigid + corrupt + flat;
+        assert_eq!(e.words.len(), cache_at + 1 + paths + fades + events.len() + 1);
+        assert_eq!(e.words[cache_at].name, "pose_cache.hash");
+        assert_eq!(e.words[cache_at + paths].name, "baked.path.bad_escape1.output_hash");
+        let tail: Vec<u32> = e.words[cache_at + 1 + paths + fades..].iter().map(|w| w.value).collect();
+        assert_eq!(tail[..events.len()], events);
+        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("animator.bytes.step0.0"));
         // The packet loop's runs (drawn, rejected, words). Triangles, with the tests, room for all: the
         // front, wide-but-drawable and two more front faces drawn, near, too wide and too tall
         // rejected; room for three: one more rejected. Without the tests, room for all: everything
