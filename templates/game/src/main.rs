@@ -63,7 +63,7 @@ fn main() {
         let mut used = 0;
         let mut sink = OtSink::new(FramePackets::new(ot, packets, &mut used), Shading::Flat);
         camera.load(&mut gte);
-        let _ = render::render(&mut gte, &tables, &camera, &world, animator.sample(), scratch, &mut sink, &mut |_| {});
+        let _ = render::render_animated(&mut gte, &tables, None, &camera, &world, &animator, scratch, &mut sink, &mut |_| {});
 
         fb.draw_sync();
         fb.wait_vblank();
@@ -72,9 +72,9 @@ fn main() {
 
         animator.update(1); // one vsync of game time
         if frame % 240 == 0 {
-            // Every four seconds, the other clip.
+            // Every four seconds, a half-second crossfade into the other clip.
             let next = if frame % 480 == 0 { walk } else { idle };
-            let _ = animator.play(&tables, next, true);
+            let _ = animator.crossfade(&tables, next, true, 30);
         }
     }
 }
