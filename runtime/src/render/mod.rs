@@ -26,6 +26,7 @@ pub mod bones;
 pub mod camera;
 pub mod character;
 pub mod cull;
+pub mod error;
 pub mod fade;
 pub mod ot;
 pub mod pose_cache;
@@ -34,7 +35,8 @@ pub mod scratch;
 pub mod triangles;
 
 pub use camera::Camera;
-pub use character::{render, render_animated, render_cached, render_pose, Outcome, RenderError, Stage};
+pub use character::{render, render_animated, render_cached, render_pose, Outcome, Stage};
+pub use error::RenderError;
 pub use pose_cache::PoseCache;
 pub use scratch::{Scratch, MAX_BONES, MAX_VERTICES};
 pub use triangles::{DrawnTriangle, TriangleSink, TriangleStats};

@@ -18,7 +18,7 @@
 //! (`TableError::ValueOverflow`) and renders through the compact path instead.
 
 use super::bones;
-use super::character::RenderError;
+use super::error::RenderError;
 use super::scratch::{Scratch, MAX_BONES};
 use crate::gte::{Cop2, Gte, PackedMatrix};
 use crate::tables::{ClipFrames, ComponentCursor, Storage, TableError, Tables, CLIP_SIZE, COMPONENTS_PER_BONE, HEADER_SIZE};
