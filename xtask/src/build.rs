@@ -70,7 +70,7 @@ pub fn cargo_command(ws: &Path, example: &str, debug: bool) -> Command {
     if !debug {
         cmd.arg("--release");
     }
-    for var in OUTER_CARGO_VARS {
+    for var in crate::shell::OUTER_CARGO_VARS {
         cmd.env_remove(var);
     }
     cmd.env("CARGO_TARGET_DIR", ws.join("target").join("psx-build"));
@@ -78,18 +78,6 @@ pub fn cargo_command(ws: &Path, example: &str, debug: bool) -> Command {
     cmd
 }
 
-/// What the outer cargo (`cargo xtask` runs inside stable cargo) exports and a child cargo must not
-/// inherit: they would pick the outer toolchain, flags, target or target folder.
-pub const OUTER_CARGO_VARS: [&str; 8] = [
-    "RUSTUP_TOOLCHAIN",
-    "RUSTC",
-    "RUSTC_WRAPPER",
-    "RUSTFLAGS",
-    "CARGO_ENCODED_RUSTFLAGS",
-    "CARGO_BUILD_RUSTFLAGS",
-    "CARGO_TARGET_DIR",
-    "CARGO_BUILD_TARGET",
-];
 
 /// The examples that are psx-sdk-rs games: built by `cargo psx build` with psx's own start-up,
 /// panic handler and linker script, as their users build them.
@@ -100,7 +88,7 @@ pub const CARGO_PSX_EXAMPLES: [&str; 1] = ["psx-game"];
 pub fn cargo_psx_command(dir: &Path, target_dir: &Path) -> Command {
     let mut cmd = Command::new("cargo");
     cmd.args(["psx", "build", "--toolchain", setup::NIGHTLY]).current_dir(dir);
-    for var in OUTER_CARGO_VARS {
+    for var in crate::shell::OUTER_CARGO_VARS {
         cmd.env_remove(var);
     }
     cmd.env("CARGO_TARGET_DIR", target_dir);

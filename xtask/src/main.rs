@@ -14,6 +14,7 @@ mod psexe;
 mod report;
 mod setup;
 mod shell;
+mod test;
 mod verify;
 
 use backends::Emulator;
@@ -166,7 +167,7 @@ fn main() {
             };
             verify::run(&ws, &options).map(|_| ())
         }
-        Command::Test => verify::test_all(&ws),
+        Command::Test => test::test_all(&ws),
         Command::Demo(a) => verify::demo(&ws, a.artifacts.unwrap_or_else(|| ws.join("artifacts").join("demo"))),
         Command::NewGame(a) => {
             let runtime = match a.runtime_git {

@@ -131,7 +131,7 @@ pub fn ensure_cargo_psx() -> Result<()> {
     println!("setup: installing cargo-psx {CARGO_PSX_VERSION}");
     let mut cmd = Command::new("cargo");
     cmd.args(["install", "cargo-psx", "--version", CARGO_PSX_VERSION, "--locked"]);
-    for var in crate::build::OUTER_CARGO_VARS {
+    for var in crate::shell::OUTER_CARGO_VARS {
         cmd.env_remove(var);
     }
     run_install(&mut cmd, RUSTUP_TIMEOUT, "cargo install cargo-psx (is crates.io reachable?)")?;

@@ -2,10 +2,22 @@
 //! xshell and written as they would be typed. Installs and emulator runs that need a timeout and a
 //! process-group kill go through `process::run_with_timeout` with `std::process::Command` instead
 //! (xshell has neither), as do the PSX cargo builds whose environment a unit test inspects.
-use crate::build::OUTER_CARGO_VARS;
 use anyhow::{Context, Result};
 use std::path::Path;
 use xshell::{Cmd, Shell};
+
+/// What the outer cargo (`cargo xtask` runs inside stable cargo) exports and a child cargo must not
+/// inherit: they would pick the outer toolchain, flags, target or target folder.
+pub const OUTER_CARGO_VARS: [&str; 8] = [
+    "RUSTUP_TOOLCHAIN",
+    "RUSTC",
+    "RUSTC_WRAPPER",
+    "RUSTFLAGS",
+    "CARGO_ENCODED_RUSTFLAGS",
+    "CARGO_BUILD_RUSTFLAGS",
+    "CARGO_TARGET_DIR",
+    "CARGO_BUILD_TARGET",
+];
 
 /// A shell working in `dir`.
 pub fn at(dir: &Path) -> Result<Shell> {

@@ -19,7 +19,7 @@
 //!   ([`PoseSample::fade`]); [`Animator::update_events`] reports the clips' events crossed (the
 //!   tables' event section) like ANIMBIN markers.
 
-use super::player::{MarkerEvent, NoMarkers, Player, Voice};
+use super::player::{MarkerEvent, Markers, NoMarkers, Player, Voice};
 use super::time::{TimeScale, TICKS_PER_FRAME};
 use crate::tables::{TableError, Tables};
 
@@ -185,4 +185,14 @@ impl Animator {
 /// Ticks from the first sample to the terminal sample `n-1` of a clip of `samples` samples.
 fn span(samples: u16) -> u32 {
     (samples.max(1) as u32 - 1) * TICKS_PER_FRAME
+}
+
+/// A character's clips are named by index; their events are the player's markers.
+impl<'a> Markers<'a, u16> for Tables<'a> {
+    fn marker_count(&self, clip: &u16) -> usize {
+        self.event_count(*clip as usize)
+    }
+    fn marker(&self, clip: &u16, index: usize) -> Option<(&'a [u8], u16)> {
+        self.event(*clip as usize, index).map(|(name, frame)| (name.as_bytes(), frame))
+    }
 }

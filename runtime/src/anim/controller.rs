@@ -27,7 +27,7 @@ use super::playhead::Playhead;
 use super::skeleton::{compose_pose, LocalTransform, Skeleton};
 use super::time::{TimeScale, TICKS_PER_FRAME};
 use crate::animbin::Clip;
-use crate::clipbin::CompiledClip;
+use crate::clipbin::read::CompiledClip;
 use crate::gte::{Cop2, Gte};
 use crate::math::{Matrix, Quat};
 

@@ -612,15 +612,5 @@ impl<'a> Tables<'a> {
     }
 }
 
-/// A character's clips are named by index; their events are the player's markers.
-impl<'a> crate::anim::Markers<'a, u16> for Tables<'a> {
-    fn marker_count(&self, clip: &u16) -> usize {
-        self.event_count(*clip as usize)
-    }
-    fn marker(&self, clip: &u16, index: usize) -> Option<(&'a [u8], u16)> {
-        self.event(*clip as usize, index).map(|(name, frame)| (name.as_bytes(), frame))
-    }
-}
-
 #[cfg(test)]
 mod tests;
