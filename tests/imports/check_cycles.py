@@ -2,7 +2,8 @@
 """Import circles between the files of a Rust crate's src/ folder.
 
 A file depends on another when it names it in a `use` (braces expanded) or in a `crate::`/`super::`
-path, outside its `#[cfg(test)] mod tests`; a circle is a strongly connected set of two or more files. Usage: check_cycles.py SRC_DIR...
+path, outside its `#[cfg(test)] mod tests`. A child's use of its parent module's own items is not
+counted: a module tree's parent declares its children and they may use it. A circle is a strongly connected set of two or more files. Usage: check_cycles.py SRC_DIR...
 Exit status 0 when no folder has one, 1 otherwise (each circle printed).
 """
 import collections

@@ -1,0 +1,264 @@
+//! The character example's cycle figures: the record's root counter 2 readings paired with the host's
+//! counts of the same frame.
+use super::screen::host_frame;
+use super::*;
+/// Cycle figures from the record (root counter 2 ticks at `scene::MEASURED_FRAME`) and the host's
+/// counts of the same frame.
+#[derive(Debug, Serialize)]
+pub struct CycleFigures {
+    pub measured_frame: u32,
+    pub instances: Vec<InstanceCycles>,
+    /// The sum of every instance's stages (the program's own whole-scene slot wraps past 65,535 ticks).
+    pub scene_cycles: f64,
+    pub rigid_cycles_per_vertex: Option<f64>,
+    pub baked_cycles_per_vertex: Option<f64>,
+    /// Pose evaluation: sample decoding (with the pose cache: the cached frame's lookup) plus bone
+    /// matrices (with the cache: one compose per bone).
+    pub rigid_pose_cycles: Option<f64>,
+    pub rigid_sample_decode_cycles: Option<f64>,
+    pub rigid_bone_matrix_cycles: Option<f64>,
+    /// Bone matrices per bone (the composes and the object matrix load, over the fixture's bones).
+    pub rigid_bone_matrix_cycles_per_bone: Option<f64>,
+    /// The Pose stage of a 20-bone skeleton, measured at start-up (object matrix load and 20 composes
+    /// on cached entries), and per bone.
+    pub compose_20_bones_cycles: Option<f64>,
+    pub compose_cycles_per_bone: Option<f64>,
+    /// The compact path (no cache) posing "Walk" at the measured frame, measured at start-up.
+    pub compact_pose_cycles: Option<f64>,
+    /// Blending two cached frames of the fixture (an interpolated sample's extra Decode cost),
+    /// measured at start-up at the halfway weight and at another.
+    pub blend_halfway_cycles: Option<f64>,
+    pub blend_other_weight_cycles: Option<f64>,
+    /// Pose evaluation of a 20-bone skeleton: the measured lookup (Decode stage) plus the measured
+    /// 20-bone Pose stage.
+    pub rigid_pose_20_bones_cycles: Option<f64>,
+    /// Building the rigid pose cache at start-up (every frame of every clip), and the RAM it holds.
+    pub pose_cache_build_cycles: Option<f64>,
+    pub pose_cache_bytes: Option<usize>,
+    pub baked_decode_cycles: Option<f64>,
+    /// The slowest decode of every frame of every baked clip, measured alone at start-up, per vertex
+    /// (the figure), which frame it was, the slowest of the frames without escapes and the
+    /// synthetic raw frame, per vertex.
+    pub baked_decode_cycles_per_vertex: Option<f64>,
+    pub baked_decode_slowest_frame: Option<String>,
+    pub baked_decode_no_escapes_cycles_per_vertex: Option<f64>,
+    pub baked_decode_raw_cycles_per_vertex: Option<f64>,
+    pub cycles_per_triangle_considered: Option<f64>,
+    pub cycles_per_drawn_triangle: Option<f64>,
+    pub offscreen_cycles: Option<f64>,
+    /// Four characters of 512 vertices and 1,024 triangles at the rigid rates, in % of a 30 fps frame.
+    pub four_512_vertex_characters_percent_of_30fps_frame: Option<f64>,
+    /// The triangle stage's paths per triangle, measured at start-up on synthetic triangles: a back
+    /// face and a front face (packet written and linked), without the near and span tests (a clear
+    /// character) and with them.
+    pub back_face_cycles: Option<f64>,
+    pub front_face_cycles: Option<f64>,
+    pub back_face_tested_cycles: Option<f64>,
+    pub front_face_tested_cycles: Option<f64>,
+    /// Per triangle of a quad run and of a strip (a quad is two), back- and front-facing.
+    pub quad_back_face_cycles: Option<f64>,
+    pub quad_front_face_cycles: Option<f64>,
+    pub strip_back_face_cycles: Option<f64>,
+    pub strip_front_face_cycles: Option<f64>,
+    /// A crossfade's own cost, measured at start-up on the fixture's poses (Walk to Idle, Turn to
+    /// Walk, halfway): the rigid blend per bone and the baked blend per vertex, and the whole Decode
+    /// stage of a fading instance (both clips decoded, then blended; the rigid one from the compact
+    /// stream, which a crossfade uses even with a pose cache).
+    pub crossfade_rigid_blend_cycles_per_bone: Option<f64>,
+    pub crossfade_baked_blend_cycles_per_vertex: Option<f64>,
+    pub crossfade_rigid_decode_cycles: Option<f64>,
+    pub crossfade_baked_decode_cycles: Option<f64>,
+    /// An Animator's RAM: the per-instance state of an imported character's player.
+    pub animator_bytes: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct InstanceCycles {
+    pub instance: usize,
+    pub storage: String,
+    pub culled: bool,
+    pub bounds: f64,
+    /// Rigid: bone samples decoded (and blended); baked: the frame decoded.
+    pub decode: f64,
+    /// Rigid: model-view matrices from the samples, composed on the GTE.
+    pub bone_matrices: f64,
+    pub projection: f64,
+    pub triangles: f64,
+    pub vertices: usize,
+    pub bones: usize,
+    pub triangles_considered: usize,
+    pub triangles_drawn: u32,
+}
+
+pub(super) fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigures> {
+    let at = view.cycles(scene::SLOT_FRAME);
+    ensure!(
+        at == scene::MEASURED_FRAME,
+        "the record holds no cycle counts of frame {} (slot {} = {at})",
+        scene::MEASURED_FRAME,
+        scene::SLOT_FRAME
+    );
+    let host = host_frame(models, scene::MEASURED_FRAME)?;
+    let cyc = |slot: usize| view.cycles(slot) as f64 * CYCLES_PER_TICK;
+    let mut instances = Vec::new();
+    for (i, p) in scene::PLACEMENTS.iter().enumerate() {
+        let t = models.get(p.model);
+        let drawn = match host.outcomes[i] {
+            Outcome::Drawn(s) => Some(s.drawn),
+            Outcome::Culled => None,
+        };
+        instances.push(InstanceCycles {
+            instance: i,
+            storage: format!("{:?}", p.model),
+            culled: drawn.is_none(),
+            bounds: cyc(scene::STAGES * i),
+            decode: cyc(scene::STAGES * i + 1),
+            bone_matrices: cyc(scene::STAGES * i + 2),
+            projection: cyc(scene::STAGES * i + 3),
+            triangles: cyc(scene::STAGES * i + 4),
+            vertices: t.vertex_count(),
+            bones: t.bone_count(),
+            triangles_considered: t.triangle_count(),
+            triangles_drawn: drawn.unwrap_or(0),
+        });
+    }
+    let drawn: Vec<&InstanceCycles> = instances.iter().filter(|c| !c.culled).collect();
+    let mean = |f: &dyn Fn(&InstanceCycles) -> Option<f64>, model: Option<&str>| -> Option<f64> {
+        let v: Vec<f64> = drawn.iter().filter(|c| model.is_none_or(|m| c.storage == m)).filter_map(|c| f(c)).collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    };
+    let rigid_cpv = mean(&|c| Some(c.projection / c.vertices as f64), Some("Rigid"));
+    let baked_cpv = mean(&|c| Some(c.projection / c.vertices as f64), Some("Baked"));
+    let rigid_pose = mean(&|c| Some(c.decode + c.bone_matrices), Some("Rigid"));
+    let per_bone = mean(&|c| Some(c.bone_matrices / c.bones as f64), Some("Rigid"));
+    let bench_ticks = view.cycles(scene::SLOT_COMPOSE_BENCH);
+    let blend = |i: usize| {
+        let ticks = view.cycles(scene::SLOT_BLEND_BENCH + i);
+        (ticks != 0).then_some(ticks as f64 * CYCLES_PER_TICK / scene::COMPOSE_BENCH_RUNS as f64)
+    };
+    let compact_ticks = view.cycles(scene::SLOT_COMPACT_BENCH);
+    let compose_20 = (bench_ticks != 0).then(|| bench_ticks as f64 * CYCLES_PER_TICK / scene::COMPOSE_BENCH_RUNS as f64);
+    let lookup = mean(&|c| Some(c.decode), Some("Rigid"));
+    let pose_20 = lookup.zip(compose_20).map(|(l, c)| l + c);
+    let cache_ticks = view.cycles(scene::SLOT_POSE_CACHE);
+    let face = |kind: scene::FaceBench, front: bool, clip_tests: bool| {
+        let i = scene::FACE_BENCH_CASES.iter().position(|&c| c == (kind, front, clip_tests))?;
+        let ticks = view.cycles(scene::SLOT_FACE_BENCH + i);
+        let per = scene::FACE_BENCH_RUNS as f64 * scene::FACE_BENCH_TRIANGLES as f64;
+        (ticks != 0).then(|| ticks as f64 * CYCLES_PER_TICK / per)
+    };
+    let baked_bench = |slot: usize| {
+        let ticks = view.cycles(slot);
+        (ticks != 0).then(|| ticks as f64 * CYCLES_PER_TICK / models.baked.vertex_count() as f64)
+    };
+    let fade = |i: usize| {
+        let ticks = view.cycles(scene::SLOT_FADE_BENCH + i);
+        (ticks != 0).then_some(ticks as f64 * CYCLES_PER_TICK)
+    };
+    let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
+    let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
+    let four = match (rigid_cpv, per_tri, rigid_pose) {
+        (Some(v), Some(t), Some(p)) => Some(100.0 * 4.0 * (512.0 * v + 1024.0 * t + p) / CYCLES_PER_30FPS_FRAME),
+        _ => None,
+    };
+    Ok(CycleFigures {
+        measured_frame: scene::MEASURED_FRAME,
+        scene_cycles: instances.iter().map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles).sum(),
+        rigid_cycles_per_vertex: rigid_cpv,
+        baked_cycles_per_vertex: baked_cpv,
+        rigid_pose_cycles: rigid_pose,
+        rigid_sample_decode_cycles: mean(&|c| Some(c.decode), Some("Rigid")),
+        rigid_bone_matrix_cycles: mean(&|c| Some(c.bone_matrices), Some("Rigid")),
+        rigid_bone_matrix_cycles_per_bone: per_bone,
+        compose_20_bones_cycles: compose_20,
+        compose_cycles_per_bone: compose_20.map(|c| c / scene::COMPOSE_BENCH_BONES as f64),
+        rigid_pose_20_bones_cycles: pose_20,
+        compact_pose_cycles: (compact_ticks != 0).then_some(compact_ticks as f64 * CYCLES_PER_TICK),
+        blend_halfway_cycles: blend(0),
+        blend_other_weight_cycles: blend(1),
+        pose_cache_build_cycles: (cache_ticks != 0).then_some(cache_ticks as f64 * CYCLES_PER_TICK),
+        pose_cache_bytes: models.rigid_poses.map(|p| p.bytes()),
+        baked_decode_cycles: mean(&|c| Some(c.decode), Some("Baked")),
+        baked_decode_cycles_per_vertex: baked_bench(baked_paths::SLOT_BAKED_BENCH),
+        baked_decode_slowest_frame: (view.cycles(baked_paths::SLOT_BAKED_BENCH) != 0).then(|| {
+            let which = view.cycles(baked_paths::SLOT_BAKED_SLOWEST_FRAME) as usize;
+            let name = models.baked.clip(which >> 16).ok().and_then(|c| models.baked.name(c.name_offset).ok()).unwrap_or("?");
+            format!("{name} frame {}", which & 0xFFFF)
+        }),
+        baked_decode_no_escapes_cycles_per_vertex: baked_bench(baked_paths::SLOT_BAKED_NO_ESCAPES),
+        baked_decode_raw_cycles_per_vertex: baked_bench(baked_paths::SLOT_BAKED_RAW),
+        cycles_per_triangle_considered: per_tri,
+        cycles_per_drawn_triangle: per_drawn,
+        offscreen_cycles: instances.iter().find(|c| c.culled).map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles),
+        four_512_vertex_characters_percent_of_30fps_frame: four,
+        back_face_cycles: face(scene::FaceBench::Triangles, false, false),
+        front_face_cycles: face(scene::FaceBench::Triangles, true, false),
+        back_face_tested_cycles: face(scene::FaceBench::Triangles, false, true),
+        front_face_tested_cycles: face(scene::FaceBench::Triangles, true, true),
+        quad_back_face_cycles: face(scene::FaceBench::Quads, false, false),
+        quad_front_face_cycles: face(scene::FaceBench::Quads, true, false),
+        strip_back_face_cycles: face(scene::FaceBench::Strip, false, false),
+        strip_front_face_cycles: face(scene::FaceBench::Strip, true, false),
+        crossfade_rigid_blend_cycles_per_bone: fade(0).map(|c| c / models.rigid.bone_count() as f64),
+        crossfade_baked_blend_cycles_per_vertex: fade(1).map(|c| c / models.baked.vertex_count() as f64),
+        crossfade_rigid_decode_cycles: fade(2),
+        crossfade_baked_decode_cycles: fade(3),
+        animator_bytes: std::mem::size_of::<psxanim_runtime::anim::Animator>(),
+        instances,
+    })
+}
+
+/// The cycle figures, reported and written to `artifacts/cycles-character-EMULATOR.json` (present or
+/// not is the check).
+pub(super) fn cycle_checks(models: scene::Models, emulator: &str, view: Option<&RecordView>, artifacts: &Path) -> Vec<Check> {
+    let mut checks = Vec::new();
+    match view.context("no record").and_then(|v| cycle_figures(models, v)) {
+        Ok(f) => {
+            let path = artifacts.join(format!("cycles-character-{emulator}.json"));
+            let written = serde_json::to_string_pretty(&f)
+                .map_err(anyhow::Error::from)
+                .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
+            let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
+            let detail = format!(
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; Animator {} bytes; {}",
+                fmt(f.rigid_cycles_per_vertex),
+                fmt(f.baked_cycles_per_vertex),
+                fmt(f.rigid_pose_cycles),
+                fmt(f.rigid_sample_decode_cycles),
+                fmt(f.rigid_bone_matrix_cycles),
+                fmt(f.rigid_bone_matrix_cycles_per_bone),
+                fmt(f.rigid_pose_20_bones_cycles),
+                fmt(f.compose_20_bones_cycles),
+                fmt(f.compose_cycles_per_bone),
+                fmt(f.blend_halfway_cycles),
+                fmt(f.blend_other_weight_cycles),
+                fmt(f.compact_pose_cycles),
+                f.pose_cache_bytes.map_or("n/a".to_string(), |b| b.to_string()),
+                fmt(f.pose_cache_build_cycles),
+                fmt(f.baked_decode_cycles),
+                fmt(f.cycles_per_triangle_considered),
+                fmt(f.cycles_per_drawn_triangle),
+                fmt(f.back_face_cycles),
+                fmt(f.front_face_cycles),
+                fmt(f.back_face_tested_cycles),
+                fmt(f.front_face_tested_cycles),
+                fmt(f.quad_back_face_cycles),
+                fmt(f.quad_front_face_cycles),
+                fmt(f.strip_back_face_cycles),
+                fmt(f.strip_front_face_cycles),
+                fmt(f.offscreen_cycles),
+                fmt(f.four_512_vertex_characters_percent_of_30fps_frame),
+                fmt(f.crossfade_rigid_blend_cycles_per_bone),
+                fmt(f.crossfade_baked_blend_cycles_per_vertex),
+                fmt(f.crossfade_rigid_decode_cycles),
+                fmt(f.crossfade_baked_decode_cycles),
+                f.animator_bytes,
+                path.display()
+            );
+            println!("character cycles: {detail}");
+            checks.push(Check::new("character.cycles", written.is_ok(), detail));
+        }
+        Err(e) => checks.push(Check::new("character.cycles", false, format!("{e:#}"))),
+    }
+    checks
+}

@@ -1,0 +1,431 @@
+//! The character example: its tables (generated before the build, here), its expected record words
+//! (`record`), the checks of its screenshots against the host's own rendering of the same frames
+//! (`screen`) and its cycle figures (`cycles`).
+//!
+//! The scene (`examples/character/src/scene.rs`) is compiled into this crate and run on the runtime's
+//! GTE model, so the host computes exactly what the console computed: the probe words in the record
+//! and, for any frame number, the triangles drawn. Each screenshot carries the frame number it shows
+//! (blocks on the top rows), so the checks do not depend on an emulator's frame timing.
+use super::{Expectation, Word};
+use crate::backends::Screenshot;
+use crate::report::Check;
+use anyhow::{bail, ensure, Context, Result};
+use psxanim_runtime::gte::{Gte, GteModel, PackedMatrix};
+use psxanim_runtime::record::RecordView;
+use psxanim_runtime::render::pose_cache::{self, PoseCache};
+use psxanim_runtime::render::{DrawnTriangle, Outcome, Scratch, TriangleSink};
+use psxanim_runtime::tables::Tables;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[path = "../../../../examples/character/src/scene.rs"]
+#[allow(dead_code)]
+mod scene;
+#[path = "../../../../examples/character/src/baked_paths.rs"]
+#[allow(dead_code)]
+mod baked_paths;
+mod cycles;
+mod record;
+mod screen;
+
+pub use record::expectation;
+
+/// The fixture the example embeds, the clips added onto it from another engine's file (a one-shot
+/// with events), and the storage modes it embeds it in.
+const FIXTURE: &str = "tests/fixtures/fbx/character.fbx";
+const ADDED_CLIPS: &str = "tests/fixtures/formats/wave.ani";
+const STORAGES: [&str; 2] = ["rigid-gte", "baked-vertices"];
+/// Pixels that must differ between two screenshots inside the characters' boxes.
+const MIN_CHANGED_PIXELS: usize = 50;
+/// CPU cycles per root counter 2 tick.
+const CYCLES_PER_TICK: f64 = 8.0;
+/// CPU cycles of one 30 fps frame (33.8688 MHz / 30).
+const CYCLES_PER_30FPS_FRAME: f64 = 33_868_800.0 / 30.0;
+
+/// Where the generated blobs go (the example's build.rs reads the same folder).
+pub fn tables_dir(ws: &Path) -> PathBuf {
+    ws.join("target").join("character-tables")
+}
+
+pub fn blob_path(ws: &Path, storage: &str) -> PathBuf {
+    tables_dir(ws).join(storage).join("character.pxsk")
+}
+
+/// Runs `psxanim import` on the fixture in both storage modes (building the tool if needed). A blob is
+/// replaced only when its bytes change, so an unchanged import does not relink the example.
+pub fn generate_tables(ws: &Path) -> Result<()> {
+    let staging = ws.join("target").join("character-tables-staging");
+    for storage in STORAGES {
+        let out = staging.join(storage);
+        let mut cmd = Command::new("cargo");
+        cmd.args(["run", "--quiet", "--release", "-p", "psxanim", "--bin", "psxanim", "--", "import"])
+            .arg(ws.join(FIXTURE))
+            .args(["--storage", storage, "--add-clips", ADDED_CLIPS, "-o"])
+            .arg(&out)
+            .current_dir(ws);
+        for var in ["RUSTUP_TOOLCHAIN", "RUSTC", "RUSTC_WRAPPER", "RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET"] {
+            cmd.env_remove(var);
+        }
+        println!("character: psxanim import {FIXTURE} --storage {storage} --add-clips {ADDED_CLIPS}");
+        let output = cmd.output().context("could not start cargo run -p psxanim")?;
+        if !output.status.success() {
+            bail!(
+                "psxanim import --storage {storage} failed ({}):\n{}{}",
+                output.status,
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let fresh = out.join("character.pxsk");
+        let bytes = std::fs::read(&fresh).with_context(|| format!("reading {}", fresh.display()))?;
+        let dest = blob_path(ws, storage);
+        if std::fs::read(&dest).ok().as_deref() != Some(&bytes[..]) {
+            std::fs::create_dir_all(dest.parent().expect("blob path has a folder"))?;
+            std::fs::write(&dest, &bytes).with_context(|| format!("writing {}", dest.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The two blobs, read from `tables_dir`.
+pub(super) struct Blobs {
+    rigid: Vec<u8>,
+    baked: Vec<u8>,
+}
+
+impl Blobs {
+    fn read(ws: &Path) -> Result<Self> {
+        let read = |storage| {
+            let p = blob_path(ws, storage);
+            std::fs::read(&p).with_context(|| format!("{} is missing: run `cargo xtask build-exe character` first", p.display()))
+        };
+        Ok(Blobs { rigid: read(STORAGES[0])?, baked: read(STORAGES[1])? })
+    }
+
+    /// A buffer for the rigid blob's pose cache, sized as the program sizes its static one.
+    fn pose_buffer(&self) -> Vec<PackedMatrix> {
+        vec![PackedMatrix::default(); pose_cache::entries_for_blob(&self.rigid)]
+    }
+
+    /// The tables, and the rigid pose cache built in `pose_buffer` as the program builds it at start-up.
+    fn models<'b>(&'b self, pose_buffer: &'b mut [PackedMatrix]) -> Result<scene::Models<'b>> {
+        fn parse<'b>(b: &'b [u8], what: &str) -> Result<Tables<'b>> {
+            Tables::parse(b).map_err(|e| anyhow::anyhow!("{what} tables: {e:?}"))
+        }
+        let rigid = parse(&self.rigid, "rigid-gte")?;
+        let mut scratch = Box::new(Scratch::new());
+        let poses = PoseCache::build(&mut host_gte(), &rigid, pose_buffer, &mut scratch, &mut || {})
+            .map_err(|e| anyhow::anyhow!("rigid pose cache: {e:?}"))?;
+        Ok(scene::Models { rigid, baked: parse(&self.baked, "baked-vertices")?, rigid_poses: Some(poses) })
+    }
+}
+
+pub(super) fn host_gte() -> Gte<GteModel> {
+    Gte::with_backend(GteModel::default())
+}
+
+/// The checks beyond the record words: the screenshots (`screen`) and the cycle figures (`cycles`).
+pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots: &[Screenshot], artifacts: &Path) -> Vec<Check> {
+    let blobs = match Blobs::read(ws) {
+        Ok(b) => b,
+        Err(e) => return vec![Check::new("character.tables", false, format!("{e:#}"))],
+    };
+    let mut pose_buffer = blobs.pose_buffer();
+    let models = match blobs.models(&mut pose_buffer) {
+        Ok(m) => m,
+        Err(e) => return vec![Check::new("character.tables", false, format!("{e:#}"))],
+    };
+    let mut checks = screen::silhouette_checks(models, shots);
+    checks.extend(cycles::cycle_checks(models, emulator, view, artifacts));
+    checks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::record::*;
+    use super::screen::*;
+    use super::*;
+
+    fn models_or_skip<'b>(blobs: &'b Option<Blobs>, pose_buffer: &'b mut Vec<PackedMatrix>) -> Option<scene::Models<'b>> {
+        let b = blobs.as_ref()?;
+        *pose_buffer = b.pose_buffer();
+        Some(b.models(pose_buffer).expect("generated tables parse"))
+    }
+
+    /// Needs the generated tables (`cargo xtask build-exe character`); says so instead of passing silently.
+    fn blobs() -> Option<Blobs> {
+        let b = Blobs::read(&crate::workspace_root()).ok();
+        if b.is_none() {
+            eprintln!("SKIPPED: no generated character tables; run `cargo xtask build-exe character`");
+        }
+        b
+    }
+
+    fn shot_of(triangles: &[DrawnTriangle], frame: u32) -> Screenshot {
+        let (w, h) = (320u32, 240u32);
+        let mut rgb = vec![0u8; (w * h * 3) as usize];
+        for px in rgb.chunks_mut(3) {
+            px.copy_from_slice(&[16, 24, 64]);
+        }
+        for bit in 0..16 {
+            let c = if frame >> bit & 1 != 0 { 255 } else { 0 };
+            for y in 0..4 {
+                for x in bit * 16..bit * 16 + 16 {
+                    let i = ((y * w + x) * 3) as usize;
+                    rgb[i..i + 3].copy_from_slice(&[c, c, c]);
+                }
+            }
+        }
+        if let Some(b) = drawn_box(triangles) {
+            for y in b.min.1..=b.max.1 {
+                for x in [b.min.0, b.max.0] {
+                    let i = ((y as u32 * w + x as u32) * 3) as usize;
+                    rgb[i..i + 3].copy_from_slice(&[200, 100, 50]);
+                }
+            }
+        }
+        Screenshot { frame, width: w, height: h, rgb }
+    }
+
+    #[test]
+    fn frame_codes_read_back_and_garbage_is_refused() {
+        for f in [0, 1, 45, 0xBEEF] {
+            assert_eq!(frame_code(&shot_of(&[], f)).unwrap(), f);
+        }
+        let mut s = shot_of(&[], 3);
+        let at = (2 * 320 + 8) * 3;
+        s.rgb[at..at + 3].copy_from_slice(&[128, 128, 128]);
+        assert!(frame_code(&s).unwrap_err().to_string().contains("block 0"));
+    }
+
+    #[test]
+    fn the_host_scene_draws_three_characters_and_culls_the_fourth() {
+        let blobs = blobs();
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
+        for frame in [0, 45, 200] {
+            let h = host_frame(models, frame).unwrap();
+            assert_eq!(h.outcomes[3], Outcome::Culled, "frame {frame}");
+            for i in 0..3 {
+                assert!(h.triangles[i].len() > 100, "frame {frame} instance {i}: {} triangles", h.triangles[i].len());
+            }
+        }
+    }
+
+    #[test]
+    fn the_live_scene_fires_the_one_shots_events() {
+        let blobs = blobs();
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
+        let mut s = scene::Scene::new(models).unwrap();
+        let mut fired = Vec::new();
+        for _ in 0..scene::FADE_PERIOD {
+            let before = s.events;
+            s.step();
+            if s.events != before {
+                fired.push(s.frame);
+            }
+        }
+        // "wave" starts at frame 45 (crossfaded from Idle): "lift" at its frame 6, "wave" at 15.
+        assert_eq!(fired, [52, 61]);
+        assert_eq!(s.last_event_frame, Some(61));
+    }
+
+    #[test]
+    fn screenshots_matching_the_host_pass_and_shifted_ones_fail() {
+        let blobs = blobs();
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
+        let ws = crate::workspace_root();
+        let frames = [30u32, 90];
+        let shots: Vec<Screenshot> = frames.iter().map(|&f| shot_of(&host_frame(models, f).unwrap().triangles.concat(), f)).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let mut bordered = shots.clone();
+        // As mednafen shows it: the picture one pixel to the right, behind a black first column.
+        for s in bordered.iter_mut() {
+            for y in 0..240 {
+                let row = &mut s.rgb[y * 320 * 3..(y + 1) * 320 * 3];
+                row.copy_within(0..319 * 3, 3);
+                row[..3].copy_from_slice(&[0, 0, 0]);
+            }
+        }
+        assert_eq!(silhouette_box(&bordered[0]), silhouette_box(&shots[0]), "a border column is not the scene");
+        let checks = screen_checks(&ws, "test", None, &shots, dir.path());
+        let failed: Vec<_> = checks.iter().filter(|c| !c.passed).map(|c| c.name.as_str()).collect();
+        assert_eq!(failed, ["character.cycles"], "{checks:?}"); // no record given
+                                                                // The same picture labelled with another frame must not match.
+        let wrong = vec![shot_of(&host_frame(models, 30).unwrap().triangles.concat(), 95), shots[1].clone()];
+        let checks = screen_checks(&ws, "test", None, &wrong, dir.path());
+        assert!(!checks[0].passed, "{checks:?}");
+    }
+
+    /// Guards `FRONT_FACING_NCLIP_POSITIVE` with the real fixture: the triangles kept are the near side.
+    #[test]
+    fn the_triangles_kept_are_nearer_than_the_ones_culled() {
+        let blobs = blobs();
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
+        for (model, tables) in [("rigid", &models.rigid), ("baked", &models.baked)] {
+            let camera = scene::camera_at(0);
+            let mut gte = host_gte();
+            camera.load(&mut gte);
+            let mut scratch = Box::new(Scratch::new());
+            let mut kept = Collect::default();
+            let sample = psxanim_runtime::anim::FrameSample {
+                clip: 0,
+                frame: 0,
+                next: 0,
+                weight: 0,
+            };
+            let world = psxanim_runtime::render::camera::placement(
+                psxanim_runtime::math::Vec3i32::new(0, 0, 0),
+                0x1000,
+            );
+            psxanim_runtime::render::render(
+                &mut gte,
+                tables,
+                &camera,
+                &world,
+                Some(sample),
+                &mut scratch,
+                &mut kept,
+                &mut |_| {},
+            )
+            .unwrap();
+            // Each triangle's corners: a quad's two halves are points 0-1-2 and 1-2-3.
+            let corners: Vec<[u16; 3]> = tables
+                .primitives()
+                .flat_map(|p| {
+                    let [a, b, c, d] = p.points;
+                    [[a, b, c], [b, c, d]].into_iter().take(p.triangle_count())
+                })
+                .collect();
+            let depth = |i: usize| {
+                corners[i]
+                    .iter()
+                    .map(|&v| scratch.sz[v as usize] as f64)
+                    .sum::<f64>()
+                    / 3.0
+            };
+            let kept_set: std::collections::HashSet<u16> = kept.0.iter().map(|t| t.index).collect();
+            let (mut near, mut far) = (Vec::new(), Vec::new());
+            for i in 0..tables.triangle_count() {
+                if kept_set.contains(&(i as u16)) {
+                    near.push(depth(i))
+                } else {
+                    far.push(depth(i))
+                }
+            }
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            assert!(near.len() > 100 && far.len() > 100, "{model}: {} kept, {} culled", near.len(), far.len());
+            assert!(mean(&near) < mean(&far), "{model}: kept triangles at mean depth {}, culled at {}", mean(&near), mean(&far));
+        }
+    }
+
+    /// The pose cache's builder decodes frames in order ([`ClipFrames`]) and composes with
+    /// `compose_packed`: on the real fixture (animated rotations, several blocks) it must give exactly
+    /// the random-access samples and the per-register compose chain, frame by frame.
+    #[test]
+    fn the_fixture_decodes_the_same_in_order_and_at_random() {
+        use psxanim_runtime::tables::{BoneSample, ClipFrames, ComponentCursor, COMPONENTS_PER_BONE};
+        let blobs = blobs();
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
+        let t = &models.rigid;
+        let mut cursors = vec![ComponentCursor::ZERO; COMPONENTS_PER_BONE * t.bone_count()];
+        let (mut seq, mut random) = (vec![BoneSample::default(); t.bone_count()], vec![BoneSample::default(); t.bone_count()]);
+        let mut frames = 0;
+        for c in 0..t.clip_count() {
+            let mut constants = vec![BoneSample::default(); t.bone_count()];
+            let mut decoder = ClipFrames::new(t, c, &mut cursors, &mut constants).unwrap();
+            for f in 0..t.clip(c).unwrap().frame_count as usize {
+                decoder.next_frame(&mut seq).unwrap();
+                t.decode_pose(c, f, &mut random).unwrap();
+                assert_eq!(seq, random, "clip {c} frame {f}");
+                // The cached entry: the per-register compose chain (64-bit translation) gives the same.
+                let mut model = vec![psxanim_runtime::math::Matrix::IDENTITY; t.bone_count()];
+                let identity = psxanim_runtime::math::Matrix::IDENTITY;
+                psxanim_runtime::render::bones::bone_matrices(&mut host_gte(), t, &random, &identity, &mut model);
+                let cached: Vec<_> = models.rigid_poses.unwrap().pose(c, f).unwrap().iter().map(|p| p.unpack()).collect();
+                assert_eq!(cached, model, "cached clip {c} frame {f}");
+                frames += 1;
+            }
+        }
+        assert_eq!(frames * t.bone_count(), pose_cache::entries_for_blob(&blobs.as_ref().unwrap().rigid));
+        assert!(frames > 16, "several blocks compared ({frames} frames)");
+    }
+
+    #[test]
+    fn the_expectation_holds_every_probe_word() {
+        let blobs = blobs();
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
+        let e = expectation(&crate::workspace_root()).unwrap();
+        let baked = 2 * models.baked.vertex_count() * scene::BAKED_PROBES.len();
+        let rigid = models.rigid.vertex_count().div_ceil(scene::RIGID_PROBE_STRIDE) * scene::RIGID_PROBES.len();
+        let corrupt = scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION;
+        let flat = scene::FLAT_RUNS * scene::FLAT_RUN_WORDS;
+        let paths = baked_paths::PATH_PROBES.len() * 2 * models.baked.vertex_count() + baked_paths::ERROR_WORDS;
+        let fade_steps = |m: scene::Model| scene::FADE_PROBES.iter().filter(|p| p.model == m).map(|p| p.probe_steps.len()).sum::<usize>();
+        let fades = 8 * models.rigid.bone_count() * fade_steps(scene::Model::Rigid) + 2 * models.baked.vertex_count() * fade_steps(scene::Model::Baked);
+        // The one-shot from wave.ani: "lift" at frame 6 and "wave" at 15, crossed on those steps of
+        // the event timeline (it starts at time 0), then the count and the Animator's bytes.
+        let events = [6 << 16, 6, 15 << 16 | 1, 15, 2];
+        let cache_at = baked + rigid + corrupt + flat;
+        assert_eq!(e.words.len(), cache_at + 1 + paths + fades + events.len() + 1);
+        assert_eq!(e.words[cache_at].name, "pose_cache.hash");
+        assert_eq!(e.words[cache_at + paths].name, "baked.path.bad_escape1.output_hash");
+        let tail: Vec<u32> = e.words[cache_at + 1 + paths + fades..].iter().map(|w| w.value).collect();
+        assert_eq!(tail[..events.len()], events);
+        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("animator.bytes.step0.0"));
+        // The packet loop's runs (drawn, rejected, words). Triangles, with the tests, room for all: the
+        // front, wide-but-drawable and two more front faces drawn, near, too wide and too tall
+        // rejected; room for three: one more rejected. Without the tests, room for all: everything
+        // that faces the camera drawn. Every run kind (a quad counts two triangles), with the tests:
+        // the quad, the triangle and the two-quad strip drawn; the near quad, the too-wide quad and
+        // the near strip quad rejected; room for 15 words: the quad and the triangle, then no room.
+        // Without the tests: everything facing the camera drawn (41 words).
+        let counts = |run: usize| {
+            let at = baked + rigid + corrupt + run * scene::FLAT_RUN_WORDS;
+            (e.words[at].value, e.words[at + 1].value, e.words[at + 2].value)
+        };
+        let runs: Vec<_> = (0..scene::FLAT_RUNS).map(counts).collect();
+        assert_eq!(
+            runs,
+            [
+                (4, 3, 20),
+                (3, 4, 15),
+                (7, 0, 35),
+                (3, 4, 15),
+                (7, 6, 23),
+                (3, 10, 11),
+                (13, 0, 41),
+                (3, 10, 11)
+            ]
+        );
+        assert_eq!(e.words[0].name, "baked.xy.Turn20.v0");
+        // Each corrupted copy fails with the error its damage calls for (codes of scene::error_code).
+        let values: Vec<(&str, u32)> = e.words[baked + rigid..].iter().map(|w| (w.name.as_str(), w.value)).collect();
+        let b = blobs.as_ref().expect("models came from the blobs");
+        let clips_past_end = (b.rigid.len() as u32 + 3) & !3;
+        assert_eq!(
+            values[..4],
+            [
+                ("corrupt.rigid.bad-magic.code", 2),
+                ("corrupt.rigid.bad-magic.offset", 0),
+                ("corrupt.rigid.clips-past-end.code", 5),
+                ("corrupt.rigid.clips-past-end.offset", clips_past_end),
+            ]
+        );
+        assert_eq!((values[4].0, values[4].1), ("corrupt.rigid.block-at-stream-end.code", 16), "bit stream end");
+        assert!(values[5].1 > 64 && (values[5].1 as usize) < b.rigid.len(), "{:?}", values[5]);
+        assert_eq!((values[6].0, values[6].1), ("corrupt.baked.bad-frame-mode.code", 18), "bad frame payload");
+        assert!(values[7].1 > 64 && (values[7].1 as usize) < b.baked.len(), "{:?}", values[7]);
+        // Rigid probes land on screen (a culled probe would leave stale or zero SXY words).
+        for w in &e.words[baked..baked + rigid] {
+            let (x, y) = (w.value as u16 as i16, (w.value >> 16) as u16 as i16);
+            assert!((0..320).contains(&x) && (0..240).contains(&y), "{}: ({x}, {y})", w.name);
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! The record the character example must leave: its probe words, computed by the same code on the GTE
+//! model, then the corrupted blobs' errors, the packet loop's words, the pose cache's hash, the baked
+//! decoder's paths and the crossfade probes.
+use super::*;
+/// The record the example must leave: its probe words, computed by the same code on the GTE model.
+pub fn expectation(ws: &Path) -> Result<Expectation> {
+    let blobs = Blobs::read(ws)?;
+    let mut pose_buffer = blobs.pose_buffer();
+    let models = blobs.models(&mut pose_buffer)?;
+    let mut scratch = Box::new(Scratch::new());
+    let mut values = Vec::new();
+    scene::probe_words(&models, &mut host_gte(), &mut scratch, &mut |w| values.push(w))
+        .map_err(|e| anyhow::anyhow!("host probe failed: {e:?}"))?;
+    let (bv, rv) = (models.baked.vertex_count(), models.rigid.vertex_count());
+    let words = values
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let (clip, frame, what, vertex) = scene::probe_word_name(i, bv, rv);
+            Word { name: format!("{what}.{clip}{frame}.v{vertex}"), value }
+        })
+        .collect::<Vec<_>>();
+    let cache = Word { name: "pose_cache.hash".to_string(), value: scene::pose_cache_hash(&models) };
+    let paths = baked_path_expectation(&blobs, bv)?;
+    let mut fades = Vec::new();
+    scene::fade_probe_words(&models, &mut host_gte(), &mut scratch, &mut |value, l| {
+        fades.push(Word { name: format!("{}.step{}.{}", l.what, l.step, l.index), value })
+    })
+    .map_err(|e| anyhow::anyhow!("host fade probe failed: {e:?}"))?;
+    Ok(Expectation {
+        program: *b"CHAR",
+        words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache], paths, fades].concat(),
+    })
+}
+
+/// The baked decoder's paths (`baked_paths`: synthetic delta and raw frames, shared frames, an
+/// escape past the vertices), after the pose cache hash; checked here to take those paths.
+pub(super) fn baked_path_expectation(blobs: &Blobs, vertices: usize) -> Result<Vec<Word>> {
+    let mut buffer = vec![0u8; blobs.baked.len()];
+    let mut scratch = Box::new(Scratch::new());
+    let mut values = Vec::new();
+    baked_paths::baked_path_words(&blobs.baked, &mut buffer, &mut scratch, &mut |w| values.push(w));
+    let per = 2 * vertices;
+    ensure!(values.len() == baked_paths::PATH_PROBES.len() * per + baked_paths::ERROR_WORDS, "baked path words: {} words ({:x?})", values.len(), values.first());
+    for error in values[values.len() - baked_paths::ERROR_WORDS..].chunks_exact(3) {
+        ensure!(error[0] == 18 && error[1] > 64, "an escape past the vertices must fail (code 18), found {error:?}");
+    }
+    Ok(values
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let name = if i < baked_paths::PATH_PROBES.len() * per {
+                let within = i % per;
+                let axis = if within & 1 == 0 { "xy" } else { "z" };
+                format!("baked.path.{}.{axis}.v{}", baked_paths::PATH_PROBES[i / per], within / 2)
+            } else {
+                let k = i - baked_paths::PATH_PROBES.len() * per;
+                let what = ["code", "offset", "output_hash"][k % 3];
+                format!("baked.path.bad_escape{}.{what}", baked_paths::BAD_ESCAPES[k / 3])
+            };
+            Word { name, value }
+        })
+        .collect())
+}
+
+/// The words the corrupted blob copies leave after the probes (same code as the console's), checked
+/// here to be real errors: a corruption the runtime accepted would prove nothing.
+pub(super) fn corruption_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
+    let mut buffer = vec![0u8; blobs.rigid.len().max(blobs.baked.len())];
+    let mut scratch = Box::new(Scratch::new());
+    let mut values = Vec::new();
+    scene::corruption_words(&blobs.rigid, &blobs.baked, &mut buffer, &mut host_gte(), &mut scratch, &mut |w| values.push(w));
+    ensure!(values.len() == scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION, "corruption words: {} words", values.len());
+    let mut words = Vec::new();
+    for (c, pair) in scene::CORRUPTIONS.iter().zip(values.chunks_exact(scene::WORDS_PER_CORRUPTION)) {
+        ensure!(pair[0] != 0, "corrupted blob {} was accepted by the runtime (no error to check)", c.name());
+        words.push(Word { name: format!("corrupt.{}.code", c.name()), value: pair[0] });
+        words.push(Word { name: format!("corrupt.{}.offset", c.name()), value: pair[1] });
+    }
+    Ok(words)
+}
+
+/// The packet loop's words on the synthetic triangles (same code as the console's, on the model).
+pub(super) fn flat_packet_expectation() -> Vec<Word> {
+    let mut values = Vec::new();
+    scene::flat_packet_words(&mut host_gte(), &mut |w| values.push(w));
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let (run, at) = (i / scene::FLAT_RUN_WORDS, i % scene::FLAT_RUN_WORDS);
+            let what = match at {
+                0 => "drawn".to_string(),
+                1 => "rejected".to_string(),
+                2 => "words".to_string(),
+                t if t < 3 + 8 => format!("table{}", t - 3),
+                w => format!("arena{}", w - 11),
+            };
+            Word { name: format!("flat.run{run}.{what}"), value }
+        })
+        .collect()
+}
