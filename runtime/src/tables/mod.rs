@@ -70,6 +70,72 @@ pub const EVENT_SIZE: usize = 4;
 /// Parent value of a root bone.
 pub const NO_PARENT: u16 = 0xFFFF;
 
+/// The 64-byte header, field by field (little-endian, as the console and every host this runs on
+/// are): read from a blob with [`Header::read`], written by the tooling with `bytemuck::bytes_of`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct Header {
+    pub magic: [u8; 4],
+    pub version: u16,
+    /// [`Storage`] as a number (0 rigid-gte, 1 baked-vertices).
+    pub storage: u16,
+    pub bone_count: u16,
+    pub vertex_count: u16,
+    /// Triangles drawn (a quad counts 2).
+    pub triangle_count: u16,
+    pub material_count: u16,
+    pub clip_count: u16,
+    pub primitive_words: u16,
+    /// Min x, y, z, max x, y, z, model space.
+    pub bounds: [i16; 6],
+    /// Total size of the blob.
+    pub size: u32,
+    pub strings_offset: u32,
+    pub bones_offset: u32,
+    pub vertices_offset: u32,
+    pub primitives_offset: u32,
+    pub materials_offset: u32,
+    pub clips_offset: u32,
+    pub strings_size: u32,
+}
+
+const _: () = assert!(core::mem::size_of::<Header>() == HEADER_SIZE);
+
+impl Header {
+    /// The header at the start of `bytes` (any alignment), or how short the blob is.
+    pub fn read(bytes: &[u8]) -> Result<Header, TableError> {
+        let Some(head) = bytes.get(..HEADER_SIZE) else {
+            return Err(TableError::TooShort { needed: HEADER_SIZE, len: bytes.len() });
+        };
+        let h: Header = bytemuck::pod_read_unaligned(head);
+        // Stored little-endian; swap on a big-endian host (the console and the tools are little-endian).
+        Ok(if cfg!(target_endian = "little") { h } else { h.swapped() })
+    }
+
+    fn swapped(self) -> Header {
+        Header {
+            version: self.version.swap_bytes(),
+            storage: self.storage.swap_bytes(),
+            bone_count: self.bone_count.swap_bytes(),
+            vertex_count: self.vertex_count.swap_bytes(),
+            triangle_count: self.triangle_count.swap_bytes(),
+            material_count: self.material_count.swap_bytes(),
+            clip_count: self.clip_count.swap_bytes(),
+            primitive_words: self.primitive_words.swap_bytes(),
+            bounds: self.bounds.map(i16::swap_bytes),
+            size: self.size.swap_bytes(),
+            strings_offset: self.strings_offset.swap_bytes(),
+            bones_offset: self.bones_offset.swap_bytes(),
+            vertices_offset: self.vertices_offset.swap_bytes(),
+            primitives_offset: self.primitives_offset.swap_bytes(),
+            materials_offset: self.materials_offset.swap_bytes(),
+            clips_offset: self.clips_offset.swap_bytes(),
+            strings_size: self.strings_size.swap_bytes(),
+            ..self
+        }
+    }
+}
+
 /// How a character's animation is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Storage {
@@ -290,48 +356,42 @@ fn section(what: &'static str, offset: usize, len: usize, size: usize) -> Result
 impl<'a> Tables<'a> {
     /// Checks the header, every section's bounds and every cross-table index; reads nothing else.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, TableError> {
-        if bytes.len() < HEADER_SIZE {
-            return Err(TableError::TooShort { needed: HEADER_SIZE, len: bytes.len() });
+        let h = Header::read(bytes)?;
+        if h.magic != MAGIC {
+            return Err(TableError::BadMagic { found: h.magic });
         }
-        let magic = [bytes[0], bytes[1], bytes[2], bytes[3]];
-        if magic != MAGIC {
-            return Err(TableError::BadMagic { found: magic });
+        if h.version != VERSION {
+            return Err(TableError::UnsupportedVersion { found: h.version });
         }
-        let version = u16_at(bytes, 4);
-        if version != VERSION {
-            return Err(TableError::UnsupportedVersion { found: version });
-        }
-        let storage = match u16_at(bytes, 6) {
+        let storage = match h.storage {
             0 => Storage::RigidGte,
             1 => Storage::BakedVertices,
             found => return Err(TableError::BadStorage { found }),
         };
-        let size = u32_at(bytes, 32) as usize;
+        let size = h.size as usize;
         if size > bytes.len() || size < HEADER_SIZE {
             return Err(TableError::TooShort { needed: size.max(HEADER_SIZE), len: bytes.len() });
         }
         let bytes = &bytes[..size];
-        let bone_count = u16_at(bytes, 8) as usize;
-        let vertex_count = u16_at(bytes, 10) as usize;
-        let triangle_count = u16_at(bytes, 12) as usize;
-        let material_count = u16_at(bytes, 14) as usize;
-        let clip_count = u16_at(bytes, 16) as usize;
-        let primitive_words = u16_at(bytes, 18) as usize;
-        let mut bounds = [[0i16; 3]; 2];
-        for (i, b) in bounds.iter_mut().flatten().enumerate() {
-            *b = i16_at(bytes, 20 + 2 * i);
-        }
-        let strings_size = u32_at(bytes, 60) as usize;
-        let strings = section("strings", u32_at(bytes, 36) as usize, strings_size, size)?;
-        let bones = section("bones", u32_at(bytes, 40) as usize, bone_count * BONE_SIZE, size)?;
+        let bone_count = h.bone_count as usize;
+        let vertex_count = h.vertex_count as usize;
+        let triangle_count = h.triangle_count as usize;
+        let material_count = h.material_count as usize;
+        let clip_count = h.clip_count as usize;
+        let primitive_words = h.primitive_words as usize;
+        let b = h.bounds;
+        let bounds = [[b[0], b[1], b[2]], [b[3], b[4], b[5]]];
+        let strings_size = h.strings_size as usize;
+        let strings = section("strings", h.strings_offset as usize, strings_size, size)?;
+        let bones = section("bones", h.bones_offset as usize, bone_count * BONE_SIZE, size)?;
         let lanes = match storage {
             Storage::RigidGte => 0,
             Storage::BakedVertices => baked::lane_bytes(vertex_count),
         };
-        let vertices = section("vertices", u32_at(bytes, 44) as usize, vertex_count * VERTEX_SIZE + lanes, size)?;
-        let primitives = section("primitives", u32_at(bytes, 48) as usize, 4 * primitive_words, size)?;
-        let materials = section("materials", u32_at(bytes, 52) as usize, material_count * MATERIAL_SIZE, size)?;
-        let clips = section("clips", u32_at(bytes, 56) as usize, clip_count * CLIP_SIZE, size)?;
+        let vertices = section("vertices", h.vertices_offset as usize, vertex_count * VERTEX_SIZE + lanes, size)?;
+        let primitives = section("primitives", h.primitives_offset as usize, 4 * primitive_words, size)?;
+        let materials = section("materials", h.materials_offset as usize, material_count * MATERIAL_SIZE, size)?;
+        let clips = section("clips", h.clips_offset as usize, clip_count * CLIP_SIZE, size)?;
         let mut tables = Self {
             bytes,
             storage,

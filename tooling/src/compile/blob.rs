@@ -1,6 +1,6 @@
 //! Assembly of the table blob (layout documented in `psxanim_runtime::tables`).
 
-use psxanim_runtime::tables::{decode_lane, delta_word_count, Storage, CLIP_SIZE, HEADER_SIZE, MAGIC, NO_PARENT, VERSION};
+use psxanim_runtime::tables::{decode_lane, delta_word_count, Header, Storage, CLIP_SIZE, HEADER_SIZE, MAGIC, NO_PARENT, VERSION};
 
 use super::primitives::Stream;
 
@@ -173,41 +173,32 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         out[e..e + CLIP_SIZE].copy_from_slice(&entry);
     }
 
-    let total = out.len() as u32;
-    let mut h = Vec::with_capacity(HEADER_SIZE);
-    h.extend_from_slice(&MAGIC);
-    put_u16(&mut h, VERSION);
-    put_u16(&mut h, parts.storage as u16);
-    for (what, n) in [
-        ("bones", parts.bones.len()),
-        ("vertices", parts.vertices.len()),
-        ("triangles", parts.primitives.triangles),
-        ("materials", parts.materials.len()),
-        ("clips", parts.clips.len()),
-        ("primitive stream words", parts.primitives.words.len()),
-    ] {
-        put_u16(
-            &mut h,
-            u16::try_from(n).map_err(|_| format!("{n} {what} exceed a u16 count"))?,
-        );
-    }
-    for v in parts.bounds.iter().flatten() {
-        h.extend_from_slice(&v.to_le_bytes());
-    }
-    for o in [
-        total as usize,
-        strings_offset,
-        bones_offset,
-        vertices_offset,
-        primitives_offset,
-        materials_offset,
-        clips_offset,
-        strings.len(),
-    ] {
-        put_u32(&mut h, o as u32);
-    }
-    debug_assert_eq!(h.len(), HEADER_SIZE);
-    out[..HEADER_SIZE].copy_from_slice(&h);
+    let count = |what: &str, n: usize| u16::try_from(n).map_err(|_| format!("{n} {what} exceed a u16 count"));
+    let offset = |n: usize| n as u32;
+    let b = parts.bounds;
+    let header = Header {
+        magic: MAGIC,
+        version: VERSION,
+        storage: parts.storage as u16,
+        bone_count: count("bones", parts.bones.len())?,
+        vertex_count: count("vertices", parts.vertices.len())?,
+        triangle_count: count("triangles", parts.primitives.triangles)?,
+        material_count: count("materials", parts.materials.len())?,
+        clip_count: count("clips", parts.clips.len())?,
+        primitive_words: count("primitive stream words", parts.primitives.words.len())?,
+        bounds: [b[0][0], b[0][1], b[0][2], b[1][0], b[1][1], b[1][2]],
+        size: offset(out.len()),
+        strings_offset: offset(strings_offset),
+        bones_offset: offset(bones_offset),
+        vertices_offset: offset(vertices_offset),
+        primitives_offset: offset(primitives_offset),
+        materials_offset: offset(materials_offset),
+        clips_offset: offset(clips_offset),
+        strings_size: offset(strings.len()),
+    };
+    // The struct's in-memory bytes are the stored ones on this little-endian host.
+    const { assert!(cfg!(target_endian = "little")) };
+    out[..HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
     Ok(Assembled { blob: out, clip_bytes })
 }
 
