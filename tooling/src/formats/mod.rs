@@ -12,6 +12,7 @@ pub mod animbin;
 pub mod ani;
 pub mod bonemap;
 mod cursor;
+mod record;
 pub mod json;
 pub mod mp_anim;
 pub mod panim;
