@@ -9,7 +9,7 @@
 
 use super::{ParseError, WriteError};
 use binrw::io::{Cursor, NoSeek, Seek, SeekFrom};
-use binrw::{BinRead, BinWrite, Endian};
+use binrw::{BinRead, BinWrite, Endian, VecArgs};
 use std::fmt::Display;
 
 /// A bounds-checked reader over a byte slice, reading binrw records and raw runs.
@@ -51,13 +51,7 @@ impl<'a> Reader<'a> {
     where
         T: for<'b> BinRead<Args<'b> = ()>,
     {
-        let start = self.pos();
-        T::read_options(&mut self.io, self.endian, ()).map_err(|e| {
-            let err = self.parse_error(&e, start, &what);
-            // Leave the reader where the record started, as binrw does.
-            let _ = self.io.seek(SeekFrom::Start(start as u64));
-            err
-        })
+        self.read_with((), what)
     }
 
     /// `n` raw bytes (names, string bodies, bit streams), checked against what remains.
@@ -82,17 +76,24 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// `count` records, after checking that `count` of at least `min_bytes` each fit in what remains.
+    /// `count` records, after checking that `count` of at least `min_bytes` each fit in what remains
+    /// (binrw reads runs of integers as one block).
     pub fn records<T>(&mut self, count: u64, min_bytes: usize, what: impl Display) -> Result<Vec<T>, ParseError>
     where
-        T: for<'b> BinRead<Args<'b> = ()>,
+        T: for<'b> BinRead<Args<'b> = ()> + 'static,
     {
-        let n = self.count(count, min_bytes, &what)?;
-        let mut out = Vec::with_capacity(n);
-        for _ in 0..n {
-            out.push(self.read(format_args!("one of the {what}"))?);
-        }
-        Ok(out)
+        let count = self.count(count, min_bytes, &what)?;
+        self.read_with(VecArgs { count, inner: () }, format_args!("{count} {what}"))
+    }
+
+    fn read_with<T: BinRead>(&mut self, args: T::Args<'_>, what: impl Display) -> Result<T, ParseError> {
+        let start = self.pos();
+        T::read_options(&mut self.io, self.endian, args).map_err(|e| {
+            let err = self.parse_error(&e, start, &what);
+            // Leave the reader where the record started, as binrw does.
+            let _ = self.io.seek(SeekFrom::Start(start as u64));
+            err
+        })
     }
 
     fn parse_error(&self, e: &binrw::Error, start: usize, what: &dyn Display) -> ParseError {
