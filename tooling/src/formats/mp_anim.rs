@@ -838,7 +838,7 @@ impl BitWriter {
         for i in 0..q {
             self.current |= (((v >> i) & 1) as u32) << (self.bit % 32);
             self.bit += 1;
-            if self.bit.is_multiple_of(32) {
+            if self.bit % 32 == 0 {
                 self.words.push(self.current);
                 self.current = 0;
             }
