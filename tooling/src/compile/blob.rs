@@ -37,7 +37,7 @@ pub enum ClipData {
 }
 
 fn align4(v: &mut Vec<u8>) {
-    while !v.len().is_multiple_of(4) {
+    while v.len() % 4 != 0 {
         v.push(0);
     }
 }

@@ -40,7 +40,7 @@ pub struct BitWriter {
 impl BitWriter {
     pub fn write(&mut self, value: u64, width: u32) {
         for i in 0..width {
-            if self.bits.is_multiple_of(8) {
+            if self.bits % 8 == 0 {
                 self.bytes.push(0);
             }
             if (value >> i) & 1 != 0 {

@@ -10,8 +10,15 @@
 //! words is written back with those words, so unedited keys survive edits and re-saves bit for bit.
 //! Events are sorted by time when read (as the client does), so a file with unsorted events is
 //! rewritten sorted. Bytes after the last track are an error.
+//!
+//! The file header and the key records (one generic declaration over the version's rotation words)
+//! are binrw declarations shared by the reader and the writer; the length-prefixed strings and the
+//! counts are code here, because each length or count has to be checked against the rest of the file
+//! before anything is allocated for it.
 
-use super::cursor::Cursor;
+use super::record::{put, Finite, Reader};
+use binrw::{binrw, BinRead, BinWrite, Endian};
+use std::fmt::Display;
 use super::timebase::{bone_name, retime, round_time, single_clip};
 use super::{write_error, Losses, ParseError, WriteError};
 use crate::model::{
@@ -30,68 +37,80 @@ fn rotation_bytes(version: u32) -> usize {
     }
 }
 
-fn read_string(c: &mut Cursor, what: &str) -> Result<(String, Option<Vec<u8>>), ParseError> {
-    let len = c.u32_le(&format!("the byte length of {what}"))?;
+#[binrw]
+#[brw(little, magic = b"ANI\0")]
+struct FileHeader {
+    version: i32,
+}
+
+/// One key; `Rot` is the version's rotation: `[Finite; 4]` (4000), `u32` (4001) or `[u32; 2]` (4002).
+#[binrw]
+#[brw(little)]
+struct Key<Rot>
+where
+    Rot: for<'a> BinRead<Args<'a> = ()> + for<'a> BinWrite<Args<'a> = ()> + 'static,
+{
+    rotation: Rot,
+    position: [Finite; 3],
+    time: i32,
+}
+
+const KEY_LAYOUT: &str = "rotation, f32 x, y, z position, i32 time in ms";
+
+fn read_string(c: &mut Reader, what: impl Display) -> Result<(String, Option<Vec<u8>>), ParseError> {
+    let len: u32 = c.read(format_args!("the u32 byte length of {what}"))?;
     // `bytes` checks the length against the rest of the file before anything is copied.
     Ok(decode_text(c.bytes(len as usize, what)?))
 }
 
 /// A signed `i32` count (`what`) of `items` taking at least `min_bytes` each: negative counts and counts
 /// the rest of the file cannot hold are rejected before anything is allocated.
-fn read_count(c: &mut Cursor, what: &str, items: &str, min_bytes: usize) -> Result<usize, ParseError> {
+fn read_count(c: &mut Reader, what: &str, items: &str, min_bytes: usize) -> Result<usize, ParseError> {
     let at = c.pos();
-    let n = c.i32_le(what)?;
+    let n: i32 = c.read(format_args!("{what} (i32)"))?;
     if n < 0 {
         return Err(ParseError::new(at, format!("{what} >= 0, found {n}")));
     }
-    c.count(n as u64, min_bytes, &format!("{items} (read from {what})"))
+    c.count(n as u64, min_bytes, format_args!("{items} (read from {what})"))
 }
 
 pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
-    let mut c = Cursor::new(bytes);
-    let magic = c.bytes(4, "the magic \"ANI\\0\"")?;
-    if magic != MAGIC {
-        return Err(ParseError::new(0, format!("the magic \"ANI\\0\", found {:?}", String::from_utf8_lossy(magic))));
+    if !bytes.starts_with(MAGIC) {
+        let found = &bytes[..bytes.len().min(MAGIC.len())];
+        return Err(ParseError::new(0, format!("the magic \"ANI\\0\", found {:?}", String::from_utf8_lossy(found))));
     }
-    let version_at = c.pos();
-    let version = c.i32_le("the version")?;
+    let mut c = Reader::new(bytes, Endian::Little);
+    let FileHeader { version } = c.read("the 8-byte header (\"ANI\\0\", i32 version)")?;
     if !VERSIONS.contains(&(version as u32)) || version < 0 {
-        return Err(ParseError::new(version_at, format!("version 4000, 4001 or 4002, found {version}")));
+        return Err(ParseError::new(4, format!("version 4000, 4001 or 4002, found {version}")));
     }
     let version = version as u32;
 
     let event_count = read_count(&mut c, "the event count", "events", 12)?;
     let mut events = Vec::with_capacity(event_count);
     for i in 0..event_count {
-        let (name, raw_name) = read_string(&mut c, &format!("the type of event {i}"))?;
-        let (data, raw_data) = read_string(&mut c, &format!("the sub info of event {i}"))?;
-        let time = c.f32_le("the event time")? as f64;
-        events.push(Event { time, name, data: Some(data), raw_name, raw_data });
+        let (name, raw_name) = read_string(&mut c, format_args!("the type of event {i}"))?;
+        let (data, raw_data) = read_string(&mut c, format_args!("the sub info of event {i}"))?;
+        let Finite(time) = c.read(format_args!("the f32 time of event {i}"))?;
+        events.push(Event { time: time as f64, name, data: Some(data), raw_name, raw_data });
     }
     events.sort_by(|a, b| a.time.total_cmp(&b.time));
-    let total = c.i32_le("the total time")?;
+    let total: i32 = c.read("the i32 total time")?;
 
     let key_bytes = rotation_bytes(version) + 12 + 4;
     let track_count = read_count(&mut c, "the track count", "tracks", 12)?;
     let mut tracks = Vec::with_capacity(track_count);
     for i in 0..track_count {
-        let (name, raw) = read_string(&mut c, &format!("the bone name of track {i}"))?;
-        let weight = c.f32_le("the track weight")?;
+        let (name, raw) = read_string(&mut c, format_args!("the bone name of track {i}"))?;
+        let Finite(weight) = c.read(format_args!("the f32 weight of track {i}"))?;
         let key_count = read_count(&mut c, &format!("the key count of track {i} ({name:?})"), "keys", key_bytes)?;
         let mut track = Track::new(Bone::Name(name));
         track.extras.ani_weight = Some(weight);
         track.extras.raw_bone_name = raw;
-        track.rotation.reserve(key_count);
-        track.translation.reserve(key_count);
-        for _ in 0..key_count {
-            let stored = read_rotation(&mut c, version)?;
-            let mut pos = [0f64; 3];
-            for v in &mut pos {
-                *v = c.f32_le("a position component")? as f64;
-            }
-            let time = c.i32_le("the key time")? as f64;
-            track.rotation.push(RotationKey { time, value: decode_rotation(stored), stored: Some(stored) });
-            track.translation.push(VectorKey { time, value: pos });
+        match version {
+            4000 => read_keys(&mut c, &mut track, key_count, i, |r: [Finite; 4]| StoredRotation::Ani4000(r.map(|f| f.0.to_bits())))?,
+            4001 => read_keys(&mut c, &mut track, key_count, i, StoredRotation::Ani4001)?,
+            _ => read_keys(&mut c, &mut track, key_count, i, StoredRotation::Ani4002)?,
         }
         tracks.push(track);
     }
@@ -111,18 +130,21 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     Ok(Animation { format: Format::Ani, version, clips: vec![clip], warnings: Vec::new() })
 }
 
-fn read_rotation(c: &mut Cursor, version: u32) -> Result<StoredRotation, ParseError> {
-    Ok(match version {
-        4000 => {
-            let mut bits = [0u32; 4];
-            for b in &mut bits {
-                *b = c.f32_le("a rotation component (f32)")?.to_bits();
-            }
-            StoredRotation::Ani4000(bits)
-        }
-        4001 => StoredRotation::Ani4001(c.u32_le("the small-three rotation word")?),
-        _ => StoredRotation::Ani4002([c.u32_le("the first eight-bytes word")?, c.u32_le("the second eight-bytes word")?]),
-    })
+/// The `count` keys of track `index`, whose rotations are `R` words made into stored rotations by `stored`.
+fn read_keys<R>(c: &mut Reader, track: &mut Track, count: usize, index: usize, stored: impl Fn(R) -> StoredRotation) -> Result<(), ParseError>
+where
+    R: for<'a> BinRead<Args<'a> = ()> + for<'a> BinWrite<Args<'a> = ()> + 'static,
+{
+    track.rotation.reserve(count);
+    track.translation.reserve(count);
+    for k in 0..count {
+        let key: Key<R> = c.read(format_args!("key {k} of track {index} ({KEY_LAYOUT})"))?;
+        let time = key.time as f64;
+        let stored = stored(key.rotation);
+        track.rotation.push(RotationKey { time, value: decode_rotation(stored), stored: Some(stored) });
+        track.translation.push(VectorKey { time, value: key.position.map(|f| f.0 as f64) });
+    }
+    Ok(())
 }
 
 /// The quaternion a stored rotation decodes to (the omitted "small three" component is clamped to be
@@ -217,12 +239,16 @@ fn put_string(out: &mut Vec<u8>, text: &str, raw: Option<&[u8]>) {
     out.extend_from_slice(&bytes);
 }
 
-fn put_f32(out: &mut Vec<u8>, v: f64, losses: &mut Losses) {
+fn to_f32(v: f64, losses: &mut Losses) -> f32 {
     let f = v as f32;
     if f as f64 != v {
         losses.add("precision: values rounded to f32");
     }
-    out.extend_from_slice(&f.to_le_bytes());
+    f
+}
+
+fn put_f32(out: &mut Vec<u8>, v: f64, losses: &mut Losses) {
+    out.extend_from_slice(&to_f32(v, losses).to_le_bytes());
 }
 
 fn to_i32(v: i64, what: &str) -> Result<i32, WriteError> {
@@ -236,8 +262,7 @@ pub fn write(anim: &Animation, version: u32, losses: &mut Losses) -> Result<Vec<
     let source = single_clip(anim, ".ani", losses)?;
     let clip = retime(source, TimeUnit::Ms, 1.0, losses);
     let mut out = Vec::new();
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&(version as i32).to_le_bytes());
+    put(&mut out, Endian::Little, &FileHeader { version: version as i32 })?;
 
     let mut events = clip.events.clone();
     events.sort_by(|a, b| a.time.total_cmp(&b.time));
@@ -293,17 +318,17 @@ fn write_track(out: &mut Vec<u8>, track: &Track, version: u32, losses: &mut Loss
     };
     out.extend_from_slice(&to_i32(keys.len() as i64, "key count")?.to_le_bytes());
     for (time, value, stored, pos) in keys {
-        match encode_rotation(value, stored, version, losses) {
-            StoredRotation::Ani4000(bits) => bits.iter().for_each(|b| out.extend_from_slice(&b.to_le_bytes())),
-            StoredRotation::Ani4001(w) => out.extend_from_slice(&w.to_le_bytes()),
-            StoredRotation::Ani4002(w) => w.iter().for_each(|b| out.extend_from_slice(&b.to_le_bytes())),
-            _ => unreachable!("encode_rotation returns .ani words"),
+        let rotation = encode_rotation(value, stored, version, losses);
+        let position = pos.map(|v| Finite(to_f32(v, losses)));
+        let time = to_i32(round_time(time, "key time", losses), "key time")?;
+        match rotation {
+            StoredRotation::Ani4000(bits) => {
+                put(out, Endian::Little, &Key { rotation: bits.map(|b| Finite(f32::from_bits(b))), position, time })?
+            }
+            StoredRotation::Ani4001(rotation) => put(out, Endian::Little, &Key { rotation, position, time })?,
+            StoredRotation::Ani4002(rotation) => put(out, Endian::Little, &Key { rotation, position, time })?,
+            _ => return write_error("a rotation that is not .ani words"),
         }
-        for v in pos {
-            put_f32(out, v, losses);
-        }
-        let t = round_time(time, "key time", losses);
-        out.extend_from_slice(&to_i32(t, "key time")?.to_le_bytes());
     }
     Ok(())
 }

@@ -12,8 +12,13 @@
 //! loads the declared tracks, as the original does, and warns naming the offset and, when the bytes
 //! are whole tracks, how many. Capacity limits are not the layout's: they are checked by `validate`
 //! (see `profile`).
+//!
+//! Every record (file header, clip header, track header, key, marker) is one binrw declaration that
+//! the reader and the writer share; only the counts' bounds checks and the text of the name fields
+//! are code here.
 
-use super::cursor::Cursor;
+use super::record::{put, Reader};
+use binrw::{binrw, Endian};
 use super::timebase::{bone_id, retime, whole, DEFAULT_FRAME_RATE};
 use super::{write_error, AnimbinMode, Losses, ParseError, WriteError};
 use crate::model::{
@@ -28,16 +33,65 @@ const MIN_KEY_BYTES: usize = 3 + 8;
 const TRACK_HEADER_BYTES: usize = 4;
 const MARKER_BYTES: usize = NAME_BYTES + 2;
 
+/// The file header; the magic is checked (and written) by the declaration.
+#[binrw]
+#[brw(little, magic = b"ANIMBIN")]
+struct FileHeader {
+    version: u8,
+    clip_count: u8,
+}
+
+#[binrw]
+#[brw(little)]
+struct ClipHeader {
+    name: [u8; NAME_BYTES],
+    flags: u32,
+    length: u16,
+    track_count: u16,
+    marker_count: u16,
+}
+
+#[binrw]
+#[brw(little)]
+struct TrackHeader {
+    track_type: u8,
+    joint: u8,
+    key_count: u16,
+}
+
+#[binrw]
+#[brw(little)]
+struct Key {
+    frame: u16,
+    value: KeyValue,
+}
+
+/// The key type byte selects the payload.
+#[binrw]
+#[brw(little)]
+enum KeyValue {
+    #[brw(magic = 0u8)]
+    Rotation([i16; 4]),
+    #[brw(magic = 1u8)]
+    Translation([i32; 3]),
+}
+
+#[binrw]
+#[brw(little)]
+struct Marker {
+    name: [u8; NAME_BYTES],
+    frame: u16,
+}
+
 pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
-    let mut c = Cursor::new(bytes);
-    let magic = c.bytes(MAGIC.len(), "the magic \"ANIMBIN\"")?;
-    if magic != MAGIC {
-        return Err(ParseError::new(0, format!("the magic \"ANIMBIN\", found {:?}", String::from_utf8_lossy(magic))));
+    if !bytes.starts_with(MAGIC) {
+        let found = &bytes[..bytes.len().min(MAGIC.len())];
+        return Err(ParseError::new(0, format!("the magic \"ANIMBIN\", found {:?}", String::from_utf8_lossy(found))));
     }
-    let version = c.u8("the version byte")?;
-    let clip_count = c.u8("the animation count")?;
-    let mut clips = Vec::with_capacity(clip_count as usize);
-    for clip_index in 0..clip_count {
+    let mut c = Reader::new(bytes, Endian::Little);
+    let header: FileHeader = c.read("the 9-byte file header (\"ANIMBIN\", u8 version, u8 animation count)")?;
+    let mut clips = Vec::with_capacity(header.clip_count as usize);
+    for clip_index in 0..header.clip_count {
         clips.push(read_clip(&mut c, clip_index)?);
     }
     let mut warnings = Vec::new();
@@ -51,86 +105,66 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
             _ => String::new(),
         };
         warnings.push(format!(
-            "at byte offset {at} (0x{at:x}): {} byte(s) after the last of {clip_count} animation(s){what} are not read; \
+            "at byte offset {at} (0x{at:x}): {} byte(s) after the last of {} animation(s){what} are not read; \
              the original loader stops after the declared tracks and markers, and so does this reader",
-            c.remaining()
+            c.remaining(),
+            header.clip_count
         ));
     }
-    Ok(Animation { format: Format::Animbin, version: version as u32, clips, warnings })
+    Ok(Animation { format: Format::Animbin, version: header.version as u32, clips, warnings })
 }
 
 /// How many whole track records `bytes` holds exactly, if it is nothing else.
 fn whole_tracks(bytes: &[u8]) -> Option<usize> {
-    let mut c = Cursor::new(bytes);
+    let mut c = Reader::new(bytes, Endian::Little);
     let mut n = 0;
     while c.remaining() > 0 {
-        c.bytes(2, "a track header").ok()?;
-        let keys = c.u16_le("a key count").ok()?;
-        for _ in 0..keys {
-            c.bytes(2, "a key frame").ok()?;
-            let payload = match c.u8("a key type").ok()? {
-                0 => 8,
-                1 => 12,
-                _ => return None,
-            };
-            c.bytes(payload, "a key").ok()?;
+        let track: TrackHeader = c.read("a track header").ok()?;
+        for _ in 0..track.key_count {
+            c.read::<Key>("a key").ok()?;
         }
         n += 1;
     }
     Some(n)
 }
 
-fn read_name(c: &mut Cursor, what: &str) -> Result<(String, Option<Vec<u8>>), ParseError> {
-    let field = c.bytes(NAME_BYTES, what)?;
+/// The text of a name field and, when the text alone would not give the field back, the field.
+fn name_of(field: [u8; NAME_BYTES]) -> (String, Option<Vec<u8>>) {
     let end = field.iter().position(|&b| b == 0).unwrap_or(NAME_BYTES);
     let (text, raw) = decode_text(&field[..end]);
     // Keep the whole field when the padding is not all zeros or the text is not UTF-8.
     let exact = raw.is_none() && field[end..].iter().all(|&b| b == 0);
-    Ok((text, if exact { None } else { Some(field.to_vec()) }))
+    (text, if exact { None } else { Some(field.to_vec()) })
 }
 
-fn read_clip(c: &mut Cursor, clip_index: u8) -> Result<Clip, ParseError> {
-    let (name, raw_name) = read_name(c, &format!("the name of animation {clip_index}"))?;
-    let flags = c.u32_le("the clip flags")?;
-    let length = c.u16_le("the clip length")?;
-    let track_count = c.u16_le("the track count")?;
-    let marker_count = c.u16_le("the marker count")?;
-    let tracks_n = c.count(track_count as u64, TRACK_HEADER_BYTES, "tracks")?;
+fn read_clip(c: &mut Reader, clip_index: u8) -> Result<Clip, ParseError> {
+    let header: ClipHeader = c.read(format_args!(
+        "the 42-byte header of animation {clip_index} (char[32] name, u32 flags, u16 length, u16 track count, u16 marker count)"
+    ))?;
+    let (name, raw_name) = name_of(header.name);
+    let tracks_n = c.count(header.track_count as u64, TRACK_HEADER_BYTES, "tracks")?;
     let mut tracks = Vec::with_capacity(tracks_n);
-    for track_index in 0..track_count {
-        let track_type = c.u8("the track type")?;
-        let joint = c.u8("the joint id")?;
-        let key_count = c.u16_le("the key count")?;
-        let keys_n = c.count(key_count as u64, MIN_KEY_BYTES, &format!("keys of track {track_index} (joint {joint})"))?;
+    for track_index in 0..header.track_count {
+        let TrackHeader { track_type, joint, key_count } =
+            c.read(format_args!("the 4-byte header of track {track_index} (u8 type, u8 joint id, u16 key count)"))?;
+        let keys_n = c.count(key_count as u64, MIN_KEY_BYTES, format_args!("keys of track {track_index} (joint {joint})"))?;
         let mut track = Track::new(Bone::Id(joint as u32));
         track.extras.animbin_type = Some(track_type);
         let mut order = Vec::with_capacity(keys_n);
         for _ in 0..key_count {
-            let frame = c.u16_le("the key frame")? as f64;
-            let type_at = c.pos();
-            match c.u8("the key type")? {
-                0 => {
-                    let mut w = [0i16; 4];
-                    for v in &mut w {
-                        *v = c.i16_le("a rotation component (i16 FP12)")?;
-                    }
-                    let value = Quat::new(w[0] as f64 / FP12, w[1] as f64 / FP12, w[2] as f64 / FP12, w[3] as f64 / FP12);
-                    track.rotation.push(RotationKey { time: frame, value, stored: Some(StoredRotation::Fp12(w)) });
+            let key: Key = c.read(format_args!(
+                "a key of track {track_index} (joint {joint}): u16 frame, key type 0 (rotation) or 1 (translation), \
+                 then i16 w, x, y, z or i32 x, y, z"
+            ))?;
+            let frame = key.frame as f64;
+            match key.value {
+                KeyValue::Rotation(w) => {
+                    track.rotation.push(RotationKey { time: frame, value: decode_fp12(w), stored: Some(StoredRotation::Fp12(w)) });
                     order.push(false);
                 }
-                1 => {
-                    let mut v = [0f64; 3];
-                    for x in &mut v {
-                        *x = c.i32_le("a translation component (i32 FP12)")? as f64 / FP12;
-                    }
-                    track.translation.push(VectorKey { time: frame, value: v });
+                KeyValue::Translation(v) => {
+                    track.translation.push(VectorKey { time: frame, value: v.map(|x| x as f64 / FP12) });
                     order.push(true);
-                }
-                other => {
-                    return Err(ParseError::new(
-                        type_at,
-                        format!("key type 0 (rotation) or 1 (translation) in track {track_index} (joint {joint}), found {other}"),
-                    ))
                 }
             }
         }
@@ -139,24 +173,25 @@ fn read_clip(c: &mut Cursor, clip_index: u8) -> Result<Clip, ParseError> {
         }
         tracks.push(track);
     }
-    let markers_n = c.count(marker_count as u64, MARKER_BYTES, "markers")?;
-    let mut events = Vec::with_capacity(markers_n);
-    for marker_index in 0..marker_count {
-        let (name, raw) = read_name(c, &format!("the name of marker {marker_index}"))?;
-        let frame = c.u16_le("the marker frame")?;
-        let mut event = Event::new(frame as f64, name, None);
-        event.raw_name = raw;
-        events.push(event);
-    }
+    let markers = c.records::<Marker>(header.marker_count as u64, MARKER_BYTES, "markers (char[32] name, u16 frame)")?;
+    let events = markers
+        .into_iter()
+        .map(|m| {
+            let (name, raw) = name_of(m.name);
+            let mut event = Event::new(m.frame as f64, name, None);
+            event.raw_name = raw;
+            event
+        })
+        .collect();
     Ok(Clip {
         name,
-        looping: flags & 1 != 0,
+        looping: header.flags & 1 != 0,
         time_unit: TimeUnit::Frame,
-        length: length as f64,
+        length: header.length as f64,
         frame_rate: None,
         tracks,
         events,
-        extras: ClipExtras { raw_name, animbin_flags: Some(flags), ..ClipExtras::default() },
+        extras: ClipExtras { raw_name, animbin_flags: Some(header.flags), ..ClipExtras::default() },
     })
 }
 
@@ -221,7 +256,8 @@ fn frame_u16(t: f64, what: &str, losses: &mut Losses) -> Result<u16, WriteError>
     u16::try_from(f).or_else(|_| write_error(format!("{what} {t} is outside ANIMBIN's u16 frame range")))
 }
 
-fn put_name(out: &mut Vec<u8>, text: &str, raw: Option<&[u8]>, losses: &mut Losses) {
+/// The 32-byte field of a name: its kept field while the text is unchanged, else the text, padded.
+fn name_field(text: &str, raw: Option<&[u8]>, losses: &mut Losses) -> [u8; NAME_BYTES] {
     let mut field = match raw {
         Some(raw) if raw.len() == NAME_BYTES && read_field_text(raw) == text => raw.to_vec(),
         _ => text.as_bytes().to_vec(),
@@ -230,8 +266,9 @@ fn put_name(out: &mut Vec<u8>, text: &str, raw: Option<&[u8]>, losses: &mut Loss
         losses.add(format!("name {text:?} truncated to ANIMBIN's {NAME_BYTES} bytes"));
         field.truncate(NAME_BYTES);
     }
-    field.resize(NAME_BYTES, 0);
-    out.extend_from_slice(&field);
+    let mut out = [0u8; NAME_BYTES];
+    out[..field.len()].copy_from_slice(&field);
+    out
 }
 
 fn read_field_text(field: &[u8]) -> String {
@@ -241,11 +278,9 @@ fn read_field_text(field: &[u8]) -> String {
 
 pub fn write(anim: &Animation, mode: AnimbinMode, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
     let mut out = Vec::new();
-    out.extend_from_slice(MAGIC);
     let version = if anim.format == Format::Animbin { anim.version.min(255) as u8 } else { 1 };
-    out.push(version);
-    let count = u8::try_from(anim.clips.len()).or_else(|_| write_error("ANIMBIN holds at most 255 animations"))?;
-    out.push(count);
+    let clip_count = u8::try_from(anim.clips.len()).or_else(|_| write_error("ANIMBIN holds at most 255 animations"))?;
+    put(&mut out, Endian::Little, &FileHeader { version, clip_count })?;
     let from_animbin = anim.format == Format::Animbin;
     for source in &anim.clips {
         let mut clip = retime(source, TimeUnit::Frame, DEFAULT_FRAME_RATE, losses);
@@ -323,7 +358,7 @@ fn onto_frames(clip: &mut Clip, losses: &mut Losses) {
 }
 
 fn write_clip(out: &mut Vec<u8>, clip: &Clip, mode: AnimbinMode, keep_order: bool, losses: &mut Losses) -> Result<(), WriteError> {
-    put_name(out, &clip.name, clip.extras.raw_name.as_deref(), losses);
+    let name = name_field(&clip.name, clip.extras.raw_name.as_deref(), losses);
     let flags = match mode {
         AnimbinMode::Original => {
             if !clip.looping {
@@ -333,9 +368,7 @@ fn write_clip(out: &mut Vec<u8>, clip: &Clip, mode: AnimbinMode, keep_order: boo
         }
         AnimbinMode::Correct => (clip.extras.animbin_flags.unwrap_or(0) & !1) | clip.looping as u32,
     };
-    out.extend_from_slice(&flags.to_le_bytes());
     let length = frame_u16(clip.length, "clip length", losses)?;
-    out.extend_from_slice(&length.to_le_bytes());
 
     let mut tracks = Vec::new();
     for track in &clip.tracks {
@@ -350,9 +383,8 @@ fn write_clip(out: &mut Vec<u8>, clip: &Clip, mode: AnimbinMode, keep_order: boo
         tracks.push((joint, track));
     }
     let track_count = u16::try_from(tracks.len()).or_else(|_| write_error("more than 65535 tracks in a clip"))?;
-    out.extend_from_slice(&track_count.to_le_bytes());
     let marker_count = u16::try_from(clip.events.len()).or_else(|_| write_error("more than 65535 markers in a clip"))?;
-    out.extend_from_slice(&marker_count.to_le_bytes());
+    put(out, Endian::Little, &ClipHeader { name, flags, length, track_count, marker_count })?;
 
     for (joint, track) in tracks {
         write_track(out, joint, track, mode, keep_order, losses)?;
@@ -362,11 +394,11 @@ fn write_clip(out: &mut Vec<u8>, clip: &Clip, mode: AnimbinMode, keep_order: boo
         events.sort_by(|a, b| a.time.total_cmp(&b.time));
     }
     for event in &events {
-        put_name(out, &event.name, event.raw_name.as_deref(), losses);
+        let name = name_field(&event.name, event.raw_name.as_deref(), losses);
         if event.data.as_deref().is_some_and(|d| !d.is_empty()) {
             losses.add("event data dropped: ANIMBIN markers have only a name and a frame");
         }
-        out.extend_from_slice(&frame_u16(event.time, "marker time", losses)?.to_le_bytes());
+        put(out, Endian::Little, &Marker { name, frame: frame_u16(event.time, "marker time", losses)? })?;
     }
     Ok(())
 }
@@ -389,30 +421,22 @@ fn write_track(out: &mut Vec<u8>, joint: u8, track: &Track, mode: AnimbinMode, k
         _ => std::iter::repeat_n(false, rotation.len()).chain(std::iter::repeat_n(true, translation.len())).collect(),
     };
     let key_count = u16::try_from(order.len()).or_else(|_| write_error(format!("joint {joint}: more than 65535 keys")))?;
-    out.push(track.extras.animbin_type.unwrap_or(0));
-    out.push(joint);
-    out.extend_from_slice(&key_count.to_le_bytes());
+    put(out, Endian::Little, &TrackHeader { track_type: track.extras.animbin_type.unwrap_or(0), joint, key_count })?;
     let (mut r, mut t) = (0, 0);
     let mut prev: Option<Quat> = None;
     for is_translation in order {
         if is_translation {
             let key = &translation[t];
             t += 1;
-            out.extend_from_slice(&frame_u16(key.time, "key time", losses)?.to_le_bytes());
-            out.push(1);
-            for v in key.value {
-                out.extend_from_slice(&fp12_i32(v, mode, losses).to_le_bytes());
-            }
+            let value = KeyValue::Translation(key.value.map(|v| fp12_i32(v, mode, losses)));
+            put(out, Endian::Little, &Key { frame: frame_u16(key.time, "key time", losses)?, value })?;
         } else {
             let key = &rotation[r];
             r += 1;
-            out.extend_from_slice(&frame_u16(key.time, "key time", losses)?.to_le_bytes());
-            out.push(0);
+            let frame = frame_u16(key.time, "key time", losses)?;
             let w = encode_rotation(key, prev, mode, losses);
             prev = Some(decode_fp12(w));
-            for v in w {
-                out.extend_from_slice(&v.to_le_bytes());
-            }
+            put(out, Endian::Little, &Key { frame, value: KeyValue::Rotation(w) })?;
         }
     }
     Ok(())

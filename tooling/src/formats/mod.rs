@@ -3,6 +3,8 @@
 //!
 //! Readers never panic and never allocate from a count in the file before checking that the count's
 //! elements fit in the bytes that remain. Every error names the byte offset and what was expected.
+//! Each format declares its fixed-layout records once with binrw, for reading and writing; `record`
+//! reads them and turns binrw's errors into `ParseError`s.
 
 use crate::model::{Animation, Format};
 use std::fmt;
@@ -11,7 +13,7 @@ use std::path::Path;
 pub mod animbin;
 pub mod ani;
 pub mod bonemap;
-mod cursor;
+mod record;
 pub mod json;
 pub mod mp_anim;
 pub mod panim;

@@ -16,8 +16,15 @@
 //! first, one q-bit two's-complement delta per component, each rotation key led by its W-sign bit.
 //! Frame 0 comes from the descriptors' initial values (W positive); frames whose bitmap bit is clear
 //! carry no bits and do not appear as keys.
+//!
+//! The headers of both versions, the version 0 key records (`f32` quaternions and vectors) and the
+//! version 2 channel descriptors are binrw declarations shared by the reader and the writer. The
+//! version 0 index maps (byte runs whose meaning is checked entry by entry), the counts (checked
+//! against the rest of the file before allocating) and the version 2 bitstream (fields of any width
+//! from 0 to 32 bits, packed LSB first across words, which is no fixed layout) are code here.
 
-use super::cursor::Cursor;
+use super::record::{put, Finite, Reader};
+use binrw::{binrw, Endian};
 use super::timebase::{bone_id, frame_rate, retime, single_clip, whole};
 use super::{write_error, Losses, ParseError, Tolerance, WriteError};
 use crate::model::{Animation, Bone, Clip, ClipExtras, Format, MpExtras, Quat, RotationKey, Sampler, TimeUnit, Track, VectorKey};
@@ -31,32 +38,96 @@ const NO_EVENTS: u32 = 0xFFFF_FFFF;
 /// Longest run of frames the key reduction bridges with one interpolation.
 const MAX_SPAN: usize = 256;
 
+/// The six header words of version 0, after the version word.
+#[binrw]
+#[brw(big)]
+struct V0Header {
+    duration: Finite,
+    duration_state: u32,
+    interval: Finite,
+    interval_state: u32,
+    key_count: u32,
+    root_bone_id: u32,
+}
+
+/// The header of version 2, after the version word.
+#[binrw]
+#[brw(big)]
+struct V2Header {
+    scratch_size: u32,
+    evnt_id: u32,
+    unknown0: u32,
+    duration: Finite,
+    interval: Finite,
+    root_bone_id: u32,
+    looping: u32,
+    rotation_divisor: u32,
+    translation_multiplier: Finite,
+    channel_count: u32,
+    unknown3: u32,
+    frame_count: u32,
+}
+
+/// Offsets in the file of the version 2 header fields that are checked.
+const V2_INTERVAL_AT: usize = 4 + 16;
+const V2_DIVISOR_AT: usize = 4 + 28;
+const V2_FRAME_COUNT_AT: usize = 4 + 44;
+const V0_INTERVAL_AT: usize = 4 + 8;
+
+/// One version 2 channel descriptor: bone id, key count, initial value and bit width of rx, ry, rz,
+/// translation key count, then (when it is not 0) those of tx, ty, tz.
+#[binrw]
+#[brw(big)]
+struct ChannelDescriptor {
+    bone: u32,
+    key_count: u16,
+    rotation: [Component; 3],
+    translation_keys: u16,
+    #[br(if(translation_keys != 0))]
+    translation: Option<[Component; 3]>,
+}
+
+/// The initial value and bit width of one component of a channel.
+#[binrw]
+#[brw(big)]
+#[derive(Clone, Copy)]
+struct Component {
+    initial: i16,
+    width: BitWidth,
+}
+
+#[binrw]
+#[brw(big)]
+#[br(assert(bits <= 32, "a bit width of at most 32, found {}", bits))]
+#[derive(Clone, Copy)]
+struct BitWidth {
+    bits: u8,
+}
+
 pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
-    let mut c = Cursor::new(bytes);
-    match c.u32_be("the version word (0 or 2)")? {
+    let mut c = Reader::new(bytes, Endian::Big);
+    match c.read::<u32>("the version word (0 or 2)")? {
         0 => read_v0(&mut c),
         2 => read_v2(&mut c),
         v => Err(ParseError::new(0, format!("ANIM version 0 or 2, found {v}"))),
     }
 }
 
-fn positive_interval(c: &mut Cursor) -> Result<f64, ParseError> {
-    let at = c.pos();
-    let interval = c.f32_be("the key interval")? as f64;
+fn positive_interval(interval: Finite, at: usize) -> Result<f64, ParseError> {
+    let interval = interval.0 as f64;
     if interval <= 0.0 {
         return Err(ParseError::new(at, format!("a positive key interval in seconds, found {interval}")));
     }
     Ok(interval)
 }
 
-fn read_v0(c: &mut Cursor) -> Result<Animation, ParseError> {
-    let duration = c.f32_be("the duration")? as f64;
-    let duration_state = c.u32_be("the duration's differential state")?;
-    let interval = positive_interval(c)?;
-    let interval_state = c.u32_be("the interval's differential state")?;
-    let key_count = c.u32_be("the key count")?;
-    let root_bone_id = c.u32_be("the root bone id")?;
-    let bone_entry_count = c.u32_be("the rotation index count")?;
+fn read_v0(c: &mut Reader) -> Result<Animation, ParseError> {
+    let V0Header { duration, duration_state, interval, interval_state, key_count, root_bone_id } = c.read(
+        "the version 0 header (f32 duration, u32 its state, f32 interval, u32 its state, u32 key count, u32 root bone id)",
+    )?;
+    let duration = duration.0 as f64;
+    let interval = positive_interval(interval, V0_INTERVAL_AT)?;
+    let bone_entry_count: u32 = c.read("the u32 rotation index count")?;
     let n = c.count(bone_entry_count as u64, 1, "rotation indices")?;
     let bone_map_at = c.pos();
     let bone_map = c.bytes(n, "the rotation indices (bone id -> rotation channel)")?.to_vec();
@@ -81,7 +152,7 @@ fn read_v0(c: &mut Cursor) -> Result<Animation, ParseError> {
         }
     }
     let trans_map_count_at = c.pos();
-    let trans_count = c.u32_be("the translation index count")?;
+    let trans_count: u32 = c.read("the u32 translation index count")?;
     let m = c.count(trans_count as u64, 1, "translation indices")?;
     if m < rotation_channels {
         return Err(ParseError::new(
@@ -117,7 +188,7 @@ fn read_v0(c: &mut Cursor) -> Result<Animation, ParseError> {
 
     let keys = key_count as usize;
     let quat_at = c.pos();
-    let quat_count = c.u32_be("the quaternion count")?;
+    let quat_count: u32 = c.read("the u32 quaternion count")?;
     if quat_count as u64 != rotation_channels as u64 * key_count as u64 {
         return Err(ParseError::new(
             quat_at,
@@ -132,16 +203,13 @@ fn read_v0(c: &mut Cursor) -> Result<Animation, ParseError> {
     for _ in 0..rotation_channels {
         let mut keys_of = Vec::with_capacity(keys);
         for _ in 0..keys {
-            let w = c.f32_be("a quaternion w")? as f64;
-            let x = c.f32_be("a quaternion x")? as f64;
-            let y = c.f32_be("a quaternion y")? as f64;
-            let z = c.f32_be("a quaternion z")? as f64;
+            let [w, x, y, z] = c.read::<[Finite; 4]>("a quaternion (f32 w, x, y, z)")?.map(|v| v.0 as f64);
             keys_of.push(Quat::new(w, x, y, z));
         }
         rotations.push(keys_of);
     }
     let trans_at = c.pos();
-    let vector_count = c.u32_be("the vector count")?;
+    let vector_count: u32 = c.read("the u32 vector count")?;
     let expected = translation_channels as u64 * key_count as u64;
     if vector_count as u64 != expected {
         return Err(ParseError::new(
@@ -154,11 +222,11 @@ fn read_v0(c: &mut Cursor) -> Result<Animation, ParseError> {
     for _ in 0..translation_channels {
         let mut keys_of = Vec::with_capacity(keys);
         for _ in 0..keys {
-            keys_of.push([c.f32_be("a translation x")? as f64, c.f32_be("a translation y")? as f64, c.f32_be("a translation z")? as f64]);
+            keys_of.push(c.read::<[Finite; 3]>("a translation (f32 x, y, z)")?.map(|v| v.0 as f64));
         }
         translations.push(keys_of);
     }
-    let evnt_id = c.u32_be("the EVNT id")?;
+    let evnt_id: u32 = c.read("the u32 EVNT id")?;
     let padding_at = c.pos();
     let padding = c.bytes(c.remaining(), "padding")?;
     if let Some(i) = padding.iter().position(|&b| b != 0xFF) {
@@ -276,58 +344,49 @@ fn decode_rotation(v: [i64; 3], negative_w: bool, divisor: f64) -> Quat {
     Quat::new(if negative_w { -w } else { w }, x, y, z)
 }
 
-fn read_v2(c: &mut Cursor) -> Result<Animation, ParseError> {
-    let scratch_size = c.u32_be("the scratch size")?;
-    let evnt_id = c.u32_be("the EVNT id")?;
-    let unknown0 = c.u32_be("the unknown word after the EVNT id")?;
-    let duration = c.f32_be("the duration")? as f64;
-    let interval = positive_interval(c)?;
-    let root_bone_id = c.u32_be("the root bone id")?;
-    let looping = c.u32_be("the looping flag")? != 0;
-    let divisor_at = c.pos();
-    let rotation_divisor = c.u32_be("the rotation divisor")?;
+fn read_v2(c: &mut Reader) -> Result<Animation, ParseError> {
+    let V2Header {
+        scratch_size,
+        evnt_id,
+        unknown0,
+        duration,
+        interval,
+        root_bone_id,
+        looping,
+        rotation_divisor,
+        translation_multiplier: Finite(translation_multiplier),
+        channel_count,
+        unknown3,
+        frame_count,
+    } = c.read("the 48-byte version 2 header (scratch size, EVNT id, unknown, f32 duration, f32 interval, root bone id, \
+                looping flag, rotation divisor, f32 translation multiplier, channel count, unknown, key bitmap bit count)")?;
+    let duration = duration.0 as f64;
+    let interval = positive_interval(interval, V2_INTERVAL_AT)?;
+    let looping = looping != 0;
     if rotation_divisor == 0 {
-        return Err(ParseError::new(divisor_at, "a non-zero rotation divisor"));
+        return Err(ParseError::new(V2_DIVISOR_AT, "a non-zero rotation divisor"));
     }
-    let translation_multiplier = c.f32_be("the translation multiplier")?;
-    let channel_count = c.u32_be("the bone channel count")?;
-    let unknown3 = c.u32_be("the unknown word after the channel count")?;
-    let bits_at = c.pos();
-    let frame_count = c.u32_be("the key bitmap bit count")?;
     if frame_count == 0 {
-        return Err(ParseError::new(bits_at, "a key bitmap of at least one frame"));
+        return Err(ParseError::new(V2_FRAME_COUNT_AT, "a key bitmap of at least one frame"));
     }
-    let words = c.count(frame_count.div_ceil(32) as u64, 4, "key bitmap words")?;
-    let mut bitmap = Vec::with_capacity(words);
-    for _ in 0..words {
-        bitmap.push(c.u32_be("a key bitmap word")?);
-    }
+    let bitmap: Vec<u32> = c.records(frame_count.div_ceil(32) as u64, 4, "key bitmap words")?;
     let keyed = |f: u32| bitmap[(f / 32) as usize] >> (f % 32) & 1 == 1;
     for what in ["the first channel count", "the second channel count"] {
         let at = c.pos();
-        let n = c.u32_be(what)?;
+        let n: u32 = c.read(format_args!("{what} (u32)"))?;
         if n != channel_count {
             return Err(ParseError::new(at, format!("{what} equal to the header's {channel_count}, found {n}")));
         }
     }
     let n = c.count(channel_count as u64, 17, "bone channel descriptors")?;
     let mut channels = Vec::with_capacity(n);
-    let width = |c: &mut Cursor, what: &str| -> Result<(i16, u8), ParseError> {
-        let init = c.i16_be(&format!("the initial {what}"))?;
-        let at = c.pos();
-        let q = c.u8(&format!("the bit width of {what}"))?;
-        if q > 32 {
-            return Err(ParseError::new(at, format!("a bit width of at most 32 for {what}, found {q}")));
-        }
-        Ok((init, q))
-    };
-    for _ in 0..n {
-        let bone = c.u32_be("the channel's bone id")?;
-        let _key_count = c.u16_be("the channel's key count")?;
-        let rotation = [width(c, "rx")?, width(c, "ry")?, width(c, "rz")?];
-        let translation_keys = c.u16_be("the channel's translation key count")?;
-        let translation = if translation_keys != 0 { Some([width(c, "tx")?, width(c, "ty")?, width(c, "tz")?]) } else { None };
-        channels.push(Channel { bone, rotation, translation });
+    for i in 0..n {
+        let d: ChannelDescriptor = c.read(format_args!(
+            "the descriptor of channel {i} (u32 bone id, u16 key count, i16 initial value and u8 bit width of rx, ry, rz, \
+             u16 translation key count, then those of tx, ty, tz when it is not 0)"
+        ))?;
+        let pair = |c: [Component; 3]| c.map(|c| (c.initial, c.width.bits));
+        channels.push(Channel { bone: d.bone, rotation: pair(d.rotation), translation: d.translation.map(pair) });
     }
     let key_frames: Vec<u32> = (1..frame_count).filter(|&f| keyed(f)).collect();
     let frame_bits: u64 = channels.iter().map(Channel::key_bits).sum();
@@ -526,14 +585,17 @@ pub fn write_v0(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteE
     let extras = g.extras.as_ref();
     let [duration_state, interval_state] = extras.and_then(|e| e.time_states).unwrap_or([0, 0]);
     let mut out = Vec::new();
-    let put = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_be_bytes());
-    put(&mut out, 0);
-    out.extend_from_slice(&f32_exact(g.duration, losses).to_be_bytes());
-    put(&mut out, duration_state);
-    out.extend_from_slice(&f32_exact(g.interval, losses).to_be_bytes());
-    put(&mut out, interval_state);
-    put(&mut out, g.frames as u32);
-    put(&mut out, extras.map_or(order.first().map_or(0, |&i| g.bones[i]), |e| e.root_bone_id));
+    let word = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_be_bytes());
+    word(&mut out, 0);
+    let header = V0Header {
+        duration: Finite(f32_exact(g.duration, losses)),
+        duration_state,
+        interval: Finite(f32_exact(g.interval, losses)),
+        interval_state,
+        key_count: g.frames as u32,
+        root_bone_id: extras.map_or(order.first().map_or(0, |&i| g.bones[i]), |e| e.root_bone_id),
+    };
+    put(&mut out, Endian::Big, &header)?;
     let entries = g
         .bones
         .iter()
@@ -541,13 +603,13 @@ pub fn write_v0(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteE
         .max()
         .unwrap_or(0)
         .max(extras.and_then(|e| e.bone_entry_count).map_or(V0_BONE_SLOTS, |n| n as usize));
-    put(&mut out, entries as u32);
+    word(&mut out, entries as u32);
     let mut map = vec![0xFFu8; entries];
     for (ch, &i) in order.iter().enumerate() {
         map[g.bones[i] as usize] = ch as u8;
     }
     out.extend_from_slice(&map);
-    put(&mut out, order.len() as u32);
+    word(&mut out, order.len() as u32);
     let mut next = 0u8;
     for &i in &order {
         out.push(if g.translation[i].is_some() {
@@ -557,7 +619,7 @@ pub fn write_v0(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteE
             0xFF
         });
     }
-    put(&mut out, (order.len() * g.frames) as u32);
+    word(&mut out, (order.len() * g.frames) as u32);
     for &i in &order {
         for q in &g.rotation[i] {
             for v in q.to_array() {
@@ -566,13 +628,13 @@ pub fn write_v0(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteE
         }
     }
     let translated: Vec<&Vec<[f64; 3]>> = order.iter().filter_map(|&i| g.translation[i].as_ref()).collect();
-    put(&mut out, (translated.len() * g.frames) as u32);
+    word(&mut out, (translated.len() * g.frames) as u32);
     for keys in translated {
         for v in keys.iter().flatten() {
             out.extend_from_slice(&f32_exact(*v, losses).to_be_bytes());
         }
     }
-    put(&mut out, extras.map_or(NO_EVENTS, |e| e.evnt_id));
+    word(&mut out, extras.map_or(NO_EVENTS, |e| e.evnt_id));
     Ok(out)
 }
 
@@ -667,32 +729,33 @@ pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> 
     }
 
     let mut out = Vec::new();
-    let put = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_be_bytes());
+    let word = |out: &mut Vec<u8>, v: u32| out.extend_from_slice(&v.to_be_bytes());
     let extras = g.extras.clone();
-    put(&mut out, 2);
-    let scratch_at = out.len();
-    put(&mut out, 0);
-    put(&mut out, extras.as_ref().map_or(NO_EVENTS, |e| e.evnt_id));
-    put(&mut out, extras.as_ref().map_or(1, |e| e.unknown0));
-    out.extend_from_slice(&f32_exact(g.duration, losses).to_be_bytes());
-    out.extend_from_slice(&f32_exact(g.interval, losses).to_be_bytes());
-    put(&mut out, extras.as_ref().map_or(3, |e| e.root_bone_id));
-    put(&mut out, g.looping as u32);
-    put(&mut out, divisor_word);
-    out.extend_from_slice(&(mult as f32).to_be_bytes());
-    put(&mut out, g.bones.len() as u32);
-    put(&mut out, extras.as_ref().map_or(1, |e| e.unknown3));
-    put(&mut out, g.frames as u32);
+    word(&mut out, 2);
+    let mut header = V2Header {
+        scratch_size: 0,
+        evnt_id: extras.as_ref().map_or(NO_EVENTS, |e| e.evnt_id),
+        unknown0: extras.as_ref().map_or(1, |e| e.unknown0),
+        duration: Finite(f32_exact(g.duration, losses)),
+        interval: Finite(f32_exact(g.interval, losses)),
+        root_bone_id: extras.as_ref().map_or(3, |e| e.root_bone_id),
+        looping: g.looping as u32,
+        rotation_divisor: divisor_word,
+        translation_multiplier: Finite(mult as f32),
+        channel_count: g.bones.len() as u32,
+        unknown3: extras.as_ref().map_or(1, |e| e.unknown3),
+        frame_count: g.frames as u32,
+    };
+    put(&mut out, Endian::Big, &header)?;
     let mut bitmap = vec![0u32; g.frames.div_ceil(32)];
     for &f in &kept_frames {
         bitmap[f / 32] |= 1 << (f % 32);
     }
-    bitmap.iter().for_each(|w| put(&mut out, *w));
-    put(&mut out, g.bones.len() as u32);
-    put(&mut out, g.bones.len() as u32);
+    bitmap.iter().for_each(|w| word(&mut out, *w));
+    word(&mut out, g.bones.len() as u32);
+    word(&mut out, g.bones.len() as u32);
 
     let mut writer = BitWriter::default();
-    let mut descriptors = Vec::new();
     let key_count = u16::try_from(kept_frames.len()).or_else(|_| write_error("more than 65535 keys per channel"))?;
     let mut widths = Vec::new();
     for (i, ch) in channels.iter().enumerate() {
@@ -700,25 +763,22 @@ pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> 
         let rq = axis_widths(&r);
         let t: Option<Vec<[i64; 3]>> = ch.translation.as_ref().map(|t| kept_frames.iter().map(|&f| t[f]).collect());
         let tq = t.as_ref().map(|t| axis_widths(t));
-        descriptors.extend_from_slice(&g.bones[i].to_be_bytes());
-        descriptors.extend_from_slice(&key_count.to_be_bytes());
-        for axis in 0..3 {
-            descriptors.extend_from_slice(&(r[0][axis] as i16).to_be_bytes());
-            descriptors.push(rq[axis]);
-        }
-        match (&t, tq) {
-            (Some(t), Some(tq)) => {
-                descriptors.extend_from_slice(&key_count.to_be_bytes());
-                for axis in 0..3 {
-                    descriptors.extend_from_slice(&(t[0][axis].clamp(-32768, 32767) as i16).to_be_bytes());
-                    descriptors.push(tq[axis]);
-                }
-            }
-            _ => descriptors.extend_from_slice(&0u16.to_be_bytes()),
-        }
+        let component = |initial: i64, bits: u8| Component { initial: initial.clamp(-32768, 32767) as i16, width: BitWidth { bits } };
+        let translation = match (&t, tq) {
+            (Some(t), Some(tq)) => Some([0, 1, 2].map(|axis| component(t[0][axis], tq[axis]))),
+            _ => None,
+        };
+        let descriptor = ChannelDescriptor {
+            bone: g.bones[i],
+            key_count,
+            // The initial rotation is written as its low 16 bits, as quantised.
+            rotation: [0, 1, 2].map(|axis| Component { initial: r[0][axis] as i16, width: BitWidth { bits: rq[axis] } }),
+            translation_keys: if translation.is_some() { key_count } else { 0 },
+            translation,
+        };
+        put(&mut out, Endian::Big, &descriptor)?;
         widths.push((rq, tq));
     }
-    out.extend_from_slice(&descriptors);
     for k in 1..kept_frames.len() {
         let (f, prev) = (kept_frames[k], kept_frames[k - 1]);
         for (i, ch) in channels.iter().enumerate() {
@@ -734,12 +794,15 @@ pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> 
             }
         }
     }
-    writer.words.iter().for_each(|w| put(&mut out, *w));
+    writer.words.iter().for_each(|w| word(&mut out, *w));
     if writer.bit % 32 != 0 {
-        put(&mut out, writer.current);
+        word(&mut out, writer.current);
     }
-    let scratch = extras.as_ref().map_or(out.len() as u32, |e| e.scratch_size);
-    out[scratch_at..scratch_at + 4].copy_from_slice(&scratch.to_be_bytes());
+    // The header again, now that the scratch size (the file's size for a new file) is known.
+    header.scratch_size = extras.as_ref().map_or(out.len() as u32, |e| e.scratch_size);
+    let mut head = Vec::new();
+    put(&mut head, Endian::Big, &header)?;
+    out[4..4 + head.len()].copy_from_slice(&head);
     Ok(out)
 }
 
@@ -775,7 +838,7 @@ impl BitWriter {
         for i in 0..q {
             self.current |= (((v >> i) & 1) as u32) << (self.bit % 32);
             self.bit += 1;
-            if self.bit.is_multiple_of(32) {
+            if self.bit % 32 == 0 {
                 self.words.push(self.current);
                 self.current = 0;
             }

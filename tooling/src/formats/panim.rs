@@ -18,8 +18,14 @@
 //! the reader takes the one split for which the indices, the optional sections and the end of the file
 //! all fall exactly in place. A value table that happens to spell a tag is therefore read correctly,
 //! and a split that does not account for every byte is rejected rather than guessed.
+//!
+//! The header, the index pairs and the section headers are binrw declarations shared by the reader
+//! and the writer, and the value table and the sections' values are read as binrw runs of `s16`.
+//! Finding the tables (scanning for the tags and trying each split), the section bitmasks and the
+//! bounds of every count are code here: they are searches and checks, not fixed layouts.
 
-use super::cursor::Cursor;
+use super::record::{put, Reader};
+use binrw::{binrw, Endian};
 use super::timebase::{bone_id, retime, round_time, single_clip};
 use super::{write_error, Losses, ParseError, WriteError};
 use crate::model::{
@@ -86,21 +92,48 @@ struct Tail {
     scales: Option<Section>,
 }
 
-fn read_fixed_text(c: &mut Cursor, n: usize, what: &str) -> Result<(String, Option<Vec<u8>>), ParseError> {
-    let field = c.bytes(n, what)?;
+/// The 100-byte header.
+#[binrw]
+#[brw(big)]
+struct Header {
+    name: [u8; NAME_BYTES],
+    author: [u8; AUTHOR_BYTES],
+    loop_byte: u8,
+    length: u16,
+    node_count: u8,
+}
+
+/// One entry of the index table: a stream of `count` values from `offset` in the value table.
+#[binrw]
+#[brw(big)]
+struct IndexPair {
+    count: u16,
+    offset: u16,
+}
+
+/// The counts that open a translations or scales section (after its tag).
+#[binrw]
+#[brw(big)]
+struct SectionHeader {
+    frame_count: u16,
+    bone_count: u16,
+}
+
+/// The text of a fixed text field and, when the text alone would not give the field back, the field.
+fn fixed_text(field: &[u8]) -> (String, Option<Vec<u8>>) {
+    let n = field.len();
     let end = field.iter().position(|&b| b == 0).unwrap_or(n);
     let (text, raw) = decode_text(&field[..end]);
     let exact = raw.is_none() && field[end..].iter().all(|&b| b == 0);
-    Ok((text, if exact { None } else { Some(field.to_vec()) }))
+    (text, if exact { None } else { Some(field.to_vec()) })
 }
 
 pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
-    let mut c = Cursor::new(bytes);
-    let (name, raw_name) = read_fixed_text(&mut c, NAME_BYTES, "the 64-byte name of the 100-byte header")?;
-    let (author, raw_author) = read_fixed_text(&mut c, AUTHOR_BYTES, "the 32-byte author")?;
-    let loop_byte = c.u8("the loop byte")?;
-    let length = c.u16_be("the length")?;
-    let node_count = c.u8("the node count")?;
+    let mut c = Reader::new(bytes, Endian::Big);
+    let header: Header = c.read("the 100-byte header (char[64] name, char[32] author, u8 loop, u16 length, u8 node count)")?;
+    let (name, raw_name) = fixed_text(&header.name);
+    let (author, raw_author) = fixed_text(&header.author);
+    let Header { loop_byte, length, node_count, .. } = header;
     let tag = c.bytes(VALUES_TAG.len(), "the \"values\" tag at offset 100")?;
     if tag != VALUES_TAG {
         return Err(ParseError::new(HEADER_BYTES, format!("the \"values\" tag, found {:?}", String::from_utf8_lossy(tag))));
@@ -129,11 +162,7 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
             format!("index frame counts totalling at most {budget} keys for a {}-byte file, found {keys}", bytes.len()),
         ));
     }
-    let mut values = Vec::with_capacity(value_count);
-    let mut vc = Cursor::at(bytes, values_at);
-    for _ in 0..value_count {
-        values.push(vc.i16_be("a value")?);
-    }
+    let values: Vec<i16> = Reader::at(bytes, values_at, Endian::Big).records(value_count as u64, 2, "s16 values")?;
 
     let mut tracks: Vec<Track> = (0..bones.max(1) as u32).map(|b| Track::new(Bone::Id(b))).collect();
     let stream = |pair: (u16, u16)| -> Vec<i16> {
@@ -296,7 +325,7 @@ fn split_values(bytes: &[u8], values_at: usize) -> Result<(usize, Tail), ParseEr
 fn parse_tail(bytes: &[u8], indices_at: usize, indices_end: usize, value_count: usize) -> Result<Tail, ParseError> {
     let pairs = (indices_end - indices_at) / 4;
     let bones = pairs / 3 - 1;
-    let mut c = Cursor::at(bytes, indices_at);
+    let mut c = Reader::at(bytes, indices_at, Endian::Big);
     c.bytes(pairs * 4, "the index pairs")?;
     let non_root = bones.saturating_sub(1);
     let sections_at = c.pos();
@@ -315,12 +344,11 @@ fn parse_tail(bytes: &[u8], indices_at: usize, indices_end: usize, value_count: 
         )));
     }
 
-    let mut c = Cursor::at(bytes, indices_at);
+    let mut c = Reader::at(bytes, indices_at, Endian::Big);
     let mut indices = Vec::with_capacity(pairs);
     for i in 0..pairs {
         let at = c.pos();
-        let count = c.u16_be("an index frame count")?;
-        let offset = c.u16_be("an index offset")?;
+        let IndexPair { count, offset } = c.read("an index pair (u16 frame count, u16 offset)")?;
         let what = if i < 3 { format!("root translation axis {i}") } else { format!("node {} rotation axis {}", (i - 3) / 3, (i - 3) % 3) };
         if count == 0 {
             return Err(ParseError::new(at, format!("a frame count of at least 1 for {what}")));
@@ -333,7 +361,7 @@ fn parse_tail(bytes: &[u8], indices_at: usize, indices_end: usize, value_count: 
         }
         indices.push((count, offset));
     }
-    let mut c = Cursor::at(bytes, sections_at);
+    let mut c = Reader::at(bytes, sections_at, Endian::Big);
     let mut translations = None;
     if has[0] {
         c.bytes(TRANSLATIONS_TAG.len(), "the translations tag")?;
@@ -348,10 +376,9 @@ fn parse_tail(bytes: &[u8], indices_at: usize, indices_end: usize, value_count: 
 }
 
 /// One optional section; with `decode` false only its layout is checked and skipped.
-fn parse_section(c: &mut Cursor, non_root: usize, what: &str, decode: bool) -> Result<Option<Section>, ParseError> {
-    let frame_count = c.u16_be(&format!("the {what} frame count"))?;
-    let count_at = c.pos();
-    let bone_count = c.u16_be(&format!("the {what} bone count"))?;
+fn parse_section(c: &mut Reader, non_root: usize, what: &str, decode: bool) -> Result<Option<Section>, ParseError> {
+    let count_at = c.pos() + 2;
+    let SectionHeader { frame_count, bone_count } = c.read(format_args!("the {what} header (u16 frame count, u16 bone count)"))?;
     if bone_count as usize > non_root {
         return Err(ParseError::new(
             count_at,
@@ -359,30 +386,29 @@ fn parse_section(c: &mut Cursor, non_root: usize, what: &str, decode: bool) -> R
         ));
     }
     let mask_at = c.pos();
-    let mask = c.bytes((bone_count as usize).div_ceil(8), &format!("the {what} bitmask"))?;
+    let mask = c.bytes((bone_count as usize).div_ceil(8), format_args!("the {what} bitmask"))?;
     let present: Vec<usize> = (0..bone_count as usize).filter(|&b| mask[b / 8] >> (b % 8) & 1 == 1).collect();
     let set_bits: u32 = mask.iter().map(|b| b.count_ones()).sum();
     if set_bits as usize != present.len() {
         return Err(ParseError::new(mask_at, format!("no {what} bitmask bits beyond bone {bone_count}")));
     }
     let per_bone = frame_count as usize * 6;
-    c.count(present.len() as u64, per_bone, &format!("{what} bone tracks"))?;
+    c.count(present.len() as u64, per_bone, format_args!("{what} bone tracks"))?;
     if !decode {
         c.bytes(present.len() * per_bone, what)?;
         return Ok(None);
     }
     let mut bones = Vec::with_capacity(present.len());
     for bone in present {
-        let mut frames = Vec::with_capacity(frame_count as usize);
-        for _ in 0..frame_count {
-            frames.push([c.i16_be(what)?, c.i16_be(what)?, c.i16_be(what)?]);
-        }
-        bones.push((bone, frames));
+        let flat: Vec<i16> = c.records(frame_count as u64 * 3, 2, format_args!("s16 {what} of bone {}", bone + 1))?;
+        bones.push((bone, flat.chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect()));
     }
     Ok(Some(Section { frame_count, bone_count, bones }))
 }
 
-fn put_fixed(out: &mut Vec<u8>, text: &str, raw: Option<&[u8]>, n: usize, losses: &mut Losses) {
+/// A fixed text field: its kept bytes while the text is unchanged, else the text, zero-padded.
+fn fixed_field<const N: usize>(text: &str, raw: Option<&[u8]>, losses: &mut Losses) -> [u8; N] {
+    let n = N;
     let mut field = match raw {
         Some(raw) if raw.len() == n && {
             let end = raw.iter().position(|&b| b == 0).unwrap_or(n);
@@ -397,8 +423,9 @@ fn put_fixed(out: &mut Vec<u8>, text: &str, raw: Option<&[u8]>, n: usize, losses
         losses.add(format!("text {text:?} truncated to {n} bytes"));
         field.truncate(n);
     }
-    field.resize(n, 0);
-    out.extend_from_slice(&field);
+    let mut out = [0u8; N];
+    out[..field.len()].copy_from_slice(&field);
+    out
 }
 
 fn to_s16(v: f64, what: &str, losses: &mut Losses) -> i16 {
@@ -526,32 +553,29 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
     };
 
     let mut out = Vec::new();
-    put_fixed(&mut out, &clip.name, clip.extras.raw_name.as_deref(), NAME_BYTES, losses);
+    let name = fixed_field(&clip.name, clip.extras.raw_name.as_deref(), losses);
     let (author, raw_author) = extras.map_or(("", None), |e| (e.author.as_str(), e.raw_author.as_deref()));
-    put_fixed(&mut out, author, raw_author, AUTHOR_BYTES, losses);
+    let author = fixed_field(author, raw_author, losses);
     let loop_byte = match (clip.looping, extras.map(|e| e.loop_byte)) {
         (true, Some(b)) if b != 0 => b,
         (true, _) => LOOP_BYTE,
         (false, _) => 0,
     };
-    out.push(loop_byte);
-    out.extend_from_slice(&length.to_be_bytes());
     let node_byte = match extras {
         // An unchanged table keeps the byte it was read with, so a rewrite is exact.
         Some(e) if stored_bones == Some(node_count) => e.node_count,
         _ => u8::try_from(node_count).or_else(|_| write_error("more than 255 nodes"))?,
     };
-    out.push(node_byte);
+    put(&mut out, Endian::Big, &Header { name, author, loop_byte, length, node_count: node_byte })?;
     out.extend_from_slice(VALUES_TAG);
     values.iter().for_each(|v| out.extend_from_slice(&v.to_be_bytes()));
     out.extend_from_slice(INDICES_TAG);
-    for (count, offset) in &indices {
-        out.extend_from_slice(&count.to_be_bytes());
-        out.extend_from_slice(&offset.to_be_bytes());
+    for &(count, offset) in &indices {
+        put(&mut out, Endian::Big, &IndexPair { count, offset })?;
     }
 
     let from_panim = extras.is_some();
-    let section = |scale: bool, losses: &mut Losses| -> Option<Vec<u8>> {
+    let section = |scale: bool, losses: &mut Losses| -> Result<Option<Vec<u8>>, WriteError> {
         let kept = extras.and_then(|e| if scale { e.scales } else { e.translations });
         let keys_of = |t: &Track| if scale { t.scale.clone() } else { t.translation.clone() };
         let fc = kept.map_or(frames, |k| k.0 as usize);
@@ -589,20 +613,19 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
             per_frame.iter().flatten().for_each(|x| data.extend_from_slice(&x.to_be_bytes()));
         }
         if data.is_empty() && kept.is_none() {
-            return None;
+            return Ok(None);
         }
         let mut out = Vec::new();
-        out.extend_from_slice(&(fc as u16).to_be_bytes());
-        out.extend_from_slice(&(bc as u16).to_be_bytes());
+        put(&mut out, Endian::Big, &SectionHeader { frame_count: fc as u16, bone_count: bc as u16 })?;
         out.extend_from_slice(&mask);
         out.extend_from_slice(&data);
-        Some(out)
+        Ok(Some(out))
     };
-    if let Some(bytes) = section(false, losses) {
+    if let Some(bytes) = section(false, losses)? {
         out.extend_from_slice(TRANSLATIONS_TAG);
         out.extend_from_slice(&bytes);
     }
-    if let Some(bytes) = section(true, losses) {
+    if let Some(bytes) = section(true, losses)? {
         out.extend_from_slice(SCALES_TAG);
         out.extend_from_slice(&bytes);
     }
