@@ -40,18 +40,7 @@ pub struct AddedClip {
 /// limit.
 pub fn clips_onto(c: &Character, anim: &Animation, file: &Path, model: &Path, rate: u32) -> Result<Vec<(Clip, AddedClip)>, String> {
     let bone_names: Vec<&str> = c.bones.iter().map(|b| b.name.as_str()).collect();
-    let bind_local: Vec<Trs> = c
-        .bones
-        .iter()
-        .enumerate()
-        .map(|(b, bone)| {
-            let local = match bone.parent {
-                Some(p) => c.bones[p].bind.inverse().mul(&bone.bind),
-                None => bone.bind,
-            };
-            local.decompose().map_err(|e| format!("{}: bone '{}': bind transform: {e:?}", model.display(), bone_names[b]))
-        })
-        .collect::<Result<_, _>>()?;
+    let bind_local = bind_local(c, model)?;
     let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "clip".into());
     let mut out = Vec::new();
     for (ci, clip) in anim.clips.iter().enumerate() {
@@ -132,33 +121,7 @@ pub fn clips_onto(c: &Character, anim: &Animation, file: &Path, model: &Path, ra
         if scaled > 0 {
             losses.push(format!("clip {name:?}: scale keys of {scaled} tracks dropped"));
         }
-        let mut poses = Vec::with_capacity(frames);
-        let mut reference = Vec::with_capacity(frames);
-        for f in 0..frames {
-            let s = f as f64;
-            let mut model_space: Vec<Affine> = Vec::with_capacity(c.bones.len());
-            for (b, bone) in c.bones.iter().enumerate() {
-                let mut trs = bind_local[b];
-                if let Some(k) = track_of_bone[b].map(|ti| &keys[ti]).filter(|k| !k.is_empty()) {
-                    let i = k.partition_point(|(kt, _)| *kt <= s);
-                    trs.rotation = match (i.checked_sub(1).map(|j| k[j]), k.get(i)) {
-                        (Some((t0, q0)), Some(&(t1, q1))) if t1 > t0 => nlerp(q0, q1, (s - t0) / (t1 - t0)),
-                        (Some((_, q)), _) | (None, Some(&(_, q))) => q,
-                        (None, None) => trs.rotation,
-                    };
-                }
-                trs.scale = [1.0; 3];
-                let local = Affine::from_trs(&trs);
-                model_space.push(match bone.parent {
-                    Some(p) => model_space[p].mul(&local),
-                    None => local,
-                });
-            }
-            let positions: Vec<[f64; 3]> =
-                c.vertices.iter().map(|v| model_space[v.bone].mul(&c.bones[v.bone].bind.inverse()).apply(v.bind)).collect();
-            reference.push(positions);
-            poses.push(model_space);
-        }
+        let (poses, reference) = pose_from_rotation_keys(c, &bind_local, &track_of_bone, &keys, frames, |f| f as f64);
         let mut events: Vec<(usize, String)> = Vec::new();
         for e in clip.events.iter().filter(|e| e.time.is_finite()) {
             let s = samples(e.time);
@@ -185,6 +148,61 @@ pub fn clips_onto(c: &Character, anim: &Animation, file: &Path, model: &Path, ra
         out.push((Clip { name, rate, poses, rigid_reference: reference.clone(), skinned_reference: reference, events }, report));
     }
     Ok(out)
+}
+
+/// Each bone's bind transform relative to its parent, decomposed; errors name the model and bone.
+pub(crate) fn bind_local(c: &Character, model: &Path) -> Result<Vec<Trs>, String> {
+    c.bones
+        .iter()
+        .map(|bone| {
+            let local = match bone.parent {
+                Some(p) => c.bones[p].bind.inverse().mul(&bone.bind),
+                None => bone.bind,
+            };
+            local.decompose().map_err(|e| format!("{}: bone '{}': bind transform: {e:?}", model.display(), bone.name))
+        })
+        .collect()
+}
+
+/// `c` posed at `frames` samples by rotation key tracks (`[x, y, z, w]` keys sorted by time): bone
+/// `b` keeps its bind-local transform but takes the rotation of track `track_of_bone[b]` at
+/// `time(f)` (nlerp between the keys around it, held past the ends), at scale 1. Returns each
+/// sample's model-space bone matrices and vertex positions (one bone per vertex).
+#[allow(clippy::type_complexity)]
+pub(crate) fn pose_from_rotation_keys(
+    c: &Character,
+    bind_local: &[Trs],
+    track_of_bone: &[Option<usize>],
+    keys: &[Vec<(f64, [f64; 4])>],
+    frames: usize,
+    time: impl Fn(usize) -> f64,
+) -> (Vec<Vec<Affine>>, Vec<Vec<[f64; 3]>>) {
+    let mut poses = Vec::with_capacity(frames);
+    let mut reference = Vec::with_capacity(frames);
+    for f in 0..frames {
+        let t = time(f);
+        let mut model: Vec<Affine> = Vec::with_capacity(c.bones.len());
+        for (b, bone) in c.bones.iter().enumerate() {
+            let mut trs = bind_local[b];
+            if let Some(k) = track_of_bone[b].map(|ti| &keys[ti]).filter(|k| !k.is_empty()) {
+                let i = k.partition_point(|(kt, _)| *kt <= t);
+                trs.rotation = match (i.checked_sub(1).map(|j| k[j]), k.get(i)) {
+                    (Some((t0, q0)), Some(&(t1, q1))) if t1 > t0 => nlerp(q0, q1, (t - t0) / (t1 - t0)),
+                    (Some((_, q)), _) | (None, Some(&(_, q))) => q,
+                    (None, None) => trs.rotation,
+                };
+            }
+            trs.scale = [1.0; 3];
+            let local = Affine::from_trs(&trs);
+            model.push(match bone.parent {
+                Some(p) => model[p].mul(&local),
+                None => local,
+            });
+        }
+        reference.push(c.vertices.iter().map(|v| model[v.bone].mul(&c.bones[v.bone].bind.inverse()).apply(v.bind)).collect());
+        poses.push(model);
+    }
+    (poses, reference)
 }
 
 /// Normalised nlerp of `[x, y, z, w]` quaternions along the shorter arc.

@@ -34,7 +34,7 @@
 //!   custom properties, not timeline or pose markers).
 //! - **Added clips:** clips of other engines' files put onto the skeleton ([`clips_onto`]).
 
-mod added;
+pub(crate) mod added;
 mod affine;
 mod error;
 pub mod events;

@@ -18,7 +18,7 @@ use super::camera::Framing;
 use super::shot::{self, Shot};
 use crate::cli::CliError;
 use crate::compile::{compile, CompileOptions, StorageMode};
-use crate::fbx::{self, Affine, Character, Trs};
+use crate::fbx::{self, Character};
 use crate::model::{Animation, Bone, TimeUnit};
 
 /// A clip as the preview lists it.
@@ -207,35 +207,11 @@ fn seconds(time: f64, unit: TimeUnit, rate: u32) -> f64 {
     }
 }
 
-/// Normalised nlerp of `[x, y, z, w]` quaternions along the shorter arc.
-fn nlerp(a: [f64; 4], b: [f64; 4], t: f64) -> [f64; 4] {
-    let dot: f64 = (0..4).map(|i| a[i] * b[i]).sum();
-    let s = if dot < 0.0 { -1.0 } else { 1.0 };
-    let q = [0, 1, 2, 3].map(|i| a[i] + (s * b[i] - a[i]) * t);
-    let n = q.iter().map(|c| c * c).sum::<f64>().sqrt();
-    if n > 1e-12 {
-        q.map(|c| c / n)
-    } else {
-        [0.0, 0.0, 0.0, 1.0]
-    }
-}
-
 /// Replaces the character's clips with the animation's, posing its bones by the matched tracks;
 /// returns each clip's event markers.
 fn drive(c: &mut Character, anim: &Animation, anim_path: &Path, model_path: &Path) -> Result<Vec<Vec<(usize, String)>>, CliError> {
     let bone_names: Vec<&str> = c.bones.iter().map(|b| b.name.as_str()).collect();
-    let bind_local: Vec<Trs> = c
-        .bones
-        .iter()
-        .enumerate()
-        .map(|(b, bone)| {
-            let local = match bone.parent {
-                Some(p) => c.bones[p].bind.inverse().mul(&bone.bind),
-                None => bone.bind,
-            };
-            local.decompose().map_err(|e| CliError::invalid(format!("{}: bone '{}': bind transform: {e:?}", model_path.display(), bone_names[b])))
-        })
-        .collect::<Result<_, _>>()?;
+    let bind_local = fbx::added::bind_local(c, model_path).map_err(CliError::invalid)?;
     let mut clips = Vec::new();
     let mut events = Vec::new();
     let stem = anim_path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "clip".into());
@@ -292,32 +268,7 @@ fn drive(c: &mut Character, anim: &Animation, anim_path: &Path, model_path: &Pat
                 k
             })
             .collect();
-        let mut poses = Vec::with_capacity(frames);
-        let mut reference = Vec::with_capacity(frames);
-        for f in 0..frames {
-            let t = f as f64 / rate as f64;
-            let mut model: Vec<Affine> = Vec::with_capacity(c.bones.len());
-            for (b, bone) in c.bones.iter().enumerate() {
-                let mut trs = bind_local[b];
-                if let Some(k) = track_of_bone[b].map(|ti| &keys[ti]).filter(|k| !k.is_empty()) {
-                    let i = k.partition_point(|(kt, _)| *kt <= t);
-                    trs.rotation = match (i.checked_sub(1).map(|j| k[j]), k.get(i)) {
-                        (Some((t0, q0)), Some(&(t1, q1))) if t1 > t0 => nlerp(q0, q1, (t - t0) / (t1 - t0)),
-                        (Some((_, q)), _) | (None, Some(&(_, q))) => q,
-                        (None, None) => trs.rotation,
-                    };
-                }
-                trs.scale = [1.0; 3];
-                let local = Affine::from_trs(&trs);
-                model.push(match bone.parent {
-                    Some(p) => model[p].mul(&local),
-                    None => local,
-                });
-            }
-            let positions: Vec<[f64; 3]> = c.vertices.iter().map(|v| model[v.bone].mul(&c.bones[v.bone].bind.inverse()).apply(v.bind)).collect();
-            reference.push(positions);
-            poses.push(model);
-        }
+        let (poses, reference) = fbx::added::pose_from_rotation_keys(c, &bind_local, &track_of_bone, &keys, frames, |f| f as f64 / rate as f64);
         let marks: Vec<(usize, String)> = clip
             .events
             .iter()
