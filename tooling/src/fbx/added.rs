@@ -51,18 +51,7 @@ pub fn clips_onto(c: &Character, anim: &Animation, file: &Path, model: &Path, ra
             (true, _) => format!("{stem}#{ci}"),
         };
         let mut losses = Vec::new();
-        let mut track_of_bone: Vec<Option<usize>> = vec![None; c.bones.len()];
-        let mut ignored = Vec::new();
-        for (ti, track) in clip.tracks.iter().enumerate() {
-            let bone = match &track.bone {
-                Bone::Name(n) => bone_names.iter().position(|b| b == n),
-                Bone::Id(id) => Some(*id as usize).filter(|&i| i < c.bones.len()),
-            };
-            match bone {
-                Some(b) => track_of_bone[b] = Some(ti),
-                None => ignored.push(format!("{} (track {ti})", track.bone)),
-            }
-        }
+        let (track_of_bone, ignored) = match_tracks(c, clip);
         if track_of_bone.iter().all(Option::is_none) {
             return Err(format!(
                 "{}: clip '{name}': no track matches a bone of {} (tracks: {}; bones by index 0..{}: {})",
@@ -148,6 +137,24 @@ pub fn clips_onto(c: &Character, anim: &Animation, file: &Path, model: &Path, ra
         out.push((Clip { name, rate, poses, rigid_reference: reference.clone(), skinned_reference: reference, events }, report));
     }
     Ok(out)
+}
+
+/// The track of each bone of `c` (tracks name bones by name or by index), and the tracks that match
+/// none, as `"BONE (track N)"`.
+pub(crate) fn match_tracks(c: &Character, clip: &crate::model::Clip) -> (Vec<Option<usize>>, Vec<String>) {
+    let mut track_of_bone: Vec<Option<usize>> = vec![None; c.bones.len()];
+    let mut unmatched = Vec::new();
+    for (ti, track) in clip.tracks.iter().enumerate() {
+        let bone = match &track.bone {
+            Bone::Name(n) => c.bones.iter().position(|b| &b.name == n),
+            Bone::Id(id) => Some(*id as usize).filter(|&i| i < c.bones.len()),
+        };
+        match bone {
+            Some(b) => track_of_bone[b] = Some(ti),
+            None => unmatched.push(format!("{} (track {ti})", track.bone)),
+        }
+    }
+    (track_of_bone, unmatched)
 }
 
 /// Each bone's bind transform relative to its parent, decomposed; errors name the model and bone.

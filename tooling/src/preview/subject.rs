@@ -19,7 +19,7 @@ use super::shot::{self, Shot};
 use crate::cli::CliError;
 use crate::compile::{compile, CompileOptions, StorageMode};
 use crate::fbx::{self, Character};
-use crate::model::{Animation, Bone, TimeUnit};
+use crate::model::{Animation, TimeUnit};
 
 /// A clip as the preview lists it.
 #[derive(Clone, Debug, PartialEq)]
@@ -223,18 +223,7 @@ fn drive(c: &mut Character, anim: &Animation, anim_path: &Path, model_path: &Pat
             (true, _) => format!("{stem}#{ci}"),
         };
         // Match every track to a bone first, so that the error names all mismatches at once.
-        let mut track_of_bone: Vec<Option<usize>> = vec![None; c.bones.len()];
-        let mut unmatched = Vec::new();
-        for (ti, track) in clip.tracks.iter().enumerate() {
-            let bone = match &track.bone {
-                Bone::Name(n) => bone_names.iter().position(|b| b == n),
-                Bone::Id(id) => Some(*id as usize).filter(|&i| i < c.bones.len()),
-            };
-            match bone {
-                Some(b) => track_of_bone[b] = Some(ti),
-                None => unmatched.push(format!("{} (track {ti})", track.bone)),
-            }
-        }
+        let (track_of_bone, unmatched) = fbx::added::match_tracks(c, clip);
         if !unmatched.is_empty() {
             return Err(CliError::invalid(format!(
                 "{}: clip '{name}': bones {} have no match in {} (bones by index 0..{}: {})",
