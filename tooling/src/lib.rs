@@ -1,5 +1,7 @@
 //! psxanim host tooling: the canonical animation model, the format readers and writers, FBX import and
 //! compilation to the tables the runtime embeds.
+// The fuzz targets build this crate with the console's pinned nightly, older than `is_multiple_of`.
+#![allow(clippy::manual_is_multiple_of)]
 
 /// The canonical in-memory animation model every format converts through.
 pub mod model;
