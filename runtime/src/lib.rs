@@ -3,6 +3,8 @@
 //! Everything here is `no_std`, allocation-free and panic-free on bad data. The same code runs on the
 //! host (tests, and the tooling's reference evaluation) where the GTE is replaced by a bit-exact model.
 #![no_std]
+// The console builds this crate with its pinned nightly, older than `is_multiple_of`.
+#![allow(clippy::manual_is_multiple_of)]
 #![cfg_attr(target_os = "psx", feature(asm_experimental_arch))]
 
 /// Fixed-point scalars, vectors, matrices and quaternions shared by the console and the host.
