@@ -3,6 +3,7 @@
 use super::camera::Camera;
 use super::error::RenderError;
 use super::pose_cache::{self, PoseCache};
+use super::pose_stream::PoseVoices;
 use super::scratch::{Scratch, MAX_BONES, MAX_VERTICES};
 use super::triangles::{self, TriangleSink, TriangleStats};
 use super::cull::{self, Visibility};
@@ -111,6 +112,32 @@ fn baked_frame(s: &FrameSample) -> usize {
     (if s.weight >= 2048 { s.next } else { s.frame }) as usize
 }
 
+/// Draws one instance in the pose its [`Animator`] shows now, the rigid samples decoded forward
+/// through the instance's own `stream` ([`super::PoseStream`]): a frame's deltas instead of a decode
+/// from the block start (crossfades too: the outgoing clip keeps its voice). Baked tables ignore it.
+#[allow(clippy::too_many_arguments)]
+pub fn render_streamed<B: Cop2, S: TriangleSink + ?Sized>(
+    gte: &mut Gte<B>,
+    tables: &Tables,
+    stream: &mut dyn PoseVoices,
+    camera: &Camera,
+    world: &Matrix,
+    animator: &Animator,
+    scratch: &mut Scratch,
+    sink: &mut S,
+    mark: &mut dyn FnMut(Stage),
+) -> Result<Outcome, RenderError> {
+    render_with(gte, tables, Rigid::Streamed(stream), camera, world, animator.pose(), scratch, sink, mark)
+}
+
+/// Where a rigid instance's pose comes from.
+enum Rigid<'s> {
+    /// Decoded from the compact stream at random access (each frame from its block start).
+    Compact,
+    Cached(&'s PoseCache<'s>),
+    Streamed(&'s mut dyn PoseVoices),
+}
+
 /// [`render_cached`] of a [`PoseSample`]: during a crossfade (`pose.fade`) the outgoing clip's pose
 /// is blended in. Rigid: both clips' bone samples are decoded from the compact stream (a pose cache
 /// holds model-space matrices, whose entry-wise blend is no rotation once the poses are far apart)
@@ -121,6 +148,25 @@ pub fn render_pose<B: Cop2, S: TriangleSink + ?Sized>(
     gte: &mut Gte<B>,
     tables: &Tables,
     poses: Option<&PoseCache>,
+    camera: &Camera,
+    world: &Matrix,
+    pose: Option<PoseSample>,
+    scratch: &mut Scratch,
+    sink: &mut S,
+    mark: &mut dyn FnMut(Stage),
+) -> Result<Outcome, RenderError> {
+    let rigid = match poses {
+        Some(p) => Rigid::Cached(p),
+        None => Rigid::Compact,
+    };
+    render_with(gte, tables, rigid, camera, world, pose, scratch, sink, mark)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn render_with<B: Cop2, S: TriangleSink + ?Sized>(
+    gte: &mut Gte<B>,
+    tables: &Tables,
+    rigid: Rigid,
     camera: &Camera,
     world: &Matrix,
     pose: Option<PoseSample>,
@@ -147,8 +193,11 @@ pub fn render_pose<B: Cop2, S: TriangleSink + ?Sized>(
     let clip = sample.clip as usize;
     let (sxy, sz) = (&mut scratch.sxy[..vertex_count], &mut scratch.sz[..vertex_count]);
     match tables.storage() {
-        Storage::RigidGte if poses.is_some() && pose.fade.is_none() => {
-            let cache = poses.filter(|c| c.belongs_to(tables)).ok_or(RenderError::PoseCacheMismatch)?;
+        Storage::RigidGte if matches!(rigid, Rigid::Cached(_)) && pose.fade.is_none() => {
+            let cache = match rigid {
+                Rigid::Cached(c) if c.belongs_to(tables) => c,
+                _ => return Err(RenderError::PoseCacheMismatch),
+            };
             let matrices = &mut scratch.matrices[..bone_count];
             let pose = cache.pose(clip, sample.frame as usize)?;
             if sample.weight != 0 && sample.next != sample.frame {
@@ -168,11 +217,17 @@ pub fn render_pose<B: Cop2, S: TriangleSink + ?Sized>(
         }
         Storage::RigidGte => {
             let samples = &mut scratch.samples[..bone_count];
-            let next = &mut scratch.next_samples[..bone_count];
-            decode_rigid(tables, &sample, samples, next)?;
+            let from = &mut scratch.from_samples[..bone_count];
+            if let Rigid::Streamed(stream) = rigid {
+                stream.sample_pair(tables, &sample, samples, pose.fade.as_ref().map(|f| (&f.from, &mut from[..])))?;
+            } else {
+                let next = &mut scratch.next_samples[..bone_count];
+                decode_rigid(tables, &sample, samples, next)?;
+                if let Some(fade) = pose.fade {
+                    decode_rigid(tables, &fade.from, from, next)?;
+                }
+            }
             if let Some(fade) = pose.fade {
-                let from = &mut scratch.from_samples[..bone_count];
-                decode_rigid(tables, &fade.from, from, next)?;
                 bones::crossfade_samples(from, samples, fade.weight);
             }
             mark(Stage::Decode);

@@ -6,8 +6,9 @@
 //!
 //! ```text
 //! cull        the tables' model-space bounds against the view          (before any pose work)
-//! pose        rigid: decode the bone samples, compose model-view matrices per bone on the GTE, or
-//!             with a [`PoseCache`]: look up the model-space pose, one compose per bone
+//! pose        rigid: decode the bone samples (forward, with a [`PoseStream`]: one frame's deltas),
+//!             compose model-view matrices per bone on the GTE, or with a [`PoseCache`]: look up
+//!             the model-space pose, one compose per bone
 //!             baked: decode one frame into the shared position scratch
 //!             crossfade (`render_animated` of a fading Animator): rigid blends the two clips' bone
 //!             samples, baked the two frames' positions
@@ -30,13 +31,15 @@ pub mod error;
 pub mod fade;
 pub mod ot;
 pub mod pose_cache;
+pub mod pose_stream;
 pub mod project;
 pub mod scratch;
 pub mod triangles;
 
 pub use camera::Camera;
-pub use character::{render, render_animated, render_cached, render_pose, Outcome, Stage};
+pub use character::{render, render_animated, render_cached, render_pose, render_streamed, Outcome, Stage};
 pub use error::RenderError;
 pub use pose_cache::PoseCache;
+pub use pose_stream::{PoseStream, PoseVoices};
 pub use scratch::{Scratch, MAX_BONES, MAX_VERTICES};
 pub use triangles::{DrawnTriangle, TriangleSink, TriangleStats};

@@ -21,7 +21,8 @@ use super::bones;
 use super::error::RenderError;
 use super::scratch::{Scratch, MAX_BONES};
 use crate::gte::{Cop2, Gte, PackedMatrix};
-use crate::tables::{ClipFrames, ComponentCursor, Storage, TableError, Tables, CLIP_SIZE, COMPONENTS_PER_BONE, HEADER_SIZE};
+use crate::tables::stream::{sample_voice, VoiceState};
+use crate::tables::{Storage, TableError, Tables, CHANNELS_PER_BONE, CLIP_SIZE, HEADER_SIZE};
 
 /// Clips a cache can hold (the import profile's limit).
 pub const MAX_CLIPS: usize = 32;
@@ -110,7 +111,7 @@ fn halfway(x: u32, y: u32) -> u32 {
 
 impl<'a> PoseCache<'a> {
     /// Decodes every frame of every clip of `tables` (in order, each frame from the previous one:
-    /// [`ClipFrames`]) and stores its model-space bone matrices in
+    /// [`sample_voice`]) and stores its model-space bone matrices in
     /// `buffer` (at least [`entries_needed`] entries). `scratch` is used as working memory;
     /// `after_frame` runs after each frame (the console times the build in pieces shorter than its
     /// cycle counter's wrap). The GTE's RT and TR are overwritten.
@@ -135,16 +136,17 @@ impl<'a> PoseCache<'a> {
         }
         let poses = &mut buffer[..needed];
         let (mut first_entry, mut frames) = ([0u32; MAX_CLIPS], [0u16; MAX_CLIPS]);
-        let mut cursors = [ComponentCursor::ZERO; MAX_BONES * COMPONENTS_PER_BONE];
+        // The most decoder state a clip can need: 6 words per channel.
+        let mut words = [0u32; MAX_BONES * CHANNELS_PER_BONE * 6];
         let mut at = 0;
         for clip in 0..clips {
             let entry = tables.clip(clip)?;
             first_entry[clip] = at as u32;
             frames[clip] = entry.frame_count;
-            let mut decoder = ClipFrames::new(tables, clip, &mut cursors, &mut scratch.next_samples[..bones])?;
-            for _ in 0..entry.frame_count {
+            let mut voice = VoiceState::IDLE;
+            for frame in 0..entry.frame_count as usize {
                 let samples = &mut scratch.samples[..bones];
-                decoder.next_frame(samples)?;
+                sample_voice(tables, &mut voice, &mut words, clip, frame, 4096, samples)?;
                 let model = &mut scratch.matrices[..bones];
                 bones::model_matrices(gte, tables, samples, model);
                 for (out, m) in poses[at..at + bones].iter_mut().zip(model.iter()) {

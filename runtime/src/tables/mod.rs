@@ -44,6 +44,7 @@
 mod baked;
 mod bits;
 mod pose;
+pub mod stream;
 pub mod primitives;
 
 pub use baked::{
@@ -52,15 +53,16 @@ pub use baked::{
 };
 pub use bits::BitReader;
 pub use pose::{
-    BoneSample, ChannelDescriptor, ClipFrames, ComponentCursor, COMPONENTS_PER_BONE, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE,
-    COMPONENT_WIDTH_BITS, ROTATION_FRAC, ROTATION_INDEX_BITS, SCALE_FRAC, TRANSLATION_FRAC,
+    block_count_of, rebuild_rotation, sqrt_q30, BoneSample, ChannelDescriptor, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE,
+    CLIP_POSE_HEADER_SIZE, CONSTANT_ROTATION_SIZE, CONSTANT_VECTOR_SIZE, ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, TRANSLATION_FRAC,
+    WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
 };
 
 /// The four bytes every blob starts with.
 pub const MAGIC: [u8; 4] = *b"PXSK";
 /// The layout version this reader understands (3: clip entries of 20 bytes with their events; baked
 /// payloads aligned, escapes listed after the deltas, decode lanes after a baked blob's vertices).
-pub const VERSION: u16 = 3;
+pub const VERSION: u16 = 4;
 pub const HEADER_SIZE: usize = 64;
 pub const BONE_SIZE: usize = 8;
 pub const VERTEX_SIZE: usize = 8;

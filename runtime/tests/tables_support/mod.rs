@@ -12,8 +12,13 @@ use psxanim_runtime::gte::{Gte, GteModel, PackedMatrix, PacketList, FLAT_PACKET_
 use psxanim_runtime::math::{Matrix, Vec3i32};
 use psxanim_runtime::render::camera::{placement, Camera};
 use psxanim_runtime::render::pose_cache::{entries_for_blob, entries_needed};
-use psxanim_runtime::render::{render_animated, render_cached, render_pose, DrawnTriangle, Outcome, PoseCache, Scratch, TriangleSink, MAX_BONES};
-use psxanim_runtime::tables::{BoneSample, ClipFrames, ComponentCursor, Storage, Tables, COMPONENTS_PER_BONE};
+use psxanim_runtime::render::{
+    render_animated, render_cached, render_pose, render_streamed, DrawnTriangle, Outcome, PoseCache, PoseStream, Scratch, TriangleSink, MAX_BONES,
+};
+use psxanim_runtime::tables::{Storage, Tables, CHANNELS_PER_BONE};
+
+/// Decoder words per voice for any blob the runtime can draw (6 per channel of 64 bones).
+pub const STREAM_WORDS: usize = MAX_BONES * CHANNELS_PER_BONE * 6;
 
 /// Pose cache entries offered (the fixture character needs 1,672): a blob asking for more gets
 /// `OutputTooSmall`, and the build stays short.
@@ -99,15 +104,13 @@ fn decode_clips(tables: &Tables, scratch: &mut Scratch) {
                 Storage::BakedVertices => tables.decode_baked_frame(clip, frame as usize, &mut scratch.positions),
             };
         }
-        // Frame after frame from the start, as the cache reads them (a few frames, then past the end
-        // for short clips).
-        let mut cursors = [ComponentCursor::ZERO; MAX_BONES * COMPONENTS_PER_BONE];
-        let mut constants = [BoneSample::default(); MAX_BONES];
-        if let Ok(mut frames_in_order) = ClipFrames::new(tables, clip, &mut cursors, &mut constants[..bones]) {
-            for _ in 0..=frames.min(6) {
-                if frames_in_order.next_frame(&mut scratch.samples[..bones]).is_err() {
-                    break;
-                }
+        // Frame after frame from the start, interpolated, as a playing instance decodes them (a few
+        // frames, then past the end for short clips), then a jump back.
+        let mut stream = Box::new(PoseStream::<STREAM_WORDS>::new());
+        for frame in (0..=frames.min(6)).chain([0]) {
+            let s = FrameSample { clip: clip as u16, frame, next: frame + 1, weight: 2048 };
+            if stream.sample(tables, &s, &mut scratch.samples[..bones]).is_err() {
+                break;
             }
         }
     }
@@ -171,8 +174,17 @@ fn play_all(tables: &Tables, scratch: &mut Scratch, report: &mut Report) {
                 events += 1;
             });
         }
-        let _ = a.crossfade(tables, (clip + 1) % tables.clip_count(), false, 3);
-        a.update_events(2, tables, &mut |_| events += 1);
+        let mut stream = Box::new(PoseStream::<STREAM_WORDS>::new());
+        for step in 0..4 {
+            if step == 2 {
+                let _ = a.crossfade(tables, (clip + 1) % tables.clip_count(), false, 3);
+            }
+            a.update_events(2, tables, &mut |_| events += 1);
+            let mut sink = Collect { triangles: 0, index_limit: tables.triangle_count() };
+            if render_streamed(&mut gte, tables, &mut *stream, &camera, &world, &a, scratch, &mut sink, &mut |_| {}).is_err() {
+                report.render_errors += 1;
+            }
+        }
         let mut sink = Collect { triangles: 0, index_limit: tables.triangle_count() };
         if render_animated(&mut gte, tables, None, &camera, &world, &a, scratch, &mut sink, &mut |_| {}).is_err() {
             report.render_errors += 1;

@@ -15,7 +15,8 @@
 //! frames per block for the clip ([`PoseData::sign_flips`]).
 
 use psxanim_runtime::tables::{
-    CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, COMPONENT_WIDTH_BITS, ROTATION_INDEX_BITS,
+    block_count_of, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, ROTATION_STORED_FRAC, SCALE_FRAC,
+    TRANSLATION_FRAC, WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
 };
 
 use crate::fbx::Trs;
@@ -23,10 +24,10 @@ use crate::fbx::Trs;
 /// Frames per random-access block the compiler tries first; fast turns get fewer (the format allows
 /// 1..=256 per clip; more would lengthen the console's random access, which decodes up to B values).
 pub const MAX_BLOCK_FRAMES: usize = 16;
-/// Rotations may use the runtime's full Q30: a block turning past 180 degrees rebuilds its dropped
-/// component near zero from a square root, which magnifies rounding; 26 bits left 1.2 GTE units on a
-/// 1.4 m reach in `tests/fixtures/fbx/fast_turn.fbx`.
-const MAX_ROTATION_BITS: i32 = 30;
+/// Rotations are stored in at most Q14 (the player keeps them in halfwords). A block turning past 180
+/// degrees would rebuild its dropped component near zero from a square root, which magnifies rounding:
+/// such clips get smaller blocks (see `encode_pose_clip`).
+const MAX_ROTATION_BITS: i32 = ROTATION_STORED_FRAC as i32;
 const MAX_TRANSLATION_BITS: i32 = 8;
 const MAX_SCALE_BITS: i32 = 16;
 
@@ -148,65 +149,74 @@ fn dropped_component(values: &[Vec<i64>]) -> Dropped {
             best = Some((c, !positive, smallest(c)));
         }
     }
-    if let Some((component, negate, _)) = best {
+    // A component keeping its sign but passing near zero rebuilds imprecisely (a halfword's rounding
+    // grows by 1 / (2 * component)): below 0.3, a component changing sign but staying far from zero
+    // (stored negated on the frames where it is negative) is the better choice.
+    let unit = values.iter().map(|v| v.iter().map(|c| (c * c) as f64).sum::<f64>().sqrt()).fold(0.0, f64::max);
+    if let Some((component, negate, smallest)) = best.filter(|b| b.2 as f64 >= 0.3 * unit) {
+        return Dropped { component, negated: vec![negate; values.len()] };
+    }
+    if let Some((component, negate, _)) = best.filter(|b| (0..4).all(|c| smallest(c) <= b.2)) {
         return Dropped { component, negated: vec![negate; values.len()] };
     }
     let component = (0..4).rev().max_by_key(|c| smallest(*c)).unwrap_or(0);
     Dropped { component, negated: values.iter().map(|v| v[component] < 0).collect() }
 }
 
-fn write_component(w: &mut BitWriter, base_bits: u8, v: &[i64]) -> Result<(), String> {
-    let d1 = if v.len() >= 2 { v[1] - v[0] } else { 0 };
-    let residuals: Vec<i64> = (2..v.len()).map(|i| (v[i] - v[i - 1]) - (v[i - 1] - v[i - 2])).collect();
-    let wb = signed_bits(d1);
-    let wr = residuals.iter().map(|r| signed_bits(*r)).max().unwrap_or(0);
-    if wb >= 1 << COMPONENT_WIDTH_BITS || wr >= 1 << COMPONENT_WIDTH_BITS {
-        return Err(format!("a pose delta needs {} bits (at most 31)", wb.max(wr)));
-    }
-    w.write(wb as u64, COMPONENT_WIDTH_BITS);
-    w.write(wr as u64, COMPONENT_WIDTH_BITS);
-    w.write_signed(v[0], base_bits as u32);
-    if v.len() >= 2 {
-        w.write_signed(d1, wb);
-    }
-    for r in residuals {
-        w.write_signed(r, wr);
-    }
-    Ok(())
+/// One animated component's fields in a block: its first value, first difference and second
+/// differences, and the widths of the latter two (a rotation's arithmetic wraps at 16 bits, as the
+/// player keeps it in halfwords).
+struct ComponentFields {
+    base: i64,
+    d1: i64,
+    residuals: Vec<i64>,
+    wb: u32,
+    wr: u32,
 }
 
-/// Writes one channel's frames `range` (all of them for a constant channel, as one value); returns the
-/// rotation's sign flips within the block.
-fn write_channel(
-    w: &mut BitWriter,
-    ch: &Channel,
-    rotation: bool,
-    range: std::ops::Range<usize>,
-) -> Result<usize, String> {
+fn component_fields(v: &[i64], rotation: bool) -> Result<ComponentFields, String> {
+    let wrap = |x: i64| if rotation { x as i16 as i64 } else { x as i32 as i64 };
+    let d1 = if v.len() >= 2 { wrap(v[1] - v[0]) } else { 0 };
+    let residuals: Vec<i64> = (2..v.len()).map(|i| wrap((v[i] - v[i - 1]) - (v[i - 1] - v[i - 2]))).collect();
+    let wb = signed_bits(d1);
+    let wr = residuals.iter().map(|r| signed_bits(*r)).max().unwrap_or(0);
+    if wb > MAX_DELTA_BITS || wr > MAX_DELTA_BITS {
+        return Err(format!("a pose delta needs {} bits (at most {MAX_DELTA_BITS})", wb.max(wr)));
+    }
+    Ok(ComponentFields { base: v[0], d1, residuals, wb, wr })
+}
+
+/// Widest first or second difference (a 5-bit width field).
+const MAX_DELTA_BITS: u32 = 31;
+
+/// One animated channel over one block: its three stored components' fields and a rotation's
+/// dropped component; the rotation's sign flips within the block.
+struct BlockChannel {
+    components: Vec<ComponentFields>,
+    dropped: usize,
+    flips: usize,
+}
+
+fn block_channel(ch: &Channel, rotation: bool, range: std::ops::RangeInclusive<usize>) -> Result<BlockChannel, String> {
     let mut frames: Vec<Vec<i64>> = ch.values[range].to_vec();
-    let mut flips = 0;
+    let (mut dropped, mut flips) = (0, 0);
     let components: Vec<usize> = if rotation {
-        let dropped = dropped_component(&frames);
-        for (f, negated) in frames.iter_mut().zip(&dropped.negated) {
+        let d = dropped_component(&frames);
+        for (f, negated) in frames.iter_mut().zip(&d.negated) {
             if *negated {
                 f.iter_mut().for_each(|c| *c = -*c);
             }
         }
-        flips = dropped.sign_flips();
-        w.write(dropped.component as u64, ROTATION_INDEX_BITS);
-        (0..4).filter(|c| *c != dropped.component).collect()
+        (dropped, flips) = (d.component, d.sign_flips());
+        (0..4).filter(|c| *c != d.component).collect()
     } else {
         (0..3).collect()
     };
-    for c in components {
-        let column: Vec<i64> = frames.iter().map(|f| f[c]).collect();
-        if ch.animated {
-            write_component(w, ch.base_bits, &column)?;
-        } else {
-            w.write_signed(column[0], ch.base_bits as u32);
-        }
-    }
-    Ok(flips)
+    let components = components
+        .into_iter()
+        .map(|c| component_fields(&frames.iter().map(|f| f[c]).collect::<Vec<_>>(), rotation))
+        .collect::<Result<_, _>>()?;
+    Ok(BlockChannel { components, dropped, flips })
 }
 
 /// One clip's pose data, and how many times a rotation changes sign between two frames of a block.
@@ -215,9 +225,10 @@ pub struct PoseData {
     pub sign_flips: usize,
 }
 
-/// Encodes the pose data of one clip (header, descriptors, block offsets, stream) in blocks of
-/// `block_frames` (1..=256) at quality `alpha`. Fails when a value or a delta does not fit the format
-/// (a sign flip within a block makes wide deltas: a smaller block may fit).
+/// Encodes the pose data of one clip (header, descriptors, constants, block offsets, widths, stream;
+/// layout in `psxanim_runtime::tables::pose`) in blocks of `block_frames` (1..=256) at quality
+/// `alpha`. Fails when a value or a delta does not fit the format (a sign flip within a block makes
+/// wide deltas: a smaller block may fit).
 pub fn encode_clip(
     tracks: &[BoneTrack],
     frame_count: usize,
@@ -227,45 +238,85 @@ pub fn encode_clip(
     if !(1..=256).contains(&block_frames) {
         return Err(format!("block frames {block_frames} outside 1..=256"));
     }
+    if frame_count == 0 || tracks.iter().any(|t| t.samples.len() < frame_count) {
+        return Err("a clip needs a sample of every bone at every frame".into());
+    }
     let mut channels = Vec::new();
+    let mut constants = Vec::new();
     for t in tracks {
         let (kr, kt, ks) = steps(alpha, t.reach);
         // Constant detection compares quantised values, so a rotation held to within a step is constant.
-        let rot = quantise(t.samples.iter().map(|s| s.rotation.to_vec()), kr);
-        channels.push(channel(rot, kr, true)?);
-        channels.push(channel(quantise(t.samples.iter().map(|s| s.translation.to_vec()), kt), kt, false)?);
-        channels.push(channel(quantise(t.samples.iter().map(|s| s.scale.to_vec()), ks), ks, false)?);
-    }
-    let mut w = BitWriter::default();
-    for (i, ch) in channels.iter().enumerate() {
-        if !ch.animated {
-            let mut constant =
-                Channel { animated: false, k: ch.k, base_bits: ch.base_bits, values: vec![ch.values[0].clone()] };
-            if i % CHANNELS_PER_BONE == 0 {
-                // A constant rotation drops its largest component.
-                let v = &ch.values[0];
-                let largest = (0..4).max_by_key(|c| v[*c].abs()).unwrap_or(3);
-                let sign = if v[largest] < 0 { -1 } else { 1 };
-                constant.values = vec![v.iter().map(|c| c * sign).collect()];
+        // Stored rotation components are halfwords (1.0 at Q15 is clamped to 32767/32768).
+        let rot: Vec<Vec<i64>> = quantise(t.samples.iter().map(|s| s.rotation.to_vec()), kr)
+            .into_iter()
+            .map(|q| q.into_iter().map(|c| c.clamp(-32767, 32767)).collect())
+            .collect();
+        let parts = [
+            (channel(rot, kr, true)?, ROTATION_STORED_FRAC as i32),
+            (channel(quantise(t.samples.iter().map(|s| s.translation.to_vec()), kt), kt, false)?, TRANSLATION_FRAC as i32),
+            (channel(quantise(t.samples.iter().map(|s| s.scale.to_vec()), ks), ks, false)?, SCALE_FRAC as i32),
+        ];
+        for (kind, (ch, frac)) in parts.into_iter().enumerate() {
+            if !ch.animated {
+                // Stored at the runtime's own precision, from the first sample.
+                let s = &t.samples[0];
+                let v: &[f64] = match kind {
+                    0 => &s.rotation,
+                    1 => &s.translation,
+                    _ => &s.scale,
+                };
+                let scaled = v.iter().map(|c| (c * (frac as f64).exp2()).round() as i64);
+                if kind == 0 {
+                    scaled.for_each(|c| constants.extend_from_slice(&(c.clamp(-32767, 32767) as i16).to_le_bytes()));
+                } else {
+                    for c in scaled {
+                        let c = i32::try_from(c).map_err(|_| format!("a constant pose value {c} does not fit 32 bits"))?;
+                        constants.extend_from_slice(&c.to_le_bytes());
+                    }
+                }
             }
-            write_channel(&mut w, &constant, i % CHANNELS_PER_BONE == 0, 0..1)?;
+            channels.push(ch);
         }
     }
-    let blocks = frame_count.div_ceil(block_frames);
-    let mut block_offsets = Vec::with_capacity(blocks);
+    let animated: Vec<usize> = (0..channels.len()).filter(|i| channels[*i].animated).collect();
+    let blocks = block_count_of(frame_count, block_frames);
+    let mut w = BitWriter::default();
+    let (mut block_offsets, mut widths) = (Vec::with_capacity(blocks), Vec::new());
     let mut sign_flips = 0;
     for b in 0..blocks {
         block_offsets.push(w.bit_len() as u32);
-        let range = b * block_frames..((b + 1) * block_frames).min(frame_count);
-        for (i, ch) in channels.iter().enumerate() {
-            if ch.animated {
-                sign_flips += write_channel(&mut w, ch, i % CHANNELS_PER_BONE == 0, range.clone())?;
+        let range = b * block_frames..=((b + 1) * block_frames).min(frame_count - 1);
+        let n = range.end() - range.start() + 1;
+        let mut fields = Vec::with_capacity(animated.len());
+        for &i in &animated {
+            let bc = block_channel(&channels[i], i % CHANNELS_PER_BONE == 0, range.clone())?;
+            sign_flips += bc.flips;
+            let mut word = (bc.dropped as u32) << WIDTHS_DROPPED_SHIFT;
+            for (c, f) in bc.components.iter().enumerate() {
+                word |= f.wb << (WIDTH_BITS * c as u32) | f.wr << (WIDTHS_RESIDUAL_SHIFT + WIDTH_BITS * c as u32);
+            }
+            widths.extend_from_slice(&word.to_le_bytes());
+            fields.push((channels[i].base_bits, bc));
+        }
+        for (base_bits, bc) in &fields {
+            bc.components.iter().for_each(|f| w.write_signed(f.base, *base_bits as u32));
+        }
+        if n >= 2 {
+            for (_, bc) in &fields {
+                bc.components.iter().for_each(|f| w.write_signed(f.d1, f.wb));
+            }
+        }
+        for r in 0..n.saturating_sub(2) {
+            for (_, bc) in &fields {
+                bc.components.iter().for_each(|f| w.write_signed(f.residuals[r], f.wr));
             }
         }
     }
     let mut out = Vec::new();
     out.extend_from_slice(&(block_frames as u16).to_le_bytes());
     out.extend_from_slice(&(blocks as u16).to_le_bytes());
+    out.extend_from_slice(&(animated.len() as u16).to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
     for ch in &channels {
         let mut d = [0u8; CHANNEL_DESCRIPTOR_SIZE];
         d[0] = if ch.animated { CHANNEL_ANIMATED } else { 0 };
@@ -273,9 +324,11 @@ pub fn encode_clip(
         d[2] = ch.base_bits;
         out.extend_from_slice(&d);
     }
+    out.extend_from_slice(&constants);
     for o in block_offsets {
         out.extend_from_slice(&o.to_le_bytes());
     }
+    out.extend_from_slice(&widths);
     out.extend_from_slice(&w.into_bytes());
     Ok(PoseData { bytes: out, sign_flips })
 }
@@ -318,7 +371,11 @@ mod tests {
         assert_eq!(of(dropped_component(&v(&[[3, -1, 0, 5], [2, 1, 0, -4]]))), (0, 0, vec![false, false]));
         assert_eq!(of(dropped_component(&v(&[[-3, 1, 0, 5], [-2, -1, 0, -4]]))), (0, 0, vec![true, true]));
         // Zero belongs to either sign: 0 then -5 is stored negated.
-        assert_eq!(of(dropped_component(&v(&[[0, 1, 0, 5], [-5, -1, 1, -4]]))), (0, 0, vec![true, true]));
+        assert_eq!(of(dropped_component(&v(&[[0, 1, 0, 9], [-5, -1, 1, 9]]))), (3, 0, vec![false, false]));
+        assert_eq!(of(dropped_component(&v(&[[0, 1, 0, 1], [-5, -1, 1, 1]]))), (0, 0, vec![true, true]));
+        // A component keeping its sign near zero (x: 0) is worse than one changing sign far from it
+        // (w: 4 and 5, stored with w positive).
+        assert_eq!(of(dropped_component(&v(&[[0, 1, 0, 5], [-5, -1, 1, -4]]))), (3, 1, vec![false, true]));
         // Every component changes sign: the one farthest from zero at the samples (w: 4), each frame
         // stored with it positive.
         let turning = v(&[[1, -2, 1, 5], [-1, 2, -3, -4], [-2, 3, 1, 6]]);

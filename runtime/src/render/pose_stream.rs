@@ -1,0 +1,84 @@
+//! The per-instance memory of forward decoding: two voices (the playing clip, and during a crossfade
+//! the outgoing one), each standing on a frame of its clip with the state of every animated component
+//! ([`crate::tables::stream`]). Rendering an instance through its `PoseStream` advances a voice one
+//! frame where a decode from the block start would read up to a block of records.
+
+use crate::anim::FrameSample;
+use crate::tables::stream::{sample_voice, target, VoiceState};
+use crate::tables::{BoneSample, TableError, Tables};
+
+/// Two voices' decoder states, `WORDS` words each ([`crate::tables::stream::max_words_needed`] of the
+/// tables it plays: 3 per animated rotation, 6 per animated translation or scale).
+#[derive(Clone, Debug)]
+pub struct PoseStream<const WORDS: usize> {
+    voices: [VoiceState; 2],
+    words: [[u32; WORDS]; 2],
+}
+
+impl<const WORDS: usize> Default for PoseStream<WORDS> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What the renderer asks of a [`PoseStream`] (any `WORDS`).
+pub trait PoseVoices {
+    /// The samples of `current` into `out`, and those of `from` (a crossfade's outgoing clip) into
+    /// `from_out`, each from the voice already in its clip when there is one.
+    fn sample_pair(
+        &mut self,
+        tables: &Tables,
+        current: &FrameSample,
+        out: &mut [BoneSample],
+        from: Option<(&FrameSample, &mut [BoneSample])>,
+    ) -> Result<(), TableError>;
+}
+
+impl<const WORDS: usize> PoseStream<WORDS> {
+    pub const fn new() -> Self {
+        PoseStream { voices: [VoiceState::IDLE; 2], words: [[0; WORDS]; 2] }
+    }
+
+    /// Bytes of state one voice keeps per bone of a `bones`-bone character (its words and position).
+    pub const fn voice_bytes() -> usize {
+        core::mem::size_of::<Self>() / 2
+    }
+
+    /// Forgets both voices (the next sample restarts at a block).
+    pub fn reset(&mut self) {
+        self.voices = [VoiceState::IDLE; 2];
+    }
+
+    /// [`PoseVoices::sample_pair`] without a crossfade.
+    pub fn sample(&mut self, tables: &Tables, s: &FrameSample, out: &mut [BoneSample]) -> Result<(), TableError> {
+        self.sample_pair(tables, s, out, None)
+    }
+}
+
+impl<const WORDS: usize> PoseVoices for PoseStream<WORDS> {
+    fn sample_pair(
+        &mut self,
+        tables: &Tables,
+        current: &FrameSample,
+        out: &mut [BoneSample],
+        from: Option<(&FrameSample, &mut [BoneSample])>,
+    ) -> Result<(), TableError> {
+        let on = |v: &VoiceState, s: &FrameSample| v.clip() == Some(s.clip as usize);
+        let mine = match &from {
+            Some((f, _)) => match self.voices.iter().position(|v| on(v, current)) {
+                Some(c) => c,
+                None => usize::from(on(&self.voices[0], f)),
+            },
+            None => self.voices.iter().position(|v| on(v, current)).unwrap_or(0),
+        };
+        let [a, b] = &mut self.words;
+        let (mine_words, other_words) = if mine == 0 { (a, b) } else { (b, a) };
+        let (g, w) = target(current.frame, current.next, current.weight);
+        sample_voice(tables, &mut self.voices[mine], mine_words, current.clip as usize, g, w, out)?;
+        if let Some((f, from_out)) = from {
+            let (g, w) = target(f.frame, f.next, f.weight);
+            sample_voice(tables, &mut self.voices[1 - mine], other_words, f.clip as usize, g, w, from_out)?;
+        }
+        Ok(())
+    }
+}
