@@ -4,7 +4,7 @@
 mod render_support;
 mod tables_support;
 
-use psxanim_runtime::tables::{TableError, Tables};
+use psxanim_runtime::tables::{Tables, CLIP_POSE_HEADER_SIZE};
 use render_support::{blob, two_squares_blob, BoneDef, RigidClip, SQUARE};
 use tables_support::exercise_aligned_and_odd;
 
@@ -58,53 +58,33 @@ fn truncated_blobs_whose_header_says_so_are_refused_or_render_safely() {
     }
 }
 
-/// Writes `value` (`width` bits, least-significant first) at bit `bit` of `bytes`.
-fn put_bits(bytes: &mut [u8], bit: usize, value: u32, width: usize) {
-    for j in 0..width {
-        let (byte, mask) = ((bit + j) / 8, 1u8 << ((bit + j) % 8));
-        if (value >> j) & 1 != 0 {
-            bytes[byte] |= mask;
-        } else {
-            bytes[byte] &= !mask;
-        }
-    }
-}
 
-/// Byte offset of clip `clip`'s bit stream (after its header, descriptors and block offsets).
-fn stream_offset(b: &[u8], clip: usize) -> usize {
+/// Byte offset of clip `clip`'s constants (after its header and descriptors).
+fn constants_offset(b: &[u8], clip: usize) -> usize {
     let t = Tables::parse(b).unwrap();
-    let at = t.clip(clip).unwrap().data_offset as usize;
-    let blocks = u16::from_le_bytes([b[at + 2], b[at + 3]]) as usize;
-    at + 4 + 12 * t.bone_count() + 4 * blocks
+    t.clip(clip).unwrap().data_offset as usize + CLIP_POSE_HEADER_SIZE + 12 * t.bone_count()
 }
 
 /// Fuzzing found (crash-a4b8bcd8, from the fast_spin rigid seed): a stored rotation component of
-/// nearly 2.0 (a 16-bit value with 14 fraction bits). The interpolated render blends two such
-/// samples and their dot product (four Q30 * Q30 products) overflowed `i64`: a panic on the host,
-/// garbage on the console. Quaternion components are at most 1.0: the decoder now refuses more,
-/// naming the rotation channel's offset.
+/// nearly 2.0. The interpolated render blends two such samples and their dot product (four Q30 * Q30
+/// products) overflowed `i64`. Rotations are now halfwords with 15 fraction bits: no stored value
+/// exceeds 1.0 in magnitude, so the extremes of a halfword (no unit quaternion) decode, blend, cache
+/// and draw without overflow.
 #[test]
-fn a_rotation_component_above_one_is_an_error_not_an_overflow() {
+fn a_rotation_at_the_halfword_extremes_draws_without_overflow() {
     let mut b = rigid_blob();
-    let stream = stream_offset(&b, 0);
-    // Bone 0's constant rotation: 2-bit dropped index (w), then x, y, z at 16 bits each: 32767/16384.
-    for k in 0..3 {
-        put_bits(&mut b[stream..], 2 + 16 * k, 0x7FFF, 16);
+    let at = constants_offset(&b, 0);
+    // Bone 0's constant rotation: x, y, z, w all -32768 (-1.0).
+    for k in 0..4 {
+        b[at + 2 * k..at + 2 * k + 2].copy_from_slice(&i16::MIN.to_le_bytes());
     }
     let t = Tables::parse(&b).unwrap();
     let mut samples = [Default::default(); 2];
-    assert_eq!(t.decode_pose(0, 0, &mut samples), Err(TableError::ValueOverflow { offset: stream }));
+    assert_eq!(t.decode_pose(0, 0, &mut samples), Ok(()));
+    assert_eq!(samples[0].rotation, [-(1 << 30); 4]);
     let [aligned, odd] = exercise_aligned_and_odd(&b);
     assert_eq!(aligned, odd);
-    // Clip 0 cannot be drawn (nor cached); clip 1 still is.
-    assert!(aligned.parsed && !aligned.cache_built && aligned.drawn > 0, "{aligned:?}");
-    // Exactly 1.0 is a unit quaternion's component: accepted.
-    put_bits(&mut b[stream..], 2, 1 << 14, 16);
-    put_bits(&mut b[stream..], 2 + 16, 0, 16);
-    put_bits(&mut b[stream..], 2 + 32, 0, 16);
-    let t = Tables::parse(&b).unwrap();
-    assert_eq!(t.decode_pose(0, 0, &mut samples), Ok(()));
-    assert_eq!(samples[0].rotation, [1 << 30, 0, 0, 0]);
+    assert!(aligned.parsed && aligned.cache_built && aligned.drawn > 0, "{aligned:?}");
 }
 
 /// `b` with events (frame, string offset) appended for each of its clips, and the header's size.

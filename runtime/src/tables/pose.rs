@@ -59,7 +59,7 @@ pub const WIDTHS_DROPPED_SHIFT: u32 = 30;
 /// Bits of one width in a block's width word.
 pub const WIDTH_BITS: u32 = 5;
 
-const FRACS: [u32; CHANNELS_PER_BONE] = [ROTATION_STORED_FRAC, TRANSLATION_FRAC, SCALE_FRAC];
+pub(crate) const FRACS: [u32; CHANNELS_PER_BONE] = [ROTATION_STORED_FRAC, TRANSLATION_FRAC, SCALE_FRAC];
 /// The largest stored rotation component.
 const STORED_MAX: i32 = i16::MAX as i32;
 
@@ -448,6 +448,6 @@ mod tests {
     fn a_rebuilt_rotation_is_unit_and_clamps_what_is_not_a_component() {
         assert_eq!(rebuild_rotation([0, 0, 0], 3), [0, 0, 0, 1 << 15]);
         assert_eq!(rebuild_rotation([16384, 16384, 16384], 0), [16384, 16384, 16384, 16384]);
-        assert_eq!(rebuild_rotation([40000, 0, 0], 1), [32767, 181, 0, 0]);
+        assert_eq!(rebuild_rotation([40000, 0, 0], 1), [32767, 255, 0, 0]);
     }
 }

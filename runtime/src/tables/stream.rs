@@ -11,7 +11,7 @@
 //! State per voice: 4 bytes per animated rotation component (value and difference as halfwords),
 //! 8 per translation or scale component ([`words_needed`]).
 
-use super::pose::{descriptor, layout, store_channel, wrap16, ChannelWidths, ClipLayout, StreamBits, CHANNELS_PER_BONE};
+use super::pose::{descriptor, layout, store_channel, wrap16, ChannelWidths, ClipLayout, StreamBits, CHANNELS_PER_BONE, FRACS};
 use super::{u32_at, BoneSample, Storage, TableError, Tables};
 
 /// Where one voice stands: clip, frame and the bit of the next record (`frame + 1`'s).
@@ -214,6 +214,9 @@ fn write(t: &Tables, l: &ClipLayout, voice: &Voice, words: &[u32], weight: u32, 
             // The dropped component of the interval's block (a block's last frame pairs with it).
             let widths = ChannelWidths::of(d.base_bits, u32_at(t.bytes(), l.widths + 4 * (block * l.animated + a)));
             a += 1;
+            // Interpolated at the sample's own fraction (a translation stored in whole units still
+            // moves smoothly between frames).
+            let shift = FRACS[kind].saturating_sub(d.fraction_bits as u32);
             let mut values = [0i32; 3];
             for v in values.iter_mut() {
                 let (value, step) = if kind == 0 {
@@ -225,10 +228,10 @@ fn write(t: &Tables, l: &ClipLayout, voice: &Voice, words: &[u32], weight: u32, 
                     w += 2;
                     pair
                 };
-                let before = value.wrapping_sub(step);
+                let (before, step) = (value.wrapping_sub(step).wrapping_shl(shift), step.wrapping_shl(shift));
                 *v = before.wrapping_add(((step as i64 * weight as i64) >> 12) as i32);
             }
-            store_channel(kind, d.fraction_bits, widths.dropped, values, sample);
+            store_channel(kind, FRACS[kind] as u8, widths.dropped, values, sample);
         }
     }
 }

@@ -131,32 +131,26 @@ fn blob(storage: u16, frames: u16, clip_data: &[u8], tail: &[u8]) -> Vec<u8> {
 /// A rigid clip of 3 frames: constant identity rotation, animated translation x = 10, 12, 15 (z = -5),
 /// constant scale 1.
 fn rigid_clip() -> Vec<u8> {
-    let mut s = Bits::default();
-    // constants: rotation (dropped w, x y z = 0 with k = 14, 16 bits), scale (k = 0, 2 bits each)
-    s.put(3, 2);
-    for _ in 0..3 {
-        s.put(0, 16);
-    }
-    for _ in 0..3 {
-        s.put(1, 2);
-    }
-    let block0 = s.n as u32;
-    // translation x: wb 3, wr 2, base 10, d1 2, residual 1; y: all 0; z: base -5
-    s.put(3, 5);
-    s.put(2, 5);
-    s.put(10, 8);
-    s.put(2, 3);
-    s.put(1, 2);
-    for base in [0, -5] {
-        s.put(0, 5);
-        s.put(0, 5);
-        s.put(base, 8);
-    }
     let mut d = vec![];
-    d.extend_from_slice(&16u16.to_le_bytes());
-    d.extend_from_slice(&1u16.to_le_bytes());
-    d.extend_from_slice(&[0, 14, 16, 0, CHANNEL_ANIMATED, 0, 8, 0, 0, 0, 2, 0]);
-    d.extend_from_slice(&block0.to_le_bytes());
+    for v in [16u16, 1, 1, 0] {
+        d.extend_from_slice(&v.to_le_bytes()); // block frames, blocks, animated channels
+    }
+    // rotation constant (k 15), translation animated (k 0, base 8 bits), scale constant
+    d.extend_from_slice(&[0, 15, 16, 0, CHANNEL_ANIMATED, 0, 8, 0, 0, 0, 2, 0]);
+    for c in [0i16, 0, 0, 32767] {
+        d.extend_from_slice(&c.to_le_bytes());
+    }
+    for _ in 0..3 {
+        d.extend_from_slice(&(1i32 << SCALE_FRAC).to_le_bytes());
+    }
+    d.extend_from_slice(&0u32.to_le_bytes()); // block 0 at bit 0
+    // translation widths: x wb 3, wr 2; y and z 0
+    d.extend_from_slice(&(3u32 | 2 << WIDTHS_RESIDUAL_SHIFT).to_le_bytes());
+    // record 0: x 10, y 0, z -5 (8 bits each); record 1: x d1 2 (3 bits); record 2: x residual 1 (2 bits)
+    let mut s = Bits::default();
+    for (v, w) in [(10, 8), (0, 8), (-5, 8), (2, 3), (1, 2)] {
+        s.put(v, w);
+    }
     d.extend_from_slice(&s.bytes);
     d
 }
@@ -199,7 +193,7 @@ fn decodes_constant_and_second_order_delta_channels() {
     let mut out = [BoneSample::default(); 1];
     for (frame, x) in [(0, 10), (1, 12), (2, 15)] {
         t.decode_pose(0, frame, &mut out).unwrap();
-        assert_eq!(out[0].rotation, [0, 0, 0, 1 << ROTATION_FRAC], "frame {frame}");
+        assert_eq!(out[0].rotation, [0, 0, 0, 32767 << (ROTATION_FRAC - ROTATION_STORED_FRAC)], "frame {frame}");
         assert_eq!(out[0].translation, [x << TRANSLATION_FRAC, 0, -5 << TRANSLATION_FRAC], "frame {frame}");
         assert_eq!(out[0].scale, [1 << SCALE_FRAC; 3]);
     }
@@ -213,20 +207,17 @@ fn decodes_constant_and_second_order_delta_channels() {
     );
 }
 
-/// Every frame of every clip by [`ClipFrames`] (in order) against [`Tables::decode_pose`]: the same
-/// samples while both decode, and an error on the same frame when one fails. Returns the frames compared.
+/// Every frame of every clip decoded forward by a [`crate::render::PoseStream`] (at whole frames)
+/// against [`Tables::decode_pose`]: the same samples while both decode, and an error on the same frame
+/// when one fails. Returns the frames compared.
 fn sequential_equals_random_access(t: &Tables) -> usize {
-    let mut cursors = vec![ComponentCursor::ZERO; COMPONENTS_PER_BONE * t.bone_count()];
+    let mut stream = std::boxed::Box::new(crate::render::PoseStream::<256>::new());
     let (mut seq, mut random) = (vec![BoneSample::default(); t.bone_count()], vec![BoneSample::default(); t.bone_count()]);
     let mut compared = 0;
     for c in 0..t.clip_count() {
-        let mut constants = vec![BoneSample::default(); t.bone_count()];
-        let Ok(mut frames) = ClipFrames::new(t, c, &mut cursors, &mut constants) else {
-            assert!(t.decode_pose(c, 0, &mut random).is_err(), "clip {c}: constants fail in order, not at random");
-            continue;
-        };
-        for f in 0..t.clip(c).unwrap().frame_count as usize {
-            let (a, b) = (frames.next_frame(&mut seq), t.decode_pose(c, f, &mut random));
+        for f in 0..t.clip(c).unwrap().frame_count {
+            let s = crate::anim::FrameSample { clip: c as u16, frame: f, next: f, weight: 0 };
+            let (a, b) = (stream.sample(t, &s, &mut seq), t.decode_pose(c, f as usize, &mut random));
             assert_eq!(a.is_ok(), b.is_ok(), "clip {c} frame {f}: {a:?} vs {b:?}");
             if a.is_err() {
                 break;
@@ -243,31 +234,26 @@ fn sequential_decoding_gives_the_random_access_samples() {
     let b = blob(0, 3, &rigid_clip(), &[]);
     let t = Tables::parse(&b).unwrap();
     assert_eq!(sequential_equals_random_access(&t), 3);
-    let mut cursors = vec![ComponentCursor::ZERO; COMPONENTS_PER_BONE];
-    let mut constants = [BoneSample::default(); 1];
-    let mut frames = ClipFrames::new(&t, 0, &mut cursors, &mut constants).unwrap();
+    // Between frames: each stored component interpolated (x from 12 to 15, a quarter of the way).
+    let mut stream = crate::render::PoseStream::<8>::new();
     let mut out = [BoneSample::default(); 1];
-    for x in [10, 12, 15] {
-        frames.next_frame(&mut out).unwrap();
-        assert_eq!(out[0].translation[0], x << TRANSLATION_FRAC);
-    }
-    assert_eq!(frames.next_frame(&mut out), Err(TableError::FrameOutOfRange { clip: 0, frame: 3, frames: 3 }));
-    let mut few = vec![ComponentCursor::ZERO; COMPONENTS_PER_BONE - 1];
-    let mut constants = [BoneSample::default(); 1];
-    assert!(matches!(ClipFrames::new(&t, 0, &mut few, &mut constants), Err(TableError::OutputTooSmall { needed: 9, len: 8 })));
-    assert!(matches!(ClipFrames::new(&t, 0, &mut cursors, &mut []), Err(TableError::OutputTooSmall { needed: 1, len: 0 })));
-    assert!(matches!(ClipFrames::new(&t, 1, &mut cursors, &mut constants), Err(TableError::ClipOutOfRange { clip: 1, clips: 1 })));
+    let s = crate::anim::FrameSample { clip: 0, frame: 1, next: 2, weight: 1024 };
+    stream.sample(&t, &s, &mut out).unwrap();
+    assert_eq!(out[0].translation[0], (12 << TRANSLATION_FRAC) + (3 << TRANSLATION_FRAC) / 4);
+    // Too little state for the clip's animated channels (a translation takes 6 words).
+    let mut small = crate::render::PoseStream::<5>::new();
+    assert_eq!(small.sample(&t, &s, &mut out), Err(TableError::OutputTooSmall { needed: 6, len: 5 }));
+    let far = crate::anim::FrameSample { clip: 0, frame: 3, next: 3, weight: 0 };
+    assert_eq!(stream.sample(&t, &far, &mut out), Err(TableError::FrameOutOfRange { clip: 0, frame: 3, frames: 3 }));
 }
 
 #[test]
-fn a_truncated_pose_stream_is_an_error_not_a_panic() {
+fn a_truncated_pose_stream_is_refused_at_parse() {
     let mut clip = rigid_clip();
     clip.truncate(clip.len() - 2);
     let b = blob(0, 3, &clip, &[]);
-    let t = Tables::parse(&b).unwrap();
-    let mut out = [BoneSample::default(); 1];
-    // The blob's padding keeps some zero bits, but the stream (clip data) ends early.
-    assert!(matches!(t.decode_pose(0, 2, &mut out), Err(TableError::BitStreamEnd { .. })));
+    // The blob's padding keeps some zero bits, but the clip data (its stream) ends early.
+    assert!(matches!(Tables::parse(&b), Err(TableError::BadClipData { what: "block records run past the stream", .. })));
 }
 
 /// The baked test blob's bind positions (`blob` writes them as its vertices).
@@ -482,10 +468,10 @@ fn index_errors_name_the_table_entry_and_offset() {
     b[76..78].copy_from_slice(&0u16.to_le_bytes()); // the root is its own parent
     assert_eq!(Tables::parse(&b).err(), Some(TableError::ParentNotBefore { bone: 0, parent: 0, offset: 76 }));
     let mut b = blob(0, 3, &rigid_clip(), &[]);
-    b[CLIP_DATA + 2] = 5; // block count != ceil(3 / 16)
+    b[CLIP_DATA + 2] = 5; // block count != ceil((3 - 1) / 16)
     assert!(matches!(Tables::parse(&b), Err(TableError::BadClipData { clip: 0, .. })));
     let mut b = blob(0, 3, &rigid_clip(), &[]);
-    b[CLIP_DATA + 4 + 1] = 31; // rotation fraction bits above 30
+    b[CLIP_DATA + CLIP_POSE_HEADER_SIZE + 1] = 16; // rotation fraction bits above 15
     assert!(matches!(Tables::parse(&b), Err(TableError::BadClipData { what: "fraction bits too large", .. })));
 }
 

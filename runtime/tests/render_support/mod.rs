@@ -1,34 +1,11 @@
-//! A minimal writer of character blobs (layout of runtime/src/tables/mod.rs, version 3) for the
+//! A minimal writer of character blobs (layout of runtime/src/tables/mod.rs, version 4) for the
 //! render tests: constant rigid poses, baked frames as deltas/escapes or raw.
 #![allow(dead_code)]
 
 use psxanim_runtime::tables::primitives::{
     pack3, run_header, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, RUN_QUADS, RUN_TRIANGLES, STREAM_END,
 };
-use psxanim_runtime::tables::{decode_lane, delta_byte, delta_word_count, VERSION};
-
-struct Bits {
-    bytes: Vec<u8>,
-    len: usize,
-}
-
-impl Bits {
-    fn new() -> Self {
-        Bits { bytes: Vec::new(), len: 0 }
-    }
-    /// Least-significant bit first, like the runtime's BitReader.
-    fn put(&mut self, value: i64, width: u32) {
-        for j in 0..width {
-            if self.len.is_multiple_of(8) {
-                self.bytes.push(0);
-            }
-            if (value >> j) & 1 != 0 {
-                *self.bytes.last_mut().unwrap() |= 1 << (self.len % 8);
-            }
-            self.len += 1;
-        }
-    }
-}
+use psxanim_runtime::tables::{block_count_of, decode_lane, delta_byte, delta_word_count, SCALE_FRAC, TRANSLATION_FRAC, VERSION};
 
 /// A bone: parent, vertices (bone-local for rigid, model-space for baked).
 pub struct BoneDef {
@@ -54,30 +31,31 @@ fn u16le(b: &mut Vec<u8>, v: u16) {
 
 fn pose_data(clip: &RigidClip) -> Vec<u8> {
     let mut d = Vec::new();
+    let blocks = block_count_of(clip.frames as usize, 16) as u16;
     u16le(&mut d, 16); // block frames
-    u16le(&mut d, clip.frames.div_ceil(16)); // blocks
-    // Descriptors: rotation k=14 16 bits, translation k=0 20 bits, scale k=0 3 bits; all constant.
+    u16le(&mut d, blocks);
+    u16le(&mut d, 0); // no animated channel
+    u16le(&mut d, 0);
+    // Descriptors: rotation k=15, translation k=0, scale k=0; all constant.
     for _ in &clip.poses {
-        d.extend_from_slice(&[0, 14, 16, 0, 0, 0, 20, 0, 0, 0, 3, 0]);
+        d.extend_from_slice(&[0, 15, 16, 0, 0, 0, 20, 0, 0, 0, 3, 0]);
     }
-    let mut s = Bits::new();
+    // Constants: the rotation as i16 x, y, z, w (Q15), translation and scale as i32 at their fractions.
     for (degrees, t) in &clip.poses {
         let half = degrees.to_radians() / 2.0;
-        s.put(3, 2); // w dropped (positive)
-        for c in [0.0, half.sin(), 0.0] {
-            s.put((c * 16384.0).round() as i64, 16);
+        for c in [0.0, half.sin(), 0.0, half.cos()] {
+            d.extend_from_slice(&((c * 32768.0).round().clamp(-32767.0, 32767.0) as i16).to_le_bytes());
         }
         for c in t {
-            s.put(*c as i64, 20);
+            d.extend_from_slice(&(c << TRANSLATION_FRAC).to_le_bytes());
         }
         for _ in 0..3 {
-            s.put(1, 3);
+            d.extend_from_slice(&(1i32 << SCALE_FRAC).to_le_bytes());
         }
     }
-    for _ in 0..clip.frames.div_ceil(16) {
-        d.extend_from_slice(&(s.len as u32).to_le_bytes());
+    for _ in 0..blocks {
+        d.extend_from_slice(&0u32.to_le_bytes());
     }
-    d.extend_from_slice(&s.bytes);
     d
 }
 
