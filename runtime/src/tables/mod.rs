@@ -53,7 +53,8 @@ pub use baked::{
 };
 pub use bits::BitReader;
 pub use pose::{
-    block_count_of, rebuild_rotation, sqrt_q30, BoneSample, ChannelDescriptor, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE,
+    block_count_of, constant_size, rebuild_rotation, sqrt_q30, BoneSample, ChannelDescriptor, CHANNELS_PER_BONE, CHANNEL_ANIMATED,
+    CHANNEL_DESCRIPTOR_SIZE, CHANNEL_IDENTITY, CHANNEL_NARROW, CONSTANT_NARROW_SIZE,
     CLIP_POSE_HEADER_SIZE, CONSTANT_ROTATION_SIZE, CONSTANT_VECTOR_SIZE, ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, TRANSLATION_FRAC,
     WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
 };

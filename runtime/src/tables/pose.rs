@@ -6,9 +6,11 @@
 //!  0 u16 block frames B (1..=256)     2 u16 block count K (= ceil((frame count - 1) / B), at least 1)
 //!  4 u16 animated channels A          6 u16 0
 //!  8 channel descriptors, bone-major, 3 per bone (rotation, translation, scale), 4 bytes each:
-//!      u8 flags (bit 0: animated; else constant), u8 fraction bits k, u8 base width, u8 0
-//!  . constants, one per constant channel in order: a rotation as i16 x, y, z, w (Q14), a translation
-//!      or scale as i32 x, y, z (at TRANSLATION_FRAC / SCALE_FRAC); i16 x, y, z, w are Q15
+//!      u8 flags (bit 0: animated; else constant; bit 1: constant identity, bit 2: narrow constant),
+//!      u8 fraction bits k, u8 base width, u8 0
+//!  . constants, one per constant channel in order (none for an identity): a rotation as i16 x, y, z,
+//!      w (Q15), a translation or scale as i32 x, y, z (at TRANSLATION_FRAC / SCALE_FRAC), or when
+//!      narrow as i16 x, y, z at k fraction bits and an i16 0
 //!  . K x u32: bit offset of each block's records in the stream
 //!  . K x A x u32: each block's widths, per animated channel: bits 0..15 the first-difference widths
 //!      wb of its three components (5 bits each), bits 15..30 their residual widths wr, bits 30..32 a
@@ -50,6 +52,14 @@ pub const CLIP_POSE_HEADER_SIZE: usize = 8;
 pub const CHANNEL_DESCRIPTOR_SIZE: usize = 4;
 /// Flag bit of an animated (not constant) channel.
 pub const CHANNEL_ANIMATED: u8 = 1;
+/// Flag bit of a constant channel holding its identity (no rotation, no translation, scale 1.0):
+/// nothing stored.
+pub const CHANNEL_IDENTITY: u8 = 2;
+/// Flag bit of a constant translation or scale stored as three i16 (at the descriptor's fraction
+/// bits) and a pad, instead of three i32.
+pub const CHANNEL_NARROW: u8 = 4;
+/// Bytes of a narrow constant.
+pub const CONSTANT_NARROW_SIZE: usize = 8;
 /// Bytes of a constant rotation (four i16) and of a constant translation or scale (three i32).
 pub const CONSTANT_ROTATION_SIZE: usize = 8;
 pub const CONSTANT_VECTOR_SIZE: usize = 12;
@@ -135,10 +145,11 @@ pub(crate) fn layout(t: &Tables, clip_index: usize, clip: &Clip) -> Result<ClipL
     }
     let (mut constant_bytes, mut animated_found) = (0, 0);
     for i in 0..t.bone_count() * CHANNELS_PER_BONE {
-        if b[descriptors + i * CHANNEL_DESCRIPTOR_SIZE] & CHANNEL_ANIMATED != 0 {
+        let flags = b[descriptors + i * CHANNEL_DESCRIPTOR_SIZE];
+        if flags & CHANNEL_ANIMATED != 0 {
             animated_found += 1;
         } else {
-            constant_bytes += if i % CHANNELS_PER_BONE == 0 { CONSTANT_ROTATION_SIZE } else { CONSTANT_VECTOR_SIZE };
+            constant_bytes += constant_size(i % CHANNELS_PER_BONE, flags);
         }
     }
     if animated_found != animated {
@@ -156,6 +167,16 @@ pub(crate) fn layout(t: &Tables, clip_index: usize, clip: &Clip) -> Result<ClipL
 /// Blocks of a clip of `frames` frames (at least 1) in blocks of `block_frames` sharing their ends.
 pub fn block_count_of(frames: usize, block_frames: usize) -> usize {
     frames.saturating_sub(1).div_ceil(block_frames).max(1)
+}
+
+/// Bytes a constant channel of kind `kind` (0 rotation, 1 translation, 2 scale) with `flags` stores.
+pub fn constant_size(kind: usize, flags: u8) -> usize {
+    match (flags & CHANNEL_IDENTITY != 0, kind, flags & CHANNEL_NARROW != 0) {
+        (true, ..) => 0,
+        (false, 0, _) => CONSTANT_ROTATION_SIZE,
+        (false, _, true) => CONSTANT_NARROW_SIZE,
+        (false, _, false) => CONSTANT_VECTOR_SIZE,
+    }
 }
 
 pub(crate) fn descriptor(t: &Tables, l: &ClipLayout, channel_index: usize) -> ChannelDescriptor {
@@ -353,21 +374,29 @@ pub(crate) fn write_constants(t: &Tables, l: &ClipLayout, out: &mut [BoneSample]
     let mut at = l.constants;
     for (bone, sample) in out.iter_mut().enumerate().take(t.bone_count()) {
         for kind in 0..CHANNELS_PER_BONE {
-            if descriptor(t, l, bone * CHANNELS_PER_BONE + kind).animated {
+            let o = l.descriptors + (bone * CHANNELS_PER_BONE + kind) * CHANNEL_DESCRIPTOR_SIZE;
+            let (flags, k) = (b[o], b[o + 1]);
+            if flags & CHANNEL_ANIMATED != 0 {
                 continue;
             }
-            if kind == 0 {
-                let q = [0, 1, 2, 3].map(|i| u16_at(b, at + 2 * i) as i16 as i32);
-                sample.rotation = q.map(|c| c << (ROTATION_FRAC - ROTATION_STORED_FRAC));
-                at += CONSTANT_ROTATION_SIZE;
-            } else {
-                let v = [0, 1, 2].map(|i| u32_at(b, at + 4 * i) as i32);
-                if kind == 1 {
-                    sample.translation = v;
-                } else {
-                    sample.scale = v;
+            let half = |i: usize| u16_at(b, at + 2 * i) as i16 as i32;
+            let value = match (flags & CHANNEL_IDENTITY != 0, kind, flags & CHANNEL_NARROW != 0) {
+                (true, 0, _) => [0; 3],
+                (true, 1, _) => [0; 3],
+                (true, _, _) => [1 << SCALE_FRAC; 3],
+                (false, 0, _) => {
+                    sample.rotation = [0, 1, 2, 3].map(|i| half(i) << (ROTATION_FRAC - ROTATION_STORED_FRAC));
+                    at += CONSTANT_ROTATION_SIZE;
+                    continue;
                 }
-                at += CONSTANT_VECTOR_SIZE;
+                (false, _, true) => [0, 1, 2].map(|i| half(i).wrapping_shl(FRACS[kind].saturating_sub(k as u32))),
+                (false, _, false) => [0, 1, 2].map(|i| u32_at(b, at + 4 * i) as i32),
+            };
+            at += constant_size(kind, flags);
+            match kind {
+                0 => sample.rotation = [0, 0, 0, 1 << ROTATION_FRAC],
+                1 => sample.translation = value,
+                _ => sample.scale = value,
             }
         }
     }

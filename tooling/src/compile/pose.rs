@@ -15,7 +15,7 @@
 //! frames per block for the clip ([`PoseData::sign_flips`]).
 
 use psxanim_runtime::tables::{
-    block_count_of, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, ROTATION_STORED_FRAC, SCALE_FRAC,
+    block_count_of, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW, CHANNEL_DESCRIPTOR_SIZE, ROTATION_STORED_FRAC, SCALE_FRAC,
     TRANSLATION_FRAC, WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
 };
 
@@ -89,6 +89,8 @@ pub struct BoneTrack {
 
 struct Channel {
     animated: bool,
+    /// A constant's descriptor flags (identity, narrow).
+    flags: u8,
     k: u8,
     base_bits: u8,
     /// Per frame, the quantised components (4 for rotation, 3 otherwise).
@@ -108,7 +110,7 @@ fn channel(values: Vec<Vec<i64>>, k: i32, rotation: bool) -> Result<Channel, Str
     if max_bits > 32 {
         return Err(format!("a pose value needs {max_bits} bits (more than 32)"));
     }
-    Ok(Channel { animated, k: k as u8, base_bits: max_bits as u8, values })
+    Ok(Channel { animated, flags: 0, k: k as u8, base_bits: max_bits as u8, values })
 }
 
 fn steps(alpha: f64, reach: f64) -> (i32, i32, i32) {
@@ -153,7 +155,7 @@ fn dropped_component(values: &[Vec<i64>]) -> Dropped {
     // grows by 1 / (2 * component)): below 0.3, a component changing sign but staying far from zero
     // (stored negated on the frames where it is negative) is the better choice.
     let unit = values.iter().map(|v| v.iter().map(|c| (c * c) as f64).sum::<f64>().sqrt()).fold(0.0, f64::max);
-    if let Some((component, negate, smallest)) = best.filter(|b| b.2 as f64 >= 0.3 * unit) {
+    if let Some((component, negate, _)) = best.filter(|b| b.2 as f64 >= 0.3 * unit) {
         return Dropped { component, negated: vec![negate; values.len()] };
     }
     if let Some((component, negate, _)) = best.filter(|b| (0..4).all(|c| smallest(c) <= b.2)) {
@@ -258,22 +260,37 @@ pub fn encode_clip(
         ];
         for (kind, (ch, frac)) in parts.into_iter().enumerate() {
             if !ch.animated {
-                // Stored at the runtime's own precision, from the first sample.
+                // Stored at the runtime's own precision, from the first sample: nothing for an identity,
+                // halfwords at the channel's precision when they hold it.
                 let s = &t.samples[0];
                 let v: &[f64] = match kind {
                     0 => &s.rotation,
                     1 => &s.translation,
                     _ => &s.scale,
                 };
-                let scaled = v.iter().map(|c| (c * (frac as f64).exp2()).round() as i64);
-                if kind == 0 {
-                    scaled.for_each(|c| constants.extend_from_slice(&(c.clamp(-32767, 32767) as i16).to_le_bytes()));
+                let identity: &[f64] = match kind {
+                    0 => &[0.0, 0.0, 0.0, 1.0],
+                    1 => &[0.0; 3],
+                    _ => &[1.0; 3],
+                };
+                let at = |f: i32| v.iter().map(move |c| (c * (f as f64).exp2()).round() as i64);
+                let mut flags = 0;
+                if at(frac).eq(identity.iter().map(|c| (c * (frac as f64).exp2()).round() as i64)) {
+                    flags = CHANNEL_IDENTITY;
+                } else if kind == 0 {
+                    at(frac).for_each(|c| constants.extend_from_slice(&(c.clamp(-32767, 32767) as i16).to_le_bytes()));
+                } else if at(ch.k as i32).all(|c| i16::try_from(c).is_ok()) {
+                    flags = CHANNEL_NARROW;
+                    at(ch.k as i32).for_each(|c| constants.extend_from_slice(&(c as i16).to_le_bytes()));
+                    constants.extend_from_slice(&[0, 0]);
                 } else {
-                    for c in scaled {
+                    for c in at(frac) {
                         let c = i32::try_from(c).map_err(|_| format!("a constant pose value {c} does not fit 32 bits"))?;
                         constants.extend_from_slice(&c.to_le_bytes());
                     }
                 }
+                channels.push(Channel { flags, ..ch });
+                continue;
             }
             channels.push(ch);
         }
@@ -319,7 +336,7 @@ pub fn encode_clip(
     out.extend_from_slice(&0u16.to_le_bytes());
     for ch in &channels {
         let mut d = [0u8; CHANNEL_DESCRIPTOR_SIZE];
-        d[0] = if ch.animated { CHANNEL_ANIMATED } else { 0 };
+        d[0] = if ch.animated { CHANNEL_ANIMATED } else { ch.flags };
         d[1] = ch.k;
         d[2] = ch.base_bits;
         out.extend_from_slice(&d);

@@ -323,24 +323,26 @@ mod tests {
         }
     }
 
-    /// The pose cache's builder decodes frames in order ([`ClipFrames`]) and composes with
-    /// `compose_packed`: on the real fixture (animated rotations, several blocks) it must give exactly
-    /// the random-access samples and the per-register compose chain, frame by frame.
+    /// The pose cache's builder and a playing instance decode frames in order (a voice advanced frame
+    /// by frame, `render::PoseStream`) and the cache composes with `compose_packed`: on the real
+    /// fixture (animated rotations, several blocks) it must give exactly the random-access samples and
+    /// the per-register compose chain, frame by frame.
     #[test]
     fn the_fixture_decodes_the_same_in_order_and_at_random() {
-        use psxanim_runtime::tables::{BoneSample, ClipFrames, ComponentCursor, COMPONENTS_PER_BONE};
+        use psxanim_runtime::anim::FrameSample;
+        use psxanim_runtime::render::PoseStream;
+        use psxanim_runtime::tables::BoneSample;
         let blobs = blobs();
         let mut pose_buffer = Vec::new();
         let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         let t = &models.rigid;
-        let mut cursors = vec![ComponentCursor::ZERO; COMPONENTS_PER_BONE * t.bone_count()];
+        let mut stream = Box::new(PoseStream::<256>::new());
         let (mut seq, mut random) = (vec![BoneSample::default(); t.bone_count()], vec![BoneSample::default(); t.bone_count()]);
         let mut frames = 0;
         for c in 0..t.clip_count() {
-            let mut constants = vec![BoneSample::default(); t.bone_count()];
-            let mut decoder = ClipFrames::new(t, c, &mut cursors, &mut constants).unwrap();
             for f in 0..t.clip(c).unwrap().frame_count as usize {
-                decoder.next_frame(&mut seq).unwrap();
+                let s = FrameSample { clip: c as u16, frame: f as u16, next: f as u16, weight: 0 };
+                stream.sample(t, &s, &mut seq).unwrap();
                 t.decode_pose(c, f, &mut random).unwrap();
                 assert_eq!(seq, random, "clip {c} frame {f}");
                 // The cached entry: the per-register compose chain (64-bit translation) gives the same.
