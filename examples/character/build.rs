@@ -24,4 +24,11 @@ fn main() {
         println!("cargo:rerun-if-changed={}", blob.display());
         println!("cargo:rustc-env={var}={}", blob.display());
     }
+    // The 20-bone character of the forward-decoding benches (tests/fixtures/fbx/twenty_bones.fbx).
+    let twenty = tables.join("rigid-gte").join("twenty_bones.pxsk");
+    if !twenty.is_file() {
+        panic!("{} is missing: build this example with `cargo xtask build-exe character`", twenty.display());
+    }
+    println!("cargo:rerun-if-changed={}", twenty.display());
+    println!("cargo:rustc-env=CHARACTER_TWENTY={}", twenty.display());
 }

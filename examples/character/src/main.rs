@@ -43,6 +43,8 @@ use scene::{error_offset, render_error_detail};
 #[allow(dead_code)] // the word counts and names serve the host only
 mod baked_paths;
 mod scene;
+#[allow(dead_code)] // the word counts serve the host only
+mod stream_bench;
 use scene::{
     FaceBench, Models, Scene, BLEND_BENCH_WEIGHTS, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FACE_BENCH_CASES, FACE_BENCH_RUNS, FACE_BENCH_TRIANGLES, FRAME_CODE_BITS,
     FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_BLEND_BENCH, SLOT_COMPACT_BENCH, SLOT_COMPOSE_BENCH, SLOT_FACE_BENCH, SLOT_FADE_BENCH, SLOT_FRAME,
@@ -54,6 +56,8 @@ use scene::{
 struct Aligned<T: ?Sized>(T);
 static RIGID: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_RIGID")));
 static BAKED: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_BAKED")));
+/// The 20-bone character of the forward-decoding benches (`stream_bench`).
+static TWENTY: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_TWENTY")));
 /// Room for a damaged copy of the larger blob (`scene::corruption_words`).
 const BLOB_COPY_BYTES: usize = {
     let (r, b) = (include_bytes!(env!("CHARACTER_RIGID")).len(), include_bytes!(env!("CHARACTER_BAKED")).len());
@@ -348,6 +352,23 @@ extern "C" fn main() -> ! {
             baked_paths::baked_path_words(&BAKED.0, copy, scratch, &mut |w| record.push(w));
             if let Err(e) = scene::fade_probe_words(&scene.models, &mut gte, scratch, &mut |w, _| record.push(w)) {
                 record.fail(ERROR_RENDER, render_error_detail(&e));
+            }
+            let object = scene::camera_at(0).view;
+            let mut figures = [(0usize, 0u32); 8];
+            let mut n = 0;
+            let streamed = Tables::parse(&TWENTY.0).and_then(|twenty| {
+                stream_bench::stream_words(&twenty, &object, &mut gte, scratch, &mut timer::now, &mut |slot, v| {
+                    if n < figures.len() {
+                        figures[n] = (slot, v);
+                        n += 1;
+                    }
+                }, &mut |w| record.push(w))
+            });
+            for &(slot, v) in &figures[..n] {
+                record.set_cycles(slot, v);
+            }
+            if let Err(e) = streamed {
+                record.fail(ERROR_TABLES, error_offset(&e));
             }
             Some(scene)
         }

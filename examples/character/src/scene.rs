@@ -18,7 +18,7 @@ use psxanim_runtime::tables::primitives::{
     pack3, pack_pair, run_header, RUN_QUADS, RUN_STRIP, RUN_TRIANGLES, STREAM_END,
 };
 use psxanim_runtime::tables::{
-    TableError, Tables, CHANNELS_PER_BONE, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE,
+    constant_size, TableError, Tables, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE,
 };
 
 /// The display rate the animators assume (NTSC).
@@ -444,8 +444,8 @@ pub enum Corruption {
     RigidBadMagic,
     /// Rigid blob, clip table offset moved past the blob's end: the parser refuses it.
     RigidClipsPastEnd,
-    /// Rigid blob, the first block offset of clip "Walk" set to the end of its bit stream (parse allows
-    /// it): decoding frame 0 runs out of bits, found by the renderer.
+    /// Rigid blob, the first block offset of clip "Walk" set to the end of its bit stream: its records
+    /// would run past the stream, which the parser refuses (playback then reads without checks).
     RigidBlockAtStreamEnd,
     /// Baked blob, the mode byte of clip "Turn" frame 20 set to 0xFF: found by the renderer's decode.
     BakedBadFrameMode,
@@ -493,8 +493,17 @@ impl Corruption {
                     let clip = t.clip(t.find_clip("Walk").ok_or(missing)?)?;
                     let start = clip.data_offset as usize;
                     let block_count = u16::from_le_bytes([bytes[start + 2], bytes[start + 3]]) as usize;
-                    let offsets = start + CLIP_POSE_HEADER_SIZE + t.bone_count() * CHANNELS_PER_BONE * CHANNEL_DESCRIPTOR_SIZE;
-                    let stream = offsets + 4 * block_count;
+                    let descriptors = start + CLIP_POSE_HEADER_SIZE;
+                    let channels = t.bone_count() * CHANNELS_PER_BONE;
+                    let constants: usize = (0..channels)
+                        .map(|ch| bytes[descriptors + ch * CHANNEL_DESCRIPTOR_SIZE])
+                        .enumerate()
+                        .filter(|(_, flags)| flags & CHANNEL_ANIMATED == 0)
+                        .map(|(ch, flags)| constant_size(ch % CHANNELS_PER_BONE, flags))
+                        .sum();
+                    let animated = u16::from_le_bytes([bytes[start + 4], bytes[start + 5]]) as usize;
+                    let offsets = descriptors + channels * CHANNEL_DESCRIPTOR_SIZE + constants;
+                    let stream = offsets + 4 * block_count + 4 * block_count * animated;
                     (offsets, (start + clip.data_size as usize - stream) as u32 * 8)
                 };
                 bytes[offsets..offsets + 4].copy_from_slice(&stream_bits.to_le_bytes());

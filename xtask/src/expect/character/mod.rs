@@ -22,6 +22,8 @@ use std::process::Command;
 #[path = "../../../../examples/character/src/scene.rs"]
 #[allow(dead_code)]
 mod scene;
+#[path = "../../../../examples/character/src/stream_bench.rs"]
+pub(super) mod stream_bench;
 #[path = "../../../../examples/character/src/baked_paths.rs"]
 #[allow(dead_code)]
 mod baked_paths;
@@ -52,22 +54,34 @@ pub fn blob_path(ws: &Path, storage: &str) -> PathBuf {
     tables_dir(ws).join(storage).join("character.pxsk")
 }
 
+/// The 20-bone character (rigid only) the forward-decoding benches pose: issue 14's 20-bone figures
+/// measured on a real clip, not extrapolated from the fixture's 11 bones.
+const TWENTY: &str = "tests/fixtures/fbx/twenty_bones.fbx";
+
+pub fn twenty_path(ws: &Path) -> PathBuf {
+    tables_dir(ws).join("rigid-gte").join("twenty_bones.pxsk")
+}
+
 /// Runs `psxanim import` on the fixture in both storage modes (building the tool if needed). A blob is
 /// replaced only when its bytes change, so an unchanged import does not relink the example.
 pub fn generate_tables(ws: &Path) -> Result<()> {
     let staging = ws.join("target").join("character-tables-staging");
-    for storage in STORAGES {
+    let imports = STORAGES.map(|s| (FIXTURE, s, Some(ADDED_CLIPS), "character.pxsk")).into_iter().chain([(TWENTY, "rigid-gte", None, "twenty_bones.pxsk")]);
+    for (fixture, storage, added, name) in imports {
         let out = staging.join(storage);
         let mut cmd = Command::new("cargo");
         cmd.args(["run", "--quiet", "--release", "-p", "psxanim", "--bin", "psxanim", "--", "import"])
-            .arg(ws.join(FIXTURE))
-            .args(["--storage", storage, "--add-clips", ADDED_CLIPS, "-o"])
+            .arg(ws.join(fixture))
+            .args(["--storage", storage, "-o"])
             .arg(&out)
             .current_dir(ws);
+        if let Some(added) = added {
+            cmd.args(["--add-clips", added]);
+        }
         for var in ["RUSTUP_TOOLCHAIN", "RUSTC", "RUSTC_WRAPPER", "RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET"] {
             cmd.env_remove(var);
         }
-        println!("character: psxanim import {FIXTURE} --storage {storage} --add-clips {ADDED_CLIPS}");
+        println!("character: psxanim import {fixture} --storage {storage}{}", added.map(|a| format!(" --add-clips {a}")).unwrap_or_default());
         let output = cmd.output().context("could not start cargo run -p psxanim")?;
         if !output.status.success() {
             bail!(
@@ -77,9 +91,9 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
                 String::from_utf8_lossy(&output.stderr)
             );
         }
-        let fresh = out.join("character.pxsk");
+        let fresh = out.join(name);
         let bytes = std::fs::read(&fresh).with_context(|| format!("reading {}", fresh.display()))?;
-        let dest = blob_path(ws, storage);
+        let dest = tables_dir(ws).join(storage).join(name);
         if std::fs::read(&dest).ok().as_deref() != Some(&bytes[..]) {
             std::fs::create_dir_all(dest.parent().expect("blob path has a folder"))?;
             std::fs::write(&dest, &bytes).with_context(|| format!("writing {}", dest.display()))?;
@@ -92,6 +106,7 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
 pub(super) struct Blobs {
     rigid: Vec<u8>,
     baked: Vec<u8>,
+    pub(super) twenty: Vec<u8>,
 }
 
 impl Blobs {
@@ -100,7 +115,9 @@ impl Blobs {
             let p = blob_path(ws, storage);
             std::fs::read(&p).with_context(|| format!("{} is missing: run `cargo xtask build-exe character` first", p.display()))
         };
-        Ok(Blobs { rigid: read(STORAGES[0])?, baked: read(STORAGES[1])? })
+        let twenty = std::fs::read(twenty_path(ws))
+            .with_context(|| format!("{} is missing: run `cargo xtask build-exe character` first", twenty_path(ws).display()))?;
+        Ok(Blobs { rigid: read(STORAGES[0])?, baked: read(STORAGES[1])?, twenty })
     }
 
     /// A buffer for the rigid blob's pose cache, sized as the program sizes its static one.

@@ -29,8 +29,34 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
     .map_err(|e| anyhow::anyhow!("host fade probe failed: {e:?}"))?;
     Ok(Expectation {
         program: *b"CHAR",
-        words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache], paths, fades].concat(),
+        words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache], paths, fades, stream_expectation(&blobs)?].concat(),
     })
+}
+
+/// The 20-bone character's forward-decoded frames (`stream_bench`): every interpolated frame's, each
+/// seek's and each stepped frame's matrices hashed, then the decoder words of one voice.
+pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
+    let twenty = Tables::parse(&blobs.twenty).map_err(|e| anyhow::anyhow!("twenty_bones tables: {e:?}"))?;
+    let mut scratch = Box::new(Scratch::new());
+    let mut values = Vec::new();
+    let object = scene::camera_at(0).view;
+    stream_bench::stream_words(&twenty, &object, &mut host_gte(), &mut scratch, &mut || 0, &mut |_, _| {}, &mut |w| values.push(w))
+        .map_err(|e| anyhow::anyhow!("host stream bench failed: {e:?}"))?;
+    ensure!(values.len() == stream_bench::WORDS, "stream words: {}", values.len());
+    let frames = stream_bench::FRAMES as usize;
+    Ok(values
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let name = match i {
+                i if i < frames => format!("stream.interpolated.frame{i}.hash"),
+                i if i < frames + stream_bench::SEEKS.len() => format!("stream.seek.frame{}.hash", stream_bench::SEEKS[i - frames]),
+                i if i < 2 * frames + stream_bench::SEEKS.len() => format!("stream.stepped.frame{}.hash", i - frames - stream_bench::SEEKS.len()),
+                _ => "stream.state_words".to_string(),
+            };
+            Word { name, value }
+        })
+        .collect())
 }
 
 /// The baked decoder's paths (`baked_paths`: synthetic delta and raw frames, shared frames, an

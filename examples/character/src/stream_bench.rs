@@ -1,0 +1,121 @@
+//! Issue 14's forward-decoding figures on the 20-bone character (`tests/fixtures/fbx/twenty_bones.fbx`,
+//! rigid): its 30 Hz Walk played at 60 Hz, interpolated, through one instance's `PoseStream` with no
+//! pose cache, each frame's samples decoded forward and composed into model-view matrices; then restarts
+//! (seeks) at the costliest frames of a block. The same code runs on the host (xtask includes this
+//! file), so every frame's matrices are also probe words the host checks bit for bit.
+
+use psxanim_runtime::anim::{Animator, FrameSample, Sampling};
+use psxanim_runtime::gte::{Cop2, Gte};
+use psxanim_runtime::math::Matrix;
+use psxanim_runtime::render::bones::bone_matrices;
+use psxanim_runtime::render::{PoseStream, Scratch};
+use psxanim_runtime::tables::stream::words_needed;
+use psxanim_runtime::tables::{TableError, Tables};
+
+/// Record cycle slots (root counter 2 ticks): the slowest and the total of `FRAMES` interpolated
+/// frames (decode + pose), the slowest decode and the slowest pose alone, the slowest seek (decode +
+/// pose), and the slowest stepped (not interpolated) frame.
+pub const SLOT_POSE_SLOWEST: usize = 48;
+pub const SLOT_POSE_TOTAL: usize = 49;
+pub const SLOT_DECODE_SLOWEST: usize = 50;
+pub const SLOT_MATRICES_SLOWEST: usize = 51;
+pub const SLOT_SEEK_SLOWEST: usize = 52;
+pub const SLOT_STEPPED_SLOWEST: usize = 53;
+/// Not cycles: the decoder words one voice of the Walk needs (state bytes = 4 x this).
+pub const SLOT_STATE_WORDS: usize = 54;
+/// Display frames measured (60 Hz: 15 samples of the 30 Hz clip, and the frames between them).
+pub const FRAMES: u32 = 30;
+/// Frames the seeks restart at (interpolated halfway toward the next): the last frames of the first
+/// block (the most records to read) and around a block boundary.
+pub const SEEKS: [u16; 4] = [15, 14, 16, 29];
+/// Decoder words per voice offered (the 20-bone Walk needs 66).
+pub const STREAM_WORDS: usize = 96;
+/// Words the probes leave: a hash of every frame's matrices, of each seek's, of each stepped frame's,
+/// and the state words.
+pub const WORDS: usize = 2 * FRAMES as usize + SEEKS.len() + 1;
+
+/// FNV-1a over every matrix's words.
+fn hash(matrices: &[Matrix]) -> u32 {
+    let mut h = 0x811C_9DC5u32;
+    for m in matrices {
+        let r = m.rotation;
+        let words = [r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2], r[2][0], r[2][1], r[2][2]]
+            .map(|e| e as u16 as u32)
+            .into_iter()
+            .chain([m.translation.x as u32, m.translation.y as u32, m.translation.z as u32]);
+        for w in words {
+            h = (h ^ w).wrapping_mul(0x0100_0193);
+        }
+    }
+    h
+}
+
+/// Plays, times and probes (see the module). `clock` reads root counter 2 (the host's returns 0);
+/// `cycles(slot, ticks)` records a figure; `push` a probe word.
+pub fn stream_words<B: Cop2>(
+    twenty: &Tables,
+    object: &Matrix,
+    gte: &mut Gte<B>,
+    scratch: &mut Scratch,
+    clock: &mut dyn FnMut() -> u16,
+    cycles: &mut dyn FnMut(usize, u32),
+    push: &mut dyn FnMut(u32),
+) -> Result<(), TableError> {
+    let clip = twenty.find_clip("Walk").ok_or(TableError::ClipOutOfRange { clip: usize::MAX, clips: twenty.clip_count() })?;
+    let bones = twenty.bone_count().min(scratch.samples.len());
+    let mut stream = PoseStream::<STREAM_WORDS>::new();
+    let mut pose = |stream: &mut PoseStream<STREAM_WORDS>, s: &FrameSample, scratch: &mut Scratch, gte: &mut Gte<B>| {
+        let started = clock();
+        stream.sample(twenty, s, &mut scratch.samples[..bones])?;
+        let decoded = clock();
+        bone_matrices(gte, twenty, &scratch.samples[..bones], object, &mut scratch.matrices[..bones]);
+        let done = clock();
+        Ok::<_, TableError>((decoded.wrapping_sub(started) as u32, done.wrapping_sub(decoded) as u32))
+    };
+    let (mut slowest, mut total, mut slowest_decode, mut slowest_matrices) = (0, 0, 0, 0);
+    let mut a = Animator::new(60, Sampling::Interpolated);
+    a.play(twenty, clip, true)?;
+    for _ in 0..FRAMES {
+        let s = a.pose().map(|p| p.current).unwrap_or(FrameSample { clip: clip as u16, frame: 0, next: 0, weight: 0 });
+        let (decode, matrices) = pose(&mut stream, &s, scratch, gte)?;
+        push(hash(&scratch.matrices[..bones]));
+        slowest = slowest.max(decode + matrices);
+        total += decode + matrices;
+        slowest_decode = slowest_decode.max(decode);
+        slowest_matrices = slowest_matrices.max(matrices);
+        a.update(1);
+    }
+    let mut slowest_seek = 0;
+    for frame in SEEKS {
+        stream.reset();
+        let s = FrameSample { clip: clip as u16, frame, next: frame + 1, weight: 2048 };
+        let (decode, matrices) = pose(&mut stream, &s, scratch, gte)?;
+        push(hash(&scratch.matrices[..bones]));
+        slowest_seek = slowest_seek.max(decode + matrices);
+    }
+    let mut slowest_stepped = 0;
+    let mut a = Animator::new(60, Sampling::Step);
+    a.play(twenty, clip, true)?;
+    stream.reset();
+    for _ in 0..FRAMES {
+        let s = a.pose().map(|p| p.current).unwrap_or(FrameSample { clip: clip as u16, frame: 0, next: 0, weight: 0 });
+        let (decode, matrices) = pose(&mut stream, &s, scratch, gte)?;
+        push(hash(&scratch.matrices[..bones]));
+        slowest_stepped = slowest_stepped.max(decode + matrices);
+        a.update(1);
+    }
+    let state = words_needed(twenty, clip)? as u32;
+    push(state);
+    for (slot, v) in [
+        (SLOT_POSE_SLOWEST, slowest),
+        (SLOT_POSE_TOTAL, total),
+        (SLOT_DECODE_SLOWEST, slowest_decode),
+        (SLOT_MATRICES_SLOWEST, slowest_matrices),
+        (SLOT_SEEK_SLOWEST, slowest_seek),
+        (SLOT_STEPPED_SLOWEST, slowest_stepped),
+        (SLOT_STATE_WORDS, state),
+    ] {
+        cycles(slot, v);
+    }
+    Ok(())
+}
