@@ -231,6 +231,10 @@ pub(super) fn check_clip(t: &Tables, clip_index: usize, clip: &Clip) -> Result<(
         if d.fraction_bits as u32 > FRACS[ch % CHANNELS_PER_BONE] {
             return Err(bad(o + 1, "fraction bits too large"));
         }
+        // A rotation's interpolation widens by at most 12 bits (its product with an FP12 weight).
+        if ch % CHANNELS_PER_BONE == 0 && d.fraction_bits < 3 {
+            return Err(bad(o + 1, "a rotation needs at least 3 fraction bits"));
+        }
         let widest = if ch % CHANNELS_PER_BONE == 0 { 16 } else { 32 };
         if d.base_bits == 0 || d.base_bits > widest {
             return Err(bad(o + 2, "base width must be 1..=16 for a rotation, 1..=32 otherwise"));
@@ -272,9 +276,16 @@ impl<'a> StreamBits<'a> {
 
     #[inline(always)]
     fn word(&self, i: usize) -> u32 {
-        if !self.words.is_empty() {
-            return self.words.get(i).copied().unwrap_or(0);
+        match self.words.get(i) {
+            Some(w) => *w,
+            None => self.byte_word(i),
         }
+    }
+
+    /// Word `i` from bytes (a stream at an odd address), 0 past the end: out of line, so that the
+    /// decoders' loops stay small.
+    #[inline(never)]
+    fn byte_word(&self, i: usize) -> u32 {
         let mut w = 0u32;
         for k in 0..4 {
             w |= (self.bytes.get(4 * i + k).copied().unwrap_or(0) as u32) << (8 * k);
@@ -344,7 +355,9 @@ const fn sqrt_table() -> [u16; 193] {
 /// `dropped`), each clamped to +-32767; the dropped one is the positive root of what is left.
 #[inline(always)]
 pub fn rebuild_rotation(stored: [i32; 3], dropped: usize) -> [i32; 4] {
-    let [a, b, c] = stored.map(|v| v.clamp(-STORED_MAX, STORED_MAX));
+    let a = stored[0].clamp(-STORED_MAX, STORED_MAX);
+    let b = stored[1].clamp(-STORED_MAX, STORED_MAX);
+    let c = stored[2].clamp(-STORED_MAX, STORED_MAX);
     let sum = (a * a) as u32 + (b * b) as u32 + (c * c) as u32;
     let e = sqrt_q30((1u32 << 30).saturating_sub(sum)) as i32;
     match dropped {
@@ -357,14 +370,18 @@ pub fn rebuild_rotation(stored: [i32; 3], dropped: usize) -> [i32; 4] {
 
 /// A channel's three values (at its `k` fraction bits) into `out`: a rotation rebuilt from its three
 /// stored components, a translation or scale widened to its fraction (wrapping).
-#[inline(always)]
+#[inline(never)]
 pub(crate) fn store_channel(kind: usize, k: u8, dropped: usize, values: [i32; 3], out: &mut BoneSample) {
     let shift = FRACS[kind].saturating_sub(k as u32);
-    let v = values.map(|c| c.wrapping_shl(shift));
+    let (x, y, z) = (values[0].wrapping_shl(shift), values[1].wrapping_shl(shift), values[2].wrapping_shl(shift));
     match kind {
-        0 => out.rotation = rebuild_rotation(v, dropped).map(|c| c << (ROTATION_FRAC - ROTATION_STORED_FRAC)),
-        1 => out.translation = v,
-        _ => out.scale = v,
+        0 => {
+            let q = rebuild_rotation([x, y, z], dropped);
+            const UP: u32 = ROTATION_FRAC - ROTATION_STORED_FRAC;
+            out.rotation = [q[0] << UP, q[1] << UP, q[2] << UP, q[3] << UP];
+        }
+        1 => out.translation = [x, y, z],
+        _ => out.scale = [x, y, z],
     }
 }
 
@@ -376,30 +393,45 @@ pub(crate) fn write_constants(t: &Tables, l: &ClipLayout, out: &mut [BoneSample]
         for kind in 0..CHANNELS_PER_BONE {
             let o = l.descriptors + (bone * CHANNELS_PER_BONE + kind) * CHANNEL_DESCRIPTOR_SIZE;
             let (flags, k) = (b[o], b[o + 1]);
-            if flags & CHANNEL_ANIMATED != 0 {
-                continue;
-            }
-            let half = |i: usize| u16_at(b, at + 2 * i) as i16 as i32;
-            let value = match (flags & CHANNEL_IDENTITY != 0, kind, flags & CHANNEL_NARROW != 0) {
-                (true, 0, _) => [0; 3],
-                (true, 1, _) => [0; 3],
-                (true, _, _) => [1 << SCALE_FRAC; 3],
-                (false, 0, _) => {
-                    sample.rotation = [0, 1, 2, 3].map(|i| half(i) << (ROTATION_FRAC - ROTATION_STORED_FRAC));
-                    at += CONSTANT_ROTATION_SIZE;
-                    continue;
-                }
-                (false, _, true) => [0, 1, 2].map(|i| half(i).wrapping_shl(FRACS[kind].saturating_sub(k as u32))),
-                (false, _, false) => [0, 1, 2].map(|i| u32_at(b, at + 4 * i) as i32),
-            };
-            at += constant_size(kind, flags);
-            match kind {
-                0 => sample.rotation = [0, 0, 0, 1 << ROTATION_FRAC],
-                1 => sample.translation = value,
-                _ => sample.scale = value,
+            if flags & CHANNEL_ANIMATED == 0 {
+                at = write_constant(b, at, kind, flags, k, Some(&mut *sample));
             }
         }
     }
+}
+
+/// Writes the constant channel of kind `kind` stored at `at` (with its descriptor's `flags` and
+/// fraction bits `k`) into `sample`; returns where the next constant is.
+#[inline(never)]
+pub(crate) fn write_constant(b: &[u8], at: usize, kind: usize, flags: u8, k: u8, sample: Option<&mut BoneSample>) -> usize {
+    let next = at + constant_size(kind, flags);
+    let Some(sample) = sample else { return next };
+    let half = |i: usize| u16_at(b, at + 2 * i) as i16 as i32;
+    let identity = flags & CHANNEL_IDENTITY != 0;
+    if kind == 0 {
+        sample.rotation = if identity {
+            [0, 0, 0, 1 << ROTATION_FRAC]
+        } else {
+            const UP: u32 = ROTATION_FRAC - ROTATION_STORED_FRAC;
+            [half(0) << UP, half(1) << UP, half(2) << UP, half(3) << UP]
+        };
+        return next;
+    }
+    let value = if identity {
+        let v = if kind == 1 { 0 } else { 1 << SCALE_FRAC };
+        [v, v, v]
+    } else if flags & CHANNEL_NARROW != 0 {
+        let shift = FRACS[kind].saturating_sub(k as u32);
+        [half(0).wrapping_shl(shift), half(1).wrapping_shl(shift), half(2).wrapping_shl(shift)]
+    } else {
+        [u32_at(b, at) as i32, u32_at(b, at + 4) as i32, u32_at(b, at + 8) as i32]
+    };
+    if kind == 1 {
+        sample.translation = value;
+    } else {
+        sample.scale = value;
+    }
+    next
 }
 
 /// Random access: every bone's sample at `frame`, each animated component walked from its block's

@@ -11,19 +11,78 @@
 //! State per voice: 4 bytes per animated rotation component (value and difference as halfwords),
 //! 8 per translation or scale component ([`words_needed`]).
 
-use super::pose::{descriptor, layout, store_channel, wrap16, ChannelWidths, ClipLayout, StreamBits, CHANNELS_PER_BONE, FRACS};
+use super::pose::{
+    descriptor, layout, store_channel, wrap16, write_constant, ClipLayout, StreamBits, CHANNELS_PER_BONE, CHANNEL_ANIMATED, FRACS, WIDTHS_DROPPED_SHIFT,
+    WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
+};
 use super::{u32_at, BoneSample, Storage, TableError, Tables};
 
-/// Where one voice stands: clip, frame and the bit of the next record (`frame + 1`'s).
+/// Where one voice stands: clip, frame, the bit of the next record (`frame + 1`'s), and the parts of
+/// its clip's data (found once, at a seek).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Voice {
     clip: u16,
     frame: u16,
     bit: u32,
     ready: bool,
+    layout: Layout,
 }
 
-const IDLE: Voice = Voice { clip: 0, frame: 0, bit: 0, ready: false };
+/// The clip data's offsets a voice plays from (a [`ClipLayout`] in words the console loads cheaply).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Layout {
+    descriptors: u32,
+    constants: u32,
+    block_offsets: u32,
+    widths: u32,
+    stream: u32,
+    end: u32,
+    block_frames: u16,
+    animated: u16,
+    frame_count: u16,
+    /// Bits of every block's first record (values at each channel's base width).
+    record0_bits: u16,
+}
+
+const NO_LAYOUT: Layout =
+    Layout { descriptors: 0, constants: 0, block_offsets: 0, widths: 0, stream: 0, end: 0, block_frames: 1, animated: 0, frame_count: 0, record0_bits: 0 };
+const IDLE: Voice = Voice { clip: 0, frame: 0, bit: 0, ready: false, layout: NO_LAYOUT };
+
+impl Layout {
+    fn of(t: &Tables, l: &ClipLayout) -> Self {
+        let record0_bits = (0..t.bone_count() * CHANNELS_PER_BONE)
+            .map(|ch| descriptor(t, l, ch))
+            .filter(|d| d.animated)
+            .map(|d| 3 * d.base_bits as u32)
+            .sum::<u32>();
+        Layout {
+            descriptors: l.descriptors as u32,
+            constants: l.constants as u32,
+            block_offsets: l.block_offsets as u32,
+            widths: l.widths as u32,
+            stream: l.stream as u32,
+            end: l.end as u32,
+            block_frames: l.block_frames as u16,
+            animated: l.animated as u16,
+            frame_count: l.frame_count as u16,
+            record0_bits: record0_bits.min(u16::MAX as u32) as u16,
+        }
+    }
+
+    fn clip_layout(&self) -> ClipLayout {
+        ClipLayout {
+            frame_count: self.frame_count as usize,
+            block_frames: self.block_frames as usize,
+            animated: self.animated as usize,
+            descriptors: self.descriptors as usize,
+            constants: self.constants as usize,
+            block_offsets: self.block_offsets as usize,
+            widths: self.widths as usize,
+            stream: self.stream as usize,
+            end: self.end as usize,
+        }
+    }
+}
 
 /// Decoder state words one voice of `clip` needs: 3 per animated rotation, 6 per animated translation
 /// or scale.
@@ -100,138 +159,188 @@ fn sample(
     weight: u32,
     out: &mut [BoneSample],
 ) -> Result<(), TableError> {
-    let entry = tables.frame_clip(clip, g, Storage::RigidGte)?;
     let bones = tables.bone_count();
     if out.len() < bones {
         return Err(TableError::OutputTooSmall { needed: bones, len: out.len() });
     }
-    let l = layout(tables, clip, &entry)?;
-    let bits = StreamBits::new(tables, &l);
     let ahead = g.wrapping_sub(voice.frame as usize);
-    if !(voice.ready && voice.clip as usize == clip && ahead <= l.block_frames) {
+    let near = voice.ready && voice.clip as usize == clip && ahead <= voice.layout.block_frames as usize;
+    if !near || g >= voice.layout.frame_count as usize {
+        let entry = tables.frame_clip(clip, g, Storage::RigidGte)?;
+        let l = layout(tables, clip, &entry)?;
         let needed = words_needed(tables, clip)?;
         if words.len() < needed {
             return Err(TableError::OutputTooSmall { needed, len: words.len() });
         }
-        seek(tables, &l, &bits, voice, words, clip as u16, g);
-    } else {
-        for _ in 0..ahead {
-            advance(tables, &l, &bits, voice, words);
-        }
+        *voice = Voice { clip: clip as u16, frame: 0, bit: 0, ready: true, layout: Layout::of(tables, &l) };
+        seek(tables, voice, words, g);
+        return Ok(pass(tables, voice, words, NONE, true, weight, &mut out[..bones]));
     }
-    write(tables, &l, voice, words, weight, &mut out[..bones]);
+    // All but the last step without output, the last one fused with the output.
+    for _ in 1..ahead {
+        step(tables, voice, words, false, 0, out);
+    }
+    if ahead >= 1 {
+        step(tables, voice, words, true, weight, &mut out[..bones]);
+    } else {
+        pass(tables, voice, words, NONE, true, weight, &mut out[..bones]);
+    }
     Ok(())
 }
 
 /// Restarts `voice` at a block so that it stands on `g` with the difference from `g - 1` (within the
 /// block holding that interval; from nothing for frame 0).
-fn seek(t: &Tables, l: &ClipLayout, bits: &StreamBits, voice: &mut Voice, words: &mut [u32], clip: u16, g: usize) {
-    let block = l.block_of(g);
-    let start = block * l.block_frames;
-    *voice = Voice { clip, frame: start as u16, bit: u32_at(t.bytes(), l.block_offsets), ready: true };
+fn seek(t: &Tables, voice: &mut Voice, words: &mut [u32], g: usize) {
+    let bf = voice.layout.block_frames as usize;
+    let block = g.saturating_sub(1) / bf;
+    let start = block * bf;
+    voice.frame = start as u16;
     if block == 0 {
-        apply_record(t, l, bits, voice, words, 0, 0, true);
-    } // else the first advance starts the block (its first frame is the previous block's last)
+        voice.bit = u32_at(t.bytes(), voice.layout.block_offsets as usize);
+        pass(t, voice, words, FRESH, false, 0, &mut []);
+    } // else the first step starts the block (its first frame is the previous block's last)
     for _ in start..g {
-        advance(t, l, bits, voice, words);
+        step(t, voice, words, false, 0, &mut []);
     }
 }
 
-/// Moves `voice` one frame on (the caller keeps it within the clip). From a block's last frame, the
-/// next block starts over from its first record (the same frame in the next block's representation).
-#[inline(always)]
-fn advance(t: &Tables, l: &ClipLayout, bits: &StreamBits, voice: &mut Voice, words: &mut [u32]) {
+/// Moves `voice` one frame on (the caller keeps it within the clip), writing the samples when
+/// `write`. From a block's last frame, the next block starts over from its first record (the same
+/// frame in the next block's representation) and its second.
+fn step(t: &Tables, voice: &mut Voice, words: &mut [u32], write: bool, weight: u32, out: &mut [BoneSample]) {
     let frame = voice.frame as usize;
-    let block = frame / l.block_frames;
-    if frame % l.block_frames == 0 && frame > 0 {
-        voice.bit = u32_at(t.bytes(), l.block_offsets + 4 * block);
-        apply_record(t, l, bits, voice, words, block, 0, true);
+    let bf = voice.layout.block_frames as usize;
+    let block = frame / bf;
+    if frame % bf == 0 && frame > 0 {
+        voice.bit = u32_at(t.bytes(), voice.layout.block_offsets as usize + 4 * block);
+        voice.frame += 1;
+        pass(t, voice, words, RESTART, write, weight, out);
+    } else if frame % bf == 0 {
+        voice.frame += 1;
+        pass(t, voice, words, FIRST_DIFFERENCES, write, weight, out);
+    } else {
+        voice.frame += 1;
+        pass(t, voice, words, RESIDUALS, write, weight, out);
     }
-    let j = frame + 1 - block * l.block_frames;
-    voice.frame = (frame + 1) as u16;
-    apply_record(t, l, bits, voice, words, block, j.min(2), false);
 }
 
-/// Reads the record of kind `kind` (0: values, 1: first differences, 2: residuals) at `voice.bit`
-/// into every animated component's (value, difference). A values record continues from the frame
-/// before (the difference is new value - old), or starts from nothing (`fresh`: difference 0).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn apply_record(t: &Tables, l: &ClipLayout, bits: &StreamBits, voice: &mut Voice, words: &mut [u32], block: usize, kind: usize, fresh: bool) {
+/// What a pass reads: nothing; a block's first record from nothing (difference 0); its second
+/// record (first differences); a later record (residuals); or a block's first two records at once,
+/// continuing from the previous block's last frame.
+const NONE: u8 = 0;
+const FRESH: u8 = 1;
+const FIRST_DIFFERENCES: u8 = 2;
+const RESIDUALS: u8 = 3;
+const RESTART: u8 = 4;
+
+/// One pass over every bone's channels: the animated components read the record(s) of `mode` and
+/// update their (value, difference); with `write`, every bone's sample at `weight` (FP12) between the
+/// voice's frame and the one before goes to `out` (constants from the tables, a rotation's dropped
+/// component rebuilt). One loop so that a frame reads each descriptor and width word once; kept small
+/// (one copy, modes chosen per field) so that it runs from the R3000's 4 KiB instruction cache.
+#[inline(never)]
+fn pass(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8, write: bool, weight: u32, out: &mut [BoneSample]) {
     let b = t.bytes();
-    let (mut bit, mut w, mut a) = (voice.bit, 0usize, 0usize);
-    for ch in 0..t.bone_count() * CHANNELS_PER_BONE {
-        let d = descriptor(t, l, ch);
-        if !d.animated {
+    let l = voice.layout;
+    let bits = StreamBits::new(t, &l.clip_layout());
+    let bones = t.bone_count();
+    let Some(descriptors) = b.get(l.descriptors as usize..l.descriptors as usize + bones * CHANNELS_PER_BONE * 4) else { return };
+    // The block of the interval the voice stands at the end of.
+    let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
+    let widths_at = l.widths as usize + 4 * block * l.animated as usize;
+    // The record being read, and for RESTART record 1 (after the whole record 0).
+    let mut bit = voice.bit;
+    let mut bit0 = voice.bit + l.record0_bits as u32;
+    let (mut w, mut a, mut constant_at) = (0usize, 0usize, l.constants as usize);
+    for (ch, d) in descriptors.chunks_exact(4).enumerate() {
+        let (bone, kind) = (ch / CHANNELS_PER_BONE, ch % CHANNELS_PER_BONE);
+        if d[0] & CHANNEL_ANIMATED == 0 {
+            if write {
+                constant_at = write_constant(b, constant_at, kind, d[0], d[1], out.get_mut(bone));
+            }
             continue;
         }
-        let widths = ChannelWidths::of(d.base_bits, u32_at(b, l.widths + 4 * (block * l.animated + a)));
+        let base_bits = d[2] as u32;
+        let widths = u32_at(b, widths_at + 4 * a);
         a += 1;
-        let rotation = ch % CHANNELS_PER_BONE == 0;
-        for width in widths.fields[kind] {
-            let x = bits.signed(bit, width);
-            bit += width;
-            if rotation {
-                let Some(slot) = words.get_mut(w) else { return };
-                let (value, step) = ((*slot as i32) << 16 >> 16, (*slot as i32) >> 16);
-                let (value, step) = match kind {
-                    0 if fresh => (x, 0),
-                    0 => (x, x.wrapping_sub(value)),
-                    1 => (value.wrapping_add(x), x),
-                    _ => (value.wrapping_add(step.wrapping_add(x)), step.wrapping_add(x)),
-                };
-                *slot = (wrap16(value) as u32 & 0xFFFF) | ((step as u32) << 16);
-                w += 1;
+        // The record's field widths of the three components, five bits each.
+        let fields = match mode {
+            FRESH | RESTART => base_bits * (1 + (1 << 5) + (1 << 10)),
+            FIRST_DIFFERENCES => widths,
+            RESIDUALS => widths >> WIDTHS_RESIDUAL_SHIFT,
+            _ => 0,
+        };
+        let rotation = kind == 0;
+        let mut values = [0i32; 3];
+        for (c, v) in values.iter_mut().enumerate() {
+            let width = (fields >> (WIDTH_BITS * c as u32)) & 31;
+            let x = if mode == NONE { 0 } else { bits.signed(bit, width) };
+            bit += if mode == NONE { 0 } else { width };
+            let (value, step) = if rotation {
+                let slot = words.get(w).copied().unwrap_or(0) as i32;
+                (slot << 16 >> 16, slot >> 16)
             } else {
-                let [Some(value), Some(step)] = [w, w + 1].map(|i| words.get(i).map(|v| *v as i32)) else { return };
-                let (value, step) = match kind {
-                    0 if fresh => (x, 0),
-                    0 => (x, x.wrapping_sub(value)),
-                    1 => (value.wrapping_add(x), x),
-                    _ => (value.wrapping_add(step.wrapping_add(x)), step.wrapping_add(x)),
-                };
-                words[w] = value as u32;
-                words[w + 1] = step as u32;
+                (words.get(w).copied().unwrap_or(0) as i32, words.get(w + 1).copied().unwrap_or(0) as i32)
+            };
+            let (value, step) = match mode {
+                FRESH => (x, 0),
+                FIRST_DIFFERENCES => (value.wrapping_add(x), x),
+                RESIDUALS => (value.wrapping_add(step.wrapping_add(x)), step.wrapping_add(x)),
+                RESTART => {
+                    // x is record 0's value; record 1's difference follows the whole record 0.
+                    let d1 = bits.signed(bit0, (widths >> (WIDTH_BITS * c as u32)) & 31);
+                    bit0 += (widths >> (WIDTH_BITS * c as u32)) & 31;
+                    (x.wrapping_add(d1), d1)
+                }
+                _ => (value, step),
+            };
+            *v = if rotation {
+                let (value, step) = (wrap16(value), wrap16(step));
+                if let Some(slot) = words.get_mut(w) {
+                    *slot = (value as u32 & 0xFFFF) | ((step as u32) << 16);
+                }
+                w += 1;
+                interpolate_rotation(value, step, kind_shift(0, d[1]), weight)
+            } else {
+                if let Some([vw, sw]) = words.get_mut(w..w + 2) {
+                    (*vw, *sw) = (value as u32, step as u32);
+                }
                 w += 2;
+                interpolate_vector(value, step, kind_shift(kind, d[1]), weight)
+            };
+        }
+        if write {
+            if let Some(sample) = out.get_mut(bone) {
+                store_channel(kind, FRACS[kind] as u8, (widths >> WIDTHS_DROPPED_SHIFT) as usize, values, sample);
             }
         }
     }
-    voice.bit = bit;
+    if mode == RESTART {
+        // Record 0 read through `bit`, record 1 through `bit0`: the voice continues after record 1.
+        voice.bit = bit0;
+    } else if mode != NONE {
+        voice.bit = bit;
+    }
 }
 
-/// Every bone's sample at `weight` (FP12) between the voice's frame and the one before, the
-/// constant channels from the tables.
-fn write(t: &Tables, l: &ClipLayout, voice: &Voice, words: &[u32], weight: u32, out: &mut [BoneSample]) {
-    super::pose::write_constants(t, l, out);
-    let block = l.block_of(voice.frame as usize);
-    let (mut w, mut a) = (0usize, 0usize);
-    for (bone, sample) in out.iter_mut().enumerate() {
-        for kind in 0..CHANNELS_PER_BONE {
-            let d = descriptor(t, l, bone * CHANNELS_PER_BONE + kind);
-            if !d.animated {
-                continue;
-            }
-            // The dropped component of the interval's block (a block's last frame pairs with it).
-            let widths = ChannelWidths::of(d.base_bits, u32_at(t.bytes(), l.widths + 4 * (block * l.animated + a)));
-            a += 1;
-            // Interpolated at the sample's own fraction (a translation stored in whole units still
-            // moves smoothly between frames).
-            let shift = FRACS[kind].saturating_sub(d.fraction_bits as u32);
-            let mut values = [0i32; 3];
-            for v in values.iter_mut() {
-                let (value, step) = if kind == 0 {
-                    let slot = words.get(w).copied().unwrap_or(0) as i32;
-                    w += 1;
-                    (slot << 16 >> 16, slot >> 16)
-                } else {
-                    let pair = (words.get(w).copied().unwrap_or(0) as i32, words.get(w + 1).copied().unwrap_or(0) as i32);
-                    w += 2;
-                    pair
-                };
-                let (before, step) = (value.wrapping_sub(step).wrapping_shl(shift), step.wrapping_shl(shift));
-                *v = before.wrapping_add(((step as i64 * weight as i64) >> 12) as i32);
-            }
-            store_channel(kind, FRACS[kind] as u8, widths.dropped, values, sample);
-        }
-    }
+/// Bits a channel of kind `kind` stored with `k` fraction bits is widened by.
+#[inline(always)]
+fn kind_shift(kind: usize, k: u8) -> u32 {
+    FRACS[kind].saturating_sub(k as u32)
+}
+
+/// A rotation component between the frame before (`value - step`) and this one, at `weight` (FP12),
+/// in Q15 (`shift` <= 12, checked at parse): the product of a halfword difference and a weight fits
+/// `i32` and keeps its fraction bits below the shift.
+#[inline(always)]
+fn interpolate_rotation(value: i32, step: i32, shift: u32, weight: u32) -> i32 {
+    (value.wrapping_sub(step) << shift).wrapping_add((step * weight as i32) >> (12 - shift.min(12)))
+}
+
+/// A translation or scale component between frames, at its sample's own fraction (a translation
+/// stored in whole units still moves smoothly between frames).
+#[inline(always)]
+fn interpolate_vector(value: i32, step: i32, shift: u32, weight: u32) -> i32 {
+    let (before, step) = (value.wrapping_sub(step).wrapping_shl(shift), step.wrapping_shl(shift));
+    before.wrapping_add(((step as i64 * weight as i64) >> 12) as i32)
 }
