@@ -166,9 +166,22 @@ pub fn model_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[Bon
 /// ([`Gte::compose`]); bones are parent-first (checked by `Tables::parse`).
 pub fn bone_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[BoneSample], object: &Matrix, out: &mut [Matrix]) {
     let n = tables.bone_count().min(samples.len()).min(out.len());
+    pose_matrices(gte, |b| tables.bone(b).parent, &samples[..n], object, out);
+}
+
+/// [`bone_matrices`] for any skeleton: `parent(b)` is bone `b`'s parent (a parent that is not an
+/// earlier bone counts as none: `object` is its parent), for as many bones as `samples` and `out` hold.
+pub fn pose_matrices<B: Cop2>(
+    gte: &mut Gte<B>,
+    parent: impl Fn(usize) -> Option<u16>,
+    samples: &[BoneSample],
+    object: &Matrix,
+    out: &mut [Matrix],
+) {
+    let n = samples.len().min(out.len());
     for bone in 0..n {
         let local = sample_matrix(&samples[bone]);
-        let parent = match tables.bone(bone).parent {
+        let parent = match parent(bone) {
             Some(p) if (p as usize) < bone => out[p as usize],
             _ => *object,
         };
