@@ -69,6 +69,8 @@ pub const FADE_BENCH_SLOTS: usize = 4;
 /// (48.. belong to the decoder's benches).
 pub const SLOT_SAMPLE_MATRIX_BENCH: usize = 43;
 pub const SLOT_POSE_MATRICES_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 1;
+/// The local matrices again with the quaternion's products on the GTE (`bones::sample_matrix_gte`).
+pub const SLOT_SAMPLE_MATRIX_GTE_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 2;
 pub const POSE_BENCH_BONES: usize = 20;
 pub const POSE_BENCH_RUNS: u32 = 4;
 pub const FACE_BENCH_TRIANGLES: usize = 64;

@@ -74,6 +74,9 @@ pub struct CycleFigures {
     /// along the parent chain with the object matrix), each also per bone.
     pub sample_matrix_20_bones_cycles: Option<f64>,
     pub sample_matrix_cycles_per_bone: Option<f64>,
+    /// The local matrices with the quaternion's products on the GTE (`bones::sample_matrix_gte`).
+    pub sample_matrix_gte_20_bones_cycles: Option<f64>,
+    pub sample_matrix_gte_cycles_per_bone: Option<f64>,
     pub bone_matrices_20_bones_cycles: Option<f64>,
     pub bone_matrices_cycles_per_bone: Option<f64>,
     /// An Animator's RAM: the per-instance state of an imported character's player.
@@ -168,6 +171,7 @@ pub(super) fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<
         (ticks != 0).then(|| ticks as f64 * CYCLES_PER_TICK / scene::POSE_BENCH_RUNS as f64)
     };
     let (sample_20, posed_20) = (pose_bench(scene::SLOT_SAMPLE_MATRIX_BENCH), pose_bench(scene::SLOT_POSE_MATRICES_BENCH));
+    let sample_gte_20 = pose_bench(scene::SLOT_SAMPLE_MATRIX_GTE_BENCH);
     let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
     let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
     let four = match (rigid_cpv, per_tri, rigid_pose) {
@@ -218,6 +222,8 @@ pub(super) fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<
         crossfade_baked_decode_cycles: fade(3),
         sample_matrix_20_bones_cycles: sample_20,
         sample_matrix_cycles_per_bone: sample_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
+        sample_matrix_gte_20_bones_cycles: sample_gte_20,
+        sample_matrix_gte_cycles_per_bone: sample_gte_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
         bone_matrices_20_bones_cycles: posed_20,
         bone_matrices_cycles_per_bone: posed_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
         animator_bytes: std::mem::size_of::<psxanim_runtime::anim::Animator>(),
@@ -237,7 +243,7 @@ pub(super) fn cycle_checks(models: scene::Models, emulator: &str, view: Option<&
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc, model-view matrices {} cyc ({} per bone); Animator {} bytes; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc ({} with the GTE's products), model-view matrices {} cyc ({} per bone); Animator {} bytes; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
@@ -270,6 +276,7 @@ pub(super) fn cycle_checks(models: scene::Models, emulator: &str, view: Option<&
                 fmt(f.crossfade_rigid_decode_cycles),
                 fmt(f.crossfade_baked_decode_cycles),
                 fmt(f.sample_matrix_20_bones_cycles),
+                fmt(f.sample_matrix_gte_20_bones_cycles),
                 fmt(f.bone_matrices_20_bones_cycles),
                 fmt(f.bone_matrices_cycles_per_bone),
                 f.animator_bytes,
