@@ -76,18 +76,10 @@ fn gte_products<B: Cop2>(gte: &mut Gte<B>, [x, y, z, w]: [i32; 4]) -> [i32; 9] {
     [xx, yy, zz, xy, xz, y * z, wx, wy, wz]
 }
 
-/// The rotation matrix in Q12 from the products (Q28, components within +-2^14): the Q28 entries are
-/// `2^28 - 2d` on the diagonal and `2s` elsewhere (|d|, |s| <= 2^29), and their `round_shift(.., 16)`
-/// is `4096 + ((2^14 - d) >> 15)` and `(s + 2^14) >> 15`: within +-16384.
+/// The rotation matrix in Q12 from the products (see [`crate::gte::unit_rotation`]).
 #[inline(always)]
-fn rotation_q12([xx, yy, zz, xy, xz, yz, wx, wy, wz]: [i32; 9]) -> [[i32; 3]; 3] {
-    let off = |v: i32| (v + (1 << 14)) >> 15;
-    let diag = |d: i32| (1 << 12) + (((1 << 14) - d) >> 15);
-    [
-        [diag(yy + zz), off(xy - wz), off(xz + wy)],
-        [off(xy + wz), diag(xx + zz), off(yz - wx)],
-        [off(xz - wy), off(yz + wx), diag(xx + yy)],
-    ]
+fn rotation_q12(products: [i32; 9]) -> [[i32; 3]; 3] {
+    crate::gte::unit_rotation(products)
 }
 
 /// Column `j` times the scale's axis `j` in Q12 (`round_shift(v, 4)`, clamped to +-8.0), rounded and
@@ -214,13 +206,11 @@ pub fn crossfade_samples(from: &[BoneSample], to: &mut [BoneSample], weight: u16
 pub fn model_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[BoneSample], out: &mut [Matrix]) {
     let n = tables.bone_count().min(samples.len()).min(out.len());
     for bone in 0..n {
-        out[bone] = match tables.bone(bone).parent {
-            Some(p) if (p as usize) < bone => {
-                let parent = out[p as usize];
-                compose_sample(gte, &parent, &samples[bone])
-            }
-            _ => sample_matrix_gte(gte, &samples[bone]),
-        };
+        let (done, rest) = out.split_at_mut(bone);
+        match tables.bone(bone).parent {
+            Some(p) if (p as usize) < bone => compose_sample_into(gte, &done[p as usize], &samples[bone], &mut rest[0]),
+            _ => rest[0] = sample_matrix_gte(gte, &samples[bone]),
+        }
     }
 }
 
@@ -244,12 +234,12 @@ pub fn pose_matrices<B: Cop2>(
 ) {
     let n = samples.len().min(out.len());
     for bone in 0..n {
+        let (done, rest) = out.split_at_mut(bone);
         let parent = match parent(bone) {
-            Some(p) if (p as usize) < bone => &out[p as usize],
+            Some(p) if (p as usize) < bone => &done[p as usize],
             _ => object,
         };
-        let m = compose_sample(gte, parent, &samples[bone]);
-        out[bone] = m;
+        compose_sample_into(gte, parent, &samples[bone], &mut rest[0]);
     }
 }
 
@@ -290,7 +280,7 @@ const MVMVA_RT_IR_TR: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_IR, cmd::CV_TR, 0);
 
 /// `parent * sample_matrix(s)`: bit-identical to `gte.compose(parent, &sample_matrix(s))` for every
 /// sample and parent, at a fraction of its cost. The quaternion's nine products come from the GTE
-/// (GPF and SQR with sf=0 give exact 32-bit products three at a time; `y * z` on the CPU), the
+/// (GPF and SQR with sf=0 give exact 32-bit products, up to three at a time), the
 /// rounding to FP12 is one add and one shift per entry, the scale multiply is skipped when every axis
 /// is 1.0, and the local matrix goes to the GTE as IR1..3 column by column (MVMVA with RT = the
 /// parent's rotation), its translation too (MVMVA with TR = the parent's translation) when it fits
@@ -298,6 +288,24 @@ const MVMVA_RT_IR_TR: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_IR, cmd::CV_TR, 0);
 ///
 /// Loads RT and TR with `parent`; overwrites IR0..3, MAC1..3 and the color FIFO.
 pub fn compose_sample<B: Cop2>(gte: &mut Gte<B>, parent: &Matrix, s: &BoneSample) -> Matrix {
+    let mut out = Matrix::IDENTITY;
+    compose_sample_into(gte, parent, s, &mut out);
+    out
+}
+
+/// [`compose_sample`] into `out`: the common case (rotation within range, scale 1.0, translation
+/// within `i16`) in one backend step ([`Cop2::compose_unit_sample`], hand-scheduled on the console),
+/// any other sample by the general path.
+#[inline(always)]
+pub fn compose_sample_into<B: Cop2>(gte: &mut Gte<B>, parent: &Matrix, s: &BoneSample, out: &mut Matrix) {
+    if !gte.backend_mut().compose_unit_sample(parent, s, out) {
+        *out = compose_general(gte, parent, s);
+    }
+}
+
+/// [`compose_sample`] for any sample.
+#[inline(never)]
+fn compose_general<B: Cop2>(gte: &mut Gte<B>, parent: &Matrix, s: &BoneSample) -> Matrix {
     let e = scaled_rotation(rotation_q12(gte_products(gte, q14(&s.rotation))), &s.scale);
     gte.set_matrix(parent);
     let mut rotation: Rotation = [[0; 3]; 3];
@@ -452,11 +460,15 @@ mod tests {
         let mut r = Rng(0x8765_4321);
         let mut gte = Gte::with_backend(crate::gte::GteModel::new());
         let mut oracle = Gte::with_backend(crate::gte::GteModel::new());
+        let mut common = 0;
         for _ in 0..200_000 {
             let (s, parent) = (sample(&mut r), parent_matrix(&mut r));
             let reference = oracle.compose(&parent, &reference_sample_matrix(&s));
             assert_eq!(compose_sample(&mut gte, &parent, &s), reference, "{parent:?} * {s:?}");
+            common += crate::gte::unit_sample(&s).is_some() as u32;
         }
+        // Both paths taken many times: the common case (Cop2::compose_unit_sample) and the general one.
+        assert!((20_000..180_000).contains(&common), "{common}");
     }
 
     #[test]
