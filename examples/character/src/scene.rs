@@ -71,6 +71,9 @@ pub const SLOT_SAMPLE_MATRIX_BENCH: usize = 43;
 pub const SLOT_POSE_MATRICES_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 1;
 /// The local matrices again with the quaternion's products on the GTE (`bones::sample_matrix_gte`).
 pub const SLOT_SAMPLE_MATRIX_GTE_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 2;
+/// The model-view matrices again from the same poses in the GTE's units (`bones::PoseQ14`,
+/// `bones::pose_matrices_q14`): what a decoder emitting that form would pay.
+pub const SLOT_POSE_MATRICES_Q14_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 3;
 pub const POSE_BENCH_BONES: usize = 20;
 pub const POSE_BENCH_RUNS: u32 = 4;
 pub const FACE_BENCH_TRIANGLES: usize = 64;

@@ -7,6 +7,7 @@ use super::regs::{cmd, data};
 use crate::tables::primitives::{unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END};
 use super::{PackedMatrix, GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2, SQR_SF0};
 use crate::math::{Matrix, Vec3i32};
+use crate::render::bones::PoseQ14;
 use crate::tables::BoneSample;
 
 /// A triangle's screen data as the GTE holds it after NCLIP and AVSZ3 (raw register words).
@@ -55,12 +56,14 @@ pub(crate) fn unit_sample(s: &BoneSample) -> Option<([i32; 4], [i32; 3])> {
 /// components within +-2^14): `round_shift(2^28 - 2d, 16)` = `4096 + ((2^14 - d) >> 15)` on the
 /// diagonal, `round_shift(2s, 16)` = `(s + 2^14) >> 15` elsewhere (|d|, |s| <= 2^29): within +-16384.
 pub(crate) fn unit_rotation([xx, yy, zz, xy, xz, yz, wx, wy, wz]: [i32; 9]) -> [[i32; 3]; 3] {
-    let off = |v: i32| (v + (1 << 14)) >> 15;
-    let diag = |d: i32| (1 << 12) + (((1 << 14) - d) >> 15);
+    // Wrapping, like the console's 32-bit adds: only a rotation beyond +-2^14 (`Cop2::compose_q14`
+    // does not test) gets near the limits.
+    let off = |v: i32| v.wrapping_add(1 << 14) >> 15;
+    let diag = |d: i32| (1 << 12) + ((1i32 << 14).wrapping_sub(d) >> 15);
     [
-        [diag(yy + zz), off(xy - wz), off(xz + wy)],
-        [off(xy + wz), diag(xx + zz), off(yz - wx)],
-        [off(xz - wy), off(yz + wx), diag(xx + yy)],
+        [diag(yy.wrapping_add(zz)), off(xy.wrapping_sub(wz)), off(xz.wrapping_add(wy))],
+        [off(xy.wrapping_add(wz)), diag(xx.wrapping_add(zz)), off(yz.wrapping_sub(wx))],
+        [off(xz.wrapping_sub(wy)), off(yz.wrapping_add(wx)), diag(xx.wrapping_add(yy))],
     ]
 }
 
@@ -68,6 +71,61 @@ pub(crate) fn unit_rotation([xx, yy, zz, xy, xz, yz, wx, wy, wz]: [i32; 9]) -> [
 fn rotation_words(r: &crate::math::Rotation) -> [u32; 5] {
     let pack = |lo: i16, hi: i16| lo as u16 as u32 | (hi as u16 as u32) << 16;
     [pack(r[0][0], r[0][1]), pack(r[0][2], r[1][0]), pack(r[1][1], r[1][2]), pack(r[2][0], r[2][1]), r[2][2] as u16 as u32]
+}
+
+/// The register operations of [`Cop2::compose_q14`]: the nine products by GPF (IR0 = w, IR = x y z),
+/// SQR (x y z), GPF (IR0 = x, IR = y z) and GPF (IR0 = y, IR = z), all with sf=0; the parent into RT
+/// and TR; the entries ([`unit_rotation`]) column by column into IR1..3 for MVMVA (RT * IR, read from
+/// IR1..3); the translation into IR1..3 for MVMVA with TR (read from MAC1..3).
+fn compose_q14_registers<C: Cop2 + ?Sized>(gte: &mut C, q: [i32; 4], t: [i32; 3], parent: &Matrix, out: &mut Matrix) {
+    use super::regs::ctrl;
+    let [x, y, z, w] = q;
+    let irs = |gte: &mut C, v: [i32; 3]| {
+        gte.write_data::<{ data::IR1 }>(v[0] as u32);
+        gte.write_data::<{ data::IR2 }>(v[1] as u32);
+        gte.write_data::<{ data::IR3 }>(v[2] as u32);
+    };
+    let macs = |gte: &mut C| {
+        [gte.read_data::<{ data::MAC1 }>() as i32, gte.read_data::<{ data::MAC2 }>() as i32, gte.read_data::<{ data::MAC3 }>() as i32]
+    };
+    gte.write_data::<{ data::IR0 }>(w as u32);
+    irs(gte, [x, y, z]);
+    gte.command::<{ GPF_SF0 }>();
+    let [wx, wy, wz] = macs(gte);
+    irs(gte, [x, y, z]);
+    gte.command::<{ SQR_SF0 }>();
+    let [xx, yy, zz] = macs(gte);
+    gte.write_data::<{ data::IR0 }>(x as u32);
+    gte.write_data::<{ data::IR1 }>(y as u32);
+    gte.write_data::<{ data::IR2 }>(z as u32);
+    gte.command::<{ GPF_SF0 }>();
+    let xy = gte.read_data::<{ data::MAC1 }>() as i32;
+    let xz = gte.read_data::<{ data::MAC2 }>() as i32;
+    gte.write_data::<{ data::IR0 }>(y as u32);
+    gte.write_data::<{ data::IR1 }>(z as u32);
+    gte.command::<{ GPF_SF0 }>();
+    let yz = gte.read_data::<{ data::MAC1 }>() as i32;
+    let [rt0, rt1, rt2, rt3, rt4] = rotation_words(&parent.rotation);
+    gte.write_ctrl::<{ ctrl::RT11RT12 }>(rt0);
+    gte.write_ctrl::<{ ctrl::RT13RT21 }>(rt1);
+    gte.write_ctrl::<{ ctrl::RT22RT23 }>(rt2);
+    gte.write_ctrl::<{ ctrl::RT31RT32 }>(rt3);
+    gte.write_ctrl::<{ ctrl::RT33 }>(rt4);
+    gte.write_ctrl::<{ ctrl::TRX }>(parent.translation.x as u32);
+    gte.write_ctrl::<{ ctrl::TRY }>(parent.translation.y as u32);
+    gte.write_ctrl::<{ ctrl::TRZ }>(parent.translation.z as u32);
+    let e = unit_rotation([xx, yy, zz, xy, xz, yz, wx, wy, wz]);
+    for j in 0..3 {
+        irs(gte, [e[0][j], e[1][j], e[2][j]]);
+        gte.command::<{ MVMVA_RT_IR }>();
+        out.rotation[0][j] = gte.read_data::<{ data::IR1 }>() as i16;
+        out.rotation[1][j] = gte.read_data::<{ data::IR2 }>() as i16;
+        out.rotation[2][j] = gte.read_data::<{ data::IR3 }>() as i16;
+    }
+    irs(gte, t);
+    gte.command::<{ MVMVA_RT_IR_TR }>();
+    let [tx, ty, tz] = macs(gte);
+    out.translation = Vec3i32::new(tx, ty, tz);
 }
 
 /// Raw access to a GTE: register transfers and commands.
@@ -206,52 +264,20 @@ pub trait Cop2 {
         let Some((q, t)) = unit_sample(sample) else {
             return false;
         };
-        let [x, y, z, w] = q;
-        let irs = |gte: &mut Self, v: [i32; 3]| {
-            gte.write_data::<{ data::IR1 }>(v[0] as u32);
-            gte.write_data::<{ data::IR2 }>(v[1] as u32);
-            gte.write_data::<{ data::IR3 }>(v[2] as u32);
-        };
-        let macs = |gte: &mut Self| {
-            [gte.read_data::<{ data::MAC1 }>() as i32, gte.read_data::<{ data::MAC2 }>() as i32, gte.read_data::<{ data::MAC3 }>() as i32]
-        };
-        self.write_data::<{ data::IR0 }>(w as u32);
-        irs(self, [x, y, z]);
-        self.command::<{ GPF_SF0 }>();
-        let [wx, wy, wz] = macs(self);
-        irs(self, [x, y, z]);
-        self.command::<{ SQR_SF0 }>();
-        let [xx, yy, zz] = macs(self);
-        self.write_data::<{ data::IR0 }>(x as u32);
-        irs(self, [y, z, 0]);
-        self.command::<{ GPF_SF0 }>();
-        let [xy, xz, _] = macs(self);
-        self.write_data::<{ data::IR0 }>(y as u32);
-        self.write_data::<{ data::IR1 }>(z as u32);
-        self.command::<{ GPF_SF0 }>();
-        let yz = self.read_data::<{ data::MAC1 }>() as i32;
-        let [rt0, rt1, rt2, rt3, rt4] = rotation_words(&parent.rotation);
-        self.write_ctrl::<{ super::regs::ctrl::RT11RT12 }>(rt0);
-        self.write_ctrl::<{ super::regs::ctrl::RT13RT21 }>(rt1);
-        self.write_ctrl::<{ super::regs::ctrl::RT22RT23 }>(rt2);
-        self.write_ctrl::<{ super::regs::ctrl::RT31RT32 }>(rt3);
-        self.write_ctrl::<{ super::regs::ctrl::RT33 }>(rt4);
-        self.write_ctrl::<{ super::regs::ctrl::TRX }>(parent.translation.x as u32);
-        self.write_ctrl::<{ super::regs::ctrl::TRY }>(parent.translation.y as u32);
-        self.write_ctrl::<{ super::regs::ctrl::TRZ }>(parent.translation.z as u32);
-        let e = unit_rotation([xx, yy, zz, xy, xz, yz, wx, wy, wz]);
-        for j in 0..3 {
-            irs(self, [e[0][j], e[1][j], e[2][j]]);
-            self.command::<{ MVMVA_RT_IR }>();
-            out.rotation[0][j] = self.read_data::<{ data::IR1 }>() as i16;
-            out.rotation[1][j] = self.read_data::<{ data::IR2 }>() as i16;
-            out.rotation[2][j] = self.read_data::<{ data::IR3 }>() as i16;
-        }
-        irs(self, t);
-        self.command::<{ MVMVA_RT_IR_TR }>();
-        let [tx, ty, tz] = macs(self);
-        out.translation = Vec3i32::new(tx, ty, tz);
+        compose_q14_registers(self, q, t, parent, out);
         true
+    }
+
+    /// `*out = parent * pose` for a pose in the GTE's units ([`PoseQ14`]): the register operations of
+    /// [`Cop2::compose_unit_sample`] without its tests and rounding, so bit-identical to
+    /// `crate::render::bones::compose_sample` of `pose.to_sample()` when the rotation's components lie
+    /// within +-2^14 (a normalised quaternion's do); beyond, the entries follow the same formula
+    /// with 32-bit wrapping. Overwrites RT, TR, IR0..3, MAC1..3 and the color FIFO. This body is the
+    /// definition; a backend may override it only with the same register operations.
+    fn compose_q14(&mut self, parent: &Matrix, pose: &PoseQ14, out: &mut Matrix) {
+        let q = pose.rotation.map(|c| c as i32);
+        let t = pose.translation.map(|c| c as i32);
+        compose_q14_registers(self, q, t, parent, out);
     }
 
     /// [`super::Gte::compose_packed`]: `out[i] = (RT, TR) * poses[i]`. This body is the definition

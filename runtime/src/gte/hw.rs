@@ -17,12 +17,13 @@ use core::arch::asm;
 use super::backend::{Cop2, ScreenTriangle};
 use super::packets::{FlatPackets, FlatPrimitives, PacketList};
 use super::regs::{cmd, data};
-use super::regs::ctrl;
-use super::{PackedMatrix, GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2, SQR_SF0};
+use super::{PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
 use crate::math::Matrix;
+use crate::render::bones::PoseQ14;
 use crate::tables::BoneSample;
 
 mod packet_loop;
+mod pose;
 
 /// The GPR the encodings below use: $8 (t0).
 const GPR: u32 = 8;
@@ -64,11 +65,6 @@ const fn swc2(base: u32, reg: u32, offset: i16) -> u32 {
 /// `mfc0 $8, $12` / `mtc0 $8, $12`: the status register, where bit 30 (CU2) enables the GTE.
 const MFC0_T0_SR: u32 = 0x4000_0000 | GPR << 16 | 12 << 11;
 const MTC0_T0_SR: u32 = 0x4080_0000 | GPR << 16 | 12 << 11;
-
-/// Byte offsets of a `BoneSample`'s fields (not `repr(C)`: taken from the compiler).
-const SAMPLE_ROTATION: usize = core::mem::offset_of!(BoneSample, rotation);
-const SAMPLE_TRANSLATION: usize = core::mem::offset_of!(BoneSample, translation);
-const SAMPLE_SCALE: usize = core::mem::offset_of!(BoneSample, scale);
 
 /// The GTE of the running console. Zero-sized: the state lives in the coprocessor.
 #[derive(Debug)]
@@ -393,291 +389,14 @@ impl Cop2 for Cop2Hardware {
         ScreenTriangle { sxy: [sxy0, sxy1, sxy2], sz: [sz1, sz2, sz3], otz }
     }
 
-    /// The default body's register operations, scheduled by hand: the range checks, the
-    /// translation's rounding, the parent's loads and the entries' rounding run while GPF, SQR and
-    /// MVMVA do (a GTE access waits for a running command); the common-case test comes after the
-    /// products (a sample outside it leaves with nothing stored, and the general path then rewrites
-    /// every register it reads).
-    ///
-    /// $4 sample, $5 parent, $6 out; $11-$14 x, y, z, w (Q14); $15, $24, $25 the translation;
-    /// $16-$23 wx, wy, wz, xx, yy, zz, xy, xz and $10 yz; $7 the out-of-range bits, $8 0x8000,
-    /// $14 then 0x4000; $2 the result.
     #[inline(always)]
     fn compose_unit_sample(&mut self, parent: &Matrix, sample: &BoneSample, out: &mut Matrix) -> bool {
-        let done: u32;
-        // SAFETY: reads the sample's fields (at their compiler-given offsets) and the parent matrix
-        // (its rotation's first 18 bytes as words and a half-word, its translation), writes the
-        // output matrix's rotation and translation (not its padding); `repr(C)` layouts: rotation
-        // [i16; 9] at 0, translation at 20, 24, 28. Two instructions separate each mtc2/ctc2 from the
-        // command that reads it; no loaded register is read by the next instruction.
-        unsafe {
-            asm!(
-                ".set push",
-                ".set noreorder",
-                "lw $11, {r0}($4)",
-                "lw $12, {r1}($4)",
-                "lw $13, {r2}($4)",
-                "lw $14, {r3}($4)",
-                "sra $11, $11, 1",
-                "sra $12, $12, 1",
-                "sra $13, $13, 1",
-                "sra $14, $14, 1",
-                "addiu $11, $11, 0x4000",
-                "addiu $12, $12, 0x4000",
-                "addiu $13, $13, 0x4000",
-                "addiu $14, $14, 0x4000",
-                "sra $11, $11, 15",
-                "sra $12, $12, 15",
-                "sra $13, $13, 15",
-                "sra $14, $14, 15",
-                ".word {w_ir0}",
-                ".word {x_ir1}",
-                ".word {y_ir2}",
-                ".word {z_ir3}",
-                "ori $8, $0, 0x8000",
-                "addiu $7, $11, 0x4000",
-                ".word {gpf}",
-                // A component is in range when it plus 2^14 is at most 2^15 (unsigned).
-                "sltu $7, $8, $7",
-                "addiu $9, $12, 0x4000",
-                "sltu $9, $8, $9",
-                "or $7, $7, $9",
-                "addiu $9, $13, 0x4000",
-                "sltu $9, $8, $9",
-                "or $7, $7, $9",
-                "addiu $9, $14, 0x4000",
-                "sltu $9, $8, $9",
-                "or $7, $7, $9",
-                ".word {wx}",
-                ".word {wy}",
-                ".word {wz}",
-                ".word {x_ir1}",
-                ".word {y_ir2}",
-                ".word {z_ir3}",
-                "lw $15, {t0}($4)",
-                "lw $24, {t1}($4)",
-                ".word {sqr}",
-                "lw $25, {t2}($4)",
-                "sra $15, $15, 1",
-                "sra $24, $24, 1",
-                "sra $25, $25, 1",
-                "addiu $15, $15, 64",
-                "addiu $24, $24, 64",
-                "addiu $25, $25, 64",
-                ".word {xx}",
-                ".word {yy}",
-                ".word {zz}",
-                ".word {x_ir0}",
-                ".word {y_ir1}",
-                ".word {z_ir2}",
-                "sra $15, $15, 7",
-                "sra $24, $24, 7",
-                ".word {gpf}",
-                "sra $25, $25, 7",
-                // A translation fits i16 when it plus 2^15 has no bit above 15.
-                "addu $9, $15, $8",
-                "srl $9, $9, 16",
-                "or $7, $7, $9",
-                "addu $9, $24, $8",
-                "srl $9, $9, 16",
-                "or $7, $7, $9",
-                ".word {xy}",
-                ".word {xz}",
-                ".word {y_ir0}",
-                ".word {z_ir1}",
-                "addu $9, $25, $8",
-                "srl $9, $9, 16",
-                ".word {gpf}",
-                "or $7, $7, $9",
-                // Scale 1.0 on an axis: v - 65528 below 16 (unsigned).
-                "lw $2, {s0}($4)",
-                "lw $3, {s1}($4)",
-                "lw $10, {s2}($4)",
-                "lui $9, 0xFFFF",
-                "ori $9, $9, 8",
-                "addu $2, $2, $9",
-                "addu $3, $3, $9",
-                "addu $10, $10, $9",
-                "sltiu $2, $2, 16",
-                "sltiu $3, $3, 16",
-                "sltiu $10, $10, 16",
-                "and $2, $2, $3",
-                "and $2, $2, $10",
-                "sltiu $7, $7, 1",
-                "and $2, $2, $7",
-                ".word {yz}",
-                "beqz $2, 9f",
-                "nop",
-                // The parent into RT and TR.
-                "lw $3, 0($5)",
-                "lw $7, 4($5)",
-                "lw $9, 8($5)",
-                ".word {rt0}",
-                "lw $3, 12($5)",
-                ".word {rt1}",
-                "lh $7, 16($5)",
-                ".word {rt2}",
-                "lw $9, 20($5)",
-                ".word {rt3}",
-                "lw $3, 24($5)",
-                ".word {rt4}",
-                "lw $7, 28($5)",
-                ".word {trx}",
-                ".word {try_}",
-                ".word {trz}",
-                // Column 0: 4096 + ((2^14 - (yy + zz)) >> 15), (xy + wz + 2^14) >> 15, (xz - wy + 2^14) >> 15.
-                "ori $14, $0, 0x4000",
-                "addu $3, $20, $21",
-                "subu $3, $14, $3",
-                "sra $3, $3, 15",
-                "addiu $3, $3, 4096",
-                "addu $7, $22, $18",
-                "addiu $7, $7, 0x4000",
-                "sra $7, $7, 15",
-                "subu $9, $23, $17",
-                "addiu $9, $9, 0x4000",
-                "sra $9, $9, 15",
-                ".word {a_ir1}",
-                ".word {b_ir2}",
-                ".word {c_ir3}",
-                // Column 1 while column 0 is composed: xy - wz, xx + zz, yz + wx.
-                "subu $3, $22, $18",
-                "addiu $3, $3, 0x4000",
-                ".word {mvmva}",
-                "sra $3, $3, 15",
-                "addu $7, $19, $21",
-                "subu $7, $14, $7",
-                "sra $7, $7, 15",
-                "addiu $7, $7, 4096",
-                "addu $9, $10, $16",
-                "addiu $9, $9, 0x4000",
-                "sra $9, $9, 15",
-                ".word {ir1}",
-                ".word {ir2}",
-                ".word {ir3}",
-                ".word {a_ir1}",
-                ".word {b_ir2}",
-                ".word {c_ir3}",
-                "sh $11, 0($6)",
-                "sh $12, 6($6)",
-                ".word {mvmva}",
-                "sh $13, 12($6)",
-                // Column 2 while column 1 is composed: xz + wy, yz - wx, xx + yy.
-                "addu $3, $23, $17",
-                "addiu $3, $3, 0x4000",
-                "sra $3, $3, 15",
-                "subu $7, $10, $16",
-                "addiu $7, $7, 0x4000",
-                "sra $7, $7, 15",
-                "addu $9, $19, $20",
-                "subu $9, $14, $9",
-                "sra $9, $9, 15",
-                "addiu $9, $9, 4096",
-                ".word {ir1}",
-                ".word {ir2}",
-                ".word {ir3}",
-                ".word {a_ir1}",
-                ".word {b_ir2}",
-                ".word {c_ir3}",
-                "sh $11, 2($6)",
-                "sh $12, 8($6)",
-                ".word {mvmva}",
-                "sh $13, 14($6)",
-                ".word {ir1}",
-                ".word {ir2}",
-                ".word {ir3}",
-                ".word {tx_ir1}",
-                ".word {ty_ir2}",
-                ".word {tz_ir3}",
-                "sh $11, 4($6)",
-                "sh $12, 10($6)",
-                ".word {mvmva_tr}",
-                "sh $13, 16($6)",
-                ".word {st_mac1}",
-                ".word {st_mac2}",
-                ".word {st_mac3}",
-                "9:",
-                ".set pop",
-                r0 = const SAMPLE_ROTATION,
-                r1 = const SAMPLE_ROTATION + 4,
-                r2 = const SAMPLE_ROTATION + 8,
-                r3 = const SAMPLE_ROTATION + 12,
-                t0 = const SAMPLE_TRANSLATION,
-                t1 = const SAMPLE_TRANSLATION + 4,
-                t2 = const SAMPLE_TRANSLATION + 8,
-                s0 = const SAMPLE_SCALE,
-                s1 = const SAMPLE_SCALE + 4,
-                s2 = const SAMPLE_SCALE + 8,
-                w_ir0 = const mtc2_from(14, data::IR0),
-                x_ir1 = const mtc2_from(11, data::IR1),
-                y_ir2 = const mtc2_from(12, data::IR2),
-                z_ir3 = const mtc2_from(13, data::IR3),
-                x_ir0 = const mtc2_from(11, data::IR0),
-                y_ir1 = const mtc2_from(12, data::IR1),
-                z_ir2 = const mtc2_from(13, data::IR2),
-                y_ir0 = const mtc2_from(12, data::IR0),
-                z_ir1 = const mtc2_from(13, data::IR1),
-                gpf = const cop2(GPF_SF0),
-                sqr = const cop2(SQR_SF0),
-                wx = const mfc2_to(16, data::MAC1),
-                wy = const mfc2_to(17, data::MAC2),
-                wz = const mfc2_to(18, data::MAC3),
-                xx = const mfc2_to(19, data::MAC1),
-                yy = const mfc2_to(20, data::MAC2),
-                zz = const mfc2_to(21, data::MAC3),
-                xy = const mfc2_to(22, data::MAC1),
-                xz = const mfc2_to(23, data::MAC2),
-                yz = const mfc2_to(10, data::MAC1),
-                rt0 = const ctc2_from(3, ctrl::RT11RT12),
-                rt1 = const ctc2_from(7, ctrl::RT13RT21),
-                rt2 = const ctc2_from(9, ctrl::RT22RT23),
-                rt3 = const ctc2_from(3, ctrl::RT31RT32),
-                rt4 = const ctc2_from(7, ctrl::RT33),
-                trx = const ctc2_from(9, ctrl::TRX),
-                try_ = const ctc2_from(3, ctrl::TRY),
-                trz = const ctc2_from(7, ctrl::TRZ),
-                a_ir1 = const mtc2_from(3, data::IR1),
-                b_ir2 = const mtc2_from(7, data::IR2),
-                c_ir3 = const mtc2_from(9, data::IR3),
-                tx_ir1 = const mtc2_from(15, data::IR1),
-                ty_ir2 = const mtc2_from(24, data::IR2),
-                tz_ir3 = const mtc2_from(25, data::IR3),
-                ir1 = const mfc2_to(11, data::IR1),
-                ir2 = const mfc2_to(12, data::IR2),
-                ir3 = const mfc2_to(13, data::IR3),
-                mvmva = const cop2(MVMVA_RT_IR),
-                mvmva_tr = const cop2(MVMVA_RT_IR_TR),
-                st_mac1 = const swc2(6, data::MAC1, 20),
-                st_mac2 = const swc2(6, data::MAC2, 24),
-                st_mac3 = const swc2(6, data::MAC3, 28),
-                in("$4") sample as *const BoneSample,
-                in("$5") parent as *const Matrix,
-                in("$6") out as *mut Matrix,
-                out("$2") done,
-                out("$3") _,
-                out("$7") _,
-                out("$8") _,
-                out("$9") _,
-                out("$10") _,
-                out("$11") _,
-                out("$12") _,
-                out("$13") _,
-                out("$14") _,
-                out("$15") _,
-                out("$16") _,
-                out("$17") _,
-                out("$18") _,
-                out("$19") _,
-                out("$20") _,
-                out("$21") _,
-                out("$22") _,
-                out("$23") _,
-                out("$24") _,
-                out("$25") _,
-                options(nostack),
-            );
-        }
-        done != 0
+        pose::compose_unit_sample(parent, sample, out)
+    }
+
+    #[inline(always)]
+    fn compose_q14(&mut self, parent: &Matrix, pose: &PoseQ14, out: &mut Matrix) {
+        pose::compose_q14(parent, pose, out)
     }
 
     /// The default body's register operations in one software-pipelined loop. A GTE access waits

@@ -202,13 +202,18 @@ pub fn crossfade_samples(from: &[BoneSample], to: &mut [BoneSample], weight: u16
 }
 
 /// Model-space matrix of every bone (`out[b] = out[parent] * sample_matrix(samples[b])`, roots as
-/// sampled): bit-identical to [`bone_matrices`] with the identity as object. The pose cache's builder.
+/// sampled): bit-identical to [`bone_matrices`] with the identity as object. The pose cache's builder
+/// (through [`compose_q14`] where the sample allows, so that the console's cache, checked word for
+/// word against the host's, covers that path too).
 pub fn model_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[BoneSample], out: &mut [Matrix]) {
     let n = tables.bone_count().min(samples.len()).min(out.len());
     for bone in 0..n {
         let (done, rest) = out.split_at_mut(bone);
         match tables.bone(bone).parent {
-            Some(p) if (p as usize) < bone => compose_sample_into(gte, &done[p as usize], &samples[bone], &mut rest[0]),
+            Some(p) if (p as usize) < bone => match PoseQ14::from_sample(&samples[bone]) {
+                Some(pose) => compose_q14(gte, &done[p as usize], &pose, &mut rest[0]),
+                None => compose_sample_into(gte, &done[p as usize], &samples[bone], &mut rest[0]),
+            },
             _ => rest[0] = sample_matrix_gte(gte, &samples[bone]),
         }
     }
@@ -240,6 +245,69 @@ pub fn pose_matrices<B: Cop2>(
             _ => object,
         };
         compose_sample_into(gte, parent, &samples[bone], &mut rest[0]);
+    }
+}
+
+/// A rigid bone's parent-relative pose already in the GTE's units, for [`compose_q14`]: the unit
+/// quaternion x, y, z, w in Q14 (each within +-16384), the translation in GTE units, scale 1.0. 16
+/// bytes, four words, the form a decoder can emit for the cheapest compose (no rounding, no tests,
+/// four loads). [`PoseQ14::from_sample`] gives it for any sample in [`compose_sample`]'s common case.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(C, align(4))]
+pub struct PoseQ14 {
+    pub rotation: [i16; 4],
+    pub translation: [i16; 3],
+    /// Keeps the size a whole number of words (the console loads the pose as four words).
+    pub pad: i16,
+}
+
+impl PoseQ14 {
+    pub const fn new(rotation: [i16; 4], translation: [i16; 3]) -> Self {
+        Self { rotation, translation, pad: 0 }
+    }
+
+    /// The sample's rotation rounded to Q14 and translation to GTE units, when every rotation
+    /// component is within +-1.0, the scale exactly 1.0 and the translation within `i16`; `None`
+    /// otherwise. Then `compose_q14(parent, from_sample(s))` equals `compose_sample(parent, s)`.
+    pub fn from_sample(s: &BoneSample) -> Option<Self> {
+        let (q, t) = crate::gte::unit_sample(s)?;
+        Some(Self::new(q.map(|c| c as i16), t.map(|c| c as i16)))
+    }
+
+    /// The sample this pose stands for (rotation in `ROTATION_FRAC` bits, translation in
+    /// `TRANSLATION_FRAC` bits, scale 1.0).
+    pub fn to_sample(&self) -> BoneSample {
+        BoneSample {
+            rotation: self.rotation.map(|c| (c as i32) << (ROTATION_FRAC - Q14)),
+            translation: self.translation.map(|c| (c as i32) << TRANSLATION_FRAC),
+            scale: [1 << SCALE_FRAC; 3],
+        }
+    }
+}
+
+/// `*out = parent * pose` ([`Cop2::compose_q14`]): for a rotation within +-2^14, bit-identical to
+/// [`compose_sample`] of `pose.to_sample()`, i.e. to `sample_matrix` then `Gte::compose`.
+#[inline(always)]
+pub fn compose_q14<B: Cop2>(gte: &mut Gte<B>, parent: &Matrix, pose: &PoseQ14, out: &mut Matrix) {
+    gte.backend_mut().compose_q14(parent, pose, out);
+}
+
+/// [`pose_matrices`] for poses in the GTE's units ([`compose_q14`] per bone).
+pub fn pose_matrices_q14<B: Cop2>(
+    gte: &mut Gte<B>,
+    parent: impl Fn(usize) -> Option<u16>,
+    poses: &[PoseQ14],
+    object: &Matrix,
+    out: &mut [Matrix],
+) {
+    let n = poses.len().min(out.len());
+    for bone in 0..n {
+        let (done, rest) = out.split_at_mut(bone);
+        let parent = match parent(bone) {
+            Some(p) if (p as usize) < bone => &done[p as usize],
+            _ => object,
+        };
+        compose_q14(gte, parent, &poses[bone], &mut rest[0]);
     }
 }
 
@@ -469,6 +537,40 @@ mod tests {
         }
         // Both paths taken many times: the common case (Cop2::compose_unit_sample) and the general one.
         assert!((10_000..190_000).contains(&common), "{common}");
+    }
+
+    #[test]
+    fn q14_poses_compose_like_their_samples_and_wrap_alike_beyond_range() {
+        let mut r = Rng(0x5EED_1234);
+        let mut gte = Gte::with_backend(crate::gte::GteModel::new());
+        let mut oracle = Gte::with_backend(crate::gte::GteModel::new());
+        let mut converted = 0;
+        for _ in 0..200_000 {
+            let (s, parent) = (sample(&mut r), parent_matrix(&mut r));
+            let Some(pose) = PoseQ14::from_sample(&s) else {
+                continue;
+            };
+            converted += 1;
+            assert_eq!(pose.to_sample().rotation.map(|c| c >> 16), s.rotation.map(|c| ((c >> 1) + (1 << 14)) >> 15));
+            let reference = oracle.compose(&parent, &reference_sample_matrix(&s));
+            let mut out = Matrix::IDENTITY;
+            compose_q14(&mut gte, &parent, &pose, &mut out);
+            assert_eq!(out, reference, "{parent:?} * {pose:?}");
+            assert_eq!(compose_sample(&mut gte, &parent, &pose.to_sample()), reference, "{pose:?}");
+        }
+        assert!(converted > 10_000, "{converted}");
+        // Components beyond +-2^14 (no test on this path): no panic, and the documented formula with
+        // 32-bit wrapping, the entries cut to i16 as an IR write does, composed like `Matrix::mul`.
+        for _ in 0..20_000 {
+            let pose = PoseQ14::new([0; 4].map(|_| r.next() as i16), [0; 3].map(|_| r.next() as i16));
+            let parent = parent_matrix(&mut r);
+            let [x, y, z, w] = pose.rotation.map(|c| c as i32);
+            let e = crate::gte::unit_rotation([x * x, y * y, z * z, x * y, x * z, y * z, w * x, w * y, w * z]);
+            let local = Matrix::new(e.map(|row| row.map(|v| v as i16)), Vec3i32::from_array(pose.translation.map(|c| c as i32)));
+            let mut out = Matrix::IDENTITY;
+            compose_q14(&mut gte, &parent, &pose, &mut out);
+            assert_eq!(out, parent.mul(&local), "{parent:?} * {pose:?}");
+        }
     }
 
     #[test]
