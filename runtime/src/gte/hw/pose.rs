@@ -24,20 +24,33 @@ const SAMPLE_TRANSLATION: usize = core::mem::offset_of!(BoneSample, translation)
 const SAMPLE_SCALE: usize = core::mem::offset_of!(BoneSample, scale);
 
 /// The entries' rounding and the compose, once the products are in $16-$23 and $10, RT and TR hold
-/// the parent, $14 = 0x4000 and $3 = entry [0][0]: each column goes to IR1..3 for MVMVA (RT * IR),
-/// the next column's entries are rounded while it runs, the composed column is stored by `sh` while
-/// the next one runs; then the translation (MVMVA with TR), stored by `swc2`. `Matrix` is `repr(C)`:
+/// the parent, $14 = 0x4000 and column 0 is in $3, $7, $9 (`column0!`, or scheduled into the
+/// products): each column goes to IR1..3 for MVMVA (RT * IR),
+/// the next column's entries are rounded while it runs, and the composed columns are stored by `sh`
+/// while the last column and the translation (MVMVA with TR, stored by `swc2`) run. `Matrix` is `repr(C)`:
 /// rotation `[i16; 9]` row by row at 0, translation at 20, 24, 28.
-macro_rules! columns {
+/// Column 0 of the local rotation into $3, $7, $9 from the products ($14 = 0x4000):
+/// 4096 + ((2^14 - (yy + zz)) >> 15), (xy + wz + 2^14) >> 15, (xz - wy + 2^14) >> 15.
+macro_rules! column0 {
     () => {
         concat!(
-            // Column 0: [1][0] = (xy + wz + 2^14) >> 15, [2][0] = (xz - wy + 2^14) >> 15.
+            "addu $3, $20, $21\n",
+            "subu $3, $14, $3\n",
+            "sra $3, $3, 15\n",
+            "addiu $3, $3, 4096\n",
             "addu $7, $22, $18\n",
             "addiu $7, $7, 0x4000\n",
             "sra $7, $7, 15\n",
             "subu $9, $23, $17\n",
             "addiu $9, $9, 0x4000\n",
             "sra $9, $9, 15\n",
+        )
+    };
+}
+
+macro_rules! columns {
+    () => {
+        concat!(
             ".word {a_ir1}\n",
             ".word {b_ir2}\n",
             ".word {c_ir3}\n",
@@ -59,13 +72,11 @@ macro_rules! columns {
             ".word {a_ir1}\n",
             ".word {b_ir2}\n",
             ".word {c_ir3}\n",
-            "sh $11, 0($6)\n",
-            "sh $12, 6($6)\n",
-            ".word {mvmva}\n",
-            "sh $13, 12($6)\n",
-            // Column 2 while column 1 is composed: xz + wy, yz - wx, 4096 + ((2^14 - (xx + yy)) >> 15).
+            // Column 2 while column 1 is composed: xz + wy, yz - wx, 4096 + ((2^14 - (xx + yy)) >> 15);
+            // then the products are spent and column 1's result goes to $16-$18.
             "addu $3, $23, $17\n",
             "addiu $3, $3, 0x4000\n",
+            ".word {mvmva}\n",
             "sra $3, $3, 15\n",
             "subu $7, $10, $16\n",
             "addiu $7, $7, 0x4000\n",
@@ -74,16 +85,20 @@ macro_rules! columns {
             "subu $9, $14, $9\n",
             "sra $9, $9, 15\n",
             "addiu $9, $9, 4096\n",
-            ".word {ir1}\n",
-            ".word {ir2}\n",
-            ".word {ir3}\n",
+            ".word {ir1_b}\n",
+            ".word {ir2_b}\n",
+            ".word {ir3_b}\n",
             ".word {a_ir1}\n",
             ".word {b_ir2}\n",
             ".word {c_ir3}\n",
-            "sh $11, 2($6)\n",
-            "sh $12, 8($6)\n",
+            // Columns 0 and 1 are stored while column 2 is composed, column 2 while the translation is.
+            "sh $11, 0($6)\n",
+            "sh $12, 6($6)\n",
             ".word {mvmva}\n",
-            "sh $13, 14($6)\n",
+            "sh $13, 12($6)\n",
+            "sh $16, 2($6)\n",
+            "sh $17, 8($6)\n",
+            "sh $18, 14($6)\n",
             ".word {ir1}\n",
             ".word {ir2}\n",
             ".word {ir3}\n",
@@ -229,12 +244,8 @@ pub(super) fn compose_unit_sample(parent: &Matrix, sample: &BoneSample, out: &mu
             ".word {trx}",
             ".word {try_}",
             ".word {trz}",
-            // [0][0] = 4096 + ((2^14 - (yy + zz)) >> 15).
             "ori $14, $0, 0x4000",
-            "addu $3, $20, $21",
-            "subu $3, $14, $3",
-            "sra $3, $3, 15",
-            "addiu $3, $3, 4096",
+            column0!(),
             columns!(),
             "9:",
             ".set pop",
@@ -285,6 +296,9 @@ pub(super) fn compose_unit_sample(parent: &Matrix, sample: &BoneSample, out: &mu
             ir1 = const mfc2_to(11, data::IR1),
             ir2 = const mfc2_to(12, data::IR2),
             ir3 = const mfc2_to(13, data::IR3),
+            ir1_b = const mfc2_to(16, data::IR1),
+            ir2_b = const mfc2_to(17, data::IR2),
+            ir3_b = const mfc2_to(18, data::IR3),
             mvmva = const cop2(MVMVA_RT_IR),
             mvmva_tr = const cop2(MVMVA_RT_IR_TR),
             st_mac1 = const swc2(6, data::MAC1, 20),
@@ -373,7 +387,7 @@ pub(super) fn compose_q14(parent: &Matrix, pose: &PoseQ14, out: &mut Matrix) {
             ".word {x_ir0}",
             ".word {y_ir1}",
             ".word {z_ir2}",
-            // [0][0] = 4096 + ((2^14 - (yy + zz)) >> 15), while GPF runs.
+            // Column 0 (`column0!`) while the last two GPF run.
             "ori $14, $0, 0x4000",
             "addu $3, $20, $21",
             ".word {gpf}",
@@ -384,9 +398,13 @@ pub(super) fn compose_q14(parent: &Matrix, pose: &PoseQ14, out: &mut Matrix) {
             ".word {xz}",
             ".word {y_ir0}",
             ".word {z_ir1}",
-            "nop",
-            "nop",
+            "addu $7, $22, $18",
+            "subu $9, $23, $17",
             ".word {gpf}",
+            "addiu $7, $7, 0x4000",
+            "addiu $9, $9, 0x4000",
+            "sra $7, $7, 15",
+            "sra $9, $9, 15",
             ".word {yz}",
             columns!(),
             ".set pop",
@@ -427,6 +445,9 @@ pub(super) fn compose_q14(parent: &Matrix, pose: &PoseQ14, out: &mut Matrix) {
             ir1 = const mfc2_to(11, data::IR1),
             ir2 = const mfc2_to(12, data::IR2),
             ir3 = const mfc2_to(13, data::IR3),
+            ir1_b = const mfc2_to(16, data::IR1),
+            ir2_b = const mfc2_to(17, data::IR2),
+            ir3_b = const mfc2_to(18, data::IR3),
             mvmva = const cop2(MVMVA_RT_IR),
             mvmva_tr = const cop2(MVMVA_RT_IR_TR),
             st_mac1 = const swc2(6, data::MAC1, 20),
