@@ -115,13 +115,17 @@ fn compose_q14_registers<C: Cop2 + ?Sized>(gte: &mut C, q: [i32; 4], t: [i32; 3]
     gte.write_ctrl::<{ ctrl::TRY }>(parent.translation.y as u32);
     gte.write_ctrl::<{ ctrl::TRZ }>(parent.translation.z as u32);
     let e = unit_rotation([xx, yy, zz, xy, xz, yz, wx, wy, wz]);
-    for j in 0..3 {
+    let mut composed = [[0i16; 3]; 3];
+    for (j, column) in composed.iter_mut().enumerate() {
         irs(gte, [e[0][j], e[1][j], e[2][j]]);
         gte.command::<{ MVMVA_RT_IR }>();
-        out.rotation[0][j] = gte.read_data::<{ data::IR1 }>() as i16;
-        out.rotation[1][j] = gte.read_data::<{ data::IR2 }>() as i16;
-        out.rotation[2][j] = gte.read_data::<{ data::IR3 }>() as i16;
+        *column = [
+            gte.read_data::<{ data::IR1 }>() as i16,
+            gte.read_data::<{ data::IR2 }>() as i16,
+            gte.read_data::<{ data::IR3 }>() as i16,
+        ];
     }
+    out.rotation = crate::math::transpose(&composed);
     irs(gte, t);
     gte.command::<{ MVMVA_RT_IR_TR }>();
     let [tx, ty, tz] = macs(gte);

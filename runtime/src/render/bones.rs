@@ -207,14 +207,14 @@ pub fn crossfade_samples(from: &[BoneSample], to: &mut [BoneSample], weight: u16
 /// word against the host's, covers that path too).
 pub fn model_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[BoneSample], out: &mut [Matrix]) {
     let n = tables.bone_count().min(samples.len()).min(out.len());
-    for bone in 0..n {
+    for (bone, sample) in samples.iter().enumerate().take(n) {
         let (done, rest) = out.split_at_mut(bone);
         match tables.bone(bone).parent {
-            Some(p) if (p as usize) < bone => match PoseQ14::from_sample(&samples[bone]) {
+            Some(p) if (p as usize) < bone => match PoseQ14::from_sample(sample) {
                 Some(pose) => compose_q14(gte, &done[p as usize], &pose, &mut rest[0]),
-                None => compose_sample_into(gte, &done[p as usize], &samples[bone], &mut rest[0]),
+                None => compose_sample_into(gte, &done[p as usize], sample, &mut rest[0]),
             },
-            _ => rest[0] = sample_matrix_gte(gte, &samples[bone]),
+            _ => rest[0] = sample_matrix_gte(gte, sample),
         }
     }
 }
@@ -238,13 +238,13 @@ pub fn pose_matrices<B: Cop2>(
     out: &mut [Matrix],
 ) {
     let n = samples.len().min(out.len());
-    for bone in 0..n {
+    for (bone, sample) in samples.iter().enumerate().take(n) {
         let (done, rest) = out.split_at_mut(bone);
         let parent = match parent(bone) {
             Some(p) if (p as usize) < bone => &done[p as usize],
             _ => object,
         };
-        compose_sample_into(gte, parent, &samples[bone], &mut rest[0]);
+        compose_sample_into(gte, parent, sample, &mut rest[0]);
     }
 }
 
@@ -301,13 +301,13 @@ pub fn pose_matrices_q14<B: Cop2>(
     out: &mut [Matrix],
 ) {
     let n = poses.len().min(out.len());
-    for bone in 0..n {
+    for (bone, pose) in poses.iter().enumerate().take(n) {
         let (done, rest) = out.split_at_mut(bone);
         let parent = match parent(bone) {
             Some(p) if (p as usize) < bone => &done[p as usize],
             _ => object,
         };
-        compose_q14(gte, parent, &poses[bone], &mut rest[0]);
+        compose_q14(gte, parent, pose, &mut rest[0]);
     }
 }
 
