@@ -257,7 +257,7 @@ pub trait Cop2 {
     /// `*out = parent * sample_matrix(sample)` when the sample's rotation components round to Q14
     /// within +-1.0, its scale is exactly 1.0 on every axis (Q12) and its translation fits `i16`;
     /// otherwise returns false and leaves `out` as it was. Either way RT, TR, IR0..3, MAC1..3 and the
-    /// color FIFO are overwritten. This body is the definition (the host model runs it); a backend
+    /// color FIFO may be overwritten (the console runs the products before its test). This body is the definition (the host model runs it); a backend
     /// may override it only with the same register operations, in any order that gives the same
     /// results.
     ///

@@ -102,11 +102,11 @@ const MVMVA_RT_V2: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V2, cmd::CV_NONE, 0);
 
 /// MVMVA sf=1, RT * IR, without and with TR: a column and the translation of a composed matrix
 /// whose child is in the CPU's registers.
-const MVMVA_RT_IR: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_IR, cmd::CV_NONE, 0);
-const MVMVA_RT_IR_TR: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_IR, cmd::CV_TR, 0);
+pub(crate) const MVMVA_RT_IR: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_IR, cmd::CV_NONE, 0);
+pub(crate) const MVMVA_RT_IR_TR: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_IR, cmd::CV_TR, 0);
 /// GPF and SQR with sf=0: MAC1..3 = IR0 * IR1..3 and IR1..3 squared, exact 32-bit products.
-const GPF_SF0: u32 = cmd::GPF & !cmd::SF;
-const SQR_SF0: u32 = cmd::SQR & !cmd::SF;
+pub(crate) const GPF_SF0: u32 = cmd::GPF & !cmd::SF;
+pub(crate) const SQR_SF0: u32 = cmd::SQR & !cmd::SF;
 
 const fn pack(lo: i16, hi: i16) -> u32 {
     lo as u16 as u32 | (hi as u16 as u32) << 16

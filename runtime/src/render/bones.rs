@@ -1,7 +1,7 @@
 //! Rigid pose: decoded bone samples to model-view matrices, one per bone, composed on the GTE.
 
-use crate::gte::regs::{cmd, data};
-use crate::gte::{Cop2, Gte};
+use crate::gte::regs::data;
+use crate::gte::{Cop2, Gte, GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, SQR_SF0};
 use crate::math::{isqrt_u32, Matrix, Rotation, Vec3i32};
 use crate::tables::{BoneSample, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
 
@@ -29,7 +29,7 @@ pub fn sample_matrix(s: &BoneSample) -> Matrix {
 }
 
 /// [`sample_matrix`] with the quaternion's products from the GTE (GPF and SQR with sf=0: exact
-/// 32-bit products, three per command; `y * z` on the CPU). Overwrites IR0..3, MAC1..3 and the color
+/// 32-bit products, up to three per command; `y * z` on the CPU). Overwrites IR0..3, MAC1..3 and the color
 /// FIFO.
 pub fn sample_matrix_gte<B: Cop2>(gte: &mut Gte<B>, s: &BoneSample) -> Matrix {
     let e = rotation_q12(gte_products(gte, q14(&s.rotation)));
@@ -337,14 +337,6 @@ fn write_irs<B: Cop2>(gte: &mut Gte<B>, v: [i32; 3]) {
     gte.write_data::<{ data::IR2 }>(v[1] as u32);
     gte.write_data::<{ data::IR3 }>(v[2] as u32);
 }
-
-/// GPF (sf=0): MAC1..3 = IR0 * IR1..3, exact.
-const GPF_SF0: u32 = cmd::GPF & !cmd::SF;
-/// SQR (sf=0): MAC1..3 = IR1..3 squared, exact.
-const SQR_SF0: u32 = cmd::SQR & !cmd::SF;
-/// MVMVA sf=1, RT * IR, no translation / with TR: a composed column, a composed translation.
-const MVMVA_RT_IR: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_IR, cmd::CV_NONE, 0);
-const MVMVA_RT_IR_TR: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_IR, cmd::CV_TR, 0);
 
 /// `parent * sample_matrix(s)`: bit-identical to `gte.compose(parent, &sample_matrix(s))` for every
 /// sample and parent, at a fraction of its cost. The quaternion's nine products come from the GTE
