@@ -21,7 +21,7 @@
 //!   cached frames (`SLOT_BLEND_BENCH..`), the compact path's pose (`SLOT_COMPACT_BENCH`), the
 //!   triangle stage's back- and front-face paths on synthetic triangles (`SLOT_FACE_BENCH..`) and
 //!   the baked decode of every frame of every clip, slowest first (`baked_paths::SLOT_BAKED_*`), and
-//!   the rigid pose construction of a 20-bone skeleton (`pose_bench`, slots 43 to 46);
+//!   the rigid pose construction of a 20-bone skeleton (`pose_bench`, slots 43 to 47);
 //! - frames: rendered frames. The frame number is also drawn on the top rows (scene::FRAME_CODE_*).
 //!
 //! A blob that does not parse, or a sample that does not decode, marks the record FAILED with the
@@ -132,16 +132,17 @@ fn compact_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> u32 {
 /// Ticks of the rigid pose construction bench (`scene::SLOT_SAMPLE_MATRIX_BENCH`,
 /// `scene::SLOT_POSE_MATRICES_BENCH`): `POSE_BENCH_RUNS` runs of the local matrices of a
 /// `POSE_BENCH_BONES`-bone skeleton, then of its model-view matrices, then of the local matrices
-/// with the GTE's products, then of the model-view matrices from the same poses as `PoseQ14`. The skeleton is the rigid
+/// with the GTE's products, then of the model-view matrices from the same poses as `PoseQ14`, then of
+/// `compose_q14` alone on them (the object as every bone's parent). The skeleton is the rigid
 /// blob's bones repeated (each copy's roots hang from the object), posed with "Walk" at
 /// `MEASURED_FRAME`. Zeros if the decode fails.
-fn pose_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 4] {
+fn pose_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 5] {
     use psxanim_runtime::render::bones;
     const N: usize = scene::POSE_BENCH_BONES;
     let bones_n = rigid.bone_count().min(N);
     let clip = rigid.find_clip("Walk").unwrap_or(usize::MAX);
     if bones_n == 0 || rigid.decode_pose(clip, MEASURED_FRAME as usize, &mut scratch.samples[..bones_n]).is_err() {
-        return [0; 4];
+        return [0; 5];
     }
     let mut parents = [None; N];
     for b in 0..N {
@@ -175,14 +176,22 @@ fn pose_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 4] 
     for (p, s) in poses.iter_mut().zip(samples) {
         match bones::PoseQ14::from_sample(s) {
             Some(q) => *p = q,
-            None => return [local, posed, local_gte, 0],
+            None => return [local, posed, local_gte, 0, 0],
         }
     }
     let started = timer::now();
     for _ in 0..scene::POSE_BENCH_RUNS {
         bones::pose_matrices_q14(gte, |b| parents[b], &poses, &object, out);
     }
-    [local, posed, local_gte, timer::ticks_since(started) as u32]
+    let posed_q14 = timer::ticks_since(started) as u32;
+    let started = timer::now();
+    for _ in 0..scene::POSE_BENCH_RUNS {
+        // An opaque count: unrolled 20 times, the loop would not fit the instruction cache.
+        for (pose, m) in poses.iter().zip(out.iter_mut()).take(core::hint::black_box(N)) {
+            bones::compose_q14(gte, &object, pose, m);
+        }
+    }
+    [local, posed, local_gte, posed_q14, timer::ticks_since(started) as u32]
 }
 
 /// Ticks of the crossfade's stages (`scene::SLOT_FADE_BENCH`): the rigid blend of every bone's
@@ -386,11 +395,12 @@ extern "C" fn main() -> ! {
                 }
             }
             record.set_cycles(SLOT_COMPACT_BENCH, compact_bench(&mut gte, &scene.models.rigid, scratch));
-            let [local, posed, local_gte, posed_q14] = pose_bench(&mut gte, &scene.models.rigid, scratch);
+            let [local, posed, local_gte, posed_q14, composed_q14] = pose_bench(&mut gte, &scene.models.rigid, scratch);
             record.set_cycles(scene::SLOT_SAMPLE_MATRIX_BENCH, local);
             record.set_cycles(scene::SLOT_POSE_MATRICES_BENCH, posed);
             record.set_cycles(scene::SLOT_SAMPLE_MATRIX_GTE_BENCH, local_gte);
             record.set_cycles(scene::SLOT_POSE_MATRICES_Q14_BENCH, posed_q14);
+            record.set_cycles(scene::SLOT_COMPOSE_Q14_BENCH, composed_q14);
             for (i, ticks) in fade_bench(&mut gte, &scene.models, scratch).into_iter().enumerate() {
                 record.set_cycles(SLOT_FADE_BENCH + i, ticks);
             }

@@ -74,6 +74,9 @@ pub const SLOT_SAMPLE_MATRIX_GTE_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 2;
 /// The model-view matrices again from the same poses in the GTE's units (`bones::PoseQ14`,
 /// `bones::pose_matrices_q14`): what a decoder emitting that form would pay.
 pub const SLOT_POSE_MATRICES_Q14_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 3;
+/// `bones::compose_q14` alone on the same poses, every one with the object as parent (no parent
+/// lookup): the pose loop's own share is the difference.
+pub const SLOT_COMPOSE_Q14_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 4;
 pub const POSE_BENCH_BONES: usize = 20;
 pub const POSE_BENCH_RUNS: u32 = 4;
 pub const FACE_BENCH_TRIANGLES: usize = 64;

@@ -83,6 +83,8 @@ pub struct CycleFigures {
     /// `bones::pose_matrices_q14`): the cost if the decoder emits that form.
     pub bone_matrices_q14_20_bones_cycles: Option<f64>,
     pub bone_matrices_q14_cycles_per_bone: Option<f64>,
+    /// `bones::compose_q14` alone per bone (the object as every bone's parent, no parent lookup).
+    pub compose_q14_cycles_per_bone: Option<f64>,
     /// An Animator's RAM: the per-instance state of an imported character's player.
     pub animator_bytes: usize,
 }
@@ -177,6 +179,7 @@ pub(super) fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<
     let (sample_20, posed_20) = (pose_bench(scene::SLOT_SAMPLE_MATRIX_BENCH), pose_bench(scene::SLOT_POSE_MATRICES_BENCH));
     let sample_gte_20 = pose_bench(scene::SLOT_SAMPLE_MATRIX_GTE_BENCH);
     let posed_q14_20 = pose_bench(scene::SLOT_POSE_MATRICES_Q14_BENCH);
+    let composed_q14_20 = pose_bench(scene::SLOT_COMPOSE_Q14_BENCH);
     let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
     let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
     let four = match (rigid_cpv, per_tri, rigid_pose) {
@@ -233,6 +236,7 @@ pub(super) fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<
         bone_matrices_cycles_per_bone: posed_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
         bone_matrices_q14_20_bones_cycles: posed_q14_20,
         bone_matrices_q14_cycles_per_bone: posed_q14_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
+        compose_q14_cycles_per_bone: composed_q14_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
         animator_bytes: std::mem::size_of::<psxanim_runtime::anim::Animator>(),
         instances,
     })
