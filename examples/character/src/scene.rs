@@ -69,8 +69,10 @@ pub const FADE_BENCH_SLOTS: usize = 4;
 /// (48.. belong to the decoder's benches).
 pub const SLOT_SAMPLE_MATRIX_BENCH: usize = 43;
 pub const SLOT_POSE_MATRICES_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 1;
-/// The local matrices again with the quaternion's products on the GTE (`bones::sample_matrix_gte`).
-pub const SLOT_SAMPLE_MATRIX_GTE_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 2;
+/// The `PoseQ14` model-view matrices (slot 46's run) with the poses, the object matrix and the
+/// output in the scratchpad (1 KiB at 0x1F800000, one-cycle loads) instead of main RAM: what
+/// placing the decoder's output there would give.
+pub const SLOT_POSE_MATRICES_Q14_SCRATCHPAD_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 2;
 /// The model-view matrices again from the same poses in the GTE's units (`bones::PoseQ14`,
 /// `bones::pose_matrices_q14`): what a decoder emitting that form would pay.
 pub const SLOT_POSE_MATRICES_Q14_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 3;
