@@ -257,9 +257,9 @@ pub trait Cop2 {
     /// `*out = parent * sample_matrix(sample)` when the sample's rotation components round to Q14
     /// within +-1.0, its scale is exactly 1.0 on every axis (Q12) and its translation fits `i16`;
     /// otherwise returns false and leaves `out` as it was. Either way RT, TR, IR0..3, MAC1..3 and the
-    /// color FIFO may be overwritten (the console runs the products before its test). This body is the definition (the host model runs it); a backend
-    /// may override it only with the same register operations, in any order that gives the same
-    /// results.
+    /// color FIFO may be overwritten (the console runs the products before its test). This body is
+    /// the definition (the host model runs it); a backend may override it only with the same
+    /// register operations, in any order that gives the same results.
     ///
     /// The quaternion's products come from GPF and SQR with sf=0 (exact); each FP12 entry is one
     /// add and one shift of them; the entries go to the GTE as IR1..3, a column at a time, for
