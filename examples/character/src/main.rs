@@ -20,7 +20,8 @@
 //!   Then figures measured once at start-up (scene.rs): the pose cache build (`SLOT_POSE_CACHE`), a 20-bone Pose stage (`SLOT_COMPOSE_BENCH`), blending two
 //!   cached frames (`SLOT_BLEND_BENCH..`), the compact path's pose (`SLOT_COMPACT_BENCH`), the
 //!   triangle stage's back- and front-face paths on synthetic triangles (`SLOT_FACE_BENCH..`) and
-//!   the baked decode of every frame of every clip, slowest first (`baked_paths::SLOT_BAKED_*`);
+//!   the baked decode of every frame of every clip, slowest first (`baked_paths::SLOT_BAKED_*`), and
+//!   the rigid pose construction of a 20-bone skeleton (`pose_bench`, slots 43 to 47);
 //! - frames: rendered frames. The frame number is also drawn on the top rows (scene::FRAME_CODE_*).
 //!
 //! A blob that does not parse, or a sample that does not decode, marks the record FAILED with the
@@ -130,6 +131,83 @@ fn compact_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> u32 {
     }
     psxanim_runtime::render::bones::bone_matrices(gte, rigid, &scratch.samples[..bones], &object, &mut scratch.matrices[..bones]);
     timer::ticks_since(started) as u32
+}
+
+/// Ticks of the rigid pose construction bench (`scene::SLOT_SAMPLE_MATRIX_BENCH`,
+/// `scene::SLOT_POSE_MATRICES_BENCH`): `POSE_BENCH_RUNS` runs of the local matrices of a
+/// `POSE_BENCH_BONES`-bone skeleton, then of its model-view matrices, then of the model-view matrices
+/// from the same poses as `PoseQ14` held in the scratchpad, in main RAM, and of `compose_q14` alone
+/// on them (the object as every bone's parent). The skeleton is the rigid
+/// blob's bones repeated (each copy's roots hang from the object), posed with "Walk" at
+/// `MEASURED_FRAME`. Zeros if the decode fails.
+fn pose_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 5] {
+    use psxanim_runtime::render::bones;
+    const N: usize = scene::POSE_BENCH_BONES;
+    let bones_n = rigid.bone_count().min(N);
+    let clip = rigid.find_clip("Walk").unwrap_or(usize::MAX);
+    if bones_n == 0 || rigid.decode_pose(clip, MEASURED_FRAME as usize, &mut scratch.samples[..bones_n]).is_err() {
+        return [0; 5];
+    }
+    let mut parents = [None; N];
+    for b in 0..N {
+        let (copy, of) = (b / bones_n, b % bones_n);
+        parents[b] = rigid.bone(of).parent.map(|p| p + (copy * bones_n) as u16);
+        scratch.samples[b] = scratch.samples[of];
+    }
+    let object = scene::camera_at(0).view;
+    let samples = &scratch.samples[..N];
+    let started = timer::now();
+    for _ in 0..scene::POSE_BENCH_RUNS {
+        for s in samples {
+            core::hint::black_box(bones::sample_matrix(core::hint::black_box(s)));
+        }
+    }
+    let local = timer::ticks_since(started) as u32;
+    let out = &mut scratch.matrices[..N];
+    let started = timer::now();
+    for _ in 0..scene::POSE_BENCH_RUNS {
+        bones::pose_matrices(gte, |b| parents[b], samples, &object, out);
+    }
+    let posed = timer::ticks_since(started) as u32;
+    let mut poses = [bones::PoseQ14::default(); N];
+    for (p, s) in poses.iter_mut().zip(samples) {
+        match bones::PoseQ14::from_sample(s) {
+            Some(q) => *p = q,
+            None => return [local, posed, 0, 0, 0],
+        }
+    }
+    let started = timer::now();
+    for _ in 0..scene::POSE_BENCH_RUNS {
+        bones::pose_matrices_q14(gte, |b| parents[b], &poses, &object, out);
+    }
+    let posed_q14 = timer::ticks_since(started) as u32;
+    let started = timer::now();
+    for _ in 0..scene::POSE_BENCH_RUNS {
+        // An opaque count: unrolled 20 times, the loop would not fit the instruction cache.
+        for (pose, m) in poses.iter().zip(out.iter_mut()).take(core::hint::black_box(N)) {
+            bones::compose_q14(gte, &object, pose, m);
+        }
+    }
+    let composed_q14 = timer::ticks_since(started) as u32;
+    // The same run from the scratchpad: poses (320 bytes), object (32) and output (640) fill 992 of
+    // its 1,024 bytes. Nothing else uses it during start-up (rendering rewrites its first words).
+    const SCRATCHPAD: usize = 0x1F80_0000;
+    // SAFETY: the scratchpad is RAM of its own, 4-aligned, that no Rust object lives in; the three
+    // regions do not overlap and hold plain data (any bits are a valid `Matrix` and `PoseQ14`).
+    let (pad_poses, pad_object, pad_out) = unsafe {
+        let poses_at = SCRATCHPAD as *mut bones::PoseQ14;
+        let object_at = (SCRATCHPAD + N * 16) as *mut psxanim_runtime::math::Matrix;
+        let out_at = (SCRATCHPAD + N * 16 + 32) as *mut psxanim_runtime::math::Matrix;
+        poses_at.copy_from_nonoverlapping(poses.as_ptr(), N);
+        object_at.write(object);
+        (core::slice::from_raw_parts(poses_at, N), &*object_at, core::slice::from_raw_parts_mut(out_at, N))
+    };
+    let started = timer::now();
+    for _ in 0..scene::POSE_BENCH_RUNS {
+        bones::pose_matrices_q14(gte, |b| parents[b], pad_poses, pad_object, pad_out);
+    }
+    let padded = timer::ticks_since(started) as u32;
+    [local, posed, padded, posed_q14, composed_q14]
 }
 
 /// Ticks of the crossfade's stages (`scene::SLOT_FADE_BENCH`): the rigid blend of every bone's
@@ -333,6 +411,12 @@ extern "C" fn main() -> ! {
                 }
             }
             record.set_cycles(SLOT_COMPACT_BENCH, compact_bench(&mut gte, &scene.models.rigid, scratch));
+            let [local, posed, padded, posed_q14, composed_q14] = pose_bench(&mut gte, &scene.models.rigid, scratch);
+            record.set_cycles(scene::SLOT_SAMPLE_MATRIX_BENCH, local);
+            record.set_cycles(scene::SLOT_POSE_MATRICES_BENCH, posed);
+            record.set_cycles(scene::SLOT_POSE_MATRICES_Q14_SCRATCHPAD_BENCH, padded);
+            record.set_cycles(scene::SLOT_POSE_MATRICES_Q14_BENCH, posed_q14);
+            record.set_cycles(scene::SLOT_COMPOSE_Q14_BENCH, composed_q14);
             for (i, ticks) in fade_bench(&mut gte, &scene.models, scratch).into_iter().enumerate() {
                 record.set_cycles(SLOT_FADE_BENCH + i, ticks);
             }

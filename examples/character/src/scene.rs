@@ -61,6 +61,26 @@ pub const SLOT_FACE_BENCH: usize = SLOT_COMPACT_BENCH + 1;
 /// blended).
 pub const SLOT_FADE_BENCH: usize = SLOT_FACE_BENCH + FACE_BENCH_CASES.len();
 pub const FADE_BENCH_SLOTS: usize = 4;
+/// Slots of the rigid pose construction bench (`pose_bench`, start-up): ticks of
+/// `POSE_BENCH_RUNS` runs, on a `POSE_BENCH_BONES`-bone skeleton (the rigid blob's bones and "Walk"
+/// samples at `MEASURED_FRAME`, repeated), of the local matrices alone (`bones::sample_matrix` of
+/// every bone), then of the whole model-view matrices (`bones::pose_matrices`: local matrices
+/// composed along the parent chain with the object matrix). Slots 43..=47 are this bench's
+/// (48.. belong to the decoder's benches).
+pub const SLOT_SAMPLE_MATRIX_BENCH: usize = 43;
+pub const SLOT_POSE_MATRICES_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 1;
+/// The `PoseQ14` model-view matrices (slot 46's run) with the poses, the object matrix and the
+/// output in the scratchpad (1 KiB at 0x1F800000, one-cycle loads) instead of main RAM: what
+/// placing the decoder's output there would give.
+pub const SLOT_POSE_MATRICES_Q14_SCRATCHPAD_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 2;
+/// The model-view matrices again from the same poses in the GTE's units (`bones::PoseQ14`,
+/// `bones::pose_matrices_q14`): what a decoder emitting that form would pay.
+pub const SLOT_POSE_MATRICES_Q14_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 3;
+/// `bones::compose_q14` alone on the same poses, every one with the object as parent (no parent
+/// lookup): the pose loop's own share is the difference.
+pub const SLOT_COMPOSE_Q14_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 4;
+pub const POSE_BENCH_BONES: usize = 20;
+pub const POSE_BENCH_RUNS: u32 = 4;
 pub const FACE_BENCH_TRIANGLES: usize = 64;
 pub const FACE_BENCH_RUNS: u32 = 4;
 /// The run kinds `face_bench` measures, each `FACE_BENCH_TRIANGLES` triangles: a triangle run, a quad

@@ -5,8 +5,10 @@ use super::model::GteModel;
 use super::packets::{within_limits, FlatPackets, FlatPrimitives, PacketList, LINK_MASK};
 use super::regs::{cmd, data};
 use crate::tables::primitives::{unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END};
-use super::{PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
+use super::{PackedMatrix, GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2, SQR_SF0};
 use crate::math::{Matrix, Vec3i32};
+use crate::render::bones::PoseQ14;
+use crate::tables::BoneSample;
 
 /// A triangle's screen data as the GTE holds it after NCLIP and AVSZ3 (raw register words).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -35,6 +37,99 @@ fn rtpt_registers<C: Cop2 + ?Sized>(gte: &mut C, v: [u32; 6], xy: &mut [u32], z:
     z[0] = gte.read_data::<{ data::SZ1 }>();
     z[1] = gte.read_data::<{ data::SZ2 }>();
     z[2] = gte.read_data::<{ data::SZ3 }>();
+}
+
+/// [`Cop2::compose_unit_sample`]'s operands: the rotation's components in Q14 (`round_shift(c, 16)`,
+/// as `((c >> 1) + 2^14) >> 15`) and the translation in GTE units (`round_shift(v, 8)`), or `None`
+/// when a component lies beyond +-2^14, a scale axis is not exactly 1.0 in Q12 (`round_shift(v, 4)`
+/// = 4096, i.e. `v` in 65528..=65543) or the translation does not fit `i16`.
+pub(crate) fn unit_sample(s: &BoneSample) -> Option<([i32; 4], [i32; 3])> {
+    let q = s.rotation.map(|c| ((c >> 1) + (1 << 14)) >> 15);
+    let t = s.translation.map(|v| ((v >> 1) + (1 << 6)) >> 7);
+    let in_range = q.iter().all(|&c| (c + (1 << 14)) as u32 <= 1 << 15)
+        && t.iter().all(|&v| (v + 0x8000) as u32 <= 0xFFFF)
+        && s.scale.iter().all(|&v| (v.wrapping_sub(65528) as u32) < 16);
+    in_range.then_some((q, t))
+}
+
+/// The FP12 rotation of a quaternion from its products xx, yy, zz, xy, xz, yz, wx, wy, wz (Q28,
+/// components within +-2^14): `round_shift(2^28 - 2d, 16)` = `4096 + ((2^14 - d) >> 15)` on the
+/// diagonal, `round_shift(2s, 16)` = `(s + 2^14) >> 15` elsewhere (|d|, |s| <= 2^29): within +-16384.
+pub(crate) fn unit_rotation([xx, yy, zz, xy, xz, yz, wx, wy, wz]: [i32; 9]) -> [[i32; 3]; 3] {
+    // Wrapping, like the console's 32-bit adds: only a rotation beyond +-2^14 (`Cop2::compose_q14`
+    // does not test) gets near the limits.
+    let off = |v: i32| v.wrapping_add(1 << 14) >> 15;
+    let diag = |d: i32| (1 << 12) + ((1i32 << 14).wrapping_sub(d) >> 15);
+    [
+        [diag(yy.wrapping_add(zz)), off(xy.wrapping_sub(wz)), off(xz.wrapping_add(wy))],
+        [off(xy.wrapping_add(wz)), diag(xx.wrapping_add(zz)), off(yz.wrapping_sub(wx))],
+        [off(xz.wrapping_sub(wy)), off(yz.wrapping_add(wx)), diag(xx.wrapping_add(yy))],
+    ]
+}
+
+/// RT's five control words for a rotation.
+fn rotation_words(r: &crate::math::Rotation) -> [u32; 5] {
+    let pack = |lo: i16, hi: i16| lo as u16 as u32 | (hi as u16 as u32) << 16;
+    [pack(r[0][0], r[0][1]), pack(r[0][2], r[1][0]), pack(r[1][1], r[1][2]), pack(r[2][0], r[2][1]), r[2][2] as u16 as u32]
+}
+
+/// The register operations of [`Cop2::compose_q14`]: the nine products by GPF (IR0 = w, IR = x y z),
+/// SQR (x y z), GPF (IR0 = x, IR = y z) and GPF (IR0 = y, IR = z), all with sf=0; the parent into RT
+/// and TR; the entries ([`unit_rotation`]) column by column into IR1..3 for MVMVA (RT * IR, read from
+/// IR1..3); the translation into IR1..3 for MVMVA with TR (read from MAC1..3).
+fn compose_q14_registers<C: Cop2 + ?Sized>(gte: &mut C, q: [i32; 4], t: [i32; 3], parent: &Matrix, out: &mut Matrix) {
+    use super::regs::ctrl;
+    let [x, y, z, w] = q;
+    let irs = |gte: &mut C, v: [i32; 3]| {
+        gte.write_data::<{ data::IR1 }>(v[0] as u32);
+        gte.write_data::<{ data::IR2 }>(v[1] as u32);
+        gte.write_data::<{ data::IR3 }>(v[2] as u32);
+    };
+    let macs = |gte: &mut C| {
+        [gte.read_data::<{ data::MAC1 }>() as i32, gte.read_data::<{ data::MAC2 }>() as i32, gte.read_data::<{ data::MAC3 }>() as i32]
+    };
+    gte.write_data::<{ data::IR0 }>(w as u32);
+    irs(gte, [x, y, z]);
+    gte.command::<{ GPF_SF0 }>();
+    let [wx, wy, wz] = macs(gte);
+    irs(gte, [x, y, z]);
+    gte.command::<{ SQR_SF0 }>();
+    let [xx, yy, zz] = macs(gte);
+    gte.write_data::<{ data::IR0 }>(x as u32);
+    gte.write_data::<{ data::IR1 }>(y as u32);
+    gte.write_data::<{ data::IR2 }>(z as u32);
+    gte.command::<{ GPF_SF0 }>();
+    let xy = gte.read_data::<{ data::MAC1 }>() as i32;
+    let xz = gte.read_data::<{ data::MAC2 }>() as i32;
+    gte.write_data::<{ data::IR0 }>(y as u32);
+    gte.write_data::<{ data::IR1 }>(z as u32);
+    gte.command::<{ GPF_SF0 }>();
+    let yz = gte.read_data::<{ data::MAC1 }>() as i32;
+    let [rt0, rt1, rt2, rt3, rt4] = rotation_words(&parent.rotation);
+    gte.write_ctrl::<{ ctrl::RT11RT12 }>(rt0);
+    gte.write_ctrl::<{ ctrl::RT13RT21 }>(rt1);
+    gte.write_ctrl::<{ ctrl::RT22RT23 }>(rt2);
+    gte.write_ctrl::<{ ctrl::RT31RT32 }>(rt3);
+    gte.write_ctrl::<{ ctrl::RT33 }>(rt4);
+    gte.write_ctrl::<{ ctrl::TRX }>(parent.translation.x as u32);
+    gte.write_ctrl::<{ ctrl::TRY }>(parent.translation.y as u32);
+    gte.write_ctrl::<{ ctrl::TRZ }>(parent.translation.z as u32);
+    let e = unit_rotation([xx, yy, zz, xy, xz, yz, wx, wy, wz]);
+    let mut composed = [[0i16; 3]; 3];
+    for (j, column) in composed.iter_mut().enumerate() {
+        irs(gte, [e[0][j], e[1][j], e[2][j]]);
+        gte.command::<{ MVMVA_RT_IR }>();
+        *column = [
+            gte.read_data::<{ data::IR1 }>() as i16,
+            gte.read_data::<{ data::IR2 }>() as i16,
+            gte.read_data::<{ data::IR3 }>() as i16,
+        ];
+    }
+    out.rotation = crate::math::transpose(&composed);
+    irs(gte, t);
+    gte.command::<{ MVMVA_RT_IR_TR }>();
+    let [tx, ty, tz] = macs(gte);
+    out.translation = Vec3i32::new(tx, ty, tz);
 }
 
 /// Raw access to a GTE: register transfers and commands.
@@ -156,6 +251,37 @@ pub trait Cop2 {
             sz: [self.read_data::<{ data::SZ1 }>(), self.read_data::<{ data::SZ2 }>(), self.read_data::<{ data::SZ3 }>()],
             otz: self.read_data::<{ data::OTZ }>(),
         }
+    }
+
+    /// `crate::render::bones::compose_sample` in its common case, the rigid pose's inner step:
+    /// `*out = parent * sample_matrix(sample)` when the sample's rotation components round to Q14
+    /// within +-1.0, its scale is exactly 1.0 on every axis (Q12) and its translation fits `i16`;
+    /// otherwise returns false and leaves `out` as it was. Either way RT, TR, IR0..3, MAC1..3 and the
+    /// color FIFO may be overwritten (the console runs the products before its test). This body is
+    /// the definition (the host model runs it); a backend may override it only with the same
+    /// register operations, in any order that gives the same results.
+    ///
+    /// The quaternion's products come from GPF and SQR with sf=0 (exact); each FP12 entry is one
+    /// add and one shift of them; the entries go to the GTE as IR1..3, a column at a time, for
+    /// MVMVA with RT = the parent's rotation; the translation likewise with TR.
+    fn compose_unit_sample(&mut self, parent: &Matrix, sample: &BoneSample, out: &mut Matrix) -> bool {
+        let Some((q, t)) = unit_sample(sample) else {
+            return false;
+        };
+        compose_q14_registers(self, q, t, parent, out);
+        true
+    }
+
+    /// `*out = parent * pose` for a pose in the GTE's units ([`PoseQ14`]): the register operations of
+    /// [`Cop2::compose_unit_sample`] without its tests and rounding, so bit-identical to
+    /// `crate::render::bones::compose_sample` of `pose.to_sample()` when the rotation's components lie
+    /// within +-2^14 (a normalised quaternion's do); beyond, the entries follow the same formula
+    /// with 32-bit wrapping. Overwrites RT, TR, IR0..3, MAC1..3 and the color FIFO. This body is the
+    /// definition; a backend may override it only with the same register operations.
+    fn compose_q14(&mut self, parent: &Matrix, pose: &PoseQ14, out: &mut Matrix) {
+        let q = pose.rotation.map(|c| c as i32);
+        let t = pose.translation.map(|c| c as i32);
+        compose_q14_registers(self, q, t, parent, out);
     }
 
     /// [`super::Gte::compose_packed`]: `out[i] = (RT, TR) * poses[i]`. This body is the definition

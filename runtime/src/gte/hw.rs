@@ -19,8 +19,11 @@ use super::packets::{FlatPackets, FlatPrimitives, PacketList};
 use super::regs::{cmd, data};
 use super::{PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
 use crate::math::Matrix;
+use crate::render::bones::PoseQ14;
+use crate::tables::BoneSample;
 
 mod packet_loop;
+mod pose;
 
 /// The GPR the encodings below use: $8 (t0).
 const GPR: u32 = 8;
@@ -41,6 +44,10 @@ const fn mfc2_to(gpr: u32, rd: u32) -> u32 {
 }
 const fn ctc2(rd: u32) -> u32 {
     0x48C0_0000 | GPR << 16 | (rd & 31) << 11
+}
+/// `ctc2` from any GPR.
+const fn ctc2_from(gpr: u32, rd: u32) -> u32 {
+    0x48C0_0000 | gpr << 16 | (rd & 31) << 11
 }
 const fn cfc2(rd: u32) -> u32 {
     0x4840_0000 | GPR << 16 | (rd & 31) << 11
@@ -380,6 +387,16 @@ impl Cop2 for Cop2Hardware {
             );
         }
         ScreenTriangle { sxy: [sxy0, sxy1, sxy2], sz: [sz1, sz2, sz3], otz }
+    }
+
+    #[inline(always)]
+    fn compose_unit_sample(&mut self, parent: &Matrix, sample: &BoneSample, out: &mut Matrix) -> bool {
+        pose::compose_unit_sample(parent, sample, out)
+    }
+
+    #[inline(always)]
+    fn compose_q14(&mut self, parent: &Matrix, pose: &PoseQ14, out: &mut Matrix) {
+        pose::compose_q14(parent, pose, out)
     }
 
     /// The default body's register operations in one software-pipelined loop. A GTE access waits

@@ -43,6 +43,7 @@ pub mod packets;
 pub mod regs;
 
 pub use backend::{Cop2, ScreenTriangle};
+pub(crate) use backend::{unit_rotation, unit_sample};
 pub use model::{unr_divide, GteModel};
 pub use packets::{
     FlatPackets, FlatPrimitives, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE,
@@ -98,6 +99,14 @@ const MVMVA_RT_V0_TR: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V0, cmd::CV_TR, 0);
 const MVMVA_RT_V0: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V0, cmd::CV_NONE, 0);
 const MVMVA_RT_V1: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V1, cmd::CV_NONE, 0);
 const MVMVA_RT_V2: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V2, cmd::CV_NONE, 0);
+
+/// MVMVA sf=1, RT * IR, without and with TR: a column and the translation of a composed matrix
+/// whose child is in the CPU's registers.
+pub(crate) const MVMVA_RT_IR: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_IR, cmd::CV_NONE, 0);
+pub(crate) const MVMVA_RT_IR_TR: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_IR, cmd::CV_TR, 0);
+/// GPF and SQR with sf=0: MAC1..3 = IR0 * IR1..3 and IR1..3 squared, exact 32-bit products.
+pub(crate) const GPF_SF0: u32 = cmd::GPF & !cmd::SF;
+pub(crate) const SQR_SF0: u32 = cmd::SQR & !cmd::SF;
 
 const fn pack(lo: i16, hi: i16) -> u32 {
     lo as u16 as u32 | (hi as u16 as u32) << 16

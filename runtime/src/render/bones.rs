@@ -1,6 +1,7 @@
 //! Rigid pose: decoded bone samples to model-view matrices, one per bone, composed on the GTE.
 
-use crate::gte::{Cop2, Gte, PackedMatrix};
+use crate::gte::regs::data;
+use crate::gte::{Cop2, Gte, GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, SQR_SF0};
 use crate::math::{isqrt_u32, Matrix, Rotation, Vec3i32};
 use crate::tables::{BoneSample, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
 
@@ -15,27 +16,87 @@ fn round_shift(v: i32, shift: u32) -> i32 {
 
 /// The parent-relative transform of one sample: translation * rotation * scale (scale applies first,
 /// along the bone's own axes), as an FP12 matrix and a translation in GTE units (rounded).
+///
+/// The definition: with the rotation's components `x, y, z, w` rounded to Q14 (clamped to +-1.0),
+/// entry `[i][j]` is `round(R[i][j] * s[j])` where `R` is the rotation matrix of the quaternion in
+/// Q28 (`1 - 2(y^2 + z^2)`, `2(xy - wz)`, ...) rounded to Q12 and `s[j]` the scale in Q12 (clamped
+/// to +-8.0), saturated to `i16`; every rounding is half up. [`sample_matrix_gte`] and
+/// [`compose_sample`] compute the same bits with the GTE's products.
 pub fn sample_matrix(s: &BoneSample) -> Matrix {
+    let [x, y, z, w] = q14(&s.rotation);
+    let products = [x * x, y * y, z * z, x * y, x * z, y * z, w * x, w * y, w * z];
+    Matrix::new(scaled_rotation(rotation_q12(products), &s.scale), Vec3i32::from_array(translation_units(&s.translation)))
+}
+
+/// [`sample_matrix`] with the quaternion's products from the GTE (GPF and SQR with sf=0: exact
+/// 32-bit products, up to three per command; `y * z` on the CPU). Overwrites IR0..3, MAC1..3 and the color
+/// FIFO.
+pub fn sample_matrix_gte<B: Cop2>(gte: &mut Gte<B>, s: &BoneSample) -> Matrix {
+    let e = rotation_q12(gte_products(gte, q14(&s.rotation)));
+    Matrix::new(scaled_rotation(e, &s.scale), Vec3i32::from_array(translation_units(&s.translation)))
+}
+
+/// The rotation's components in Q14: `round_shift(c, 16)` as `((c >> 1) + 2^14) >> 15` (no
+/// overflow), clamped to +-2^14 (the clamp only for out-of-range components, which a unit
+/// quaternion has not).
+#[inline(always)]
+fn q14(rotation: &[i32; 4]) -> [i32; 4] {
+    let shift = ROTATION_FRAC - Q14;
+    let mut q = rotation.map(|c| ((c >> 1) + (1 << (shift - 2))) >> (shift - 1));
     let unit = 1i32 << Q14;
-    let [x, y, z, w] = s.rotation.map(|c| round_shift(c, ROTATION_FRAC - Q14).clamp(-unit, unit));
-    // Entries of the rotation in Q28 (each product <= 2^28, each sum of two <= 2^29: fits i32).
-    let one = 1i32 << (2 * Q14);
-    let r = [
-        [one - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
-        [2 * (x * y + w * z), one - 2 * (x * x + z * z), 2 * (y * z - w * x)],
-        [2 * (x * z - w * y), 2 * (y * z + w * x), one - 2 * (x * x + y * y)],
-    ];
-    // Scale to Q12 (clamped to +-8.0, the largest an FP12 matrix entry holds), then column j * s[j].
-    let scale = s.scale.map(|v| round_shift(v, SCALE_FRAC - 12).clamp(-(8 << 12), 8 << 12));
-    let mut rotation: Rotation = [[0; 3]; 3];
-    for (i, row) in rotation.iter_mut().enumerate() {
-        for (j, out) in row.iter_mut().enumerate() {
-            let e = round_shift(r[i][j], 2 * Q14 - 12); // Q12, |e| <= 4096
-            *out = round_shift(e * scale[j], 12).clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+    if q.iter().any(|&c| (c + unit) as u32 > 2 * unit as u32) {
+        q = q.map(|c| c.clamp(-unit, unit));
+    }
+    q
+}
+
+/// The translation in GTE units: `round_shift(v, 8)` as `((v >> 1) + 2^6) >> 7`.
+#[inline(always)]
+fn translation_units(t: &[i32; 3]) -> [i32; 3] {
+    t.map(|v| ((v >> 1) + (1 << (TRANSLATION_FRAC - 2))) >> (TRANSLATION_FRAC - 1))
+}
+
+/// xx, yy, zz, xy, xz, yz, wx, wy, wz (Q28, exact) of Q14 components `[x, y, z, w]`, by GPF and SQR
+/// with sf=0.
+#[inline(always)]
+fn gte_products<B: Cop2>(gte: &mut Gte<B>, [x, y, z, w]: [i32; 4]) -> [i32; 9] {
+    gte.write_data::<{ data::IR0 }>(w as u32);
+    write_irs(gte, [x, y, z]);
+    gte.command::<GPF_SF0>();
+    let [wx, wy, wz] = macs(gte);
+    write_irs(gte, [x, y, z]);
+    gte.command::<SQR_SF0>();
+    let [xx, yy, zz] = macs(gte);
+    gte.write_data::<{ data::IR0 }>(x as u32);
+    gte.write_data::<{ data::IR1 }>(y as u32);
+    gte.write_data::<{ data::IR2 }>(z as u32);
+    gte.command::<GPF_SF0>();
+    let xy = gte.read_data::<{ data::MAC1 }>() as i32;
+    let xz = gte.read_data::<{ data::MAC2 }>() as i32;
+    [xx, yy, zz, xy, xz, y * z, wx, wy, wz]
+}
+
+/// The rotation matrix in Q12 from the products (see [`crate::gte::unit_rotation`]).
+#[inline(always)]
+fn rotation_q12(products: [i32; 9]) -> [[i32; 3]; 3] {
+    crate::gte::unit_rotation(products)
+}
+
+/// Column `j` times the scale's axis `j` in Q12 (`round_shift(v, 4)`, clamped to +-8.0), rounded and
+/// saturated to `i16`. An axis of exactly 1.0 (`v` in 65528..=65543) changes nothing: all three are
+/// (the common case), and the multiplies are skipped.
+#[inline(always)]
+fn scaled_rotation(mut e: [[i32; 3]; 3], scale: &[i32; 3]) -> Rotation {
+    let unscaled = |v: i32| (v.wrapping_sub(65528) as u32) < 16;
+    if !(unscaled(scale[0]) && unscaled(scale[1]) && unscaled(scale[2])) {
+        let scale = scale.map(|v| round_shift(v, SCALE_FRAC - 12).clamp(-(8 << 12), 8 << 12));
+        for row in e.iter_mut() {
+            for (v, sc) in row.iter_mut().zip(scale) {
+                *v = round_shift(*v * sc, 12).clamp(i16::MIN as i32, i16::MAX as i32);
+            }
         }
     }
-    let t = s.translation.map(|v| round_shift(v, TRANSLATION_FRAC));
-    Matrix::new(rotation, Vec3i32::from_array(t))
+    e.map(|row| row.map(|v| v as i16))
 }
 
 /// `cos(15 degrees)` in Q28 (the dot product of two Q14 quaternions): arcs wider than this
@@ -141,23 +202,20 @@ pub fn crossfade_samples(from: &[BoneSample], to: &mut [BoneSample], weight: u16
 }
 
 /// Model-space matrix of every bone (`out[b] = out[parent] * sample_matrix(samples[b])`, roots as
-/// sampled): bit-identical to [`bone_matrices`] with the identity as object, but composed with
-/// [`Gte::compose_packed`] (translation by MVMVA with TR, no 64-bit arithmetic) whenever the local
-/// translation fits `i16`. The pose cache's builder.
+/// sampled): bit-identical to [`bone_matrices`] with the identity as object. The pose cache's builder
+/// (through [`compose_q14`] where the sample allows, so that the console's cache, checked word for
+/// word against the host's, covers that path too).
 pub fn model_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[BoneSample], out: &mut [Matrix]) {
     let n = tables.bone_count().min(samples.len()).min(out.len());
-    for bone in 0..n {
-        let local = sample_matrix(&samples[bone]);
-        out[bone] = match (tables.bone(bone).parent, PackedMatrix::pack(&local)) {
-            (Some(p), Some(packed)) if (p as usize) < bone => {
-                gte.set_matrix(&out[p as usize]);
-                let mut composed = [Matrix::IDENTITY];
-                gte.compose_packed(&[packed], &mut composed);
-                composed[0]
-            }
-            (Some(p), None) if (p as usize) < bone => gte.compose(&out[p as usize], &local),
-            _ => local,
-        };
+    for (bone, sample) in samples.iter().enumerate().take(n) {
+        let (done, rest) = out.split_at_mut(bone);
+        match tables.bone(bone).parent {
+            Some(p) if (p as usize) < bone => match PoseQ14::from_sample(sample) {
+                Some(pose) => compose_q14(gte, &done[p as usize], &pose, &mut rest[0]),
+                None => compose_sample_into(gte, &done[p as usize], sample, &mut rest[0]),
+            },
+            _ => rest[0] = sample_matrix_gte(gte, sample),
+        }
     }
 }
 
@@ -166,19 +224,372 @@ pub fn model_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[Bon
 /// ([`Gte::compose`]); bones are parent-first (checked by `Tables::parse`).
 pub fn bone_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[BoneSample], object: &Matrix, out: &mut [Matrix]) {
     let n = tables.bone_count().min(samples.len()).min(out.len());
-    for bone in 0..n {
-        let local = sample_matrix(&samples[bone]);
-        let parent = match tables.bone(bone).parent {
-            Some(p) if (p as usize) < bone => out[p as usize],
-            _ => *object,
+    pose_matrices(gte, |b| tables.bone(b).parent, &samples[..n], object, out);
+}
+
+/// [`bone_matrices`] for any skeleton: `parent(b)` is bone `b`'s parent (a parent that is not an
+/// earlier bone counts as none: `object` is its parent), for as many bones as `samples` and `out` hold.
+/// Each bone is [`compose_sample`].
+pub fn pose_matrices<B: Cop2>(
+    gte: &mut Gte<B>,
+    parent: impl Fn(usize) -> Option<u16>,
+    samples: &[BoneSample],
+    object: &Matrix,
+    out: &mut [Matrix],
+) {
+    let n = samples.len().min(out.len());
+    for (bone, sample) in samples.iter().enumerate().take(n) {
+        let (done, rest) = out.split_at_mut(bone);
+        let parent = match parent(bone) {
+            Some(p) if (p as usize) < bone => &done[p as usize],
+            _ => object,
         };
-        out[bone] = gte.compose(&parent, &local);
+        compose_sample_into(gte, parent, sample, &mut rest[0]);
     }
+}
+
+/// A rigid bone's parent-relative pose already in the GTE's units, for [`compose_q14`]: the unit
+/// quaternion x, y, z, w in Q14 (each within +-16384), the translation in GTE units, scale 1.0. 16
+/// bytes, four words, the form a decoder can emit for the cheapest compose (no rounding, no tests,
+/// four loads). [`PoseQ14::from_sample`] gives it for any sample in [`compose_sample`]'s common case.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[repr(C, align(4))]
+pub struct PoseQ14 {
+    pub rotation: [i16; 4],
+    pub translation: [i16; 3],
+    /// Keeps the size a whole number of words (the console loads the pose as four words).
+    pub pad: i16,
+}
+
+impl PoseQ14 {
+    pub const fn new(rotation: [i16; 4], translation: [i16; 3]) -> Self {
+        Self { rotation, translation, pad: 0 }
+    }
+
+    /// The sample's rotation rounded to Q14 and translation to GTE units, when every rotation
+    /// component is within +-1.0, the scale exactly 1.0 and the translation within `i16`; `None`
+    /// otherwise. Then `compose_q14(parent, from_sample(s))` equals `compose_sample(parent, s)`.
+    pub fn from_sample(s: &BoneSample) -> Option<Self> {
+        let (q, t) = crate::gte::unit_sample(s)?;
+        Some(Self::new(q.map(|c| c as i16), t.map(|c| c as i16)))
+    }
+
+    /// The sample this pose stands for (rotation in `ROTATION_FRAC` bits, translation in
+    /// `TRANSLATION_FRAC` bits, scale 1.0).
+    pub fn to_sample(&self) -> BoneSample {
+        BoneSample {
+            rotation: self.rotation.map(|c| (c as i32) << (ROTATION_FRAC - Q14)),
+            translation: self.translation.map(|c| (c as i32) << TRANSLATION_FRAC),
+            scale: [1 << SCALE_FRAC; 3],
+        }
+    }
+}
+
+/// `*out = parent * pose` ([`Cop2::compose_q14`]): for a rotation within +-2^14, bit-identical to
+/// [`compose_sample`] of `pose.to_sample()`, i.e. to `sample_matrix` then `Gte::compose`.
+#[inline(always)]
+pub fn compose_q14<B: Cop2>(gte: &mut Gte<B>, parent: &Matrix, pose: &PoseQ14, out: &mut Matrix) {
+    gte.backend_mut().compose_q14(parent, pose, out);
+}
+
+/// [`pose_matrices`] for poses in the GTE's units ([`compose_q14`] per bone).
+pub fn pose_matrices_q14<B: Cop2>(
+    gte: &mut Gte<B>,
+    parent: impl Fn(usize) -> Option<u16>,
+    poses: &[PoseQ14],
+    object: &Matrix,
+    out: &mut [Matrix],
+) {
+    let n = poses.len().min(out.len());
+    for (bone, pose) in poses.iter().enumerate().take(n) {
+        let (done, rest) = out.split_at_mut(bone);
+        let parent = match parent(bone) {
+            Some(p) if (p as usize) < bone => &done[p as usize],
+            _ => object,
+        };
+        compose_q14(gte, parent, pose, &mut rest[0]);
+    }
+}
+
+/// MAC1..3 of the last command (the exact products of GPF/SQR with sf=0).
+#[inline(always)]
+fn macs<B: Cop2>(gte: &mut Gte<B>) -> [i32; 3] {
+    [
+        gte.read_data::<{ data::MAC1 }>() as i32,
+        gte.read_data::<{ data::MAC2 }>() as i32,
+        gte.read_data::<{ data::MAC3 }>() as i32,
+    ]
+}
+
+/// IR1..3 (a composed column: MVMVA saturates them to `i16`).
+#[inline(always)]
+fn irs<B: Cop2>(gte: &mut Gte<B>) -> [i16; 3] {
+    [
+        gte.read_data::<{ data::IR1 }>() as i16,
+        gte.read_data::<{ data::IR2 }>() as i16,
+        gte.read_data::<{ data::IR3 }>() as i16,
+    ]
+}
+
+#[inline(always)]
+fn write_irs<B: Cop2>(gte: &mut Gte<B>, v: [i32; 3]) {
+    gte.write_data::<{ data::IR1 }>(v[0] as u32);
+    gte.write_data::<{ data::IR2 }>(v[1] as u32);
+    gte.write_data::<{ data::IR3 }>(v[2] as u32);
+}
+
+/// `parent * sample_matrix(s)`: bit-identical to `gte.compose(parent, &sample_matrix(s))` for every
+/// sample and parent, at a fraction of its cost. The quaternion's nine products come from the GTE
+/// (GPF and SQR with sf=0 give exact 32-bit products, up to three at a time), the
+/// rounding to FP12 is one add and one shift per entry, the scale multiply is skipped when every axis
+/// is 1.0, and the local matrix goes to the GTE as IR1..3 column by column (MVMVA with RT = the
+/// parent's rotation), its translation too (MVMVA with TR = the parent's translation) when it fits
+/// `i16`; otherwise the translation is summed on the CPU as [`Gte::compose`] does.
+///
+/// Loads RT and TR with `parent`; overwrites IR0..3, MAC1..3 and the color FIFO.
+pub fn compose_sample<B: Cop2>(gte: &mut Gte<B>, parent: &Matrix, s: &BoneSample) -> Matrix {
+    let mut out = Matrix::IDENTITY;
+    compose_sample_into(gte, parent, s, &mut out);
+    out
+}
+
+/// [`compose_sample`] into `out`: the common case (rotation within range, scale 1.0, translation
+/// within `i16`) in one backend step ([`Cop2::compose_unit_sample`], hand-scheduled on the console),
+/// any other sample by the general path.
+#[inline(always)]
+pub fn compose_sample_into<B: Cop2>(gte: &mut Gte<B>, parent: &Matrix, s: &BoneSample, out: &mut Matrix) {
+    if !gte.backend_mut().compose_unit_sample(parent, s, out) {
+        *out = compose_general(gte, parent, s);
+    }
+}
+
+/// [`compose_sample`] for any sample.
+#[inline(never)]
+fn compose_general<B: Cop2>(gte: &mut Gte<B>, parent: &Matrix, s: &BoneSample) -> Matrix {
+    let e = scaled_rotation(rotation_q12(gte_products(gte, q14(&s.rotation))), &s.scale);
+    gte.set_matrix(parent);
+    let mut rotation: Rotation = [[0; 3]; 3];
+    for j in 0..3 {
+        write_irs(gte, [e[0][j] as i32, e[1][j] as i32, e[2][j] as i32]);
+        gte.command::<MVMVA_RT_IR>();
+        let c = irs(gte);
+        rotation[0][j] = c[0];
+        rotation[1][j] = c[1];
+        rotation[2][j] = c[2];
+    }
+    let t = translation_units(&s.translation);
+    let short = |v: i32| (v + 0x8000) as u32 <= 0xFFFF;
+    let translation = if short(t[0]) && short(t[1]) && short(t[2]) {
+        // MAC = bits 12..43 of TR * 2^12 + RT * t: whether or not the 44-bit sum wraps, that is the
+        // CPU's `(RT * t) >> 12` plus TR, wrapped to 32 bits.
+        write_irs(gte, t);
+        gte.command::<MVMVA_RT_IR_TR>();
+        let [tx, ty, tz] = macs(gte);
+        Vec3i32::new(tx, ty, tz)
+    } else {
+        parent.rotate_wide(Vec3i32::from_array(t)).wrapping_add(parent.translation)
+    };
+    Matrix { rotation, translation }
 }
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
+
+    /// The original `sample_matrix`, kept as the oracle of the fast paths.
+    fn reference_sample_matrix(s: &BoneSample) -> Matrix {
+        let unit = 1i32 << Q14;
+        let [x, y, z, w] = s.rotation.map(|c| round_shift(c, ROTATION_FRAC - Q14).clamp(-unit, unit));
+        let one = 1i32 << (2 * Q14);
+        let r = [
+            [one - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), one - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), one - 2 * (x * x + y * y)],
+        ];
+        let scale = s.scale.map(|v| round_shift(v, SCALE_FRAC - 12).clamp(-(8 << 12), 8 << 12));
+        let mut rotation: Rotation = [[0; 3]; 3];
+        for (i, row) in rotation.iter_mut().enumerate() {
+            for (j, out) in row.iter_mut().enumerate() {
+                let e = round_shift(r[i][j], 2 * Q14 - 12);
+                *out = round_shift(e * scale[j], 12).clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+            }
+        }
+        let t = s.translation.map(|v| round_shift(v, TRANSLATION_FRAC));
+        Matrix::new(rotation, Vec3i32::from_array(t))
+    }
+
+    /// The original `bone_matrices` loop: `sample_matrix`, then `Gte::compose`.
+    fn reference_pose(parents: &[Option<u16>], samples: &[BoneSample], object: &Matrix) -> std::vec::Vec<Matrix> {
+        let mut gte = Gte::with_backend(crate::gte::GteModel::new());
+        let mut out = std::vec![Matrix::IDENTITY; samples.len()];
+        for bone in 0..samples.len() {
+            let local = reference_sample_matrix(&samples[bone]);
+            let parent = match parents[bone] {
+                Some(p) if (p as usize) < bone => out[p as usize],
+                _ => *object,
+            };
+            out[bone] = gte.compose(&parent, &local);
+        }
+        out
+    }
+
+    struct Rng(u32);
+    impl Rng {
+        fn next(&mut self) -> u32 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 17;
+            self.0 ^= self.0 << 5;
+            self.0
+        }
+        fn pick<T: Copy>(&mut self, v: &[T]) -> T {
+            v[self.next() as usize % v.len()]
+        }
+        fn below(&mut self, n: u32) -> i32 {
+            (self.next() % n) as i32
+        }
+    }
+
+    const EDGES: [i32; 14] = [0, 1, -1, i32::MIN, i32::MAX, 1 << 30, -(1 << 30), (1 << 30) + (1 << 15), (1 << 30) + (1 << 15) - 1, -(1 << 30) - (1 << 15), -(1 << 30) - (1 << 15) - 1, 1 << 15, -(1 << 15), 0x7FFF_8000];
+
+    /// A sample: mostly unit quaternions and unit scales (what clips hold), with every field also
+    /// drawn from the edges (out-of-range components, scale at and around 1.0, extreme translations).
+    fn sample(r: &mut Rng) -> BoneSample {
+        let rotation = match r.below(4) {
+            0 => [0; 4].map(|_| r.pick(&EDGES)),
+            1 => [0; 4].map(|_| r.next() as i32),
+            _ => {
+                let v = [0; 4].map(|_| r.below(2001) as f64 - 1000.0);
+                let len = v.iter().map(|c| c * c).sum::<f64>().sqrt().max(1.0);
+                v.map(|c| (c / len * (1u32 << 30) as f64).round() as i32)
+            }
+        };
+        let scale_axis = |r: &mut Rng| match r.below(6) {
+            0 | 1 => 65536,
+            2 => 65528 + r.below(16),
+            3 => r.pick(&[65527, 65544, 65520, 65551, -65536, 0, 1 << 20, i32::MIN, i32::MAX]),
+            4 => 32768 + r.below(65536),
+            _ => r.next() as i32,
+        };
+        let scale = match r.below(3) {
+            0 => [0; 3].map(|_| scale_axis(r)),
+            _ => [65536; 3],
+        };
+        let translation = [0; 3].map(|_| match r.below(5) {
+            0 => r.pick(&EDGES),
+            1 => r.next() as i32,
+            2 => (32767 << 8) + r.below(1024) - 512,
+            _ => r.below(1 << 20) - (1 << 19),
+        });
+        BoneSample { rotation, translation, scale }
+    }
+
+    fn parent_matrix(r: &mut Rng) -> Matrix {
+        let entry = |r: &mut Rng| match r.below(4) {
+            0 => r.pick(&[i16::MIN, i16::MAX, 0, 4096, -4096]),
+            1 => r.next() as i16,
+            _ => (r.below(8193) - 4096) as i16,
+        };
+        let rotation = [[0; 3]; 3].map(|row| row.map(|_| entry(r)));
+        let t = |r: &mut Rng| match r.below(4) {
+            0 => r.pick(&[i32::MIN, i32::MAX, 1 << 30, -(1 << 30), (1 << 30) + 1, -(1 << 30) - 1, 0]),
+            1 => r.next() as i32,
+            _ => r.below(1 << 16) - (1 << 15),
+        };
+        Matrix::new(rotation, Vec3i32::new(t(r), t(r), t(r)))
+    }
+
+    #[test]
+    fn fast_sample_matrices_equal_the_original_formula_bit_for_bit() {
+        let mut r = Rng(0x1234_5678);
+        let mut gte = Gte::with_backend(crate::gte::GteModel::new());
+        let mut scaled = 0;
+        for _ in 0..200_000 {
+            let s = sample(&mut r);
+            let reference = reference_sample_matrix(&s);
+            assert_eq!(sample_matrix(&s), reference, "{s:?}");
+            assert_eq!(sample_matrix_gte(&mut gte, &s), reference, "{s:?}");
+            scaled += (s.scale != [65536; 3]) as u32;
+        }
+        assert!(scaled > 50_000, "{scaled}");
+    }
+
+    #[test]
+    fn composed_samples_equal_sample_matrix_then_compose_bit_for_bit() {
+        let mut r = Rng(0x8765_4321);
+        let mut gte = Gte::with_backend(crate::gte::GteModel::new());
+        let mut oracle = Gte::with_backend(crate::gte::GteModel::new());
+        let mut common = 0;
+        for _ in 0..200_000 {
+            let (s, parent) = (sample(&mut r), parent_matrix(&mut r));
+            let reference = oracle.compose(&parent, &reference_sample_matrix(&s));
+            assert_eq!(compose_sample(&mut gte, &parent, &s), reference, "{parent:?} * {s:?}");
+            common += crate::gte::unit_sample(&s).is_some() as u32;
+        }
+        // Both paths taken many times: the common case (Cop2::compose_unit_sample) and the general one.
+        assert!((10_000..190_000).contains(&common), "{common}");
+    }
+
+    #[test]
+    fn q14_poses_compose_like_their_samples_and_wrap_alike_beyond_range() {
+        let mut r = Rng(0x5EED_1234);
+        let mut gte = Gte::with_backend(crate::gte::GteModel::new());
+        let mut oracle = Gte::with_backend(crate::gte::GteModel::new());
+        let mut converted = 0;
+        for _ in 0..200_000 {
+            let (s, parent) = (sample(&mut r), parent_matrix(&mut r));
+            let Some(pose) = PoseQ14::from_sample(&s) else {
+                continue;
+            };
+            converted += 1;
+            assert_eq!(pose.to_sample().rotation.map(|c| c >> 16), s.rotation.map(|c| ((c >> 1) + (1 << 14)) >> 15));
+            let reference = oracle.compose(&parent, &reference_sample_matrix(&s));
+            let mut out = Matrix::IDENTITY;
+            compose_q14(&mut gte, &parent, &pose, &mut out);
+            assert_eq!(out, reference, "{parent:?} * {pose:?}");
+            assert_eq!(compose_sample(&mut gte, &parent, &pose.to_sample()), reference, "{pose:?}");
+        }
+        assert!(converted > 10_000, "{converted}");
+        // Components beyond +-2^14 (no test on this path): no panic, and the documented formula with
+        // 32-bit wrapping, the entries cut to i16 as an IR write does, composed like `Matrix::mul`.
+        for _ in 0..20_000 {
+            let pose = PoseQ14::new([0; 4].map(|_| r.next() as i16), [0; 3].map(|_| r.next() as i16));
+            let parent = parent_matrix(&mut r);
+            let [x, y, z, w] = pose.rotation.map(|c| c as i32);
+            let e = crate::gte::unit_rotation([x * x, y * y, z * z, x * y, x * z, y * z, w * x, w * y, w * z]);
+            let local = Matrix::new(e.map(|row| row.map(|v| v as i16)), Vec3i32::from_array(pose.translation.map(|c| c as i32)));
+            let mut out = Matrix::IDENTITY;
+            compose_q14(&mut gte, &parent, &pose, &mut out);
+            assert_eq!(out, parent.mul(&local), "{parent:?} * {pose:?}");
+        }
+    }
+
+    #[test]
+    fn pose_matrices_equal_the_original_loop_on_random_skeletons() {
+        let mut r = Rng(0x0BAD_F00D);
+        let mut gte = Gte::with_backend(crate::gte::GteModel::new());
+        for _ in 0..3000 {
+            let n = 1 + r.below(40) as usize;
+            // Parents: earlier bones, none, or (ignored) later bones and itself.
+            let parents: std::vec::Vec<Option<u16>> = (0..n)
+                .map(|b| match r.below(6) {
+                    0 => None,
+                    1 => Some((b + r.below(3) as usize) as u16),
+                    _ if b > 0 => Some(r.below(b as u32) as u16),
+                    _ => None,
+                })
+                .collect();
+            let samples: std::vec::Vec<BoneSample> = (0..n).map(|_| sample(&mut r)).collect();
+            let object = match r.below(3) {
+                0 => parent_matrix(&mut r),
+                _ => Matrix::new([[4096, 0, 0], [0, 2896, -2896], [0, 2896, 2896]], Vec3i32::new(r.below(4000) - 2000, 300, 8000)),
+            };
+            let mut out = std::vec![Matrix::IDENTITY; n];
+            pose_matrices(&mut gte, |b| parents[b], &samples, &object, &mut out);
+            assert_eq!(out, reference_pose(&parents, &samples, &object), "{parents:?}");
+        }
+    }
 
     #[test]
     fn series_normalisation_agrees_with_the_square_root_near_unit_and_defers_elsewhere() {

@@ -68,6 +68,22 @@ pub struct CycleFigures {
     pub crossfade_baked_blend_cycles_per_vertex: Option<f64>,
     pub crossfade_rigid_decode_cycles: Option<f64>,
     pub crossfade_baked_decode_cycles: Option<f64>,
+    /// Rigid pose construction of a 20-bone skeleton (the fixture's bones and "Walk" samples
+    /// repeated), measured at start-up: the local matrices alone (`bones::sample_matrix`, quaternion
+    /// to matrix), and the whole model-view matrices (`bones::pose_matrices`: local matrices composed
+    /// along the parent chain with the object matrix), each also per bone.
+    pub sample_matrix_20_bones_cycles: Option<f64>,
+    pub sample_matrix_cycles_per_bone: Option<f64>,
+    pub bone_matrices_20_bones_cycles: Option<f64>,
+    pub bone_matrices_cycles_per_bone: Option<f64>,
+    /// The model-view matrices from the same poses already in the GTE's units (`bones::PoseQ14`,
+    /// `bones::pose_matrices_q14`): the cost if the decoder emits that form.
+    pub bone_matrices_q14_20_bones_cycles: Option<f64>,
+    pub bone_matrices_q14_cycles_per_bone: Option<f64>,
+    /// `bones::compose_q14` alone per bone (the object as every bone's parent, no parent lookup).
+    pub compose_q14_cycles_per_bone: Option<f64>,
+    /// `bone_matrices_q14` with the poses, the object matrix and the output in the scratchpad.
+    pub bone_matrices_q14_scratchpad_cycles_per_bone: Option<f64>,
     /// An Animator's RAM: the per-instance state of an imported character's player.
     pub animator_bytes: usize,
 }
@@ -155,6 +171,14 @@ pub(super) fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<
         let ticks = view.cycles(scene::SLOT_FADE_BENCH + i);
         (ticks != 0).then_some(ticks as f64 * CYCLES_PER_TICK)
     };
+    let pose_bench = |slot: usize| {
+        let ticks = view.cycles(slot);
+        (ticks != 0).then(|| ticks as f64 * CYCLES_PER_TICK / scene::POSE_BENCH_RUNS as f64)
+    };
+    let (sample_20, posed_20) = (pose_bench(scene::SLOT_SAMPLE_MATRIX_BENCH), pose_bench(scene::SLOT_POSE_MATRICES_BENCH));
+    let padded_q14_20 = pose_bench(scene::SLOT_POSE_MATRICES_Q14_SCRATCHPAD_BENCH);
+    let posed_q14_20 = pose_bench(scene::SLOT_POSE_MATRICES_Q14_BENCH);
+    let composed_q14_20 = pose_bench(scene::SLOT_COMPOSE_Q14_BENCH);
     let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
     let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
     let four = match (rigid_cpv, per_tri, rigid_pose) {
@@ -203,6 +227,14 @@ pub(super) fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<
         crossfade_baked_blend_cycles_per_vertex: fade(1).map(|c| c / models.baked.vertex_count() as f64),
         crossfade_rigid_decode_cycles: fade(2),
         crossfade_baked_decode_cycles: fade(3),
+        sample_matrix_20_bones_cycles: sample_20,
+        sample_matrix_cycles_per_bone: sample_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
+        bone_matrices_20_bones_cycles: posed_20,
+        bone_matrices_cycles_per_bone: posed_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
+        bone_matrices_q14_20_bones_cycles: posed_q14_20,
+        bone_matrices_q14_cycles_per_bone: posed_q14_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
+        compose_q14_cycles_per_bone: composed_q14_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
+        bone_matrices_q14_scratchpad_cycles_per_bone: padded_q14_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
         animator_bytes: std::mem::size_of::<psxanim_runtime::anim::Animator>(),
         instances,
     })
@@ -220,7 +252,7 @@ pub(super) fn cycle_checks(models: scene::Models, emulator: &str, view: Option<&
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; Animator {} bytes; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc, model-view matrices {} cyc ({} per bone; {} per bone from PoseQ14); Animator {} bytes; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
@@ -252,6 +284,10 @@ pub(super) fn cycle_checks(models: scene::Models, emulator: &str, view: Option<&
                 fmt(f.crossfade_baked_blend_cycles_per_vertex),
                 fmt(f.crossfade_rigid_decode_cycles),
                 fmt(f.crossfade_baked_decode_cycles),
+                fmt(f.sample_matrix_20_bones_cycles),
+                fmt(f.bone_matrices_20_bones_cycles),
+                fmt(f.bone_matrices_cycles_per_bone),
+                fmt(f.bone_matrices_q14_cycles_per_bone),
                 f.animator_bytes,
                 path.display()
             );
