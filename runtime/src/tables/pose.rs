@@ -253,36 +253,43 @@ pub(super) fn check_clip(t: &Tables, clip_index: usize, clip: &Clip) -> Result<(
     Ok(())
 }
 
-/// The stream of a clip as words, read without checks (a missing word reads as 0): parsing proved
-/// every block's records lie inside it.
+/// A clip's data as little-endian words from its start (every section of it is 4-aligned), read
+/// without checks (a missing word reads as 0): parsing proved every block's records lie inside it.
+/// In place when the blob is 4-aligned in memory (an embedded blob is); from bytes otherwise.
 #[derive(Clone, Copy)]
-pub(crate) struct StreamBits<'a> {
-    /// The stream in place, when it is 4-aligned in memory (an embedded blob's is).
+pub(crate) struct ClipWords<'a> {
     words: &'a [u32],
-    /// Otherwise its bytes.
     bytes: &'a [u8],
+    /// Word index of the bit stream.
+    stream: usize,
 }
 
-impl<'a> StreamBits<'a> {
+/// The stream part of [`ClipWords`] (what the random-access decoder reads).
+pub(crate) type StreamBits<'a> = ClipWords<'a>;
+
+impl<'a> ClipWords<'a> {
     pub fn new(t: &Tables<'a>, l: &ClipLayout) -> Self {
-        let bytes = &t.bytes()[l.stream..l.end];
+        let start = l.descriptors - CLIP_POSE_HEADER_SIZE;
+        let bytes = &t.bytes()[start..l.end];
+        let stream = (l.stream - start) / 4;
         let (head, words, _) = bytemuck::pod_align_to::<u8, u32>(bytes);
         if head.is_empty() && cfg!(target_endian = "little") {
-            StreamBits { words, bytes: &[] }
+            ClipWords { words, bytes: &[], stream }
         } else {
-            StreamBits { words: &[], bytes }
+            ClipWords { words: &[], bytes, stream }
         }
     }
 
+    /// Word `i` of the clip data.
     #[inline(always)]
-    fn word(&self, i: usize) -> u32 {
+    pub fn word(&self, i: usize) -> u32 {
         match self.words.get(i) {
             Some(w) => *w,
             None => self.byte_word(i),
         }
     }
 
-    /// Word `i` from bytes (a stream at an odd address), 0 past the end: out of line, so that the
+    /// Word `i` from bytes (a blob at an odd address), 0 past the end: out of line, so that the
     /// decoders' loops stay small.
     #[inline(never)]
     fn byte_word(&self, i: usize) -> u32 {
@@ -293,13 +300,13 @@ impl<'a> StreamBits<'a> {
         w
     }
 
-    /// The `width`-bit (0..=32) two's-complement field at bit `bit`.
+    /// The `width`-bit (0..=32) two's-complement field at bit `bit` of the stream.
     #[inline(always)]
     pub fn signed(&self, bit: u32, width: u32) -> i32 {
         if width == 0 {
             return 0;
         }
-        let (i, s) = ((bit >> 5) as usize, bit & 31);
+        let (i, s) = (self.stream + (bit >> 5) as usize, bit & 31);
         let mut v = self.word(i) >> s;
         if s + width > 32 {
             v |= self.word(i + 1) << (32 - s);

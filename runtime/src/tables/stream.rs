@@ -12,8 +12,8 @@
 //! 8 per translation or scale component ([`words_needed`]).
 
 use super::pose::{
-    descriptor, layout, store_channel, wrap16, write_constant, ClipLayout, StreamBits, CHANNELS_PER_BONE, CHANNEL_ANIMATED, FRACS, WIDTHS_DROPPED_SHIFT,
-    WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
+    constant_size, descriptor, layout, store_channel, wrap16, ClipLayout, ClipWords, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW,
+    CLIP_POSE_HEADER_SIZE, FRACS, ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
 };
 use super::{u32_at, BoneSample, Storage, TableError, Tables};
 
@@ -240,28 +240,34 @@ const RESTART: u8 = 4;
 /// (one copy, modes chosen per field) so that it runs from the R3000's 4 KiB instruction cache.
 #[inline(never)]
 fn pass(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8, write: bool, weight: u32, out: &mut [BoneSample]) {
-    let b = t.bytes();
     let l = voice.layout;
-    let bits = StreamBits::new(t, &l.clip_layout());
-    let bones = t.bone_count();
-    let Some(descriptors) = b.get(l.descriptors as usize..l.descriptors as usize + bones * CHANNELS_PER_BONE * 4) else { return };
+    let clip = ClipWords::new(t, &l.clip_layout());
+    let start = l.descriptors as usize - CLIP_POSE_HEADER_SIZE;
+    let word_of = |offset: u32| (offset as usize - start) / 4;
+    let descriptors = word_of(l.descriptors);
     // The block of the interval the voice stands at the end of.
     let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
-    let widths_at = l.widths as usize + 4 * block * l.animated as usize;
+    let widths_at = word_of(l.widths) + block * l.animated as usize;
     // The record being read, and for RESTART record 1 (after the whole record 0).
     let mut bit = voice.bit;
     let mut bit0 = voice.bit + l.record0_bits as u32;
-    let (mut w, mut a, mut constant_at) = (0usize, 0usize, l.constants as usize);
-    for (ch, d) in descriptors.chunks_exact(4).enumerate() {
+    let (mut w, mut a, mut constant_at) = (0usize, 0usize, word_of(l.constants));
+    for ch in 0..t.bone_count() * CHANNELS_PER_BONE {
         let (bone, kind) = (ch / CHANNELS_PER_BONE, ch % CHANNELS_PER_BONE);
-        if d[0] & CHANNEL_ANIMATED == 0 {
+        // flags | k << 8 | base width << 16
+        let d = clip.word(descriptors + ch);
+        let (flags, k) = (d as u8, (d >> 8) as u8);
+        if flags & CHANNEL_ANIMATED == 0 {
             if write {
-                constant_at = write_constant(b, constant_at, kind, d[0], d[1], out.get_mut(bone));
+                if let Some(sample) = out.get_mut(bone) {
+                    write_constant_words(&clip, constant_at, kind, flags, k, sample);
+                }
             }
+            constant_at += constant_size(kind, flags) / 4;
             continue;
         }
-        let base_bits = d[2] as u32;
-        let widths = u32_at(b, widths_at + 4 * a);
+        let base_bits = (d >> 16) & 63;
+        let widths = clip.word(widths_at + a);
         a += 1;
         // The record's field widths of the three components, five bits each.
         let fields = match mode {
@@ -271,11 +277,12 @@ fn pass(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8, write: bool,
             _ => 0,
         };
         let rotation = kind == 0;
+        let shift = FRACS[kind].saturating_sub(k as u32);
         let mut values = [0i32; 3];
         for (c, v) in values.iter_mut().enumerate() {
             let width = (fields >> (WIDTH_BITS * c as u32)) & 31;
-            let x = if mode == NONE { 0 } else { bits.signed(bit, width) };
-            bit += if mode == NONE { 0 } else { width };
+            let x = clip.signed(bit, width);
+            bit += width;
             let (value, step) = if rotation {
                 let slot = words.get(w).copied().unwrap_or(0) as i32;
                 (slot << 16 >> 16, slot >> 16)
@@ -288,8 +295,9 @@ fn pass(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8, write: bool,
                 RESIDUALS => (value.wrapping_add(step.wrapping_add(x)), step.wrapping_add(x)),
                 RESTART => {
                     // x is record 0's value; record 1's difference follows the whole record 0.
-                    let d1 = bits.signed(bit0, (widths >> (WIDTH_BITS * c as u32)) & 31);
-                    bit0 += (widths >> (WIDTH_BITS * c as u32)) & 31;
+                    let wb = (widths >> (WIDTH_BITS * c as u32)) & 31;
+                    let d1 = clip.signed(bit0, wb);
+                    bit0 += wb;
                     (x.wrapping_add(d1), d1)
                 }
                 _ => (value, step),
@@ -300,13 +308,13 @@ fn pass(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8, write: bool,
                     *slot = (value as u32 & 0xFFFF) | ((step as u32) << 16);
                 }
                 w += 1;
-                interpolate_rotation(value, step, kind_shift(0, d[1]), weight)
+                interpolate_rotation(value, step, shift, weight)
             } else {
                 if let Some([vw, sw]) = words.get_mut(w..w + 2) {
                     (*vw, *sw) = (value as u32, step as u32);
                 }
                 w += 2;
-                interpolate_vector(value, step, kind_shift(kind, d[1]), weight)
+                interpolate_vector(value, step, shift, weight)
             };
         }
         if write {
@@ -323,10 +331,35 @@ fn pass(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8, write: bool,
     }
 }
 
-/// Bits a channel of kind `kind` stored with `k` fraction bits is widened by.
-#[inline(always)]
-fn kind_shift(kind: usize, k: u8) -> u32 {
-    FRACS[kind].saturating_sub(k as u32)
+/// A constant channel at word `at` of the clip data into `sample` (see [`super::pose`]'s layout).
+#[inline(never)]
+fn write_constant_words(clip: &ClipWords, at: usize, kind: usize, flags: u8, k: u8, sample: &mut BoneSample) {
+    const UP: u32 = ROTATION_FRAC - ROTATION_STORED_FRAC;
+    let (w0, w1) = (clip.word(at), clip.word(at + 1));
+    let identity = flags & CHANNEL_IDENTITY != 0;
+    if kind == 0 {
+        sample.rotation = if identity {
+            [0, 0, 0, 1 << ROTATION_FRAC]
+        } else {
+            // Each halfword's sign moved to bit 31 and shifted down to Q30.
+            [((w0 << 16) as i32) >> (16 - UP), (w0 as i32) >> 16 << UP, ((w1 << 16) as i32) >> (16 - UP), (w1 as i32) >> 16 << UP]
+        };
+        return;
+    }
+    let value = if identity {
+        let v = if kind == 1 { 0 } else { 1 << SCALE_FRAC };
+        [v, v, v]
+    } else if flags & CHANNEL_NARROW != 0 {
+        let shift = FRACS[kind].saturating_sub(k as u32);
+        [((w0 << 16) as i32 >> 16).wrapping_shl(shift), ((w0 as i32) >> 16).wrapping_shl(shift), ((w1 << 16) as i32 >> 16).wrapping_shl(shift)]
+    } else {
+        [w0 as i32, w1 as i32, clip.word(at + 2) as i32]
+    };
+    if kind == 1 {
+        sample.translation = value;
+    } else {
+        sample.scale = value;
+    }
 }
 
 /// A rotation component between the frame before (`value - step`) and this one, at `weight` (FP12),

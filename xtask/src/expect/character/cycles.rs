@@ -86,6 +86,35 @@ pub struct CycleFigures {
     pub bone_matrices_q14_scratchpad_cycles_per_bone: Option<f64>,
     /// An Animator's RAM: the per-instance state of an imported character's player.
     pub animator_bytes: usize,
+    /// Issue 14, on the 20-bone character (`stream_bench`): its 30 Hz Walk at 60 Hz, interpolated,
+    /// decoded forward through a `PoseStream` (no pose cache) and composed into model-view matrices:
+    /// the slowest of `stream_bench::FRAMES` frames, their average, the slowest decode and the
+    /// slowest matrices alone; a restart at a block (seek); the slowest stepped frame.
+    pub compact_pose_20_bones_cycles: Option<f64>,
+    pub compact_pose_20_bones_average_cycles: Option<f64>,
+    pub compact_decode_20_bones_cycles: Option<f64>,
+    pub compact_bone_matrices_20_bones_cycles: Option<f64>,
+    pub compact_seek_20_bones_cycles: Option<f64>,
+    pub compact_stepped_20_bones_cycles: Option<f64>,
+    /// One voice's decoder state for the Walk (its words and position), per bone.
+    pub decoder_state_bytes_per_bone: Option<f64>,
+    /// Four 512-vertex, 1,024-triangle rigid characters with compact poses (the 20-bone figure) at
+    /// the rigid rates, in % of a 60 Hz frame.
+    pub four_512_vertex_characters_percent_of_60fps_frame_compact: Option<f64>,
+    /// Rigid clip data (every clip) per bone and second of clip: the fixture character, the 20-bone one.
+    pub storage_bytes_per_bone_second: Option<f64>,
+    pub storage_bytes_per_bone_second_twenty_bones: Option<f64>,
+}
+
+/// Bytes of clip data per bone and second over every clip of `t`.
+fn storage_per_bone_second(t: &Tables) -> Option<f64> {
+    let (mut bytes, mut bone_seconds) = (0.0, 0.0);
+    for c in 0..t.clip_count() {
+        let clip = t.clip(c).ok()?;
+        bytes += clip.data_size as f64;
+        bone_seconds += t.bone_count() as f64 * clip.frame_count as f64 / clip.rate_hz.max(1) as f64;
+    }
+    (bone_seconds > 0.0).then(|| bytes / bone_seconds)
 }
 
 #[derive(Debug, Serialize)]
@@ -106,7 +135,7 @@ pub struct InstanceCycles {
     pub triangles_drawn: u32,
 }
 
-pub(super) fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<CycleFigures> {
+pub(super) fn cycle_figures(models: scene::Models, twenty_blob: Option<&[u8]>, view: &RecordView) -> Result<CycleFigures> {
     let at = view.cycles(scene::SLOT_FRAME);
     ensure!(
         at == scene::MEASURED_FRAME,
@@ -180,6 +209,13 @@ pub(super) fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<
     let posed_q14_20 = pose_bench(scene::SLOT_POSE_MATRICES_Q14_BENCH);
     let composed_q14_20 = pose_bench(scene::SLOT_COMPOSE_Q14_BENCH);
     let per_tri = mean(&|c| Some(c.triangles / c.triangles_considered as f64), None);
+    let stream = |slot: usize| {
+        let ticks = view.cycles(slot);
+        (ticks != 0).then_some(ticks as f64 * CYCLES_PER_TICK)
+    };
+    let state_words = view.cycles(stream_bench::SLOT_STATE_WORDS);
+    let twenty = twenty_blob.and_then(|b| Tables::parse(b).ok());
+    let twenty_bones = twenty.as_ref().map_or(0, |t| t.bone_count());
     let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
     let four = match (rigid_cpv, per_tri, rigid_pose) {
         (Some(v), Some(t), Some(p)) => Some(100.0 * 4.0 * (512.0 * v + 1024.0 * t + p) / CYCLES_PER_30FPS_FRAME),
@@ -236,15 +272,30 @@ pub(super) fn cycle_figures(models: scene::Models, view: &RecordView) -> Result<
         compose_q14_cycles_per_bone: composed_q14_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
         bone_matrices_q14_scratchpad_cycles_per_bone: padded_q14_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
         animator_bytes: std::mem::size_of::<psxanim_runtime::anim::Animator>(),
+        compact_pose_20_bones_cycles: stream(stream_bench::SLOT_POSE_SLOWEST),
+        compact_pose_20_bones_average_cycles: stream(stream_bench::SLOT_POSE_TOTAL).map(|c| c / stream_bench::FRAMES as f64),
+        compact_decode_20_bones_cycles: stream(stream_bench::SLOT_DECODE_SLOWEST),
+        compact_bone_matrices_20_bones_cycles: stream(stream_bench::SLOT_MATRICES_SLOWEST),
+        compact_seek_20_bones_cycles: stream(stream_bench::SLOT_SEEK_SLOWEST),
+        compact_stepped_20_bones_cycles: stream(stream_bench::SLOT_STEPPED_SLOWEST),
+        decoder_state_bytes_per_bone: (state_words != 0 && twenty_bones != 0).then(|| {
+            (4 * state_words as usize + std::mem::size_of::<psxanim_runtime::tables::stream::VoiceState>()) as f64 / twenty_bones as f64
+        }),
+        four_512_vertex_characters_percent_of_60fps_frame_compact: match (rigid_cpv, per_tri, stream(stream_bench::SLOT_POSE_SLOWEST)) {
+            (Some(v), Some(t), Some(p)) => Some(100.0 * 4.0 * (512.0 * v + 1024.0 * t + p) / (CYCLES_PER_30FPS_FRAME / 2.0)),
+            _ => None,
+        },
+        storage_bytes_per_bone_second: storage_per_bone_second(&models.rigid),
+        storage_bytes_per_bone_second_twenty_bones: twenty.as_ref().and_then(storage_per_bone_second),
         instances,
     })
 }
 
 /// The cycle figures, reported and written to `artifacts/cycles-character-EMULATOR.json` (present or
 /// not is the check).
-pub(super) fn cycle_checks(models: scene::Models, emulator: &str, view: Option<&RecordView>, artifacts: &Path) -> Vec<Check> {
+pub(super) fn cycle_checks(models: scene::Models, twenty_blob: Option<&[u8]>, emulator: &str, view: Option<&RecordView>, artifacts: &Path) -> Vec<Check> {
     let mut checks = Vec::new();
-    match view.context("no record").and_then(|v| cycle_figures(models, v)) {
+    match view.context("no record").and_then(|v| cycle_figures(models, twenty_blob, v)) {
         Ok(f) => {
             let path = artifacts.join(format!("cycles-character-{emulator}.json"));
             let written = serde_json::to_string_pretty(&f)
@@ -252,7 +303,7 @@ pub(super) fn cycle_checks(models: scene::Models, emulator: &str, view: Option<&
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc, model-view matrices {} cyc ({} per bone; {} per bone from PoseQ14); Animator {} bytes; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc, model-view matrices {} cyc ({} per bone; {} per bone from PoseQ14); 20-bone compact pose (forward, interpolated, slowest of {}): {} cyc = decode {} + matrices {}, seek {}, state {} bytes/bone, storage {} bytes/bone-s ({} for the 20-bone Walk), 4x512v/1024t compact = {}% of a 60 Hz frame; Animator {} bytes; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
@@ -288,6 +339,15 @@ pub(super) fn cycle_checks(models: scene::Models, emulator: &str, view: Option<&
                 fmt(f.bone_matrices_20_bones_cycles),
                 fmt(f.bone_matrices_cycles_per_bone),
                 fmt(f.bone_matrices_q14_cycles_per_bone),
+                stream_bench::FRAMES,
+                fmt(f.compact_pose_20_bones_cycles),
+                fmt(f.compact_decode_20_bones_cycles),
+                fmt(f.compact_bone_matrices_20_bones_cycles),
+                fmt(f.compact_seek_20_bones_cycles),
+                fmt(f.decoder_state_bytes_per_bone),
+                fmt(f.storage_bytes_per_bone_second),
+                fmt(f.storage_bytes_per_bone_second_twenty_bones),
+                fmt(f.four_512_vertex_characters_percent_of_60fps_frame_compact),
                 f.animator_bytes,
                 path.display()
             );

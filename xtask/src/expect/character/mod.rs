@@ -154,7 +154,7 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
         Err(e) => return vec![Check::new("character.tables", false, format!("{e:#}"))],
     };
     let mut checks = screen::silhouette_checks(models, shots);
-    checks.extend(cycles::cycle_checks(models, emulator, view, artifacts));
+    checks.extend(cycles::cycle_checks(models, Some(&blobs.twenty), emulator, view, artifacts));
     checks
 }
 

@@ -51,7 +51,7 @@ pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
             let name = match i {
                 i if i < frames => format!("stream.interpolated.frame{i}.hash"),
                 i if i < frames + stream_bench::SEEKS.len() => format!("stream.seek.frame{}.hash", stream_bench::SEEKS[i - frames]),
-                i if i < 2 * frames + stream_bench::SEEKS.len() => format!("stream.stepped.frame{}.hash", i - frames - stream_bench::SEEKS.len()),
+                i if i < frames + stream_bench::SEEKS.len() + stream_bench::STEPPED_FRAMES as usize => format!("stream.stepped.frame{}.hash", i - frames - stream_bench::SEEKS.len()),
                 _ => "stream.state_words".to_string(),
             };
             Word { name, value }
