@@ -12,8 +12,8 @@
 //! 8 per translation or scale component ([`words_needed`]).
 
 use super::pose::{
-    constant_size, descriptor, layout, store_channel, wrap16, ClipLayout, ClipWords, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW,
-    CLIP_POSE_HEADER_SIZE, FRACS, ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
+    descriptor, layout, rebuild_rotation, ClipLayout, ClipWords, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW, CLIP_POSE_HEADER_SIZE,
+    FRACS, ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
 };
 use super::{u32_at, BoneSample, Storage, TableError, Tables};
 
@@ -67,6 +67,11 @@ impl Layout {
             frame_count: l.frame_count as u16,
             record0_bits: record0_bits.min(u16::MAX as u32) as u16,
         }
+    }
+
+    /// Blob offset of the clip data (its header).
+    fn start(&self) -> u32 {
+        self.descriptors - CLIP_POSE_HEADER_SIZE as u32
     }
 
     fn clip_layout(&self) -> ClipLayout {
@@ -174,17 +179,12 @@ fn sample(
         }
         *voice = Voice { clip: clip as u16, frame: 0, bit: 0, ready: true, layout: Layout::of(tables, &l) };
         seek(tables, voice, words, g);
-        return Ok(pass(tables, voice, words, NONE, true, weight, &mut out[..bones]));
-    }
-    // All but the last step without output, the last one fused with the output.
-    for _ in 1..ahead {
-        step(tables, voice, words, false, 0, out);
-    }
-    if ahead >= 1 {
-        step(tables, voice, words, true, weight, &mut out[..bones]);
     } else {
-        pass(tables, voice, words, NONE, true, weight, &mut out[..bones]);
+        for _ in 0..ahead {
+            step(tables, voice, words);
+        }
     }
+    write(tables, voice, words, weight, &mut out[..bones]);
     Ok(())
 }
 
@@ -197,168 +197,178 @@ fn seek(t: &Tables, voice: &mut Voice, words: &mut [u32], g: usize) {
     voice.frame = start as u16;
     if block == 0 {
         voice.bit = u32_at(t.bytes(), voice.layout.block_offsets as usize);
-        pass(t, voice, words, FRESH, false, 0, &mut []);
+        records(t, voice, words, FRESH);
     } // else the first step starts the block (its first frame is the previous block's last)
     for _ in start..g {
-        step(t, voice, words, false, 0, &mut []);
+        step(t, voice, words);
     }
 }
 
-/// Moves `voice` one frame on (the caller keeps it within the clip), writing the samples when
-/// `write`. From a block's last frame, the next block starts over from its first record (the same
-/// frame in the next block's representation) and its second.
-fn step(t: &Tables, voice: &mut Voice, words: &mut [u32], write: bool, weight: u32, out: &mut [BoneSample]) {
+/// Moves `voice` one frame on (the caller keeps it within the clip). From a block's last frame, the
+/// next block starts over from its first record (the same frame in the next block's representation)
+/// and its second.
+fn step(t: &Tables, voice: &mut Voice, words: &mut [u32]) {
     let frame = voice.frame as usize;
     let bf = voice.layout.block_frames as usize;
     let block = frame / bf;
-    if frame % bf == 0 && frame > 0 {
+    let mode = if frame % bf != 0 {
+        RESIDUALS
+    } else if frame > 0 {
         voice.bit = u32_at(t.bytes(), voice.layout.block_offsets as usize + 4 * block);
-        voice.frame += 1;
-        pass(t, voice, words, RESTART, write, weight, out);
-    } else if frame % bf == 0 {
-        voice.frame += 1;
-        pass(t, voice, words, FIRST_DIFFERENCES, write, weight, out);
+        RESTART
     } else {
-        voice.frame += 1;
-        pass(t, voice, words, RESIDUALS, write, weight, out);
-    }
+        FIRST_DIFFERENCES
+    };
+    voice.frame += 1;
+    records(t, voice, words, mode);
 }
 
-/// What a pass reads: nothing; a block's first record from nothing (difference 0); its second
-/// record (first differences); a later record (residuals); or a block's first two records at once,
-/// continuing from the previous block's last frame.
-const NONE: u8 = 0;
+/// What a pass over the records reads: a block's first record from nothing (difference 0); its
+/// second record (first differences); a later record (residuals); or a block's first two records at
+/// once, continuing from the previous block's last frame.
 const FRESH: u8 = 1;
 const FIRST_DIFFERENCES: u8 = 2;
 const RESIDUALS: u8 = 3;
 const RESTART: u8 = 4;
 
-/// One pass over every bone's channels: the animated components read the record(s) of `mode` and
-/// update their (value, difference); with `write`, every bone's sample at `weight` (FP12) between the
-/// voice's frame and the one before goes to `out` (constants from the tables, a rotation's dropped
-/// component rebuilt). One loop so that a frame reads each descriptor and width word once; kept small
-/// (one copy, modes chosen per field) so that it runs from the R3000's 4 KiB instruction cache.
+/// Reads the record(s) of `mode` at `voice.bit` into every animated component's (value, difference).
+/// One loop, no calls: the console keeps its state in registers.
 #[inline(never)]
-fn pass(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8, write: bool, weight: u32, out: &mut [BoneSample]) {
+fn records(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8) {
     let l = voice.layout;
     let clip = ClipWords::new(t, &l.clip_layout());
-    let start = l.descriptors as usize - CLIP_POSE_HEADER_SIZE;
-    let word_of = |offset: u32| (offset as usize - start) / 4;
-    let descriptors = word_of(l.descriptors);
-    // The block of the interval the voice stands at the end of.
+    let start = l.start();
+    let descriptors = (l.descriptors - start) as usize / 4;
     let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
-    let widths_at = word_of(l.widths) + block * l.animated as usize;
+    let widths_at = (l.widths - start) as usize / 4 + block * l.animated as usize;
     // The record being read, and for RESTART record 1 (after the whole record 0).
-    let mut bit = voice.bit;
-    let mut bit0 = voice.bit + l.record0_bits as u32;
-    let (mut w, mut a, mut constant_at) = (0usize, 0usize, word_of(l.constants));
-    for ch in 0..t.bone_count() * CHANNELS_PER_BONE {
-        let (bone, kind) = (ch / CHANNELS_PER_BONE, ch % CHANNELS_PER_BONE);
-        // flags | k << 8 | base width << 16
+    let (mut bit, mut bit1) = (voice.bit, voice.bit + l.record0_bits as u32);
+    let (mut w, mut a) = (0usize, 0usize);
+    let channels = t.bone_count() * CHANNELS_PER_BONE;
+    let mut kind = 0;
+    for ch in 0..channels {
         let d = clip.word(descriptors + ch);
-        let (flags, k) = (d as u8, (d >> 8) as u8);
-        if flags & CHANNEL_ANIMATED == 0 {
-            if write {
-                if let Some(sample) = out.get_mut(bone) {
-                    write_constant_words(&clip, constant_at, kind, flags, k, sample);
-                }
-            }
-            constant_at += constant_size(kind, flags) / 4;
+        let rotation = kind == 0;
+        kind = if kind == 2 { 0 } else { kind + 1 };
+        if d & CHANNEL_ANIMATED as u32 == 0 {
             continue;
         }
-        let base_bits = (d >> 16) & 63;
         let widths = clip.word(widths_at + a);
         a += 1;
         // The record's field widths of the three components, five bits each.
         let fields = match mode {
-            FRESH | RESTART => base_bits * (1 + (1 << 5) + (1 << 10)),
             FIRST_DIFFERENCES => widths,
             RESIDUALS => widths >> WIDTHS_RESIDUAL_SHIFT,
-            _ => 0,
+            _ => ((d >> 16) & 63) * (1 + (1 << 5) + (1 << 10)),
         };
-        let rotation = kind == 0;
-        let shift = FRACS[kind].saturating_sub(k as u32);
-        let mut values = [0i32; 3];
-        for (c, v) in values.iter_mut().enumerate() {
-            let width = (fields >> (WIDTH_BITS * c as u32)) & 31;
+        for c in 0..3u32 {
+            let width = (fields >> (WIDTH_BITS * c)) & 31;
             let x = clip.signed(bit, width);
             bit += width;
-            let (value, step) = if rotation {
-                let slot = words.get(w).copied().unwrap_or(0) as i32;
-                (slot << 16 >> 16, slot >> 16)
+            let d1 = if mode == RESTART {
+                let wb = (widths >> (WIDTH_BITS * c)) & 31;
+                let d1 = clip.signed(bit1, wb);
+                bit1 += wb;
+                d1
             } else {
-                (words.get(w).copied().unwrap_or(0) as i32, words.get(w + 1).copied().unwrap_or(0) as i32)
+                0
             };
-            let (value, step) = match mode {
-                FRESH => (x, 0),
-                FIRST_DIFFERENCES => (value.wrapping_add(x), x),
-                RESIDUALS => (value.wrapping_add(step.wrapping_add(x)), step.wrapping_add(x)),
-                RESTART => {
-                    // x is record 0's value; record 1's difference follows the whole record 0.
-                    let wb = (widths >> (WIDTH_BITS * c as u32)) & 31;
-                    let d1 = clip.signed(bit0, wb);
-                    bit0 += wb;
-                    (x.wrapping_add(d1), d1)
-                }
-                _ => (value, step),
-            };
-            *v = if rotation {
-                let (value, step) = (wrap16(value), wrap16(step));
-                if let Some(slot) = words.get_mut(w) {
-                    *slot = (value as u32 & 0xFFFF) | ((step as u32) << 16);
-                }
+            if rotation {
+                let Some(slot) = words.get_mut(w) else { return };
+                let (value, step) = ((*slot as i32) << 16 >> 16, (*slot as i32) >> 16);
+                let (value, step) = advance_component(mode, value, step, x, d1);
+                *slot = (value as u32 & 0xFFFF) | ((step as u32) << 16);
                 w += 1;
-                interpolate_rotation(value, step, shift, weight)
             } else {
-                if let Some([vw, sw]) = words.get_mut(w..w + 2) {
-                    (*vw, *sw) = (value as u32, step as u32);
-                }
+                let Some([vw, sw]) = words.get_mut(w..w + 2) else { return };
+                let (value, step) = advance_component(mode, *vw as i32, *sw as i32, x, d1);
+                (*vw, *sw) = (value as u32, step as u32);
                 w += 2;
-                interpolate_vector(value, step, shift, weight)
-            };
-        }
-        if write {
-            if let Some(sample) = out.get_mut(bone) {
-                store_channel(kind, FRACS[kind] as u8, (widths >> WIDTHS_DROPPED_SHIFT) as usize, values, sample);
             }
         }
     }
-    if mode == RESTART {
-        // Record 0 read through `bit`, record 1 through `bit0`: the voice continues after record 1.
-        voice.bit = bit0;
-    } else if mode != NONE {
-        voice.bit = bit;
+    voice.bit = if mode == RESTART { bit1 } else { bit };
+}
+
+/// A component's (value, difference) after a record: `x` the field read, `d1` record 1's difference
+/// (RESTART). Rotations keep halfwords: their callers store the low 16 bits of each.
+#[inline(always)]
+fn advance_component(mode: u8, value: i32, step: i32, x: i32, d1: i32) -> (i32, i32) {
+    match mode {
+        FRESH => (x, 0),
+        FIRST_DIFFERENCES => (value.wrapping_add(x), x),
+        RESIDUALS => (value.wrapping_add(step.wrapping_add(x)), step.wrapping_add(x)),
+        _ => (x.wrapping_add(d1), d1),
     }
 }
 
-/// A constant channel at word `at` of the clip data into `sample` (see [`super::pose`]'s layout).
+/// Every bone's sample at `weight` (FP12) between the voice's frame and the one before into `out`:
+/// animated channels interpolated from their (value, difference), a rotation's dropped component
+/// rebuilt, constants from the tables. One loop, no calls (but the rare square root below a half).
 #[inline(never)]
-fn write_constant_words(clip: &ClipWords, at: usize, kind: usize, flags: u8, k: u8, sample: &mut BoneSample) {
+fn write(t: &Tables, voice: &Voice, words: &[u32], weight: u32, out: &mut [BoneSample]) {
     const UP: u32 = ROTATION_FRAC - ROTATION_STORED_FRAC;
-    let (w0, w1) = (clip.word(at), clip.word(at + 1));
-    let identity = flags & CHANNEL_IDENTITY != 0;
-    if kind == 0 {
-        sample.rotation = if identity {
+    let l = voice.layout;
+    let clip = ClipWords::new(t, &l.clip_layout());
+    let start = l.start();
+    let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
+    let widths_at = (l.widths - start) as usize / 4 + block * l.animated as usize;
+    let (mut w, mut a, mut at) = (0usize, 0usize, (l.constants - start) as usize / 4);
+    let mut ch = (l.descriptors - start) as usize / 4;
+    for sample in out.iter_mut() {
+        // Rotation.
+        let d = clip.word(ch);
+        sample.rotation = if d & CHANNEL_ANIMATED as u32 != 0 {
+            let widths = clip.word(widths_at + a);
+            a += 1;
+            let shift = ROTATION_STORED_FRAC.saturating_sub((d >> 8) & 255);
+            let mut q = [0i32; 3];
+            for v in q.iter_mut() {
+                let slot = words.get(w).copied().unwrap_or(0) as i32;
+                w += 1;
+                *v = interpolate_rotation(slot << 16 >> 16, slot >> 16, shift, weight);
+            }
+            let q = rebuild_rotation(q, (widths >> WIDTHS_DROPPED_SHIFT) as usize);
+            [q[0] << UP, q[1] << UP, q[2] << UP, q[3] << UP]
+        } else if d & CHANNEL_IDENTITY as u32 != 0 {
             [0, 0, 0, 1 << ROTATION_FRAC]
         } else {
+            let (w0, w1) = (clip.word(at), clip.word(at + 1));
+            at += 2;
             // Each halfword's sign moved to bit 31 and shifted down to Q30.
             [((w0 << 16) as i32) >> (16 - UP), (w0 as i32) >> 16 << UP, ((w1 << 16) as i32) >> (16 - UP), (w1 as i32) >> 16 << UP]
         };
-        return;
-    }
-    let value = if identity {
-        let v = if kind == 1 { 0 } else { 1 << SCALE_FRAC };
-        [v, v, v]
-    } else if flags & CHANNEL_NARROW != 0 {
-        let shift = FRACS[kind].saturating_sub(k as u32);
-        [((w0 << 16) as i32 >> 16).wrapping_shl(shift), ((w0 as i32) >> 16).wrapping_shl(shift), ((w1 << 16) as i32 >> 16).wrapping_shl(shift)]
-    } else {
-        [w0 as i32, w1 as i32, clip.word(at + 2) as i32]
-    };
-    if kind == 1 {
-        sample.translation = value;
-    } else {
-        sample.scale = value;
+        // Translation, then scale.
+        for kind in 1..CHANNELS_PER_BONE {
+            let d = clip.word(ch + kind);
+            let shift = FRACS[kind].saturating_sub((d >> 8) & 255);
+            let value = if d & CHANNEL_ANIMATED as u32 != 0 {
+                a += 1;
+                let mut v = [0i32; 3];
+                for c in v.iter_mut() {
+                    let (value, step) = (words.get(w).copied().unwrap_or(0) as i32, words.get(w + 1).copied().unwrap_or(0) as i32);
+                    w += 2;
+                    *c = interpolate_vector(value, step, shift, weight);
+                }
+                v
+            } else if d & CHANNEL_IDENTITY as u32 != 0 {
+                let v = if kind == 1 { 0 } else { 1 << SCALE_FRAC };
+                [v, v, v]
+            } else if d & CHANNEL_NARROW as u32 != 0 {
+                let (w0, w1) = (clip.word(at), clip.word(at + 1));
+                at += 2;
+                [((w0 << 16) as i32 >> 16).wrapping_shl(shift), ((w0 as i32) >> 16).wrapping_shl(shift), ((w1 << 16) as i32 >> 16).wrapping_shl(shift)]
+            } else {
+                at += 3;
+                [clip.word(at - 3) as i32, clip.word(at - 2) as i32, clip.word(at - 1) as i32]
+            };
+            if kind == 1 {
+                sample.translation = value;
+            } else {
+                sample.scale = value;
+            }
+        }
+        ch += CHANNELS_PER_BONE;
     }
 }
 
