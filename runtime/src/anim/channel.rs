@@ -4,11 +4,12 @@
 //! hemisphere) so that a frame inside the segment only interpolates. Whether a rotation segment needs
 //! the accurate path is decided once, when the segment is entered.
 
-use super::cursor::{Cursor, KeyPos};
+use super::cursor::Cursor;
 use super::interp;
 use super::time::TICKS_PER_FRAME;
 use crate::animbin::{KeyType, Track};
-use crate::math::{Quat, Vec3i32};
+use crate::gte::{Cop2, Gte};
+use crate::math::{Quat, Rotation, Vec3i32};
 
 /// The payload of the validated key at `offset`, with one bounds check (the file was validated, so
 /// the fallback never happens).
@@ -17,10 +18,25 @@ fn payload<const N: usize>(bytes: &[u8], offset: u32) -> [u8; N] {
     bytes.get(p..p + N).and_then(|s| s.try_into().ok()).unwrap_or([0; N])
 }
 
+/// A rotation key as stored when its components are within +/-2^13 (unit keys are), else scaled to
+/// unit length, so that dot products and nlerp's squares stay within `i32`.
+#[inline(always)]
 fn read_rotation(bytes: &[u8], offset: u32) -> Quat {
     let b: [u8; 8] = payload(bytes, offset);
     let c = |i: usize| i16::from_le_bytes([b[i], b[i + 1]]);
-    Quat::new(c(0), c(2), c(4), c(6))
+    let q = Quat::new(c(0), c(2), c(4), c(6));
+    let m = |v: i16| (v as i32).abs();
+    if (m(q.w) | m(q.x) | m(q.y) | m(q.z)) < 1 << 13 {
+        q
+    } else {
+        unit_key(q)
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn unit_key(q: Quat) -> Quat {
+    interp::unit(q)
 }
 
 fn read_translation(bytes: &[u8], offset: u32) -> Vec3i32 {
@@ -55,21 +71,24 @@ impl RotationChannel {
     /// an evaluation: cursor walking and key decoding for every channel, then interpolation).
     #[inline]
     pub fn prepare(&mut self, bytes: &[u8], ticks: u32, length: u16, looping: bool) {
-        let (old_a, old_b) = (self.cursor.a, self.cursor.b);
+        let (old_a, old_b) = (self.cursor.a.offset, self.cursor.b.offset);
         if self.cursor.seek(bytes, frame_of(ticks), length, looping) {
-            self.load(bytes, old_a, old_b);
+            // Stepping one key on reuses the decoded end.
+            let q0 = if self.cursor.a.offset == old_b && old_a != old_b {
+                self.q1
+            } else {
+                read_rotation(bytes, self.cursor.a.offset)
+            };
+            self.load(bytes, q0);
         }
     }
 
-    #[inline(never)]
-    fn load(&mut self, bytes: &[u8], old_a: KeyPos, old_b: KeyPos) {
-        // Stepping one key on reuses the decoded end.
-        self.q0 = if self.cursor.a == old_b && old_a != old_b {
-            self.q1
-        } else {
-            near_unit(read_rotation(bytes, self.cursor.a.offset))
-        };
-        let mut q1 = near_unit(read_rotation(bytes, self.cursor.b.offset));
+    /// Keys are used as stored: nlerp normalises its result, and the hemisphere and arc tests only
+    /// need the files' near-unit keys.
+    #[inline(always)]
+    fn load(&mut self, bytes: &[u8], q0: Quat) {
+        self.q0 = q0;
+        let mut q1 = read_rotation(bytes, self.cursor.b.offset);
         let mut d = interp::dot(self.q0, q1);
         if d < 0 {
             q1 = Quat::new(-q1.w, -q1.x, -q1.y, -q1.z); // never -32768: |component| <= 2^14
@@ -92,19 +111,19 @@ impl RotationChannel {
     }
 }
 
-/// File keys as they are when within 2% of unit length (nlerp normalises its result anyway), else
-/// normalised here, so that the hemisphere and arc tests see unit-scale dot products.
-#[inline]
-fn near_unit(q: Quat) -> Quat {
-    let [w, x, y, z] = [q.w as i32, q.x as i32, q.y as i32, q.z as i32];
-    // Components below 2^13 keep the sum of squares within i32.
-    if (w.abs() | x.abs() | y.abs() | z.abs()) < 1 << 13 {
-        let n = w * w + x * x + y * y + z * z;
-        if (16_441_672..=17_112_760).contains(&n) {
-            return q;
+impl RotationChannel {
+    /// [`value`](Self::value) and its rotation matrix ([`interp::to_rotation`]), the products on
+    /// the GTE for the usual narrow segment: the same bits.
+    #[inline]
+    pub fn value_matrix<B: Cop2>(&self, gte: &mut Gte<B>, ticks: u32) -> (Quat, Rotation) {
+        let t = self.cursor.alpha(ticks);
+        if self.wide {
+            let q = interp::slerp(self.q0, self.q1, t);
+            (q, interp::to_rotation(q))
+        } else {
+            interp::nlerp_matrix(gte, self.q0, self.q1, t)
         }
     }
-    interp::unit(q)
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -24,7 +24,7 @@ use super::channel::{lerp, RotationChannel, TranslationChannel};
 use super::interp;
 use super::player::{Markers, NoMarkers, Player, Voice};
 use super::playhead::Playhead;
-use super::skeleton::{compose_pose, LocalTransform, Skeleton};
+use super::skeleton::{column_words, compose_bone_words, compose_pose, ColumnWords, LocalTransform, Skeleton, ROOT};
 use super::time::{TimeScale, TICKS_PER_FRAME};
 use crate::animbin::Clip;
 use crate::clipbin::read::CompiledClip;
@@ -235,6 +235,13 @@ pub struct SkeletonController<'a, const BONES: usize> {
     /// Local transforms of the last evaluation, and of the outgoing clip during a crossfade.
     locals: [LocalTransform; BONES],
     outgoing_locals: [LocalTransform; BONES],
+    /// `locals` holds the bind pose except for the channels of `layer` (what the one-clip path,
+    /// [`Self::evaluate_keys`], keeps up to date); false after a play, a crossfade or a blend.
+    locals_fresh: bool,
+    /// The bind rotations as matrices ([`ColumnWords`]), for the bones a clip does not rotate.
+    bind_rotation: [ColumnWords; BONES],
+    /// The local rotation matrices of the last [`Self::evaluate_keys`].
+    rotation_words: [ColumnWords; BONES],
 }
 
 impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
@@ -251,6 +258,12 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
             outgoing_layer: Layer::EMPTY,
             locals: [LocalTransform::IDENTITY; BONES],
             outgoing_locals: [LocalTransform::IDENTITY; BONES],
+            locals_fresh: false,
+            bind_rotation: core::array::from_fn(|bone| match skeleton.bind().get(bone) {
+                Some(b) => column_words(&interp::to_rotation(b.rotation)),
+                None => column_words(&Matrix::IDENTITY.rotation),
+            }),
+            rotation_words: [[0; 5]; BONES],
         })
     }
 
@@ -284,6 +297,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         self.check(&clip, looping)?;
         self.player.play(clip, clip.length() as u32 * TICKS_PER_FRAME, looping, self.scale);
         self.layer = Layer::new(clip);
+        self.locals_fresh = false;
         Ok(())
     }
 
@@ -298,6 +312,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         }
         self.player.crossfade(clip, clip.length() as u32 * TICKS_PER_FRAME, looping, self.scale, frames);
         self.outgoing_layer = core::mem::replace(&mut self.layer, Layer::new(clip));
+        self.locals_fresh = false;
         Ok(())
     }
 
@@ -333,6 +348,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         let bind = self.skeleton.bind();
         let n = bind.len(); // <= BONES, checked in `new`
         self.locals[..n].copy_from_slice(bind);
+        self.locals_fresh = false; // `rotation_words` not refreshed here
         if let Some(voice) = self.player.current() {
             self.layer.sample_all(voice, &mut self.locals[..n]);
         }
@@ -384,9 +400,74 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
                 return;
             }
         }
+        if let (Some(voice), None) = (self.player.current(), self.player.outgoing()) {
+            if let ClipSource::Keys(_) = voice.clip {
+                let voice = *voice;
+                self.evaluate_keys(gte, &voice, out);
+                return;
+            }
+        }
         self.sample_locals();
         let locals = &self.locals;
         compose_pose(gte, &self.skeleton, out, |bone| locals[bone]);
+    }
+
+    /// One ANIMBIN clip playing alone, in three passes over the bones, each small enough for the
+    /// R3000's 4 KiB instruction cache (one loop over everything thrashed it): segments (cursor
+    /// steps and key decoding), local rotation matrices (nlerp and the matrix's products on the GTE,
+    /// [`interp::nlerp_matrix`]) and translations, then the composition with the parents. Bones
+    /// without a rotation channel keep the bind pose's matrix. The same results as
+    /// [`Self::sample_locals`] then [`compose_pose`].
+    fn evaluate_keys<B: Cop2>(&mut self, gte: &mut Gte<B>, voice: &Voice<ClipSource<'a>>, out: &mut [Matrix]) {
+        let parents = self.skeleton.parents();
+        let n = parents.len().min(out.len()).min(BONES);
+        if !self.locals_fresh {
+            // Element by element: word loads and stores, not a byte-looping memcpy.
+            for (l, b) in self.locals[..n].iter_mut().zip(self.skeleton.bind()) {
+                *l = *b;
+            }
+            for (w, b) in self.rotation_words[..n].iter_mut().zip(&self.bind_rotation[..n]) {
+                *w = *b;
+            }
+            self.locals_fresh = true;
+        }
+        let t = shown_time(&voice.playhead);
+        let (length, looping) = (voice.clip.length(), voice.playhead.looping());
+        let bytes = self.layer.bytes;
+        for c in self.layer.rotation[..n].iter_mut().flatten() {
+            c.prepare(bytes, t, length, looping);
+        }
+        for c in self.layer.translation[..n].iter_mut().flatten() {
+            c.prepare(bytes, t, length, looping);
+        }
+        rotation_pass(gte, &self.layer.rotation[..n], t, &mut self.locals[..n], &mut self.rotation_words[..n]);
+        for (local, c) in self.locals[..n].iter_mut().zip(&self.layer.translation[..n]) {
+            if let Some(c) = c {
+                local.translation = c.value(t);
+            }
+        }
+        let mut loaded = ROOT;
+        for (bone, (words, local)) in self.rotation_words[..n].iter().zip(&self.locals[..n]).enumerate() {
+            compose_bone_words(gte, out, bone, parents[bone], &mut loaded, words, local.translation);
+        }
+    }
+}
+
+/// The local rotation (quaternion and matrix) of every bone with a rotation channel.
+#[inline(never)]
+fn rotation_pass<B: Cop2>(
+    gte: &mut Gte<B>,
+    channels: &[Option<RotationChannel>],
+    t: u32,
+    locals: &mut [LocalTransform],
+    words: &mut [ColumnWords],
+) {
+    for ((c, local), w) in channels.iter().zip(locals).zip(words) {
+        if let Some(c) = c {
+            let (q, r) = c.value_matrix(gte, t);
+            local.rotation = q;
+            *w = column_words(&r);
+        }
     }
 }
 
@@ -397,3 +478,5 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         &self.locals[..self.skeleton.len()]
     }
 }
+
+

@@ -114,10 +114,44 @@ impl Cursor {
         if f >= self.a_frame && f < self.b_frame {
             return false;
         }
-        self.locate(bytes, frame, length, looping);
+        if !(f >= self.b_frame && self.step(bytes, f)) {
+            self.locate(bytes, frame, length, looping);
+        }
         true
     }
 
+    /// The usual move of forward playback: `frame` lies in the segment after this one, whose end is
+    /// the key stored right after `b` (a track of one key type). False when anything else holds
+    /// (wrapped `b`, a key of the other type next, the last key, or a jump past the next key).
+    #[inline]
+    fn step(&mut self, bytes: &[u8], f: i32) -> bool {
+        let mut a = self.b;
+        if self.b_frame != a.frame as i32 {
+            return false;
+        }
+        let size = 3 + payload_bytes(self.ty);
+        // A few keys at most (a dropped frame, a fast time scale); longer jumps take `locate`.
+        for _ in 0..4 {
+            if a.index + 1 >= self.count {
+                return false;
+            }
+            let at = a.offset as usize + size;
+            // One bounds check for the next key's header.
+            let Some(header) = bytes.get(at..at + 3) else { return false };
+            let next = KeyPos { offset: at as u32, index: a.index + 1, frame: u16::from_le_bytes([header[0], header[1]]) };
+            if header[2] != self.ty {
+                return false;
+            }
+            if next.frame as i32 > f {
+                self.set(a, a.frame as i32, next, next.frame as i32);
+                return true;
+            }
+            a = next;
+        }
+        false
+    }
+
+    #[inline(never)]
     fn locate(&mut self, bytes: &[u8], frame: u16, length: u16, looping: bool) {
         let first = self.first;
         if frame < first.frame {
@@ -154,6 +188,7 @@ impl Cursor {
         }
     }
 
+    #[inline(always)]
     fn set(&mut self, a: KeyPos, a_frame: i32, b: KeyPos, b_frame: i32) {
         self.a = a;
         self.b = b;
