@@ -464,9 +464,7 @@ fn rotation_pass<B: Cop2>(
 ) {
     for ((c, local), w) in channels.iter().zip(locals).zip(words) {
         if let Some(c) = c {
-            let (q, r) = c.value_matrix(gte, t);
-            local.rotation = q;
-            *w = column_words(&r);
+            c.value_matrix(gte, t, &mut local.rotation, w);
         }
     }
 }
@@ -478,5 +476,4 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         &self.locals[..self.skeleton.len()]
     }
 }
-
 

@@ -108,7 +108,7 @@ impl Cursor {
     }
 
     /// Moves to the segment that holds `frame` (in `0..length`); true when `a` or `b` changed.
-    #[inline]
+    #[inline(always)]
     pub fn seek(&mut self, bytes: &[u8], frame: u16, length: u16, looping: bool) -> bool {
         let f = frame as i32;
         if f >= self.a_frame && f < self.b_frame {
@@ -123,7 +123,7 @@ impl Cursor {
     /// The usual move of forward playback: `frame` lies in the segment after this one, whose end is
     /// the key stored right after `b` (a track of one key type). False when anything else holds
     /// (wrapped `b`, a key of the other type next, the last key, or a jump past the next key).
-    #[inline]
+    #[inline(always)]
     fn step(&mut self, bytes: &[u8], f: i32) -> bool {
         let mut a = self.b;
         if self.b_frame != a.frame as i32 {

@@ -8,6 +8,8 @@
 
 use crate::gte::regs::{cmd, data};
 use crate::gte::{Cop2, Gte};
+use super::channel::{components, words_of, QuatWords};
+use super::skeleton::{column_words, ColumnWords};
 use crate::math::{isqrt_u64, Quat, Rotation, ONE};
 
 /// `cos(15 degrees)` in FP24: quaternion arcs above it (rotations above 30 degrees) are subdivided.
@@ -124,14 +126,25 @@ const GPF_SF: u32 = cmd::GPF | cmd::SF;
 /// the length, GPF for the scale and the matrix's products): bit for bit the CPU functions' results.
 /// `a`, `b` unit and in the same hemisphere, `t` FP12 in 0..=4096. Uses IR0..3, MAC1..3 (and the
 /// colour FIFO); RT and the vectors stay.
-#[inline]
 pub fn nlerp_matrix<B: Cop2>(gte: &mut Gte<B>, a: Quat, b: Quat, t: i32) -> (Quat, Rotation) {
-    let (qa, qb) = (a, b);
-    let (a, b) = (wide(a), wide(b));
-    if !small(a) || !small(b) {
-        let q = nlerp(qa, qb, t);
-        return (q, to_rotation(q));
+    let (mut q, mut words) = (Quat::IDENTITY, [0; 5]);
+    let (qa, qb) = (words_of(wide(a)), words_of(wide(b)));
+    if !small(wide(a)) || !small(wide(b)) {
+        nlerp_cpu(qa, qb, t, &mut q, &mut words);
+    } else {
+        nlerp_columns(gte, qa, qb, t, &mut q, &mut words);
     }
+    let lo = |w: u32| w as u16 as i16;
+    let hi = |w: u32| (w >> 16) as u16 as i16;
+    let r = [[lo(words[0]), lo(words[1]), lo(words[2])], [hi(words[0]), hi(words[1]), hi(words[2])], [lo(words[3]), hi(words[3]), lo(words[4])]];
+    (q, r)
+}
+
+/// [`nlerp_matrix`] of keys whose components are within +/-2^13 (as the channels keep them),
+/// writing the quaternion and the matrix's [`ColumnWords`] in place.
+#[inline(always)]
+pub(crate) fn nlerp_columns<B: Cop2>(gte: &mut Gte<B>, qa: QuatWords, qb: QuatWords, t: i32, rotation: &mut Quat, matrix: &mut ColumnWords) {
+    let (a, b) = (components(qa), components(qb));
     // x, y, z: MAC = a, IR = b - a, IR0 = t; GPL (sf=1) leaves a + floor((b - a) t / 4096) in IR.
     gte.write_data::<{ data::IR0 }>(t as u32);
     gte.write_data::<{ data::IR1 }>((b[1] - a[1]) as u32);
@@ -149,27 +162,37 @@ pub fn nlerp_matrix<B: Cop2>(gte: &mut Gte<B>, a: Quat, b: Quat, t: i32) -> (Qua
     let sq = gte.mac123();
     let s = match series_scale(ww + sq.x + sq.y + sq.z) {
         Some(s) if small(c) => s,
-        _ => {
-            let q = normalize(c);
-            return (q, to_rotation(q));
-        }
+        _ => return nlerp_cpu(qa, qb, t, rotation, matrix),
     };
     gte.write_data::<{ data::IR0 }>(s as u32);
     gte.write_data::<{ data::IR1 }>(c[1] as u32);
     gte.write_data::<{ data::IR2 }>(c[2] as u32);
     gte.write_data::<{ data::IR3 }>(c[3] as u32);
     gte.command::<GPF_SF>();
-    let w = round_q14((c[0] * s) >> 12);
+    let w = round_q14((c[0] * s) >> 12) as i32;
     let v = gte.ir123();
-    let q = Quat::new(w, round_q14(v.x as i32), round_q14(v.y as i32), round_q14(v.z as i32));
-    (q, rotation_gte(gte, q))
+    let (x, y, z) = (round_q14(v.x as i32) as i32, round_q14(v.y as i32) as i32, round_q14(v.z as i32) as i32);
+    *rotation = Quat::new(w as i16, x as i16, y as i16, z as i16);
+    rotation_gte(gte, w, x, y, z, matrix);
 }
 
-/// [`to_rotation`] with eight of its nine products on the GTE: SQR for the squares, GPF by `w` and
-/// by `x` (sf=0, exact FP24 products); `y z` on the CPU meanwhile.
-#[inline]
-fn rotation_gte<B: Cop2>(gte: &mut Gte<B>, q: Quat) -> Rotation {
-    let (w, x, y, z) = (q.w as i32, q.x as i32, q.y as i32, q.z as i32);
+/// The general case of [`nlerp_columns`] (keys far from unit length) on the CPU.
+#[cold]
+#[inline(never)]
+fn nlerp_cpu(a: QuatWords, b: QuatWords, t: i32, rotation: &mut Quat, matrix: &mut ColumnWords) {
+    let q = |w: QuatWords| {
+        let c = components(w);
+        Quat::new(c[0] as i16, c[1] as i16, c[2] as i16, c[3] as i16)
+    };
+    let r = nlerp(q(a), q(b), t);
+    *rotation = r;
+    *matrix = column_words(&to_rotation(r));
+}
+
+/// [`to_rotation`] as [`ColumnWords`] with eight of its nine products on the GTE: SQR for the
+/// squares, GPF by `w` and by `x` (sf=0, exact FP24 products); `y z` on the CPU meanwhile.
+#[inline(always)]
+fn rotation_gte<B: Cop2>(gte: &mut Gte<B>, w: i32, x: i32, y: i32, z: i32, matrix: &mut ColumnWords) {
     let load = |gte: &mut Gte<B>, a: i32, b: i32, c: i32| {
         gte.write_data::<{ data::IR1 }>(a as u32);
         gte.write_data::<{ data::IR2 }>(b as u32);
@@ -191,12 +214,14 @@ fn rotation_gte<B: Cop2>(gte: &mut Gte<B>, q: Quat) -> Rotation {
     let p = gte.mac123();
     let (xy, xz) = (p.x, p.y);
     let two = |p: i32| (p + (1 << 10)) >> 11;
-    let e = |v: i32| v as i16;
-    [
-        [e(ONE - two(yy + zz)), e(two(xy - wz)), e(two(xz + wy))],
-        [e(two(xy + wz)), e(ONE - two(xx + zz)), e(two(yz - wx))],
-        [e(two(xz - wy)), e(two(yz + wx)), e(ONE - two(xx + yy))],
-    ]
+    let pair = |lo: i32, hi: i32| lo as u16 as u32 | (hi as u16 as u32) << 16;
+    *matrix = [
+        pair(ONE - two(yy + zz), two(xy + wz)),
+        pair(two(xy - wz), ONE - two(xx + zz)),
+        pair(two(xz + wy), two(yz - wx)),
+        pair(two(xz - wy), two(yz + wx)),
+        (ONE - two(xx + yy)) as u16 as u32,
+    ];
 }
 
 /// Unit-quaternion interpolation accurate for any arc: halves the arc (the normalised sum is the
