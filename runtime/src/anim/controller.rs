@@ -297,7 +297,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         self.check(&clip, looping)?;
         self.player.play(clip, clip.length() as u32 * TICKS_PER_FRAME, looping, self.scale);
         self.layer = Layer::new(clip);
-        self.locals_fresh = false;
+        self.refresh_locals();
         Ok(())
     }
 
@@ -412,6 +412,20 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         compose_pose(gte, &self.skeleton, out, |bone| locals[bone]);
     }
 
+    /// The bind pose into `locals` and `rotation_words` (done by `play`, so that the frames after it
+    /// do not pay for it).
+    fn refresh_locals(&mut self) {
+        // Element by element: word loads and stores, not a byte-looping memcpy.
+        for (l, b) in self.locals.iter_mut().zip(self.skeleton.bind()) {
+            *l = *b;
+        }
+        let n = self.skeleton.len().min(BONES);
+        for (w, b) in self.rotation_words[..n].iter_mut().zip(&self.bind_rotation[..n]) {
+            *w = *b;
+        }
+        self.locals_fresh = true;
+    }
+
     /// One ANIMBIN clip playing alone, in three passes over the bones, each small enough for the
     /// R3000's 4 KiB instruction cache (one loop over everything thrashed it): segments (cursor
     /// steps and key decoding), local rotation matrices (nlerp and the matrix's products on the GTE,
@@ -422,14 +436,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         let parents = self.skeleton.parents();
         let n = parents.len().min(out.len()).min(BONES);
         if !self.locals_fresh {
-            // Element by element: word loads and stores, not a byte-looping memcpy.
-            for (l, b) in self.locals[..n].iter_mut().zip(self.skeleton.bind()) {
-                *l = *b;
-            }
-            for (w, b) in self.rotation_words[..n].iter_mut().zip(&self.bind_rotation[..n]) {
-                *w = *b;
-            }
-            self.locals_fresh = true;
+            self.refresh_locals();
         }
         let t = shown_time(&voice.playhead);
         let (length, looping) = (voice.clip.length(), voice.playhead.looping());

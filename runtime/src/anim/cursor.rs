@@ -114,21 +114,26 @@ impl Cursor {
         if f >= self.a_frame && f < self.b_frame {
             return false;
         }
-        if !(f >= self.b_frame && self.step(bytes, f)) {
+        // Forward from `b` (its frame is not wrapped), or after a loop's wrap from the first key.
+        let start = if f >= self.b_frame && self.b_frame == self.b.frame as i32 {
+            Some(self.b)
+        } else if looping && f < self.a_frame && f >= self.first.frame as i32 {
+            Some(self.first)
+        } else {
+            None
+        };
+        if !start.is_some_and(|start| self.step(bytes, f, start)) {
             self.locate(bytes, frame, length, looping);
         }
         true
     }
 
-    /// The usual move of forward playback: `frame` lies in the segment after this one, whose end is
-    /// the key stored right after `b` (a track of one key type). False when anything else holds
-    /// (wrapped `b`, a key of the other type next, the last key, or a jump past the next key).
+    /// The usual moves of playback: `f` lies in one of the few segments after key `start` (at or
+    /// before `f`), whose keys follow it in the file. False when anything else holds (a key of the
+    /// other type next, the last key, a longer jump): `locate` searches then.
     #[inline(always)]
-    fn step(&mut self, bytes: &[u8], f: i32) -> bool {
-        let mut a = self.b;
-        if self.b_frame != a.frame as i32 {
-            return false;
-        }
+    fn step(&mut self, bytes: &[u8], f: i32, start: KeyPos) -> bool {
+        let mut a = start;
         let size = 3 + payload_bytes(self.ty);
         // A few keys at most (a dropped frame, a fast time scale); longer jumps take `locate`.
         for _ in 0..4 {
