@@ -4,7 +4,7 @@
 //! hemisphere) so that a frame inside the segment only interpolates. Whether a rotation segment needs
 //! the accurate path is decided once, when the segment is entered.
 
-use super::cursor::Cursor;
+use super::cursor::{Cursor, Moved};
 use super::interp;
 use super::time::TICKS_PER_FRAME;
 use crate::animbin::{KeyType, Track};
@@ -107,15 +107,11 @@ impl RotationChannel {
     /// an evaluation: cursor walking and key decoding for every channel, then interpolation).
     #[inline(always)]
     pub fn prepare(&mut self, bytes: &[u8], ticks: u32, length: u16, looping: bool) {
-        let (old_a, old_b) = (self.cursor.a.offset, self.cursor.b.offset);
-        if self.cursor.seek(bytes, frame_of(ticks), length, looping) {
+        match self.cursor.seek(bytes, frame_of(ticks), length, looping) {
+            Moved::Not => {}
             // Stepping one key on reuses the decoded end.
-            let q0 = if self.cursor.a.offset == old_b && old_a != old_b {
-                self.q1
-            } else {
-                read_rotation(bytes, self.cursor.a.offset)
-            };
-            self.load(bytes, q0);
+            Moved::Next => self.load(bytes, self.q1),
+            Moved::Other => self.load(bytes, read_rotation(bytes, self.cursor.a.offset)),
         }
     }
 
@@ -186,7 +182,7 @@ impl TranslationChannel {
     /// Moves to the segment holding `ticks` and decodes its ends when it changed.
     #[inline]
     pub fn prepare(&mut self, bytes: &[u8], ticks: u32, length: u16, looping: bool) {
-        if self.cursor.seek(bytes, frame_of(ticks), length, looping) {
+        if self.cursor.seek(bytes, frame_of(ticks), length, looping) != Moved::Not {
             self.t0 = read_translation(bytes, self.cursor.a.offset);
             self.t1 = read_translation(bytes, self.cursor.b.offset);
         }

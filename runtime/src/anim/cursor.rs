@@ -36,6 +36,14 @@ fn recip(span: u32) -> u32 {
     }
 }
 
+/// What [`Cursor::seek`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Moved {
+    Not,
+    Next,
+    Other,
+}
+
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Cursor {
     ty: u8,
@@ -107,53 +115,62 @@ impl Cursor {
         k
     }
 
-    /// Moves to the segment that holds `frame` (in `0..length`); true when `a` or `b` changed.
+    /// Moves to the segment that holds `frame` (in `0..length`): [`Moved::Not`] when it is still
+    /// the same, [`Moved::Next`] when the new segment starts at the old one's end (its decoded end
+    /// can be reused), [`Moved::Other`] otherwise.
     #[inline(always)]
-    pub fn seek(&mut self, bytes: &[u8], frame: u16, length: u16, looping: bool) -> bool {
+    pub fn seek(&mut self, bytes: &[u8], frame: u16, length: u16, looping: bool) -> Moved {
         let f = frame as i32;
         if f >= self.a_frame && f < self.b_frame {
-            return false;
+            return Moved::Not;
         }
+        let b = self.b;
         // Forward from `b` (its frame is not wrapped), or after a loop's wrap from the first key.
-        let start = if f >= self.b_frame && self.b_frame == self.b.frame as i32 {
-            Some(self.b)
+        let moved = if f >= self.b_frame && self.b_frame == b.frame as i32 {
+            self.step(bytes, f, b)
         } else if looping && f < self.a_frame && f >= self.first.frame as i32 {
-            Some(self.first)
+            let start = self.first;
+            match self.step(bytes, f, start) {
+                Moved::Next if start.offset != b.offset => Moved::Other,
+                m => m,
+            }
         } else {
-            None
+            Moved::Not
         };
-        if !start.is_some_and(|start| self.step(bytes, f, start)) {
+        if moved == Moved::Not {
             self.locate(bytes, frame, length, looping);
+            return Moved::Other;
         }
-        true
+        moved
     }
 
     /// The usual moves of playback: `f` lies in one of the few segments after key `start` (at or
-    /// before `f`), whose keys follow it in the file. False when anything else holds (a key of the
-    /// other type next, the last key, a longer jump): `locate` searches then.
+    /// before `f`), whose keys follow it in the file: [`Moved::Next`] when it is the first of them,
+    /// [`Moved::Other`] for a later one. [`Moved::Not`] when anything else holds (a key of the other
+    /// type next, the last key, a longer jump): `locate` searches then.
     #[inline(always)]
-    fn step(&mut self, bytes: &[u8], f: i32, start: KeyPos) -> bool {
+    fn step(&mut self, bytes: &[u8], f: i32, start: KeyPos) -> Moved {
         let mut a = start;
         let size = 3 + payload_bytes(self.ty);
         // A few keys at most (a dropped frame, a fast time scale); longer jumps take `locate`.
-        for _ in 0..4 {
+        for moved in [Moved::Next, Moved::Other, Moved::Other, Moved::Other] {
             if a.index + 1 >= self.count {
-                return false;
+                return Moved::Not;
             }
             let at = a.offset as usize + size;
             // One bounds check for the next key's header.
-            let Some(header) = bytes.get(at..at + 3) else { return false };
+            let Some(header) = bytes.get(at..at + 3) else { return Moved::Not };
             let next = KeyPos { offset: at as u32, index: a.index + 1, frame: u16::from_le_bytes([header[0], header[1]]) };
             if header[2] != self.ty {
-                return false;
+                return Moved::Not;
             }
             if next.frame as i32 > f {
                 self.set(a, a.frame as i32, next, next.frame as i32);
-                return true;
+                return moved;
             }
             a = next;
         }
-        false
+        Moved::Not
     }
 
     #[inline(never)]
