@@ -124,53 +124,52 @@ impl Cursor {
         if f >= self.a_frame && f < self.b_frame {
             return Moved::Not;
         }
-        let b = self.b;
+        let (old_a, b) = (self.a.offset, self.b);
         // Forward from `b` (its frame is not wrapped), or after a loop's wrap from the first key.
-        let moved = if f >= self.b_frame && self.b_frame == b.frame as i32 {
+        let stepped = if f >= self.b_frame && self.b_frame == b.frame as i32 {
             self.step(bytes, f, b)
         } else if looping && f < self.a_frame && f >= self.first.frame as i32 {
-            let start = self.first;
-            match self.step(bytes, f, start) {
-                Moved::Next if start.offset != b.offset => Moved::Other,
-                m => m,
-            }
+            self.step(bytes, f, self.first)
         } else {
-            Moved::Not
+            false
         };
-        if moved == Moved::Not {
+        if !stepped {
             self.locate(bytes, frame, length, looping);
-            return Moved::Other;
         }
-        moved
+        // `b` was a decoded key of the old segment (not its only key) and starts the new one.
+        if self.a.offset == b.offset && old_a != b.offset {
+            Moved::Next
+        } else {
+            Moved::Other
+        }
     }
 
     /// The usual moves of playback: `f` lies in one of the few segments after key `start` (at or
-    /// before `f`), whose keys follow it in the file: [`Moved::Next`] when it is the first of them,
-    /// [`Moved::Other`] for a later one. [`Moved::Not`] when anything else holds (a key of the other
-    /// type next, the last key, a longer jump): `locate` searches then.
+    /// before `f`), whose keys follow it in the file. False when anything else holds (a key of the
+    /// other type next, the last key, a longer jump): `locate` searches then.
     #[inline(always)]
-    fn step(&mut self, bytes: &[u8], f: i32, start: KeyPos) -> Moved {
+    fn step(&mut self, bytes: &[u8], f: i32, start: KeyPos) -> bool {
         let mut a = start;
         let size = 3 + payload_bytes(self.ty);
         // A few keys at most (a dropped frame, a fast time scale); longer jumps take `locate`.
-        for moved in [Moved::Next, Moved::Other, Moved::Other, Moved::Other] {
+        for _ in 0..4 {
             if a.index + 1 >= self.count {
-                return Moved::Not;
+                return false;
             }
             let at = a.offset as usize + size;
             // One bounds check for the next key's header.
-            let Some(header) = bytes.get(at..at + 3) else { return Moved::Not };
+            let Some(header) = bytes.get(at..at + 3) else { return false };
             let next = KeyPos { offset: at as u32, index: a.index + 1, frame: u16::from_le_bytes([header[0], header[1]]) };
             if header[2] != self.ty {
-                return Moved::Not;
+                return false;
             }
             if next.frame as i32 > f {
                 self.set(a, a.frame as i32, next, next.frame as i32);
-                return moved;
+                return true;
             }
             a = next;
         }
-        Moved::Not
+        false
     }
 
     #[inline(never)]
