@@ -97,3 +97,39 @@ pub fn cycle_checks(emulator: &str, view: Option<&RecordView>, artifacts: &Path)
         Err(e) => vec![Check::new("anim.cycles", false, format!("{e:#}"))],
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use psxanim_runtime::record::Record;
+
+    /// A record as the anim example leaves it: the slots of `scenario::cycle_slots` in ticks.
+    #[test]
+    fn figures_read_the_slowest_and_average_slots_in_cycles() {
+        let mut r = Box::new(Record::ZERO);
+        r.begin(*b"ANIM");
+        for slot in 0..scenario::TIMED_SLOTS {
+            let (average, largest) = scenario::cycle_slots(slot);
+            r.set_cycles(average, 100 + slot as u32);
+            r.set_cycles(largest, 200 + slot as u32);
+        }
+        let bytes = bytemuck::bytes_of(&*r);
+        let f = figures(&RecordView::find(bytes).unwrap()).unwrap();
+        // 20 bones is the second of TIMED_BONES: probe slot 1.
+        assert_eq!(scenario::TIMED_BONES[1], 20);
+        assert_eq!((f.animbin_pose_20_bones_cycles, f.animbin_pose_20_bones_average_cycles), (201.0 * 8.0, 101.0 * 8.0));
+        assert_eq!(f.animbin_pose_50_bones_cycles, 202.0 * 8.0);
+        assert_eq!(f.compiled_pose[0].average_cycles, 106.0 * 8.0);
+        assert_eq!(f.empty_section_cycles, (100 + scenario::TIMED_SLOTS as u32 - 1) as f64 * 8.0);
+        let json = serde_json::to_value(&f).unwrap();
+        assert!(json["animbin_pose_20_bones_cycles"].is_number());
+    }
+
+    #[test]
+    fn a_record_without_timings_is_an_error() {
+        let mut r = Box::new(Record::ZERO);
+        r.begin(*b"ANIM");
+        let bytes = bytemuck::bytes_of(&*r);
+        assert!(figures(&RecordView::find(bytes).unwrap()).is_err());
+    }
+}
