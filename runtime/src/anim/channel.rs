@@ -1,8 +1,11 @@
 //! Sampling one animated channel (a joint's rotation or translation) at a playback time.
 //!
-//! Each channel keeps its segment's two end values decoded (rotations normalised and put in the same
-//! hemisphere) so that a frame inside the segment only interpolates. Whether a rotation segment needs
-//! the accurate path is decided once, when the segment is entered.
+//! Each channel keeps its segment's two end values decoded (rotations as stored, in two words each,
+//! the second put in the first's hemisphere) so that a frame inside the segment only interpolates;
+//! stepping to the next segment reuses the decoded end and reads one key. Whether a rotation segment
+//! needs the accurate path is decided once, when the segment is entered. Keys are not normalised
+//! (nlerp normalises its result); only keys with a component past 2^13 are scaled to unit length, so
+//! that the products stay within `i32`.
 
 use super::cursor::{Cursor, Moved};
 use super::interp;

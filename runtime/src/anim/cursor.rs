@@ -1,8 +1,9 @@
 //! Where a playback time falls among the keys of one type in one track.
 //!
 //! A cursor remembers the current segment (key `a` at or before the time, key `b` after it) so that
-//! the common case, time still inside the segment, is two comparisons; moving on walks forward from
-//! `a`, and only a wrap restarts from the first key. The reciprocal of the segment's span is computed
+//! the common case, time still inside the segment, is two comparisons; moving on steps over the next
+//! few keys from `b` (or from the first key after a loop's wrap) without a search, and anything else
+//! (a seek, a key of the other type in between) walks the track. The reciprocal of the segment's span is computed
 //! once per segment (a table for short spans, one division otherwise), never per frame.
 
 use crate::animbin::{le_u16, KeyType, Track};
