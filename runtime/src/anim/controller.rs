@@ -183,12 +183,7 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
             return;
         }
         let (bytes, length, looping) = (self.bytes, source.length(), voice.playhead.looping());
-        for c in self.rotation[..n].iter_mut().flatten() {
-            c.prepare(bytes, t, length, looping);
-        }
-        for c in self.translation[..n].iter_mut().flatten() {
-            c.prepare(bytes, t, length, looping);
-        }
+        prepare_pass(&mut self.rotation[..n], &mut self.translation[..n], bytes, t, length, looping);
         for (local, c) in locals.iter_mut().zip(&self.rotation[..n]) {
             if let Some(c) = c {
                 local.rotation = c.value(t);
@@ -441,12 +436,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         let t = shown_time(&voice.playhead);
         let (length, looping) = (voice.clip.length(), voice.playhead.looping());
         let bytes = self.layer.bytes;
-        for c in self.layer.rotation[..n].iter_mut().flatten() {
-            c.prepare(bytes, t, length, looping);
-        }
-        for c in self.layer.translation[..n].iter_mut().flatten() {
-            c.prepare(bytes, t, length, looping);
-        }
+        prepare_pass(&mut self.layer.rotation[..n], &mut self.layer.translation[..n], bytes, t, length, looping);
         rotation_pass(gte, &self.layer.rotation[..n], t, &mut self.locals[..n], &mut self.rotation_words[..n]);
         for (local, c) in self.locals[..n].iter_mut().zip(&self.layer.translation[..n]) {
             if let Some(c) = c {
@@ -457,6 +447,25 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         for (bone, (words, local)) in self.rotation_words[..n].iter().zip(&self.locals[..n]).enumerate() {
             compose_bone_words(gte, out, bone, parents[bone], &mut loaded, words, local.translation);
         }
+    }
+}
+
+/// The segments of every channel at `t` (one instance for every controller size: it is the same
+/// loop).
+#[inline(never)]
+fn prepare_pass(
+    rotation: &mut [Option<RotationChannel>],
+    translation: &mut [Option<TranslationChannel>],
+    bytes: &[u8],
+    t: u32,
+    length: u16,
+    looping: bool,
+) {
+    for c in rotation.iter_mut().flatten() {
+        c.prepare(bytes, t, length, looping);
+    }
+    for c in translation.iter_mut().flatten() {
+        c.prepare(bytes, t, length, looping);
     }
 }
 
