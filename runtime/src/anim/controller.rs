@@ -443,10 +443,16 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
                 local.translation = c.value(t);
             }
         }
-        let mut loaded = ROOT;
-        for (bone, (words, local)) in self.rotation_words[..n].iter().zip(&self.locals[..n]).enumerate() {
-            compose_bone_words(gte, out, bone, parents[bone], &mut loaded, words, local.translation);
-        }
+        compose_pass(gte, &self.rotation_words[..n], &self.locals[..n], parents, out);
+    }
+}
+
+/// `out[bone] = out[parent] * local` for every bone, the local rotations given as [`ColumnWords`].
+#[inline(never)]
+fn compose_pass<B: Cop2>(gte: &mut Gte<B>, words: &[ColumnWords], locals: &[LocalTransform], parents: &[u8], out: &mut [Matrix]) {
+    let mut loaded = ROOT;
+    for (bone, ((words, local), &parent)) in words.iter().zip(locals).zip(parents).enumerate() {
+        compose_bone_words(gte, out, bone, parent, &mut loaded, words, local.translation);
     }
 }
 
