@@ -10,6 +10,8 @@ use serde::Serialize;
 pub mod character;
 /// The psx-sdk-rs game example (expectation and cycle figures).
 pub mod psx_game;
+/// The anim example's cycle figures.
+pub mod anim_cycles;
 
 #[path = "../../examples/hello/src/gte_probe.rs"]
 #[allow(dead_code)]

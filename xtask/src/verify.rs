@@ -277,6 +277,10 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
         let view = RecordView::find(&output.ram).ok();
         checks.extend(expect::character::screen_checks(ws, emu_name, view.as_ref(), &output.screenshots, &o.artifacts));
     }
+    if o.example == "anim" {
+        let view = RecordView::find(&output.ram).ok();
+        checks.extend(expect::anim_cycles::cycle_checks(emu_name, view.as_ref(), &o.artifacts));
+    }
     if o.example == "psx-game" {
         let view = RecordView::find(&output.ram).ok();
         checks.extend(expect::psx_game::cycle_checks(ws, emu_name, view.as_ref(), &o.artifacts));

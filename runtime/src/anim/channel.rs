@@ -1,13 +1,18 @@
 //! Sampling one animated channel (a joint's rotation or translation) at a playback time.
 //!
-//! Each channel keeps its segment's two end values decoded (rotations normalised and put in the same
-//! hemisphere) so that a frame inside the segment only interpolates. Whether a rotation segment needs
-//! the accurate path is decided once, when the segment is entered.
+//! Each channel keeps its segment's two end values decoded (rotations as stored, in two words each,
+//! the second put in the first's hemisphere) so that a frame inside the segment only interpolates;
+//! stepping to the next segment reuses the decoded end and reads one key. Whether a rotation segment
+//! needs the accurate path is decided once, when the segment is entered. Keys are not normalised
+//! (nlerp normalises its result); only keys with a component past 2^13 are scaled to unit length, so
+//! that the products stay within `i32`.
 
-use super::cursor::{Cursor, KeyPos};
+use super::cursor::{Cursor, Moved};
 use super::interp;
 use super::time::TICKS_PER_FRAME;
 use crate::animbin::{KeyType, Track};
+use crate::gte::{Cop2, Gte};
+use super::skeleton::{column_words, ColumnWords};
 use crate::math::{Quat, Vec3i32};
 
 /// The payload of the validated key at `offset`, with one bounds check (the file was validated, so
@@ -17,10 +22,58 @@ fn payload<const N: usize>(bytes: &[u8], offset: u32) -> [u8; N] {
     bytes.get(p..p + N).and_then(|s| s.try_into().ok()).unwrap_or([0; N])
 }
 
-fn read_rotation(bytes: &[u8], offset: u32) -> Quat {
-    let b: [u8; 8] = payload(bytes, offset);
-    let c = |i: usize| i16::from_le_bytes([b[i], b[i + 1]]);
-    Quat::new(c(0), c(2), c(4), c(6))
+/// A quaternion as two words, `w | x << 16` and `y | z << 16` (the file's order): kept in words so
+/// that it moves through two registers, never through the (uncached) stack.
+pub(crate) type QuatWords = [u32; 2];
+
+/// The four components of [`QuatWords`], sign-extended.
+#[inline(always)]
+pub(crate) fn components(q: QuatWords) -> [i32; 4] {
+    [q[0] as i16 as i32, (q[0] >> 16) as i16 as i32, q[1] as i16 as i32, (q[1] >> 16) as i16 as i32]
+}
+
+#[inline(always)]
+fn quat_of(q: QuatWords) -> Quat {
+    let c = components(q);
+    Quat::new(c[0] as i16, c[1] as i16, c[2] as i16, c[3] as i16)
+}
+
+#[inline(always)]
+pub(crate) fn words_of(c: [i32; 4]) -> QuatWords {
+    let p = |lo: i32, hi: i32| lo as u16 as u32 | (hi as u16 as u32) << 16;
+    [p(c[0], c[1]), p(c[2], c[3])]
+}
+
+/// A rotation key as stored when its components are within +/-2^13 (unit keys are), else scaled to
+/// unit length, so that dot products and nlerp's squares stay within `i32`.
+#[inline(always)]
+fn read_rotation(bytes: &[u8], offset: u32) -> QuatWords {
+    // Two (unaligned) word loads.
+    let p = offset as usize + 3;
+    let (lo, hi) = (word(bytes, p), word(bytes, p + 4));
+    // |v| < 2^13 for all four: v + 2^13 below 2^14 as unsigned.
+    let out = |v: u32| (v as i16 as i32 + (1 << 13)) as u32 >= 1 << 14;
+    if out(lo) | out(lo >> 16) | out(hi) | out(hi >> 16) {
+        unit_key([lo, hi])
+    } else {
+        [lo, hi]
+    }
+}
+
+/// The little-endian word at `at` of a validated file (0 past the end, which cannot happen).
+#[inline(always)]
+fn word(bytes: &[u8], at: usize) -> u32 {
+    match bytes.get(at..at + 4) {
+        Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
+        _ => 0,
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn unit_key(q: QuatWords) -> QuatWords {
+    let u = interp::unit(quat_of(q));
+    words_of([u.w as i32, u.x as i32, u.y as i32, u.z as i32])
 }
 
 fn read_translation(bytes: &[u8], offset: u32) -> Vec3i32 {
@@ -38,44 +91,47 @@ fn frame_of(ticks: u32) -> u16 {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RotationChannel {
     cursor: Cursor,
-    /// Unit rotations of keys `a` and `b`, `q1` in `q0`'s hemisphere.
-    q0: Quat,
-    q1: Quat,
+    /// Rotations of keys `a` and `b`, `q1` in `q0`'s hemisphere.
+    q0: QuatWords,
+    q1: QuatWords,
     /// The segment spans more than 30 degrees of rotation: interpolate by subdivision.
     wide: bool,
 }
 
+const IDENTITY_WORDS: QuatWords = [0x1000, 0];
+
 impl RotationChannel {
     pub fn new(bytes: &[u8], track: &Track<'_>) -> Option<Self> {
         let cursor = Cursor::new(bytes, track, KeyType::Rotation)?;
-        Some(RotationChannel { cursor, q0: Quat::IDENTITY, q1: Quat::IDENTITY, wide: false })
+        Some(RotationChannel { cursor, q0: IDENTITY_WORDS, q1: IDENTITY_WORDS, wide: false })
     }
 
     /// Moves to the segment holding `ticks` and decodes its ends when it changed (the first pass of
     /// an evaluation: cursor walking and key decoding for every channel, then interpolation).
-    #[inline]
+    #[inline(always)]
     pub fn prepare(&mut self, bytes: &[u8], ticks: u32, length: u16, looping: bool) {
-        let (old_a, old_b) = (self.cursor.a, self.cursor.b);
-        if self.cursor.seek(bytes, frame_of(ticks), length, looping) {
-            self.load(bytes, old_a, old_b);
+        match self.cursor.seek(bytes, frame_of(ticks), length, looping) {
+            Moved::Not => {}
+            // Stepping one key on reuses the decoded end.
+            Moved::Next => self.load(bytes, self.q1),
+            Moved::Other => self.load(bytes, read_rotation(bytes, self.cursor.a.offset)),
         }
     }
 
-    #[inline(never)]
-    fn load(&mut self, bytes: &[u8], old_a: KeyPos, old_b: KeyPos) {
-        // Stepping one key on reuses the decoded end.
-        self.q0 = if self.cursor.a == old_b && old_a != old_b {
-            self.q1
-        } else {
-            near_unit(read_rotation(bytes, self.cursor.a.offset))
-        };
-        let mut q1 = near_unit(read_rotation(bytes, self.cursor.b.offset));
-        let mut d = interp::dot(self.q0, q1);
+    /// Keys are used as stored: nlerp normalises its result, and the hemisphere and arc tests only
+    /// need the files' near-unit keys.
+    #[inline(always)]
+    fn load(&mut self, bytes: &[u8], q0: QuatWords) {
+        self.q0 = q0;
+        let q1 = read_rotation(bytes, self.cursor.b.offset);
+        let (a, mut b) = (components(q0), components(q1));
+        // |components| <= 2^13: no overflow.
+        let mut d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
         if d < 0 {
-            q1 = Quat::new(-q1.w, -q1.x, -q1.y, -q1.z); // never -32768: |component| <= 2^14
+            b = b.map(|v| -v);
             d = -d;
         }
-        self.q1 = q1;
+        self.q1 = words_of(b);
         self.wide = d < interp::NLERP_MIN_COS;
     }
 
@@ -83,28 +139,34 @@ impl RotationChannel {
     #[inline]
     pub fn value(&self, ticks: u32) -> Quat {
         let t = self.cursor.alpha(ticks);
+        let (q0, q1) = (quat_of(self.q0), quat_of(self.q1));
         if self.wide {
-            interp::slerp(self.q0, self.q1, t)
+            interp::slerp(q0, q1, t)
         } else {
             // Also at t = 0: the keys are only near unit, nlerp normalises.
-            interp::nlerp(self.q0, self.q1, t)
+            interp::nlerp(q0, q1, t)
+        }
+    }
+
+    /// [`value`](Self::value) into `rotation` and its rotation matrix ([`interp::to_rotation`]) into
+    /// `matrix`, the products on the GTE for the usual narrow segment: the same bits.
+    #[inline(always)]
+    pub fn value_matrix<B: Cop2>(&self, gte: &mut Gte<B>, ticks: u32, rotation: &mut Quat, matrix: &mut ColumnWords) {
+        let t = self.cursor.alpha(ticks);
+        if self.wide {
+            wide_value(self.q0, self.q1, t, rotation, matrix);
+        } else {
+            interp::nlerp_columns(gte, self.q0, self.q1, t, rotation, matrix);
         }
     }
 }
 
-/// File keys as they are when within 2% of unit length (nlerp normalises its result anyway), else
-/// normalised here, so that the hemisphere and arc tests see unit-scale dot products.
-#[inline]
-fn near_unit(q: Quat) -> Quat {
-    let [w, x, y, z] = [q.w as i32, q.x as i32, q.y as i32, q.z as i32];
-    // Components below 2^13 keep the sum of squares within i32.
-    if (w.abs() | x.abs() | y.abs() | z.abs()) < 1 << 13 {
-        let n = w * w + x * x + y * y + z * z;
-        if (16_441_672..=17_112_760).contains(&n) {
-            return q;
-        }
-    }
-    interp::unit(q)
+#[cold]
+#[inline(never)]
+fn wide_value(q0: QuatWords, q1: QuatWords, t: i32, rotation: &mut Quat, matrix: &mut ColumnWords) {
+    let q = interp::slerp(quat_of(q0), quat_of(q1), t);
+    *rotation = q;
+    *matrix = column_words(&interp::to_rotation(q));
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -123,7 +185,7 @@ impl TranslationChannel {
     /// Moves to the segment holding `ticks` and decodes its ends when it changed.
     #[inline]
     pub fn prepare(&mut self, bytes: &[u8], ticks: u32, length: u16, looping: bool) {
-        if self.cursor.seek(bytes, frame_of(ticks), length, looping) {
+        if self.cursor.seek(bytes, frame_of(ticks), length, looping) != Moved::Not {
             self.t0 = read_translation(bytes, self.cursor.a.offset);
             self.t1 = read_translation(bytes, self.cursor.b.offset);
         }

@@ -24,7 +24,7 @@ use super::channel::{lerp, RotationChannel, TranslationChannel};
 use super::interp;
 use super::player::{Markers, NoMarkers, Player, Voice};
 use super::playhead::Playhead;
-use super::skeleton::{compose_pose, LocalTransform, Skeleton};
+use super::skeleton::{column_words, compose_bone_words, compose_pose, ColumnWords, LocalTransform, Skeleton, ROOT};
 use super::time::{TimeScale, TICKS_PER_FRAME};
 use crate::animbin::Clip;
 use crate::clipbin::read::CompiledClip;
@@ -183,12 +183,7 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
             return;
         }
         let (bytes, length, looping) = (self.bytes, source.length(), voice.playhead.looping());
-        for c in self.rotation[..n].iter_mut().flatten() {
-            c.prepare(bytes, t, length, looping);
-        }
-        for c in self.translation[..n].iter_mut().flatten() {
-            c.prepare(bytes, t, length, looping);
-        }
+        prepare_pass(&mut self.rotation[..n], &mut self.translation[..n], bytes, t, length, looping);
         for (local, c) in locals.iter_mut().zip(&self.rotation[..n]) {
             if let Some(c) = c {
                 local.rotation = c.value(t);
@@ -235,6 +230,13 @@ pub struct SkeletonController<'a, const BONES: usize> {
     /// Local transforms of the last evaluation, and of the outgoing clip during a crossfade.
     locals: [LocalTransform; BONES],
     outgoing_locals: [LocalTransform; BONES],
+    /// `locals` holds the bind pose except for the channels of `layer` (what the one-clip path,
+    /// [`Self::evaluate_keys`], keeps up to date); false after a play, a crossfade or a blend.
+    locals_fresh: bool,
+    /// The bind rotations as matrices ([`ColumnWords`]), for the bones a clip does not rotate.
+    bind_rotation: [ColumnWords; BONES],
+    /// The local rotation matrices of the last [`Self::evaluate_keys`].
+    rotation_words: [ColumnWords; BONES],
 }
 
 impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
@@ -251,6 +253,12 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
             outgoing_layer: Layer::EMPTY,
             locals: [LocalTransform::IDENTITY; BONES],
             outgoing_locals: [LocalTransform::IDENTITY; BONES],
+            locals_fresh: false,
+            bind_rotation: core::array::from_fn(|bone| match skeleton.bind().get(bone) {
+                Some(b) => column_words(&interp::to_rotation(b.rotation)),
+                None => column_words(&Matrix::IDENTITY.rotation),
+            }),
+            rotation_words: [[0; 5]; BONES],
         })
     }
 
@@ -284,6 +292,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         self.check(&clip, looping)?;
         self.player.play(clip, clip.length() as u32 * TICKS_PER_FRAME, looping, self.scale);
         self.layer = Layer::new(clip);
+        self.refresh_locals();
         Ok(())
     }
 
@@ -298,6 +307,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         }
         self.player.crossfade(clip, clip.length() as u32 * TICKS_PER_FRAME, looping, self.scale, frames);
         self.outgoing_layer = core::mem::replace(&mut self.layer, Layer::new(clip));
+        self.locals_fresh = false;
         Ok(())
     }
 
@@ -333,6 +343,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         let bind = self.skeleton.bind();
         let n = bind.len(); // <= BONES, checked in `new`
         self.locals[..n].copy_from_slice(bind);
+        self.locals_fresh = false; // `rotation_words` not refreshed here
         if let Some(voice) = self.player.current() {
             self.layer.sample_all(voice, &mut self.locals[..n]);
         }
@@ -384,9 +395,99 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
                 return;
             }
         }
+        if let (Some(voice), None) = (self.player.current(), self.player.outgoing()) {
+            if let ClipSource::Keys(_) = voice.clip {
+                let voice = *voice;
+                self.evaluate_keys(gte, &voice, out);
+                return;
+            }
+        }
         self.sample_locals();
         let locals = &self.locals;
         compose_pose(gte, &self.skeleton, out, |bone| locals[bone]);
+    }
+
+    /// The bind pose into `locals` and `rotation_words` (done by `play`, so that the frames after it
+    /// do not pay for it).
+    fn refresh_locals(&mut self) {
+        // Element by element: word loads and stores, not a byte-looping memcpy.
+        for (l, b) in self.locals.iter_mut().zip(self.skeleton.bind()) {
+            *l = *b;
+        }
+        let n = self.skeleton.len().min(BONES);
+        for (w, b) in self.rotation_words[..n].iter_mut().zip(&self.bind_rotation[..n]) {
+            *w = *b;
+        }
+        self.locals_fresh = true;
+    }
+
+    /// One ANIMBIN clip playing alone, in three passes over the bones, each small enough for the
+    /// R3000's 4 KiB instruction cache (one loop over everything thrashed it): segments (cursor
+    /// steps and key decoding), local rotation matrices (nlerp and the matrix's products on the GTE,
+    /// [`interp::nlerp_matrix`]) and translations, then the composition with the parents. Bones
+    /// without a rotation channel keep the bind pose's matrix. The same results as
+    /// [`Self::sample_locals`] then [`compose_pose`].
+    fn evaluate_keys<B: Cop2>(&mut self, gte: &mut Gte<B>, voice: &Voice<ClipSource<'a>>, out: &mut [Matrix]) {
+        let parents = self.skeleton.parents();
+        let n = parents.len().min(out.len()).min(BONES);
+        if !self.locals_fresh {
+            self.refresh_locals();
+        }
+        let t = shown_time(&voice.playhead);
+        let (length, looping) = (voice.clip.length(), voice.playhead.looping());
+        let bytes = self.layer.bytes;
+        prepare_pass(&mut self.layer.rotation[..n], &mut self.layer.translation[..n], bytes, t, length, looping);
+        rotation_pass(gte, &self.layer.rotation[..n], t, &mut self.locals[..n], &mut self.rotation_words[..n]);
+        for (local, c) in self.locals[..n].iter_mut().zip(&self.layer.translation[..n]) {
+            if let Some(c) = c {
+                local.translation = c.value(t);
+            }
+        }
+        compose_pass(gte, &self.rotation_words[..n], &self.locals[..n], parents, out);
+    }
+}
+
+/// `out[bone] = out[parent] * local` for every bone, the local rotations given as [`ColumnWords`].
+#[inline(never)]
+fn compose_pass<B: Cop2>(gte: &mut Gte<B>, words: &[ColumnWords], locals: &[LocalTransform], parents: &[u8], out: &mut [Matrix]) {
+    let mut loaded = ROOT;
+    for (bone, ((words, local), &parent)) in words.iter().zip(locals).zip(parents).enumerate() {
+        compose_bone_words(gte, out, bone, parent, &mut loaded, words, local.translation);
+    }
+}
+
+/// The segments of every channel at `t` (one instance for every controller size: it is the same
+/// loop).
+#[inline(never)]
+fn prepare_pass(
+    rotation: &mut [Option<RotationChannel>],
+    translation: &mut [Option<TranslationChannel>],
+    bytes: &[u8],
+    t: u32,
+    length: u16,
+    looping: bool,
+) {
+    for c in rotation.iter_mut().flatten() {
+        c.prepare(bytes, t, length, looping);
+    }
+    for c in translation.iter_mut().flatten() {
+        c.prepare(bytes, t, length, looping);
+    }
+}
+
+/// The local rotation (quaternion and matrix) of every bone with a rotation channel.
+#[inline(never)]
+fn rotation_pass<B: Cop2>(
+    gte: &mut Gte<B>,
+    channels: &[Option<RotationChannel>],
+    t: u32,
+    locals: &mut [LocalTransform],
+    words: &mut [ColumnWords],
+) {
+    for ((c, local), w) in channels.iter().zip(locals).zip(words) {
+        if let Some(c) = c {
+            c.value_matrix(gte, t, &mut local.rotation, w);
+        }
     }
 }
 
@@ -397,3 +498,4 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         &self.locals[..self.skeleton.len()]
     }
 }
+

@@ -1,8 +1,9 @@
 //! Where a playback time falls among the keys of one type in one track.
 //!
 //! A cursor remembers the current segment (key `a` at or before the time, key `b` after it) so that
-//! the common case, time still inside the segment, is two comparisons; moving on walks forward from
-//! `a`, and only a wrap restarts from the first key. The reciprocal of the segment's span is computed
+//! the common case, time still inside the segment, is two comparisons; moving on steps over the next
+//! few keys from `b` (or from the first key after a loop's wrap) without a search, and anything else
+//! (a seek, a key of the other type in between) walks the track. The reciprocal of the segment's span is computed
 //! once per segment (a table for short spans, one division otherwise), never per frame.
 
 use crate::animbin::{le_u16, KeyType, Track};
@@ -34,6 +35,14 @@ fn recip(span: u32) -> u32 {
         Some(&r) => r,
         None => (1u32 << 24).div_ceil(span), // span > 32 here, never 0
     }
+}
+
+/// What [`Cursor::seek`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Moved {
+    Not,
+    Next,
+    Other,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -107,17 +116,64 @@ impl Cursor {
         k
     }
 
-    /// Moves to the segment that holds `frame` (in `0..length`); true when `a` or `b` changed.
-    #[inline]
-    pub fn seek(&mut self, bytes: &[u8], frame: u16, length: u16, looping: bool) -> bool {
+    /// Moves to the segment that holds `frame` (in `0..length`): [`Moved::Not`] when it is still
+    /// the same, [`Moved::Next`] when the new segment starts at the old one's end (its decoded end
+    /// can be reused), [`Moved::Other`] otherwise.
+    #[inline(always)]
+    pub fn seek(&mut self, bytes: &[u8], frame: u16, length: u16, looping: bool) -> Moved {
         let f = frame as i32;
         if f >= self.a_frame && f < self.b_frame {
-            return false;
+            return Moved::Not;
         }
-        self.locate(bytes, frame, length, looping);
-        true
+        let (old_a, b) = (self.a.offset, self.b);
+        // Forward from `b` (its frame is not wrapped), or after a loop's wrap from the first key.
+        let stepped = if f >= self.b_frame && self.b_frame == b.frame as i32 {
+            self.step(bytes, f, b)
+        } else if looping && f < self.a_frame && f >= self.first.frame as i32 {
+            self.step(bytes, f, self.first)
+        } else {
+            false
+        };
+        if !stepped {
+            self.locate(bytes, frame, length, looping);
+        }
+        // `b` was a decoded key of the old segment (not its only key) and starts the new one.
+        if self.a.offset == b.offset && old_a != b.offset {
+            Moved::Next
+        } else {
+            Moved::Other
+        }
     }
 
+    /// The usual moves of playback: `f` lies in one of the few segments after key `start` (at or
+    /// before `f`), whose keys follow it in the file. False when anything else holds (a key of the
+    /// other type next, the last key, a longer jump): `locate` searches then.
+    #[inline(always)]
+    fn step(&mut self, bytes: &[u8], f: i32, start: KeyPos) -> bool {
+        let mut a = start;
+        let size = 3 + payload_bytes(self.ty);
+        // A few keys at most (a dropped frame, a fast time scale); longer jumps take `locate`.
+        for _ in 0..4 {
+            if a.index + 1 >= self.count {
+                return false;
+            }
+            let at = a.offset as usize + size;
+            // One bounds check for the next key's header.
+            let Some(header) = bytes.get(at..at + 3) else { return false };
+            let next = KeyPos { offset: at as u32, index: a.index + 1, frame: u16::from_le_bytes([header[0], header[1]]) };
+            if header[2] != self.ty {
+                return false;
+            }
+            if next.frame as i32 > f {
+                self.set(a, a.frame as i32, next, next.frame as i32);
+                return true;
+            }
+            a = next;
+        }
+        false
+    }
+
+    #[inline(never)]
     fn locate(&mut self, bytes: &[u8], frame: u16, length: u16, looping: bool) {
         let first = self.first;
         if frame < first.frame {
@@ -154,6 +210,7 @@ impl Cursor {
         }
     }
 
+    #[inline(always)]
     fn set(&mut self, a: KeyPos, a_frame: i32, b: KeyPos, b_frame: i32) {
         self.a = a;
         self.b = b;

@@ -6,6 +6,10 @@
 //! matrix conversion assumes unit length. Inputs outside the table's range fall back to `math::Quat`,
 //! so the result is always defined. Host and console run this same integer code: identical bits.
 
+use crate::gte::regs::{cmd, data};
+use crate::gte::{Cop2, Gte};
+use super::channel::{components, words_of, QuatWords};
+use super::skeleton::{column_words, ColumnWords};
 use crate::math::{isqrt_u64, Quat, Rotation, ONE};
 
 /// `cos(15 degrees)` in FP24: quaternion arcs above it (rotations above 30 degrees) are subdivided.
@@ -75,30 +79,149 @@ pub fn unit(q: Quat) -> Quat {
 
 /// Normalised lerp between near-unit quaternions already in the same hemisphere; `t` FP12 in
 /// 0..=4096.
+///
+/// The same integer steps as [`nlerp_matrix`] on the GTE, so both give the same bits:
+/// `c = a + floor((b - a) t / 4096)`, `n = |c|^2` (FP24), and when `n` is within 1/64 of 1 the
+/// first-order series `s = 1 + (1 - n) / 2` (Q14, below 0.4 LSB from `1 / sqrt(n)` there),
+/// `q14 = floor(c s / 4096)` (Q14), rounded to FP12. Anything else takes the general normalisation.
 #[inline]
 pub fn nlerp(a: Quat, b: Quat, t: i32) -> Quat {
     let (a, b) = (wide(a), wide(b));
-    // a + (b - a) t: four products instead of eight.
-    let c = [0, 1, 2, 3].map(|i| a[i] + (((b[i] - a[i]) * t + (1 << 11)) >> 12));
-    normalize_near_unit(c).unwrap_or_else(|| normalize(c))
+    let c = [0, 1, 2, 3].map(|i| a[i] + (((b[i] - a[i]) * t) >> 12));
+    match series_scale(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3]) {
+        Some(s) if small(c) => {
+            let q = c.map(|v| round_q14((v * s) >> 12));
+            Quat::new(q[0], q[1], q[2], q[3])
+        }
+        _ => normalize(c),
+    }
 }
 
-/// `c / |c|` when `|c|^2` is within 5% of 1 (close keys always are): `1 / sqrt(n)` from its series
-/// around 1, `1 + e/2 + 3e^2/8` with `e = 1 - n`, whose error (below 5e^3/16) stays under 0.2 LSB.
-/// No table, one multiplication more than the squares.
-#[inline]
-fn normalize_near_unit(c: [i32; 4]) -> Option<Quat> {
-    if (c[0].abs() | c[1].abs() | c[2].abs() | c[3].abs()) >= 1 << 13 {
+/// All components within +/-2^13: squares and their sum fit `i32`, products with a Q14 scale too.
+#[inline(always)]
+fn small(c: [i32; 4]) -> bool {
+    (c[0].abs() | c[1].abs() | c[2].abs() | c[3].abs()) < 1 << 13
+}
+
+/// `1 + (1 - n) / 2` in Q14 for a squared length `n` (FP24) within 1/64 of 1.
+#[inline(always)]
+fn series_scale(n: i32) -> Option<i32> {
+    let e = (1 << 24) - n;
+    if e.abs() > 1 << 18 {
         return None;
     }
-    let n = c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3];
-    let e16 = ((1 << 24) - n) >> 8; // e in Q16
-    if e16.abs() > 3277 {
-        return None;
+    Some((1 << 14) + (e >> 11))
+}
+
+/// A Q14 component to FP12, rounded.
+#[inline(always)]
+fn round_q14(v: i32) -> i16 {
+    ((v + 2) >> 2) as i16
+}
+
+const GPL_SF: u32 = cmd::GPL | cmd::SF;
+const GPF_SF: u32 = cmd::GPF | cmd::SF;
+
+/// [`nlerp`] and [`to_rotation`] of its result, the products on the GTE (GPL for the lerp, SQR for
+/// the length, GPF for the scale and the matrix's products): bit for bit the CPU functions' results.
+/// `a`, `b` unit and in the same hemisphere, `t` FP12 in 0..=4096. Uses IR0..3, MAC1..3 (and the
+/// colour FIFO); RT and the vectors stay.
+pub fn nlerp_matrix<B: Cop2>(gte: &mut Gte<B>, a: Quat, b: Quat, t: i32) -> (Quat, Rotation) {
+    let (mut q, mut words) = (Quat::IDENTITY, [0; 5]);
+    let (qa, qb) = (words_of(wide(a)), words_of(wide(b)));
+    if !small(wide(a)) || !small(wide(b)) {
+        nlerp_cpu(qa, qb, t, &mut q, &mut words);
+    } else {
+        nlerp_columns(gte, qa, qb, t, &mut q, &mut words);
     }
-    let s = (1 << 16) + (e16 >> 1) + ((3 * e16 * e16) >> 19);
-    let q = c.map(|v| ((v * s + (1 << 15)) >> 16) as i16);
-    Some(Quat::new(q[0], q[1], q[2], q[3]))
+    let lo = |w: u32| w as u16 as i16;
+    let hi = |w: u32| (w >> 16) as u16 as i16;
+    let r = [[lo(words[0]), lo(words[1]), lo(words[2])], [hi(words[0]), hi(words[1]), hi(words[2])], [lo(words[3]), hi(words[3]), lo(words[4])]];
+    (q, r)
+}
+
+/// [`nlerp_matrix`] of keys whose components are within +/-2^13 (as the channels keep them),
+/// writing the quaternion and the matrix's [`ColumnWords`] in place.
+#[inline(always)]
+pub(crate) fn nlerp_columns<B: Cop2>(gte: &mut Gte<B>, qa: QuatWords, qb: QuatWords, t: i32, rotation: &mut Quat, matrix: &mut ColumnWords) {
+    let (a, b) = (components(qa), components(qb));
+    // x, y, z: MAC = a, IR = b - a, IR0 = t; GPL (sf=1) leaves a + floor((b - a) t / 4096) in IR.
+    gte.write_data::<{ data::IR0 }>(t as u32);
+    gte.write_data::<{ data::IR1 }>((b[1] - a[1]) as u32);
+    gte.write_data::<{ data::IR2 }>((b[2] - a[2]) as u32);
+    gte.write_data::<{ data::IR3 }>((b[3] - a[3]) as u32);
+    gte.write_data::<{ data::MAC1 }>(a[1] as u32);
+    gte.write_data::<{ data::MAC2 }>(a[2] as u32);
+    gte.write_data::<{ data::MAC3 }>(a[3] as u32);
+    gte.command::<GPL_SF>();
+    let w = a[0] + (((b[0] - a[0]) * t) >> 12);
+    let c = gte.ir123();
+    let c = [w, c.x as i32, c.y as i32, c.z as i32];
+    gte.command::<{ cmd::SQR }>(); // sf=0: the exact squares in MAC
+    let ww = w * w;
+    let sq = gte.mac123();
+    let s = match series_scale(ww + sq.x + sq.y + sq.z) {
+        Some(s) if small(c) => s,
+        _ => return nlerp_cpu(qa, qb, t, rotation, matrix),
+    };
+    gte.write_data::<{ data::IR0 }>(s as u32);
+    gte.write_data::<{ data::IR1 }>(c[1] as u32);
+    gte.write_data::<{ data::IR2 }>(c[2] as u32);
+    gte.write_data::<{ data::IR3 }>(c[3] as u32);
+    gte.command::<GPF_SF>();
+    let w = round_q14((c[0] * s) >> 12) as i32;
+    let v = gte.ir123();
+    let (x, y, z) = (round_q14(v.x as i32) as i32, round_q14(v.y as i32) as i32, round_q14(v.z as i32) as i32);
+    *rotation = Quat::new(w as i16, x as i16, y as i16, z as i16);
+    rotation_gte(gte, w, x, y, z, matrix);
+}
+
+/// The general case of [`nlerp_columns`] (keys far from unit length) on the CPU.
+#[cold]
+#[inline(never)]
+fn nlerp_cpu(a: QuatWords, b: QuatWords, t: i32, rotation: &mut Quat, matrix: &mut ColumnWords) {
+    let q = |w: QuatWords| {
+        let c = components(w);
+        Quat::new(c[0] as i16, c[1] as i16, c[2] as i16, c[3] as i16)
+    };
+    let r = nlerp(q(a), q(b), t);
+    *rotation = r;
+    *matrix = column_words(&to_rotation(r));
+}
+
+/// [`to_rotation`] as [`ColumnWords`] with eight of its nine products on the GTE: SQR for the
+/// squares, GPF by `w` and by `x` (sf=0, exact FP24 products); `y z` on the CPU meanwhile.
+#[inline(always)]
+fn rotation_gte<B: Cop2>(gte: &mut Gte<B>, w: i32, x: i32, y: i32, z: i32, matrix: &mut ColumnWords) {
+    let load = |gte: &mut Gte<B>, a: i32, b: i32, c: i32| {
+        gte.write_data::<{ data::IR1 }>(a as u32);
+        gte.write_data::<{ data::IR2 }>(b as u32);
+        gte.write_data::<{ data::IR3 }>(c as u32);
+    };
+    load(gte, x, y, z);
+    gte.command::<{ cmd::SQR }>();
+    let yz = y * z;
+    let sq = gte.mac123();
+    let (xx, yy, zz) = (sq.x, sq.y, sq.z);
+    gte.write_data::<{ data::IR0 }>(w as u32);
+    load(gte, x, y, z);
+    gte.command::<{ cmd::GPF }>();
+    let p = gte.mac123();
+    let (wx, wy, wz) = (p.x, p.y, p.z);
+    gte.write_data::<{ data::IR0 }>(x as u32);
+    load(gte, y, z, 0);
+    gte.command::<{ cmd::GPF }>();
+    let p = gte.mac123();
+    let (xy, xz) = (p.x, p.y);
+    let two = |p: i32| (p + (1 << 10)) >> 11;
+    let pair = |lo: i32, hi: i32| lo as u16 as u32 | (hi as u16 as u32) << 16;
+    *matrix = [
+        pair(ONE - two(yy + zz), two(xy + wz)),
+        pair(two(xy - wz), ONE - two(xx + zz)),
+        pair(two(xz + wy), two(yz - wx)),
+        pair(two(xz - wy), two(yz + wx)),
+        (ONE - two(xx + yy)) as u16 as u32,
+    ];
 }
 
 /// Unit-quaternion interpolation accurate for any arc: halves the arc (the normalised sum is the
@@ -166,21 +289,53 @@ mod tests {
         }
     }
 
+    /// The series normalisation of nlerp against the exact one, over lengths on both sides of 1.
     #[test]
-    fn series_normalisation_is_within_a_quarter_lsb_near_unit() {
+    fn nlerp_normalisation_is_within_an_lsb_of_exact() {
         let mut worst: f64 = 0.0;
+        let mut series = 0;
         for i in 0..4000 {
             let a = i as f64 * 0.0123;
-            let r = 0.952 + 0.096 * (i as f64 / 4000.0); // |c|^2 from 0.906 to 1.10: some fall back
-            let c = [a.cos() * r, a.sin() * r * 0.6, a.sin() * r * 0.8, 0.0].map(|v| (v * 4096.0).round() as i32);
-            let Some(q) = normalize_near_unit(c) else { continue };
+            let r = 0.985 + 0.03 * (i as f64 / 4000.0); // |c|^2 from 0.97 to 1.03: some fall back
+            let c = [a.cos() * r, a.sin() * r * 0.6, a.sin() * r * 0.8, 0.0].map(|v| (v * 4096.0).round() as i16);
+            let q = Quat::new(c[0], c[1], c[2], c[3]);
+            // t = 0: nlerp normalises `a` itself.
+            let got = nlerp(q, q, 0);
+            let n: i32 = c.iter().map(|&v| v as i32 * v as i32).sum();
+            series += series_scale(n).is_some() as u32;
             let len = c.iter().map(|&v| (v as f64).powi(2)).sum::<f64>().sqrt();
-            for (got, v) in [q.w, q.x, q.y, q.z].into_iter().zip(c) {
-                worst = worst.max((got as f64 - v as f64 * 4096.0 / len).abs());
+            for (g, v) in [got.w, got.x, got.y, got.z].into_iter().zip(c) {
+                worst = worst.max((g as f64 - v as f64 * 4096.0 / len).abs());
             }
         }
-        assert!(worst <= 0.75, "{worst}");
-        assert!(normalize_near_unit([4096 * 11 / 10, 0, 0, 0]).is_none());
+        assert!(worst <= 1.0, "{worst}");
+        assert!((1000..4000).contains(&series), "{series}");
+    }
+
+    /// The GTE version (on the model) gives the CPU functions' bits, across arcs, weights and lengths.
+    #[test]
+    fn nlerp_matrix_on_the_gte_matches_the_cpu() {
+        let mut gte = Gte::new();
+        let mut seed = 7u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1664525).wrapping_add(1013904223);
+            (seed >> 8) as i32
+        };
+        for i in 0..5000 {
+            let a = unit(Quat::new(next() as i16, next() as i16, next() as i16, next() as i16));
+            let d = |n: i32| (n % 700) as i16;
+            let mut b = Quat::new(a.w.saturating_add(d(next())), a.x.saturating_add(d(next())), a.y + d(next()) / 2, a.z - d(next()) / 2);
+            if i % 3 != 0 {
+                b = unit(b);
+            }
+            if dot(a, b) < 0 {
+                b = Quat::new(-b.w, -b.x, -b.y, -b.z);
+            }
+            let t = next().rem_euclid(4097);
+            let (q, r) = nlerp_matrix(&mut gte, a, b, t);
+            assert_eq!(q, nlerp(a, b, t), "{a:?} {b:?} {t}");
+            assert_eq!(r, to_rotation(q), "{a:?} {b:?} {t}");
+        }
     }
 
     #[test]

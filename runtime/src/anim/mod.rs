@@ -14,18 +14,24 @@
 //!
 //! Cost on the console (update + evaluate, clip baked at one key per frame played at the PAL rate,
 //! so every channel enters a new segment every frame; `examples/anim`, root counter 2 at 8 cycles per
-//! tick, mednafen / pcsx-rearmed, in CPU cycles):
+//! tick, slowest / average of 30 frames, in CPU cycles; `cargo xtask verify --example anim` writes
+//! them to `artifacts/cycles-anim-EMULATOR.json`):
 //!
-//! | bones | ANIMBIN keys      | compiled, `evaluate` (copy) | compiled, `pose` (borrowed) |
-//! |-------|-------------------|-----------------------------|-----------------------------|
-//! | 15    | 25,200 / 24,200   | 1,550 / 1,020               | 410 / 330                   |
-//! | 20    | 33,000 / 32,200   | 1,860 / 1,200               | 410 / 330                   |
-//! | 50    | 79,700 / 80,000   | 3,720 / 2,300               | 410 / 330                   |
+//! | bones | ANIMBIN keys, mednafen | ANIMBIN keys, pcsx-rearmed | compiled, `evaluate` (copy), mednafen | compiled, `pose` (borrowed) |
+//! |-------|------------------------|----------------------------|---------------------------------------|-----------------------------|
+//! | 15    | 19,336 / 17,016        | 20,912 / 19,296            | 1,952 / 1,496                         | 456 / 368                   |
+//! | 20    | 24,512 / 22,064        | 27,784 / 25,568            | 2,264 / 1,808                         | 456 / 368                   |
+//! | 50    | 57,328 / 52,304        | 68,600 / 63,088            | 4,160 / 3,696                         | 456 / 368                   |
 //!
-//! ANIMBIN costs some 1,600 cycles per bone when every channel enters a new segment (a frame inside
-//! a segment about 940 per bone, of which the GTE composition is about 490). A compiled clip costs
-//! the update (about 400 cycles, mostly the PAL time scale's division and the marker check) plus
-//! 8 word loads and stores per bone to copy its matrices out, or nothing per bone when borrowed.
+//! (Before the three passes below: 20 bones 37,352 / 34,704 on mednafen, 36,384 / 33,112 on
+//! pcsx-rearmed.) An ANIMBIN frame costs some 1,100 cycles per bone, about a third each for the
+//! segment step (cursor, key decoding, hemisphere), the local rotation (nlerp and the matrix's
+//! products on the GTE) and the composition. The R3000 has no data cache: every load from RAM costs
+//! about 8 cycles on mednafen (a multiply about 11, a GTE register move 1), so the cost is mostly the
+//! channel state and keys read per bone, not arithmetic. The evaluation runs in passes whose loops fit
+//! the 4 KiB instruction cache (one loop over all the work per bone was slower). The first frame
+//! after `play` is the slowest (cold instruction cache). A compiled clip costs the update plus a copy
+//! of its matrices, or nothing per bone when borrowed.
 
 pub mod animator;
 mod channel;

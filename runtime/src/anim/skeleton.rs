@@ -126,22 +126,102 @@ pub fn compose_pose<B: Cop2>(
     let mut loaded = ROOT;
     for bone in 0..n {
         let m = local(bone).to_matrix();
-        let parent = skeleton.parents[bone];
-        let (done, rest) = out.split_at_mut(bone);
-        rest[0] = match done.get(parent as usize) {
-            None => m, // a root
-            Some(p) => {
-                if loaded != parent {
-                    gte.set_rotation(&p.rotation);
-                    loaded = parent;
-                }
-                Matrix {
-                    rotation: gte.mul_rotation(&m.rotation),
-                    translation: rotate_wide(gte, &p.rotation, m.translation).wrapping_add(p.translation),
-                }
-            }
-        };
+        compose_bone(gte, out, bone, skeleton.parents[bone], &mut loaded, &m.rotation, m.translation);
     }
+}
+
+/// `out[bone] = out[parent] * (rotation, translation)` on the GTE (`out[bone]` alone for a root):
+/// one step of [`compose_pose`]. `loaded` is the bone whose rotation RT holds ([`ROOT`]: none).
+#[inline(always)]
+pub(crate) fn compose_bone<B: Cop2>(
+    gte: &mut Gte<B>,
+    out: &mut [Matrix],
+    bone: usize,
+    parent: u8,
+    loaded: &mut u8,
+    rotation: &Rotation,
+    translation: Vec3i32,
+) {
+    let (done, rest) = out.split_at_mut(bone);
+    let Some(slot) = rest.first_mut() else { return };
+    *slot = match done.get(parent as usize) {
+        None => Matrix::new(*rotation, translation), // a root
+        Some(p) => {
+            if *loaded != parent {
+                gte.set_rotation(&p.rotation);
+                *loaded = parent;
+            }
+            Matrix {
+                rotation: gte.mul_rotation(rotation),
+                translation: rotate_wide(gte, &p.rotation, translation).wrapping_add(p.translation),
+            }
+        }
+    };
+}
+
+/// A rotation matrix as the GTE words of its columns (the rotation half of
+/// [`crate::gte::PackedMatrix`]): `m00 | m10 << 16`, `m01 | m11 << 16`, `m02 | m12 << 16`,
+/// `m20 | m21 << 16`, `m22`.
+pub(crate) type ColumnWords = [u32; 5];
+
+#[inline(always)]
+pub(crate) fn column_words(r: &Rotation) -> ColumnWords {
+    let p = |lo: i16, hi: i16| lo as u16 as u32 | (hi as u16 as u32) << 16;
+    [p(r[0][0], r[1][0]), p(r[0][1], r[1][1]), p(r[0][2], r[1][2]), p(r[2][0], r[2][1]), r[2][2] as u16 as u32]
+}
+
+const MVMVA_RT_V0: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V0, cmd::CV_NONE, 0);
+const MVMVA_RT_V1: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V1, cmd::CV_NONE, 0);
+const MVMVA_RT_V2: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V2, cmd::CV_NONE, 0);
+
+/// [`compose_bone`] with the local rotation given as [`ColumnWords`]: one register write per
+/// vector half, the same MVMVAs as [`Gte::mul_rotation`] (the same bits).
+#[inline(always)]
+pub(crate) fn compose_bone_words<B: Cop2>(
+    gte: &mut Gte<B>,
+    out: &mut [Matrix],
+    bone: usize,
+    parent: u8,
+    loaded: &mut u8,
+    words: &ColumnWords,
+    translation: Vec3i32,
+) {
+    let (done, rest) = out.split_at_mut(bone);
+    let Some(slot) = rest.first_mut() else { return };
+    let Some(p) = done.get(parent as usize) else {
+        // A root: its local transform.
+        let lo = |w: u32| w as u16 as i16;
+        let hi = |w: u32| (w >> 16) as u16 as i16;
+        *slot = Matrix::new(
+            [[lo(words[0]), lo(words[1]), lo(words[2])], [hi(words[0]), hi(words[1]), hi(words[2])], [lo(words[3]), hi(words[3]), lo(words[4])]],
+            translation,
+        );
+        return;
+    };
+    if *loaded != parent {
+        gte.set_rotation(&p.rotation);
+        *loaded = parent;
+    }
+    gte.write_data::<{ data::VXY0 }>(words[0]);
+    gte.write_data::<{ data::VZ0 }>(words[3]);
+    gte.write_data::<{ data::VXY1 }>(words[1]);
+    gte.write_data::<{ data::VZ1 }>(words[3] >> 16);
+    gte.write_data::<{ data::VXY2 }>(words[2]);
+    gte.write_data::<{ data::VZ2 }>(words[4]);
+    gte.command::<MVMVA_RT_V0>();
+    let c0 = gte.ir123();
+    gte.command::<MVMVA_RT_V1>();
+    let c1 = gte.ir123();
+    gte.command::<MVMVA_RT_V2>();
+    let c2 = gte.ir123();
+    slot.rotation = [[c0.x, c1.x, c2.x], [c0.y, c1.y, c2.y], [c0.z, c1.z, c2.z]];
+    slot.translation = rotate_wide(gte, &p.rotation, translation).wrapping_add(p.translation);
+}
+
+#[cold]
+#[inline(never)]
+fn rotate_wide_cpu(rt: &Rotation, t: Vec3i32) -> Vec3i32 {
+    Matrix::new(*rt, Vec3i32::ZERO).rotate_wide(t)
 }
 
 /// MVMVA, RT times V0, no shift: the exact product (low 32 bits of the sum).
@@ -156,10 +236,11 @@ const MVMVA_RT_V0_NO_SHIFT: u32 = cmd::mvmva(0, cmd::MX_RT, cmd::V_V0, cmd::CV_N
 /// 32-bit MAC is the product modulo 2^32, which is all a wrapped `i32` result needs.
 ///
 /// The one value whose high half does not fit `i16` (from `0x7FFF_8000` up) takes the CPU formula.
+#[inline(always)]
 fn rotate_wide<B: Cop2>(gte: &mut Gte<B>, rt: &Rotation, t: Vec3i32) -> Vec3i32 {
     const TOP: i32 = 0x7FFF_8000;
     if t.x >= TOP || t.y >= TOP || t.z >= TOP {
-        return Matrix::new(*rt, Vec3i32::ZERO).rotate_wide(t);
+        return rotate_wide_cpu(rt, t);
     }
     let lo = Vec3i16::new(t.x as i16, t.y as i16, t.z as i16);
     // Below TOP, (v - lo) / 2^16 lies in -32768..=32767.
