@@ -339,9 +339,9 @@ fn write(t: &Tables, voice: &Voice, words: &[u32], weight: u32, out: &mut [BoneS
             [((w0 << 16) as i32) >> (16 - UP), (w0 as i32) >> 16 << UP, ((w1 << 16) as i32) >> (16 - UP), (w1 as i32) >> 16 << UP]
         };
         // Translation, then scale.
-        for kind in 1..CHANNELS_PER_BONE {
+        for (kind, frac) in FRACS.iter().enumerate().skip(1) {
             let d = clip.word(ch + kind);
-            let shift = FRACS[kind].saturating_sub((d >> 8) & 255);
+            let shift = frac.saturating_sub((d >> 8) & 255);
             let value = if d & CHANNEL_ANIMATED as u32 != 0 {
                 a += 1;
                 let mut v = [0i32; 3];

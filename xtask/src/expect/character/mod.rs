@@ -23,6 +23,7 @@ use std::process::Command;
 #[allow(dead_code)]
 mod scene;
 #[path = "../../../../examples/character/src/stream_bench.rs"]
+#[allow(dead_code)] // the console's scheduling constant
 pub(super) mod stream_bench;
 #[path = "../../../../examples/character/src/baked_paths.rs"]
 #[allow(dead_code)]
@@ -392,12 +393,18 @@ mod tests {
         // the event timeline (it starts at time 0), then the count and the Animator's bytes.
         let events = [6 << 16, 6, 15 << 16 | 1, 15, 2];
         let cache_at = baked + rigid + corrupt + flat;
-        assert_eq!(e.words.len(), cache_at + 1 + paths + fades + events.len() + 1);
+        let stream = stream_bench::WORDS;
+        assert_eq!(e.words.len(), cache_at + 1 + paths + fades + events.len() + 1 + stream);
         assert_eq!(e.words[cache_at].name, "pose_cache.hash");
         assert_eq!(e.words[cache_at + paths].name, "baked.path.bad_escape1.output_hash");
         let tail: Vec<u32> = e.words[cache_at + 1 + paths + fades..].iter().map(|w| w.value).collect();
         assert_eq!(tail[..events.len()], events);
-        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("animator.bytes.step0.0"));
+        let fades_end = e.words.len() - stream;
+        assert_eq!(e.words[fades_end - 1].name, "animator.bytes.step0.0");
+        // The 20-bone forward decoding: distinct frames hash differently, and the Walk's state fits.
+        let hashes: std::collections::HashSet<u32> = e.words[fades_end..fades_end + stream_bench::FRAMES as usize].iter().map(|w| w.value).collect();
+        assert!(hashes.len() > stream_bench::FRAMES as usize / 2, "{} distinct frame hashes", hashes.len());
+        assert_eq!(e.words.last().map(|w| (w.name.as_str(), w.value <= stream_bench::STREAM_WORDS as u32)), Some(("stream.state_words", true)));
         // The packet loop's runs (drawn, rejected, words). Triangles, with the tests, room for all: the
         // front, wide-but-drawable and two more front faces drawn, near, too wide and too tall
         // rejected; room for three: one more rejected. Without the tests, room for all: everything
@@ -437,7 +444,8 @@ mod tests {
                 ("corrupt.rigid.clips-past-end.offset", clips_past_end),
             ]
         );
-        assert_eq!((values[4].0, values[4].1), ("corrupt.rigid.block-at-stream-end.code", 16), "bit stream end");
+        // Refused at parse: the block's records would run past the stream (BadClipData).
+        assert_eq!((values[4].0, values[4].1), ("corrupt.rigid.block-at-stream-end.code", 14), "records past the stream");
         assert!(values[5].1 > 64 && (values[5].1 as usize) < b.rigid.len(), "{:?}", values[5]);
         assert_eq!((values[6].0, values[6].1), ("corrupt.baked.bad-frame-mode.code", 18), "bad frame payload");
         assert!(values[7].1 > 64 && (values[7].1 as usize) < b.baked.len(), "{:?}", values[7]);
