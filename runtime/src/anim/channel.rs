@@ -12,7 +12,7 @@ use super::interp;
 use super::time::TICKS_PER_FRAME;
 use crate::animbin::{KeyType, Track};
 use crate::gte::{Cop2, Gte};
-use super::skeleton::{column_words, ColumnWords};
+use super::words::{column_words, components, words_of, ColumnWords, QuatWords};
 use crate::math::{Quat, Vec3i32};
 
 /// The payload of the validated key at `offset`, with one bounds check (the file was validated, so
@@ -22,27 +22,12 @@ fn payload<const N: usize>(bytes: &[u8], offset: u32) -> [u8; N] {
     bytes.get(p..p + N).and_then(|s| s.try_into().ok()).unwrap_or([0; N])
 }
 
-/// A quaternion as two words, `w | x << 16` and `y | z << 16` (the file's order): kept in words so
-/// that it moves through two registers, never through the (uncached) stack.
-pub(crate) type QuatWords = [u32; 2];
-
-/// The four components of [`QuatWords`], sign-extended.
-#[inline(always)]
-pub(crate) fn components(q: QuatWords) -> [i32; 4] {
-    [q[0] as i16 as i32, (q[0] >> 16) as i16 as i32, q[1] as i16 as i32, (q[1] >> 16) as i16 as i32]
-}
-
 #[inline(always)]
 fn quat_of(q: QuatWords) -> Quat {
     let c = components(q);
     Quat::new(c[0] as i16, c[1] as i16, c[2] as i16, c[3] as i16)
 }
 
-#[inline(always)]
-pub(crate) fn words_of(c: [i32; 4]) -> QuatWords {
-    let p = |lo: i32, hi: i32| lo as u16 as u32 | (hi as u16 as u32) << 16;
-    [p(c[0], c[1]), p(c[2], c[3])]
-}
 
 /// A rotation key as stored when its components are within +/-2^13 (unit keys are), else scaled to
 /// unit length, so that dot products and nlerp's squares stay within `i32`.

@@ -8,8 +8,7 @@
 
 use crate::gte::regs::{cmd, data};
 use crate::gte::{Cop2, Gte};
-use super::channel::{components, words_of, QuatWords};
-use super::skeleton::{column_words, ColumnWords};
+use super::words::{column_words, components, words_of, ColumnWords, QuatWords};
 use crate::math::{isqrt_u64, Quat, Rotation, ONE};
 
 /// `cos(15 degrees)` in FP24: quaternion arcs above it (rotations above 30 degrees) are subdivided.

@@ -42,6 +42,7 @@ pub mod player;
 pub mod playhead;
 pub mod skeleton;
 pub mod time;
+mod words;
 
 pub use animator::{Animator, Fade, FrameSample, PoseSample, Sampling};
 pub use controller::{ClipSource, MarkerEvent, PlayError, SkeletonController};

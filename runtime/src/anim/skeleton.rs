@@ -1,6 +1,7 @@
 //! The skeleton (parents and bind pose) and the composition of local transforms into model space.
 
 use super::interp;
+use super::words::ColumnWords;
 use crate::gte::regs::{cmd, data};
 use crate::gte::{Cop2, Gte};
 use crate::math::{Matrix, Quat, Rotation, Vec3i16, Vec3i32};
@@ -159,16 +160,6 @@ pub(crate) fn compose_bone<B: Cop2>(
     };
 }
 
-/// A rotation matrix as the GTE words of its columns (the rotation half of
-/// [`crate::gte::PackedMatrix`]): `m00 | m10 << 16`, `m01 | m11 << 16`, `m02 | m12 << 16`,
-/// `m20 | m21 << 16`, `m22`.
-pub(crate) type ColumnWords = [u32; 5];
-
-#[inline(always)]
-pub(crate) fn column_words(r: &Rotation) -> ColumnWords {
-    let p = |lo: i16, hi: i16| lo as u16 as u32 | (hi as u16 as u32) << 16;
-    [p(r[0][0], r[1][0]), p(r[0][1], r[1][1]), p(r[0][2], r[1][2]), p(r[2][0], r[2][1]), r[2][2] as u16 as u32]
-}
 
 const MVMVA_RT_V0: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V0, cmd::CV_NONE, 0);
 const MVMVA_RT_V1: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V1, cmd::CV_NONE, 0);

@@ -7,7 +7,7 @@ use super::regs::{cmd, data};
 use crate::tables::primitives::{unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END};
 use super::{PackedMatrix, GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2, SQR_SF0};
 use crate::math::{Matrix, Vec3i32};
-use crate::render::bones::PoseQ14;
+use super::PoseQ14;
 use crate::tables::BoneSample;
 
 /// A triangle's screen data as the GTE holds it after NCLIP and AVSZ3 (raw register words).

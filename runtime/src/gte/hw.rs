@@ -19,7 +19,7 @@ use super::packets::{FlatPackets, FlatPrimitives, PacketList};
 use super::regs::{cmd, data};
 use super::{PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
 use crate::math::Matrix;
-use crate::render::bones::PoseQ14;
+use crate::gte::PoseQ14;
 use crate::tables::BoneSample;
 
 mod packet_loop;

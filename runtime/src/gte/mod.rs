@@ -35,6 +35,8 @@
 //! assert_eq!(gte.mac123(), Vec3i32::new(0, 4096, 0));
 //! ```
 
+mod pose_q14;
+pub use pose_q14::PoseQ14;
 mod backend;
 #[cfg(target_os = "psx")]
 pub mod hw;

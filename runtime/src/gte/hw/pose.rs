@@ -15,7 +15,7 @@ use super::{cop2, ctc2_from, mfc2_to, mtc2_from, swc2};
 use crate::gte::regs::{ctrl, data};
 use crate::gte::{GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, SQR_SF0};
 use crate::math::Matrix;
-use crate::render::bones::PoseQ14;
+use crate::gte::PoseQ14;
 use crate::tables::BoneSample;
 
 /// Byte offsets of a `BoneSample`'s fields (not `repr(C)`: taken from the compiler).
