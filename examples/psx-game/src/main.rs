@@ -108,7 +108,7 @@ fn main() {
     loop {
         clear_table(ot);
         let mut used = 0;
-        if let Some(game) = &game {
+        if let Some(game) = &mut game {
             let measured = frame == MEASURED_FRAME;
             let mut sink = OtSink::new(FramePackets::new(ot, packets, &mut used), Shading::Flat);
             let started = timer::now();

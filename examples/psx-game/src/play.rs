@@ -8,7 +8,7 @@ use psxanim_runtime::anim::{Animator, Sampling};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::{Matrix, Vec3i32};
 use psxanim_runtime::render::camera::{self, Angle, Camera};
-use psxanim_runtime::render::{self, Outcome, RenderError, Scratch, Stage, TriangleSink};
+use psxanim_runtime::render::{self, Outcome, PoseStream, RenderError, Scratch, Stage, TriangleSink};
 use psxanim_runtime::tables::{TableError, Tables};
 
 /// `Record::program` of the game.
@@ -51,10 +51,17 @@ pub fn camera() -> Camera {
     }
 }
 
-/// The game's state: the shared tables, one animator per actor (a few words each) and where they stand.
+/// Decoder words per voice of an actor's `PoseStream` (the fixture's clips need at most 3 per animated
+/// rotation and 6 per animated translation: `tables::stream::max_words_needed`).
+pub const STREAM_WORDS: usize = 64;
+
+/// The game's state: the shared tables, one animator per actor (a few words each), its pose stream
+/// (the forward decoder's state: each frame reads one record of deltas, not a block) and where they
+/// stand.
 pub struct Game<'a> {
     pub tables: Tables<'a>,
     pub animators: [Animator; ACTORS.len()],
+    pub streams: [PoseStream<STREAM_WORDS>; ACTORS.len()],
     pub worlds: [Matrix; ACTORS.len()],
 }
 
@@ -68,7 +75,7 @@ impl<'a> Game<'a> {
             animator.play(&tables, clip, true)?;
         }
         let worlds = ACTORS.map(|a| camera::placement(a.position, a.yaw));
-        Ok(Game { tables, animators, worlds })
+        Ok(Game { tables, animators, streams: [const { PoseStream::new() }; ACTORS.len()], worlds })
     }
 
     /// Advances every actor by `vsyncs` vertical blanks.
@@ -81,7 +88,7 @@ impl<'a> Game<'a> {
     /// Draws every actor into `sink`; `mark(actor, stage)` is called at the end of each stage. With
     /// `probe`, each actor's record words (`actor_words`) are written there.
     pub fn draw<B: Cop2, S: TriangleSink + ?Sized>(
-        &self,
+        &mut self,
         gte: &mut Gte<B>,
         scratch: &mut Scratch,
         sink: &mut S,
@@ -92,8 +99,8 @@ impl<'a> Game<'a> {
         camera.load(gte);
         let mut outcomes = [Ok(Outcome::Culled); ACTORS.len()];
         for (i, outcome) in outcomes.iter_mut().enumerate() {
-            let sample = self.animators[i].sample();
-            *outcome = render::render(gte, &self.tables, &camera, &self.worlds[i], sample, scratch, sink, &mut |s| mark(i, s));
+            let (tables, stream, animator) = (&self.tables, &mut self.streams[i], &self.animators[i]);
+            *outcome = render::render_streamed(gte, tables, stream, &camera, &self.worlds[i], animator, scratch, sink, &mut |s| mark(i, s));
             if let Some(words) = probe.as_deref_mut() {
                 // While the scratch still holds this actor's projected vertices.
                 let at = i * WORDS_PER_ACTOR;

@@ -11,7 +11,7 @@ use psxanim_runtime::console::ordering::{clear_table, table_head, FramePackets};
 use psxanim_runtime::gte::{self, Gte};
 use psxanim_runtime::math::Vec3i32;
 use psxanim_runtime::render::ot::{OtSink, Shading};
-use psxanim_runtime::render::{self, camera, Camera, Scratch};
+use psxanim_runtime::render::{self, camera, Camera, PoseStream, Scratch};
 use psxanim_runtime::tables::Tables;
 
 /// The character compiled by build.rs; the tables are read in place and want 4-byte alignment.
@@ -48,6 +48,9 @@ fn main() {
     let (walk, idle) = (tables.find_clip("Walk").unwrap_or(0), tables.find_clip("Idle").unwrap_or(0));
     let mut animator = Animator::new(60, Sampling::Interpolated);
     let _ = animator.play(&tables, walk, true);
+    // The instance's forward decoder: each frame reads one record of deltas (a crossfade's outgoing
+    // clip keeps the second voice). 64 words per voice: 3 per animated rotation, 6 per translation.
+    let mut stream = PoseStream::<64>::new();
     let camera = Camera {
         view: Camera::orbit(Vec3i32::new(0, -3600, 0), 14_000, 0x1000, 0x0400),
         center: (160, 120),
@@ -63,7 +66,7 @@ fn main() {
         let mut used = 0;
         let mut sink = OtSink::new(FramePackets::new(ot, packets, &mut used), Shading::Flat);
         camera.load(&mut gte);
-        let _ = render::render_animated(&mut gte, &tables, None, &camera, &world, &animator, scratch, &mut sink, &mut |_| {});
+        let _ = render::render_streamed(&mut gte, &tables, &mut stream, &camera, &world, &animator, scratch, &mut sink, &mut |_| {});
 
         fb.draw_sync();
         fb.wait_vblank();
