@@ -267,6 +267,46 @@ pub(crate) struct ClipWords<'a> {
 /// The stream part of [`ClipWords`] (what the random-access decoder reads).
 pub(crate) type StreamBits<'a> = ClipWords<'a>;
 
+/// Word access to a clip's data: [`InPlace`] (an aligned blob, a load per word, no call that would
+/// make the decoders' loops save their registers) or [`ClipWords`] (either).
+pub(crate) trait Words: Copy {
+    fn word(&self, i: usize) -> u32;
+    /// Word index of the bit stream.
+    fn stream(&self) -> usize;
+
+    /// The `width`-bit (0..=32) two's-complement field at bit `bit` of the stream.
+    #[inline(always)]
+    fn signed(&self, bit: u32, width: u32) -> i32 {
+        if width == 0 {
+            return 0;
+        }
+        let (i, s) = (self.stream() + (bit >> 5) as usize, bit & 31);
+        let mut v = self.word(i) >> s;
+        if s + width > 32 {
+            v |= self.word(i + 1) << (32 - s);
+        }
+        ((v << (32 - width)) as i32) >> (32 - width)
+    }
+}
+
+/// A 4-aligned clip's words in place.
+#[derive(Clone, Copy)]
+pub(crate) struct InPlace<'a> {
+    words: &'a [u32],
+    stream: usize,
+}
+
+impl Words for InPlace<'_> {
+    #[inline(always)]
+    fn word(&self, i: usize) -> u32 {
+        self.words.get(i).copied().unwrap_or(0)
+    }
+    #[inline(always)]
+    fn stream(&self) -> usize {
+        self.stream
+    }
+}
+
 impl<'a> ClipWords<'a> {
     pub fn new(t: &Tables<'a>, l: &ClipLayout) -> Self {
         let start = l.descriptors - CLIP_POSE_HEADER_SIZE;
@@ -280,13 +320,9 @@ impl<'a> ClipWords<'a> {
         }
     }
 
-    /// Word `i` of the clip data.
-    #[inline(always)]
-    pub fn word(&self, i: usize) -> u32 {
-        match self.words.get(i) {
-            Some(w) => *w,
-            None => self.byte_word(i),
-        }
+    /// The words in place, when the clip is 4-aligned in memory.
+    pub fn in_place(&self) -> Option<InPlace<'a>> {
+        self.bytes.is_empty().then_some(InPlace { words: self.words, stream: self.stream })
     }
 
     /// Word `i` from bytes (a blob at an odd address), 0 past the end: out of line, so that the
@@ -299,19 +335,20 @@ impl<'a> ClipWords<'a> {
         }
         w
     }
+}
 
-    /// The `width`-bit (0..=32) two's-complement field at bit `bit` of the stream.
+impl Words for ClipWords<'_> {
+    /// Word `i` of the clip data.
     #[inline(always)]
-    pub fn signed(&self, bit: u32, width: u32) -> i32 {
-        if width == 0 {
-            return 0;
+    fn word(&self, i: usize) -> u32 {
+        match self.words.get(i) {
+            Some(w) => *w,
+            None => self.byte_word(i),
         }
-        let (i, s) = (self.stream + (bit >> 5) as usize, bit & 31);
-        let mut v = self.word(i) >> s;
-        if s + width > 32 {
-            v |= self.word(i + 1) << (32 - s);
-        }
-        ((v << (32 - width)) as i32) >> (32 - width)
+    }
+    #[inline(always)]
+    fn stream(&self) -> usize {
+        self.stream
     }
 }
 

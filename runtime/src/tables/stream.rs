@@ -12,7 +12,7 @@
 //! 8 per translation or scale component ([`words_needed`]).
 
 use super::pose::{
-    descriptor, layout, rebuild_rotation, ClipLayout, ClipWords, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW, CLIP_POSE_HEADER_SIZE,
+    descriptor, layout, rebuild_rotation, ClipLayout, ClipWords, Words, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW, CLIP_POSE_HEADER_SIZE,
     FRACS, ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
 };
 use super::{u32_at, BoneSample, Storage, TableError, Tables};
@@ -233,10 +233,17 @@ const RESTART: u8 = 4;
 
 /// Reads the record(s) of `mode` at `voice.bit` into every animated component's (value, difference).
 /// One loop, no calls: the console keeps its state in registers.
-#[inline(never)]
 fn records(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8) {
+    let clip = ClipWords::new(t, &voice.layout.clip_layout());
+    match clip.in_place() {
+        Some(words_in_place) => records_from(t, words_in_place, voice, words, mode),
+        None => records_from(t, clip, voice, words, mode),
+    }
+}
+
+#[inline(never)]
+fn records_from<W: Words>(t: &Tables, clip: W, voice: &mut Voice, words: &mut [u32], mode: u8) {
     let l = voice.layout;
-    let clip = ClipWords::new(t, &l.clip_layout());
     let start = l.start();
     let descriptors = (l.descriptors - start) as usize / 4;
     let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
@@ -305,11 +312,18 @@ fn advance_component(mode: u8, value: i32, step: i32, x: i32, d1: i32) -> (i32, 
 /// Every bone's sample at `weight` (FP12) between the voice's frame and the one before into `out`:
 /// animated channels interpolated from their (value, difference), a rotation's dropped component
 /// rebuilt, constants from the tables. One loop, no calls (but the rare square root below a half).
-#[inline(never)]
 fn write(t: &Tables, voice: &Voice, words: &[u32], weight: u32, out: &mut [BoneSample]) {
+    let clip = ClipWords::new(t, &voice.layout.clip_layout());
+    match clip.in_place() {
+        Some(words_in_place) => write_from(words_in_place, voice, words, weight, out),
+        None => write_from(clip, voice, words, weight, out),
+    }
+}
+
+#[inline(never)]
+fn write_from<W: Words>(clip: W, voice: &Voice, words: &[u32], weight: u32, out: &mut [BoneSample]) {
     const UP: u32 = ROTATION_FRAC - ROTATION_STORED_FRAC;
     let l = voice.layout;
-    let clip = ClipWords::new(t, &l.clip_layout());
     let start = l.start();
     let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
     let widths_at = (l.widths - start) as usize / 4 + block * l.animated as usize;
