@@ -64,8 +64,8 @@ impl From<FrameSample> for PoseSample {
 
 /// One instance's playback state. Nothing is shown until [`Animator::play`] selects a clip.
 ///
-/// Issue 14's forward decoder state belongs beside each of the player's two voices (the outgoing
-/// clip of a crossfade is decoded too).
+/// A rigid instance's forward decoder state lives beside it in a `render::PoseStream`, one voice per
+/// voice of this player (the outgoing clip of a crossfade is decoded too).
 #[derive(Clone, Copy, Debug)]
 pub struct Animator {
     display_hz: u16,
