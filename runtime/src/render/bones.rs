@@ -209,7 +209,7 @@ pub fn model_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[Bon
     let n = tables.bone_count().min(samples.len()).min(out.len());
     for (bone, sample) in samples.iter().enumerate().take(n) {
         let (done, rest) = out.split_at_mut(bone);
-        match tables.bone(bone).parent {
+        match tables.parent(bone) {
             Some(p) if (p as usize) < bone => match PoseQ14::from_sample(sample) {
                 Some(pose) => compose_q14(gte, &done[p as usize], &pose, &mut rest[0]),
                 None => compose_sample_into(gte, &done[p as usize], sample, &mut rest[0]),
@@ -224,7 +224,7 @@ pub fn model_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[Bon
 /// ([`Gte::compose`]); bones are parent-first (checked by `Tables::parse`).
 pub fn bone_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[BoneSample], object: &Matrix, out: &mut [Matrix]) {
     let n = tables.bone_count().min(samples.len()).min(out.len());
-    pose_matrices(gte, |b| tables.bone(b).parent, &samples[..n], object, out);
+    pose_matrices(gte, |b| tables.parent(b), &samples[..n], object, out);
 }
 
 /// [`bone_matrices`] for any skeleton: `parent(b)` is bone `b`'s parent (a parent that is not an

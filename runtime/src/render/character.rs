@@ -219,6 +219,19 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized>(
             let samples = &mut scratch.samples[..bone_count];
             let from = &mut scratch.from_samples[..bone_count];
             if let Rigid::Streamed(stream) = rigid {
+                // The cheapest route: poses in the GTE's form, composed with no conversion.
+                let poses = &mut scratch.poses[..bone_count];
+                if pose.fade.is_none() && stream.pose_q14(tables, &sample, poses)? {
+                    mark(Stage::Decode);
+                    bones::pose_matrices_q14(gte, |b| tables.parent(b), poses, &object, &mut scratch.matrices[..bone_count]);
+                    mark(Stage::Pose);
+                    project::project_rigid(gte, tables, &scratch.matrices[..bone_count], sxy, sz);
+                    mark(Stage::Project);
+                    let clip_tests = visibility != Visibility::Clear;
+                    let stats = triangles::emit(gte, tables, camera, clip_tests, &scratch.sxy[..vertex_count], &scratch.sz[..vertex_count], sink);
+                    mark(Stage::Triangles);
+                    return Ok(Outcome::Drawn(stats));
+                }
                 stream.sample_pair(tables, &sample, samples, pose.fade.as_ref().map(|f| (&f.from, &mut from[..])))?;
             } else {
                 let next = &mut scratch.next_samples[..bone_count];

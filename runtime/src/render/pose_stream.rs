@@ -4,7 +4,8 @@
 //! frame where a decode from the block start would read up to a block of records.
 
 use crate::anim::FrameSample;
-use crate::tables::stream::{sample_voice, target, VoiceState};
+use crate::gte::PoseQ14;
+use crate::tables::stream::{pose_voice_q14, sample_voice, target, VoiceState};
 use crate::tables::{BoneSample, TableError, Tables};
 
 /// Two voices' decoder states, `WORDS` words each ([`crate::tables::stream::max_words_needed`] of the
@@ -32,6 +33,11 @@ pub trait PoseVoices {
         out: &mut [BoneSample],
         from: Option<(&FrameSample, &mut [BoneSample])>,
     ) -> Result<(), TableError>;
+
+    /// The poses of `current` in the GTE's form (no crossfade), from the voice already in its clip
+    /// when there is one: `Ok(false)` when a bone has no such form (see
+    /// [`crate::tables::stream::pose_voice_q14`]); then [`PoseVoices::sample_pair`] gives its samples.
+    fn pose_q14(&mut self, tables: &Tables, current: &FrameSample, out: &mut [PoseQ14]) -> Result<bool, TableError>;
 }
 
 impl<const WORDS: usize> PoseStream<WORDS> {
@@ -80,5 +86,11 @@ impl<const WORDS: usize> PoseVoices for PoseStream<WORDS> {
             sample_voice(tables, &mut self.voices[1 - mine], other_words, f.clip as usize, g, w, from_out)?;
         }
         Ok(())
+    }
+
+    fn pose_q14(&mut self, tables: &Tables, current: &FrameSample, out: &mut [PoseQ14]) -> Result<bool, TableError> {
+        let mine = usize::from(self.voices[1].clip() == Some(current.clip as usize) && self.voices[0].clip() != Some(current.clip as usize));
+        let (g, w) = target(current.frame, current.next, current.weight);
+        pose_voice_q14(tables, &mut self.voices[mine], &mut self.words[mine], current.clip as usize, g, w, out)
     }
 }

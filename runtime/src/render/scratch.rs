@@ -2,7 +2,7 @@
 //!
 //! Nothing in here survives from one character to the next; each stage overwrites what it uses.
 
-use crate::gte::PackedMatrix;
+use crate::gte::{PackedMatrix, PoseQ14};
 use crate::math::Matrix;
 use crate::tables::BoneSample;
 
@@ -18,6 +18,8 @@ pub struct Scratch {
     pub next_samples: [BoneSample; MAX_BONES],
     /// Rigid crossfade: the outgoing clip's decoded samples.
     pub from_samples: [BoneSample; MAX_BONES],
+    /// Rigid from a [`super::PoseStream`]: the poses in the GTE's form.
+    pub poses: [PoseQ14; MAX_BONES],
     /// Rigid with a pose cache: two cached frames blended (interpolated samples).
     pub blended: [PackedMatrix; MAX_BONES],
     /// Model-view matrix of every bone (rigid).
@@ -41,6 +43,7 @@ impl Scratch {
             samples: [ZERO_SAMPLE; MAX_BONES],
             next_samples: [ZERO_SAMPLE; MAX_BONES],
             from_samples: [ZERO_SAMPLE; MAX_BONES],
+            poses: [PoseQ14::new([0; 4], [0; 3]); MAX_BONES],
             blended: [PackedMatrix { words: [0; 6] }; MAX_BONES],
             matrices: [Matrix::IDENTITY; MAX_BONES],
             positions: [[0; 3]; MAX_VERTICES],

@@ -585,6 +585,17 @@ impl<'a> Tables<'a> {
         }
     }
 
+    /// Bone `index`'s parent (`None` for a root, or past the bones): one halfword read, for the
+    /// per-frame loops that want nothing else of the bone.
+    #[inline]
+    pub fn parent(&self, index: usize) -> Option<u16> {
+        if index >= self.bone_count {
+            return None;
+        }
+        let parent = u16_at(self.bytes, self.bones + index * BONE_SIZE);
+        (parent != NO_PARENT).then_some(parent)
+    }
+
     /// Vertex `index`: bone-local (rigid-gte) or model-space bind position (baked-vertices).
     pub fn vertex(&self, index: usize) -> [i16; 3] {
         assert!(index < self.vertex_count);

@@ -364,7 +364,7 @@ pub(crate) fn wrap16(v: i32) -> i32 {
 #[inline(always)]
 pub fn sqrt_q30(n: u32) -> u32 {
     if !(1 << 28..=1 << 30).contains(&n) {
-        return isqrt_u32(n);
+        return isqrt_rare(n);
     }
     let i = ((n >> 22) - 64) as usize; // 0..=192
     let (a, b) = (SQRT_TABLE[i] as u32, SQRT_TABLE[(i + 1).min(192)] as u32);
@@ -376,6 +376,13 @@ pub fn sqrt_q30(n: u32) -> u32 {
         }
     }
     r
+}
+
+/// The bit-by-bit root out of line: a decoder's loop keeps only the table's path.
+#[cold]
+#[inline(never)]
+fn isqrt_rare(n: u32) -> u32 {
+    isqrt_u32(n)
 }
 
 /// `floor(sqrt((64 + i) * 2^22))`, i = 0..=192.

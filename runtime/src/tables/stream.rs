@@ -11,11 +11,13 @@
 //! State per voice: 4 bytes per animated rotation component (value and difference as halfwords),
 //! 8 per translation or scale component ([`words_needed`]).
 
+use super::pose::TRANSLATION_FRAC;
 use super::pose::{
-    descriptor, layout, rebuild_rotation, ClipLayout, ClipWords, Words, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW, CLIP_POSE_HEADER_SIZE,
-    FRACS, ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
+    descriptor, layout, rebuild_rotation, ClipLayout, ClipWords, Words, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW,
+    CLIP_POSE_HEADER_SIZE, FRACS, ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
 };
 use super::{u32_at, BoneSample, Storage, TableError, Tables};
+use crate::gte::PoseQ14;
 
 /// Where one voice stands: clip, frame, the bit of the next record (`frame + 1`'s), and the parts of
 /// its clip's data (found once, at a seek).
@@ -44,8 +46,18 @@ struct Layout {
     record0_bits: u16,
 }
 
-const NO_LAYOUT: Layout =
-    Layout { descriptors: 0, constants: 0, block_offsets: 0, widths: 0, stream: 0, end: 0, block_frames: 1, animated: 0, frame_count: 0, record0_bits: 0 };
+const NO_LAYOUT: Layout = Layout {
+    descriptors: 0,
+    constants: 0,
+    block_offsets: 0,
+    widths: 0,
+    stream: 0,
+    end: 0,
+    block_frames: 1,
+    animated: 0,
+    frame_count: 0,
+    record0_bits: 0,
+};
 const IDLE: Voice = Voice { clip: 0, frame: 0, bit: 0, ready: false, layout: NO_LAYOUT };
 
 impl Layout {
@@ -168,6 +180,41 @@ fn sample(
     if out.len() < bones {
         return Err(TableError::OutputTooSmall { needed: bones, len: out.len() });
     }
+    reach(tables, voice, words, clip, g)?;
+    write(tables, voice, words, weight, &mut out[..bones]);
+    Ok(())
+}
+
+/// [`sample_voice`] in the GTE's pose form ([`PoseQ14`]: what `render::bones::compose_q14` composes
+/// cheapest), each pose equal to `PoseQ14::from_sample` of the sample `sample_voice` gives. `Ok(false)`
+/// (`out` then partly written) when a bone's sample has no such form: a scale other than 1.0, or a
+/// translation beyond +-32767 GTE units; the voice has advanced all the same.
+pub fn pose_voice_q14(
+    tables: &Tables,
+    voice: &mut VoiceState,
+    words: &mut [u32],
+    clip: usize,
+    g: usize,
+    weight: u32,
+    out: &mut [PoseQ14],
+) -> Result<bool, TableError> {
+    let bones = tables.bone_count();
+    if out.len() < bones {
+        return Err(TableError::OutputTooSmall { needed: bones, len: out.len() });
+    }
+    let voice = &mut voice.0;
+    reach(tables, voice, words, clip, g)?;
+    let layout = voice.layout.clip_layout();
+    let clip_words = ClipWords::new(tables, &layout);
+    Ok(match clip_words.in_place() {
+        Some(in_place) => write_q14_from(in_place, voice, words, weight, &mut out[..bones]),
+        None => write_q14_from(clip_words, voice, words, weight, &mut out[..bones]),
+    })
+}
+
+/// Brings `voice` to frame `g` of `clip`: advanced when it stands at most one block before it in the
+/// same clip, else restarted at `g`'s block.
+fn reach(tables: &Tables, voice: &mut Voice, words: &mut [u32], clip: usize, g: usize) -> Result<(), TableError> {
     let ahead = g.wrapping_sub(voice.frame as usize);
     let near = voice.ready && voice.clip as usize == clip && ahead <= voice.layout.block_frames as usize;
     if !near || g >= voice.layout.frame_count as usize {
@@ -184,7 +231,6 @@ fn sample(
             step(tables, voice, words);
         }
     }
-    write(tables, voice, words, weight, &mut out[..bones]);
     Ok(())
 }
 
@@ -232,26 +278,79 @@ const RESIDUALS: u8 = 3;
 const RESTART: u8 = 4;
 
 /// Reads the record(s) of `mode` at `voice.bit` into every animated component's (value, difference).
-/// One loop, no calls: the console keeps its state in registers.
+/// One loop per mode, no calls: the console keeps its state in registers.
 fn records(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8) {
     let clip = ClipWords::new(t, &voice.layout.clip_layout());
-    match clip.in_place() {
-        Some(words_in_place) => records_from(t, words_in_place, voice, words, mode),
-        None => records_from(t, clip, voice, words, mode),
+    let channels = t.bone_count() * CHANNELS_PER_BONE;
+    match (clip.in_place(), mode) {
+        (Some(c), FRESH) => records_from::<_, FRESH>(c, channels, voice, words, mode),
+        (Some(c), FIRST_DIFFERENCES) => records_from::<_, FIRST_DIFFERENCES>(c, channels, voice, words, mode),
+        (Some(c), RESIDUALS) => records_from::<_, RESIDUALS>(c, channels, voice, words, mode),
+        (Some(c), _) => records_from::<_, RESTART>(c, channels, voice, words, mode),
+        (None, _) => records_from::<_, 0>(clip, channels, voice, words, mode),
     }
 }
 
+/// The stream's bits from a position on, read in order through a two-word window (one load per
+/// word crossed, not two per field).
+struct Bits<W: Words> {
+    clip: W,
+    /// Word index of the word after `hi`.
+    next: usize,
+    lo: u32,
+    hi: u32,
+    /// Bit position in `lo` (0..32).
+    s: u32,
+}
+
+impl<W: Words> Bits<W> {
+    #[inline(always)]
+    fn at(clip: W, bit: u32) -> Self {
+        let i = clip.stream() + (bit >> 5) as usize;
+        Bits { clip, next: i + 2, lo: clip.word(i), hi: clip.word(i + 1), s: bit & 31 }
+    }
+
+    /// The next `width`-bit (0..=32) two's-complement field.
+    #[inline(always)]
+    fn signed(&mut self, width: u32) -> i32 {
+        // `hi << (32 - s)` in two steps: 0 for s = 0, as no single shift of 32 bits gives.
+        let v = (self.lo >> self.s) | ((self.hi << 1) << (31 - self.s));
+        self.s += width;
+        if self.s >= 32 {
+            self.s -= 32;
+            self.lo = self.hi;
+            self.hi = self.clip.word(self.next);
+            self.next += 1;
+        }
+        if width >= 32 {
+            v as i32
+        } else {
+            // The low `width` bits sign-extended (0 for width 0), again in two shifts.
+            (((v << 1) << (31 - width)) as i32 >> (31 - width)) >> 1
+        }
+    }
+
+    /// The stream bit of the next field.
+    #[inline(always)]
+    fn bit(&self) -> u32 {
+        ((self.next - 2 - self.clip.stream()) as u32) * 32 + self.s
+    }
+}
+
+/// [`records`] for one `MODE` (0: `mode` at run time, for the rare clip read from bytes). Components
+/// in state order; a rotation's (value, difference) as halfwords of one word.
 #[inline(never)]
-fn records_from<W: Words>(t: &Tables, clip: W, voice: &mut Voice, words: &mut [u32], mode: u8) {
+fn records_from<W: Words, const MODE: u8>(clip: W, channels: usize, voice: &mut Voice, words: &mut [u32], mode: u8) {
+    let mode = if MODE == 0 { mode } else { MODE };
     let l = voice.layout;
     let start = l.start();
     let descriptors = (l.descriptors - start) as usize / 4;
     let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
     let widths_at = (l.widths - start) as usize / 4 + block * l.animated as usize;
     // The record being read, and for RESTART record 1 (after the whole record 0).
-    let (mut bit, mut bit1) = (voice.bit, voice.bit + l.record0_bits as u32);
+    let mut bits = Bits::at(clip, voice.bit);
+    let mut bits1 = Bits::at(clip, if mode == RESTART { voice.bit + l.record0_bits as u32 } else { 0 });
     let (mut w, mut a) = (0usize, 0usize);
-    let channels = t.bone_count() * CHANNELS_PER_BONE;
     let mut kind = 0;
     for ch in 0..channels {
         let d = clip.word(descriptors + ch);
@@ -260,41 +359,38 @@ fn records_from<W: Words>(t: &Tables, clip: W, voice: &mut Voice, words: &mut [u
         if d & CHANNEL_ANIMATED as u32 == 0 {
             continue;
         }
-        let widths = clip.word(widths_at + a);
+        let widths = if mode == FRESH { 0 } else { clip.word(widths_at + a) };
         a += 1;
-        // The record's field widths of the three components, five bits each.
-        let fields = match mode {
-            FIRST_DIFFERENCES => widths,
-            RESIDUALS => widths >> WIDTHS_RESIDUAL_SHIFT,
-            _ => ((d >> 16) & 63) * (1 + (1 << 5) + (1 << 10)),
+        // The record's field widths of the three components, five bits each (a base width, up to 32,
+        // is the same for all three).
+        let (fields, base) = match mode {
+            FIRST_DIFFERENCES => (widths, 0),
+            RESIDUALS => (widths >> WIDTHS_RESIDUAL_SHIFT, 0),
+            _ => (0, (d >> 16) & 63),
         };
-        for c in 0..3u32 {
-            let width = (fields >> (WIDTH_BITS * c)) & 31;
-            let x = clip.signed(bit, width);
-            bit += width;
-            let d1 = if mode == RESTART {
-                let wb = (widths >> (WIDTH_BITS * c)) & 31;
-                let d1 = clip.signed(bit1, wb);
-                bit1 += wb;
-                d1
-            } else {
-                0
-            };
-            if rotation {
-                let Some(slot) = words.get_mut(w) else { return };
+        let width = |c: u32| if mode == FRESH || mode == RESTART { base } else { (fields >> (WIDTH_BITS * c)) & 31 };
+        if rotation {
+            let Some(slots) = words.get_mut(w..w + 3) else { return };
+            w += 3;
+            for (c, slot) in (0..3u32).zip(slots.iter_mut()) {
+                let x = bits.signed(width(c));
+                let d1 = if mode == RESTART { bits1.signed((widths >> (WIDTH_BITS * c)) & 31) } else { 0 };
                 let (value, step) = ((*slot as i32) << 16 >> 16, (*slot as i32) >> 16);
                 let (value, step) = advance_component(mode, value, step, x, d1);
                 *slot = (value as u32 & 0xFFFF) | ((step as u32) << 16);
-                w += 1;
-            } else {
-                let Some([vw, sw]) = words.get_mut(w..w + 2) else { return };
-                let (value, step) = advance_component(mode, *vw as i32, *sw as i32, x, d1);
-                (*vw, *sw) = (value as u32, step as u32);
-                w += 2;
+            }
+        } else {
+            let Some(slots) = words.get_mut(w..w + 6) else { return };
+            w += 6;
+            for (c, pair) in (0..3u32).zip(slots.chunks_exact_mut(2)) {
+                let x = bits.signed(width(c));
+                let d1 = if mode == RESTART { bits1.signed((widths >> (WIDTH_BITS * c)) & 31) } else { 0 };
+                let (value, step) = advance_component(mode, pair[0] as i32, pair[1] as i32, x, d1);
+                (pair[0], pair[1]) = (value as u32, step as u32);
             }
         }
     }
-    voice.bit = if mode == RESTART { bit1 } else { bit };
+    voice.bit = if mode == RESTART { bits1.bit() } else { bits.bit() };
 }
 
 /// A component's (value, difference) after a record: `x` the field read, `d1` record 1's difference
@@ -353,37 +449,83 @@ fn write_from<W: Words>(clip: W, voice: &Voice, words: &[u32], weight: u32, out:
             [((w0 << 16) as i32) >> (16 - UP), (w0 as i32) >> 16 << UP, ((w1 << 16) as i32) >> (16 - UP), (w1 as i32) >> 16 << UP]
         };
         // Translation, then scale.
-        for (kind, frac) in FRACS.iter().enumerate().skip(1) {
-            let d = clip.word(ch + kind);
-            let shift = frac.saturating_sub((d >> 8) & 255);
-            let value = if d & CHANNEL_ANIMATED as u32 != 0 {
-                a += 1;
-                let mut v = [0i32; 3];
-                for c in v.iter_mut() {
-                    let (value, step) = (words.get(w).copied().unwrap_or(0) as i32, words.get(w + 1).copied().unwrap_or(0) as i32);
-                    w += 2;
-                    *c = interpolate_vector(value, step, shift, weight);
-                }
-                v
-            } else if d & CHANNEL_IDENTITY as u32 != 0 {
-                let v = if kind == 1 { 0 } else { 1 << SCALE_FRAC };
-                [v, v, v]
-            } else if d & CHANNEL_NARROW as u32 != 0 {
-                let (w0, w1) = (clip.word(at), clip.word(at + 1));
-                at += 2;
-                [((w0 << 16) as i32 >> 16).wrapping_shl(shift), ((w0 as i32) >> 16).wrapping_shl(shift), ((w1 << 16) as i32 >> 16).wrapping_shl(shift)]
-            } else {
-                at += 3;
-                [clip.word(at - 3) as i32, clip.word(at - 2) as i32, clip.word(at - 1) as i32]
-            };
-            if kind == 1 {
-                sample.translation = value;
-            } else {
-                sample.scale = value;
-            }
+        sample.translation = vector_channel(&clip, clip.word(ch + 1), 1, words, weight, &mut w, &mut a, &mut at);
+        sample.scale = vector_channel(&clip, clip.word(ch + 2), 2, words, weight, &mut w, &mut a, &mut at);
+        ch += CHANNELS_PER_BONE;
+    }
+}
+
+/// A translation (`kind` 1) or scale (2) channel of descriptor `d` at `weight`, at its fraction
+/// (`FRACS[kind]`): interpolated from the state words at `w`, or the constant at word `at` (both
+/// moved on past what it read; `a` counts animated channels).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn vector_channel<W: Words>(clip: &W, d: u32, kind: usize, words: &[u32], weight: u32, w: &mut usize, a: &mut usize, at: &mut usize) -> [i32; 3] {
+    let shift = FRACS[kind].saturating_sub((d >> 8) & 255);
+    if d & CHANNEL_ANIMATED as u32 != 0 {
+        *a += 1;
+        let mut v = [0i32; 3];
+        for c in v.iter_mut() {
+            let (value, step) = (words.get(*w).copied().unwrap_or(0) as i32, words.get(*w + 1).copied().unwrap_or(0) as i32);
+            *w += 2;
+            *c = interpolate_vector(value, step, shift, weight);
+        }
+        v
+    } else if d & CHANNEL_IDENTITY as u32 != 0 {
+        let v = if kind == 1 { 0 } else { 1 << SCALE_FRAC };
+        [v, v, v]
+    } else if d & CHANNEL_NARROW as u32 != 0 {
+        let (w0, w1) = (clip.word(*at), clip.word(*at + 1));
+        *at += 2;
+        [((w0 << 16) as i32 >> 16).wrapping_shl(shift), ((w0 as i32) >> 16).wrapping_shl(shift), ((w1 << 16) as i32 >> 16).wrapping_shl(shift)]
+    } else {
+        *at += 3;
+        [clip.word(*at - 3) as i32, clip.word(*at - 2) as i32, clip.word(*at - 1) as i32]
+    }
+}
+
+/// [`write_from`] in the GTE's pose form, rounded as `PoseQ14::from_sample` rounds (a Q15 rotation
+/// component `v` is `(v + 1) >> 1` in Q14): whether every bone has that form.
+#[inline(never)]
+fn write_q14_from<W: Words>(clip: W, voice: &Voice, words: &[u32], weight: u32, out: &mut [PoseQ14]) -> bool {
+    let l = voice.layout;
+    let start = l.start();
+    let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
+    let widths_at = (l.widths - start) as usize / 4 + block * l.animated as usize;
+    let (mut w, mut a, mut at) = (0usize, 0usize, (l.constants - start) as usize / 4);
+    let mut ch = (l.descriptors - start) as usize / 4;
+    let mut fits = true;
+    let q14 = |v: i32| ((v + 1) >> 1) as i16;
+    for pose in out.iter_mut() {
+        let d = clip.word(ch);
+        pose.rotation = if d & CHANNEL_ANIMATED as u32 != 0 {
+            let widths = clip.word(widths_at + a);
+            a += 1;
+            let shift = ROTATION_STORED_FRAC.saturating_sub((d >> 8) & 255);
+            let Some(&[s0, s1, s2]) = words.get(w..w + 3) else { return false };
+            w += 3;
+            let q = [s0, s1, s2].map(|slot| interpolate_rotation((slot as i32) << 16 >> 16, (slot as i32) >> 16, shift, weight));
+            rebuild_rotation(q, (widths >> WIDTHS_DROPPED_SHIFT) as usize).map(q14)
+        } else if d & CHANNEL_IDENTITY as u32 != 0 {
+            [0, 0, 0, 1 << 14]
+        } else {
+            let (w0, w1) = (clip.word(at), clip.word(at + 1));
+            at += 2;
+            [w0 as i32 as i16, (w0 >> 16) as i16, w1 as i32 as i16, (w1 >> 16) as i16].map(|h| q14(h as i32))
+        };
+        let t = vector_channel(&clip, clip.word(ch + 1), 1, words, weight, &mut w, &mut a, &mut at);
+        // Rounded to GTE units as `unit_sample` rounds; the scale must be 1.0 within its rounding.
+        let t = t.map(|v| ((v >> 1) + (1 << (TRANSLATION_FRAC - 2))) >> (TRANSLATION_FRAC - 1));
+        fits &= t.iter().all(|&v| (v + 0x8000) as u32 <= 0xFFFF);
+        pose.translation = t.map(|v| v as i16);
+        let d = clip.word(ch + 2);
+        if d & CHANNEL_IDENTITY as u32 == 0 {
+            let s = vector_channel(&clip, d, 2, words, weight, &mut w, &mut a, &mut at);
+            fits &= s.iter().all(|&v| (v.wrapping_sub(65528) as u32) < 16);
         }
         ch += CHANNELS_PER_BONE;
     }
+    fits
 }
 
 /// A rotation component between the frame before (`value - step`) and this one, at `weight` (FP12),

@@ -376,6 +376,41 @@ mod tests {
         assert!(frames > 16, "several blocks compared ({frames} frames)");
     }
 
+    /// `render_streamed`'s route: a voice's poses in the GTE's form (`PoseVoices::pose_q14`) are
+    /// `PoseQ14::from_sample` of its samples, at whole frames and between them, played forward.
+    #[test]
+    fn the_fixture_poses_in_the_gtes_form_as_its_samples_round() {
+        use psxanim_runtime::anim::FrameSample;
+        use psxanim_runtime::render::bones::PoseQ14;
+        use psxanim_runtime::render::{PoseStream, PoseVoices};
+        use psxanim_runtime::tables::BoneSample;
+        let blobs = blobs();
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
+        let t = &models.rigid;
+        let (mut samples, mut poses) = (Box::new(PoseStream::<256>::new()), Box::new(PoseStream::<256>::new()));
+        let (mut seq, mut q14) = (vec![BoneSample::default(); t.bone_count()], vec![PoseQ14::default(); t.bone_count()]);
+        let mut compared = 0;
+        for c in 0..t.clip_count() {
+            let frames = t.clip(c).unwrap().frame_count;
+            for f in 0..frames {
+                for weight in [0u16, 1024, 2048, 3000] {
+                    let next = if f + 1 < frames { f + 1 } else { f };
+                    let s = FrameSample { clip: c as u16, frame: f, next, weight };
+                    samples.sample(t, &s, &mut seq).unwrap();
+                    let fits = poses.pose_q14(t, &s, &mut q14).unwrap();
+                    let expected: Option<Vec<_>> = seq.iter().map(PoseQ14::from_sample).collect();
+                    assert_eq!(fits, expected.is_some(), "clip {c} frame {f} weight {weight}: has the GTE's form");
+                    if let Some(expected) = expected {
+                        assert_eq!(q14, expected, "clip {c} frame {f} weight {weight}");
+                        compared += 1;
+                    }
+                }
+            }
+        }
+        assert!(compared > 64, "{compared} poses compared");
+    }
+
     #[test]
     fn the_expectation_holds_every_probe_word() {
         let blobs = blobs();
