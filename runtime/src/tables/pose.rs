@@ -296,6 +296,14 @@ pub(crate) struct InPlace<'a> {
     stream: usize,
 }
 
+impl<'a> InPlace<'a> {
+    /// The clip's words.
+    #[cfg_attr(not(target_os = "psx"), allow(dead_code))]
+    pub fn words(&self) -> &'a [u32] {
+        self.words
+    }
+}
+
 impl Words for InPlace<'_> {
     #[inline(always)]
     fn word(&self, i: usize) -> u32 {

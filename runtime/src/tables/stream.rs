@@ -282,6 +282,11 @@ const RESTART: u8 = 4;
 fn records(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8) {
     let clip = ClipWords::new(t, &voice.layout.clip_layout());
     let channels = t.bone_count() * CHANNELS_PER_BONE;
+    #[cfg(target_os = "psx")]
+    if let Some(bit) = clip.in_place().and_then(|c| records_hw(c.words(), c.stream(), channels, voice, words, mode)) {
+        voice.bit = bit;
+        return;
+    }
     match (clip.in_place(), mode) {
         (Some(c), FRESH) => records_from::<_, FRESH>(c, channels, voice, words, mode),
         (Some(c), FIRST_DIFFERENCES) => records_from::<_, FIRST_DIFFERENCES>(c, channels, voice, words, mode),
@@ -290,6 +295,33 @@ fn records(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8) {
         (None, _) => records_from::<_, 0>(clip, channels, voice, words, mode),
     }
 }
+
+/// [`records_from`] on the console ([`hw::pass`]; a restart is a block's first record then its
+/// second): the bit after the record(s), or `None` (nothing read) for the Rust loop to do it.
+#[cfg(target_os = "psx")]
+fn records_hw(clip: &[u32], stream: usize, channels: usize, voice: &Voice, words: &mut [u32], mode: u8) -> Option<u32> {
+    let l = voice.layout;
+    let start = l.start();
+    let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
+    let mut p = hw::Pass {
+        clip,
+        descriptors: (l.descriptors - start) as usize / 4,
+        channels,
+        widths: (l.widths - start) as usize / 4 + block * l.animated as usize,
+        animated: l.animated as usize,
+        stream,
+        bit: voice.bit,
+    };
+    if mode == RESTART {
+        p.bit = hw::pass(&p, words, FRESH)?;
+        hw::pass(&p, words, FIRST_DIFFERENCES)
+    } else {
+        hw::pass(&p, words, mode)
+    }
+}
+
+#[cfg(target_os = "psx")]
+mod hw;
 
 /// The stream's bits from a position on, read in order through a two-word window (one load per
 /// word crossed, not two per field).
