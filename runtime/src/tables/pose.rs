@@ -394,7 +394,7 @@ fn isqrt_rare(n: u32) -> u32 {
 }
 
 /// `floor(sqrt((64 + i) * 2^22))`, i = 0..=192.
-static SQRT_TABLE: [u16; 193] = sqrt_table();
+pub(crate) static SQRT_TABLE: [u16; 193] = sqrt_table();
 
 const fn sqrt_table() -> [u16; 193] {
     let mut t = [0u16; 193];

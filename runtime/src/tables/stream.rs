@@ -206,6 +206,21 @@ pub fn pose_voice_q14(
     reach(tables, voice, words, clip, g)?;
     let layout = voice.layout.clip_layout();
     let clip_words = ClipWords::new(tables, &layout);
+    #[cfg(target_os = "psx")]
+    if let Some(c) = clip_words.in_place() {
+        let l = voice.layout;
+        let start = l.start();
+        let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
+        let wr = hw::Write {
+            clip: c.words(),
+            descriptors: (l.descriptors - start) as usize / 4,
+            constants: (l.constants - start) as usize / 4,
+            widths: (l.widths - start) as usize / 4 + block * l.animated as usize,
+        };
+        if let Some(fits) = hw::write_q14(&wr, words, weight, &mut out[..bones]) {
+            return Ok(fits);
+        }
+    }
     Ok(match clip_words.in_place() {
         Some(in_place) => write_q14_from(in_place, voice, words, weight, &mut out[..bones]),
         None => write_q14_from(clip_words, voice, words, weight, &mut out[..bones]),
@@ -550,6 +565,7 @@ fn write_q14_from<W: Words>(clip: W, voice: &Voice, words: &[u32], weight: u32, 
         let t = t.map(|v| ((v >> 1) + (1 << (TRANSLATION_FRAC - 2))) >> (TRANSLATION_FRAC - 1));
         fits &= t.iter().all(|&v| (v + 0x8000) as u32 <= 0xFFFF);
         pose.translation = t.map(|v| v as i16);
+        pose.pad = 0;
         let d = clip.word(ch + 2);
         if d & CHANNEL_IDENTITY as u32 == 0 {
             let s = vector_channel(&clip, d, 2, words, weight, &mut w, &mut a, &mut at);
