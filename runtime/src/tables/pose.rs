@@ -119,6 +119,20 @@ impl ClipLayout {
 }
 
 pub(crate) fn layout(t: &Tables, clip_index: usize, clip: &Clip) -> Result<ClipLayout, TableError> {
+    layout_and_counts(t, clip_index, clip).map(|(l, _)| l)
+}
+
+/// What a player needs of a clip beside its layout, counted in the same pass over the descriptors:
+/// the bits of a block's first record, and the state words of a voice (3 per animated rotation, 6
+/// per animated translation or scale).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ChannelCounts {
+    pub record0_bits: u32,
+    pub state_words: usize,
+}
+
+/// [`layout`] and the clip's [`ChannelCounts`].
+pub(crate) fn layout_and_counts(t: &Tables, clip_index: usize, clip: &Clip) -> Result<(ClipLayout, ChannelCounts), TableError> {
     let start = clip.data_offset as usize;
     let end = start + clip.data_size as usize;
     let bad = |offset, what| TableError::BadClipData { clip: clip_index, offset, what };
@@ -143,14 +157,17 @@ pub(crate) fn layout(t: &Tables, clip_index: usize, clip: &Clip) -> Result<ClipL
     if constants > end {
         return Err(bad(start, "descriptors run past the clip data"));
     }
-    let (mut constant_bytes, mut animated_found) = (0, 0);
-    for i in 0..t.bone_count() * CHANNELS_PER_BONE {
-        let flags = b[descriptors + i * CHANNEL_DESCRIPTOR_SIZE];
-        if flags & CHANNEL_ANIMATED != 0 {
+    let (mut constant_bytes, mut animated_found, mut counts) = (0, 0, ChannelCounts::default());
+    let mut kind = 0;
+    for d in b[descriptors..constants].chunks_exact(CHANNEL_DESCRIPTOR_SIZE) {
+        if d[0] & CHANNEL_ANIMATED != 0 {
             animated_found += 1;
+            counts.record0_bits += 3 * d[2] as u32;
+            counts.state_words += if kind == 0 { 3 } else { 6 };
         } else {
-            constant_bytes += constant_size(i % CHANNELS_PER_BONE, flags);
+            constant_bytes += constant_size(kind, d[0]);
         }
+        kind = if kind + 1 == CHANNELS_PER_BONE { 0 } else { kind + 1 };
     }
     if animated_found != animated {
         return Err(bad(start + 4, "animated channel count does not match the descriptors"));
@@ -161,7 +178,7 @@ pub(crate) fn layout(t: &Tables, clip_index: usize, clip: &Clip) -> Result<ClipL
     if stream > end {
         return Err(bad(start, "constants, block offsets and widths run past the clip data"));
     }
-    Ok(ClipLayout { frame_count: clip.frame_count as usize, block_frames, animated, descriptors, constants, block_offsets, widths, stream, end })
+    Ok((ClipLayout { frame_count: clip.frame_count as usize, block_frames, animated, descriptors, constants, block_offsets, widths, stream, end }, counts))
 }
 
 /// Blocks of a clip of `frames` frames (at least 1) in blocks of `block_frames` sharing their ends.

@@ -13,7 +13,7 @@
 
 use super::pose::TRANSLATION_FRAC;
 use super::pose::{
-    descriptor, layout, rebuild_rotation, ClipLayout, ClipWords, Words, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW,
+    layout, layout_and_counts, rebuild_rotation, ChannelCounts, ClipLayout, ClipWords, Words, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW,
     CLIP_POSE_HEADER_SIZE, FRACS, ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
 };
 use super::{u32_at, BoneSample, Storage, TableError, Tables};
@@ -61,12 +61,7 @@ const NO_LAYOUT: Layout = Layout {
 const IDLE: Voice = Voice { clip: 0, frame: 0, bit: 0, ready: false, layout: NO_LAYOUT };
 
 impl Layout {
-    fn of(t: &Tables, l: &ClipLayout) -> Self {
-        let record0_bits = (0..t.bone_count() * CHANNELS_PER_BONE)
-            .map(|ch| descriptor(t, l, ch))
-            .filter(|d| d.animated)
-            .map(|d| 3 * d.base_bits as u32)
-            .sum::<u32>();
+    fn of(l: &ClipLayout, counts: &ChannelCounts) -> Self {
         Layout {
             descriptors: l.descriptors as u32,
             constants: l.constants as u32,
@@ -77,7 +72,7 @@ impl Layout {
             block_frames: l.block_frames as u16,
             animated: l.animated as u16,
             frame_count: l.frame_count as u16,
-            record0_bits: record0_bits.min(u16::MAX as u32) as u16,
+            record0_bits: counts.record0_bits.min(u16::MAX as u32) as u16,
         }
     }
 
@@ -108,11 +103,7 @@ pub fn words_needed(tables: &Tables, clip: usize) -> Result<usize, TableError> {
     if tables.storage() != Storage::RigidGte {
         return Err(TableError::WrongStorage { expected: Storage::RigidGte, found: tables.storage() });
     }
-    let l = layout(tables, clip, &entry)?;
-    Ok((0..tables.bone_count() * CHANNELS_PER_BONE)
-        .filter(|&ch| descriptor(tables, &l, ch).animated)
-        .map(|ch| if ch % CHANNELS_PER_BONE == 0 { 3 } else { 6 })
-        .sum())
+    Ok(layout_and_counts(tables, clip, &entry)?.1.state_words)
 }
 
 /// The most [`words_needed`] of any clip of `tables` (0 for baked tables).
@@ -234,12 +225,11 @@ fn reach(tables: &Tables, voice: &mut Voice, words: &mut [u32], clip: usize, g: 
     let near = voice.ready && voice.clip as usize == clip && ahead <= voice.layout.block_frames as usize;
     if !near || g >= voice.layout.frame_count as usize {
         let entry = tables.frame_clip(clip, g, Storage::RigidGte)?;
-        let l = layout(tables, clip, &entry)?;
-        let needed = words_needed(tables, clip)?;
-        if words.len() < needed {
-            return Err(TableError::OutputTooSmall { needed, len: words.len() });
+        let (l, counts) = layout_and_counts(tables, clip, &entry)?;
+        if words.len() < counts.state_words {
+            return Err(TableError::OutputTooSmall { needed: counts.state_words, len: words.len() });
         }
-        *voice = Voice { clip: clip as u16, frame: 0, bit: 0, ready: true, layout: Layout::of(tables, &l) };
+        *voice = Voice { clip: clip as u16, frame: 0, bit: 0, ready: true, layout: Layout::of(&l, &counts) };
         seek(tables, voice, words, g);
     } else {
         for _ in 0..ahead {
