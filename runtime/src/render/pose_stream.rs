@@ -5,7 +5,7 @@
 
 use crate::anim::FrameSample;
 use crate::gte::PoseQ14;
-use crate::tables::stream::{pose_voice_q14, sample_voice, target, VoiceState};
+use crate::tables::stream::{pose_voice_q14, prepare_boundary, sample_voice, target, VoiceState};
 use crate::tables::{BoneSample, TableError, Tables};
 
 /// Two voices' decoder states, `WORDS` words each ([`crate::tables::stream::max_words_needed`] of the
@@ -61,6 +61,42 @@ impl<const WORDS: usize> PoseStream<WORDS> {
     }
 }
 
+impl<const WORDS: usize> PoseStream<WORDS> {
+    /// Of the voices standing in `clip`, the one that reaches frame `g` with the fewest records: the
+    /// nearest at or before it (a prepared voice only to move on, and first among equals), if any.
+    fn nearest(&self, clip: usize, g: usize) -> Option<usize> {
+        (0..2)
+            .filter(|&i| {
+                let v = &self.voices[i];
+                v.clip() == Some(clip) && (v.frame() < g || (v.frame() == g && !v.prepared()))
+            })
+            .max_by_key(|&i| (self.voices[i].frame(), self.voices[i].prepared()))
+    }
+
+    /// Serves `current` alone (no crossfade) with `serve` on the nearest voice; when that read no
+    /// record, the other voice, free, prepares the coming block boundary ([`prepare_boundary`]).
+    fn solo<T>(
+        &mut self,
+        tables: &Tables,
+        current: &FrameSample,
+        serve: impl FnOnce(&mut VoiceState, &mut [u32], usize, u32) -> Result<T, TableError>,
+    ) -> Result<T, TableError> {
+        let clip = current.clip as usize;
+        let (g, w) = target(current.frame, current.next, current.weight);
+        let mine = self.nearest(clip, g).or_else(|| self.voices.iter().position(|v| v.clip() == Some(clip))).unwrap_or(0);
+        let before = self.voices[mine].position();
+        let [a, b] = &mut self.words;
+        let (mine_words, other_words) = if mine == 0 { (a, b) } else { (b, a) };
+        let [va, vb] = &mut self.voices;
+        let (voice, other) = if mine == 0 { (va, vb) } else { (vb, va) };
+        let served = serve(voice, mine_words, g, w)?;
+        if voice.position() == before {
+            prepare_boundary(tables, voice, other, other_words);
+        }
+        Ok(served)
+    }
+}
+
 impl<const WORDS: usize> PoseVoices for PoseStream<WORDS> {
     fn sample_pair(
         &mut self,
@@ -69,28 +105,23 @@ impl<const WORDS: usize> PoseVoices for PoseStream<WORDS> {
         out: &mut [BoneSample],
         from: Option<(&FrameSample, &mut [BoneSample])>,
     ) -> Result<(), TableError> {
+        let Some((f, from_out)) = from else {
+            return self.solo(tables, current, |voice, words, g, w| sample_voice(tables, voice, words, current.clip as usize, g, w, out));
+        };
         let on = |v: &VoiceState, s: &FrameSample| v.clip() == Some(s.clip as usize);
-        let mine = match &from {
-            Some((f, _)) => match self.voices.iter().position(|v| on(v, current)) {
-                Some(c) => c,
-                None => usize::from(on(&self.voices[0], f)),
-            },
-            None => self.voices.iter().position(|v| on(v, current)).unwrap_or(0),
+        let mine = match self.voices.iter().position(|v| on(v, current)) {
+            Some(c) => c,
+            None => usize::from(on(&self.voices[0], f)),
         };
         let [a, b] = &mut self.words;
         let (mine_words, other_words) = if mine == 0 { (a, b) } else { (b, a) };
         let (g, w) = target(current.frame, current.next, current.weight);
         sample_voice(tables, &mut self.voices[mine], mine_words, current.clip as usize, g, w, out)?;
-        if let Some((f, from_out)) = from {
-            let (g, w) = target(f.frame, f.next, f.weight);
-            sample_voice(tables, &mut self.voices[1 - mine], other_words, f.clip as usize, g, w, from_out)?;
-        }
-        Ok(())
+        let (g, w) = target(f.frame, f.next, f.weight);
+        sample_voice(tables, &mut self.voices[1 - mine], other_words, f.clip as usize, g, w, from_out)
     }
 
     fn pose_q14(&mut self, tables: &Tables, current: &FrameSample, out: &mut [PoseQ14]) -> Result<bool, TableError> {
-        let mine = usize::from(self.voices[1].clip() == Some(current.clip as usize) && self.voices[0].clip() != Some(current.clip as usize));
-        let (g, w) = target(current.frame, current.next, current.weight);
-        pose_voice_q14(tables, &mut self.voices[mine], &mut self.words[mine], current.clip as usize, g, w, out)
+        self.solo(tables, current, |voice, words, g, w| pose_voice_q14(tables, voice, words, current.clip as usize, g, w, out))
     }
 }

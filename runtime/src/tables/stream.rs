@@ -27,6 +27,9 @@ struct Voice {
     frame: u16,
     bit: u32,
     ready: bool,
+    /// Standing on its block's first frame in the next block's representation (its first record read,
+    /// the second next: [`prepare_boundary`]): it can only move on, not show this frame.
+    prepared: bool,
     layout: Layout,
 }
 
@@ -58,7 +61,7 @@ const NO_LAYOUT: Layout = Layout {
     frame_count: 0,
     record0_bits: 0,
 };
-const IDLE: Voice = Voice { clip: 0, frame: 0, bit: 0, ready: false, layout: NO_LAYOUT };
+const IDLE: Voice = Voice { clip: 0, frame: 0, bit: 0, ready: false, prepared: false, layout: NO_LAYOUT };
 
 impl Layout {
     fn of(l: &ClipLayout, counts: &ChannelCounts) -> Self {
@@ -126,7 +129,7 @@ pub fn near(tables: &Tables, voice: &VoiceState, clip: usize, g: usize) -> bool 
     let v = &voice.0;
     v.ready
         && v.clip as usize == clip
-        && g >= v.frame as usize
+        && (g > v.frame as usize || (g == v.frame as usize && !v.prepared))
         && tables.clip(clip).ok().and_then(|e| layout(tables, clip, &e).ok()).is_some_and(|l| g - v.frame as usize <= l.block_frames)
 }
 
@@ -141,6 +144,44 @@ impl VoiceState {
     pub fn clip(&self) -> Option<usize> {
         self.0.ready.then_some(self.0.clip as usize)
     }
+
+    /// The frame this voice stands on (meaningful when it stands in a clip).
+    pub fn frame(&self) -> usize {
+        self.0.frame as usize
+    }
+
+    /// Where this voice stands in the stream (frame and bit): the same after a call that read no
+    /// record.
+    pub fn position(&self) -> (u16, u32) {
+        (self.0.frame, self.0.bit)
+    }
+
+    /// Whether this voice was prepared for the next block ([`prepare_boundary`]): it shows no frame
+    /// before it has moved on.
+    pub fn prepared(&self) -> bool {
+        self.0.prepared
+    }
+}
+
+/// Prepares the spare voice `to` (with `to_words`, as many as `from`'s) for `from`'s next step when
+/// `from` stands on its block's last frame: `to` reads the next block's first record (the same frame)
+/// now, so that the step across the boundary reads one record, not two. A player calls this on a
+/// frame that read no record (at 60 Hz, every other frame of a 30 Hz clip), spreading the boundary's
+/// two records over two frames. Whether `to` was prepared (nothing else is done).
+pub fn prepare_boundary(tables: &Tables, from: &VoiceState, to: &mut VoiceState, to_words: &mut [u32]) -> bool {
+    let f = from.0;
+    let (frame, bf) = (f.frame as usize, f.layout.block_frames as usize);
+    if !f.ready || f.prepared || frame == 0 || frame % bf != 0 || frame + 1 >= f.layout.frame_count as usize {
+        return false;
+    }
+    if to.0.ready && to.0.prepared && to.0.clip == f.clip && to.0.frame == f.frame {
+        return true;
+    }
+    let voice = &mut to.0;
+    *voice = Voice { prepared: true, ..f };
+    voice.bit = u32_at(tables.bytes(), f.layout.block_offsets as usize + 4 * (frame / bf));
+    records(tables, voice, to_words, FRESH);
+    true
 }
 
 /// Every bone's sample of `clip` at `weight` (FP12) between frames `g - 1` and `g` into `out`
@@ -222,14 +263,14 @@ pub fn pose_voice_q14(
 /// same clip, else restarted at `g`'s block.
 fn reach(tables: &Tables, voice: &mut Voice, words: &mut [u32], clip: usize, g: usize) -> Result<(), TableError> {
     let ahead = g.wrapping_sub(voice.frame as usize);
-    let near = voice.ready && voice.clip as usize == clip && ahead <= voice.layout.block_frames as usize;
+    let near = voice.ready && voice.clip as usize == clip && ahead <= voice.layout.block_frames as usize && !(voice.prepared && ahead == 0);
     if !near || g >= voice.layout.frame_count as usize {
         let entry = tables.frame_clip(clip, g, Storage::RigidGte)?;
         let (l, counts) = layout_and_counts(tables, clip, &entry)?;
         if words.len() < counts.state_words {
             return Err(TableError::OutputTooSmall { needed: counts.state_words, len: words.len() });
         }
-        *voice = Voice { clip: clip as u16, frame: 0, bit: 0, ready: true, layout: Layout::of(&l, &counts) };
+        *voice = Voice { clip: clip as u16, frame: 0, bit: 0, ready: true, prepared: false, layout: Layout::of(&l, &counts) };
         seek(tables, voice, words, g);
     } else {
         for _ in 0..ahead {
@@ -262,7 +303,11 @@ fn step(t: &Tables, voice: &mut Voice, words: &mut [u32]) {
     let frame = voice.frame as usize;
     let bf = voice.layout.block_frames as usize;
     let block = frame / bf;
-    let mode = if frame % bf != 0 {
+    let mode = if voice.prepared {
+        // The block's first record is read: its second is next.
+        voice.prepared = false;
+        FIRST_DIFFERENCES
+    } else if frame % bf != 0 {
         RESIDUALS
     } else if frame > 0 {
         voice.bit = u32_at(t.bytes(), voice.layout.block_offsets as usize + 4 * block);
