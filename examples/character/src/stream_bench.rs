@@ -138,47 +138,6 @@ pub fn stream_words<B: Cop2>(
         slowest_stepped = slowest_stepped.max(decode + matrices);
         a.update(1);
     }
-    // TEMP calibration
-    {
-        let mut t = |stream: &mut PoseStream<STREAM_WORDS>, f: u16, scratch: &mut Scratch| {
-            let s = FrameSample { clip: clip as u16, frame: f, next: f, weight: 0 };
-            let c0 = clock();
-            let _ = stream.pose_q14(twenty, &s, &mut scratch.poses[..bones]);
-            clock().wrapping_sub(c0) as u32
-        };
-        stream.reset();
-        let a0 = t(&mut stream, 0, scratch);
-        let a1 = t(&mut stream, 0, scratch);
-        let a2 = t(&mut stream, 1, scratch);
-        let a3 = t(&mut stream, 2, scratch);
-        let a4 = t(&mut stream, 17, scratch);
-        let a5 = t(&mut stream, 18, scratch);
-        #[cfg(target_arch = "mips")]
-        let k = unsafe {
-            let mut k = [0u32; 6];
-            let ram = scratch.sz.as_mut_ptr();
-            let mut time = |f: &dyn Fn()| {
-                let c0 = clock();
-                f();
-                clock().wrapping_sub(c0) as u32
-            };
-            k[0] = time(&|| core::arch::asm!(".set noreorder", "li $8, 256", "1:", "addu $9, $9, $10", "addu $9, $9, $10", "addu $9, $9, $10", "addu $9, $9, $10", "addu $9, $9, $10", "addu $9, $9, $10", "addu $9, $9, $10", "addu $9, $9, $10", "addiu $8, $8, -1", "bnez $8, 1b", "nop", ".set reorder", out("$8") _, out("$9") _, out("$10") _));
-            k[1] = time(&|| core::arch::asm!(".set noreorder", "li $8, 256", "1:", "lw $9, 0({p})", "lw $9, 4({p})", "lw $9, 8({p})", "lw $9, 12({p})", "lw $9, 16({p})", "lw $9, 20({p})", "lw $9, 24({p})", "lw $9, 28({p})", "addiu $8, $8, -1", "bnez $8, 1b", "nop", ".set reorder", p = in(reg) ram, out("$8") _, out("$9") _));
-            k[2] = time(&|| core::arch::asm!(".set noreorder", "li $8, 256", "1:", "sw $9, 0({p})", "sw $9, 4({p})", "sw $9, 8({p})", "sw $9, 12({p})", "sw $9, 16({p})", "sw $9, 20({p})", "sw $9, 24({p})", "sw $9, 28({p})", "addiu $8, $8, -1", "bnez $8, 1b", "nop", ".set reorder", p = in(reg) ram, out("$8") _, out("$9") _));
-            k[3] = time(&|| core::arch::asm!(".set noreorder", "li $8, 256", "lui $11, 0x1f80", "1:", "lw $9, 0($11)", "lw $9, 4($11)", "lw $9, 8($11)", "lw $9, 12($11)", "lw $9, 16($11)", "lw $9, 20($11)", "lw $9, 24($11)", "lw $9, 28($11)", "addiu $8, $8, -1", "bnez $8, 1b", "nop", ".set reorder", out("$8") _, out("$9") _, out("$11") _));
-            k[4] = time(&|| core::arch::asm!(".set noreorder", "li $8, 256", "li $10, 30000", "1:", "mult $10, $10", "mflo $9", "mult $10, $10", "mflo $9", "addiu $8, $8, -1", "bnez $8, 1b", "nop", ".set reorder", out("$8") _, out("$9") _, out("$10") _));
-            k[5] = time(&|| core::arch::asm!(".set noreorder", "li $8, 256", "1:", "lw $9, 0({p})", "nop", "addu $9, $9, $9", "lw $9, 4({p})", "nop", "addu $9, $9, $9", "sw $9, 8({p})", "addu $9, $9, $9", "sw $9, 12({p})", "addu $9, $9, $9", "addiu $8, $8, -1", "bnez $8, 1b", "nop", ".set reorder", p = in(reg) ram, out("$8") _, out("$9") _));
-            k
-        };
-        #[cfg(not(target_arch = "mips"))]
-        let k = [0u32; 6];
-        for (i, &v) in k.iter().enumerate() {
-            let _ = (i, v);
-        }
-        for (slot, v) in [(56, a0), (57, a1), (58, a2), (59, a3), (60, a4), (61, a5)] {
-            cycles(slot, v);
-        }
-    }
     let state = words_needed(twenty, clip)? as u32;
     push(state);
     for (slot, v) in [
