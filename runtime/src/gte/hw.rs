@@ -32,14 +32,14 @@ const fn mtc2(rd: u32) -> u32 {
     0x4880_0000 | GPR << 16 | (rd & 31) << 11
 }
 /// `mtc2` from any GPR (for asm that keeps several values in registers).
-const fn mtc2_from(gpr: u32, rd: u32) -> u32 {
+pub(crate) const fn mtc2_from(gpr: u32, rd: u32) -> u32 {
     0x4880_0000 | gpr << 16 | (rd & 31) << 11
 }
 const fn mfc2(rd: u32) -> u32 {
     0x4800_0000 | GPR << 16 | (rd & 31) << 11
 }
 /// `mfc2` into any GPR.
-const fn mfc2_to(gpr: u32, rd: u32) -> u32 {
+pub(crate) const fn mfc2_to(gpr: u32, rd: u32) -> u32 {
     0x4800_0000 | gpr << 16 | (rd & 31) << 11
 }
 const fn ctc2(rd: u32) -> u32 {
@@ -52,7 +52,7 @@ const fn ctc2_from(gpr: u32, rd: u32) -> u32 {
 const fn cfc2(rd: u32) -> u32 {
     0x4840_0000 | GPR << 16 | (rd & 31) << 11
 }
-const fn cop2(cmd: u32) -> u32 {
+pub(crate) const fn cop2(cmd: u32) -> u32 {
     0x4A00_0000 | (cmd & 0x01FF_FFFF)
 }
 /// `lwc2 reg, offset(base)` / `swc2 reg, offset(base)`: a GTE data register from / to memory.

@@ -12,6 +12,9 @@
 use core::arch::asm;
 
 use super::{FIRST_DIFFERENCES, FRESH, RESIDUALS};
+use crate::gte::hw::{cop2, mfc2_to, mtc2_from};
+use crate::gte::regs::data;
+use crate::gte::{GPF_SF0, SQR_SF0};
 use crate::tables::pose::{WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS};
 
 /// Where a pass reads and writes, all within the clip's words and the voice's state (the caller's
@@ -235,13 +238,15 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
     // are read as the descriptors say, which parsing proved lie inside the clip; state words are read
     // only below the state's end (checked per channel); `out` is written 16 bytes per bone below its
     // end; the table is indexed 0..=192.
-    // Hazards: no register loaded by lw/lhu is read by the next instruction; two instructions between
-    // an mflo/mfhi and the next mult.
+    // Hazards: no register loaded by lw/lhu/mfc2 is read by the next instruction; two instructions
+    // between an mflo/mfhi and the next mult, and between an mtc2 and the next GTE command. The GTE
+    // products replace CPU multiplies (IR0 holds the weight for the whole loop; GPF and SQR leave it).
     unsafe {
         let out_range = out.as_mut_ptr_range();
         asm!(
             ".set push",
             ".set noreorder",
+            ".word {weight_ir0}",
             "move $3, $zero",
             // ---- bone loop: $4 its rotation descriptor, $5 its pose
             "0:",
@@ -303,65 +308,62 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "addiu $17, $16, -3",
             "li $21, 15",
             "subu $16, $21, $16",
-            // a = ((value - step) << shift) + ((step * weight) >> (k - 3)), likewise b and c
+            // a = ((value - step) << shift) + ((step * weight) >> (k - 3)), likewise b and c: the
+            // three products step * weight by GPF (IR0 = weight, IR = the steps, sf=0: MAC exact)
             "sra $21, $18, 16",
-            "mult $21, $10",
+            "sra $22, $19, 16",
+            "sra $23, $20, 16",
+            ".word {step_a}",
+            ".word {step_b}",
+            ".word {step_c}",
             "sll $18, $18, 16",
             "sra $18, $18, 16",
             "subu $18, $18, $21",
+            ".word {gpf}",
             "sllv $18, $18, $16",
-            "sra $22, $19, 16",
             "sll $19, $19, 16",
             "sra $19, $19, 16",
             "subu $19, $19, $22",
             "sllv $19, $19, $16",
-            "mflo $21",
-            "sra $23, $20, 16",
             "sll $20, $20, 16",
-            "mult $22, $10",
-            "srav $21, $21, $17",
-            "addu $18, $18, $21",
             "sra $20, $20, 16",
             "subu $20, $20, $23",
             "sllv $20, $20, $16",
+            ".word {mac1_21}",
+            ".word {mac2_22}",
+            ".word {mac3_23}",
+            "srav $21, $21, $17",
+            "srav $22, $22, $17",
+            "srav $23, $23, $17",
+            "addu $18, $18, $21",
+            "addu $19, $19, $22",
+            "addu $20, $20, $23",
+            // each within +-32767 (the Rust loop clamps), then n = 2^30 - (a^2 + b^2 + c^2) by SQR
+            // (sf=0: MAC exact), within [2^28, 2^30] for the table or below for the bit-by-bit root
             "li $24, 32767",
             "ori $25, $zero, 0xFFFF",
-            "mflo $22",
             "addu $21, $18, $24",
             "sltu $21, $21, $25",
-            "mult $23, $10",
-            "srav $22, $22, $17",
-            "addu $19, $19, $22",
             "beqz $21, 91f",
             "addu $21, $19, $24",
             "sltu $21, $21, $25",
             "beqz $21, 91f",
-            "nop",
-            "mflo $23",
-            "nop",
-            "nop",
-            "mult $18, $18",
-            "srav $23, $23, $17",
-            "addu $20, $20, $23",
             "addu $21, $20, $24",
             "sltu $21, $21, $25",
             "beqz $21, 91f",
             "nop",
-            // n = 2^30 - (a^2 + b^2 + c^2), within [2^28, 2^30] or the Rust loop's root
-            "mflo $21",
-            "nop",
-            "nop",
-            "mult $19, $19",
+            ".word {a_ir1}",
+            ".word {b_ir2}",
+            ".word {c_ir3}",
             "lui $24, 0x4000",
             "lui $25, 0x1000",
-            "mflo $22",
+            ".word {sqr}",
             "nop",
-            "nop",
-            "mult $20, $20",
+            ".word {mac1_21}",
+            ".word {mac2_22}",
+            ".word {mac3_23}",
             "addu $21, $21, $22",
-            "nop",
-            "mflo $22",
-            "addu $21, $21, $22",
+            "addu $21, $21, $23",
             "sltu $23, $24, $21",
             "bnez $23, 91f",
             "subu $21, $24, $21",
@@ -592,6 +594,18 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             out("$23") _,
             out("$24") _,
             out("$25") _,
+            weight_ir0 = const mtc2_from(10, data::IR0),
+            step_a = const mtc2_from(21, data::IR1),
+            step_b = const mtc2_from(22, data::IR2),
+            step_c = const mtc2_from(23, data::IR3),
+            a_ir1 = const mtc2_from(18, data::IR1),
+            b_ir2 = const mtc2_from(19, data::IR2),
+            c_ir3 = const mtc2_from(20, data::IR3),
+            mac1_21 = const mfc2_to(21, data::MAC1),
+            mac2_22 = const mfc2_to(22, data::MAC2),
+            mac3_23 = const mfc2_to(23, data::MAC3),
+            gpf = const cop2(GPF_SF0),
+            sqr = const cop2(SQR_SF0),
             options(nostack),
         );
     }
