@@ -15,7 +15,6 @@ use super::{FIRST_DIFFERENCES, FRESH, RESIDUALS};
 use crate::gte::hw::{cop2, mfc2_to, mtc2_from};
 use crate::gte::regs::data;
 use crate::gte::{GPF_SF0, SQR_SF0};
-use crate::tables::pose::{WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS};
 
 /// Where a pass reads and writes, all within the clip's words and the voice's state (the caller's
 /// bounds).
@@ -33,184 +32,181 @@ pub(super) struct Pass<'a> {
     pub bit: u32,
 }
 
-/// Reads the record of `mode` (FRESH, FIRST_DIFFERENCES or RESIDUALS) at `p.bit` into `state` as
-/// [`super::records_from`] does; returns the bit after it, or `None` (nothing done) when `p` does not
-/// lie within `p.clip`.
+/// One animated channel of a pass, for one mode: `$fields` sets `$14` (the widths of the three
+/// fields) from the descriptor in `$13`, `$width` takes one field's width into `$15`, `$load` loads the
+/// component's state (`$13`, and a vector's difference `$16`), `$sext` sign-extends the field in `$24`,
+/// `$update` stores the component's new state; `$room` and `$stride` are the channel's and a
+/// component's state bytes (12 and 4 for a rotation, 24 and 8 otherwise).
+macro_rules! channel {
+    ($fields:expr, $width:expr, $load:expr, $sext:expr, $update:expr, $room:literal, $stride:literal) => {
+        concat!(
+            $fields,
+            "addiu $24, $7, ", $room, "\n",
+            "sltu $24, $21, $24\n",
+            "bnez $24, 9f\n",
+            "li $17, 3\n",
+            "3:\n",
+            $load,
+            $width,
+            // the field at bit $11 of the window $9:$10 ($10 << (32 - s) in two shifts)
+            "srlv $24, $9, $11\n",
+            "sll $25, $10, 1\n",
+            "nor $19, $11, $zero\n",
+            "sllv $25, $25, $19\n",
+            "or $24, $24, $25\n",
+            $sext,
+            "addu $11, $11, $15\n",
+            "sltiu $25, $11, 32\n",
+            "bnez $25, 4f\n",
+            "nop\n",
+            "addiu $11, $11, -32\n",
+            "move $9, $10\n",
+            "sltu $25, $8, $20\n",
+            "move $10, $zero\n",
+            "beqz $25, 4f\n",
+            "addiu $8, $8, 4\n",
+            "lw $10, -4($8)\n",
+            "4:\n",
+            "addiu $17, $17, -1\n",
+            $update,
+            "bnez $17, 3b\n",
+            "addiu $7, $7, ", $stride, "\n",
+        )
+    };
+}
+
+/// A whole pass for one mode: bone by bone, its rotation, translation and scale descriptors loaded
+/// together and each animated one read by [`channel!`].
+macro_rules! pass_loop {
+    ($fields:expr, $width:expr, $sext:expr, $rot_load:expr, $rot_update:expr, $vec_load:expr, $vec_update:expr) => {
+        concat!(
+            ".set push\n",
+            ".set noreorder\n",
+            "0:\n",
+            "beq $4, $5, 9f\n",
+            "nop\n",
+            "lw $13, 0($4)\n",
+            "lw $12, 4($4)\n",
+            "lw $23, 8($4)\n",
+            "addiu $4, $4, 12\n",
+            "andi $24, $13, 1\n",
+            "beqz $24, 1f\n",
+            "nop\n",
+            channel!($fields, $width, $rot_load, $sext, $rot_update, "12", "4"),
+            "1:\n",
+            "andi $24, $12, 1\n",
+            "beqz $24, 2f\n",
+            "move $13, $12\n",
+            channel!($fields, $width, $vec_load, $sext, $vec_update, "24", "8"),
+            "2:\n",
+            "andi $24, $23, 1\n",
+            "beqz $24, 0b\n",
+            "move $13, $23\n",
+            channel!($fields, $width, $vec_load, $sext, $vec_update, "24", "8"),
+            "b 0b\n",
+            "nop\n",
+            "9:\n",
+            ".set pop\n",
+        )
+    };
+}
+
+/// A delta record's widths: 5-bit fields, each at most 31 bits (sign-extended in two shifts so that
+/// width 0 gives 0).
+macro_rules! delta_width {
+    () => {
+        "andi $15, $14, 31\nsrl $14, $14, 5\n"
+    };
+}
+macro_rules! delta_sext {
+    () => {
+        "nor $25, $15, $zero\nsll $24, $24, 1\nsllv $24, $24, $25\nsrav $24, $24, $25\nsra $24, $24, 1\n"
+    };
+}
+
+/// The record of `mode` (FRESH, FIRST_DIFFERENCES or RESIDUALS) at `p.bit` into `state` as
+/// [`super::records_from`] reads it: a block's first record sets each component's value (difference
+/// 0), its second adds the first difference and keeps it, a later one adds the residual to the
+/// difference and the difference to the value. Returns the bit after the record, or `None` (nothing
+/// done) when `p` does not lie within `p.clip`.
 pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
     let clip = p.clip;
-    if p.descriptors + p.channels > clip.len() || p.widths + p.animated > clip.len() || p.stream > clip.len() {
+    if p.descriptors + p.channels > clip.len() || p.channels % 3 != 0 || p.widths + p.animated > clip.len() || p.stream > clip.len() {
         return None;
     }
-    let (smask, vmask, keep, fshift) = match mode {
-        FRESH => (0u32, 0u32, 0u32, 0u32),
-        FIRST_DIFFERENCES => (0, !0, !0, 0),
-        RESIDUALS => (!0, !0, !0, WIDTHS_RESIDUAL_SHIFT),
-        _ => return None,
-    };
-    // A FRESH field's width is the descriptor's base width (6 bits, up to 32: the loop knows FRESH
-    // by this mask's bit 5); the others are 5-bit fields of the width word.
-    let (wmask, wshift) = if mode == FRESH { (63u32, 0u32) } else { (31, WIDTH_BITS) };
     let base = clip.as_ptr();
     let end = clip.as_ptr_range().end;
     let word = |i: usize| clip.get(i).copied().unwrap_or(0);
     let first = p.stream + (p.bit >> 5) as usize;
     let (lo, hi, mut s) = (word(first), word(first + 1), p.bit & 31);
+    let mut next = base.wrapping_add(first + 2);
+    let state_end = state.as_mut_ptr_range().end;
     // SAFETY: pointers stay inside `clip` (descriptors and width words checked above; stream words
     // are loaded only below `end`), and `state` is written only below its end (checked per channel).
     // Hazards: no register loaded by lw is read by the next instruction.
-    unsafe {
-        let mut next = base.wrapping_add(first + 2);
-        let state_end = state.as_mut_ptr_range().end;
-        asm!(
-            ".set push",
-            ".set noreorder",
-            "li $12, 0",
-            // ---- channel loop: $4 descriptor, $12 this channel's kind (0 rotation) after it
-            "0:",
-            "beq $4, $5, 9f",
-            "nop",
-            "lw $13, 0($4)",
-            "addiu $4, $4, 4",
-            "move $23, $12",
-            "addiu $12, $12, 1",
-            "sltiu $24, $12, 3",
-            "subu $24, $zero, $24",
-            "and $12, $12, $24",
-            "andi $24, $13, 1",
-            "beqz $24, 0b",
-            "srl $14, $13, 16",
-            // animated: the fields ($14) are the base width (FRESH) or this block's width word
-            "andi $24, $2, 32",
-            "bnez $24, 6f",
-            "nop",
-            "lw $14, 0($6)",
-            "addiu $6, $6, 4",
-            "srlv $14, $14, $16",
-            "6:",
-            // room in the state for this channel (3 words for a rotation, 6 otherwise)?
-            "addiu $24, $7, 12",
-            "beqz $23, 7f",
-            "nop",
-            "addiu $24, $7, 24",
-            "7:",
-            "sltu $24, $21, $24",
-            "bnez $24, 9f",
-            "li $22, 3",
-            "bnez $23, 5f",
-            "nop",
-            // ---- rotation component: (value, difference) as halfwords of one word
-            "3:",
-            "and $15, $14, $2",
-            "srlv $14, $14, $3",
-            "srlv $24, $9, $11",
-            "sll $25, $10, 1",
-            "nor $13, $11, $zero",
-            "sllv $25, $25, $13",
-            "or $24, $24, $25",
-            "subu $25, $zero, $15",
-            "sllv $24, $24, $25",
-            "srav $24, $24, $25",
-            "sltu $25, $zero, $15",
-            "subu $25, $zero, $25",
-            "and $24, $24, $25",
-            "addu $11, $11, $15",
-            "sltiu $25, $11, 32",
-            "bnez $25, 4f",
-            "lw $13, 0($7)",
-            "addiu $11, $11, -32",
-            "move $9, $10",
-            "sltu $25, $8, $20",
-            "move $10, $zero",
-            "beqz $25, 4f",
-            "addiu $8, $8, 4",
-            "lw $10, -4($8)",
-            "4:",
-            "addiu $22, $22, -1",
-            "sra $25, $13, 16",
-            "and $25, $25, $17",
-            "addu $25, $25, $24",
-            "and $13, $13, $18",
-            "addu $13, $13, $25",
-            "andi $13, $13, 0xFFFF",
-            "and $25, $25, $19",
-            "sll $25, $25, 16",
-            "or $13, $13, $25",
-            "sw $13, 0($7)",
-            "bnez $22, 3b",
-            "addiu $7, $7, 4",
-            "b 0b",
-            "nop",
-            // ---- translation or scale component: value and difference in two words
-            "5:",
-            "and $15, $14, $2",
-            "srlv $14, $14, $3",
-            "srlv $24, $9, $11",
-            "sll $25, $10, 1",
-            "nor $13, $11, $zero",
-            "sllv $25, $25, $13",
-            "or $24, $24, $25",
-            "subu $25, $zero, $15",
-            "sllv $24, $24, $25",
-            "srav $24, $24, $25",
-            "sltu $25, $zero, $15",
-            "subu $25, $zero, $25",
-            "and $24, $24, $25",
-            "addu $11, $11, $15",
-            "lw $13, 0($7)",
-            "sltiu $25, $11, 32",
-            "bnez $25, 8f",
-            "lw $23, 4($7)",
-            "addiu $11, $11, -32",
-            "move $9, $10",
-            "sltu $25, $8, $20",
-            "move $10, $zero",
-            "beqz $25, 8f",
-            "addiu $8, $8, 4",
-            "lw $10, -4($8)",
-            "8:",
-            "addiu $22, $22, -1",
-            "and $23, $23, $17",
-            "addu $23, $23, $24",
-            "and $13, $13, $18",
-            "addu $13, $13, $23",
-            "and $23, $23, $19",
-            "sw $13, 0($7)",
-            "sw $23, 4($7)",
-            "bnez $22, 5b",
-            "addiu $7, $7, 8",
-            "b 0b",
-            "nop",
-            "9:",
-            ".set pop",
-            inout("$4") base.add(p.descriptors) => _,
-            in("$5") base.add(p.descriptors + p.channels),
-            inout("$6") base.add(p.widths) => _,
-            inout("$7") state.as_mut_ptr() => _,
-            inout("$8") next,
-            inout("$9") lo => _,
-            inout("$10") hi => _,
-            inout("$11") s,
-            in("$16") fshift,
-            in("$17") smask,
-            in("$18") vmask,
-            in("$19") keep,
-            in("$20") end,
-            in("$21") state_end,
-            out("$22") _,
-            in("$2") wmask,
-            in("$3") wshift,
-            out("$12") _,
-            out("$13") _,
-            out("$14") _,
-            out("$15") _,
-            out("$23") _,
-            out("$24") _,
-            out("$25") _,
-            options(nostack),
-        );
-        let words_read = (next as usize - base as usize) / 4 - p.stream;
-        Some((words_read as u32 - 2) * 32 + s)
+    macro_rules! run {
+        ($code:expr) => {
+            unsafe {
+                asm!(
+                    $code,
+                    inout("$4") base.add(p.descriptors) => _,
+                    in("$5") base.add(p.descriptors + p.channels),
+                    inout("$6") base.add(p.widths) => _,
+                    inout("$7") state.as_mut_ptr() => _,
+                    inout("$8") next,
+                    inout("$9") lo => _,
+                    inout("$10") hi => _,
+                    inout("$11") s,
+                    in("$20") end,
+                    in("$21") state_end,
+                    out("$12") _,
+                    out("$13") _,
+                    out("$14") _,
+                    out("$15") _,
+                    out("$16") _,
+                    out("$17") _,
+                    out("$19") _,
+                    out("$23") _,
+                    out("$24") _,
+                    out("$25") _,
+                    options(nostack),
+                )
+            }
+        };
     }
+    match mode {
+        // A block's first record: fields of the descriptor's base width (1..=32), no state read.
+        FRESH => run!(pass_loop!(
+            "srl $14, $13, 16\nandi $14, $14, 63\n",
+            "move $15, $14\n",
+            "subu $25, $zero, $15\nsllv $24, $24, $25\nsrav $24, $24, $25\n",
+            "",
+            "andi $19, $24, 0xFFFF\nsw $19, 0($7)\n",
+            "",
+            "sw $24, 0($7)\nsw $zero, 4($7)\n"
+        )),
+        FIRST_DIFFERENCES => run!(pass_loop!(
+            "lw $14, 0($6)\naddiu $6, $6, 4\n",
+            delta_width!(),
+            delta_sext!(),
+            "lw $13, 0($7)\n",
+            "addu $13, $13, $24\nandi $13, $13, 0xFFFF\nsll $19, $24, 16\nor $13, $13, $19\nsw $13, 0($7)\n",
+            "lw $13, 0($7)\n",
+            "addu $13, $13, $24\nsw $13, 0($7)\nsw $24, 4($7)\n"
+        )),
+        RESIDUALS => run!(pass_loop!(
+            "lw $14, 0($6)\naddiu $6, $6, 4\nsrl $14, $14, 15\n",
+            delta_width!(),
+            delta_sext!(),
+            "lw $13, 0($7)\n",
+            "sra $19, $13, 16\naddu $19, $19, $24\naddu $13, $13, $19\nandi $13, $13, 0xFFFF\nsll $19, $19, 16\nor $13, $13, $19\nsw $13, 0($7)\n",
+            "lw $13, 0($7)\nlw $16, 4($7)\n",
+            "addu $16, $16, $24\naddu $13, $13, $16\nsw $13, 0($7)\nsw $16, 4($7)\n"
+        )),
+        _ => return None,
+    }
+    let words_read = (next as usize - base as usize) / 4 - p.stream;
+    Some((words_read as u32 - 2) * 32 + s)
 }
 
 /// Where [`write_q14`] reads: word indices in the clip's words (in place) of the first channel
