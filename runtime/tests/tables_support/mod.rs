@@ -8,12 +8,13 @@
 #![allow(dead_code)] // each includer uses part of it
 
 use psxanim_runtime::anim::{Animator, Fade, FrameSample, PoseSample, Sampling};
-use psxanim_runtime::gte::{Gte, GteModel, PackedMatrix, PacketList, FLAT_PACKET_WORDS};
+use psxanim_runtime::gte::{Gte, GteModel, PackedMatrix, PacketList, PoseQ14, FLAT_PACKET_WORDS};
 use psxanim_runtime::math::{Matrix, Vec3i32};
 use psxanim_runtime::render::camera::{placement, Camera};
 use psxanim_runtime::render::pose_cache::{entries_for_blob, entries_needed};
 use psxanim_runtime::render::{
-    render_animated, render_cached, render_pose, render_streamed, DrawnTriangle, Outcome, PoseCache, PoseStream, Scratch, TriangleSink, MAX_BONES,
+    render_animated, render_cached, render_pose, render_streamed, DrawnTriangle, Outcome, PoseCache, PoseStream, PoseVoices, Scratch, TriangleSink,
+    MAX_BONES,
 };
 use psxanim_runtime::tables::{Storage, Tables, CHANNELS_PER_BONE};
 
@@ -104,6 +105,9 @@ fn decode_clips(tables: &Tables, scratch: &mut Scratch) {
                 Storage::BakedVertices => tables.decode_baked_frame(clip, frame as usize, &mut scratch.positions),
             };
         }
+        if tables.storage() == Storage::RigidGte {
+            played_at_60hz_equals_random_access(tables, clip, frames, scratch);
+        }
         // Frame after frame from the start, interpolated, as a playing instance decodes them (a few
         // frames, then past the end for short clips), then a jump back.
         let mut stream = Box::new(PoseStream::<STREAM_WORDS>::new());
@@ -111,6 +115,32 @@ fn decode_clips(tables: &Tables, scratch: &mut Scratch) {
             let s = FrameSample { clip: clip as u16, frame, next: frame + 1, weight: 2048 };
             if stream.sample(tables, &s, &mut scratch.samples[..bones]).is_err() {
                 break;
+            }
+        }
+    }
+}
+
+/// A 30 Hz clip played at 60 Hz through two `PoseStream`s, one giving samples and one poses in the
+/// GTE's form (each frame shown, then halfway to the next: the spare voice prepares block boundaries
+/// on the frames that read no record), for up to 40 frames: at whole frames the samples are
+/// `decode_pose`'s, and the poses are always `PoseQ14::from_sample` of the samples.
+fn played_at_60hz_equals_random_access(tables: &Tables, clip: usize, frames: u16, scratch: &mut Scratch) {
+    let bones = tables.bone_count().min(MAX_BONES);
+    let (mut samples, mut poses) = (Box::new(PoseStream::<STREAM_WORDS>::new()), Box::new(PoseStream::<STREAM_WORDS>::new()));
+    let mut q14 = vec![PoseQ14::default(); bones];
+    for frame in 0..frames.min(40) {
+        let next = if frame + 1 < frames { frame + 1 } else { frame };
+        for (next, weight) in [(frame, 0), (next, 2048)] {
+            let s = FrameSample { clip: clip as u16, frame, next, weight };
+            let Ok(()) = samples.sample(tables, &s, &mut scratch.samples[..bones]) else { return };
+            if weight == 0 && tables.decode_pose(clip, frame as usize, &mut scratch.next_samples[..bones]).is_ok() {
+                assert_eq!(scratch.samples[..bones], scratch.next_samples[..bones], "clip {clip} frame {frame}");
+            }
+            let fits = poses.pose_q14(tables, &s, &mut q14).expect("the sample route decoded it");
+            let expected: Option<Vec<PoseQ14>> = scratch.samples[..bones].iter().map(PoseQ14::from_sample).collect();
+            assert_eq!(fits, expected.is_some(), "clip {clip} frame {frame} weight {weight}");
+            if let Some(expected) = expected {
+                assert_eq!(q14, expected, "clip {clip} frame {frame} weight {weight}");
             }
         }
     }
