@@ -1,7 +1,9 @@
 //! The per-instance memory of forward decoding: two voices (the playing clip, and during a crossfade
 //! the outgoing one), each standing on a frame of its clip with the state of every animated component
 //! ([`crate::tables::stream`]). Rendering an instance through its `PoseStream` advances a voice one
-//! frame where a decode from the block start would read up to a block of records.
+//! frame where a decode from the block start would read up to a block of records. While no crossfade
+//! needs it, the second voice prepares the next block boundary on a frame that read no record, so
+//! that playback reads at most one record a frame.
 
 use crate::anim::FrameSample;
 use crate::gte::PoseQ14;

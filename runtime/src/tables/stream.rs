@@ -8,6 +8,14 @@
 //! rebuilt from the others: a unit quaternion without a normalisation. `render::PoseStream` keeps two
 //! voices per instance (the playing clip and a crossfade's outgoing one).
 //!
+//! A block's first step reads two records (its first, then its second). [`prepare_boundary`] lets a
+//! spare voice read the first ahead of time, on a frame that reads none (a 30 Hz clip at 60 Hz shows
+//! every sample twice), so that no frame reads more than one record.
+//!
+//! [`pose_voice_q14`] writes poses in the GTE's form (`PoseQ14`), what `render_streamed` composes
+//! cheapest. On the console a record's pass and the pose writing are asm loops (`hw`) with the Rust
+//! loops here as their exact model (the emulator checks compare them bit for bit).
+//!
 //! State per voice: 4 bytes per animated rotation component (value and difference as halfwords),
 //! 8 per translation or scale component ([`words_needed`]).
 
