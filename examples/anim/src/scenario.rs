@@ -445,7 +445,8 @@ fn timed_compiled<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, buffer: &mu
     }
 }
 
-/// Update + evaluate cycles of the baked clips (no result words: timings differ between machines).
+/// Update + evaluate cycles of the baked clips (timings differ between machines: no result words),
+/// and one frame's pose as words (`timed.pose`, step = bones).
 fn timed<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe) {
     let Ok(manager) = <AnimationManager>::parse(&BAKED.buf[..BAKED.len], MAX_TIMED) else {
         return;
@@ -462,11 +463,16 @@ fn timed<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe) {
         };
         let _ = c.play(clip, true);
         c.set_time_scale(TimeScale::from_rates(60, 50));
-        for _ in 0..TIMED_FRAMES {
+        for frame in 0..TIMED_FRAMES {
             probe.timing(slot, true);
             c.advance(1);
             c.evaluate(gte, &mut pose[..bones]);
             probe.timing(slot, false);
+            // One pose between keys (29 vsyncs: frame 4.8 after the wrap), the path the timings
+            // measure, checked word for word.
+            if frame == TIMED_FRAMES - 2 {
+                push_matrices(probe, "timed.pose", bones as u32, &pose[..bones]);
+            }
         }
     }
 }

@@ -12,7 +12,7 @@ use super::interp;
 use super::time::TICKS_PER_FRAME;
 use crate::animbin::{KeyType, Track};
 use crate::gte::{Cop2, Gte};
-use super::words::{column_words, components, words_of, ColumnWords, QuatWords};
+use super::words::{column_words, components, words2, words_of, ColumnWords, QuatWords};
 use crate::math::{Quat, Vec3i32};
 
 /// The payload of the validated key at `offset`, with one bounds check (the file was validated, so
@@ -33,24 +33,14 @@ fn quat_of(q: QuatWords) -> Quat {
 /// unit length, so that dot products and nlerp's squares stay within `i32`.
 #[inline(always)]
 fn read_rotation(bytes: &[u8], offset: u32) -> QuatWords {
-    // Two (unaligned) word loads.
-    let p = offset as usize + 3;
-    let (lo, hi) = (word(bytes, p), word(bytes, p + 4));
-    // |v| < 2^13 for all four: v + 2^13 below 2^14 as unsigned.
-    let out = |v: u32| (v as i16 as i32 + (1 << 13)) as u32 >= 1 << 14;
-    if out(lo) | out(lo >> 16) | out(hi) | out(hi >> 16) {
+    let [lo, hi] = words2(bytes, offset as usize + 3);
+    // |v| < 2^13 for all four halves: v + 2^13 below 2^14, i.e. its top two bits clear (the high
+    // half's sum cannot carry into the low one's bits).
+    let out = |w: u32| (w.wrapping_add(0x2000) & 0xC000) | (w.wrapping_add(0x2000_0000) & 0xC000_0000);
+    if out(lo) | out(hi) != 0 {
         unit_key([lo, hi])
     } else {
         [lo, hi]
-    }
-}
-
-/// The little-endian word at `at` of a validated file (0 past the end, which cannot happen).
-#[inline(always)]
-fn word(bytes: &[u8], at: usize) -> u32 {
-    match bytes.get(at..at + 4) {
-        Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
-        _ => 0,
     }
 }
 
@@ -95,7 +85,12 @@ impl RotationChannel {
     /// an evaluation: cursor walking and key decoding for every channel, then interpolation).
     #[inline(always)]
     pub fn prepare(&mut self, bytes: &[u8], ticks: u32, length: u16, looping: bool) {
-        match self.cursor.seek(bytes, frame_of(ticks), length, looping) {
+        const SIZE: u32 = 3 + KeyType::Rotation.payload_bytes() as u32;
+        let frame = frame_of(ticks);
+        if self.cursor.holds(frame) {
+            return;
+        }
+        match self.cursor.seek_keys::<SIZE, { KeyType::Rotation as u32 }>(bytes, frame, length, looping) {
             Moved::Not => {}
             // Stepping one key on reuses the decoded end.
             Moved::Next => self.load(bytes, self.q1),

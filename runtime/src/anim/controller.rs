@@ -119,6 +119,9 @@ struct Layer<'m, const BONES: usize> {
     bytes: &'m [u8],
     rotation: [Option<RotationChannel>; BONES],
     translation: [Option<TranslationChannel>; BONES],
+    /// One past the last joint with a translation channel: the loops over them stop there (baked
+    /// rotation clips have none).
+    translation_end: usize,
 }
 
 /// The player's markers of a [`ClipSource`]: the clip's own.
@@ -146,7 +149,7 @@ fn shown_time(playhead: &Playhead) -> u32 {
 }
 
 impl<'m, const BONES: usize> Layer<'m, BONES> {
-    const EMPTY: Self = Layer { bytes: &[], rotation: [None; BONES], translation: [None; BONES] };
+    const EMPTY: Self = Layer { bytes: &[], rotation: [None; BONES], translation: [None; BONES], translation_end: 0 };
 
     /// `clip.joint_count() <= BONES` is checked by the caller, so every joint fits.
     fn new(source: ClipSource<'m>) -> Self {
@@ -162,6 +165,7 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
             }
             if let Some(c) = TranslationChannel::new(bytes, &track) {
                 layer.translation[j] = Some(c);
+                layer.translation_end = layer.translation_end.max(j + 1);
             }
         }
         layer
@@ -184,13 +188,13 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
             return;
         }
         let (bytes, length, looping) = (self.bytes, source.length(), voice.playhead.looping());
-        prepare_pass(&mut self.rotation[..n], &mut self.translation[..n], bytes, t, length, looping);
+        prepare_pass(&mut self.rotation[..n], &mut self.translation[..n.min(self.translation_end)], bytes, t, length, looping);
         for (local, c) in locals.iter_mut().zip(&self.rotation[..n]) {
             if let Some(c) = c {
                 local.rotation = c.value(t);
             }
         }
-        for (local, c) in locals.iter_mut().zip(&self.translation[..n]) {
+        for (local, c) in locals.iter_mut().zip(&self.translation[..n.min(self.translation_end)]) {
             if let Some(c) = c {
                 local.translation = c.value(t);
             }
@@ -397,9 +401,10 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
             }
         }
         if let (Some(voice), None) = (self.player.current(), self.player.outgoing()) {
-            if let ClipSource::Keys(_) = voice.clip {
-                let voice = *voice;
-                self.evaluate_keys(gte, &voice, out);
+            if let ClipSource::Keys(clip) = voice.clip {
+                // The three numbers the passes need, not a copy of the voice.
+                let (t, looping) = (shown_time(&voice.playhead), voice.playhead.looping());
+                self.evaluate_keys(gte, t, clip.length(), looping, out);
                 return;
             }
         }
@@ -422,24 +427,24 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         self.locals_fresh = true;
     }
 
-    /// One ANIMBIN clip playing alone, in three passes over the bones, each small enough for the
-    /// R3000's 4 KiB instruction cache (one loop over everything thrashed it): segments (cursor
-    /// steps and key decoding), local rotation matrices (nlerp and the matrix's products on the GTE,
-    /// [`interp::nlerp_matrix`]) and translations, then the composition with the parents. Bones
+    /// One ANIMBIN clip playing alone, at shown time `t` of a clip of `length` frames, in three
+    /// passes over the bones, each small enough for the R3000's 4 KiB instruction cache (one loop
+    /// over everything thrashed it): segments (cursor steps and key decoding), local rotation
+    /// matrices (nlerp and the matrix's products on the GTE, [`Cop2::nlerp_rotation`]) and
+    /// translations, then the composition with the parents ([`Cop2::compose_columns`]). Bones
     /// without a rotation channel keep the bind pose's matrix. The same results as
     /// [`Self::sample_locals`] then [`compose_pose`].
-    fn evaluate_keys<B: Cop2>(&mut self, gte: &mut Gte<B>, voice: &Voice<ClipSource<'a>>, out: &mut [Matrix]) {
+    fn evaluate_keys<B: Cop2>(&mut self, gte: &mut Gte<B>, t: u32, length: u16, looping: bool, out: &mut [Matrix]) {
         let parents = self.skeleton.parents();
         let n = parents.len().min(out.len()).min(BONES);
         if !self.locals_fresh {
             self.refresh_locals();
         }
-        let t = shown_time(&voice.playhead);
-        let (length, looping) = (voice.clip.length(), voice.playhead.looping());
         let bytes = self.layer.bytes;
-        prepare_pass(&mut self.layer.rotation[..n], &mut self.layer.translation[..n], bytes, t, length, looping);
+        let m = n.min(self.layer.translation_end);
+        prepare_pass(&mut self.layer.rotation[..n], &mut self.layer.translation[..m], bytes, t, length, looping);
         rotation_pass(gte, &self.layer.rotation[..n], t, &mut self.locals[..n], &mut self.rotation_words[..n]);
-        for (local, c) in self.locals[..n].iter_mut().zip(&self.layer.translation[..n]) {
+        for (local, c) in self.locals[..n].iter_mut().zip(&self.layer.translation[..m]) {
             if let Some(c) = c {
                 local.translation = c.value(t);
             }

@@ -6,7 +6,6 @@
 //! matrix conversion assumes unit length. Inputs outside the table's range fall back to `math::Quat`,
 //! so the result is always defined. Host and console run this same integer code: identical bits.
 
-use crate::gte::regs::{cmd, data};
 use crate::gte::{Cop2, Gte};
 use super::words::{column_words, components, words_of, ColumnWords, QuatWords};
 use crate::math::{isqrt_u64, Quat, Rotation, ONE};
@@ -118,9 +117,6 @@ fn round_q14(v: i32) -> i16 {
     ((v + 2) >> 2) as i16
 }
 
-const GPL_SF: u32 = cmd::GPL | cmd::SF;
-const GPF_SF: u32 = cmd::GPF | cmd::SF;
-
 /// [`nlerp`] and [`to_rotation`] of its result, the products on the GTE (GPL for the lerp, SQR for
 /// the length, GPF for the scale and the matrix's products): bit for bit the CPU functions' results.
 /// `a`, `b` unit and in the same hemisphere, `t` FP12 in 0..=4096. Uses IR0..3, MAC1..3 (and the
@@ -143,36 +139,15 @@ pub fn nlerp_matrix<B: Cop2>(gte: &mut Gte<B>, a: Quat, b: Quat, t: i32) -> (Qua
 /// writing the quaternion and the matrix's [`ColumnWords`] in place.
 #[inline(always)]
 pub(crate) fn nlerp_columns<B: Cop2>(gte: &mut Gte<B>, qa: QuatWords, qb: QuatWords, t: i32, rotation: &mut Quat, matrix: &mut ColumnWords) {
-    let (a, b) = (components(qa), components(qb));
-    // x, y, z: MAC = a, IR = b - a, IR0 = t; GPL (sf=1) leaves a + floor((b - a) t / 4096) in IR.
-    gte.write_data::<{ data::IR0 }>(t as u32);
-    gte.write_data::<{ data::IR1 }>((b[1] - a[1]) as u32);
-    gte.write_data::<{ data::IR2 }>((b[2] - a[2]) as u32);
-    gte.write_data::<{ data::IR3 }>((b[3] - a[3]) as u32);
-    gte.write_data::<{ data::MAC1 }>(a[1] as u32);
-    gte.write_data::<{ data::MAC2 }>(a[2] as u32);
-    gte.write_data::<{ data::MAC3 }>(a[3] as u32);
-    gte.command::<GPL_SF>();
-    let w = a[0] + (((b[0] - a[0]) * t) >> 12);
-    let c = gte.ir123();
-    let c = [w, c.x as i32, c.y as i32, c.z as i32];
-    gte.command::<{ cmd::SQR }>(); // sf=0: the exact squares in MAC
-    let ww = w * w;
-    let sq = gte.mac123();
-    let s = match series_scale(ww + sq.x + sq.y + sq.z) {
-        Some(s) if small(c) => s,
-        _ => return nlerp_cpu(qa, qb, t, rotation, matrix),
-    };
-    gte.write_data::<{ data::IR0 }>(s as u32);
-    gte.write_data::<{ data::IR1 }>(c[1] as u32);
-    gte.write_data::<{ data::IR2 }>(c[2] as u32);
-    gte.write_data::<{ data::IR3 }>(c[3] as u32);
-    gte.command::<GPF_SF>();
-    let w = round_q14((c[0] * s) >> 12) as i32;
-    let v = gte.ir123();
-    let (x, y, z) = (round_q14(v.x as i32) as i32, round_q14(v.y as i32) as i32, round_q14(v.z as i32) as i32);
-    *rotation = Quat::new(w as i16, x as i16, y as i16, z as i16);
-    rotation_gte(gte, w, x, y, z, matrix);
+    // The register operations of `Cop2::nlerp_rotation` (hand-scheduled on the console), which
+    // are the steps of `nlerp` and `to_rotation`; the rare rest on the CPU.
+    match gte.backend_mut().nlerp_rotation(qa, qb, t, matrix) {
+        Some(q) => {
+            let c = components(q);
+            *rotation = Quat::new(c[0] as i16, c[1] as i16, c[2] as i16, c[3] as i16);
+        }
+        None => nlerp_cpu(qa, qb, t, rotation, matrix),
+    }
 }
 
 /// The general case of [`nlerp_columns`] (keys far from unit length) on the CPU.
@@ -186,41 +161,6 @@ fn nlerp_cpu(a: QuatWords, b: QuatWords, t: i32, rotation: &mut Quat, matrix: &m
     let r = nlerp(q(a), q(b), t);
     *rotation = r;
     *matrix = column_words(&to_rotation(r));
-}
-
-/// [`to_rotation`] as [`ColumnWords`] with eight of its nine products on the GTE: SQR for the
-/// squares, GPF by `w` and by `x` (sf=0, exact FP24 products); `y z` on the CPU meanwhile.
-#[inline(always)]
-fn rotation_gte<B: Cop2>(gte: &mut Gte<B>, w: i32, x: i32, y: i32, z: i32, matrix: &mut ColumnWords) {
-    let load = |gte: &mut Gte<B>, a: i32, b: i32, c: i32| {
-        gte.write_data::<{ data::IR1 }>(a as u32);
-        gte.write_data::<{ data::IR2 }>(b as u32);
-        gte.write_data::<{ data::IR3 }>(c as u32);
-    };
-    load(gte, x, y, z);
-    gte.command::<{ cmd::SQR }>();
-    let yz = y * z;
-    let sq = gte.mac123();
-    let (xx, yy, zz) = (sq.x, sq.y, sq.z);
-    gte.write_data::<{ data::IR0 }>(w as u32);
-    load(gte, x, y, z);
-    gte.command::<{ cmd::GPF }>();
-    let p = gte.mac123();
-    let (wx, wy, wz) = (p.x, p.y, p.z);
-    gte.write_data::<{ data::IR0 }>(x as u32);
-    load(gte, y, z, 0);
-    gte.command::<{ cmd::GPF }>();
-    let p = gte.mac123();
-    let (xy, xz) = (p.x, p.y);
-    let two = |p: i32| (p + (1 << 10)) >> 11;
-    let pair = |lo: i32, hi: i32| lo as u16 as u32 | (hi as u16 as u32) << 16;
-    *matrix = [
-        pair(ONE - two(yy + zz), two(xy + wz)),
-        pair(two(xy - wz), ONE - two(xx + zz)),
-        pair(two(xz + wy), two(yz - wx)),
-        pair(two(xz - wy), two(yz + wx)),
-        (ONE - two(xx + yy)) as u16 as u32,
-    ];
 }
 
 /// Unit-quaternion interpolation accurate for any arc: halves the arc (the normalised sum is the

@@ -19,19 +19,23 @@
 //!
 //! | bones | ANIMBIN keys, mednafen | ANIMBIN keys, pcsx-rearmed | compiled, `evaluate` (copy), mednafen | compiled, `pose` (borrowed) |
 //! |-------|------------------------|----------------------------|---------------------------------------|-----------------------------|
-//! | 15    | 19,336 / 17,016        | 20,912 / 19,296            | 1,952 / 1,496                         | 456 / 368                   |
-//! | 20    | 24,512 / 22,064        | 27,784 / 25,568            | 2,264 / 1,808                         | 456 / 368                   |
-//! | 50    | 57,328 / 52,304        | 68,600 / 63,088            | 4,160 / 3,696                         | 456 / 368                   |
+//! | 15    | 14,088 / 12,600        | 14,120 / 13,432            | 1,904 / 1,528                         | 488 / 344                   |
+//! | 20    | 17,816 / 16,272        | 18,616 / 17,696            | 2,216 / 1,840                         | 496 / 344                   |
+//! | 50    | 41,000 / 38,272        | 45,496 / 43,208            | 4,112 / 3,728                         | 496 / 344                   |
 //!
 //! (Before the three passes below: 20 bones 37,352 / 34,704 on mednafen, 36,384 / 33,112 on
-//! pcsx-rearmed.) An ANIMBIN frame costs some 1,100 cycles per bone, about a third each for the
-//! segment step (cursor, key decoding, hemisphere), the local rotation (nlerp and the matrix's
-//! products on the GTE) and the composition. The R3000 has no data cache: every load from RAM costs
-//! about 8 cycles on mednafen (a multiply about 11, a GTE register move 1), so the cost is mostly the
-//! channel state and keys read per bone, not arithmetic. The evaluation runs in passes whose loops fit
-//! the 4 KiB instruction cache (one loop over all the work per bone was slower). The first frame
-//! after `play` is the slowest (cold instruction cache). A compiled clip costs the update plus a copy
-//! of its matrices, or nothing per bone when borrowed.
+//! pcsx-rearmed; before their hand-scheduled steps 24,512 / 22,064 and 27,784 / 25,568.) An ANIMBIN
+//! frame costs some 750 cycles per bone and about 2,000 for the frame: the segment step (cursor,
+//! key read, hemisphere test) about 290 per channel, the local rotation (nlerp and the matrix's
+//! products on the GTE, [`crate::gte::Cop2::nlerp_rotation`]) about 310, the composition
+//! ([`crate::gte::Cop2::compose_columns`]) about 190. The R3000 has no data cache: every load from
+//! RAM costs about 8 cycles on mednafen (a multiply about 11, a GTE register move 1), so the cost is
+//! mostly the channel state and keys read per bone, not arithmetic. The evaluation runs in passes
+//! whose loops fit the 4 KiB instruction cache (one loop over all the work per bone was slower, also
+//! with the hand-scheduled steps). A frame whose time skips a key (60 Hz clips on PAL) reads both of
+//! a segment's keys, about 1,000 cycles more for 20 bones; the first frame after `play` is the
+//! slowest (cold instruction cache, both keys read). A compiled clip costs the update plus a copy of
+//! its matrices, or nothing per bone when borrowed.
 
 pub mod animator;
 mod channel;

@@ -189,6 +189,15 @@ pub(crate) fn compose_bone_words<B: Cop2>(
         );
         return;
     };
+    // The usual translation, within `i16`: one register-level step (hand-scheduled on the console).
+    let fits = |v: i32| (v.wrapping_add(0x8000) as u32) < 0x1_0000;
+    if fits(translation.x) & fits(translation.y) & fits(translation.z) {
+        let load = *loaded != parent;
+        *loaded = parent;
+        let t_xy = translation.x as u16 as u32 | (translation.y as u32) << 16;
+        gte.backend_mut().compose_columns(p, load, words, t_xy, translation.z as u32, slot);
+        return;
+    }
     if *loaded != parent {
         gte.set_rotation(&p.rotation);
         *loaded = parent;

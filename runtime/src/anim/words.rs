@@ -29,3 +29,17 @@ pub(crate) fn column_words(r: &Rotation) -> ColumnWords {
     let p = |lo: i16, hi: i16| lo as u16 as u32 | (hi as u16 as u32) << 16;
     [p(r[0][0], r[1][0]), p(r[0][1], r[1][1]), p(r[0][2], r[1][2]), p(r[2][0], r[2][1]), r[2][2] as u16 as u32]
 }
+
+/// The two little-endian words at `at` of a validated file (0 past the end, which cannot happen):
+/// one bounds check, unaligned word loads (keys are 11 or 15 bytes apart).
+#[inline(always)]
+pub(crate) fn words2(bytes: &[u8], at: usize) -> [u32; 2] {
+    match bytes.get(at..at + 8) {
+        // SAFETY: eight readable bytes; `read_unaligned` needs no alignment.
+        Some(s) => unsafe {
+            let p = s.as_ptr().cast::<u32>();
+            [u32::from_le(core::ptr::read_unaligned(p)), u32::from_le(core::ptr::read_unaligned(p.add(1)))]
+        },
+        None => [0; 2],
+    }
+}

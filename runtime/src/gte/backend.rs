@@ -132,6 +132,24 @@ fn compose_q14_registers<C: Cop2 + ?Sized>(gte: &mut C, q: [i32; 4], t: [i32; 3]
     out.translation = Vec3i32::new(tx, ty, tz);
 }
 
+/// The CPU's part of [`Cop2::nlerp_rotation`], between SQR and the scaling GPF: `w = a0 +
+/// ((b0 - a0) t >> 12)`, the squared length `n = w^2 + sq` (FP24, `sq` the lerped x, y, z's);
+/// `None` unless `w` and `c` (the lerped x, y, z) lie within +-8191 and `n` within 2^18 of 2^24.
+/// Else the scale `s = 2^14 + (2^24 - n) >> 11` (Q14, the first-order `1 / sqrt(n)`) and the
+/// result's `w`, `(w s >> 12 + 2) >> 2`.
+#[inline(always)]
+pub(crate) fn nlerp_scale(a0: i32, b0: i32, t: i32, c: [i32; 3], sq: i32) -> Option<(i32, i32)> {
+    let w = a0 + (((b0 - a0) * t) >> 12);
+    let n = w.wrapping_mul(w).wrapping_add(sq);
+    let e = (1i32 << 24).wrapping_sub(n);
+    let within = |v: i32| (v.wrapping_add(8191) as u32) < 16383;
+    if !(within(w) & within(c[0]) & within(c[1]) & within(c[2])) || e.wrapping_add(1 << 18) as u32 > 1 << 19 {
+        return None;
+    }
+    let s = (1 << 14) + (e >> 11);
+    Some((s, ((((w * s) >> 12) + 2) >> 2) as i16 as i32))
+}
+
 /// Raw access to a GTE: register transfers and commands.
 ///
 /// Register numbers are masked to 0..31; the command word is the `cop2` imm25 operand.
@@ -282,6 +300,132 @@ pub trait Cop2 {
         let q = pose.rotation.map(|c| c as i32);
         let t = pose.translation.map(|c| c as i32);
         compose_q14_registers(self, q, t, parent, out);
+    }
+
+    /// The keyframe path's local rotation: the normalised lerp of two FP12 quaternions and its
+    /// rotation matrix, for the common case only. `a`, `b`: `w | x << 16`, `y | z << 16`, every
+    /// component within +-2^13, same hemisphere; `t` FP12 in 0..=4096.
+    ///
+    /// GPL (sf=1) lerps x, y, z (`a + floor((b - a) t / 4096)`), SQR (sf=0) squares them; then
+    /// `gte::nlerp_scale` on the CPU (`None`, with `matrix` untouched, outside the common case); GPF
+    /// (sf=1, IR0 = the scale) scales x, y, z, each rounded `(v + 2) >> 2` to FP12: the result, as
+    /// words. Then the matrix's products by SQR (x y z), GPF by `w` (x y z), GPF by `x` (y z 0) and
+    /// GPF by `y` (IR1 = z), all sf=0, each entry `1 - 2(..)` or `2(..)` rounded `(p + 2^10) >> 11`,
+    /// into `matrix` as column words (`m00 | m10 << 16`, `m01 | m11 << 16`, `m02 | m12 << 16`,
+    /// `m20 | m21 << 16`, `m22`). Overwrites IR0..3, MAC1..3 and the colour FIFO. This body is the
+    /// definition (the host model runs it); a backend may override it only with the same register
+    /// operations.
+    fn nlerp_rotation(&mut self, a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32; 5]) -> Option<[u32; 2]> {
+        let parts = |q: [u32; 2]| [q[0] as i16 as i32, (q[0] >> 16) as i16 as i32, q[1] as i16 as i32, (q[1] >> 16) as i16 as i32];
+        let (a, b) = (parts(a), parts(b));
+        self.write_data::<{ data::IR0 }>(t as u32);
+        self.write_data::<{ data::IR1 }>((b[1] - a[1]) as u32);
+        self.write_data::<{ data::IR2 }>((b[2] - a[2]) as u32);
+        self.write_data::<{ data::IR3 }>((b[3] - a[3]) as u32);
+        self.write_data::<{ data::MAC1 }>(a[1] as u32);
+        self.write_data::<{ data::MAC2 }>(a[2] as u32);
+        self.write_data::<{ data::MAC3 }>(a[3] as u32);
+        self.command::<{ cmd::GPL | cmd::SF }>();
+        let c = [
+            self.read_data::<{ data::IR1 }>() as i16 as i32,
+            self.read_data::<{ data::IR2 }>() as i16 as i32,
+            self.read_data::<{ data::IR3 }>() as i16 as i32,
+        ];
+        self.command::<{ SQR_SF0 }>();
+        let sq = (self.read_data::<{ data::MAC1 }>() as i32)
+            .wrapping_add(self.read_data::<{ data::MAC2 }>() as i32)
+            .wrapping_add(self.read_data::<{ data::MAC3 }>() as i32);
+        let (s, w) = nlerp_scale(a[0], b[0], t, c, sq)?;
+        self.write_data::<{ data::IR0 }>(s as u32);
+        self.write_data::<{ data::IR1 }>(c[0] as u32);
+        self.write_data::<{ data::IR2 }>(c[1] as u32);
+        self.write_data::<{ data::IR3 }>(c[2] as u32);
+        self.command::<{ cmd::GPF | cmd::SF }>();
+        let round = |v: u32| ((v as i16 as i32 + 2) >> 2) as i16 as i32;
+        let x = round(self.read_data::<{ data::IR1 }>());
+        let y = round(self.read_data::<{ data::IR2 }>());
+        let z = round(self.read_data::<{ data::IR3 }>());
+        let irs = |gte: &mut Self, v: [i32; 3]| {
+            gte.write_data::<{ data::IR1 }>(v[0] as u32);
+            gte.write_data::<{ data::IR2 }>(v[1] as u32);
+            gte.write_data::<{ data::IR3 }>(v[2] as u32);
+        };
+        let macs = |gte: &mut Self| {
+            [gte.read_data::<{ data::MAC1 }>() as i32, gte.read_data::<{ data::MAC2 }>() as i32, gte.read_data::<{ data::MAC3 }>() as i32]
+        };
+        irs(self, [x, y, z]);
+        self.command::<{ SQR_SF0 }>();
+        let [xx, yy, zz] = macs(self);
+        self.write_data::<{ data::IR0 }>(w as u32);
+        irs(self, [x, y, z]);
+        self.command::<{ GPF_SF0 }>();
+        let [wx, wy, wz] = macs(self);
+        self.write_data::<{ data::IR0 }>(x as u32);
+        irs(self, [y, z, 0]);
+        self.command::<{ GPF_SF0 }>();
+        let [xy, xz, _] = macs(self);
+        self.write_data::<{ data::IR0 }>(y as u32);
+        self.write_data::<{ data::IR1 }>(z as u32);
+        self.command::<{ GPF_SF0 }>();
+        let yz = self.read_data::<{ data::MAC1 }>() as i32;
+        let two = |p: i32| (p + (1 << 10)) >> 11;
+        let pair = |lo: i32, hi: i32| lo as u16 as u32 | (hi as u16 as u32) << 16;
+        const ONE: i32 = 4096;
+        *matrix = [
+            pair(ONE - two(yy + zz), two(xy + wz)),
+            pair(two(xy - wz), ONE - two(xx + zz)),
+            pair(two(xz + wy), two(yz - wx)),
+            pair(two(xz - wy), two(yz + wx)),
+            (ONE - two(xx + yy)) as u16 as u32,
+        ];
+        Some([pair(w, x), pair(y, z)])
+    }
+
+    /// `*out = parent * local` for a local rotation given as column words (`m00 | m10 << 16`,
+    /// `m01 | m11 << 16`, `m02 | m12 << 16`, `m20 | m21 << 16`, `m22`) and a translation within
+    /// `i16` (`t_xy = x | y << 16`, `t_z = z`): RT = `parent.rotation` is loaded here when `load`,
+    /// else it must already be. The rotation by MVMVA (sf=1, lm=0, RT * V0..V2, read from
+    /// IR1..3), the translation by MVMVA (sf=1, RT * V0) plus the parent's, wrapping: the
+    /// operations of `Gte::mul_rotation` and `Gte::rotate`, so bit-identical to `Matrix::mul`.
+    /// Overwrites V0..V2, IR1..3 and MAC1..3 (and RT when `load`). This body is the definition;
+    /// a backend may override it only with the same register operations.
+    fn compose_columns(&mut self, parent: &Matrix, load: bool, words: &[u32; 5], t_xy: u32, t_z: u32, out: &mut Matrix) {
+        use super::regs::ctrl;
+        if load {
+            let r = &parent.rotation;
+            let pack = |lo: i16, hi: i16| lo as u16 as u32 | (hi as u16 as u32) << 16;
+            self.write_ctrl::<{ ctrl::RT11RT12 }>(pack(r[0][0], r[0][1]));
+            self.write_ctrl::<{ ctrl::RT13RT21 }>(pack(r[0][2], r[1][0]));
+            self.write_ctrl::<{ ctrl::RT22RT23 }>(pack(r[1][1], r[1][2]));
+            self.write_ctrl::<{ ctrl::RT31RT32 }>(pack(r[2][0], r[2][1]));
+            self.write_ctrl::<{ ctrl::RT33 }>(r[2][2] as u16 as u32);
+        }
+        self.write_data::<{ data::VXY0 }>(words[0]);
+        self.write_data::<{ data::VZ0 }>(words[3]);
+        self.write_data::<{ data::VXY1 }>(words[1]);
+        self.write_data::<{ data::VZ1 }>(words[3] >> 16);
+        self.write_data::<{ data::VXY2 }>(words[2]);
+        self.write_data::<{ data::VZ2 }>(words[4]);
+        let mut column = |b: &mut Self, j: usize| {
+            out.rotation[0][j] = b.read_data::<{ data::IR1 }>() as i16;
+            out.rotation[1][j] = b.read_data::<{ data::IR2 }>() as i16;
+            out.rotation[2][j] = b.read_data::<{ data::IR3 }>() as i16;
+        };
+        self.command::<{ MVMVA_RT_V0 }>();
+        column(self, 0);
+        self.command::<{ MVMVA_RT_V1 }>();
+        column(self, 1);
+        self.command::<{ MVMVA_RT_V2 }>();
+        column(self, 2);
+        self.write_data::<{ data::VXY0 }>(t_xy);
+        self.write_data::<{ data::VZ0 }>(t_z);
+        self.command::<{ MVMVA_RT_V0 }>();
+        let p = parent.translation;
+        out.translation = Vec3i32::new(
+            (self.read_data::<{ data::MAC1 }>() as i32).wrapping_add(p.x),
+            (self.read_data::<{ data::MAC2 }>() as i32).wrapping_add(p.y),
+            (self.read_data::<{ data::MAC3 }>() as i32).wrapping_add(p.z),
+        );
     }
 
     /// [`super::Gte::compose_packed`]: `out[i] = (RT, TR) * poses[i]`. This body is the definition

@@ -22,6 +22,8 @@ use crate::math::Matrix;
 use crate::gte::PoseQ14;
 use crate::tables::BoneSample;
 
+mod columns;
+mod nlerp;
 mod packet_loop;
 mod pose;
 
@@ -397,6 +399,16 @@ impl Cop2 for Cop2Hardware {
     #[inline(always)]
     fn compose_q14(&mut self, parent: &Matrix, pose: &PoseQ14, out: &mut Matrix) {
         pose::compose_q14(parent, pose, out)
+    }
+
+    #[inline(always)]
+    fn compose_columns(&mut self, parent: &Matrix, load: bool, words: &[u32; 5], t_xy: u32, t_z: u32, out: &mut Matrix) {
+        columns::compose_columns(parent, load, words, t_xy, t_z, out)
+    }
+
+    #[inline(always)]
+    fn nlerp_rotation(&mut self, a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32; 5]) -> Option<[u32; 2]> {
+        nlerp::nlerp_rotation(a, b, t, matrix)
     }
 
     /// The default body's register operations in one software-pipelined loop. A GTE access waits
