@@ -114,18 +114,19 @@ fn rigid_tables_decode_to_ufbx_positions_and_bounds_cover_every_sample() {
         for f in 0..clip.frame_count() {
             t.decode_pose(ci, f, &mut samples).unwrap();
             let mut model: Vec<Affine> = Vec::new();
-            for b in 0..t.bone_count() {
-                let local = sample_transform(&samples[b]);
+            for (b, sample) in samples.iter().enumerate() {
+                let local = sample_transform(sample);
                 model.push(match t.bone(b).parent {
                     Some(p) => model[p as usize].mul(&local),
                     None => local,
                 });
             }
-            for b in 0..t.bone_count() {
+            for (b, bone_model) in model.iter().enumerate() {
                 let bone = t.bone(b);
-                for i in bone.first_vertex as usize..(bone.first_vertex + bone.vertex_count) as usize {
-                    let p = model[b].apply(t.vertex(i).map(|x| x as f64));
-                    let reference = clip.rigid_reference[f][order[i]];
+                let vertices = bone.first_vertex as usize..(bone.first_vertex + bone.vertex_count) as usize;
+                for (i, &at) in vertices.clone().zip(&order[vertices]) {
+                    let p = bone_model.apply(t.vertex(i).map(|x| x as f64));
+                    let reference = clip.rigid_reference[f][at];
                     worst = worst.max((0..3).map(|k| (p[k] - reference[k]).abs()).fold(0.0, f64::max));
                     assert!(inside(bounds, p) && inside(bounds, reference), "clip {} frame {f} vertex {i}", clip.name);
                 }
