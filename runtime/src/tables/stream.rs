@@ -204,24 +204,12 @@ pub fn sample_voice(
     weight: u32,
     out: &mut [BoneSample],
 ) -> Result<(), TableError> {
-    sample(tables, &mut voice.0, words, clip, g, weight, out)
-}
-
-fn sample(
-    tables: &Tables,
-    voice: &mut Voice,
-    words: &mut [u32],
-    clip: usize,
-    g: usize,
-    weight: u32,
-    out: &mut [BoneSample],
-) -> Result<(), TableError> {
     let bones = tables.bone_count();
     if out.len() < bones {
         return Err(TableError::OutputTooSmall { needed: bones, len: out.len() });
     }
-    reach(tables, voice, words, clip, g)?;
-    write(tables, voice, words, weight, &mut out[..bones]);
+    reach(tables, &mut voice.0, words, clip, g)?;
+    write(tables, &voice.0, words, weight, &mut out[..bones]);
     Ok(())
 }
 

@@ -209,6 +209,13 @@ pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
     Some((words_read as u32 - 2) * 32 + s)
 }
 
+/// One correction of the table root `$16` of `n` (`$21`): `r += 1` when `(r + 1)^2 <= n`.
+macro_rules! root_step {
+    () => {
+        "addiu $17, $16, 1\nmultu $17, $17\nmflo $22\nnop\nsltu $22, $21, $22\nxori $22, $22, 1\naddu $16, $16, $22\n"
+    };
+}
+
 /// Where [`write_q14`] reads: word indices in the clip's words (in place) of the first channel
 /// descriptor, the first constant, and this block's first width word.
 pub(super) struct Write<'a> {
@@ -385,20 +392,8 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "nop",
             "srl $17, $17, 22",
             "addu $16, $16, $17",
-            "addiu $17, $16, 1",
-            "multu $17, $17",
-            "mflo $22",
-            "nop",
-            "sltu $22, $21, $22",
-            "xori $22, $22, 1",
-            "addu $16, $16, $22",
-            "addiu $17, $16, 1",
-            "multu $17, $17",
-            "mflo $22",
-            "nop",
-            "sltu $22, $21, $22",
-            "xori $22, $22, 1",
-            "addu $16, $16, $22",
+            root_step!(),
+            root_step!(),
             "b 30f",
             "nop",
             // below 2^28 (a rebuilt component under 0.5): the bit-by-bit root
