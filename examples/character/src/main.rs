@@ -509,7 +509,7 @@ extern "C" fn main() -> ! {
                 let mut figures = [(0usize, 0u32); 12];
                 let mut n = 0;
                 let streamed = Tables::parse(&TWENTY.0).and_then(|twenty| {
-                    stream_bench::stream_words(&twenty, &object, &mut gte, scratch, &mut timer::now, &mut |slot, v| {
+                    stream_bench::stream_words(&twenty, &scene.models.rigid, &object, &mut gte, scratch, &mut timer::now, &mut |slot, v| {
                         if n < figures.len() {
                             figures[n] = (slot, v);
                             n += 1;

@@ -43,7 +43,49 @@ pub const STEPPED_FRAMES: u32 = 12;
 pub const STREAM_WORDS: usize = 96;
 /// Words the probes leave: a hash of every frame's matrices, of each seek's, of each stepped frame's,
 /// and the state words.
-pub const WORDS: usize = FRAMES as usize + SEEKS.len() + STEPPED_FRAMES as usize + 1;
+pub const WORDS: usize = FRAMES as usize + SEEKS.len() + STEPPED_FRAMES as usize + 1 + CLIP_HASHES;
+/// Clips of the fixture character played through [`clip_hashes`] (a word each, 0 past its clips).
+pub const CLIP_HASHES: usize = 4;
+/// Frames of each of those clips played at 60 Hz (each frame shown, then halfway to the next).
+pub const CLIP_FRAMES: u16 = 40;
+
+/// Every clip of `rigid` (the fixture character: an animated root translation, a clip whose poses
+/// the GTE's form cannot take, the added wave clip) played at 60 Hz through a `PoseStream` as
+/// `render_streamed` poses it, in the GTE's form or else as samples: per clip, one hash of every
+/// pose or sample written and of the route taken. On the console these are the asm loops.
+fn clip_hashes(rigid: &Tables, scratch: &mut Scratch, push: &mut dyn FnMut(u32)) -> Result<(), TableError> {
+    let bones = rigid.bone_count().min(scratch.poses.len());
+    for clip in 0..CLIP_HASHES {
+        if clip >= rigid.clip_count() {
+            push(0);
+            continue;
+        }
+        let frames = rigid.clip(clip)?.frame_count;
+        let mut stream = PoseStream::<STREAM_WORDS>::new();
+        let mut h = 0x811C_9DC5u32;
+        let mut mix = |w: u32| h = (h ^ w).wrapping_mul(0x0100_0193);
+        for frame in 0..frames.min(CLIP_FRAMES) {
+            let next = if frame + 1 < frames { frame + 1 } else { frame };
+            for (next, weight) in [(frame, 0), (next, 2048)] {
+                let s = FrameSample { clip: clip as u16, frame, next, weight };
+                if stream.pose_q14(rigid, &s, &mut scratch.poses[..bones])? {
+                    mix(1);
+                    for p in &scratch.poses[..bones] {
+                        p.rotation.iter().chain(&p.translation).for_each(|&c| mix(c as u16 as u32));
+                    }
+                } else {
+                    stream.sample(rigid, &s, &mut scratch.samples[..bones])?;
+                    mix(2);
+                    for b in &scratch.samples[..bones] {
+                        b.rotation.iter().chain(&b.translation).chain(&b.scale).for_each(|&c| mix(c as u32));
+                    }
+                }
+            }
+        }
+        push(h);
+    }
+    Ok(())
+}
 
 /// FNV-1a over every matrix's words.
 fn hash(matrices: &[Matrix]) -> u32 {
@@ -63,8 +105,10 @@ fn hash(matrices: &[Matrix]) -> u32 {
 
 /// Plays, times and probes (see the module). `clock` reads root counter 2 (the host's returns 0);
 /// `cycles(slot, ticks)` records a figure; `push` a probe word.
+#[allow(clippy::too_many_arguments)]
 pub fn stream_words<B: Cop2>(
     twenty: &Tables,
+    character: &Tables,
     object: &Matrix,
     gte: &mut Gte<B>,
     scratch: &mut Scratch,
@@ -140,6 +184,7 @@ pub fn stream_words<B: Cop2>(
     }
     let state = words_needed(twenty, clip)? as u32;
     push(state);
+    clip_hashes(character, scratch, push)?;
     for (slot, v) in [
         (SLOT_POSE_SLOWEST, slowest),
         (SLOT_POSE_TOTAL, total),

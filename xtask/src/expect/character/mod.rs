@@ -439,7 +439,12 @@ mod tests {
         // The 20-bone forward decoding: distinct frames hash differently, and the Walk's state fits.
         let hashes: std::collections::HashSet<u32> = e.words[fades_end..fades_end + stream_bench::FRAMES as usize].iter().map(|w| w.value).collect();
         assert!(hashes.len() > stream_bench::FRAMES as usize / 2, "{} distinct frame hashes", hashes.len());
-        assert_eq!(e.words.last().map(|w| (w.name.as_str(), w.value <= stream_bench::STREAM_WORDS as u32)), Some(("stream.state_words", true)));
+        let state = &e.words[e.words.len() - stream_bench::CLIP_HASHES - 1];
+        assert_eq!((state.name.as_str(), state.value <= stream_bench::STREAM_WORDS as u32), ("stream.state_words", true));
+        // Then each clip of the fixture character played through a PoseStream: four clips, distinct.
+        let clips: std::collections::HashSet<u32> = e.words[e.words.len() - stream_bench::CLIP_HASHES..].iter().map(|w| w.value).collect();
+        assert_eq!((clips.len(), clips.contains(&0)), (stream_bench::CLIP_HASHES, false), "clip hashes");
+        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("stream.clip3.hash"));
         // The packet loop's runs (drawn, rejected, words). Triangles, with the tests, room for all: the
         // front, wide-but-drawable and two more front faces drawn, near, too wide and too tall
         // rejected; room for three: one more rejected. Without the tests, room for all: everything

@@ -34,13 +34,15 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
 }
 
 /// The 20-bone character's forward-decoded frames (`stream_bench`): every interpolated frame's, each
-/// seek's and each stepped frame's matrices hashed, then the decoder words of one voice.
+/// seek's and each stepped frame's matrices hashed, then the decoder words of one voice, then each of
+/// the fixture character's clips played at 60 Hz (its poses or samples hashed).
 pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
     let twenty = Tables::parse(&blobs.twenty).map_err(|e| anyhow::anyhow!("twenty_bones tables: {e:?}"))?;
+    let rigid = Tables::parse(&blobs.rigid).map_err(|e| anyhow::anyhow!("rigid tables: {e:?}"))?;
     let mut scratch = Box::new(Scratch::new());
     let mut values = Vec::new();
     let object = scene::camera_at(0).view;
-    stream_bench::stream_words(&twenty, &object, &mut host_gte(), &mut scratch, &mut || 0, &mut |_, _| {}, &mut |w| values.push(w))
+    stream_bench::stream_words(&twenty, &rigid, &object, &mut host_gte(), &mut scratch, &mut || 0, &mut |_, _| {}, &mut |w| values.push(w))
         .map_err(|e| anyhow::anyhow!("host stream bench failed: {e:?}"))?;
     ensure!(values.len() == stream_bench::WORDS, "stream words: {}", values.len());
     let frames = stream_bench::FRAMES as usize;
@@ -52,7 +54,8 @@ pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
                 i if i < frames => format!("stream.interpolated.frame{i}.hash"),
                 i if i < frames + stream_bench::SEEKS.len() => format!("stream.seek.frame{}.hash", stream_bench::SEEKS[i - frames]),
                 i if i < frames + stream_bench::SEEKS.len() + stream_bench::STEPPED_FRAMES as usize => format!("stream.stepped.frame{}.hash", i - frames - stream_bench::SEEKS.len()),
-                _ => "stream.state_words".to_string(),
+                i if i == stream_bench::WORDS - stream_bench::CLIP_HASHES - 1 => "stream.state_words".to_string(),
+                i => format!("stream.clip{}.hash", i + stream_bench::CLIP_HASHES - stream_bench::WORDS),
             };
             Word { name, value }
         })
