@@ -333,7 +333,14 @@ pub struct Tables<'a> {
     primitives: usize,
     materials: usize,
     clips: usize,
+    /// The parents of the first [`PARENTS_KEPT`] bones (`NO_PARENT_KEPT` for a root), read once at
+    /// parse: a renderer's per-frame loop looks them up with one byte load.
+    parents: [u8; PARENTS_KEPT],
 }
+
+/// Bones whose parent [`Tables`] keeps (the renderer's limit).
+const PARENTS_KEPT: usize = 64;
+const NO_PARENT_KEPT: u8 = u8::MAX;
 
 pub(crate) fn u16_at(bytes: &[u8], offset: usize) -> u16 {
     u16::from_le_bytes([bytes[offset], bytes[offset + 1]])
@@ -411,8 +418,15 @@ impl<'a> Tables<'a> {
             primitives,
             materials,
             clips,
+            parents: [NO_PARENT_KEPT; PARENTS_KEPT],
         };
         tables.check_bones()?;
+        let mut parents = [NO_PARENT_KEPT; PARENTS_KEPT];
+        for (b, kept) in parents.iter_mut().enumerate().take(bone_count) {
+            // Parent-first (checked above): a kept bone's parent is below 63.
+            *kept = tables.bone(b).parent.map_or(NO_PARENT_KEPT, |p| p as u8);
+        }
+        tables.parents = parents;
         if storage == Storage::BakedVertices {
             baked::check_lanes(&tables, vertices + vertex_count * VERTEX_SIZE)?;
         }
@@ -589,11 +603,11 @@ impl<'a> Tables<'a> {
     /// per-frame loops that want nothing else of the bone.
     #[inline]
     pub fn parent(&self, index: usize) -> Option<u16> {
-        if index >= self.bone_count {
-            return None;
+        match self.parents.get(index) {
+            Some(&p) => (p != NO_PARENT_KEPT).then_some(p as u16),
+            None if index < self.bone_count => self.bone(index).parent,
+            None => None,
         }
-        let parent = u16_at(self.bytes, self.bones + index * BONE_SIZE);
-        (parent != NO_PARENT).then_some(parent)
     }
 
     /// Vertex `index`: bone-local (rigid-gte) or model-space bind position (baked-vertices).
