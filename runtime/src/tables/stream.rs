@@ -41,6 +41,16 @@ struct Voice {
     layout: Layout,
 }
 
+impl Voice {
+    /// Word index, from the clip data's start, of the first width word of the block holding the
+    /// interval that ends on the frame the voice stands on (the block a record just read belongs to).
+    fn widths_word(&self) -> usize {
+        let l = &self.layout;
+        let block = (self.frame as usize).saturating_sub(1) / l.block_frames as usize;
+        (l.widths - l.start()) as usize / 4 + block * l.animated as usize
+    }
+}
+
 /// The clip data's offsets a voice plays from (a [`ClipLayout`] in words the console loads cheaply).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Layout {
@@ -238,12 +248,11 @@ pub fn pose_voice_q14(
     if let Some(c) = clip_words.in_place() {
         let l = voice.layout;
         let start = l.start();
-        let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
         let wr = hw::Write {
             clip: c.words(),
             descriptors: (l.descriptors - start) as usize / 4,
             constants: (l.constants - start) as usize / 4,
-            widths: (l.widths - start) as usize / 4 + block * l.animated as usize,
+            widths: voice.widths_word(),
         };
         if let Some(fits) = hw::write_q14(&wr, words, weight, &mut out[..bones]) {
             return Ok(fits);
@@ -348,12 +357,11 @@ fn records(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8) {
 fn records_hw(clip: &[u32], stream: usize, channels: usize, voice: &Voice, words: &mut [u32], mode: u8) -> Option<u32> {
     let l = voice.layout;
     let start = l.start();
-    let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
     let mut p = hw::Pass {
         clip,
         descriptors: (l.descriptors - start) as usize / 4,
         channels,
-        widths: (l.widths - start) as usize / 4 + block * l.animated as usize,
+        widths: voice.widths_word(),
         animated: l.animated as usize,
         stream,
         bit: voice.bit,
@@ -423,8 +431,7 @@ fn records_from<W: Words, const MODE: u8>(clip: W, channels: usize, voice: &mut 
     let l = voice.layout;
     let start = l.start();
     let descriptors = (l.descriptors - start) as usize / 4;
-    let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
-    let widths_at = (l.widths - start) as usize / 4 + block * l.animated as usize;
+    let widths_at = voice.widths_word();
     // The record being read, and for RESTART record 1 (after the whole record 0).
     let mut bits = Bits::at(clip, voice.bit);
     let mut bits1 = Bits::at(clip, if mode == RESTART { voice.bit + l.record0_bits as u32 } else { 0 });
@@ -499,8 +506,7 @@ fn write_from<W: Words>(clip: W, voice: &Voice, words: &[u32], weight: u32, out:
     const UP: u32 = ROTATION_FRAC - ROTATION_STORED_FRAC;
     let l = voice.layout;
     let start = l.start();
-    let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
-    let widths_at = (l.widths - start) as usize / 4 + block * l.animated as usize;
+    let widths_at = voice.widths_word();
     let (mut w, mut a, mut at) = (0usize, 0usize, (l.constants - start) as usize / 4);
     let mut ch = (l.descriptors - start) as usize / 4;
     for sample in out.iter_mut() {
@@ -568,8 +574,7 @@ fn vector_channel<W: Words>(clip: &W, d: u32, kind: usize, words: &[u32], weight
 fn write_q14_from<W: Words>(clip: W, voice: &Voice, words: &[u32], weight: u32, out: &mut [PoseQ14]) -> bool {
     let l = voice.layout;
     let start = l.start();
-    let block = (voice.frame as usize).saturating_sub(1) / l.block_frames as usize;
-    let widths_at = (l.widths - start) as usize / 4 + block * l.animated as usize;
+    let widths_at = voice.widths_word();
     let (mut w, mut a, mut at) = (0usize, 0usize, (l.constants - start) as usize / 4);
     let mut ch = (l.descriptors - start) as usize / 4;
     let mut fits = true;

@@ -209,6 +209,13 @@ pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
     Some((words_read as u32 - 2) * 32 + s)
 }
 
+/// The translation `$18`..`$20` (Q8) to GTE units as `unit_sample` rounds: `((v >> 1) + 64) >> 7`.
+macro_rules! to_gte_units {
+    () => {
+        "sra $18, $18, 1\naddiu $18, $18, 64\nsra $18, $18, 7\nsra $19, $19, 1\naddiu $19, $19, 64\nsra $19, $19, 7\nsra $20, $20, 1\naddiu $20, $20, 64\nsra $20, $20, 7\n"
+    };
+}
+
 /// One correction of the table root `$16` of `n` (`$21`): `r += 1` when `(r + 1)^2 <= n`.
 macro_rules! root_step {
     () => {
@@ -470,16 +477,9 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "sllv $19, $19, $16",
             "sllv $20, $20, $16",
             // to GTE units: an i16 at k <= 8 fraction bits always fits, no test
-            "sra $18, $18, 1",
-            "addiu $18, $18, 64",
-            "sra $18, $18, 7",
-            "sra $19, $19, 1",
-            "addiu $19, $19, 64",
-            "sra $19, $19, 7",
-            "sra $20, $20, 1",
-            "addiu $20, $20, 64",
+            to_gte_units!(),
             "b 65f",
-            "sra $20, $20, 7",
+            "nop",
             // identity
             "46:",
             "sw $zero, 8($5)",
@@ -532,15 +532,7 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "addu $20, $20, $23",
             // to GTE units, ((v >> 1) + 64) >> 7, each within i16 or the pose does not fit
             "60:",
-            "sra $18, $18, 1",
-            "addiu $18, $18, 64",
-            "sra $18, $18, 7",
-            "sra $19, $19, 1",
-            "addiu $19, $19, 64",
-            "sra $19, $19, 7",
-            "sra $20, $20, 1",
-            "addiu $20, $20, 64",
-            "sra $20, $20, 7",
+            to_gte_units!(),
             "ori $21, $zero, 0x8000",
             "addu $22, $18, $21",
             "srl $22, $22, 16",
