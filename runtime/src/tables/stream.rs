@@ -38,6 +38,9 @@ struct Voice {
     /// Standing on its block's first frame in the next block's representation (its first record read,
     /// the second next: [`prepare_boundary`]): it can only move on, not show this frame.
     prepared: bool,
+    /// The state words the clip needs ([`words_needed`]): every call checks the caller's words
+    /// against it, so that no pass runs short of state.
+    words: u16,
     layout: Layout,
 }
 
@@ -79,7 +82,7 @@ const NO_LAYOUT: Layout = Layout {
     frame_count: 0,
     record0_bits: 0,
 };
-const IDLE: Voice = Voice { clip: 0, frame: 0, bit: 0, ready: false, prepared: false, layout: NO_LAYOUT };
+const IDLE: Voice = Voice { clip: 0, frame: 0, bit: 0, ready: false, prepared: false, words: 0, layout: NO_LAYOUT };
 
 impl Layout {
     fn of(l: &ClipLayout, counts: &ChannelCounts) -> Self {
@@ -189,7 +192,7 @@ impl VoiceState {
 pub fn prepare_boundary(tables: &Tables, from: &VoiceState, to: &mut VoiceState, to_words: &mut [u32]) -> bool {
     let f = from.0;
     let (frame, bf) = (f.frame as usize, f.layout.block_frames as usize);
-    if !f.ready || f.prepared || frame == 0 || frame % bf != 0 || frame + 1 >= f.layout.frame_count as usize {
+    if !f.ready || f.prepared || frame == 0 || frame % bf != 0 || frame + 1 >= f.layout.frame_count as usize || to_words.len() < f.words as usize {
         return false;
     }
     if to.0.ready && to.0.prepared && to.0.clip == f.clip && to.0.frame == f.frame {
@@ -275,9 +278,12 @@ fn reach(tables: &Tables, voice: &mut Voice, words: &mut [u32], clip: usize, g: 
         if words.len() < counts.state_words {
             return Err(TableError::OutputTooSmall { needed: counts.state_words, len: words.len() });
         }
-        *voice = Voice { clip: clip as u16, frame: 0, bit: 0, ready: true, prepared: false, layout: Layout::of(&l, &counts) };
+        *voice = Voice { clip: clip as u16, frame: 0, bit: 0, ready: true, prepared: false, words: counts.state_words as u16, layout: Layout::of(&l, &counts) };
         seek(tables, voice, words, g);
     } else {
+        if words.len() < voice.words as usize {
+            return Err(TableError::OutputTooSmall { needed: voice.words as usize, len: words.len() });
+        }
         for _ in 0..ahead {
             step(tables, voice, words);
         }

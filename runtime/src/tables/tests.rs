@@ -243,6 +243,14 @@ fn sequential_decoding_gives_the_random_access_samples() {
     // Too little state for the clip's animated channels (a translation takes 6 words).
     let mut small = crate::render::PoseStream::<5>::new();
     assert_eq!(small.sample(&t, &s, &mut out), Err(TableError::OutputTooSmall { needed: 6, len: 5 }));
+    // A voice standing in the clip still checks the words it is given on every call.
+    let mut voice = crate::tables::stream::VoiceState::IDLE;
+    let mut words = [0u32; 8];
+    crate::tables::stream::sample_voice(&t, &mut voice, &mut words, 0, 1, 4096, &mut out).unwrap();
+    assert_eq!(
+        crate::tables::stream::sample_voice(&t, &mut voice, &mut words[..5], 0, 2, 4096, &mut out),
+        Err(TableError::OutputTooSmall { needed: 6, len: 5 })
+    );
     let far = crate::anim::FrameSample { clip: 0, frame: 3, next: 3, weight: 0 };
     assert_eq!(stream.sample(&t, &far, &mut out), Err(TableError::FrameOutOfRange { clip: 0, frame: 3, frames: 3 }));
 }
