@@ -24,7 +24,7 @@ use super::pose::{
     layout, layout_and_counts, rebuild_rotation, ChannelCounts, ClipLayout, ClipWords, Words, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW,
     CLIP_POSE_HEADER_SIZE, FRACS, ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
 };
-use super::{u32_at, BoneSample, Storage, TableError, Tables};
+use super::{u32_at, BoneSample, Storage, TableError, Tables, CLIP_SIZE, HEADER_SIZE};
 use crate::gte::PoseQ14;
 
 /// Where one voice stands: clip, frame, the bit of the next record (`frame + 1`'s), and the parts of
@@ -133,6 +133,45 @@ pub fn words_needed(tables: &Tables, clip: usize) -> Result<usize, TableError> {
 /// The most [`words_needed`] of any clip of `tables` (0 for baked tables).
 pub fn max_words_needed(tables: &Tables) -> usize {
     (0..tables.clip_count()).filter_map(|c| words_needed(tables, c).ok()).max().unwrap_or(0)
+}
+
+/// [`max_words_needed`] of an embedded rigid blob at compile time, to size a `PoseStream`
+/// (`const WORDS: usize = words_for_blob(include_bytes!(...))`): reads only the header, the clip
+/// table and each clip's channel descriptors; 0 for a baked blob or one too short to hold them. A
+/// `PoseStream` still checks its words against the parsed tables on every call.
+pub const fn words_for_blob(blob: &[u8]) -> usize {
+    const fn u16_at(b: &[u8], at: usize) -> usize {
+        b[at] as usize | (b[at + 1] as usize) << 8
+    }
+    if blob.len() < HEADER_SIZE || u16_at(blob, 6) != 0 {
+        return 0;
+    }
+    let (bones, clips) = (u16_at(blob, 8), u16_at(blob, 16));
+    let table = u16_at(blob, 56) | u16_at(blob, 58) << 16;
+    let (mut most, mut clip) = (0, 0);
+    while clip < clips {
+        let at = table + clip * CLIP_SIZE + 8;
+        if at + 4 > blob.len() {
+            return 0;
+        }
+        let descriptors = (u16_at(blob, at) | u16_at(blob, at + 2) << 16) + CLIP_POSE_HEADER_SIZE;
+        let (mut words, mut ch) = (0, 0);
+        while ch < bones * CHANNELS_PER_BONE {
+            let o = descriptors + ch * 4;
+            if o >= blob.len() {
+                return 0;
+            }
+            if blob[o] & CHANNEL_ANIMATED != 0 {
+                words += if ch % CHANNELS_PER_BONE == 0 { 3 } else { 6 };
+            }
+            ch += 1;
+        }
+        if words > most {
+            most = words;
+        }
+        clip += 1;
+    }
+    most
 }
 
 /// The frame a voice must stand on to show `frame` blended toward `next` by `weight` (FP12), and the

@@ -233,6 +233,9 @@ fn sequential_equals_random_access(t: &Tables) -> usize {
 fn sequential_decoding_gives_the_random_access_samples() {
     let b = blob(0, 3, &rigid_clip(), &[]);
     let t = Tables::parse(&b).unwrap();
+    // Sized at compile time as at run time (a translation: 6 words); nothing for a truncated blob.
+    assert_eq!((crate::tables::stream::words_for_blob(&b), crate::tables::stream::max_words_needed(&t)), (6, 6));
+    assert_eq!(crate::tables::stream::words_for_blob(&b[..40]), 0);
     assert_eq!(sequential_equals_random_access(&t), 3);
     // Between frames: each stored component interpolated (x from 12 to 15, a quarter of the way).
     let mut stream = crate::render::PoseStream::<8>::new();

@@ -12,12 +12,14 @@ use psxanim_runtime::gte::{self, Gte};
 use psxanim_runtime::math::Vec3i32;
 use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::{self, camera, Camera, PoseStream, Scratch};
-use psxanim_runtime::tables::Tables;
+use psxanim_runtime::tables::{stream, Tables};
 
 /// The character compiled by build.rs; the tables are read in place and want 4-byte alignment.
 #[repr(C, align(4))]
 struct Aligned<T: ?Sized>(T);
 static CHARACTER: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/character.pxsk")));
+/// Decoder words per voice the character's clips need (3 per animated rotation, 6 per translation).
+const STREAM_WORDS: usize = stream::words_for_blob(include_bytes!(concat!(env!("OUT_DIR"), "/character.pxsk")));
 
 /// The frame psxanim draws into: an ordering table (entry 0 nearest) and a packet buffer.
 static mut OT: [u32; 1024] = [0; 1024];
@@ -49,8 +51,8 @@ fn main() {
     let mut animator = Animator::new(60, Sampling::Interpolated);
     let _ = animator.play(&tables, walk, true);
     // The instance's forward decoder: each frame reads one record of deltas (a crossfade's outgoing
-    // clip keeps the second voice). 64 words per voice: 3 per animated rotation, 6 per translation.
-    let mut stream = PoseStream::<64>::new();
+    // clip keeps the second voice), its words sized at compile time for the blob's clips.
+    let mut stream = PoseStream::<STREAM_WORDS>::new();
     let camera = Camera {
         view: Camera::orbit(Vec3i32::new(0, -3600, 0), 14_000, 0x1000, 0x0400),
         center: (160, 120),

@@ -409,6 +409,12 @@ mod tests {
             }
         }
         assert!(compared > 64, "{compared} poses compared");
+        // A PoseStream sized at compile time fits every clip, the 20-bone Walk too.
+        let twenty = Tables::parse(&blobs.as_ref().unwrap().twenty).unwrap();
+        for (blob, t) in [(&blobs.as_ref().unwrap().rigid, t), (&blobs.as_ref().unwrap().twenty, &twenty)] {
+            assert_eq!(psxanim_runtime::tables::stream::words_for_blob(blob), psxanim_runtime::tables::stream::max_words_needed(t));
+        }
+        assert_eq!(psxanim_runtime::tables::stream::words_for_blob(&blobs.as_ref().unwrap().baked), 0);
     }
 
     #[test]
