@@ -73,6 +73,39 @@ fn rotation_words(r: &crate::math::Rotation) -> [u32; 5] {
     [pack(r[0][0], r[0][1]), pack(r[0][2], r[1][0]), pack(r[1][1], r[1][2]), pack(r[2][0], r[2][1]), r[2][2] as u16 as u32]
 }
 
+/// RT from a rotation's five control words ([`rotation_words`]).
+fn load_rt<C: Cop2 + ?Sized>(gte: &mut C, r: &crate::math::Rotation) {
+    use super::regs::ctrl;
+    let [rt0, rt1, rt2, rt3, rt4] = rotation_words(r);
+    gte.write_ctrl::<{ ctrl::RT11RT12 }>(rt0);
+    gte.write_ctrl::<{ ctrl::RT13RT21 }>(rt1);
+    gte.write_ctrl::<{ ctrl::RT22RT23 }>(rt2);
+    gte.write_ctrl::<{ ctrl::RT31RT32 }>(rt3);
+    gte.write_ctrl::<{ ctrl::RT33 }>(rt4);
+}
+
+/// `out = RT * columns`: the three columns (x and y in one word, z apart) into V0..V2, one MVMVA
+/// each, the result's columns read from IR1..3.
+fn rotate_columns<C: Cop2 + ?Sized>(gte: &mut C, xy: [u32; 3], z: [u32; 3], out: &mut crate::math::Rotation) {
+    gte.write_data::<{ data::VXY0 }>(xy[0]);
+    gte.write_data::<{ data::VZ0 }>(z[0]);
+    gte.write_data::<{ data::VXY1 }>(xy[1]);
+    gte.write_data::<{ data::VZ1 }>(z[1]);
+    gte.write_data::<{ data::VXY2 }>(xy[2]);
+    gte.write_data::<{ data::VZ2 }>(z[2]);
+    let mut column = |gte: &mut C, j: usize| {
+        out[0][j] = gte.read_data::<{ data::IR1 }>() as i16;
+        out[1][j] = gte.read_data::<{ data::IR2 }>() as i16;
+        out[2][j] = gte.read_data::<{ data::IR3 }>() as i16;
+    };
+    gte.command::<{ MVMVA_RT_V0 }>();
+    column(gte, 0);
+    gte.command::<{ MVMVA_RT_V1 }>();
+    column(gte, 1);
+    gte.command::<{ MVMVA_RT_V2 }>();
+    column(gte, 2);
+}
+
 /// The register operations of [`Cop2::compose_q14`]: the nine products by GPF (IR0 = w, IR = x y z),
 /// SQR (x y z), GPF (IR0 = x, IR = y z) and GPF (IR0 = y, IR = z), all with sf=0; the parent into RT
 /// and TR; the entries ([`unit_rotation`]) column by column into IR1..3 for MVMVA (RT * IR, read from
@@ -105,12 +138,7 @@ fn compose_q14_registers<C: Cop2 + ?Sized>(gte: &mut C, q: [i32; 4], t: [i32; 3]
     gte.write_data::<{ data::IR1 }>(z as u32);
     gte.command::<{ GPF_SF0 }>();
     let yz = gte.read_data::<{ data::MAC1 }>() as i32;
-    let [rt0, rt1, rt2, rt3, rt4] = rotation_words(&parent.rotation);
-    gte.write_ctrl::<{ ctrl::RT11RT12 }>(rt0);
-    gte.write_ctrl::<{ ctrl::RT13RT21 }>(rt1);
-    gte.write_ctrl::<{ ctrl::RT22RT23 }>(rt2);
-    gte.write_ctrl::<{ ctrl::RT31RT32 }>(rt3);
-    gte.write_ctrl::<{ ctrl::RT33 }>(rt4);
+    load_rt(gte, &parent.rotation);
     gte.write_ctrl::<{ ctrl::TRX }>(parent.translation.x as u32);
     gte.write_ctrl::<{ ctrl::TRY }>(parent.translation.y as u32);
     gte.write_ctrl::<{ ctrl::TRZ }>(parent.translation.z as u32);
@@ -390,33 +418,10 @@ pub trait Cop2 {
     /// Overwrites V0..V2, IR1..3 and MAC1..3 (and RT when `load`). This body is the definition;
     /// a backend may override it only with the same register operations.
     fn compose_columns(&mut self, parent: &Matrix, load: bool, words: &[u32; 5], t_xy: u32, t_z: u32, out: &mut Matrix) {
-        use super::regs::ctrl;
         if load {
-            let r = &parent.rotation;
-            let pack = |lo: i16, hi: i16| lo as u16 as u32 | (hi as u16 as u32) << 16;
-            self.write_ctrl::<{ ctrl::RT11RT12 }>(pack(r[0][0], r[0][1]));
-            self.write_ctrl::<{ ctrl::RT13RT21 }>(pack(r[0][2], r[1][0]));
-            self.write_ctrl::<{ ctrl::RT22RT23 }>(pack(r[1][1], r[1][2]));
-            self.write_ctrl::<{ ctrl::RT31RT32 }>(pack(r[2][0], r[2][1]));
-            self.write_ctrl::<{ ctrl::RT33 }>(r[2][2] as u16 as u32);
+            load_rt(self, &parent.rotation);
         }
-        self.write_data::<{ data::VXY0 }>(words[0]);
-        self.write_data::<{ data::VZ0 }>(words[3]);
-        self.write_data::<{ data::VXY1 }>(words[1]);
-        self.write_data::<{ data::VZ1 }>(words[3] >> 16);
-        self.write_data::<{ data::VXY2 }>(words[2]);
-        self.write_data::<{ data::VZ2 }>(words[4]);
-        let mut column = |b: &mut Self, j: usize| {
-            out.rotation[0][j] = b.read_data::<{ data::IR1 }>() as i16;
-            out.rotation[1][j] = b.read_data::<{ data::IR2 }>() as i16;
-            out.rotation[2][j] = b.read_data::<{ data::IR3 }>() as i16;
-        };
-        self.command::<{ MVMVA_RT_V0 }>();
-        column(self, 0);
-        self.command::<{ MVMVA_RT_V1 }>();
-        column(self, 1);
-        self.command::<{ MVMVA_RT_V2 }>();
-        column(self, 2);
+        rotate_columns(self, [words[0], words[1], words[2]], [words[3], words[3] >> 16, words[4]], &mut out.rotation);
         self.write_data::<{ data::VXY0 }>(t_xy);
         self.write_data::<{ data::VZ0 }>(t_z);
         self.command::<{ MVMVA_RT_V0 }>();
@@ -433,23 +438,7 @@ pub trait Cop2 {
     fn compose_packed(&mut self, poses: &[PackedMatrix], out: &mut [Matrix]) {
         for (p, o) in poses.iter().zip(out.iter_mut()) {
             let [col0, col1, col2, txy, z01, z2tz] = p.words;
-            self.write_data::<{ data::VXY0 }>(col0);
-            self.write_data::<{ data::VZ0 }>(z01);
-            self.write_data::<{ data::VXY1 }>(col1);
-            self.write_data::<{ data::VZ1 }>(z01 >> 16);
-            self.write_data::<{ data::VXY2 }>(col2);
-            self.write_data::<{ data::VZ2 }>(z2tz);
-            let mut column = |b: &mut Self, j: usize| {
-                o.rotation[0][j] = b.read_data::<{ data::IR1 }>() as i16;
-                o.rotation[1][j] = b.read_data::<{ data::IR2 }>() as i16;
-                o.rotation[2][j] = b.read_data::<{ data::IR3 }>() as i16;
-            };
-            self.command::<{ MVMVA_RT_V0 }>();
-            column(self, 0);
-            self.command::<{ MVMVA_RT_V1 }>();
-            column(self, 1);
-            self.command::<{ MVMVA_RT_V2 }>();
-            column(self, 2);
+            rotate_columns(self, [col0, col1, col2], [z01, z01 >> 16, z2tz], &mut o.rotation);
             self.write_data::<{ data::VXY0 }>(txy);
             self.write_data::<{ data::VZ0 }>(z2tz >> 16);
             self.command::<{ MVMVA_RT_V0_TR }>();

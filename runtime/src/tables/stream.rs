@@ -560,14 +560,9 @@ fn write_from<W: Words>(clip: W, voice: &Voice, words: &[u32], weight: u32, out:
         sample.rotation = if d & CHANNEL_ANIMATED as u32 != 0 {
             let widths = clip.word(widths_at + a);
             a += 1;
-            let shift = ROTATION_STORED_FRAC.saturating_sub((d >> 8) & 255);
-            let mut q = [0i32; 3];
-            for v in q.iter_mut() {
-                let slot = words.get(w).copied().unwrap_or(0) as i32;
-                w += 1;
-                *v = interpolate_rotation(slot << 16 >> 16, slot >> 16, shift, weight);
-            }
-            let q = rebuild_rotation(q, (widths >> WIDTHS_DROPPED_SHIFT) as usize);
+            let slots = [0, 1, 2].map(|i| words.get(w + i).copied().unwrap_or(0));
+            w += 3;
+            let q = animated_rotation(slots, d, widths, weight);
             [q[0] << UP, q[1] << UP, q[2] << UP, q[3] << UP]
         } else if d & CHANNEL_IDENTITY as u32 != 0 {
             [0, 0, 0, 1 << ROTATION_FRAC]
@@ -629,11 +624,9 @@ fn write_q14_from<W: Words>(clip: W, voice: &Voice, words: &[u32], weight: u32, 
         pose.rotation = if d & CHANNEL_ANIMATED as u32 != 0 {
             let widths = clip.word(widths_at + a);
             a += 1;
-            let shift = ROTATION_STORED_FRAC.saturating_sub((d >> 8) & 255);
             let Some(&[s0, s1, s2]) = words.get(w..w + 3) else { return false };
             w += 3;
-            let q = [s0, s1, s2].map(|slot| interpolate_rotation((slot as i32) << 16 >> 16, (slot as i32) >> 16, shift, weight));
-            rebuild_rotation(q, (widths >> WIDTHS_DROPPED_SHIFT) as usize).map(q14)
+            animated_rotation([s0, s1, s2], d, widths, weight).map(q14)
         } else if d & CHANNEL_IDENTITY as u32 != 0 {
             [0, 0, 0, 1 << 14]
         } else {
@@ -655,6 +648,15 @@ fn write_q14_from<W: Words>(clip: W, voice: &Voice, words: &[u32], weight: u32, 
         ch += CHANNELS_PER_BONE;
     }
     fits
+}
+
+/// An animated rotation channel (descriptor `d`, this block's width word `widths`) at `weight`
+/// from its three state words: each stored component interpolated, the dropped one rebuilt; Q15.
+#[inline(always)]
+fn animated_rotation(slots: [u32; 3], d: u32, widths: u32, weight: u32) -> [i32; 4] {
+    let shift = ROTATION_STORED_FRAC.saturating_sub((d >> 8) & 255);
+    let q = slots.map(|slot| interpolate_rotation((slot as i32) << 16 >> 16, (slot as i32) >> 16, shift, weight));
+    rebuild_rotation(q, (widths >> WIDTHS_DROPPED_SHIFT) as usize)
 }
 
 /// A rotation component between the frame before (`value - step`) and this one, at `weight` (FP12),
