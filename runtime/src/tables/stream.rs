@@ -640,8 +640,9 @@ fn write_q14_from<W: Words>(clip: W, voice: &Voice, words: &[u32], weight: u32, 
         fits &= t.iter().all(|&v| (v + 0x8000) as u32 <= 0xFFFF);
         pose.translation = t.map(|v| v as i16);
         pose.pad = 0;
+        // As `vector_channel` reads it: animated before identity (a channel flagged both is animated).
         let d = clip.word(ch + 2);
-        if d & CHANNEL_IDENTITY as u32 == 0 {
+        if d & CHANNEL_ANIMATED as u32 != 0 || d & CHANNEL_IDENTITY as u32 == 0 {
             let s = vector_channel(&clip, d, 2, words, weight, &mut w, &mut a, &mut at);
             fits &= s.iter().all(|&v| (v.wrapping_sub(65528) as u32) < 16);
         }

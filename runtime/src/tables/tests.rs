@@ -258,6 +258,42 @@ fn sequential_decoding_gives_the_random_access_samples() {
     assert_eq!(stream.sample(&t, &far, &mut out), Err(TableError::FrameOutOfRange { clip: 0, frame: 3, frames: 3 }));
 }
 
+/// Found by fuzzing: a scale flagged both animated and identity is animated (as the sample route
+/// reads it), so the GTE-form route must not take it for 1.0.
+#[test]
+fn a_channel_flagged_animated_and_identity_is_animated_in_both_routes() {
+    let mut d = vec![];
+    for v in [16u16, 1, 2, 0] {
+        d.extend_from_slice(&v.to_le_bytes());
+    }
+    // rotation constant; translation animated (k 0, base 8); scale flagged animated and identity (k 0, base 8)
+    d.extend_from_slice(&[0, 15, 16, 0, CHANNEL_ANIMATED, 0, 8, 0, CHANNEL_ANIMATED | CHANNEL_IDENTITY, 0, 8, 0]);
+    for c in [0i16, 0, 0, 32767] {
+        d.extend_from_slice(&c.to_le_bytes());
+    }
+    d.extend_from_slice(&0u32.to_le_bytes()); // block 0 at bit 0
+    d.extend_from_slice(&[0u8; 8]); // widths: nothing changes
+    let mut s = Bits::default();
+    for v in [10, 0, -5, 2, 2, 2] {
+        s.put(v, 8);
+    }
+    d.extend_from_slice(&s.bytes);
+    d.resize(d.len().next_multiple_of(4), 0);
+    let b = blob(0, 3, &d, &[]);
+    let t = Tables::parse(&b).unwrap();
+    let (mut samples, mut poses) = (crate::render::PoseStream::<16>::new(), crate::render::PoseStream::<16>::new());
+    let (mut out, mut q14) = ([BoneSample::default(); 1], [crate::gte::PoseQ14::default(); 1]);
+    for frame in 0..3u16 {
+        for weight in [0, 2048] {
+            let s = crate::anim::FrameSample { clip: 0, frame, next: (frame + 1).min(2), weight };
+            samples.sample(&t, &s, &mut out).unwrap();
+            assert_eq!(out[0].scale, [2 << SCALE_FRAC; 3], "frame {frame}");
+            let fits = crate::render::PoseVoices::pose_q14(&mut poses, &t, &s, &mut q14).unwrap();
+            assert_eq!(fits, crate::gte::PoseQ14::from_sample(&out[0]).is_some(), "frame {frame} weight {weight}");
+        }
+    }
+}
+
 #[test]
 fn a_truncated_pose_stream_is_refused_at_parse() {
     let mut clip = rigid_clip();
