@@ -4,10 +4,10 @@
 //! (seeks) at the costliest frames of a block. The same code runs on the host (xtask includes this
 //! file), so every frame's matrices are also probe words the host checks bit for bit.
 
-use psxanim_runtime::anim::{Animator, FrameSample, Sampling};
+use psxanim_runtime::anim::{Animator, Fade, FrameSample, Sampling};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::Matrix;
-use psxanim_runtime::render::bones::{bone_matrices, pose_matrices_q14};
+use psxanim_runtime::render::bones::{bone_matrices, crossfade_q14, crossfade_samples, pose_matrices_q14};
 use psxanim_runtime::render::{PoseStream, PoseVoices, Scratch};
 use psxanim_runtime::tables::stream::{target, words_needed};
 use psxanim_runtime::tables::{TableError, Tables};
@@ -26,6 +26,10 @@ pub const SLOT_STATE_WORDS: usize = 54;
 /// The slowest decode of a frame whose voice stays on the frame it stood on (poses written, no record
 /// of the playing voice read; the spare voice may prepare a block boundary).
 pub const SLOT_DECODE_IN_PLACE_SLOWEST: usize = 55;
+/// The slowest frame of a crossfade (both clips' poses, their blend and the matrices), and its
+/// slowest decode and blend alone.
+pub const SLOT_CROSSFADE_SLOWEST: usize = 56;
+pub const SLOT_CROSSFADE_DECODE_SLOWEST: usize = 57;
 /// The scene frame the example runs this bench at: after the verifier's two screenshots (vsyncs
 /// 40 and 80 of a 120-vsync run), so that its several frames of work delay no picture.
 pub const RUN_AT_FRAME: u32 = 24;
@@ -39,11 +43,15 @@ pub const START_FRAME: u16 = 8;
 pub const SEEKS: [u16; 2] = [15, 29];
 /// Stepped frames measured (each sample shown twice at 60 Hz).
 pub const STEPPED_FRAMES: u32 = 12;
+/// Display frames of the crossfade measured: the Walk restarting into itself, blended over
+/// `FADE_CLIP_FRAMES` clip frames (30 Hz) from clip frame `START_FRAME`, as `render_streamed` poses it.
+pub const FADE_FRAMES: u32 = 16;
+pub const FADE_CLIP_FRAMES: u16 = 8;
 /// Decoder words per voice offered (the 20-bone Walk needs 66).
 pub const STREAM_WORDS: usize = 96;
 /// Words the probes leave: a hash of every frame's matrices, of each seek's, of each stepped frame's,
-/// and the state words.
-pub const WORDS: usize = FRAMES as usize + SEEKS.len() + STEPPED_FRAMES as usize + 1 + CLIP_HASHES;
+/// of each crossfade frame's, and the state words.
+pub const WORDS: usize = FRAMES as usize + SEEKS.len() + STEPPED_FRAMES as usize + FADE_FRAMES as usize + 1 + CLIP_HASHES;
 /// Clips of the fixture character played through [`clip_hashes`] (a word each, 0 past its clips).
 pub const CLIP_HASHES: usize = 4;
 /// Frames of each of those clips played at 60 Hz (each frame shown, then halfway to the next).
@@ -119,12 +127,24 @@ pub fn stream_words<B: Cop2>(
     let clip = twenty.find_clip("Walk").ok_or(TableError::ClipOutOfRange { clip: usize::MAX, clips: twenty.clip_count() })?;
     let bones = twenty.bone_count().min(scratch.samples.len());
     let mut stream = PoseStream::<STREAM_WORDS>::new();
-    let mut pose = |stream: &mut PoseStream<STREAM_WORDS>, s: &FrameSample, scratch: &mut Scratch, gte: &mut Gte<B>| {
+    let mut faded = |stream: &mut PoseStream<STREAM_WORDS>, s: &FrameSample, fade: Option<&Fade>, scratch: &mut Scratch, gte: &mut Gte<B>| {
         let started = clock();
-        // As `render_streamed` poses: in the GTE's form when every bone has it.
-        let q14 = stream.pose_q14(twenty, s, &mut scratch.poses[..bones])?;
+        // As `render_streamed` poses: in the GTE's form when every bone has it (a crossfade's two
+        // poses blended in that form), else as samples.
+        let poses = &mut scratch.poses[..bones];
+        let q14 = match fade {
+            None => stream.pose_q14(twenty, s, poses)?,
+            Some(f) => {
+                let from = &mut scratch.from_poses[..bones];
+                stream.pose_q14_pair(twenty, s, poses, &f.from, from)? && crossfade_q14(from, poses, f.weight)
+            }
+        };
         if !q14 {
-            stream.sample(twenty, s, &mut scratch.samples[..bones])?;
+            let from = fade.map(|f| (&f.from, &mut scratch.from_samples[..bones]));
+            stream.sample_pair(twenty, s, &mut scratch.samples[..bones], from)?;
+            if let Some(f) = fade {
+                crossfade_samples(&scratch.from_samples[..bones], &mut scratch.samples[..bones], f.weight);
+            }
         }
         let decoded = clock();
         if q14 {
@@ -135,6 +155,7 @@ pub fn stream_words<B: Cop2>(
         let done = clock();
         Ok::<_, TableError>((decoded.wrapping_sub(started) as u32, done.wrapping_sub(decoded) as u32))
     };
+    let mut pose = |stream: &mut PoseStream<STREAM_WORDS>, s: &FrameSample, scratch: &mut Scratch, gte: &mut Gte<B>| faded(stream, s, None, scratch, gte);
     let (mut slowest, mut total, mut slowest_decode, mut slowest_matrices, mut slowest_in_place) = (0, 0, 0, 0, 0);
     let mut a = Animator::new(60, Sampling::Interpolated);
     a.play(twenty, clip, true)?;
@@ -182,6 +203,23 @@ pub fn stream_words<B: Cop2>(
         slowest_stepped = slowest_stepped.max(decode + matrices);
         a.update(1);
     }
+    // A crossfade: the Walk restarting into itself (both voices in one clip, each moving forward).
+    let (mut slowest_fade, mut slowest_fade_decode) = (0, 0);
+    let mut a = Animator::new(60, Sampling::Interpolated);
+    a.play(twenty, clip, true)?;
+    stream.reset();
+    a.update(2 * START_FRAME as u32);
+    let start = a.pose().map(|p| p.current).unwrap_or(FrameSample { clip: clip as u16, frame: 0, next: 0, weight: 0 });
+    pose(&mut stream, &start, scratch, gte)?;
+    a.crossfade(twenty, clip, true, FADE_CLIP_FRAMES)?;
+    for _ in 0..FADE_FRAMES {
+        a.update(1);
+        let Some(p) = a.pose() else { break };
+        let (decode, matrices) = faded(&mut stream, &p.current, p.fade.as_ref(), scratch, gte)?;
+        push(hash(&scratch.matrices[..bones]));
+        slowest_fade = slowest_fade.max(decode + matrices);
+        slowest_fade_decode = slowest_fade_decode.max(decode);
+    }
     let state = words_needed(twenty, clip)? as u32;
     push(state);
     clip_hashes(character, scratch, push)?;
@@ -194,6 +232,8 @@ pub fn stream_words<B: Cop2>(
         (SLOT_STEPPED_SLOWEST, slowest_stepped),
         (SLOT_STATE_WORDS, state),
         (SLOT_DECODE_IN_PLACE_SLOWEST, slowest_in_place),
+        (SLOT_CROSSFADE_SLOWEST, slowest_fade),
+        (SLOT_CROSSFADE_DECODE_SLOWEST, slowest_fade_decode),
     ] {
         cycles(slot, v);
     }

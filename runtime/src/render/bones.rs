@@ -146,26 +146,30 @@ fn lerp_fp12(p: i32, q: i32, w: i32) -> i32 {
     p.wrapping_add(((q.wrapping_sub(p) as i64 * w as i64) >> 12) as i32)
 }
 
-/// `a` blended toward `b` by `weight` (FP12): translation and scale linearly, the rotation along the
-/// shorter arc (the sign of `b` flipped when the quaternions lie in opposite hemispheres, so a turn
-/// past 180 degrees goes the short way) by normalised linear interpolation; an arc of more than
-/// 30 degrees of rotation is first halved (the normalised sum is the exact midpoint) until it is
-/// within 30 degrees, so the blend stays within a fraction of a degree of spherical interpolation
-/// however far apart the poses are.
-///
-/// The rotation is blended in Q14, the precision [`sample_matrix`] builds the matrix from, with 32-bit
-/// arithmetic only (a 64-bit division is a long library call on the R3000); the result is that Q14
-/// quaternion in `ROTATION_FRAC` bits.
+/// `a` blended toward `b` by `weight` (FP12): translation and scale linearly, the rotation by
+/// [`blend_rotation_q14`] (along the shorter arc), the result that Q14 quaternion in `ROTATION_FRAC`
+/// bits.
 pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample {
     let w = weight.min(1 << 12) as i32;
     let unit = 1i32 << Q14;
     let q14 = |q: [i32; 4]| q.map(|c| round_shift(c, ROTATION_FRAC - Q14).clamp(-unit, unit));
-    let (mut qa, mut qb) = (q14(a.rotation), q14(b.rotation));
     let translation = [0, 1, 2].map(|i| lerp_fp12(a.translation[i], b.translation[i], w));
     let scale = [0, 1, 2].map(|i| lerp_fp12(a.scale[i], b.scale[i], w));
+    let rotation = blend_rotation_q14(q14(a.rotation), q14(b.rotation), w).map(|c| c << (ROTATION_FRAC - Q14));
+    BoneSample { rotation, translation, scale }
+}
+
+/// The rotation of every rigid blend ([`blend_samples`], [`blend_q14`]): unit quaternions `qa`
+/// toward `qb` (Q14, components within +-2^14) by `w` (FP12, 0..=4096), along the shorter arc (the
+/// sign of `qb` flipped when the two lie in opposite hemispheres, so a turn past 180 degrees goes
+/// the short way) by normalised linear interpolation; an arc of more than 30 degrees is first
+/// halved (the normalised sum is the exact midpoint) until it is within 30 degrees, so the blend
+/// stays within a fraction of a degree of spherical interpolation however far apart the poses are.
+/// 32-bit arithmetic only (a 64-bit division is a long library call on the R3000). Equal rotations
+/// (a bone neither clip turns) come back unchanged.
+pub fn blend_rotation_q14(mut qa: [i32; 4], mut qb: [i32; 4], w: i32) -> [i32; 4] {
     if qa == qb {
-        // The same rotation in both (a bone neither clip turns): nothing to blend.
-        return BoneSample { rotation: qa.map(|c| c << (ROTATION_FRAC - Q14)), translation, scale };
+        return qa;
     }
     let mut dot = dot_q28(&qa, &qb);
     if dot < 0 {
@@ -189,8 +193,21 @@ pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample 
         levels += 1;
     }
     let q = [0, 1, 2, 3].map(|i| qa[i] + (((qb[i] - qa[i]) * t) >> 12));
-    let rotation = normalize_near_unit_q14(q).map(|c| c << (ROTATION_FRAC - Q14));
-    BoneSample { rotation, translation, scale }
+    normalize_near_unit_q14(q)
+}
+
+/// [`blend_samples`] in the GTE's form: the same rotation ([`blend_rotation_q14`]), so the matrices
+/// composed from it are those of the blended samples, and the translation blended in GTE units
+/// (the samples' blend rounds after blending: the two differ by at most one unit). `None` when the
+/// blended rotation leaves the form (a component past +-1.0 by rounding).
+pub fn blend_q14(a: &PoseQ14, b: &PoseQ14, weight: u16) -> Option<PoseQ14> {
+    let w = weight.min(1 << 12) as i32;
+    let q = blend_rotation_q14(a.rotation.map(i32::from), b.rotation.map(i32::from), w);
+    if q.iter().any(|&c| !(-(1 << Q14)..=1 << Q14).contains(&c)) {
+        return None;
+    }
+    let t = [0, 1, 2].map(|i| lerp_fp12(a.translation[i] as i32, b.translation[i] as i32, w) as i16);
+    Some(PoseQ14::new(q.map(|c| c as i16), t))
 }
 
 /// A crossfade of rigid poses: `to[b]` becomes `from[b]` blended toward it by `weight` (FP12, the
@@ -199,6 +216,18 @@ pub fn crossfade_samples(from: &[BoneSample], to: &mut [BoneSample], weight: u16
     for (t, f) in to.iter_mut().zip(from) {
         *t = blend_samples(f, t, weight);
     }
+}
+
+/// [`crossfade_samples`] in the GTE's form ([`blend_q14`] bone by bone): `false` when a bone's
+/// blend leaves the form (`to` then partly blended: the caller blends samples instead).
+pub fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -> bool {
+    for (t, f) in to.iter_mut().zip(from) {
+        match blend_q14(f, t, weight) {
+            Some(b) => *t = b,
+            None => return false,
+        }
+    }
+    true
 }
 
 /// Model-space matrix of every bone (`out[b] = out[parent] * sample_matrix(samples[b])`, roots as

@@ -114,7 +114,10 @@ fn baked_frame(s: &FrameSample) -> usize {
 
 /// Draws one instance in the pose its [`Animator`] shows now, the rigid samples decoded forward
 /// through the instance's own `stream` ([`super::PoseStream`]): a frame's deltas instead of a decode
-/// from the block start (crossfades too: the outgoing clip keeps its voice). Baked tables ignore it.
+/// from the block start (crossfades too: the outgoing clip keeps its voice). Poses are written and
+/// blended in the GTE's form ([`bones::crossfade_q14`]: a crossfade's translations blend in GTE
+/// units, within one unit of [`render_pose`]'s) unless a bone has none (a scale, a translation past
+/// `i16`): then as samples. Baked tables ignore it.
 #[allow(clippy::too_many_arguments)]
 pub fn render_streamed<B: Cop2, S: TriangleSink + ?Sized>(
     gte: &mut Gte<B>,
@@ -219,9 +222,17 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized>(
             let samples = &mut scratch.samples[..bone_count];
             let from = &mut scratch.from_samples[..bone_count];
             if let Rigid::Streamed(stream) = rigid {
-                // The cheapest route: poses in the GTE's form, composed with no conversion.
+                // The cheapest route: poses in the GTE's form (a crossfade's two blended in that
+                // form), composed with no conversion.
                 let poses = &mut scratch.poses[..bone_count];
-                if pose.fade.is_none() && stream.pose_q14(tables, &sample, poses)? {
+                let q14 = match &pose.fade {
+                    None => stream.pose_q14(tables, &sample, poses)?,
+                    Some(fade) => {
+                        let from_poses = &mut scratch.from_poses[..bone_count];
+                        stream.pose_q14_pair(tables, &sample, poses, &fade.from, from_poses)? && bones::crossfade_q14(from_poses, poses, fade.weight)
+                    }
+                };
+                if q14 {
                     mark(Stage::Decode);
                     bones::pose_matrices_q14(gte, |b| tables.parent(b), poses, &object, &mut scratch.matrices[..bone_count]);
                     mark(Stage::Pose);

@@ -40,6 +40,18 @@ pub trait PoseVoices {
     /// when there is one: `Ok(false)` when a bone has no such form (see
     /// [`crate::tables::stream::pose_voice_q14`]); then [`PoseVoices::sample_pair`] gives its samples.
     fn pose_q14(&mut self, tables: &Tables, current: &FrameSample, out: &mut [PoseQ14]) -> Result<bool, TableError>;
+
+    /// A crossfade's two poses in the GTE's form: `current` into `out`, `from` (the outgoing clip)
+    /// into `from_out`, each from the voice already in its clip when there is one (as
+    /// [`PoseVoices::sample_pair`]): `Ok(false)` when a bone of either has no such form.
+    fn pose_q14_pair(
+        &mut self,
+        tables: &Tables,
+        current: &FrameSample,
+        out: &mut [PoseQ14],
+        from: &FrameSample,
+        from_out: &mut [PoseQ14],
+    ) -> Result<bool, TableError>;
 }
 
 impl<const WORDS: usize> PoseStream<WORDS> {
@@ -67,12 +79,14 @@ impl<const WORDS: usize> PoseStream<WORDS> {
     /// Of the voices standing in `clip`, the one that reaches frame `g` with the fewest records: the
     /// nearest at or before it (a prepared voice only to move on, and first among equals), if any.
     fn nearest(&self, clip: usize, g: usize) -> Option<usize> {
-        (0..2)
-            .filter(|&i| {
-                let v = &self.voices[i];
-                v.clip() == Some(clip) && (v.frame() < g || (v.frame() == g && !v.prepared()))
-            })
-            .max_by_key(|&i| (self.voices[i].frame(), self.voices[i].prepared()))
+        (0..2).filter(|&i| self.reach(i, clip, g).is_some()).max_by_key(|&i| (self.voices[i].frame(), self.voices[i].prepared()))
+    }
+
+    /// Frames voice `i` moves forward to stand on frame `g` of `clip`, or `None` when it cannot (not
+    /// in that clip, past `g`, or prepared on `g`, which it cannot show): it would restart.
+    fn reach(&self, i: usize, clip: usize, g: usize) -> Option<usize> {
+        let v = &self.voices[i];
+        (v.clip() == Some(clip) && (v.frame() < g || (v.frame() == g && !v.prepared()))).then(|| g - v.frame())
     }
 
     /// Serves `current` alone (no crossfade) with `serve` on the nearest voice; when that read no
@@ -97,6 +111,39 @@ impl<const WORDS: usize> PoseStream<WORDS> {
         }
         Ok(served)
     }
+
+    /// Serves a crossfade: `serve` for `current` and `serve_from` for `from`, on the voices that reach
+    /// them forward with the fewest frames (a clip crossfading into itself keeps both voices moving
+    /// forward), else on the voice already in `current`'s clip (or one not in `from`'s).
+    fn pair<T, U>(
+        &mut self,
+        current: &FrameSample,
+        from: &FrameSample,
+        serve: impl FnOnce(&mut VoiceState, &mut [u32], usize, u32) -> Result<T, TableError>,
+        serve_from: impl FnOnce(&mut VoiceState, &mut [u32], usize, u32) -> Result<U, TableError>,
+    ) -> Result<(T, U), TableError> {
+        let (g, w) = target(current.frame, current.next, current.weight);
+        let (from_g, from_w) = target(from.frame, from.next, from.weight);
+        let restart = usize::MAX / 4;
+        let cost = |mine: usize| {
+            self.reach(mine, current.clip as usize, g).unwrap_or(restart) + self.reach(1 - mine, from.clip as usize, from_g).unwrap_or(restart)
+        };
+        let on = |v: &VoiceState, s: &FrameSample| v.clip() == Some(s.clip as usize);
+        let mine = match cost(0).cmp(&cost(1)) {
+            core::cmp::Ordering::Less => 0,
+            core::cmp::Ordering::Greater => 1,
+            core::cmp::Ordering::Equal => match self.voices.iter().position(|v| on(v, current)) {
+                Some(c) => c,
+                None => usize::from(on(&self.voices[0], from)),
+            },
+        };
+        let [a, b] = &mut self.words;
+        let (mine_words, other_words) = if mine == 0 { (a, b) } else { (b, a) };
+        let [va, vb] = &mut self.voices;
+        let (voice, other) = if mine == 0 { (va, vb) } else { (vb, va) };
+        let served = serve(voice, mine_words, g, w)?;
+        Ok((served, serve_from(other, other_words, from_g, from_w)?))
+    }
 }
 
 impl<const WORDS: usize> PoseVoices for PoseStream<WORDS> {
@@ -110,17 +157,30 @@ impl<const WORDS: usize> PoseVoices for PoseStream<WORDS> {
         let Some((f, from_out)) = from else {
             return self.solo(tables, current, |voice, words, g, w| sample_voice(tables, voice, words, current.clip as usize, g, w, out));
         };
-        let on = |v: &VoiceState, s: &FrameSample| v.clip() == Some(s.clip as usize);
-        let mine = match self.voices.iter().position(|v| on(v, current)) {
-            Some(c) => c,
-            None => usize::from(on(&self.voices[0], f)),
-        };
-        let [a, b] = &mut self.words;
-        let (mine_words, other_words) = if mine == 0 { (a, b) } else { (b, a) };
-        let (g, w) = target(current.frame, current.next, current.weight);
-        sample_voice(tables, &mut self.voices[mine], mine_words, current.clip as usize, g, w, out)?;
-        let (g, w) = target(f.frame, f.next, f.weight);
-        sample_voice(tables, &mut self.voices[1 - mine], other_words, f.clip as usize, g, w, from_out)
+        self.pair(
+            current,
+            f,
+            |voice, words, g, w| sample_voice(tables, voice, words, current.clip as usize, g, w, out),
+            |voice, words, g, w| sample_voice(tables, voice, words, f.clip as usize, g, w, from_out),
+        )
+        .map(|_| ())
+    }
+
+    fn pose_q14_pair(
+        &mut self,
+        tables: &Tables,
+        current: &FrameSample,
+        out: &mut [PoseQ14],
+        from: &FrameSample,
+        from_out: &mut [PoseQ14],
+    ) -> Result<bool, TableError> {
+        let (a, b) = self.pair(
+            current,
+            from,
+            |voice, words, g, w| pose_voice_q14(tables, voice, words, current.clip as usize, g, w, out),
+            |voice, words, g, w| pose_voice_q14(tables, voice, words, from.clip as usize, g, w, from_out),
+        )?;
+        Ok(a && b)
     }
 
     fn pose_q14(&mut self, tables: &Tables, current: &FrameSample, out: &mut [PoseQ14]) -> Result<bool, TableError> {

@@ -20,6 +20,8 @@ pub struct Scratch {
     pub from_samples: [BoneSample; MAX_BONES],
     /// Rigid from a [`super::PoseStream`]: the poses in the GTE's form.
     pub poses: [PoseQ14; MAX_BONES],
+    /// A crossfade through a [`super::PoseStream`]: the outgoing clip's poses in the GTE's form.
+    pub from_poses: [PoseQ14; MAX_BONES],
     /// Rigid with a pose cache: two cached frames blended (interpolated samples).
     pub blended: [PackedMatrix; MAX_BONES],
     /// Model-view matrix of every bone (rigid).
@@ -44,6 +46,7 @@ impl Scratch {
             next_samples: [ZERO_SAMPLE; MAX_BONES],
             from_samples: [ZERO_SAMPLE; MAX_BONES],
             poses: [PoseQ14::new([0; 4], [0; 3]); MAX_BONES],
+            from_poses: [PoseQ14::new([0; 4], [0; 3]); MAX_BONES],
             blended: [PackedMatrix { words: [0; 6] }; MAX_BONES],
             matrices: [Matrix::IDENTITY; MAX_BONES],
             positions: [[0; 3]; MAX_VERTICES],

@@ -417,6 +417,55 @@ mod tests {
         assert_eq!(psxanim_runtime::tables::stream::words_for_blob(&blobs.as_ref().unwrap().baked), 0);
     }
 
+    /// `render_streamed`'s crossfade: the two voices' poses blended in the GTE's form
+    /// (`crossfade_q14`) are `PoseQ14::from_sample` of the blended samples (`crossfade_samples`), the
+    /// rotation exactly, the translation within one GTE unit (blended after rounding), for every pair
+    /// of the fixture's clips played forward, a clip into itself too.
+    #[test]
+    fn the_fixtures_crossfades_blend_in_the_gtes_form_as_their_samples() {
+        use psxanim_runtime::anim::FrameSample;
+        use psxanim_runtime::render::bones::{crossfade_q14, crossfade_samples, PoseQ14};
+        use psxanim_runtime::render::{PoseStream, PoseVoices};
+        use psxanim_runtime::tables::BoneSample;
+        let blobs = blobs();
+        let mut pose_buffer = Vec::new();
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
+        let t = &models.rigid;
+        let n = t.bone_count();
+        let (mut compared, mut rounded) = (0, 0);
+        for to in 0..t.clip_count() {
+            for from in 0..t.clip_count() {
+                let (mut samples, mut poses) = (Box::new(PoseStream::<256>::new()), Box::new(PoseStream::<256>::new()));
+                let frames = |c: usize| t.clip(c).unwrap().frame_count;
+                for step in 0..24u16 {
+                    // The incoming clip from its start, the outgoing from frame 5, both at 60 Hz.
+                    let at = |c: usize, f: u16| {
+                        let (frame, last) = (f / 2 % frames(c), frames(c) - 1);
+                        FrameSample { clip: c as u16, frame, next: (frame + 1).min(last), weight: if f % 2 == 1 && frame < last { 2048 } else { 0 } }
+                    };
+                    let (current, outgoing) = (at(to, step), at(from, step + 10));
+                    let weight = (step as u32 * 4096 / 24).min(4096) as u16;
+                    let (mut seq, mut from_seq) = (vec![BoneSample::default(); n], vec![BoneSample::default(); n]);
+                    samples.sample_pair(t, &current, &mut seq, Some((&outgoing, &mut from_seq))).unwrap();
+                    crossfade_samples(&from_seq, &mut seq, weight);
+                    let (mut q14, mut from_q14) = (vec![PoseQ14::default(); n], vec![PoseQ14::default(); n]);
+                    let fits = poses.pose_q14_pair(t, &current, &mut q14, &outgoing, &mut from_q14).unwrap() && crossfade_q14(&from_q14, &mut q14, weight);
+                    let expected: Option<Vec<_>> = seq.iter().map(PoseQ14::from_sample).collect();
+                    let (Some(expected), true) = (expected, fits) else { continue };
+                    for (b, (got, want)) in q14.iter().zip(&expected).enumerate() {
+                        assert_eq!(got.rotation, want.rotation, "{from} -> {to} step {step} bone {b}");
+                        for (g, w) in got.translation.iter().zip(&want.translation) {
+                            assert!((g - w).abs() <= 1, "{from} -> {to} step {step} bone {b}: {:?} vs {:?}", got.translation, want.translation);
+                        }
+                        rounded += usize::from(got.translation != want.translation);
+                    }
+                    compared += 1;
+                }
+            }
+        }
+        assert!(compared > 200, "{compared} crossfade poses compared in the GTE's form ({rounded} translations a unit apart)");
+    }
+
     #[test]
     fn the_expectation_holds_every_probe_word() {
         let blobs = blobs();

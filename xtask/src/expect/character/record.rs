@@ -34,7 +34,7 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
 }
 
 /// The 20-bone character's forward-decoded frames (`stream_bench`): every interpolated frame's, each
-/// seek's and each stepped frame's matrices hashed, then the decoder words of one voice, then each of
+/// seek's, each stepped frame's and each crossfade frame's matrices hashed, then the decoder words of one voice, then each of
 /// the fixture character's clips played at 60 Hz (its poses or samples hashed).
 pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
     let twenty = Tables::parse(&blobs.twenty).map_err(|e| anyhow::anyhow!("twenty_bones tables: {e:?}"))?;
@@ -46,6 +46,7 @@ pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
         .map_err(|e| anyhow::anyhow!("host stream bench failed: {e:?}"))?;
     ensure!(values.len() == stream_bench::WORDS, "stream words: {}", values.len());
     let frames = stream_bench::FRAMES as usize;
+    let stepped_end = frames + stream_bench::SEEKS.len() + stream_bench::STEPPED_FRAMES as usize;
     Ok(values
         .into_iter()
         .enumerate()
@@ -53,7 +54,8 @@ pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
             let name = match i {
                 i if i < frames => format!("stream.interpolated.frame{i}.hash"),
                 i if i < frames + stream_bench::SEEKS.len() => format!("stream.seek.frame{}.hash", stream_bench::SEEKS[i - frames]),
-                i if i < frames + stream_bench::SEEKS.len() + stream_bench::STEPPED_FRAMES as usize => format!("stream.stepped.frame{}.hash", i - frames - stream_bench::SEEKS.len()),
+                i if i < stepped_end => format!("stream.stepped.frame{}.hash", i - frames - stream_bench::SEEKS.len()),
+                i if i < stepped_end + stream_bench::FADE_FRAMES as usize => format!("stream.crossfade.frame{}.hash", i - stepped_end),
                 i if i == stream_bench::WORDS - stream_bench::CLIP_HASHES - 1 => "stream.state_words".to_string(),
                 i => format!("stream.clip{}.hash", i + stream_bench::CLIP_HASHES - stream_bench::WORDS),
             };
