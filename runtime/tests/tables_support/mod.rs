@@ -16,7 +16,8 @@ use psxanim_runtime::render::{
     render_animated, render_cached, render_pose, render_streamed, DrawnTriangle, Outcome, PoseCache, PoseStream, PoseVoices, Scratch, TriangleSink,
     MAX_BONES,
 };
-use psxanim_runtime::tables::{Storage, Tables, CHANNELS_PER_BONE};
+use psxanim_runtime::render::bones::{crossfade_q14, crossfade_samples};
+use psxanim_runtime::tables::{BoneSample, Storage, Tables, CHANNELS_PER_BONE};
 
 /// Decoder words per voice for any blob the runtime can draw (6 per channel of 64 bones).
 pub const STREAM_WORDS: usize = MAX_BONES * CHANNELS_PER_BONE * 6;
@@ -107,6 +108,7 @@ fn decode_clips(tables: &Tables, scratch: &mut Scratch) {
         }
         if tables.storage() == Storage::RigidGte {
             played_at_60hz_equals_random_access(tables, clip, frames, scratch);
+            crossfades_blend_in_the_gtes_form_as_samples(tables, clip, frames, scratch);
         }
         // Frame after frame from the start, interpolated, as a playing instance decodes them (a few
         // frames, then past the end for short clips), then a jump back.
@@ -142,6 +144,40 @@ fn played_at_60hz_equals_random_access(tables: &Tables, clip: usize, frames: u16
             if let Some(expected) = expected {
                 assert_eq!(q14, expected, "clip {clip} frame {frame} weight {weight}");
             }
+        }
+    }
+}
+
+/// A crossfade into `clip` from the next clip (itself when it is the only one), played at 60 Hz through
+/// two `PoseStream`s: one blends samples (`crossfade_samples`), one poses in the GTE's form
+/// (`crossfade_q14`). Where both voices have that form, the blend has it exactly when the blended
+/// samples do, with the same rotation and the translation within one GTE unit.
+fn crossfades_blend_in_the_gtes_form_as_samples(tables: &Tables, clip: usize, frames: u16, scratch: &mut Scratch) {
+    let bones = tables.bone_count().min(MAX_BONES);
+    let from_clip = (clip + 1) % tables.clip_count().max(1);
+    let from_frames = tables.clip(from_clip).map_or(1, |c| c.frame_count);
+    let (mut samples, mut poses) = (Box::new(PoseStream::<STREAM_WORDS>::new()), Box::new(PoseStream::<STREAM_WORDS>::new()));
+    let (mut q14, mut from_q14) = (vec![PoseQ14::default(); bones], vec![PoseQ14::default(); bones]);
+    let mut from_samples = vec![BoneSample::default(); bones];
+    let at = |c: usize, frames: u16, step: u16| {
+        let (frame, last) = (step / 2 % frames.max(1), frames.saturating_sub(1));
+        FrameSample { clip: c as u16, frame, next: (frame + 1).min(last), weight: if step % 2 == 1 && frame < last { 2048 } else { 0 } }
+    };
+    for step in 0..12u16 {
+        let (current, from) = (at(clip, frames, step), at(from_clip, from_frames, step + 5));
+        let weight = step * 341;
+        let Ok(()) = samples.sample_pair(tables, &current, &mut scratch.samples[..bones], Some((&from, &mut from_samples[..]))) else { return };
+        crossfade_samples(&from_samples, &mut scratch.samples[..bones], weight);
+        let both = poses.pose_q14_pair(tables, &current, &mut q14, &from, &mut from_q14).expect("the sample route decoded it");
+        if !both {
+            continue;
+        }
+        let blended = crossfade_q14(&from_q14, &mut q14, weight);
+        let expected: Option<Vec<PoseQ14>> = scratch.samples[..bones].iter().map(PoseQ14::from_sample).collect();
+        assert_eq!(blended, expected.is_some(), "{from_clip} -> {clip} step {step}: has the GTE's form");
+        for (got, want) in q14.iter().zip(expected.iter().flatten()) {
+            assert_eq!(got.rotation, want.rotation, "{from_clip} -> {clip} step {step}");
+            assert!(got.translation.iter().zip(&want.translation).all(|(g, w)| (g - w).abs() <= 1), "{from_clip} -> {clip} step {step}");
         }
     }
 }
