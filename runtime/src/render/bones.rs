@@ -168,7 +168,8 @@ pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample 
 /// 32-bit arithmetic only (a 64-bit division is a long library call on the R3000). Equal rotations
 /// (a bone neither clip turns) come back unchanged.
 pub fn blend_rotation_q14(mut qa: [i32; 4], mut qb: [i32; 4], w: i32) -> [i32; 4] {
-    if qa == qb {
+    // Compared word by word (`==` on the arrays becomes a byte-wise `memcmp` call on the console).
+    if (qa[0] ^ qb[0]) | (qa[1] ^ qb[1]) | (qa[2] ^ qb[2]) | (qa[3] ^ qb[3]) == 0 {
         return qa;
     }
     let mut dot = dot_q28(&qa, &qb);
