@@ -38,9 +38,14 @@ pub const RUN_AT_FRAME: u32 = 24;
 pub const FRAMES: u32 = 30;
 /// The clip frame forward playback is measured from (the first block ends at frame 16).
 pub const START_FRAME: u16 = 8;
-/// Frames the seeks restart at (interpolated halfway toward the next): the last frames of the first
-/// block (the most records to read) and around a block boundary.
-pub const SEEKS: [u16; 2] = [15, 29];
+/// Frames the seeks restart at (interpolated halfway toward the next): a block's first frames (what
+/// a play or a crossfade from a clip's start reads: two records), the last frame of the first block
+/// (the most records to read) and one near the end of the second.
+pub const SEEKS: [u16; 4] = [0, 15, 16, 29];
+/// The Walk's block frames (the host's expectation checks the blob says so).
+pub const BLOCK_FRAMES: u16 = 16;
+/// The slowest seek to a block's first frames (`SEEKS` 0 and 16).
+pub const SLOT_SEEK_BLOCK_START_SLOWEST: usize = 58;
 /// Stepped frames measured (each sample shown twice at 60 Hz).
 pub const STEPPED_FRAMES: u32 = 12;
 /// Display frames of the crossfade measured: the Walk restarting into itself, blended over
@@ -185,12 +190,16 @@ pub fn stream_words<B: Cop2>(
         slowest_matrices = slowest_matrices.max(matrices);
         a.update(1);
     }
+    let mut slowest_block_start = 0;
     for frame in SEEKS {
         stream.reset();
         let s = FrameSample { clip: clip as u16, frame, next: frame + 1, weight: 2048 };
         let (decode, matrices) = pose(&mut stream, &s, scratch, gte)?;
         push(hash(&scratch.matrices[..bones]));
         slowest_seek = slowest_seek.max(decode + matrices);
+        if frame % BLOCK_FRAMES == 0 {
+            slowest_block_start = slowest_block_start.max(decode + matrices);
+        }
     }
     let mut slowest_stepped = 0;
     let mut a = Animator::new(60, Sampling::Step);
@@ -234,6 +243,7 @@ pub fn stream_words<B: Cop2>(
         (SLOT_DECODE_IN_PLACE_SLOWEST, slowest_in_place),
         (SLOT_CROSSFADE_SLOWEST, slowest_fade),
         (SLOT_CROSSFADE_DECODE_SLOWEST, slowest_fade_decode),
+        (SLOT_SEEK_BLOCK_START_SLOWEST, slowest_block_start),
     ] {
         cycles(slot, v);
     }

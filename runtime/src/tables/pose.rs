@@ -157,18 +157,7 @@ pub(crate) fn layout_and_counts(t: &Tables, clip_index: usize, clip: &Clip) -> R
     if constants > end {
         return Err(bad(start, "descriptors run past the clip data"));
     }
-    let (mut constant_bytes, mut animated_found, mut counts) = (0, 0, ChannelCounts::default());
-    let mut kind = 0;
-    for d in b[descriptors..constants].chunks_exact(CHANNEL_DESCRIPTOR_SIZE) {
-        if d[0] & CHANNEL_ANIMATED != 0 {
-            animated_found += 1;
-            counts.record0_bits += 3 * d[2] as u32;
-            counts.state_words += if kind == 0 { 3 } else { 6 };
-        } else {
-            constant_bytes += constant_size(kind, d[0]);
-        }
-        kind = if kind + 1 == CHANNELS_PER_BONE { 0 } else { kind + 1 };
-    }
+    let (constant_bytes, animated_found, counts) = descriptor_counts(&b[descriptors..constants]);
     if animated_found != animated {
         return Err(bad(start + 4, "animated channel count does not match the descriptors"));
     }
@@ -179,6 +168,40 @@ pub(crate) fn layout_and_counts(t: &Tables, clip_index: usize, clip: &Clip) -> R
         return Err(bad(start, "constants, block offsets and widths run past the clip data"));
     }
     Ok((ClipLayout { frame_count: clip.frame_count as usize, block_frames, animated, descriptors, constants, block_offsets, widths, stream, end }, counts))
+}
+
+/// Over a clip's channel descriptors (bone-major, rotation, translation, scale): the bytes of its
+/// constants, its animated channels and their [`ChannelCounts`]. Every seek of a player counts them:
+/// a descriptor is one word load where the blob is 4-aligned in memory (byte loads otherwise).
+fn descriptor_counts(descriptors: &[u8]) -> (usize, usize, ChannelCounts) {
+    let (mut constant_bytes, mut animated, mut counts) = (0, 0, ChannelCounts::default());
+    let mut count = |kind: usize, flags: u8, base_bits: u8| {
+        if flags & CHANNEL_ANIMATED != 0 {
+            animated += 1;
+            counts.record0_bits += 3 * base_bits as u32;
+            counts.state_words += if kind == 0 { 3 } else { 6 };
+        } else {
+            constant_bytes += constant_size(kind, flags);
+        }
+    };
+    let bone_bytes = CHANNELS_PER_BONE * CHANNEL_DESCRIPTOR_SIZE;
+    match bytemuck::pod_align_to::<u8, u32>(descriptors) {
+        ([], words, []) if cfg!(target_endian = "little") && descriptors.len() % bone_bytes == 0 => {
+            for bone in words.chunks_exact(CHANNELS_PER_BONE) {
+                for (kind, &d) in bone.iter().enumerate() {
+                    count(kind, d as u8, (d >> 16) as u8);
+                }
+            }
+        }
+        _ => {
+            for bone in descriptors.chunks_exact(bone_bytes) {
+                for (kind, d) in bone.chunks_exact(CHANNEL_DESCRIPTOR_SIZE).enumerate() {
+                    count(kind, d[0], d[2]);
+                }
+            }
+        }
+    }
+    (constant_bytes, animated, counts)
 }
 
 /// Blocks of a clip of `frames` frames (at least 1) in blocks of `block_frames` sharing their ends.

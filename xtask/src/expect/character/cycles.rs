@@ -95,6 +95,8 @@ pub struct CycleFigures {
     pub compact_decode_20_bones_cycles: Option<f64>,
     pub compact_bone_matrices_20_bones_cycles: Option<f64>,
     pub compact_seek_20_bones_cycles: Option<f64>,
+    /// The slowest seek to a block's first frames (a play or crossfade from a clip's start): two records.
+    pub compact_seek_block_start_20_bones_cycles: Option<f64>,
     pub compact_stepped_20_bones_cycles: Option<f64>,
     /// The slowest frame of a crossfade through the `PoseStream` (the Walk restarting into itself:
     /// both voices' poses, their blend in the GTE's form, the matrices), and its decode and blend alone.
@@ -281,6 +283,7 @@ pub(super) fn cycle_figures(models: scene::Models, twenty_blob: Option<&[u8]>, v
         compact_decode_20_bones_cycles: stream(stream_bench::SLOT_DECODE_SLOWEST),
         compact_bone_matrices_20_bones_cycles: stream(stream_bench::SLOT_MATRICES_SLOWEST),
         compact_seek_20_bones_cycles: stream(stream_bench::SLOT_SEEK_SLOWEST),
+        compact_seek_block_start_20_bones_cycles: stream(stream_bench::SLOT_SEEK_BLOCK_START_SLOWEST),
         compact_stepped_20_bones_cycles: stream(stream_bench::SLOT_STEPPED_SLOWEST),
         compact_crossfade_20_bones_cycles: stream(stream_bench::SLOT_CROSSFADE_SLOWEST),
         compact_crossfade_decode_20_bones_cycles: stream(stream_bench::SLOT_CROSSFADE_DECODE_SLOWEST),
@@ -309,7 +312,7 @@ pub(super) fn cycle_checks(models: scene::Models, twenty_blob: Option<&[u8]>, em
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc, model-view matrices {} cyc ({} per bone; {} per bone from PoseQ14); 20-bone compact pose (forward, interpolated, slowest of {}): {} cyc = decode {} + matrices {}, seek {}, crossfade frame {} (decode and blend {}), state {} bytes/bone, storage {} bytes/bone-s ({} for the 20-bone Walk), 4x512v/1024t compact = {}% of a 60 Hz frame; Animator {} bytes; {}",
+                "rigid {} cyc/vertex, baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc, model-view matrices {} cyc ({} per bone; {} per bone from PoseQ14); 20-bone compact pose (forward, interpolated, slowest of {}): {} cyc = decode {} + matrices {}, seek {} ({} to a block's start), crossfade frame {} (decode and blend {}), state {} bytes/bone, storage {} bytes/bone-s ({} for the 20-bone Walk), 4x512v/1024t compact = {}% of a 60 Hz frame; Animator {} bytes; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.baked_cycles_per_vertex),
                 fmt(f.rigid_pose_cycles),
@@ -350,6 +353,7 @@ pub(super) fn cycle_checks(models: scene::Models, twenty_blob: Option<&[u8]>, em
                 fmt(f.compact_decode_20_bones_cycles),
                 fmt(f.compact_bone_matrices_20_bones_cycles),
                 fmt(f.compact_seek_20_bones_cycles),
+                fmt(f.compact_seek_block_start_20_bones_cycles),
                 fmt(f.compact_crossfade_20_bones_cycles),
                 fmt(f.compact_crossfade_decode_20_bones_cycles),
                 fmt(f.decoder_state_bytes_per_bone),

@@ -39,6 +39,10 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
 pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
     let twenty = Tables::parse(&blobs.twenty).map_err(|e| anyhow::anyhow!("twenty_bones tables: {e:?}"))?;
     let rigid = Tables::parse(&blobs.rigid).map_err(|e| anyhow::anyhow!("rigid tables: {e:?}"))?;
+    let walk = twenty.find_clip("Walk").and_then(|c| twenty.clip(c).ok()).context("the 20-bone Walk")?;
+    let at = walk.data_offset as usize;
+    let block_frames = blobs.twenty.get(at..at + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+    ensure!(block_frames == Some(stream_bench::BLOCK_FRAMES), "the 20-bone Walk's blocks: {block_frames:?} frames, the bench assumes {}", stream_bench::BLOCK_FRAMES);
     let mut scratch = Box::new(Scratch::new());
     let mut values = Vec::new();
     let object = scene::camera_at(0).view;
