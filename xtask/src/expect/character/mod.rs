@@ -159,6 +159,11 @@ pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots
     checks
 }
 
+/// The fuzz targets' harness, shared with the runtime's tests (the tests below run it on the fixtures).
+#[cfg(test)]
+#[path = "../../../../runtime/tests/tables_support/mod.rs"]
+mod tables_support;
+
 #[cfg(test)]
 mod tests {
     use super::record::*;
@@ -464,6 +469,24 @@ mod tests {
             }
         }
         assert!(compared > 200, "{compared} crossfade poses compared in the GTE's form ({rounded} translations a unit apart)");
+    }
+
+    /// The fuzz targets' harness (`runtime/tests/tables_support`, what `tables_runtime` runs on every
+    /// input) on the fixtures' real blobs, at a 4-aligned and at an odd address: its properties (forward
+    /// decoding equals random access, the GTE's form equals the samples' rounding, crossfades in both
+    /// forms agree) hold, everything draws through the camera that sees it and nothing through the
+    /// one looking away, a rigid blob's pose cache builds, events fire.
+    #[test]
+    fn the_fuzz_harness_holds_on_the_fixtures() {
+        let Some(blobs) = blobs() else { return };
+        for (name, blob) in [("character rigid", &blobs.rigid), ("twenty_bones", &blobs.twenty), ("character baked", &blobs.baked)] {
+            let [aligned, odd] = tables_support::exercise_aligned_and_odd(blob);
+            assert_eq!(aligned, odd, "{name}: the same wherever the blob lies");
+            // (The harness also asks for frames and clips past the end: those renders fail, as they must.)
+            assert!(aligned.parsed && aligned.drawn > 0 && aligned.drawn_looking_away == 0, "{name}: {aligned:?}");
+            assert_eq!(aligned.cache_built, name != "character baked", "{name}: a rigid blob's pose cache builds");
+            assert_eq!(aligned.events > 0, name.starts_with("character"), "{name}: the character's clip events fire (the Walk has none)");
+        }
     }
 
     #[test]
