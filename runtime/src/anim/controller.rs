@@ -10,7 +10,8 @@
 //! - A marker at frame `m` is reported by the update whose interval `[before, after)` contains `m`:
 //!   at most once per pass, in time order, across a wrap too. The first update after `play` reports
 //!   markers at frame 0. When one update spans whole loops beyond the current pass, each marker is
-//!   reported once for all of them.
+//!   reported once for all of them. A marker at `L` (the clip's end) is reported at the wrap, or by
+//!   the update that brings a non-looping clip to its end ([`crate::anim::Player`]).
 //! - During a crossfade only the incoming clip reports markers; the outgoing one keeps playing.
 //!
 //! Clip sources ([`ClipSource`]): ANIMBIN clips are sampled key by key; compiled clips

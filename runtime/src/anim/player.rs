@@ -20,7 +20,9 @@
 //! - A marker at frame `m` is reported by the update whose interval `[before, after)` of clip time
 //!   contains `m * 4096`: at most once per pass, in time order (ties in table order), across a wrap
 //!   too; when one update spans whole loops beyond the current pass, each marker is reported once
-//!   for all of them. The first update after `play` reports markers at frame 0. Only the incoming
+//!   for all of them. The first update after `play` reports markers at frame 0. A pass's end is
+//!   part of it: a marker at the span (an imported clip's last sample) is reported at the wrap, before
+//!   the next pass's frame 0, and by the update that brings a one-shot to its end. Only the incoming
 //!   clip reports markers during a crossfade.
 //! - Pausing freezes both voices and the crossfade.
 
@@ -288,6 +290,27 @@ mod tests {
         // Ten loops at once: the rest of this pass, one whole pass, then the landing pass.
         assert_eq!(update(&mut p, 40), [(1, 2), (0, 0), (1, 2), (0, 0)]);
         assert_eq!(p.time(), F);
+    }
+
+    #[test]
+    fn a_marker_on_the_last_sample_fires_at_the_wrap_and_at_a_one_shots_end() {
+        // Clip 2: markers at frames 2 ("a") and 4 ("b"); a span of 4 frames puts "b" on the last sample.
+        let mut p = Player::new();
+        p.play(2u16, 4 * F, true, TimeScale::NATIVE);
+        assert_eq!(update(&mut p, 3), [(0, 2)]);
+        // The wrap passes over the last sample (the first's repeat): "b" once, then the next pass.
+        assert_eq!(update(&mut p, 1), [(1, 4)]);
+        assert_eq!(p.time(), 0);
+        assert_eq!(update(&mut p, 3), [(0, 2)]);
+        // Ten frames from frame 3: the rest of this pass (its end), one whole pass standing for the
+        // loops, then the landing pass (up to frame 1).
+        assert_eq!(update(&mut p, 10), [(1, 4), (0, 2), (1, 4)]);
+        assert_eq!(p.time(), F);
+        // A one-shot reports it on arriving at its end, then holds there without repeating it.
+        p.play(2u16, 4 * F, false, TimeScale::NATIVE);
+        assert_eq!(update(&mut p, 10), [(0, 2), (1, 4)]);
+        assert!(p.finished());
+        assert_eq!(update(&mut p, 10), []);
     }
 
     #[test]

@@ -8,6 +8,8 @@
 //! - Looping: the time stays in `[0, s)`, wrapping exactly (no overshoot, unlike the original
 //!   player); a span of 0 stays at 0.
 //! - Not looping: the time stops at `s` and holds there ([`Playhead::finished`]).
+//! - The time `s` itself is passed over when a pass ends: at the wrap (an imported clip's last sample
+//!   repeats its first there) and on arriving at a one-shot's end (its last sample, held), once.
 //! - Paused: `advance` does nothing.
 
 /// One clip's position and playback mode.
@@ -69,7 +71,8 @@ impl Playhead {
     /// Moves forward by `ticks` (nothing while paused). `crossed(lo, hi)` is called with the
     /// intervals of clip time passed over, in order, each as `[lo, hi)` within one pass (it may be
     /// empty): the rest of this pass, one whole pass standing for any number of whole loops, then
-    /// the start of the pass the playhead lands in.
+    /// the start of the pass the playhead lands in. A pass that ends includes its end (`hi` is
+    /// `span + 1`): the wrap, or the arrival at a one-shot's end.
     #[inline]
     pub fn advance(&mut self, ticks: u64, mut crossed: impl FnMut(u32, u32)) {
         if self.paused {
@@ -79,18 +82,20 @@ impl Playhead {
         let total = t0 as u64 + ticks;
         if !self.looping || total < span as u64 {
             let t1 = total.min(span as u64) as u32;
-            crossed(t0, t1);
+            let arrived = !self.looping && t1 == span && t0 < span;
+            crossed(t0, if arrived { span + 1 } else { t1 });
             self.time = t1;
             return;
         }
-        crossed(t0, span);
         if span == 0 {
-            self.time = 0; // a loop of one sample stays on it
+            crossed(t0, span);
+            self.time = 0; // a loop of one sample stays on it, passing over nothing
             return;
         }
+        crossed(t0, span + 1);
         let mut rest = total - span as u64;
         if rest >= span as u64 {
-            crossed(0, span);
+            crossed(0, span + 1);
             rest %= span as u64;
         }
         crossed(0, rest as u32);
@@ -114,11 +119,11 @@ mod tests {
     fn looping_wraps_exactly_and_reports_each_pass_once() {
         let mut p = Playhead::new(100, true);
         assert_eq!(advance(&mut p, 70), [(0, 70)]);
-        assert_eq!(advance(&mut p, 30), [(70, 100), (0, 0)]);
+        assert_eq!(advance(&mut p, 30), [(70, 101), (0, 0)]);
         assert_eq!(p.time(), 0);
         assert_eq!(advance(&mut p, 90), [(0, 90)]);
         // Three whole loops and 20 more: the rest of this pass, one whole pass, then the landing pass.
-        assert_eq!(advance(&mut p, 330), [(90, 100), (0, 100), (0, 20)]);
+        assert_eq!(advance(&mut p, 330), [(90, 101), (0, 101), (0, 20)]);
         assert_eq!(p.time(), 20);
         assert!(!p.finished());
     }
@@ -126,7 +131,8 @@ mod tests {
     #[test]
     fn non_looping_holds_at_the_end_and_finishes() {
         let mut p = Playhead::new(100, false);
-        assert_eq!(advance(&mut p, 250), [(0, 100)]);
+        // Arriving at the end passes over it (its last sample), once; holding there passes nothing.
+        assert_eq!(advance(&mut p, 250), [(0, 101)]);
         assert_eq!(p.time(), 100);
         assert!(p.finished());
         assert_eq!(advance(&mut p, 5), [(100, 100)]);
