@@ -11,7 +11,9 @@ pub const MAX_BONES: usize = 64;
 /// Vertices a character may have (the import profile's limit).
 pub const MAX_VERTICES: usize = 512;
 
-/// Buffers for one character at a time.
+/// Buffers for one character at a time. `repr(C)` so that the baked positions lie word-aligned (the
+/// console's decode and copy loops store them a word at a time; checked below at compile time).
+#[repr(C)]
 pub struct Scratch {
     /// Decoded bone samples (rigid), and the second pose when interpolating.
     pub samples: [BoneSample; MAX_BONES],
@@ -35,6 +37,12 @@ pub struct Scratch {
     /// Depth of every vertex (SZ, 0..=0xFFFF), a word each so the GTE stores and loads it directly.
     pub sz: [u32; MAX_VERTICES],
 }
+
+const _: () = {
+    assert!(core::mem::align_of::<Scratch>() >= 4);
+    assert!(core::mem::offset_of!(Scratch, positions) % 4 == 0);
+    assert!(core::mem::offset_of!(Scratch, from_positions) % 4 == 0);
+};
 
 const ZERO_SAMPLE: BoneSample = BoneSample { rotation: [0; 4], translation: [0; 3], scale: [0; 3] };
 
