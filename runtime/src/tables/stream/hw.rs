@@ -216,10 +216,17 @@ macro_rules! to_gte_units {
     };
 }
 
-/// One correction of the table root `$16` of `n` (`$21`): `r += 1` when `(r + 1)^2 <= n`.
-macro_rules! root_step {
+/// The two corrections of the table root `$16` of `n` (`$21`), one product: `r += 1` when
+/// `(r + 1)^2 <= n`, then again when `(r + 2)^2 = (r + 1)^2 + 2(r + 1) + 1 <= n` (after no first
+/// step that sum exceeds `(r + 1)^2 > n`, so the second step needs no test of the first).
+macro_rules! root_steps {
     () => {
-        "addiu $17, $16, 1\nmultu $17, $17\nmflo $22\nnop\nsltu $22, $21, $22\nxori $22, $22, 1\naddu $16, $16, $22\n"
+        concat!(
+            "addiu $17, $16, 1\nmultu $17, $17\nmflo $22\n",
+            "sltu $23, $21, $22\nxori $23, $23, 1\naddu $16, $16, $23\n",
+            "sll $24, $16, 1\naddu $24, $24, $22\naddiu $24, $24, 1\n",
+            "sltu $24, $21, $24\nxori $24, $24, 1\naddu $16, $16, $24\n",
+        )
     };
 }
 
@@ -399,8 +406,7 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "nop",
             "srl $17, $17, 22",
             "addu $16, $16, $17",
-            root_step!(),
-            root_step!(),
+            root_steps!(),
             "b 30f",
             "nop",
             // below 2^28 (a rebuilt component under 0.5): the bit-by-bit root
