@@ -89,6 +89,17 @@ impl<const WORDS: usize> PoseStream<WORDS> {
         (v.clip() == Some(clip) && (v.frame() < g || (v.frame() == g && !v.prepared()))).then(|| g - v.frame())
     }
 
+    /// Voice `mine` and the other one, each with its words.
+    #[allow(clippy::type_complexity)]
+    fn split(&mut self, mine: usize) -> ((&mut VoiceState, &mut [u32]), (&mut VoiceState, &mut [u32])) {
+        let ([a, b], [va, vb]) = (&mut self.words, &mut self.voices);
+        if mine == 0 {
+            ((va, a), (vb, b))
+        } else {
+            ((vb, b), (va, a))
+        }
+    }
+
     /// Serves `current` alone (no crossfade) with `serve` on the nearest voice; when that read no
     /// record, the other voice, free, prepares the coming block boundary ([`prepare_boundary`]).
     fn solo<T>(
@@ -101,10 +112,7 @@ impl<const WORDS: usize> PoseStream<WORDS> {
         let (g, w) = target(current.frame, current.next, current.weight);
         let mine = self.nearest(clip, g).or_else(|| self.voices.iter().position(|v| v.clip() == Some(clip))).unwrap_or(0);
         let before = self.voices[mine].position();
-        let [a, b] = &mut self.words;
-        let (mine_words, other_words) = if mine == 0 { (a, b) } else { (b, a) };
-        let [va, vb] = &mut self.voices;
-        let (voice, other) = if mine == 0 { (va, vb) } else { (vb, va) };
+        let ((voice, mine_words), (other, other_words)) = self.split(mine);
         let served = serve(voice, mine_words, g, w)?;
         if voice.position() == before {
             prepare_boundary(tables, voice, other, other_words);
@@ -137,10 +145,7 @@ impl<const WORDS: usize> PoseStream<WORDS> {
                 None => usize::from(on(&self.voices[0], from)),
             },
         };
-        let [a, b] = &mut self.words;
-        let (mine_words, other_words) = if mine == 0 { (a, b) } else { (b, a) };
-        let [va, vb] = &mut self.voices;
-        let (voice, other) = if mine == 0 { (va, vb) } else { (vb, va) };
+        let ((voice, mine_words), (other, other_words)) = self.split(mine);
         let served = serve(voice, mine_words, g, w)?;
         Ok((served, serve_from(other, other_words, from_g, from_w)?))
     }
