@@ -2,20 +2,19 @@
 //!
 //! Exit codes: 0 success; 1 a check failed (verify mismatch, a failing test); 2 the emulator asked for
 //! is not installed; 3 a build or run failed (unknown example, bad EXE, emulator crash or timeout).
-mod backends;
-mod bootrom;
 mod build;
-mod elf;
 mod expect;
 mod hazards;
 mod new_game;
-mod process;
-mod psexe;
 mod report;
 mod setup;
 mod shell;
 mod test;
 mod verify;
+
+// The emulator crate's modules, under the names the xtask has always used for them.
+pub(crate) use psxanim_emulator as backends;
+pub(crate) use psxanim_emulator::{elf, process, psexe};
 
 use backends::Emulator;
 use clap::{Args, Parser, Subcommand};

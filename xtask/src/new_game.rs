@@ -108,7 +108,7 @@ pub fn check_outside_the_repo(ws: &Path) -> Result<()> {
         setup::ensure_emulator(ws, backends::Emulator::Mednafen)?;
         let frames = 120;
         let wanted = verify::screenshot_frames(frames);
-        let req = RunRequest { exe, frames, screenshot_frames: wanted.clone(), work_dir: temp.join("run"), timeout: Duration::from_secs(300) };
+        let req = RunRequest { exe, frames, screenshot_frames: wanted.clone(), work_dir: temp.join("run"), timeout: Duration::from_secs(300), probe: false };
         std::fs::create_dir_all(&req.work_dir)?;
         let output = backends::mednafen::run(&req).map_err(|e| anyhow::anyhow!("mednafen: {e}"))?;
         let checks = verify::check_screenshots(&wanted, &output.screenshots);

@@ -246,6 +246,7 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
         screenshot_frames: shots_wanted.clone(),
         work_dir,
         timeout: o.timeout,
+        probe: false,
     };
     println!("verify: running {} on {emu_name} for {} frames", o.example, o.frames);
     let started = Instant::now();

@@ -278,7 +278,7 @@ fn read_outputs(out_dir: &Path, req: &RunRequest, log: String) -> anyhow::Result
         .iter()
         .map(|&frame| read_screenshot(out_dir, frame))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    Ok(RunOutput { ram, screenshots, frames_run, log })
+    Ok(RunOutput { ram, screenshots, frames_run, log, tty: None, probes: Vec::new(), fault: None, final_pc: None })
 }
 
 /// Reads `shot-N.txt` (width height bits bytes) and `shot-N.raw` and decodes them to RGB.
@@ -328,7 +328,7 @@ fn decode_raw_pixels(raw: &[u8], width: u32, height: u32, bits: u32) -> anyhow::
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backends::test_support::{self, Scratch};
+    use crate::test_support::{self, Scratch};
     use std::time::Duration;
 
     fn scratch(name: &str) -> Scratch {
@@ -336,7 +336,7 @@ mod tests {
     }
 
     fn request(exe: PathBuf, frames: u32, screenshot_frames: Vec<u32>, work_dir: PathBuf) -> RunRequest {
-        RunRequest { exe, frames, screenshot_frames, work_dir, timeout: Duration::from_secs(60) }
+        RunRequest { exe, frames, screenshot_frames, work_dir, timeout: Duration::from_secs(60), probe: false }
     }
 
     /// `luajit`, or `None` (after saying why) when tests needing it should be skipped; under `CI` a

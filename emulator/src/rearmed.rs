@@ -1,5 +1,6 @@
 //! pcsx_rearmed backend: the EmulatorJS WebAssembly build of RetroArch with the pcsx_rearmed core,
-//! run under Node by `xtask/rearmed/run.mjs`. Needs no BIOS (the core's HLE BIOS starts the EXE) and
+//! run under Node by `emulator/rearmed/run.mjs` (built into the binary and written beside each run's
+//! outputs, so an installed `psxanim` needs no checkout). Needs no BIOS (the core's HLE BIOS starts the EXE) and
 //! only registry packages, so it is the backend CI runs.
 //!
 //! What is pinned, and why:
@@ -50,10 +51,8 @@ pub fn core_dir(workspace: &Path) -> PathBuf {
     tools_dir(workspace).join(format!("pcsx_rearmed-{NPM_VERSION}"))
 }
 
-/// The committed Node runner.
-pub fn runner_script(workspace: &Path) -> PathBuf {
-    workspace.join("xtask").join("rearmed").join("run.mjs")
-}
+/// The Node runner, carried by the binary.
+const RUNNER_SCRIPT: &str = include_str!("../rearmed/run.mjs");
 
 /// Installs the pinned core into `target/tools/` unless it is already there; says what it did.
 pub fn ensure_installed(workspace: &Path) -> anyhow::Result<()> {
@@ -255,11 +254,12 @@ fn run_checked(req: &RunRequest) -> Result<RunOutput, RunError> {
     let core = core_dir(&workspace);
     if let Err(why) = check_core(&core) {
         return Err(RunError::NotInstalled(format!(
-            "pcsx_rearmed {NPM_VERSION} is not installed ({why:#}); run `cargo xtask setup` to fetch it from npm"
+            "pcsx_rearmed {NPM_VERSION} is not installed ({why:#}); {}",
+            crate::install_hint()
         )));
     }
     if require_tool("node", "--version", "").is_err() {
-        return Err(RunError::NotInstalled("`node` is not on PATH; the pcsx_rearmed backend needs Node.js 20".into()));
+        return Err(RunError::NotInstalled("`node` is not on PATH; the pcsx_rearmed backend needs Node.js 20 (Debian: `apt-get install nodejs`)".into()));
     }
 
     let out_dir = req.work_dir.join("rearmed");
@@ -278,7 +278,9 @@ fn run_checked(req: &RunRequest) -> Result<RunOutput, RunError> {
     };
     std::fs::write(&request_file, serde_json::to_vec_pretty(&request).context("encoding the runner request")?)?;
 
-    let node = run_with_timeout(Command::new("node").arg(runner_script(&workspace)).arg(&request_file), req.timeout)
+    let runner = out_dir.join("run.mjs");
+    std::fs::write(&runner, RUNNER_SCRIPT).with_context(|| format!("writing {}", runner.display()))?;
+    let node = run_with_timeout(Command::new("node").arg(&runner).arg(&request_file), req.timeout)
         .context("starting node")?;
     if node.timed_out() {
         return Err(RunError::TimedOut(req.timeout));
@@ -324,7 +326,7 @@ fn read_outputs(out_dir: &Path, req: &RunRequest, runner_output: &str) -> anyhow
     let mut log = manifest.log.join("\n");
     log.push_str(&format!("\n[runner] {} frames stepped in {:.2} s\n", manifest.frames_run, manifest.seconds));
     log.push_str(runner_output);
-    Ok(RunOutput { ram, screenshots, frames_run: manifest.frames_run, log })
+    Ok(RunOutput { ram, screenshots, frames_run: manifest.frames_run, log, tty: None, probes: Vec::new(), fault: None, final_pc: None })
 }
 
 /// Decodes a screenshot PNG into 8-bit RGB.
@@ -484,14 +486,14 @@ pub(crate) mod test_exe {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backends::test_support::{self, Scratch};
+    use crate::test_support::{self, Scratch};
 
     fn scratch(name: &str) -> Scratch {
         test_support::scratch("rearmed", name)
     }
 
     fn request(exe: PathBuf, frames: u32, screenshot_frames: Vec<u32>, work_dir: PathBuf) -> RunRequest {
-        RunRequest { exe, frames, screenshot_frames, work_dir, timeout: Duration::from_secs(300) }
+        RunRequest { exe, frames, screenshot_frames, work_dir, timeout: Duration::from_secs(300), probe: false }
     }
 
     /// The installed core, or `None` (after saying why) when tests needing it should be skipped.

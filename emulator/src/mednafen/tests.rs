@@ -146,6 +146,7 @@ fn request(dir: &Path, frames: u32, screenshot_frames: Vec<u32>, timeout: Durati
         screenshot_frames,
         work_dir: dir.join("work"),
         timeout,
+        probe: true,
     }
 }
 
@@ -283,6 +284,7 @@ fn hello_example_fills_its_record_and_runs_deterministically() {
         screenshot_frames: vec![60],
         work_dir: dir.path().to_path_buf(),
         timeout: Duration::from_secs(60),
+        probe: true,
     };
     let first = run(&req).unwrap_or_else(|e| panic!("{e}"));
     let second = run(&req).unwrap_or_else(|e| panic!("{e}"));

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 
-use super::{tools_dir, RunError, RunOutput, RunRequest, Screenshot};
+use super::{tools_dir, workspace_root, Fault, FrameProbe, RunError, RunOutput, RunRequest, Screenshot};
 use crate::bootrom::{self, mailbox, PsExe};
 
 mod frontend;
@@ -48,14 +48,6 @@ const CORE_OPTIONS: [(&str, &str); 4] = [
 
 fn install_dir(workspace: &Path) -> PathBuf {
     tools_dir(workspace).join("beetle-psx")
-}
-
-/// The workspace this xtask was built from (the xtask crate sits one level below it).
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask has a parent folder")
-        .to_path_buf()
 }
 
 /// The unpacked core and library.
@@ -191,6 +183,9 @@ struct ChildReport {
     last_epc: u32,
     last_cause: u32,
     final_pc: u32,
+    /// (frame, activity fingerprint, PC) after each frame, when the request asked for probes.
+    probes: Vec<(u32, u64, u32)>,
+    fault: Option<Fault>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -234,6 +229,7 @@ struct Plan {
     content: PathBuf,
     frames: u32,
     screenshot_frames: Vec<u32>,
+    probe: bool,
     out: OutFiles,
 }
 
@@ -241,9 +237,9 @@ pub fn run(req: &RunRequest) -> Result<RunOutput, RunError> {
     let workspace = workspace_root();
     let Some(installed) = locate(&workspace) else {
         return Err(RunError::NotInstalled(format!(
-            "the beetle-psx libretro core is not in {}; run `cargo xtask setup` (it fetches Debian's \
-             libretro-beetle-psx and libtrio2 with apt-get)",
-            install_dir(&workspace).display()
+            "the beetle-psx libretro core (mednafen) is not in {}; {}",
+            install_dir(&workspace).display(),
+            crate::install_hint()
         )));
     };
     req.check_screenshot_frames()?;
@@ -265,6 +261,7 @@ pub fn run(req: &RunRequest) -> Result<RunOutput, RunError> {
         content: temp.path().join("placeholder.exe"),
         frames: req.frames,
         screenshot_frames: req.screenshot_frames.clone(),
+        probe: req.probe,
         out: OutFiles {
             dir: req.work_dir.clone(),
         },
@@ -363,6 +360,14 @@ fn collect(plan: &Plan, mut log: String, wall: Duration) -> Result<RunOutput, Ru
         screenshots,
         frames_run: report.frames_run,
         log,
+        tty: None,
+        probes: report
+            .probes
+            .iter()
+            .map(|&(frame, activity, pc)| FrameProbe { frame, vsync_acked: None, activity, pc: Some(pc) })
+            .collect(),
+        fault: report.fault,
+        final_pc: Some(report.final_pc),
     })
 }
 
@@ -469,9 +474,29 @@ fn child_run(plan: &Plan, log: std::fs::File) -> anyhow::Result<()> {
         Ok(())
     };
     capture(0)?;
+    let mut probes = Vec::new();
+    let mut fault = None;
+    let mut exceptions_seen = 0;
+    let mut frames_run = 0;
     for frame in 1..=plan.frames {
         core.run_frame();
+        frames_run = frame;
         capture(frame)?;
+        if plan.probe {
+            let state_bytes = core.serialize()?;
+            let state = state::SaveState::parse(&state_bytes)?;
+            let probe = Probe::read(&state)?;
+            probes.push((frame, probe.activity, probe.pc));
+            // The boot ROM's handler counts every exception and returns to the faulting instruction
+            // (past it for a syscall): a fatal one repeats forever, so the run ends there.
+            if probe.exceptions != exceptions_seen {
+                exceptions_seen = probe.exceptions;
+                if Fault::is_fatal(probe.last_cause) {
+                    fault = Some(Fault { frame, epc: probe.last_epc, cause: probe.last_cause });
+                    break;
+                }
+            }
+        }
     }
     let seconds = started.elapsed().as_secs_f64();
 
@@ -484,17 +509,54 @@ fn child_run(plan: &Plan, log: std::fs::File) -> anyhow::Result<()> {
     std::fs::write(plan.out.vram(), vram)?;
     let report = ChildReport {
         boot_frames,
-        frames_run: plan.frames,
+        frames_run,
         seconds,
         screenshots,
         exceptions: read_word(ram, mailbox::EXCEPTIONS),
         last_epc: read_word(ram, mailbox::LAST_EPC),
         last_cause: read_word(ram, mailbox::LAST_CAUSE),
         final_pc,
+        probes,
+        fault,
     };
     // Written last: its presence means every other file is complete.
     std::fs::write(plan.out.report(), serde_json::to_vec_pretty(&report)?)?;
     Ok(())
+}
+
+/// What one frame's probe reads from a save state.
+struct Probe {
+    activity: u64,
+    pc: u32,
+    exceptions: u32,
+    last_epc: u32,
+    last_cause: u32,
+}
+
+impl Probe {
+    /// Activity: main RAM above the kernel area, the GPU's display origin (a double-buffered program
+    /// flips it every frame) and the GPU DMA channel's registers (a program that draws starts it).
+    /// I_STAT cannot tell: this core ends a frame at the vblank that sets it.
+    fn read(state: &state::SaveState) -> anyhow::Result<Probe> {
+        let ram = state.sized("MAIN", "MainRAM.data8", MAIN_RAM_BYTES)?;
+        let mut parts: Vec<&[u8]> = vec![&ram[crate::KERNEL_AREA_END..]];
+        for (section, variable) in [
+            ("GPU", "DisplayFB_XStart"),
+            ("GPU", "DisplayFB_YStart"),
+            ("DMA", "2BaseAddr"),
+            ("DMA", "2BlockControl"),
+            ("DMA", "2ChanControl"),
+        ] {
+            parts.push(state.variable(section, variable)?);
+        }
+        Ok(Probe {
+            activity: crate::fingerprint(&parts),
+            pc: read_word(state.sized("CPU", "BACKED_PC", 4)?, 0),
+            exceptions: read_word(ram, mailbox::EXCEPTIONS),
+            last_epc: read_word(ram, mailbox::LAST_EPC),
+            last_cause: read_word(ram, mailbox::LAST_CAUSE),
+        })
+    }
 }
 
 fn main_ram(state_bytes: &[u8]) -> anyhow::Result<Vec<u8>> {

@@ -1,6 +1,0 @@
-//! Compiles the one C file of the xtask: the mednafen backend's log shim (libretro's log callback is
-//! C-variadic, which stable Rust cannot define).
-fn main() {
-    println!("cargo:rerun-if-changed=src/backends/mednafen/log_shim.c");
-    cc::Build::new().file("src/backends/mednafen/log_shim.c").compile("psxanim_libretro_log");
-}
