@@ -8,6 +8,7 @@
 // Output in out_dir: ram.bin (2 MiB), shot-<frame>.png, manifest.json. Exit code 0 on success; on
 // failure a line "run.mjs: error: ..." on stderr and exit code 1. xtask/src/backends/rearmed.rs drives
 // this; the facts it relies on are in /work/shared/notes/emulators.md.
+import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import vm from "node:vm";
@@ -167,9 +168,22 @@ function screenshotsDue() {
     else skipped.push(due);
   }
 }
+// With "probe": after each frame, a fingerprint of live main RAM above the kernel area (64 KiB):
+// a program that changes nothing there for a second has stopped. (I_STAT cannot tell: this core
+// ends a frame at the vblank that sets it.)
+const KERNEL_AREA_END = 0x10000;
+const probes = [];
+const ramPointer = request.probe ? mainRamPointerFromLog() : null;
+if (request.probe && ramPointer === null) note("run.mjs: no psxMap line for main RAM: no activity probes");
+function probe() {
+  if (ramPointer === null) return;
+  const live = Module.HEAPU8.subarray(ramPointer + KERNEL_AREA_END, ramPointer + MAIN_RAM_BYTES);
+  probes.push([frame, crypto.createHash("sha1").update(live).digest("hex").slice(0, 16)]);
+}
 screenshotsDue();
 while (frame < request.frames) {
   stepFrame();
+  probe();
   screenshotsDue();
 }
 // RAM first, so that it is the state after exactly `frames` frames; then the last frame's screenshot.
@@ -184,6 +198,7 @@ fs.writeFileSync(path.join(request.out_dir, "manifest.json"), JSON.stringify({
   ram: "ram.bin",
   screenshots,
   skipped_screenshots: skipped,
+  probes,
   seconds,
   log: droppedLogLines > 0 ? [...log, `(${droppedLogLines} more log lines dropped)`] : log,
 }, null, 1));

@@ -11,6 +11,7 @@ use std::time::Duration;
 pub mod bootrom;
 pub mod elf;
 pub mod frames;
+pub mod game_checks;
 pub mod mednafen;
 pub mod process;
 pub mod psexe;

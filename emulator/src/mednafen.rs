@@ -56,6 +56,11 @@ struct Installed {
     trio: PathBuf,
 }
 
+/// Whether the core and its library are unpacked under the workspace's tools folder.
+pub fn is_installed(workspace: &Path) -> bool {
+    locate(workspace).is_some()
+}
+
 fn locate(workspace: &Path) -> Option<Installed> {
     let root = install_dir(workspace).join("root");
     Some(Installed {

@@ -69,6 +69,7 @@ pub enum HeaderError {
     BadMagic { found: [u8; 8] },
     TextSizeNotSectorMultiple { t_size: u32 },
     TextSizeMismatch { t_size: u32, after_header: usize },
+    Truncated { t_size: u32, after_header: usize },
     LoadAddress { t_addr: u32 },
     TextPastRam { t_addr: u32, t_size: u32 },
     PcOutsideText { pc0: u32, t_addr: u32, t_end: u32 },
@@ -89,6 +90,11 @@ impl fmt::Display for HeaderError {
             HeaderError::TextSizeMismatch { t_size, after_header } => write!(
                 f,
                 "offset 0x1C: t_size {t_size:#x} differs from the {after_header:#x} bytes after the header"
+            ),
+            HeaderError::Truncated { t_size, after_header } => write!(
+                f,
+                "offset 0x1C: truncated: t_size promises {t_size:#x} bytes of text, the file holds {after_header:#x} \
+                 after its header"
             ),
             HeaderError::LoadAddress { t_addr } => write!(
                 f,
@@ -116,6 +122,19 @@ impl std::error::Error for HeaderError {}
 
 fn word(bytes: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+}
+
+/// Checks a PS-EXE file to run it: as [`validate`], except that bytes after the text (padding some
+/// tools add) are allowed; a file shorter than its header promises is truncated.
+pub fn validate_for_running(file: &[u8]) -> Result<Header, HeaderError> {
+    match validate(file) {
+        Err(HeaderError::TextSizeMismatch { t_size, after_header }) if (t_size as usize) < after_header => {
+            let text_end = HEADER_SIZE + t_size as usize;
+            validate(&file[..text_end])
+        }
+        Err(HeaderError::TextSizeMismatch { t_size, after_header }) => Err(HeaderError::Truncated { t_size, after_header }),
+        other => other,
+    }
 }
 
 /// Checks a PS-EXE file and returns its header.

@@ -18,7 +18,7 @@
 //! from a save state (RetroArch's 16-byte "RASTATE" wrapper, the core's "STv4" state, RAM at byte
 //! 36917; both magics checked) and is cross-checked against the live RAM the core's `psxMap` log line
 //! points at. Known GTE deviations of this core: see /work/shared/notes/emulators.md.
-use super::{tools_dir, RunError, RunOutput, RunRequest, Screenshot};
+use super::{tools_dir, FrameProbe, RunError, RunOutput, RunRequest, Screenshot};
 use crate::process::run_with_timeout;
 use crate::workspace_root;
 use anyhow::{bail, ensure, Context};
@@ -147,6 +147,11 @@ fn fetch_and_unpack(staging: &Path, npm_env: &[(&str, &str)]) -> anyhow::Result<
 }
 
 /// Checks that `dir` holds the pinned core files, byte for byte.
+/// Whether the pinned core files are unpacked (and match their hashes) under the tools folder.
+pub fn is_installed(workspace: &Path) -> bool {
+    check_core(&core_dir(workspace)).is_ok()
+}
+
 fn check_core(dir: &Path) -> anyhow::Result<()> {
     for (name, expected) in CORE_FILES {
         let path = dir.join(name);
@@ -213,6 +218,7 @@ struct RunnerRequest<'a> {
     frames: u32,
     screenshot_frames: &'a [u32],
     out_dir: &'a Path,
+    probe: bool,
 }
 
 /// What the runner leaves (`manifest.json`).
@@ -222,6 +228,9 @@ struct Manifest {
     ram: String,
     screenshots: Vec<ManifestShot>,
     skipped_screenshots: Vec<u32>,
+    /// (frame, fingerprint of main RAM above the kernel area as 16 hex digits) after each frame.
+    #[serde(default)]
+    probes: Vec<(u32, String)>,
     seconds: f64,
     log: Vec<String>,
 }
@@ -275,6 +284,7 @@ fn run_checked(req: &RunRequest) -> Result<RunOutput, RunError> {
         frames: req.frames,
         screenshot_frames: &req.screenshot_frames,
         out_dir: &out_dir,
+        probe: req.probe,
     };
     std::fs::write(&request_file, serde_json::to_vec_pretty(&request).context("encoding the runner request")?)?;
 
@@ -326,7 +336,15 @@ fn read_outputs(out_dir: &Path, req: &RunRequest, runner_output: &str) -> anyhow
     let mut log = manifest.log.join("\n");
     log.push_str(&format!("\n[runner] {} frames stepped in {:.2} s\n", manifest.frames_run, manifest.seconds));
     log.push_str(runner_output);
-    Ok(RunOutput { ram, screenshots, frames_run: manifest.frames_run, log, tty: None, probes: Vec::new(), fault: None, final_pc: None })
+    let probes = manifest
+        .probes
+        .iter()
+        .map(|(frame, hex)| {
+            let activity = u64::from_str_radix(hex, 16).with_context(|| format!("probe of frame {frame}: {hex:?}"))?;
+            Ok(FrameProbe { frame: *frame, vsync_acked: None, activity, pc: None })
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    Ok(RunOutput { ram, screenshots, frames_run: manifest.frames_run, log, tty: None, probes, fault: None, final_pc: None })
 }
 
 /// Decodes a screenshot PNG into 8-bit RGB.

@@ -72,9 +72,31 @@ pub fn ensure_installed(_workspace: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// OpenBIOS beside the binary (following a symlink to it), passed with `-bios`: Redux looks for it
+/// through `readlink` on its own path without terminating the string, and about one run in thirty it
+/// misses the file and waits forever at "No BIOS loaded".
+pub fn openbios_beside(binary: &Path) -> Option<PathBuf> {
+    let real = std::fs::canonicalize(binary).ok()?;
+    let bios = real.parent()?.join("openbios.bin");
+    bios.is_file().then_some(bios)
+}
+
+/// PCSX-Redux with its window, running `exe` (for a person to watch; nothing is captured).
+pub fn window_command(binary: &Path, exe: &Path) -> Command {
+    let mut command = Command::new(binary);
+    if let Some(bios) = openbios_beside(binary) {
+        command.arg("-bios").arg(bios);
+    }
+    command.args(["-run", "-exe"]).arg(exe);
+    command
+}
+
 /// The headless command line (absolute paths are the caller's business).
 pub fn command_line(binary: &Path, portable_dir: &Path, exe: &Path, script: &Path) -> Command {
     let mut command = Command::new(binary);
+    if let Some(bios) = openbios_beside(binary) {
+        command.arg("-bios").arg(bios);
+    }
     command
         .args(["-no-ui", "-testmode", "-portable"])
         .arg(portable_dir)

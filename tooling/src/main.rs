@@ -16,6 +16,7 @@ enum Command {
     Import(psxanim::cli::import::Args),
     Preview(psxanim::cli::preview::Args),
     CompileClips(psxanim::cli::compile_clips::Args),
+    Run(psxanim::cli::run::Args),
 }
 
 fn main() {
@@ -27,6 +28,7 @@ fn main() {
         Command::Import(args) => psxanim::cli::import::run(args),
         Command::Preview(args) => psxanim::cli::preview::run(args),
         Command::CompileClips(args) => psxanim::cli::compile_clips::run(args),
+        Command::Run(args) => psxanim::cli::run::run(args),
     };
     std::process::exit(code);
 }
