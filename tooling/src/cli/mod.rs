@@ -17,6 +17,7 @@ pub mod import;
 pub mod inspect;
 pub mod inspect_tables;
 pub mod preview;
+pub mod run;
 pub mod validate;
 
 pub const EXIT_OK: i32 = 0;
