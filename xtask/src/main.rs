@@ -91,8 +91,10 @@ struct VerifyArgs {
     pcsx_redux: Option<PathBuf>,
     #[arg(long, value_enum, default_value = "na")]
     region: Region,
-    /// Run this PS-EXE (checked first) instead of building the example; the example names the expectation.
-    #[arg(long)]
+    /// Run this PS-EXE (checked first) instead of building the example; needs `--example`, which names
+    /// the expectation its record is checked against. To run any EXE and look at its frames, use
+    /// `psxanim run FILE`.
+    #[arg(long, requires = "example")]
     exe: Option<PathBuf>,
     /// Testing aid: flip one expected word so that the run must fail.
     #[arg(long, hide = true)]
@@ -222,6 +224,10 @@ mod tests {
             assert!(parse(&["verify", "--emulator", name]).is_ok(), "{name}");
         }
         assert!(parse(&["verify", "--emulator", "duckstation"]).is_err());
+        // Any EXE is `psxanim run`'s business: verify needs the example whose expectation applies.
+        let error = parse(&["verify", "--exe", "game.exe"]).unwrap_err().to_string();
+        assert!(error.contains("--example"), "{error}");
+        assert!(parse(&["verify", "--exe", "game.exe", "--example", "hello"]).is_ok());
         // One frame cannot give two different screenshots.
         assert!(parse(&["verify", "--frames", "1"]).is_err());
     }

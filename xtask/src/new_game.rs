@@ -31,8 +31,14 @@ fn toml_string(s: &str) -> String {
 }
 
 /// The template's files: (path in the new crate, path under `templates/game/`, filled in).
-const FILES: [(&str, &str); 4] =
-    [("Cargo.toml", "Cargo.toml.in"), ("build.rs", "build.rs"), ("src/main.rs", "src/main.rs"), ("README.md", "README.md")];
+const FILES: [(&str, &str); 5] = [
+    ("Cargo.toml", "Cargo.toml.in"),
+    ("build.rs", "build.rs"),
+    ("src/main.rs", "src/main.rs"),
+    ("README.md", "README.md"),
+    // `cargo psx run`'s runner: `psxanim run`.
+    (".cargo/config.toml", ".cargo/config.toml"),
+];
 /// The character the template starts with: the repository's own Blender-made fixture.
 const MODEL: &str = "tests/fixtures/fbx/character.fbx";
 
@@ -65,7 +71,8 @@ pub fn create(ws: &Path, dir: &Path, runtime: &RuntimeSource) -> Result<()> {
             let text = text
                 .replace("{{name}}", &name)
                 .replace("{{runtime}}", &runtime.dependency())
-                .replace("{{tooling}}", &tooling.display().to_string());
+                .replace("{{tooling}}", &tooling.display().to_string())
+                .replace("{{checkout}}", &ws.display().to_string());
             let path = staging.join(to);
             std::fs::create_dir_all(path.parent().expect("template files sit in folders"))?;
             std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
@@ -80,9 +87,38 @@ pub fn create(ws: &Path, dir: &Path, runtime: &RuntimeSource) -> Result<()> {
         let _ = std::fs::remove_dir_all(&staging);
     }
     result?;
-    println!("new-game: wrote {} ({name}); build it as its README says:", dir.display());
-    println!("  cd {} && RUSTFLAGS=\"{}\" cargo psx build --toolchain {}", dir.display(), build::CARGO_PSX_RUSTFLAGS, setup::NIGHTLY);
+    print!("{}", next_steps(ws, dir, &name, setup::find_on_path("psxanim").as_deref()));
     Ok(())
+}
+
+/// What `create` prints: every command from here to a running game, with this checkout's paths, and
+/// whether the psxanim tool is installed yet (`psxanim`: where PATH has it, if it does).
+fn next_steps(ws: &Path, dir: &Path, name: &str, psxanim: Option<&Path>) -> String {
+    let (nightly, flags) = (setup::NIGHTLY, build::CARGO_PSX_RUSTFLAGS);
+    let tooling = ws.join("tooling");
+    let installed = match psxanim {
+        Some(p) => format!("psxanim is on PATH ({}): if it was installed from another checkout, install it again as above", p.display()),
+        None => "psxanim is not on PATH yet: install it as above before the first build (or give the build PSXANIM=/path/to/psxanim)"
+            .to_string(),
+    };
+    format!(
+        "new-game: wrote {dir} ({name}) from the psxanim checkout {ws}.\n\
+         Once per machine, the psxanim tool first (the game's build.rs runs it):\n\
+         \x20 rustup toolchain install {nightly} --component rust-src\n\
+         \x20 cargo install cargo-psx --version {cargo_psx} --locked\n\
+         \x20 cargo install --path {tooling}\n\
+         {installed}.\n\
+         Then build it, and run it headless in an emulator (`psxanim run`, the runner of .cargo/config.toml):\n\
+         \x20 cd {dir}\n\
+         \x20 RUSTFLAGS=\"{flags}\" cargo psx build --toolchain {nightly}\n\
+         \x20 RUSTFLAGS=\"{flags}\" cargo psx run --toolchain {nightly}\n\
+         The EXE: {exe}; its README says the rest.\n",
+        dir = dir.display(),
+        ws = ws.display(),
+        cargo_psx = setup::CARGO_PSX_VERSION,
+        tooling = tooling.display(),
+        exe = dir.join("target").join(build::TARGET).join("release").join(format!("{name}.exe")).display(),
+    )
 }
 
 /// The out-of-repo game check: a new game in a temporary folder outside the workspace, built with
@@ -151,9 +187,37 @@ mod tests {
         assert!(manifest.contains("name = \"tiny_game\""), "{manifest}");
         assert!(manifest.contains("psxanim-runtime = { git = \"https://example.org/psxanim.git\" }"), "{manifest}");
         assert!(dir.join("assets/character.fbx").is_file());
+        let config = std::fs::read_to_string(dir.join(".cargo/config.toml")).unwrap();
+        assert!(config.contains("[target.mipsel-sony-psx]") && config.contains("runner = [\"psxanim\", \"run\""), "{config}");
+        let tooling = ws.join("tooling").display().to_string();
+        let (build_rs, readme) =
+            (std::fs::read_to_string(dir.join("build.rs")).unwrap(), std::fs::read_to_string(dir.join("README.md")).unwrap());
+        assert!(build_rs.contains(&format!("r#\"{tooling}\"#")) && build_rs.contains("\"--rust\""), "{build_rs}");
+        assert!(readme.contains(&format!("cargo install --path {tooling}")), "{readme}");
         let again = create(&ws, &dir, &RuntimeSource::Path(ws.join("runtime"))).unwrap_err();
         assert!(again.to_string().contains("already exists"), "{again}");
         assert!(create(&ws, &temp.join("9lives"), &RuntimeSource::Path(ws.join("runtime"))).is_err());
         std::fs::remove_dir_all(&temp).unwrap();
+    }
+
+    #[test]
+    fn the_next_steps_name_every_command_with_real_paths_and_say_whether_psxanim_is_installed() {
+        let (ws, dir) = (Path::new("/src/psxanim"), Path::new("/games/tiny_game"));
+        let missing = next_steps(ws, dir, "tiny_game", None);
+        for line in [
+            "from the psxanim checkout /src/psxanim",
+            "rustup toolchain install nightly-2024-12-21 --component rust-src",
+            "cargo install cargo-psx --version 0.1.4 --locked",
+            "cargo install --path /src/psxanim/tooling",
+            "psxanim is not on PATH yet",
+            "cd /games/tiny_game",
+            "RUSTFLAGS=\"-Ccodegen-units=1 -Cllvm-args=-disable-mips-delay-filler\" cargo psx build --toolchain nightly-2024-12-21",
+            "cargo psx run --toolchain nightly-2024-12-21",
+            "/games/tiny_game/target/mipsel-sony-psx/release/tiny_game.exe",
+        ] {
+            assert!(missing.contains(line), "{line:?} missing from:\n{missing}");
+        }
+        let found = next_steps(ws, dir, "tiny_game", Some(Path::new("/home/me/.cargo/bin/psxanim")));
+        assert!(found.contains("psxanim is on PATH (/home/me/.cargo/bin/psxanim)") && !found.contains("not on PATH"), "{found}");
     }
 }

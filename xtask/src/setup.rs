@@ -84,11 +84,7 @@ pub fn ensure_emulator(ws: &Path, emulator: Emulator) -> Result<()> {
 }
 
 pub fn name(emulator: Emulator) -> &'static str {
-    match emulator {
-        Emulator::PcsxRedux => "pcsx-redux",
-        Emulator::PcsxRearmed => "pcsx-rearmed",
-        Emulator::Mednafen => "mednafen",
-    }
+    emulator.name()
 }
 
 /// The viewer's browser test (tooling/tests/preview_browser.rs): chromium from Debian and the pinned

@@ -28,11 +28,7 @@ pub struct Options {
 
 /// The emulator used without `--emulator`: pcsx-redux when it can be found, else pcsx-rearmed.
 pub fn default_emulator() -> Emulator {
-    if backends::redux::locate(None).is_some() {
-        Emulator::PcsxRedux
-    } else {
-        Emulator::PcsxRearmed
-    }
+    Emulator::default_available()
 }
 
 /// Frames after which screenshots are taken: a third and two thirds of the way, so they differ.
@@ -41,11 +37,7 @@ pub fn screenshot_frames(frames: u32) -> Vec<u32> {
 }
 
 fn run_backend(emulator: Emulator, req: &RunRequest) -> Result<RunOutput, RunError> {
-    match emulator {
-        Emulator::PcsxRearmed => backends::rearmed::run(req),
-        Emulator::Mednafen => backends::mednafen::run(req),
-        Emulator::PcsxRedux => backends::redux::run(req),
-    }
+    emulator.run(req)
 }
 
 /// Compares a record with an expectation: program, status, frames, and every result word.
