@@ -1,7 +1,7 @@
 //! The outcome of one verify run: the checks, the record read back, the screenshots; written as JSON
 //! (`report-EXAMPLE-EMULATOR.json`) and as PNG files.
-use crate::backends::{Emulator, Screenshot};
-use anyhow::{ensure, Context, Result};
+use crate::backends::Emulator;
+use anyhow::{Context, Result};
 use psxanim_runtime::record::RecordView;
 use serde::Serialize;
 use std::path::Path;
