@@ -1,22 +1,27 @@
-//! Compiles the character for the console at build time: `psxanim import` turns assets/character.fbx
-//! into tables (rigid-gte storage) in OUT_DIR, which src/main.rs embeds with `include_bytes!`.
+//! Compiles the character for the console at build time: `psxanim import --rust` turns
+//! assets/character.fbx into tables (rigid-gte storage) in OUT_DIR, `character.pxsk`, and the
+//! `character.rs` that src/main.rs `include!`s: the tables embedded, and the `clip!` / `event!` macros
+//! that check clip and event names against the model at build time.
 //! `psxanim` is taken from $PSXANIM, else from PATH.
 use std::path::PathBuf;
 use std::process::Command;
 
 const MODEL: &str = "assets/character.fbx";
+/// The psxanim checkout this game was made from (`cargo xtask new-game`): its tool's source.
+const TOOLING: &str = r#"{{tooling}}"#;
 
 fn main() {
     println!("cargo:rerun-if-changed={MODEL}");
     println!("cargo:rerun-if-env-changed=PSXANIM");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let psxanim = std::env::var_os("PSXANIM").unwrap_or_else(|| "psxanim".into());
-    let status = Command::new(&psxanim).args(["import", MODEL, "--storage", "rigid-gte", "-o"]).arg(&out).status();
+    let status =
+        Command::new(&psxanim).args(["import", MODEL, "--storage", "rigid-gte", "--rust", "-o"]).arg(&out).status();
     match status {
         Ok(s) if s.success() => {}
         Ok(s) => panic!("`psxanim import {MODEL}` failed ({s}); its message is above"),
         Err(e) => panic!(
-            "could not run {psxanim:?} ({e}): install the psxanim tool (`cargo install --path PSXANIM_REPO/tooling`) \
+            "could not run {psxanim:?} ({e}): install the psxanim tool first (`cargo install --path {TOOLING}`) \
              or set PSXANIM to its path"
         ),
     }

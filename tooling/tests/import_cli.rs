@@ -158,6 +158,8 @@ fn both_storage_modes_write_a_blob_and_print_the_summary() {
         psxanim_runtime::tables::Tables::parse(&blob).unwrap();
         let rust = std::fs::read_to_string(out.join("character.rs")).unwrap();
         assert!(rust.contains(&format!("[u8; {}]", blob.len())) && rust.contains("include_bytes!(\"character.pxsk\")"));
+        // The clips' names, checked at build time (`cli::rust_source`).
+        assert!(rust.contains("pub const WALK: usize = 2;") && rust.contains("(\"Walk\") => { 2usize };"), "{rust}");
     }
 }
 

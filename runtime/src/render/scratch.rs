@@ -70,3 +70,13 @@ impl Default for Scratch {
         Self::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The size the README quotes for a game's `static mut SCRATCH` (the console's is the same:
+    /// `repr(C)`, nothing wider than a word).
+    #[test]
+    fn scratch_takes_the_size_the_readme_gives() {
+        assert_eq!(core::mem::size_of::<super::Scratch>(), 23_552);
+    }
+}

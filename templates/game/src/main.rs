@@ -14,10 +14,10 @@ use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::{self, camera, Camera, PoseStream, Scratch};
 use psxanim_runtime::tables::{stream, Tables};
 
-/// The character compiled by build.rs; the tables are read in place and want 4-byte alignment.
-#[repr(C, align(4))]
-struct Aligned<T: ?Sized>(T);
-static CHARACTER: &Aligned<[u8]> = &Aligned(*include_bytes!(concat!(env!("OUT_DIR"), "/character.pxsk")));
+// The character compiled by build.rs (`psxanim import --rust`): `CHARACTER`, its tables embedded with
+// the 4-byte alignment they are read in place with, and `clip!("Walk")` / `event!("step")`, which stop
+// the build on a name the model does not have, listing the names it has.
+include!(concat!(env!("OUT_DIR"), "/character.rs"));
 /// Decoder words per voice the character's clips need (3 per animated rotation, 6 per translation).
 const STREAM_WORDS: usize = stream::words_for_blob(include_bytes!(concat!(env!("OUT_DIR"), "/character.pxsk")));
 
@@ -47,20 +47,15 @@ fn main() {
         Ok(t) => t,
         Err(e) => panic!("character.pxsk: error {} at byte {:?}", e.code(), e.offset()),
     };
-    let (walk, idle) = (tables.find_clip("Walk").unwrap_or(0), tables.find_clip("Idle").unwrap_or(0));
+    let (walk, idle) = (clip!("Walk"), clip!("Idle"));
     let mut animator = Animator::new(60, Sampling::Interpolated);
     let _ = animator.play(&tables, walk, true);
     // The instance's forward decoder: each frame reads one record of deltas (a crossfade's outgoing
     // clip keeps the second voice), its words sized at compile time for the blob's clips.
     let mut stream = PoseStream::<STREAM_WORDS>::new();
-    let camera = Camera {
-        view: Camera::orbit(Vec3i32::new(0, -3600, 0), 14_000, 0x1000, 0x0400),
-        center: (160, 120),
-        projection: 320,
-        screen: (320, 240),
-        zsf3: 36,
-        near: 1000,
-    };
+    // An orbit camera (turned 22.5 degrees, looking 5.6 degrees down) framing every pose of every clip
+    // (the tables' bounds) on the 320x240 screen, its depths scaled to the ordering table.
+    let camera = Camera::frame(tables.bounds(), 0x1000, 0x0400, (320, 240), ot.len());
     let world = camera::placement(Vec3i32::new(0, 0, 0), 0);
 
     for frame in 1u32.. {

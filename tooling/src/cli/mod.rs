@@ -18,6 +18,7 @@ pub mod inspect;
 pub mod inspect_tables;
 pub mod preview;
 pub mod run;
+pub mod rust_source;
 pub mod validate;
 
 pub const EXIT_OK: i32 = 0;
