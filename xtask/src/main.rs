@@ -43,6 +43,10 @@ enum Command {
     /// Write a new psx-sdk-rs game crate at PATH that plays an imported character (templates/game/):
     /// Cargo.toml (psx, psxanim-runtime), build.rs (psxanim import of assets/character.fbx), src/main.rs, README.
     NewGame(NewGameArgs),
+    /// The new-game check of `test` alone (a game from the template outside the repository, built,
+    /// run by `psxanim run` on both CI emulators, and refused with a wrong clip name).
+    #[command(hide = true)]
+    CheckNewGame,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -169,6 +173,7 @@ fn main() {
             verify::run(&ws, &options).map(|_| ())
         }
         Command::Test => test::test_all(&ws),
+        Command::CheckNewGame => new_game::check_outside_the_repo(&ws),
         Command::Demo(a) => verify::demo(&ws, a.artifacts.unwrap_or_else(|| ws.join("artifacts").join("demo"))),
         Command::NewGame(a) => {
             let runtime = match a.runtime_git {

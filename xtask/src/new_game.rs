@@ -1,11 +1,10 @@
 //! `new-game`: writes a standalone psx-sdk-rs game crate that plays an imported character, from
 //! `templates/game/`, anywhere on disk; and the check that such a game builds with cargo-psx and
 //! animates in an emulator.
-use crate::backends::{self, RunRequest};
+use crate::backends::{self, Emulator};
 use crate::{build, setup, verify, Exit};
 use anyhow::{bail, ensure, Context, Result};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 use xshell::cmd;
 
 /// Where the new game takes psxanim's runtime from.
@@ -31,13 +30,15 @@ fn toml_string(s: &str) -> String {
 }
 
 /// The template's files: (path in the new crate, path under `templates/game/`, filled in).
-const FILES: [(&str, &str); 5] = [
+const FILES: [(&str, &str); 6] = [
     ("Cargo.toml", "Cargo.toml.in"),
     ("build.rs", "build.rs"),
     ("src/main.rs", "src/main.rs"),
     ("README.md", "README.md"),
     // `cargo psx run`'s runner: `psxanim run`.
     (".cargo/config.toml", ".cargo/config.toml"),
+    // What `psxanim run --expect` checks in the game's verification record.
+    ("expect.json", "expect.json"),
 ];
 /// The character the template starts with: the repository's own Blender-made fixture.
 const MODEL: &str = "tests/fixtures/fbx/character.fbx";
@@ -121,9 +122,11 @@ fn next_steps(ws: &Path, dir: &Path, name: &str, psxanim: Option<&Path>) -> Stri
     )
 }
 
-/// The out-of-repo game check: a new game in a temporary folder outside the workspace, built with
-/// cargo-psx (psxanim from this workspace, as `PSXANIM`), run in mednafen; its frames must be real
-/// images that differ (the character animates).
+/// The out-of-repo game check, as a user goes: a new game in a temporary folder outside the
+/// workspace, built with cargo-psx (psxanim from this workspace, as `PSXANIM`), run by `psxanim run`
+/// on each CI emulator with the template's own `expect.json`; its frames must be real pictures that
+/// differ (the character animates). Then a clip name the model does not have must stop the build with
+/// a message naming it and the clips there are.
 pub fn check_outside_the_repo(ws: &Path) -> Result<()> {
     setup::ensure_toolchain()?;
     setup::ensure_cargo_psx()?;
@@ -134,29 +137,101 @@ pub fn check_outside_the_repo(ws: &Path) -> Result<()> {
     let dir = temp.join("my-game");
     let result = (|| -> Result<()> {
         create(ws, &dir, &RuntimeSource::Path(ws.join("runtime")))?;
-        let mut cmd = build::cargo_psx_command(&dir, &dir.join("target"));
-        cmd.env("PSXANIM", &psxanim);
-        let status = cmd.status().context("could not start cargo psx")?;
-        ensure!(status.success(), "cargo psx build of the new game failed ({status})");
+        let build = |what: &str| -> Result<std::process::Output> {
+            let mut cmd = build::cargo_psx_command(&dir, &dir.join("target"));
+            cmd.env("PSXANIM", &psxanim);
+            cmd.output().with_context(|| format!("could not start cargo psx ({what})"))
+        };
+        let built = build("the new game")?;
+        ensure!(
+            built.status.success(),
+            "cargo psx build of the new game failed ({}):\n{}",
+            built.status,
+            String::from_utf8_lossy(&built.stderr)
+        );
         let exe = dir.join("target").join(build::TARGET).join("release").join("my-game.exe");
-        let bytes = std::fs::read(&exe).with_context(|| format!("reading {}", exe.display()))?;
-        crate::psexe::validate(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", exe.display()))?;
-        setup::ensure_emulator(ws, backends::Emulator::Mednafen)?;
-        let frames = 120;
-        let wanted = verify::screenshot_frames(frames);
-        let req = RunRequest { exe, frames, screenshot_frames: wanted.clone(), work_dir: temp.join("run"), timeout: Duration::from_secs(300), probe: false };
-        std::fs::create_dir_all(&req.work_dir)?;
-        let output = backends::mednafen::run(&req).map_err(|e| anyhow::anyhow!("mednafen: {e}"))?;
-        let checks = verify::check_screenshots(&wanted, &output.screenshots);
-        let failed: Vec<String> = checks.iter().filter(|c| !c.passed).map(|c| format!("{}: {}", c.name, c.detail)).collect();
-        ensure!(failed.is_empty(), "the new game's frames: {}", failed.join("; "));
-        for c in &checks {
-            println!("new game: {} {}", c.name, c.detail);
+        for emulator in [Emulator::Mednafen, Emulator::PcsxRearmed] {
+            setup::ensure_emulator(ws, emulator)?;
+            run_with_psxanim(&psxanim, &exe, &dir, emulator, &temp.join(format!("frames-{emulator}")))?;
         }
+
+        // A clip the character does not have: the build stops, naming it and the clips there are.
+        let main_rs = dir.join("src").join("main.rs");
+        let source = std::fs::read_to_string(&main_rs)?;
+        ensure!(source.contains("clip!(\"Idle\")"), "the template no longer plays clip!(\"Idle\")");
+        std::fs::write(&main_rs, source.replace("clip!(\"Idle\")", "clip!(\"Run\")"))?;
+        let refused = build("with a wrong clip name")?;
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        let wanted = "character.fbx has no clip named \"Run\"; its clips: \"Idle\", \"Turn\", \"Walk\"";
+        ensure!(
+            !refused.status.success() && stderr.contains(wanted),
+            "a wrong clip name: expected the build to fail with `{wanted}`; it {}:\n{stderr}",
+            if refused.status.success() { "succeeded" } else { "failed otherwise" }
+        );
+        println!("new game: clip!(\"Run\") stops the build: {wanted}");
         Ok(())
     })();
     let _ = std::fs::remove_dir_all(&temp);
     result
+}
+
+/// What `psxanim run --json` prints (the fields this check reads).
+#[derive(serde::Deserialize)]
+struct RunReport {
+    verdict: String,
+    frames: Vec<RunFrame>,
+    checks: Vec<RunCheck>,
+}
+
+#[derive(serde::Deserialize)]
+struct RunFrame {
+    frame: u32,
+    path: PathBuf,
+}
+
+#[derive(serde::Deserialize)]
+struct RunCheck {
+    name: String,
+    passed: bool,
+    detail: String,
+}
+
+/// `psxanim run EXE --expect expect.json` on one emulator, as the game's README says: it must exit 0
+/// with every check passed, and its saved frames must be pictures that change (not a multiple of the
+/// template's two-second Walk apart).
+fn run_with_psxanim(psxanim: &Path, exe: &Path, game: &Path, emulator: Emulator, out: &Path) -> Result<()> {
+    let output = std::process::Command::new(psxanim)
+        .arg("run")
+        .arg(exe)
+        .args(["--emulator", emulator.name(), "--frames", "200", "--shots", "50,125,200", "--json", "--expect"])
+        .arg(game.join("expect.json"))
+        .arg("--out")
+        .arg(out)
+        .current_dir(game)
+        .output()
+        .context("could not start psxanim run")?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    ensure!(output.status.success(), "psxanim run on {emulator} exited with {}:\n{stderr}", output.status);
+    let report: RunReport = serde_json::from_slice(&output.stdout)
+        .with_context(|| format!("psxanim run --json on {emulator}: {}", String::from_utf8_lossy(&output.stdout)))?;
+    ensure!(report.verdict == "ran", "psxanim run on {emulator}: the game {}", report.verdict);
+    for check in &report.checks {
+        ensure!(check.passed, "psxanim run --expect on {emulator}: {}: {}", check.name, check.detail);
+    }
+    let shots = report
+        .frames
+        .iter()
+        .map(|f| backends::rearmed::decode_png(&f.path, f.frame))
+        .collect::<Result<Vec<_>>>()?;
+    let wanted: Vec<u32> = vec![50, 125, 200];
+    let checks = verify::check_screenshots(&wanted, &shots);
+    let failed: Vec<String> = checks.iter().filter(|c| !c.passed).map(|c| format!("{}: {}", c.name, c.detail)).collect();
+    ensure!(failed.is_empty(), "the new game's frames on {emulator}: {}", failed.join("; "));
+    println!(
+        "new game on {emulator}: psxanim run ran 200 frames, {} --expect checks passed, frames 50/125/200 differ",
+        report.checks.len()
+    );
+    Ok(())
 }
 
 /// Builds the psxanim tool (release) and returns its path.

@@ -58,7 +58,7 @@ pub fn test_all(ws: &Path) -> Result<()> {
     });
     results.push(("no import circle between the files of runtime, tooling and xtask (tests/imports/check_cycles.py)".into(), circles));
     results.push((
-        "a new game outside the repository (cargo xtask new-game) builds with cargo-psx and animates on mednafen".into(),
+        "a new game outside the repository (cargo xtask new-game) builds with cargo-psx, runs under `psxanim run` on mednafen and pcsx-rearmed with its expect.json and animates, and a wrong clip name stops its build".into(),
         crate::new_game::check_outside_the_repo(ws),
     ));
     // A deliberately wrong expectation must be caught (exit code 1), or the checks prove nothing.

@@ -10,8 +10,9 @@ use psxanim_runtime::anim::{Animator, Sampling};
 use psxanim_runtime::console::ordering::{clear_table, table_head, FramePackets};
 use psxanim_runtime::gte::{self, Gte};
 use psxanim_runtime::math::Vec3i32;
+use psxanim_runtime::record::{status, Record};
 use psxanim_runtime::render::ot::{OtSink, Shading};
-use psxanim_runtime::render::{self, camera, Camera, PoseStream, Scratch};
+use psxanim_runtime::render::{self, camera, Camera, Outcome, PoseStream, Scratch};
 use psxanim_runtime::tables::{stream, Tables};
 
 // The character compiled by build.rs (`psxanim import --rust`): `CHARACTER`, its tables embedded with
@@ -26,6 +27,10 @@ static mut OT: [u32; 1024] = [0; 1024];
 static mut PACKETS: [u32; 8192] = [0; 8192];
 /// The renderer's working memory, shared by every character drawn.
 static mut SCRATCH: Scratch = Scratch::new();
+/// What the game leaves in RAM for `psxanim run --expect expect.json` to check (psxanim's verification
+/// record: a program code, a status, frames counted, result words). Remove it and expect.json if you
+/// do not check the game in CI; it takes 33 KiB of RAM.
+static mut RECORD: Record = Record::ZERO;
 
 /// psx's DMA sends a list from its first header: for psxanim's table that is the last entry.
 struct OrderingTable<'a>(&'a [u32]);
@@ -38,6 +43,9 @@ impl LinkedList for OrderingTable<'_> {
 #[no_mangle]
 fn main() {
     let (ot, packets, scratch) = unsafe { (&mut *addr_of_mut!(OT), &mut *addr_of_mut!(PACKETS), &mut *addr_of_mut!(SCRATCH)) };
+    let record = unsafe { &mut *addr_of_mut!(RECORD) };
+    *record = Record::ZERO; // psx's start-up does not zero .bss
+    record.begin(*b"GAME");
     gte::enable(); // COP2 on (psx's Status::enable_gte would also isolate the cache)
     let mut gte = Gte::new();
     let mut fb = Framebuffer::new((0, 0), (0, 240), (320, 240), VideoMode::NTSC, Some(Color::new(16, 24, 64))).unwrap();
@@ -63,7 +71,18 @@ fn main() {
         let mut used = 0;
         let mut sink = OtSink::new(FramePackets::new(ot, packets, &mut used), Shading::Flat);
         camera.load(&mut gte);
-        let _ = render::render_streamed(&mut gte, &tables, &mut stream, &camera, &world, &animator, scratch, &mut sink, &mut |_| {});
+        let drawn = match render::render_streamed(&mut gte, &tables, &mut stream, &camera, &world, &animator, scratch, &mut sink, &mut |_| {}) {
+            Ok(Outcome::Drawn(stats)) => stats.drawn,
+            Ok(Outcome::Culled) => 0,
+            Err(_) => u32::MAX,
+        };
+        record.frames = frame;
+        if frame == 60 {
+            // The results expect.json names: the character's clips and the triangles drawn a second in.
+            record.push(tables.clip_count() as u32);
+            record.push(drawn);
+            record.status = status::DONE;
+        }
 
         fb.draw_sync();
         fb.wait_vblank();
