@@ -283,6 +283,57 @@ pub fn from_elf(elf: &Elf, region: Region) -> Result<Converted> {
 mod tests {
     use super::*;
     use crate::elf::{self, synth};
+    use proptest::prelude::*;
+
+    /// A header with the fields `validate` reads, followed by `text_len` bytes.
+    fn file(pc0: u32, t_addr: u32, t_size: u32, b: (u32, u32), s: (u32, u32), text_len: usize) -> Vec<u8> {
+        let mut f = vec![0u8; HEADER_SIZE + text_len];
+        f[..8].copy_from_slice(MAGIC);
+        for (at, v) in [(0x10, pc0), (0x18, t_addr), (0x1C, t_size), (0x28, b.0), (0x2C, b.1), (0x30, s.0), (0x34, s.1)] {
+            f[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        f
+    }
+
+    proptest! {
+        /// Whatever the bytes, checking never panics, and whatever it accepts loads inside RAM with its
+        /// entry point in its text (what `psxanim run` promises before starting an emulator).
+        #[test]
+        fn any_accepted_exe_runs_inside_ram(
+            pc0 in prop_oneof![any::<u32>(), 0x8001_0000u32..0x8002_0000],
+            t_addr in prop_oneof![any::<u32>(), (0x8001_0000u32..0x801F_0000).prop_map(|a| a & !3)],
+            sectors in 0u32..4,
+            extra in 0usize..3000,
+            b in (any::<u32>(), 0u32..0x10_0000),
+            s in (prop_oneof![Just(0u32), any::<u32>()], 0u32..0x1000),
+            noise in proptest::collection::vec(any::<u8>(), 0..64),
+        ) {
+            let mut f = file(pc0, t_addr, sectors * SECTOR, b, s, (sectors * SECTOR) as usize + extra);
+            let cut = f.len().saturating_sub(noise.len() % 7);
+            f.truncate(cut);
+            for (i, byte) in noise.iter().enumerate().skip(1) {
+                let at = (usize::from(*byte) * 8 + i) % f.len();
+                if at >= 0x40 { f[at] = *byte; }
+            }
+            if let Ok(h) = validate_for_running(&f) {
+                prop_assert!(h.t_addr >= LOAD_MIN && u64::from(h.t_addr) + u64::from(h.t_size) <= u64::from(RAM_END));
+                prop_assert!(h.pc0 >= h.t_addr && h.pc0 < h.t_addr + h.t_size);
+                prop_assert!(f.len() >= HEADER_SIZE + h.t_size as usize, "the text is all there");
+            }
+            let _ = validate(&f);
+        }
+    }
+
+    #[test]
+    fn trailing_padding_runs_and_a_short_file_is_truncated() {
+        let exact = file(0x8001_0000, 0x8001_0000, SECTOR, (0, 0), (0, 0), SECTOR as usize);
+        assert!(validate(&exact).is_ok() && validate_for_running(&exact).is_ok());
+        let padded = file(0x8001_0000, 0x8001_0000, SECTOR, (0, 0), (0, 0), SECTOR as usize + 100);
+        assert!(matches!(validate(&padded), Err(HeaderError::TextSizeMismatch { .. })));
+        assert!(validate_for_running(&padded).is_ok());
+        let short = file(0x8001_0000, 0x8001_0000, 2 * SECTOR, (0, 0), (0, 0), SECTOR as usize);
+        assert_eq!(validate_for_running(&short), Err(HeaderError::Truncated { t_size: 2 * SECTOR, after_header: SECTOR as usize }));
+    }
 
     /// A program like the real ones: code at 0x80010000 with the entry first, data, then bss.
     fn good_elf() -> Vec<u8> {
