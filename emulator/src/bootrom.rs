@@ -1,16 +1,17 @@
 //! Our own 512 KiB boot ROM for emulators that need a BIOS (mednafen). No Sony code: the words below are
 //! assembled here. At the reset vector it does what the BIOS does before it starts a game, for programs
-//! that make no BIOS calls: memory-control registers, COP0, kernel vectors, then it copies the PS-EXE it
+//! that make no BIOS calls but the TTY ones: memory-control registers, COP0, kernel vectors, then it copies the PS-EXE it
 //! carries (embedded in the ROM) into RAM, zeroes its BSS, sets SP/FP/GP and jumps to its entry point.
 //!
 //! ROM layout (offsets from 0xBFC00000):
 //! - `0x0000` reset code;
-//! - `0x1000` the kernel blob copied to RAM 0x80000080 (exception vector, return-0 stubs, handler);
+//! - `0x1000` the kernel blob copied to RAM 0x80000080 (exception vector, the A0/B0 TTY calls, a
+//!   return-0 C0 stub, the exception handler);
 //! - `0x6990` untouched: mednafen's own EXE side-loader writes a jump there (the ROM never runs it);
 //! - `0x8000` the PS-EXE file (2 KiB header + text), zero padding up to 512 KiB.
 //!
 //! The ROM leaves a mailbox in low RAM (see [`mailbox`]) so the host can tell when the program started
-//! and whether it raised exceptions.
+//! and whether it raised exceptions, and what the program printed (its TTY buffer).
 use std::path::Path;
 
 use anyhow::{ensure, Context, Result};
@@ -47,6 +48,12 @@ pub mod mailbox {
     pub const LAST_CAUSE: usize = 0x20C;
     /// "PXBR" little-endian.
     pub const HANDED_OVER: u32 = u32::from_le_bytes(*b"PXBR");
+    /// Characters the program wrote through the BIOS's TTY calls since it started (all of them, also
+    /// those past the buffer's end).
+    pub const TTY_LEN: usize = 0x210;
+    /// The first `TTY_CAPACITY` of those characters.
+    pub const TTY_BUFFER: usize = 0x1000;
+    pub const TTY_CAPACITY: usize = 0x7000;
 }
 
 /// Memory-control values the BIOS writes at reset (psx-spx, "Memory Control"): expansion 1/2 bases,
@@ -166,6 +173,7 @@ fn reset_code(exe: &PsExe) -> Result<Vec<u32>> {
         mailbox::EXCEPTIONS,
         mailbox::LAST_EPC,
         mailbox::LAST_CAUSE,
+        mailbox::TTY_LEN,
     ] {
         a.emit(sw(ZERO, word as i16, ZERO));
     }
@@ -193,19 +201,29 @@ fn reset_code(exe: &PsExe) -> Result<Vec<u32>> {
     a.finish()
 }
 
-/// Exception vector at 0x80000080, `return 0` stubs at 0xA0/0xB0/0xC0 (the BIOS function tables), and an
+/// Exception vector at 0x80000080, the BIOS function tables' entry points at 0xA0/0xB0/0xC0, and an
 /// exception handler that counts the exception, records EPC/CAUSE in the mailbox and returns: past the
 /// instruction for `syscall` (which would otherwise repeat forever), to it for anything else.
+///
+/// The A0 and B0 tables serve the TTY calls (`putc`, `putchar`, `puts`, `write` to stdout, and A0's
+/// `printf` with `%s`, `%c` and `%%`: what `psx::println!` passes, formatting in Rust) into the TTY
+/// buffer of the mailbox, so that the host can show what a program printed; every other call, and
+/// C0's, returns 0.
 fn kernel_blob() -> Result<Vec<u32>> {
     let mut a = Asm::new(KERNEL_BLOB_RAM);
     let handler = a.new_label();
+    let (table_a0, table_b0) = (a.new_label(), a.new_label());
     a.j(handler);
     a.emit(NOP);
-    for stub in [0x8000_00A0, 0x8000_00B0, 0x8000_00C0] {
-        a.pad_to(stub)?;
-        a.emit(jr(RA));
-        a.emit(addu(V0, ZERO, ZERO));
-    }
+    a.pad_to(0x8000_00A0)?;
+    a.j(table_a0);
+    a.emit(NOP);
+    a.pad_to(0x8000_00B0)?;
+    a.j(table_b0);
+    a.emit(NOP);
+    a.pad_to(0x8000_00C0)?;
+    a.emit(jr(RA));
+    a.emit(addu(V0, ZERO, ZERO));
     a.pad_to(EXCEPTION_HANDLER_RAM)?;
     a.bind(handler);
     let resume = a.new_label();
@@ -227,7 +245,144 @@ fn kernel_blob() -> Result<Vec<u32>> {
     a.bind(resume);
     a.emit(jr(K0));
     a.emit(rfe());
+    // Past the mailbox (0x200..0x214, zeroed by the reset code after this blob is copied).
+    a.pad_to(TTY_CODE_RAM)?;
+    tty_calls(&mut a, table_a0, table_b0);
     a.finish()
+}
+
+/// Where the TTY calls' code starts.
+const TTY_CODE_RAM: u32 = 0x8000_0400;
+
+/// Appends the byte in `reg` to the TTY buffer (counting it even when the buffer is full). Uses T2,
+/// T3, T6; the caller's `reg` is none of them.
+fn emit_tty_byte(a: &mut Asm, reg: Reg) {
+    let full = a.new_label();
+    a.emit(lw(T2, mailbox::TTY_LEN as i16, ZERO));
+    a.emit(NOP);
+    a.emit(sltiu(T3, T2, mailbox::TTY_CAPACITY as i16));
+    a.beq(T3, ZERO, full);
+    a.emit(addiu(T6, T2, 1));
+    a.emit(sb(reg, mailbox::TTY_BUFFER as i16, T2));
+    a.bind(full);
+    a.emit(sw(T6, mailbox::TTY_LEN as i16, ZERO));
+}
+
+/// The A0 and B0 dispatchers and the TTY calls (function number in T1, arguments in A0..A3 and on the
+/// caller's stack from 16(SP), as o32 passes them; T0..T6 and V0 are the callee's to use).
+fn tty_calls(a: &mut Asm, table_a0: Label, table_b0: Label) {
+    let (putchar, puts, write, printf, zero) = (a.new_label(), a.new_label(), a.new_label(), a.new_label(), a.new_label());
+    let dispatch = |a: &mut Asm, calls: &[(i16, Label)]| {
+        for &(number, target) in calls {
+            a.emit(addiu(T0, ZERO, number));
+            a.beq(T1, T0, target);
+            a.emit(NOP);
+        }
+        a.j(zero);
+        a.emit(NOP);
+    };
+    a.bind(table_a0);
+    dispatch(a, &[(0x09, putchar), (0x3C, putchar), (0x3E, puts), (0x03, write), (0x3F, printf)]);
+    a.bind(table_b0);
+    dispatch(a, &[(0x3B, putchar), (0x3D, putchar), (0x3F, puts), (0x35, write)]);
+
+    a.bind(zero);
+    a.emit(jr(RA));
+    a.emit(addu(V0, ZERO, ZERO));
+
+    // putc/putchar(c): returns c.
+    a.bind(putchar);
+    emit_tty_byte(a, A0);
+    a.emit(jr(RA));
+    a.emit(addu(V0, A0, ZERO));
+
+    // puts(s): the string up to its NUL.
+    a.bind(puts);
+    let next = a.new_label();
+    a.bind(next);
+    a.emit(lbu(T5, 0, A0));
+    a.emit(NOP);
+    a.beq(T5, ZERO, zero);
+    a.emit(addiu(A0, A0, 1));
+    emit_tty_byte(a, T5);
+    a.j(next);
+    a.emit(NOP);
+
+    // write(fd, buffer, length): fd 1 (stdout) only; returns the length written.
+    a.bind(write);
+    let (byte, done) = (a.new_label(), a.new_label());
+    a.emit(addiu(T0, ZERO, 1));
+    a.bne(A0, T0, zero);
+    a.emit(addu(T4, A2, ZERO));
+    a.bind(byte);
+    a.beq(T4, ZERO, done);
+    a.emit(NOP);
+    a.emit(lbu(T5, 0, A1));
+    a.emit(addiu(A1, A1, 1));
+    a.emit(addiu(T4, T4, -1));
+    emit_tty_byte(a, T5);
+    a.j(byte);
+    a.emit(NOP);
+    a.bind(done);
+    a.emit(jr(RA));
+    a.emit(addu(V0, A2, ZERO));
+
+    // printf(format, ...): literal characters, %s, %c and %%; any other conversion takes its argument
+    // and shows as written. The arguments after the format go to the caller's home slots 4..15(SP),
+    // after which the stacked ones follow: T4 walks them.
+    a.bind(printf);
+    let (scan, literal, conversion, string, string_end, character) =
+        (a.new_label(), a.new_label(), a.new_label(), a.new_label(), a.new_label(), a.new_label());
+    a.emit(sw(A1, 4, SP));
+    a.emit(sw(A2, 8, SP));
+    a.emit(sw(A3, 12, SP));
+    a.emit(addiu(T4, SP, 4));
+    a.bind(scan);
+    a.emit(lbu(T5, 0, A0));
+    a.emit(NOP);
+    a.beq(T5, ZERO, zero);
+    a.emit(addiu(A0, A0, 1));
+    a.emit(addiu(T0, ZERO, i16::from(b'%')));
+    a.beq(T5, T0, conversion);
+    a.emit(NOP);
+    a.bind(literal);
+    emit_tty_byte(a, T5);
+    a.j(scan);
+    a.emit(NOP);
+    a.bind(conversion);
+    a.emit(lbu(T5, 0, A0));
+    a.emit(NOP);
+    a.beq(T5, ZERO, zero);
+    a.emit(addiu(A0, A0, 1));
+    a.beq(T5, T0, literal); // "%%"
+    a.emit(addiu(T0, ZERO, i16::from(b's')));
+    a.beq(T5, T0, string);
+    a.emit(addiu(T0, ZERO, i16::from(b'c')));
+    a.beq(T5, T0, character);
+    a.emit(addiu(T4, T4, 4)); // delay slot: any other conversion (and %c) takes an argument
+    a.emit(addiu(T0, ZERO, i16::from(b'%')));
+    emit_tty_byte(a, T0);
+    a.j(literal);
+    a.emit(NOP);
+    a.bind(character);
+    a.emit(lw(T5, -4, T4));
+    a.j(literal);
+    a.emit(NOP);
+    a.bind(string);
+    a.emit(lw(T0, 0, T4));
+    a.emit(addiu(T4, T4, 4));
+    let string_byte = a.new_label();
+    a.bind(string_byte);
+    a.emit(lbu(T5, 0, T0));
+    a.emit(NOP);
+    a.beq(T5, ZERO, string_end);
+    a.emit(addiu(T0, T0, 1));
+    emit_tty_byte(a, T5);
+    a.j(string_byte);
+    a.emit(NOP);
+    a.bind(string_end);
+    a.j(scan);
+    a.emit(NOP);
 }
 
 #[cfg(test)]
@@ -264,13 +419,19 @@ mod tests {
         // Mednafen's patch word and everything after the EXE are zero.
         assert_eq!(word_at(&rom, MEDNAFEN_PATCH_OFFSET), 0);
         assert!(rom[EXE_OFFSET + 0x800 + 0x1800..].iter().all(|&b| b == 0));
-        // Kernel blob: exception vector jumps to the handler at 0x100; 0xA0 stub returns 0.
+        // Kernel blob: exception vector jumps to the handler at 0x100; the 0xA0 and 0xB0 entries jump
+        // to the TTY calls' dispatchers past the mailbox; the 0xC0 stub returns 0.
         assert_eq!(word_at(&rom, KERNEL_BLOB_OFFSET), 0x0800_0040);
-        assert_eq!(word_at(&rom, KERNEL_BLOB_OFFSET + 0x20), jr(RA));
-        assert_eq!(
-            word_at(&rom, KERNEL_BLOB_OFFSET + 0x24),
-            addu(V0, ZERO, ZERO)
-        );
+        for entry in [0x20, 0x30] {
+            let jump = word_at(&rom, KERNEL_BLOB_OFFSET + entry);
+            assert_eq!(jump >> 26, 2, "j");
+            assert!((jump & 0x03FF_FFFF) << 2 >= TTY_CODE_RAM & 0x0FFF_FFFF);
+        }
+        assert_eq!(word_at(&rom, KERNEL_BLOB_OFFSET + 0x40), jr(RA));
+        assert_eq!(word_at(&rom, KERNEL_BLOB_OFFSET + 0x44), addu(V0, ZERO, ZERO));
+        // The mailbox lies between the handler and the TTY code: it is zeroed after the copy.
+        assert!(EXCEPTION_HANDLER_RAM + 4 * 32 <= 0x8000_0000 + mailbox::STATE as u32);
+        assert!(0x8000_0000 + (mailbox::TTY_LEN as u32) + 4 <= TTY_CODE_RAM);
     }
 
     #[test]

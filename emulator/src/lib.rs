@@ -72,8 +72,8 @@ pub struct RunOutput {
     pub frames_run: u32,
     /// Anything the emulator printed that helps when a run goes wrong.
     pub log: String,
-    /// What the program printed through the BIOS (`printf`, `putchar`), where the emulator shows it
-    /// (PCSX-Redux with OpenBIOS); `None` where it cannot (pcsx_rearmed, mednafen with our boot ROM).
+    /// What the program printed through the BIOS (`printf`, `putchar`), where the emulator keeps it
+    /// (PCSX-Redux with OpenBIOS, mednafen with our boot ROM); `None` where it cannot (pcsx_rearmed).
     pub tty: Option<String>,
     /// Health seen frame by frame (empty where the backend cannot see it).
     pub probes: Vec<FrameProbe>,

@@ -360,12 +360,13 @@ fn collect(plan: &Plan, mut log: String, wall: Duration) -> Result<RunOutput, Ru
         report.final_pc,
         plan.out.vram().display(),
     ));
+    let tty = tty_text(&ram);
     Ok(RunOutput {
         ram,
         screenshots,
         frames_run: report.frames_run,
         log,
-        tty: None,
+        tty: Some(tty),
         probes: report
             .probes
             .iter()
@@ -374,6 +375,17 @@ fn collect(plan: &Plan, mut log: String, wall: Duration) -> Result<RunOutput, Ru
         fault: report.fault,
         final_pc: Some(report.final_pc),
     })
+}
+
+/// What the program printed through the boot ROM's TTY calls (`bootrom::mailbox::TTY_BUFFER`).
+fn tty_text(ram: &[u8]) -> String {
+    let written = read_word(ram, mailbox::TTY_LEN) as usize;
+    let kept = written.min(mailbox::TTY_CAPACITY);
+    let mut text = String::from_utf8_lossy(&ram[mailbox::TTY_BUFFER..mailbox::TTY_BUFFER + kept]).into_owned();
+    if written > kept {
+        text.push_str(&format!("\n[psxanim: {} more characters were printed past the {kept}-byte TTY buffer]\n", written - kept));
+    }
+    text
 }
 
 fn signal_name(signal: i32) -> &'static str {

@@ -275,6 +275,8 @@ mod tests {
             Stop,
             /// Executes `break`.
             Break,
+            /// Prints through the BIOS's TTY calls, then counts.
+            Print,
         }
 
         fn exe(dir: &Path, then: Then) -> PathBuf {
@@ -289,11 +291,41 @@ mod tests {
                 a.li(T1, gp0);
                 a.emit(sw(T1, 0, T2));
             }
+            let (format, text) = (a.new_label(), a.new_label());
+            if let Then::Print = then {
+                // printf("%s|%c|%d%%!\n", "str", 'x', 5); B0 putchar('P'); A0 puts("uts\n");
+                // B0 write(1, "wr", 2); write(2, ...) is not stdout.
+                let call = |a: &mut Asm, table: u32, number: u32| {
+                    a.li(T1, number);
+                    a.li(T9, table);
+                    a.emit(jalr(T9));
+                    a.emit(NOP);
+                };
+                a.emit(addiu(SP, SP, -32));
+                a.li_label(A0, format);
+                a.li_label(A1, text);
+                a.li(A2, u32::from(b'x'));
+                a.li(A3, 5);
+                call(&mut a, 0xA0, 0x3F);
+                a.li(A0, u32::from(b'P'));
+                call(&mut a, 0xB0, 0x3D);
+                a.li_label(A0, text);
+                a.emit(addiu(A0, A0, 4)); // "uts\n"
+                call(&mut a, 0xA0, 0x3E);
+                for fd in [1, 2] {
+                    a.li(A0, fd);
+                    a.li_label(A1, text);
+                    a.emit(addiu(A1, A1, 9)); // "wr"
+                    a.li(A2, 2);
+                    call(&mut a, 0xB0, 0x35);
+                }
+                a.emit(addiu(SP, SP, 32));
+            }
             let spin = a.new_label();
             a.li(T0, 0x8010_0000);
             a.bind(spin);
             match then {
-                Then::Count => {
+                Then::Count | Then::Print => {
                     a.emit(lw(T1, 0, T0));
                     a.emit(NOP);
                     a.emit(addiu(T1, T1, 1));
@@ -304,6 +336,14 @@ mod tests {
             }
             a.j(spin);
             a.emit(NOP);
+            a.bind(format);
+            for word in b"%s|%c|%d%%!\n\0\0\0\0".chunks(4) {
+                a.emit(u32::from_le_bytes(word.try_into().unwrap()));
+            }
+            a.bind(text);
+            for word in b"str\0uts\n\0wr\0\0\0\0\0".chunks(4) {
+                a.emit(u32::from_le_bytes(word.try_into().unwrap()));
+            }
             let mut text = to_bytes(&a.finish().unwrap());
             text.resize(0x800, 0);
             let program = PsExe { pc: origin, gp: 0, t_addr: origin, b_addr: 0, b_size: 0, s_addr: 0x801F_FF00, s_size: 0, text };
@@ -311,6 +351,7 @@ mod tests {
                 Then::Count => "count.exe",
                 Then::Stop => "stop.exe",
                 Then::Break => "break.exe",
+                Then::Print => "print.exe",
             });
             std::fs::write(&path, program.to_file_bytes()).unwrap();
             path
@@ -383,6 +424,12 @@ mod tests {
                 other => panic!("{other:?}"),
             }
             assert!(outcome.frames_run < 150, "the run ends at the crash");
+
+            // The boot ROM's TTY calls: printf's %s, %c and %% (another conversion shows as written,
+            // taking its argument), putchar, puts, and write to stdout only.
+            let (ran, outcome, _) = verdict(Emulator::Mednafen, Then::Print);
+            assert_eq!(ran, Verdict::Ran);
+            assert_eq!(outcome.output.tty.as_deref(), Some("str|x|%d%!\nPuts\nwr"));
         }
 
         #[test]

@@ -9,10 +9,15 @@ pub const ZERO: Reg = 0;
 pub const V0: Reg = 2;
 pub const A0: Reg = 4;
 pub const A1: Reg = 5;
+pub const A2: Reg = 6;
+pub const A3: Reg = 7;
 pub const T0: Reg = 8;
 pub const T1: Reg = 9;
 pub const T2: Reg = 10;
 pub const T3: Reg = 11;
+pub const T4: Reg = 12;
+pub const T5: Reg = 13;
+pub const T6: Reg = 14;
 pub const T9: Reg = 25;
 pub const K0: Reg = 26;
 pub const K1: Reg = 27;
@@ -52,6 +57,12 @@ pub fn lw(rt: Reg, offset: i16, base: Reg) -> u32 {
 }
 pub fn sw(rt: Reg, offset: i16, base: Reg) -> u32 {
     i_type(0x2B, base, rt, offset as u16)
+}
+pub fn lbu(rt: Reg, offset: i16, base: Reg) -> u32 {
+    i_type(0x24, base, rt, offset as u16)
+}
+pub fn sltiu(rt: Reg, rs: Reg, imm: i16) -> u32 {
+    i_type(0x0B, rs, rt, imm as u16)
 }
 pub fn sb(rt: Reg, offset: i16, base: Reg) -> u32 {
     i_type(0x28, base, rt, offset as u16)

@@ -26,10 +26,11 @@ pub const EXIT_EMULATOR: i32 = 5;
         Works on any PS-EXE (a psx-sdk-rs game built with cargo-psx, a C program, an example), from any folder. \
         The frames go to --out (default: psxanim-run/ beside the EXE): one PNG per --shots/--every frame, a contact \
         sheet of them, and with --gif an animated GIF. What the program printed through the BIOS (printf, \
-        psx::println!) is shown where the emulator has it (PCSX-Redux with OpenBIOS).\n\n\
+        psx::println!) is shown where the emulator keeps it (PCSX-Redux with OpenBIOS; mednafen, whose boot ROM \
+        serves the TTY calls: putc, putchar, puts, write, printf with %s %c %%).\n\n\
         Emulators: pcsx-redux (what players run; `pcsx-redux` on PATH, $PCSX_REDUX or --pcsx-redux), pcsx-rearmed \
-        (WebAssembly under Node, HLE BIOS), mednafen (its PSX core, booted by psxanim's own boot ROM, which offers no \
-        BIOS calls: psx::println! prints nothing there). Without --emulator: PCSX-Redux when found, else pcsx-rearmed.\n\n\
+        (WebAssembly under Node, HLE BIOS), mednafen (its PSX core, booted by psxanim's own boot ROM, which offers the \
+        BIOS's TTY calls and nothing else). Without --emulator: PCSX-Redux when found, else pcsx-rearmed.\n\n\
         Crash and hang: a fatal exception (address or bus error, break, reserved instruction...) is a crash, seen on \
         mednafen; a program that acknowledges no vsync (PCSX-Redux watches I_STAT) or, where that cannot be watched, \
         changes nothing for --hang-after frames is hung.\n\n\
