@@ -104,21 +104,25 @@ fn next_steps(ws: &Path, dir: &Path, name: &str, psxanim: Option<&Path>) -> Stri
     };
     format!(
         "new-game: wrote {dir} ({name}) from the psxanim checkout {ws}.\n\
-         Once per machine, the psxanim tool first (the game's build.rs runs it):\n\
-         \x20 rustup toolchain install {nightly} --component rust-src\n\
-         \x20 cargo install cargo-psx --version {cargo_psx} --locked\n\
+         Once per machine, in the checkout: the nightly with rust-src, cargo-psx and the emulators `psxanim run`\n\
+         uses, then the psxanim tool (the game's build.rs runs it):\n\
+         \x20 cd {ws} && cargo xtask setup\n\
          \x20 cargo install --path {tooling}\n\
+         (by hand instead of setup: rustup toolchain install {nightly} --component rust-src;\n\
+         \x20cargo install cargo-psx --version {cargo_psx} --locked)\n\
          {installed}.\n\
          Then build it, and run it headless in an emulator (`psxanim run`, the runner of .cargo/config.toml):\n\
          \x20 cd {dir}\n\
          \x20 RUSTFLAGS=\"{flags}\" cargo psx build --toolchain {nightly}\n\
          \x20 RUSTFLAGS=\"{flags}\" cargo psx run --toolchain {nightly}\n\
-         The EXE: {exe}; its README says the rest.\n",
+         \x20 psxanim run {exe} --emulator mednafen --every 30 --gif\n\
+         The frames go to {frames}; the game's README says the rest.\n",
         dir = dir.display(),
         ws = ws.display(),
         cargo_psx = setup::CARGO_PSX_VERSION,
         tooling = tooling.display(),
         exe = dir.join("target").join(build::TARGET).join("release").join(format!("{name}.exe")).display(),
+        frames = dir.join("target").join(build::TARGET).join("release").join("psxanim-run").display(),
     )
 }
 
@@ -281,6 +285,9 @@ mod tests {
         let missing = next_steps(ws, dir, "tiny_game", None);
         for line in [
             "from the psxanim checkout /src/psxanim",
+            "cd /src/psxanim && cargo xtask setup",
+            "psxanim run /games/tiny_game/target/mipsel-sony-psx/release/tiny_game.exe --emulator mednafen",
+            "The frames go to /games/tiny_game/target/mipsel-sony-psx/release/psxanim-run",
             "rustup toolchain install nightly-2024-12-21 --component rust-src",
             "cargo install cargo-psx --version 0.1.4 --locked",
             "cargo install --path /src/psxanim/tooling",
