@@ -88,7 +88,9 @@ pub fn create(ws: &Path, dir: &Path, runtime: &RuntimeSource) -> Result<()> {
         let _ = std::fs::remove_dir_all(&staging);
     }
     result?;
-    print!("{}", next_steps(ws, dir, &name, setup::find_on_path("psxanim").as_deref()));
+    // Absolute, so that every printed command works from wherever it is typed.
+    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    print!("{}", next_steps(ws, &dir, &name, setup::find_on_path("psxanim").as_deref()));
     Ok(())
 }
 

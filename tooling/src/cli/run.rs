@@ -12,6 +12,9 @@ use serde::Serialize;
 
 use super::{finish, say, say_err, CliError, EXIT_INVALID};
 
+/// Frames between the PNGs saved by default.
+const DEFAULT_EVERY: u32 = 50;
+
 /// The program crashed (a fatal exception).
 pub const EXIT_CRASHED: i32 = 3;
 /// The program hung (no sign of life for `--hang-after` frames).
@@ -50,7 +53,8 @@ pub struct Args {
     /// Frames to save as PNG, comma-separated (e.g. 60,120,180).
     #[arg(long, value_delimiter = ',', value_name = "FRAME,...")]
     pub shots: Vec<u32>,
-    /// Save a PNG every K frames (default 60 when --shots is not given).
+    /// Save a PNG every K frames (default 50 when --shots is not given: no multiple of a 1 s or 2 s
+    /// loop at 60 Hz, so a looping clip shows different poses).
     #[arg(long, value_name = "K")]
     pub every: Option<u32>,
     /// Folder for the frames (created when missing; default: psxanim-run/ beside the EXE).
@@ -113,7 +117,7 @@ fn execute(args: Args) -> Result<(), CliError> {
         Some(path) => Some(game_checks::load(path).map_err(|e| CliError::invalid(format!("{e:#}")))?),
         None => None,
     };
-    let every = if args.shots.is_empty() && args.every.is_none() { Some(60.min(args.frames)) } else { args.every };
+    let every = if args.shots.is_empty() && args.every.is_none() { Some(DEFAULT_EVERY.min(args.frames)) } else { args.every };
     let shots = session::shot_frames(args.frames, &args.shots, every).map_err(CliError::usage)?;
 
     let emulator = match args.emulator {
