@@ -298,15 +298,7 @@ fn tty_calls(a: &mut Asm, table_a0: Label, table_b0: Label) {
 
     // puts(s): the string up to its NUL.
     a.bind(puts);
-    let next = a.new_label();
-    a.bind(next);
-    a.emit(lbu(T5, 0, A0));
-    a.emit(NOP);
-    a.beq(T5, ZERO, zero);
-    a.emit(addiu(A0, A0, 1));
-    emit_tty_byte(a, T5);
-    a.j(next);
-    a.emit(NOP);
+    emit_tty_string(a, A0, zero);
 
     // write(fd, buffer, length): fd 1 (stdout) only; returns the length written.
     a.bind(write);
@@ -331,8 +323,8 @@ fn tty_calls(a: &mut Asm, table_a0: Label, table_b0: Label) {
     // and shows as written. The arguments after the format go to the caller's home slots 4..15(SP),
     // after which the stacked ones follow: T4 walks them.
     a.bind(printf);
-    let (scan, literal, conversion, string, string_end, character) =
-        (a.new_label(), a.new_label(), a.new_label(), a.new_label(), a.new_label(), a.new_label());
+    let (scan, literal, conversion, string, character) =
+        (a.new_label(), a.new_label(), a.new_label(), a.new_label(), a.new_label());
     a.emit(sw(A1, 4, SP));
     a.emit(sw(A2, 8, SP));
     a.emit(sw(A3, 12, SP));
@@ -371,17 +363,20 @@ fn tty_calls(a: &mut Asm, table_a0: Label, table_b0: Label) {
     a.bind(string);
     a.emit(lw(T0, 0, T4));
     a.emit(addiu(T4, T4, 4));
-    let string_byte = a.new_label();
-    a.bind(string_byte);
-    a.emit(lbu(T5, 0, T0));
+    emit_tty_string(a, T0, scan);
+}
+
+/// Appends the NUL-terminated string at `pointer` (advanced past it; T5 holds each byte), then jumps
+/// to `then`.
+fn emit_tty_string(a: &mut Asm, pointer: Reg, then: Label) {
+    let next = a.new_label();
+    a.bind(next);
+    a.emit(lbu(T5, 0, pointer));
     a.emit(NOP);
-    a.beq(T5, ZERO, string_end);
-    a.emit(addiu(T0, T0, 1));
+    a.beq(T5, ZERO, then);
+    a.emit(addiu(pointer, pointer, 1));
     emit_tty_byte(a, T5);
-    a.j(string_byte);
-    a.emit(NOP);
-    a.bind(string_end);
-    a.j(scan);
+    a.j(next);
     a.emit(NOP);
 }
 

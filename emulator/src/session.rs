@@ -282,15 +282,7 @@ mod tests {
         fn exe(dir: &Path, then: Then) -> PathBuf {
             let origin = 0x8001_0000;
             let mut a = Asm::new(origin);
-            a.li(T2, 0x1F80_1810);
-            for gp1 in [0x0000_0000, 0x0800_0001, 0x06C6_0260, 0x0704_0010, 0x0500_0000, 0x0300_0000] {
-                a.li(T1, gp1);
-                a.emit(sw(T1, 4, T2));
-            }
-            for gp0 in [0x0200_00FF, 0x0000_0000, 0x00F0_0140] {
-                a.li(T1, gp0);
-                a.emit(sw(T1, 0, T2));
-            }
+            show_colour(&mut a, 0x00_00FF);
             let (format, text) = (a.new_label(), a.new_label());
             if let Then::Print = then {
                 // printf("%s|%c|%d%%!\n", "str", 'x', 5); B0 putchar('P'); A0 puts("uts\n");

@@ -34,15 +34,7 @@ fn program(dir: &Path, name: &str, then: Then) -> PathBuf {
     let origin = 0x8001_0000;
     let record = 0x8010_0000u32;
     let mut a = Asm::new(origin);
-    a.li(T2, 0x1F80_1810);
-    for gp1 in [0x0000_0000, 0x0800_0001, 0x06C6_0260, 0x0704_0010, 0x0500_0000, 0x0300_0000] {
-        a.li(T1, gp1);
-        a.emit(sw(T1, 4, T2));
-    }
-    for gp0 in [0x0200_8040, 0x0000_0000, 0x00F0_0140] {
-        a.li(T1, gp0);
-        a.emit(sw(T1, 0, T2));
-    }
+    show_colour(&mut a, 0x00_8040);
     let spin = a.new_label();
     match then {
         Then::Record => {

@@ -216,6 +216,20 @@ impl Asm {
 }
 
 /// Little-endian bytes of `words`, as they sit in memory.
+/// Test programs' first steps: GPU reset, 320x240 NTSC with the standard display ranges, display on,
+/// the frame buffer filled with `colour` (GP0 0x02 colour word, 0xBBGGRR). Uses T1 and T2.
+pub fn show_colour(a: &mut Asm, colour: u32) {
+    a.li(T2, 0x1F80_1810);
+    for gp1 in [0x0000_0000, 0x0800_0001, 0x06C6_0260, 0x0704_0010, 0x0500_0000, 0x0300_0000] {
+        a.li(T1, gp1);
+        a.emit(sw(T1, 4, T2));
+    }
+    for gp0 in [0x0200_0000 | (colour & 0xFF_FFFF), 0x0000_0000, 0x00F0_0140] {
+        a.li(T1, gp0);
+        a.emit(sw(T1, 0, T2));
+    }
+}
+
 pub fn to_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }

@@ -97,22 +97,7 @@ fn probe_exe() -> PsExe {
     a.emit(NOP);
     a.emit(sw(T1, 16, T0));
     // GPU: reset, 320x240 NTSC, standard display ranges, display on, fill the frame buffer red.
-    a.li(T2, 0x1F80_1810);
-    for gp1 in [
-        0x0000_0000,
-        0x0800_0001,
-        0x06C6_0260,
-        0x0704_0010,
-        0x0500_0000,
-        0x0300_0000,
-    ] {
-        a.li(T1, gp1);
-        a.emit(sw(T1, 4, T2));
-    }
-    for gp0 in [0x0200_00FF, 0x0000_0000, 0x00F0_0140] {
-        a.li(T1, gp0);
-        a.emit(sw(T1, 0, T2));
-    }
+    show_colour(&mut a, 0x00_00FF);
     a.li(T1, DONE);
     a.emit(sw(T1, 20, T0));
     a.bind(spin);
