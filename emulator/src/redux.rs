@@ -237,6 +237,24 @@ local function onBiosCall(table_address)
     return true
   end
 end
+-- Activity: whether main RAM above the kernel's 64 KiB changed since the last frame (a copy compared
+-- with memcmp), counted, so that a program that waits for no vsync but works is alive too.
+local KERNEL_AREA_END = 0x10000
+local shadow = nil
+local activity = 0
+pcall(ffi.cdef, 'int memcmp(const void*, const void*, size_t);')
+pcall(ffi.cdef, 'void* memcpy(void*, const void*, size_t);')
+local function noteActivity()
+  local ram = ffi.cast('uint8_t*', PCSX.getMemPtr())
+  local size = MAIN_RAM_BYTES - KERNEL_AREA_END
+  if shadow == nil then
+    shadow = ffi.new('uint8_t[?]', size)
+  elseif ffi.C.memcmp(shadow, ram + KERNEL_AREA_END, size) == 0 then
+    return
+  end
+  ffi.C.memcpy(shadow, ram + KERNEL_AREA_END, size)
+  activity = activity + 1
+end
 if PROBE then
   local debugging, why = pcall(function() PCSX.settings.emulator.Debug.Debug = true end)
   if not debugging then print('psxanim: no debugger, no acknowledgement probes: ' .. tostring(why)) end
@@ -250,7 +268,8 @@ end
 
 local function onFrame()
   if PROBE then
-    probes[#probes + 1] = string.format('%d %d %d\n', frame, ackedThisFrame and 1 or 0, tonumber(PCSX.getRegisters().pc))
+    noteActivity()
+    probes[#probes + 1] = string.format('%d %d %d %d\n', frame, ackedThisFrame and 1 or 0, tonumber(PCSX.getRegisters().pc), activity)
     ackedThisFrame = false
   end
   if wanted[frame] then saveScreenshot(frame) end
@@ -367,7 +386,7 @@ fn read_outputs(out_dir: &Path, req: &RunRequest, log: String) -> anyhow::Result
     Ok(RunOutput { ram, screenshots, frames_run, log, tty, probes, fault: None, final_pc })
 }
 
-/// `probes.txt` (one `frame acked pc` line a frame) and `tty.txt`, written by the script with PROBE.
+/// `probes.txt` (one `frame acked pc activity` line a frame) and `tty.txt`, written by the script with PROBE.
 fn read_probes(out_dir: &Path) -> anyhow::Result<(Vec<FrameProbe>, Option<String>)> {
     let file = out_dir.join("probes.txt");
     let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
@@ -377,14 +396,14 @@ fn read_probes(out_dir: &Path) -> anyhow::Result<(Vec<FrameProbe>, Option<String
             .split_whitespace()
             .map(str::parse)
             .collect::<Result<_, _>>()
-            .with_context(|| format!("{}:{}: {line:?} is not `frame acked pc`", file.display(), i + 1))?;
-        let &[frame, acked, pc] = fields.as_slice() else {
-            bail!("{}:{}: {line:?} is not `frame acked pc`", file.display(), i + 1);
+            .with_context(|| format!("{}:{}: {line:?} is not `frame acked pc activity`", file.display(), i + 1))?;
+        let &[frame, acked, pc, activity] = fields.as_slice() else {
+            bail!("{}:{}: {line:?} is not `frame acked pc activity`", file.display(), i + 1);
         };
         probes.push(FrameProbe {
             frame: frame as u32,
             vsync_acked: Some(acked != 0),
-            activity: 0,
+            activity,
             pc: Some(pc as u32),
         });
     }

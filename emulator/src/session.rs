@@ -112,7 +112,8 @@ pub fn run(plan: &Plan) -> Result<Outcome, RunError> {
 
 /// The verdict from what the backend saw. A fatal exception is a crash. Otherwise a program is hung
 /// from the first frame of a run of `hang_frames` frames with no sign of life: no vsync acknowledged
-/// where the backend watches acknowledgements, else an activity fingerprint that did not change.
+/// (where the backend watches acknowledgements) and an activity fingerprint that did not change. Either
+/// is life: a program that waits for no vsync but works, or one that waits and draws a still picture.
 pub fn judge(probes: &[FrameProbe], fault: Option<Fault>, hang_frames: u32) -> Verdict {
     if let Some(fault) = fault {
         return Verdict::Crashed(fault);
@@ -123,11 +124,8 @@ pub fn judge(probes: &[FrameProbe], fault: Option<Fault>, hang_frames: u32) -> V
     let mut quiet_since: Option<&FrameProbe> = None;
     let mut previous: Option<&FrameProbe> = None;
     for probe in probes {
-        let alive = match (probe.vsync_acked, previous) {
-            (Some(acked), _) => acked,
-            (None, Some(before)) => probe.activity != before.activity,
-            (None, None) => true,
-        };
+        let changed = previous.is_none_or(|before| probe.activity != before.activity);
+        let alive = probe.vsync_acked == Some(true) || changed;
         previous = Some(probe);
         if alive {
             quiet_since = None;
@@ -136,7 +134,7 @@ pub fn judge(probes: &[FrameProbe], fault: Option<Fault>, hang_frames: u32) -> V
         let since = *quiet_since.get_or_insert(probe);
         if probe.frame - since.frame + 1 >= hang_frames {
             let how = if probe.vsync_acked.is_some() {
-                "no vsync acknowledged (I_STAT never written)"
+                "no vsync acknowledged (I_STAT never written by the program) and nothing changed in RAM"
             } else {
                 "nothing changed: RAM, the displayed buffer and the GPU's DMA stayed the same"
             };
@@ -207,6 +205,9 @@ mod tests {
         // A 30 fps game acknowledges every other frame: alive.
         let halves: Vec<bool> = (0..200).map(|i| i % 2 == 0).collect();
         assert_eq!(judge(&probes(Some(&halves), &vec![1; 200]), None, 60), Verdict::Ran);
+        // A program that waits for no vsync but changes RAM is alive too.
+        let counting: Vec<u64> = (0..200).collect();
+        assert_eq!(judge(&probes(Some(&[false; 200]), &counting), None, 60), Verdict::Ran);
     }
 
     #[test]
@@ -422,6 +423,24 @@ mod tests {
             let (ran, outcome, _) = verdict(Emulator::Mednafen, Then::Print);
             assert_eq!(ran, Verdict::Ran);
             assert_eq!(outcome.output.tty.as_deref(), Some("str|x|%d%!\nPuts\nwr"));
+        }
+
+        #[test]
+        fn pcsx_redux_watches_acknowledgements_and_the_bios_output() {
+            if !installed(Emulator::PcsxRedux) {
+                return;
+            }
+            // A program that waits for no vsync but counts in RAM is alive; one that does neither is not.
+            assert_eq!(verdict(Emulator::PcsxRedux, Then::Count).0, Verdict::Ran);
+            match verdict(Emulator::PcsxRedux, Then::Stop).0 {
+                Verdict::Hung { how, pc, .. } => {
+                    assert!(how.contains("vsync"), "{how}");
+                    assert!(pc.is_some_and(|pc| (0x8001_0000..0x8001_0100).contains(&pc)), "{pc:x?}");
+                }
+                other => panic!("{other:?}"),
+            }
+            let (_, outcome, _) = verdict(Emulator::PcsxRedux, Then::Print);
+            assert_eq!(outcome.output.tty.as_deref(), Some("str|x|5%!\nPuts\nwr"), "OpenBIOS formats %d itself");
         }
 
         #[test]
