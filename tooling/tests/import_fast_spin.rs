@@ -157,6 +157,7 @@ fn one_clip_character(bones: Vec<Bone>, vertices: Vec<Vertex>, clip: &str, poses
         clips: vec![Clip { name: clip.into(), rate: 30, poses, rigid_reference: reference.clone(), skinned_reference: reference, events: vec![] }],
         weights: WeightReduction::default(),
         props: vec![],
+        blend_shapes: vec![],
         warnings: vec![],
     }
 }

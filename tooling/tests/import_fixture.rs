@@ -72,13 +72,13 @@ fn bind_pose_uses_psx_axes_and_gte_units() {
 
 #[test]
 fn clip_selection_and_rate() {
-    let c = load(&ImportOptions { rate: 15, clips: Some(vec!["Walk".into()]) });
+    let c = load(&ImportOptions { rate: 15, clips: Some(vec!["Walk".into()]), ..Default::default() });
     assert_eq!(c.clips.len(), 1);
     assert_eq!(c.clips[0].name, "Walk");
     assert_eq!(c.clips[0].frame_count(), 16); // 1 s at 15 Hz, both ends
     let err = import(
         &fixtures().join("character.fbx"),
-        &ImportOptions { rate: 30, clips: Some(vec!["Run".into()]) },
+        &ImportOptions { rate: 30, clips: Some(vec!["Run".into()]), ..Default::default() },
         &mut |_, _, _| {},
     )
     .unwrap_err();

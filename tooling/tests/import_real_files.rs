@@ -69,3 +69,127 @@ fn a_model_too_tall_for_the_pose_budget_imports_at_the_closest_precision_with_a_
         assert!(files.is_empty());
     }
 }
+
+fn load(name: &str, options: &ImportOptions) -> Result<Character, String> {
+    psxanim::fbx::import(&fixture(name), options, &mut |_, _, _| {}).map_err(|e| e.to_string())
+}
+
+fn build(c: &Character, storage: StorageMode) -> Result<Compiled, String> {
+    compile(c, &CompileOptions { storage, max_error: None, pose_tolerance: None }).map_err(|e| e.to_string())
+}
+
+use psxanim::cli::inspect_tables::positions;
+use psxanim::compile::{compile, CompileOptions, Compiled, StorageMode, DEFAULT_BAKED_THRESHOLD};
+use psxanim::fbx::{Character, ImportOptions};
+use psxanim_runtime::tables::Tables;
+
+#[test]
+fn a_shape_key_no_clip_animates_is_ignored_with_a_warning_naming_it() {
+    // One shape key, "Smile", at weight 0 in every clip (this file was `reject_blend_shape.fbx`).
+    for storage in ["rigid-gte", "baked-vertices"] {
+        let (code, json, stderr, files) = import("blend_shape_unused.fbx", storage, &[]);
+        assert_eq!(code, 0, "{storage}: {stderr}");
+        assert_eq!(files, ["blend_shape_unused.pxsk"]);
+        let w = warnings(&json);
+        assert!(w.iter().any(|w| w.contains("blend shapes no clip animates") && w.contains("'Smile' (mesh 'Body')")), "{w:?}");
+        assert_eq!(json["vertices"], 352);
+    }
+}
+
+#[test]
+fn an_animated_shape_key_is_baked_in_baked_vertices_and_refused_by_rigid_gte() {
+    // Hair on the head: Sway keyed 0 -> 1 -> 0 over Idle (its top vertices 6 cm along Blender's Y at
+    // weight 1), Curl never keyed.
+    let c = load("blend_shape_hair.fbx", &ImportOptions::default()).unwrap();
+    assert_eq!(c.blend_shapes.len(), 1, "{:?}", c.blend_shapes);
+    assert_eq!((c.blend_shapes[0].mesh.as_str(), c.blend_shapes[0].shape.as_str()), ("Hair", "Sway"));
+    assert!(c.warnings.iter().any(|w| w.contains("'Curl' (mesh 'Hair')")), "{:?}", c.warnings);
+    // ufbx's skinned positions carry the shape: at Idle's frame 29 (weight 1) the hair's top vertices
+    // are 0.06 m (246 GTE units) from where the head alone carries them; the bottom ones are not moved.
+    let idle = c.clips.iter().find(|k| k.name == "Idle").unwrap();
+    let hair: Vec<usize> = (0..c.vertices.len()).filter(|&v| c.vertices[v].mesh == "Hair").collect();
+    assert_eq!(hair.len(), 8);
+    let shift = |f: usize, v: usize| -> f64 {
+        let (a, b) = (idle.skinned_reference[f][v], idle.rigid_reference[f][v]);
+        (0..3).map(|k| (a[k] - b[k]).powi(2)).sum::<f64>().sqrt()
+    };
+    let moved = hair.iter().filter(|&&v| (shift(29, v) - 0.06 * 4096.0).abs() < 2.0).count();
+    let still = hair.iter().filter(|&&v| shift(29, v) < 0.5).count();
+    assert_eq!((moved, still), (4, 4), "{:?}", hair.iter().map(|&v| shift(29, v)).collect::<Vec<_>>());
+    assert!(hair.iter().all(|&v| shift(0, v) < 0.5));
+    // Baked-vertices stores them (within its threshold of the skinned positions).
+    let baked = build(&c, StorageMode::BakedVertices).unwrap();
+    let ci = c.clips.iter().position(|k| k.name == "Idle").unwrap();
+    let frame = positions(&Tables::parse(&baked.blob).unwrap(), ci, 29).unwrap();
+    for &v in &hair {
+        let e = (0..3).map(|k| (frame[v][k] as f64 - idle.skinned_reference[29][v][k]).abs()).fold(0.0, f64::max);
+        assert!(e <= DEFAULT_BAKED_THRESHOLD, "hair vertex {v}: {e}");
+    }
+    // Rigid-gte refuses, naming the shape, its mesh and the clip; nothing is written.
+    let (code, _, stderr, files) = import("blend_shape_hair.fbx", "rigid-gte", &[]);
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("blend_shape_hair.fbx") && stderr.contains("blend shape 'Sway' of mesh 'Hair'") && stderr.contains("clip 'Idle'")
+            && stderr.contains("--storage baked-vertices"),
+        "{stderr}"
+    );
+    assert!(files.is_empty());
+}
+
+#[test]
+fn meshes_and_skip_mesh_choose_what_to_import_and_the_error_names_them() {
+    // The character beside an unskinned, subdivided copy of its body (1,232 vertices, no bone above it).
+    for storage in ["rigid-gte", "baked-vertices"] {
+        let (code, _, stderr, files) = import("high_res_copy.fbx", storage, &[]);
+        assert_eq!(code, 1);
+        assert!(
+            stderr.contains("high_res_copy.fbx") && stderr.contains("mesh 'BodyHighRes' has no skin deformer")
+                && stderr.contains("--skip-mesh 'BodyHighRes'") && stderr.contains("--meshes"),
+            "{stderr}"
+        );
+        assert!(files.is_empty());
+    }
+    let reference = import("character.fbx", "rigid-gte", &[]).1;
+    for args in [&["--skip-mesh", "BodyHighRes"][..], &["--meshes", "Body"][..]] {
+        let (code, json, stderr, files) = import("high_res_copy.fbx", "rigid-gte", args);
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+        assert_eq!(files, ["high_res_copy.pxsk"]);
+        for key in ["bones", "vertices", "triangles", "quads"] {
+            assert_eq!(json[key], reference[key], "{args:?}: {key}");
+        }
+    }
+    // Names the file does not have are errors listing the meshes it has.
+    for (option, name) in [("--meshes", "Bod"), ("--skip-mesh", "Copy")] {
+        let (code, _, stderr, files) = import("high_res_copy.fbx", "rigid-gte", &[option, name]);
+        assert_eq!(code, 1);
+        assert!(stderr.contains(&format!("{option} names mesh '{name}'")) && stderr.contains("(meshes: Body, BodyHighRes)"), "{stderr}");
+        assert!(files.is_empty());
+    }
+    // Leaving out every mesh leaves nothing to import.
+    let (code, _, stderr, _) = import("character.fbx", "rigid-gte", &["--skip-mesh", "Body"]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("no mesh"), "{stderr}");
+}
+
+#[test]
+fn a_maya_mesh_node_moved_after_binding_is_placed_alike_in_both_storage_modes() {
+    // The box was bound at the origin, then its node moved 1 m along X; Maya shows it moved. Rigid-gte
+    // used to leave it where it was bound (and blamed the 1 m on one-bone skinning).
+    let c = load("maya_moved_skin.fbx", &ImportOptions::default()).unwrap();
+    let other = load("moved_skin.fbx", &ImportOptions::default()).unwrap();
+    for storage in [StorageMode::RigidGte, StorageMode::BakedVertices] {
+        let maya = build(&c, storage).unwrap();
+        let plain = build(&other, storage).unwrap();
+        assert!(!maya.report.warnings.iter().any(|w| w.contains("true skinning")), "{storage:?}: {:?}", maya.report.warnings);
+        assert!(maya.report.accuracy.versus_skinned.max <= 2.0 || storage == StorageMode::BakedVertices, "{:?}", maya.report.accuracy);
+        let (tm, tp) = (Tables::parse(&maya.blob).unwrap(), Tables::parse(&plain.blob).unwrap());
+        for frame in [0, 15, 30] {
+            let (m, p) = (positions(&tm, 0, frame).unwrap(), positions(&tp, 0, frame).unwrap());
+            for (a, b) in m.iter().zip(&p) {
+                // One bone turning about Y at the origin: the moved box turns about the same axis, 1 m
+                // further along X in model space.
+                assert!((a[0] - b[0] - 4096).abs() <= 16 && (a[1] - b[1]).abs() <= 16 && (a[2] - b[2]).abs() <= 16, "{storage:?} frame {frame}: {a:?} vs {b:?}");
+            }
+        }
+    }
+}

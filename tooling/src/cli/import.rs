@@ -42,6 +42,13 @@ pub struct Args {
     /// Comma-separated clip names to import, in this order (default: every clip).
     #[arg(long, value_delimiter = ',')]
     pub clips: Option<Vec<String>>,
+    /// Comma-separated mesh (node) names to import, leaving out every other mesh (default: every mesh).
+    #[arg(long, value_delimiter = ',', value_name = "NAME")]
+    pub meshes: Option<Vec<String>>,
+    /// A mesh (node name) to leave out, such as a high-resolution copy beside the character; repeatable,
+    /// or comma-separated.
+    #[arg(long = "skip-mesh", value_delimiter = ',', value_name = "NAME")]
+    pub skip_mesh: Vec<String>,
     /// Sample rate of the clips in Hz.
     #[arg(long, default_value_t = 30)]
     pub rate: u32,
@@ -100,7 +107,12 @@ fn execute(args: Args) -> Result<(), CliError> {
             return Err(CliError::usage(format!("--pose-tolerance must be a positive number of GTE units, not {t}")));
         }
     }
-    let options = ImportOptions { rate: args.rate, clips: args.clips.clone() };
+    let options = ImportOptions {
+        rate: args.rate,
+        clips: args.clips.clone(),
+        meshes: args.meshes.clone(),
+        skip_meshes: args.skip_mesh.clone(),
+    };
     let show_progress = std::io::stderr().is_terminal() && !args.json;
     let mut progress = |clip: &str, frame: usize, frames: usize| {
         if show_progress {

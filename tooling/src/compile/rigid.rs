@@ -17,6 +17,20 @@ use crate::fbx::{Affine, Character, Clip, ImportError, Trs};
 /// accuracy threshold (None: [`super::rigid_threshold_for`] the larger of the budget and the format error
 /// a clip had to accept).
 pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64) -> Result<Compiled, ImportError> {
+    if let Some(s) = c.blend_shapes.first() {
+        let all: Vec<String> = c.blend_shapes.iter().map(|s| format!("'{}' (mesh '{}')", s.shape, s.mesh)).collect();
+        return Err(compile_error(
+            c,
+            format!(
+                "blend shape '{}' of mesh '{}' is animated (clip '{}'); rigid-gte moves vertices with bones only and \
+                 cannot show blend shapes ({}): use --storage baked-vertices, which bakes them",
+                s.shape,
+                s.mesh,
+                s.clip,
+                all.join(", ")
+            ),
+        ));
+    }
     let layout = layout(c).map_err(|m| compile_error(c, m))?;
     let reach = reaches(c);
     let parents: Vec<Option<usize>> = c.bones.iter().map(|b| b.parent).collect();
