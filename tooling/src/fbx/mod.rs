@@ -43,7 +43,7 @@
 //!   positions, both references), so rigid-gte places the skin where baked-vertices does.
 //! - **Added clips:** clips of other engines' files put onto the skeleton ([`clips_onto`]).
 
-pub(crate) mod added;
+pub mod added;
 mod affine;
 mod error;
 pub mod events;
