@@ -193,3 +193,25 @@ fn a_maya_mesh_node_moved_after_binding_is_placed_alike_in_both_storage_modes() 
         }
     }
 }
+
+#[test]
+fn preview_draws_a_baked_character_with_animated_blend_shapes() {
+    // The skeleton overlay reads rigid pose samples; the animated shape must not stop a baked preview.
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("hair.png");
+    let run = |storage: &str| {
+        Command::new(env!("CARGO_BIN_EXE_psxanim"))
+            .args(["preview", fixture("blend_shape_hair.fbx").to_str().unwrap(), "--clip", "Idle", "--frames", "0..30"])
+            .args(["--storage", storage, "--out", png.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let o = run("baked-vertices");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(png.exists());
+    std::fs::remove_file(&png).unwrap();
+    let o = run("rigid-gte");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("blend shape 'Sway'"));
+    assert!(!png.exists());
+}

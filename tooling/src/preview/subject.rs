@@ -117,13 +117,23 @@ impl Subject {
     }
 
     fn from_character(character: Character, modes: &[StorageMode]) -> Result<Subject, CliError> {
-        let build = |mode: StorageMode| -> Result<Vec<u8>, CliError> {
+        let build = |character: &Character, mode: StorageMode| -> Result<Vec<u8>, CliError> {
             let options = CompileOptions { storage: mode, max_error: Some(f64::INFINITY), pose_tolerance: None };
-            compile(&character, &options).map(|c| c.blob).map_err(|e| CliError::invalid(e.to_string()))
+            compile(character, &options).map(|c| c.blob).map_err(|e| CliError::invalid(e.to_string()))
         };
-        // The skeleton overlay reads rigid pose samples, so a baked preview compiles both.
-        let rigid = Some(build(StorageMode::RigidGte)?);
-        let baked = if modes.contains(&StorageMode::BakedVertices) { Some(build(StorageMode::BakedVertices)?) } else { None };
+        // The skeleton overlay reads rigid pose samples, so a baked preview compiles both; for the overlay
+        // alone, animated blend shapes (which rigid-gte refuses, and which move no bone) are left out.
+        let rigid = if modes.contains(&StorageMode::RigidGte) || character.blend_shapes.is_empty() {
+            build(&character, StorageMode::RigidGte)?
+        } else {
+            build(&Character { blend_shapes: Vec::new(), ..character.clone() }, StorageMode::RigidGte)?
+        };
+        let rigid = Some(rigid);
+        let baked = if modes.contains(&StorageMode::BakedVertices) {
+            Some(build(&character, StorageMode::BakedVertices)?)
+        } else {
+            None
+        };
         let clips = character
             .clips
             .iter()
