@@ -215,3 +215,16 @@ fn preview_draws_a_baked_character_with_animated_blend_shapes() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("blend shape 'Sway'"));
     assert!(!png.exists());
 }
+
+#[test]
+fn a_maya_move_the_skeleton_cannot_carry_is_stated_and_baked_only() {
+    // Two boxes on one bone, only one of whose nodes moved after binding: the bones cannot carry the move
+    // for one mesh alone, so rigid-gte keeps the moved box where it was bound, and says why.
+    let c = load("maya_moved_one_of_two.fbx", &ImportOptions::default()).unwrap();
+    let w = c.warnings.iter().find(|w| w.contains("moved after binding")).unwrap_or_else(|| panic!("{:?}", c.warnings));
+    assert!(w.contains("'Box'") && !w.contains("'Still'") && w.contains("rigid-gte keeps it where it was bound"), "{w}");
+    let baked = build(&c, StorageMode::BakedVertices).unwrap();
+    assert!(baked.report.accuracy.versus_skinned.max <= DEFAULT_BAKED_THRESHOLD);
+    let rigid = build(&c, StorageMode::RigidGte).unwrap();
+    assert!((rigid.report.accuracy.versus_skinned.max - 4096.0).abs() < 2.0, "{:?}", rigid.report.accuracy.versus_skinned);
+}
