@@ -228,3 +228,27 @@ fn a_maya_move_the_skeleton_cannot_carry_is_stated_and_baked_only() {
     let rigid = build(&c, StorageMode::RigidGte).unwrap();
     assert!((rigid.report.accuracy.versus_skinned.max - 4096.0).abs() < 2.0, "{:?}", rigid.report.accuracy.versus_skinned);
 }
+
+#[test]
+fn preview_chooses_meshes_as_import_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = dir.path().join("copy.png");
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_psxanim"))
+            .args(["preview", fixture("high_res_copy.fbx").to_str().unwrap(), "--clip", "Idle", "--frames", "0..4"])
+            .args(["--out", png.to_str().unwrap()])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--skip-mesh 'BodyHighRes'"));
+    assert!(!png.exists());
+    for extra in [&["--skip-mesh", "BodyHighRes"][..], &["--meshes", "Body"][..]] {
+        let o = run(extra);
+        assert!(o.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(png.exists());
+        std::fs::remove_file(&png).unwrap();
+    }
+}
