@@ -248,3 +248,82 @@ fn metroid_prime_anim_and_panim_clips_compile_onto_the_skeleton_too() {
         }
     }
 }
+
+/// The committed `wave.ani` with its tracks renamed (`UpperArm.R`, `Forearm.R` in order) and `extra`
+/// tracks added (copies of the first), written to `dir/name/wave.ani` (the clip is named after the file).
+fn renamed_wave(dir: &Path, name: &str, names: [&str; 2], extra: &[&str]) -> PathBuf {
+    let bytes = std::fs::read(wave_path()).unwrap();
+    let mut anim = formats::read(formats::detect(&bytes, Some(&wave_path())).unwrap(), &bytes).unwrap();
+    let clip = &mut anim.clips[0];
+    for (t, n) in clip.tracks.iter_mut().zip(names) {
+        t.bone = Bone::Name(n.into());
+    }
+    for n in extra {
+        let mut t = clip.tracks[0].clone();
+        t.bone = Bone::Name((*n).into());
+        clip.tracks.push(t);
+    }
+    std::fs::create_dir_all(dir.join(name)).unwrap();
+    let path = dir.join(name).join("wave.ani");
+    write_ani(&anim, &path);
+    path
+}
+
+#[test]
+fn tracks_of_other_rigs_find_their_bones_by_the_alias_rules_and_say_which_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let (reference, ref_dir) = import("rigid-gte", &["--add-clips", wave_path().to_str().unwrap()]);
+    assert!(reference.status.success(), "{}", stderr(&reference));
+    // Mixamo's names (namespace prefix, Left/Right words, Arm/ForeArm) and Unreal's (upperarm_r,
+    // lowerarm_r), each with a track the character has no bone for.
+    let rigs = [
+        ("mixamo", ["mixamorig:RightArm", "mixamorig:RightForeArm"], "mixamorig:RightHandThumb1", ["alias", "side"]),
+        ("unreal", ["upperarm_r", "lowerarm_r"], "thumb_01_r", ["case", "alias"]),
+    ];
+    for (file, names, extra, rules) in rigs {
+        let path = renamed_wave(dir.path(), file, names, &[extra]);
+        for storage in ["rigid-gte", "baked-vertices"] {
+            let (o, out) = import(storage, &["--add-clips", path.to_str().unwrap(), "--json"]);
+            assert!(o.status.success(), "{file} {storage}: {}", stderr(&o));
+            let e = stderr(&o);
+            // Text: the matches with their rule, and the miss.
+            let line = e.lines().find(|l| l.contains("tracks matched to bones of other names")).unwrap_or_else(|| panic!("{e}"));
+            for ((track, bone), rule) in names.iter().zip(["UpperArm.R", "Forearm.R"]).zip(rules) {
+                assert!(line.contains(&format!("{track} -> {bone} ({rule})")), "{line}");
+            }
+            assert!(e.contains(&format!("tracks matching no bone (ignored): \"{extra}\" (track 2)")), "{e}");
+            // JSON: the same.
+            let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            let added = &json["added_clips"][0];
+            let matches: Vec<(String, String, String)> = added["matches"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| (m["track"].as_str().unwrap().into(), m["bone"].as_str().unwrap().into(), m["rule"].as_str().unwrap().into()))
+                .collect();
+            assert_eq!(
+                matches,
+                [(names[0].into(), "UpperArm.R".into(), rules[0].into()), (names[1].into(), "Forearm.R".into(), rules[1].into())]
+            );
+            assert_eq!(added["ignored_tracks"][0], format!("\"{extra}\" (track 2)"));
+            if storage == "rigid-gte" {
+                assert!(blob(out.path()) == blob(ref_dir.path()), "{file}: the renamed tracks drive the same bones");
+            }
+        }
+    }
+    // The bone map renames first: a mapped track matches exactly, the others still by the rules.
+    let path = renamed_wave(dir.path(), "mapped", ["Arm_Upper_Right", "mixamorig:RightForeArm"], &[]);
+    let map = dir.path().join("map.txt");
+    std::fs::write(&map, "Arm_Upper_Right = UpperArm.R\n").unwrap();
+    let (o, out) = import("rigid-gte", &["--add-clips", path.to_str().unwrap(), "--bone-map", map.to_str().unwrap(), "--json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let json: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let rules: Vec<&str> = json["added_clips"][0]["matches"].as_array().unwrap().iter().map(|m| m["rule"].as_str().unwrap()).collect();
+    assert_eq!(rules, ["exact", "side"]);
+    assert!(blob(out.path()) == blob(ref_dir.path()));
+    // Without the map, that name matches nothing (its words are not an alias): reported, bind pose kept.
+    let (o, _) = import("rigid-gte", &["--add-clips", path.to_str().unwrap()]);
+    assert!(o.status.success());
+    assert!(stderr(&o).contains("tracks matching no bone (ignored): \"Arm_Upper_Right\" (track 0)"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("bones keeping the bind pose (no track): Hips, Spine, Head, UpperArm.L, Forearm.L, UpperArm.R,"), "{}", stderr(&o));
+}

@@ -30,7 +30,6 @@ fn every_rejection_fixture_fails_naming_its_defect_and_writes_nothing() {
         ("reject_singular.fbx", "singular transform"),
         ("reject_unweighted.fbx", "unweighted vertices"),
         ("reject_dual_quaternion.fbx", "dual-quaternion skinning"),
-        ("reject_blend_shape.fbx", "blend shapes"),
         ("reject_two_skins.fbx", "2 skin deformers"),
         ("reject_too_many_vertices.fbx", "608 vertices exceed the profile limit of 512"),
         ("reject_too_large.fbx", "outside the profile limit of +-7.5 m"),
@@ -251,7 +250,7 @@ fn a_failed_import_leaves_the_previous_output_untouched() {
     // A broken file under the same name: same output path, must not be touched.
     let broken = dir.path().join("src/character.fbx");
     std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
-    std::fs::copy(fixture("reject_blend_shape.fbx"), &broken).unwrap();
+    std::fs::copy(fixture("reject_two_skins.fbx"), &broken).unwrap();
     let (code, _, _) =
         psxanim(&["import", broken.to_str().unwrap(), "--storage", "baked-vertices", "-o", out.to_str().unwrap()]);
     assert_eq!(code, 1);

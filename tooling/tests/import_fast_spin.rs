@@ -71,7 +71,7 @@ fn the_fast_spin_fixture_imports_in_rigid_mode_within_the_stated_accuracy_at_eve
         let clip = c.clips.iter().find(|cl| cl.name == name).unwrap_or_else(|| panic!("{name} in {names:?}"));
         assert_eq!(clip.frame_count(), frames, "{name}");
     }
-    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None }).unwrap();
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None }).unwrap();
     let t = Tables::parse(&out.blob).unwrap();
     let threshold = out.report.accuracy.threshold;
     assert_eq!(threshold, 2.0);
@@ -114,7 +114,7 @@ fn the_fast_spin_fixture_imports_in_rigid_mode_within_the_stated_accuracy_at_eve
     assert!((worst - out.report.accuracy.versus_rigid.max).abs() < 1e-6, "{worst}");
     assert!(out.report.max_format_error <= RIGID_FORMAT_BUDGET);
     // Still far smaller than the same clips as baked vertices.
-    let baked = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None }).unwrap();
+    let baked = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None, pose_tolerance: None }).unwrap();
     assert!(out.report.animation_bytes * 10 < baked.report.animation_bytes, "{}", out.report.animation_bytes);
 }
 
@@ -157,6 +157,7 @@ fn one_clip_character(bones: Vec<Bone>, vertices: Vec<Vertex>, clip: &str, poses
         clips: vec![Clip { name: clip.into(), rate: 30, poses, rigid_reference: reference.clone(), skinned_reference: reference, events: vec![] }],
         weights: WeightReduction::default(),
         props: vec![],
+        blend_shapes: vec![],
         warnings: vec![],
     }
 }
@@ -202,7 +203,7 @@ fn spinning(axis: [f64; 3], degrees: f64, drift: f64, start: [f64; 3], frames: u
 /// between the runtime's decoded pose and the exact one, the clip's frames per block and its sign flips
 /// within blocks.
 fn format_error(c: &Character) -> (f64, usize, usize) {
-    let out = compile(c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None }).unwrap();
+    let out = compile(c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None }).unwrap();
     let t = Tables::parse(&out.blob).unwrap();
     let mut order: Vec<usize> = (0..c.vertices.len()).collect();
     order.sort_by_key(|&v| c.vertices[v].bone);
@@ -223,18 +224,27 @@ fn a_60_degree_spin_a_frame_is_stored_with_small_blocks_or_sign_flips_and_a_slow
     assert!(b < 16 || flips > 0, "{b} frames per block, {flips} flips");
     // Rotations are stored in halfwords (Q15, what the player keeps): a block of two frames 90 degrees
     // apart can leave its rebuilt component near zero, where rounding grows past the budget. Such a clip
-    // is refused with the way out, never stored out of budget.
-    assert!(within_budget_or_refused(&spinning([1.0, 1.0, 0.3], 90.0, 0.0, [0.3, -0.2, 0.1], 40)));
+    // is stored at the closest precision with a warning stating its error (or refused with the way out),
+    // never silently out of budget.
+    assert!(within_budget_or_warned(&spinning([1.0, 1.0, 0.3], 90.0, 0.0, [0.3, -0.2, 0.1], 40)));
     let (e, b, flips) = format_error(&spinning([1.0, 1.0, 0.3], 5.0, 0.0, [0.3, -0.2, 0.1], 40));
     assert!(e <= RIGID_FORMAT_BUDGET, "{e}");
     assert_eq!(flips, 0, "{b} frames per block");
 }
 
-/// Compiles `c` in rigid mode: true when its decoded poses keep the format budget, or when the compiler
-/// refused it pointing at baked storage (never a clip stored out of budget).
-fn within_budget_or_refused(c: &Character) -> bool {
-    match compile(c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None }) {
-        Ok(_) => format_error(c).0 <= RIGID_FORMAT_BUDGET,
+/// Compiles `c` in rigid mode: true when its decoded poses keep the format budget, when a clip out of it
+/// comes with the warning stating its error (the closest precision, issue 24; `e` is measured against
+/// ufbx's positions, so it may add the rounding of bone-local vertices, 0.87), or when the compiler
+/// refused it pointing at baked storage (never a clip silently stored out of budget).
+fn within_budget_or_warned(c: &Character) -> bool {
+    match compile(c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None }) {
+        Ok(out) => {
+            let e = format_error(c).0;
+            e <= RIGID_FORMAT_BUDGET
+                || out.report.warnings.iter().any(|w| {
+                    w.contains("no pose precision keeps vertices within 1 GTE unit") && w.contains("--storage baked-vertices")
+                }) && e <= out.report.max_format_error + 0.87
+        }
         Err(e) => format!("{e:?}").contains("--storage baked-vertices"),
     }
 }
@@ -282,7 +292,7 @@ fn one_fast_spinning_bone_costs_its_clip_little_more_than_a_slow_one() {
         let c = prop_spinning_among_slow_bones(degrees);
         let (e, _, _) = format_error(&c);
         assert!(e <= RIGID_FORMAT_BUDGET, "{degrees}: {e}");
-        compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None }).unwrap().report.animation_bytes
+        compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None }).unwrap().report.animation_bytes
     };
     let slow = bytes(5.0);
     for degrees in [20.0, 45.0] {
@@ -305,6 +315,6 @@ proptest! {
         // Rotations are halfwords (Q15, what the forward player keeps): a spin fast enough to leave a
         // block's rebuilt component near zero can miss the budget even in blocks of two frames; the
         // compiler then refuses the clip with the way out.
-        prop_assert!(within_budget_or_refused(&spinning(axis, degrees, drift, start, frames)));
+        prop_assert!(within_budget_or_warned(&spinning(axis, degrees, drift, start, frames)));
     }
 }

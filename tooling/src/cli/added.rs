@@ -70,10 +70,16 @@ pub fn add_clips(c: &mut Character, model: &Path, files: &[PathBuf], map: Option
     Ok(reports)
 }
 
-/// Reports on stderr what each added clip leaves out, as `convert` reports its losses.
+/// Reports on stderr how tracks found bones of other names (the rule of each match, see
+/// [`crate::fbx::added::aliases`]) and what each added clip leaves out, as `convert` reports its losses.
 pub fn report(reports: &[AddedClip]) {
     for r in reports {
         let at = format!("psxanim: {}: clip '{}'", r.file, r.clip);
+        let renamed: Vec<String> =
+            r.matches.iter().filter(|m| m.rule != "exact").map(|m| format!("{} -> {} ({})", m.track, m.bone, m.rule)).collect();
+        if !renamed.is_empty() {
+            say_err(&format!("{at}: tracks matched to bones of other names: {}", renamed.join(", ")));
+        }
         if !r.unmatched_bones.is_empty() {
             say_err(&format!("{at}: bones keeping the bind pose (no track): {}", r.unmatched_bones.join(", ")));
         }

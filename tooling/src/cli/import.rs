@@ -42,6 +42,13 @@ pub struct Args {
     /// Comma-separated clip names to import, in this order (default: every clip).
     #[arg(long, value_delimiter = ',')]
     pub clips: Option<Vec<String>>,
+    /// Comma-separated mesh (node) names to import, leaving out every other mesh (default: every mesh).
+    #[arg(long, value_delimiter = ',', value_name = "NAME")]
+    pub meshes: Option<Vec<String>>,
+    /// A mesh (node name) to leave out, such as a high-resolution copy beside the character; repeatable,
+    /// or comma-separated.
+    #[arg(long = "skip-mesh", value_delimiter = ',', value_name = "NAME")]
+    pub skip_mesh: Vec<String>,
     /// Sample rate of the clips in Hz.
     #[arg(long, default_value_t = 30)]
     pub rate: u32,
@@ -54,6 +61,11 @@ pub struct Args {
     /// above 2% of the model's height; `inf` accepts any error.
     #[arg(long)]
     pub max_error: Option<f64>,
+    /// Rigid-gte: how far (GTE units) the compact pose samples may put a vertex from the exact samples
+    /// (default 1). A clip no precision keeps within it (a very tall model) is stored at the closest
+    /// precision with a warning stating its error.
+    #[arg(long, value_name = "UNITS")]
+    pub pose_tolerance: Option<f64>,
     /// Also write OUT/<model>.rs for `include!`: the blob embedded with 4-byte alignment, `clips::WALK`
     /// style constants of the clip and event names, and `clip!("Walk")` / `event!("step")` macros that
     /// stop the build on a name the model does not have, listing those it has.
@@ -90,7 +102,17 @@ fn execute(args: Args) -> Result<(), CliError> {
             return Err(CliError::usage(format!("--max-error must be a non-negative number, not {e}")));
         }
     }
-    let options = ImportOptions { rate: args.rate, clips: args.clips.clone() };
+    if let Some(t) = args.pose_tolerance {
+        if !(t.is_finite() && t > 0.0) {
+            return Err(CliError::usage(format!("--pose-tolerance must be a positive number of GTE units, not {t}")));
+        }
+    }
+    let options = ImportOptions {
+        rate: args.rate,
+        clips: args.clips.clone(),
+        meshes: args.meshes.clone(),
+        skip_meshes: args.skip_mesh.clone(),
+    };
     let show_progress = std::io::stderr().is_terminal() && !args.json;
     let mut progress = |clip: &str, frame: usize, frames: usize| {
         if show_progress {
@@ -109,7 +131,7 @@ fn execute(args: Args) -> Result<(), CliError> {
         StorageArg::RigidGte => StorageMode::RigidGte,
         StorageArg::BakedVertices => StorageMode::BakedVertices,
     };
-    let compiled = compile(&character, &CompileOptions { storage, max_error: args.max_error })
+    let compiled = compile(&character, &CompileOptions { storage, max_error: args.max_error, pose_tolerance: args.pose_tolerance })
         .map_err(|e| CliError::invalid(e.to_string()))?;
 
     let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());

@@ -12,7 +12,8 @@
 //!   triangles remapped to the new order, and per-bone parent-relative pose samples in the compact
 //!   format of `tables::pose` at a precision (and, for fast turns, a block size) searched per clip so
 //!   that no vertex moves more than
-//!   [`RIGID_FORMAT_BUDGET`] GTE unit from where the exact samples put it;
+//!   [`RIGID_FORMAT_BUDGET`] GTE unit (`--pose-tolerance`) from where the exact samples put it, or, when
+//!   no precision can (a model too tall for the finest rotation step), at the closest one, with a warning;
 //! - **baked-vertices**: model-space positions of every frame as Q8 deltas from the bind pose: ufbx's
 //!   linear-blend skinning with every weight (true skinning), within the format's quantisation.
 //!
@@ -67,6 +68,9 @@ pub struct CompileOptions {
     pub storage: StorageMode,
     /// Accuracy threshold in GTE units (None: the storage mode's default); `f64::INFINITY` disables it.
     pub max_error: Option<f64>,
+    /// Rigid-gte: the error budget of the pose format in GTE units (None: [`RIGID_FORMAT_BUDGET`]).
+    /// A clip no precision keeps within it is stored at the closest one, with a warning.
+    pub pose_tolerance: Option<f64>,
 }
 
 /// Error statistics in GTE units (largest per-axis difference per vertex).
@@ -234,14 +238,13 @@ fn compile_error(c: &Character, message: String) -> ImportError {
 
 /// Compiles `c`; fails on the animation-size limit or the accuracy threshold.
 pub fn compile(c: &Character, options: &CompileOptions) -> Result<Compiled, ImportError> {
-    let threshold = options.max_error.unwrap_or(match options.storage {
-        StorageMode::RigidGte => rigid_threshold(c),
-        StorageMode::BakedVertices => DEFAULT_BAKED_THRESHOLD,
-    });
     let out = match options.storage {
-        StorageMode::RigidGte => rigid::compile(c, threshold)?,
-        StorageMode::BakedVertices => baked::compile(c, threshold)?,
+        StorageMode::RigidGte => {
+            rigid::compile(c, options.max_error, options.pose_tolerance.unwrap_or(RIGID_FORMAT_BUDGET))?
+        }
+        StorageMode::BakedVertices => baked::compile(c, options.max_error.unwrap_or(DEFAULT_BAKED_THRESHOLD))?,
     };
+    let threshold = out.report.accuracy.threshold;
     if out.report.animation_bytes > MAX_ANIMATION_BYTES {
         return Err(ImportError::AnimationTooLarge {
             path: c.source.clone(),
@@ -271,6 +274,12 @@ pub fn compile(c: &Character, options: &CompileOptions) -> Result<Compiled, Impo
 /// bone-local vertex by half a unit per axis can cause under any sampled bone transform (0.87 for a pure
 /// rotation; proportionally more under an animated scale-up), and never below [`DEFAULT_RIGID_THRESHOLD`].
 pub fn rigid_threshold(c: &Character) -> f64 {
+    rigid_threshold_for(c, RIGID_FORMAT_BUDGET)
+}
+
+/// [`rigid_threshold`] with another pose format budget (`--pose-tolerance`, or the error a clip had to
+/// accept when no precision kept the budget).
+pub fn rigid_threshold_for(c: &Character, format_budget: f64) -> f64 {
     let mut rounding: f64 = 0.5 * 3f64.sqrt();
     for clip in &c.clips {
         for pose in &clip.poses {
@@ -280,7 +289,7 @@ pub fn rigid_threshold(c: &Character) -> f64 {
             }
         }
     }
-    DEFAULT_RIGID_THRESHOLD.max(RIGID_FORMAT_BUDGET + rounding + 0.01)
+    DEFAULT_RIGID_THRESHOLD.max(format_budget + rounding + 0.01)
 }
 
 struct Common<'a> {

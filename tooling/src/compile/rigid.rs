@@ -7,13 +7,30 @@ use super::blob::{assemble, BlobParts, ClipData, ClipPart};
 use super::pose::{self, make_continuous, BoneTrack};
 use super::{
     accuracy, axis_error, clip_parts, common, compile_error, primitive_stream, primitives, quads, report_base,
-    u16_of, Bounds, ClipReport, CompileReport, Compiled, ErrorAcc, StorageMode, RIGID_FORMAT_BUDGET,
+    u16_of, Bounds, ClipReport, CompileReport, Compiled, ErrorAcc, StorageMode,
     SKINNING_WARNING_SHARE,
 };
 use crate::fbx::{Affine, Character, Clip, ImportError, Trs};
 
 /// The rigid-gte blob of `c` and its report (the accuracy threshold is checked by the caller).
-pub(super) fn compile(c: &Character, threshold: f64) -> Result<Compiled, ImportError> {
+/// `tolerance`: the pose format's error budget ([`RIGID_FORMAT_BUDGET`] by default); `max_error`: the
+/// accuracy threshold (None: [`super::rigid_threshold_for`] the larger of the budget and the format error
+/// a clip had to accept).
+pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64) -> Result<Compiled, ImportError> {
+    if let Some(s) = c.blend_shapes.first() {
+        let all: Vec<String> = c.blend_shapes.iter().map(|s| format!("'{}' (mesh '{}')", s.shape, s.mesh)).collect();
+        return Err(compile_error(
+            c,
+            format!(
+                "blend shape '{}' of mesh '{}' is animated (clip '{}'); rigid-gte moves vertices with bones only and \
+                 cannot show blend shapes ({}): use --storage baked-vertices, which bakes them",
+                s.shape,
+                s.mesh,
+                s.clip,
+                all.join(", ")
+            ),
+        ));
+    }
     let layout = layout(c).map_err(|m| compile_error(c, m))?;
     let reach = reaches(c);
     let parents: Vec<Option<usize>> = c.bones.iter().map(|b| b.parent).collect();
@@ -39,11 +56,21 @@ pub(super) fn compile(c: &Character, threshold: f64) -> Result<Compiled, ImportE
     let mut clip_data = Vec::new();
     let mut clip_reports = Vec::new();
     let mut decoded_all = Vec::new();
+    let mut warnings = Vec::new();
     for clip in &c.clips {
         let tracks = tracks(c, clip, &reach).map_err(|m| compile_error(c, m))?;
         let exact: Vec<Vec<[f64; 3]>> = clip.poses.iter().map(|pose| positions(pose, &layout)).collect();
         let EncodedClip { data, worst, decoded, .. } =
-            encode_pose_clip(c, clip, &tracks, &exact, &bones, &layout, &parents)?;
+            encode_pose_clip(c, clip, &tracks, &exact, &bones, &layout, &parents, tolerance)?;
+        if worst > tolerance {
+            warnings.push(format!(
+                "clip '{}': no pose precision keeps vertices within {tolerance} GTE unit of the exact samples; \
+                 the closest is used, {worst:.3} GTE units (--pose-tolerance {} accepts it without this warning; \
+                 --storage baked-vertices stores positions)",
+                clip.name,
+                (worst * 100.0).ceil() / 100.0
+            ));
+        }
         for p in exact.iter().chain(&decoded).flatten() {
             bounds.add(*p);
         }
@@ -75,6 +102,8 @@ pub(super) fn compile(c: &Character, threshold: f64) -> Result<Compiled, ImportE
         .map_err(|e| compile_error(c, format!("internal: compiled blob unreadable: {e:?}")))?;
 
     // Accuracy: decoded positions are in the new order; references in the original order.
+    let worst_format = clip_reports.iter().map(|r| r.format_error).fold(tolerance, f64::max);
+    let threshold = max_error.unwrap_or_else(|| super::rigid_threshold_for(c, worst_format));
     let mut accuracy = accuracy(c, threshold, |clip, frame, old| decoded_all[clip][frame][layout.remap[old]]);
     let final_tables = Tables::parse(&assembled.blob).map_err(|e| compile_error(c, format!("internal: {e:?}")))?;
     let mut console = ErrorAcc::default();
@@ -88,7 +117,6 @@ pub(super) fn compile(c: &Character, threshold: f64) -> Result<Compiled, ImportE
         }
     }
     accuracy.console_fp12 = Some(console.finish());
-    let mut warnings = Vec::new();
     let skinned = &accuracy.versus_skinned;
     if skinned.max > SKINNING_WARNING_SHARE * accuracy.model_height && !c.clips.is_empty() {
         let (clip, frame, _) = skinned.worst;
@@ -143,17 +171,21 @@ struct EncodedClip {
     decoded: Vec<Vec<[f64; 3]>>,
 }
 
-/// Why no precision fitted one block size: the closest error reached, or the encoder's refusal.
+/// Why no precision fitted one block size: the closest encoding reached, or the encoder's refusal.
 struct Misses {
-    closest: f64,
+    closest: Option<EncodedClip>,
     refused: Option<String>,
 }
 
 /// The pose data of `clip` in blocks of [`pose::MAX_BLOCK_FRAMES`] at the coarsest precision that keeps
-/// every vertex within [`RIGID_FORMAT_BUDGET`] of `exact`. A bone turning too fast for that block size
+/// every vertex within `tolerance` of `exact`. A bone turning too fast for that block size
 /// (a rotation changing sign within a block, see `pose`) makes the compiler try every block size from 15
 /// frames down to 1 too and keep the smallest data: sign flips cost wide deltas, smaller blocks cost
 /// headers for every animated channel, and a dropped component passing near zero a finer precision.
+/// When no precision keeps the tolerance (a tall model whose vertices lie farther from their bones than
+/// the finest rotation step can place within it), the closest encoding is returned (its `worst` says by
+/// how much; the caller warns); only an encoder refusal with nothing encoded is an error.
+#[allow(clippy::too_many_arguments)]
 fn encode_pose_clip(
     c: &Character,
     clip: &crate::fbx::Clip,
@@ -162,10 +194,12 @@ fn encode_pose_clip(
     bones: &[(&str, Option<usize>, u16, u16)],
     layout: &RigidLayout,
     parents: &[Option<usize>],
+    tolerance: f64,
 ) -> Result<EncodedClip, ImportError> {
-    let mut misses = Misses { closest: f64::INFINITY, refused: None };
-    let mut search =
-        |block_frames| coarsest_precision(c, clip, tracks, exact, bones, layout, parents, block_frames, &mut misses);
+    let mut misses = Misses { closest: None, refused: None };
+    let mut search = |block_frames| {
+        coarsest_precision(c, clip, tracks, exact, bones, layout, parents, block_frames, tolerance, &mut misses)
+    };
     let mut best = search(pose::MAX_BLOCK_FRAMES)?;
     if let Some(found) = best.take_if(|b| b.sign_flips == 0) {
         return Ok(found);
@@ -177,23 +211,19 @@ fn encode_pose_clip(
             }
         }
     }
-    best.ok_or_else(|| {
-        compile_error(
+    match (best, misses) {
+        (Some(found), _) => Ok(found),
+        (None, Misses { closest: Some(closest), .. }) => Ok(closest),
+        (None, Misses { refused, .. }) => Err(compile_error(
             c,
-            match misses.refused {
-                Some(m) if misses.closest.is_infinite() => format!("clip '{}': {m}", clip.name),
-                _ => format!(
-                    "clip '{}': no pose precision keeps vertices within {RIGID_FORMAT_BUDGET} GTE unit (closest: \
-                     {:.3}), even with one frame per block: use --storage baked-vertices",
-                    clip.name, misses.closest
-                ),
-            },
-        )
-    })
+            format!("clip '{}': {}", clip.name, refused.unwrap_or_else(|| "no pose precision was tried".into())),
+        )),
+    }
 }
 
 /// [`encode_pose_clip`] at one block size: precisions alpha = 8 * 0.8^i from the coarsest, until one
-/// keeps the budget (Some), or none does or the encoder refuses a finer one (None, noted in `misses`).
+/// keeps `tolerance` (Some), or none does or the encoder refuses a finer one (None; the closest encoding
+/// is kept in `misses`).
 #[allow(clippy::too_many_arguments)]
 fn coarsest_precision(
     c: &Character,
@@ -204,6 +234,7 @@ fn coarsest_precision(
     layout: &RigidLayout,
     parents: &[Option<usize>],
     block_frames: usize,
+    tolerance: f64,
     misses: &mut Misses,
 ) -> Result<Option<EncodedClip>, ImportError> {
     let frame_count = u16_of(c, "frame count", clip.frame_count())?;
@@ -243,10 +274,17 @@ fn coarsest_precision(
             worst = ex.iter().zip(&d).map(|(a, b)| axis_error(*a, *b)).fold(worst, f64::max);
             decoded.push(d);
         }
-        if worst <= RIGID_FORMAT_BUDGET {
-            return Ok(Some(EncodedClip { data, sign_flips, worst, decoded }));
+        let encoded = EncodedClip { data, sign_flips, worst, decoded };
+        if worst <= tolerance {
+            return Ok(Some(encoded));
         }
-        misses.closest = misses.closest.min(worst);
+        let closer = misses
+            .closest
+            .as_ref()
+            .is_none_or(|b| (worst, encoded.data.len()) < (b.worst, b.data.len()));
+        if closer {
+            misses.closest = Some(encoded);
+        }
     }
     Ok(None)
 }

@@ -3,7 +3,9 @@
 //! tables beside its own clips (`psxanim import --add-clips`) and preview the same (`psxanim preview`).
 //!
 //! - Tracks are matched to bones by name, or by index for numeric ids (after the bone map renamed
-//!   them). Tracks matching no bone are ignored and listed; a clip none of whose tracks matches is an
+//!   them), then by the rules of [`aliases`] for rigs that name bones differently (a `mixamorig:`
+//!   prefix, `.L` against `Left`, `pelvis` against `Hips`); each match reports the rule that made it.
+//!   Tracks matching no bone are ignored and listed; a clip none of whose tracks matches is an
 //!   error. Bones without a track keep their bind pose and are listed.
 //! - A matched track's rotation keys replace the bone's parent-relative bind rotation, interpolated
 //!   along the shorter arc between keys; translations and scales stay at the bind pose (the formats'
@@ -15,10 +17,12 @@
 
 use std::path::Path;
 
+pub mod aliases;
+
 use super::limits::MAX_CLIP_SECONDS;
 use super::{Affine, Character, Clip, Trs};
 use crate::formats::timebase::{frame_rate, DEFAULT_FRAME_RATE};
-use crate::model::{Animation, Bone, TimeUnit};
+use crate::model::{Animation, TimeUnit};
 
 /// What putting one clip onto the skeleton did.
 #[derive(Clone, Debug, serde::Serialize)]
@@ -32,6 +36,8 @@ pub struct AddedClip {
     pub unmatched_bones: Vec<String>,
     /// Tracks matching no bone of the model (ignored), as `bone (track N)`.
     pub ignored_tracks: Vec<String>,
+    /// How each matched track found its bone.
+    pub matches: Vec<aliases::TrackMatch>,
     pub losses: Vec<String>,
 }
 
@@ -51,7 +57,7 @@ pub fn clips_onto(c: &Character, anim: &Animation, file: &Path, model: &Path, ra
             (true, _) => format!("{stem}#{ci}"),
         };
         let mut losses = Vec::new();
-        let (track_of_bone, ignored) = match_tracks(c, clip);
+        let (track_of_bone, ignored, matches) = aliases::match_tracks(c, clip);
         if track_of_bone.iter().all(Option::is_none) {
             return Err(format!(
                 "{}: clip '{name}': no track matches a bone of {} (tracks: {}; bones by index 0..{}: {})",
@@ -132,6 +138,7 @@ pub fn clips_onto(c: &Character, anim: &Animation, file: &Path, model: &Path, ra
             events: events.len(),
             unmatched_bones: unmatched,
             ignored_tracks: ignored,
+            matches,
             losses,
         };
         out.push((Clip { name, rate, poses, rigid_reference: reference.clone(), skinned_reference: reference, events }, report));
@@ -139,21 +146,10 @@ pub fn clips_onto(c: &Character, anim: &Animation, file: &Path, model: &Path, ra
     Ok(out)
 }
 
-/// The track of each bone of `c` (tracks name bones by name or by index), and the tracks that match
-/// none, as `"BONE (track N)"`.
+/// The track of each bone of `c` and the tracks that match none, as `"BONE (track N)"` ([`aliases`]'s
+/// rules; the matches themselves are [`aliases::match_tracks`]'s).
 pub(crate) fn match_tracks(c: &Character, clip: &crate::model::Clip) -> (Vec<Option<usize>>, Vec<String>) {
-    let mut track_of_bone: Vec<Option<usize>> = vec![None; c.bones.len()];
-    let mut unmatched = Vec::new();
-    for (ti, track) in clip.tracks.iter().enumerate() {
-        let bone = match &track.bone {
-            Bone::Name(n) => c.bones.iter().position(|b| &b.name == n),
-            Bone::Id(id) => Some(*id as usize).filter(|&i| i < c.bones.len()),
-        };
-        match bone {
-            Some(b) => track_of_bone[b] = Some(ti),
-            None => unmatched.push(format!("{} (track {ti})", track.bone)),
-        }
-    }
+    let (track_of_bone, unmatched, _) = aliases::match_tracks(c, clip);
     (track_of_bone, unmatched)
 }
 

@@ -54,6 +54,12 @@ impl Affine {
         Affine { m, t: self.apply(o.t) }
     }
 
+    /// Largest difference between two entries (matrix or translation) of `self` and `o`.
+    pub fn max_difference(&self, o: &Affine) -> f64 {
+        let m = (0..3).flat_map(|r| (0..3).map(move |c| (r, c))).map(|(r, c)| (self.m[r][c] - o.m[r][c]).abs());
+        m.chain((0..3).map(|k| (self.t[k] - o.t[k]).abs())).fold(0.0, f64::max)
+    }
+
     pub fn apply(&self, p: [f64; 3]) -> [f64; 3] {
         let mut out = self.t;
         for (r, o) in out.iter_mut().enumerate() {

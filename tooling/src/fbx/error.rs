@@ -8,7 +8,7 @@ pub enum ImportError {
     Load { path: String, message: String },
     #[error("{path}: no mesh (export the meshes together with their armature)")]
     NoMesh { path: String },
-    #[error("{path}: mesh '{mesh}' has no skin deformer and no bone among its ancestors ({vertices} vertices); every mesh of a character must be skinned to the armature, or parented to a bone (or the armature object) to follow it rigidly as a prop")]
+    #[error("{path}: mesh '{mesh}' has no skin deformer and no bone among its ancestors ({vertices} vertices); every mesh of a character must be skinned to the armature, or parented to a bone (or the armature object) to follow it rigidly as a prop; to import without it, pass --skip-mesh '{mesh}' (or --meshes NAME,... to choose the meshes)")]
     MeshWithoutSkin { path: String, mesh: String, vertices: usize },
     #[error("{path}: prop '{mesh}' moves relative to its bone '{bone}' at {context} (by {units:.1} GTE units); a prop follows its bone rigidly: key the bone instead, or skin the mesh")]
     PropMoves { path: String, mesh: String, bone: String, context: String, units: f64 },
@@ -18,10 +18,8 @@ pub enum ImportError {
     MultipleSkins { path: String, mesh: String, count: usize, names: String },
     #[error("{path}: skin deformer '{deformer}' of mesh '{mesh}' uses dual-quaternion skinning; only linear/rigid skinning is supported")]
     DualQuaternion { path: String, mesh: String, deformer: String },
-    #[error(
-        "{path}: mesh '{mesh}' has blend shapes ({count} channel(s), first '{first}'); blend shapes are not supported"
-    )]
-    BlendShapes { path: String, mesh: String, count: usize, first: String },
+    #[error("{path}: {option} names mesh '{name}', which the file does not have (meshes: {available})")]
+    UnknownMesh { path: String, option: &'static str, name: String, available: String },
     #[error("{path}: mesh '{mesh}' has {count} unweighted vertices (first: vertex {first}); every vertex needs a skin weight")]
     UnweightedVertices { path: String, mesh: String, count: usize, first: usize },
     #[error("{path}: node '{node}' has a sheared transform at {context} (axes {degrees:.2} degrees off square); shear is not supported{hint}")]

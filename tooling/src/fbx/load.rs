@@ -5,7 +5,9 @@ use std::path::Path;
 
 use super::affine::{Affine, Degenerate};
 use super::limits::*;
-use super::{Bone, Character, Clip, ImportError, ImportOptions, Material, Prop, Triangle, Vertex, WeightReduction};
+use super::{
+    AnimatedShape, Bone, Character, Clip, ImportError, ImportOptions, Material, Prop, Triangle, Vertex, WeightReduction,
+};
 
 /// Weights at or below this are treated as absent (exporters write tiny leftovers).
 const WEIGHT_EPSILON: f64 = 1e-6;
@@ -47,10 +49,32 @@ pub fn import(
         warnings.push("the file declares no axes; assumed Y up, right-handed".to_string());
     }
 
-    let meshes = character_meshes(&p, &scene)?;
-    let Skeleton { bones, bone_of_node, bind_of_node } = skeleton(&p, &scene, &meshes, &conv)?;
+    let (meshes, skipped) = character_meshes(&p, &scene, options)?;
+    // Maya moves a skinned mesh with its own node when that node moved after binding (its .obj exports
+    // show it); the FBX skin alone does not: apply it for files Maya wrote. Where every skinned mesh
+    // moved alike and no prop rides the bones, the skeleton itself carries the move (`skeleton_move`),
+    // which rigid-gte can store; otherwise only the skinned reference takes it.
+    let skin_follows_mesh_node = scene.metadata.original_application.name.to_ascii_lowercase().contains("maya");
+    let moves_skeleton = skin_follows_mesh_node && {
+        let moves = node_moves(&scene, &meshes);
+        let moved: Vec<&(&str, Affine)> = moves.iter().filter(|(_, m)| m.max_difference(&Affine::IDENTITY) > 1e-6).collect();
+        let alike = moved.iter().all(|(_, m)| m.max_difference(&moved[0].1) <= 1e-6);
+        let props = meshes.iter().any(|m| matches!(m.binding, Binding::Prop(_)));
+        if !moved.is_empty() && (moved.len() < moves.len() || !alike || props) {
+            let names: Vec<String> = moved.iter().map(|(n, _)| format!("'{n}'")).collect();
+            warnings.push(format!(
+                "mesh node(s) {} moved after binding: the skin follows the node in baked-vertices (as Maya shows it), \
+                 but rigid-gte keeps it where it was bound (the other meshes or props follow the bones unmoved)",
+                names.join(", ")
+            ));
+        }
+        !moved.is_empty() && moved.len() == moves.len() && alike && !props
+    };
+    let rest_move = if moves_skeleton { skeleton_move(&scene, &meshes) } else { None };
+    let world_conv = rest_move.map_or(conv, |m| conv.mul(&m));
+    let Skeleton { bones, bone_of_node, bind_of_node } = skeleton(&p, &scene, &meshes, &world_conv)?;
     let BoundVertices { vertices, weights, clusters, props } =
-        bind_vertices(&p, &meshes, &bone_of_node, &bind_of_node, &conv)?;
+        bind_vertices(&p, &meshes, &bone_of_node, &bind_of_node, &world_conv)?;
     let (triangles, materials) = triangulate(&meshes, conv.determinant() < 0.0);
 
     let limit = |what, count, limit| {
@@ -63,14 +87,13 @@ pub fn import(
     limit("vertices", vertices.len(), MAX_VERTICES)?;
     limit("triangles", triangles.len(), MAX_TRIANGLES)?;
     limit("skeleton bones", bones.len(), MAX_NODES)?;
-    limit("nodes", character_nodes(&scene), MAX_NODES)?;
+    limit("nodes", character_nodes(&scene) - skipped, MAX_NODES)?;
     for v in &vertices {
         check_range(&p, v, v.bind, "bind pose")?;
     }
 
-    // Maya moves a skinned mesh with its own node when that node moved after binding (its .obj exports
-    // show it); the FBX skin alone does not: apply it for files Maya wrote.
-    let skin_follows_mesh_node = scene.metadata.original_application.name.to_ascii_lowercase().contains("maya");
+    let shapes = blend_channels(&meshes);
+    let mut shape_used: Vec<Option<String>> = vec![None; shapes.len()];
     let stacks = select_stacks(&p, &scene, options)?;
     limit("clips", stacks.len(), MAX_CLIPS)?;
     let mut clips = Vec::new();
@@ -105,8 +128,17 @@ pub fn import(
             let evaluated = ufbx::evaluate_scene(&scene, &stack.anim, time, eval_opts).map_err(|e| {
                 ImportError::Load { path: p.clone(), message: format!("evaluating {context}: {}", e.description) }
             })?;
-            clip.poses.push(sample_pose(&p, &evaluated, &bones, &bone_of_node, &conv, &context)?);
-            let (rigid, skinned) = reference_positions(&evaluated, &meshes, &clusters, &conv, skin_follows_mesh_node);
+            let frame_move = if moves_skeleton { skeleton_move(&evaluated, &meshes) } else { None };
+            let frame_conv = frame_move.map_or(conv, |m| conv.mul(&m));
+            clip.poses.push(sample_pose(&p, &evaluated, &bones, &bone_of_node, &frame_conv, &context)?);
+            let (rigid, skinned) =
+                reference_positions(&evaluated, &meshes, &clusters, &conv, skin_follows_mesh_node, frame_move.as_ref());
+            for (used, (_, _, channel)) in shape_used.iter_mut().zip(&shapes) {
+                let weight = evaluated.blend_channels[*channel as usize].weight;
+                if used.is_none() && weight.abs() > WEIGHT_EPSILON {
+                    *used = Some(name.clone());
+                }
+            }
             check_props_follow(&p, &evaluated, &meshes, &rigid, &conv, &context)?;
             for (v, pos) in vertices.iter().zip(&rigid) {
                 check_range(&p, v, *pos, &context)?;
@@ -117,8 +149,19 @@ pub fn import(
         clip.events = super::events::clip_events(&p, &scene, stack, name, frames, options.rate, &mut warnings)?;
         clips.push(clip);
     }
+    let mut blend_shapes = Vec::new();
+    let mut ignored: Vec<String> = Vec::new();
+    for ((mesh, shape, _), used) in shapes.into_iter().zip(shape_used) {
+        match used {
+            Some(clip) => blend_shapes.push(AnimatedShape { mesh, shape, clip }),
+            None => ignored.push(format!("'{shape}' (mesh '{mesh}')")),
+        }
+    }
+    if !ignored.is_empty() {
+        warnings.push(format!("blend shapes no clip animates (weight 0 throughout), ignored: {}", ignored.join(", ")));
+    }
 
-    Ok(Character { source: p, bones, vertices, triangles, materials, clips, weights, props, warnings })
+    Ok(Character { source: p, bones, vertices, triangles, materials, clips, weights, props, blend_shapes, warnings })
 }
 
 /// The linear map from the file's axes and units to model space (PSX axes, GTE units).
@@ -156,15 +199,40 @@ fn character_nodes(scene: &ufbx::Scene) -> usize {
     scene.nodes.as_ref().iter().filter(|n| !n.is_root && n.camera.is_none() && n.light.is_none()).count()
 }
 
-/// Every mesh of the scene with its binding: skinned meshes, and unskinned ones under a bone (props).
-fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInstance<'s>>, ImportError> {
+/// Every mesh of the scene chosen by `--meshes` / `--skip-mesh` with its binding: skinned meshes, and
+/// unskinned ones under a bone (props); and how many mesh nodes were left out.
+fn character_meshes<'s>(
+    p: &str,
+    scene: &'s ufbx::Scene,
+    options: &ImportOptions,
+) -> Result<(Vec<MeshInstance<'s>>, usize), ImportError> {
+    let mesh_names: Vec<&str> =
+        scene.nodes.as_ref().iter().filter(|n| n.mesh.is_some()).map(|n| &*n.element.name).collect();
+    for (option, wanted) in [("--meshes", options.meshes.as_deref().unwrap_or(&[])), ("--skip-mesh", &options.skip_meshes[..])] {
+        if let Some(unknown) = wanted.iter().find(|w| !mesh_names.contains(&w.as_str())) {
+            return Err(ImportError::UnknownMesh {
+                path: p.into(),
+                option,
+                name: unknown.clone(),
+                available: mesh_names.join(", "),
+            });
+        }
+    }
+    let chosen = |name: &str| {
+        options.meshes.as_ref().is_none_or(|m| m.iter().any(|w| w == name)) && !options.skip_meshes.iter().any(|w| w == name)
+    };
     let mut out = Vec::new();
+    let mut skipped = 0;
     let mut first_vertex = 0;
     let skeleton_nodes = SkeletonNodes::of(scene);
     for node in scene.nodes.as_ref().iter() {
         let Some(mesh) = node.mesh.as_ref() else { continue };
         let mesh: &ufbx::Mesh = mesh;
         let name = node.element.name.to_string();
+        if !chosen(&name) {
+            skipped += 1;
+            continue;
+        }
         for skin in mesh.skin_deformers.as_ref().iter() {
             if uses_dual_quaternions(skin) {
                 return Err(ImportError::DualQuaternion {
@@ -173,16 +241,6 @@ fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInsta
                     deformer: skin.element.name.to_string(),
                 });
             }
-        }
-        if !mesh.blend_deformers.is_empty() {
-            let channels: Vec<&ufbx::BlendChannel> =
-                mesh.blend_deformers.as_ref().iter().flat_map(|d| d.channels.as_ref().iter().map(|c| &**c)).collect();
-            return Err(ImportError::BlendShapes {
-                path: p.into(),
-                mesh: name,
-                count: channels.len(),
-                first: channels.first().map(|c| c.element.name.to_string()).unwrap_or_default(),
-            });
         }
         let binding = match mesh.skin_deformers.len() {
             0 => {
@@ -213,7 +271,44 @@ fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene) -> Result<Vec<MeshInsta
     if out.is_empty() {
         return Err(ImportError::NoMesh { path: p.into() });
     }
-    Ok(out)
+    Ok((out, skipped))
+}
+
+/// The blend shape channels of the meshes: mesh name, channel name, the channel's typed id (its index in
+/// an evaluated scene's `blend_channels`).
+fn blend_channels(meshes: &[MeshInstance]) -> Vec<(String, String, u32)> {
+    let mut out = Vec::new();
+    for m in meshes {
+        for deformer in m.mesh.blend_deformers.as_ref().iter() {
+            for channel in deformer.channels.as_ref().iter() {
+                out.push((m.node.element.name.to_string(), channel.element.name.to_string(), channel.element.typed_id));
+            }
+        }
+    }
+    out
+}
+
+/// Per skinned mesh (name): its node's move since binding in the file's world space (its
+/// geometry-to-world now times the inverse of the skin's bind placement of the mesh, `TransformLink *
+/// Transform` of its first cluster); identity when the node did not move.
+fn node_moves<'a>(scene: &ufbx::Scene, meshes: &[MeshInstance<'a>]) -> Vec<(&'a str, Affine)> {
+    meshes
+        .iter()
+        .filter_map(|m| {
+            let Binding::Skin(_) = m.binding else { return None };
+            let mesh: &ufbx::Mesh = &scene.meshes[m.mesh.element.typed_id as usize];
+            let node: &ufbx::Node = &scene.nodes[m.node.element.typed_id as usize];
+            let c0 = mesh.skin_deformers.first()?.clusters.first()?;
+            let bound = Affine::from_ufbx(&c0.bind_to_world).mul(&Affine::from_ufbx(&c0.geometry_to_bone));
+            Some((&*m.node.element.name, Affine::from_ufbx(&node.geometry_to_world).mul(&bound.inverse())))
+        })
+        .collect()
+}
+
+/// The move the skeleton carries in `scene` (as loaded or evaluated): the first skinned mesh's
+/// ([`node_moves`]); the import checked at rest that every skinned mesh moved alike.
+fn skeleton_move(scene: &ufbx::Scene, meshes: &[MeshInstance]) -> Option<Affine> {
+    node_moves(scene, meshes).first().map(|(_, m)| *m)
 }
 
 /// Whether `skin` really blends in dual-quaternion skinning: 3ds Max's "Blend" method with every
@@ -635,12 +730,15 @@ fn sample_pose(
 /// `skin_follows_mesh_node` (files from Maya), the skinned positions also take the mesh node's move
 /// since binding (its geometry-to-world now times the inverse of the skin's bind placement of the
 /// mesh, `TransformLink * Transform`), as Maya shows them; identity when the node did not move.
+/// `skeleton_move`: the move the skeleton carries this frame (files from Maya whose skinned meshes all
+/// moved alike): it is the skinned meshes' own, and their rigid positions take it too.
 fn reference_positions(
     evaluated: &ufbx::Scene,
     meshes: &[MeshInstance],
     clusters: &[Option<usize>],
     conv: &Affine,
     skin_follows_mesh_node: bool,
+    skeleton_move: Option<&Affine>,
 ) -> (Vec<[f64; 3]>, Vec<[f64; 3]>) {
     let mut rigid = Vec::new();
     let mut skinned = Vec::new();
@@ -667,7 +765,9 @@ fn reference_positions(
             let cluster = clusters[m.first_vertex + v].expect("skinned vertices have a cluster");
             let cluster: &ufbx::SkinCluster = &skin.clusters[cluster];
             let pos = mesh.vertices[v];
-            rigid.push(conv.mul(&Affine::from_ufbx(&cluster.geometry_to_world)).apply([pos.x, pos.y, pos.z]));
+            let on_bone = Affine::from_ufbx(&cluster.geometry_to_world);
+            let on_bone = skeleton_move.map_or(on_bone, |m| m.mul(&on_bone));
+            rigid.push(conv.mul(&on_bone).apply([pos.x, pos.y, pos.z]));
             let s = mesh.skinned_position.values.get(v).copied().unwrap_or(pos);
             let s = [s.x, s.y, s.z];
             let world = if mesh.skinned_is_local { Affine::from_ufbx(&node.geometry_to_world).apply(s) } else { s };

@@ -32,9 +32,18 @@
 //!   stack name `Armature|Walk` becomes `Walk`.
 //! - **Events:** from the user property `psxanim_events` ([`events`]: Blender's FBX exporter writes
 //!   custom properties, not timeline or pose markers).
+//! - **Meshes:** every mesh node, or those `--meshes` names, less those `--skip-mesh` names (a
+//!   high-resolution copy beside the character); skipped meshes do not count against the node limit.
+//! - **Blend shapes:** a shape every sampled clip leaves at weight 0 is ignored (a warning names it); one a
+//!   clip weights is in ufbx's skinned positions, so baked-vertices stores it, and rigid-gte refuses
+//!   it ([`AnimatedShape`]).
+//! - **Mesh nodes moved after binding (Maya):** the skin follows its mesh node's move since binding (its
+//!   geometry-to-world against the skin's bind placement), as Maya shows it. When every skinned mesh
+//!   moved alike and no prop rides the bones, the move is applied to the skeleton itself (bones, bind
+//!   positions, both references), so rigid-gte places the skin where baked-vertices does.
 //! - **Added clips:** clips of other engines' files put onto the skeleton ([`clips_onto`]).
 
-pub(crate) mod added;
+pub mod added;
 mod affine;
 mod error;
 pub mod events;
@@ -67,12 +76,26 @@ pub struct ImportOptions {
     pub rate: u32,
     /// Only these clips, in this order (None: every stack in file order).
     pub clips: Option<Vec<String>>,
+    /// Only the meshes of these node names (None: every mesh).
+    pub meshes: Option<Vec<String>>,
+    /// Meshes (node names) left out.
+    pub skip_meshes: Vec<String>,
 }
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        Self { rate: 30, clips: None }
+        Self { rate: 30, clips: None, meshes: None, skip_meshes: Vec::new() }
     }
+}
+
+/// A blend shape (shape key) some clip gives a non-zero weight: baked-vertices stores it (ufbx's
+/// skinned positions include it); rigid-gte, whose vertices only follow bones, refuses it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnimatedShape {
+    pub mesh: String,
+    pub shape: String,
+    /// The first clip that weights it.
+    pub clip: String,
 }
 
 /// A bone of the runtime skeleton.
@@ -166,5 +189,7 @@ pub struct Character {
     pub weights: WeightReduction,
     /// The props among the meshes, in vertex order.
     pub props: Vec<Prop>,
+    /// Blend shapes the clips animate (those they leave at weight 0 are ignored, with a warning).
+    pub blend_shapes: Vec<AnimatedShape>,
     pub warnings: Vec<String>,
 }

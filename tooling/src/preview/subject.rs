@@ -60,6 +60,16 @@ pub fn storage_name(mode: StorageMode) -> &'static str {
 impl Subject {
     /// Loads `input`, compiling the storage modes in `modes` where the input is not compiled already.
     pub fn load(input: &Path, skeleton: Option<&Path>, modes: &[StorageMode]) -> Result<Subject, CliError> {
+        Subject::load_with(input, skeleton, modes, &fbx::ImportOptions::default())
+    }
+
+    /// [`Subject::load`] importing FBX files with `options` (the meshes `--meshes` / `--skip-mesh` choose).
+    pub fn load_with(
+        input: &Path,
+        skeleton: Option<&Path>,
+        modes: &[StorageMode],
+        options: &fbx::ImportOptions,
+    ) -> Result<Subject, CliError> {
         let bytes = std::fs::read(input).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", input.display())))?;
         if bytes.starts_with(&psxanim_runtime::tables::MAGIC) {
             if skeleton.is_some() {
@@ -71,7 +81,7 @@ impl Subject {
             if skeleton.is_some() {
                 return Err(CliError::usage(format!("{}: an FBX carries its own skeleton; drop --skeleton", input.display())));
             }
-            let character = import_fbx(input)?;
+            let character = import_fbx(input, options)?;
             return Subject::from_character(character, modes);
         }
         let animation = crate::cli::load(input)?;
@@ -82,7 +92,7 @@ impl Subject {
                 animation.format
             )));
         };
-        let mut character = import_fbx(model)?;
+        let mut character = import_fbx(model, options)?;
         let events = drive(&mut character, &animation, input, model)?;
         Ok(Subject::from_character(character, modes)?.with_events(events))
     }
@@ -105,25 +115,46 @@ impl Subject {
     /// An FBX with the clips of animation files added onto its skeleton, exactly as `psxanim import
     /// --add-clips` adds them (`crate::cli::added`).
     pub fn load_with_clips(input: &Path, files: &[std::path::PathBuf], bone_map: Option<&Path>, modes: &[StorageMode]) -> Result<Subject, CliError> {
+        Subject::load_with_clips_with(input, files, bone_map, modes, &fbx::ImportOptions::default())
+    }
+
+    /// [`Subject::load_with_clips`] importing the FBX with `options`.
+    pub fn load_with_clips_with(
+        input: &Path,
+        files: &[std::path::PathBuf],
+        bone_map: Option<&Path>,
+        modes: &[StorageMode],
+        options: &fbx::ImportOptions,
+    ) -> Result<Subject, CliError> {
         let bytes = std::fs::read(input).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", input.display())))?;
         if !is_fbx(input, &bytes) {
             return Err(CliError::usage(format!("{}: --add-clips puts clips onto an FBX character; this is not one", input.display())));
         }
-        let mut character = import_fbx(input)?;
-        let rate = fbx::ImportOptions::default().rate;
+        let mut character = import_fbx(input, options)?;
+        let rate = options.rate;
         let added = crate::cli::added::add_clips(&mut character, input, files, bone_map, rate)?;
         crate::cli::added::report(&added);
         Subject::from_character(character, modes)
     }
 
     fn from_character(character: Character, modes: &[StorageMode]) -> Result<Subject, CliError> {
-        let build = |mode: StorageMode| -> Result<Vec<u8>, CliError> {
-            let options = CompileOptions { storage: mode, max_error: Some(f64::INFINITY) };
-            compile(&character, &options).map(|c| c.blob).map_err(|e| CliError::invalid(e.to_string()))
+        let build = |character: &Character, mode: StorageMode| -> Result<Vec<u8>, CliError> {
+            let options = CompileOptions { storage: mode, max_error: Some(f64::INFINITY), pose_tolerance: None };
+            compile(character, &options).map(|c| c.blob).map_err(|e| CliError::invalid(e.to_string()))
         };
-        // The skeleton overlay reads rigid pose samples, so a baked preview compiles both.
-        let rigid = Some(build(StorageMode::RigidGte)?);
-        let baked = if modes.contains(&StorageMode::BakedVertices) { Some(build(StorageMode::BakedVertices)?) } else { None };
+        // The skeleton overlay reads rigid pose samples, so a baked preview compiles both; for the overlay
+        // alone, animated blend shapes (which rigid-gte refuses, and which move no bone) are left out.
+        let rigid = if modes.contains(&StorageMode::RigidGte) || character.blend_shapes.is_empty() {
+            build(&character, StorageMode::RigidGte)?
+        } else {
+            build(&Character { blend_shapes: Vec::new(), ..character.clone() }, StorageMode::RigidGte)?
+        };
+        let rigid = Some(rigid);
+        let baked = if modes.contains(&StorageMode::BakedVertices) {
+            Some(build(&character, StorageMode::BakedVertices)?)
+        } else {
+            None
+        };
         let clips = character
             .clips
             .iter()
@@ -194,8 +225,8 @@ impl Subject {
     }
 }
 
-fn import_fbx(path: &Path) -> Result<Character, CliError> {
-    fbx::import(path, &fbx::ImportOptions::default(), &mut |_, _, _| {}).map_err(|e| CliError::invalid(e.to_string()))
+fn import_fbx(path: &Path, options: &fbx::ImportOptions) -> Result<Character, CliError> {
+    fbx::import(path, options, &mut |_, _, _| {}).map_err(|e| CliError::invalid(e.to_string()))
 }
 
 /// Seconds of a clip time in its unit, at `rate` frames per second for frame-counted clips.
