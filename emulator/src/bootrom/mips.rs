@@ -174,7 +174,7 @@ impl Asm {
     /// Pads with `nop` up to `address` (which must not be behind the current one).
     pub fn pad_to(&mut self, address: u32) -> Result<()> {
         ensure!(
-            address >= self.here() && address.is_multiple_of(4),
+            address >= self.here() && address & 3 == 0,
             "cannot pad from {:#010x} to {address:#010x}",
             self.here()
         );

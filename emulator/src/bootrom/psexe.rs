@@ -48,11 +48,11 @@ impl PsExe {
             "{name}: offset 0x1c: t_size is {t_size:#x} bytes but only {available:#x} follow the header"
         );
         ensure!(
-            t_addr.is_multiple_of(4),
+            t_addr & 3 == 0,
             "{name}: offset 0x18: t_addr {t_addr:#010x} is not word-aligned"
         );
         ensure!(
-            pc.is_multiple_of(4),
+            pc & 3 == 0,
             "{name}: offset 0x10: pc {pc:#010x} is not word-aligned"
         );
         check_ram_range(name, "0x18: text (t_addr, t_size)", t_addr, t_size)?;
