@@ -12,7 +12,8 @@ use serde::Serialize;
 
 use super::{finish, CliError};
 use crate::compile::{compile, write_atomically, CompileOptions, CompileReport, StorageMode};
-use crate::fbx::{import, ImportOptions};
+use crate::character::import;
+use crate::fbx::ImportOptions;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum StorageArg {
@@ -24,14 +25,14 @@ pub enum StorageArg {
 
 #[derive(clap::Args, Debug)]
 #[command(
-    about = "Import an FBX character and compile it to console tables",
-    long_about = "Import an FBX character and compile it to console tables.\n\n\
+    about = "Import an FBX or glTF character and compile it to console tables",
+    long_about = "Import an FBX or glTF 2.0 (.gltf, .glb) character and compile it to console tables.\n\n\
         Writes OUT/<model>.pxsk (read by psxanim_runtime::tables), only if the import, the profile checks \
-        and the accuracy check against ufbx all pass; a failure (exit 1) leaves existing files untouched.\n\
+        and the accuracy check against the file's own evaluation (ufbx's for FBX) all pass; a failure (exit 1) leaves existing files untouched.\n\
         Model space: +X right, +Y down, +Z into the screen; 1 m = 4096 GTE units."
 )]
 pub struct Args {
-    /// The FBX file (binary or ASCII).
+    /// The FBX file (binary or ASCII), or glTF 2.0 (.gltf with its buffers, .glb).
     pub model: PathBuf,
     /// How the animation is stored for the console.
     #[arg(long, value_enum)]
