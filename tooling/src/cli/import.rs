@@ -189,13 +189,15 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
         _ => println!("animation data {} bytes", r.animation_bytes),
     }
     let a = &r.accuracy;
+    // Whose float evaluation the tables were checked against.
+    let by = if crate::gltf::is_gltf(std::path::Path::new(&r.source), &[]) { "the glTF evaluation" } else { "ufbx" };
     match r.storage {
         StorageMode::BakedVertices => println!(
-            "accuracy vs ufbx's true skinning: max {:.3} mean {:.3} GTE units (threshold {:.3}, {:.2}% of the model's height {:.0})",
+            "accuracy vs {by}'s true skinning: max {:.3} mean {:.3} GTE units (threshold {:.3}, {:.2}% of the model's height {:.0})",
             a.versus_skinned.max, a.versus_skinned.mean, a.threshold, a.skinned_percent_of_height, a.model_height
         ),
         StorageMode::RigidGte => println!(
-            "accuracy vs ufbx (each vertex on its strongest bone): max {:.3} mean {:.3} GTE units (threshold {:.3}); \
+            "accuracy vs {by} (each vertex on its strongest bone): max {:.3} mean {:.3} GTE units (threshold {:.3}); \
              vs true skinning: max {:.3} mean {:.3} ({:.2}% of the model's height {:.0})",
             a.versus_rigid.max,
             a.versus_rigid.mean,
@@ -207,7 +209,7 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
         ),
     }
     if let Some(fp) = &a.console_fp12 {
-        println!("console FP12/GTE path vs ufbx: max {:.3} mean {:.3} GTE units (informative)", fp.max, fp.mean);
+        println!("console FP12/GTE path vs {by}: max {:.3} mean {:.3} GTE units (informative)", fp.max, fp.mean);
     }
     println!("bounds {:?} .. {:?}", r.bounds[0], r.bounds[1]);
     if r.reduced_vertices > 0 && r.storage == StorageMode::RigidGte {

@@ -3,9 +3,10 @@
 //! - Every primitive of every mesh node of the scene; POSITION is required. TRIANGLES, TRIANGLE_STRIP
 //!   and TRIANGLE_FAN become triangles (strips alternate their winding as the specification says);
 //!   points and lines are refused naming the node.
-//! - Within a primitive, vertices with the same position and the same joints and weights are one
-//!   vertex (exporters split them for normals and texture coordinates, which the tables do not hold),
-//!   so that neighbouring triangles share edges. Triangles left with a repeated vertex are dropped.
+//! - The vertices the triangles use; within a mesh node (across its primitives), vertices with the
+//!   same position and the same joints and weights are one vertex (exporters split them for normals
+//!   and texture coordinates, which the tables do not hold), so that neighbouring triangles share
+//!   edges. Triangles left with a repeated vertex are dropped.
 //! - A skinned vertex keeps every influence (JOINTS_n / WEIGHTS_n, weights normalised to sum 1) for
 //!   the true-skinning reference, and its strongest one (ties to the lower joint) as its bone.
 //! - A mesh node without a skin is a prop on its nearest joint ancestor, or failing one its nearest
@@ -101,6 +102,8 @@ pub fn geometry(
             g.morph_nodes.push(node_index);
             g.warnings.push(format!("node '{node_name}': mesh '{mesh_name}' has {targets} morph target(s); ignored (no clip animates them)"));
         }
+        // Vertex of the node by exact position and influences (skin slot, weight bits).
+        let mut welded: HashMap<Vec<u64>, usize> = HashMap::new();
         for (k, prim) in primitives.iter().enumerate() {
             let label = if primitives.len() > 1 { format!("{node_name} primitive {k}") } else { node_name.clone() };
             let what = format!("mesh node '{node_name}' primitive {k}");
@@ -168,28 +171,6 @@ pub fn geometry(
                     return Err(GltfError::Profile(ImportError::UnweightedVertices { path: p.clone(), mesh: label, count: unweighted.len(), first }));
                 }
             }
-            // Weld, keyed by the exact position and influences.
-            let mut index_of: HashMap<Vec<u64>, usize> = HashMap::new();
-            let mut remap = Vec::with_capacity(count);
-            for v in 0..count {
-                let position = [positions[v * 3], positions[v * 3 + 1], positions[v * 3 + 2]];
-                let mut inf = influences[v].clone();
-                let total: f64 = inf.iter().map(|(_, w)| w).sum();
-                for e in inf.iter_mut() {
-                    e.1 /= total;
-                }
-                inf.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                let key: Vec<u64> = position.iter().map(|c| c.to_bits()).chain(inf.iter().flat_map(|(j, w)| [*j as u64, w.to_bits()])).collect();
-                let index = *index_of.entry(key).or_insert_with(|| {
-                    let (influences, joint_slots) = match binding {
-                        Binding::Skin(s) => (inf.iter().map(|(j, w)| (skins[s].joints[*j], *w)).collect(), inf.iter().map(|(j, _)| *j).collect()),
-                        Binding::Prop(_) => (Vec::new(), Vec::new()),
-                    };
-                    g.vertices.push(RawVertex { position, influences, joint_slots, mesh_node: node_index, binding, label: label.clone(), source_index: v });
-                    g.vertices.len() - 1
-                });
-                remap.push(index);
-            }
             let indices: Vec<usize> = match prim.indices() {
                 Some(acc) => {
                     let usage = format!("indices of {what}");
@@ -212,12 +193,37 @@ pub fn geometry(
                 Mode::TriangleFan => (2..indices.len()).map(|i| [indices[0], indices[i - 1], indices[i]]).collect(),
                 _ => indices.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect(),
             };
+            // Only the vertices the triangles use, welded across the node's primitives by the exact
+            // position and influences.
+            let mut remap: HashMap<usize, usize> = HashMap::new();
+            for &v in corners.iter().flatten() {
+                if remap.contains_key(&v) {
+                    continue;
+                }
+                let position = [positions[v * 3], positions[v * 3 + 1], positions[v * 3 + 2]];
+                let mut inf = influences[v].clone();
+                let total: f64 = inf.iter().map(|(_, w)| w).sum();
+                for e in inf.iter_mut() {
+                    e.1 /= total;
+                }
+                inf.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+                let key: Vec<u64> = position.iter().map(|c| c.to_bits()).chain(inf.iter().flat_map(|(j, w)| [*j as u64, w.to_bits()])).collect();
+                let index = *welded.entry(key).or_insert_with(|| {
+                    let (influences, joint_slots) = match binding {
+                        Binding::Skin(s) => (inf.iter().map(|(j, w)| (skins[s].joints[*j], *w)).collect(), inf.iter().map(|(j, _)| *j).collect()),
+                        Binding::Prop(_) => (Vec::new(), Vec::new()),
+                    };
+                    g.vertices.push(RawVertex { position, influences, joint_slots, mesh_node: node_index, binding, label: label.clone(), source_index: v });
+                    g.vertices.len() - 1
+                });
+                remap.insert(v, index);
+            }
             let material = *material_index.entry(prim.material().index()).or_insert_with(|| {
                 g.materials.push(material(&prim.material()));
                 g.materials.len() - 1
             });
             for c in corners {
-                let v = c.map(|i| remap[i]);
+                let v = c.map(|i| remap[&i]);
                 if v[0] != v[1] && v[1] != v[2] && v[0] != v[2] {
                     g.triangles.push(Triangle { vertices: v, material });
                 }
