@@ -57,6 +57,7 @@ pub fn animations(src: &Source, names: &[String]) -> Result<Vec<Animation>, Gltf
         let mut morph_nodes = Vec::new();
         let (mut begin, mut end) = (f64::INFINITY, f64::NEG_INFINITY);
         for (ci, channel) in anim.channels().enumerate() {
+            // In range: checked when the file was parsed (`buffers::parse`).
             let node = channel.target().node().index();
             let bad = |message: String| GltfError::Channel {
                 path: src.path.clone(),
