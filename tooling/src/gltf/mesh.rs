@@ -244,11 +244,11 @@ fn material(m: &gltf::Material) -> Material {
     let pbr = m.pbr_metallic_roughness();
     let c = pbr.base_color_factor();
     let to_u8 = |v: f32| (v.clamp(0.0, 1.0) as f64 * 255.0).round() as u8;
-    let texture = pbr.base_color_texture().and_then(|info| {
+    let texture = pbr.base_color_texture().map(|info| {
         let image = info.texture().source();
         match image.source() {
-            gltf::image::Source::Uri { uri, .. } if !uri.starts_with("data:") => Some(uri.to_string()),
-            _ => Some(image.name().map(str::to_string).unwrap_or_else(|| format!("image{} (embedded)", image.index()))),
+            gltf::image::Source::Uri { uri, .. } if !uri.starts_with("data:") => uri.to_string(),
+            _ => image.name().map(str::to_string).unwrap_or_else(|| format!("image{} (embedded)", image.index())),
         }
     });
     Material { name: m.name().map(str::to_string).unwrap_or_else(|| format!("material{index}")), rgb: [to_u8(c[0]), to_u8(c[1]), to_u8(c[2])], texture }
