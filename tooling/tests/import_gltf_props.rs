@@ -77,3 +77,14 @@ proptest! {
         check("edited.gltf", out.as_bytes())?;
     }
 }
+
+/// Found by the fuzz target: an image with neither a URI nor a MIME type made the gltf crate panic when
+/// the texture's image was asked for; the import remembers it by name or index instead.
+#[test]
+fn a_texture_image_without_uri_or_mime_type_is_remembered_by_index() {
+    let text = String::from_utf8(fixture("rod_cubic_embedded.gltf")).unwrap();
+    let text = text.replace("\"uri\": \"rod_blue.png\"", "\"name\": \"blue\", \"bufferView\": 0").replacen("\"material\": 0", "\"material\": 1", 1);
+    let c = psxanim::gltf::import_bytes("image.gltf", text.as_bytes(), &ImportOptions::default()).unwrap();
+    assert_eq!(c.materials[0].name, "Blue");
+    assert_eq!(c.materials[0].texture.as_deref(), Some("blue"));
+}

@@ -219,7 +219,7 @@ pub fn geometry(
                 remap.insert(v, index);
             }
             let material = *material_index.entry(prim.material().index()).or_insert_with(|| {
-                g.materials.push(material(&prim.material()));
+                g.materials.push(material(&src.doc, &prim.material()));
                 g.materials.len() - 1
             });
             for c in corners {
@@ -237,17 +237,19 @@ fn accessor_err(p: &str, acc: &gltf::Accessor, usage: String, message: String) -
     GltfError::Accessor { path: p.into(), accessor: acc.index(), name: acc.name().map(|n| format!(" '{n}'")).unwrap_or_default(), usage, message }
 }
 
-fn material(m: &gltf::Material) -> Material {
+fn material(doc: &gltf::Document, m: &gltf::Material) -> Material {
     let Some(index) = m.index() else {
         return Material { name: "(default)".into(), rgb: [128, 128, 128], texture: None };
     };
     let pbr = m.pbr_metallic_roughness();
     let c = pbr.base_color_factor();
     let to_u8 = |v: f32| (v.clamp(0.0, 1.0) as f64 * 255.0).round() as u8;
+    // The image's JSON is read directly: the crate's `Image::source` panics on an image with neither a
+    // URI nor a MIME type.
     let texture = pbr.base_color_texture().map(|info| {
         let image = info.texture().source();
-        match image.source() {
-            gltf::image::Source::Uri { uri, .. } if !uri.starts_with("data:") => uri.to_string(),
+        match &doc.as_json().images[image.index()].uri {
+            Some(uri) if !uri.starts_with("data:") => uri.to_string(),
             _ => image.name().map(str::to_string).unwrap_or_else(|| format!("image{} (embedded)", image.index())),
         }
     });
