@@ -9,6 +9,10 @@ pub mod model;
 pub mod formats;
 /// FBX import through ufbx: skeleton, skin, mesh and clips.
 pub mod fbx;
+/// glTF 2.0 import into the same character model as the FBX path.
+pub mod gltf;
+/// Which loader reads a character file (FBX or glTF).
+pub mod character;
 /// Compilation of an imported character into the runtime's tables (rigid GTE ranges, baked frames).
 pub mod compile;
 /// The subcommands of the `psxanim` binary.

@@ -153,7 +153,7 @@ fn one_clip_character(bones: Vec<Bone>, vertices: Vec<Vertex>, clip: &str, poses
         bones,
         vertices,
         triangles: vec![Triangle { vertices: [0, 1, 2], material: 0 }],
-        materials: vec![Material { name: "Grey".into(), rgb: [128, 128, 128] }],
+        materials: vec![Material { name: "Grey".into(), rgb: [128, 128, 128], texture: None }],
         clips: vec![Clip { name: clip.into(), rate: 30, poses, rigid_reference: reference.clone(), skinned_reference: reference, events: vec![] }],
         weights: WeightReduction::default(),
         props: vec![],

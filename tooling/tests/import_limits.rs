@@ -41,7 +41,7 @@ fn character(vertices: usize, spread: f64, frames: usize, pose: impl Fn(usize) -
         bones,
         vertices: verts,
         triangles: vec![Triangle { vertices: [0, 1, 2], material: 0 }],
-        materials: vec![Material { name: "Grey".into(), rgb: [128, 128, 128] }],
+        materials: vec![Material { name: "Grey".into(), rgb: [128, 128, 128], texture: None }],
         clips: vec![Clip {
             name: "Spin".into(),
             rate: 30,

@@ -12,7 +12,8 @@ use serde::Serialize;
 
 use super::{finish, CliError};
 use crate::compile::{compile, write_atomically, CompileOptions, CompileReport, StorageMode};
-use crate::fbx::{import, ImportOptions};
+use crate::character::import;
+use crate::fbx::ImportOptions;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum StorageArg {
@@ -24,14 +25,14 @@ pub enum StorageArg {
 
 #[derive(clap::Args, Debug)]
 #[command(
-    about = "Import an FBX character and compile it to console tables",
-    long_about = "Import an FBX character and compile it to console tables.\n\n\
+    about = "Import an FBX or glTF character and compile it to console tables",
+    long_about = "Import an FBX or glTF 2.0 (.gltf, .glb) character and compile it to console tables.\n\n\
         Writes OUT/<model>.pxsk (read by psxanim_runtime::tables), only if the import, the profile checks \
-        and the accuracy check against ufbx all pass; a failure (exit 1) leaves existing files untouched.\n\
+        and the accuracy check against the file's own evaluation (ufbx's for FBX) all pass; a failure (exit 1) leaves existing files untouched.\n\
         Model space: +X right, +Y down, +Z into the screen; 1 m = 4096 GTE units."
 )]
 pub struct Args {
-    /// The FBX file (binary or ASCII).
+    /// The FBX file (binary or ASCII), or glTF 2.0 (.gltf with its buffers, .glb).
     pub model: PathBuf,
     /// How the animation is stored for the console.
     #[arg(long, value_enum)]
@@ -210,13 +211,15 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
         _ => println!("animation data {} bytes", r.animation_bytes),
     }
     let a = &r.accuracy;
+    // Whose float evaluation the tables were checked against.
+    let by = if crate::gltf::is_gltf(std::path::Path::new(&r.source), &[]) { "the glTF evaluation" } else { "ufbx" };
     match r.storage {
         StorageMode::BakedVertices => println!(
-            "accuracy vs ufbx's true skinning: max {:.3} mean {:.3} GTE units (threshold {:.3}, {:.2}% of the model's height {:.0})",
+            "accuracy vs {by}'s true skinning: max {:.3} mean {:.3} GTE units (threshold {:.3}, {:.2}% of the model's height {:.0})",
             a.versus_skinned.max, a.versus_skinned.mean, a.threshold, a.skinned_percent_of_height, a.model_height
         ),
         StorageMode::RigidGte => println!(
-            "accuracy vs ufbx (each vertex on its strongest bone): max {:.3} mean {:.3} GTE units (threshold {:.3}); \
+            "accuracy vs {by} (each vertex on its strongest bone): max {:.3} mean {:.3} GTE units (threshold {:.3}); \
              vs true skinning: max {:.3} mean {:.3} ({:.2}% of the model's height {:.0})",
             a.versus_rigid.max,
             a.versus_rigid.mean,
@@ -228,7 +231,7 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
         ),
     }
     if let Some(fp) = &a.console_fp12 {
-        println!("console FP12/GTE path vs ufbx: max {:.3} mean {:.3} GTE units (informative)", fp.max, fp.mean);
+        println!("console FP12/GTE path vs {by}: max {:.3} mean {:.3} GTE units (informative)", fp.max, fp.mean);
     }
     println!("bounds {:?} .. {:?}", r.bounds[0], r.bounds[1]);
     if r.reduced_vertices > 0 && r.storage == StorageMode::RigidGte {

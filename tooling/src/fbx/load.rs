@@ -587,7 +587,7 @@ fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Mater
         let mut local_materials = Vec::new();
         for mat in m.mesh.materials.as_ref().iter() {
             let index = *material_of_element.entry(mat.element.element_id).or_insert_with(|| {
-                materials.push(Material { name: mat.element.name.to_string(), rgb: base_colour(mat) });
+                materials.push(Material { name: mat.element.name.to_string(), rgb: base_colour(mat), texture: None });
                 materials.len() - 1
             });
             local_materials.push(index);
@@ -596,7 +596,7 @@ fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Mater
             if let Some(i) = materials.iter().position(|m| m.name == "(default)") {
                 return i;
             }
-            materials.push(Material { name: "(default)".into(), rgb: [128, 128, 128] });
+            materials.push(Material { name: "(default)".into(), rgb: [128, 128, 128], texture: None });
             materials.len() - 1
         };
         let mut scratch = vec![0u32; m.mesh.max_face_triangles * 3];

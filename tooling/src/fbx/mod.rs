@@ -132,6 +132,9 @@ pub struct Material {
     pub name: String,
     /// Base colour as stored in the file (linear 0..1), scaled to 0..255.
     pub rgb: [u8; 3],
+    /// The base-colour texture's image (its URI, or its name when embedded), where the file gives one:
+    /// remembered for texturing, not drawn yet.
+    pub texture: Option<String>,
 }
 
 /// One clip sampled at a fixed rate.

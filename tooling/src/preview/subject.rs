@@ -2,7 +2,7 @@
 //! event markers, and, when it came from an FBX, the ufbx float evaluation for `--compare`.
 //!
 //! Inputs:
-//! - an FBX: imported and compiled in memory exactly as `psxanim import` would (accuracy threshold
+//! - an FBX or glTF character: imported and compiled in memory exactly as `psxanim import` would (accuracy threshold
 //!   off: a preview shows whatever the import produces);
 //! - compiled tables (`.pxsk`, magic "PXSK"): shown as stored, one storage mode, no float reference;
 //! - an animation file of any format the tool reads, with `--skeleton MODEL.fbx`: each track is
@@ -46,8 +46,8 @@ const MAX_DRIVEN_FRAMES: usize = 3600;
 /// Sample rate of animation files whose clips are counted in frames without a stated rate.
 const DEFAULT_FRAME_RATE: u32 = 30;
 
-fn is_fbx(path: &Path, bytes: &[u8]) -> bool {
-    bytes.starts_with(b"Kaydara FBX Binary") || path.extension().is_some_and(|e| e.eq_ignore_ascii_case("fbx"))
+fn is_character(path: &Path, bytes: &[u8]) -> bool {
+    crate::character::is_character(path, bytes)
 }
 
 pub fn storage_name(mode: StorageMode) -> &'static str {
@@ -77,9 +77,9 @@ impl Subject {
             }
             return Subject::from_tables(input, bytes);
         }
-        if is_fbx(input, &bytes) {
+        if is_character(input, &bytes) {
             if skeleton.is_some() {
-                return Err(CliError::usage(format!("{}: an FBX carries its own skeleton; drop --skeleton", input.display())));
+                return Err(CliError::usage(format!("{}: a character file carries its own skeleton; drop --skeleton", input.display())));
             }
             let character = import_fbx(input, options)?;
             return Subject::from_character(character, modes);
@@ -127,8 +127,8 @@ impl Subject {
         options: &fbx::ImportOptions,
     ) -> Result<Subject, CliError> {
         let bytes = std::fs::read(input).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", input.display())))?;
-        if !is_fbx(input, &bytes) {
-            return Err(CliError::usage(format!("{}: --add-clips puts clips onto an FBX character; this is not one", input.display())));
+        if !is_character(input, &bytes) {
+            return Err(CliError::usage(format!("{}: --add-clips puts clips onto an FBX or glTF character; this is not one", input.display())));
         }
         let mut character = import_fbx(input, options)?;
         let rate = options.rate;
@@ -226,7 +226,7 @@ impl Subject {
 }
 
 fn import_fbx(path: &Path, options: &fbx::ImportOptions) -> Result<Character, CliError> {
-    fbx::import(path, options, &mut |_, _, _| {}).map_err(|e| CliError::invalid(e.to_string()))
+    crate::character::import(path, options, &mut |_, _, _| {}).map_err(|e| CliError::invalid(e.to_string()))
 }
 
 /// Seconds of a clip time in its unit, at `rate` frames per second for frame-counted clips.
