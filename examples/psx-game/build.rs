@@ -8,11 +8,12 @@ fn main() {
     let tables = std::env::var_os("PSXANIM_CHARACTER_TABLES")
         .map(PathBuf::from)
         .unwrap_or_else(|| dir.join("../../target/character-tables"));
-    let blob = tables.join("rigid-gte").join("character.pxsk");
+    // The glTF export of the fixture character (tests/fixtures/gltf/blender_character.glb).
+    let blob = tables.join("rigid-gte").join("blender_character.pxsk");
     if !blob.is_file() {
         panic!(
             "{} is missing: build with `cargo xtask build-exe --example psx-game`, which generates it with \
-             `psxanim import tests/fixtures/fbx/character.fbx --storage rigid-gte`",
+             `psxanim import tests/fixtures/gltf/blender_character.glb --storage rigid-gte`",
             blob.display()
         );
     }

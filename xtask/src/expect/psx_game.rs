@@ -20,7 +20,7 @@ mod play;
 const CYCLES_PER_TICK: f64 = 8.0;
 
 fn blob(ws: &Path) -> Result<Vec<u8>> {
-    let path = super::character::blob_path(ws, "rigid-gte");
+    let path = super::character::gltf_path(ws);
     std::fs::read(&path).with_context(|| format!("{} is missing: run `cargo xtask build-exe --example psx-game` first", path.display()))
 }
 

@@ -63,11 +63,23 @@ pub fn twenty_path(ws: &Path) -> PathBuf {
     tables_dir(ws).join("rigid-gte").join("twenty_bones.pxsk")
 }
 
-/// Runs `psxanim import` on the fixture in both storage modes (building the tool if needed). A blob is
+/// The same character as Blender's glTF exporter wrote it (rigid only): the psx-game example plays it,
+/// so a glTF import is drawn on the console and checked like the FBX one.
+const GLTF: &str = "tests/fixtures/gltf/blender_character.glb";
+
+pub fn gltf_path(ws: &Path) -> PathBuf {
+    tables_dir(ws).join("rigid-gte").join("blender_character.pxsk")
+}
+
+/// Runs `psxanim import` on the fixture in both storage modes, and on the 20-bone and glTF fixtures
+/// (building the tool if needed). A blob is
 /// replaced only when its bytes change, so an unchanged import does not relink the example.
 pub fn generate_tables(ws: &Path) -> Result<()> {
     let staging = ws.join("target").join("character-tables-staging");
-    let imports = STORAGES.map(|s| (FIXTURE, s, Some(ADDED_CLIPS), "character.pxsk")).into_iter().chain([(TWENTY, "rigid-gte", None, "twenty_bones.pxsk")]);
+    let imports = STORAGES
+        .map(|s| (FIXTURE, s, Some(ADDED_CLIPS), "character.pxsk"))
+        .into_iter()
+        .chain([(TWENTY, "rigid-gte", None, "twenty_bones.pxsk"), (GLTF, "rigid-gte", None, "blender_character.pxsk")]);
     for (fixture, storage, added, name) in imports {
         let out = staging.join(storage);
         let mut cmd = Command::new("cargo");
