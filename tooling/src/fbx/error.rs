@@ -47,3 +47,34 @@ pub enum ImportError {
     #[error("{path}: {owner}: property psxanim_events: {message}")]
     Events { path: String, owner: String, message: String },
 }
+
+/// The error for a transform that is no rotation, translation and scale (any character format's).
+pub(crate) fn degenerate(p: &str, node: &str, context: &str, d: super::Degenerate) -> ImportError {
+    match d {
+        super::Degenerate::Singular { det } => ImportError::Singular { path: p.into(), node: node.into(), context: context.into(), det },
+        super::Degenerate::Shear { cosine } => ImportError::Shear {
+            path: p.into(),
+            node: node.into(),
+            context: context.into(),
+            degrees: 90.0 - cosine.clamp(-1.0, 1.0).acos().to_degrees(),
+            hint: String::new(),
+        },
+    }
+}
+
+/// A vertex position inside the profile's coordinate range (any character format's).
+pub(crate) fn check_range(p: &str, v: &super::Vertex, pos: [f64; 3], context: &str) -> Result<(), ImportError> {
+    for (axis, c) in ['x', 'y', 'z'].into_iter().zip(pos) {
+        if c.is_nan() || c.abs() > super::limits::MAX_COORDINATE {
+            return Err(ImportError::OutOfRange {
+                path: p.into(),
+                mesh: v.mesh.clone(),
+                vertex: v.source_index,
+                axis,
+                metres: c / super::limits::GTE_UNITS_PER_METRE,
+                context: context.into(),
+            });
+        }
+    }
+    Ok(())
+}

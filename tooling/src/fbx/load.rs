@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::affine::{Affine, Degenerate};
 use super::limits::*;
+use super::error::{check_range, degenerate};
 use super::{
     AnimatedShape, Bone, Character, Clip, ImportError, ImportOptions, Material, Prop, Triangle, Vertex, WeightReduction,
 };
@@ -393,21 +394,6 @@ fn non_uniform(x: f64, y: f64, z: f64) -> Option<f64> {
     let (lo, hi) = (x.abs().min(y.abs()).min(z.abs()), x.abs().max(y.abs()).max(z.abs()));
     let spread = if hi > 0.0 { (hi - lo) / hi } else { 0.0 };
     (spread > 1e-3).then_some(spread)
-}
-
-fn degenerate(p: &str, node: &str, context: &str, d: Degenerate) -> ImportError {
-    match d {
-        Degenerate::Singular { det } => {
-            ImportError::Singular { path: p.into(), node: node.into(), context: context.into(), det }
-        }
-        Degenerate::Shear { cosine } => ImportError::Shear {
-            path: p.into(),
-            node: node.into(),
-            context: context.into(),
-            degrees: 90.0 - cosine.clamp(-1.0, 1.0).acos().to_degrees(),
-            hint: String::new(),
-        },
-    }
 }
 
 /// The runtime skeleton and where its bones come from.
@@ -814,22 +800,6 @@ fn check_props_follow(
                 bone: bone.element.name.to_string(),
                 context: context.into(),
                 units: drift,
-            });
-        }
-    }
-    Ok(())
-}
-
-fn check_range(p: &str, v: &Vertex, pos: [f64; 3], context: &str) -> Result<(), ImportError> {
-    for (axis, c) in ['x', 'y', 'z'].into_iter().zip(pos) {
-        if c.is_nan() || c.abs() > MAX_COORDINATE {
-            return Err(ImportError::OutOfRange {
-                path: p.into(),
-                mesh: v.mesh.clone(),
-                vertex: v.source_index,
-                axis,
-                metres: c / GTE_UNITS_PER_METRE,
-                context: context.into(),
             });
         }
     }

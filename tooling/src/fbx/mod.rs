@@ -45,7 +45,7 @@
 
 pub mod added;
 mod affine;
-mod error;
+pub(crate) mod error;
 pub mod events;
 mod load;
 

@@ -36,6 +36,7 @@ use std::path::Path;
 
 pub use error::GltfError;
 
+use crate::fbx::error::check_range;
 use crate::fbx::limits::*;
 use crate::fbx::{Affine, Character, Clip, ImportError, ImportOptions, Prop, Vertex, WeightReduction};
 use mesh::Binding;
@@ -281,22 +282,6 @@ fn check_props_follow(
         let drift = (0..3).map(|k| (carried[k] - reference[i][k]).abs()).fold(0.0, f64::max);
         if drift > PROP_DRIFT_LIMIT {
             return Err(ImportError::PropMoves { path: p.into(), mesh: v.label.clone(), bone: names[bone_node].clone(), context: context.into(), units: drift }.into());
-        }
-    }
-    Ok(())
-}
-
-fn check_range(p: &str, v: &Vertex, pos: [f64; 3], context: &str) -> Result<(), ImportError> {
-    for (axis, c) in ['x', 'y', 'z'].into_iter().zip(pos) {
-        if c.is_nan() || c.abs() > MAX_COORDINATE {
-            return Err(ImportError::OutOfRange {
-                path: p.into(),
-                mesh: v.mesh.clone(),
-                vertex: v.source_index,
-                axis,
-                metres: c / GTE_UNITS_PER_METRE,
-                context: context.into(),
-            });
         }
     }
     Ok(())

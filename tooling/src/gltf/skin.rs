@@ -14,7 +14,7 @@ use gltf::accessor::Dimensions;
 use super::buffers::{Expect, Source, FLOAT};
 use super::nodes::Nodes;
 use super::GltfError;
-use crate::fbx::{Affine, Bone, Degenerate, ImportError};
+use crate::fbx::{Affine, Bone, Degenerate};
 
 /// A skin as the vertices use it.
 pub struct Skin {
@@ -119,15 +119,5 @@ pub fn skeleton(
 
 /// The FBX path's error for a transform that is no rotation, translation and scale.
 pub fn degenerate(p: &str, node: &str, context: &str, d: Degenerate) -> GltfError {
-    let e = match d {
-        Degenerate::Singular { det } => ImportError::Singular { path: p.into(), node: node.into(), context: context.into(), det },
-        Degenerate::Shear { cosine } => ImportError::Shear {
-            path: p.into(),
-            node: node.into(),
-            context: context.into(),
-            degrees: 90.0 - cosine.clamp(-1.0, 1.0).acos().to_degrees(),
-            hint: String::new(),
-        },
-    };
-    GltfError::Profile(e)
+    crate::fbx::error::degenerate(p, node, context, d).into()
 }
