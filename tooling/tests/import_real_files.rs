@@ -150,13 +150,15 @@ fn meshes_and_skip_mesh_choose_what_to_import_and_the_error_names_them() {
         assert!(files.is_empty());
     }
     let reference = import("character.fbx", "rigid-gte", &[]).1;
-    for args in [&["--skip-mesh", "BodyHighRes"][..], &["--meshes", "Body"][..]] {
+    for args in [&["--skip-mesh", "BodyHighRes"][..], &["--meshes", "Body"][..], &["--skinned-only"][..]] {
         let (code, json, stderr, files) = import("high_res_copy.fbx", "rigid-gte", args);
         assert_eq!(code, 0, "{args:?}: {stderr}");
         assert_eq!(files, ["high_res_copy.pxsk"]);
         for key in ["bones", "vertices", "triangles", "quads"] {
             assert_eq!(json[key], reference[key], "{args:?}: {key}");
         }
+        let left_out = warnings(&json).into_iter().any(|w| w.contains("--skinned-only left out 1 mesh(es)") && w.contains("'BodyHighRes' (1232 vertices)"));
+        assert_eq!(left_out, args == ["--skinned-only"], "{args:?}: {:?}", warnings(&json));
     }
     // Names the file does not have are errors listing the meshes it has.
     for (option, name) in [("--meshes", "Bod"), ("--skip-mesh", "Copy")] {

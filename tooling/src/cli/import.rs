@@ -50,6 +50,10 @@ pub struct Args {
     /// or comma-separated.
     #[arg(long = "skip-mesh", value_delimiter = ',', value_name = "NAME")]
     pub skip_mesh: Vec<String>,
+    /// Leave out every mesh that follows no bone (neither skinned nor under a bone: the scenery of a
+    /// scene file), naming them in a warning; without it such a mesh stops the import, naming them all.
+    #[arg(long)]
+    pub skinned_only: bool,
     /// Sample rate of the clips in Hz.
     #[arg(long, default_value_t = 30)]
     pub rate: u32,
@@ -113,6 +117,7 @@ fn execute(args: Args) -> Result<(), CliError> {
         clips: args.clips.clone(),
         meshes: args.meshes.clone(),
         skip_meshes: args.skip_mesh.clone(),
+        skinned_only: args.skinned_only,
     };
     let show_progress = std::io::stderr().is_terminal() && !args.json;
     let mut progress = |clip: &str, frame: usize, frames: usize| {

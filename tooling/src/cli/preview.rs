@@ -55,6 +55,9 @@ pub struct Args {
     /// A mesh (node name) of the FBX to leave out (as `import --skip-mesh`); repeatable.
     #[arg(long = "skip-mesh", value_delimiter = ',', value_name = "NAME")]
     pub skip_mesh: Vec<String>,
+    /// Leave out every mesh that follows no bone (as `import --skinned-only`).
+    #[arg(long)]
+    pub skinned_only: bool,
     /// Draw the skeleton over the mesh.
     #[arg(long)]
     pub bones: bool,
@@ -105,6 +108,7 @@ fn load_subject(args: &Args, modes: &[StorageMode]) -> Result<Subject, CliError>
     let options = crate::fbx::ImportOptions {
         meshes: args.meshes.clone(),
         skip_meshes: args.skip_mesh.clone(),
+        skinned_only: args.skinned_only,
         ..Default::default()
     };
     match &args.add_clips {

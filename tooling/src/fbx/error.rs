@@ -8,8 +8,8 @@ pub enum ImportError {
     Load { path: String, message: String },
     #[error("{path}: no mesh (export the meshes together with their armature)")]
     NoMesh { path: String },
-    #[error("{path}: mesh '{mesh}' has no skin deformer and no bone among its ancestors ({vertices} vertices); every mesh of a character must be skinned to the armature, or parented to a bone (or the armature object) to follow it rigidly as a prop; to import without it, pass --skip-mesh '{mesh}' (or --meshes NAME,... to choose the meshes)")]
-    MeshWithoutSkin { path: String, mesh: String, vertices: usize },
+    #[error("{path}: mesh '{mesh}' has no skin deformer and no bone among its ancestors ({vertices} vertices){also}; every mesh of a character must be skinned to the armature, or parented to a bone (or the armature object) to follow it rigidly as a prop; to import without such meshes, pass --skip-mesh {skip} or --skinned-only (or --meshes NAME,... to choose the meshes)")]
+    MeshWithoutSkin { path: String, mesh: String, vertices: usize, also: String, skip: String },
     #[error("{path}: prop '{mesh}' moves relative to its bone '{bone}' at {context} (by {units:.1} GTE units); a prop follows its bone rigidly: key the bone instead, or skin the mesh")]
     PropMoves { path: String, mesh: String, bone: String, context: String, units: f64 },
     #[error(
@@ -48,6 +48,25 @@ pub enum ImportError {
     Events { path: String, owner: String, message: String },
 }
 
+/// The meshes that follow no bone, (name, vertices) in file order: an error naming the first and
+/// giving the option that leaves them all out.
+pub(crate) fn meshes_without_skin(p: &str, unbound: &[(String, usize)]) -> ImportError {
+    let (mesh, vertices) = unbound[0].clone();
+    let also = match unbound.len() {
+        1 => String::new(),
+        2 => format!(", and so does mesh '{}'", unbound[1].0),
+        n => format!(", and so do {} more meshes ('{}', ...)", n - 1, unbound[1].0),
+    };
+    let skip = unbound.iter().map(|(name, _)| format!("'{name}'")).collect::<Vec<_>>().join(",");
+    ImportError::MeshWithoutSkin { path: p.into(), mesh, vertices, also, skip }
+}
+
+/// The warning of `--skinned-only` when it left meshes out.
+pub(crate) fn skinned_only_warning(unbound: &[(String, usize)]) -> String {
+    let names: Vec<String> = unbound.iter().map(|(name, vertices)| format!("'{name}' ({vertices} vertices)")).collect();
+    format!("--skinned-only left out {} mesh(es) that follow no bone: {}", unbound.len(), names.join(", "))
+}
+
 /// The error for a transform that is no rotation, translation and scale (any character format's).
 pub(crate) fn degenerate(p: &str, node: &str, context: &str, d: super::Degenerate) -> ImportError {
     match d {
@@ -77,4 +96,21 @@ pub(crate) fn check_range(p: &str, v: &super::Vertex, pos: [f64; 3], context: &s
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_mesh_without_a_bone_is_named_in_one_option_a_shell_takes() {
+        let one = meshes_without_skin("s.fbx", &[("Rock".into(), 8)]).to_string();
+        assert!(one.contains("mesh 'Rock' has no skin deformer") && one.contains("(8 vertices);"), "{one}");
+        assert!(one.contains("--skip-mesh 'Rock' or --skinned-only"), "{one}");
+        let three = meshes_without_skin("s.fbx", &[("Rock".into(), 8), ("Tree Oak".into(), 90), ("Sky".into(), 4)]).to_string();
+        assert!(three.contains("(8 vertices), and so do 2 more meshes ('Tree Oak', ...);"), "{three}");
+        assert!(three.contains("--skip-mesh 'Rock','Tree Oak','Sky' or --skinned-only"), "{three}");
+        let warning = skinned_only_warning(&[("Rock".into(), 8), ("Sky".into(), 4)]);
+        assert_eq!(warning, "--skinned-only left out 2 mesh(es) that follow no bone: 'Rock' (8 vertices), 'Sky' (4 vertices)");
+    }
 }

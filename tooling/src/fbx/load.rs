@@ -50,7 +50,10 @@ pub fn import(
         warnings.push("the file declares no axes; assumed Y up, right-handed".to_string());
     }
 
-    let (meshes, skipped) = character_meshes(&p, &scene, options)?;
+    let (meshes, skipped, unbound) = character_meshes(&p, &scene, options)?;
+    if !unbound.is_empty() {
+        warnings.push(super::error::skinned_only_warning(&unbound));
+    }
     // Maya moves a skinned mesh with its own node when that node moved after binding (its .obj exports
     // show it); the FBX skin alone does not: apply it for files Maya wrote. Where every skinned mesh
     // moved alike and no prop rides the bones, the skeleton itself carries the move (`skeleton_move`),
@@ -201,12 +204,13 @@ fn character_nodes(scene: &ufbx::Scene) -> usize {
 }
 
 /// Every mesh of the scene chosen by `--meshes` / `--skip-mesh` with its binding: skinned meshes, and
-/// unskinned ones under a bone (props); and how many mesh nodes were left out.
+/// unskinned ones under a bone (props); how many mesh nodes were left out; and those `--skinned-only`
+/// left out (name, vertices), which without it are an error naming them all.
 fn character_meshes<'s>(
     p: &str,
     scene: &'s ufbx::Scene,
     options: &ImportOptions,
-) -> Result<(Vec<MeshInstance<'s>>, usize), ImportError> {
+) -> Result<(Vec<MeshInstance<'s>>, usize, Vec<(String, usize)>), ImportError> {
     let mesh_names: Vec<&str> =
         scene.nodes.as_ref().iter().filter(|n| n.mesh.is_some()).map(|n| &*n.element.name).collect();
     for (option, wanted) in [("--meshes", options.meshes.as_deref().unwrap_or(&[])), ("--skip-mesh", &options.skip_meshes[..])] {
@@ -224,6 +228,7 @@ fn character_meshes<'s>(
     };
     let mut out = Vec::new();
     let mut skipped = 0;
+    let mut unbound = Vec::new();
     let mut first_vertex = 0;
     let skeleton_nodes = SkeletonNodes::of(scene);
     for node in scene.nodes.as_ref().iter() {
@@ -246,11 +251,9 @@ fn character_meshes<'s>(
         let binding = match mesh.skin_deformers.len() {
             0 => {
                 let Some(bone) = skeleton_nodes.prop_bone(node) else {
-                    return Err(ImportError::MeshWithoutSkin {
-                        path: p.into(),
-                        mesh: name,
-                        vertices: mesh.num_vertices,
-                    });
+                    unbound.push((name, mesh.num_vertices));
+                    skipped += 1;
+                    continue;
                 };
                 Binding::Prop(bone)
             }
@@ -269,10 +272,13 @@ fn character_meshes<'s>(
         out.push(MeshInstance { node, mesh, binding, first_vertex });
         first_vertex += mesh.num_vertices;
     }
+    if !unbound.is_empty() && !options.skinned_only {
+        return Err(super::error::meshes_without_skin(p, &unbound));
+    }
     if out.is_empty() {
         return Err(ImportError::NoMesh { path: p.into() });
     }
-    Ok((out, skipped))
+    Ok((out, skipped, unbound))
 }
 
 /// The blend shape channels of the meshes: mesh name, channel name, the channel's typed id (its index in

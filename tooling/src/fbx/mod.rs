@@ -80,11 +80,14 @@ pub struct ImportOptions {
     pub meshes: Option<Vec<String>>,
     /// Meshes (node names) left out.
     pub skip_meshes: Vec<String>,
+    /// Leave out every mesh that follows no bone (no skin, no bone among its ancestors: the static
+    /// scenery of a scene file), with a warning naming them, instead of refusing the file.
+    pub skinned_only: bool,
 }
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        Self { rate: 30, clips: None, meshes: None, skip_meshes: Vec::new() }
+        Self { rate: 30, clips: None, meshes: None, skip_meshes: Vec::new(), skinned_only: false }
     }
 }
 

@@ -112,6 +112,7 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
     let joints: HashSet<usize> = skins.iter().flat_map(|s| s.joints.iter().copied()).collect();
     let holders: HashSet<usize> = joints.iter().flat_map(|j| nodes.ancestors(*j)).collect();
     let mut prop_nodes = Vec::new();
+    let mut unbound = Vec::new();
     for (n, binding) in mesh_nodes.iter_mut() {
         if let Binding::Prop(_) = binding {
             let bone = nodes.ancestors(*n).find(|a| joints.contains(a)).or_else(|| nodes.ancestors(*n).find(|a| holders.contains(a)));
@@ -119,10 +120,21 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
                 let vertices = src.doc.nodes().nth(*n).and_then(|m| m.mesh()).map_or(0, |m| {
                     m.primitives().filter_map(|pr| pr.get(&gltf::Semantic::Positions)).map(|a| a.count()).sum()
                 });
-                return Err(ImportError::MeshWithoutSkin { path: p, mesh: nodes.names[*n].clone(), vertices }.into());
+                unbound.push((nodes.names[*n].clone(), vertices));
+                continue;
             };
             *binding = Binding::Prop(bone);
             prop_nodes.push(bone);
+        }
+    }
+    if !unbound.is_empty() {
+        if !options.skinned_only {
+            return Err(crate::fbx::error::meshes_without_skin(&p, &unbound).into());
+        }
+        let names: HashSet<&String> = unbound.iter().map(|(name, _)| name).collect();
+        mesh_nodes.retain(|(n, _)| !names.contains(&nodes.names[*n]));
+        if mesh_nodes.is_empty() {
+            return Err(ImportError::NoMesh { path: p }.into());
         }
     }
     let skeleton = skin::skeleton(&p, &nodes, &skins, &prop_nodes, &rest_world, &conv)?;
@@ -167,6 +179,9 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
     }
 
     let mut warnings = geo.warnings.clone();
+    if !unbound.is_empty() {
+        warnings.push(crate::fbx::error::skinned_only_warning(&unbound));
+    }
     let animations = animation::animations(src, &nodes.names)?;
     for a in &animations {
         if let Some(&n) = a.morph_nodes.iter().find(|n| geo.morph_nodes.contains(n)) {
