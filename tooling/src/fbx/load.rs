@@ -203,14 +203,14 @@ fn character_nodes(scene: &ufbx::Scene) -> usize {
     scene.nodes.as_ref().iter().filter(|n| !n.is_root && n.camera.is_none() && n.light.is_none()).count()
 }
 
+/// The meshes an import takes (see [`character_meshes`]): the chosen ones with their bindings, how
+/// many mesh nodes were left out, and those `--skinned-only` left out (name, vertices).
+type ChosenMeshes<'s> = (Vec<MeshInstance<'s>>, usize, Vec<(String, usize)>);
+
 /// Every mesh of the scene chosen by `--meshes` / `--skip-mesh` with its binding: skinned meshes, and
 /// unskinned ones under a bone (props); how many mesh nodes were left out; and those `--skinned-only`
 /// left out (name, vertices), which without it are an error naming them all.
-fn character_meshes<'s>(
-    p: &str,
-    scene: &'s ufbx::Scene,
-    options: &ImportOptions,
-) -> Result<(Vec<MeshInstance<'s>>, usize, Vec<(String, usize)>), ImportError> {
+fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene, options: &ImportOptions) -> Result<ChosenMeshes<'s>, ImportError> {
     let mesh_names: Vec<&str> =
         scene.nodes.as_ref().iter().filter(|n| n.mesh.is_some()).map(|n| &*n.element.name).collect();
     for (option, wanted) in [("--meshes", options.meshes.as_deref().unwrap_or(&[])), ("--skip-mesh", &options.skip_meshes[..])] {
