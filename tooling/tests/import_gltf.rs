@@ -273,4 +273,14 @@ fn meshes_are_chosen_by_node_name_as_in_an_fbx() {
     assert!(rod < all && rod == without_cap, "all {all}, --meshes Rod {rod}, --skip-mesh Cap {without_cap}");
     let unknown = with(&options(None, &["Hat"])).map(|_| ()).unwrap_err().to_string();
     assert!(unknown.contains("--skip-mesh") && unknown.contains("Hat") && unknown.contains("Rod, Cap"), "{unknown}");
+    // A mesh node without a name is called `node<index>` in the vertices' labels, the messages and
+    // the options alike (COLLADA2GLTF names no node: RiggedFigure's mesh is `node1`).
+    let unnamed = |o: &ImportOptions| psxanim::gltf::import(&fixture("rod_unnamed_cap.gltf"), o, &mut |_, _, _| {});
+    let labels: Vec<String> = unnamed(&ImportOptions::default()).unwrap().vertices.iter().map(|v| v.mesh.clone()).collect();
+    assert!(labels.iter().any(|l| l.starts_with("node5")), "{labels:?}");
+    let skipped = unnamed(&options(None, &["node5"])).unwrap_or_else(|e| panic!("{e}")).vertices.len();
+    let only = unnamed(&options(Some(&["node5"]), &[])).unwrap_or_else(|e| panic!("{e}")).vertices.len();
+    assert_eq!((skipped, only), (rod, all - rod));
+    let unknown = unnamed(&options(None, &["Hat"])).map(|_| ()).unwrap_err().to_string();
+    assert!(unknown.contains("Rod, node5"), "{unknown}");
 }

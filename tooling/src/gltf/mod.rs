@@ -77,7 +77,8 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
     let rest_world = nodes.world(&p, &[])?;
 
     // Mesh nodes (those `--meshes` / `--skip-mesh` choose, by node name) and their skins.
-    let name_of = |node: &gltf::Node| node.name().map_or_else(|| format!("node {}", node.index()), str::to_string);
+    // The name every message and the vertices' labels use (`node<index>` for a node without one).
+    let name_of = |node: &gltf::Node| nodes.names[node.index()].clone();
     let mesh_names: Vec<String> = src.doc.nodes().filter(|n| n.mesh().is_some()).map(|n| name_of(&n)).collect();
     for (option, wanted) in [("--meshes", options.meshes.as_deref().unwrap_or(&[])), ("--skip-mesh", &options.skip_meshes[..])] {
         if let Some(unknown) = wanted.iter().find(|w| !mesh_names.contains(w)) {
