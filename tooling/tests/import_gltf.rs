@@ -176,6 +176,26 @@ fn the_skinned_mesh_nodes_own_transform_and_the_sparse_positions_are_honoured() 
     assert!((top / 4096.0 - 1.25).abs() < 0.01, "top ring at {} m", top / 4096.0);
 }
 
+#[test]
+fn a_rig_bound_in_a_z_up_centimetre_parent_space_is_upright_at_its_drawn_size() {
+    // COLLADA2GLTF's layout (Khronos' RiggedFigure, CesiumMan): mesh and inverse bind matrices in the
+    // space of a Z_UP node above the rig, here in centimetres as well. The bind pose is where the scene
+    // draws the rod at rest (1.4 m tall, upright), not the stored data (lying, 140 units long), which
+    // was refused as out of range before.
+    let c = load("rod_zup_centimetres.gltf").unwrap_or_else(|e| panic!("{e}"));
+    let top = c.vertices.iter().map(|v| -v.bind[1]).fold(f64::MIN, f64::max);
+    assert!((top / 4096.0 - 1.4).abs() < 0.01, "top of the cap at {} m", top / 4096.0);
+    let depth = c.vertices.iter().map(|v| v.bind[2].abs()).fold(0.0, f64::max);
+    assert!(depth < 0.5 * 4096.0, "lying along z: {depth}");
+    // The Tip joint at rest: 0.5 m up the Root, then 0.5 m up the Mid turned 10 degrees about z.
+    let tip = c.bones.iter().find(|b| b.name == "Tip").unwrap();
+    let want_y = -(0.5 + 0.5 * 10f64.to_radians().cos()) * 4096.0;
+    assert!((tip.bind.t[1] - want_y).abs() < 1.0, "Tip bind {:?}, expected y {want_y}", tip.bind.t);
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None }).unwrap();
+    let height = out.report.accuracy.model_height;
+    assert!((height / 4096.0 - 1.4).abs() < 0.01, "model height {} m", height / 4096.0);
+}
+
 fn psxanim(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_psxanim")).args(args).output().unwrap();
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
@@ -253,4 +273,14 @@ fn meshes_are_chosen_by_node_name_as_in_an_fbx() {
     assert!(rod < all && rod == without_cap, "all {all}, --meshes Rod {rod}, --skip-mesh Cap {without_cap}");
     let unknown = with(&options(None, &["Hat"])).map(|_| ()).unwrap_err().to_string();
     assert!(unknown.contains("--skip-mesh") && unknown.contains("Hat") && unknown.contains("Rod, Cap"), "{unknown}");
+    // A mesh node without a name is called `node<index>` in the vertices' labels, the messages and
+    // the options alike (COLLADA2GLTF names no node: RiggedFigure's mesh is `node1`).
+    let unnamed = |o: &ImportOptions| psxanim::gltf::import(&fixture("rod_unnamed_cap.gltf"), o, &mut |_, _, _| {});
+    let labels: Vec<String> = unnamed(&ImportOptions::default()).unwrap().vertices.iter().map(|v| v.mesh.clone()).collect();
+    assert!(labels.iter().any(|l| l.starts_with("node5")), "{labels:?}");
+    let skipped = unnamed(&options(None, &["node5"])).unwrap_or_else(|e| panic!("{e}")).vertices.len();
+    let only = unnamed(&options(Some(&["node5"]), &[])).unwrap_or_else(|e| panic!("{e}")).vertices.len();
+    assert_eq!((skipped, only), (rod, all - rod));
+    let unknown = unnamed(&options(None, &["Hat"])).map(|_| ()).unwrap_err().to_string();
+    assert!(unknown.contains("Rod, node5"), "{unknown}");
 }

@@ -123,7 +123,7 @@ pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64) -> 
         let v = &c.vertices[skinned.worst_vertex];
         warnings.push(format!(
             "rigid-gte moves each vertex with one bone: vertex {} of mesh '{}' is {:.0} GTE units ({:.1}% of the \
-             model's height) from ufbx's true skinning at clip '{}' frame {frame}, beyond {}%; \
+             model's height) from true skinning (the file's own evaluation) at clip '{}' frame {frame}, beyond {}%; \
              --storage baked-vertices stores true skinning",
             v.source_index,
             v.mesh,

@@ -39,7 +39,7 @@ pub enum ImportError {
     #[error("{path}: the sample rate must be 1..=60 Hz, not {rate}")]
     BadRate { path: String, rate: u32 },
     #[error(
-        "{path}: compiled pose differs from ufbx's skinning by {max:.2} GTE units (clip '{clip}', frame {frame}, vertex {vertex}), above the threshold of {threshold} (override with --max-error)"
+        "{path}: compiled pose differs from the file's own evaluation (ufbx's for FBX) by {max:.2} GTE units (clip '{clip}', frame {frame}, vertex {vertex}), above the threshold of {threshold} (override with --max-error)"
     )]
     Accuracy { path: String, clip: String, frame: usize, vertex: usize, max: f64, threshold: f64 },
     #[error("{path}: {message}")]

@@ -7,8 +7,10 @@
 //!   default FBX export: model space is the file's space rotated by diag(1, -1, -1), 1 m = 4096 GTE
 //!   units; triangles keep their winding.
 //! - **Bind pose:** a joint's bind is the inverse of its inverse bind matrix (identity without
-//!   them); each vertex's bind position is its strongest joint's bind times that joint's inverse bind
-//!   matrix times the vertex, which is the vertex itself when the skin is consistent. The skinned
+//!   them), placed where the scene draws the skin at rest (its root joint's rest world transform
+//!   times that joint's inverse bind matrix: identity for Blender's world-space matrices, the `Z_UP`
+//!   node and centimetre scale of COLLADA2GLTF's and Maya's exports); each vertex's bind position is
+//!   its strongest joint's bind times that joint's inverse bind matrix times the vertex. The skinned
 //!   mesh node's own transform plays no part, as the specification says. Bind scale is removed as in
 //!   the FBX path ([`skin`]).
 //! - **Bones:** the joints of the skins the meshes use, and the nodes props follow, parent-first in
@@ -76,7 +78,8 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
     let rest_world = nodes.world(&p, &[])?;
 
     // Mesh nodes (those `--meshes` / `--skip-mesh` choose, by node name) and their skins.
-    let name_of = |node: &gltf::Node| node.name().map_or_else(|| format!("node {}", node.index()), str::to_string);
+    // The name every message and the vertices' labels use (`node<index>` for a node without one).
+    let name_of = |node: &gltf::Node| nodes.names[node.index()].clone();
     let mesh_names: Vec<String> = src.doc.nodes().filter(|n| n.mesh().is_some()).map(|n| name_of(&n)).collect();
     for (option, wanted) in [("--meshes", options.meshes.as_deref().unwrap_or(&[])), ("--skip-mesh", &options.skip_meshes[..])] {
         if let Some(unknown) = wanted.iter().find(|w| !mesh_names.contains(w)) {

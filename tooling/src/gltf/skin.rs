@@ -1,7 +1,9 @@
 //! Skins: their joints and inverse bind matrices, and the bones of the runtime skeleton.
 //!
 //! A joint's bind is the inverse of its inverse bind matrix (identity when the skin has none, as the
-//! specification says), in the file's world space. Joints of every skin the meshes use become bones,
+//! specification says), placed in the file's world space by the skin's placement ([`placement`]):
+//! the inverse bind matrices of COLLADA2GLTF's and Maya's exports are relative to a node above the
+//! rig (a `Z_UP` rotation, a centimetre scale), and their mesh data is in that node's space. Joints of every skin the meshes use become bones,
 //! with the nodes props follow; a joint listed by several skins binds where the first lists it. The
 //! bones are ordered parent-first by the scene's hierarchy, whatever the skins' joint order, and a
 //! bone's parent is its nearest ancestor that is a bone: nodes in between (the armature object, a
@@ -24,6 +26,8 @@ pub struct Skin {
     pub joints: Vec<usize>,
     /// Inverse bind matrix of each joint.
     pub inverse_bind: Vec<Affine>,
+    /// Whether the file gives the inverse bind matrices (without them they are identity).
+    pub has_inverse_bind: bool,
 }
 
 pub fn read_skin(src: &Source, nodes: &Nodes, skin: &gltf::Skin) -> Result<Skin, GltfError> {
@@ -73,7 +77,7 @@ pub fn read_skin(src: &Source, nodes: &Nodes, skin: &gltf::Skin) -> Result<Skin,
             });
         }
     }
-    Ok(Skin { index: skin.index(), name, joints, inverse_bind })
+    Ok(Skin { index: skin.index(), name, joints, inverse_bind, has_inverse_bind: skin.inverse_bind_matrices().is_some() })
 }
 
 /// The runtime skeleton.
@@ -96,8 +100,9 @@ pub fn skeleton(
 ) -> Result<Skeleton, GltfError> {
     let mut bind_of_node: HashMap<usize, Affine> = HashMap::new();
     for skin in skins {
+        let place = placement(nodes, skin, rest_world);
         for (j, &node) in skin.joints.iter().enumerate() {
-            bind_of_node.entry(node).or_insert_with(|| skin.inverse_bind[j].inverse());
+            bind_of_node.entry(node).or_insert_with(|| place.mul(&skin.inverse_bind[j].inverse()));
         }
     }
     for &node in prop_nodes {
@@ -115,6 +120,32 @@ pub fn skeleton(
         bones.push(Bone { name, parent, bind: g.unscaled(trs.scale), bind_scale: trs.scale });
     }
     Ok(Skeleton { bones, bone_of_node, bind_of_node })
+}
+
+/// Where the scene puts the skin's bind space: its root joint's rest world transform times that
+/// joint's inverse bind matrix, the transform that carries the mesh as stored to where the scene
+/// draws it at rest. Identity when the inverse bind matrices are in world space, as Blender writes
+/// them; the `Z_UP` node (and a centimetre scale) of COLLADA2GLTF's and Maya's exports, whose mesh
+/// and inverse bind matrices are in that node's space. Binds and bind-pose vertices placed by it are
+/// the character as the scene shows it at rest, so the profile's range check, the model's height and
+/// bounds, and the bind pose that `--add-clips` keeps are those of the drawn character. A skin without
+/// inverse bind matrices binds every joint at the origin, its vertices as stored: identity.
+fn placement(nodes: &Nodes, skin: &Skin, rest_world: &[Affine]) -> Affine {
+    if !skin.has_inverse_bind {
+        return Affine::IDENTITY;
+    }
+    let Some((slot, &root)) = nodes.order.iter().find_map(|n| skin.joints.iter().enumerate().find(|(_, j)| *j == n)) else {
+        return Affine::IDENTITY;
+    };
+    let place = rest_world[root].mul(&skin.inverse_bind[slot]);
+    // Consistent skins keep their binds bit for bit.
+    let near = |a: f64, b: f64| (a - b).abs() <= 1e-6 * (1.0 + b.abs());
+    let identity = (0..3).all(|r| (0..3).all(|c| near(place.m[r][c], if r == c { 1.0 } else { 0.0 })) && near(place.t[r], 0.0));
+    if identity {
+        Affine::IDENTITY
+    } else {
+        place
+    }
 }
 
 /// The FBX path's error for a transform that is no rotation, translation and scale.
