@@ -23,6 +23,29 @@ pub enum StorageArg {
     BakedVertices,
 }
 
+/// Which meshes of the file make the character (`import` and `preview` share them).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct MeshChoice {
+    /// Comma-separated mesh (node) names to import, leaving out every other mesh (default: every mesh).
+    #[arg(long, value_delimiter = ',', value_name = "NAME")]
+    pub meshes: Option<Vec<String>>,
+    /// A mesh (node name) to leave out, such as a high-resolution copy beside the character; repeatable,
+    /// or comma-separated.
+    #[arg(long = "skip-mesh", value_delimiter = ',', value_name = "NAME")]
+    pub skip_mesh: Vec<String>,
+    /// Leave out every mesh that follows no bone (neither skinned nor under a bone: the scenery of a
+    /// scene file), naming them in a warning; without it such a mesh stops the import, naming them all.
+    #[arg(long)]
+    pub skinned_only: bool,
+}
+
+impl MeshChoice {
+    /// `options` with this choice of meshes.
+    pub fn options(&self, options: ImportOptions) -> ImportOptions {
+        ImportOptions { meshes: self.meshes.clone(), skip_meshes: self.skip_mesh.clone(), skinned_only: self.skinned_only, ..options }
+    }
+}
+
 #[derive(clap::Args, Debug)]
 #[command(
     about = "Import an FBX or glTF character and compile it to console tables",
@@ -43,17 +66,8 @@ pub struct Args {
     /// Comma-separated clip names to import, in this order (default: every clip).
     #[arg(long, value_delimiter = ',')]
     pub clips: Option<Vec<String>>,
-    /// Comma-separated mesh (node) names to import, leaving out every other mesh (default: every mesh).
-    #[arg(long, value_delimiter = ',', value_name = "NAME")]
-    pub meshes: Option<Vec<String>>,
-    /// A mesh (node name) to leave out, such as a high-resolution copy beside the character; repeatable,
-    /// or comma-separated.
-    #[arg(long = "skip-mesh", value_delimiter = ',', value_name = "NAME")]
-    pub skip_mesh: Vec<String>,
-    /// Leave out every mesh that follows no bone (neither skinned nor under a bone: the scenery of a
-    /// scene file), naming them in a warning; without it such a mesh stops the import, naming them all.
-    #[arg(long)]
-    pub skinned_only: bool,
+    #[command(flatten)]
+    pub mesh_choice: MeshChoice,
     /// Sample rate of the clips in Hz.
     #[arg(long, default_value_t = 30)]
     pub rate: u32,
@@ -112,13 +126,7 @@ fn execute(args: Args) -> Result<(), CliError> {
             return Err(CliError::usage(format!("--pose-tolerance must be a positive number of GTE units, not {t}")));
         }
     }
-    let options = ImportOptions {
-        rate: args.rate,
-        clips: args.clips.clone(),
-        meshes: args.meshes.clone(),
-        skip_meshes: args.skip_mesh.clone(),
-        skinned_only: args.skinned_only,
-    };
+    let options = args.mesh_choice.options(ImportOptions { rate: args.rate, clips: args.clips.clone(), ..Default::default() });
     let show_progress = std::io::stderr().is_terminal() && !args.json;
     let mut progress = |clip: &str, frame: usize, frames: usize| {
         if show_progress {

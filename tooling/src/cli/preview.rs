@@ -48,16 +48,8 @@ pub struct Args {
     /// Bone map for --add-clips (`FROM = TO` per line).
     #[arg(long, value_name = "MAP", requires = "add_clips")]
     pub bone_map: Option<PathBuf>,
-    /// Comma-separated mesh (node) names of the FBX to draw, leaving out every other mesh (as `import
-    /// --meshes`).
-    #[arg(long, value_delimiter = ',', value_name = "NAME")]
-    pub meshes: Option<Vec<String>>,
-    /// A mesh (node name) of the FBX to leave out (as `import --skip-mesh`); repeatable.
-    #[arg(long = "skip-mesh", value_delimiter = ',', value_name = "NAME")]
-    pub skip_mesh: Vec<String>,
-    /// Leave out every mesh that follows no bone (as `import --skinned-only`).
-    #[arg(long)]
-    pub skinned_only: bool,
+    #[command(flatten)]
+    pub mesh_choice: super::import::MeshChoice,
     /// Draw the skeleton over the mesh.
     #[arg(long)]
     pub bones: bool,
@@ -105,12 +97,7 @@ pub fn parse_frames(text: &str, frames: usize) -> Result<Range<usize>, CliError>
 
 /// The input, with `--add-clips` when given and the meshes `--meshes` / `--skip-mesh` choose.
 fn load_subject(args: &Args, modes: &[StorageMode]) -> Result<Subject, CliError> {
-    let options = crate::fbx::ImportOptions {
-        meshes: args.meshes.clone(),
-        skip_meshes: args.skip_mesh.clone(),
-        skinned_only: args.skinned_only,
-        ..Default::default()
-    };
+    let options = args.mesh_choice.options(crate::fbx::ImportOptions::default());
     match &args.add_clips {
         Some(files) => Subject::load_with_clips_with(&args.input, files, args.bone_map.as_deref(), modes, &options),
         None => Subject::load_with(&args.input, args.skeleton.as_deref(), modes, &options),
