@@ -85,6 +85,14 @@ pub fn run(plan: &Plan) -> Result<Outcome, RunError> {
     let _ = std::fs::remove_dir_all(&work_dir);
     let verdict = judge(&output.probes, output.fault, plan.hang_frames);
     let stem = plan.exe.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "game".into());
+    // The frames of an earlier run of the same EXE on the same emulator would mix with these.
+    let prefix = format!("{stem}-{}-frame", plan.emulator);
+    for entry in std::fs::read_dir(&plan.out_dir).into_iter().flatten().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with(&prefix) && name.ends_with(".png") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
     let mut saved = Vec::new();
     for shot in &output.screenshots {
         let path = plan.out_dir.join(format!("{stem}-{}-frame{:05}.png", plan.emulator, shot.frame));
@@ -367,18 +375,22 @@ mod tests {
             found
         }
 
-        fn verdict(emulator: Emulator, then: Then) -> (Verdict, Outcome, tempfile::TempDir) {
-            let dir = tempfile::tempdir().unwrap();
-            let plan = Plan {
-                emulator,
-                exe: exe(dir.path(), then),
+        fn plan_for(then: Then, dir: &Path) -> Plan {
+            Plan {
+                emulator: Emulator::Mednafen,
+                exe: exe(dir, then),
                 frames: 150,
                 shots: vec![30, 150],
-                out_dir: dir.path().join("frames"),
+                out_dir: dir.join("frames"),
                 timeout: Duration::from_secs(120),
                 hang_frames: 60,
                 gif: false,
-            };
+            }
+        }
+
+        fn verdict(emulator: Emulator, then: Then) -> (Verdict, Outcome, tempfile::TempDir) {
+            let dir = tempfile::tempdir().unwrap();
+            let plan = Plan { emulator, ..plan_for(then, dir.path()) };
             let outcome = run(&plan).unwrap_or_else(|e| panic!("{emulator}: {e}"));
             (outcome.verdict.clone(), outcome, dir)
         }
@@ -392,6 +404,16 @@ mod tests {
             assert_eq!(ran, Verdict::Ran);
             assert_eq!((outcome.frames_run, outcome.saved.len()), (150, 2));
             assert!(outcome.saved.iter().all(|f| f.path.is_file()));
+            // A second run into the same folder leaves only its own frames.
+            let mut again = Plan { shots: vec![60], out_dir: outcome.saved[0].path.parent().unwrap().to_path_buf(), ..plan_for(Then::Count, _dir.path()) };
+            again.frames = 60;
+            let second = run(&again).unwrap();
+            let frames: Vec<String> = std::fs::read_dir(&again.out_dir)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .filter(|n| n.contains("-frame"))
+                .collect();
+            assert_eq!(frames, ["count-mednafen-frame00060.png"], "{:?}", second.saved);
             for shot in &outcome.output.screenshots {
                 let centre = ((shot.height / 2 * shot.width + shot.width / 2) * 3) as usize;
                 let pixel = &shot.rgb[centre..centre + 3];
