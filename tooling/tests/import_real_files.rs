@@ -254,3 +254,22 @@ fn preview_chooses_meshes_as_import_does() {
         std::fs::remove_file(&png).unwrap();
     }
 }
+
+#[test]
+fn vertices_without_a_weight_stay_on_the_meshs_node_as_the_file_leaves_them() {
+    // Vertex 70 of the body has no weight; the body hangs under no bone (Blender exports an
+    // Armature-modified mesh beside the armature), so the vertex stays where the scene puts it.
+    let reference = import("character.fbx", "rigid-gte", &[]).1;
+    for storage in ["rigid-gte", "baked-vertices"] {
+        let (code, json, stderr, files) = import("unweighted_vertex.fbx", storage, &[]);
+        assert_eq!(code, 0, "{storage}: {stderr}");
+        assert_eq!(files, ["unweighted_vertex.pxsk"]);
+        assert_eq!(json["vertices"], reference["vertices"], "{storage}");
+        assert_eq!(json["bones"].as_u64().unwrap(), reference["bones"].as_u64().unwrap() + 1, "{storage}: the scene's root joins");
+        let w = warnings(&json);
+        assert!(
+            w.iter().any(|w| w.contains("mesh 'Body': 1 vertices have no skin weight (first: vertex 70)") && w.contains("'(scene root)'")),
+            "{storage}: {w:?}"
+        );
+    }
+}

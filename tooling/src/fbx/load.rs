@@ -18,6 +18,10 @@ struct MeshInstance<'s> {
     node: &'s ufbx::Node,
     mesh: &'s ufbx::Mesh,
     binding: Binding<'s>,
+    /// The node a skinned mesh's vertices without any weight follow rigidly, where it has such vertices:
+    /// the bone above its node, or the scene's root (they stay on the mesh's node, as Blender and ufbx
+    /// leave them).
+    unweighted_bone: Option<&'s ufbx::Node>,
     /// Index of its first vertex in the character's vertex list.
     first_vertex: usize,
 }
@@ -77,8 +81,14 @@ pub fn import(
     let rest_move = if moves_skeleton { skeleton_move(&scene, &meshes) } else { None };
     let world_conv = rest_move.map_or(conv, |m| conv.mul(&m));
     let Skeleton { bones, bone_of_node, bind_of_node } = skeleton(&p, &scene, &meshes, &world_conv)?;
-    let BoundVertices { vertices, weights, clusters, props } =
+    let BoundVertices { vertices, weights, clusters, props, unweighted } =
         bind_vertices(&p, &meshes, &bone_of_node, &bind_of_node, &world_conv)?;
+    for (mesh, count, first, bone) in &unweighted {
+        warnings.push(format!(
+            "mesh '{mesh}': {count} vertices have no skin weight (first: vertex {first}); they stay on the mesh's \
+             node as the file leaves them, rigidly on '{bone}'"
+        ));
+    }
     let (triangles, materials) = triangulate(&meshes, conv.determinant() < 0.0);
 
     let limit = |what, count, limit| {
@@ -269,7 +279,14 @@ fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene, options: &ImportOptions
                 });
             }
         };
-        out.push(MeshInstance { node, mesh, binding, first_vertex });
+        let unweighted_bone = match binding {
+            // No bone above the mesh's node: they stay where the scene puts them, on its root.
+            Binding::Skin(skin) if (0..mesh.num_vertices).any(|v| strongest_weight(skin, v).is_none()) => {
+                Some(skeleton_nodes.prop_bone(node).unwrap_or(&scene.root_node))
+            }
+            _ => None,
+        };
+        out.push(MeshInstance { node, mesh, binding, unweighted_bone, first_vertex });
         first_vertex += mesh.num_vertices;
     }
     if !unbound.is_empty() && !options.skinned_only {
@@ -402,6 +419,9 @@ fn non_uniform(x: f64, y: f64, z: f64) -> Option<f64> {
     (spread > 1e-3).then_some(spread)
 }
 
+/// The bone name of the scene's root, when unweighted vertices follow it.
+const SCENE_ROOT_BONE: &str = "(scene root)";
+
 /// The runtime skeleton and where its bones come from.
 struct Skeleton {
     /// Parent-first.
@@ -430,9 +450,12 @@ fn skeleton(p: &str, scene: &ufbx::Scene, meshes: &[MeshInstance], conv: &Affine
             }
         }
     }
-    // A bone only props follow has no cluster: its bind is where the file places it.
+    // A bone only props (or unweighted vertices) follow has no cluster: its bind is where the file places it.
     for m in meshes {
-        let Binding::Prop(node) = m.binding else { continue };
+        let node = match (m.binding, m.unweighted_bone) {
+            (Binding::Prop(node), _) | (Binding::Skin(_), Some(node)) => node,
+            (Binding::Skin(_), None) => continue,
+        };
         bind_of_node.entry(node.element.typed_id).or_insert_with(|| Affine::from_ufbx(&node.node_to_world));
     }
     let mut bones = Vec::new();
@@ -442,7 +465,8 @@ fn skeleton(p: &str, scene: &ufbx::Scene, meshes: &[MeshInstance], conv: &Affine
     while let Some((node, parent)) = stack.pop() {
         let mut here = parent;
         if let Some(bind_world) = bind_of_node.get(&node.element.typed_id) {
-            let name = node.element.name.to_string();
+            // The scene's root is a bone only for unweighted vertices of a mesh with no bone above it.
+            let name = if node.is_root { SCENE_ROOT_BONE.to_string() } else { node.element.name.to_string() };
             let g = conv.mul(bind_world);
             g.check().map_err(|d| degenerate_node(p, &name, "bind pose (skin cluster bind matrix)", node, d))?;
             let scale = g.decompose().map_err(|d| degenerate(p, &name, "bind pose", d))?.scale;
@@ -462,9 +486,12 @@ fn skeleton(p: &str, scene: &ufbx::Scene, meshes: &[MeshInstance], conv: &Affine
 struct BoundVertices {
     vertices: Vec<Vertex>,
     weights: WeightReduction,
-    /// Per vertex: its strongest cluster (None in props).
+    /// Per vertex: its strongest cluster (None in props, and for a skinned mesh's unweighted vertices).
     clusters: Vec<Option<usize>>,
     props: Vec<Prop>,
+    /// Skinned meshes' vertices without a weight, which follow the mesh's node: (mesh, count, first
+    /// vertex, bone name).
+    unweighted: Vec<(String, usize, usize, String)>,
 }
 
 fn bind_vertices(
@@ -522,22 +549,21 @@ fn reduce_skin(
     let report = &mut out.weights;
     let mesh_name = m.node.element.name.to_string();
     let (mut unweighted, mut first_unweighted) = (0usize, None);
+    // Unweighted vertices stay on the mesh's node: rigidly on the bone it hangs under, as props do.
+    let on_node = m.unweighted_bone.map(|node| {
+        let on_bone = Affine::from_ufbx(&node.node_to_world).inverse().mul(&Affine::from_ufbx(&m.node.geometry_to_world));
+        (bone_of_node[&node.element.typed_id], conv.mul(&bind_of_node[&node.element.typed_id]).mul(&on_bone), node)
+    });
     for v in 0..m.mesh.num_vertices {
-        let sv = skin.vertices.get(v).copied().unwrap_or_default();
-        let begin = sv.weight_begin as usize;
-        let weights = skin.weights.get(begin..begin + sv.num_weights as usize).unwrap_or(&[]);
-        let usable: Vec<&ufbx::SkinWeight> = weights
-            .iter()
-            .filter(|w| w.weight > WEIGHT_EPSILON)
-            .filter(|w| skin.clusters.get(w.cluster_index as usize).and_then(|c| c.bone_node.as_ref()).is_some())
-            .collect();
-        let Some(strongest) = usable
-            .iter()
-            .copied()
-            .max_by(|a, b| a.weight.total_cmp(&b.weight).then(b.cluster_index.cmp(&a.cluster_index)))
-        else {
+        let usable = usable_weights(skin, v);
+        let Some(strongest) = strongest_weight(skin, v) else {
             unweighted += 1;
             first_unweighted.get_or_insert(v);
+            if let Some((bone, to_model, _)) = &on_node {
+                let pos = m.mesh.vertices[v];
+                out.vertices.push(Vertex { bind: to_model.apply([pos.x, pos.y, pos.z]), bone: *bone, mesh: mesh_name.clone(), source_index: v });
+                out.clusters.push(None);
+            }
             continue;
         };
         if usable.len() > 1 {
@@ -559,7 +585,10 @@ fn reduce_skin(
         });
         out.clusters.push(Some(strongest.cluster_index as usize));
     }
-    if unweighted > 0 {
+    if let (true, Some((_, _, node))) = (unweighted > 0, &on_node) {
+        let bone = if node.is_root { SCENE_ROOT_BONE.to_string() } else { node.element.name.to_string() };
+        out.unweighted.push((mesh_name, unweighted, first_unweighted.unwrap_or(0), bone));
+    } else if unweighted > 0 {
         return Err(ImportError::UnweightedVertices {
             path: p.into(),
             mesh: mesh_name,
@@ -568,6 +597,25 @@ fn reduce_skin(
         });
     }
     Ok(())
+}
+
+/// The weights of vertex `v` that count: above the epsilon, on a cluster with a bone.
+fn usable_weights(skin: &ufbx::SkinDeformer, v: usize) -> Vec<&ufbx::SkinWeight> {
+    let sv = skin.vertices.get(v).copied().unwrap_or_default();
+    let begin = sv.weight_begin as usize;
+    let weights = skin.weights.get(begin..begin + sv.num_weights as usize).unwrap_or(&[]);
+    weights
+        .iter()
+        .filter(|w| w.weight > WEIGHT_EPSILON)
+        .filter(|w| skin.clusters.get(w.cluster_index as usize).and_then(|c| c.bone_node.as_ref()).is_some())
+        .collect()
+}
+
+/// The strongest usable weight of vertex `v` (ties: the lower cluster index); None when it has none.
+fn strongest_weight(skin: &ufbx::SkinDeformer, v: usize) -> Option<&ufbx::SkinWeight> {
+    usable_weights(skin, v)
+        .into_iter()
+        .max_by(|a, b| a.weight.total_cmp(&b.weight).then(b.cluster_index.cmp(&a.cluster_index)))
 }
 
 /// Triangles (fans/ear-clipping by ufbx) with global material indices; `flip` re-winds them.
@@ -754,9 +802,15 @@ fn reference_positions(
             _ => None,
         };
         for v in 0..mesh.num_vertices {
-            let cluster = clusters[m.first_vertex + v].expect("skinned vertices have a cluster");
-            let cluster: &ufbx::SkinCluster = &skin.clusters[cluster];
             let pos = mesh.vertices[v];
+            let Some(cluster) = clusters[m.first_vertex + v] else {
+                // An unweighted vertex stays on the mesh's node (ufbx leaves it unskinned): both ways.
+                let on_node = local_to_model.apply([pos.x, pos.y, pos.z]);
+                rigid.push(on_node);
+                skinned.push(on_node);
+                continue;
+            };
+            let cluster: &ufbx::SkinCluster = &skin.clusters[cluster];
             let on_bone = Affine::from_ufbx(&cluster.geometry_to_world);
             let on_bone = skeleton_move.map_or(on_bone, |m| m.mul(&on_bone));
             rigid.push(conv.mul(&on_bone).apply([pos.x, pos.y, pos.z]));
