@@ -80,11 +80,7 @@ pub fn run(ws: &Path) -> Result<()> {
 /// What an emulator needs, installed when missing. Failures map to exit code 2 (not installed).
 pub fn ensure_emulator(ws: &Path, emulator: Emulator) -> Result<()> {
     let result = ensure_tools(tools_for(emulator)).and_then(|_| ensure_backend_files(ws, emulator));
-    result.map_err(|e| Exit::error(Exit::NOT_INSTALLED, format!("{} cannot be installed: {e:#}", name(emulator))))
-}
-
-pub fn name(emulator: Emulator) -> &'static str {
-    emulator.name()
+    result.map_err(|e| Exit::error(Exit::NOT_INSTALLED, format!("{} cannot be installed: {e:#}", emulator.name())))
 }
 
 /// The viewer's browser test (tooling/tests/preview_browser.rs): chromium from Debian and the pinned

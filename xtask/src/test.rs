@@ -48,7 +48,7 @@ pub fn test_all(ws: &Path) -> Result<()> {
     for example in build::examples(ws) {
         for emulator in [Emulator::PcsxRearmed, Emulator::Mednafen] {
             let step = run(ws, &options(emulator, &example, false)).map(|_| ());
-            results.push((format!("verify {example} on {}", setup::name(emulator)), step));
+            results.push((format!("verify {example} on {}", emulator.name()), step));
         }
     }
     let circles = crate::shell::at(ws).and_then(|sh| {

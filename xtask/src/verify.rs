@@ -1,6 +1,6 @@
 //! `verify`, `test` and `demo`: build an example, run it in an emulator backend, compare what it left in
 //! RAM and on screen with what the host expects, and report.
-use crate::backends::{self, Emulator, RunError, RunOutput, RunRequest};
+use crate::backends::{self, Emulator, RunError, RunRequest};
 use crate::expect::{self, Expectation};
 use crate::psexe::{self, Region};
 use crate::report::{self, Check, RecordSummary, Report};
@@ -26,18 +26,9 @@ pub struct Options {
     pub exe: Option<PathBuf>,
 }
 
-/// The emulator used without `--emulator`: pcsx-redux when it can be found, else pcsx-rearmed.
-pub fn default_emulator() -> Emulator {
-    Emulator::default_available()
-}
-
 /// Frames after which screenshots are taken: a third and two thirds of the way, so they differ.
 pub fn screenshot_frames(frames: u32) -> Vec<u32> {
     vec![(frames / 3).max(1), (frames * 2 / 3).max(2)]
-}
-
-fn run_backend(emulator: Emulator, req: &RunRequest) -> Result<RunOutput, RunError> {
-    emulator.run(req)
 }
 
 /// Compares a record with an expectation: program, status, frames, and every result word.
@@ -158,7 +149,7 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
     }
     if !report.passed {
         let failed = report.failed_checks().count();
-        let emu_name = setup::name(report.emulator);
+        let emu_name = report.emulator.name();
         return Err(Exit::error(Exit::MISMATCH, format!("{} on {emu_name}: {failed} check(s) failed", o.example)));
     }
     Ok(report)
@@ -201,12 +192,12 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
     let emulator = match o.emulator {
         Some(e) => e,
         None => {
-            let e = default_emulator();
-            println!("verify: no --emulator given, using {}", setup::name(e));
+            let e = Emulator::default_available();
+            println!("verify: no --emulator given, using {}", e.name());
             e
         }
     };
-    let emu_name = setup::name(emulator);
+    let emu_name = emulator.name();
     setup::ensure_emulator(ws, emulator)?;
     let exe = match &o.exe {
         Some(path) => {
@@ -242,7 +233,7 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
     };
     println!("verify: running {} on {emu_name} for {} frames", o.example, o.frames);
     let started = Instant::now();
-    let output = run_backend(emulator, &req).map_err(|e| {
+    let output = emulator.run(&req).map_err(|e| {
         let code = if matches!(e, RunError::NotInstalled(_)) { Exit::NOT_INSTALLED } else { Exit::FAILED };
         Exit::error(code, format!("{emu_name}: {e}"))
     })?;
