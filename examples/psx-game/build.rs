@@ -8,15 +8,21 @@ fn main() {
     let tables = std::env::var_os("PSXANIM_CHARACTER_TABLES")
         .map(PathBuf::from)
         .unwrap_or_else(|| dir.join("../../target/character-tables"));
-    // The glTF export of the fixture character (tests/fixtures/gltf/blender_character.glb).
-    let blob = tables.join("rigid-gte").join("blender_character.pxsk");
-    if !blob.is_file() {
-        panic!(
-            "{} is missing: build with `cargo xtask build-exe --example psx-game`, which generates it with \
-             `psxanim import tests/fixtures/gltf/blender_character.glb --storage rigid-gte`",
-            blob.display()
-        );
+    // The glTF export of the fixture character (tests/fixtures/gltf/blender_character.glb), and the
+    // same character as one continuous skin of 2,946 vertices (tests/fixtures/fbx/dense_character.fbx).
+    for (var, name, source) in [
+        ("CHARACTER_RIGID", "blender_character.pxsk", "tests/fixtures/gltf/blender_character.glb"),
+        ("CHARACTER_DENSE", "dense_character.pxsk", "tests/fixtures/fbx/dense_character.fbx"),
+    ] {
+        let blob = tables.join("rigid-gte").join(name);
+        if !blob.is_file() {
+            panic!(
+                "{} is missing: build with `cargo xtask build-exe --example psx-game`, which generates it with \
+                 `psxanim import {source} --storage rigid-gte`",
+                blob.display()
+            );
+        }
+        println!("cargo:rerun-if-changed={}", blob.display());
+        println!("cargo:rustc-env={var}={}", blob.display());
     }
-    println!("cargo:rerun-if-changed={}", blob.display());
-    println!("cargo:rustc-env=CHARACTER_RIGID={}", blob.display());
 }

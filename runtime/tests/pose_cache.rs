@@ -169,7 +169,7 @@ fn the_cache_holds_every_clip_frame_as_model_space_matrices() {
     assert_eq!(entries_for_blob(&b), 10);
     assert_eq!(entries_for_blob(&b[..10]), 0);
     let mut buffer = vec![PackedMatrix::default(); 12];
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut frames = 0;
     let cache = PoseCache::build(&mut gte(), &t, &mut buffer, &mut scratch, &mut || frames += 1).unwrap();
     assert_eq!(frames, 5);
@@ -193,7 +193,7 @@ fn the_cache_holds_every_clip_frame_as_model_space_matrices() {
 fn a_short_buffer_or_a_baked_blob_is_refused() {
     let b = rigid_blob();
     let t = Tables::parse(&b).unwrap();
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut buffer = vec![PackedMatrix::default(); 9];
     let r = PoseCache::build(&mut gte(), &t, &mut buffer, &mut scratch, &mut || {});
     assert_eq!(r.err(), Some(RenderError::Table(TableError::OutputTooSmall { needed: 10, len: 9 })));
@@ -216,7 +216,7 @@ impl TriangleSink for Collect {
 fn render_sxy(t: &Tables, cache: Option<&PoseCache>, sample: FrameSample) -> Result<Vec<u32>, RenderError> {
     let mut g = gte();
     camera().load(&mut g);
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let world = placement(Vec3i32::new(300, 0, 0), 0x0400);
     let r = render::render_cached(&mut g, t, cache, &camera(), &world, Some(sample), &mut scratch, &mut Collect::default(), &mut |_| {})?;
     assert!(matches!(r, Outcome::Drawn(_)), "{r:?}");
@@ -228,7 +228,7 @@ fn rendering_from_the_cache_lands_within_a_pixel_of_the_compact_path() {
     let b = rigid_blob();
     let t = Tables::parse(&b).unwrap();
     let mut buffer = vec![PackedMatrix::default(); entries_for_blob(&b)];
-    let cache = PoseCache::build(&mut gte(), &t, &mut buffer, &mut Box::new(Scratch::new()), &mut || {}).unwrap();
+    let cache = PoseCache::build(&mut gte(), &t, &mut buffer, &mut Box::<Scratch>::new(Scratch::new()), &mut || {}).unwrap();
     for (clip, frame) in [(0u16, 0u16), (0, 2), (1, 1)] {
         let sample = FrameSample { clip, frame, next: frame, weight: 0 };
         let cached = render_sxy(&t, Some(&cache), sample).unwrap();
@@ -253,7 +253,7 @@ fn a_cache_built_from_another_blob_is_refused() {
     let copy = b.clone();
     let (t, other) = (Tables::parse(&b).unwrap(), Tables::parse(&copy).unwrap());
     let mut buffer = vec![PackedMatrix::default(); entries_for_blob(&b)];
-    let cache = PoseCache::build(&mut gte(), &t, &mut buffer, &mut Box::new(Scratch::new()), &mut || {}).unwrap();
+    let cache = PoseCache::build(&mut gte(), &t, &mut buffer, &mut Box::<Scratch>::new(Scratch::new()), &mut || {}).unwrap();
     assert!(!cache.belongs_to(&other));
     let sample = FrameSample { clip: 0, frame: 0, next: 0, weight: 0 };
     assert_eq!(render_sxy(&other, Some(&cache), sample), Err(RenderError::PoseCacheMismatch));

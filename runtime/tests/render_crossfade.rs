@@ -59,7 +59,7 @@ fn a_rigid_crossfade_turns_the_short_way_past_90_and_180_degrees() {
     for (from, to, short) in [(0.0, 170.0, 170.0), (100.0, -100.0, 160.0), (-80.0, 90.0, 170.0)] {
         let b = turned(from, to);
         let t = Tables::parse(&b).unwrap();
-        let mut scratch = Box::new(Scratch::new());
+        let mut scratch = Box::<Scratch>::new(Scratch::new());
         let mut a = Animator::new(60, Sampling::Step);
         a.play(&t, 0, true).unwrap();
         a.update(2);
@@ -88,7 +88,7 @@ fn a_rigid_crossfade_ignores_the_pose_cache_and_blends_decoded_samples() {
     use psxanim_runtime::render::PoseCache;
     let b = turned(0.0, 120.0);
     let t = Tables::parse(&b).unwrap();
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut buffer = vec![PackedMatrix::default(); render::pose_cache::entries_needed(&t).unwrap()];
     let cache = PoseCache::build(&mut gte(), &t, &mut buffer, &mut scratch, &mut || {}).unwrap();
     let world = Matrix::new(IDENTITY_ROTATION, Default::default());
@@ -121,7 +121,7 @@ fn a_baked_crossfade_blends_the_two_frames_positions() {
     a.update(2); // outgoing at sample 3, incoming at 1, a quarter of the way
     let pose = a.pose().unwrap();
     assert_eq!((pose.current.frame, pose.fade.unwrap().from.frame, pose.fade.unwrap().weight), (1, 3, 1024));
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut g = gte();
     let cam = camera();
     cam.load(&mut g);

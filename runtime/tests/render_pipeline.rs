@@ -58,7 +58,7 @@ fn expected_screen(p: [f64; 3]) -> (f64, f64) {
 fn rigid_vertices_land_where_an_f64_projection_puts_them() {
     let b = rigid_blob();
     let t = Tables::parse(&b).unwrap();
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     // Clip 1: the root turned 90 degrees about Y (the square edge-on), bone 1 moved 2000 down in the
     // root's space and not turned back (its parent turned it).
     let (r, _, stages) = run(&t, &Matrix::IDENTITY, sample(1, 0), &mut scratch);
@@ -79,7 +79,7 @@ fn rigid_vertices_land_where_an_f64_projection_puts_them() {
 fn back_faces_are_culled_and_front_faces_carry_depth_and_colour() {
     let b = rigid_blob();
     let t = Tables::parse(&b).unwrap();
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let (r, drawn, _) = run(&t, &Matrix::IDENTITY, sample(0, 0), &mut scratch);
     let Ok(Outcome::Drawn(stats)) = r else { panic!("{r:?}") };
     assert_eq!((stats.drawn, stats.back_facing, stats.rejected), (3, 1, 0));
@@ -98,7 +98,7 @@ fn an_off_screen_character_is_culled_before_decoding_anything() {
     let b = rigid_blob();
     let t = Tables::parse(&b).unwrap();
     let frames = t.clip(0).unwrap().frame_count;
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     for world in [placement(Vec3i32::new(0, 0, -20000), 0), placement(Vec3i32::new(90000, 0, 0), 0), placement(Vec3i32::new(0, -90000, 0), 0)] {
         let (r, drawn, stages) = run(&t, &world, sample(0, frames), &mut scratch);
         assert_eq!(r, Ok(Outcome::Culled));
@@ -113,7 +113,7 @@ fn an_off_screen_character_is_culled_before_decoding_anything() {
 fn a_box_straddling_the_screen_edge_is_kept() {
     let b = rigid_blob();
     let t = Tables::parse(&b).unwrap();
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     // The box spans +-4000 on every axis, so its far face is at depth 12000, where the right screen
     // edge is at camera x = 160 * 12000 / 300 = 6400.
     let (r, _, _) = run(&t, &placement(Vec3i32::new(6400 + 3000, 0, 0), 0), sample(0, 0), &mut scratch);
@@ -133,7 +133,7 @@ fn baked_frames_decode_deltas_escapes_and_raw_then_project_with_one_matrix() {
     let frames = vec![(moved.clone(), false), (far.clone(), false), (far.clone(), true)];
     let b = blob(&bones, &[[0, 2, 1, 0], [1, 2, 3, 0]], &[[1, 2, 3]], &[], &frames);
     let t = Tables::parse(&b).unwrap();
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     for (frame, expected) in [(0u16, &moved), (1, &far), (2, &far)] {
         let (r, drawn, stages) = run(&t, &Matrix::IDENTITY, sample(0, frame), &mut scratch);
         assert!(matches!(r, Ok(Outcome::Drawn(_))), "{r:?}");
@@ -169,7 +169,7 @@ fn too_many_vertices_for_the_scratch_is_an_error_not_a_panic() {
     let clips = [RigidClip { frames: 1, poses: vec![(0.0, [0, 0, 0])] }];
     let b = blob(&bones, &[[0, 1, 2, 0]], &[[1, 1, 1]], &clips, &[]);
     let t = Tables::parse(&b).unwrap();
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let (r, _, _) = run(&t, &Matrix::IDENTITY, sample(0, 0), &mut scratch);
     assert_eq!(r, Err(RenderError::TooManyVertices { vertices: 600, max: 512 }));
 }
@@ -180,7 +180,7 @@ fn too_many_vertices_for_the_scratch_is_an_error_not_a_panic() {
 fn corrupted_blobs_never_panic() {
     let bind = SQUARE.to_vec();
     let baked = blob(&[BoneDef { parent: None, vertices: bind.clone() }], &[[0, 1, 2, 0]], &[[1, 2, 3]], &[], &[(bind.clone(), false), (bind, true)]);
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     for original in [rigid_blob(), baked] {
         for at in 0..original.len() {
             for value in [0x00, 0xFF, 0x80, original[at] ^ 0x01] {
@@ -205,7 +205,7 @@ fn a_misaligned_blob_renders_the_same() {
     let mut shifted = vec![0u8; b.len() + 1];
     shifted[1..].copy_from_slice(&b);
     let (aligned, odd) = (Tables::parse(&b).unwrap(), Tables::parse(&shifted[1..]).unwrap());
-    let (mut s1, mut s2) = (Box::new(Scratch::new()), Box::new(Scratch::new()));
+    let (mut s1, mut s2) = (Box::<Scratch>::new(Scratch::new()), Box::<Scratch>::new(Scratch::new()));
     let (r1, d1, _) = run(&aligned, &Matrix::IDENTITY, sample(0, 1), &mut s1);
     let (r2, d2, _) = run(&odd, &Matrix::IDENTITY, sample(0, 1), &mut s2);
     assert!(matches!(r1, Ok(Outcome::Drawn(_))));
@@ -275,7 +275,7 @@ impl TriangleSink for Limited {
 fn flat_packets_carry_the_triangles_add_would_get() {
     let b = rigid_blob();
     let t = Tables::parse(&b).unwrap();
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let places = [
         Matrix::IDENTITY,
         placement(Vec3i32::new(300, -200, 0), 0x1800),
@@ -321,7 +321,7 @@ fn a_clear_box_skips_the_clip_tests_and_loses_nothing() {
     use psxanim_runtime::render::triangles::emit;
     let b = rigid_blob();
     let t = Tables::parse(&b).unwrap();
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let cam = camera();
     let (mut kinds, mut rejected) = (Vec::new(), 0);
     let near = [placement(Vec3i32::new(0, 0, -7850), 0), placement(Vec3i32::new(0, 0, -7400), 0x0400)];
@@ -368,7 +368,7 @@ fn a_quad_draws_its_two_triangles() {
     let (tb, qb) = (squares_blob(&clips, false), squares_blob(&clips, true));
     let (triangles, quads) = (Tables::parse(&tb).unwrap(), Tables::parse(&qb).unwrap());
     assert_eq!((triangles.quad_count(), quads.quad_count()), (0, 2));
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let corners = |d: &DrawnTriangle| {
         let mut c = d.xy.map(|p| p.to_word());
         c.sort();
@@ -474,7 +474,7 @@ fn a_strip_draws_its_quads_triangles() {
         ),
         (4, 2, 1)
     );
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     // The corners of each triangle, sorted (the halves of a quad are not wound like their sources).
     let covered = |ts: &[DrawnTriangle]| {
         let mut v: Vec<[u32; 3]> = ts

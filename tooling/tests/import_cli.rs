@@ -30,7 +30,7 @@ fn every_rejection_fixture_fails_naming_its_defect_and_writes_nothing() {
         ("reject_singular.fbx", "singular transform"),
         ("reject_dual_quaternion.fbx", "dual-quaternion skinning"),
         ("reject_two_skins.fbx", "2 skin deformers"),
-        ("reject_too_many_vertices.fbx", "608 vertices exceed the profile limit of 512"),
+        ("reject_too_many_vertices.fbx", "4577 vertices exceed the profile limit of 4096"),
         ("reject_too_large.fbx", "outside the profile limit of +-7.5 m"),
         ("reject_too_many_nodes.fbx", "65 nodes exceed the profile limit of 64"),
         ("reject_too_long_clip.fbx", "clip 'Idle' lasts 62.00 s, longer than the profile limit of 60 s"),

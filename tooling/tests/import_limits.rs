@@ -142,30 +142,23 @@ fn rigid_threshold_grows_with_animated_scale_ups_only() {
 }
 
 #[test]
-fn a_triangle_on_a_vertex_past_the_streams_1024_is_rejected_naming_its_mesh() {
+fn rigid_takes_past_1024_vertices_and_refuses_only_a_triangle_no_window_can_hold() {
+    let options = |storage| CompileOptions { storage, max_error: Some(f64::INFINITY), pose_tolerance: None };
+    let tri = |vertices| Triangle { vertices, material: 0 };
+    // Vertex 1099 is the last of the plain order (by bone: it is on the second), vertex 0 the first:
+    // the ranges are laid out again so that the triangle joining them fits one window.
     let mut c = character(1100, 500.0, 2, spinning(2, 0.1));
-    let options = |storage| CompileOptions {
-        storage,
-        max_error: Some(f64::INFINITY),
-        pose_tolerance: None,
-    };
-    for storage in [StorageMode::RigidGte, StorageMode::BakedVertices] {
-        // Vertices past 1024 that no triangle uses are only positions.
-        c.triangles = vec![Triangle {
-            vertices: [0, 1, 2],
-            material: 0,
-        }];
-        assert!(compile(&c, &options(storage)).is_ok(), "{storage:?}");
-        // Vertex 1099 is the last in both layouts (rigid sorts by bone, and it is on the second bone).
-        c.triangles.push(Triangle {
-            vertices: [0, 1099, 2],
-            material: 0,
-        });
-        let err = compile(&c, &options(storage)).unwrap_err();
-        let message = err.to_string();
-        assert!(
-            message.contains("mesh 'Synthetic'") && message.contains("1024"),
-            "{storage:?}: {message}"
-        );
-    }
+    c.triangles = vec![tri([0, 1, 2]), tri([0, 1099, 2])];
+    assert!(compile(&c, &options(StorageMode::RigidGte)).is_ok());
+    let err = compile(&c, &options(StorageMode::BakedVertices)).unwrap_err().to_string();
+    assert!(err.contains("1100 vertices exceed baked-vertices' limit of 512"), "{err}");
+    // A fan: vertex 0 in a triangle with each of 2,099 others, so some lies 1,050 or more from it in
+    // any order; the message names the mesh, the vertices and the reach.
+    let mut c = character(2100, 500.0, 2, spinning(2, 0.1));
+    c.triangles = (1..2099).map(|i| tri([0, i, i + 1])).collect();
+    let err = compile(&c, &options(StorageMode::RigidGte)).unwrap_err().to_string();
+    assert!(
+        err.contains("mesh 'Synthetic'") && err.contains("a triangle of vertices 0, ") && err.contains("within 1009 of each other"),
+        "{err}"
+    );
 }

@@ -273,3 +273,45 @@ fn vertices_without_a_weight_stay_on_the_meshs_node_as_the_file_leaves_them() {
         );
     }
 }
+
+#[test]
+fn a_character_past_one_primitive_window_imports_in_rigid_gte_and_baked_vertices_names_the_limit() {
+    // One continuous skin of 2,946 vertices: its triangles join the hips to both thighs and the spine
+    // to both arms, so the bones' vertex ranges must be laid out for every triangle to fit one window.
+    let (code, json, stderr, files) = import("dense_character.fbx", "rigid-gte", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(files, ["dense_character.pxsk"]);
+    assert_eq!(json["vertices"], 2946, "{json}");
+    let c = load("dense_character.fbx", &ImportOptions::default()).unwrap();
+    let blob = build(&c, StorageMode::RigidGte).unwrap().blob;
+    let t = Tables::parse(&blob).unwrap();
+    assert_eq!(t.vertex_count(), 2946);
+    // Every triangle drawn once, through runs counting from several bases (the header's top byte).
+    assert_eq!(t.primitives().map(|p| p.triangle_count()).sum::<usize>(), c.triangles.len());
+    let start = psxanim_runtime::tables::Header::read(&blob).unwrap().primitives_offset as usize;
+    let words: Vec<u32> = blob[start..].chunks_exact(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
+    let mut bases = std::collections::BTreeSet::new();
+    let mut at = 0;
+    while words[at] != psxanim_runtime::tables::primitives::STREAM_END {
+        let h = words[at];
+        bases.insert(psxanim_runtime::tables::primitives::run_base(h));
+        let count = ((h >> 2) & 0x3FFF) as usize;
+        at += 2 + match h & 3 { 0 => count, 1 => 2 * count, _ => count + 1 };
+    }
+    assert!(bases.len() >= 3 && *bases.iter().max().unwrap() >= 2048, "{bases:?}");
+    // Every bone's range is one block; together they cover every vertex once.
+    let mut covered = vec![false; t.vertex_count()];
+    for b in 0..t.bone_count() {
+        let r = t.bone(b);
+        for (v, c) in covered.iter_mut().enumerate().skip(r.first_vertex as usize).take(r.vertex_count as usize) {
+            assert!(!*c, "vertex {v} in two ranges");
+            *c = true;
+        }
+    }
+    assert!(covered.iter().all(|&c| c));
+
+    let (code, _, stderr, files) = import("dense_character.fbx", "baked-vertices", &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("2946 vertices exceed baked-vertices' limit of 512") && stderr.contains("--storage rigid-gte takes up to 4096"), "{stderr}");
+    assert!(files.is_empty(), "{files:?}");
+}

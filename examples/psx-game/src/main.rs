@@ -3,7 +3,7 @@
 //! psx (0.1.8) owns the machine: its `__start` calls `main`, its panic handler prints, its
 //! `Framebuffer` sets up the GPU and swaps buffers, its DMA channel sends the frame. psxanim's runtime
 //! (default features: no entry point, no panic handler) only enables the GTE and, each vsync, poses the
-//! two actors of `play.rs` and links their triangles into the game's own ordering table and packet
+//! three actors of `play.rs` and links their triangles into the game's own ordering table and packet
 //! buffer. Built with cargo-psx:
 //!
 //! ```text
@@ -11,8 +11,9 @@
 //! ```
 //!
 //! For `cargo xtask verify` it also leaves a verification record in RAM (program "GAME"): the words
-//! of `play::actor_words` for each actor at `play::MEASURED_FRAME`, then the error code and offset of a
-//! damaged copy of the blob (the game reports it and keeps playing); cycles of each stage at that frame.
+//! of `play::actor_words` for each actor at `play::MEASURED_FRAME`, the frame's `play::frame_words`
+//! (its packets' count and hash), then the error code and offset of a damaged copy of the blob (the
+//! game reports it and keeps playing); cycles of each stage at that frame.
 #![no_std]
 #![no_main]
 
@@ -25,27 +26,31 @@ use psxanim_runtime::gte::{self, Gte};
 use psxanim_runtime::record::{status, Record};
 use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::{Scratch, Stage};
-use psxanim_runtime::tables::Tables;
+use psxanim_runtime::tables::{vertex_count_of, Tables};
 
 mod play;
-use play::{Game, MEASURED_FRAME, OT_DEPTHS, PROBE_WORDS, SLOT_DRAW, STAGES};
+use play::{Game, MEASURED_FRAME, OT_DEPTHS, PACKET_WORDS, PROBE_WORDS, SLOT_DRAW, STAGES};
 
-/// The character, compiled by `psxanim import` (see build.rs), 4-byte aligned as the tables want.
+/// The characters, compiled by `psxanim import` (see build.rs), 4-byte aligned as the tables want.
 #[repr(C, align(4))]
 struct Aligned<T: ?Sized>(T);
 static CHARACTER: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_RIGID")));
 const CHARACTER_BYTES: usize = include_bytes!(env!("CHARACTER_RIGID")).len();
+static DENSE: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_DENSE")));
 
-/// Packet words per frame: two characters of 660 triangles, at most half of them facing the camera,
-/// 5 words a triangle (6 a quad), with room to spare.
-const PACKET_WORDS: usize = 8 * 1024;
+/// The renderer projects the largest character's vertices: its scratch is sized for them at compile
+/// time (8 bytes a vertex).
+const VERTICES: usize = {
+    let (a, b) = (vertex_count_of(include_bytes!(env!("CHARACTER_RIGID"))), vertex_count_of(include_bytes!(env!("CHARACTER_DENSE"))));
+    if a > b { a } else { b }
+};
 
 /// The game's frame: its ordering table and packet buffer (psxanim writes into them), the renderer's
 /// scratch, the verification record, and room for the damaged copy of the blob. psx's start-up does not
 /// zero `.bss`, so `main` initialises every one of them before use.
 static mut OT: [u32; OT_DEPTHS] = [0; OT_DEPTHS];
 static mut PACKETS: [u32; PACKET_WORDS] = [0; PACKET_WORDS];
-static mut SCRATCH: Scratch = Scratch::new();
+static mut SCRATCH: Scratch<VERTICES> = Scratch::new();
 static mut RECORD: Record = Record::ZERO;
 static mut DAMAGED: Aligned<[u8; CHARACTER_BYTES]> = Aligned([0; CHARACTER_BYTES]);
 
@@ -94,7 +99,7 @@ fn main() {
     play::corrupt(damaged);
     let corruption = play::corruption_words(damaged);
 
-    let game = Tables::parse(&CHARACTER.0).and_then(Game::new);
+    let game = Tables::parse(&CHARACTER.0).and_then(|a| Ok([a, Tables::parse(&DENSE.0)?])).and_then(Game::new);
     let mut game = match game {
         Ok(g) => Some(g),
         Err(e) => {
@@ -135,7 +140,8 @@ fn main() {
             }
             if measured {
                 record.set_cycles(SLOT_DRAW, timer::ticks_since(started) as u32);
-                for w in probe.iter().chain(&corruption) {
+                let frame_words = play::frame_words(&packets[..used]);
+                for w in probe.iter().chain(&frame_words).chain(&corruption) {
                     record.push(*w);
                 }
                 if record.status == status::RUNNING {

@@ -1,5 +1,7 @@
-//! The game's logic apart from the hardware: two instances of the fixture character, one walking and
-//! one idling, under a fixed camera; and what its verification record holds.
+//! The game's logic apart from the hardware: two instances of the fixture character (its glTF export),
+//! one walking and one idling, and behind them the same character as one continuous skin of 2,946
+//! vertices (`dense_character.fbx`, whose primitive runs count from several base vertices), under a
+//! fixed camera; and what its verification record holds.
 //!
 //! This file is compiled into the game and into the xtask (`xtask/src/expect/psx_game.rs`), which runs
 //! it on the runtime's GTE model: the host knows exactly what the console computes at any frame. Game
@@ -21,17 +23,27 @@ pub const OT_DEPTHS: usize = 1024;
 /// The frame whose results and stage cycles the game records.
 pub const MEASURED_FRAME: u32 = 20;
 
+/// The characters the game embeds (`Game::new` takes their tables in this order).
+pub const CHARACTERS: [&str; 2] = ["blender_character", "dense_character"];
+
+/// Packet words per frame: the glTF character's 660 triangles twice and the dense one's 5,888, at most
+/// half of each facing the camera, 5 words a triangle (6 a quad), with room to spare.
+pub const PACKET_WORDS: usize = 24 * 1024;
+
 /// One character on stage.
 pub struct Actor {
+    /// Index in [`CHARACTERS`].
+    pub character: usize,
     pub clip: &'static str,
     pub sampling: Sampling,
     pub position: Vec3i32,
     pub yaw: Angle,
 }
 
-pub const ACTORS: [Actor; 2] = [
-    Actor { clip: "Walk", sampling: Sampling::Step, position: Vec3i32::new(-3000, 0, 0), yaw: 0x2000 },
-    Actor { clip: "Idle", sampling: Sampling::Interpolated, position: Vec3i32::new(3000, 0, 0), yaw: 0xE000 },
+pub const ACTORS: [Actor; 3] = [
+    Actor { character: 0, clip: "Walk", sampling: Sampling::Step, position: Vec3i32::new(-3000, 0, 0), yaw: 0x2000 },
+    Actor { character: 0, clip: "Idle", sampling: Sampling::Interpolated, position: Vec3i32::new(3000, 0, 0), yaw: 0xE000 },
+    Actor { character: 1, clip: "Walk", sampling: Sampling::Interpolated, position: Vec3i32::new(0, 0, 6000), yaw: 0x1000 },
 ];
 
 /// Cycle slots (root counter 2 ticks at `MEASURED_FRAME`): per actor its decode, pose, projection and
@@ -55,11 +67,11 @@ pub fn camera() -> Camera {
 /// rotation and 6 per animated translation: `tables::stream::max_words_needed`).
 pub const STREAM_WORDS: usize = 64;
 
-/// The game's state: the shared tables, one animator per actor (a few words each), its pose stream
-/// (the forward decoder's state: each frame reads one record of deltas, not a block) and where they
-/// stand.
+/// The game's state: the characters' tables, one animator per actor (a few words each), its pose
+/// stream (the forward decoder's state: each frame reads one record of deltas, not a block) and where
+/// they stand.
 pub struct Game<'a> {
-    pub tables: Tables<'a>,
+    pub tables: [Tables<'a>; CHARACTERS.len()],
     pub animators: [Animator; ACTORS.len()],
     pub streams: [PoseStream<STREAM_WORDS>; ACTORS.len()],
     pub worlds: [Matrix; ACTORS.len()],
@@ -67,12 +79,13 @@ pub struct Game<'a> {
 
 impl<'a> Game<'a> {
     /// Every actor playing its clip, looping, from the first frame.
-    pub fn new(tables: Tables<'a>) -> Result<Self, TableError> {
+    pub fn new(tables: [Tables<'a>; CHARACTERS.len()]) -> Result<Self, TableError> {
         let mut animators = [Animator::new(DISPLAY_HZ, Sampling::Step); ACTORS.len()];
         for (animator, actor) in animators.iter_mut().zip(&ACTORS) {
+            let tables = &tables[actor.character];
             let clip = tables.find_clip(actor.clip).unwrap_or(usize::MAX);
             animator.set_sampling(actor.sampling);
-            animator.play(&tables, clip, true)?;
+            animator.play(tables, clip, true)?;
         }
         let worlds = ACTORS.map(|a| camera::placement(a.position, a.yaw));
         Ok(Game { tables, animators, streams: [const { PoseStream::new() }; ACTORS.len()], worlds })
@@ -87,10 +100,10 @@ impl<'a> Game<'a> {
 
     /// Draws every actor into `sink`; `mark(actor, stage)` is called at the end of each stage. With
     /// `probe`, each actor's record words (`actor_words`) are written there.
-    pub fn draw<B: Cop2, S: TriangleSink + ?Sized>(
+    pub fn draw<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
         &mut self,
         gte: &mut Gte<B>,
-        scratch: &mut Scratch,
+        scratch: &mut Scratch<V>,
         sink: &mut S,
         mark: &mut dyn FnMut(usize, Stage),
         mut probe: Option<&mut [u32; PROBE_WORDS]>,
@@ -99,12 +112,12 @@ impl<'a> Game<'a> {
         camera.load(gte);
         let mut outcomes = [Ok(Outcome::Culled); ACTORS.len()];
         for (i, outcome) in outcomes.iter_mut().enumerate() {
-            let (tables, stream, animator) = (&self.tables, &mut self.streams[i], &self.animators[i]);
+            let (tables, stream, animator) = (&self.tables[ACTORS[i].character], &mut self.streams[i], &self.animators[i]);
             *outcome = render::render_streamed(gte, tables, stream, &camera, &self.worlds[i], animator, scratch, sink, &mut |s| mark(i, s));
             if let Some(words) = probe.as_deref_mut() {
                 // While the scratch still holds this actor's projected vertices.
                 let at = i * WORDS_PER_ACTOR;
-                words[at..at + WORDS_PER_ACTOR].copy_from_slice(&actor_words(outcome, scratch, self.tables.vertex_count()));
+                words[at..at + WORDS_PER_ACTOR].copy_from_slice(&actor_words(outcome, scratch, tables.vertex_count()));
             }
         }
         outcomes
@@ -118,7 +131,7 @@ pub const ACTOR_FIELDS: [&str; 5] = ["drawn", "back_facing", "rejected", "vertic
 pub const WORDS_PER_ACTOR: usize = ACTOR_FIELDS.len();
 pub const PROBE_WORDS: usize = WORDS_PER_ACTOR * ACTORS.len();
 
-fn actor_words(outcome: &Result<Outcome, RenderError>, scratch: &Scratch, vertices: usize) -> [u32; WORDS_PER_ACTOR] {
+fn actor_words<const V: usize>(outcome: &Result<Outcome, RenderError>, scratch: &Scratch<V>, vertices: usize) -> [u32; WORDS_PER_ACTOR] {
     match outcome {
         Ok(Outcome::Drawn(s)) => {
             let n = vertices.min(scratch.sxy.len());
@@ -130,15 +143,43 @@ fn actor_words(outcome: &Result<Outcome, RenderError>, scratch: &Scratch, vertic
     }
 }
 
-/// FNV-1a over words.
-pub fn fnv(words: impl Iterator<Item = u32>) -> u32 {
-    let mut h = 0x811C_9DC5u32;
-    for w in words {
+/// The record words of the frame's packets (`arena`: the words written, headers included): their
+/// count and an FNV-1a hash of every packet's GP0 words (colour, command and points, in the order the
+/// triangle loop wrote them), the headers left out (they hold RAM addresses).
+pub const FRAME_FIELDS: [&str; 2] = ["packet_words", "packets_hash"];
+
+pub fn frame_words(arena: &[u32]) -> [u32; FRAME_FIELDS.len()] {
+    let mut at = 0;
+    let mut h = Fnv::new();
+    while let Some(&tag) = arena.get(at) {
+        let len = (tag >> 24) as usize;
+        for &w in arena.get(at + 1..at + 1 + len).unwrap_or(&[]) {
+            h.word(w);
+        }
+        at += 1 + len;
+    }
+    [arena.len() as u32, h.0]
+}
+
+/// FNV-1a, a word at a time.
+struct Fnv(u32);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0x811C_9DC5)
+    }
+    fn word(&mut self, w: u32) {
         for b in w.to_le_bytes() {
-            h = (h ^ b as u32).wrapping_mul(0x0100_0193);
+            self.0 = (self.0 ^ b as u32).wrapping_mul(0x0100_0193);
         }
     }
-    h
+}
+
+/// FNV-1a over words.
+pub fn fnv(words: impl Iterator<Item = u32>) -> u32 {
+    let mut h = Fnv::new();
+    words.for_each(|w| h.word(w));
+    h.0
 }
 
 /// A damaged copy of the blob: its second bone made its own parent (the bones must be parent-first),

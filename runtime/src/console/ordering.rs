@@ -189,6 +189,11 @@ impl<const DEPTHS: usize, const WORDS: usize> DrawList<DEPTHS, WORDS> {
         self.used
     }
 
+    /// The packets written so far, headers included, in the order they were written.
+    pub fn packets(&self) -> &[u32] {
+        &self.arena[..self.used]
+    }
+
     /// The first header the DMA reads: the deepest table entry.
     pub fn head(&self) -> *const u32 {
         table_head(&self.table)

@@ -4,7 +4,7 @@
 use super::model::GteModel;
 use super::packets::{within_limits, FlatPackets, FlatPrimitives, PacketList, LINK_MASK};
 use super::regs::{cmd, data};
-use crate::tables::primitives::{unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END};
+use crate::tables::primitives::{run_base, unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END};
 use super::{PackedMatrix, GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2, SQR_SF0};
 use crate::math::{Matrix, Vec3i32};
 use super::PoseQ14;
@@ -249,8 +249,8 @@ pub trait Cop2 {
     /// definition.
     ///
     /// # Safety
-    /// `job.words` is a stream `tables::primitives::check` accepted, every vertex index in it below
-    /// `job.sxy.len()` and `job.sz.len()` (the console loads without checking).
+    /// `job.words` is a stream `tables::primitives::check` accepted, every vertex it names (an index
+    /// from its run's base) below `job.sxy.len()` and `job.sz.len()` (the console loads without checking).
     unsafe fn flat_packets(&mut self, job: &FlatPrimitives, out: &mut PacketList) -> FlatPackets {
         // SAFETY: the caller's contract.
         unsafe { flat_packets_registers(self, job, out) }
@@ -498,26 +498,29 @@ unsafe fn flat_packets_registers<C: Cop2 + ?Sized>(
         let Some(&gp0) = w.get(at + 1).filter(|_| header != STREAM_END) else {
             break;
         };
-        let (kind, count) = (header & 3, ((header >> 2) & 0x3FFF) as usize);
+        let (kind, count, base) = (header & 3, ((header >> 2) & 0x3FFF) as usize, run_base(header));
         at += RUN_HEADER_WORDS;
+        let from_base = |v: [usize; 3]| v.map(|i| base + i);
         // SAFETY (each primitive): the caller's contract.
         match kind {
             RUN_TRIANGLES => {
                 for &t in w.get(at..at + count).unwrap_or(&[]) {
-                    unsafe { packets.triangle(gte, unpack3(t), gp0) };
+                    unsafe { packets.triangle(gte, from_base(unpack3(t)), gp0) };
                 }
                 at += count;
             }
             RUN_QUADS => {
                 for q in w.get(at..at + 2 * count).unwrap_or(&[]).chunks_exact(2) {
-                    let [a, b, c] = unpack3(q[0]);
-                    unsafe { packets.quad(gte, [a, b, c], [b, c, a, (q[1] >> 2) as usize], gp0) };
+                    let [a, b, c] = from_base(unpack3(q[0]));
+                    let d = base + (q[1] >> 2) as usize;
+                    unsafe { packets.quad(gte, [a, b, c], [b, c, a, d], gp0) };
                 }
                 at += 2 * count;
             }
             _ => {
-                for pair in w.get(at..at + count + 1).unwrap_or(&[]).windows(2) {
-                    let ([t0, b0], [t1, b1]) = (unpack_pair(pair[0]), unpack_pair(pair[1]));
+                let pair = |w: u32| unpack_pair(w).map(|i| base + i);
+                for words in w.get(at..at + count + 1).unwrap_or(&[]).windows(2) {
+                    let ([t0, b0], [t1, b1]) = (pair(words[0]), pair(words[1]));
                     unsafe { packets.quad(gte, [t0, b1, t1], [b0, t0, b1, t1], gp0) };
                 }
                 at += count + 1;

@@ -4,7 +4,7 @@ use super::camera::Camera;
 use super::error::RenderError;
 use super::pose_cache::{self, PoseCache};
 use super::pose_stream::PoseVoices;
-use super::scratch::{Scratch, MAX_BONES, MAX_VERTICES};
+use super::scratch::{Scratch, MAX_BAKED_VERTICES, MAX_BONES};
 use super::triangles::{self, TriangleSink, TriangleStats};
 use super::cull::{self, Visibility};
 use super::{bones, fade, project};
@@ -47,13 +47,13 @@ pub enum Outcome {
 /// first `tables.material_count()` words of it are overwritten by every drawn character, so a program
 /// must not keep data there across a `render` call.
 #[allow(clippy::too_many_arguments)]
-pub fn render<B: Cop2, S: TriangleSink + ?Sized>(
+pub fn render<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
     gte: &mut Gte<B>,
     tables: &Tables,
     camera: &Camera,
     world: &Matrix,
     sample: Option<FrameSample>,
-    scratch: &mut Scratch,
+    scratch: &mut Scratch<V>,
     sink: &mut S,
     mark: &mut dyn FnMut(Stage),
 ) -> Result<Outcome, RenderError> {
@@ -63,14 +63,14 @@ pub fn render<B: Cop2, S: TriangleSink + ?Sized>(
 /// [`render`], with the rigid poses taken from `poses` (built from these `tables`) when given, else
 /// decoded from the compact stream.
 #[allow(clippy::too_many_arguments)]
-pub fn render_cached<B: Cop2, S: TriangleSink + ?Sized>(
+pub fn render_cached<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
     gte: &mut Gte<B>,
     tables: &Tables,
     poses: Option<&PoseCache>,
     camera: &Camera,
     world: &Matrix,
     sample: Option<FrameSample>,
-    scratch: &mut Scratch,
+    scratch: &mut Scratch<V>,
     sink: &mut S,
     mark: &mut dyn FnMut(Stage),
 ) -> Result<Outcome, RenderError> {
@@ -80,14 +80,14 @@ pub fn render_cached<B: Cop2, S: TriangleSink + ?Sized>(
 /// Draws one instance in the pose its [`Animator`] shows now, crossfades included (see
 /// [`render_pose`]).
 #[allow(clippy::too_many_arguments)]
-pub fn render_animated<B: Cop2, S: TriangleSink + ?Sized>(
+pub fn render_animated<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
     gte: &mut Gte<B>,
     tables: &Tables,
     poses: Option<&PoseCache>,
     camera: &Camera,
     world: &Matrix,
     animator: &Animator,
-    scratch: &mut Scratch,
+    scratch: &mut Scratch<V>,
     sink: &mut S,
     mark: &mut dyn FnMut(Stage),
 ) -> Result<Outcome, RenderError> {
@@ -119,14 +119,14 @@ fn baked_frame(s: &FrameSample) -> usize {
 /// units, within one unit of [`render_pose`]'s) unless a bone has none (a scale, a translation past
 /// `i16`): then as samples. Baked tables ignore it.
 #[allow(clippy::too_many_arguments)]
-pub fn render_streamed<B: Cop2, S: TriangleSink + ?Sized>(
+pub fn render_streamed<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
     gte: &mut Gte<B>,
     tables: &Tables,
     stream: &mut dyn PoseVoices,
     camera: &Camera,
     world: &Matrix,
     animator: &Animator,
-    scratch: &mut Scratch,
+    scratch: &mut Scratch<V>,
     sink: &mut S,
     mark: &mut dyn FnMut(Stage),
 ) -> Result<Outcome, RenderError> {
@@ -147,14 +147,14 @@ enum Rigid<'s> {
 /// and blended bone by bone along the shorter arc ([`bones::crossfade_samples`]). Baked: both frames
 /// are decoded into the scratch and their positions blended ([`fade::blend_positions`]).
 #[allow(clippy::too_many_arguments)]
-pub fn render_pose<B: Cop2, S: TriangleSink + ?Sized>(
+pub fn render_pose<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
     gte: &mut Gte<B>,
     tables: &Tables,
     poses: Option<&PoseCache>,
     camera: &Camera,
     world: &Matrix,
     pose: Option<PoseSample>,
-    scratch: &mut Scratch,
+    scratch: &mut Scratch<V>,
     sink: &mut S,
     mark: &mut dyn FnMut(Stage),
 ) -> Result<Outcome, RenderError> {
@@ -166,14 +166,14 @@ pub fn render_pose<B: Cop2, S: TriangleSink + ?Sized>(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn render_with<B: Cop2, S: TriangleSink + ?Sized>(
+fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
     gte: &mut Gte<B>,
     tables: &Tables,
     rigid: Rigid,
     camera: &Camera,
     world: &Matrix,
     pose: Option<PoseSample>,
-    scratch: &mut Scratch,
+    scratch: &mut Scratch<V>,
     sink: &mut S,
     mark: &mut dyn FnMut(Stage),
 ) -> Result<Outcome, RenderError> {
@@ -182,8 +182,12 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized>(
     if bone_count > MAX_BONES {
         return Err(RenderError::TooManyBones { bones: bone_count, max: MAX_BONES });
     }
-    if vertex_count > MAX_VERTICES {
-        return Err(RenderError::TooManyVertices { vertices: vertex_count, max: MAX_VERTICES });
+    let max = match tables.storage() {
+        Storage::RigidGte => V,
+        Storage::BakedVertices => V.min(MAX_BAKED_VERTICES),
+    };
+    if vertex_count > max {
+        return Err(RenderError::TooManyVertices { vertices: vertex_count, max });
     }
     let object = gte.compose(&camera.view, world);
     gte.set_matrix(&object);

@@ -8,7 +8,8 @@ use crate::tables::TableError;
 pub enum RenderError {
     /// The tables hold more bones than the scratch (`MAX_BONES`).
     TooManyBones { bones: usize, max: usize },
-    /// The tables hold more vertices than the scratch (`MAX_VERTICES`).
+    /// The tables hold more vertices than the scratch projects (its `VERTICES`; at most
+    /// `MAX_BAKED_VERTICES` for a baked character).
     TooManyVertices { vertices: usize, max: usize },
     /// A sample could not be decoded (offset and cause inside).
     Table(TableError),

@@ -41,5 +41,5 @@ pub use character::{render, render_animated, render_cached, render_pose, render_
 pub use error::RenderError;
 pub use pose_cache::PoseCache;
 pub use pose_stream::{PoseStream, PoseVoices};
-pub use scratch::{Scratch, MAX_BONES, MAX_VERTICES};
+pub use scratch::{Scratch, DEFAULT_VERTICES, MAX_BAKED_VERTICES, MAX_BONES};
 pub use triangles::{DrawnTriangle, TriangleSink, TriangleStats};

@@ -115,11 +115,11 @@ impl<'a> PoseCache<'a> {
     /// `buffer` (at least [`entries_needed`] entries). `scratch` is used as working memory;
     /// `after_frame` runs after each frame (the console times the build in pieces shorter than its
     /// cycle counter's wrap). The GTE's RT and TR are overwritten.
-    pub fn build<B: Cop2>(
+    pub fn build<B: Cop2, const V: usize>(
         gte: &mut Gte<B>,
         tables: &Tables<'a>,
         buffer: &'a mut [PackedMatrix],
-        scratch: &mut Scratch,
+        scratch: &mut Scratch<V>,
         after_frame: &mut dyn FnMut(),
     ) -> Result<Self, RenderError> {
         let bones = tables.bone_count();

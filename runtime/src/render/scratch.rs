@@ -8,13 +8,19 @@ use crate::tables::BoneSample;
 
 /// Bones a rigid character may have (the import profile's node limit).
 pub const MAX_BONES: usize = 64;
-/// Vertices a character may have (the import profile's limit).
-pub const MAX_VERTICES: usize = 512;
+/// Vertices a baked character may have (the import profile's limit: one decoded frame, and a
+/// crossfade's second, live here).
+pub const MAX_BAKED_VERTICES: usize = 512;
+/// The projected vertices a [`Scratch`] holds unless the game says otherwise.
+pub const DEFAULT_VERTICES: usize = 512;
 
-/// Buffers for one character at a time. `repr(C)` so that the baked positions lie word-aligned (the
-/// console's decode and copy loops store them a word at a time; checked below at compile time).
+/// Buffers for one character at a time, projecting up to `VERTICES` vertices: the game sizes it at
+/// compile time for its largest character (`Scratch<{ tables::vertex_count_of(BLOB) }>`, 8 bytes a
+/// vertex; a rigid-gte character may have up to 4,096, a baked one 512). `repr(C)` so that the baked
+/// positions lie word-aligned (the console's decode and copy loops store them a word at a time;
+/// checked below at compile time).
 #[repr(C)]
-pub struct Scratch {
+pub struct Scratch<const VERTICES: usize = DEFAULT_VERTICES> {
     /// Decoded bone samples (rigid), and the second pose when interpolating.
     pub samples: [BoneSample; MAX_BONES],
     pub next_samples: [BoneSample; MAX_BONES],
@@ -29,13 +35,13 @@ pub struct Scratch {
     /// Model-view matrix of every bone (rigid).
     pub matrices: [Matrix; MAX_BONES],
     /// Decoded model-space positions of one baked frame.
-    pub positions: [[i16; 3]; MAX_VERTICES],
+    pub positions: [[i16; 3]; MAX_BAKED_VERTICES],
     /// Baked crossfade: the outgoing clip's decoded positions.
-    pub from_positions: [[i16; 3]; MAX_VERTICES],
+    pub from_positions: [[i16; 3]; MAX_BAKED_VERTICES],
     /// Screen position of every vertex as the GTE's SXY word (x low, y high).
-    pub sxy: [u32; MAX_VERTICES],
+    pub sxy: [u32; VERTICES],
     /// Depth of every vertex (SZ, 0..=0xFFFF), a word each so the GTE stores and loads it directly.
-    pub sz: [u32; MAX_VERTICES],
+    pub sz: [u32; VERTICES],
 }
 
 const _: () = {
@@ -46,7 +52,7 @@ const _: () = {
 
 const ZERO_SAMPLE: BoneSample = BoneSample { rotation: [0; 4], translation: [0; 3], scale: [0; 3] };
 
-impl Scratch {
+impl<const VERTICES: usize> Scratch<VERTICES> {
     /// All zero; `const` so a program can keep it in a `static` (`.bss`).
     pub const fn new() -> Self {
         Scratch {
@@ -57,15 +63,15 @@ impl Scratch {
             from_poses: [PoseQ14::new([0; 4], [0; 3]); MAX_BONES],
             blended: [PackedMatrix { words: [0; 6] }; MAX_BONES],
             matrices: [Matrix::IDENTITY; MAX_BONES],
-            positions: [[0; 3]; MAX_VERTICES],
-            from_positions: [[0; 3]; MAX_VERTICES],
-            sxy: [0; MAX_VERTICES],
-            sz: [0; MAX_VERTICES],
+            positions: [[0; 3]; MAX_BAKED_VERTICES],
+            from_positions: [[0; 3]; MAX_BAKED_VERTICES],
+            sxy: [0; VERTICES],
+            sz: [0; VERTICES],
         }
     }
 }
 
-impl Default for Scratch {
+impl<const VERTICES: usize> Default for Scratch<VERTICES> {
     fn default() -> Self {
         Self::new()
     }
@@ -78,5 +84,7 @@ mod tests {
     #[test]
     fn scratch_takes_the_size_the_readme_gives() {
         assert_eq!(core::mem::size_of::<super::Scratch>(), 23_552);
+        // 8 bytes more a projected vertex.
+        assert_eq!(core::mem::size_of::<super::Scratch<4096>>(), 23_552 + 8 * (4096 - 512));
     }
 }

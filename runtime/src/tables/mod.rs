@@ -11,10 +11,10 @@
 //! profile's +-7.5 m limit fits with margin. Axes are the PlayStation's: +X right, +Y down, +Z away from
 //! the viewer (into the screen), right-handed.
 //!
-//! # Layout, version 3 (all little-endian; every section starts 4-byte aligned)
+//! # Layout, version 5 (all little-endian; every section starts 4-byte aligned)
 //! ```text
 //! header, 64 bytes
-//!   0 [u8;4] magic "PXSK"             4 u16 version (3)           6 u16 storage: 0 rigid-gte, 1 baked-vertices
+//!   0 [u8;4] magic "PXSK"             4 u16 version (5)           6 u16 storage: 0 rigid-gte, 1 baked-vertices
 //!   8 u16 bone count                 10 u16 vertex count         12 u16 triangle count (a quad counts 2)
 //!  14 u16 material count             16 u16 clip count           18 u16 primitive stream words
 //!  20 i16[6] bounds: min x,y,z, max x,y,z (model space, cover the bind pose and every sample of every clip)
@@ -29,14 +29,15 @@
 //!   rigid-gte: bone-local positions; baked-vertices: model-space bind positions, within +-30,720,
 //!   followed by their decode lanes (`2 * ceil(3 * vertex count / 4)` words, [`baked`])
 //! primitives: runs of triangles, quads and quad strips, then an end word ([`primitives`] documents
-//!   them); vertex indices below 1024
+//!   them); each run's indices count from its base vertex, so a stream reaches 5,104 vertices
 //! materials, 4 bytes each: u8 r, g, b (base colour), u8 0
 //! clips, 20 bytes each: u16 name, u16 frame count, u16 sample rate (Hz), u16 event count,
 //!                       u32 data offset, u32 data size, u32 events offset (0 without events)
 //! events of a clip, 4 bytes each: u16 frame (below the clip's frame count), u16 name
 //! ```
 //! Version 3 added the clips' events (version 2's clip entries were 16 bytes, with a `u16 flags`
-//! of 0 where the event count is). The player reports them like ANIMBIN markers
+//! of 0 where the event count is). Version 5 gave each primitive run a base vertex (the top byte of its
+//! header, zero before): a version 4 blob is a version 5 blob whose bases are all zero, and is read. The player reports them like ANIMBIN markers
 //! ([`crate::anim::Animator::update_events`]).
 //! The clip data of a rigid-gte blob are pose samples ([`pose`] documents them); those of a
 //! baked-vertices blob are a table of `u32` frame offsets pointing at shared frame payloads ([`baked`]).
@@ -61,9 +62,12 @@ pub use pose::{
 
 /// The four bytes every blob starts with.
 pub const MAGIC: [u8; 4] = *b"PXSK";
-/// The layout version this reader understands (3: clip entries of 20 bytes with their events; baked
-/// payloads aligned, escapes listed after the deltas, decode lanes after a baked blob's vertices).
-pub const VERSION: u16 = 4;
+/// The layout version the tooling writes (3: clip entries of 20 bytes with their events; 4: baked
+/// payloads aligned, escapes listed after the deltas, decode lanes after a baked blob's vertices; 5:
+/// primitive runs with a base vertex).
+pub const VERSION: u16 = 5;
+/// The oldest version this reader reads (the same layout with every run's base zero).
+pub const OLDEST_VERSION: u16 = 4;
 pub const HEADER_SIZE: usize = 64;
 pub const BONE_SIZE: usize = 8;
 pub const VERTEX_SIZE: usize = 8;
@@ -363,6 +367,17 @@ fn section(what: &'static str, offset: usize, len: usize, size: usize) -> Result
     }
 }
 
+/// The vertex count of an embedded blob at compile time, to size the renderer's scratch
+/// (`static mut SCRATCH: Scratch<{ vertex_count_of(BLOB) }>`; with several characters the largest):
+/// reads only the header's field, 0 for a blob too short to hold it. `render` still checks the
+/// parsed tables against the scratch on every call.
+pub const fn vertex_count_of(blob: &[u8]) -> usize {
+    if blob.len() < HEADER_SIZE {
+        return 0;
+    }
+    blob[10] as usize | (blob[11] as usize) << 8
+}
+
 impl<'a> Tables<'a> {
     /// Checks the header, every section's bounds and every cross-table index; reads nothing else.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, TableError> {
@@ -370,7 +385,7 @@ impl<'a> Tables<'a> {
         if h.magic != MAGIC {
             return Err(TableError::BadMagic { found: h.magic });
         }
-        if h.version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&h.version) {
             return Err(TableError::UnsupportedVersion { found: h.version });
         }
         let storage = match h.storage {

@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! a run: header word  kind (bits 0-1) | count << 2 (bits 2-15, at least 1) | material << 16 (bits 16-23)
+//!                     | base << 24 (bits 24-31): the run's indices count from vertex 16 * base
 //!        GP0 word     the GPU command (0x20 flat triangle, 0x28 flat quad) << 24 | r | g << 8 | b << 16,
 //!                     the material's colour
 //!        body         RUN_TRIANGLES: `count` words a << 2 | b << 12 | c << 22 (the triangle (a, b, c))
@@ -15,8 +16,12 @@
 //!                                    as the points b_k, t_k, b_k+1, t_k+1
 //! the end: one word STREAM_END
 //! ```
-//! Vertex indices are below 1024 (10 bits); each field holds the index times 4, the byte offset of
-//! its projected word, so that the loop masks instead of shifting. The GPU draws a four-point
+//! A field holds a vertex's index from its run's base vertex (`16 * base`) times 4, the byte offset of
+//! its projected word from the base's, so that the loop masks instead of shifting: below 1024 in a
+//! triangle or quad word (10 bits), below 16,384 in a strip word (14 bits). The loop moves its
+//! projected-vertex pointers to the base once per run, so a character of up to 5,104 vertices
+//! (`MAX_STREAM_VERTICES`) costs nothing more per primitive than one of 1,024; the importer orders the
+//! vertices so that each run's primitives lie within one window. The GPU draws a four-point
 //! polygon as the triangles 0-1-2 and 1-2-3: the two triangles of the quad. A quad is planar (the
 //! importer pairs only coplanar triangles), so one NCLIP decides for both.
 //!
@@ -34,15 +39,34 @@ pub const RUN_STRIP: u32 = 2;
 pub const STREAM_END: u32 = 3;
 /// Words before a run's body.
 pub const RUN_HEADER_WORDS: usize = 2;
-/// Vertices a packed index can name.
+/// Vertices a triangle or quad word can name from its run's base (its 10-bit fields).
 pub const MAX_INDEXED_VERTICES: usize = 1024;
+/// Vertices a strip word can name from its run's base (its 14-bit fields).
+pub const MAX_STRIP_INDEXED_VERTICES: usize = 1 << 14;
+/// A run's base is a multiple of this many vertices.
+pub const RUN_BASE_UNIT: usize = 16;
+/// The largest base vertex a run header holds (its top byte).
+pub const MAX_RUN_BASE: usize = 255 * RUN_BASE_UNIT;
+/// Vertices a stream can reach: a triangle or quad's window from the largest base.
+pub const MAX_STREAM_VERTICES: usize = MAX_RUN_BASE + MAX_INDEXED_VERTICES;
 /// GP0 commands of a flat, opaque triangle and four-point polygon (the colour goes in the low 24 bits).
 pub const GP0_FLAT_TRIANGLE: u32 = 0x20 << 24;
 pub const GP0_FLAT_QUAD: u32 = 0x28 << 24;
 
-/// A run header word.
+/// A run header word whose indices count from vertex 0.
 pub const fn run_header(kind: u32, count: usize, material: u8) -> u32 {
-    kind | (count as u32) << 2 | (material as u32) << 16
+    run_header_from(kind, count, material, 0)
+}
+
+/// A run header word whose indices count from vertex `base` (a multiple of [`RUN_BASE_UNIT`], at
+/// most [`MAX_RUN_BASE`]).
+pub const fn run_header_from(kind: u32, count: usize, material: u8, base: usize) -> u32 {
+    kind | (count as u32) << 2 | (material as u32) << 16 | ((base / RUN_BASE_UNIT) as u32) << 24
+}
+
+/// The first vertex a run header's indices count from.
+pub const fn run_base(header: u32) -> usize {
+    (header >> 24) as usize * RUN_BASE_UNIT
 }
 
 /// A triangle or quad word: three vertex indices below [`MAX_INDEXED_VERTICES`].
@@ -101,8 +125,8 @@ pub struct Primitives<'a> {
     bytes: &'a [u8],
     /// The next word to read.
     at: usize,
-    /// The current run: kind, primitives left, material, GP0 word.
-    run: (u32, usize, u8, u32),
+    /// The current run: kind, primitives left, material, GP0 word, base vertex.
+    run: (u32, usize, u8, u32, usize),
     /// A strip's previous pair.
     pair: [usize; 2],
     triangles: usize,
@@ -113,7 +137,7 @@ impl<'a> Primitives<'a> {
         Primitives {
             bytes,
             at: offset,
-            run: (STREAM_END, 0, 0, 0),
+            run: (STREAM_END, 0, 0, 0, 0),
             pair: [0; 2],
             triangles: 0,
         }
@@ -142,14 +166,15 @@ impl Iterator for Primitives<'_> {
                 ((header >> 2) & 0x3FFF) as usize,
                 (header >> 16) as u8,
                 gp0,
+                run_base(header),
             );
             if self.run.0 == RUN_STRIP {
                 self.pair = unpack_pair(self.word());
             }
         }
         self.run.1 -= 1;
-        let (kind, _, material, gp0) = self.run;
-        let v = |i: usize| i as u16;
+        let (kind, _, material, gp0, base) = self.run;
+        let v = |i: usize| (base + i) as u16;
         let (points, quad, facing, second) = match kind {
             RUN_TRIANGLES => {
                 let [a, b, c] = unpack3(self.word());
@@ -207,8 +232,8 @@ pub struct StreamCounts {
 }
 
 /// Checks the stream of `words` words at `offset` (inside `bytes`): run headers, materials below
-/// `materials` and GP0 words against their colours (`colour(m)`), every index below `vertices`, unused
-/// bits zero, the end word last. A bad index names the stream word it is in.
+/// `materials` and GP0 words against their colours (`colour(m)`), every index (from its run's base)
+/// below `vertices`, unused bits zero, the end word last. A bad index names the stream word it is in.
 pub(crate) fn check(
     bytes: &[u8],
     offset: usize,
@@ -220,7 +245,8 @@ pub(crate) fn check(
     let start = offset;
     let end = offset + 4 * words;
     let bad = |offset: usize, what: &'static str| Err(TableError::BadPrimitive { offset, what });
-    let index = |at: usize, what: &'static str, value: usize| {
+    let index = |at: usize, what: &'static str, base: usize, value: usize| {
+        let value = base + value;
         if value < vertices {
             Ok(())
         } else {
@@ -249,14 +275,12 @@ pub(crate) fn check(
         let (kind, count, material) = (
             header & 3,
             ((header >> 2) & 0x3FFF) as usize,
-            (header >> 16) as usize,
+            ((header >> 16) & 0xFF) as usize,
         );
-        if kind == STREAM_END || count == 0 || header >> 24 != 0 {
-            return bad(
-                at,
-                "run header: kind 0-2, a count of at least 1 and bits 24-31 zero",
-            );
+        if kind == STREAM_END || count == 0 {
+            return bad(at, "run header: kind 0-2 and a count of at least 1");
         }
+        let base = run_base(header);
         let body = match kind {
             RUN_TRIANGLES => count,
             RUN_QUADS => 2 * count,
@@ -295,21 +319,21 @@ pub(crate) fn check(
                         return bad(at, "strip pair: bits 0-1 and 16-17 zero");
                     }
                     let [t, b] = unpack_pair(w);
-                    index(at, "strip vertex", t)?;
-                    index(at + 2, "strip vertex", b)?;
+                    index(at, "strip vertex", base, t)?;
+                    index(at + 2, "strip vertex", base, b)?;
                 }
                 RUN_QUADS if k % 2 == 1 => {
                     if w & !0xFFC != 0 {
                         return bad(at, "quad fourth vertex: bits 0-1 and 12-31 zero");
                     }
-                    index(at, "quad vertex", (w >> 2) as usize)?;
+                    index(at, "quad vertex", base, (w >> 2) as usize)?;
                 }
                 _ => {
                     if w & 3 != 0 {
                         return bad(at, "triangle word: bits 0-1 zero");
                     }
                     for v in unpack3(w) {
-                        index(at, "triangle vertex", v)?;
+                        index(at, "triangle vertex", base, v)?;
                     }
                 }
             }
@@ -410,6 +434,33 @@ mod tests {
     }
 
     #[test]
+    fn a_runs_indices_count_from_its_base() {
+        let w = std::vec![
+            run_header_from(RUN_TRIANGLES, 1, 0, 4080),
+            GP0_FLAT_TRIANGLE | RED,
+            pack3(0, 1, 1023),
+            run_header_from(RUN_QUADS, 1, 1, 32),
+            GP0_FLAT_QUAD | BLUE,
+            pack3(3, 4, 5),
+            6 << 2,
+            run_header_from(RUN_STRIP, 1, 0, 16),
+            GP0_FLAT_QUAD | RED,
+            pack_pair(7, 8),
+            pack_pair(9, 5000),
+            STREAM_END,
+        ];
+        assert_eq!(run_base(w[0]), MAX_RUN_BASE);
+        let b = bytes(&w);
+        assert!(check(&b, 0, w.len(), MAX_STREAM_VERTICES, 2, colour).is_ok());
+        assert_eq!(
+            check(&b, 0, w.len(), MAX_STREAM_VERTICES - 1, 2, colour),
+            Err(TableError::BadIndex { what: "triangle vertex", index: 2, offset: 8, value: 5103, limit: 5103 })
+        );
+        let points: Vec<_> = Primitives::new(&b, 0).map(|p| p.points).collect();
+        assert_eq!(points, [[4080, 4081, 5103, 5103], [36, 37, 35, 38], [24, 23, 5016, 25]]);
+    }
+
+    #[test]
     fn every_malformed_word_is_named_by_its_offset() {
         let bad = |edit: &dyn Fn(&mut Vec<u32>), vertices: usize| {
             let mut w = stream();
@@ -434,12 +485,16 @@ mod tests {
             bad(&|w| w.push(0), 13),
             primitive(48, "words after the end word")
         );
-        let header = "run header: kind 0-2, a count of at least 1 and bits 24-31 zero";
+        let header = "run header: kind 0-2 and a count of at least 1";
         assert_eq!(
             bad(&|w| w[3] = run_header(RUN_QUADS, 0, 1), 13),
             primitive(12, header)
         );
-        assert_eq!(bad(&|w| w[0] |= 1 << 24, 13), primitive(0, header));
+        // A base moves every index of its run: the triangle (0, 1, 2) from base 16 needs 19 vertices.
+        assert_eq!(
+            bad(&|w| w[0] |= 1 << 24, 13),
+            Some(TableError::BadIndex { what: "triangle vertex", index: 2, offset: 8, value: 16, limit: 13 })
+        );
         assert_eq!(
             bad(&|w| w[7] = run_header(RUN_STRIP, 3, 0), 13),
             primitive(28, "run runs past the stream's end word")

@@ -287,7 +287,7 @@ pub fn exercise(blob: &[u8], scratch: &mut Scratch, cache_buffer: &mut [PackedMa
 
 /// [`exercise`] on a 4-aligned copy of `data`, then on a copy at an odd address; the two reports.
 pub fn exercise_aligned_and_odd(data: &[u8]) -> [Report; 2] {
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut cache_buffer = vec![PackedMatrix::IDENTITY; CACHE_ENTRIES];
     let mut words = vec![0u32; data.len().div_ceil(4)];
     let aligned: &mut [u8] = bytemuck::cast_slice_mut(&mut words);

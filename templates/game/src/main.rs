@@ -13,7 +13,7 @@ use psxanim_runtime::math::Vec3i32;
 use psxanim_runtime::record::{status, Record};
 use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::{self, camera, Camera, Outcome, PoseStream, Scratch};
-use psxanim_runtime::tables::{stream, Tables};
+use psxanim_runtime::tables::{stream, vertex_count_of, Tables};
 
 // The character compiled by build.rs (`psxanim import --rust`): `CHARACTER`, its tables embedded with
 // the 4-byte alignment they are read in place with, and `clip!("Walk")` / `event!("step")`, which stop
@@ -21,12 +21,15 @@ use psxanim_runtime::tables::{stream, Tables};
 include!(concat!(env!("OUT_DIR"), "/character.rs"));
 /// Decoder words per voice the character's clips need (3 per animated rotation, 6 per translation).
 const STREAM_WORDS: usize = stream::words_for_blob(include_bytes!(concat!(env!("OUT_DIR"), "/character.pxsk")));
+/// The vertices the renderer projects at once: the character's (8 bytes of scratch each; with several
+/// characters, the largest).
+const VERTICES: usize = vertex_count_of(include_bytes!(concat!(env!("OUT_DIR"), "/character.pxsk")));
 
 /// The frame psxanim draws into: an ordering table (entry 0 nearest) and a packet buffer.
 static mut OT: [u32; 1024] = [0; 1024];
 static mut PACKETS: [u32; 8192] = [0; 8192];
 /// The renderer's working memory, shared by every character drawn.
-static mut SCRATCH: Scratch = Scratch::new();
+static mut SCRATCH: Scratch<VERTICES> = Scratch::new();
 /// What the game leaves in RAM for `psxanim run --expect expect.json` to check (psxanim's verification
 /// record: a program code, a status, frames counted, result words). Remove it and expect.json if you
 /// do not check the game in CI; it takes 33 KiB of RAM.

@@ -16,6 +16,21 @@ use crate::fbx::{Character, ImportError};
 
 /// The baked-vertices blob of `c` and its report (the accuracy threshold is checked by the caller).
 pub(super) fn compile(c: &Character, threshold: f64) -> Result<Compiled, ImportError> {
+    use crate::fbx::limits::{MAX_BAKED_TRIANGLES, MAX_BAKED_VERTICES, MAX_TRIANGLES, MAX_VERTICES};
+    for (what, count, limit, rigid) in [
+        ("vertices", c.vertices.len(), MAX_BAKED_VERTICES, MAX_VERTICES),
+        ("triangles", c.triangles.len(), MAX_BAKED_TRIANGLES, MAX_TRIANGLES),
+    ] {
+        if count > limit {
+            return Err(compile_error(
+                c,
+                format!(
+                    "{count} {what} exceed baked-vertices' limit of {limit} (the console decodes each frame into a \
+                     {MAX_BAKED_VERTICES}-vertex scratch); --storage rigid-gte takes up to {rigid}"
+                ),
+            ));
+        }
+    }
     let com = common(c);
     let bind: Vec<[i16; 3]> = c.vertices.iter().map(|v| to_i16(v.bind)).collect();
     let mut bounds = Bounds::new();
@@ -56,12 +71,7 @@ pub(super) fn compile(c: &Character, threshold: f64) -> Result<Compiled, ImportE
     let views = std::iter::once(&bind[..])
         .chain(decoded_all.iter().flatten().map(Vec::as_slice))
         .collect();
-    let stream = primitive_stream(
-        c,
-        &faces,
-        primitives::turnable(views, quads::MAX_BAKED_QUAD_BEND),
-        |v| v,
-    )?;
+    let stream = primitive_stream(c, &faces, primitives::turnable(views, quads::MAX_BAKED_QUAD_BEND))?;
     let parts = BlobParts {
         storage: Storage::BakedVertices,
         bounds: bounds.to_i16(),

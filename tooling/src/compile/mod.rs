@@ -8,7 +8,8 @@
 //!
 //! The output is one binary blob per character (layout, units and axes: `psxanim_runtime::tables`),
 //! read in place by `Tables::parse`; a program embeds it with `include_bytes!`. Two storage modes:
-//! - **rigid-gte**: vertices grouped by their (single) bone into contiguous ranges in bone-local space,
+//! - **rigid-gte**: vertices grouped by their (single) bone into contiguous ranges in bone-local space
+//!   (placed so that each triangle's vertices lie close: `vertex_order`),
 //!   triangles remapped to the new order, and per-bone parent-relative pose samples in the compact
 //!   format of `tables::pose` at a precision (and, for fast turns, a block size) searched per clip so
 //!   that no vertex moves more than
@@ -36,6 +37,7 @@ mod primitives;
 mod quads;
 mod rigid;
 mod write;
+mod vertex_order;
 
 pub use write::write_atomically;
 
@@ -326,37 +328,16 @@ fn clip_parts(c: &Character, data: impl IntoIterator<Item = ClipData>) -> Result
 }
 
 /// The primitive stream of the paired `faces`: strips through the quads `turnable` lets turn (see
-/// `primitives`). Fails, naming the mesh, if a triangle uses a vertex (`blob_vertex(v)` in the blob)
-/// the stream cannot index.
+/// `primitives`). Fails if a primitive's vertices lie too far apart for one run's window (the vertex
+/// order of [`rigid::layout`] keeps a skeleton's joints together).
 fn primitive_stream(
     c: &Character,
     faces: &[quads::Face],
     turnable: impl Fn([u16; 4]) -> bool,
-    blob_vertex: impl Fn(usize) -> usize,
 ) -> Result<primitives::Stream, ImportError> {
-    use psxanim_runtime::tables::primitives::MAX_INDEXED_VERTICES;
-    let beyond = c
-        .triangles
-        .iter()
-        .flat_map(|t| t.vertices)
-        .find(|&v| blob_vertex(v) >= MAX_INDEXED_VERTICES);
-    if let Some(v) = beyond {
-        let vertex = &c.vertices[v];
-        return Err(compile_error(
-            c,
-            format!(
-                "mesh '{}': vertex {} is number {} of the character's {} and in a triangle, but triangles can \
-                 only use the first {MAX_INDEXED_VERTICES}",
-                vertex.mesh,
-                vertex.source_index,
-                blob_vertex(v),
-                c.vertices.len()
-            ),
-        ));
-    }
     let colours: Vec<[u8; 3]> = c.materials.iter().map(|m| m.rgb).collect();
     primitives::encode(&primitives::runs(faces, turnable), &colours)
-        .map_err(|m| compile_error(c, format!("internal: {m}")))
+        .map_err(|m| compile_error(c, format!("the primitive stream cannot hold the mesh: {m}")))
 }
 
 /// Compares `compiled(clip, frame, vertex)` with ufbx's references for every sample.

@@ -18,8 +18,8 @@
 use std::collections::HashMap;
 
 use psxanim_runtime::tables::primitives::{
-    pack3, pack_pair, run_header, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, MAX_INDEXED_VERTICES,
-    RUN_QUADS, RUN_STRIP, RUN_TRIANGLES, STREAM_END,
+    pack3, pack_pair, run_header_from, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, MAX_INDEXED_VERTICES, MAX_RUN_BASE,
+    MAX_STREAM_VERTICES, MAX_STRIP_INDEXED_VERTICES, RUN_BASE_UNIT, RUN_QUADS, RUN_STRIP, RUN_TRIANGLES, STREAM_END,
 };
 
 use super::quads::{flat_quad, Face};
@@ -259,73 +259,121 @@ impl Stream {
     }
 }
 
-/// The words of `runs`, material `m` coloured `colours[m]`. Fails on a vertex index the stream cannot
-/// hold (at least [`MAX_INDEXED_VERTICES`]) or a material without a colour.
+/// The base of a window that starts at vertex `v`: the run header's unit below it.
+fn base_below(v: usize) -> usize {
+    v / RUN_BASE_UNIT * RUN_BASE_UNIT
+}
+
+/// The base from which every vertex of `lo..=hi` lies below `reach`, if any: 0 when it can be (a
+/// character within one window keeps every base 0), else the unit below `lo`.
+fn window(lo: usize, hi: usize, reach: usize) -> Option<usize> {
+    let base = if hi < reach { 0 } else { base_below(lo) };
+    (hi - base < reach && base <= MAX_RUN_BASE).then_some(base)
+}
+
+/// `items` split greedily into pieces of at most [`MAX_RUN_COUNT`] primitives whose vertices
+/// (`vertices(item)`) all lie within `reach` of one base: `(base, first, count)`. A strip's pieces
+/// (`shared`) share their boundary pair, so a piece of `count` quads spans `count + 1` items.
+fn pieces<T>(items: &[T], reach: usize, shared: bool, vertices: impl Fn(&T) -> Vec<u16>) -> Result<Vec<(usize, usize, usize)>, String> {
+    let span = |t: &T| {
+        let v = vertices(t);
+        (v.iter().copied().min().unwrap_or(0) as usize, v.iter().copied().max().unwrap_or(0) as usize)
+    };
+    let extra = shared as usize;
+    let mut out = Vec::new();
+    let mut first = 0;
+    while first + extra < items.len() {
+        let (mut lo, mut hi) = span(&items[first]);
+        let mut base = None;
+        let mut end = first;
+        while end < items.len() && end - first < MAX_RUN_COUNT + extra {
+            let (a, b) = span(&items[end]);
+            match window(lo.min(a), hi.max(b), reach) {
+                Some(w) => {
+                    (lo, hi, base) = (lo.min(a), hi.max(b), Some(w));
+                    end += 1;
+                }
+                None => break,
+            }
+        }
+        let count = (end - first).saturating_sub(extra);
+        let Some(base) = base.filter(|_| count > 0) else {
+            let (a, b) = (span(&items[first]), span(&items[(first + extra).min(items.len() - 1)]));
+            return Err(format!(
+                "a primitive uses vertices {} and {}, {} apart; one run reaches {} vertices from a base that is a \
+                 multiple of {RUN_BASE_UNIT}, at most {MAX_STREAM_VERTICES}",
+                a.0.min(b.0),
+                a.1.max(b.1),
+                a.1.max(b.1) - a.0.min(b.0),
+                reach
+            ));
+        };
+        out.push((base, first, count));
+        first += count;
+    }
+    Ok(out)
+}
+
+/// The words of `runs`, material `m` coloured `colours[m]`. Each run's indices count from a base
+/// vertex: a run whose primitives reach past one window ([`MAX_INDEXED_VERTICES`] from a base; a
+/// strip's [`MAX_STRIP_INDEXED_VERTICES`]) is split into runs of one window each, its triangles and
+/// quads taken in the order of their first vertex (a character under 1,024 vertices keeps one base,
+/// 0, and its order). Fails on a primitive no window holds or a material without a colour.
 pub fn encode(runs: &[Run], colours: &[[u8; 3]]) -> Result<Stream, String> {
     let mut out = Stream::empty();
     out.words.clear();
+    let by_first_vertex = |n: usize, vertices: &[u16], lowest: &dyn Fn(usize) -> u16| -> Vec<usize> {
+        let mut order: Vec<usize> = (0..n).collect();
+        if vertices.iter().any(|&v| v as usize >= MAX_INDEXED_VERTICES) {
+            order.sort_by_key(|&i| lowest(i));
+        }
+        order
+    };
     for run in runs {
         let m = run.material;
         let [r, g, b] = *colours
             .get(m as usize)
             .ok_or_else(|| format!("material {m} has no colour"))?;
         let colour = r as u32 | (g as u32) << 8 | (b as u32) << 16;
-        let vertices: Vec<u16> = match &run.body {
-            Body::Triangles(ts) => ts.iter().flatten().copied().collect(),
-            Body::Quads(qs) => qs.iter().flatten().copied().collect(),
-            Body::Strip(pairs) => pairs.iter().flatten().copied().collect(),
-        };
-        if let Some(v) = vertices
-            .iter()
-            .find(|&&v| v as usize >= MAX_INDEXED_VERTICES)
-        {
-            return Err(format!(
-                "vertex {v} is beyond the {MAX_INDEXED_VERTICES} the primitive stream can index"
-            ));
-        }
-        let head = |kind: u32, count: usize, gp0: u32, words: &mut Vec<u32>| {
-            words.push(run_header(kind, count, m));
+        let head = |kind: u32, count: usize, base: usize, gp0: u32, words: &mut Vec<u32>| {
+            words.push(run_header_from(kind, count, m, base));
             words.push(gp0 | colour);
         };
         match &run.body {
             Body::Triangles(ts) => {
-                for chunk in ts.chunks(MAX_RUN_COUNT) {
-                    head(
-                        RUN_TRIANGLES,
-                        chunk.len(),
-                        GP0_FLAT_TRIANGLE,
-                        &mut out.words,
-                    );
-                    out.words.extend(
-                        chunk
-                            .iter()
-                            .map(|&[a, b, c]| pack3(a as usize, b as usize, c as usize)),
-                    );
-                    out.triangles += chunk.len();
+                let flat: Vec<u16> = ts.iter().flatten().copied().collect();
+                let order = by_first_vertex(ts.len(), &flat, &|i| *ts[i].iter().min().unwrap());
+                let ts: Vec<[u16; 3]> = order.iter().map(|&i| ts[i]).collect();
+                for (base, first, count) in pieces(&ts, MAX_INDEXED_VERTICES, false, |t| t.to_vec())? {
+                    head(RUN_TRIANGLES, count, base, GP0_FLAT_TRIANGLE, &mut out.words);
+                    out.words.extend(ts[first..first + count].iter().map(|t| {
+                        let [a, b, c] = t.map(|v| v as usize - base);
+                        pack3(a, b, c)
+                    }));
+                    out.triangles += count;
                 }
             }
             Body::Quads(qs) => {
-                for chunk in qs.chunks(MAX_RUN_COUNT) {
-                    head(RUN_QUADS, chunk.len(), GP0_FLAT_QUAD, &mut out.words);
-                    for &[a, b, c, d] in chunk {
-                        out.words.extend([
-                            pack3(a as usize, b as usize, c as usize),
-                            pack3(d as usize, 0, 0),
-                        ]);
+                let flat: Vec<u16> = qs.iter().flatten().copied().collect();
+                let order = by_first_vertex(qs.len(), &flat, &|i| *qs[i].iter().min().unwrap());
+                let qs: Vec<[u16; 4]> = order.iter().map(|&i| qs[i]).collect();
+                for (base, first, count) in pieces(&qs, MAX_INDEXED_VERTICES, false, |q| q.to_vec())? {
+                    head(RUN_QUADS, count, base, GP0_FLAT_QUAD, &mut out.words);
+                    for q in &qs[first..first + count] {
+                        let [a, b, c, d] = q.map(|v| v as usize - base);
+                        out.words.extend([pack3(a, b, c), pack3(d, 0, 0)]);
                     }
-                    out.quads += chunk.len();
+                    out.quads += count;
                 }
             }
             Body::Strip(pairs) => {
                 // Consecutive pieces share their boundary pair.
-                let quads = pairs.len().saturating_sub(1);
-                for first in (0..quads).step_by(MAX_RUN_COUNT) {
-                    let count = MAX_RUN_COUNT.min(quads - first);
-                    head(RUN_STRIP, count, GP0_FLAT_QUAD, &mut out.words);
+                for (base, first, count) in pieces(pairs, MAX_STRIP_INDEXED_VERTICES, true, |p| p.to_vec())? {
+                    head(RUN_STRIP, count, base, GP0_FLAT_QUAD, &mut out.words);
                     out.words.extend(
                         pairs[first..=first + count]
                             .iter()
-                            .map(|&[t, b]| pack_pair(t as usize, b as usize)),
+                            .map(|&[t, b]| pack_pair(t as usize - base, b as usize - base)),
                     );
                     out.quads += count;
                     out.strips += 1;
@@ -758,14 +806,31 @@ mod tests {
             stream.triangles,
             MAX_RUN_COUNT + 2 + 2 * (MAX_RUN_COUNT + 2)
         );
-        assert!(encode(
-            &[Run {
-                material: 0,
-                body: Body::Triangles(vec![[0, 1, 1024]])
-            }],
-            &[[0; 3]]
+        // Past one window: runs from the unit below their first vertex, in the order of it.
+        let far = encode(
+            &[Run { material: 0, body: Body::Triangles(vec![[3000, 3001, 3900], [0, 1, 1023], [1500, 1501, 1502]]) }],
+            &[[0; 3]],
         )
-        .is_err());
+        .unwrap();
+        let gp0 = 0x20 << 24;
+        assert_eq!(
+            far.words,
+            [
+                1 << 2,
+                gp0,
+                pack3(0, 1, 1023),
+                (1488 / 16) << 24 | 1 << 2,
+                gp0,
+                pack3(12, 13, 14),
+                (2992 / 16) << 24 | 1 << 2,
+                gp0,
+                pack3(8, 9, 908),
+                STREAM_END
+            ]
+        );
+        // No window holds a triangle whose vertices lie 1,024 apart.
+        let err = encode(&[Run { material: 0, body: Body::Triangles(vec![[0, 1, 2], [1000, 2030, 2031]]) }], &[[0; 3]]).unwrap_err();
+        assert!(err.contains("vertices 1000 and 2031, 1031 apart"), "{err}");
         assert!(encode(
             &[Run {
                 material: 2,
@@ -779,6 +844,30 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+        #[test]
+        fn a_mesh_past_one_window_is_drawn_through_runs_of_several_bases(
+            (p, tris) in prop_oneof![mesh(), grid(), tubes()], reversed in any::<bool>()
+        ) {
+            // Copies of the mesh side by side until they pass 1,024 vertices (each copy's faces stay
+            // within its own vertices, as a rigid character's stay near their bones' ranges): the last
+            // copies' indices fit no 10-bit field from base 0.
+            prop_assume!(!tris.is_empty());
+            let n = p.len();
+            let copies = (1100 / n + 1).min(4000 / n);
+            let all: Vec<[i16; 3]> = (0..copies).flat_map(|_| p.iter().copied()).collect();
+            let mut order: Vec<usize> = (0..copies).collect();
+            if reversed {
+                order.reverse();
+            }
+            let all_tris: Vec<([u16; 3], u8)> = order
+                .iter()
+                .flat_map(|&j| tris.iter().map(move |(t, m)| (t.map(|v| v + (j * n) as u16), *m)))
+                .collect();
+            let faces = pair_quads(&all_tris, |q| flat_quad(q.map(|v| all[v as usize]), MAX_QUAD_BEND));
+            let stream = encode(&runs(&faces, convex_at(&all)), &[[255, 0, 0], [0, 255, 0]]).unwrap();
+            prop_assert_eq!(parsed(&blob_of(&all, stream)), source(&faces));
+        }
 
         #[test]
         fn runs_draw_the_source_triangles_and_strips_split_quads_inside_them(

@@ -46,7 +46,7 @@ pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64) -> 
     let faces = quads::pair_quads(&triangles, quads::rigid_planar(&layout.local, &layout.ranges));
     // One matrix moves a quad's four corners (all on one bone): its bone-local shape is every pose's.
     let turnable = primitives::turnable(vec![&layout.local], quads::MAX_QUAD_BEND);
-    let stream = primitive_stream(c, &faces, turnable, |v| layout.remap[v])?;
+    let stream = primitive_stream(c, &faces, turnable)?;
 
     let mut bounds = Bounds::new();
     let bind_model: Vec<_> = c.bones.iter().map(|b| b.bind).collect();
@@ -289,7 +289,7 @@ fn coarsest_precision(
     Ok(None)
 }
 
-/// Vertices reordered by bone: `remap[old] = new`.
+/// Vertices reordered by bone ([`super::vertex_order`]): `remap[old] = new`.
 pub struct RigidLayout {
     pub remap: Vec<usize>,
     /// Bone-local positions in the new order (GTE units, bind scale absorbed).
@@ -299,8 +299,7 @@ pub struct RigidLayout {
 }
 
 pub fn layout(c: &Character) -> Result<RigidLayout, String> {
-    let mut order: Vec<usize> = (0..c.vertices.len()).collect();
-    order.sort_by_key(|&v| c.vertices[v].bone); // stable: keeps the file's order within a bone
+    let order = super::vertex_order::rigid_order(c)?;
     let mut remap = vec![0; order.len()];
     for (new, &old) in order.iter().enumerate() {
         remap[old] = new;
@@ -431,11 +430,12 @@ pub fn positions(model: &[Affine], l: &RigidLayout) -> Vec<[f64; 3]> {
 
 /// `apply(bone's model transform, local vertex)` for every local vertex, in the new vertex order.
 fn transform_vertices<T>(model: &[T], l: &RigidLayout, apply: impl Fn(&T, &[i16; 3]) -> [f64; 3]) -> Vec<[f64; 3]> {
-    let mut out = Vec::with_capacity(l.local.len());
-    // Ranges are contiguous and in bone order, so this yields the new vertex order.
+    let mut out = vec![[0.0; 3]; l.local.len()];
+    // The ranges cover every vertex once (in any order of bones: `vertex_order`).
     for (b, &(first, count)) in l.ranges.iter().enumerate() {
-        for v in &l.local[first as usize..first as usize + count as usize] {
-            out.push(apply(&model[b], v));
+        let range = first as usize..first as usize + count as usize;
+        for (o, v) in out[range.clone()].iter_mut().zip(&l.local[range]) {
+            *o = apply(&model[b], v);
         }
     }
     out

@@ -57,8 +57,14 @@ pub use load::{file_to_model, import};
 
 /// Profile limits of the first PSX profile (fbx-skeletal-pipeline.txt, "First PSX profile").
 pub mod limits {
-    pub const MAX_VERTICES: usize = 512;
-    pub const MAX_TRIANGLES: usize = 1024;
+    /// Vertices and triangles of a character (rigid-gte's limits: the game sizes its projected-vertex
+    /// scratch and packet buffer for them; the primitive stream reaches 5,104 vertices).
+    pub const MAX_VERTICES: usize = 4096;
+    pub const MAX_TRIANGLES: usize = 8192;
+    /// Baked-vertices' limits (the profile's): one decoded frame lives in the console's 512-vertex
+    /// scratch. Checked when compiling, so a large character still loads for rigid-gte and previews.
+    pub const MAX_BAKED_VERTICES: usize = 512;
+    pub const MAX_BAKED_TRIANGLES: usize = 1024;
     /// Bones of the runtime skeleton (the rigid renderer's 64-matrix pose scratch).
     pub const MAX_NODES: usize = 64;
     pub const MAX_CLIPS: usize = 32;

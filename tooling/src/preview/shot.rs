@@ -44,7 +44,8 @@ pub fn triangles(tables: &Tables, clip: usize, frame: usize, framing: &Framing) 
     framing.camera.load(&mut gte);
     let frame16 = u16::try_from(frame).map_err(|_| format!("frame {frame} is beyond the tables' 16-bit frame numbers"))?;
     let sample = FrameSample { clip: clip as u16, frame: frame16, next: frame16, weight: 0 };
-    let mut scratch = Box::new(Scratch::new());
+    // Every character the importer takes (rigid-gte: up to 4,096 vertices).
+    let mut scratch = Box::<Scratch<{ crate::fbx::limits::MAX_VERTICES }>>::new(Scratch::new());
     let mut sink = Collect(Vec::with_capacity(tables.triangle_count()));
     let outcome = render(&mut gte, tables, &framing.camera, &Matrix::IDENTITY, Some(sample), &mut scratch, &mut sink, &mut |_| {})
         .map_err(|e| format!("clip {clip} frame {frame}: the render stages failed: {e:?}"))?;

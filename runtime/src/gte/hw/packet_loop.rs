@@ -15,14 +15,15 @@ use super::{cop2, lwc2, mfc2, mfc2_to, mtc2_from, swc2};
 use crate::gte::packets::{FlatPackets, FlatPrimitives, PacketList, FLAT_PACKET_WORDS, MAX_SPAN_X, MAX_SPAN_Y, QUAD_PACKET_WORDS};
 use crate::gte::regs::{cmd, data};
 
-// The span test below has these limits written out.
+// The span test below has these limits written out, and the run header's base its unit.
 const _: () = assert!(MAX_SPAN_X == 1023 && MAX_SPAN_Y == 511);
+const _: () = assert!(crate::tables::primitives::RUN_BASE_UNIT * 4 == 1 << 6);
 
 /// Links the packet at `$18` into the table: clamps OTZ (`$8`) to the deepest entry (`$22`; its low
 /// half in the tested loop, which keeps the near depth in the high half), takes the entry's link
 /// (`$21` is the table) into the header with the length bits in `$25`, stores the GP0 word (`$24`),
 /// points the entry at the packet, moves the arena on by `$words` words and counts `$triangles`
-/// drawn. Clobbers `$2`, `$5`, `$8`.
+/// drawn (in the low half of `$17`). Clobbers `$2`, `$5`, `$8`.
 macro_rules! link_packet {
     (untested, $words:literal, $triangles:literal) => {
         concat!("sltu $5, $22, $8\n", "beqz $5, 1f\n", "sll $8, $8, 2\n", "sll $8, $22, 2\n", link_packet!(tail, $words, $triangles))
@@ -182,15 +183,17 @@ macro_rules! depth_word {
 }
 
 /// One variant of the loop. `$9` walks the stream, `$12` holds the next word, `$13` the primitives
-/// left in the run, `$24` the run's GP0 word; `$11` is the SXY array and `$15` the distance to the SZ
-/// array.
+/// left in the run, `$24` the run's GP0 word; `$20` is the SXY array, `$11` the SXY word of the run's
+/// base vertex (moved at each run header) and `$15` the distance to the SZ array. `$17` counts the
+/// triangles drawn in its low half and those rejected in its high half (each below 65,536: the
+/// tables' triangle count is 16 bits).
 macro_rules! packet_loop {
     ($(#[$doc:meta])* $name:ident, $t:tt) => {
         $(#[$doc])*
         ///
         /// # Safety
-        /// As `Cop2::flat_packets`: `job.words` is a checked stream whose indices are below
-        /// `job.sxy.len()` and `job.sz.len()`; the screen coordinates are the GTE's (-1024..1023).
+        /// As `Cop2::flat_packets`: `job.words` is a checked stream whose vertices (base plus
+        /// index) are below `job.sxy.len()` and `job.sz.len()`; the screen coordinates are the GTE's (-1024..1023).
         pub(super) unsafe fn $name(job: &FlatPrimitives, out: &mut PacketList) -> FlatPackets {
             let Some(max_depth) = out.deepest() else {
                 return FlatPackets::default();
@@ -200,7 +203,7 @@ macro_rules! packet_loop {
             }
             let room = out.arena.len();
             let sz_offset = (job.sz.as_ptr() as usize).wrapping_sub(job.sxy.as_ptr() as usize);
-            let (room_left, rejected, drawn): (usize, usize, usize);
+            let (room_left, counts): (usize, usize);
             // SAFETY: reads the stream's words up to its end word (every read, the look-ahead
             // included, is at or before it: a checked stream ends with it and every run's body is
             // whole), by the caller's contract words of `sxy` and `sz`, entries of `table` up to
@@ -252,7 +255,8 @@ macro_rules! packet_loop {
             "b 0f",
             "nop",
             "10:",
-            "addiu $20, $20, 1",
+            "lui $2, 1",
+            "addu $17, $17, $2",
             "bnez $13, 2b",
             "nop",
             "b 0f",
@@ -299,7 +303,8 @@ macro_rules! packet_loop {
             "b 0f",
             "nop",
             "11:",
-            "addiu $20, $20, 2",
+            "lui $2, 2",
+            "addu $17, $17, $2",
             "bnez $13, 3b",
             "nop",
             "b 0f",
@@ -369,11 +374,13 @@ macro_rules! packet_loop {
             "b 0f",
             "nop",
             "12:",
-            "addiu $20, $20, 2",
+            "lui $2, 2",
+            "addu $17, $17, $2",
             "move $10, $14",
             "bnez $13, 5b",
             "move $16, $6",
-            // ---- the next run: $12 its header (or the end word), $9 past it.
+            // ---- the next run: $12 its header (or the end word), $9 past it; $11 moves to the SXY
+            // word of its base vertex (16 vertices, 64 bytes, per unit of the header's top byte).
             "0:",
             "xori $5, $12, 3",
             "beqz $5, 9f",
@@ -381,6 +388,9 @@ macro_rules! packet_loop {
             "lw $24, 0($9)",
             "andi $13, $13, 0x3FFF",
             "andi $3, $12, 3",
+            "srl $5, $12, 24",
+            "sll $5, $5, 6",
+            "addu $11, $20, $5",
             "lw $12, 4($9)",
             "addiu $9, $9, 8",
             "beqz $3, 2b",
@@ -431,12 +441,12 @@ macro_rules! packet_loop {
             quad_words = const QUAD_PACKET_WORDS,
             quad_len_hi = const (QUAD_PACKET_WORDS as u32 - 1) << 8,
             inout("$9") job.words.as_ptr() => _,
-            in("$11") job.sxy.as_ptr(),
+            out("$11") _,
             in("$15") sz_offset,
-            inout("$17") 0usize => drawn,
+            inout("$17") 0usize => counts,
             inout("$18") out.arena.as_mut_ptr() => _,
             inout("$19") room => room_left,
-            inout("$20") 0usize => rejected,
+            in("$20") job.sxy.as_ptr(),
             in("$21") out.table.as_mut_ptr(),
             in("$22") depth_word!($t, max_depth, job.near),
             out("$2") _,
@@ -457,7 +467,7 @@ macro_rules! packet_loop {
             options(nostack),
         );
             }
-            FlatPackets { drawn, rejected, words: room - room_left }
+            FlatPackets { drawn: counts & 0xFFFF, rejected: counts >> 16, words: room - room_left }
         }
     };
 }

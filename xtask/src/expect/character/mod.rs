@@ -71,7 +71,15 @@ pub fn gltf_path(ws: &Path) -> PathBuf {
     tables_dir(ws).join("rigid-gte").join("blender_character.pxsk")
 }
 
-/// Runs `psxanim import` on the fixture in both storage modes, and on the 20-bone and glTF fixtures
+/// The character as one continuous skin of 2,946 vertices (rigid only: baked-vertices takes 512): the
+/// psx-game example plays it beside the glTF one, sizing its scratch for it.
+const DENSE: &str = "tests/fixtures/fbx/dense_character.fbx";
+
+pub fn dense_path(ws: &Path) -> PathBuf {
+    tables_dir(ws).join("rigid-gte").join("dense_character.pxsk")
+}
+
+/// Runs `psxanim import` on the fixture in both storage modes, and on the 20-bone, glTF and dense fixtures
 /// (building the tool if needed). A blob is
 /// replaced only when its bytes change, so an unchanged import does not relink the example.
 pub fn generate_tables(ws: &Path) -> Result<()> {
@@ -79,7 +87,11 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
     let imports = STORAGES
         .map(|s| (FIXTURE, s, Some(ADDED_CLIPS), "character.pxsk"))
         .into_iter()
-        .chain([(TWENTY, "rigid-gte", None, "twenty_bones.pxsk"), (GLTF, "rigid-gte", None, "blender_character.pxsk")]);
+        .chain([
+            (TWENTY, "rigid-gte", None, "twenty_bones.pxsk"),
+            (GLTF, "rigid-gte", None, "blender_character.pxsk"),
+            (DENSE, "rigid-gte", None, "dense_character.pxsk"),
+        ]);
     for (fixture, storage, added, name) in imports {
         let out = staging.join(storage);
         let mut cmd = Command::new("cargo");
@@ -144,7 +156,7 @@ impl Blobs {
             Tables::parse(b).map_err(|e| anyhow::anyhow!("{what} tables: {e:?}"))
         }
         let rigid = parse(&self.rigid, "rigid-gte")?;
-        let mut scratch = Box::new(Scratch::new());
+        let mut scratch = Box::<Scratch>::new(Scratch::new());
         let poses = PoseCache::build(&mut host_gte(), &rigid, pose_buffer, &mut scratch, &mut || {})
             .map_err(|e| anyhow::anyhow!("rigid pose cache: {e:?}"))?;
         Ok(scene::Models { rigid, baked: parse(&self.baked, "baked-vertices")?, rigid_poses: Some(poses) })
@@ -305,7 +317,7 @@ mod tests {
             let camera = scene::camera_at(0);
             let mut gte = host_gte();
             camera.load(&mut gte);
-            let mut scratch = Box::new(Scratch::new());
+            let mut scratch = Box::<Scratch>::new(Scratch::new());
             let mut kept = Collect::default();
             let sample = psxanim_runtime::anim::FrameSample {
                 clip: 0,

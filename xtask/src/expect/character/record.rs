@@ -7,7 +7,7 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
     let blobs = Blobs::read(ws)?;
     let mut pose_buffer = blobs.pose_buffer();
     let models = blobs.models(&mut pose_buffer)?;
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut values = Vec::new();
     scene::probe_words(&models, &mut host_gte(), &mut scratch, &mut |w| values.push(w))
         .map_err(|e| anyhow::anyhow!("host probe failed: {e:?}"))?;
@@ -43,7 +43,7 @@ pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
     let at = walk.data_offset as usize;
     let block_frames = blobs.twenty.get(at..at + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
     ensure!(block_frames == Some(stream_bench::BLOCK_FRAMES), "the 20-bone Walk's blocks: {block_frames:?} frames, the bench assumes {}", stream_bench::BLOCK_FRAMES);
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut values = Vec::new();
     let object = scene::camera_at(0).view;
     stream_bench::stream_words(&twenty, &rigid, &object, &mut host_gte(), &mut scratch, &mut || 0, &mut |_, _| {}, &mut |w| values.push(w))
@@ -72,7 +72,7 @@ pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
 /// escape past the vertices), after the pose cache hash; checked here to take those paths.
 pub(super) fn baked_path_expectation(blobs: &Blobs, vertices: usize) -> Result<Vec<Word>> {
     let mut buffer = vec![0u8; blobs.baked.len()];
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut values = Vec::new();
     baked_paths::baked_path_words(&blobs.baked, &mut buffer, &mut scratch, &mut |w| values.push(w));
     let per = 2 * vertices;
@@ -102,7 +102,7 @@ pub(super) fn baked_path_expectation(blobs: &Blobs, vertices: usize) -> Result<V
 /// here to be real errors: a corruption the runtime accepted would prove nothing.
 pub(super) fn corruption_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
     let mut buffer = vec![0u8; blobs.rigid.len().max(blobs.baked.len())];
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut values = Vec::new();
     scene::corruption_words(&blobs.rigid, &blobs.baked, &mut buffer, &mut host_gte(), &mut scratch, &mut |w| values.push(w));
     ensure!(values.len() == scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION, "corruption words: {} words", values.len());

@@ -43,7 +43,7 @@ pub(super) fn host_frame(models: scene::Models, frame: u32) -> Result<HostFrame>
     for _ in 0..frame {
         s.step();
     }
-    let mut scratch = Box::new(Scratch::new());
+    let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut gte = host_gte();
     let mut sinks: Vec<Collect> = (0..scene::INSTANCES).map(|_| Collect::default()).collect();
     // One sink per instance: render them one by one through the scene's own loop order.
