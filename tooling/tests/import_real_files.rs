@@ -315,3 +315,19 @@ fn a_character_past_one_primitive_window_imports_in_rigid_gte_and_baked_vertices
     assert!(stderr.contains("2946 vertices exceed baked-vertices' limit of 512") && stderr.contains("--storage rigid-gte takes up to 4096"), "{stderr}");
     assert!(files.is_empty(), "{files:?}");
 }
+
+#[test]
+fn instances_of_one_skinned_mesh_are_refused_by_rigid_gte_naming_the_option_that_keeps_one() {
+    // Blender's linked duplicate of a skinned mesh: one geometry and skin, two model nodes (Maya's
+    // instanced skins load alike: ufbx gives the nodes one mesh).
+    let (code, _, stderr, files) = import("instanced_skin.fbx", "rigid-gte", &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("meshes 'Tuft', 'TuftTwin' are instances of one skinned geometry") && stderr.contains("--skip-mesh 'TuftTwin'"), "{stderr}");
+    assert!(files.is_empty(), "{files:?}");
+    let (code, json, stderr, _) = import("instanced_skin.fbx", "rigid-gte", &["--skip-mesh", "TuftTwin"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(json["vertices"], 352 + 8);
+    let (code, json, stderr, _) = import("instanced_skin.fbx", "baked-vertices", &[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(json["vertices"], 352 + 16);
+}

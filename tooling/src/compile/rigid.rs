@@ -31,6 +31,20 @@ pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64) -> 
             ),
         ));
     }
+    if let Some(group) = c.instanced_skins.first() {
+        let names: Vec<String> = group.iter().map(|n| format!("'{n}'")).collect();
+        return Err(compile_error(
+            c,
+            format!(
+                "meshes {} are instances of one skinned geometry (Maya's instances, Blender's linked duplicates), \
+                 each placed by its own node; rigid-gte keeps one copy of a skin on its bones, so it cannot place \
+                 them apart: keep one with --skip-mesh {}, or use --storage baked-vertices, which stores ufbx's \
+                 skinning of each",
+                names.join(", "),
+                names[1..].join(",")
+            ),
+        ));
+    }
     let layout = layout(c).map_err(|m| compile_error(c, m))?;
     let reach = reaches(c);
     let parents: Vec<Option<usize>> = c.bones.iter().map(|b| b.parent).collect();

@@ -8,8 +8,8 @@ pub enum ImportError {
     Load { path: String, message: String },
     #[error("{path}: no mesh (export the meshes together with their armature)")]
     NoMesh { path: String },
-    #[error("{path}: mesh '{mesh}' has no skin deformer and no bone among its ancestors ({vertices} vertices){also}; every mesh of a character must be skinned to the armature, or parented to a bone (or the armature object) to follow it rigidly as a prop; to import without such meshes, pass --skip-mesh {skip} or --skinned-only (or --meshes NAME,... to choose the meshes)")]
-    MeshWithoutSkin { path: String, mesh: String, vertices: usize, also: String, skip: String },
+    #[error("{path}: mesh '{mesh}' has no skin deformer and no bone among its ancestors ({vertices} vertices){also}; every mesh of a character must be skinned to the armature, or parented to a bone (or the armature object) to follow it rigidly as a prop; to import without such meshes, pass --skip-mesh {skip} or --skinned-only (or --meshes NAME,... to choose the meshes){hint}")]
+    MeshWithoutSkin { path: String, mesh: String, vertices: usize, also: String, skip: String, hint: String },
     #[error("{path}: prop '{mesh}' moves relative to its bone '{bone}' at {context} (by {units:.1} GTE units); a prop follows its bone rigidly: key the bone instead, or skin the mesh")]
     PropMoves { path: String, mesh: String, bone: String, context: String, units: f64 },
     #[error(
@@ -49,8 +49,8 @@ pub enum ImportError {
 }
 
 /// The meshes that follow no bone, (name, vertices) in file order: an error naming the first and
-/// giving the option that leaves them all out.
-pub(crate) fn meshes_without_skin(p: &str, unbound: &[(String, usize)]) -> ImportError {
+/// giving the option that leaves them all out; `hint` (empty, or starting with "; ") says more.
+pub(crate) fn meshes_without_skin(p: &str, unbound: &[(String, usize)], hint: &str) -> ImportError {
     let (mesh, vertices) = unbound[0].clone();
     let also = match unbound.len() {
         1 => String::new(),
@@ -58,7 +58,7 @@ pub(crate) fn meshes_without_skin(p: &str, unbound: &[(String, usize)]) -> Impor
         n => format!(", and so do {} more meshes ('{}', ...)", n - 1, unbound[1].0),
     };
     let skip = unbound.iter().map(|(name, _)| format!("'{name}'")).collect::<Vec<_>>().join(",");
-    ImportError::MeshWithoutSkin { path: p.into(), mesh, vertices, also, skip }
+    ImportError::MeshWithoutSkin { path: p.into(), mesh, vertices, also, skip, hint: hint.into() }
 }
 
 /// The warning of `--skinned-only` when it left meshes out.
@@ -104,10 +104,10 @@ mod tests {
 
     #[test]
     fn every_mesh_without_a_bone_is_named_in_one_option_a_shell_takes() {
-        let one = meshes_without_skin("s.fbx", &[("Rock".into(), 8)]).to_string();
+        let one = meshes_without_skin("s.fbx", &[("Rock".into(), 8)], "").to_string();
         assert!(one.contains("mesh 'Rock' has no skin deformer") && one.contains("(8 vertices);"), "{one}");
         assert!(one.contains("--skip-mesh 'Rock' or --skinned-only"), "{one}");
-        let three = meshes_without_skin("s.fbx", &[("Rock".into(), 8), ("Tree Oak".into(), 90), ("Sky".into(), 4)]).to_string();
+        let three = meshes_without_skin("s.fbx", &[("Rock".into(), 8), ("Tree Oak".into(), 90), ("Sky".into(), 4)], "").to_string();
         assert!(three.contains("(8 vertices), and so do 2 more meshes ('Tree Oak', ...);"), "{three}");
         assert!(three.contains("--skip-mesh 'Rock','Tree Oak','Sky' or --skinned-only"), "{three}");
         let warning = skinned_only_warning(&[("Rock".into(), 8), ("Sky".into(), 4)]);

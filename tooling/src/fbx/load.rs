@@ -175,7 +175,8 @@ pub fn import(
         warnings.push(format!("blend shapes no clip animates (weight 0 throughout), ignored: {}", ignored.join(", ")));
     }
 
-    Ok(Character { source: p, bones, vertices, triangles, materials, clips, weights, props, blend_shapes, warnings })
+    let instanced_skins = instanced_skins(&meshes);
+    Ok(Character { source: p, bones, vertices, triangles, materials, clips, weights, props, blend_shapes, instanced_skins, warnings })
 }
 
 /// The linear map from the file's axes and units to model space (PSX axes, GTE units).
@@ -240,6 +241,7 @@ fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene, options: &ImportOptions
     let mut skipped = 0;
     let mut unbound = Vec::new();
     let mut first_vertex = 0;
+    let mut copy_hint = String::new();
     let skeleton_nodes = SkeletonNodes::of(scene);
     for node in scene.nodes.as_ref().iter() {
         let Some(mesh) = node.mesh.as_ref() else { continue };
@@ -261,6 +263,18 @@ fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene, options: &ImportOptions
         let binding = match mesh.skin_deformers.len() {
             0 => {
                 let Some(bone) = skeleton_nodes.prop_bone(node) else {
+                    if copy_hint.is_empty() {
+                        copy_hint = skinned_original(scene, mesh)
+                            .map(|original| {
+                                format!(
+                                    "; mesh '{name}' holds a copy of the geometry '{}' of the skinned mesh '{original}' \
+                                     without its skin: an instance of a skinned mesh, which FBX 6.1 cannot write \
+                                     (re-export as FBX 2011 or later, or skip the instance)",
+                                    &*mesh.element.name
+                                )
+                            })
+                            .unwrap_or_default();
+                    }
                     unbound.push((name, mesh.num_vertices));
                     skipped += 1;
                     continue;
@@ -290,12 +304,38 @@ fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene, options: &ImportOptions
         first_vertex += mesh.num_vertices;
     }
     if !unbound.is_empty() && !options.skinned_only {
-        return Err(super::error::meshes_without_skin(p, &unbound));
+        return Err(super::error::meshes_without_skin(p, &unbound, &copy_hint));
     }
     if out.is_empty() {
         return Err(ImportError::NoMesh { path: p.into() });
     }
     Ok((out, skipped, unbound))
+}
+
+/// The node of a skinned mesh whose geometry `copy` repeats (the same name and vertex count), if any:
+/// what an FBX 6.1 exporter writes for an instance of a skinned mesh.
+fn skinned_original(scene: &ufbx::Scene, copy: &ufbx::Mesh) -> Option<String> {
+    scene
+        .meshes
+        .as_ref()
+        .iter()
+        .filter(|m| m.element.element_id != copy.element.element_id && !m.skin_deformers.is_empty())
+        .filter(|m| *m.element.name == *copy.element.name && m.num_vertices == copy.num_vertices)
+        .find_map(|m| m.element.instances.first().map(|n| n.element.name.to_string()))
+}
+
+/// Groups of meshes (node names) that instance one skinned geometry: the skin places each vertex once,
+/// so every instance but the first would have to move with bones it is not bound to.
+fn instanced_skins(meshes: &[MeshInstance]) -> Vec<Vec<String>> {
+    let mut groups: Vec<(u32, Vec<String>)> = Vec::new();
+    for m in meshes.iter().filter(|m| matches!(m.binding, Binding::Skin(_))) {
+        let id = m.mesh.element.element_id;
+        match groups.iter_mut().find(|(g, _)| *g == id) {
+            Some((_, names)) => names.push(m.node.element.name.to_string()),
+            None => groups.push((id, vec![m.node.element.name.to_string()])),
+        }
+    }
+    groups.into_iter().map(|(_, names)| names).filter(|n| n.len() > 1).collect()
 }
 
 /// The blend shape channels of the meshes: mesh name, channel name, the channel's typed id (its index in

@@ -41,6 +41,9 @@
 //!   geometry-to-world against the skin's bind placement), as Maya shows it. When every skinned mesh
 //!   moved alike and no prop rides the bones, the move is applied to the skeleton itself (bones, bind
 //!   positions, both references), so rigid-gte places the skin where baked-vertices does.
+//! - **Instanced skins:** nodes sharing one skinned mesh are listed (`Character::instanced_skins`) for
+//!   rigid-gte to refuse; an unskinned copy of a skinned mesh's geometry (FBX 6.1's instance) is named
+//!   so in the error about meshes that follow no bone.
 //! - **Added clips:** clips of other engines' files put onto the skeleton ([`clips_onto`]).
 
 pub mod added;
@@ -203,5 +206,8 @@ pub struct Character {
     pub props: Vec<Prop>,
     /// Blend shapes the clips animate (those they leave at weight 0 are ignored, with a warning).
     pub blend_shapes: Vec<AnimatedShape>,
+    /// Groups of meshes (node names) that instance one skinned geometry (Maya's instancing): baked-vertices
+    /// stores ufbx's evaluation of each; rigid-gte, which moves each vertex with one bone, refuses them.
+    pub instanced_skins: Vec<Vec<String>>,
     pub warnings: Vec<String>,
 }

@@ -132,7 +132,7 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
     }
     if !unbound.is_empty() {
         if !options.skinned_only {
-            return Err(crate::fbx::error::meshes_without_skin(&p, &unbound).into());
+            return Err(crate::fbx::error::meshes_without_skin(&p, &unbound, "").into());
         }
         let names: HashSet<&String> = unbound.iter().map(|(name, _)| name).collect();
         mesh_nodes.retain(|(n, _)| !names.contains(&nodes.names[*n]));
@@ -241,6 +241,7 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
         props,
         // Animated morph targets are refused above, in both storage modes (only the FBX path bakes them).
         blend_shapes: Vec::new(),
+        instanced_skins: Vec::new(),
         warnings,
     })
 }

@@ -147,7 +147,7 @@ impl Subject {
         let rigid = if modes.contains(&StorageMode::RigidGte) || character.blend_shapes.is_empty() {
             build(&character, StorageMode::RigidGte)?
         } else {
-            build(&Character { blend_shapes: Vec::new(), ..character.clone() }, StorageMode::RigidGte)?
+            build(&Character { blend_shapes: Vec::new(), instanced_skins: Vec::new(), ..character.clone() }, StorageMode::RigidGte)?
         };
         let rigid = Some(rigid);
         let baked = if modes.contains(&StorageMode::BakedVertices) {
