@@ -8,8 +8,8 @@ pub enum ImportError {
     Load { path: String, message: String },
     #[error("{path}: no mesh (export the meshes together with their armature)")]
     NoMesh { path: String },
-    #[error("{path}: mesh '{mesh}' has no skin deformer and no bone among its ancestors ({vertices} vertices){also}; every mesh of a character must be skinned to the armature, or parented to a bone (or the armature object) to follow it rigidly as a prop; to import without such meshes, pass --skip-mesh {skip} or --skinned-only (or --meshes NAME,... to choose the meshes){hint}")]
-    MeshWithoutSkin { path: String, mesh: String, vertices: usize, also: String, skip: String, hint: String },
+    #[error("{path}: mesh '{mesh}' has no skin deformer and no bone among its ancestors ({vertices} vertices){also}; every mesh of a character must be skinned to the armature, or parented to a bone (or the armature object) to follow it rigidly as a prop; to import without such meshes, pass --skip-mesh {skip} or --skinned-only (or --meshes NAME,... to choose the meshes)")]
+    MeshWithoutSkin { path: String, mesh: String, vertices: usize, also: String, skip: String },
     #[error("{path}: prop '{mesh}' moves relative to its bone '{bone}' at {context} (by {units:.1} GTE units); a prop follows its bone rigidly: key the bone instead, or skin the mesh")]
     PropMoves { path: String, mesh: String, bone: String, context: String, units: f64 },
     #[error(
@@ -49,16 +49,17 @@ pub enum ImportError {
 }
 
 /// The meshes that follow no bone, (name, vertices) in file order: an error naming the first and
-/// giving the option that leaves them all out; `hint` (empty, or starting with "; ") says more.
+/// giving the option that leaves them all out; `hint` (empty, or starting with ": ") says more of the first.
 pub(crate) fn meshes_without_skin(p: &str, unbound: &[(String, usize)], hint: &str) -> ImportError {
     let (mesh, vertices) = unbound[0].clone();
-    let also = match unbound.len() {
-        1 => String::new(),
-        2 => format!(", and so does mesh '{}'", unbound[1].0),
-        n => format!(", and so do {} more meshes ('{}', ...)", n - 1, unbound[1].0),
-    };
+    let also = hint.to_string()
+        + &match unbound.len() {
+            1 => String::new(),
+            2 => format!(", and so does mesh '{}'", unbound[1].0),
+            n => format!(", and so do {} more meshes ('{}', ...)", n - 1, unbound[1].0),
+        };
     let skip = unbound.iter().map(|(name, _)| format!("'{name}'")).collect::<Vec<_>>().join(",");
-    ImportError::MeshWithoutSkin { path: p.into(), mesh, vertices, also, skip, hint: hint.into() }
+    ImportError::MeshWithoutSkin { path: p.into(), mesh, vertices, also, skip }
 }
 
 /// The warning of `--skinned-only` when it left meshes out.

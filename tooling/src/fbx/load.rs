@@ -263,13 +263,14 @@ fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene, options: &ImportOptions
         let binding = match mesh.skin_deformers.len() {
             0 => {
                 let Some(bone) = skeleton_nodes.prop_bone(node) else {
-                    if copy_hint.is_empty() {
+                    if unbound.is_empty() {
+                        // The error names the first of these meshes: say when it is such a copy.
                         copy_hint = skinned_original(scene, mesh)
                             .map(|original| {
                                 format!(
-                                    "; mesh '{name}' holds a copy of the geometry '{}' of the skinned mesh '{original}' \
-                                     without its skin: an instance of a skinned mesh, which FBX 6.1 cannot write \
-                                     (re-export as FBX 2011 or later, or skip the instance)",
+                                    ": it holds a copy of the geometry '{}' of the skinned mesh '{original}' without \
+                                     its skin, as FBX 6.1 writes an instance of a skinned mesh (re-export as FBX 2011 \
+                                     or later, or skip the instance)",
                                     &*mesh.element.name
                                 )
                             })
