@@ -330,4 +330,17 @@ fn instances_of_one_skinned_mesh_are_refused_by_rigid_gte_naming_the_option_that
     let (code, json, stderr, _) = import("instanced_skin.fbx", "baked-vertices", &[]);
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(json["vertices"], 352 + 16);
+    // FBX 6.1 has no instances: Maya writes the instance as an unskinned copy of the geometry, which
+    // the error about meshes that follow no bone names as such.
+    for storage in ["rigid-gte", "baked-vertices"] {
+        let (code, _, stderr, _) = import("instance_copy.fbx", storage, &[]);
+        assert_eq!(code, 1, "{stderr}");
+        assert!(
+            stderr.contains("mesh 'BoxInstance' has no skin deformer")
+                && stderr.contains("a copy of the geometry 'Box_ncl1_1' of the skinned mesh 'Box' without its skin"),
+            "{stderr}"
+        );
+        let (code, _, stderr, _) = import("instance_copy.fbx", storage, &["--skip-mesh", "BoxInstance"]);
+        assert_eq!(code, 0, "{stderr}");
+    }
 }
