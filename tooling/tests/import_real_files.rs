@@ -344,3 +344,32 @@ fn instances_of_one_skinned_mesh_are_refused_by_rigid_gte_naming_the_option_that
         assert_eq!(code, 0, "{stderr}");
     }
 }
+
+#[test]
+fn scale_draws_a_model_too_large_for_the_profile_smaller() {
+    // The character 5x (its head at 8.75 m): refused, the message naming --scale and the factor its
+    // first vertex out of range needs; at --scale 0.5 it imports, its bounds half of 5x the fixture's.
+    let (code, _, stderr, _) = import("reject_too_large.fbx", "rigid-gte", &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stderr.contains("outside the profile limit of +-7.5 m; --scale draws the model smaller"), "{stderr}");
+    let (code, large, stderr, _) = import("reject_too_large.fbx", "rigid-gte", &["--scale", "0.5"]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, plain, _, _) = import("character.fbx", "rigid-gte", &["--clips", "Idle"]);
+    let height = |j: &serde_json::Value| {
+        let b = j["bounds"].as_array().unwrap();
+        (b[1][1].as_i64().unwrap() - b[0][1].as_i64().unwrap()) as f64
+    };
+    let ratio = height(&large) / height(&plain);
+    assert!((ratio - 2.5).abs() < 0.01, "{ratio}");
+    for storage in ["rigid-gte", "baked-vertices"] {
+        let (code, small, stderr, _) = import("character.fbx", storage, &["--scale", "0.5", "--clips", "Idle"]);
+        assert_eq!(code, 0, "{stderr}");
+        assert!((height(&small) / height(&plain) - 0.5).abs() < 0.01, "{storage}");
+    }
+    for bad in ["0", "-2", "nan", "inf"] {
+        let (code, _, stderr, files) = import("character.fbx", "rigid-gte", &[&format!("--scale={bad}")]);
+        assert_eq!(code, 2, "{bad}: {stderr}");
+        assert!(stderr.contains("--scale must be a positive number"), "{stderr}");
+        assert!(files.is_empty());
+    }
+}

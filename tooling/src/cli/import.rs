@@ -23,8 +23,8 @@ pub enum StorageArg {
     BakedVertices,
 }
 
-/// Which meshes of the file make the character (`import` and `preview` share them).
-#[derive(clap::Args, Debug, Clone, Default)]
+/// Which meshes of the file make the character, and at what size (`import` and `preview` share them).
+#[derive(clap::Args, Debug, Clone)]
 pub struct MeshChoice {
     /// Comma-separated mesh (node) names to import, leaving out every other mesh (default: every mesh).
     #[arg(long, value_delimiter = ',', value_name = "NAME")]
@@ -37,12 +37,26 @@ pub struct MeshChoice {
     /// scene file), naming them in a warning; without it such a mesh stops the import, naming them all.
     #[arg(long)]
     pub skinned_only: bool,
+    /// Scale the whole model (skeleton, meshes, animation) by FACTOR on top of the file's units (1 m =
+    /// 4096 GTE units): a model beyond the +-7.5 m the console's 16-bit coordinates hold, often one
+    /// exported in centimetres as metres (0.01), or one to draw at another size.
+    #[arg(long, value_name = "FACTOR", default_value_t = 1.0)]
+    pub scale: f64,
 }
 
 impl MeshChoice {
-    /// `options` with this choice of meshes.
-    pub fn options(&self, options: ImportOptions) -> ImportOptions {
-        ImportOptions { meshes: self.meshes.clone(), skip_meshes: self.skip_mesh.clone(), skinned_only: self.skinned_only, ..options }
+    /// `options` with this choice of meshes and scale.
+    pub fn options(&self, options: ImportOptions) -> Result<ImportOptions, CliError> {
+        if !(self.scale.is_finite() && self.scale > 0.0) {
+            return Err(CliError::usage(format!("--scale must be a positive number, not {}", self.scale)));
+        }
+        Ok(ImportOptions {
+            meshes: self.meshes.clone(),
+            skip_meshes: self.skip_mesh.clone(),
+            skinned_only: self.skinned_only,
+            scale: self.scale,
+            ..options
+        })
     }
 }
 
@@ -126,7 +140,7 @@ fn execute(args: Args) -> Result<(), CliError> {
             return Err(CliError::usage(format!("--pose-tolerance must be a positive number of GTE units, not {t}")));
         }
     }
-    let options = args.mesh_choice.options(ImportOptions { rate: args.rate, clips: args.clips.clone(), ..Default::default() });
+    let options = args.mesh_choice.options(ImportOptions { rate: args.rate, clips: args.clips.clone(), ..Default::default() })?;
     let show_progress = std::io::stderr().is_terminal() && !args.json;
     let mut progress = |clip: &str, frame: usize, frames: usize| {
         if show_progress {

@@ -95,9 +95,9 @@ pub fn parse_frames(text: &str, frames: usize) -> Result<Range<usize>, CliError>
     Ok(range)
 }
 
-/// The input, with `--add-clips` when given and the meshes `--meshes` / `--skip-mesh` choose.
+/// The input, with `--add-clips` when given, the meshes `--meshes` / `--skip-mesh` choose, at `--scale`.
 fn load_subject(args: &Args, modes: &[StorageMode]) -> Result<Subject, CliError> {
-    let options = args.mesh_choice.options(crate::fbx::ImportOptions::default());
+    let options = args.mesh_choice.options(crate::fbx::ImportOptions::default())?;
     match &args.add_clips {
         Some(files) => Subject::load_with_clips_with(&args.input, files, args.bone_map.as_deref(), modes, &options),
         None => Subject::load_with(&args.input, args.skeleton.as_deref(), modes, &options),

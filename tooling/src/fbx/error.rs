@@ -30,7 +30,7 @@ pub enum ImportError {
     TooMany { path: String, what: &'static str, count: usize, limit: usize },
     #[error("{path}: clip '{clip}' lasts {seconds:.2} s, longer than the profile limit of {limit} s")]
     ClipTooLong { path: String, clip: String, seconds: f64, limit: f64 },
-    #[error("{path}: vertex {vertex} of mesh '{mesh}' reaches {metres:.3} m on {axis} at {context}, outside the profile limit of +-7.5 m")]
+    #[error("{path}: vertex {vertex} of mesh '{mesh}' reaches {metres:.3} m on {axis} at {context}, outside the profile limit of +-7.5 m; --scale draws the model smaller (this vertex needs {:.3} of its size or less: the file's units may not be metres)", 7.5 / metres.abs())]
     OutOfRange { path: String, mesh: String, vertex: usize, axis: char, metres: f64, context: String },
     #[error("{path}: {bytes} bytes of animation data exceed the profile limit of 512 KiB ({limit} bytes)")]
     AnimationTooLarge { path: String, bytes: usize, limit: usize },

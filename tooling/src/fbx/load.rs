@@ -48,7 +48,7 @@ pub fn import(
     let opts = ufbx::LoadOpts { load_external_files: false, ignore_embedded: true, ..Default::default() };
     let scene = ufbx::load_file(&p, opts)
         .map_err(|e| ImportError::Load { path: p.clone(), message: e.description.to_string() })?;
-    let conv = file_to_model(&scene.settings);
+    let conv = options.scaled(file_to_model(&scene.settings));
     let mut warnings = Vec::new();
     if scene.settings.axes.up == ufbx::CoordinateAxis::Unknown {
         warnings.push("the file declares no axes; assumed Y up, right-handed".to_string());

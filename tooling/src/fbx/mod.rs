@@ -92,11 +92,22 @@ pub struct ImportOptions {
     /// Leave out every mesh that follows no bone (no skin, no bone among its ancestors: the static
     /// scenery of a scene file), with a warning naming them, instead of refusing the file.
     pub skinned_only: bool,
+    /// Uniform scale applied to the whole scene (bones, meshes, animation) on top of the file's units: a
+    /// model too large for the profile's +-7.5 m, or drawn at another size.
+    pub scale: f64,
 }
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        Self { rate: 30, clips: None, meshes: None, skip_meshes: Vec::new(), skinned_only: false }
+        Self { rate: 30, clips: None, meshes: None, skip_meshes: Vec::new(), skinned_only: false, scale: 1.0 }
+    }
+}
+
+impl ImportOptions {
+    /// `file_to_model` with the scale applied after it.
+    pub fn scaled(&self, file_to_model: Affine) -> Affine {
+        let s = self.scale;
+        Affine::linear([[s, 0.0, 0.0], [0.0, s, 0.0], [0.0, 0.0, s]]).mul(&file_to_model)
     }
 }
 

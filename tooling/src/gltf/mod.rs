@@ -73,7 +73,7 @@ pub fn import_bytes(name: &str, bytes: &[u8], options: &ImportOptions) -> Result
 
 fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<Character, GltfError> {
     let p = src.path.clone();
-    let conv = file_to_model();
+    let conv = options.scaled(file_to_model());
     let nodes = nodes::Nodes::of(&p, &src.doc)?;
     let rest_world = nodes.world(&p, &[])?;
 
