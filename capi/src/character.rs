@@ -122,7 +122,7 @@ pub unsafe extern "C" fn psxanim_character_load(out: *mut c_void, bytes: *const 
 
 /// The character's counts.
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_character_info(c: *const c_void, out: *mut PsxanimCharacterInfo) -> i32 {
+pub unsafe extern "C" fn psxanim_character_get_info(c: *const c_void, out: *mut PsxanimCharacterInfo) -> i32 {
     let c = match character(c) {
         Ok(c) => c,
         Err(s) => return s,
@@ -453,7 +453,6 @@ pub unsafe extern "C" fn psxanim_actor_draw(
         cam.load(gte);
         render::render_streamed(gte, tables, &mut a.stream, &cam, &a.world, &a.animator, &mut s.scratch, &mut sink, &mut |_| {})
     });
-    drop(sink);
     *packets_used = used as u32;
     let result = match outcome {
         Ok(Outcome::Drawn(t)) => PsxanimDrawStats { drawn: t.drawn, back_facing: t.back_facing, rejected: t.rejected, culled: 0 },
