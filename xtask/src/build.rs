@@ -34,13 +34,14 @@ impl Built {
     }
 }
 
-/// The examples: folders of `examples/` with a Cargo.toml, sorted.
+/// The examples: folders of `examples/` with a Cargo.toml (Rust) or a main.c (C, [`crate::c_build`]),
+/// sorted.
 pub fn examples(ws: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(ws.join("examples"))
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| e.path().join("Cargo.toml").is_file())
+        .filter(|e| e.path().join("Cargo.toml").is_file() || e.path().join("main.c").is_file())
         .filter_map(|e| e.file_name().into_string().ok())
         .collect();
     names.sort();
@@ -116,6 +117,9 @@ pub fn elf_path(ws: &Path, example: &str, debug: bool) -> PathBuf {
 /// Builds, converts and checks one example.
 pub fn build_exe(ws: &Path, example: &str, region: Region, debug: bool) -> Result<Built> {
     check_example(ws, example)?;
+    if crate::c_build::C_EXAMPLES.contains(&example) {
+        return crate::c_build::build(ws, example, region);
+    }
     setup::ensure_toolchain()?;
     if example == "character" || CARGO_PSX_EXAMPLES.contains(&example) {
         crate::expect::character::generate_tables(ws)?;
