@@ -50,7 +50,8 @@ pub fn examples(ws: &Path) -> Vec<String> {
 
 /// Fails with exit code 3 and the list of examples when `name` is not one of them.
 pub fn check_example(ws: &Path, name: &str) -> Result<()> {
-    let known = examples(ws);
+    let mut known = examples(ws);
+    known.extend(crate::sdk_build::SDK_EXAMPLES.iter().map(|(e, _)| e.to_string()));
     if known.iter().any(|k| k == name) {
         Ok(())
     } else {
@@ -119,6 +120,9 @@ pub fn build_exe(ws: &Path, example: &str, region: Region, debug: bool) -> Resul
     check_example(ws, example)?;
     if crate::c_build::C_EXAMPLES.contains(&example) {
         return crate::c_build::build(ws, example, region);
+    }
+    if crate::sdk_build::sdk_of(example).is_some() {
+        return crate::sdk_build::build(ws, example, region);
     }
     setup::ensure_toolchain()?;
     if example == "character" || CARGO_PSX_EXAMPLES.contains(&example) {

@@ -104,7 +104,7 @@ pub fn build(ws: &Path, example: &str, region: Region) -> Result<Built> {
         .arg(ws.join("linker").join("psexe.ld"))
         .arg("-o")
         .arg(&elf_file);
-    for source in ["start.S", "main.c", "libc.c", "assets.S"] {
+    for source in ["start.S", "main.c", "scene.c", "libc.c", "assets.S"] {
         gcc.arg(dir.join(source));
     }
     gcc.arg(&library).arg("-lgcc");

@@ -45,7 +45,8 @@ pub fn for_example(example: &str) -> Result<Expectation> {
         "character" => character::expectation(&crate::workspace_root()),
         "anim" => Ok(anim()),
         "psx-game" => psx_game::expectation(&crate::workspace_root()),
-        "c-game" => c_game::expectation(&crate::workspace_root()),
+        "c-game" => c_game::expectation(&crate::workspace_root(), c_game::PROGRAM),
+        "psyqo-game" => c_game::expectation(&crate::workspace_root(), *b"QGAM"),
         other => bail!("no host expectation is defined for example {other:?} (add it to xtask/src/expect.rs)"),
     }
 }

@@ -269,9 +269,9 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
         let view = RecordView::find(&output.ram).ok();
         checks.extend(expect::psx_game::cycle_checks(ws, emu_name, view.as_ref(), &o.artifacts));
     }
-    if o.example == "c-game" {
+    if o.example == "c-game" || o.example == "psyqo-game" {
         let view = RecordView::find(&output.ram).ok();
-        checks.extend(expect::c_game::cycle_checks(emu_name, view.as_ref(), &o.artifacts));
+        checks.extend(expect::c_game::cycle_checks(&o.example, emu_name, view.as_ref(), &o.artifacts));
     }
     let passed = checks.iter().all(|c| c.passed);
     let report = Report {

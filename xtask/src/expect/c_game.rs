@@ -278,10 +278,10 @@ fn assets(ws: &Path) -> Result<(Vec<u8>, Vec<u8>)> {
     Ok((c, w))
 }
 
-/// The record the C game must leave.
-pub fn expectation(ws: &Path) -> Result<Expectation> {
+/// The record the scene must leave in the game `program` (c-game "CGAM", psyqo-game "QGAM").
+pub fn expectation(ws: &Path, program: [u8; 4]) -> Result<Expectation> {
     let (character, walk) = assets(ws)?;
-    Ok(Expectation { program: PROGRAM, words: run(&character, &walk) })
+    Ok(Expectation { program, words: run(&character, &walk) })
 }
 
 /// The C game's costs, from its record (root counter 2 ticks, 8 CPU cycles each).
@@ -302,11 +302,11 @@ fn cycles(view: &RecordView) -> Result<CGameCycles> {
     Ok(CGameCycles { frames, max_draw_cycles: cyc(8), max_animbin_pose_cycles: cyc(9) })
 }
 
-/// The cycle figures as a check, written to `artifacts/cycles-c-game-EMULATOR.json`.
-pub fn cycle_checks(emulator: &str, view: Option<&RecordView>, artifacts: &Path) -> Vec<Check> {
+/// The cycle figures as a check, written to `artifacts/cycles-EXAMPLE-EMULATOR.json`.
+pub fn cycle_checks(example: &str, emulator: &str, view: Option<&RecordView>, artifacts: &Path) -> Vec<Check> {
     let result = (|| -> Result<String> {
         let figures = cycles(view.context("no record")?)?;
-        let path = artifacts.join(format!("cycles-c-game-{emulator}.json"));
+        let path = artifacts.join(format!("cycles-{example}-{emulator}.json"));
         std::fs::write(&path, serde_json::to_string_pretty(&figures)? + "\n").with_context(|| format!("writing {}", path.display()))?;
         let each: Vec<String> = figures.frames.iter().map(|(f, d, p)| format!("frame {f}: draw {d:.0}, ANIMBIN pose {p:.0}")).collect();
         Ok(format!(
