@@ -47,6 +47,7 @@ pub fn for_example(example: &str) -> Result<Expectation> {
         "psx-game" => psx_game::expectation(&crate::workspace_root()),
         "c-game" => c_game::expectation(&crate::workspace_root(), c_game::PROGRAM),
         "psyqo-game" => c_game::expectation(&crate::workspace_root(), *b"QGAM"),
+        "psn00b-game" => c_game::expectation(&crate::workspace_root(), *b"NGAM"),
         other => bail!("no host expectation is defined for example {other:?} (add it to xtask/src/expect.rs)"),
     }
 }

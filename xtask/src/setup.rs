@@ -36,6 +36,8 @@ const LUAJIT: Tool = Tool { command: "luajit", package: "luajit" };
 const CHROMIUM: Tool = Tool { command: "chromium", package: "chromium" };
 /// Debian's MIPS little-endian cross compiler, which builds the C examples (`examples/c-game`).
 pub const CROSS_GCC: Tool = Tool { command: "mipsel-linux-gnu-gcc", package: "gcc-mipsel-linux-gnu" };
+/// CMake, which PSn00bSDK's libraries build with: installed by the PSn00bSDK example's build only.
+pub const CMAKE: Tool = Tool { command: "cmake", package: "cmake" };
 /// Its C++ compiler, which psyqo (C++20) needs: installed by the SDK examples' builds only.
 pub const CROSS_GXX: Tool = Tool { command: "mipsel-linux-gnu-g++", package: "g++-mipsel-linux-gnu" };
 
