@@ -153,6 +153,17 @@ static psxanim_camera camera;
 static int32_t walk, idle, wave;
 static uint32_t max_draw, max_pose;
 
+/* The library's panic hook, replacing its weak default (a bug in the library, never bad input): the
+ * record says so as the Rust examples' panic handler does ("PANC" and the line), and the game stops. */
+void psxanim_panic(uint32_t line)
+{
+    rec.error = 0x434E4150; /* "PANC" */
+    rec.error_detail = line & 0xFFFF;
+    rec.status = 3;
+    for (;;)
+        ;
+}
+
 void scene_setup(uint32_t program)
 {
     psxanim_error e;

@@ -1,38 +1,13 @@
 //! `build-exe`: builds an example of `examples/` for mipsel-sony-psx with the pinned nightly and turns the
 //! ELF into `target/psx/NAME.exe` (psexe.rs), checked and with its sizes printed.
-use crate::psexe::{self, Header, Region, Sizes};
+use crate::psexe::{self, Region, Sizes};
 use crate::{elf, setup, Exit};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use xshell::cmd;
 
-pub const TARGET: &str = "mipsel-sony-psx";
-
-/// A converted example.
-pub struct Built {
-    pub example: String,
-    pub exe: PathBuf,
-    pub header: Header,
-    pub sizes: Sizes,
-}
-
-impl Built {
-    pub fn print(&self) {
-        let s = self.sizes;
-        println!(
-            "{}: text {} B, data {} B, bss {} B; entry {:#010x}, load {:#010x}; wrote {} ({} B)",
-            self.example,
-            s.text,
-            s.data,
-            s.bss,
-            self.header.pc0,
-            self.header.t_addr,
-            self.exe.display(),
-            s.file
-        );
-    }
-}
+pub use crate::built::{Built, TARGET};
 
 /// The examples: folders of `examples/` with a Cargo.toml (Rust) or a main.c (C, [`crate::c_build`]),
 /// sorted.

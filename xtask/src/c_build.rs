@@ -8,7 +8,7 @@
 //! mipsel-linux-gnu-gcc PSX_CFLAGS start.S main.c libc.c assets.S libpsxanim_capi.a -T linker/psexe.ld
 //!                                                                 -> target/psx-c/c-game.elf -> target/psx/c-game.exe
 //! ```
-use crate::build::{Built, TARGET};
+use crate::built::{Built, TARGET};
 use crate::psexe::{self, Region};
 use crate::{elf, setup, Exit};
 use anyhow::{Context, Result};

@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 1 a check failed (verify mismatch, a failing test); 2 the emulator asked for
 //! is not installed; 3 a build or run failed (unknown example, bad EXE, emulator crash or timeout).
 mod build;
+mod built;
 mod c_build;
 mod sdk_build;
 mod expect;

@@ -12,7 +12,7 @@
 //!   lacks and which this build does not need), then the game compiled with the flags of its
 //!   `flags.cmake` (executables without `$gp`) and linked with its `exe.ld`; the ELF becomes a PS-EXE
 //!   here (`psexe::from_elf`) instead of with its `elf2x` tool.
-use crate::build::Built;
+use crate::built::Built;
 use crate::psexe::{self, Region};
 use crate::{setup, Exit};
 use anyhow::{Context, Result};
