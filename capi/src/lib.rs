@@ -21,7 +21,13 @@
 //!
 //! On the host the same functions run on the runtime's bit-exact GTE model, one per thread, kept
 //! between calls as the coprocessor keeps its registers: the tests and the xtask's expectation of
-//! `examples/c-game` call them exactly as the console game does.
+//! `examples/c-game` call them exactly as the console game does. The crate is `no_std` on the console
+//! (its panic handler in `panic.rs`); on the host it links std, whose test harness and panic handler
+//! the tests need.
+//!
+//! Where the data flows: `animbin.rs` (ANIMBIN files, the skeleton controller) and `character.rs`
+//! (characters, actors, drawing) over the runtime; `types.rs` the structures the header lays out;
+//! `sizes.rs` the storage sizes the header states, checked against the Rust types.
 #![cfg_attr(target_os = "psx", no_std)]
 #![cfg_attr(target_os = "psx", feature(asm_experimental_arch))]
 // The console builds this crate with its pinned nightly, older than `is_multiple_of`.
