@@ -1,46 +1,22 @@
 //! `build-exe`: builds an example of `examples/` for mipsel-sony-psx with the pinned nightly and turns the
 //! ELF into `target/psx/NAME.exe` (psexe.rs), checked and with its sizes printed.
-use crate::psexe::{self, Header, Region, Sizes};
+use crate::psexe::{self, Region, Sizes};
 use crate::{elf, setup, Exit};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use xshell::cmd;
 
-pub const TARGET: &str = "mipsel-sony-psx";
+pub use crate::built::{Built, TARGET};
 
-/// A converted example.
-pub struct Built {
-    pub example: String,
-    pub exe: PathBuf,
-    pub header: Header,
-    pub sizes: Sizes,
-}
-
-impl Built {
-    pub fn print(&self) {
-        let s = self.sizes;
-        println!(
-            "{}: text {} B, data {} B, bss {} B; entry {:#010x}, load {:#010x}; wrote {} ({} B)",
-            self.example,
-            s.text,
-            s.data,
-            s.bss,
-            self.header.pc0,
-            self.header.t_addr,
-            self.exe.display(),
-            s.file
-        );
-    }
-}
-
-/// The examples: folders of `examples/` with a Cargo.toml, sorted.
+/// The examples: folders of `examples/` with a Cargo.toml (Rust) or a main.c (C, [`crate::c_build`]),
+/// sorted.
 pub fn examples(ws: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(ws.join("examples"))
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| e.path().join("Cargo.toml").is_file())
+        .filter(|e| e.path().join("Cargo.toml").is_file() || e.path().join("main.c").is_file())
         .filter_map(|e| e.file_name().into_string().ok())
         .collect();
     names.sort();
@@ -49,7 +25,8 @@ pub fn examples(ws: &Path) -> Vec<String> {
 
 /// Fails with exit code 3 and the list of examples when `name` is not one of them.
 pub fn check_example(ws: &Path, name: &str) -> Result<()> {
-    let known = examples(ws);
+    let mut known = examples(ws);
+    known.extend(crate::sdk_build::SDK_EXAMPLES.iter().map(|(e, _)| e.to_string()));
     if known.iter().any(|k| k == name) {
         Ok(())
     } else {
@@ -116,6 +93,12 @@ pub fn elf_path(ws: &Path, example: &str, debug: bool) -> PathBuf {
 /// Builds, converts and checks one example.
 pub fn build_exe(ws: &Path, example: &str, region: Region, debug: bool) -> Result<Built> {
     check_example(ws, example)?;
+    if crate::c_build::C_EXAMPLES.contains(&example) {
+        return crate::c_build::build(ws, example, region);
+    }
+    if crate::sdk_build::sdk_of(example).is_some() {
+        return crate::sdk_build::build(ws, example, region);
+    }
     setup::ensure_toolchain()?;
     if example == "character" || CARGO_PSX_EXAMPLES.contains(&example) {
         crate::expect::character::generate_tables(ws)?;

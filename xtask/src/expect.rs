@@ -12,6 +12,8 @@ pub mod character;
 pub mod psx_game;
 /// The anim example's cycle figures.
 pub mod anim_cycles;
+/// The C example (expectation through the C API on the host, and cycle figures).
+pub mod c_game;
 
 #[path = "../../examples/hello/src/gte_probe.rs"]
 #[allow(dead_code)]
@@ -43,6 +45,9 @@ pub fn for_example(example: &str) -> Result<Expectation> {
         "character" => character::expectation(&crate::workspace_root()),
         "anim" => Ok(anim()),
         "psx-game" => psx_game::expectation(&crate::workspace_root()),
+        "c-game" => c_game::expectation(&crate::workspace_root(), c_game::PROGRAM),
+        "psyqo-game" => c_game::expectation(&crate::workspace_root(), *b"QGAM"),
+        "psn00b-game" => c_game::expectation(&crate::workspace_root(), *b"NGAM"),
         other => bail!("no host expectation is defined for example {other:?} (add it to xtask/src/expect.rs)"),
     }
 }

@@ -3,6 +3,9 @@
 //! Exit codes: 0 success; 1 a check failed (verify mismatch, a failing test); 2 the emulator asked for
 //! is not installed; 3 a build or run failed (unknown example, bad EXE, emulator crash or timeout).
 mod build;
+mod built;
+mod c_build;
+mod sdk_build;
 mod expect;
 mod hazards;
 mod new_game;
@@ -69,6 +72,9 @@ struct BuildArgs {
     /// Build with the dev profile instead of release.
     #[arg(long)]
     debug: bool,
+    /// The SDK checkout an SDK example builds with (psyqo-game: a PCSX-Redux checkout; else $PSYQO_DIR).
+    #[arg(long, value_name = "DIR")]
+    sdk: Option<PathBuf>,
 }
 
 #[derive(Args, Debug, Clone)]
@@ -100,6 +106,9 @@ struct VerifyArgs {
     /// `psxanim run FILE`.
     #[arg(long, requires = "example")]
     exe: Option<PathBuf>,
+    /// The SDK checkout an SDK example builds with (see build-exe).
+    #[arg(long, value_name = "DIR")]
+    sdk: Option<PathBuf>,
     /// Testing aid: flip one expected word so that the run must fail.
     #[arg(long, hide = true)]
     wrong_expectation: bool,
@@ -148,13 +157,25 @@ pub fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits inside the workspace").to_path_buf()
 }
 
+/// `--sdk DIR` for an SDK example: its SDK's variable, which the build reads (set before any thread starts).
+fn use_sdk(example: &str, dir: Option<&Path>) {
+    if let (Some(sdk), Some(dir)) = (sdk_build::sdk_of(example), dir) {
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        std::env::set_var(sdk.env, dir);
+    }
+}
+
 fn main() {
     let cli = Cli::parse();
     let ws = workspace_root();
     let result = match cli.command {
         Command::Setup => setup::run(&ws),
-        Command::BuildExe(a) => build::build_exe(&ws, &a.example, a.region, a.debug).map(|built| built.print()),
+        Command::BuildExe(a) => {
+            use_sdk(&a.example, a.sdk.as_deref());
+            build::build_exe(&ws, &a.example, a.region, a.debug).map(|built| built.print())
+        }
         Command::Verify(a) => {
+            use_sdk(&a.example, a.sdk.as_deref());
             if let Some(path) = &a.pcsx_redux {
                 // The redux backend finds its binary through this variable; set before any thread starts.
                 std::env::set_var("PCSX_REDUX", path);

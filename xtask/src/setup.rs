@@ -1,6 +1,7 @@
 //! `setup`: everything a fresh Debian 12 machine needs beyond stable Rust, installed only when missing.
 //! 1. the pinned nightly (minimal profile + rust-src) for the PSX builds, via rustup;
-//! 2. the Debian packages the backends call (7z, node, luajit), via apt-get;
+//! 2. the Debian packages the backends call (7z, node, luajit) and the C examples' cross compiler
+//!    (gcc-mipsel-linux-gnu), via apt-get;
 //! 3. each backend's own files (`ensure_installed`: the pinned npm core, the beetle-psx core...);
 //! 4. cargo-psx 0.1.4 (`cargo install --locked`), which builds the psx-sdk-rs game example and the game
 //!    template the way their users build them;
@@ -33,6 +34,12 @@ const SEVEN_ZIP: Tool = Tool { command: "7z", package: "p7zip-full" };
 const NODE: Tool = Tool { command: "node", package: "nodejs" };
 const LUAJIT: Tool = Tool { command: "luajit", package: "luajit" };
 const CHROMIUM: Tool = Tool { command: "chromium", package: "chromium" };
+/// Debian's MIPS little-endian cross compiler, which builds the C examples (`examples/c-game`).
+pub const CROSS_GCC: Tool = Tool { command: "mipsel-linux-gnu-gcc", package: "gcc-mipsel-linux-gnu" };
+/// CMake, which PSn00bSDK's libraries build with: installed by the PSn00bSDK example's build only.
+pub const CMAKE: Tool = Tool { command: "cmake", package: "cmake" };
+/// Its C++ compiler, which psyqo (C++20) needs: installed by the SDK examples' builds only.
+pub const CROSS_GXX: Tool = Tool { command: "mipsel-linux-gnu-g++", package: "g++-mipsel-linux-gnu" };
 
 /// The Debian tools a backend runs (the mednafen backend fetches its libretro core itself; pcsx-redux
 /// comes from the user, luajit checks the Lua script generated for it).
@@ -64,6 +71,7 @@ pub fn run(ws: &Path) -> Result<()> {
             }
         }
     }
+    tools.push(CROSS_GCC);
     ensure_tools(&tools)?;
     for tool in &tools {
         let at = find_on_path(tool.command).map(|p| p.display().to_string()).unwrap_or_default();

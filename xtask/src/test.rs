@@ -51,6 +51,24 @@ pub fn test_all(ws: &Path) -> Result<()> {
             results.push((format!("verify {example} on {}", emulator.name()), step));
         }
     }
+    // The SDK examples, when their SDK checkout is named ($PSYQO_DIR, $PSN00BSDK_DIR). Both SDKs run on
+    // the BIOS kernel's interrupt and event services, which mednafen's boot ROM here does not provide
+    // (no Sony BIOS is used anywhere): they are verified on pcsx-rearmed (its HLE BIOS), and on
+    // PCSX-Redux with OpenBIOS in local runs (`cargo xtask verify --emulator pcsx-redux`).
+    let mut not_run = Vec::new();
+    for (example, sdk) in crate::sdk_build::SDK_EXAMPLES {
+        if std::env::var_os(sdk.env).is_none() {
+            not_run.push(format!("{example}: {} is not set (a {} checkout, tested at {})", sdk.env, sdk.name, sdk.pinned));
+            continue;
+        }
+        let step = build::build_exe(ws, example, Region::Na, false).and_then(|b| {
+            b.print();
+            independent_header_check(ws, &b.exe)
+        });
+        results.push((format!("{} build of {example} + independent header check", sdk.name), step));
+        let step = run(ws, &options(Emulator::PcsxRearmed, example, false)).map(|_| ());
+        results.push((format!("verify {example} on {}", Emulator::PcsxRearmed.name()), step));
+    }
     let circles = crate::shell::at(ws).and_then(|sh| {
         cmd!(sh, "python3 tests/imports/check_cycles.py runtime/src tooling/src emulator/src xtask/src")
             .run()
@@ -70,6 +88,9 @@ pub fn test_all(ws: &Path) -> Result<()> {
     results.push(("verify rejects a wrong expectation (pcsx-rearmed)".into(), wrong));
 
     println!();
+    for line in &not_run {
+        println!("NOT RUN  {line}");
+    }
     let mut failed = 0;
     for (name, result) in &results {
         match result {

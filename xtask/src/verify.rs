@@ -269,6 +269,10 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
         let view = RecordView::find(&output.ram).ok();
         checks.extend(expect::psx_game::cycle_checks(ws, emu_name, view.as_ref(), &o.artifacts));
     }
+    if ["c-game", "psyqo-game", "psn00b-game"].contains(&o.example.as_str()) {
+        let view = RecordView::find(&output.ram).ok();
+        checks.extend(expect::c_game::cycle_checks(&o.example, emu_name, view.as_ref(), &o.artifacts));
+    }
     let passed = checks.iter().all(|c| c.passed);
     let report = Report {
         example: o.example.clone(),
