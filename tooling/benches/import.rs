@@ -28,7 +28,7 @@ fn main() {
         for _ in 0..RUNS {
             let start = Instant::now();
             let character = import(&fixture, &ImportOptions::default(), &mut |_, _, _| {}).expect("fixture imports");
-            let compiled = compile(&character, &CompileOptions { storage, max_error: None, pose_tolerance: None }).expect("fixture compiles");
+            let compiled = compile(&character, &CompileOptions { storage, max_error: None, pose_tolerance: None, ..Default::default() }).expect("fixture compiles");
             times.push(start.elapsed());
             last = Some(compiled.report);
         }

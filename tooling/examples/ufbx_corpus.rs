@@ -291,7 +291,7 @@ fn compare(fbx: &Path, check: &FrameCheck, obj: &Obj) -> Result<(f64, &'static s
     let stack_name = stack.element.name.to_string();
     let options = ImportOptions { rate, clips: Some(vec![stack_name]), ..Default::default() };
     let c = import(fbx, &options, &mut |_, _, _| {}).map_err(|e| e.to_string())?;
-    let compiled = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: Some(f64::INFINITY), pose_tolerance: None }).map_err(|e| e.to_string())?;
+    let compiled = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: Some(f64::INFINITY), pose_tolerance: None, ..Default::default() }).map_err(|e| e.to_string())?;
     let t = Tables::parse(&compiled.blob).map_err(|e| format!("{e:?}"))?;
     let frames = t.clip(0).map_err(|e| format!("{e:?}"))?.frame_count as usize;
     let ours: Vec<[f64; 3]> = positions(&t, 0, frame.min(frames.saturating_sub(1)))?.into_iter().map(|p| p.map(f64::from)).collect();

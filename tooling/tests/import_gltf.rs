@@ -55,7 +55,7 @@ fn match_rest(c: &Character, rest: &[Value]) -> Vec<usize> {
 /// max(10 GTE units, 1% of the model's height) of the reference. Returns the largest error.
 fn gate(c: &Character, rest: &[Value], clips: &Value, every: usize) -> f64 {
     let of = match_rest(c, rest);
-    let out = compile(c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None, pose_tolerance: None }).unwrap();
+    let out = compile(c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
     let tables = Tables::parse(&out.blob).unwrap();
     let height = out.report.accuracy.model_height;
     let threshold = (0.01 * height).max(10.0);
@@ -157,7 +157,7 @@ fn edge_fixtures_import_with_their_counts_warnings_and_within_the_gate() {
         eprintln!("{name}: worst {worst:.2} GTE units from the generator's evaluation");
         assert!(worst < 10.0, "{name}: worst {worst}");
         // Rigid storage compiles too, within its own check.
-        compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None }).unwrap_or_else(|err| panic!("{name}: {err}"));
+        compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap_or_else(|err| panic!("{name}: {err}"));
     }
 }
 
@@ -191,7 +191,7 @@ fn a_rig_bound_in_a_z_up_centimetre_parent_space_is_upright_at_its_drawn_size() 
     let tip = c.bones.iter().find(|b| b.name == "Tip").unwrap();
     let want_y = -(0.5 + 0.5 * 10f64.to_radians().cos()) * 4096.0;
     assert!((tip.bind.t[1] - want_y).abs() < 1.0, "Tip bind {:?}, expected y {want_y}", tip.bind.t);
-    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None }).unwrap();
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
     let height = out.report.accuracy.model_height;
     assert!((height / 4096.0 - 1.4).abs() < 0.01, "model height {} m", height / 4096.0);
 }

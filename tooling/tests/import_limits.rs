@@ -81,7 +81,7 @@ fn spinning(frames: usize, turns: f64) -> impl Fn(usize) -> [Affine; 2] {
 #[test]
 fn rigid_precision_search_keeps_far_vertices_within_one_unit_through_two_full_turns() {
     let c = character(200, 4000.0, 120, spinning(120, 2.0));
-    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None }).unwrap();
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
     let r = &out.report;
     assert!(r.max_format_error <= 1.0, "{}", r.max_format_error);
     assert!(r.accuracy.versus_rigid.max <= 2.0, "{:?}", r.accuracy);
@@ -93,7 +93,7 @@ fn a_turn_of_20_degrees_a_frame_about_a_tilted_axis_imports_in_smaller_blocks() 
     // Far vertices: every quaternion component crosses zero within a 16-frame block (this was rejected
     // with "no pose precision keeps vertices within 1 GTE unit"); the compiler takes fewer frames per block.
     let c = character(200, 4000.0, 36, spinning(36, 2.0));
-    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None }).unwrap();
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
     let r = &out.report;
     assert!(r.max_format_error <= 1.0, "{}", r.max_format_error);
     assert!(r.accuracy.versus_rigid.max <= 2.0, "{:?}", r.accuracy);
@@ -102,7 +102,7 @@ fn a_turn_of_20_degrees_a_frame_about_a_tilted_axis_imports_in_smaller_blocks() 
     let block_frames = u16::from_le_bytes([out.blob[at], out.blob[at + 1]]);
     assert!((1..16).contains(&block_frames), "{block_frames}");
     // Baked vertices hold it too, at many times the size.
-    let baked = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None, pose_tolerance: None }).unwrap();
+    let baked = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
     assert!(baked.report.max_format_error <= 8.0, "{}", baked.report.max_format_error);
     assert!(out.report.animation_bytes * 10 < baked.report.animation_bytes);
 }
@@ -111,13 +111,13 @@ fn a_turn_of_20_degrees_a_frame_about_a_tilted_axis_imports_in_smaller_blocks() 
 fn baked_animation_over_512_kib_is_rejected_with_its_size() {
     // 512 vertices, 60 s at 30 Hz, every frame different: about 2.7 MB of frames.
     let c = character(512, 1000.0, 1800, spinning(1800, 3.0));
-    let err = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None, pose_tolerance: None }).unwrap_err();
+    let err = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap_err();
     let ImportError::AnimationTooLarge { bytes, limit, .. } = &err else { panic!("{err}") };
     assert_eq!(*limit, 512 * 1024);
     assert!(*bytes > *limit);
     assert!(err.to_string().contains("512 KiB"), "{err}");
     // The same motion as rigid pose samples fits easily.
-    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None }).unwrap();
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
     assert!(out.report.animation_bytes < 64 * 1024, "{}", out.report.animation_bytes);
 }
 
@@ -137,14 +137,14 @@ fn rigid_threshold_grows_with_animated_scale_ups_only() {
     });
     let t = psxanim::compile::rigid_threshold(&grown);
     assert!((t - (1.0 + 0.5 * 3.0 + 0.01)).abs() < 1e-9, "{t}");
-    let out = compile(&grown, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None }).unwrap();
+    let out = compile(&grown, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
     assert!(out.report.accuracy.versus_rigid.max <= t);
     assert_eq!(out.report.accuracy.threshold, t);
 }
 
 #[test]
 fn rigid_takes_past_1024_vertices_and_refuses_only_a_triangle_no_window_can_hold() {
-    let options = |storage| CompileOptions { storage, max_error: Some(f64::INFINITY), pose_tolerance: None };
+    let options = |storage| CompileOptions { storage, max_error: Some(f64::INFINITY), pose_tolerance: None, ..Default::default() };
     let tri = |vertices| Triangle { vertices, material: 0 };
     // Vertex 1099 is the last of the plain order (by bone: it is on the second), vertex 0 the first:
     // the ranges are laid out again so that the triangle joining them fits one window.

@@ -68,7 +68,7 @@ fn frame_positions_are_the_consoles_and_match_ufbx() {
     // Against ufbx's evaluation: the rigid positions are the console's FP12/GTE path, whose error the
     // import reports (console_fp12).
     let c = import(&fixture("character.fbx"), &ImportOptions::default(), &mut |_, _, _| {}).unwrap();
-    let compiled = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None }).unwrap();
+    let compiled = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
     let t = Tables::parse(&compiled.blob).unwrap();
     let walk = t.find_clip("Walk").unwrap();
     let mut order: Vec<usize> = (0..c.vertices.len()).collect();

@@ -7,7 +7,7 @@ use super::pose_stream::PoseVoices;
 use super::scratch::{Scratch, MAX_BAKED_VERTICES, MAX_BONES};
 use super::triangles::{self, TriangleSink, TriangleStats};
 use super::cull::{self, Visibility};
-use super::{bones, fade, project};
+use super::{blend, bones, fade, project};
 use crate::anim::animator::{Animator, FrameSample, PoseSample};
 use crate::gte::{Cop2, Gte};
 use crate::math::Matrix;
@@ -24,8 +24,10 @@ pub enum Stage {
     Decode,
     /// Rigid only: the model-view matrices composed (with a cache: one compose per bone).
     Pose,
-    /// Every vertex projected.
+    /// Every rigid vertex projected (baked: every vertex).
     Project,
+    /// Rigid with a blend section only: every blended vertex projected ([`super::blend`]).
+    Blend,
     /// Every triangle set up and handed to the sink.
     Triangles,
 }
@@ -105,6 +107,14 @@ fn decode_rigid(tables: &Tables, s: &FrameSample, out: &mut [BoneSample], next: 
         }
     }
     Ok(())
+}
+
+/// The blend stage after the rigid ranges, marked only when the tables have blended vertices.
+fn project_blended<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u32], mark: &mut dyn FnMut(Stage)) {
+    if tables.blend_group_count() != 0 {
+        blend::project_blended(gte, tables, matrices, sxy, sz);
+        mark(Stage::Blend);
+    }
 }
 
 /// The baked frame shown for `s`: one scratch frame cannot interpolate, so the nearer sample.
@@ -221,6 +231,8 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
             }
             mark(Stage::Pose);
             project::project_rigid(gte, tables, &scratch.matrices[..bone_count], sxy, sz);
+            mark(Stage::Project);
+            project_blended(gte, tables, &scratch.matrices[..bone_count], sxy, sz, mark);
         }
         Storage::RigidGte => {
             let samples = &mut scratch.samples[..bone_count];
@@ -242,6 +254,7 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
                     mark(Stage::Pose);
                     project::project_rigid(gte, tables, &scratch.matrices[..bone_count], sxy, sz);
                     mark(Stage::Project);
+                    project_blended(gte, tables, &scratch.matrices[..bone_count], sxy, sz, mark);
                     let clip_tests = visibility != Visibility::Clear;
                     let stats = triangles::emit(gte, tables, camera, clip_tests, &scratch.sxy[..vertex_count], &scratch.sz[..vertex_count], sink);
                     mark(Stage::Triangles);
@@ -262,6 +275,8 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
             bones::bone_matrices(gte, tables, samples, &object, &mut scratch.matrices[..bone_count]);
             mark(Stage::Pose);
             project::project_rigid(gte, tables, &scratch.matrices[..bone_count], sxy, sz);
+            mark(Stage::Project);
+            project_blended(gte, tables, &scratch.matrices[..bone_count], sxy, sz, mark);
         }
         Storage::BakedVertices => {
             let positions = &mut scratch.positions[..vertex_count];
@@ -273,9 +288,9 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
             }
             mark(Stage::Decode);
             project::project_positions(gte, &object, positions, sxy, sz);
+            mark(Stage::Project);
         }
     }
-    mark(Stage::Project);
     // A clear box: no triangle can fail the near or span tests, skip them.
     let clip_tests = visibility != Visibility::Clear;
     let stats = triangles::emit(gte, tables, camera, clip_tests, &scratch.sxy[..vertex_count], &scratch.sz[..vertex_count], sink);

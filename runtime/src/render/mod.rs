@@ -14,15 +14,19 @@
 //!             samples, baked the two frames' positions
 //! project     RTPT three vertices at a time: rigid with one matrix per non-empty bone range,
 //!             baked with the one object matrix                       -> SXY / SZ per vertex
+//! blend       rigid with a blend section: per bone pair MV_b * rel, per weight group one blended
+//!             matrix, its vertices by RTPT like a rigid range          -> SXY / SZ after the rigid ones
 //! triangles   NCLIP back-face test, AVSZ3 depth, colour               -> a TriangleSink
 //! ```
-//! [`character::render`] runs them in order for one instance; a program owns one [`Scratch`] that all
+//! [`character::render`] runs them in order (the pose sources, compact stream, pose cache, forward
+//! stream and crossfades, all end in the bones' model-view matrices the rigid and blend stages read) for one instance; a program owns one [`Scratch`] that all
 //! its characters share, one after the other. On the console the sink is `ot::OtSink`, which links
 //! GPU packets into an ordering table (the game's own, through `console::ordering::FramePackets`); on the host any sink can collect the triangles
 //! and [`triangles::sort_draw_order`] puts them in the order the GPU will draw them.
 //!
 //! Units and axes are those of [`crate::tables`] (1 m = 4096 GTE units, +Y down, +Z into the screen).
 
+pub mod blend;
 pub mod bones;
 pub mod camera;
 pub mod character;

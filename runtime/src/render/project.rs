@@ -70,18 +70,42 @@ pub fn project_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Mat
         if count == 0 {
             continue;
         }
-        gte.set_matrix(m);
-        let (sxy, sz) = (&mut sxy[first..first + count], &mut sz[first..first + count]);
-        let done = gte.backend_mut().rtpt_words(words, sxy, sz);
-        if done < count && count >= 3 {
-            // The last one or two vertices: project the range's last three again (the same matrix
-            // gives the same results) rather than a padded RTPT.
-            let last = count - 3;
-            gte.backend_mut().rtpt_words(&words[2 * last..], &mut sxy[last..], &mut sz[last..]);
-        } else if done < count {
-            project_run(gte, count - done, |i| (words[2 * (done + i)], words[2 * (done + i) + 1]), &mut sxy[done..], &mut sz[done..]);
-        }
+        project_words(gte, m, words, &mut sxy[first..first + count], &mut sz[first..first + count]);
     }
+}
+
+/// One range of vertex words (`x | y << 16`, `z`: two words a vertex) with matrix `m` into `sxy` and
+/// `sz` (as many vertices as both hold): whole triples by [`Cop2::rtpt_words`], then the last one or
+/// two vertices.
+#[inline(always)]
+pub(super) fn project_words<B: Cop2>(gte: &mut Gte<B>, m: &Matrix, words: &[u32], sxy: &mut [u32], sz: &mut [u32]) {
+    let count = (words.len() / 2).min(sxy.len()).min(sz.len());
+    if count == 0 {
+        return;
+    }
+    gte.set_matrix(m);
+    let (sxy, sz) = (&mut sxy[..count], &mut sz[..count]);
+    let done = gte.backend_mut().rtpt_words(&words[..2 * count], sxy, sz);
+    if done < count && count >= 3 {
+        // The last one or two vertices: project the range's last three again (the same matrix
+        // gives the same results) rather than a padded RTPT.
+        let last = count - 3;
+        gte.backend_mut().rtpt_words(&words[2 * last..2 * count], &mut sxy[last..], &mut sz[last..]);
+    } else if done < count {
+        project_run(gte, count - done, |i| (words[2 * (done + i)], words[2 * (done + i) + 1]), &mut sxy[done..], &mut sz[done..]);
+    }
+}
+
+/// [`project_words`] for a blob that does not sit 4-aligned: the vertices read byte by byte from
+/// `bytes[start..]`.
+pub(super) fn project_bytes<B: Cop2>(gte: &mut Gte<B>, m: &Matrix, bytes: &[u8], start: usize, count: usize, sxy: &mut [u32], sz: &mut [u32]) {
+    let count = count.min(sxy.len()).min(sz.len());
+    if count == 0 {
+        return;
+    }
+    gte.set_matrix(m);
+    let at = |i: usize| (word(bytes, start + i * VERTEX_SIZE), word(bytes, start + i * VERTEX_SIZE + 4));
+    project_run(gte, count, at, &mut sxy[..count], &mut sz[..count])
 }
 
 /// `project_rigid` for a blob that does not sit 4-aligned in memory: the same results, read byte by byte.
@@ -93,13 +117,7 @@ fn project_rigid_bytes<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[M
         let range = tables.bone(bone);
         let first = range.first_vertex as usize;
         let count = (range.vertex_count as usize).min(capacity.saturating_sub(first));
-        if count == 0 {
-            continue;
-        }
-        gte.set_matrix(m);
-        let start = base + first * VERTEX_SIZE;
-        let at = |i: usize| (word(bytes, start + i * VERTEX_SIZE), word(bytes, start + i * VERTEX_SIZE + 4));
-        project_run(gte, count, at, &mut sxy[first..first + count], &mut sz[first..first + count])
+        project_bytes(gte, m, bytes, base + first * VERTEX_SIZE, count, &mut sxy[first..], &mut sz[first..]);
     }
 }
 

@@ -11,16 +11,17 @@
 //! profile's +-7.5 m limit fits with margin. Axes are the PlayStation's: +X right, +Y down, +Z away from
 //! the viewer (into the screen), right-handed.
 //!
-//! # Layout, version 5 (all little-endian; every section starts 4-byte aligned)
+//! # Layout, version 6 (all little-endian; every section starts 4-byte aligned)
 //! ```text
-//! header, 64 bytes
-//!   0 [u8;4] magic "PXSK"             4 u16 version (5)           6 u16 storage: 0 rigid-gte, 1 baked-vertices
+//! header, 72 bytes (64 before version 6)
+//!   0 [u8;4] magic "PXSK"             4 u16 version (6)           6 u16 storage: 0 rigid-gte, 1 baked-vertices
 //!   8 u16 bone count                 10 u16 vertex count         12 u16 triangle count (a quad counts 2)
 //!  14 u16 material count             16 u16 clip count           18 u16 primitive stream words
 //!  20 i16[6] bounds: min x,y,z, max x,y,z (model space, cover the bind pose and every sample of every clip)
 //!  32 u32 total size of the blob     36 u32 strings offset       40 u32 bones offset
 //!  44 u32 vertices offset            48 u32 primitives offset    52 u32 materials offset
 //!  56 u32 clips offset               60 u32 strings size
+//!  64 u32 blend offset (0 without)   68 u16 blend pair count    70 u16 blend group count   (version 6)
 //! strings: each name is u8 length + UTF-8 bytes; names are referenced by their offset in this section
 //! bones, 8 bytes each, parent-first:  u16 parent (0xFFFF = root), u16 first vertex, u16 vertex count, u16 name
 //!   rigid-gte: bone b's vertices are the contiguous range [first, first+count), in b's local space.
@@ -34,16 +35,26 @@
 //! clips, 20 bytes each: u16 name, u16 frame count, u16 sample rate (Hz), u16 event count,
 //!                       u32 data offset, u32 data size, u32 events offset (0 without events)
 //! events of a clip, 4 bytes each: u16 frame (below the clip's frame count), u16 name
+//! blend (rigid-gte, version 6; [`blend`] documents it): vertices that follow two bones
+//!   pairs, 36 bytes each: u16 bone a, u16 bone b (a != b, both below the bone count),
+//!                         i16[9] rotation (FP12, row-major), i16 0, i32[3] translation:
+//!                         b's bind-local space from a's (`inverse(bind b) * bind a`)
+//!   groups, 8 bytes each, sorted by pair: u16 pair, u16 weight (bone b's share, FP12, 0..=4096),
+//!                         u16 first vertex, u16 vertex count (inside the vertices, in a's local space)
 //! ```
 //! Version 3 added the clips' events (version 2's clip entries were 16 bytes, with a `u16 flags`
 //! of 0 where the event count is). Version 5 gave each primitive run a base vertex (the top byte of its
-//! header, zero before): a version 4 blob is a version 5 blob whose bases are all zero, and is read. The player reports them like ANIMBIN markers
+//! header, zero before): a version 4 blob is a version 5 blob whose bases are all zero, and is read.
+//! Version 6 added the blend section and the header's 8 bytes that locate it: a version 4 or 5 blob
+//! is a version 6 blob without blended vertices (its sections start at 64), and is read; anything
+//! older is refused ([`TableError::UnsupportedVersion`]). The player reports events like ANIMBIN markers
 //! ([`crate::anim::Animator::update_events`]).
 //! The clip data of a rigid-gte blob are pose samples ([`pose`] documents them); those of a
 //! baked-vertices blob are a table of `u32` frame offsets pointing at shared frame payloads ([`baked`]).
 
 mod baked;
 mod bits;
+pub mod blend;
 mod pose;
 pub mod stream;
 pub mod primitives;
@@ -64,11 +75,13 @@ pub use pose::{
 pub const MAGIC: [u8; 4] = *b"PXSK";
 /// The layout version the tooling writes (3: clip entries of 20 bytes with their events; 4: baked
 /// payloads aligned, escapes listed after the deltas, decode lanes after a baked blob's vertices; 5:
-/// primitive runs with a base vertex).
-pub const VERSION: u16 = 5;
+/// primitive runs with a base vertex; 6: the blend section of two-bone vertices).
+pub const VERSION: u16 = 6;
 /// The oldest version this reader reads (the same layout with every run's base zero).
 pub const OLDEST_VERSION: u16 = 4;
 pub const HEADER_SIZE: usize = 64;
+/// The header of a version 6 blob: [`HEADER_SIZE`] and the blend section's offset and counts.
+pub const HEADER_SIZE_V6: usize = 72;
 pub const BONE_SIZE: usize = 8;
 pub const VERTEX_SIZE: usize = 8;
 pub const MATERIAL_SIZE: usize = 4;
@@ -248,6 +261,11 @@ pub enum TableError {
         offset: usize,
         what: &'static str,
     },
+    /// A malformed entry of the blend section (`what` it should have been).
+    BadBlend {
+        offset: usize,
+        what: &'static str,
+    },
 }
 
 impl TableError {
@@ -274,6 +292,7 @@ impl TableError {
             TableError::ValueOverflow { .. } => 17,
             TableError::BadFramePayload { .. } => 18,
             TableError::BadPrimitive { .. } => 19,
+            TableError::BadBlend { .. } => 20,
         }
     }
 
@@ -290,7 +309,8 @@ impl TableError {
             | TableError::BitStreamEnd { offset, .. }
             | TableError::ValueOverflow { offset }
             | TableError::BadFramePayload { offset, .. }
-            | TableError::BadPrimitive { offset, .. } => Some(offset),
+            | TableError::BadPrimitive { offset, .. }
+            | TableError::BadBlend { offset, .. } => Some(offset),
             _ => None,
         }
     }
@@ -337,6 +357,8 @@ pub struct Tables<'a> {
     primitives: usize,
     materials: usize,
     clips: usize,
+    /// The blend section: offset, pair count, group count (all 0 without blended vertices).
+    blend: blend::Section,
     /// The parents of the first [`PARENTS_KEPT`] bones (`NO_PARENT_KEPT` for a root), read once at
     /// parse: a renderer's per-frame loop looks them up with one byte load.
     parents: [u8; PARENTS_KEPT],
@@ -417,6 +439,7 @@ impl<'a> Tables<'a> {
         let primitives = section("primitives", h.primitives_offset as usize, 4 * primitive_words, size)?;
         let materials = section("materials", h.materials_offset as usize, material_count * MATERIAL_SIZE, size)?;
         let clips = section("clips", h.clips_offset as usize, clip_count * CLIP_SIZE, size)?;
+        let blend = if h.version >= 6 { blend::Section::read(bytes, storage, size)? } else { blend::Section::default() };
         let mut tables = Self {
             bytes,
             storage,
@@ -433,9 +456,11 @@ impl<'a> Tables<'a> {
             primitives,
             materials,
             clips,
+            blend,
             parents: [NO_PARENT_KEPT; PARENTS_KEPT],
         };
         tables.check_bones()?;
+        blend::check(&tables)?;
         let mut parents = [NO_PARENT_KEPT; PARENTS_KEPT];
         for (b, kept) in parents.iter_mut().enumerate().take(bone_count) {
             // Parent-first (checked above): a kept bone's parent is below 63.

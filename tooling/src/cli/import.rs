@@ -99,6 +99,18 @@ pub struct Args {
     /// precision with a warning stating its error.
     #[arg(long, value_name = "UNITS")]
     pub pose_tolerance: Option<f64>,
+    /// Rigid-gte: influences kept per vertex: 1 (each vertex on its strongest bone) or 2 (the two
+    /// strongest, renormalised, blended on the GTE at joints).
+    #[arg(long, value_name = "N", default_value_t = 2, value_parser = clap::value_parser!(u8).range(1..=2))]
+    pub max_influences: u8,
+    /// Rigid-gte with two influences: a vertex whose second weight (its share of the two) is below
+    /// this stays rigid on its strongest bone (default 1/64).
+    #[arg(long, value_name = "SHARE")]
+    pub blend_threshold: Option<f64>,
+    /// Rigid-gte with two influences: blend weights are quantised to multiples of 1/LEVELS (default
+    /// 32); the console loads one blended matrix per bone pair and level.
+    #[arg(long, value_name = "LEVELS")]
+    pub blend_levels: Option<u16>,
     /// Also write OUT/<model>.rs for `include!`: the blob embedded with 4-byte alignment, `clips::WALK`
     /// style constants of the clip and event names, and `clip!("Walk")` / `event!("step")` macros that
     /// stop the build on a name the model does not have, listing those it has.
@@ -140,6 +152,16 @@ fn execute(args: Args) -> Result<(), CliError> {
             return Err(CliError::usage(format!("--pose-tolerance must be a positive number of GTE units, not {t}")));
         }
     }
+    if let Some(t) = args.blend_threshold {
+        if !(0.0..=0.5).contains(&t) {
+            return Err(CliError::usage(format!("--blend-threshold must be a share between 0 and 0.5, not {t}")));
+        }
+    }
+    if let Some(l) = args.blend_levels {
+        if !(2..=4096).contains(&l) {
+            return Err(CliError::usage(format!("--blend-levels must be between 2 and 4096, not {l}")));
+        }
+    }
     let options = args.mesh_choice.options(ImportOptions { rate: args.rate, clips: args.clips.clone(), ..Default::default() })?;
     let show_progress = std::io::stderr().is_terminal() && !args.json;
     let mut progress = |clip: &str, frame: usize, frames: usize| {
@@ -159,7 +181,14 @@ fn execute(args: Args) -> Result<(), CliError> {
         StorageArg::RigidGte => StorageMode::RigidGte,
         StorageArg::BakedVertices => StorageMode::BakedVertices,
     };
-    let compiled = compile(&character, &CompileOptions { storage, max_error: args.max_error, pose_tolerance: args.pose_tolerance })
+    let compiled = compile(&character, &CompileOptions {
+        storage,
+        max_error: args.max_error,
+        pose_tolerance: args.pose_tolerance,
+        max_influences: args.max_influences,
+        blend_threshold: args.blend_threshold.unwrap_or(crate::compile::DEFAULT_BLEND_THRESHOLD),
+        blend_levels: args.blend_levels.unwrap_or(crate::compile::DEFAULT_BLEND_LEVELS),
+    })
         .map_err(|e| CliError::invalid(e.to_string()))?;
 
     let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
@@ -257,11 +286,33 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
             a.model_height
         ),
     }
+    if r.storage == StorageMode::RigidGte {
+        let pairs: Vec<String> = r.blend_pairs.iter().map(|p| format!("{}+{}[{} in {}]", p.a, p.b, p.vertices, p.groups)).collect();
+        println!(
+            "blended {} of {} vertices ({:.1}%, two influences: --max-influences {}) in {} bone pairs{}{}",
+            r.blended_vertices,
+            r.vertices,
+            100.0 * r.blended_vertices as f64 / r.vertices.max(1) as f64,
+            r.max_influences,
+            r.blend_pairs.len(),
+            if pairs.is_empty() { "" } else { ": " },
+            pairs.join(" ")
+        );
+        println!(
+            "distance from true skinning: one bone per vertex max {:.3} ({:.2}% of the height), as stored max {:.3} ({:.2}%)",
+            a.one_bone_versus_skinned.max, a.one_bone_percent_of_height, a.versus_skinned.max, a.skinned_percent_of_height
+        );
+    }
     if let Some(fp) = &a.console_fp12 {
         println!("console FP12/GTE path vs {by}: max {:.3} mean {:.3} GTE units (informative)", fp.max, fp.mean);
     }
     println!("bounds {:?} .. {:?}", r.bounds[0], r.bounds[1]);
-    if r.reduced_vertices > 0 && r.storage == StorageMode::RigidGte {
+    if r.beyond_two_vertices > 0 && r.storage == StorageMode::RigidGte && r.max_influences == 2 {
+        println!(
+            "warning: {} vertices had more than two influences and were reduced to their two strongest (largest dropped weight {:.3})",
+            r.beyond_two_vertices, r.largest_dropped_beyond_two
+        );
+    } else if r.reduced_vertices > 0 && r.storage == StorageMode::RigidGte && r.max_influences == 1 {
         println!(
             "warning: {} vertices had several influences and were reduced to their strongest bone (largest dropped weight {:.3})",
             r.reduced_vertices, r.largest_dropped_weight

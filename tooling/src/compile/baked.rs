@@ -81,6 +81,8 @@ pub(super) fn compile(c: &Character, threshold: f64) -> Result<Compiled, ImportE
         materials: com.materials.clone(),
         clips,
         payloads: &payloads.bytes,
+        blend_pairs: vec![],
+        blend_groups: vec![],
     };
     let assembled = assemble(&parts).map_err(|m| compile_error(c, m))?;
     let t = Tables::parse(&assembled.blob)
@@ -103,7 +105,8 @@ pub(super) fn compile(c: &Character, threshold: f64) -> Result<Compiled, ImportE
         r.bytes = *bytes;
         r.bytes_per_frame = Some(*bytes as f64 / r.frames as f64);
     }
-    let mut accuracy = accuracy(c, threshold, |clip, frame, v| decoded_all[clip][frame][v].map(|x| x as f64));
+    let mut accuracy =
+        accuracy(c, threshold, |clip, frame, v| decoded_all[clip][frame][v].map(|x| x as f64), |clip, frame, v| c.clips[clip].rigid_reference[frame][v]);
     accuracy.checked = "skinned";
     let animation_bytes: usize = assembled.clip_bytes.iter().sum();
     let frames: usize = c.clips.iter().map(|cl| cl.frame_count()).sum();

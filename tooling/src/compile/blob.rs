@@ -1,6 +1,7 @@
 //! Assembly of the table blob (layout documented in `psxanim_runtime::tables`).
 
-use psxanim_runtime::tables::{decode_lane, delta_word_count, Header, Storage, CLIP_SIZE, HEADER_SIZE, MAGIC, NO_PARENT, VERSION};
+use psxanim_runtime::math::Matrix;
+use psxanim_runtime::tables::{decode_lane, delta_word_count, Header, Storage, CLIP_SIZE, HEADER_SIZE, HEADER_SIZE_V6, MAGIC, NO_PARENT, VERSION};
 
 use super::primitives::Stream;
 
@@ -18,6 +19,10 @@ pub struct BlobParts<'a> {
     pub clips: Vec<ClipPart<'a>>,
     /// Baked frame payloads (referenced by the clips' frame tables), empty for rigid.
     pub payloads: &'a [u8],
+    /// Rigid: the blend section's pairs (bone a, bone b, b's bind-local space from a's) and groups
+    /// (pair, weight, first vertex, vertex count; sorted by pair): `tables::blend`.
+    pub blend_pairs: Vec<(u16, u16, Matrix)>,
+    pub blend_groups: Vec<[u16; 4]>,
 }
 
 pub struct ClipPart<'a> {
@@ -79,7 +84,7 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         name(m.0)?;
     }
 
-    let mut out = vec![0u8; HEADER_SIZE];
+    let mut out = vec![0u8; HEADER_SIZE_V6];
     let strings_offset = out.len();
     out.extend_from_slice(&strings);
     align4(&mut out);
@@ -143,6 +148,26 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         event_ranges.push((start, count));
     }
     align4(&mut out);
+    let blend_offset = if parts.blend_groups.is_empty() { 0 } else { out.len() };
+    if blend_offset != 0 {
+        for (a, b, rel) in &parts.blend_pairs {
+            put_u16(&mut out, *a);
+            put_u16(&mut out, *b);
+            for e in rel.rotation.iter().flatten() {
+                out.extend_from_slice(&e.to_le_bytes());
+            }
+            put_u16(&mut out, 0);
+            for t in [rel.translation.x, rel.translation.y, rel.translation.z] {
+                out.extend_from_slice(&t.to_le_bytes());
+            }
+        }
+        for g in &parts.blend_groups {
+            for v in g {
+                put_u16(&mut out, *v);
+            }
+        }
+    }
+    align4(&mut out);
     let payloads_offset = out.len();
     out.extend_from_slice(parts.payloads);
     align4(&mut out);
@@ -199,6 +224,10 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     // The struct's in-memory bytes are the stored ones on this little-endian host.
     const { assert!(cfg!(target_endian = "little")) };
     out[..HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
+    let (pairs, groups) = if blend_offset == 0 { (0, 0) } else { (parts.blend_pairs.len(), parts.blend_groups.len()) };
+    out[HEADER_SIZE..HEADER_SIZE + 4].copy_from_slice(&(blend_offset as u32).to_le_bytes());
+    out[HEADER_SIZE + 4..HEADER_SIZE + 6].copy_from_slice(&count("blend pairs", pairs)?.to_le_bytes());
+    out[HEADER_SIZE + 6..HEADER_SIZE_V6].copy_from_slice(&count("blend groups", groups)?.to_le_bytes());
     Ok(Assembled { blob: out, clip_bytes })
 }
 

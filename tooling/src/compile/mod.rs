@@ -65,6 +65,12 @@ pub enum StorageMode {
     BakedVertices,
 }
 
+/// Default `--blend-threshold`: a second influence below this share stays rigid.
+pub const DEFAULT_BLEND_THRESHOLD: f64 = 1.0 / 64.0;
+/// Default `--blend-levels`: the weights of blended vertices are quantised to multiples of
+/// `1 / levels` (a group of vertices per pair and level shares one blended matrix on the console).
+pub const DEFAULT_BLEND_LEVELS: u16 = 32;
+
 #[derive(Clone, Debug)]
 pub struct CompileOptions {
     pub storage: StorageMode,
@@ -73,6 +79,26 @@ pub struct CompileOptions {
     /// Rigid-gte: the error budget of the pose format in GTE units (None: [`RIGID_FORMAT_BUDGET`]).
     /// A clip no precision keeps within it is stored at the closest one, with a warning.
     pub pose_tolerance: Option<f64>,
+    /// Rigid-gte: influences kept per vertex, 1 (the strongest) or 2 (the two strongest, renormalised,
+    /// blended on the GTE: `tables::blend`).
+    pub max_influences: u8,
+    /// Rigid-gte with two influences: a vertex whose second share is below this stays rigid.
+    pub blend_threshold: f64,
+    /// Rigid-gte with two influences: weights are quantised to multiples of `1 / blend_levels`.
+    pub blend_levels: u16,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions {
+            storage: StorageMode::RigidGte,
+            max_error: None,
+            pose_tolerance: None,
+            max_influences: 2,
+            blend_threshold: DEFAULT_BLEND_THRESHOLD,
+            blend_levels: DEFAULT_BLEND_LEVELS,
+        }
+    }
 }
 
 /// Error statistics in GTE units (largest per-axis difference per vertex).
@@ -129,6 +155,10 @@ pub struct Accuracy {
     /// it is flat along Y), and `versus_skinned.max` as a percentage of it.
     pub model_height: f64,
     pub skinned_percent_of_height: f64,
+    /// ufbx's evaluation of each vertex on its strongest bone alone vs true skinning: the distance
+    /// one influence per vertex leaves (rigid-gte with `--max-influences 1`, before blending).
+    pub one_bone_versus_skinned: ErrorStats,
+    pub one_bone_percent_of_height: f64,
     /// Which figure the threshold applies to: "rigid" or "skinned".
     pub checked: &'static str,
     /// Rigid only: the console's FP12/GTE evaluation of the same samples vs ufbx (strongest bone).
@@ -167,6 +197,15 @@ pub struct CompileReport {
     pub clips: Vec<ClipReport>,
     pub reduced_vertices: usize,
     pub largest_dropped_weight: f64,
+    /// Rigid with two influences: vertices blended between two bones, and per bone pair (strongest
+    /// bone, second bone, vertices, weight groups).
+    pub blended_vertices: usize,
+    pub blend_pairs: Vec<BlendPairReport>,
+    /// Influences kept per vertex (rigid: 1 or 2; baked: every one).
+    pub max_influences: u8,
+    /// Vertices with more than two influences and the largest weight dropped from them.
+    pub beyond_two_vertices: usize,
+    pub largest_dropped_beyond_two: f64,
     pub bounds: [[i16; 3]; 2],
     pub animation_bytes: usize,
     pub blob_bytes: usize,
@@ -177,6 +216,15 @@ pub struct CompileReport {
     pub max_format_error: f64,
     pub accuracy: Accuracy,
     pub warnings: Vec<String>,
+}
+
+/// One bone pair of the blend section.
+#[derive(Clone, Debug, Serialize)]
+pub struct BlendPairReport {
+    pub a: String,
+    pub b: String,
+    pub vertices: usize,
+    pub groups: usize,
 }
 
 #[derive(Debug)]
@@ -242,7 +290,7 @@ fn compile_error(c: &Character, message: String) -> ImportError {
 pub fn compile(c: &Character, options: &CompileOptions) -> Result<Compiled, ImportError> {
     let out = match options.storage {
         StorageMode::RigidGte => {
-            rigid::compile(c, options.max_error, options.pose_tolerance.unwrap_or(RIGID_FORMAT_BUDGET))?
+            rigid::compile(c, options.max_error, options.pose_tolerance.unwrap_or(RIGID_FORMAT_BUDGET), &rigid::Blending::of(options))?
         }
         StorageMode::BakedVertices => baked::compile(c, options.max_error.unwrap_or(DEFAULT_BAKED_THRESHOLD))?,
     };
@@ -341,21 +389,33 @@ fn primitive_stream(
 }
 
 /// Compares `compiled(clip, frame, vertex)` with ufbx's references for every sample.
-fn accuracy(c: &Character, threshold: f64, compiled: impl Fn(usize, usize, usize) -> [f64; 3]) -> Accuracy {
-    let (mut rigid, mut skinned) = (ErrorAcc::default(), ErrorAcc::default());
+/// `reference(clip, frame, vertex)`: where the storage's own evaluation should put the vertex (rigid:
+/// ufbx's evaluation on its bone, or its two bones blended; baked: unused, true skinning is checked).
+fn accuracy(
+    c: &Character,
+    threshold: f64,
+    compiled: impl Fn(usize, usize, usize) -> [f64; 3],
+    reference: impl Fn(usize, usize, usize) -> [f64; 3],
+) -> Accuracy {
+    let (mut rigid, mut skinned, mut one_bone) = (ErrorAcc::default(), ErrorAcc::default(), ErrorAcc::default());
     for (ci, clip) in c.clips.iter().enumerate() {
         for f in 0..clip.frame_count() {
             for v in 0..c.vertices.len() {
                 let p = compiled(ci, f, v);
                 let at = (ci, f, c.vertices[v].source_index);
-                rigid.add(axis_error(p, clip.rigid_reference[f][v]), at, v);
+                rigid.add(axis_error(p, reference(ci, f, v)), at, v);
                 skinned.add(axis_error(p, clip.skinned_reference[f][v]), at, v);
+                one_bone.add(axis_error(clip.rigid_reference[f][v], clip.skinned_reference[f][v]), at, v);
             }
         }
     }
     let model_height = model_height(c);
     let versus_skinned = skinned.finish();
+    let one_bone = one_bone.finish();
+    let percent = |e: f64| if model_height > 0.0 { 100.0 * e / model_height } else { 0.0 };
     Accuracy {
+        one_bone_percent_of_height: percent(one_bone.max),
+        one_bone_versus_skinned: one_bone,
         versus_rigid: rigid.finish(),
         skinned_percent_of_height: if model_height > 0.0 { 100.0 * versus_skinned.max / model_height } else { 0.0 },
         versus_skinned,
@@ -412,6 +472,11 @@ fn report_base(
         clips,
         reduced_vertices: c.weights.reduced_vertices,
         largest_dropped_weight: c.weights.largest_dropped_weight,
+        blended_vertices: 0,
+        blend_pairs: vec![],
+        max_influences: 1,
+        beyond_two_vertices: c.weights.beyond_two_vertices,
+        largest_dropped_beyond_two: c.weights.largest_dropped_beyond_two,
         bounds,
         animation_bytes,
         blob_bytes,

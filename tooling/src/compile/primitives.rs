@@ -730,6 +730,8 @@ mod tests {
             materials: vec![("a", [255, 0, 0]), ("b", [0, 255, 0])],
             clips: vec![],
             payloads: &[],
+            blend_pairs: vec![],
+            blend_groups: vec![],
         };
         assemble(&parts).unwrap().blob
     }

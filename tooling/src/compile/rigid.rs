@@ -16,7 +16,7 @@ use crate::fbx::{Affine, Character, Clip, ImportError, Trs};
 /// `tolerance`: the pose format's error budget ([`RIGID_FORMAT_BUDGET`] by default); `max_error`: the
 /// accuracy threshold (None: [`super::rigid_threshold_for`] the larger of the budget and the format error
 /// a clip had to accept).
-pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64) -> Result<Compiled, ImportError> {
+pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64, blending: &Blending) -> Result<Compiled, ImportError> {
     if let Some(s) = c.blend_shapes.first() {
         let all: Vec<String> = c.blend_shapes.iter().map(|s| format!("'{}' (mesh '{}')", s.shape, s.mesh)).collect();
         return Err(compile_error(
@@ -45,7 +45,7 @@ pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64) -> 
             ),
         ));
     }
-    let layout = layout(c).map_err(|m| compile_error(c, m))?;
+    let layout = layout(c, blending).map_err(|m| compile_error(c, m))?;
     let reach = reaches(c);
     let parents: Vec<Option<usize>> = c.bones.iter().map(|b| b.parent).collect();
     let com = common(c);
@@ -57,7 +57,8 @@ pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64) -> 
         .collect();
     let triangles: Vec<([u16; 3], u8)> =
         c.triangles.iter().map(|t| (t.vertices.map(|v| layout.remap[v] as u16), t.material as u8)).collect();
-    let faces = quads::pair_quads(&triangles, quads::rigid_planar(&layout.local, &layout.ranges));
+    // A quad's four corners in one rigid range or one blend group: one matrix moves them all.
+    let faces = quads::pair_quads(&triangles, quads::rigid_planar(&layout.local, &layout.slot_ranges()));
     // One matrix moves a quad's four corners (all on one bone): its bone-local shape is every pose's.
     let turnable = primitives::turnable(vec![&layout.local], quads::MAX_QUAD_BEND);
     let stream = primitive_stream(c, &faces, turnable)?;
@@ -110,6 +111,8 @@ pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64) -> 
         materials: com.materials.clone(),
         clips,
         payloads: &[],
+        blend_pairs: layout.blend_parts().0,
+        blend_groups: layout.blend_parts().1,
     };
     let assembled = assemble(&parts).map_err(|m| compile_error(c, m))?;
     Tables::parse(&assembled.blob)
@@ -118,7 +121,25 @@ pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64) -> 
     // Accuracy: decoded positions are in the new order; references in the original order.
     let worst_format = clip_reports.iter().map(|r| r.format_error).fold(tolerance, f64::max);
     let threshold = max_error.unwrap_or_else(|| super::rigid_threshold_for(c, worst_format));
-    let mut accuracy = accuracy(c, threshold, |clip, frame, old| decoded_all[clip][frame][layout.remap[old]]);
+    // The rigid figure's reference: ufbx's evaluation on the vertex's bone, or for a blended vertex
+    // that and ufbx's pose of its second bone, blended with the stored weight.
+    let second: Vec<Option<(usize, f64, [f64; 3])>> = (0..c.vertices.len())
+        .map(|old| {
+            let v = &c.vertices[old];
+            blending.weight(v).map(|(b, w)| (b, w as f64 / 4096.0, c.bones[b].bind.inverse().apply(v.bind)))
+        })
+        .collect();
+    let reference = |clip: usize, frame: usize, old: usize| {
+        let on_a = c.clips[clip].rigid_reference[frame][old];
+        match second[old] {
+            None => on_a,
+            Some((b, w, local)) => {
+                let on_b = c.clips[clip].poses[frame][b].apply(local);
+                [0, 1, 2].map(|k| on_a[k] + (on_b[k] - on_a[k]) * w)
+            }
+        }
+    };
+    let mut accuracy = accuracy(c, threshold, |clip, frame, old| decoded_all[clip][frame][layout.remap[old]], reference);
     let final_tables = Tables::parse(&assembled.blob).map_err(|e| compile_error(c, format!("internal: {e:?}")))?;
     let mut console = ErrorAcc::default();
     for (ci, clip) in c.clips.iter().enumerate() {
@@ -126,7 +147,7 @@ pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64) -> 
             let p =
                 console_positions(&final_tables, ci, f, &parents, &layout).map_err(|m| compile_error(c, m))?;
             for (old, v) in c.vertices.iter().enumerate() {
-                console.add(axis_error(p[layout.remap[old]], clip.rigid_reference[f][old]), (ci, f, v.source_index), old);
+                console.add(axis_error(p[layout.remap[old]], reference(ci, f, old)), (ci, f, v.source_index), old);
             }
         }
     }
@@ -136,7 +157,7 @@ pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64) -> 
         let (clip, frame, _) = skinned.worst;
         let v = &c.vertices[skinned.worst_vertex];
         warnings.push(format!(
-            "rigid-gte moves each vertex with one bone: vertex {} of mesh '{}' is {:.0} GTE units ({:.1}% of the \
+            "rigid-gte moves each vertex with at most two bones: vertex {} of mesh '{}' is {:.0} GTE units ({:.1}% of the \
              model's height) from true skinning (the file's own evaluation) at clip '{}' frame {frame}, beyond {}%; \
              --storage baked-vertices stores true skinning",
             v.source_index,
@@ -162,6 +183,22 @@ pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64) -> 
             .collect(),
         bytes_per_bone_second: (seconds > 0.0).then(|| animation_bytes as f64 / (c.bones.len() as f64 * seconds)),
         bytes_per_frame: None,
+        blended_vertices: layout.blended(),
+        max_influences: if blending.two { 2 } else { 1 },
+        blend_pairs: layout
+            .pairs
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let groups: Vec<&BlendGroup> = layout.groups.iter().filter(|g| g.pair == i).collect();
+                super::BlendPairReport {
+                    a: c.bones[p.a].name.clone(),
+                    b: c.bones[p.b].name.clone(),
+                    vertices: groups.iter().map(|g| g.count as usize).sum(),
+                    groups: groups.len(),
+                }
+            })
+            .collect(),
         ..report_base(
             c,
             StorageMode::RigidGte,
@@ -277,6 +314,8 @@ fn coarsest_precision(
                 events: &[],
             }],
             payloads: &[],
+            blend_pairs: layout.blend_parts().0,
+            blend_groups: layout.blend_parts().1,
         };
         let trial = assemble(&parts).map_err(|m| compile_error(c, m))?;
         let t = Tables::parse(&trial.blob)
@@ -303,17 +342,128 @@ fn coarsest_precision(
     Ok(None)
 }
 
-/// Vertices reordered by bone ([`super::vertex_order`]): `remap[old] = new`.
-pub struct RigidLayout {
-    pub remap: Vec<usize>,
-    /// Bone-local positions in the new order (GTE units, bind scale absorbed).
-    pub local: Vec<[i16; 3]>,
-    /// Per bone: first vertex and vertex count.
-    pub ranges: Vec<(u16, u16)>,
+/// How rigid-gte treats a vertex's second influence (`--max-influences`, `--blend-threshold`,
+/// `--blend-levels`).
+#[derive(Clone, Copy, Debug)]
+pub struct Blending {
+    pub two: bool,
+    pub threshold: f64,
+    pub levels: u16,
 }
 
-pub fn layout(c: &Character) -> Result<RigidLayout, String> {
-    let order = super::vertex_order::rigid_order(c)?;
+impl Blending {
+    pub fn of(o: &super::CompileOptions) -> Blending {
+        Blending { two: o.max_influences >= 2, threshold: o.blend_threshold, levels: o.blend_levels.max(2) }
+    }
+
+    /// Vertex `v`'s second bone and its quantised share (FP12, 1..=2048), or None when it stays rigid
+    /// (one influence kept, no second influence, a share below the threshold or rounding to 0).
+    pub fn weight(&self, v: &crate::fbx::Vertex) -> Option<(usize, u16)> {
+        let (b, share) = v.second.filter(|_| self.two)?;
+        if share < self.threshold {
+            return None;
+        }
+        let levels = self.levels as f64;
+        let level = (share * levels).round();
+        let w = (level * 4096.0 / levels).round() as u16;
+        (w > 0).then_some((b, w.min(4096)))
+    }
+}
+
+/// A bone pair of the blend section: `a` the strongest bone, `b` the second, `rel` b's bind-local
+/// space from a's (exact, and as the blob stores it: FP12 rotation, whole GTE units).
+#[derive(Clone, Debug)]
+pub struct BlendPair {
+    pub a: usize,
+    pub b: usize,
+    pub rel: Affine,
+    pub rel_fixed: psxanim_runtime::math::Matrix,
+}
+
+/// A range of blended vertices sharing a pair and a weight (FP12, b's share).
+#[derive(Clone, Copy, Debug)]
+pub struct BlendGroup {
+    pub pair: usize,
+    pub weight: u16,
+    pub first: u16,
+    pub count: u16,
+}
+
+/// Where a vertex goes in the layout: a bone's rigid range, or a blend group (pair, weight).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Slot {
+    Rigid(usize),
+    Blend(usize, u16),
+}
+
+/// Vertices reordered by bone and blend group ([`super::vertex_order`]): `remap[old] = new`.
+pub struct RigidLayout {
+    pub remap: Vec<usize>,
+    /// Bone-local positions in the new order (GTE units, bind scale absorbed; a blended vertex in its
+    /// strongest bone's space).
+    pub local: Vec<[i16; 3]>,
+    /// Per bone: first vertex and vertex count of its rigid range.
+    pub ranges: Vec<(u16, u16)>,
+    pub pairs: Vec<BlendPair>,
+    /// Sorted by pair, then weight.
+    pub groups: Vec<BlendGroup>,
+}
+
+impl RigidLayout {
+    /// Every range one matrix moves: the bones' rigid ranges, then the blend groups.
+    pub fn slot_ranges(&self) -> Vec<(u16, u16)> {
+        self.ranges.iter().copied().chain(self.groups.iter().map(|g| (g.first, g.count))).collect()
+    }
+
+    /// The blend section as the blob stores it.
+    pub fn blend_parts(&self) -> (Vec<(u16, u16, psxanim_runtime::math::Matrix)>, Vec<[u16; 4]>) {
+        (
+            self.pairs.iter().map(|p| (p.a as u16, p.b as u16, p.rel_fixed)).collect(),
+            self.groups.iter().map(|g| [g.pair as u16, g.weight, g.first, g.count]).collect(),
+        )
+    }
+
+    /// The blended vertices.
+    pub fn blended(&self) -> usize {
+        self.groups.iter().map(|g| g.count as usize).sum()
+    }
+}
+
+/// Each vertex's slot and the pairs they name (sorted by bones).
+pub fn slots(c: &Character, blending: &Blending) -> (Vec<Slot>, Vec<BlendPair>) {
+    let weights: Vec<Option<(usize, u16)>> = c.vertices.iter().map(|v| blending.weight(v)).collect();
+    let mut keys: Vec<(usize, usize)> =
+        c.vertices.iter().zip(&weights).filter_map(|(v, w)| w.map(|(b, _)| (v.bone, b))).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let pairs: Vec<BlendPair> = keys
+        .iter()
+        .map(|&(a, b)| {
+            let rel = c.bones[b].bind.inverse().mul(&c.bones[a].bind);
+            let e = |i: usize, j: usize| (rel.m[i][j] * 4096.0).round().clamp(-32768.0, 32767.0) as i16;
+            let t = |i: usize| rel.t[i].round().clamp(i32::MIN as f64, i32::MAX as f64) as i32;
+            let rel_fixed = psxanim_runtime::math::Matrix::new(
+                [[e(0, 0), e(0, 1), e(0, 2)], [e(1, 0), e(1, 1), e(1, 2)], [e(2, 0), e(2, 1), e(2, 2)]],
+                psxanim_runtime::math::Vec3i32::new(t(0), t(1), t(2)),
+            );
+            BlendPair { a, b, rel, rel_fixed }
+        })
+        .collect();
+    let slots = c
+        .vertices
+        .iter()
+        .zip(&weights)
+        .map(|(v, w)| match w {
+            Some((b, weight)) => Slot::Blend(keys.binary_search(&(v.bone, *b)).expect("listed above"), *weight),
+            None => Slot::Rigid(v.bone),
+        })
+        .collect();
+    (slots, pairs)
+}
+
+pub fn layout(c: &Character, blending: &Blending) -> Result<RigidLayout, String> {
+    let (slots, pairs) = slots(c, blending);
+    let order = super::vertex_order::rigid_order(c, &slots, &pairs)?;
     let mut remap = vec![0; order.len()];
     for (new, &old) in order.iter().enumerate() {
         remap[old] = new;
@@ -334,14 +484,23 @@ pub fn layout(c: &Character) -> Result<RigidLayout, String> {
         local.push(q);
     }
     let mut ranges = vec![(0u16, 0u16); c.bones.len()];
+    let mut groups: Vec<BlendGroup> = Vec::new();
     for (new, &old) in order.iter().enumerate() {
-        let b = c.vertices[old].bone;
-        if ranges[b].1 == 0 {
-            ranges[b].0 = new as u16;
+        match slots[old] {
+            Slot::Rigid(b) => {
+                if ranges[b].1 == 0 {
+                    ranges[b].0 = new as u16;
+                }
+                ranges[b].1 += 1;
+            }
+            Slot::Blend(pair, weight) => match groups.last_mut() {
+                Some(g) if g.pair == pair && g.weight == weight && (g.first + g.count) as usize == new => g.count += 1,
+                _ => groups.push(BlendGroup { pair, weight, first: new as u16, count: 1 }),
+            },
         }
-        ranges[b].1 += 1;
     }
-    Ok(RigidLayout { remap, local, ranges })
+    groups.sort_by_key(|g| (g.pair, g.weight, g.first));
+    Ok(RigidLayout { remap, local, ranges, pairs, groups })
 }
 
 /// How far each bone's motion reaches: the farthest vertex of the bone or its descendants from the
@@ -437,19 +596,45 @@ fn decoded_model<T>(
     Ok(model)
 }
 
-/// Positions (new vertex order) of the local vertices under per-bone model transforms.
+/// Positions (new vertex order) of the local vertices under per-bone model transforms; a blended
+/// vertex at `(1 - w) * model[a] * p + w * model[b] * rel * p` (exact `rel`, the group's weight).
 pub fn positions(model: &[Affine], l: &RigidLayout) -> Vec<[f64; 3]> {
-    transform_vertices(model, l, |m, v| m.apply(v.map(|c| c as f64)))
+    transform_vertices(model, l, |m, v| m.apply(v.map(|c| c as f64)), |a, b, pair, w| {
+        let b = b.mul(&pair.rel);
+        let w = w as f64 / 4096.0;
+        let mut m = *a;
+        for i in 0..3 {
+            for j in 0..3 {
+                m.m[i][j] = a.m[i][j] + (b.m[i][j] - a.m[i][j]) * w;
+            }
+            m.t[i] = a.t[i] + (b.t[i] - a.t[i]) * w;
+        }
+        m
+    })
 }
 
-/// `apply(bone's model transform, local vertex)` for every local vertex, in the new vertex order.
-fn transform_vertices<T>(model: &[T], l: &RigidLayout, apply: impl Fn(&T, &[i16; 3]) -> [f64; 3]) -> Vec<[f64; 3]> {
+/// `apply(bone's model transform, local vertex)` for every local vertex, in the new vertex order;
+/// a blended vertex with `blend(model[a], model[b], pair, weight)`.
+fn transform_vertices<T>(
+    model: &[T],
+    l: &RigidLayout,
+    apply: impl Fn(&T, &[i16; 3]) -> [f64; 3],
+    blend: impl Fn(&T, &T, &BlendPair, u16) -> T,
+) -> Vec<[f64; 3]> {
     let mut out = vec![[0.0; 3]; l.local.len()];
-    // The ranges cover every vertex once (in any order of bones: `vertex_order`).
+    // The ranges and groups cover every vertex once (in any order: `vertex_order`).
     for (b, &(first, count)) in l.ranges.iter().enumerate() {
         let range = first as usize..first as usize + count as usize;
         for (o, v) in out[range.clone()].iter_mut().zip(&l.local[range]) {
             *o = apply(&model[b], v);
+        }
+    }
+    for g in &l.groups {
+        let pair = &l.pairs[g.pair];
+        let m = blend(&model[pair.a], &model[pair.b], pair, g.weight);
+        let range = g.first as usize..g.first as usize + g.count as usize;
+        for (o, v) in out[range.clone()].iter_mut().zip(&l.local[range]) {
+            *o = apply(&m, v);
         }
     }
     out
@@ -485,5 +670,10 @@ pub fn console_positions(
         Matrix::new(m, Vec3i32::new(tr[0], tr[1], tr[2]))
     };
     let model = decoded_model(t, clip, frame, parents, local, Matrix::mul)?;
-    Ok(transform_vertices(&model, l, |m, v| m.transform(Vec3i16::from_array(*v)).to_array().map(|c| c as f64)))
+    Ok(transform_vertices(
+        &model,
+        l,
+        |m, v| m.transform(Vec3i16::from_array(*v)).to_array().map(|c| c as f64),
+        |a, b, pair, w| psxanim_runtime::render::blend::blend_matrix(a, &b.mul(&pair.rel_fixed), w),
+    ))
 }

@@ -17,18 +17,26 @@
 //!   the vertices that share a triangle with a bone placed before it (Cuthill-McKee), so those come
 //!   first and the vertices joined to bones after it come last; a range joined only to later bones is
 //!   walked from them and reversed.
+//! - **Blended vertices** (two bones, `tables::blend`): in their strongest bone's stretch, each blend
+//!   group together, beside that bone's rigid range on the side of the pair's other bone.
 
 use std::collections::VecDeque;
 
 use psxanim_runtime::tables::primitives::{MAX_INDEXED_VERTICES, MAX_RUN_BASE, RUN_BASE_UNIT};
 
+use super::rigid::{BlendPair, Slot};
 use crate::fbx::Character;
 
-/// The vertex indices of `c` in blob order (grouped by `c.vertices[v].bone`), or why no order lets the
-/// primitive stream name every triangle.
-pub fn rigid_order(c: &Character) -> Result<Vec<usize>, String> {
+/// The vertex indices of `c` in blob order (grouped by slot: `slots[v]`, a bone's rigid range or a
+/// blend group of a pair and a weight), or why no order lets the primitive stream name every triangle.
+///
+/// The plain order: the rigid ranges in bone order, then the blend groups by pair and weight. A larger
+/// character is laid out bone by bone ([`centred_bones`]); a blended vertex belongs to its strongest
+/// bone `a`'s stretch, its groups beside `a`'s rigid range on the side of the pair's other bone (where
+/// the joint is), so a triangle across the joint stays within a window.
+pub fn rigid_order(c: &Character, slots: &[Slot], pairs: &[BlendPair]) -> Result<Vec<usize>, String> {
     let mut plain: Vec<usize> = (0..c.vertices.len()).collect();
-    plain.sort_by_key(|&v| c.vertices[v].bone); // stable: keeps the file's order within a bone
+    plain.sort_by_key(|&v| slots[v]); // stable: keeps the file's order within a slot
     if c.vertices.len() <= MAX_INDEXED_VERTICES || farthest_triangle(c, &plain).is_none() {
         return Ok(plain);
     }
@@ -39,9 +47,21 @@ pub fn rigid_order(c: &Character) -> Result<Vec<usize>, String> {
     }
     let neighbours = neighbours(c);
     let mut order = Vec::with_capacity(c.vertices.len());
+    let mut by_bone: Vec<Vec<usize>> = vec![Vec::new(); c.bones.len()];
+    for (i, v) in c.vertices.iter().enumerate() {
+        by_bone[v.bone].push(i);
+    }
     for &b in &bones {
-        let members: Vec<usize> = plain.iter().copied().filter(|&v| c.vertices[v].bone == b).collect();
-        order.extend(range_order(c, &members, &neighbours, &place));
+        let walked = range_order(c, &by_bone[b], &neighbours, &place);
+        // The groups toward bones placed before `a` first, then the rigid range, then the others.
+        let side = |v: usize| match slots[v] {
+            Slot::Rigid(_) => 1,
+            Slot::Blend(p, _) if place[pairs[p].b] < place[b] => 0,
+            Slot::Blend(..) => 2,
+        };
+        let mut keyed: Vec<(usize, Slot, usize)> = walked.iter().map(|&v| (side(v), slots[v], v)).collect();
+        keyed.sort_by_key(|k| (k.0, if k.0 == 1 { Slot::Rigid(0) } else { k.1 })); // stable: the walk's order inside
+        order.extend(keyed.into_iter().map(|k| k.2));
     }
     match farthest_triangle(c, &order) {
         None => Ok(order),

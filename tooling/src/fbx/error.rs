@@ -20,6 +20,8 @@ pub enum ImportError {
     DualQuaternion { path: String, mesh: String, deformer: String },
     #[error("{path}: {option} names mesh '{name}', which the file does not have (meshes: {available})")]
     UnknownMesh { path: String, option: &'static str, name: String, available: String },
+    #[error("{path}: vertex {vertex} of mesh '{mesh}' has weight {weight} on bone '{bone}'; skin weights must be positive (a vertex's weights sum to its share of each bone)")]
+    BadWeight { path: String, mesh: String, vertex: usize, bone: String, weight: f64 },
     #[error("{path}: mesh '{mesh}' has {count} unweighted vertices (first: vertex {first}); every vertex needs a skin weight")]
     UnweightedVertices { path: String, mesh: String, count: usize, first: usize },
     #[error("{path}: node '{node}' has a sheared transform at {context} (axes {degrees:.2} degrees off square); shear is not supported{hint}")]

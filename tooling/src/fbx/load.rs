@@ -561,6 +561,7 @@ fn bind_vertices(
                     out.vertices.push(Vertex {
                         bind: to_model.apply([pos.x, pos.y, pos.z]),
                         bone,
+                        second: None,
                         mesh: mesh_name.clone(),
                         source_index: v,
                     });
@@ -596,13 +597,17 @@ fn reduce_skin(
         (bone_of_node[&node.element.typed_id], conv.mul(&bind_of_node[&node.element.typed_id]).mul(&on_bone), node)
     });
     for v in 0..m.mesh.num_vertices {
+        if let Some((weight, cluster)) = negative_weight(skin, v) {
+            let bone = cluster.bone_node.as_ref().map_or_else(|| cluster.element.name.to_string(), |n| n.element.name.to_string());
+            return Err(ImportError::BadWeight { path: p.into(), mesh: mesh_name, vertex: v, bone, weight });
+        }
         let usable = usable_weights(skin, v);
         let Some(strongest) = strongest_weight(skin, v) else {
             unweighted += 1;
             first_unweighted.get_or_insert(v);
             if let Some((bone, to_model, _)) = &on_node {
                 let pos = m.mesh.vertices[v];
-                out.vertices.push(Vertex { bind: to_model.apply([pos.x, pos.y, pos.z]), bone: *bone, mesh: mesh_name.clone(), source_index: v });
+                out.vertices.push(Vertex { bind: to_model.apply([pos.x, pos.y, pos.z]), bone: *bone, second: None, mesh: mesh_name.clone(), source_index: v });
                 out.clusters.push(None);
             }
             continue;
@@ -612,15 +617,32 @@ fn reduce_skin(
             let largest = usable.iter().filter(|w| !std::ptr::eq(**w, strongest)).map(|w| w.weight).fold(0.0, f64::max);
             report.largest_dropped_weight = report.largest_dropped_weight.max(largest);
         }
+        if usable.len() > 2 {
+            let mut w: Vec<f64> = usable.iter().map(|w| w.weight).collect();
+            w.sort_by(|a, b| b.total_cmp(a));
+            report.beyond_two_vertices += 1;
+            report.largest_dropped_beyond_two = report.largest_dropped_beyond_two.max(w[2]);
+        }
         let cluster: &ufbx::SkinCluster = &skin.clusters[strongest.cluster_index as usize];
         let node = cluster.bone_node.as_ref().expect("filtered above");
         let bone = bone_of_node[&node.element.typed_id];
         let bone_bind = bind_of_node.get(&node.element.typed_id).copied().unwrap_or_else(|| Affine::from_ufbx(&cluster.bind_to_world));
         let world = bone_bind.mul(&Affine::from_ufbx(&cluster.geometry_to_bone));
         let pos = m.mesh.vertices[v];
+        // The second strongest influence (ties: the lower cluster index), its share of the two.
+        let second = usable
+            .iter()
+            .filter(|w| !std::ptr::eq(**w, strongest))
+            .max_by(|a, b| a.weight.total_cmp(&b.weight).then(b.cluster_index.cmp(&a.cluster_index)))
+            .and_then(|w| {
+                let node = skin.clusters[w.cluster_index as usize].bone_node.as_ref()?;
+                let other = bone_of_node[&node.element.typed_id];
+                (other != bone).then_some((other, w.weight / (w.weight + strongest.weight)))
+            });
         out.vertices.push(Vertex {
             bind: conv.mul(&world).apply([pos.x, pos.y, pos.z]),
             bone,
+            second,
             mesh: mesh_name.clone(),
             source_index: v,
         });
@@ -638,6 +660,14 @@ fn reduce_skin(
         });
     }
     Ok(())
+}
+
+/// A negative weight of vertex `v` (and its cluster): no skinning can place that vertex.
+fn negative_weight(skin: &ufbx::SkinDeformer, v: usize) -> Option<(f64, &ufbx::SkinCluster)> {
+    let sv = skin.vertices.get(v).copied().unwrap_or_default();
+    let begin = sv.weight_begin as usize;
+    let weights = skin.weights.get(begin..begin + sv.num_weights as usize).unwrap_or(&[]);
+    weights.iter().find(|w| w.weight < -WEIGHT_EPSILON).and_then(|w| Some((w.weight, &**skin.clusters.get(w.cluster_index as usize)?)))
 }
 
 /// The weights of vertex `v` that count: above the epsilon, on a cluster with a bone.

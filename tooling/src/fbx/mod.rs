@@ -133,12 +133,17 @@ pub struct Bone {
     pub bind_scale: [f64; 3],
 }
 
-/// A mesh vertex, reduced to its strongest influence.
+/// A mesh vertex: its strongest influence, and its second strongest, if any.
 #[derive(Clone, Debug)]
 pub struct Vertex {
     /// Model-space bind position (GTE units).
     pub bind: [f64; 3],
+    /// The strongest influence (rigid-gte's bone when the vertex stays rigid).
     pub bone: usize,
+    /// The second strongest influence and its share of the two, `w2 / (w1 + w2)` (0 < share <= 0.5),
+    /// when the vertex has one: rigid-gte blends the two (`--max-influences 2`); further influences are
+    /// dropped (counted in [`WeightReduction`]).
+    pub second: Option<(usize, f64)>,
     /// Which mesh (by name) and which of its vertices this came from, for messages.
     pub mesh: String,
     pub source_index: usize,
@@ -201,6 +206,10 @@ pub struct WeightReduction {
     pub reduced_vertices: usize,
     /// The largest weight that was dropped (0 when nothing was reduced).
     pub largest_dropped_weight: f64,
+    /// Vertices with more than two non-zero weights (two influences kept: the rest dropped).
+    pub beyond_two_vertices: usize,
+    /// The largest weight dropped when two are kept (the third strongest; 0 when none).
+    pub largest_dropped_beyond_two: f64,
 }
 
 /// A character as imported, before compilation.

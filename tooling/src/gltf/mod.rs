@@ -156,6 +156,10 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
                     let dropped = v.influences[1..].iter().map(|(_, w)| *w).fold(0.0, f64::max);
                     weights.largest_dropped_weight = weights.largest_dropped_weight.max(dropped);
                 }
+                if let Some(&(_, third)) = v.influences.get(2) {
+                    weights.beyond_two_vertices += 1;
+                    weights.largest_dropped_beyond_two = weights.largest_dropped_beyond_two.max(third);
+                }
                 (v.influences[0].0, skins[s].inverse_bind[slot])
             }
             Binding::Prop(bone) => {
@@ -168,7 +172,15 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
             }
         };
         let bind = conv.mul(&skeleton.bind_of_node[&bone_node]).mul(&local).apply(v.position);
-        vertices.push(Vertex { bind, bone: skeleton.bone_of_node[&bone_node], mesh: v.label.clone(), source_index: v.source_index });
+        let bone = skeleton.bone_of_node[&bone_node];
+        // The second strongest influence and its share of the two (influences come strongest first).
+        let second = match (v.binding, v.influences.get(1)) {
+            (Binding::Skin(_), Some(&(node, w))) => {
+                skeleton.bone_of_node.get(&node).copied().filter(|&b| b != bone).map(|b| (b, w / (w + v.influences[0].1)))
+            }
+            _ => None,
+        };
+        vertices.push(Vertex { bind, bone, second, mesh: v.label.clone(), source_index: v.source_index });
     }
 
     let limit = |what, count, limit| if count > limit { Err(ImportError::TooMany { path: p.clone(), what, count, limit }) } else { Ok(()) };

@@ -139,7 +139,7 @@ impl Subject {
 
     fn from_character(character: Character, modes: &[StorageMode]) -> Result<Subject, CliError> {
         let build = |character: &Character, mode: StorageMode| -> Result<Vec<u8>, CliError> {
-            let options = CompileOptions { storage: mode, max_error: Some(f64::INFINITY), pose_tolerance: None };
+            let options = CompileOptions { storage: mode, max_error: Some(f64::INFINITY), pose_tolerance: None, ..Default::default() };
             compile(character, &options).map(|c| c.blob).map_err(|e| CliError::invalid(e.to_string()))
         };
         // The skeleton overlay reads rigid pose samples, so a baked preview compiles both; for the overlay
