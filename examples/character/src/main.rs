@@ -133,6 +133,32 @@ fn compact_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> u32 {
     timer::ticks_since(started) as u32
 }
 
+/// Ticks of `scene::PROJECT_BENCH_RUNS` runs of the rigid blob's rigid ranges (`project_rigid`),
+/// then of its blended vertices (`blend::project_blended`), posed with "Walk" at `MEASURED_FRAME`
+/// (`scene::SLOT_RIGID_PROJECT_BENCH`, `scene::SLOT_BLEND_PROJECT_BENCH`). Zeros if the decode fails.
+fn project_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 2] {
+    use psxanim_runtime::render::{blend, bones, project};
+    let bones_n = rigid.bone_count().min(scratch.samples.len());
+    let n = rigid.vertex_count().min(scratch.sxy.len());
+    let clip = rigid.find_clip("Walk").unwrap_or(usize::MAX);
+    if rigid.decode_pose(clip, MEASURED_FRAME as usize, &mut scratch.samples[..bones_n]).is_err() {
+        return [0; 2];
+    }
+    let object = scene::camera_at(0).view;
+    bones::bone_matrices(gte, rigid, &scratch.samples[..bones_n], &object, &mut scratch.matrices[..bones_n]);
+    let matrices = &scratch.matrices[..bones_n];
+    let started = timer::now();
+    for _ in 0..scene::PROJECT_BENCH_RUNS {
+        project::project_rigid(gte, rigid, matrices, &mut scratch.sxy[..n], &mut scratch.sz[..n]);
+    }
+    let rigid_ticks = timer::ticks_since(started) as u32;
+    let started = timer::now();
+    for _ in 0..scene::PROJECT_BENCH_RUNS {
+        blend::project_blended(gte, rigid, matrices, &mut scratch.sxy[..n], &mut scratch.sz[..n]);
+    }
+    [rigid_ticks, timer::ticks_since(started) as u32]
+}
+
 /// Ticks of the rigid pose construction bench (`scene::SLOT_SAMPLE_MATRIX_BENCH`,
 /// `scene::SLOT_POSE_MATRICES_BENCH`): `POSE_BENCH_RUNS` runs of the local matrices of a
 /// `POSE_BENCH_BONES`-bone skeleton, then of its model-view matrices, then of the model-view matrices
@@ -411,6 +437,9 @@ extern "C" fn main() -> ! {
                 }
             }
             record.set_cycles(SLOT_COMPACT_BENCH, compact_bench(&mut gte, &scene.models.rigid, scratch));
+            let [rigid_projection, blended_projection] = project_bench(&mut gte, &scene.models.rigid, scratch);
+            record.set_cycles(scene::SLOT_RIGID_PROJECT_BENCH, rigid_projection);
+            record.set_cycles(scene::SLOT_BLEND_PROJECT_BENCH, blended_projection);
             let [local, posed, padded, posed_q14, composed_q14] = pose_bench(&mut gte, &scene.models.rigid, scratch);
             record.set_cycles(scene::SLOT_SAMPLE_MATRIX_BENCH, local);
             record.set_cycles(scene::SLOT_POSE_MATRICES_BENCH, posed);
@@ -435,6 +464,9 @@ extern "C" fn main() -> ! {
             baked_bench(&scene.models.baked, copy, scratch, record);
             baked_paths::baked_path_words(&BAKED.0, copy, scratch, &mut |w| record.push(w));
             if let Err(e) = scene::fade_probe_words(&scene.models, &mut gte, scratch, &mut |w, _| record.push(w)) {
+                record.fail(ERROR_RENDER, render_error_detail(&e));
+            }
+            if let Err(e) = scene::blend_probe_words(&scene.models, &mut gte, scratch, &mut |w, _| record.push(w)) {
                 record.fail(ERROR_RENDER, render_error_detail(&e));
             }
             Some(scene)
@@ -482,10 +514,11 @@ extern "C" fn main() -> ! {
                     Stage::Bounds => 0,
                     Stage::Decode => 1,
                     Stage::Pose => 2,
-                    Stage::Project => 3,
+                    // The blended vertices count with the rigid ones (the bench splits them).
+                    Stage::Project | Stage::Blend => 3,
                     Stage::Triangles => 4,
                 };
-                ticks[i][s] = now.wrapping_sub(last);
+                ticks[i][s] = ticks[i][s].wrapping_add(now.wrapping_sub(last));
                 last = now;
             });
             let total = timer::ticks_since(started);

@@ -79,6 +79,11 @@ pub const SLOT_POSE_MATRICES_Q14_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 3;
 /// `bones::compose_q14` alone on the same poses, every one with the object as parent (no parent
 /// lookup): the pose loop's own share is the difference.
 pub const SLOT_COMPOSE_Q14_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 4;
+/// Slots of the projection bench (`project_bench`, start-up): ticks of `PROJECT_BENCH_RUNS` runs of
+/// the rigid blob's rigid ranges, then of its blended vertices (`render::blend`), one pose.
+pub const SLOT_RIGID_PROJECT_BENCH: usize = 59;
+pub const SLOT_BLEND_PROJECT_BENCH: usize = 60;
+pub const PROJECT_BENCH_RUNS: u32 = 4;
 pub const POSE_BENCH_BONES: usize = 20;
 pub const POSE_BENCH_RUNS: u32 = 4;
 pub const FACE_BENCH_TRIANGLES: usize = 64;
@@ -437,6 +442,65 @@ pub fn fade_probe_words<B: Cop2>(models: &Models, gte: &mut Gte<B>, scratch: &mu
     }
     push(count as u32, FadeLabel { what: "event.count", step: EVENT_STEPS, index: 0 });
     push(core::mem::size_of::<Animator>() as u32, FadeLabel { what: "animator.bytes", step: 0, index: 0 });
+    Ok(())
+}
+
+/// The blended vertices' probes: per step, the SXY and SZ of every vertex of every blend group of the
+/// rigid blob (`render::blend`), from each pose source: the compact samples and the pose cache
+/// (stepped and interpolated frames), and crossfades (stepped and interpolated, compact samples).
+pub const BLEND_PROBES: [RigidProbe; 3] = [
+    RigidProbe { clip: "Walk", frame: 15, weight: 0, yaw: 0x3000, cached: false },
+    RigidProbe { clip: "Walk", frame: 15, weight: 0, yaw: 0x3000, cached: true },
+    RigidProbe { clip: "Idle", frame: 30, weight: 1024, yaw: 0xA000, cached: true },
+];
+
+/// Words of the blended vertices' probes (`BLEND_PROBES`, then the rigid `FADE_PROBES`' steps): SXY
+/// then SZ of every blended vertex, group by group.
+pub fn blend_probe_words<B: Cop2>(models: &Models, gte: &mut Gte<B>, scratch: &mut Scratch, push: &mut dyn FnMut(u32, FadeLabel)) -> Result<(), RenderError> {
+    let rigid = &models.rigid;
+    let blended = |scratch: &Scratch, what: &'static str, step: u32, push: &mut dyn FnMut(u32, FadeLabel)| {
+        for g in 0..rigid.blend_group_count() {
+            let group = rigid.blend_group(g);
+            for v in group.first_vertex as usize..(group.first_vertex + group.vertex_count) as usize {
+                push(scratch.sxy[v], FadeLabel { what, step, index: v });
+                push(scratch.sz[v], FadeLabel { what, step, index: v });
+            }
+        }
+    };
+    for (i, p) in BLEND_PROBES.iter().enumerate() {
+        let camera = camera_with_yaw(p.yaw);
+        camera.load(gte);
+        let clip = rigid.find_clip(p.clip).unwrap_or(usize::MAX) as u16;
+        let next = if p.weight == 0 { p.frame } else { p.frame + 1 };
+        let sample = psxanim_runtime::anim::FrameSample { clip, frame: p.frame, next, weight: p.weight };
+        let world = camera::placement(PLACEMENTS[0].position, PLACEMENTS[0].yaw);
+        let poses = models.rigid_poses.as_ref().filter(|_| p.cached);
+        render::render_cached(gte, rigid, poses, &camera, &world, Some(sample), scratch, &mut Discard, &mut |_| {})?;
+        blended(scratch, if p.cached { "blend.cached" } else { "blend.compact" }, i as u32, push);
+    }
+    let camera = camera_with_yaw(0x1000);
+    let world = camera::placement(PLACEMENTS[0].position, PLACEMENTS[0].yaw);
+    let missing = |t: &Tables| TableError::ClipOutOfRange { clip: usize::MAX, clips: t.clip_count() };
+    for probe in FADE_PROBES.iter().filter(|p| p.model == Model::Rigid) {
+        let from = rigid.find_clip(probe.from).ok_or(missing(rigid))?;
+        let to = rigid.find_clip(probe.to).ok_or(missing(rigid))?;
+        let mut a = Animator::new(DISPLAY_HZ, probe.sampling);
+        a.play(rigid, from, true)?;
+        for _ in 0..FADE_LEAD {
+            a.update(VSYNCS_PER_FRAME);
+        }
+        a.crossfade(rigid, to, probe.to_looping, probe.frames)?;
+        let mut step = 0;
+        for &at in probe.probe_steps {
+            while step < at {
+                a.update(VSYNCS_PER_FRAME);
+                step += 1;
+            }
+            camera.load(gte);
+            render::render_animated(gte, rigid, models.poses(Model::Rigid), &camera, &world, &a, scratch, &mut Discard, &mut |_| {})?;
+            blended(scratch, "blend.fade", step, push);
+        }
+    }
     Ok(())
 }
 

@@ -118,17 +118,24 @@ fn main() {
             let mut sink = OtSink::new(FramePackets::new(ot, packets, &mut used), Shading::Flat);
             let started = timer::now();
             let mut last = started;
+            // The rigid ranges' projection, to which the blended vertices' stage adds.
+            let mut projected = 0u32;
             let outcomes = game.draw(&mut gte, scratch, &mut sink, &mut |actor, stage| {
                 let now = timer::now();
+                let spent = now.wrapping_sub(last) as u32;
                 let slot = match stage {
                     Stage::Bounds => None,
-                    Stage::Decode => Some(0),
-                    Stage::Pose => Some(1),
-                    Stage::Project => Some(2),
-                    Stage::Triangles => Some(3),
+                    Stage::Decode => Some((0, spent)),
+                    Stage::Pose => Some((1, spent)),
+                    Stage::Project => {
+                        projected = spent;
+                        Some((2, spent))
+                    }
+                    Stage::Blend => Some((2, projected + spent)),
+                    Stage::Triangles => Some((3, spent)),
                 };
-                if let (true, Some(s)) = (measured, slot) {
-                    record.set_cycles(STAGES * actor + s, now.wrapping_sub(last) as u32);
+                if let (true, Some((s, ticks))) = (measured, slot) {
+                    record.set_cycles(STAGES * actor + s, ticks);
                 }
                 last = now;
             }, measured.then_some(&mut probe));

@@ -53,7 +53,7 @@ fn blob(storage: u16, frames: u16, clip_data: &[u8], tail: &[u8]) -> Vec<u8> {
         |b: &mut Vec<u8>, at: usize, v: u16| b[at..at + 2].copy_from_slice(&v.to_le_bytes());
     let put32 =
         |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_le_bytes());
-    put16(&mut b, 4, VERSION);
+    put16(&mut b, 4, 5); // the 64-byte header of version 5, still read (no blend section)
     put16(&mut b, 6, storage);
     for (at, n) in [(8, 1), (10, 2), (12, 1), (14, 1), (16, 1)] {
         put16(&mut b, at, n);

@@ -5,7 +5,7 @@
 use psxanim_runtime::tables::primitives::{
     pack3, run_header, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, RUN_QUADS, RUN_TRIANGLES, STREAM_END,
 };
-use psxanim_runtime::tables::{block_count_of, decode_lane, delta_byte, delta_word_count, SCALE_FRAC, TRANSLATION_FRAC, VERSION};
+use psxanim_runtime::tables::{block_count_of, decode_lane, delta_byte, delta_word_count, SCALE_FRAC, TRANSLATION_FRAC};
 
 /// A bone: parent, vertices (bone-local for rigid, model-space for baked).
 pub struct BoneDef {
@@ -230,7 +230,7 @@ pub fn blob_with_stream(
     // Header, with bounds covering every vertex generously (the tests move bones by at most 3000).
     let size = out.len() as u32;
     out[0..4].copy_from_slice(b"PXSK");
-    out[4..6].copy_from_slice(&VERSION.to_le_bytes());
+    out[4..6].copy_from_slice(&5u16.to_le_bytes()); // the 64-byte header of version 5 (no blend section), still read
     out[6..8].copy_from_slice(&(baked as u16).to_le_bytes());
     let counts = [
         bones.len(),

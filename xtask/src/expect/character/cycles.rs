@@ -11,6 +11,13 @@ pub struct CycleFigures {
     /// The sum of every instance's stages (the program's own whole-scene slot wraps past 65,535 ticks).
     pub scene_cycles: f64,
     pub rigid_cycles_per_vertex: Option<f64>,
+    /// The projection bench (start-up, one pose of the rigid blob): cycles per vertex of the rigid
+    /// ranges, and per blended vertex of the blend stage (`render::blend`: a compose per bone pair, a
+    /// blended matrix per weight group, RTPT per vertex), and the blob's blended vertices.
+    pub rigid_vertex_cycles: Option<f64>,
+    pub blended_vertex_cycles: Option<f64>,
+    pub blended_vertices: usize,
+    pub blend_groups: usize,
     pub baked_cycles_per_vertex: Option<f64>,
     /// Pose evaluation: sample decoding (with the pose cache: the cached frame's lookup) plus bone
     /// matrices (with the cache: one compose per bone).
@@ -231,6 +238,19 @@ pub(super) fn cycle_figures(models: scene::Models, twenty_blob: Option<&[u8]>, v
         measured_frame: scene::MEASURED_FRAME,
         scene_cycles: instances.iter().map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles).sum(),
         rigid_cycles_per_vertex: rigid_cpv,
+        rigid_vertex_cycles: {
+            let ticks = view.cycles(scene::SLOT_RIGID_PROJECT_BENCH);
+            let rigid_vertices = models.rigid.vertex_count() - models.rigid.blended_vertex_count();
+            (ticks != 0 && rigid_vertices > 0)
+                .then(|| ticks as f64 * CYCLES_PER_TICK / scene::PROJECT_BENCH_RUNS as f64 / rigid_vertices as f64)
+        },
+        blended_vertex_cycles: {
+            let ticks = view.cycles(scene::SLOT_BLEND_PROJECT_BENCH);
+            let blended = models.rigid.blended_vertex_count();
+            (ticks != 0 && blended > 0).then(|| ticks as f64 * CYCLES_PER_TICK / scene::PROJECT_BENCH_RUNS as f64 / blended as f64)
+        },
+        blended_vertices: models.rigid.blended_vertex_count(),
+        blend_groups: models.rigid.blend_group_count(),
         baked_cycles_per_vertex: baked_cpv,
         rigid_pose_cycles: rigid_pose,
         rigid_sample_decode_cycles: mean(&|c| Some(c.decode), Some("Rigid")),

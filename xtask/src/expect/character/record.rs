@@ -27,9 +27,17 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
         fades.push(Word { name: format!("{}.step{}.{}", l.what, l.step, l.index), value })
     })
     .map_err(|e| anyhow::anyhow!("host fade probe failed: {e:?}"))?;
+    // Every blended vertex's SXY and SZ, from both pose sources and through crossfades.
+    let mut blends = Vec::new();
+    scene::blend_probe_words(&models, &mut host_gte(), &mut scratch, &mut |value, l| {
+        let axis = if blends.len() % 2 == 0 { "sxy" } else { "sz" };
+        blends.push(Word { name: format!("{}.step{}.{axis}.v{}", l.what, l.step, l.index), value })
+    })
+    .map_err(|e| anyhow::anyhow!("host blend probe failed: {e:?}"))?;
+    ensure!(models.rigid.blended_vertex_count() == 0 || !blends.is_empty(), "no blend probe words for a rigid blob with blended vertices");
     Ok(Expectation {
         program: *b"CHAR",
-        words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache], paths, fades, stream_expectation(&blobs)?].concat(),
+        words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache], paths, fades, blends, stream_expectation(&blobs)?].concat(),
     })
 }
 
