@@ -454,7 +454,8 @@ pub const BLEND_PROBES: [RigidProbe; 3] = [
     RigidProbe { clip: "Idle", frame: 30, weight: 1024, yaw: 0xA000, cached: true },
 ];
 
-/// Words of the blended vertices' probes (`BLEND_PROBES`, then the rigid `FADE_PROBES`' steps): SXY
+/// Words of the blended vertices' probes (`BLEND_PROBES`, then the first step of each rigid
+/// `FADE_PROBES`' crossfade): SXY
 /// then SZ of every blended vertex, group by group.
 pub fn blend_probe_words<B: Cop2>(models: &Models, gte: &mut Gte<B>, scratch: &mut Scratch, push: &mut dyn FnMut(u32, FadeLabel)) -> Result<(), RenderError> {
     let rigid = &models.rigid;
@@ -490,16 +491,13 @@ pub fn blend_probe_words<B: Cop2>(models: &Models, gte: &mut Gte<B>, scratch: &m
             a.update(VSYNCS_PER_FRAME);
         }
         a.crossfade(rigid, to, probe.to_looping, probe.frames)?;
-        let mut step = 0;
-        for &at in probe.probe_steps {
-            while step < at {
-                a.update(VSYNCS_PER_FRAME);
-                step += 1;
-            }
-            camera.load(gte);
-            render::render_animated(gte, rigid, models.poses(Model::Rigid), &camera, &world, &a, scratch, &mut Discard, &mut |_| {})?;
-            blended(scratch, "blend.fade", step, push);
+        // The first step of each (the record's room): mid-fade, stepped and interpolated.
+        for _ in 0..probe.probe_steps[0] {
+            a.update(VSYNCS_PER_FRAME);
         }
+        camera.load(gte);
+        render::render_animated(gte, rigid, models.poses(Model::Rigid), &camera, &world, &a, scratch, &mut Discard, &mut |_| {})?;
+        blended(scratch, "blend.fade", probe.probe_steps[0], push);
     }
     Ok(())
 }

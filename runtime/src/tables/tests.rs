@@ -594,3 +594,120 @@ fn clip_events_are_read_and_checked() {
     outside[128..132].copy_from_slice(&end.to_le_bytes());
     assert!(matches!(Tables::parse(&outside), Err(TableError::SectionOutOfBounds { what: "clip events", .. })));
 }
+
+/// `blob`'s rigid tables made version 6 with a blend section: the strings moved to the end (the
+/// header's 8 new bytes take their place at 64), a second bone ("root" again, child of the first,
+/// no rigid vertices), no clip, then the `pairs` (rel: identity rotation, translation 10, 20, 30) and
+/// `groups` (pair, weight, first vertex, vertex count).
+fn v6(pairs: &[(u16, u16)], groups: &[[u16; 4]]) -> Vec<u8> {
+    let mut b = blob(0, 3, &rigid_clip(), &[]);
+    let put16 = |b: &mut Vec<u8>, at: usize, v: u16| b[at..at + 2].copy_from_slice(&v.to_le_bytes());
+    let put32 = |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let strings = b[64..74].to_vec();
+    let strings_at = b.len();
+    b.extend_from_slice(&strings);
+    while b.len() % 4 != 0 {
+        b.push(0);
+    }
+    let bones_at = b.len();
+    for v in [NO_PARENT, 0, 2, 0, 0, 0, 0, 0] {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    let blend_at = b.len();
+    for &(a, bone_b) in pairs {
+        for v in [a, bone_b] {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+        for e in [4096i16, 0, 0, 0, 4096, 0, 0, 0, 4096, 0] {
+            b.extend_from_slice(&e.to_le_bytes());
+        }
+        for t in [10i32, 20, 30] {
+            b.extend_from_slice(&t.to_le_bytes());
+        }
+    }
+    for g in groups {
+        for v in g {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    put16(&mut b, 4, 6);
+    put16(&mut b, 8, 2);
+    put16(&mut b, 16, 0);
+    put32(&mut b, 36, strings_at as u32);
+    put32(&mut b, 40, bones_at as u32);
+    put32(&mut b, 64, if groups.is_empty() && pairs.is_empty() { 0 } else { blend_at as u32 });
+    put16(&mut b, 68, pairs.len() as u16);
+    put16(&mut b, 70, groups.len() as u16);
+    let size = b.len() as u32;
+    put32(&mut b, 32, size);
+    b
+}
+
+#[test]
+fn reads_the_blend_section_of_a_version_6_blob() {
+    let b = v6(&[(0, 1)], &[[0, 2048, 0, 2]]);
+    let t = Tables::parse(&b).unwrap();
+    assert_eq!((t.blend_pair_count(), t.blend_group_count(), t.blended_vertex_count()), (1, 1, 2));
+    let pair = t.blend_pair(0);
+    assert_eq!((pair.a, pair.b), (0, 1));
+    assert_eq!(pair.rel, crate::math::Matrix::new([[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]], crate::math::Vec3i32::new(10, 20, 30)));
+    assert_eq!(t.blend_group(0), blend::BlendGroup { pair: 0, weight: 2048, first_vertex: 0, vertex_count: 2 });
+    // Without a section: nothing blended, and a version 5 blob reads the same way.
+    let empty = v6(&[], &[]);
+    let none = Tables::parse(&empty).unwrap();
+    assert_eq!((none.blend_pair_count(), none.blend_group_count()), (0, 0));
+    assert_eq!(Tables::parse(&blob(0, 3, &rigid_clip(), &[])).unwrap().blend_group_count(), 0);
+}
+
+#[test]
+fn a_damaged_blend_section_is_a_table_error_naming_its_offset() {
+    let at = |b: &[u8]| u32_at(b, 64) as usize;
+    let b = v6(&[(0, 2)], &[[0, 2048, 0, 2]]);
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::BadIndex { what: "blend pair bone", index: 0, offset: at(&b) + 2, value: 2, limit: 2 }));
+    let b = v6(&[(1, 1)], &[[0, 2048, 0, 2]]);
+    assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadBlend { offset, .. }) if offset == at(&b)));
+    let b = v6(&[(0, 1)], &[[1, 2048, 0, 2]]);
+    assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadIndex { what: "blend group pair", .. })));
+    let b = v6(&[(0, 1)], &[[0, 4097, 0, 2]]);
+    assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadBlend { offset, .. }) if offset == at(&b) + 36 + 2));
+    let b = v6(&[(0, 1)], &[[0, 2048, 1, 2]]);
+    assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadIndex { what: "blend group vertex range", value: 3, limit: 3, .. })));
+    let b = v6(&[(0, 1), (1, 0)], &[[1, 2048, 0, 1], [0, 2048, 1, 1]]);
+    assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadBlend { what: "groups sorted by pair", .. })));
+    // The section itself: misaligned, past the end, counts without an offset.
+    let mut b = v6(&[(0, 1)], &[[0, 2048, 0, 2]]);
+    let o = at(&b) as u32;
+    b[64..68].copy_from_slice(&(o + 2).to_le_bytes());
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::Misaligned { what: "blend", offset: o as usize + 2 }));
+    b[64..68].copy_from_slice(&(o + 4).to_le_bytes());
+    assert!(matches!(Tables::parse(&b).err(), Some(TableError::SectionOutOfBounds { what: "blend", .. })));
+    b[64..68].copy_from_slice(&0u32.to_le_bytes());
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::BadBlend { offset: 64, what: "blend offset 0 with pairs or groups" }));
+    // Versions before 4 are refused by number.
+    let mut old = v6(&[], &[]);
+    old[4..6].copy_from_slice(&3u16.to_le_bytes());
+    assert_eq!(Tables::parse(&old).err(), Some(TableError::UnsupportedVersion { found: 3 }));
+}
+
+/// A blended vertex of weight 0 lands where bone a's matrix puts it, of weight 4096 where bone b's
+/// matrix times `rel` does, on the GTE model, bit for bit.
+#[test]
+fn the_blend_stage_ends_on_each_bone() {
+    use crate::gte::Gte;
+    use crate::math::{Matrix, Vec3i16, Vec3i32};
+    let a = Matrix::new([[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]], Vec3i32::new(0, 0, 2000));
+    let b = Matrix::new([[0, -4096, 0], [4096, 0, 0], [0, 0, 4096]], Vec3i32::new(100, 50, 2100));
+    let mut gte = Gte::new();
+    gte.set_screen(160, 120, 300);
+    for (weight, expect) in [(0u16, a), (4096, b.mul(&Matrix::new([[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]], Vec3i32::new(10, 20, 30))))] {
+        let blob = v6(&[(0, 1)], &[[0, weight, 0, 2]]);
+        let t = Tables::parse(&blob).unwrap();
+        let (mut sxy, mut sz) = ([0u32; 2], [0u32; 2]);
+        crate::render::blend::project_blended(&mut gte, &t, &[a, b], &mut sxy, &mut sz);
+        gte.set_matrix(&expect);
+        for v in 0..2 {
+            let p = gte.rtps(Vec3i16::from_array(t.vertex(v)));
+            assert_eq!((sxy[v], sz[v]), (p.xy.to_word(), p.z as u32), "weight {weight} vertex {v}");
+        }
+    }
+}
