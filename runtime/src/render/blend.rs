@@ -10,8 +10,8 @@
 //! last group's matrix.
 //!
 //! # Steps (all integer, on the GTE and the CPU, the same code on the console and the host model)
-//! Per pair (groups come sorted by pair): `MV_b' = MV_b * rel` by [`Gte::compose`] (the rotation by
-//! MVMVA, bit-identical to [`Matrix::mul`]), and the difference `D = MV_b' - MV_a`, entry by entry
+//! Per pair (groups come sorted by pair): `MV_b' = MV_b * rel` by [`Gte::compose_packed`] (three
+//! MVMVA for the rotation, one with TR for the translation), and the difference `D = MV_b' - MV_a`, entry by entry
 //! (i32). Per group of weight `w` (FP12, bone `b`'s share): `M = MV_a + (D * w) >> 12` entry by entry
 //! (arithmetic shift; the rotation saturated to i16), loaded as RT / TR, and the group's vertices
 //! projected by RTPT three at a time exactly as a rigid range ([`super::project`]). Linear blend
@@ -26,23 +26,32 @@ use crate::gte::{Cop2, Gte};
 use crate::math::{Matrix, Vec3i32};
 use crate::tables::{Tables, VERTEX_SIZE};
 
-/// `MV_b' - MV_a`, entry by entry.
-#[derive(Clone, Copy, Debug, Default)]
-struct Delta {
-    rotation: [[i32; 3]; 3],
-    translation: [i32; 3],
+/// A matrix as twelve i32 entries: the rotation row by row, then the translation.
+type Entries = [i32; 12];
+
+fn entries(m: &Matrix) -> Entries {
+    let r = &m.rotation;
+    let t = m.translation;
+    [
+        r[0][0] as i32, r[0][1] as i32, r[0][2] as i32, r[1][0] as i32, r[1][1] as i32, r[1][2] as i32,
+        r[2][0] as i32, r[2][1] as i32, r[2][2] as i32, t.x, t.y, t.z,
+    ]
 }
 
-impl Delta {
-    fn between(a: &Matrix, b: &Matrix) -> Delta {
-        let mut rotation = [[0; 3]; 3];
-        for (i, row) in rotation.iter_mut().enumerate() {
-            for (j, e) in row.iter_mut().enumerate() {
-                *e = b.rotation[i][j] as i32 - a.rotation[i][j] as i32;
-            }
-        }
-        let (ta, tb) = (a.translation, b.translation);
-        Delta { rotation, translation: [tb.x.wrapping_sub(ta.x), tb.y.wrapping_sub(ta.y), tb.z.wrapping_sub(ta.z)] }
+/// `a + (d * w) >> 12` entry by entry (`w` FP12, clamped to 0..=4096; wrapping i32 steps, an
+/// arithmetic shift), the rotation saturated to i16. Out of line and loop-shaped: the stage's loop
+/// (this, the pair's compose and the RTPT loop) stays within the console's 4 KiB instruction cache.
+#[inline(never)]
+fn blend_entries(a: &Entries, d: &Entries, w: u16) -> Matrix {
+    let w = w.min(1 << 12) as i32;
+    let mut e = [0i32; 12];
+    for k in 0..12 {
+        e[k] = a[k].wrapping_add(d[k].wrapping_mul(w) >> 12);
+    }
+    let s = |v: i32| v.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+    Matrix {
+        rotation: [[s(e[0]), s(e[1]), s(e[2])], [s(e[3]), s(e[4]), s(e[5])], [s(e[6]), s(e[7]), s(e[8])]],
+        translation: Vec3i32::new(e[9], e[10], e[11]),
     }
 }
 
@@ -50,22 +59,113 @@ impl Delta {
 /// the rotation saturated to i16): what the stage loads for a group of weight `w` between `a` and
 /// `b = MV_b * rel`.
 pub fn blend_matrix(a: &Matrix, b: &Matrix, w: u16) -> Matrix {
-    blend_with(a, &Delta::between(a, b), w)
+    let (a, b) = (entries(a), entries(b));
+    let mut d = [0i32; 12];
+    for k in 0..12 {
+        d[k] = b[k].wrapping_sub(a[k]);
+    }
+    blend_entries(&a, &d, w)
 }
 
+/// A pair's operands: `MV_a` and `MV_b * rel - MV_a` (entries; the compose by
+/// [`Gte::compose_packed`], the console's hand-written loop), or false when a bone lies past
+/// `matrices`.
 #[inline(never)]
-fn blend_with(a: &Matrix, d: &Delta, w: u16) -> Matrix {
-    let w = w.min(1 << 12) as i32;
-    let mut rotation = [[0i16; 3]; 3];
-    for (i, row) in rotation.iter_mut().enumerate() {
-        for (j, e) in row.iter_mut().enumerate() {
-            let v = a.rotation[i][j] as i32 + ((d.rotation[i][j] * w) >> 12);
-            *e = v.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+fn pair_operands<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], pair: u16, a: &mut Entries, d: &mut Entries) -> bool {
+    let (bone_a, bone_b, rel) = tables.blend_pair_words(pair as usize);
+    let (Some(ma), Some(mb)) = (matrices.get(bone_a as usize), matrices.get(bone_b as usize)) else {
+        return false;
+    };
+    let mut composed = [Matrix::IDENTITY];
+    gte.set_matrix(mb);
+    gte.compose_packed(&[rel], &mut composed);
+    let mb = entries(&composed[0]);
+    *a = entries(ma);
+    for k in 0..12 {
+        d[k] = mb[k].wrapping_sub(a[k]);
+    }
+    true
+}
+
+/// Groups whose matrices are made, then projected, in one go: each of the two loops (and what it
+/// calls) stays within the console's 4 KiB instruction cache, which the whole stage in one loop does not.
+const BATCH: usize = 16;
+
+/// The pair whose operands are loaded.
+struct PairState {
+    pair: Option<u16>,
+    usable: bool,
+    a: Entries,
+    d: Entries,
+}
+
+/// Group `g`: pair, weight, first vertex, vertex count.
+#[inline(always)]
+fn group_at(tables: &Tables, words: Option<&[u32]>, g: usize) -> (u16, u16, usize, usize) {
+    match words {
+        Some(w) => (w[2 * g] as u16, (w[2 * g] >> 16) as u16, (w[2 * g + 1] & 0xFFFF) as usize, (w[2 * g + 1] >> 16) as usize),
+        None => {
+            let group = tables.blend_group(g);
+            (group.pair, group.weight, group.first_vertex as usize, group.vertex_count as usize)
         }
     }
-    let t = |a: i32, d: i32| a.wrapping_add(d.wrapping_mul(w) >> 12);
-    let (ta, dt) = (a.translation, d.translation);
-    Matrix { rotation, translation: Vec3i32::new(t(ta.x, dt[0]), t(ta.y, dt[1]), t(ta.z, dt[2])) }
+}
+
+/// The blended matrices of groups `from..from + out.len()` (`usable[i]` false for a pair naming a
+/// bone past `matrices`).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn blend_batch<B: Cop2>(
+    gte: &mut Gte<B>,
+    tables: &Tables,
+    words: Option<&[u32]>,
+    matrices: &[Matrix],
+    from: usize,
+    out: &mut [Matrix],
+    usable: &mut [bool],
+    state: &mut PairState,
+) {
+    for (i, (m, ok)) in out.iter_mut().zip(usable.iter_mut()).enumerate() {
+        let (pair, weight, ..) = group_at(tables, words, from + i);
+        if state.pair != Some(pair) {
+            state.pair = Some(pair);
+            state.usable = pair_operands(gte, tables, matrices, pair, &mut state.a, &mut state.d);
+        }
+        *ok = state.usable;
+        if state.usable {
+            *m = blend_entries(&state.a, &state.d, weight);
+        }
+    }
+}
+
+/// Projects groups `from..from + batch.len()` with their matrices: RTPT three at a time from the
+/// vertex words (or byte by byte for a blob not 4-aligned), as a rigid range.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn project_batch<B: Cop2>(
+    gte: &mut Gte<B>,
+    tables: &Tables,
+    words: Option<&[u32]>,
+    vertex_words: Option<&[u32]>,
+    from: usize,
+    batch: &[Matrix],
+    usable: &[bool],
+    sxy: &mut [u32],
+    sz: &mut [u32],
+) {
+    let capacity = sxy.len().min(sz.len());
+    for (i, (m, &ok)) in batch.iter().zip(usable).enumerate() {
+        let (_, _, first, count) = group_at(tables, words, from + i);
+        let count = count.min(capacity.saturating_sub(first));
+        if !ok || count == 0 {
+            continue;
+        }
+        let (sxy, sz) = (&mut sxy[first..first + count], &mut sz[first..first + count]);
+        match vertex_words.and_then(|w| w.get(2 * first..2 * (first + count))) {
+            Some(w) => project_words(gte, m, w, sxy, sz),
+            None => project_bytes(gte, m, tables.bytes(), tables.vertices_offset() + first * VERTEX_SIZE, count, sxy, sz),
+        }
+    }
 }
 
 /// Projects every blended vertex of `tables` with the bones' model-view `matrices` into `sxy` / `sz`
@@ -75,34 +175,16 @@ pub fn project_blended<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[M
     if groups == 0 {
         return;
     }
-    let bytes = tables.bytes();
-    let base = tables.vertices_offset();
-    let words = crate::bytes::aligned_words(bytes, base, 2 * tables.vertex_count());
-    let capacity = sxy.len().min(sz.len());
-    let mut current: Option<(u16, Matrix, Delta)> = None;
-    for g in 0..groups {
-        let group = tables.blend_group(g);
-        let first = group.first_vertex as usize;
-        let count = (group.vertex_count as usize).min(capacity.saturating_sub(first));
-        if count == 0 {
-            continue;
-        }
-        if current.as_ref().is_none_or(|c| c.0 != group.pair) {
-            let pair = tables.blend_pair(group.pair as usize);
-            let (Some(a), Some(b)) = (matrices.get(pair.a as usize), matrices.get(pair.b as usize)) else {
-                current = None;
-                continue;
-            };
-            let b = gte.compose(b, &pair.rel);
-            current = Some((group.pair, *a, Delta::between(a, &b)));
-        }
-        let Some((_, a, d)) = current.as_ref() else { continue };
-        let m = blend_with(a, d, group.weight);
-        let (sxy, sz) = (&mut sxy[first..first + count], &mut sz[first..first + count]);
-        match words.as_ref().and_then(|w| w.get(2 * first..2 * (first + count))) {
-            Some(w) => project_words(gte, &m, w, sxy, sz),
-            None => project_bytes(gte, &m, bytes, base + first * VERTEX_SIZE, count, sxy, sz),
-        }
+    let words = tables.blend_group_words();
+    let vertex_words = crate::bytes::aligned_words(tables.bytes(), tables.vertices_offset(), 2 * tables.vertex_count());
+    let mut state = PairState { pair: None, usable: false, a: [0; 12], d: [0; 12] };
+    let (mut batch, mut usable) = ([Matrix::IDENTITY; BATCH], [false; BATCH]);
+    let mut from = 0;
+    while from < groups {
+        let n = (groups - from).min(BATCH);
+        blend_batch(gte, tables, words, matrices, from, &mut batch[..n], &mut usable[..n], &mut state);
+        project_batch(gte, tables, words, vertex_words, from, &batch[..n], &usable[..n], sxy, sz);
+        from += n;
     }
 }
 
@@ -114,12 +196,11 @@ mod tests {
     fn the_blend_of_a_matrix_with_itself_is_itself_and_the_ends_are_the_bones() {
         let a = Matrix::new([[4096, 0, 0], [0, 0, -4096], [0, 4096, 0]], Vec3i32::new(100, -200, 3000));
         let b = Matrix::new([[0, -4096, 0], [4096, 0, 0], [0, 0, 4096]], Vec3i32::new(-50, 70, 2900));
-        let d = Delta::between(&a, &b);
-        assert_eq!(blend_with(&a, &d, 0), a);
-        assert_eq!(blend_with(&a, &d, 4096), b);
-        let half = blend_with(&a, &d, 2048);
+        assert_eq!(blend_matrix(&a, &b, 0), a);
+        assert_eq!(blend_matrix(&a, &b, 4096), b);
+        let half = blend_matrix(&a, &b, 2048);
         assert_eq!(half.rotation, [[2048, -2048, 0], [2048, 0, -2048], [0, 2048, 2048]]);
         assert_eq!(half.translation, Vec3i32::new(25, -65, 2950));
-        assert_eq!(blend_with(&a, &Delta::between(&a, &a), 1234), a);
+        assert_eq!(blend_matrix(&a, &a, 1234), a);
     }
 }

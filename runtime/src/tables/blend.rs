@@ -15,8 +15,8 @@
 //! ```text
 //! header (version 6): 64 u32 blend offset (0 without)  68 u16 pair count  70 u16 group count
 //! at the blend offset, 4-aligned:
-//!   pairs, 36 bytes each:  0 u16 bone a   2 u16 bone b   4 i16[9] rel rotation (FP12, row-major)
-//!                         22 i16 0       24 i32[3] rel translation (GTE units)
+//!   pairs, 28 bytes each:  0 u16 bone a   2 u16 bone b   4 u32[6] rel as the GTE's register words
+//!                          ([`PackedMatrix`]: FP12 rotation by columns, translation i16 GTE units)
 //!   groups, 8 bytes each:  0 u16 pair     2 u16 weight (b's share, FP12, 0..=4096)
 //!                          4 u16 first vertex   6 u16 vertex count
 //! ```
@@ -24,10 +24,10 @@
 //! table and the order of the groups; a damaged section is a [`TableError::BadBlend`] (or
 //! `SectionOutOfBounds` / `Misaligned`), never a read outside it.
 
-use super::{i16_at, section, u16_at, u32_at, Storage, TableError, Tables, HEADER_SIZE, HEADER_SIZE_V6};
-use crate::math::{Matrix, Vec3i32};
+use super::{section, u16_at, u32_at, Storage, TableError, Tables, HEADER_SIZE, HEADER_SIZE_V6};
+use crate::gte::PackedMatrix;
 
-pub const PAIR_SIZE: usize = 36;
+pub const PAIR_SIZE: usize = 28;
 pub const GROUP_SIZE: usize = 8;
 /// The largest weight (all of `b`).
 pub const WEIGHT_ONE: u16 = 1 << 12;
@@ -70,8 +70,8 @@ impl Section {
 pub struct BlendPair {
     pub a: u16,
     pub b: u16,
-    /// `inverse(bind b) * bind a`: FP12 rotation, translation in GTE units.
-    pub rel: Matrix,
+    /// `inverse(bind b) * bind a`: FP12 rotation, translation in GTE units (within i16).
+    pub rel: PackedMatrix,
 }
 
 /// A range of vertices of one pair sharing one weight.
@@ -145,13 +145,32 @@ impl<'a> Tables<'a> {
     pub fn blend_pair(&self, index: usize) -> BlendPair {
         assert!(index < self.blend.pair_count);
         let o = self.blend.pairs + index * PAIR_SIZE;
-        let e = |k: usize| i16_at(self.bytes, o + 4 + 2 * k);
-        let t = |k: usize| u32_at(self.bytes, o + 24 + 4 * k) as i32;
-        BlendPair {
-            a: u16_at(self.bytes, o),
-            b: u16_at(self.bytes, o + 2),
-            rel: Matrix::new([[e(0), e(1), e(2)], [e(3), e(4), e(5)], [e(6), e(7), e(8)]], Vec3i32::new(t(0), t(1), t(2))),
+        let mut rel = PackedMatrix { words: [0; 6] };
+        for (k, w) in rel.words.iter_mut().enumerate() {
+            *w = u32_at(self.bytes, o + 4 + 4 * k);
         }
+        BlendPair { a: u16_at(self.bytes, o), b: u16_at(self.bytes, o + 2), rel }
+    }
+
+    /// Pair `index`'s bones and `rel` as a [`PackedMatrix`] read word by word (a 4-aligned blob; else
+    /// as [`Tables::blend_pair`]): the renderer's per-pair read.
+    #[inline]
+    pub(crate) fn blend_pair_words(&self, index: usize) -> (u16, u16, PackedMatrix) {
+        let o = self.blend.pairs + index * PAIR_SIZE;
+        match crate::bytes::aligned_words(self.bytes, o, PAIR_SIZE / 4) {
+            Some(w) => (w[0] as u16, (w[0] >> 16) as u16, PackedMatrix { words: [w[1], w[2], w[3], w[4], w[5], w[6]] }),
+            None => {
+                let p = self.blend_pair(index);
+                (p.a, p.b, p.rel)
+            }
+        }
+    }
+
+    /// The groups as words, two each (`pair | weight << 16`, `first | count << 16`), when the blob
+    /// sits 4-aligned: the renderer's per-group read.
+    #[inline]
+    pub(crate) fn blend_group_words(&self) -> Option<&'a [u32]> {
+        crate::bytes::aligned_words(self.bytes, self.blend.groups, 2 * self.blend.group_count)
     }
 
     /// Group `index` (< `blend_group_count()`; panics otherwise like slice indexing).

@@ -36,9 +36,9 @@
 //!                       u32 data offset, u32 data size, u32 events offset (0 without events)
 //! events of a clip, 4 bytes each: u16 frame (below the clip's frame count), u16 name
 //! blend (rigid-gte, version 6; [`blend`] documents it): vertices that follow two bones
-//!   pairs, 36 bytes each: u16 bone a, u16 bone b (a != b, both below the bone count),
-//!                         i16[9] rotation (FP12, row-major), i16 0, i32[3] translation:
-//!                         b's bind-local space from a's (`inverse(bind b) * bind a`)
+//!   pairs, 28 bytes each: u16 bone a, u16 bone b (a != b, both below the bone count),
+//!                         u32[6] b's bind-local space from a's (`inverse(bind b) * bind a`) as the
+//!                         GTE's register words (`gte::PackedMatrix`: FP12 columns, i16 translation)
 //!   groups, 8 bytes each, sorted by pair: u16 pair, u16 weight (bone b's share, FP12, 0..=4096),
 //!                         u16 first vertex, u16 vertex count (inside the vertices, in a's local space)
 //! ```

@@ -618,11 +618,9 @@ fn v6(pairs: &[(u16, u16)], groups: &[[u16; 4]]) -> Vec<u8> {
         for v in [a, bone_b] {
             b.extend_from_slice(&v.to_le_bytes());
         }
-        for e in [4096i16, 0, 0, 0, 4096, 0, 0, 0, 4096, 0] {
-            b.extend_from_slice(&e.to_le_bytes());
-        }
-        for t in [10i32, 20, 30] {
-            b.extend_from_slice(&t.to_le_bytes());
+        let rel = crate::math::Matrix::new([[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]], crate::math::Vec3i32::new(10, 20, 30));
+        for w in crate::gte::PackedMatrix::pack(&rel).unwrap().words {
+            b.extend_from_slice(&w.to_le_bytes());
         }
     }
     for g in groups {
@@ -650,7 +648,7 @@ fn reads_the_blend_section_of_a_version_6_blob() {
     assert_eq!((t.blend_pair_count(), t.blend_group_count(), t.blended_vertex_count()), (1, 1, 2));
     let pair = t.blend_pair(0);
     assert_eq!((pair.a, pair.b), (0, 1));
-    assert_eq!(pair.rel, crate::math::Matrix::new([[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]], crate::math::Vec3i32::new(10, 20, 30)));
+    assert_eq!(pair.rel.unpack(), crate::math::Matrix::new([[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]], crate::math::Vec3i32::new(10, 20, 30)));
     assert_eq!(t.blend_group(0), blend::BlendGroup { pair: 0, weight: 2048, first_vertex: 0, vertex_count: 2 });
     // Without a section: nothing blended, and a version 5 blob reads the same way.
     let empty = v6(&[], &[]);
@@ -669,7 +667,7 @@ fn a_damaged_blend_section_is_a_table_error_naming_its_offset() {
     let b = v6(&[(0, 1)], &[[1, 2048, 0, 2]]);
     assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadIndex { what: "blend group pair", .. })));
     let b = v6(&[(0, 1)], &[[0, 4097, 0, 2]]);
-    assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadBlend { offset, .. }) if offset == at(&b) + 36 + 2));
+    assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadBlend { offset, .. }) if offset == at(&b) + 28 + 2));
     let b = v6(&[(0, 1)], &[[0, 2048, 1, 2]]);
     assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadIndex { what: "blend group vertex range", value: 3, limit: 3, .. })));
     let b = v6(&[(0, 1), (1, 0)], &[[1, 2048, 0, 1], [0, 2048, 1, 1]]);

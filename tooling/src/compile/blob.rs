@@ -153,12 +153,10 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         for (a, b, rel) in &parts.blend_pairs {
             put_u16(&mut out, *a);
             put_u16(&mut out, *b);
-            for e in rel.rotation.iter().flatten() {
-                out.extend_from_slice(&e.to_le_bytes());
-            }
-            put_u16(&mut out, 0);
-            for t in [rel.translation.x, rel.translation.y, rel.translation.z] {
-                out.extend_from_slice(&t.to_le_bytes());
+            let packed = psxanim_runtime::gte::PackedMatrix::pack(rel)
+                .ok_or_else(|| format!("bones {a} and {b} lie more than 32,767 GTE units apart; a blend pair's offset is an i16"))?;
+            for w in packed.words {
+                put_u32(&mut out, w);
             }
         }
         for g in &parts.blend_groups {

@@ -441,6 +441,7 @@ pub fn slots(c: &Character, blending: &Blending) -> (Vec<Slot>, Vec<BlendPair>) 
         .map(|&(a, b)| {
             let rel = c.bones[b].bind.inverse().mul(&c.bones[a].bind);
             let e = |i: usize, j: usize| (rel.m[i][j] * 4096.0).round().clamp(-32768.0, 32767.0) as i16;
+            // Within i16 (the blob stores it so); a pair further apart fails when the blob is assembled.
             let t = |i: usize| rel.t[i].round().clamp(i32::MIN as f64, i32::MAX as f64) as i32;
             let rel_fixed = psxanim_runtime::math::Matrix::new(
                 [[e(0, 0), e(0, 1), e(0, 2)], [e(1, 0), e(1, 1), e(1, 2)], [e(2, 0), e(2, 1), e(2, 2)]],
