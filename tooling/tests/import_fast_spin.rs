@@ -71,7 +71,7 @@ fn the_fast_spin_fixture_imports_in_rigid_mode_within_the_stated_accuracy_at_eve
         let clip = c.clips.iter().find(|cl| cl.name == name).unwrap_or_else(|| panic!("{name} in {names:?}"));
         assert_eq!(clip.frame_count(), frames, "{name}");
     }
-    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, max_influences: 1, ..Default::default() }).unwrap();
     let t = Tables::parse(&out.blob).unwrap();
     let threshold = out.report.accuracy.threshold;
     assert_eq!(threshold, 2.0);
@@ -114,7 +114,7 @@ fn the_fast_spin_fixture_imports_in_rigid_mode_within_the_stated_accuracy_at_eve
     assert!((worst - out.report.accuracy.versus_rigid.max).abs() < 1e-6, "{worst}");
     assert!(out.report.max_format_error <= RIGID_FORMAT_BUDGET);
     // Still far smaller than the same clips as baked vertices.
-    let baked = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
+    let baked = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None, pose_tolerance: None, max_influences: 1, ..Default::default() }).unwrap();
     assert!(out.report.animation_bytes * 10 < baked.report.animation_bytes, "{}", out.report.animation_bytes);
 }
 
@@ -184,7 +184,7 @@ fn spinning(axis: [f64; 3], degrees: f64, drift: f64, start: [f64; 3], frames: u
             let local = [(r * a.cos()).round(), (r * a.sin()).round(), (r * (0.5 * a).sin()).round()];
             let bone = i % 2;
             let bind = if bone == 1 { [local[0], local[1] + child_offset[1], local[2]] } else { local };
-            Vertex { bind, bone, mesh: "Spinner".into(), source_index: i }
+            Vertex { bind, bone, second: None, mesh: "Spinner".into(), source_index: i }
         })
         .collect();
     let mut q = axis_angle(start, start.iter().map(|c| c * c).sum::<f64>().sqrt());
@@ -204,7 +204,7 @@ fn spinning(axis: [f64; 3], degrees: f64, drift: f64, start: [f64; 3], frames: u
 /// between the runtime's decoded pose and the exact one, the clip's frames per block and its sign flips
 /// within blocks.
 fn format_error(c: &Character) -> (f64, usize, usize) {
-    let out = compile(c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
+    let out = compile(c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, max_influences: 1, ..Default::default() }).unwrap();
     let t = Tables::parse(&out.blob).unwrap();
     let mut order: Vec<usize> = (0..c.vertices.len()).collect();
     order.sort_by_key(|&v| c.vertices[v].bone);
@@ -238,7 +238,7 @@ fn a_60_degree_spin_a_frame_is_stored_with_small_blocks_or_sign_flips_and_a_slow
 /// ufbx's positions, so it may add the rounding of bone-local vertices, 0.87), or when the compiler
 /// refused it pointing at baked storage (never a clip silently stored out of budget).
 fn within_budget_or_warned(c: &Character) -> bool {
-    match compile(c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }) {
+    match compile(c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, max_influences: 1, ..Default::default() }) {
         Ok(out) => {
             let e = format_error(c).0;
             e <= RIGID_FORMAT_BUDGET
@@ -264,7 +264,7 @@ fn prop_spinning_among_slow_bones(degrees: f64) -> Character {
             let a = k as f64 * 0.4;
             let local = [(800.0 * a.cos()).round(), (1200.0 * a.sin()).round(), (500.0 * (0.5 * a).sin()).round()];
             let bind = [local[0] + bone.bind.t[0], local[1], local[2]];
-            vertices.push(Vertex { bind, bone: b, mesh: "Body".into(), source_index: vertices.len() });
+            vertices.push(Vertex { bind, bone: b, second: None, mesh: "Body".into(), source_index: vertices.len() });
         }
     }
     let poses: Vec<Vec<Affine>> = (0..60)
@@ -293,7 +293,7 @@ fn one_fast_spinning_bone_costs_its_clip_little_more_than_a_slow_one() {
         let c = prop_spinning_among_slow_bones(degrees);
         let (e, _, _) = format_error(&c);
         assert!(e <= RIGID_FORMAT_BUDGET, "{degrees}: {e}");
-        compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap().report.animation_bytes
+        compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, max_influences: 1, ..Default::default() }).unwrap().report.animation_bytes
     };
     let slow = bytes(5.0);
     for degrees in [20.0, 45.0] {

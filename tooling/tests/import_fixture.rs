@@ -93,7 +93,7 @@ fn inside(bounds: [[i16; 3]; 2], p: [f64; 3]) -> bool {
 #[test]
 fn rigid_tables_decode_to_ufbx_positions_and_bounds_cover_every_sample() {
     let c = load(&ImportOptions::default());
-    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, max_influences: 1, ..Default::default() }).unwrap();
     let t = Tables::parse(&out.blob).unwrap();
     assert_eq!(t.storage(), Storage::RigidGte);
     assert_eq!((t.bone_count(), t.vertex_count(), t.triangle_count(), t.clip_count()), (11, 352, 660, 3));
@@ -174,7 +174,7 @@ fn rigid_tables_decode_to_ufbx_positions_and_bounds_cover_every_sample() {
 #[test]
 fn baked_frames_decode_within_half_a_q8_step_and_share_identical_payloads() {
     let c = load(&ImportOptions::default());
-    let out = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
+    let out = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None, pose_tolerance: None, max_influences: 1, ..Default::default() }).unwrap();
     let t = Tables::parse(&out.blob).unwrap();
     assert_eq!(t.storage(), Storage::BakedVertices);
     let bounds = t.bounds();
@@ -214,13 +214,13 @@ fn baked_frames_decode_within_half_a_q8_step_and_share_identical_payloads() {
 #[test]
 fn accuracy_threshold_fails_the_import_and_names_where() {
     let c = load(&ImportOptions { clips: Some(vec!["Walk".into()]), ..Default::default() });
-    let err = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: Some(0.5), pose_tolerance: None, ..Default::default() }).unwrap_err();
+    let err = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: Some(0.5), pose_tolerance: None, max_influences: 1, ..Default::default() }).unwrap_err();
     let ImportError::Accuracy { clip, max, threshold, .. } = &err else { panic!("{err}") };
     assert_eq!(clip, "Walk");
     assert!(*max > 0.5 && *threshold == 0.5);
     assert!(err.to_string().contains("--max-error"));
     // Overriding it accepts the same data.
-    compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: Some(f64::INFINITY), pose_tolerance: None, ..Default::default() }).unwrap();
+    compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: Some(f64::INFINITY), pose_tolerance: None, max_influences: 1, ..Default::default() }).unwrap();
 }
 
 #[test]
@@ -255,7 +255,7 @@ fn a_centimetre_rig_with_three_influences_and_a_270_degree_spin_compiles_within_
     for b in &c.bones {
         assert!(b.bind_scale.iter().all(|s| (s - 40.96).abs() < 1e-3), "{}: {:?}", b.name, b.bind_scale);
     }
-    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, max_influences: 1, ..Default::default() }).unwrap();
     assert!(out.report.max_format_error <= 1.0);
     assert!(out.report.accuracy.versus_rigid.max <= 2.0, "{:?}", out.report.accuracy);
     // The forearm turns 270 degrees about its own axis: at frame 20 it is half-way round (180 degrees,

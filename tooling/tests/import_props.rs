@@ -106,7 +106,7 @@ fn props_bind_to_their_nearest_bone_ancestor_and_count_against_the_totals() {
 #[test]
 fn rigid_tables_carry_the_props_in_their_bones_ranges_and_move_them_as_ufbx_does() {
     let c = load_props();
-    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, max_influences: 1, ..Default::default() }).unwrap();
     let t = Tables::parse(&out.blob).unwrap();
     // Range order: by bone, the file's order within a bone (`order[new] = old`).
     let mut order: Vec<usize> = (0..c.vertices.len()).collect();
@@ -169,7 +169,7 @@ fn rigid_tables_carry_the_props_in_their_bones_ranges_and_move_them_as_ufbx_does
 #[test]
 fn baked_frames_move_the_props_as_ufbx_does() {
     let c = load_props();
-    let out = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
+    let out = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: None, pose_tolerance: None, max_influences: 1, ..Default::default() }).unwrap();
     let t = Tables::parse(&out.blob).unwrap();
     let scene = ufbx::load_file(fixture("prop.fbx").to_str().unwrap(), ufbx::LoadOpts::default()).unwrap();
     let mut frame = vec![[0i16; 3]; t.vertex_count()];
@@ -307,7 +307,7 @@ fn a_mesh_under_a_declared_bone_follows_it_with_its_node_and_geometric_transform
     assert_eq!((take.name.as_str(), take.frame_count()), ("Take", 31));
     let end = take.rigid_reference[30][0];
     assert!(axis_error(end, [0.7 * 4096.0, -1.25 * 4096.0, 0.0]) < 1e-3, "{end:?}");
-    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
+    let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, max_influences: 1, ..Default::default() }).unwrap();
     assert!(out.report.accuracy.versus_rigid.max <= 2.0, "{:?}", out.report.accuracy);
     assert_eq!(out.report.ranges, [("Arm".to_string(), 0, 3)]);
     // Stored in the bone's own axes (the file's: Y up), 0.5 m right of and 0.25 m above its origin.

@@ -15,7 +15,7 @@ fn load() -> Character {
 }
 
 fn compiled(c: &Character, storage: StorageMode, max_error: Option<f64>) -> Compiled {
-    compile(c, &CompileOptions { storage, max_error, pose_tolerance: None, ..Default::default() }).expect("the fixture compiles")
+    compile(c, &CompileOptions { storage, max_error, pose_tolerance: None, max_influences: 1, ..Default::default() }).expect("the fixture compiles")
 }
 
 /// Every quad of the stream in winding order (blob numbering).

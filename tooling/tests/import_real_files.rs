@@ -75,7 +75,7 @@ fn load(name: &str, options: &ImportOptions) -> Result<Character, String> {
 }
 
 fn build(c: &Character, storage: StorageMode) -> Result<Compiled, String> {
-    compile(c, &CompileOptions { storage, max_error: None, pose_tolerance: None, ..Default::default() }).map_err(|e| e.to_string())
+    compile(c, &CompileOptions { storage, max_error: None, pose_tolerance: None, max_influences: 1, ..Default::default() }).map_err(|e| e.to_string())
 }
 
 use psxanim::cli::inspect_tables::positions;

@@ -21,7 +21,7 @@ fn psxanim(args: &[&str]) -> (i32, String, String) {
 fn imported(dir: &std::path::Path, storage: &str) -> String {
     let out = dir.join(storage);
     let (code, _, stderr) =
-        psxanim(&["import", fixture("character.fbx").to_str().unwrap(), "--storage", storage, "-o", out.to_str().unwrap()]);
+        psxanim(&["import", fixture("character.fbx").to_str().unwrap(), "--storage", storage, "-o", out.to_str().unwrap(), "--max-influences", "1"]);
     assert_eq!(code, 0, "{stderr}");
     out.join("character.pxsk").to_str().unwrap().to_string()
 }
@@ -68,7 +68,7 @@ fn frame_positions_are_the_consoles_and_match_ufbx() {
     // Against ufbx's evaluation: the rigid positions are the console's FP12/GTE path, whose error the
     // import reports (console_fp12).
     let c = import(&fixture("character.fbx"), &ImportOptions::default(), &mut |_, _, _| {}).unwrap();
-    let compiled = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
+    let compiled = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, max_influences: 1, ..Default::default() }).unwrap();
     let t = Tables::parse(&compiled.blob).unwrap();
     let walk = t.find_clip("Walk").unwrap();
     let mut order: Vec<usize> = (0..c.vertices.len()).collect();

@@ -87,6 +87,15 @@ fn pair_operands<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix]
     true
 }
 
+/// The matrix the stage loads for group `g` (< `tables.blend_group_count()`) under the bones'
+/// `matrices` (None for a pair naming a bone past them): for tools that place the blended vertices
+/// as the console does (`psxanim inspect --frame`, previews).
+pub fn group_matrix<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], g: usize) -> Option<Matrix> {
+    let group = tables.blend_group(g);
+    let (mut a, mut d) = ([0; 12], [0; 12]);
+    pair_operands(gte, tables, matrices, group.pair, &mut a, &mut d).then(|| blend_entries(&a, &d, group.weight))
+}
+
 /// Groups whose matrices are made, then projected, in one go: each of the two loops (and what it
 /// calls) stays within the console's 4 KiB instruction cache, which the whole stage in one loop does not.
 const BATCH: usize = 16;

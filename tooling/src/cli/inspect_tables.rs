@@ -29,9 +29,22 @@ pub struct TablesReport {
     /// Base colour of every material.
     pub materials: Vec<[u8; 3]>,
     pub clips: Vec<ClipReport>,
+    /// Rigid-gte version 6: the blend section's groups (vertices between two bones, one weight each).
+    pub blend_groups: Vec<BlendGroupReport>,
     /// The decoded frame, when one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frame: Option<FrameReport>,
+}
+
+#[derive(Serialize)]
+pub struct BlendGroupReport {
+    /// The pair's bones (indices): `a` the strongest, `b` the second.
+    pub a: usize,
+    pub b: usize,
+    /// Bone b's share, FP12.
+    pub weight: u16,
+    pub first_vertex: u16,
+    pub vertex_count: u16,
 }
 
 #[derive(Serialize)]
@@ -132,6 +145,19 @@ pub fn report(path: &str, bytes: &[u8], clip: Option<&str>, frame: Option<usize>
         primitive_words: t.primitive_words(),
         materials: (0..t.material_count()).map(|m| t.material(m)).collect(),
         clips,
+        blend_groups: (0..t.blend_group_count())
+            .map(|g| {
+                let group = t.blend_group(g);
+                let pair = t.blend_pair(group.pair as usize);
+                BlendGroupReport {
+                    a: pair.a as usize,
+                    b: pair.b as usize,
+                    weight: group.weight,
+                    first_vertex: group.first_vertex,
+                    vertex_count: group.vertex_count,
+                }
+            })
+            .collect(),
         frame,
     })
 }
@@ -162,6 +188,17 @@ pub fn positions(t: &Tables, clip: usize, frame: usize) -> Result<Vec<[i32; 3]>,
                     *p = gte.transform(Vec3i16::from_array(t.vertex(v))).to_array();
                 }
             }
+            // Blended vertices (two bones): each group's blended matrix, as the console's blend stage.
+            for g in 0..t.blend_group_count() {
+                let group = t.blend_group(g);
+                let Some(m) = psxanim_runtime::render::blend::group_matrix(&mut gte, t, &matrices, g) else { continue };
+                gte.set_matrix(&m);
+                let first = (group.first_vertex as usize).min(out.len());
+                let end = (first + group.vertex_count as usize).min(out.len());
+                for (v, p) in out.iter_mut().enumerate().take(end).skip(first) {
+                    *p = gte.transform(Vec3i16::from_array(t.vertex(v))).to_array();
+                }
+            }
             Ok(out)
         }
     }
@@ -186,6 +223,16 @@ pub fn summary(r: &TablesReport) -> String {
     for (i, b) in r.bones.iter().enumerate() {
         let parent = b.parent.map_or("-".to_string(), |p| p.to_string());
         s += &format!("  bone {i:<3} {:<24} parent {parent:<4} vertices {}+{}\n", b.name, b.first_vertex, b.vertex_count);
+    }
+    for (i, g) in r.blend_groups.iter().enumerate() {
+        s += &format!(
+            "  blend {i:<3} {} + {} weight {:.3} vertices {}+{}\n",
+            r.bones[g.a].name,
+            r.bones[g.b].name,
+            g.weight as f64 / 4096.0,
+            g.first_vertex,
+            g.vertex_count
+        );
     }
     for (i, c) in r.clips.iter().enumerate() {
         s += &format!("  clip {i:<3} {:<24} {:>5} frames at {} Hz, {} bytes\n", c.name, c.frames, c.rate_hz, c.bytes);
