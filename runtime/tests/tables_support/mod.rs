@@ -1,6 +1,7 @@
 //! Every reader of a character blob on one input, as the fuzz target `tables_runtime` runs it (it
 //! includes this file): parse; decode the first, middle, last and one-past-the-end frame of each clip
-//! (random access and frame after frame); build a pose cache into a bounded buffer; render with and
+//! (random access and frame after frame); read every blend pair and group and make each group's
+//! matrix; build a pose cache into a bounded buffer; render with and
 //! without it, stepped and interpolated, through a camera that sees the bounds and one that looks
 //! away, into a collecting sink and into a flat-packet sink; crossfade between clips and play each
 //! clip's events through an Animator. Only errors may come out: any panic, hang or out-of-bounds
@@ -266,6 +267,19 @@ pub fn exercise(blob: &[u8], scratch: &mut Scratch, cache_buffer: &mut [PackedMa
     report.parsed = true;
     for b in 0..tables.bone_count() {
         let _ = tables.name(tables.bone(b).name_offset);
+    }
+    // The blend section (version 6): every pair and group in range, each group's matrix made from
+    // any bone matrices (identity here) without a read outside the blob.
+    for p in 0..tables.blend_pair_count() {
+        let pair = tables.blend_pair(p);
+        assert!((pair.a as usize) < tables.bone_count() && (pair.b as usize) < tables.bone_count() && pair.a != pair.b);
+    }
+    let identity = vec![Matrix::IDENTITY; tables.bone_count()];
+    let mut gte = Gte::with_backend(GteModel::new());
+    for g in 0..tables.blend_group_count() {
+        let group = tables.blend_group(g);
+        assert!(group.first_vertex as usize + group.vertex_count as usize <= tables.vertex_count());
+        let _ = psxanim_runtime::render::blend::group_matrix(&mut gte, &tables, &identity, g);
     }
     decode_clips(&tables, scratch);
     render_all(&tables, None, scratch, &mut report);

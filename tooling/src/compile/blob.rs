@@ -5,6 +5,11 @@ use psxanim_runtime::tables::{decode_lane, delta_word_count, Header, Storage, CL
 
 use super::primitives::Stream;
 
+/// A blend pair as the blob stores it: bone a, bone b, b's bind-local space from a's.
+pub type BlendPairPart = (u16, u16, Matrix);
+/// A blend group as the blob stores it: pair, weight (FP12), first vertex, vertex count.
+pub type BlendGroupPart = [u16; 4];
+
 /// Everything the blob holds, already encoded; [`assemble`] only lays it out.
 pub struct BlobParts<'a> {
     pub storage: Storage,
@@ -21,8 +26,8 @@ pub struct BlobParts<'a> {
     pub payloads: &'a [u8],
     /// Rigid: the blend section's pairs (bone a, bone b, b's bind-local space from a's) and groups
     /// (pair, weight, first vertex, vertex count; sorted by pair): `tables::blend`.
-    pub blend_pairs: Vec<(u16, u16, Matrix)>,
-    pub blend_groups: Vec<[u16; 4]>,
+    pub blend_pairs: Vec<BlendPairPart>,
+    pub blend_groups: Vec<BlendGroupPart>,
 }
 
 pub struct ClipPart<'a> {

@@ -416,7 +416,7 @@ impl RigidLayout {
     }
 
     /// The blend section as the blob stores it.
-    pub fn blend_parts(&self) -> (Vec<(u16, u16, psxanim_runtime::math::Matrix)>, Vec<[u16; 4]>) {
+    pub fn blend_parts(&self) -> (Vec<super::blob::BlendPairPart>, Vec<super::blob::BlendGroupPart>) {
         (
             self.pairs.iter().map(|p| (p.a as u16, p.b as u16, p.rel_fixed)).collect(),
             self.groups.iter().map(|g| [g.pair as u16, g.weight, g.first, g.count]).collect(),
