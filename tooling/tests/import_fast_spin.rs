@@ -184,7 +184,7 @@ fn spinning(axis: [f64; 3], degrees: f64, drift: f64, start: [f64; 3], frames: u
             let local = [(r * a.cos()).round(), (r * a.sin()).round(), (r * (0.5 * a).sin()).round()];
             let bone = i % 2;
             let bind = if bone == 1 { [local[0], local[1] + child_offset[1], local[2]] } else { local };
-            Vertex { bind, bone, second: None, mesh: "Spinner".into(), source_index: i }
+            Vertex { bind, bone, second: None, second_fix: psxanim::fbx::Affine::IDENTITY, mesh: "Spinner".into(), source_index: i }
         })
         .collect();
     let mut q = axis_angle(start, start.iter().map(|c| c * c).sum::<f64>().sqrt());
@@ -264,7 +264,7 @@ fn prop_spinning_among_slow_bones(degrees: f64) -> Character {
             let a = k as f64 * 0.4;
             let local = [(800.0 * a.cos()).round(), (1200.0 * a.sin()).round(), (500.0 * (0.5 * a).sin()).round()];
             let bind = [local[0] + bone.bind.t[0], local[1], local[2]];
-            vertices.push(Vertex { bind, bone: b, second: None, mesh: "Body".into(), source_index: vertices.len() });
+            vertices.push(Vertex { bind, bone: b, second: None, second_fix: psxanim::fbx::Affine::IDENTITY, mesh: "Body".into(), source_index: vertices.len() });
         }
     }
     let poses: Vec<Vec<Affine>> = (0..60)

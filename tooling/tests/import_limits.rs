@@ -22,6 +22,7 @@ fn character(vertices: usize, spread: f64, frames: usize, pose: impl Fn(usize) -
                 bind: [r * a.cos(), 8192.0 + r * a.sin(), r * (a * 0.5).sin()],
                 bone: i % 2,
                 second: None,
+                second_fix: psxanim::fbx::Affine::IDENTITY,
                 mesh: "Synthetic".into(),
                 source_index: i,
             }

@@ -126,7 +126,7 @@ pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64, ble
     let second: Vec<Option<(usize, f64, [f64; 3])>> = (0..c.vertices.len())
         .map(|old| {
             let v = &c.vertices[old];
-            blending.weight(v).map(|(b, w)| (b, w as f64 / 4096.0, c.bones[b].bind.inverse().apply(v.bind)))
+            blending.weight(v).map(|(b, w)| (b, w as f64 / 4096.0, c.bones[b].bind.inverse().apply(v.second_fix.apply(v.bind))))
         })
         .collect();
     let reference = |clip: usize, frame: usize, old: usize| {
@@ -429,17 +429,32 @@ impl RigidLayout {
     }
 }
 
-/// Each vertex's slot and the pairs they name (sorted by bones).
+/// Each vertex's slot and the pairs they name (sorted by bones). A pair is two bones and one `rel`:
+/// vertices whose clusters were bound at different poses (`Vertex::second_fix`) get pairs of their own.
 pub fn slots(c: &Character, blending: &Blending) -> (Vec<Slot>, Vec<BlendPair>) {
     let weights: Vec<Option<(usize, u16)>> = c.vertices.iter().map(|v| blending.weight(v)).collect();
-    let mut keys: Vec<(usize, usize)> =
-        c.vertices.iter().zip(&weights).filter_map(|(v, w)| w.map(|(b, _)| (v.bone, b))).collect();
-    keys.sort_unstable();
-    keys.dedup();
-    let pairs: Vec<BlendPair> = keys
+    let mut raw: Vec<(usize, usize, Affine)> = Vec::new();
+    let mut of_vertex: Vec<Option<(usize, u16)>> = vec![None; c.vertices.len()];
+    for (i, (v, w)) in c.vertices.iter().zip(&weights).enumerate() {
+        let Some((b, weight)) = *w else { continue };
+        let same = |p: &(usize, usize, Affine)| p.0 == v.bone && p.1 == b && p.2.max_difference(&v.second_fix) < 1e-6;
+        let k = raw.iter().position(same).unwrap_or_else(|| {
+            raw.push((v.bone, b, v.second_fix));
+            raw.len() - 1
+        });
+        of_vertex[i] = Some((k, weight));
+    }
+    let mut order: Vec<usize> = (0..raw.len()).collect();
+    order.sort_by_key(|&k| (raw[k].0, raw[k].1));
+    let mut renumbered = vec![0; raw.len()];
+    for (new, &old) in order.iter().enumerate() {
+        renumbered[old] = new;
+    }
+    let pairs: Vec<BlendPair> = order
         .iter()
-        .map(|&(a, b)| {
-            let rel = c.bones[b].bind.inverse().mul(&c.bones[a].bind);
+        .map(|&k| {
+            let (a, b, fix) = raw[k];
+            let rel = c.bones[b].bind.inverse().mul(&fix).mul(&c.bones[a].bind);
             let e = |i: usize, j: usize| (rel.m[i][j] * 4096.0).round().clamp(-32768.0, 32767.0) as i16;
             // Within i16 (the blob stores it so); a pair further apart fails when the blob is assembled.
             let t = |i: usize| rel.t[i].round().clamp(i32::MIN as f64, i32::MAX as f64) as i32;
@@ -453,9 +468,9 @@ pub fn slots(c: &Character, blending: &Blending) -> (Vec<Slot>, Vec<BlendPair>) 
     let slots = c
         .vertices
         .iter()
-        .zip(&weights)
-        .map(|(v, w)| match w {
-            Some((b, weight)) => Slot::Blend(keys.binary_search(&(v.bone, *b)).expect("listed above"), *weight),
+        .zip(&of_vertex)
+        .map(|(v, p)| match p {
+            Some((k, weight)) => Slot::Blend(renumbered[*k], *weight),
             None => Slot::Rigid(v.bone),
         })
         .collect();

@@ -562,6 +562,7 @@ fn bind_vertices(
                         bind: to_model.apply([pos.x, pos.y, pos.z]),
                         bone,
                         second: None,
+                        second_fix: Affine::IDENTITY,
                         mesh: mesh_name.clone(),
                         source_index: v,
                     });
@@ -607,7 +608,7 @@ fn reduce_skin(
             first_unweighted.get_or_insert(v);
             if let Some((bone, to_model, _)) = &on_node {
                 let pos = m.mesh.vertices[v];
-                out.vertices.push(Vertex { bind: to_model.apply([pos.x, pos.y, pos.z]), bone: *bone, second: None, mesh: mesh_name.clone(), source_index: v });
+                out.vertices.push(Vertex { bind: to_model.apply([pos.x, pos.y, pos.z]), bone: *bone, second: None, second_fix: Affine::IDENTITY, mesh: mesh_name.clone(), source_index: v });
                 out.clusters.push(None);
             }
             continue;
@@ -630,19 +631,27 @@ fn reduce_skin(
         let world = bone_bind.mul(&Affine::from_ufbx(&cluster.geometry_to_bone));
         let pos = m.mesh.vertices[v];
         // The second strongest influence (ties: the lower cluster index), its share of the two.
+        let mut second_fix = Affine::IDENTITY;
         let second = usable
             .iter()
             .filter(|w| !std::ptr::eq(**w, strongest))
             .max_by(|a, b| a.weight.total_cmp(&b.weight).then(b.cluster_index.cmp(&a.cluster_index)))
             .and_then(|w| {
-                let node = skin.clusters[w.cluster_index as usize].bone_node.as_ref()?;
+                let other_cluster: &ufbx::SkinCluster = &skin.clusters[w.cluster_index as usize];
+                let node = other_cluster.bone_node.as_ref()?;
                 let other = bone_of_node[&node.element.typed_id];
+                let other_bind =
+                    bind_of_node.get(&node.element.typed_id).copied().unwrap_or_else(|| Affine::from_ufbx(&other_cluster.bind_to_world));
+                // Model from geometry through each cluster: the second's place from the first's.
+                let through = |bind: Affine, g2b: &ufbx::Matrix| conv.mul(&bind).mul(&Affine::from_ufbx(g2b));
+                second_fix = through(other_bind, &other_cluster.geometry_to_bone).mul(&through(bone_bind, &cluster.geometry_to_bone).inverse());
                 (other != bone).then_some((other, w.weight / (w.weight + strongest.weight)))
             });
         out.vertices.push(Vertex {
             bind: conv.mul(&world).apply([pos.x, pos.y, pos.z]),
             bone,
             second,
+            second_fix,
             mesh: mesh_name.clone(),
             source_index: v,
         });

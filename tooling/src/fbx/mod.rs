@@ -144,6 +144,10 @@ pub struct Vertex {
     /// when the vertex has one: rigid-gte blends the two (`--max-influences 2`); further influences are
     /// dropped (counted in [`WeightReduction`]).
     pub second: Option<(usize, f64)>,
+    /// Where the second influence's cluster places the vertex at bind, from where the strongest's does
+    /// (model space; the identity when the file binds both at one pose, which Maya's bind poses need
+    /// not): rigid-gte's pair maps the vertex into the second bone's space through it.
+    pub second_fix: Affine,
     /// Which mesh (by name) and which of its vertices this came from, for messages.
     pub mesh: String,
     pub source_index: usize,

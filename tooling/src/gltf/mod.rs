@@ -174,13 +174,19 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
         let bind = conv.mul(&skeleton.bind_of_node[&bone_node]).mul(&local).apply(v.position);
         let bone = skeleton.bone_of_node[&bone_node];
         // The second strongest influence and its share of the two (influences come strongest first).
+        let mut second_fix = Affine::IDENTITY;
         let second = match (v.binding, v.influences.get(1)) {
-            (Binding::Skin(_), Some(&(node, w))) => {
+            (Binding::Skin(s), Some(&(node, w))) => {
+                // Model from mesh through each joint's inverse bind: the second's place from the first's.
+                let through = |n: usize, slot: usize| conv.mul(&skeleton.bind_of_node[&n]).mul(&skins[s].inverse_bind[slot]);
+                if skeleton.bind_of_node.contains_key(&node) {
+                    second_fix = through(node, v.joint_slots[1]).mul(&through(bone_node, v.joint_slots[0]).inverse());
+                }
                 skeleton.bone_of_node.get(&node).copied().filter(|&b| b != bone).map(|b| (b, w / (w + v.influences[0].1)))
             }
             _ => None,
         };
-        vertices.push(Vertex { bind, bone, second, mesh: v.label.clone(), source_index: v.source_index });
+        vertices.push(Vertex { bind, bone, second, second_fix, mesh: v.label.clone(), source_index: v.source_index });
     }
 
     let limit = |what, count, limit| if count > limit { Err(ImportError::TooMany { path: p.clone(), what, count, limit }) } else { Ok(()) };
