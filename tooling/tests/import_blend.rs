@@ -1,0 +1,73 @@
+//! Two influences per vertex in rigid-gte (`--max-influences 2`, the default): the fixture
+//! character's joint rings blend their two bones on the console, and come within a unit of true
+//! skinning, where one bone per vertex leaves them 56 units away.
+
+mod import_support;
+
+use import_support::fixture;
+use psxanim::cli::inspect_tables::positions;
+use psxanim::compile::{compile, CompileOptions, StorageMode};
+use psxanim::fbx::{import, ImportOptions};
+use psxanim_runtime::tables::Tables;
+
+fn character() -> psxanim::fbx::Character {
+    import(&fixture("character.fbx"), &ImportOptions::default(), &mut |_, _, _| {}).unwrap()
+}
+
+#[test]
+fn joints_blend_two_bones_and_come_within_a_unit_of_true_skinning() {
+    let c = character();
+    let two = compile(&c, &CompileOptions::default()).unwrap();
+    let r = &two.report;
+    assert_eq!((r.blended_vertices, r.blend_pairs.len(), r.max_influences), (80, 10, 2));
+    assert!(r.blend_pairs.iter().all(|p| p.vertices == 8 && p.groups == 1), "{:?}", r.blend_pairs);
+    let a = &r.accuracy;
+    assert!(a.one_bone_versus_skinned.max > 50.0, "one bone: {}", a.one_bone_versus_skinned.max);
+    assert!(a.versus_skinned.max < 2.0, "two bones: {}", a.versus_skinned.max);
+    let t = Tables::parse(&two.blob).unwrap();
+    assert_eq!((t.blend_pair_count(), t.blend_group_count(), t.blended_vertex_count()), (10, 10, 80));
+    // The rigid ranges and the blend groups cover every vertex once, the groups after the ranges.
+    let mut covered = vec![0u8; t.vertex_count()];
+    let rigid_end = (0..t.bone_count()).map(|b| t.bone(b)).map(|b| (b.first_vertex + b.vertex_count) as usize).max().unwrap();
+    for b in 0..t.bone_count() {
+        let bone = t.bone(b);
+        covered[bone.first_vertex as usize..(bone.first_vertex + bone.vertex_count) as usize].iter_mut().for_each(|c| *c += 1);
+    }
+    for g in 0..t.blend_group_count() {
+        let group = t.blend_group(g);
+        assert!(group.first_vertex as usize >= rigid_end);
+        covered[group.first_vertex as usize..(group.first_vertex + group.vertex_count) as usize].iter_mut().for_each(|c| *c += 1);
+    }
+    assert!(covered.iter().all(|&c| c == 1));
+    // What the console computes (inspect's positions: the runtime's stages on the GTE model) stays
+    // within the reported console error of the two-bone pose everywhere: every blended vertex's place
+    // is one of the skinned references of its frame within that bound.
+    let bound = a.console_fp12.as_ref().unwrap().max + a.versus_skinned.max;
+    let walk = t.find_clip("Walk").unwrap();
+    for f in [0, 12] {
+        let p = positions(&t, walk, f).unwrap();
+        for v in rigid_end..t.vertex_count() {
+            let near = c.clips[walk].skinned_reference[f]
+                .iter()
+                .map(|s| (0..3).map(|k| (p[v][k] as f64 - s[k]).abs()).fold(0.0, f64::max))
+                .fold(f64::INFINITY, f64::min);
+            assert!(near <= bound + 1e-9, "frame {f} vertex {v}: {near} from true skinning, bound {bound}");
+        }
+    }
+}
+
+#[test]
+fn one_influence_keeps_the_rigid_layout_without_a_blend_section() {
+    let c = character();
+    let one = compile(&c, &CompileOptions { max_influences: 1, ..Default::default() }).unwrap();
+    assert_eq!((one.report.blended_vertices, one.report.blend_pairs.len()), (0, 0));
+    let t = Tables::parse(&one.blob).unwrap();
+    assert_eq!(t.blend_group_count(), 0);
+    assert!(one.report.accuracy.versus_skinned.max > 50.0);
+    // A threshold above every second weight keeps every vertex rigid too.
+    let high = compile(&c, &CompileOptions { blend_threshold: 0.5, ..Default::default() }).unwrap();
+    assert_eq!(high.report.blended_vertices, 0);
+    // Baked storage is true skinning, with no blend section.
+    let baked = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, ..Default::default() }).unwrap();
+    assert_eq!(Tables::parse(&baked.blob).unwrap().blend_group_count(), 0);
+}
