@@ -134,15 +134,16 @@ fn compact_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> u32 {
 }
 
 /// Ticks of `scene::PROJECT_BENCH_RUNS` runs of the rigid blob's rigid ranges (`project_rigid`),
-/// then of its blended vertices (`blend::project_blended`), posed with "Walk" at `MEASURED_FRAME`
+/// then of its blended vertices (`blend::project_blended`), then of the blend groups' matrices alone
+/// (`blend::group_matrix`), posed with "Walk" at `MEASURED_FRAME`
 /// (`scene::SLOT_RIGID_PROJECT_BENCH`, `scene::SLOT_BLEND_PROJECT_BENCH`). Zeros if the decode fails.
-fn project_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 2] {
+fn project_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 3] {
     use psxanim_runtime::render::{blend, bones, project};
     let bones_n = rigid.bone_count().min(scratch.samples.len());
     let n = rigid.vertex_count().min(scratch.sxy.len());
     let clip = rigid.find_clip("Walk").unwrap_or(usize::MAX);
     if rigid.decode_pose(clip, MEASURED_FRAME as usize, &mut scratch.samples[..bones_n]).is_err() {
-        return [0; 2];
+        return [0; 3];
     }
     let object = scene::camera_at(0).view;
     bones::bone_matrices(gte, rigid, &scratch.samples[..bones_n], &object, &mut scratch.matrices[..bones_n]);
@@ -156,7 +157,15 @@ fn project_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 
     for _ in 0..scene::PROJECT_BENCH_RUNS {
         blend::project_blended(gte, rigid, matrices, &mut scratch.sxy[..n], &mut scratch.sz[..n]);
     }
-    [rigid_ticks, timer::ticks_since(started) as u32]
+    let blended_ticks = timer::ticks_since(started) as u32;
+    // The groups' matrices alone (a compose per pair, a blend per group): the rest is projection.
+    let started = timer::now();
+    for _ in 0..scene::PROJECT_BENCH_RUNS {
+        for g in 0..rigid.blend_group_count() {
+            let _ = core::hint::black_box(blend::group_matrix(gte, rigid, matrices, g));
+        }
+    }
+    [rigid_ticks, blended_ticks, timer::ticks_since(started) as u32]
 }
 
 /// Ticks of the rigid pose construction bench (`scene::SLOT_SAMPLE_MATRIX_BENCH`,
@@ -437,9 +446,10 @@ extern "C" fn main() -> ! {
                 }
             }
             record.set_cycles(SLOT_COMPACT_BENCH, compact_bench(&mut gte, &scene.models.rigid, scratch));
-            let [rigid_projection, blended_projection] = project_bench(&mut gte, &scene.models.rigid, scratch);
+            let [rigid_projection, blended_projection, group_matrices] = project_bench(&mut gte, &scene.models.rigid, scratch);
             record.set_cycles(scene::SLOT_RIGID_PROJECT_BENCH, rigid_projection);
             record.set_cycles(scene::SLOT_BLEND_PROJECT_BENCH, blended_projection);
+            record.set_cycles(scene::SLOT_BLEND_MATRICES_BENCH, group_matrices);
             let [local, posed, padded, posed_q14, composed_q14] = pose_bench(&mut gte, &scene.models.rigid, scratch);
             record.set_cycles(scene::SLOT_SAMPLE_MATRIX_BENCH, local);
             record.set_cycles(scene::SLOT_POSE_MATRICES_BENCH, posed);

@@ -18,6 +18,9 @@ pub struct CycleFigures {
     pub blended_vertex_cycles: Option<f64>,
     pub blended_vertices: usize,
     pub blend_groups: usize,
+    /// Of `blended_vertex_cycles`, the groups' matrices (a compose per pair and a blend per group;
+    /// the bench composes every group's pair), per group.
+    pub blend_group_matrix_cycles: Option<f64>,
     pub baked_cycles_per_vertex: Option<f64>,
     /// Pose evaluation: sample decoding (with the pose cache: the cached frame's lookup) plus bone
     /// matrices (with the cache: one compose per bone).
@@ -251,6 +254,11 @@ pub(super) fn cycle_figures(models: scene::Models, twenty_blob: Option<&[u8]>, v
         },
         blended_vertices: models.rigid.blended_vertex_count(),
         blend_groups: models.rigid.blend_group_count(),
+        blend_group_matrix_cycles: {
+            let ticks = view.cycles(scene::SLOT_BLEND_MATRICES_BENCH);
+            let groups = models.rigid.blend_group_count();
+            (ticks != 0 && groups > 0).then(|| ticks as f64 * CYCLES_PER_TICK / scene::PROJECT_BENCH_RUNS as f64 / groups as f64)
+        },
         baked_cycles_per_vertex: baked_cpv,
         rigid_pose_cycles: rigid_pose,
         rigid_sample_decode_cycles: mean(&|c| Some(c.decode), Some("Rigid")),
