@@ -13,7 +13,7 @@
 //! Per pair (groups come sorted by pair): `MV_b' = MV_b * rel` by [`Gte::compose_packed`] (three
 //! MVMVA for the rotation, one with TR for the translation), and the difference `D = MV_b' - MV_a`, entry by entry
 //! (i32). Per group of weight `w` (FP12, bone `b`'s share): `M = MV_a + (D * w) >> 12` entry by entry
-//! (arithmetic shift; the rotation saturated to i16), loaded as RT / TR, and the group's vertices
+//! (arithmetic shift; the rotation saturated to i16), each entry computed into its RT / TR register, and the group's vertices
 //! projected by RTPT three at a time exactly as a rigid range ([`super::project`]). Linear blend
 //! skinning is linear in the matrices: `M * p = (1 - w) * MV_a * p + w * MV_b * rel * p`, up to the
 //! FP12 rounding of `M`'s entries.
@@ -25,70 +25,69 @@
 //! operands dominate), 250 cycles a blended vertex in all; the 60 needs that per-group
 //! work in registers or the scratchpad (an asm loop), or fewer groups.
 
-use super::project::{project_bytes, project_words};
+use super::project::{project_loaded_bytes, project_loaded_words};
+use crate::gte::regs::ctrl;
 use crate::gte::{Cop2, Gte};
 use crate::math::{Matrix, Vec3i32};
 use crate::tables::{Tables, VERTEX_SIZE};
 
-/// A matrix as twelve i32 entries: the rotation row by row, then the translation.
-type Entries = [i32; 12];
-
-fn entries(m: &Matrix) -> Entries {
-    let r = &m.rotation;
-    let t = m.translation;
-    [
-        r[0][0] as i32, r[0][1] as i32, r[0][2] as i32, r[1][0] as i32, r[1][1] as i32, r[1][2] as i32,
-        r[2][0] as i32, r[2][1] as i32, r[2][2] as i32, t.x, t.y, t.z,
-    ]
+/// One entry of a group's matrix: `a + ((b - a) * w) >> 12` (wrapping i32 steps, an arithmetic shift).
+#[inline(always)]
+fn lerp(a: i32, b: i32, w: i32) -> i32 {
+    a.wrapping_add(b.wrapping_sub(a).wrapping_mul(w) >> 12)
 }
 
-/// `a + (d * w) >> 12` entry by entry (`w` FP12, clamped to 0..=4096; wrapping i32 steps, an
-/// arithmetic shift), the rotation saturated to i16. Out of line and loop-shaped: the stage's loop
-/// (this, the pair's compose and the RTPT loop) stays within the console's 4 KiB instruction cache.
-#[inline(never)]
-fn blend_entries(a: &Entries, d: &Entries, w: u16) -> Matrix {
-    let w = w.min(1 << 12) as i32;
-    let mut e = [0i32; 12];
-    for k in 0..12 {
-        e[k] = a[k].wrapping_add(d[k].wrapping_mul(w) >> 12);
-    }
-    let s = |v: i32| v.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
-    Matrix {
-        rotation: [[s(e[0]), s(e[1]), s(e[2])], [s(e[3]), s(e[4]), s(e[5])], [s(e[6]), s(e[7]), s(e[8])]],
-        translation: Vec3i32::new(e[9], e[10], e[11]),
-    }
+/// A rotation entry saturated to i16, as its RT half-word.
+#[inline(always)]
+fn half(v: i32) -> u32 {
+    v.clamp(i16::MIN as i32, i16::MAX as i32) as u16 as u32
 }
 
-/// The blended matrix of one group, `a + ((b - a) * w) >> 12` entry by entry (`w` FP12, 0..=4096;
-/// the rotation saturated to i16): what the stage loads for a group of weight `w` between `a` and
-/// `b = MV_b * rel`.
+/// The blended matrix of one group, `a + ((b - a) * w) >> 12` entry by entry (`w` FP12, clamped to
+/// 0..=4096; the rotation saturated to i16): what the stage loads for a group of weight `w` between
+/// `a` and `b = MV_b * rel`.
 pub fn blend_matrix(a: &Matrix, b: &Matrix, w: u16) -> Matrix {
-    let (a, b) = (entries(a), entries(b));
-    let mut d = [0i32; 12];
-    for k in 0..12 {
-        d[k] = b[k].wrapping_sub(a[k]);
+    let w = w.min(1 << 12) as i32;
+    let mut rotation = [[0i16; 3]; 3];
+    for (i, row) in rotation.iter_mut().enumerate() {
+        for (j, e) in row.iter_mut().enumerate() {
+            *e = half(lerp(a.rotation[i][j] as i32, b.rotation[i][j] as i32, w)) as u16 as i16;
+        }
     }
-    blend_entries(&a, &d, w)
+    let (ta, tb) = (a.translation, b.translation);
+    Matrix { rotation, translation: Vec3i32::new(lerp(ta.x, tb.x, w), lerp(ta.y, tb.y, w), lerp(ta.z, tb.z, w)) }
 }
 
-/// A pair's operands: `MV_a` and `MV_b * rel - MV_a` (entries; the compose by
-/// [`Gte::compose_packed`], the console's hand-written loop), or false when a bone lies past
-/// `matrices`.
+/// Loads RT and TR with [`blend_matrix`]`(a, b, w)`, each entry computed and written straight to its
+/// register (no matrix in memory: the console has no data cache, and the operands' loads and stores
+/// were most of a group's cost).
 #[inline(never)]
-fn pair_operands<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], pair: u16, a: &mut Entries, d: &mut Entries) -> bool {
+fn load_blend<B: Cop2>(gte: &mut Gte<B>, a: &Matrix, b: &Matrix, w: u16) {
+    let w = w.min(1 << 12) as i32;
+    let (ra, rb) = (&a.rotation, &b.rotation);
+    let e = |i: usize, j: usize| half(lerp(ra[i][j] as i32, rb[i][j] as i32, w));
+    gte.write_ctrl::<{ ctrl::RT11RT12 }>(e(0, 0) | e(0, 1) << 16);
+    gte.write_ctrl::<{ ctrl::RT13RT21 }>(e(0, 2) | e(1, 0) << 16);
+    gte.write_ctrl::<{ ctrl::RT22RT23 }>(e(1, 1) | e(1, 2) << 16);
+    gte.write_ctrl::<{ ctrl::RT31RT32 }>(e(2, 0) | e(2, 1) << 16);
+    gte.write_ctrl::<{ ctrl::RT33 }>(e(2, 2));
+    let (ta, tb) = (a.translation, b.translation);
+    gte.write_ctrl::<{ ctrl::TRX }>(lerp(ta.x, tb.x, w) as u32);
+    gte.write_ctrl::<{ ctrl::TRY }>(lerp(ta.y, tb.y, w) as u32);
+    gte.write_ctrl::<{ ctrl::TRZ }>(lerp(ta.z, tb.z, w) as u32);
+}
+
+/// A pair's bone a and `MV_b * rel` (by [`Gte::compose_packed`], the console's hand-written loop),
+/// or None when a bone lies past `matrices`.
+#[inline(never)]
+fn pair_operands<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], pair: u16, b_rel: &mut Matrix) -> Option<usize> {
     let (bone_a, bone_b, rel) = tables.blend_pair_words(pair as usize);
-    let (Some(ma), Some(mb)) = (matrices.get(bone_a as usize), matrices.get(bone_b as usize)) else {
-        return false;
-    };
-    let mut composed = [Matrix::IDENTITY];
+    let (a, b) = (bone_a as usize, bone_b as usize);
+    let mb = matrices.get(b)?;
+    matrices.get(a)?;
     gte.set_matrix(mb);
-    gte.compose_packed(&[rel], &mut composed);
-    let mb = entries(&composed[0]);
-    *a = entries(ma);
-    for k in 0..12 {
-        d[k] = mb[k].wrapping_sub(a[k]);
-    }
-    true
+    gte.compose_packed(&[rel], core::slice::from_mut(b_rel));
+    Some(a)
 }
 
 /// The matrix the stage loads for group `g` (< `tables.blend_group_count()`) under the bones'
@@ -96,20 +95,9 @@ fn pair_operands<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix]
 /// as the console does (`psxanim inspect --frame`, previews).
 pub fn group_matrix<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], g: usize) -> Option<Matrix> {
     let group = tables.blend_group(g);
-    let (mut a, mut d) = ([0; 12], [0; 12]);
-    pair_operands(gte, tables, matrices, group.pair, &mut a, &mut d).then(|| blend_entries(&a, &d, group.weight))
-}
-
-/// Groups whose matrices are made, then projected, in one go: each of the two loops (and what it
-/// calls) stays within the console's 4 KiB instruction cache, which the whole stage in one loop does not.
-const BATCH: usize = 16;
-
-/// The pair whose operands are loaded.
-struct PairState {
-    pair: Option<u16>,
-    usable: bool,
-    a: Entries,
-    d: Entries,
+    let mut b_rel = Matrix::IDENTITY;
+    let a = pair_operands(gte, tables, matrices, group.pair, &mut b_rel)?;
+    Some(blend_matrix(&matrices[a], &b_rel, group.weight))
 }
 
 /// Group `g`: pair, weight, first vertex, vertex count.
@@ -124,60 +112,13 @@ fn group_at(tables: &Tables, words: Option<&[u32]>, g: usize) -> (u16, u16, usiz
     }
 }
 
-/// The blended matrices of groups `from..from + out.len()` (`usable[i]` false for a pair naming a
-/// bone past `matrices`).
+/// One group's vertices with the loaded matrix (word by word, or byte by byte for a blob not 4-aligned).
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn blend_batch<B: Cop2>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    words: Option<&[u32]>,
-    matrices: &[Matrix],
-    from: usize,
-    out: &mut [Matrix],
-    usable: &mut [bool],
-    state: &mut PairState,
-) {
-    for (i, (m, ok)) in out.iter_mut().zip(usable.iter_mut()).enumerate() {
-        let (pair, weight, ..) = group_at(tables, words, from + i);
-        if state.pair != Some(pair) {
-            state.pair = Some(pair);
-            state.usable = pair_operands(gte, tables, matrices, pair, &mut state.a, &mut state.d);
-        }
-        *ok = state.usable;
-        if state.usable {
-            *m = blend_entries(&state.a, &state.d, weight);
-        }
-    }
-}
-
-/// Projects groups `from..from + batch.len()` with their matrices: RTPT three at a time from the
-/// vertex words (or byte by byte for a blob not 4-aligned), as a rigid range.
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
-fn project_batch<B: Cop2>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    words: Option<&[u32]>,
-    vertex_words: Option<&[u32]>,
-    from: usize,
-    batch: &[Matrix],
-    usable: &[bool],
-    sxy: &mut [u32],
-    sz: &mut [u32],
-) {
-    let capacity = sxy.len().min(sz.len());
-    for (i, (m, &ok)) in batch.iter().zip(usable).enumerate() {
-        let (_, _, first, count) = group_at(tables, words, from + i);
-        let count = count.min(capacity.saturating_sub(first));
-        if !ok || count == 0 {
-            continue;
-        }
-        let (sxy, sz) = (&mut sxy[first..first + count], &mut sz[first..first + count]);
-        match vertex_words.and_then(|w| w.get(2 * first..2 * (first + count))) {
-            Some(w) => project_words(gte, m, w, sxy, sz),
-            None => project_bytes(gte, m, tables.bytes(), tables.vertices_offset() + first * VERTEX_SIZE, count, sxy, sz),
-        }
+fn project_group<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, vertex_words: Option<&[u32]>, first: usize, sxy: &mut [u32], sz: &mut [u32]) {
+    let count = sxy.len();
+    match vertex_words.and_then(|w| w.get(2 * first..2 * (first + count))) {
+        Some(w) => project_loaded_words(gte, w, sxy, sz),
+        None => project_loaded_bytes(gte, tables.bytes(), tables.vertices_offset() + first * VERTEX_SIZE, count, sxy, sz),
     }
 }
 
@@ -190,14 +131,22 @@ pub fn project_blended<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[M
     }
     let words = tables.blend_group_words();
     let vertex_words = crate::bytes::aligned_words(tables.bytes(), tables.vertices_offset(), 2 * tables.vertex_count());
-    let mut state = PairState { pair: None, usable: false, a: [0; 12], d: [0; 12] };
-    let (mut batch, mut usable) = ([Matrix::IDENTITY; BATCH], [false; BATCH]);
-    let mut from = 0;
-    while from < groups {
-        let n = (groups - from).min(BATCH);
-        blend_batch(gte, tables, words, matrices, from, &mut batch[..n], &mut usable[..n], &mut state);
-        project_batch(gte, tables, words, vertex_words, from, &batch[..n], &usable[..n], sxy, sz);
-        from += n;
+    let capacity = sxy.len().min(sz.len());
+    let mut b_rel = Matrix::IDENTITY;
+    let (mut pair, mut a) = (None, None);
+    for g in 0..groups {
+        let (p, weight, first, count) = group_at(tables, words, g);
+        let count = count.min(capacity.saturating_sub(first));
+        if count == 0 {
+            continue;
+        }
+        if pair != Some(p) {
+            pair = Some(p);
+            a = pair_operands(gte, tables, matrices, p, &mut b_rel);
+        }
+        let Some(ma) = a.and_then(|a| matrices.get(a)) else { continue };
+        load_blend(gte, ma, &b_rel, weight);
+        project_group(gte, tables, vertex_words, first, &mut sxy[first..first + count], &mut sz[first..first + count]);
     }
 }
 

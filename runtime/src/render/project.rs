@@ -79,11 +79,20 @@ pub fn project_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Mat
 /// two vertices.
 #[inline(always)]
 pub(super) fn project_words<B: Cop2>(gte: &mut Gte<B>, m: &Matrix, words: &[u32], sxy: &mut [u32], sz: &mut [u32]) {
+    if (words.len() / 2).min(sxy.len()).min(sz.len()) == 0 {
+        return;
+    }
+    gte.set_matrix(m);
+    project_loaded_words(gte, words, sxy, sz)
+}
+
+/// [`project_words`] with the matrix already in RT / TR.
+#[inline(always)]
+pub(super) fn project_loaded_words<B: Cop2>(gte: &mut Gte<B>, words: &[u32], sxy: &mut [u32], sz: &mut [u32]) {
     let count = (words.len() / 2).min(sxy.len()).min(sz.len());
     if count == 0 {
         return;
     }
-    gte.set_matrix(m);
     let (sxy, sz) = (&mut sxy[..count], &mut sz[..count]);
     let done = gte.backend_mut().rtpt_words(&words[..2 * count], sxy, sz);
     if done < count && count >= 3 {
@@ -99,11 +108,16 @@ pub(super) fn project_words<B: Cop2>(gte: &mut Gte<B>, m: &Matrix, words: &[u32]
 /// [`project_words`] for a blob that does not sit 4-aligned: the vertices read byte by byte from
 /// `bytes[start..]`.
 pub(super) fn project_bytes<B: Cop2>(gte: &mut Gte<B>, m: &Matrix, bytes: &[u8], start: usize, count: usize, sxy: &mut [u32], sz: &mut [u32]) {
+    gte.set_matrix(m);
+    project_loaded_bytes(gte, bytes, start, count, sxy, sz)
+}
+
+/// [`project_bytes`] with the matrix already in RT / TR.
+pub(super) fn project_loaded_bytes<B: Cop2>(gte: &mut Gte<B>, bytes: &[u8], start: usize, count: usize, sxy: &mut [u32], sz: &mut [u32]) {
     let count = count.min(sxy.len()).min(sz.len());
     if count == 0 {
         return;
     }
-    gte.set_matrix(m);
     let at = |i: usize| (word(bytes, start + i * VERTEX_SIZE), word(bytes, start + i * VERTEX_SIZE + 4));
     project_run(gte, count, at, &mut sxy[..count], &mut sz[..count])
 }
