@@ -21,9 +21,9 @@
 //! Cost: one compose per pair, twelve multiplies per group, and per vertex what a rigid vertex
 //! costs; the importer quantises the weights (`--blend-levels`) so that groups stay large. Measured on
 //! mednafen (the character example's bench, 10 pairs of one 8-vertex group each): about 27 cycles a
-//! vertex for the RTPTs but about 2,000 a group for its matrix (main-RAM loads and stores of the
-//! operands dominate), 250 cycles a blended vertex in all; the 60 needs that per-group
-//! work in registers or the scratchpad (an asm loop), or fewer groups.
+//! vertex for the RTPTs but about 1,000 a group for its matrix (the pair's compose and loads of both
+//! matrices from main RAM, twelve multiplies), 154 cycles a blended vertex in all; the 60
+//! needs that per-group work in registers or the scratchpad (an asm loop), or fewer groups.
 
 use super::project::{project_loaded_bytes, project_loaded_words};
 use crate::gte::regs::ctrl;
@@ -100,53 +100,82 @@ pub fn group_matrix<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matr
     Some(blend_matrix(&matrices[a], &b_rel, group.weight))
 }
 
-/// Group `g`: pair, weight, first vertex, vertex count.
-#[inline(always)]
-fn group_at(tables: &Tables, words: Option<&[u32]>, g: usize) -> (u16, u16, usize, usize) {
-    match words {
-        Some(w) => (w[2 * g] as u16, (w[2 * g] >> 16) as u16, (w[2 * g + 1] & 0xFFFF) as usize, (w[2 * g + 1] >> 16) as usize),
-        None => {
-            let group = tables.blend_group(g);
-            (group.pair, group.weight, group.first_vertex as usize, group.vertex_count as usize)
-        }
+/// One group's vertices with the loaded matrix, as [`project_loaded_words`] projects them (whole
+/// triples, then the last three again, or a short group apart): kept small, the stage's loop stays
+/// within the console's 4 KiB instruction cache. `words`, `sxy` and `sz` hold the group's vertices.
+#[inline(never)]
+fn project_group<B: Cop2>(gte: &mut Gte<B>, words: &[u32], sxy: &mut [u32], sz: &mut [u32]) {
+    let count = sxy.len();
+    if count < 3 {
+        return project_short(gte, words, sxy, sz);
+    }
+    let done = gte.backend_mut().rtpt_words(words, sxy, sz);
+    if done < count {
+        let last = count - 3;
+        gte.backend_mut().rtpt_words(&words[2 * last..], &mut sxy[last..], &mut sz[last..]);
     }
 }
 
-/// One group's vertices with the loaded matrix (word by word, or byte by byte for a blob not 4-aligned).
+/// A group of one or two vertices.
+#[cold]
 #[inline(never)]
-fn project_group<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, vertex_words: Option<&[u32]>, first: usize, sxy: &mut [u32], sz: &mut [u32]) {
-    let count = sxy.len();
-    match vertex_words.and_then(|w| w.get(2 * first..2 * (first + count))) {
-        Some(w) => project_loaded_words(gte, w, sxy, sz),
-        None => project_loaded_bytes(gte, tables.bytes(), tables.vertices_offset() + first * VERTEX_SIZE, count, sxy, sz),
-    }
+fn project_short<B: Cop2>(gte: &mut Gte<B>, words: &[u32], sxy: &mut [u32], sz: &mut [u32]) {
+    project_loaded_words(gte, words, sxy, sz)
 }
 
 /// Projects every blended vertex of `tables` with the bones' model-view `matrices` into `sxy` / `sz`
 /// (see the module's contract). Pairs naming a bone past `matrices` are skipped.
 pub fn project_blended<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u32]) {
-    let groups = tables.blend_group_count();
-    if groups == 0 {
+    if tables.blend_group_count() == 0 {
         return;
     }
-    let words = tables.blend_group_words();
     let vertex_words = crate::bytes::aligned_words(tables.bytes(), tables.vertices_offset(), 2 * tables.vertex_count());
+    let (Some(groups), Some(vertex_words)) = (tables.blend_group_words(), vertex_words) else {
+        return project_blended_unaligned(gte, tables, matrices, sxy, sz);
+    };
     let capacity = sxy.len().min(sz.len());
     let mut b_rel = Matrix::IDENTITY;
-    let (mut pair, mut a) = (None, None);
-    for g in 0..groups {
-        let (p, weight, first, count) = group_at(tables, words, g);
+    let (mut pair, mut a) = (u32::MAX, None);
+    for g in groups.chunks_exact(2) {
+        let (first, count) = ((g[1] & 0xFFFF) as usize, (g[1] >> 16) as usize);
         let count = count.min(capacity.saturating_sub(first));
         if count == 0 {
             continue;
         }
-        if pair != Some(p) {
-            pair = Some(p);
-            a = pair_operands(gte, tables, matrices, p, &mut b_rel);
+        if g[0] & 0xFFFF != pair {
+            pair = g[0] & 0xFFFF;
+            a = pair_operands(gte, tables, matrices, pair as u16, &mut b_rel);
+        }
+        let (Some(ma), Some(words)) = (a.and_then(|a| matrices.get(a)), vertex_words.get(2 * first..2 * (first + count))) else {
+            continue;
+        };
+        load_blend(gte, ma, &b_rel, (g[0] >> 16) as u16);
+        project_group(gte, words, &mut sxy[first..first + count], &mut sz[first..first + count]);
+    }
+}
+
+/// [`project_blended`] for a blob that does not sit 4-aligned: the same results, read byte by byte.
+#[cold]
+#[inline(never)]
+fn project_blended_unaligned<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u32]) {
+    let capacity = sxy.len().min(sz.len());
+    let mut b_rel = Matrix::IDENTITY;
+    let (mut pair, mut a) = (None, None);
+    for g in 0..tables.blend_group_count() {
+        let group = tables.blend_group(g);
+        let first = group.first_vertex as usize;
+        let count = (group.vertex_count as usize).min(capacity.saturating_sub(first));
+        if count == 0 {
+            continue;
+        }
+        if pair != Some(group.pair) {
+            pair = Some(group.pair);
+            a = pair_operands(gte, tables, matrices, group.pair, &mut b_rel);
         }
         let Some(ma) = a.and_then(|a| matrices.get(a)) else { continue };
-        load_blend(gte, ma, &b_rel, weight);
-        project_group(gte, tables, vertex_words, first, &mut sxy[first..first + count], &mut sz[first..first + count]);
+        load_blend(gte, ma, &b_rel, group.weight);
+        let start = tables.vertices_offset() + first * VERTEX_SIZE;
+        project_loaded_bytes(gte, tables.bytes(), start, count, &mut sxy[first..first + count], &mut sz[first..first + count]);
     }
 }
 
