@@ -693,3 +693,27 @@ pub fn console_positions(
         |a, b, pair, w| psxanim_runtime::render::blend::blend_matrix(a, &b.mul(&pair.rel_fixed), w),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Blending;
+    use crate::fbx::{Affine, Vertex};
+
+    fn vertex(second: Option<(usize, f64)>) -> Vertex {
+        Vertex { bind: [0.0; 3], bone: 0, second, second_fix: Affine::IDENTITY, mesh: "m".into(), source_index: 0 }
+    }
+
+    #[test]
+    fn the_second_share_is_quantised_to_the_levels_and_below_the_threshold_stays_rigid() {
+        let two = Blending { two: true, threshold: 1.0 / 64.0, levels: 32 };
+        assert_eq!(two.weight(&vertex(Some((1, 0.25)))), Some((1, 1024)));
+        assert_eq!(two.weight(&vertex(Some((1, 0.5)))), Some((1, 2048)));
+        // 0.3 is nearest 10/32.
+        assert_eq!(two.weight(&vertex(Some((2, 0.3)))), Some((2, 1280)));
+        assert_eq!(two.weight(&vertex(Some((1, 0.01)))), None, "below the threshold");
+        assert_eq!(two.weight(&vertex(None)), None);
+        assert_eq!(Blending { threshold: 0.0, ..two }.weight(&vertex(Some((1, 0.01)))), None, "rounds to level 0");
+        assert_eq!(Blending { two: false, ..two }.weight(&vertex(Some((1, 0.25)))), None, "--max-influences 1");
+        assert_eq!(Blending { levels: 4, ..two }.weight(&vertex(Some((1, 0.3)))), Some((1, 1024)));
+    }
+}
