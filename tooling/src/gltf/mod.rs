@@ -175,7 +175,13 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
     limit("vertices", vertices.len(), MAX_VERTICES)?;
     limit("triangles", geo.triangles.len(), MAX_TRIANGLES)?;
     limit("skeleton bones", skeleton.bones.len(), MAX_NODES)?;
-    let scene_nodes = nodes.order.iter().filter(|n| src.doc.nodes().nth(**n).is_some_and(|x| x.camera().is_none())).count();
+    // The scene's nodes but cameras and the mesh nodes left out (`--meshes`, `--skip-mesh`, `--skinned-only`).
+    let kept: HashSet<usize> = mesh_nodes.iter().map(|(n, _)| *n).collect();
+    let scene_nodes = nodes
+        .order
+        .iter()
+        .filter(|&&n| src.doc.nodes().nth(n).is_some_and(|x| x.camera().is_none() && (x.mesh().is_none() || kept.contains(&n))))
+        .count();
     limit("nodes", scene_nodes, MAX_NODES)?;
     for v in &vertices {
         check_range(&p, v, v.bind, "bind pose")?;
