@@ -7,7 +7,7 @@ use super::affine::{Affine, Degenerate};
 use super::limits::*;
 use super::error::{check_range, degenerate};
 use super::{
-    AnimatedShape, Bone, Character, Clip, ImportError, ImportOptions, Material, Prop, Triangle, Vertex, WeightReduction,
+    AnimatedShape, Bone, Character, Clip, ImportError, ImportOptions, Material, Prop, TextureRef, Triangle, Vertex, WeightReduction,
 };
 
 /// Weights at or below this are treated as absent (exporters write tiny leftovers).
@@ -45,7 +45,8 @@ pub fn import(
     if options.rate == 0 || options.rate > 60 {
         return Err(ImportError::BadRate { path: p, rate: options.rate });
     }
-    let opts = ufbx::LoadOpts { load_external_files: false, ignore_embedded: true, ..Default::default() };
+    // Embedded media are kept: a binary FBX may carry its textures.
+    let opts = ufbx::LoadOpts { load_external_files: false, ignore_embedded: false, ..Default::default() };
     let scene = ufbx::load_file(&p, opts)
         .map_err(|e| ImportError::Load { path: p.clone(), message: e.description.to_string() })?;
     let conv = options.scaled(file_to_model(&scene.settings));
@@ -659,6 +660,21 @@ fn strongest_weight(skin: &ufbx::SkinDeformer, v: usize) -> Option<&ufbx::SkinWe
         .max_by(|a, b| a.weight.total_cmp(&b.weight).then(b.cluster_index.cmp(&a.cluster_index)))
 }
 
+/// The material's base-colour texture (PBR base colour, else the FBX diffuse colour's), with its
+/// embedded content and the file names the FBX gives for it.
+fn base_texture(mat: &ufbx::Material) -> Option<TextureRef> {
+    let t: &ufbx::Texture = mat.pbr.base_color.texture.as_ref().or(mat.fbx.diffuse_color.texture.as_ref())?;
+    let mut paths: Vec<String> = Vec::new();
+    for p in [&t.relative_filename, &t.absolute_filename, &t.filename] {
+        if !p.is_empty() && !paths.iter().any(|q| q == &**p) {
+            paths.push(p.to_string());
+        }
+    }
+    let embedded = (!t.content.is_empty()).then(|| t.content.to_vec());
+    let name = paths.first().cloned().unwrap_or_else(|| t.element.name.to_string());
+    Some(TextureRef { name, embedded, paths })
+}
+
 /// Triangles (fans/ear-clipping by ufbx) with global material indices; `flip` re-winds them.
 fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Material>) {
     let mut triangles = Vec::new();
@@ -668,7 +684,7 @@ fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Mater
         let mut local_materials = Vec::new();
         for mat in m.mesh.materials.as_ref().iter() {
             let index = *material_of_element.entry(mat.element.element_id).or_insert_with(|| {
-                materials.push(Material { name: mat.element.name.to_string(), rgb: base_colour(mat), texture: None });
+                materials.push(Material { name: mat.element.name.to_string(), rgb: base_colour(mat), texture: base_texture(mat) });
                 materials.len() - 1
             });
             local_materials.push(index);

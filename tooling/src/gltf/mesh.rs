@@ -23,7 +23,7 @@ use super::buffers::{Expect, Source, FLOAT};
 use super::nodes::Nodes;
 use super::skin::Skin;
 use super::GltfError;
-use crate::fbx::{ImportError, Material, Triangle};
+use crate::fbx::{ImportError, Material, TextureRef, Triangle};
 
 /// Weights at or below this are treated as absent.
 const WEIGHT_EPSILON: f64 = 1e-6;
@@ -219,7 +219,7 @@ pub fn geometry(
                 remap.insert(v, index);
             }
             let material = *material_index.entry(prim.material().index()).or_insert_with(|| {
-                g.materials.push(material(&src.doc, &prim.material()));
+                g.materials.push(material(src, &prim.material()));
                 g.materials.len() - 1
             });
             for c in corners {
@@ -237,7 +237,7 @@ fn accessor_err(p: &str, acc: &gltf::Accessor, usage: String, message: String) -
     GltfError::Accessor { path: p.into(), accessor: acc.index(), name: acc.name().map(|n| format!(" '{n}'")).unwrap_or_default(), usage, message }
 }
 
-fn material(doc: &gltf::Document, m: &gltf::Material) -> Material {
+fn material(src: &Source, m: &gltf::Material) -> Material {
     let Some(index) = m.index() else {
         return Material { name: "(default)".into(), rgb: [128, 128, 128], texture: None };
     };
@@ -248,9 +248,13 @@ fn material(doc: &gltf::Document, m: &gltf::Material) -> Material {
     // URI nor a MIME type.
     let texture = pbr.base_color_texture().map(|info| {
         let image = info.texture().source();
-        match &doc.as_json().images[image.index()].uri {
-            Some(uri) if !uri.starts_with("data:") => uri.to_string(),
-            _ => image.name().map(str::to_string).unwrap_or_else(|| format!("image{} (embedded)", image.index())),
+        match src.image_file(image.index()) {
+            Some(file) => TextureRef::named(file),
+            None => TextureRef {
+                name: image.name().map(str::to_string).unwrap_or_else(|| format!("image{} (embedded)", image.index())),
+                embedded: src.embedded_image(image.index()),
+                paths: Vec::new(),
+            },
         }
     });
     Material { name: m.name().map(str::to_string).unwrap_or_else(|| format!("material{index}")), rgb: [to_u8(c[0]), to_u8(c[1]), to_u8(c[2])], texture }
