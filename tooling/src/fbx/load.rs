@@ -103,9 +103,7 @@ pub fn import(
     limit("triangles", triangles.len(), MAX_TRIANGLES)?;
     limit("skeleton bones", bones.len(), MAX_NODES)?;
     limit("nodes", character_nodes(&scene) - skipped, MAX_NODES)?;
-    for v in &vertices {
-        check_range(&p, v, v.bind, "bind pose")?;
-    }
+    check_range(&p, &vertices, &vertices.iter().map(|v| v.bind).collect::<Vec<_>>(), "bind pose")?;
 
     let shapes = blend_channels(&meshes);
     let mut shape_used: Vec<Option<String>> = vec![None; shapes.len()];
@@ -155,9 +153,7 @@ pub fn import(
                 }
             }
             check_props_follow(&p, &evaluated, &meshes, &rigid, &conv, &context)?;
-            for (v, pos) in vertices.iter().zip(&rigid) {
-                check_range(&p, v, *pos, &context)?;
-            }
+            check_range(&p, &vertices, &rigid, &context)?;
             clip.rigid_reference.push(rigid);
             clip.skinned_reference.push(skinned);
         }
