@@ -113,3 +113,40 @@ fn texture_depth_chooses_4_8_or_15_bits_and_inspect_draws_the_tim() {
     let (code, _, stderr) = psxanim(&["inspect", fixture("textured_embedded.fbx").to_str().unwrap(), "--png", png.to_str().unwrap()]);
     assert_eq!(code, 2, "{stderr}");
 }
+
+#[test]
+fn uvs_come_per_triangle_corner_in_the_images_axes_with_their_seams() {
+    // The fixture unrolls each bone's tube into its own column of the image (see make_mesh's `uvs`).
+    let c = psxanim::fbx::import(&fixture("textured_embedded.fbx"), &psxanim::fbx::ImportOptions::default(), &mut |_, _, _| {}).unwrap();
+    assert_eq!(c.uvs.len(), c.triangles.len());
+    let columns = c.bones.len() as f64;
+    let mut seen: std::collections::HashMap<usize, Vec<[f64; 2]>> = std::collections::HashMap::new();
+    for (t, uvs) in c.triangles.iter().zip(&c.uvs) {
+        let uvs = uvs.expect("every triangle has UVs");
+        // A triangle lies in its bone's column: all corners within one column's width.
+        let column = (uvs.iter().map(|uv| uv[0]).sum::<f64>() / 3.0 * columns).floor();
+        for (&v, uv) in t.vertices.iter().zip(uvs) {
+            assert!((0.0..=1.0).contains(&uv[0]) && (0.0..=1.0).contains(&uv[1]), "{uv:?}");
+            assert!(uv[0] >= column / columns - 1e-6 && uv[0] <= (column + 1.0) / columns + 1e-6, "{uv:?} outside column {column}");
+            let list = seen.entry(v).or_default();
+            if !list.iter().any(|o| (o[0] - uv[0]).abs() < 1e-6 && (o[1] - uv[1]).abs() < 1e-6) {
+                list.push(uv);
+            }
+        }
+    }
+    // The tubes' seams: a vertex on a seam has a UV on each side of it (and a third on its cap).
+    let seams = seen.values().filter(|l| l.iter().map(|uv| (uv[0] * 1e4).round() as i64).collect::<std::collections::BTreeSet<_>>().len() >= 2).count();
+    assert!(seams >= 2 * c.bones.len(), "{seams}");
+    // v runs down the image: the tubes take the middle three quarters, in Blender's top-down order.
+    let vs: Vec<f64> = c.uvs.iter().flatten().flatten().map(|uv| uv[1]).collect();
+    assert!(vs.iter().any(|&v| v < 0.2) && vs.iter().any(|&v| v > 0.8));
+    // The summary gives the texture's UV range and that nothing tiles.
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = import(&fixture("textured_embedded.fbx"), dir.path(), &["--json"]);
+    assert_eq!(code, 0, "{stderr}");
+    let json: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let t = &json["textures"][0];
+    assert_eq!(t["tiling"], "none");
+    let range = t["uv_range"].as_array().unwrap();
+    assert!(range[0][0].as_f64().unwrap() >= 0.0 && range[1][0].as_f64().unwrap() <= 1.0, "{range:?}");
+}

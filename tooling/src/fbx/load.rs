@@ -90,7 +90,7 @@ pub fn import(
              node as the file leaves them, rigidly on '{bone}'"
         ));
     }
-    let (triangles, materials) = triangulate(&meshes, conv.determinant() < 0.0);
+    let (triangles, materials, uvs) = triangulate(&meshes, conv.determinant() < 0.0);
 
     let limit = |what, count, limit| {
         if count > limit {
@@ -173,7 +173,7 @@ pub fn import(
     }
 
     let instanced_skins = instanced_skins(&meshes);
-    Ok(Character { source: p, bones, vertices, triangles, materials, clips, weights, props, blend_shapes, instanced_skins, warnings })
+    Ok(Character { source: p, bones, vertices, triangles, materials, clips, weights, props, blend_shapes, uvs, instanced_skins, warnings })
 }
 
 /// The linear map from the file's axes and units to model space (PSX axes, GTE units).
@@ -671,9 +671,11 @@ fn base_texture(mat: &ufbx::Material) -> Option<TextureRef> {
     Some(TextureRef { name, embedded, paths })
 }
 
-/// Triangles (fans/ear-clipping by ufbx) with global material indices; `flip` re-winds them.
-fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Material>) {
+/// Triangles (fans/ear-clipping by ufbx) with global material indices and their corners' UVs (see
+/// `Character::uvs`; empty when no mesh has UVs); `flip` re-winds them.
+fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Material>, Vec<Option<[[f64; 2]; 3]>>) {
     let mut triangles = Vec::new();
+    let mut uvs = Vec::new();
     let mut materials: Vec<Material> = Vec::new();
     let mut material_of_element: HashMap<u32, usize> = HashMap::new();
     for m in meshes {
@@ -702,14 +704,24 @@ fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Mater
                 None => default_material(&mut materials),
             };
             let n = ufbx::triangulate_face(&mut scratch, m.mesh, *face) as usize;
+            let uv_set = &m.mesh.vertex_uv;
             for tri in scratch[..n * 3].chunks(3) {
                 let v = |k: usize| m.first_vertex + m.mesh.vertex_indices[tri[k] as usize] as usize;
-                let vertices = if flip { [v(0), v(2), v(1)] } else { [v(0), v(1), v(2)] };
-                triangles.push(Triangle { vertices, material });
+                let order = if flip { [0, 2, 1] } else { [0, 1, 2] };
+                triangles.push(Triangle { vertices: order.map(v), material });
+                uvs.push(uv_set.exists.then(|| {
+                    order.map(|k| {
+                        let uv = uv_set.values[uv_set.indices[tri[k] as usize] as usize];
+                        [uv.x, 1.0 - uv.y]
+                    })
+                }));
             }
         }
     }
-    (triangles, materials)
+    if uvs.iter().all(Option::is_none) {
+        uvs.clear();
+    }
+    (triangles, materials, uvs)
 }
 
 fn base_colour(mat: &ufbx::Material) -> [u8; 3] {

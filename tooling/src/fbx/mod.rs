@@ -236,6 +236,10 @@ pub struct Character {
     pub props: Vec<Prop>,
     /// Blend shapes the clips animate (those they leave at weight 0 are ignored, with a warning).
     pub blend_shapes: Vec<AnimatedShape>,
+    /// Each triangle's texture coordinates (first UV set), one per corner in its winding order, in the
+    /// image's own axes (u right, v down from the top row: FBX's v is flipped, glTF's kept); None for a
+    /// triangle whose mesh has none. Empty when no mesh has any.
+    pub uvs: Vec<Option<[[f64; 2]; 3]>>,
     /// Groups of meshes (node names) that instance one skinned geometry (Maya's instancing): baked-vertices
     /// stores ufbx's evaluation of each; rigid-gte, which moves each vertex with one bone, refuses them.
     pub instanced_skins: Vec<Vec<String>>,

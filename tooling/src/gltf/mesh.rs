@@ -56,6 +56,8 @@ pub struct RawVertex {
 pub struct Geometry {
     pub vertices: Vec<RawVertex>,
     pub triangles: Vec<Triangle>,
+    /// Each triangle's corners' TEXCOORD_0 (see `Character::uvs`).
+    pub uvs: Vec<Option<[[f64; 2]; 3]>>,
     pub materials: Vec<Material>,
     /// Warnings (morph targets ignored).
     pub warnings: Vec<String>,
@@ -82,7 +84,7 @@ pub fn geometry(
     skins: &[Skin],
 ) -> Result<Geometry, GltfError> {
     let p = &src.path;
-    let mut g = Geometry { vertices: vec![], triangles: vec![], materials: vec![], warnings: vec![], morph_nodes: vec![] };
+    let mut g = Geometry { vertices: vec![], triangles: vec![], uvs: vec![], materials: vec![], warnings: vec![], morph_nodes: vec![] };
     let mut material_index: HashMap<Option<usize>, usize> = HashMap::new();
     for &(node_index, binding) in meshes {
         let node = src.doc.nodes().nth(node_index).expect("mesh node index from the document");
@@ -171,6 +173,24 @@ pub fn geometry(
                     return Err(GltfError::Profile(ImportError::UnweightedVertices { path: p.clone(), mesh: label, count: unweighted.len(), first }));
                 }
             }
+            let texcoords = match prim.get(&gltf::Semantic::TexCoords(0)) {
+                Some(acc) => {
+                    let usage = format!("TEXCOORD_0 of {what}");
+                    let t = src.read(&acc, &Expect {
+                        usage: usage.clone(),
+                        dimensions: &[Dimensions::Vec2],
+                        types: &[FLOAT, (DataType::U8, Some(true)), (DataType::U16, Some(true))],
+                    })?;
+                    if t.len() / 2 != count {
+                        return Err(accessor_err(p, &acc, usage, format!("holds {} elements; expected one per vertex, {count}", t.len() / 2)));
+                    }
+                    if let Some(i) = t.iter().position(|c| !c.is_finite()) {
+                        return Err(accessor_err(p, &acc, usage, format!("vertex {} has a texture coordinate of {}", i / 2, t[i])));
+                    }
+                    Some(t)
+                }
+                None => None,
+            };
             let indices: Vec<usize> = match prim.indices() {
                 Some(acc) => {
                     let usage = format!("indices of {what}");
@@ -226,6 +246,7 @@ pub fn geometry(
                 let v = c.map(|i| remap[&i]);
                 if v[0] != v[1] && v[1] != v[2] && v[0] != v[2] {
                     g.triangles.push(Triangle { vertices: v, material });
+                    g.uvs.push(texcoords.as_ref().map(|t| c.map(|i| [t[2 * i], t[2 * i + 1]])));
                 }
             }
         }

@@ -237,6 +237,7 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
         bones: skeleton.bones,
         vertices,
         triangles: geo.triangles,
+        uvs: if geo.uvs.iter().all(Option::is_none) { Vec::new() } else { geo.uvs },
         materials: geo.materials,
         clips,
         weights,

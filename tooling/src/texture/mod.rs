@@ -53,6 +53,41 @@ pub struct Report {
     /// The default VRAM placement (16-bit units).
     pub vram: Rect,
     pub clut: Option<Rect>,
+    /// The texture coordinates its material's triangles use (u right, v down), None without UVs.
+    pub uv_range: Option<[[f64; 2]; 2]>,
+    /// How UVs outside 0..1 are drawn: "none" (all inside), "texture window" (the GPU repeats a
+    /// power-of-two texture), "clamped" (another size: the GPU cannot repeat it; with a warning).
+    pub tiling: &'static str,
+}
+
+/// A texture coordinate (0..1 across the image, `size` texels) as the texel the GPU reads: 0 and 1 land
+/// on the first and last texels themselves (`round(uv * (size - 1))`), so the GPU's interpolation,
+/// which truncates, never reaches past an island's edge texel into its neighbour across a seam.
+/// Outside 0..1 it is clamped (`tiled` false) or wrapped into the texture (`tiled`, a power-of-two
+/// size the texture window repeats).
+pub fn texel(uv: f64, size: u32, tiled: bool) -> u32 {
+    let last = size.saturating_sub(1) as f64;
+    if tiled {
+        let t = (uv * size as f64).floor().rem_euclid(size as f64);
+        return t as u32;
+    }
+    (uv.clamp(0.0, 1.0) * last).round() as u32
+}
+
+/// The UV range of the triangles of material `m` in `c`.
+fn uv_range(c: &Character, m: usize) -> Option<[[f64; 2]; 2]> {
+    let mut range: Option<[[f64; 2]; 2]> = None;
+    for (t, uvs) in c.triangles.iter().zip(&c.uvs) {
+        let Some(uvs) = uvs.filter(|_| t.material == m) else { continue };
+        for uv in uvs {
+            let r = range.get_or_insert([uv, uv]);
+            for k in 0..2 {
+                r[0][k] = r[0][k].min(uv[k]);
+                r[1][k] = r[1][k].max(uv[k]);
+            }
+        }
+    }
+    range
 }
 
 /// The textures of a character: each one's report and TIM, and the warnings.
@@ -62,8 +97,8 @@ pub type Converted = (Vec<(Report, Tim)>, Vec<String>);
 /// TIM files' contents and the warnings; or an error naming the material (nothing is written then).
 pub fn convert_all(c: &Character, model_dir: &Path, options: &Options) -> Result<Converted, String> {
     let mut warnings = Vec::new();
-    let mut converted: Vec<(String, String, ConsoleTexture)> = Vec::new();
-    for m in &c.materials {
+    let mut converted: Vec<(String, String, ConsoleTexture, Option<[[f64; 2]; 2]>, &'static str)> = Vec::new();
+    for (index, m) in c.materials.iter().enumerate() {
         let Some(texture) = &m.texture else { continue };
         let (bytes, found) = match find::find(texture, model_dir, options.dir.as_deref()) {
             Ok(f) => f,
@@ -101,15 +136,32 @@ pub fn convert_all(c: &Character, model_dir: &Path, options: &Options) -> Result
                 m.name, texture.name, t.width, t.height
             ));
         }
-        converted.push((m.name.clone(), source, t));
+        let range = uv_range(c, index);
+        let outside = range.is_some_and(|[lo, hi]| lo.iter().chain(&hi).any(|&x| !(-1e-6..=1.0 + 1e-6).contains(&x)));
+        let tiling = match (outside, t.width.is_power_of_two() && t.height.is_power_of_two()) {
+            (false, _) => "none",
+            (true, true) => "texture window",
+            (true, false) => {
+                warnings.push(format!(
+                    "material '{}': its UVs reach {:?}, outside 0..1, but the {}x{} texture is no power of two for the \
+                     GPU's texture window to repeat: they are clamped",
+                    m.name,
+                    range.expect("outside implies a range"),
+                    t.width,
+                    t.height
+                ));
+                "clamped"
+            }
+        };
+        converted.push((m.name.clone(), source, t, range, tiling));
     }
     let needs: Vec<place::Need> =
-        converted.iter().map(|(_, _, t)| place::Need { depth: t.depth, width: t.width, height: t.height }).collect();
+        converted.iter().map(|(_, _, t, _, _)| place::Need { depth: t.depth, width: t.width, height: t.height }).collect();
     let placed = place::place(&needs)?;
     let out = converted
         .into_iter()
         .zip(placed)
-        .map(|((material, source, t), (vram, clut))| {
+        .map(|((material, source, t, uv_range, tiling), (vram, clut))| {
             let report = Report {
                 material,
                 source,
@@ -126,6 +178,8 @@ pub fn convert_all(c: &Character, model_dir: &Path, options: &Options) -> Result
                 resized_from: t.resized_from,
                 vram,
                 clut,
+                uv_range,
+                tiling,
             };
             let tim = Tim { depth: t.depth, clut_at: clut, clut: t.clut, image_at: vram, image: t.halfwords };
             (report, tim)
@@ -141,5 +195,19 @@ pub fn file_part(material: &str) -> String {
         "material".into()
     } else {
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::texel;
+
+    #[test]
+    fn texture_coordinates_land_on_texels_inside_the_island() {
+        // 0 and 1 on the first and last texels; the middle rounds; outside is clamped.
+        assert_eq!([0.0, 1.0, 0.5, 0.25, -0.2, 1.7].map(|u| texel(u, 64, false)), [0, 63, 32, 16, 0, 63]);
+        // Tiled (a power of two the texture window repeats): wrapped, whole texels.
+        assert_eq!([0.0, 0.999, 1.0, 1.5, -0.25].map(|u| texel(u, 64, true)), [0, 63, 0, 32, 48]);
+        assert_eq!(texel(0.7, 1, false), 0);
     }
 }
