@@ -671,9 +671,12 @@ fn base_texture(mat: &ufbx::Material) -> Option<TextureRef> {
     Some(TextureRef { name, embedded, paths })
 }
 
+/// Each triangle's corners' UVs, or None (`Character::uvs`).
+type CornerUvs = Vec<Option<[[f64; 2]; 3]>>;
+
 /// Triangles (fans/ear-clipping by ufbx) with global material indices and their corners' UVs (see
 /// `Character::uvs`; empty when no mesh has UVs); `flip` re-winds them.
-fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Material>, Vec<Option<[[f64; 2]; 3]>>) {
+fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Material>, CornerUvs) {
     let mut triangles = Vec::new();
     let mut uvs = Vec::new();
     let mut materials: Vec<Material> = Vec::new();

@@ -97,7 +97,9 @@ pub type Converted = (Vec<(Report, Tim)>, Vec<String>);
 /// TIM files' contents and the warnings; or an error naming the material (nothing is written then).
 pub fn convert_all(c: &Character, model_dir: &Path, options: &Options) -> Result<Converted, String> {
     let mut warnings = Vec::new();
-    let mut converted: Vec<(String, String, ConsoleTexture, Option<[[f64; 2]; 2]>, &'static str)> = Vec::new();
+    // Per texture: material, source, the converted image, its UV range and tiling.
+    type One = (String, String, ConsoleTexture, Option<[[f64; 2]; 2]>, &'static str);
+    let mut converted: Vec<One> = Vec::new();
     for (index, m) in c.materials.iter().enumerate() {
         let Some(texture) = &m.texture else { continue };
         let (bytes, found) = match find::find(texture, model_dir, options.dir.as_deref()) {
