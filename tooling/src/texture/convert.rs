@@ -51,13 +51,7 @@ impl ConsoleTexture {
 
     /// The BGR555 colour of texel (x, y), 0 for transparent (what the GPU reads through the CLUT).
     pub fn texel(&self, x: u32, y: u32) -> u16 {
-        let per = self.depth.per_halfword() as u32;
-        let word = self.halfwords[(y * self.row_halfwords() + x / per) as usize];
-        match self.depth {
-            Depth::Fifteen => word,
-            Depth::Four => self.clut[((word >> (4 * (x % 4))) & 0xF) as usize],
-            Depth::Eight => self.clut[((word >> (8 * (x % 2))) & 0xFF) as usize],
-        }
+        super::tim::texel_colour(self.depth, &self.clut, &self.halfwords, self.row_halfwords() as usize, x as usize, y as usize)
     }
 }
 

@@ -77,6 +77,18 @@ impl Depth {
     }
 }
 
+/// The colour of texel (x, y) of packed `image` (`row` halfwords a row, texels lowest bits first) as
+/// the GPU reads it: through `clut` at 4 and 8 bits, the halfword itself at 15; 0 (transparent) where
+/// the image or the CLUT does not reach.
+pub fn texel_colour(depth: Depth, clut: &[u16], image: &[u16], row: usize, x: usize, y: usize) -> u16 {
+    let word = image.get(y * row + x / depth.per_halfword() as usize).copied().unwrap_or(0);
+    match depth {
+        Depth::Fifteen => word,
+        Depth::Four => clut.get(((word >> (4 * (x % 4))) & 0xF) as usize).copied().unwrap_or(0),
+        Depth::Eight => clut.get(((word >> (8 * (x % 2))) & 0xFF) as usize).copied().unwrap_or(0),
+    }
+}
+
 /// A block header: size, then the rectangle.
 #[binrw]
 #[brw(little)]
@@ -116,16 +128,10 @@ impl Tim {
     /// `0x0000` transparent (alpha 0).
     pub fn rgba(&self) -> Vec<u8> {
         let (w, h) = (self.texel_width() as usize, self.image_at.h as usize);
-        let per = self.depth.per_halfword() as usize;
         let mut out = Vec::with_capacity(4 * w * h);
         for y in 0..h {
             for x in 0..w {
-                let word = self.image.get(y * self.image_at.w as usize + x / per).copied().unwrap_or(0);
-                let c = match self.depth {
-                    Depth::Fifteen => word,
-                    Depth::Four => self.clut.get(((word >> (4 * (x % 4))) & 0xF) as usize).copied().unwrap_or(0),
-                    Depth::Eight => self.clut.get(((word >> (8 * (x % 2))) & 0xFF) as usize).copied().unwrap_or(0),
-                };
+                let c = texel_colour(self.depth, &self.clut, &self.image, self.image_at.w as usize, x, y);
                 let five = |v: u16| ((v & 31) * 255 / 31) as u8;
                 out.extend([five(c), five(c >> 5), five(c >> 10), if c == 0 { 0 } else { 255 }]);
             }
