@@ -284,3 +284,33 @@ fn meshes_are_chosen_by_node_name_as_in_an_fbx() {
     let unknown = unnamed(&options(None, &["Hat"])).map(|_| ()).unwrap_err().to_string();
     assert!(unknown.contains("Rod, node5"), "{unknown}");
 }
+
+#[test]
+fn texture_coordinates_come_per_triangle_corner_and_a_primitive_without_them_has_none() {
+    // rod_linear's Rod primitives carry TEXCOORD_0 (make_edge_fixtures.py: `rod_uvs`, by file vertex);
+    // its Cap primitive has none.
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("edge.expected.json")).unwrap()).unwrap();
+    let uvs = expected["rod_linear.gltf"]["rod_uvs"].as_array().unwrap();
+    let c = load("rod_linear.gltf").unwrap();
+    assert_eq!(c.uvs.len(), c.triangles.len());
+    let (mut rod, mut cap) = (0, 0);
+    for (t, corners) in c.triangles.iter().zip(&c.uvs) {
+        let v = &c.vertices[t.vertices[0]];
+        match corners {
+            Some(corners) => {
+                rod += 1;
+                assert!(v.mesh.starts_with("Rod"), "{}", v.mesh);
+                for (&i, uv) in t.vertices.iter().zip(corners) {
+                    let want = &uvs[c.vertices[i].source_index];
+                    assert!((uv[0] - want[0].as_f64().unwrap()).abs() < 1e-6 && (uv[1] - want[1].as_f64().unwrap()).abs() < 1e-6, "{uv:?} {want}");
+                }
+            }
+            None => {
+                cap += 1;
+                assert!(!v.mesh.starts_with("Rod"), "{}", v.mesh);
+            }
+        }
+    }
+    assert_eq!((rod, cap), (40, 4));
+}
