@@ -38,10 +38,14 @@ pub fn rigid_order(c: &Character) -> Result<Vec<usize>, String> {
         place[b] = i;
     }
     let neighbours = neighbours(c);
+    // Each bone's vertices in file order.
+    let mut members = vec![Vec::new(); c.bones.len()];
+    for &v in &plain {
+        members[c.vertices[v].bone].push(v);
+    }
     let mut order = Vec::with_capacity(c.vertices.len());
     for &b in &bones {
-        let members: Vec<usize> = plain.iter().copied().filter(|&v| c.vertices[v].bone == b).collect();
-        order.extend(range_order(c, &members, &neighbours, &place));
+        order.extend(range_order(c, &members[b], &neighbours, &place));
     }
     match farthest_triangle(c, &order) {
         None => Ok(order),
