@@ -19,3 +19,5 @@ pub mod compile;
 pub mod cli;
 /// Pictures of a clip and the local web viewer, from the console's own render stages.
 pub mod preview;
+/// Textures: finding, converting and placing a material's image; TIM files.
+pub mod texture;

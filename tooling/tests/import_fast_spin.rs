@@ -158,6 +158,7 @@ fn one_clip_character(bones: Vec<Bone>, vertices: Vec<Vertex>, clip: &str, poses
         weights: WeightReduction::default(),
         props: vec![],
         blend_shapes: vec![],
+        uvs: vec![],
         instanced_skins: vec![],
         warnings: vec![],
     }

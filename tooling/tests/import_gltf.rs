@@ -106,7 +106,7 @@ fn blender_export_imports_with_the_fbx_fixtures_counts_and_within_the_gate() {
         for (mat, rgb) in counts["materials"].as_object().unwrap() {
             let m = c.materials.iter().find(|m| &m.name == mat).unwrap_or_else(|| panic!("{name}: material {mat}"));
             if mat == counts["textured_material"].as_str().unwrap() {
-                assert_eq!(m.texture.as_deref(), Some(if name.ends_with(".glb") { "skin_texture" } else { "skin_texture.png" }), "{name}");
+                assert_eq!(m.texture.as_ref().map(|t| t.name.as_str()), Some(if name.ends_with(".glb") { "skin_texture" } else { "skin_texture.png" }), "{name}");
                 continue;
             }
             let want: Vec<u8> = rgb.as_array().unwrap().iter().map(|v| (v.as_f64().unwrap() * 255.0).round() as u8).collect();
@@ -147,7 +147,7 @@ fn edge_fixtures_import_with_their_counts_warnings_and_within_the_gate() {
             let want: Vec<&str> = mats.as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
             assert_eq!(have, want, "{name}");
             assert_eq!(c.materials[0].rgb, [204, 26, 26]);
-            assert_eq!(c.materials[1].texture.as_deref(), e["texture"].as_str());
+            assert_eq!(c.materials[1].texture.as_ref().map(|t| t.name.as_str()), e["texture"].as_str());
         }
         for (clip, want) in e["clips"].as_object().unwrap() {
             let k = c.clips.iter().find(|k| &k.name == clip).unwrap_or_else(|| panic!("{name}: clip {clip}"));
@@ -283,4 +283,34 @@ fn meshes_are_chosen_by_node_name_as_in_an_fbx() {
     assert_eq!((skipped, only), (rod, all - rod));
     let unknown = unnamed(&options(None, &["Hat"])).map(|_| ()).unwrap_err().to_string();
     assert!(unknown.contains("Rod, node5"), "{unknown}");
+}
+
+#[test]
+fn texture_coordinates_come_per_triangle_corner_and_a_primitive_without_them_has_none() {
+    // rod_linear's Rod primitives carry TEXCOORD_0 (make_edge_fixtures.py: `rod_uvs`, by file vertex);
+    // its Cap primitive has none.
+    let expected: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(fixture("edge.expected.json")).unwrap()).unwrap();
+    let uvs = expected["rod_linear.gltf"]["rod_uvs"].as_array().unwrap();
+    let c = load("rod_linear.gltf").unwrap();
+    assert_eq!(c.uvs.len(), c.triangles.len());
+    let (mut rod, mut cap) = (0, 0);
+    for (t, corners) in c.triangles.iter().zip(&c.uvs) {
+        let v = &c.vertices[t.vertices[0]];
+        match corners {
+            Some(corners) => {
+                rod += 1;
+                assert!(v.mesh.starts_with("Rod"), "{}", v.mesh);
+                for (&i, uv) in t.vertices.iter().zip(corners) {
+                    let want = &uvs[c.vertices[i].source_index];
+                    assert!((uv[0] - want[0].as_f64().unwrap()).abs() < 1e-6 && (uv[1] - want[1].as_f64().unwrap()).abs() < 1e-6, "{uv:?} {want}");
+                }
+            }
+            None => {
+                cap += 1;
+                assert!(!v.mesh.starts_with("Rod"), "{}", v.mesh);
+            }
+        }
+    }
+    assert_eq!((rod, cap), (40, 4));
 }

@@ -55,6 +55,7 @@ fn character(vertices: usize, spread: f64, frames: usize, pose: impl Fn(usize) -
         weights: WeightReduction::default(),
         props: vec![],
         blend_shapes: vec![],
+        uvs: vec![],
         instanced_skins: vec![],
         warnings: vec![],
     }

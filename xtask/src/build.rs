@@ -1,13 +1,13 @@
 //! `build-exe`: builds an example of `examples/` for mipsel-sony-psx with the pinned nightly and turns the
 //! ELF into `target/psx/NAME.exe` (psexe.rs), checked and with its sizes printed.
-use crate::psexe::{self, Region, Sizes};
+use crate::psexe::Region;
 use crate::{elf, setup, Exit};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use xshell::cmd;
 
-pub use crate::built::{Built, TARGET};
+pub use crate::built::{Built, Hazards, TARGET};
 
 /// The examples: folders of `examples/` with a Cargo.toml (Rust) or a main.c (C, [`crate::c_build`]),
 /// sorted.
@@ -110,16 +110,7 @@ pub fn build_exe(ws: &Path, example: &str, region: Region, debug: bool) -> Resul
     if !status.success() {
         return Err(Exit::error(Exit::FAILED, format!("the PSX build of {example} failed ({status})")));
     }
-    let elf_file = elf_path(ws, example, debug);
-    let bytes = std::fs::read(&elf_file).with_context(|| format!("reading {}", elf_file.display()))?;
-    let parsed = elf::parse(&bytes).with_context(|| format!("{}", elf_file.display()))?;
-    crate::hazards::check(&parsed).with_context(|| format!("{}", elf_file.display()))?;
-    let converted = psexe::from_elf(&parsed, region).with_context(|| format!("converting {}", elf_file.display()))?;
-    let out_dir = ws.join("target").join("psx");
-    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    let exe = out_dir.join(format!("{example}.exe"));
-    std::fs::write(&exe, &converted.file).with_context(|| format!("writing {}", exe.display()))?;
-    Ok(Built { example: example.to_string(), exe, header: converted.header, sizes: converted.sizes })
+    Built::from_elf(ws, example, &elf_path(ws, example, debug), region, Hazards::Checked)
 }
 
 /// Code of the `psx` crate (0.1.8), whose hazards are its own: its panic handler (`rust_begin_unwind`)
@@ -140,13 +131,7 @@ fn build_with_cargo_psx(ws: &Path, example: &str) -> Result<Built> {
     if !status.success() {
         return Err(Exit::error(Exit::FAILED, format!("cargo psx build of {example} failed ({status})")));
     }
-    let built = target_dir.join(TARGET).join("release").join(format!("{example}.exe"));
-    let file = std::fs::read(&built).with_context(|| format!("reading {}", built.display()))?;
-    let header = psexe::validate(&file).map_err(|e| Exit::error(Exit::FAILED, format!("{}: {e}", built.display())))?;
-    let out_dir = ws.join("target").join("psx");
-    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    let exe = out_dir.join(format!("{example}.exe"));
-    std::fs::write(&exe, &file).with_context(|| format!("writing {}", exe.display()))?;
+    let built = Built::copy(ws, example, &target_dir.join(TARGET).join("release").join(format!("{example}.exe")))?;
     // The same build as an ELF (`--elf`, with symbols) for the hazard checks the EXE has no room for.
     let elf_dir = ws.join("target").join("psx-cargo-psx-elf");
     let mut elf_build = cargo_psx_command(&dir, &elf_dir);
@@ -159,8 +144,7 @@ fn build_with_cargo_psx(ws: &Path, example: &str) -> Result<Built> {
     let bytes = std::fs::read(&elf_file).with_context(|| format!("reading {}", elf_file.display()))?;
     let parsed = elf::parse(&bytes).with_context(|| format!("{}", elf_file.display()))?;
     crate::hazards::check_except(&parsed, is_psx_code).with_context(|| format!("{}", elf_file.display()))?;
-    let sizes = Sizes { text: header.t_size, data: 0, bss: header.b_size, file: file.len() as u32 };
-    Ok(Built { example: example.to_string(), exe, header, sizes })
+    Ok(built)
 }
 
 /// The symbols a PSX build of the runtime library defines outside Rust's mangling (`#[no_mangle]`,

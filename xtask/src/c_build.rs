@@ -8,9 +8,9 @@
 //! mipsel-linux-gnu-gcc PSX_CFLAGS start.S main.c libc.c assets.S libpsxanim_capi.a -T linker/psexe.ld
 //!                                                                 -> target/psx-c/c-game.elf -> target/psx/c-game.exe
 //! ```
-use crate::built::{Built, TARGET};
-use crate::psexe::{self, Region};
-use crate::{elf, setup, Exit};
+use crate::built::{Built, Hazards, TARGET};
+use crate::psexe::Region;
+use crate::{setup, Exit};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -113,15 +113,7 @@ pub fn build(ws: &Path, example: &str, region: Region) -> Result<Built> {
     if !status.success() {
         return Err(Exit::error(Exit::FAILED, format!("the C build of {example} failed ({status})")));
     }
-    let bytes = std::fs::read(&elf_file).with_context(|| format!("reading {}", elf_file.display()))?;
-    let parsed = elf::parse(&bytes).with_context(|| format!("{}", elf_file.display()))?;
-    crate::hazards::check(&parsed).with_context(|| format!("{}", elf_file.display()))?;
-    let converted = psexe::from_elf(&parsed, region).with_context(|| format!("converting {}", elf_file.display()))?;
-    let exe_dir = ws.join("target").join("psx");
-    std::fs::create_dir_all(&exe_dir).with_context(|| format!("creating {}", exe_dir.display()))?;
-    let exe = exe_dir.join(format!("{example}.exe"));
-    std::fs::write(&exe, &converted.file).with_context(|| format!("writing {}", exe.display()))?;
-    Ok(Built { example: example.to_string(), exe, header: converted.header, sizes: converted.sizes })
+    Built::from_elf(ws, example, &elf_file, region, Hazards::Checked)
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@
 //!   lacks and which this build does not need), then the game compiled with the flags of its
 //!   `flags.cmake` (executables without `$gp`) and linked with its `exe.ld`; the ELF becomes a PS-EXE
 //!   here (`psexe::from_elf`) instead of with its `elf2x` tool.
-use crate::built::Built;
-use crate::psexe::{self, Region};
+use crate::built::{Built, Hazards};
+use crate::psexe::Region;
 use crate::{setup, Exit};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -94,15 +94,7 @@ pub fn build(ws: &Path, example: &str, region: Region) -> Result<Built> {
     }
     // No hazard check here: the SDK's link script defines no __text_start/__text_end, and the code it
     // would check is the SDK's (its rules) and the library's, which examples/c-game's build checks.
-    let exe_file = work.join(format!("{example}.ps-exe"));
-    let file = std::fs::read(&exe_file).with_context(|| format!("reading {}", exe_file.display()))?;
-    let header = psexe::validate(&file).map_err(|e| Exit::error(Exit::FAILED, format!("{}: {e}", exe_file.display())))?;
-    let out_dir = ws.join("target").join("psx");
-    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    let exe = out_dir.join(format!("{example}.exe"));
-    std::fs::write(&exe, &file).with_context(|| format!("writing {}", exe.display()))?;
-    let sizes = psexe::Sizes { text: header.t_size, data: 0, bss: header.b_size, file: file.len() as u32 };
-    Ok(Built { example: example.to_string(), exe, header, sizes })
+    Built::copy(ws, example, &work.join(format!("{example}.ps-exe")))
 }
 
 /// `target/EXAMPLE/` holding the example's files and the shared scene (copied only when changed, so
@@ -193,12 +185,5 @@ fn build_psn00b(ws: &Path, example: &str, sdk_dir: &Path, library: &Path, work: 
     if !status.success() {
         return Err(Exit::error(Exit::FAILED, format!("the PSn00bSDK build of {example} failed ({status})")));
     }
-    let bytes = std::fs::read(&elf_file).with_context(|| format!("reading {}", elf_file.display()))?;
-    let parsed = crate::elf::parse(&bytes).with_context(|| format!("{}", elf_file.display()))?;
-    let converted = psexe::from_elf(&parsed, region).with_context(|| format!("converting {}", elf_file.display()))?;
-    let out_dir = ws.join("target").join("psx");
-    std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    let exe = out_dir.join(format!("{example}.exe"));
-    std::fs::write(&exe, &converted.file).with_context(|| format!("writing {}", exe.display()))?;
-    Ok(Built { example: example.to_string(), exe, header: converted.header, sizes: converted.sizes })
+    Built::from_elf(ws, example, &elf_file, region, Hazards::Unchecked)
 }

@@ -400,6 +400,16 @@ pub const fn vertex_count_of(blob: &[u8]) -> usize {
     blob[10] as usize | (blob[11] as usize) << 8
 }
 
+/// The triangle count of an embedded blob at compile time (a quad counts 2), to size a packet
+/// buffer: a flat triangle takes 5 words, a quad 6 for its two, so `5 * triangle_count_of(BLOB)`
+/// words hold every triangle facing the camera at once. 0 for a blob too short to hold it.
+pub const fn triangle_count_of(blob: &[u8]) -> usize {
+    if blob.len() < HEADER_SIZE {
+        return 0;
+    }
+    blob[12] as usize | (blob[13] as usize) << 8
+}
+
 impl<'a> Tables<'a> {
     /// Checks the header, every section's bounds and every cross-table index; reads nothing else.
     pub fn parse(bytes: &'a [u8]) -> Result<Self, TableError> {

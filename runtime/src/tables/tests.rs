@@ -184,6 +184,9 @@ fn reads_the_tables_of_a_hand_assembled_blob() {
     assert_eq!(t.material(0), [200, 100, 50]);
     assert_eq!(t.find_clip("clip"), Some(0));
     assert_eq!(t.find_clip("walk"), None);
+    // The compile-time sizes a game takes from the embedded blob: its header's counts.
+    assert_eq!((crate::tables::vertex_count_of(&b), crate::tables::triangle_count_of(&b)), (2, 1));
+    assert_eq!((crate::tables::vertex_count_of(&b[..40]), crate::tables::triangle_count_of(&b[..40])), (0, 0));
 }
 
 #[test]

@@ -13,7 +13,7 @@ use psxanim_runtime::math::Vec3i32;
 use psxanim_runtime::record::{status, Record};
 use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::{self, camera, Camera, Outcome, PoseStream, Scratch};
-use psxanim_runtime::tables::{stream, vertex_count_of, Tables};
+use psxanim_runtime::tables::{stream, triangle_count_of, vertex_count_of, Tables};
 
 // The character compiled by build.rs (`psxanim import --rust`): `CHARACTER`, its tables embedded with
 // the 4-byte alignment they are read in place with, and `clip!("Walk")` / `event!("step")`, which stop
@@ -24,10 +24,12 @@ const STREAM_WORDS: usize = stream::words_for_blob(include_bytes!(concat!(env!("
 /// The vertices the renderer projects at once: the character's (8 bytes of scratch each; with several
 /// characters, the largest).
 const VERTICES: usize = vertex_count_of(include_bytes!(concat!(env!("OUT_DIR"), "/character.pxsk")));
+/// Packet words a frame may need: every triangle facing the camera at 5 words (about half do).
+const PACKET_WORDS: usize = 5 * triangle_count_of(include_bytes!(concat!(env!("OUT_DIR"), "/character.pxsk")));
 
 /// The frame psxanim draws into: an ordering table (entry 0 nearest) and a packet buffer.
 static mut OT: [u32; 1024] = [0; 1024];
-static mut PACKETS: [u32; 8192] = [0; 8192];
+static mut PACKETS: [u32; PACKET_WORDS] = [0; PACKET_WORDS];
 /// The renderer's working memory, shared by every character drawn.
 static mut SCRATCH: Scratch<VERTICES> = Scratch::new();
 /// What the game leaves in RAM for `psxanim run --expect expect.json` to check (psxanim's verification

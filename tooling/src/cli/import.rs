@@ -14,6 +14,7 @@ use super::{finish, CliError};
 use crate::compile::{compile, write_atomically, CompileOptions, CompileReport, StorageMode};
 use crate::character::import;
 use crate::fbx::ImportOptions;
+use crate::texture::tim::Depth;
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 pub enum StorageArg {
@@ -126,15 +127,40 @@ pub struct Args {
     /// reads it); every TO must be a bone of the model.
     #[arg(long, value_name = "MAP", requires = "add_clips")]
     pub bone_map: Option<PathBuf>,
+    /// Texel depth of every texture: 4 or 8 (a CLUT of 16 or 256 colours) or 15 (direct colour, twice
+    /// an 8-bit texture's VRAM). Default: 4 for an image of at most 16 colours, else 8 (quantised
+    /// above 256). Each texture is written as OUT/<model>.<material>.tim.
+    #[arg(long, value_name = "BITS", value_parser = ["4", "8", "15"])]
+    pub texture_depth: Option<String>,
+    /// Dither textures whose colours are reduced to fit their CLUT (Floyd-Steinberg).
+    #[arg(long)]
+    pub dither: bool,
+    /// One more folder to look for texture images in (after the path the file gives, relative to the
+    /// model, and the image's file name beside the model).
+    #[arg(long, value_name = "DIR")]
+    pub textures: Option<PathBuf>,
+    /// What a material whose image cannot be found gets: `error` (exit 1, every place tried listed) or
+    /// `flat` (its colour, with a warning).
+    #[arg(long, value_name = "WHAT", value_parser = ["error", "flat"], default_value = "error")]
+    pub missing_textures: String,
 }
 
 #[derive(Serialize)]
 struct Output<'a> {
     blob: String,
     rust: Option<String>,
+    /// Each texture: its TIM file, the image it came from, depth, size, colours, VRAM placement.
+    textures: Vec<TextureOutput>,
     added_clips: &'a [crate::fbx::AddedClip],
     #[serde(flatten)]
     report: &'a CompileReport,
+}
+
+#[derive(Serialize)]
+struct TextureOutput {
+    tim: String,
+    #[serde(flatten)]
+    report: crate::texture::Report,
 }
 
 pub fn run(args: Args) -> i32 {
@@ -191,9 +217,31 @@ fn execute(args: Args) -> Result<(), CliError> {
     })
         .map_err(|e| CliError::invalid(e.to_string()))?;
 
+    let texture_options = crate::texture::Options {
+        depth: args.texture_depth.as_deref().map(|d| match d {
+            "4" => Depth::Four,
+            "8" => Depth::Eight,
+            _ => Depth::Fifteen,
+        }),
+        dither: args.dither,
+        dir: args.textures.clone(),
+        missing_flat: args.missing_textures == "flat",
+    };
+    let model_dir = args.model.parent().map_or_else(|| PathBuf::from("."), |d| if d.as_os_str().is_empty() { PathBuf::from(".") } else { d.to_path_buf() });
+    let (textures, texture_warnings) = crate::texture::convert_all(&character, &model_dir, &texture_options)
+        .map_err(|e| CliError::invalid(format!("{}: {e}", args.model.display())))?;
+
     let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
     let blob_path = args.out.join(format!("{stem}.pxsk"));
     let mut files = vec![(blob_path.clone(), compiled.blob.clone())];
+    let textures: Vec<TextureOutput> = textures
+        .into_iter()
+        .map(|(report, tim)| {
+            let path = args.out.join(format!("{stem}.{}.tim", crate::texture::file_part(&report.material)));
+            files.push((path.clone(), tim.to_bytes()));
+            TextureOutput { tim: path.display().to_string(), report }
+        })
+        .collect();
     let rust_path =
         args.rust.then(|| args.out.join(format!("{}.rs", stem.replace(|c: char| !c.is_ascii_alphanumeric(), "_"))));
     let mut renamed = Vec::new();
@@ -209,6 +257,9 @@ fn execute(args: Args) -> Result<(), CliError> {
     for line in &renamed {
         super::say_err(line);
     }
+    for w in &texture_warnings {
+        super::say_err(&format!("warning: {w}"));
+    }
     super::added::report(&added);
 
     let r = &compiled.report;
@@ -216,12 +267,32 @@ fn execute(args: Args) -> Result<(), CliError> {
         let out = Output {
             blob: blob_path.display().to_string(),
             rust: rust_path.map(|p| p.display().to_string()),
+            textures,
             added_clips: &added,
             report: r,
         };
         println!("{}", serde_json::to_string_pretty(&out).expect("report serialises"));
     } else {
         print_summary(r, &blob_path);
+        for t in &textures {
+            let r = &t.report;
+            let clut = r.clut.map_or("no CLUT".to_string(), |c| format!("CLUT {} colours at ({}, {})", r.clut_colours, c.x, c.y));
+            println!(
+                "texture '{}' ({}): {}x{}, {}-bit, {} colours{}; VRAM ({}, {}) {}x{} halfwords, {clut} -> {}",
+                r.material,
+                r.source,
+                r.width,
+                r.height,
+                r.depth_bits,
+                r.source_colours,
+                if r.quantised { " quantised" } else { "" },
+                r.vram.x,
+                r.vram.y,
+                r.vram.w,
+                r.vram.h,
+                t.tim
+            );
+        }
     }
     Ok(())
 }

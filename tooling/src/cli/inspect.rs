@@ -1,5 +1,6 @@
 //! `psxanim inspect`: the JSON document of an animation file, or a readable summary; for compiled
-//! tables (`.pxsk`), what the character holds and, on request, one decoded frame (`inspect_tables`).
+//! tables (`.pxsk`), what the character holds and, on request, one decoded frame (`inspect_tables`); for
+//! a TIM texture, its depth, size and VRAM rectangles, and on request the texture as the GPU reads it.
 
 use super::{finish, inspect_tables, load, say, CliError};
 use crate::formats::json::to_json;
@@ -22,9 +23,13 @@ that frame in GTE units (1 m = 4096; PSX axes +X right, +Y down, +Z into the scr
 runtime's own code as the console computes it: baked frames by the frame decoder, rigid vertices by their \
 bone's matrix (pose decoder and GTE composition on the bit-exact GTE model) and MVMVA. With --json the \
 report is one JSON object (fields: format \"pxsk\", version, storage, bytes, bounds, bones, vertices, \
-triangles, quads, primitive_words, materials, clips, and frame {clip, frame, positions} when asked).",
+triangles, quads, primitive_words, materials, clips, and frame {clip, frame, positions} when asked).\n\n\
+TIM TEXTURES (.tim, id 0x10, written by `psxanim import` for textured materials, or by any PS1 tool): depth, \
+size in texels, VRAM rectangles of the image and CLUT; --png OUT writes the texture as the GPU reads it \
+(through its CLUT, 15-bit colour, transparent texels with alpha 0).",
     after_help = "Examples:\n  psxanim inspect walk.animbin\n  psxanim inspect run.ani --json > run.json\n  \
-psxanim inspect out/character.pxsk\n  psxanim inspect out/character.pxsk --clip Walk --frame 12 --json\n\n\
+psxanim inspect out/character.pxsk\n  psxanim inspect out/character.pxsk --clip Walk --frame 12 --json\n  \
+psxanim inspect out/character.Skin.tim --png skin.png\n\n\
 Exit codes: 0 read; 1 the file is malformed (the message names the byte offset and what was expected), or \
 the clip or frame does not exist; 2 usage (--clip or --frame on an animation file)."
 )]
@@ -40,6 +45,48 @@ pub struct Args {
     /// Compiled characters: the frame to decode (default 0)
     #[arg(long, value_name = "FRAME")]
     pub frame: Option<usize>,
+    /// TIM textures: also write the texture as the GPU reads it (through its CLUT, 15-bit colour,
+    /// transparent texels with alpha 0) to this PNG
+    #[arg(long, value_name = "PNG")]
+    pub png: Option<PathBuf>,
+}
+
+/// A TIM texture: depth, size, VRAM rectangles (and `--png`, the texture as the GPU reads it).
+fn inspect_tim(args: &Args, bytes: &[u8]) -> Result<(), CliError> {
+    let name = args.file.display();
+    let tim = crate::texture::tim::Tim::parse(bytes).map_err(|e| CliError::invalid(format!("{name}: {e}")))?;
+    let (w, h) = (tim.texel_width(), tim.image_at.h as u32);
+    let rgba = tim.rgba();
+    if args.json {
+        let j = serde_json::json!({
+            "format": "tim", "depth_bits": tim.depth.bits().min(15), "width": w, "height": h,
+            "vram": tim.image_at, "clut": tim.clut_at, "clut_entries": tim.clut.len(),
+            "transparent_texels": rgba.chunks_exact(4).filter(|p| p[3] == 0).count(),
+        });
+        say(&(serde_json::to_string_pretty(&j).expect("JSON") + "\n"));
+    } else {
+        let clut = tim.clut_at.map_or("no CLUT".into(), |c| format!("CLUT of {} at ({}, {})", tim.clut.len(), c.x, c.y));
+        say(&format!(
+            "{name}: TIM, {w}x{h} texels at {} bits; VRAM ({}, {}) {}x{} halfwords; {clut}\n",
+            tim.depth.bits().min(15),
+            tim.image_at.x,
+            tim.image_at.y,
+            tim.image_at.w,
+            tim.image_at.h
+        ));
+    }
+    if let Some(png) = &args.png {
+        let write = || -> std::io::Result<()> {
+            let mut out = Vec::new();
+            let mut enc = png::Encoder::new(&mut out, w, h);
+            enc.set_color(png::ColorType::Rgba);
+            enc.set_depth(png::BitDepth::Eight);
+            enc.write_header().map_err(std::io::Error::other)?.write_image_data(&rgba).map_err(std::io::Error::other)?;
+            crate::compile::write_atomically(&[(png.clone(), out)])
+        };
+        write().map_err(|e| CliError::invalid(format!("{}: cannot write: {e}", png.display())))?;
+    }
+    Ok(())
 }
 
 pub fn run(args: Args) -> i32 {
@@ -48,6 +95,12 @@ pub fn run(args: Args) -> i32 {
 
 fn inspect(args: &Args) -> Result<(), CliError> {
     let bytes = std::fs::read(&args.file).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", args.file.display())))?;
+    if bytes.starts_with(&crate::texture::tim::ID.to_le_bytes()) || args.file.extension().is_some_and(|e| e.eq_ignore_ascii_case("tim")) {
+        return inspect_tim(args, &bytes);
+    }
+    if args.png.is_some() {
+        return Err(CliError::usage(format!("{}: --png draws a TIM texture; this is not one", args.file.display())));
+    }
     if bytes.starts_with(&psxanim_runtime::tables::MAGIC) {
         let r = inspect_tables::report(&args.file.display().to_string(), &bytes, args.clip.as_deref(), args.frame)?;
         if args.json {

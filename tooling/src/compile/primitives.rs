@@ -271,14 +271,11 @@ fn window(lo: usize, hi: usize, reach: usize) -> Option<usize> {
     (hi - base < reach && base <= MAX_RUN_BASE).then_some(base)
 }
 
-/// `items` split greedily into pieces of at most [`MAX_RUN_COUNT`] primitives whose vertices
-/// (`vertices(item)`) all lie within `reach` of one base: `(base, first, count)`. A strip's pieces
-/// (`shared`) share their boundary pair, so a piece of `count` quads spans `count + 1` items.
-fn pieces<T>(items: &[T], reach: usize, shared: bool, vertices: impl Fn(&T) -> Vec<u16>) -> Result<Vec<(usize, usize, usize)>, String> {
-    let span = |t: &T| {
-        let v = vertices(t);
-        (v.iter().copied().min().unwrap_or(0) as usize, v.iter().copied().max().unwrap_or(0) as usize)
-    };
+/// `items` (a primitive's vertices each) split greedily into pieces of at most [`MAX_RUN_COUNT`]
+/// primitives whose vertices all lie within `reach` of one base: `(base, first, count)`. A strip's
+/// pieces (`shared`) share their boundary pair, so a piece of `count` quads spans `count + 1` items.
+fn pieces<const N: usize>(items: &[[u16; N]], reach: usize, shared: bool) -> Result<Vec<(usize, usize, usize)>, String> {
+    let span = |t: &[u16; N]| (*t.iter().min().unwrap_or(&0) as usize, *t.iter().max().unwrap_or(&0) as usize);
     let extra = shared as usize;
     let mut out = Vec::new();
     let mut first = 0;
@@ -314,6 +311,16 @@ fn pieces<T>(items: &[T], reach: usize, shared: bool, vertices: impl Fn(&T) -> V
     Ok(out)
 }
 
+/// Triangles or quads in the order of their first vertex when any reaches past one window (so that
+/// runs split into few windows), else as they are (a character within one window keeps its order).
+fn by_first_vertex<const N: usize>(items: &[[u16; N]]) -> Vec<[u16; N]> {
+    let mut out = items.to_vec();
+    if items.iter().flatten().any(|&v| v as usize >= MAX_INDEXED_VERTICES) {
+        out.sort_by_key(|t| *t.iter().min().unwrap_or(&0));
+    }
+    out
+}
+
 /// The words of `runs`, material `m` coloured `colours[m]`. Each run's indices count from a base
 /// vertex: a run whose primitives reach past one window ([`MAX_INDEXED_VERTICES`] from a base; a
 /// strip's [`MAX_STRIP_INDEXED_VERTICES`]) is split into runs of one window each, its triangles and
@@ -322,13 +329,6 @@ fn pieces<T>(items: &[T], reach: usize, shared: bool, vertices: impl Fn(&T) -> V
 pub fn encode(runs: &[Run], colours: &[[u8; 3]]) -> Result<Stream, String> {
     let mut out = Stream::empty();
     out.words.clear();
-    let by_first_vertex = |n: usize, vertices: &[u16], lowest: &dyn Fn(usize) -> u16| -> Vec<usize> {
-        let mut order: Vec<usize> = (0..n).collect();
-        if vertices.iter().any(|&v| v as usize >= MAX_INDEXED_VERTICES) {
-            order.sort_by_key(|&i| lowest(i));
-        }
-        order
-    };
     for run in runs {
         let m = run.material;
         let [r, g, b] = *colours
@@ -341,10 +341,8 @@ pub fn encode(runs: &[Run], colours: &[[u8; 3]]) -> Result<Stream, String> {
         };
         match &run.body {
             Body::Triangles(ts) => {
-                let flat: Vec<u16> = ts.iter().flatten().copied().collect();
-                let order = by_first_vertex(ts.len(), &flat, &|i| *ts[i].iter().min().unwrap());
-                let ts: Vec<[u16; 3]> = order.iter().map(|&i| ts[i]).collect();
-                for (base, first, count) in pieces(&ts, MAX_INDEXED_VERTICES, false, |t| t.to_vec())? {
+                let ts = by_first_vertex(ts);
+                for (base, first, count) in pieces(&ts, MAX_INDEXED_VERTICES, false)? {
                     head(RUN_TRIANGLES, count, base, GP0_FLAT_TRIANGLE, &mut out.words);
                     out.words.extend(ts[first..first + count].iter().map(|t| {
                         let [a, b, c] = t.map(|v| v as usize - base);
@@ -354,10 +352,8 @@ pub fn encode(runs: &[Run], colours: &[[u8; 3]]) -> Result<Stream, String> {
                 }
             }
             Body::Quads(qs) => {
-                let flat: Vec<u16> = qs.iter().flatten().copied().collect();
-                let order = by_first_vertex(qs.len(), &flat, &|i| *qs[i].iter().min().unwrap());
-                let qs: Vec<[u16; 4]> = order.iter().map(|&i| qs[i]).collect();
-                for (base, first, count) in pieces(&qs, MAX_INDEXED_VERTICES, false, |q| q.to_vec())? {
+                let qs = by_first_vertex(qs);
+                for (base, first, count) in pieces(&qs, MAX_INDEXED_VERTICES, false)? {
                     head(RUN_QUADS, count, base, GP0_FLAT_QUAD, &mut out.words);
                     for q in &qs[first..first + count] {
                         let [a, b, c, d] = q.map(|v| v as usize - base);
@@ -368,7 +364,7 @@ pub fn encode(runs: &[Run], colours: &[[u8; 3]]) -> Result<Stream, String> {
             }
             Body::Strip(pairs) => {
                 // Consecutive pieces share their boundary pair.
-                for (base, first, count) in pieces(pairs, MAX_STRIP_INDEXED_VERTICES, true, |p| p.to_vec())? {
+                for (base, first, count) in pieces(pairs, MAX_STRIP_INDEXED_VERTICES, true)? {
                     head(RUN_STRIP, count, base, GP0_FLAT_QUAD, &mut out.words);
                     out.words.extend(
                         pairs[first..=first + count]

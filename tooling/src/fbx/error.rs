@@ -32,7 +32,7 @@ pub enum ImportError {
     TooMany { path: String, what: &'static str, count: usize, limit: usize },
     #[error("{path}: clip '{clip}' lasts {seconds:.2} s, longer than the profile limit of {limit} s")]
     ClipTooLong { path: String, clip: String, seconds: f64, limit: f64 },
-    #[error("{path}: vertex {vertex} of mesh '{mesh}' reaches {metres:.3} m on {axis} at {context}, outside the profile limit of +-7.5 m; --scale draws the model smaller (this vertex needs {:.3} of its size or less: the file's units may not be metres)", 7.5 / metres.abs())]
+    #[error("{path}: vertex {vertex} of mesh '{mesh}' reaches {metres:.3} m on {axis} at {context}, outside the profile limit of +-7.5 m; --scale draws the model smaller (this pose needs {:.3} of its size or less, the farthest vertex named: the file's units may not be metres)", 7.5 / metres.abs())]
     OutOfRange { path: String, mesh: String, vertex: usize, axis: char, metres: f64, context: String },
     #[error("{path}: {bytes} bytes of animation data exceed the profile limit of 512 KiB ({limit} bytes)")]
     AnimationTooLarge { path: String, bytes: usize, limit: usize },
@@ -84,21 +84,33 @@ pub(crate) fn degenerate(p: &str, node: &str, context: &str, d: super::Degenerat
     }
 }
 
-/// A vertex position inside the profile's coordinate range (any character format's).
-pub(crate) fn check_range(p: &str, v: &super::Vertex, pos: [f64; 3], context: &str) -> Result<(), ImportError> {
-    for (axis, c) in ['x', 'y', 'z'].into_iter().zip(pos) {
-        if c.is_nan() || c.abs() > super::limits::MAX_COORDINATE {
-            return Err(ImportError::OutOfRange {
-                path: p.into(),
-                mesh: v.mesh.clone(),
-                vertex: v.source_index,
-                axis,
-                metres: c / super::limits::GTE_UNITS_PER_METRE,
-                context: context.into(),
-            });
+/// Every vertex position (`positions[i]` of `vertices[i]`) inside the profile's coordinate range (any
+/// character format's); else the error names the farthest coordinate (a NaN first), so that the
+/// `--scale` it states brings the whole pose inside.
+pub(crate) fn check_range(p: &str, vertices: &[super::Vertex], positions: &[[f64; 3]], context: &str) -> Result<(), ImportError> {
+    let mut worst: Option<(usize, usize, f64)> = None;
+    for (i, pos) in positions.iter().enumerate() {
+        for (axis, &c) in pos.iter().enumerate() {
+            let farther = match worst {
+                None => true,
+                Some((_, _, w)) => !w.is_nan() && (c.is_nan() || c.abs() > w.abs()),
+            };
+            if (c.is_nan() || c.abs() > super::limits::MAX_COORDINATE) && farther {
+                worst = Some((i, axis, c));
+            }
         }
     }
-    Ok(())
+    match worst {
+        None => Ok(()),
+        Some((i, axis, c)) => Err(ImportError::OutOfRange {
+            path: p.into(),
+            mesh: vertices[i].mesh.clone(),
+            vertex: vertices[i].source_index,
+            axis: ['x', 'y', 'z'][axis],
+            metres: c / super::limits::GTE_UNITS_PER_METRE,
+            context: context.into(),
+        }),
+    }
 }
 
 #[cfg(test)]

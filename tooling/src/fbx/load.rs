@@ -7,7 +7,7 @@ use super::affine::{Affine, Degenerate};
 use super::limits::*;
 use super::error::{check_range, degenerate};
 use super::{
-    AnimatedShape, Bone, Character, Clip, ImportError, ImportOptions, Material, Prop, Triangle, Vertex, WeightReduction,
+    AnimatedShape, Bone, Character, Clip, ImportError, ImportOptions, Material, Prop, TextureRef, Triangle, Vertex, WeightReduction,
 };
 
 /// Weights at or below this are treated as absent (exporters write tiny leftovers).
@@ -45,7 +45,8 @@ pub fn import(
     if options.rate == 0 || options.rate > 60 {
         return Err(ImportError::BadRate { path: p, rate: options.rate });
     }
-    let opts = ufbx::LoadOpts { load_external_files: false, ignore_embedded: true, ..Default::default() };
+    // Embedded media are kept: a binary FBX may carry its textures.
+    let opts = ufbx::LoadOpts { load_external_files: false, ignore_embedded: false, ..Default::default() };
     let scene = ufbx::load_file(&p, opts)
         .map_err(|e| ImportError::Load { path: p.clone(), message: e.description.to_string() })?;
     let conv = options.scaled(file_to_model(&scene.settings));
@@ -89,7 +90,7 @@ pub fn import(
              node as the file leaves them, rigidly on '{bone}'"
         ));
     }
-    let (triangles, materials) = triangulate(&meshes, conv.determinant() < 0.0);
+    let (triangles, materials, uvs) = triangulate(&meshes, conv.determinant() < 0.0);
 
     let limit = |what, count, limit| {
         if count > limit {
@@ -102,9 +103,7 @@ pub fn import(
     limit("triangles", triangles.len(), MAX_TRIANGLES)?;
     limit("skeleton bones", bones.len(), MAX_NODES)?;
     limit("nodes", character_nodes(&scene) - skipped, MAX_NODES)?;
-    for v in &vertices {
-        check_range(&p, v, v.bind, "bind pose")?;
-    }
+    check_range(&p, &vertices, &vertices.iter().map(|v| v.bind).collect::<Vec<_>>(), "bind pose")?;
 
     let shapes = blend_channels(&meshes);
     let mut shape_used: Vec<Option<String>> = vec![None; shapes.len()];
@@ -154,9 +153,7 @@ pub fn import(
                 }
             }
             check_props_follow(&p, &evaluated, &meshes, &rigid, &conv, &context)?;
-            for (v, pos) in vertices.iter().zip(&rigid) {
-                check_range(&p, v, *pos, &context)?;
-            }
+            check_range(&p, &vertices, &rigid, &context)?;
             clip.rigid_reference.push(rigid);
             clip.skinned_reference.push(skinned);
         }
@@ -176,7 +173,7 @@ pub fn import(
     }
 
     let instanced_skins = instanced_skins(&meshes);
-    Ok(Character { source: p, bones, vertices, triangles, materials, clips, weights, props, blend_shapes, instanced_skins, warnings })
+    Ok(Character { source: p, bones, vertices, triangles, materials, clips, weights, props, blend_shapes, uvs, instanced_skins, warnings })
 }
 
 /// The linear map from the file's axes and units to model space (PSX axes, GTE units).
@@ -698,16 +695,36 @@ fn strongest_weight(skin: &ufbx::SkinDeformer, v: usize) -> Option<&ufbx::SkinWe
         .max_by(|a, b| a.weight.total_cmp(&b.weight).then(b.cluster_index.cmp(&a.cluster_index)))
 }
 
-/// Triangles (fans/ear-clipping by ufbx) with global material indices; `flip` re-winds them.
-fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Material>) {
+/// The material's base-colour texture (PBR base colour, else the FBX diffuse colour's), with its
+/// embedded content and the file names the FBX gives for it.
+fn base_texture(mat: &ufbx::Material) -> Option<TextureRef> {
+    let t: &ufbx::Texture = mat.pbr.base_color.texture.as_ref().or(mat.fbx.diffuse_color.texture.as_ref())?;
+    let mut paths: Vec<String> = Vec::new();
+    for p in [&t.relative_filename, &t.absolute_filename, &t.filename] {
+        if !p.is_empty() && !paths.iter().any(|q| q == &**p) {
+            paths.push(p.to_string());
+        }
+    }
+    let embedded = (!t.content.is_empty()).then(|| t.content.to_vec());
+    let name = paths.first().cloned().unwrap_or_else(|| t.element.name.to_string());
+    Some(TextureRef { name, embedded, paths })
+}
+
+/// Each triangle's corners' UVs, or None (`Character::uvs`).
+type CornerUvs = Vec<Option<[[f64; 2]; 3]>>;
+
+/// Triangles (fans/ear-clipping by ufbx) with global material indices and their corners' UVs (see
+/// `Character::uvs`; empty when no mesh has UVs); `flip` re-winds them.
+fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Material>, CornerUvs) {
     let mut triangles = Vec::new();
+    let mut uvs = Vec::new();
     let mut materials: Vec<Material> = Vec::new();
     let mut material_of_element: HashMap<u32, usize> = HashMap::new();
     for m in meshes {
         let mut local_materials = Vec::new();
         for mat in m.mesh.materials.as_ref().iter() {
             let index = *material_of_element.entry(mat.element.element_id).or_insert_with(|| {
-                materials.push(Material { name: mat.element.name.to_string(), rgb: base_colour(mat), texture: None });
+                materials.push(Material { name: mat.element.name.to_string(), rgb: base_colour(mat), texture: base_texture(mat) });
                 materials.len() - 1
             });
             local_materials.push(index);
@@ -729,14 +746,24 @@ fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Mater
                 None => default_material(&mut materials),
             };
             let n = ufbx::triangulate_face(&mut scratch, m.mesh, *face) as usize;
+            let uv_set = &m.mesh.vertex_uv;
             for tri in scratch[..n * 3].chunks(3) {
                 let v = |k: usize| m.first_vertex + m.mesh.vertex_indices[tri[k] as usize] as usize;
-                let vertices = if flip { [v(0), v(2), v(1)] } else { [v(0), v(1), v(2)] };
-                triangles.push(Triangle { vertices, material });
+                let order = if flip { [0, 2, 1] } else { [0, 1, 2] };
+                triangles.push(Triangle { vertices: order.map(v), material });
+                uvs.push(uv_set.exists.then(|| {
+                    order.map(|k| {
+                        let uv = uv_set.values[uv_set.indices[tri[k] as usize] as usize];
+                        [uv.x, 1.0 - uv.y]
+                    })
+                }));
             }
         }
     }
-    (triangles, materials)
+    if uvs.iter().all(Option::is_none) {
+        uvs.clear();
+    }
+    (triangles, materials, uvs)
 }
 
 fn base_colour(mat: &ufbx::Material) -> [u8; 3] {

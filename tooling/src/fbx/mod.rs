@@ -164,9 +164,28 @@ pub struct Material {
     pub name: String,
     /// Base colour as stored in the file (linear 0..1), scaled to 0..255.
     pub rgb: [u8; 3],
-    /// The base-colour texture's image (its URI, or its name when embedded), where the file gives one:
-    /// remembered for texturing, not drawn yet.
-    pub texture: Option<String>,
+    /// The base-colour texture's image, where the file gives one (`crate::texture` finds and converts it).
+    pub texture: Option<TextureRef>,
+}
+
+/// A material's base-colour texture as the file names it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TextureRef {
+    /// Its name in messages: the file name as written, or the image's name when embedded.
+    pub name: String,
+    /// The image's bytes, when the file embeds them.
+    pub embedded: Option<Vec<u8>>,
+    /// Where the file says the image is, as written (absolute paths from the artist's machine are
+    /// normal; relative ones are relative to the model's folder), in the order to try them.
+    pub paths: Vec<String>,
+}
+
+impl TextureRef {
+    /// A texture the file names by `name` only (a URI, or an embedded image's name).
+    pub fn named(name: impl Into<String>) -> Self {
+        let name = name.into();
+        TextureRef { paths: vec![name.clone()], name, embedded: None }
+    }
 }
 
 /// One clip sampled at a fixed rate.
@@ -230,6 +249,10 @@ pub struct Character {
     pub props: Vec<Prop>,
     /// Blend shapes the clips animate (those they leave at weight 0 are ignored, with a warning).
     pub blend_shapes: Vec<AnimatedShape>,
+    /// Each triangle's texture coordinates (first UV set), one per corner in its winding order, in the
+    /// image's own axes (u right, v down from the top row: FBX's v is flipped, glTF's kept); None for a
+    /// triangle whose mesh has none. Empty when no mesh has any.
+    pub uvs: Vec<Option<[[f64; 2]; 3]>>,
     /// Groups of meshes (node names) that instance one skinned geometry (Maya's instancing): baked-vertices
     /// stores ufbx's evaluation of each; rigid-gte, which moves each vertex with one bone, refuses them.
     pub instanced_skins: Vec<Vec<String>>,

@@ -210,6 +210,26 @@ fn component(b: &[u8], t: DataType, normalized: bool) -> f64 {
 }
 
 impl Source {
+    /// The bytes of image `index` when the file holds them (a `data:` URI or a buffer view), None for
+    /// an image given by a file URI or whose bytes cannot be read (the texture finder then names it).
+    pub fn embedded_image(&self, index: usize) -> Option<Vec<u8>> {
+        let json = self.doc.as_json().images.get(index)?;
+        match (&json.uri, json.buffer_view) {
+            (Some(uri), _) if uri.starts_with("data:") => load_uri(uri, None).ok(),
+            (None, Some(view)) => {
+                let view = self.doc.views().nth(view.value())?;
+                self.view_bytes(&view, &|m| GltfError::Parse { path: self.path.clone(), message: m }).ok().map(<[u8]>::to_vec)
+            }
+            _ => None,
+        }
+    }
+
+    /// The file an image URI names, percent-decoded (None for a `data:` URI or no URI).
+    pub fn image_file(&self, index: usize) -> Option<String> {
+        let uri = self.doc.as_json().images.get(index)?.uri.as_ref()?;
+        (!uri.starts_with("data:")).then(|| percent_decode(uri).unwrap_or_else(|_| uri.clone()))
+    }
+
     /// The bytes of a buffer view, checked against its buffer.
     fn view_bytes(&self, view: &gltf::buffer::View, bad: &dyn Fn(String) -> GltfError) -> Result<&[u8], GltfError> {
         let buffer = &self.buffers[view.buffer().index()];

@@ -23,7 +23,7 @@ use super::buffers::{Expect, Source, FLOAT};
 use super::nodes::Nodes;
 use super::skin::Skin;
 use super::GltfError;
-use crate::fbx::{ImportError, Material, Triangle};
+use crate::fbx::{ImportError, Material, TextureRef, Triangle};
 
 /// Weights at or below this are treated as absent.
 const WEIGHT_EPSILON: f64 = 1e-6;
@@ -56,6 +56,8 @@ pub struct RawVertex {
 pub struct Geometry {
     pub vertices: Vec<RawVertex>,
     pub triangles: Vec<Triangle>,
+    /// Each triangle's corners' TEXCOORD_0 (see `Character::uvs`).
+    pub uvs: Vec<Option<[[f64; 2]; 3]>>,
     pub materials: Vec<Material>,
     /// Warnings (morph targets ignored).
     pub warnings: Vec<String>,
@@ -82,7 +84,7 @@ pub fn geometry(
     skins: &[Skin],
 ) -> Result<Geometry, GltfError> {
     let p = &src.path;
-    let mut g = Geometry { vertices: vec![], triangles: vec![], materials: vec![], warnings: vec![], morph_nodes: vec![] };
+    let mut g = Geometry { vertices: vec![], triangles: vec![], uvs: vec![], materials: vec![], warnings: vec![], morph_nodes: vec![] };
     let mut material_index: HashMap<Option<usize>, usize> = HashMap::new();
     for &(node_index, binding) in meshes {
         let node = src.doc.nodes().nth(node_index).expect("mesh node index from the document");
@@ -171,6 +173,24 @@ pub fn geometry(
                     return Err(GltfError::Profile(ImportError::UnweightedVertices { path: p.clone(), mesh: label, count: unweighted.len(), first }));
                 }
             }
+            let texcoords = match prim.get(&gltf::Semantic::TexCoords(0)) {
+                Some(acc) => {
+                    let usage = format!("TEXCOORD_0 of {what}");
+                    let t = src.read(&acc, &Expect {
+                        usage: usage.clone(),
+                        dimensions: &[Dimensions::Vec2],
+                        types: &[FLOAT, (DataType::U8, Some(true)), (DataType::U16, Some(true))],
+                    })?;
+                    if t.len() / 2 != count {
+                        return Err(accessor_err(p, &acc, usage, format!("holds {} elements; expected one per vertex, {count}", t.len() / 2)));
+                    }
+                    if let Some(i) = t.iter().position(|c| !c.is_finite()) {
+                        return Err(accessor_err(p, &acc, usage, format!("vertex {} has a texture coordinate of {}", i / 2, t[i])));
+                    }
+                    Some(t)
+                }
+                None => None,
+            };
             let indices: Vec<usize> = match prim.indices() {
                 Some(acc) => {
                     let usage = format!("indices of {what}");
@@ -219,13 +239,14 @@ pub fn geometry(
                 remap.insert(v, index);
             }
             let material = *material_index.entry(prim.material().index()).or_insert_with(|| {
-                g.materials.push(material(&src.doc, &prim.material()));
+                g.materials.push(material(src, &prim.material()));
                 g.materials.len() - 1
             });
             for c in corners {
                 let v = c.map(|i| remap[&i]);
                 if v[0] != v[1] && v[1] != v[2] && v[0] != v[2] {
                     g.triangles.push(Triangle { vertices: v, material });
+                    g.uvs.push(texcoords.as_ref().map(|t| c.map(|i| [t[2 * i], t[2 * i + 1]])));
                 }
             }
         }
@@ -237,7 +258,7 @@ fn accessor_err(p: &str, acc: &gltf::Accessor, usage: String, message: String) -
     GltfError::Accessor { path: p.into(), accessor: acc.index(), name: acc.name().map(|n| format!(" '{n}'")).unwrap_or_default(), usage, message }
 }
 
-fn material(doc: &gltf::Document, m: &gltf::Material) -> Material {
+fn material(src: &Source, m: &gltf::Material) -> Material {
     let Some(index) = m.index() else {
         return Material { name: "(default)".into(), rgb: [128, 128, 128], texture: None };
     };
@@ -248,9 +269,13 @@ fn material(doc: &gltf::Document, m: &gltf::Material) -> Material {
     // URI nor a MIME type.
     let texture = pbr.base_color_texture().map(|info| {
         let image = info.texture().source();
-        match &doc.as_json().images[image.index()].uri {
-            Some(uri) if !uri.starts_with("data:") => uri.to_string(),
-            _ => image.name().map(str::to_string).unwrap_or_else(|| format!("image{} (embedded)", image.index())),
+        match src.image_file(image.index()) {
+            Some(file) => TextureRef::named(file),
+            None => TextureRef {
+                name: image.name().map(str::to_string).unwrap_or_else(|| format!("image{} (embedded)", image.index())),
+                embedded: src.embedded_image(image.index()),
+                paths: Vec::new(),
+            },
         }
     });
     Material { name: m.name().map(str::to_string).unwrap_or_else(|| format!("material{index}")), rgb: [to_u8(c[0]), to_u8(c[1]), to_u8(c[2])], texture }

@@ -193,11 +193,15 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
     limit("vertices", vertices.len(), MAX_VERTICES)?;
     limit("triangles", geo.triangles.len(), MAX_TRIANGLES)?;
     limit("skeleton bones", skeleton.bones.len(), MAX_NODES)?;
-    let scene_nodes = nodes.order.iter().filter(|n| src.doc.nodes().nth(**n).is_some_and(|x| x.camera().is_none())).count();
+    // The scene's nodes but cameras and the mesh nodes left out (`--meshes`, `--skip-mesh`, `--skinned-only`).
+    let kept: HashSet<usize> = mesh_nodes.iter().map(|(n, _)| *n).collect();
+    let scene_nodes = nodes
+        .order
+        .iter()
+        .filter(|&&n| src.doc.nodes().nth(n).is_some_and(|x| x.camera().is_none() && (x.mesh().is_none() || kept.contains(&n))))
+        .count();
     limit("nodes", scene_nodes, MAX_NODES)?;
-    for v in &vertices {
-        check_range(&p, v, v.bind, "bind pose")?;
-    }
+    check_range(&p, &vertices, &vertices.iter().map(|v| v.bind).collect::<Vec<_>>(), "bind pose")?;
 
     let mut warnings = geo.warnings.clone();
     if !unbound.is_empty() {
@@ -238,9 +242,7 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
                 pose.push(g.unscaled(skeleton.bones[bone].bind_scale));
             }
             let (rigid, skinned) = reference(&geo.vertices, &skins, &world, &conv);
-            for (v, pos) in vertices.iter().zip(&rigid) {
-                check_range(&p, v, *pos, &context)?;
-            }
+            check_range(&p, &vertices, &rigid, &context)?;
             check_props_follow(&p, &geo.vertices, &vertices, &skeleton, &world, &conv, &pose, &rigid, &nodes.names, &context)?;
             clip.poses.push(pose);
             clip.rigid_reference.push(rigid);
@@ -253,6 +255,7 @@ fn from_source(src: &buffers::Source, options: &ImportOptions, progress: &mut dy
         bones: skeleton.bones,
         vertices,
         triangles: geo.triangles,
+        uvs: if geo.uvs.iter().all(Option::is_none) { Vec::new() } else { geo.uvs },
         materials: geo.materials,
         clips,
         weights,
