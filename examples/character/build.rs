@@ -17,7 +17,8 @@ fn main() {
         if !blob.is_file() {
             panic!(
                 "{} is missing: build this example with `cargo xtask build-exe character` (or verify), which \
-                 generates it with `psxanim import tests/fixtures/fbx/character.fbx --storage {storage}`",
+                 generates it with `psxanim import tests/fixtures/fbx/character.fbx --storage {storage}` \
+                 (rigid-gte with --max-influences 2)",
                 blob.display()
             );
         }

@@ -1,4 +1,4 @@
-//! Two influences per vertex in rigid-gte (`--max-influences 2`, the default): the fixture
+//! Two influences per vertex in rigid-gte (`--max-influences 2`; the default is 1): the fixture
 //! character's joint rings blend their two bones on the console, and come within a unit of true
 //! skinning, where one bone per vertex leaves them 56 units away.
 
@@ -17,7 +17,7 @@ fn character() -> psxanim::fbx::Character {
 #[test]
 fn joints_blend_two_bones_and_come_within_a_unit_of_true_skinning() {
     let c = character();
-    let two = compile(&c, &CompileOptions::default()).unwrap();
+    let two = compile(&c, &CompileOptions { max_influences: 2, ..Default::default() }).unwrap();
     let r = &two.report;
     assert_eq!((r.blended_vertices, r.blend_pairs.len(), r.max_influences), (80, 10, 2));
     assert!(r.blend_pairs.iter().all(|p| p.vertices == 8 && p.groups == 1), "{:?}", r.blend_pairs);
@@ -57,17 +57,18 @@ fn joints_blend_two_bones_and_come_within_a_unit_of_true_skinning() {
 }
 
 #[test]
-fn one_influence_keeps_the_rigid_layout_without_a_blend_section() {
+fn one_influence_by_default_keeps_the_rigid_layout_without_a_blend_section() {
     let c = character();
-    let one = compile(&c, &CompileOptions { max_influences: 1, ..Default::default() }).unwrap();
+    let one = compile(&c, &CompileOptions::default()).unwrap();
+    assert_eq!(one.report.max_influences, 1, "one influence is the default");
     assert_eq!((one.report.blended_vertices, one.report.blend_pairs.len()), (0, 0));
     let t = Tables::parse(&one.blob).unwrap();
     assert_eq!(t.blend_group_count(), 0);
     assert!(one.report.accuracy.versus_skinned.max > 50.0);
     // A threshold above every second weight keeps every vertex rigid too.
-    let high = compile(&c, &CompileOptions { blend_threshold: 0.5, ..Default::default() }).unwrap();
+    let high = compile(&c, &CompileOptions { max_influences: 2, blend_threshold: 0.5, ..Default::default() }).unwrap();
     assert_eq!(high.report.blended_vertices, 0);
     // Baked storage is true skinning, with no blend section.
-    let baked = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, ..Default::default() }).unwrap();
+    let baked = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_influences: 2, ..Default::default() }).unwrap();
     assert_eq!(Tables::parse(&baked.blob).unwrap().blend_group_count(), 0);
 }

@@ -21,7 +21,7 @@ fn blobs() -> &'static [Vec<u8>; 2] {
     BLOBS.get_or_init(|| {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx/character.fbx");
         let c = import(&path, &ImportOptions::default(), &mut |_, _, _| {}).expect("the fixture imports");
-        [StorageMode::RigidGte, StorageMode::BakedVertices].map(|storage| compile(&c, &CompileOptions { storage, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap().blob)
+        [StorageMode::RigidGte, StorageMode::BakedVertices].map(|storage| compile(&c, &CompileOptions { storage, max_error: None, pose_tolerance: None, max_influences: 2, ..Default::default() }).unwrap().blob)
     })
 }
 

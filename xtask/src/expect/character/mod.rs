@@ -79,8 +79,9 @@ pub fn dense_path(ws: &Path) -> PathBuf {
     tables_dir(ws).join("rigid-gte").join("dense_character.pxsk")
 }
 
-/// Runs `psxanim import` on the fixture in both storage modes, and on the 20-bone, glTF and dense fixtures
-/// (building the tool if needed). A blob is
+/// Runs `psxanim import` on the fixture in both storage modes (rigid-gte with `--max-influences 2`, so
+/// its joints blend and the blend stage is verified), and on the 20-bone, glTF and dense fixtures (the
+/// import's default, one influence) (building the tool if needed). A blob is
 /// replaced only when its bytes change, so an unchanged import does not relink the example.
 pub fn generate_tables(ws: &Path) -> Result<()> {
     let staging = ws.join("target").join("character-tables-staging");
@@ -103,10 +104,18 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
         if let Some(added) = added {
             cmd.args(["--add-clips", added]);
         }
+        let blend = fixture == FIXTURE && storage == "rigid-gte";
+        if blend {
+            cmd.args(["--max-influences", "2"]);
+        }
         for var in ["RUSTUP_TOOLCHAIN", "RUSTC", "RUSTC_WRAPPER", "RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET"] {
             cmd.env_remove(var);
         }
-        println!("character: psxanim import {fixture} --storage {storage}{}", added.map(|a| format!(" --add-clips {a}")).unwrap_or_default());
+        println!(
+            "character: psxanim import {fixture} --storage {storage}{}{}",
+            added.map(|a| format!(" --add-clips {a}")).unwrap_or_default(),
+            if blend { " --max-influences 2" } else { "" }
+        );
         let output = cmd.output().context("could not start cargo run -p psxanim")?;
         if !output.status.success() {
             bail!(
