@@ -30,8 +30,8 @@ pub const SLOT_DECODE_IN_PLACE_SLOWEST: usize = 55;
 /// slowest decode and blend alone.
 pub const SLOT_CROSSFADE_SLOWEST: usize = 56;
 pub const SLOT_CROSSFADE_DECODE_SLOWEST: usize = 57;
-/// The scene frame the example runs this bench at: after the verifier's two screenshots (vsyncs
-/// 40 and 80 of a 120-vsync run), so that its several frames of work delay no picture.
+/// The scene frame the example runs this bench at (after the record's late words): its several
+/// frames of work hold the last picture on screen; the verifier's screenshots need only differ.
 pub const RUN_AT_FRAME: u32 = 24;
 /// Display frames measured (60 Hz: 15 samples of the 30 Hz clip, and the frames between them), after
 /// the one that starts the voice.
