@@ -93,3 +93,16 @@ pub fn draw_to(index: usize) {
     send(&[0xE400_0000 | (SCREEN_WIDTH as u32 - 1) | ((y + SCREEN_HEIGHT as u32 - 1) << 10)]);
     send(&[0xE500_0000 | (y << 11)]);
 }
+
+/// Copies `rect` of VRAM from `halfwords` (little-endian, row by row, at any alignment; an odd count is
+/// padded with one zero halfword) through the GP0 port, word by word: what a standalone program uses
+/// to upload textures at start-up (a game may send the same words through its own DMA).
+pub fn load_image(rect: crate::tables::textures::Rect, halfwords: &[u8]) {
+    send(&super::prim::copy_to_vram(rect.x, rect.y, rect.w, rect.h));
+    let count = rect.halfwords().min(halfwords.len() / 2);
+    let half = |i: usize| if i < count { u16::from_le_bytes([halfwords[2 * i], halfwords[2 * i + 1]]) as u32 } else { 0 };
+    for w in 0..rect.halfwords().div_ceil(2) {
+        while status() & STAT_DMA_READY == 0 {}
+        GP0.write(half(2 * w) | half(2 * w + 1) << 16);
+    }
+}

@@ -47,6 +47,7 @@ mod bits;
 mod pose;
 pub mod stream;
 pub mod primitives;
+pub mod textures;
 
 pub use baked::{
     decode_baked_frame_payload, decode_lane, delta_byte, delta_word_count, delta_words, BAKED_BIND_LIMIT, BAKED_DELTA_BIAS,
@@ -66,9 +67,14 @@ pub const MAGIC: [u8; 4] = *b"PXSK";
 /// payloads aligned, escapes listed after the deltas, decode lanes after a baked blob's vertices; 5:
 /// primitive runs with a base vertex).
 pub const VERSION: u16 = 5;
+/// The version of a textured blob (its header is [`HEADER_SIZE_V7`] bytes).
+pub const VERSION_TEXTURED: u16 = 7;
 /// The oldest version this reader reads (the same layout with every run's base zero).
 pub const OLDEST_VERSION: u16 = 4;
 pub const HEADER_SIZE: usize = 64;
+/// The header of a version 7 blob: [`HEADER_SIZE`], 8 bytes for the blend section, then the texture
+/// section's offset and the UV words' offset (`textures`).
+pub const HEADER_SIZE_V7: usize = 80;
 pub const BONE_SIZE: usize = 8;
 pub const VERTEX_SIZE: usize = 8;
 pub const MATERIAL_SIZE: usize = 4;
@@ -248,6 +254,11 @@ pub enum TableError {
         offset: usize,
         what: &'static str,
     },
+    /// A malformed entry of the texture section (`what` it should have been).
+    BadTexture {
+        offset: usize,
+        what: &'static str,
+    },
 }
 
 impl TableError {
@@ -274,6 +285,7 @@ impl TableError {
             TableError::ValueOverflow { .. } => 17,
             TableError::BadFramePayload { .. } => 18,
             TableError::BadPrimitive { .. } => 19,
+            TableError::BadTexture { .. } => 21,
         }
     }
 
@@ -290,7 +302,8 @@ impl TableError {
             | TableError::BitStreamEnd { offset, .. }
             | TableError::ValueOverflow { offset }
             | TableError::BadFramePayload { offset, .. }
-            | TableError::BadPrimitive { offset, .. } => Some(offset),
+            | TableError::BadPrimitive { offset, .. }
+            | TableError::BadTexture { offset, .. } => Some(offset),
             _ => None,
         }
     }
@@ -337,6 +350,8 @@ pub struct Tables<'a> {
     primitives: usize,
     materials: usize,
     clips: usize,
+    /// The texture section (all 0 without textures).
+    textures: textures::Section,
     /// The parents of the first [`PARENTS_KEPT`] bones (`NO_PARENT_KEPT` for a root), read once at
     /// parse: a renderer's per-frame loop looks them up with one byte load.
     parents: [u8; PARENTS_KEPT],
@@ -395,7 +410,7 @@ impl<'a> Tables<'a> {
         if h.magic != MAGIC {
             return Err(TableError::BadMagic { found: h.magic });
         }
-        if !(OLDEST_VERSION..=VERSION).contains(&h.version) {
+        if !(OLDEST_VERSION..=VERSION).contains(&h.version) && h.version != VERSION_TEXTURED {
             return Err(TableError::UnsupportedVersion { found: h.version });
         }
         let storage = match h.storage {
@@ -443,8 +458,16 @@ impl<'a> Tables<'a> {
             primitives,
             materials,
             clips,
+            textures: textures::Section::default(),
             parents: [NO_PARENT_KEPT; PARENTS_KEPT],
         };
+        if h.version >= 7 {
+            if size < HEADER_SIZE_V7 {
+                return Err(TableError::TooShort { needed: HEADER_SIZE_V7, len: size });
+            }
+            let (at, uvs) = (u32_at(bytes, HEADER_SIZE_V7 - 8) as usize, u32_at(bytes, HEADER_SIZE_V7 - 4) as usize);
+            tables.textures = textures::Section::read(bytes, at, uvs, vertex_count, materials, material_count)?;
+        }
         tables.check_bones()?;
         let mut parents = [NO_PARENT_KEPT; PARENTS_KEPT];
         for (b, kept) in parents.iter_mut().enumerate().take(bone_count) {
@@ -648,6 +671,46 @@ impl<'a> Tables<'a> {
     }
 
     /// Base colour of material `index` as 8-bit RGB.
+    /// Textures of the character (0 without).
+    pub fn texture_count(&self) -> usize {
+        self.textures.count
+    }
+
+    /// Texture `index`: its depth, size, default places and data (checked at parse; an index past the
+    /// count is a `BadIndex`).
+    pub fn texture(&self, index: usize) -> Result<textures::Texture<'a>, TableError> {
+        if index >= self.textures.count {
+            return Err(TableError::BadIndex {
+                what: "texture",
+                index,
+                offset: self.textures.entries,
+                value: index,
+                limit: self.textures.count,
+            });
+        }
+        self.textures.entry(self.bytes, index)
+    }
+
+    /// The texture material `index` draws with (None: its colour alone).
+    pub fn material_texture(&self, index: usize) -> Option<usize> {
+        let byte = *self.bytes.get(self.materials + index * MATERIAL_SIZE + 3)?;
+        (byte != 0 && index < self.material_count && self.textures.count > 0).then(|| byte as usize - 1)
+    }
+
+    /// Vertex `index`'s texture coordinates, `u | v << 8` (0 without textures or past the vertices).
+    #[inline(always)]
+    pub fn vertex_uv(&self, index: usize) -> u32 {
+        if self.textures.count == 0 || index >= self.vertex_count {
+            return 0;
+        }
+        u32_at(self.bytes, self.textures.uvs + 4 * index)
+    }
+
+    /// The UV words' blob offset (one `u32` per vertex, 4-aligned in the blob; 0 without textures).
+    pub fn uvs_offset(&self) -> usize {
+        self.textures.uvs
+    }
+
     pub fn material(&self, index: usize) -> [u8; 3] {
         assert!(index < self.material_count);
         let o = self.materials + index * MATERIAL_SIZE;

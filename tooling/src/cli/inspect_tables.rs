@@ -9,7 +9,8 @@
 use psxanim_runtime::gte::{Gte, GteModel};
 use psxanim_runtime::math::{Matrix, Vec3i16};
 use psxanim_runtime::render::bones::model_matrices;
-use psxanim_runtime::tables::{BoneSample, Storage, Tables, VERSION};
+use psxanim_runtime::tables::textures::Rect;
+use psxanim_runtime::tables::{BoneSample, Header, Storage, Tables, VERSION};
 use serde::Serialize;
 
 use super::CliError;
@@ -28,6 +29,9 @@ pub struct TablesReport {
     pub primitive_words: usize,
     /// Base colour of every material.
     pub materials: Vec<[u8; 3]>,
+    /// Per material, the texture it draws with (None: its colour alone).
+    pub material_textures: Vec<Option<usize>>,
+    pub textures: Vec<TextureReport>,
     pub clips: Vec<ClipReport>,
     /// The decoded frame, when one was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -41,6 +45,32 @@ pub struct BoneReport {
     /// The bone's vertex range (rigid-gte: the vertices the GTE transforms with its matrix).
     pub first_vertex: u16,
     pub vertex_count: u16,
+}
+
+/// A texture of the blob and the VRAM place it proposes (a game may place it elsewhere).
+#[derive(Serialize)]
+pub struct TextureReport {
+    pub depth_bits: u8,
+    pub width: u16,
+    pub height: u16,
+    pub tiled: bool,
+    /// The default places, in VRAM's 16-bit units.
+    pub vram: VramRect,
+    pub clut: Option<VramRect>,
+}
+
+#[derive(Serialize)]
+pub struct VramRect {
+    pub x: u16,
+    pub y: u16,
+    pub w: u16,
+    pub h: u16,
+}
+
+impl From<Rect> for VramRect {
+    fn from(r: Rect) -> Self {
+        VramRect { x: r.x, y: r.y, w: r.w, h: r.h }
+    }
 }
 
 #[derive(Serialize)]
@@ -70,7 +100,20 @@ fn storage_name(s: Storage) -> &'static str {
 /// Reads `bytes` (a `.pxsk` blob) and, if `clip` or `frame` is given, decodes that frame (clip by
 /// name or index, default 0; frame default 0).
 pub fn report(path: &str, bytes: &[u8], clip: Option<&str>, frame: Option<usize>) -> Result<TablesReport, CliError> {
-    let t = Tables::parse(bytes).map_err(|e| CliError::invalid(format!("{path}: compiled tables (PXSK version {VERSION}): {e:?}")))?;
+    let version = Header::read(bytes).map(|h| h.version).unwrap_or(VERSION);
+    let t = Tables::parse(bytes).map_err(|e| CliError::invalid(format!("{path}: compiled tables (PXSK version {version}): {e:?}")))?;
+    let mut textures = Vec::with_capacity(t.texture_count());
+    for i in 0..t.texture_count() {
+        let x = t.texture(i).map_err(|e| CliError::invalid(format!("{path}: texture {i}: {e:?}")))?;
+        textures.push(TextureReport {
+            depth_bits: x.depth.bits(),
+            width: x.width,
+            height: x.height,
+            tiled: x.tiled,
+            vram: x.image_at.into(),
+            clut: x.clut_at.map(Into::into),
+        });
+    }
     let name = |offset: u16, what: String| -> Result<String, CliError> {
         t.name(offset).map(str::to_string).map_err(|e| CliError::invalid(format!("{path}: the name of {what}: {e:?}")))
     };
@@ -121,7 +164,7 @@ pub fn report(path: &str, bytes: &[u8], clip: Option<&str>, frame: Option<usize>
     };
     Ok(TablesReport {
         format: "pxsk",
-        version: VERSION,
+        version,
         storage: storage_name(t.storage()),
         bytes: bytes.len(),
         bounds: t.bounds(),
@@ -131,6 +174,8 @@ pub fn report(path: &str, bytes: &[u8], clip: Option<&str>, frame: Option<usize>
         quads: t.quad_count(),
         primitive_words: t.primitive_words(),
         materials: (0..t.material_count()).map(|m| t.material(m)).collect(),
+        material_textures: (0..t.material_count()).map(|m| t.material_texture(m)).collect(),
+        textures,
         clips,
         frame,
     })
@@ -186,6 +231,23 @@ pub fn summary(r: &TablesReport) -> String {
     for (i, b) in r.bones.iter().enumerate() {
         let parent = b.parent.map_or("-".to_string(), |p| p.to_string());
         s += &format!("  bone {i:<3} {:<24} parent {parent:<4} vertices {}+{}\n", b.name, b.first_vertex, b.vertex_count);
+    }
+    for (i, x) in r.textures.iter().enumerate() {
+        let users: Vec<String> =
+            r.material_textures.iter().enumerate().filter(|(_, t)| **t == Some(i)).map(|(m, _)| m.to_string()).collect();
+        let clut = x.clut.as_ref().map_or("no CLUT".to_string(), |c| format!("CLUT at ({}, {})", c.x, c.y));
+        s += &format!(
+            "  texture {i:<3} {}x{} {}-bit{}, VRAM ({}, {}) {}x{} halfwords, {clut} (default place), materials {}\n",
+            x.width,
+            x.height,
+            x.depth_bits,
+            if x.tiled { " tiled" } else { "" },
+            x.vram.x,
+            x.vram.y,
+            x.vram.w,
+            x.vram.h,
+            users.join(",")
+        );
     }
     for (i, c) in r.clips.iter().enumerate() {
         s += &format!("  clip {i:<3} {:<24} {:>5} frames at {} Hz, {} bytes\n", c.name, c.frames, c.rate_hz, c.bytes);

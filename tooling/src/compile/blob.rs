@@ -1,8 +1,9 @@
 //! Assembly of the table blob (layout documented in `psxanim_runtime::tables`).
 
-use psxanim_runtime::tables::{decode_lane, delta_word_count, Header, Storage, CLIP_SIZE, HEADER_SIZE, MAGIC, NO_PARENT, VERSION};
+use psxanim_runtime::tables::{decode_lane, delta_word_count, Header, Storage, CLIP_SIZE, HEADER_SIZE, HEADER_SIZE_V7, MAGIC, NO_PARENT, VERSION, VERSION_TEXTURED};
 
 use super::primitives::Stream;
+use super::textured::{write_section, Textures};
 
 /// Everything the blob holds, already encoded; [`assemble`] only lays it out.
 pub struct BlobParts<'a> {
@@ -18,6 +19,15 @@ pub struct BlobParts<'a> {
     pub clips: Vec<ClipPart<'a>>,
     /// Baked frame payloads (referenced by the clips' frame tables), empty for rigid.
     pub payloads: &'a [u8],
+    /// The textures and each vertex's UV word (in `vertices`' order), for a textured character.
+    pub textured: Option<TexturedParts<'a>>,
+}
+
+/// A textured character's part of the blob.
+pub struct TexturedParts<'a> {
+    pub textures: &'a Textures,
+    /// Per vertex, `u | v << 8`.
+    pub uvs: Vec<u32>,
 }
 
 pub struct ClipPart<'a> {
@@ -79,7 +89,11 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         name(m.0)?;
     }
 
-    let mut out = vec![0u8; HEADER_SIZE];
+    // A textured blob is version 7, whose header holds the texture section's offsets; any other keeps
+    // the older layout, byte for byte.
+    let textured = parts.textured.as_ref().is_some_and(|t| !t.textures.is_empty());
+    let header_size = if textured { HEADER_SIZE_V7 } else { HEADER_SIZE };
+    let mut out = vec![0u8; header_size];
     let strings_offset = out.len();
     out.extend_from_slice(&strings);
     align4(&mut out);
@@ -109,9 +123,9 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         put_u32(&mut out, *w);
     }
     let materials_offset = out.len();
-    for (_, rgb) in &parts.materials {
+    for (m, (_, rgb)) in parts.materials.iter().enumerate() {
         out.extend_from_slice(rgb);
-        out.push(0);
+        out.push(parts.textured.as_ref().map_or(0, |t| t.textures.material_byte(m)));
     }
     let clips_offset = out.len();
     out.resize(out.len() + CLIP_SIZE * parts.clips.len(), 0);
@@ -146,6 +160,19 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     let payloads_offset = out.len();
     out.extend_from_slice(parts.payloads);
     align4(&mut out);
+    let (textures_offset, uvs_offset) = match &parts.textured {
+        Some(t) if !t.textures.is_empty() => {
+            if t.uvs.len() != parts.vertices.len() {
+                return Err(format!("internal: {} UV words for {} vertices", t.uvs.len(), parts.vertices.len()));
+            }
+            let uvs = out.len();
+            for w in &t.uvs {
+                put_u32(&mut out, *w);
+            }
+            (write_section(&mut out, &t.textures.textures)?, uvs)
+        }
+        _ => (0, 0),
+    };
 
     let mut clip_bytes = Vec::new();
     let mut first_use = std::collections::HashSet::new();
@@ -178,7 +205,7 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     let b = parts.bounds;
     let header = Header {
         magic: MAGIC,
-        version: VERSION,
+        version: if textured { VERSION_TEXTURED } else { VERSION },
         storage: parts.storage as u16,
         bone_count: count("bones", parts.bones.len())?,
         vertex_count: count("vertices", parts.vertices.len())?,
@@ -199,6 +226,10 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     // The struct's in-memory bytes are the stored ones on this little-endian host.
     const { assert!(cfg!(target_endian = "little")) };
     out[..HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
+    if textured {
+        out[HEADER_SIZE_V7 - 8..HEADER_SIZE_V7 - 4].copy_from_slice(&(textures_offset as u32).to_le_bytes());
+        out[HEADER_SIZE_V7 - 4..HEADER_SIZE_V7].copy_from_slice(&(uvs_offset as u32).to_le_bytes());
+    }
     Ok(Assembled { blob: out, clip_bytes })
 }
 

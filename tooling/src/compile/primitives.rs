@@ -726,6 +726,7 @@ mod tests {
             materials: vec![("a", [255, 0, 0]), ("b", [0, 255, 0])],
             clips: vec![],
             payloads: &[],
+            textured: None,
         };
         assemble(&parts).unwrap().blob
     }
