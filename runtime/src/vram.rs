@@ -19,7 +19,7 @@
 //! page's edge, a CLUT off its 16-unit grid, any two of the character's rectangles overlapping, or one
 //! overlapping an area the game reserves (its frame buffers). Nothing here touches the hardware.
 
-use crate::tables::textures::{Rect, Texture, CLUT_X_UNIT, MAX_TEXTURES, PAGE_HEIGHT, PAGE_WIDTH};
+use crate::tables::textures::{Rect, Texture, CLUT_X_UNIT, MAX_TEXTURES, PAGE_HEIGHT, PAGE_WIDTH, VRAM_HEIGHT, VRAM_WIDTH};
 use crate::tables::Tables;
 
 /// Where one texture and its CLUT go (the CLUT's place is ignored for a 15-bit texture).
@@ -46,6 +46,20 @@ pub enum PlacementError {
     Reserved { texture: usize, clut: bool, reserved: Rect },
     /// The tables' texture section did not read (it was checked at parse, so: not the same tables).
     Tables,
+}
+
+impl PlacementError {
+    /// A number per kind, 1 up in declaration order (what a game's record can hold).
+    pub fn code(&self) -> u32 {
+        match self {
+            PlacementError::WrongCount { .. } => 1,
+            PlacementError::ImageOutside { .. } => 2,
+            PlacementError::ClutOutside { .. } => 3,
+            PlacementError::Overlap { .. } => 4,
+            PlacementError::Reserved { .. } => 5,
+            PlacementError::Tables => 6,
+        }
+    }
 }
 
 /// The packet words of one placed texture.
@@ -78,6 +92,51 @@ impl Placement {
             *p = Place { image_x: t.image_at.x, image_y: t.image_at.y, clut_x: clut.x, clut_y: clut.y };
         }
         Placement::new(tables, &places[..count], reserved)
+    }
+
+    /// Each texture where the blob proposes if that is free (apart from `taken`: the game's frame
+    /// buffers and the textures already placed, [`Placement::taken`]), else at the first free place:
+    /// images scanned page row by page row, left to right in 16-unit steps, top to bottom in 8-row
+    /// steps; CLUTs from row 480 down, then from row 0. How a game with several textured characters
+    /// keeps each one's textures apart (each blob proposes its places alone).
+    pub fn first_fit(tables: &Tables, taken: &[Rect]) -> Result<Placement, PlacementError> {
+        let count = tables.texture_count();
+        let mut places = [Place::default(); MAX_TEXTURES];
+        let mut mine = [Rect::default(); 2 * MAX_TEXTURES];
+        let mut n = 0;
+        for (i, p) in places.iter_mut().enumerate().take(count) {
+            let t = tables.texture(i).map_err(|_| PlacementError::Tables)?;
+            let free = |r: &Rect, mine: &[Rect]| r.inside_vram() && !taken.iter().chain(mine).any(|o| o.overlaps(r));
+            let image = core::iter::once(t.image_at)
+                .chain((0..2u16).flat_map(|row| {
+                    (0..VRAM_WIDTH / 16).flat_map(move |x| {
+                        (0..PAGE_HEIGHT / 8).map(move |y| Rect { x: 16 * x, y: row * PAGE_HEIGHT + 8 * y, ..t.image_at })
+                    })
+                }))
+                .find(|r| r.inside_one_page() && free(r, &mine[..n]))
+                .ok_or(PlacementError::ImageOutside { texture: i, rect: t.image_at })?;
+            mine[n] = image;
+            n += 1;
+            *p = Place { image_x: image.x, image_y: image.y, ..Place::default() };
+            if let Some(c) = t.clut_at {
+                let clut = core::iter::once(c)
+                    .chain((0..VRAM_HEIGHT).flat_map(|y| {
+                        let y = (y + 480) % VRAM_HEIGHT;
+                        (0..VRAM_WIDTH / CLUT_X_UNIT).map(move |x| Rect { x: CLUT_X_UNIT * x, y, ..c })
+                    }))
+                    .find(|r| free(r, &mine[..n]))
+                    .ok_or(PlacementError::ClutOutside { texture: i, rect: c })?;
+                mine[n] = clut;
+                n += 1;
+                (p.clut_x, p.clut_y) = (clut.x, clut.y);
+            }
+        }
+        Placement::new(tables, &places[..count], taken)
+    }
+
+    /// Every rectangle this placement takes (images and CLUTs), for the next [`Placement::first_fit`].
+    pub fn taken(&self) -> impl Iterator<Item = Rect> + '_ {
+        self.rects[..self.count].iter().flat_map(|(image, clut)| [Some(*image), *clut]).flatten()
     }
 
     /// `places[i]` for texture `i`: every rectangle inside VRAM, each image inside one texture page,

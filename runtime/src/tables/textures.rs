@@ -8,8 +8,8 @@
 //!     u8 depth (4, 8: a CLUT of 16 or 256 colours; 15: direct colour)   u8 flags (bit 0: tiled)
 //!     u16 width, u16 height (texels, 1..=256)                           u16 CLUT colours (16, 256, 0)
 //!     u16 image x, u16 image y (the default VRAM place, in 16-bit units) u16 CLUT x, u16 CLUT y (the same)
-//!     u32 data offset: the image's halfwords row by row (`image_width` a row), then the CLUT's,
-//!                      4-aligned, inside the blob
+//!     u32 data offset: the image's halfwords row by row (`image_width` a row), padded to 4 bytes,
+//!                      then the CLUT's; 4-aligned, inside the blob (so a DMA can send either)
 //!     u32 0
 //! uvs, at the header's uvs offset (0 without textures): one u32 per vertex, u | v << 8 (texels from
 //!   the texture's top-left corner, u right, v down), the high half 0; 0 for an untextured vertex
@@ -249,8 +249,9 @@ impl Section {
             }
         }
         let image_bytes = 2 * image_at.halfwords();
+        let clut_start = image_bytes.next_multiple_of(4);
         let clut_bytes = 2 * colours as usize;
-        let data = super::section("texture data", u32_at(bytes, at + 16) as usize, image_bytes + clut_bytes, bytes.len())?;
+        let data = super::section("texture data", u32_at(bytes, at + 16) as usize, clut_start + clut_bytes, bytes.len())?;
         if u32_at(bytes, at + 20) != 0 {
             return Err(bad(at + 20, "a zero word (reserved)"));
         }
@@ -262,7 +263,7 @@ impl Section {
             image_at,
             clut_at,
             image: &bytes[data..data + image_bytes],
-            clut: &bytes[data + image_bytes..data + image_bytes + clut_bytes],
+            clut: &bytes[data + clut_start..data + clut_start + clut_bytes],
         })
     }
 }

@@ -78,6 +78,9 @@ pub fn write_section(out: &mut Vec<u8>, textures: &[BlobTexture]) -> Result<usiz
         for h in &tim.image {
             out.extend_from_slice(&h.to_le_bytes());
         }
+        while out.len() % 4 != 0 {
+            out.push(0);
+        }
         for k in 0..tim.depth.clut_entries() {
             out.extend_from_slice(&tim.clut.get(k).copied().unwrap_or(0).to_le_bytes());
         }
