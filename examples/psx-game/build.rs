@@ -13,6 +13,7 @@ fn main() {
     for (var, name, source) in [
         ("CHARACTER_RIGID", "blender_character.pxsk", "tests/fixtures/gltf/blender_character.glb"),
         ("CHARACTER_DENSE", "dense_character.pxsk", "tests/fixtures/fbx/dense_character.fbx"),
+        ("CHARACTER_TEXTURED", "textured_embedded.pxsk", "tests/fixtures/fbx/textured_embedded.fbx"),
     ] {
         let blob = tables.join("rigid-gte").join(name);
         if !blob.is_file() {

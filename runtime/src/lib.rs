@@ -28,3 +28,5 @@ pub mod record;
 pub mod tables;
 /// Drawing imported characters: culling, bone matrices, GTE projection, triangles in ordering-table order.
 pub mod render;
+/// Where a character's textures go in VRAM: the game's choice, checked, and the packet words it gives.
+pub mod vram;

@@ -150,3 +150,50 @@ fn uvs_come_per_triangle_corner_in_the_images_axes_with_their_seams() {
     let range = t["uv_range"].as_array().unwrap();
     assert!(range[0][0].as_f64().unwrap() >= 0.0 && range[1][0].as_f64().unwrap() <= 1.0, "{range:?}");
 }
+
+#[test]
+fn a_textured_character_with_two_influences_is_version_7_with_its_blend_section_and_seam_copies_blend_alike() {
+    use psxanim_runtime::tables::{Tables, HEADER_SIZE_V7, VERSION_TEXTURED};
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = import(&fixture("textured_embedded.fbx"), dir.path(), &["--max-influences", "2"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("blended ") && stdout.contains("texture 'Skin'"), "{stdout}");
+    let blob = std::fs::read(dir.path().join("textured_embedded.pxsk")).unwrap();
+    let t = Tables::parse(&blob).unwrap();
+    assert_eq!(u16::from_le_bytes([blob[4], blob[5]]), VERSION_TEXTURED);
+    assert_eq!((t.texture_count(), t.material_texture(0)), (1, Some(0)));
+    assert!(t.blend_group_count() > 0 && t.blended_vertex_count() > 0);
+    // Blend at 64..72, textures at 72..80: the blend section sits past the header.
+    assert!(u32::from_le_bytes(blob[64..68].try_into().unwrap()) as usize >= HEADER_SIZE_V7);
+    // A vertex split at a UV seam is one vertex per UV with one place and one pair: every copy of a
+    // (first bone, bone-local place) is blended by the same pair and weight, or none is.
+    let mut follows = vec![None; t.vertex_count()];
+    for g in 0..t.blend_group_count() {
+        let group = t.blend_group(g);
+        let pair = t.blend_pair(group.pair as usize);
+        for v in group.first_vertex..group.first_vertex + group.vertex_count {
+            follows[v as usize] = Some((pair.a, Some((pair.b, group.weight))));
+        }
+    }
+    for b in 0..t.bone_count() {
+        let bone = t.bone(b);
+        for v in bone.first_vertex..bone.first_vertex + bone.vertex_count {
+            follows[v as usize] = Some((b as u16, None));
+        }
+    }
+    let mut seen = std::collections::HashMap::new();
+    let mut blended_copies = 0;
+    for (v, f) in follows.iter().enumerate() {
+        let (a, second) = f.expect("every vertex is a bone's or a group's");
+        let prior = seen.insert((a, t.vertex(v)), (second, t.vertex_uv(v)));
+        if let Some((other, uv)) = prior {
+            assert_eq!(other, second, "vertex {v}: a copy of one place blended differently");
+            blended_copies += usize::from(second.is_some() && uv != t.vertex_uv(v));
+        }
+    }
+    assert!(blended_copies > 0, "no seam copy among the blended vertices");
+    // inspect lists both.
+    let (code, stdout, stderr) = psxanim(&["inspect", dir.path().join("textured_embedded.pxsk").to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("PXSK version 7") && stdout.contains("  blend 0 ") && stdout.contains("  texture 0 "), "{stdout}");
+}

@@ -21,15 +21,16 @@ use psx::dma::{self, LinkedList};
 use psx::gpu::Color;
 use psx::Framebuffer;
 use psxanim_runtime::console::ordering::{clear_table, table_head, FramePackets};
-use psxanim_runtime::console::timer;
+use psxanim_runtime::console::{gpu, timer};
 use psxanim_runtime::gte::{self, Gte};
 use psxanim_runtime::record::{status, Record};
 use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::{Scratch, Stage};
+use psxanim_runtime::tables::textures::Rect;
 use psxanim_runtime::tables::{vertex_count_of, Tables};
 
 mod play;
-use play::{Game, MEASURED_FRAME, OT_DEPTHS, PACKET_WORDS, PROBE_WORDS, SLOT_DRAW, STAGES};
+use play::{Game, SetupError, MEASURED_FRAME, OT_DEPTHS, PACKET_WORDS, PROBE_WORDS, SLOT_DRAW, STAGES};
 
 /// The characters, compiled by `psxanim import` (see build.rs), 4-byte aligned as the tables want.
 #[repr(C, align(4))]
@@ -37,6 +38,7 @@ struct Aligned<T: ?Sized>(T);
 static CHARACTER: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_RIGID")));
 const CHARACTER_BYTES: usize = include_bytes!(env!("CHARACTER_RIGID")).len();
 static DENSE: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_DENSE")));
+static TEXTURED: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_TEXTURED")));
 
 /// The renderer projects the largest character's vertices: its scratch is sized for them at compile
 /// time (8 bytes a vertex).
@@ -68,6 +70,15 @@ impl LinkedList for OrderingTable<'_> {
 /// (detail: `RenderError::code`).
 const ERROR_TABLES: u32 = u32::from_le_bytes(*b"TBLE");
 const ERROR_RENDER: u32 = u32::from_le_bytes(*b"REND");
+/// VRAM refused a texture's place (`play::SetupError::Placement`).
+const ERROR_VRAM: u32 = u32::from_le_bytes(*b"VRAM");
+
+/// Sends `bytes` (little-endian halfwords filling `rect`) to VRAM through GP0, word by word
+/// (`console::gpu::load_image`). (psx 0.1.8's GPU DMA channel in its immediate mode left the GPU
+/// waiting for data on mednafen; a block-mode upload is to come.)
+fn upload(rect: Rect, bytes: &[u8]) {
+    gpu::load_image(rect, bytes);
+}
 
 #[no_mangle]
 fn main() {
@@ -99,14 +110,44 @@ fn main() {
     play::corrupt(damaged);
     let corruption = play::corruption_words(damaged);
 
-    let game = Tables::parse(&CHARACTER.0).and_then(|a| Ok([a, Tables::parse(&DENSE.0)?])).and_then(Game::new);
+    let game = Tables::parse(&CHARACTER.0)
+        .and_then(|a| Ok([a, Tables::parse(&DENSE.0)?, Tables::parse(&TEXTURED.0)?]))
+        .map_err(SetupError::Tables)
+        .and_then(Game::new);
     let mut game = match game {
         Ok(g) => Some(g),
-        Err(e) => {
+        Err(SetupError::Tables(e)) => {
             record.fail(ERROR_TABLES, e.offset().unwrap_or(0) as u32);
             None
         }
+        Err(SetupError::Placement(e)) => {
+            record.fail(ERROR_VRAM, e.code());
+            None
+        }
     };
+    // The textures, uploaded once through the game's GPU DMA channel, then read back for the record.
+    let mut vram = [0u32; play::VRAM_FIELDS.len()];
+    if let Some(game) = &game {
+        fb.draw_sync();
+        for (placement, tables) in game.placements.iter().zip(&game.tables) {
+            for (rect, bytes) in placement.iter().flat_map(|p| p.uploads(tables)) {
+                upload(rect, bytes);
+            }
+        }
+        fb.draw_sync();
+        let mut hash = play::WordHash::new();
+        for (placement, tables) in game.placements.iter().zip(&game.tables) {
+            for (rect, _) in placement.iter().flat_map(|p| p.uploads(tables)) {
+                let mut left = rect.halfwords();
+                gpu::read_image(rect, &mut |w| {
+                    // The last word of an odd count holds one halfword of the rectangle.
+                    hash.add(if left == 1 { w & 0xFFFF } else { w });
+                    left = left.saturating_sub(2);
+                });
+            }
+        }
+        vram = hash.words();
+    }
 
     let mut frame = 0u32;
     let mut probe = [0u32; PROBE_WORDS];
@@ -148,7 +189,7 @@ fn main() {
             if measured {
                 record.set_cycles(SLOT_DRAW, timer::ticks_since(started) as u32);
                 let frame_words = play::frame_words(&packets[..used]);
-                for w in probe.iter().chain(&frame_words).chain(&corruption) {
+                for w in probe.iter().chain(&frame_words).chain(&corruption).chain(&vram) {
                     record.push(*w);
                 }
                 if record.status == status::RUNNING {

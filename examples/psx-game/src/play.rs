@@ -1,7 +1,11 @@
-//! The game's logic apart from the hardware: two instances of the fixture character (its glTF export),
-//! one walking and one idling, and behind them the same character as one continuous skin of 2,946
-//! vertices (`dense_character.fbx`, whose primitive runs count from several base vertices), under a
-//! fixed camera; and what its verification record holds.
+//! The game's logic apart from the hardware: the fixture character (its glTF export) walking, the same
+//! character with a painted texture (`textured_embedded.fbx`, its image embedded in the FBX) idling
+//! (the glTF export carries a small texture of its own, drawn too),
+//! and behind them the same character as one continuous skin of 2,946 vertices
+//! (`dense_character.fbx`, whose primitive runs count from several base vertices), under a fixed
+//! camera; and what its verification record holds. Each textured character's textures go where its
+//! blob proposes unless another's are there (`vram::Placement::first_fit`, clear of the game's two
+//! frame buffers); the game uploads them at start-up and reads them back for the record.
 //!
 //! This file is compiled into the game and into the xtask (`xtask/src/expect/psx_game.rs`), which runs
 //! it on the runtime's GTE model: the host knows exactly what the console computes at any frame. Game
@@ -11,7 +15,9 @@ use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::{Matrix, Vec3i32};
 use psxanim_runtime::render::camera::{self, Angle, Camera};
 use psxanim_runtime::render::{self, Outcome, PoseStream, RenderError, Scratch, Stage, TriangleSink};
+use psxanim_runtime::tables::textures::{Rect, MAX_TEXTURES};
 use psxanim_runtime::tables::{TableError, Tables};
+use psxanim_runtime::vram::{Placement, PlacementError};
 
 /// `Record::program` of the game.
 pub const PROGRAM: [u8; 4] = *b"GAME";
@@ -24,7 +30,10 @@ pub const OT_DEPTHS: usize = 1024;
 pub const MEASURED_FRAME: u32 = 20;
 
 /// The characters the game embeds (`Game::new` takes their tables in this order).
-pub const CHARACTERS: [&str; 2] = ["blender_character", "dense_character"];
+pub const CHARACTERS: [&str; 3] = ["blender_character", "dense_character", "textured_embedded"];
+
+/// The game's two 320 x 240 frame buffers, which no texture may overlap.
+pub const FRAME_BUFFERS: [Rect; 1] = [Rect { x: 0, y: 0, w: 320, h: 480 }];
 
 /// Packet words per frame: the glTF character's 660 triangles twice and the dense one's 5,888, at most
 /// half of each facing the camera, 5 words a triangle (6 a quad), with room to spare.
@@ -42,7 +51,7 @@ pub struct Actor {
 
 pub const ACTORS: [Actor; 3] = [
     Actor { character: 0, clip: "Walk", sampling: Sampling::Step, position: Vec3i32::new(-3000, 0, 0), yaw: 0x2000 },
-    Actor { character: 0, clip: "Idle", sampling: Sampling::Interpolated, position: Vec3i32::new(3000, 0, 0), yaw: 0xE000 },
+    Actor { character: 2, clip: "Idle", sampling: Sampling::Interpolated, position: Vec3i32::new(3000, 0, 0), yaw: 0xE000 },
     Actor { character: 1, clip: "Walk", sampling: Sampling::Interpolated, position: Vec3i32::new(0, 0, 6000), yaw: 0x1000 },
 ];
 
@@ -75,11 +84,27 @@ pub struct Game<'a> {
     pub animators: [Animator; ACTORS.len()],
     pub streams: [PoseStream<STREAM_WORDS>; ACTORS.len()],
     pub worlds: [Matrix; ACTORS.len()],
+    /// Per character, where its textures are in VRAM (None: untextured).
+    pub placements: [Option<Placement>; CHARACTERS.len()],
+}
+
+/// Why the game cannot start: a blob that does not parse or a clip it lacks, or a texture placement
+/// VRAM refuses.
+#[derive(Clone, Copy, Debug)]
+pub enum SetupError {
+    Tables(TableError),
+    Placement(PlacementError),
+}
+
+impl From<TableError> for SetupError {
+    fn from(e: TableError) -> Self {
+        SetupError::Tables(e)
+    }
 }
 
 impl<'a> Game<'a> {
     /// Every actor playing its clip, looping, from the first frame.
-    pub fn new(tables: [Tables<'a>; CHARACTERS.len()]) -> Result<Self, TableError> {
+    pub fn new(tables: [Tables<'a>; CHARACTERS.len()]) -> Result<Self, SetupError> {
         let mut animators = [Animator::new(DISPLAY_HZ, Sampling::Step); ACTORS.len()];
         for (animator, actor) in animators.iter_mut().zip(&ACTORS) {
             let tables = &tables[actor.character];
@@ -88,7 +113,22 @@ impl<'a> Game<'a> {
             animator.play(tables, clip, true)?;
         }
         let worlds = ACTORS.map(|a| camera::placement(a.position, a.yaw));
-        Ok(Game { tables, animators, streams: [const { PoseStream::new() }; ACTORS.len()], worlds })
+        // Each blob proposes its places alone: the characters' textures are kept apart here.
+        let mut placements = [None; CHARACTERS.len()];
+        let mut taken = [Rect::default(); FRAME_BUFFERS.len() + 2 * MAX_TEXTURES * CHARACTERS.len()];
+        taken[..FRAME_BUFFERS.len()].copy_from_slice(&FRAME_BUFFERS);
+        let mut n = FRAME_BUFFERS.len();
+        for (p, t) in placements.iter_mut().zip(&tables) {
+            if t.texture_count() > 0 {
+                let placed = Placement::first_fit(t, &taken[..n]).map_err(SetupError::Placement)?;
+                for r in placed.taken() {
+                    taken[n] = r;
+                    n += 1;
+                }
+                *p = Some(placed);
+            }
+        }
+        Ok(Game { tables, animators, streams: [const { PoseStream::new() }; ACTORS.len()], worlds, placements })
     }
 
     /// Advances every actor by `vsyncs` vertical blanks.
@@ -113,6 +153,7 @@ impl<'a> Game<'a> {
         let mut outcomes = [Ok(Outcome::Culled); ACTORS.len()];
         for (i, outcome) in outcomes.iter_mut().enumerate() {
             let (tables, stream, animator) = (&self.tables[ACTORS[i].character], &mut self.streams[i], &self.animators[i]);
+            sink.place_textures(self.placements[ACTORS[i].character].as_ref());
             *outcome = render::render_streamed(gte, tables, stream, &camera, &self.worlds[i], animator, scratch, sink, &mut |s| mark(i, s));
             if let Some(words) = probe.as_deref_mut() {
                 // While the scratch still holds this actor's projected vertices.
@@ -159,6 +200,52 @@ pub fn frame_words(arena: &[u32]) -> [u32; FRAME_FIELDS.len()] {
         at += 1 + len;
     }
     [arena.len() as u32, h.0]
+}
+
+/// The record words of the textures in VRAM: the words uploaded and an FNV-1a hash of them, images
+/// then CLUTs, character by character. The host hashes the blob's words; the console hashes what
+/// it reads back from VRAM after the upload (`upload_words` gives both the same words).
+pub const VRAM_FIELDS: [&str; 2] = ["vram_words", "vram_hash"];
+
+#[allow(dead_code)] // the host's side: the game hashes what it reads back with `WordHash`
+pub fn vram_words(words: impl Iterator<Item = u32>) -> [u32; VRAM_FIELDS.len()] {
+    let mut h = WordHash::new();
+    words.for_each(|w| h.add(w));
+    h.words()
+}
+
+/// A running count and FNV-1a hash of words (`vram_words`), for words that come one at a time.
+pub struct WordHash {
+    count: u32,
+    hash: Fnv,
+}
+
+impl WordHash {
+    pub fn new() -> Self {
+        WordHash { count: 0, hash: Fnv::new() }
+    }
+    pub fn add(&mut self, w: u32) {
+        self.count += 1;
+        self.hash.word(w);
+    }
+    pub fn words(&self) -> [u32; VRAM_FIELDS.len()] {
+        [self.count, self.hash.0]
+    }
+}
+
+/// The words an upload of `bytes` (little-endian halfwords filling `rect`) sends: two halfwords a
+/// word, the last one's high half 0 when the count is odd (VRAM keeps only the rectangle's).
+#[allow(dead_code)] // the host's side
+pub fn upload_words(rect: Rect, bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    let half = move |i: usize| bytes.get(2 * i..2 * i + 2).map_or(0, |h| u16::from_le_bytes([h[0], h[1]]) as u32);
+    let count = rect.halfwords();
+    (0..count.div_ceil(2)).map(move |w| half(2 * w) | if 2 * w + 1 < count { half(2 * w + 1) << 16 } else { 0 })
+}
+
+impl Default for WordHash {
+    fn default() -> Self {
+        WordHash::new()
+    }
 }
 
 /// FNV-1a, a word at a time.

@@ -3,7 +3,7 @@
 //! The screen is 320x240, NTSC, 15-bit colour. Two 320x240 buffers sit in VRAM at y = 0 and y = 240:
 //! one is displayed while the other is drawn (`show` / `draw_to`).
 
-use super::mmio::{GP0, GP1, GPUSTAT};
+use super::mmio::{GP0, GP1, GPUREAD, GPUSTAT};
 
 pub const SCREEN_WIDTH: i16 = 320;
 pub const SCREEN_HEIGHT: i16 = 240;
@@ -92,4 +92,31 @@ pub fn draw_to(index: usize) {
     send(&[0xE300_0000 | (y << 10)]);
     send(&[0xE400_0000 | (SCREEN_WIDTH as u32 - 1) | ((y + SCREEN_HEIGHT as u32 - 1) << 10)]);
     send(&[0xE500_0000 | (y << 11)]);
+}
+
+/// Copies `rect` of VRAM from `halfwords` (little-endian, row by row, at any alignment; an odd count is
+/// padded with one zero halfword) through the GP0 port, word by word: what a standalone program uses
+/// to upload textures at start-up (a game may send the same words through its own DMA).
+pub fn load_image(rect: crate::tables::textures::Rect, halfwords: &[u8]) {
+    send(&super::prim::copy_to_vram(rect.x, rect.y, rect.w, rect.h));
+    let count = rect.halfwords().min(halfwords.len() / 2);
+    let half = |i: usize| if i < count { u16::from_le_bytes([halfwords[2 * i], halfwords[2 * i + 1]]) as u32 } else { 0 };
+    for w in 0..rect.halfwords().div_ceil(2) {
+        while status() & STAT_DMA_READY == 0 {}
+        GP0.write(half(2 * w) | half(2 * w + 1) << 16);
+    }
+}
+
+/// GPUSTAT bit 27: a VRAM word is ready to be read.
+const STAT_READ_READY: u32 = 1 << 27;
+
+/// Reads `rect` of VRAM back through GPUREAD, handing each word (two halfwords, row by row; the last
+/// one's high half past the rectangle when its size is odd) to `word`: how a program checks what its
+/// upload left in VRAM. Waits for the GPU to finish drawing first.
+pub fn read_image(rect: crate::tables::textures::Rect, word: &mut dyn FnMut(u32)) {
+    send(&[0xC000_0000, rect.x as u32 | (rect.y as u32) << 16, rect.w as u32 | (rect.h as u32) << 16]);
+    for _ in 0..rect.halfwords().div_ceil(2) {
+        while status() & STAT_READ_READY == 0 {}
+        word(GPUREAD.read());
+    }
 }

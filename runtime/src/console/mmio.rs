@@ -38,6 +38,8 @@ impl Reg16 {
 pub const GP0: Reg32 = Reg32(0x1F80_1810);
 /// Writes go to GP1 (display control); reads return GPUSTAT.
 pub const GP1: Reg32 = Reg32(0x1F80_1814);
+/// GPUREAD: VRAM words after a copy-to-CPU command (read at GP0's address).
+pub const GPUREAD: Reg32 = Reg32(0x1F80_1810);
 pub const GPUSTAT: Reg32 = Reg32(0x1F80_1814);
 
 pub const I_STAT: Reg16 = Reg16(0x1F80_1070);

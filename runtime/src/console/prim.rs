@@ -46,6 +46,12 @@ const FLAT_TRIANGLE: u32 = 0x20 << 24;
 const FLAT_QUAD: u32 = 0x28 << 24;
 const GOURAUD_TRIANGLE: u32 = 0x30 << 24;
 const GOURAUD_QUAD: u32 = 0x38 << 24;
+/// Textured, opaque, the texel modulated by the colour (0x80 in each channel: the texel as stored).
+const TEXTURED_TRIANGLE: u32 = 0x24 << 24;
+const TEXTURED_QUAD: u32 = 0x2C << 24;
+const COPY_TO_VRAM: u32 = 0xA0 << 24;
+/// The colour that draws a texel as it is stored (the GPU multiplies by colour / 128).
+pub const NEUTRAL: Color = Color::new(0x80, 0x80, 0x80);
 
 /// Fills a VRAM rectangle (absolute coordinates, no blending, no drawing area).
 pub const fn fill_rect(color: Color, x: u16, y: u16, w: u16, h: u16) -> [u32; 3] {
@@ -86,6 +92,34 @@ pub const fn gouraud_quad(c: [Color; 4], v: [Vertex; 4]) -> [u32; 8] {
     ]
 }
 
+/// A textured triangle. `uv[k]` is corner k's `u | v << 8` in its texture page; the CLUT word rides in
+/// the first's high half and the texture-page word in the second's (`vram::Words` adds both).
+pub const fn textured_triangle(color: Color, v: [Vertex; 3], uv: [u32; 3]) -> [u32; 7] {
+    [TEXTURED_TRIANGLE | color.word(), v[0].word(), uv[0], v[1].word(), uv[1], v[2].word(), uv[2] & 0xFFFF]
+}
+
+/// A textured four-point polygon, corners in "Z" order as for `flat_quad`, UV words as for
+/// `textured_triangle`.
+pub const fn textured_quad(color: Color, v: [Vertex; 4], uv: [u32; 4]) -> [u32; 9] {
+    [
+        TEXTURED_QUAD | color.word(),
+        v[0].word(),
+        uv[0],
+        v[1].word(),
+        uv[1],
+        v[2].word(),
+        uv[2] & 0xFFFF,
+        v[3].word(),
+        uv[3] & 0xFFFF,
+    ]
+}
+
+/// The three words that start a copy of a `w` x `h` rectangle at (`x`, `y`) from the CPU to VRAM;
+/// `ceil(w * h / 2)` data words follow, two halfwords each, row by row.
+pub const fn copy_to_vram(x: u16, y: u16, w: u16, h: u16) -> [u32; 3] {
+    [COPY_TO_VRAM, x as u32 | (y as u32) << 16, w as u32 | (h as u32) << 16]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,6 +142,13 @@ mod tests {
         );
         let quad = gouraud_quad(c, v);
         assert_eq!((quad[0], quad[6], quad[7]), (0x3800_0001, 0x0004_0404, 0x0006_0005));
+        // Textured: UV words after each vertex, CLUT and page words in the first two's high halves.
+        let uv = [0x7FC0_1002, 0x0085_3020, 0xDEAD_4040, 0xBEEF_0101];
+        let t = textured_triangle(NEUTRAL, [v[0], v[1], v[2]], [uv[0], uv[1], uv[2]]);
+        assert_eq!(t, [0x2480_8080, 0x0002_FFFF, 0x7FC0_1002, 0xFFEC_012C, 0x0085_3020, 0, 0x4040]);
+        let q = textured_quad(NEUTRAL, v, uv);
+        assert_eq!((q[0], q[6], q[7], q[8]), (0x2C80_8080, 0x4040, 0x0006_0005, 0x0101));
+        assert_eq!(copy_to_vram(320, 256, 16, 64), [0xA000_0000, 256 << 16 | 320, 64 << 16 | 16]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::triangles::{shade, DrawnTriangle, TriangleSink};
 use crate::console::ordering::{AddError, FramePackets};
 use crate::console::prim::{self, Color, Vertex};
 use crate::gte::PacketList;
+use crate::vram::Placement;
 
 /// Flat: one material colour per triangle. Gouraud: each corner darkened with its depth
 /// ([`shade`] between the sink's `near_z` and `far_z`).
@@ -26,21 +27,28 @@ pub struct OtSink<'a> {
     /// The deepest entry used; by default the table's last but one, so that the deepest entry stays
     /// free for the frame's background, which must be drawn first.
     pub deepest: usize,
+    /// The current character's textures (`place_textures`): its textured triangles are drawn
+    /// textured (POLY_FT3, the texel as stored); None draws every triangle in its colour.
+    pub textures: Option<Placement>,
 }
 
 impl<'a> OtSink<'a> {
     pub fn new(packets: FramePackets<'a>, shading: Shading) -> Self {
         let deepest = packets.depths().saturating_sub(2);
-        OtSink { packets, shading, deepest }
+        OtSink { packets, shading, deepest, textures: None }
     }
 }
 
 impl TriangleSink for OtSink<'_> {
     fn flat_packet_list(&mut self) -> Option<PacketList<'_>> {
-        match self.shading {
-            Shading::Flat => Some(self.packets.packet_list(self.deepest)),
-            Shading::Gouraud { .. } => None,
+        match (self.shading, &self.textures) {
+            (Shading::Flat, None) => Some(self.packets.packet_list(self.deepest)),
+            _ => None,
         }
+    }
+
+    fn place_textures(&mut self, placement: Option<&Placement>) {
+        self.textures = placement.copied();
     }
 
     fn commit_flat_packets(&mut self, words: usize) {
@@ -53,12 +61,24 @@ impl TriangleSink for OtSink<'_> {
         let depth = (t.otz as usize).min(self.deepest);
         let v = t.xy.map(|p| Vertex::new(p.x, p.y));
         let c = |rgb: [u8; 3]| Color::new(rgb[0], rgb[1], rgb[2]);
+        if let (Some(p), true) = (&self.textures, t.texture != 0) {
+            return add_textured(&mut self.packets, depth, t, v, p).is_ok();
+        }
         let added = match self.shading {
             Shading::Flat => self.packets.add_array(depth, prim::flat_triangle(c(t.colour), v)),
             Shading::Gouraud { near_z, far_z } => add_gouraud(&mut self.packets, depth, t, v, near_z, far_z),
         };
         added.is_ok()
     }
+}
+
+/// The textured packet: each corner's UV plus its texture's place (CLUT word, page word, the
+/// texture's corner in its page); out of line, like the gouraud one.
+#[inline(never)]
+fn add_textured(list: &mut FramePackets, depth: usize, t: &DrawnTriangle, v: [Vertex; 3], p: &Placement) -> Result<(), AddError> {
+    let w = p.words(t.texture as usize - 1);
+    let uv = [t.uv[0] + w.clut_uv, t.uv[1] + w.page_uv, t.uv[2] + w.uv];
+    list.add_array(depth, prim::textured_triangle(prim::NEUTRAL, v, uv))
 }
 
 /// The gouraud packet, out of line: its divisions would otherwise take registers from the flat path.

@@ -39,6 +39,10 @@ pub struct DrawnTriangle {
     pub otz: u16,
     /// Material base colour.
     pub colour: [u8; 3],
+    /// The material's texture + 1 (0: untextured), and each corner's texture coordinates, `u | v << 8`
+    /// from the texture's corner (`tables::textures`; the sink's `vram::Placement` adds the page's).
+    pub texture: u8,
+    pub uv: [u32; 3],
 }
 
 /// Where triangles go. `add` returns false when the sink is full (the triangle is counted as dropped).
@@ -55,6 +59,10 @@ pub trait TriangleSink {
 
     /// Takes the packets written through `flat_packet_list`: its first `words` arena words.
     fn commit_flat_packets(&mut self, _words: usize) {}
+
+    /// Where the next character's textures are in VRAM (None: draw its materials' colours). A sink
+    /// that draws textures keeps it until told otherwise; the default ignores it.
+    fn place_textures(&mut self, _placement: Option<&crate::vram::Placement>) {}
 }
 
 /// What happened to a character's triangles.
@@ -142,6 +150,7 @@ fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
             continue;
         }
         let colour = [p.gp0 as u8, (p.gp0 >> 8) as u8, (p.gp0 >> 16) as u8];
+        let texture = tables.material_texture(p.material as usize).map_or(0, |t| t as u8 + 1);
         let points = p.points.map(usize::from);
         let drawn = |index: usize, corners: [usize; 3], otz: u32| DrawnTriangle {
             index: index as u16,
@@ -149,6 +158,8 @@ fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
             z: corners.map(|v| sz[v] as u16),
             otz: otz as u16,
             colour,
+            texture,
+            uv: if texture == 0 { [0; 3] } else { corners.map(|v| tables.vertex_uv(v)) },
         };
         if !p.quad {
             // SAFETY: as above.

@@ -11,17 +11,18 @@
 //! profile's +-7.5 m limit fits with margin. Axes are the PlayStation's: +X right, +Y down, +Z away from
 //! the viewer (into the screen), right-handed.
 //!
-//! # Layout, version 6 (all little-endian; every section starts 4-byte aligned)
+//! # Layout, versions 6 and 7 (all little-endian; every section starts 4-byte aligned)
 //! ```text
-//! header, 72 bytes (64 before version 6)
-//!   0 [u8;4] magic "PXSK"             4 u16 version (6)           6 u16 storage: 0 rigid-gte, 1 baked-vertices
+//! header, 72 bytes (version 6), 80 bytes (version 7: a textured character), 64 before version 6
+//!   0 [u8;4] magic "PXSK"             4 u16 version (6 or 7)      6 u16 storage: 0 rigid-gte, 1 baked-vertices
 //!   8 u16 bone count                 10 u16 vertex count         12 u16 triangle count (a quad counts 2)
 //!  14 u16 material count             16 u16 clip count           18 u16 primitive stream words
 //!  20 i16[6] bounds: min x,y,z, max x,y,z (model space, cover the bind pose and every sample of every clip)
 //!  32 u32 total size of the blob     36 u32 strings offset       40 u32 bones offset
 //!  44 u32 vertices offset            48 u32 primitives offset    52 u32 materials offset
 //!  56 u32 clips offset               60 u32 strings size
-//!  64 u32 blend offset (0 without)   68 u16 blend pair count    70 u16 blend group count   (version 6)
+//!  64 u32 blend offset (0 without)   68 u16 blend pair count    70 u16 blend group count   (versions 6, 7)
+//!  72 u32 textures offset            76 u32 uvs offset                                     (version 7)
 //! strings: each name is u8 length + UTF-8 bytes; names are referenced by their offset in this section
 //! bones, 8 bytes each, parent-first:  u16 parent (0xFFFF = root), u16 first vertex, u16 vertex count, u16 name
 //!   rigid-gte: bone b's vertices are the contiguous range [first, first+count), in b's local space.
@@ -31,23 +32,30 @@
 //!   followed by their decode lanes (`2 * ceil(3 * vertex count / 4)` words, [`baked`])
 //! primitives: runs of triangles, quads and quad strips, then an end word ([`primitives`] documents
 //!   them); each run's indices count from its base vertex, so a stream reaches 5,104 vertices
-//! materials, 4 bytes each: u8 r, g, b (base colour), u8 0
+//! materials, 4 bytes each: u8 r, g, b (base colour), u8 texture index + 1 (0: untextured; 0 before
+//!   version 7)
 //! clips, 20 bytes each: u16 name, u16 frame count, u16 sample rate (Hz), u16 event count,
 //!                       u32 data offset, u32 data size, u32 events offset (0 without events)
 //! events of a clip, 4 bytes each: u16 frame (below the clip's frame count), u16 name
-//! blend (rigid-gte, version 6; [`blend`] documents it): vertices that follow two bones
+//! blend (rigid-gte, versions 6 and 7; [`blend`] documents it): vertices that follow two bones
 //!   pairs, 28 bytes each: u16 bone a, u16 bone b (a != b, both below the bone count),
 //!                         u32[6] b's bind-local space from a's (`inverse(bind b) * bind a`) as the
 //!                         GTE's register words (`gte::PackedMatrix`: FP12 columns, i16 translation)
 //!   groups, 8 bytes each, sorted by pair: u16 pair, u16 weight (bone b's share, FP12, 0..=4096),
 //!                         u16 first vertex, u16 vertex count (inside the vertices, in a's local space)
+//! textures (version 7; [`textures`] documents it): u16 count, u16 0, 24-byte entries (depth, size,
+//!   default VRAM places, data offset), each texture's image and CLUT halfwords
+//! uvs (version 7): one u32 per vertex, u | v << 8 (a vertex split at a UV seam is one vertex per UV)
 //! ```
 //! Version 3 added the clips' events (version 2's clip entries were 16 bytes, with a `u16 flags`
 //! of 0 where the event count is). Version 5 gave each primitive run a base vertex (the top byte of its
 //! header, zero before): a version 4 blob is a version 5 blob whose bases are all zero, and is read.
 //! Version 6 added the blend section and the header's 8 bytes that locate it: a version 4 or 5 blob
 //! is a version 6 blob without blended vertices (its sections start at 64), and is read; anything
-//! older is refused ([`TableError::UnsupportedVersion`]). The player reports events like ANIMBIN markers
+//! older is refused ([`TableError::UnsupportedVersion`]). Version 7 is a textured character's: the
+//! version 6 header (blend at 64..72, zero without blended vertices), then the offsets of the texture
+//! section and of the UV words ([`textures`] documents both); the tooling writes it only for a
+//! character with textures, version 6 otherwise. The player reports events like ANIMBIN markers
 //! ([`crate::anim::Animator::update_events`]).
 //! The clip data of a rigid-gte blob are pose samples ([`pose`] documents them); those of a
 //! baked-vertices blob are a table of `u32` frame offsets pointing at shared frame payloads ([`baked`]).
@@ -58,6 +66,7 @@ pub mod blend;
 mod pose;
 pub mod stream;
 pub mod primitives;
+pub mod textures;
 
 pub use baked::{
     decode_baked_frame_payload, decode_lane, delta_byte, delta_word_count, delta_words, BAKED_BIND_LIMIT, BAKED_DELTA_BIAS,
@@ -77,11 +86,16 @@ pub const MAGIC: [u8; 4] = *b"PXSK";
 /// payloads aligned, escapes listed after the deltas, decode lanes after a baked blob's vertices; 5:
 /// primitive runs with a base vertex; 6: the blend section of two-bone vertices).
 pub const VERSION: u16 = 6;
+/// The version of a textured blob (its header is [`HEADER_SIZE_V7`] bytes).
+pub const VERSION_TEXTURED: u16 = 7;
 /// The oldest version this reader reads (the same layout with every run's base zero).
 pub const OLDEST_VERSION: u16 = 4;
 pub const HEADER_SIZE: usize = 64;
 /// The header of a version 6 blob: [`HEADER_SIZE`] and the blend section's offset and counts.
 pub const HEADER_SIZE_V6: usize = 72;
+/// The header of a version 7 blob: [`HEADER_SIZE_V6`] (the blend section's offset and counts at
+/// 64..72), then the texture section's offset and the UV words' offset (`textures`).
+pub const HEADER_SIZE_V7: usize = 80;
 pub const BONE_SIZE: usize = 8;
 pub const VERTEX_SIZE: usize = 8;
 pub const MATERIAL_SIZE: usize = 4;
@@ -266,6 +280,11 @@ pub enum TableError {
         offset: usize,
         what: &'static str,
     },
+    /// A malformed entry of the texture section (`what` it should have been).
+    BadTexture {
+        offset: usize,
+        what: &'static str,
+    },
 }
 
 impl TableError {
@@ -293,6 +312,7 @@ impl TableError {
             TableError::BadFramePayload { .. } => 18,
             TableError::BadPrimitive { .. } => 19,
             TableError::BadBlend { .. } => 20,
+            TableError::BadTexture { .. } => 21,
         }
     }
 
@@ -310,7 +330,8 @@ impl TableError {
             | TableError::ValueOverflow { offset }
             | TableError::BadFramePayload { offset, .. }
             | TableError::BadPrimitive { offset, .. }
-            | TableError::BadBlend { offset, .. } => Some(offset),
+            | TableError::BadBlend { offset, .. }
+            | TableError::BadTexture { offset, .. } => Some(offset),
             _ => None,
         }
     }
@@ -359,6 +380,8 @@ pub struct Tables<'a> {
     clips: usize,
     /// The blend section: offset, pair count, group count (all 0 without blended vertices).
     blend: blend::Section,
+    /// The texture section (all 0 without textures).
+    textures: textures::Section,
     /// The parents of the first [`PARENTS_KEPT`] bones (`NO_PARENT_KEPT` for a root), read once at
     /// parse: a renderer's per-frame loop looks them up with one byte load.
     parents: [u8; PARENTS_KEPT],
@@ -417,7 +440,7 @@ impl<'a> Tables<'a> {
         if h.magic != MAGIC {
             return Err(TableError::BadMagic { found: h.magic });
         }
-        if !(OLDEST_VERSION..=VERSION).contains(&h.version) {
+        if !(OLDEST_VERSION..=VERSION).contains(&h.version) && h.version != VERSION_TEXTURED {
             return Err(TableError::UnsupportedVersion { found: h.version });
         }
         let storage = match h.storage {
@@ -449,6 +472,15 @@ impl<'a> Tables<'a> {
         let primitives = section("primitives", h.primitives_offset as usize, 4 * primitive_words, size)?;
         let materials = section("materials", h.materials_offset as usize, material_count * MATERIAL_SIZE, size)?;
         let clips = section("clips", h.clips_offset as usize, clip_count * CLIP_SIZE, size)?;
+        // Version 6 appended the blend section's 8 bytes to the header, version 7 the textures' 8.
+        let header_size = match h.version {
+            VERSION_TEXTURED => HEADER_SIZE_V7,
+            6 => HEADER_SIZE_V6,
+            _ => HEADER_SIZE,
+        };
+        if size < header_size {
+            return Err(TableError::TooShort { needed: header_size, len: size });
+        }
         let blend = if h.version >= 6 { blend::Section::read(bytes, storage, size)? } else { blend::Section::default() };
         let mut tables = Self {
             bytes,
@@ -467,8 +499,13 @@ impl<'a> Tables<'a> {
             materials,
             clips,
             blend,
+            textures: textures::Section::default(),
             parents: [NO_PARENT_KEPT; PARENTS_KEPT],
         };
+        if h.version >= VERSION_TEXTURED {
+            let (at, uvs) = (u32_at(bytes, HEADER_SIZE_V7 - 8) as usize, u32_at(bytes, HEADER_SIZE_V7 - 4) as usize);
+            tables.textures = textures::Section::read(bytes, at, uvs, vertex_count, materials, material_count)?;
+        }
         tables.check_bones()?;
         blend::check(&tables)?;
         let mut parents = [NO_PARENT_KEPT; PARENTS_KEPT];
@@ -673,6 +710,46 @@ impl<'a> Tables<'a> {
     }
 
     /// Base colour of material `index` as 8-bit RGB.
+    /// Textures of the character (0 without).
+    pub fn texture_count(&self) -> usize {
+        self.textures.count
+    }
+
+    /// Texture `index`: its depth, size, default places and data (checked at parse; an index past the
+    /// count is a `BadIndex`).
+    pub fn texture(&self, index: usize) -> Result<textures::Texture<'a>, TableError> {
+        if index >= self.textures.count {
+            return Err(TableError::BadIndex {
+                what: "texture",
+                index,
+                offset: self.textures.entries,
+                value: index,
+                limit: self.textures.count,
+            });
+        }
+        self.textures.entry(self.bytes, index)
+    }
+
+    /// The texture material `index` draws with (None: its colour alone).
+    pub fn material_texture(&self, index: usize) -> Option<usize> {
+        let byte = *self.bytes.get(self.materials + index * MATERIAL_SIZE + 3)?;
+        (byte != 0 && index < self.material_count && self.textures.count > 0).then(|| byte as usize - 1)
+    }
+
+    /// Vertex `index`'s texture coordinates, `u | v << 8` (0 without textures or past the vertices).
+    #[inline(always)]
+    pub fn vertex_uv(&self, index: usize) -> u32 {
+        if self.textures.count == 0 || index >= self.vertex_count {
+            return 0;
+        }
+        u32_at(self.bytes, self.textures.uvs + 4 * index)
+    }
+
+    /// The UV words' blob offset (one `u32` per vertex, 4-aligned in the blob; 0 without textures).
+    pub fn uvs_offset(&self) -> usize {
+        self.textures.uvs
+    }
+
     pub fn material(&self, index: usize) -> [u8; 3] {
         assert!(index < self.material_count);
         let o = self.materials + index * MATERIAL_SIZE;

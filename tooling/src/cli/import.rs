@@ -11,7 +11,7 @@ use clap::ValueEnum;
 use serde::Serialize;
 
 use super::{finish, CliError};
-use crate::compile::{compile, write_atomically, CompileOptions, CompileReport, StorageMode};
+use crate::compile::{compile_textured, write_atomically, CompileOptions, CompileReport, StorageMode, Textures};
 use crate::character::import;
 use crate::fbx::ImportOptions;
 use crate::texture::tim::Depth;
@@ -208,16 +208,6 @@ fn execute(args: Args) -> Result<(), CliError> {
         StorageArg::RigidGte => StorageMode::RigidGte,
         StorageArg::BakedVertices => StorageMode::BakedVertices,
     };
-    let compiled = compile(&character, &CompileOptions {
-        storage,
-        max_error: args.max_error,
-        pose_tolerance: args.pose_tolerance,
-        max_influences: args.max_influences,
-        blend_threshold: args.blend_threshold.unwrap_or(crate::compile::DEFAULT_BLEND_THRESHOLD),
-        blend_levels: args.blend_levels.unwrap_or(crate::compile::DEFAULT_BLEND_LEVELS),
-    })
-        .map_err(|e| CliError::invalid(e.to_string()))?;
-
     let texture_options = crate::texture::Options {
         depth: args.texture_depth.as_deref().map(|d| match d {
             "4" => Depth::Four,
@@ -231,6 +221,16 @@ fn execute(args: Args) -> Result<(), CliError> {
     let model_dir = args.model.parent().map_or_else(|| PathBuf::from("."), |d| if d.as_os_str().is_empty() { PathBuf::from(".") } else { d.to_path_buf() });
     let (textures, texture_warnings) = crate::texture::convert_all(&character, &model_dir, &texture_options)
         .map_err(|e| CliError::invalid(format!("{}: {e}", args.model.display())))?;
+    let blob_textures = Textures::from_converted(&character, &textures);
+    let options = CompileOptions {
+        storage,
+        max_error: args.max_error,
+        pose_tolerance: args.pose_tolerance,
+        max_influences: args.max_influences,
+        blend_threshold: args.blend_threshold.unwrap_or(crate::compile::DEFAULT_BLEND_THRESHOLD),
+        blend_levels: args.blend_levels.unwrap_or(crate::compile::DEFAULT_BLEND_LEVELS),
+    };
+    let compiled = compile_textured(&character, &options, &blob_textures).map_err(|e| CliError::invalid(e.to_string()))?;
 
     let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
     let blob_path = args.out.join(format!("{stem}.pxsk"));

@@ -9,7 +9,8 @@
 use psxanim_runtime::gte::{Gte, GteModel};
 use psxanim_runtime::math::{Matrix, Vec3i16};
 use psxanim_runtime::render::bones::model_matrices;
-use psxanim_runtime::tables::{BoneSample, Storage, Tables, VERSION};
+use psxanim_runtime::tables::textures::Rect;
+use psxanim_runtime::tables::{BoneSample, Header, Storage, Tables, VERSION};
 use serde::Serialize;
 
 use super::CliError;
@@ -28,6 +29,9 @@ pub struct TablesReport {
     pub primitive_words: usize,
     /// Base colour of every material.
     pub materials: Vec<[u8; 3]>,
+    /// Per material, the texture it draws with (None: its colour alone).
+    pub material_textures: Vec<Option<usize>>,
+    pub textures: Vec<TextureReport>,
     pub clips: Vec<ClipReport>,
     /// Rigid-gte version 6: the blend section's groups (vertices between two bones, one weight each).
     pub blend_groups: Vec<BlendGroupReport>,
@@ -54,6 +58,32 @@ pub struct BoneReport {
     /// The bone's vertex range (rigid-gte: the vertices the GTE transforms with its matrix).
     pub first_vertex: u16,
     pub vertex_count: u16,
+}
+
+/// A texture of the blob and the VRAM place it proposes (a game may place it elsewhere).
+#[derive(Serialize)]
+pub struct TextureReport {
+    pub depth_bits: u8,
+    pub width: u16,
+    pub height: u16,
+    pub tiled: bool,
+    /// The default places, in VRAM's 16-bit units.
+    pub vram: VramRect,
+    pub clut: Option<VramRect>,
+}
+
+#[derive(Serialize)]
+pub struct VramRect {
+    pub x: u16,
+    pub y: u16,
+    pub w: u16,
+    pub h: u16,
+}
+
+impl From<Rect> for VramRect {
+    fn from(r: Rect) -> Self {
+        VramRect { x: r.x, y: r.y, w: r.w, h: r.h }
+    }
 }
 
 #[derive(Serialize)]
@@ -83,7 +113,20 @@ fn storage_name(s: Storage) -> &'static str {
 /// Reads `bytes` (a `.pxsk` blob) and, if `clip` or `frame` is given, decodes that frame (clip by
 /// name or index, default 0; frame default 0).
 pub fn report(path: &str, bytes: &[u8], clip: Option<&str>, frame: Option<usize>) -> Result<TablesReport, CliError> {
-    let t = Tables::parse(bytes).map_err(|e| CliError::invalid(format!("{path}: compiled tables (PXSK version {VERSION}): {e:?}")))?;
+    let version = Header::read(bytes).map(|h| h.version).unwrap_or(VERSION);
+    let t = Tables::parse(bytes).map_err(|e| CliError::invalid(format!("{path}: compiled tables (PXSK version {version}): {e:?}")))?;
+    let mut textures = Vec::with_capacity(t.texture_count());
+    for i in 0..t.texture_count() {
+        let x = t.texture(i).map_err(|e| CliError::invalid(format!("{path}: texture {i}: {e:?}")))?;
+        textures.push(TextureReport {
+            depth_bits: x.depth.bits(),
+            width: x.width,
+            height: x.height,
+            tiled: x.tiled,
+            vram: x.image_at.into(),
+            clut: x.clut_at.map(Into::into),
+        });
+    }
     let name = |offset: u16, what: String| -> Result<String, CliError> {
         t.name(offset).map(str::to_string).map_err(|e| CliError::invalid(format!("{path}: the name of {what}: {e:?}")))
     };
@@ -134,7 +177,7 @@ pub fn report(path: &str, bytes: &[u8], clip: Option<&str>, frame: Option<usize>
     };
     Ok(TablesReport {
         format: "pxsk",
-        version: VERSION,
+        version,
         storage: storage_name(t.storage()),
         bytes: bytes.len(),
         bounds: t.bounds(),
@@ -144,6 +187,8 @@ pub fn report(path: &str, bytes: &[u8], clip: Option<&str>, frame: Option<usize>
         quads: t.quad_count(),
         primitive_words: t.primitive_words(),
         materials: (0..t.material_count()).map(|m| t.material(m)).collect(),
+        material_textures: (0..t.material_count()).map(|m| t.material_texture(m)).collect(),
+        textures,
         clips,
         blend_groups: (0..t.blend_group_count())
             .map(|g| {
@@ -232,6 +277,23 @@ pub fn summary(r: &TablesReport) -> String {
             g.weight as f64 / 4096.0,
             g.first_vertex,
             g.vertex_count
+        );
+    }
+    for (i, x) in r.textures.iter().enumerate() {
+        let users: Vec<String> =
+            r.material_textures.iter().enumerate().filter(|(_, t)| **t == Some(i)).map(|(m, _)| m.to_string()).collect();
+        let clut = x.clut.as_ref().map_or("no CLUT".to_string(), |c| format!("CLUT at ({}, {})", c.x, c.y));
+        s += &format!(
+            "  texture {i:<3} {}x{} {}-bit{}, VRAM ({}, {}) {}x{} halfwords, {clut} (default place), materials {}\n",
+            x.width,
+            x.height,
+            x.depth_bits,
+            if x.tiled { " tiled" } else { "" },
+            x.vram.x,
+            x.vram.y,
+            x.vram.w,
+            x.vram.h,
+            users.join(",")
         );
     }
     for (i, c) in r.clips.iter().enumerate() {

@@ -7,7 +7,8 @@ use psxanim_runtime::tables::{
     delta_byte, delta_word_count, Storage, Tables, BAKED_DELTA_BIAS, BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_RAW,
 };
 
-use super::blob::{assemble, BlobParts, ClipData};
+use super::blob::{assemble, BlobParts, ClipData, TexturedParts};
+use super::textured::Textures;
 use super::{
     accuracy, axis_error, clip_parts, common, compile_error, primitive_stream, primitives, quads, report_base,
     Bounds, ClipReport, CompileReport, Compiled, StorageMode,
@@ -15,7 +16,8 @@ use super::{
 use crate::fbx::{Character, ImportError};
 
 /// The baked-vertices blob of `c` and its report (the accuracy threshold is checked by the caller).
-pub(super) fn compile(c: &Character, threshold: f64) -> Result<Compiled, ImportError> {
+/// `textured`: the textures and each vertex's UV word, for a textured character.
+pub(super) fn compile(c: &Character, threshold: f64, textured: Option<(&Textures, &[u32])>) -> Result<Compiled, ImportError> {
     use crate::fbx::limits::{MAX_BAKED_TRIANGLES, MAX_BAKED_VERTICES, MAX_TRIANGLES, MAX_VERTICES};
     for (what, count, limit, rigid) in [
         ("vertices", c.vertices.len(), MAX_BAKED_VERTICES, MAX_VERTICES),
@@ -83,6 +85,7 @@ pub(super) fn compile(c: &Character, threshold: f64) -> Result<Compiled, ImportE
         payloads: &payloads.bytes,
         blend_pairs: vec![],
         blend_groups: vec![],
+        textured: textured.map(|(textures, uvs)| TexturedParts { textures, uvs: uvs.to_vec() }),
     };
     let assembled = assemble(&parts).map_err(|m| compile_error(c, m))?;
     let t = Tables::parse(&assembled.blob)

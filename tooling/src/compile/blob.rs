@@ -1,9 +1,13 @@
 //! Assembly of the table blob (layout documented in `psxanim_runtime::tables`).
 
 use psxanim_runtime::math::Matrix;
-use psxanim_runtime::tables::{decode_lane, delta_word_count, Header, Storage, CLIP_SIZE, HEADER_SIZE, HEADER_SIZE_V6, MAGIC, NO_PARENT, VERSION};
+use psxanim_runtime::tables::{
+    decode_lane, delta_word_count, Header, Storage, CLIP_SIZE, HEADER_SIZE, HEADER_SIZE_V6, HEADER_SIZE_V7, MAGIC, NO_PARENT, VERSION,
+    VERSION_TEXTURED,
+};
 
 use super::primitives::Stream;
+use super::textured::{write_section, Textures};
 
 /// A blend pair as the blob stores it: bone a, bone b, b's bind-local space from a's.
 pub type BlendPairPart = (u16, u16, Matrix);
@@ -28,6 +32,15 @@ pub struct BlobParts<'a> {
     /// (pair, weight, first vertex, vertex count; sorted by pair): `tables::blend`.
     pub blend_pairs: Vec<BlendPairPart>,
     pub blend_groups: Vec<BlendGroupPart>,
+    /// The textures and each vertex's UV word (in `vertices`' order), for a textured character.
+    pub textured: Option<TexturedParts<'a>>,
+}
+
+/// A textured character's part of the blob.
+pub struct TexturedParts<'a> {
+    pub textures: &'a Textures,
+    /// Per vertex, `u | v << 8`.
+    pub uvs: Vec<u32>,
 }
 
 pub struct ClipPart<'a> {
@@ -89,7 +102,11 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         name(m.0)?;
     }
 
-    let mut out = vec![0u8; HEADER_SIZE_V6];
+    // A textured blob is version 7: the version 6 header (the blend section's offset and counts at
+    // 64..72), then the texture section's offsets; any other keeps version 6's layout, byte for byte.
+    let textured = parts.textured.as_ref().is_some_and(|t| !t.textures.is_empty());
+    let header_size = if textured { HEADER_SIZE_V7 } else { HEADER_SIZE_V6 };
+    let mut out = vec![0u8; header_size];
     let strings_offset = out.len();
     out.extend_from_slice(&strings);
     align4(&mut out);
@@ -119,9 +136,9 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         put_u32(&mut out, *w);
     }
     let materials_offset = out.len();
-    for (_, rgb) in &parts.materials {
+    for (m, (_, rgb)) in parts.materials.iter().enumerate() {
         out.extend_from_slice(rgb);
-        out.push(0);
+        out.push(parts.textured.as_ref().map_or(0, |t| t.textures.material_byte(m)));
     }
     let clips_offset = out.len();
     out.resize(out.len() + CLIP_SIZE * parts.clips.len(), 0);
@@ -174,6 +191,19 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     let payloads_offset = out.len();
     out.extend_from_slice(parts.payloads);
     align4(&mut out);
+    let (textures_offset, uvs_offset) = match &parts.textured {
+        Some(t) if !t.textures.is_empty() => {
+            if t.uvs.len() != parts.vertices.len() {
+                return Err(format!("internal: {} UV words for {} vertices", t.uvs.len(), parts.vertices.len()));
+            }
+            let uvs = out.len();
+            for w in &t.uvs {
+                put_u32(&mut out, *w);
+            }
+            (write_section(&mut out, &t.textures.textures)?, uvs)
+        }
+        _ => (0, 0),
+    };
 
     let mut clip_bytes = Vec::new();
     let mut first_use = std::collections::HashSet::new();
@@ -206,7 +236,7 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     let b = parts.bounds;
     let header = Header {
         magic: MAGIC,
-        version: VERSION,
+        version: if textured { VERSION_TEXTURED } else { VERSION },
         storage: parts.storage as u16,
         bone_count: count("bones", parts.bones.len())?,
         vertex_count: count("vertices", parts.vertices.len())?,
@@ -231,6 +261,10 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     out[HEADER_SIZE..HEADER_SIZE + 4].copy_from_slice(&(blend_offset as u32).to_le_bytes());
     out[HEADER_SIZE + 4..HEADER_SIZE + 6].copy_from_slice(&count("blend pairs", pairs)?.to_le_bytes());
     out[HEADER_SIZE + 6..HEADER_SIZE_V6].copy_from_slice(&count("blend groups", groups)?.to_le_bytes());
+    if textured {
+        out[HEADER_SIZE_V7 - 8..HEADER_SIZE_V7 - 4].copy_from_slice(&(textures_offset as u32).to_le_bytes());
+        out[HEADER_SIZE_V7 - 4..HEADER_SIZE_V7].copy_from_slice(&(uvs_offset as u32).to_le_bytes());
+    }
     Ok(Assembled { blob: out, clip_bytes })
 }
 

@@ -36,6 +36,8 @@ mod pose;
 mod primitives;
 mod quads;
 mod rigid;
+pub mod seams;
+pub mod textured;
 mod write;
 mod vertex_order;
 
@@ -46,6 +48,7 @@ use serde::Serialize;
 use crate::fbx::limits::MAX_ANIMATION_BYTES;
 use crate::fbx::{Character, ImportError};
 use blob::{ClipData, ClipPart};
+pub use textured::Textures;
 
 /// Largest vertex error (GTE units, any axis) the pose-sample compression may add in rigid mode.
 pub const RIGID_FORMAT_BUDGET: f64 = 1.0;
@@ -288,11 +291,26 @@ fn compile_error(c: &Character, message: String) -> ImportError {
 
 /// Compiles `c`; fails on the animation-size limit or the accuracy threshold.
 pub fn compile(c: &Character, options: &CompileOptions) -> Result<Compiled, ImportError> {
+    compile_textured(c, options, &Textures::default())
+}
+
+/// [`compile`] with `textures` (from `crate::texture::convert_all`, [`Textures::from_converted`]):
+/// vertices split at UV seams (`seams`), the textures, their default places and each vertex's UV in
+/// the blob. Without textures it is [`compile`]: the same blob, byte for byte.
+pub fn compile_textured(c: &Character, options: &CompileOptions, textures: &Textures) -> Result<Compiled, ImportError> {
+    let split;
+    let (c, textured) = if textures.is_empty() {
+        (c, None)
+    } else {
+        split = seams::split(c, &textures.grids());
+        (&split.0, Some((textures, &split.1[..])))
+    };
     let out = match options.storage {
         StorageMode::RigidGte => {
-            rigid::compile(c, options.max_error, options.pose_tolerance.unwrap_or(RIGID_FORMAT_BUDGET), &rigid::Blending::of(options))?
+            let tolerance = options.pose_tolerance.unwrap_or(RIGID_FORMAT_BUDGET);
+            rigid::compile(c, options.max_error, tolerance, &rigid::Blending::of(options), textured)?
         }
-        StorageMode::BakedVertices => baked::compile(c, options.max_error.unwrap_or(DEFAULT_BAKED_THRESHOLD))?,
+        StorageMode::BakedVertices => baked::compile(c, options.max_error.unwrap_or(DEFAULT_BAKED_THRESHOLD), textured)?,
     };
     let threshold = out.report.accuracy.threshold;
     if out.report.animation_bytes > MAX_ANIMATION_BYTES {

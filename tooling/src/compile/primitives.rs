@@ -728,6 +728,7 @@ mod tests {
             payloads: &[],
             blend_pairs: vec![],
             blend_groups: vec![],
+            textured: None,
         };
         assemble(&parts).unwrap().blob
     }

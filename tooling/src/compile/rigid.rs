@@ -3,7 +3,8 @@
 
 use psxanim_runtime::tables::{BoneSample, Storage, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
 
-use super::blob::{assemble, BlobParts, ClipData, ClipPart};
+use super::blob::{assemble, BlobParts, ClipData, ClipPart, TexturedParts};
+use super::textured::Textures;
 use super::pose::{self, make_continuous, BoneTrack};
 use super::{
     accuracy, axis_error, clip_parts, common, compile_error, primitive_stream, primitives, quads, report_base,
@@ -16,7 +17,14 @@ use crate::fbx::{Affine, Character, Clip, ImportError, Trs};
 /// `tolerance`: the pose format's error budget ([`RIGID_FORMAT_BUDGET`] by default); `max_error`: the
 /// accuracy threshold (None: [`super::rigid_threshold_for`] the larger of the budget and the format error
 /// a clip had to accept).
-pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64, blending: &Blending) -> Result<Compiled, ImportError> {
+/// `textured`: the textures and each vertex's UV word (in `c`'s vertex order), for a textured character.
+pub(super) fn compile(
+    c: &Character,
+    max_error: Option<f64>,
+    tolerance: f64,
+    blending: &Blending,
+    textured: Option<(&Textures, &[u32])>,
+) -> Result<Compiled, ImportError> {
     if let Some(s) = c.blend_shapes.first() {
         let all: Vec<String> = c.blend_shapes.iter().map(|s| format!("'{}' (mesh '{}')", s.shape, s.mesh)).collect();
         return Err(compile_error(
@@ -113,6 +121,13 @@ pub(super) fn compile(c: &Character, max_error: Option<f64>, tolerance: f64, ble
         payloads: &[],
         blend_pairs: layout.blend_parts().0,
         blend_groups: layout.blend_parts().1,
+        textured: textured.map(|(textures, uvs)| {
+            let mut placed = vec![0; uvs.len()];
+            for (old, w) in uvs.iter().enumerate() {
+                placed[layout.remap[old]] = *w;
+            }
+            TexturedParts { textures, uvs: placed }
+        }),
     };
     let assembled = assemble(&parts).map_err(|m| compile_error(c, m))?;
     Tables::parse(&assembled.blob)
@@ -316,6 +331,7 @@ fn coarsest_precision(
             payloads: &[],
             blend_pairs: layout.blend_parts().0,
             blend_groups: layout.blend_parts().1,
+            textured: None,
         };
         let trial = assemble(&parts).map_err(|m| compile_error(c, m))?;
         let t = Tables::parse(&trial.blob)

@@ -18,7 +18,7 @@ pub const ID: u32 = 0x10;
 const FLAG_CLUT: u32 = 1 << 3;
 
 /// A VRAM rectangle in 16-bit units: x 0..1024, y 0..512.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Rect {
     pub x: u16,
     pub y: u16,

@@ -20,15 +20,17 @@ mod play;
 const CYCLES_PER_TICK: f64 = 8.0;
 
 /// The game's characters' blobs, in `play::CHARACTERS` order.
-fn blobs(ws: &Path) -> Result<[Vec<u8>; 2]> {
+fn blobs(ws: &Path) -> Result<[Vec<u8>; 3]> {
     let read = |path: std::path::PathBuf| {
         std::fs::read(&path).with_context(|| format!("{} is missing: run `cargo xtask build-exe --example psx-game` first", path.display()))
     };
-    Ok([read(super::character::gltf_path(ws))?, read(super::character::dense_path(ws))?])
+    Ok([read(super::character::gltf_path(ws))?, read(super::character::dense_path(ws))?, read(super::character::textured_path(ws))?])
 }
 
 /// The game's state at `play::MEASURED_FRAME` and its outcomes that frame, as the console computes them.
 struct HostFrame {
+    /// The textures' words in VRAM (`play::vram_words`).
+    vram: [u32; play::VRAM_FIELDS.len()],
     probe: [u32; play::PROBE_WORDS],
     frame: [u32; play::FRAME_FIELDS.len()],
     /// Per actor: its character's vertex and triangle counts.
@@ -36,9 +38,9 @@ struct HostFrame {
     triangles: [usize; play::ACTORS.len()],
 }
 
-fn host_frame(blobs: &[Vec<u8>; 2]) -> Result<HostFrame> {
+fn host_frame(blobs: &[Vec<u8>; 3]) -> Result<HostFrame> {
     let parse = |i: usize| Tables::parse(&blobs[i]).map_err(|e| anyhow::anyhow!("{} tables: {e:?}", play::CHARACTERS[i]));
-    let tables = [parse(0)?, parse(1)?];
+    let tables = [parse(0)?, parse(1)?, parse(2)?];
     let mut game = play::Game::new(tables).map_err(|e| anyhow::anyhow!("the game's clips: {e:?}"))?;
     for _ in 0..play::MEASURED_FRAME {
         game.update(1);
@@ -52,7 +54,11 @@ fn host_frame(blobs: &[Vec<u8>; 2]) -> Result<HostFrame> {
     for (o, a) in outcomes.iter().zip(&play::ACTORS) {
         ensure!(matches!(o, Ok(Outcome::Drawn(_))), "the host does not draw {} at frame {}: {o:?}", a.clip, play::MEASURED_FRAME);
     }
+    let uploads = game.placements.iter().zip(&tables).flat_map(|(p, t)| p.iter().flat_map(move |p| p.uploads(t)));
+    let vram = play::vram_words(uploads.flat_map(|(rect, bytes)| play::upload_words(rect, bytes)));
+    ensure!(vram[0] > 0, "the textured character uploads no texture: the VRAM check proves nothing");
     Ok(HostFrame {
+        vram,
         probe,
         frame: play::frame_words(list.packets()),
         vertices: play::ACTORS.map(|a| tables[a.character].vertex_count()),
@@ -84,6 +90,9 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
     ensure!(code != 0, "the damaged blob copy parses: the corruption proves nothing");
     words.push(Word { name: "damaged_blob.error_code".into(), value: code });
     words.push(Word { name: "damaged_blob.error_offset".into(), value: offset });
+    for (name, &value) in play::VRAM_FIELDS.iter().zip(&host.vram) {
+        words.push(Word { name: format!("textures.{name}"), value });
+    }
     Ok(Expectation { program: play::PROGRAM, words })
 }
 
@@ -99,7 +108,7 @@ pub struct GameCycles {
     pub cycles_per_drawn_triangle: f64,
 }
 
-fn cycles(blobs: &[Vec<u8>; 2], view: &RecordView) -> Result<GameCycles> {
+fn cycles(blobs: &[Vec<u8>; 3], view: &RecordView) -> Result<GameCycles> {
     let host = host_frame(blobs)?;
     let cyc = |slot: usize| view.cycles(slot) as f64 * CYCLES_PER_TICK;
     let actors: Vec<[f64; play::STAGES]> =

@@ -79,9 +79,17 @@ pub fn dense_path(ws: &Path) -> PathBuf {
     tables_dir(ws).join("rigid-gte").join("dense_character.pxsk")
 }
 
+/// The character with a painted texture embedded in its FBX (rigid only): the psx-game example draws it
+/// textured, its texture uploaded to VRAM at start-up.
+const TEXTURED: &str = "tests/fixtures/fbx/textured_embedded.fbx";
+
+pub fn textured_path(ws: &Path) -> PathBuf {
+    tables_dir(ws).join("rigid-gte").join("textured_embedded.pxsk")
+}
+
 /// Runs `psxanim import` on the fixture in both storage modes (rigid-gte with `--max-influences 2`, so
-/// its joints blend and the blend stage is verified), and on the 20-bone, glTF and dense fixtures (the
-/// import's default, one influence) (building the tool if needed). A blob is
+/// its joints blend and the blend stage is verified), and on the 20-bone, glTF, dense and textured
+/// fixtures (the import's default, one influence; building the tool if needed). A blob is
 /// replaced only when its bytes change, so an unchanged import does not relink the example.
 pub fn generate_tables(ws: &Path) -> Result<()> {
     let staging = ws.join("target").join("character-tables-staging");
@@ -92,6 +100,7 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
             (TWENTY, "rigid-gte", None, "twenty_bones.pxsk"),
             (GLTF, "rigid-gte", None, "blender_character.pxsk"),
             (DENSE, "rigid-gte", None, "dense_character.pxsk"),
+            (TEXTURED, "rigid-gte", None, "textured_embedded.pxsk"),
         ]);
     for (fixture, storage, added, name) in imports {
         let out = staging.join(storage);
