@@ -246,7 +246,7 @@ mod tests {
         let t = texture(TexelDepth::Eight, 64, 64);
         let image = Rect { x: 352, y: 300, w: 32, h: 64 };
         let w = words_of(&t, image, Some(Rect { x: 32, y: 481, w: 256, h: 1 }));
-        let uv = (352 % 64) * 2 | (300 - 256) << 8;
+        let uv = ((352 % 64) * 2) | ((300 - 256) << 8);
         assert_eq!(w.uv, uv);
         assert_eq!(w.clut_uv, (2 | 481 << 6) << 16 | uv);
         assert_eq!(w.page_uv, (5 | 1 << 4 | 1 << 7) << 16 | uv);

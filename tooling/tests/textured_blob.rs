@@ -64,7 +64,7 @@ fn the_corners_drawn_read_the_file_s_uvs_and_untextured_blobs_are_unchanged() {
     // The textured primitives' corners read exactly the texels of the FBX's own UVs (a planar quad may
     // be split along its other diagonal, so corners, not triangles, are compared).
     let c = psxanim::character::import(&fixture("textured_embedded.fbx"), &Default::default(), &mut |_, _, _| {}).unwrap();
-    let mut from_file: Vec<[u32; 3]> = c
+    let from_file: Vec<[u32; 3]> = c
         .triangles
         .iter()
         .zip(&c.uvs)
