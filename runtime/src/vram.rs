@@ -227,3 +227,47 @@ pub fn words_of(t: &Texture, image: Rect, clut: Option<Rect>) -> Words {
 pub const fn page_word(x: u16, y: u16, mode: u16) -> u16 {
     (x / PAGE_WIDTH) | (y / PAGE_HEIGHT) << 4 | mode << 7
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables::textures::TexelDepth;
+
+    fn texture(depth: TexelDepth, width: u16, height: u16) -> Texture<'static> {
+        let image_at = Rect { x: 320, y: 0, w: width.div_ceil(depth.per_halfword()), h: height };
+        let clut_at = (depth.clut_colours() > 0).then_some(Rect { x: 0, y: 480, w: depth.clut_colours(), h: 1 });
+        Texture { depth, tiled: false, width, height, image_at, clut_at, image: &[], clut: &[] }
+    }
+
+    #[test]
+    fn packet_words_follow_the_gpu_s_layout() {
+        // psx-spx "GPU Texture Attributes": CLUT word = x/16 | y << 6; page = x/64 | (y/256) << 4 |
+        // mode << 7; the UV offset counts texels from the page's corner.
+        let t = texture(TexelDepth::Eight, 64, 64);
+        let image = Rect { x: 352, y: 300, w: 32, h: 64 };
+        let w = words_of(&t, image, Some(Rect { x: 32, y: 481, w: 256, h: 1 }));
+        let uv = ((352 % 64) * 2) | ((300 - 256) << 8);
+        assert_eq!(w.uv, uv);
+        assert_eq!(w.clut_uv, (2 | 481 << 6) << 16 | uv);
+        assert_eq!(w.page_uv, (5 | 1 << 4 | 1 << 7) << 16 | uv);
+        // A 4-bit texture: four texels a halfword; a 15-bit one has no CLUT.
+        let four = words_of(&texture(TexelDepth::Four, 16, 16), Rect { x: 644, y: 0, w: 4, h: 16 }, None);
+        assert_eq!((four.uv, four.page_uv >> 16), (4 * 4, 10));
+        assert_eq!(page_word(960, 256, TexelDepth::Fifteen.page_mode()), 15 | 1 << 4 | 2 << 7);
+        // Adding a vertex's UV never carries into the CLUT word: the texture fits its page.
+        let last = (t.width as u32 - 1) | (t.height as u32 - 1) << 8;
+        assert_eq!((last + w.clut_uv) >> 16, 2 | 481 << 6);
+    }
+
+    #[test]
+    fn rectangles_are_checked_against_vram_pages_and_each_other() {
+        let a = Rect { x: 320, y: 0, w: 32, h: 64 };
+        assert!(a.inside_vram() && a.inside_one_page());
+        assert!(!Rect { x: 1000, y: 0, w: 32, h: 8 }.inside_vram());
+        // Crosses the page edge at x 384 (64-unit pages), or at y 256.
+        assert!(!Rect { x: 360, y: 0, w: 32, h: 8 }.inside_one_page());
+        assert!(!Rect { x: 320, y: 250, w: 8, h: 8 }.inside_one_page());
+        assert!(a.overlaps(&Rect { x: 351, y: 63, w: 1, h: 1 }));
+        assert!(!a.overlaps(&Rect { x: 352, y: 0, w: 1, h: 64 }));
+    }
+}

@@ -260,6 +260,56 @@ fn play_all(tables: &Tables, scratch: &mut Scratch, report: &mut Report) {
     }
 }
 
+/// The texture section: every texture, material and UV read; the blob's own places and a first fit
+/// beside them accepted or refused (never a panic); the first clip drawn textured into an ordering
+/// table, each packet a whole textured or flat one.
+fn textures_all(tables: &Tables, scratch: &mut Scratch) {
+    use psxanim_runtime::console::ordering::DrawList;
+    use psxanim_runtime::render::ot::{OtSink, Shading};
+    use psxanim_runtime::vram::Placement;
+    for i in 0..tables.texture_count() {
+        let t = tables.texture(i).expect("checked at parse");
+        assert!(t.image.len() >= 2 * t.image_at.halfwords() && t.clut.len() == 2 * t.depth.clut_colours() as usize);
+    }
+    assert!(tables.texture(tables.texture_count()).is_err());
+    for m in 0..tables.material_count() {
+        assert!(tables.material_texture(m).is_none_or(|t| t < tables.texture_count()));
+    }
+    for v in 0..tables.vertex_count() + 1 {
+        assert_eq!(tables.vertex_uv(v) >> 16, 0);
+    }
+    let Ok(own) = Placement::default_of(tables, &[]) else { return };
+    let taken: Vec<_> = own.taken().collect();
+    if let Ok(beside) = Placement::first_fit(tables, &taken) {
+        for r in beside.taken() {
+            assert!(r.inside_vram() && taken.iter().all(|o| !o.overlaps(&r)));
+        }
+    }
+    for (rect, bytes) in own.uploads(tables) {
+        assert!(bytes.len() >= 2 * rect.halfwords());
+    }
+    if tables.clip_count() == 0 || tables.storage() != Storage::RigidGte {
+        return;
+    }
+    let camera = camera_on(tables.bounds(), false);
+    let mut gte = Gte::with_backend(GteModel::default());
+    camera.load(&mut gte);
+    let mut list = Box::new(DrawList::<201, 16384>::new());
+    list.clear();
+    let mut sink = OtSink::new(list.frame(), Shading::Flat);
+    sink.place_textures(Some(&own));
+    let sample = FrameSample { clip: 0, frame: 0, next: 0, weight: 0 };
+    let _ = render_cached(&mut gte, tables, None, &camera, &placement(Vec3i32::ZERO, 0), Some(sample), scratch, &mut sink, &mut |_| {});
+    let mut at = 0;
+    let packets = list.packets();
+    while let Some(&tag) = packets.get(at) {
+        let len = (tag >> 24) as usize;
+        let command = packets.get(at + 1).map_or(0, |w| w >> 24);
+        assert!(matches!((command, len), (0x24, 7) | (0x20, 4) | (0x28, 5)), "packet {command:#x} of {len} words");
+        at += 1 + len;
+    }
+}
+
 /// Runs every reader on `blob` (at whatever address it is).
 pub fn exercise(blob: &[u8], scratch: &mut Scratch, cache_buffer: &mut [PackedMatrix]) -> Report {
     let mut report = Report::default();
@@ -284,6 +334,7 @@ pub fn exercise(blob: &[u8], scratch: &mut Scratch, cache_buffer: &mut [PackedMa
     decode_clips(&tables, scratch);
     render_all(&tables, None, scratch, &mut report);
     play_all(&tables, scratch, &mut report);
+    textures_all(&tables, scratch);
     // The compile-time sizing of a cache buffer reads the same counts as the parsed tables.
     let needed = entries_needed(&tables);
     if let Ok(n) = needed {
