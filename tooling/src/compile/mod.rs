@@ -36,6 +36,7 @@ mod pose;
 mod primitives;
 mod quads;
 mod rigid;
+mod rigid_layout;
 pub mod seams;
 pub mod textured;
 mod write;

@@ -24,7 +24,7 @@ use std::collections::VecDeque;
 
 use psxanim_runtime::tables::primitives::{MAX_INDEXED_VERTICES, MAX_RUN_BASE, RUN_BASE_UNIT};
 
-use super::rigid::{BlendPair, Slot};
+use super::rigid_layout::{BlendPair, Slot};
 use crate::fbx::Character;
 
 /// The vertex indices of `c` in blob order (grouped by slot: `slots[v]`, a bone's rigid range or a
