@@ -56,7 +56,7 @@ fn gif_has_one_frame_per_clip_frame_and_changes_exactly_where_the_character_move
     let framing = Framing::new(subject.bounds(), Orbit::default());
     let shots: Vec<_> = (0..frames.len()).map(|f| subject.shot(clip, f, StorageMode::RigidGte, &framing).unwrap()).collect();
     for (f, shot) in shots.iter().enumerate() {
-        assert!(frames[f] == psxanim::preview::shot::paint(shot, w, h, false).rgb, "GIF frame {f} is the console's picture, colour for colour");
+        assert!(frames[f] == psxanim::preview::shot::paint(shot, None, w, h, false).rgb, "GIF frame {f} is the console's picture, colour for colour");
     }
     let mut moving_pairs = 0;
     for f in 1..frames.len() {

@@ -160,3 +160,43 @@ fn a_damaged_texture_section_is_refused_at_its_offset_and_placements_are_checked
     assert!(p.taken().all(|r| !r.overlaps(&qi) && !r.overlaps(&qc.unwrap())), "{qi:?} {qc:?}");
     assert_eq!(q.uploads(&t).map(|(r, b)| (r.halfwords(), b.len())).collect::<Vec<_>>(), [(2048, 4096), (256, 512)]);
 }
+
+#[test]
+fn the_preview_paints_textured_triangles_with_the_texels_the_console_reads() {
+    use psxanim::preview::camera::{SCREEN_HEIGHT, SCREEN_WIDTH};
+    use psxanim::preview::shot::{self, packet_uvs, Shot};
+    use psxanim::preview::vram::{texel_rgb, Vram};
+    use psxanim_runtime::gte::ScreenXY;
+    let dir = tempfile::tempdir().unwrap();
+    let (blob, tim) = import("textured_embedded", "rigid-gte", dir.path());
+    let tim = Tim::parse(&tim).unwrap();
+    let t = Tables::parse(&blob).unwrap();
+    let vram = Vram::of(&t).expect("one texture at its default place");
+    // The preview's VRAM reads every texel of the TIM as the GPU would (4 or 8 bits through the CLUT).
+    let triangle = t.primitives().find(|p| t.material_texture(p.material as usize).is_some()).unwrap();
+    let mut drawn = psxanim_runtime::render::DrawnTriangle {
+        index: 0,
+        xy: [ScreenXY::from_word(0); 3],
+        z: [0; 3],
+        otz: 0,
+        colour: [0; 3],
+        texture: 1,
+        uv: triangle.facing.map(|v| t.vertex_uv(v as usize)),
+    };
+    let words = packet_uvs(&drawn, &vram);
+    let (clut, page) = ((words[0] >> 16) as u16, (words[1] >> 16) as u16);
+    for (y, x) in (0..64).flat_map(|y| (0..64).map(move |x| (y, x))) {
+        let want = psxanim::texture::tim::texel_colour(tim.depth, &tim.clut, &tim.image, tim.image_at.w as usize, x, y);
+        assert_eq!(vram.texel(page, clut, x as u8, y as u8).unwrap_or(0), want, "texel ({x}, {y})");
+    }
+    // A triangle covering the screen with UVs spanning the texture shows many of its colours; the
+    // same triangle untextured is one colour.
+    drawn.xy = [ScreenXY::from_word(0), ScreenXY::from_word(319), ScreenXY::from_word(239 << 16)];
+    drawn.uv = [0, 63, 63 << 8];
+    let painted = shot::paint(&Shot { triangles: vec![drawn], joints: vec![] }, Some(&vram), SCREEN_WIDTH, SCREEN_HEIGHT, false);
+    let colours: std::collections::HashSet<[u8; 3]> = painted.rgb.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+    assert!(colours.len() > 20, "{} colours", colours.len());
+    // Its top-left pixel is texel (0, 0).
+    let first = vram.texel(page, clut, 0, 0).map(texel_rgb);
+    assert_eq!(Some(painted.pixel(0, 0)), first);
+}

@@ -12,6 +12,7 @@ pub mod reference;
 pub mod serve;
 pub mod shot;
 pub mod subject;
+pub mod vram;
 
 use camera::{Framing, Orbit, SCREEN_HEIGHT, SCREEN_WIDTH};
 use raster::Canvas;
@@ -45,11 +46,12 @@ pub fn for_each_frame(
         (true, None) => return Err(format!("{}: --compare needs an FBX input (compiled tables keep no float pose)", subject.source)),
         (false, _) => None,
     };
+    let vram = subject.tables(options.storage).ok().and_then(|t| vram::Vram::of(&t));
     for f in frames {
         let shot = subject.shot(clip, f, options.storage, &framing)?;
         // A model without triangles is only a skeleton: always draw it.
         let bones = options.bones || shot.triangles.is_empty();
-        let console = shot::paint(&shot, SCREEN_WIDTH, SCREEN_HEIGHT, bones);
+        let console = shot::paint(&shot, vram.as_ref(), SCREEN_WIDTH, SCREEN_HEIGHT, bones);
         each(match character {
             Some(c) => {
                 let mut pair = Canvas::new(2 * SCREEN_WIDTH, SCREEN_HEIGHT, shot::BACKGROUND);

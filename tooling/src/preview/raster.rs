@@ -81,6 +81,42 @@ impl Canvas {
         }
     }
 
+    /// Fills the triangle `v` with texels: `uv` per corner, interpolated affinely over the screen as the
+    /// GPU does (no perspective), each pixel's (u, v) truncated to a texel; `texel` gives its colour or
+    /// None (transparent: the pixel is left as it is). Same fill rule and size limits as
+    /// [`fill_triangle`](Self::fill_triangle).
+    pub fn fill_textured(&mut self, v: [[i32; 2]; 3], uv: [[u8; 2]; 3], texel: impl Fn(u8, u8) -> Option<[u8; 3]>) {
+        let xs = v.map(|p| p[0]);
+        let ys = v.map(|p| p[1]);
+        let (x0, x1) = (*xs.iter().min().unwrap_or(&0), *xs.iter().max().unwrap_or(&0));
+        let (y0, y1) = (*ys.iter().min().unwrap_or(&0), *ys.iter().max().unwrap_or(&0));
+        if x1 - x0 > MAX_POLYGON_WIDTH || y1 - y0 > MAX_POLYGON_HEIGHT {
+            return;
+        }
+        let area = cross(v[0], v[1], v[2]);
+        if area == 0 {
+            return;
+        }
+        let (v, uv) = if area < 0 { ([v[0], v[2], v[1]], [uv[0], uv[2], uv[1]]) } else { (v, uv) };
+        let area = area.abs();
+        let edges = [(v[1], v[2]), (v[2], v[0]), (v[0], v[1])];
+        let bias = edges.map(|(a, b)| if is_top_left(a, b) { 0 } else { -1 });
+        for y in y0.max(0)..=y1.min(self.height as i32 - 1) {
+            for x in x0.max(0)..=x1.min(self.width as i32 - 1) {
+                let p = [x, y];
+                let w = edges.map(|(a, b)| cross(a, b, p));
+                if !w.iter().zip(bias).all(|(w, bias)| w + bias >= 0) {
+                    continue;
+                }
+                // w[k] weighs corner k (the edge facing it); floor of the weighted sum.
+                let at = |k: usize| (0..3).map(|i| w[i] * uv[i][k] as i64).sum::<i64>().div_euclid(area).clamp(0, 255) as u8;
+                if let Some(c) = texel(at(0), at(1)) {
+                    self.put(x, y, c);
+                }
+            }
+        }
+    }
+
     /// A line with both ends included (Bresenham), clipped to the canvas.
     pub fn draw_line(&mut self, a: [i32; 2], b: [i32; 2], c: [u8; 3]) {
         // Bound the work for far-off endpoints: nothing beyond the GPU's coordinate range is drawn.

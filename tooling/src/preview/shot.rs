@@ -11,6 +11,7 @@ use psxanim_runtime::tables::{BoneSample, Storage, Tables};
 
 use super::camera::Framing;
 use super::raster::{vram_colour, Canvas};
+use super::vram::{texel_rgb, Vram};
 
 /// What the console would draw for one frame.
 #[derive(Clone, Debug, Default)]
@@ -19,6 +20,13 @@ pub struct Shot {
     pub triangles: Vec<DrawnTriangle>,
     /// Every bone's origin on screen (for the overlay); empty when unknown.
     pub joints: Vec<Joint>,
+}
+
+/// A textured triangle's final UV words, as the console's sink writes them: each corner's UV plus its
+/// texture's place (`vram::Words`); the page and CLUT words ride in the first two's high halves.
+pub fn packet_uvs(t: &DrawnTriangle, vram: &Vram) -> [u32; 3] {
+    let w = vram.placement.words(t.texture as usize - 1);
+    [t.uv[0] + w.clut_uv, t.uv[1] + w.page_uv, t.uv[2] + w.uv]
 }
 
 /// A bone's origin on screen and the index of its parent bone.
@@ -88,10 +96,20 @@ pub const JOINT_DOT: [u8; 3] = [255, 64, 160];
 
 /// Rasterises a shot the way the GPU draws it (15-bit colours, fill rule, draw order), with the
 /// skeleton on top when `bones` is set.
-pub fn paint(shot: &Shot, width: usize, height: usize, bones: bool) -> Canvas {
+/// Textured triangles (with `vram`) are painted from the texels their packet words name.
+pub fn paint(shot: &Shot, vram: Option<&Vram>, width: usize, height: usize, bones: bool) -> Canvas {
     let mut canvas = Canvas::new(width, height, BACKGROUND);
     for t in &shot.triangles {
-        canvas.fill_triangle(t.xy.map(|p| [p.x as i32, p.y as i32]), vram_colour(t.colour));
+        let xy = t.xy.map(|p| [p.x as i32, p.y as i32]);
+        match vram.filter(|_| t.texture != 0) {
+            Some(vram) => {
+                let words = packet_uvs(t, vram);
+                let (clut, page) = ((words[0] >> 16) as u16, (words[1] >> 16) as u16);
+                let uv = words.map(|w| [w as u8, (w >> 8) as u8]);
+                canvas.fill_textured(xy, uv, |u, v| vram.texel(page, clut, u, v).map(texel_rgb));
+            }
+            None => canvas.fill_triangle(xy, vram_colour(t.colour)),
+        }
     }
     if bones {
         paint_skeleton(&mut canvas, &shot.joints);

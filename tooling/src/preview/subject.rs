@@ -17,7 +17,7 @@ use psxanim_runtime::tables::{Storage, Tables};
 use super::camera::Framing;
 use super::shot::{self, Shot};
 use crate::cli::CliError;
-use crate::compile::{compile, CompileOptions, StorageMode};
+use crate::compile::{compile_textured, CompileOptions, StorageMode, Textures};
 use crate::fbx::{self, Character};
 use crate::model::{Animation, TimeUnit};
 
@@ -138,9 +138,25 @@ impl Subject {
     }
 
     fn from_character(character: Character, modes: &[StorageMode]) -> Result<Subject, CliError> {
+        // Textures as `import` converts them by default; one that is missing or unreadable leaves its
+        // material in its colour here (the preview says so), where `import` would stop.
+        let model_dir = Path::new(&character.source).parent().map_or_else(|| Path::new(".").to_path_buf(), Path::to_path_buf);
+        let options = crate::texture::Options { missing_flat: true, ..Default::default() };
+        let textures = match crate::texture::convert_all(&character, &model_dir, &options) {
+            Ok((converted, warnings)) => {
+                for w in warnings {
+                    eprintln!("psxanim: warning: {w}");
+                }
+                Textures::from_converted(&character, &converted)
+            }
+            Err(e) => {
+                eprintln!("psxanim: warning: {e}; the preview draws its materials' colours");
+                Textures::default()
+            }
+        };
         let build = |character: &Character, mode: StorageMode| -> Result<Vec<u8>, CliError> {
             let options = CompileOptions { storage: mode, max_error: Some(f64::INFINITY), pose_tolerance: None, ..Default::default() };
-            compile(character, &options).map(|c| c.blob).map_err(|e| CliError::invalid(e.to_string()))
+            compile_textured(character, &options, &textures).map(|c| c.blob).map_err(|e| CliError::invalid(e.to_string()))
         };
         // The skeleton overlay reads rigid pose samples, so a baked preview compiles both; for the overlay
         // alone, animated blend shapes (which rigid-gte refuses, and which move no bone) are left out.
