@@ -94,22 +94,41 @@ pub const BACKGROUND: [u8; 3] = [24, 28, 36];
 pub const BONE_LINE: [u8; 3] = [255, 232, 64];
 pub const JOINT_DOT: [u8; 3] = [255, 64, 160];
 
+/// How a triangle is filled: its material's colour, or texels through the packet's UV words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fill {
+    Flat([u8; 3]),
+    /// Each corner's `u | v << 8`, the texture page and the CLUT word (`vram::Words` applied).
+    Textured { uv: [[u8; 2]; 3], page: u16, clut: u16 },
+}
+
+impl Fill {
+    /// From a textured packet's three UV words (CLUT word in the first's high half, page in the second's).
+    pub fn textured(words: [u32; 3]) -> Fill {
+        Fill::Textured { uv: words.map(|w| [w as u8, (w >> 8) as u8]), page: (words[1] >> 16) as u16, clut: (words[0] >> 16) as u16 }
+    }
+}
+
+/// Paints one triangle as the GPU draws it (a textured one needs `vram`; without it, its colour).
+pub fn paint_triangle(canvas: &mut Canvas, t: &DrawnTriangle, fill: Fill, vram: Option<&Vram>) {
+    let xy = t.xy.map(|p| [p.x as i32, p.y as i32]);
+    match (fill, vram) {
+        (Fill::Textured { uv, page, clut }, Some(vram)) => canvas.fill_textured(xy, uv, |u, v| vram.texel(page, clut, u, v).map(texel_rgb)),
+        _ => canvas.fill_triangle(xy, vram_colour(t.colour)),
+    }
+}
+
 /// Rasterises a shot the way the GPU draws it (15-bit colours, fill rule, draw order), with the
 /// skeleton on top when `bones` is set.
 /// Textured triangles (with `vram`) are painted from the texels their packet words name.
 pub fn paint(shot: &Shot, vram: Option<&Vram>, width: usize, height: usize, bones: bool) -> Canvas {
     let mut canvas = Canvas::new(width, height, BACKGROUND);
     for t in &shot.triangles {
-        let xy = t.xy.map(|p| [p.x as i32, p.y as i32]);
-        match vram.filter(|_| t.texture != 0) {
-            Some(vram) => {
-                let words = packet_uvs(t, vram);
-                let (clut, page) = ((words[0] >> 16) as u16, (words[1] >> 16) as u16);
-                let uv = words.map(|w| [w as u8, (w >> 8) as u8]);
-                canvas.fill_textured(xy, uv, |u, v| vram.texel(page, clut, u, v).map(texel_rgb));
-            }
-            None => canvas.fill_triangle(xy, vram_colour(t.colour)),
-        }
+        let fill = match vram.filter(|_| t.texture != 0) {
+            Some(vram) => Fill::textured(packet_uvs(t, vram)),
+            None => Fill::Flat(t.colour),
+        };
+        paint_triangle(&mut canvas, t, fill, vram);
     }
     if bones {
         paint_skeleton(&mut canvas, &shot.joints);

@@ -21,10 +21,21 @@ impl Vram {
         }
         let placement = Placement::default_of(tables, &[]).ok()?;
         let mut vram = Vram { halfwords: vec![0; VRAM_WIDTH as usize * VRAM_HEIGHT as usize], placement };
-        for (rect, bytes) in placement.uploads(tables) {
-            vram.upload(rect, bytes);
-        }
+        vram.upload_all(tables, &placement);
         Some(vram)
+    }
+
+    /// An empty VRAM for several characters' textures ([`upload_all`](Self::upload_all) each one
+    /// with its own placement); `placement` is the one [`Vram::of`] would use, here `first`'s.
+    pub fn empty(first: Placement) -> Vram {
+        Vram { halfwords: vec![0; VRAM_WIDTH as usize * VRAM_HEIGHT as usize], placement: first }
+    }
+
+    /// Uploads `tables`' textures where `placement` puts them.
+    pub fn upload_all(&mut self, tables: &Tables, placement: &Placement) {
+        for (rect, bytes) in placement.uploads(tables) {
+            self.upload(rect, bytes);
+        }
     }
 
     fn upload(&mut self, r: Rect, bytes: &[u8]) {
