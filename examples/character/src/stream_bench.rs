@@ -7,7 +7,7 @@
 use psxanim_runtime::anim::{Animator, Fade, FrameSample, Sampling};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::Matrix;
-use psxanim_runtime::render::bones::{bone_matrices, crossfade_q14, crossfade_samples, pose_matrices_q14};
+use psxanim_runtime::render::bones::{bone_matrices, bone_matrices_q14, crossfade_q14, crossfade_samples};
 use psxanim_runtime::render::{PoseStream, PoseVoices, Scratch};
 use psxanim_runtime::tables::stream::{advance_voice, pose_voice_q14, target, words_needed, VoiceState};
 use psxanim_runtime::tables::{TableError, Tables};
@@ -130,7 +130,7 @@ fn split<B: Cop2>(
         let t1 = clock();
         pose_voice_q14(twenty, &mut voice, &mut words, clip, g, w, &mut scratch.poses[..bones])?;
         let t2 = clock();
-        pose_matrices_q14(gte, |b| twenty.parent(b), &scratch.poses[..bones], object, &mut scratch.matrices[..bones]);
+        bone_matrices_q14(gte, twenty, &scratch.poses[..bones], object, &mut scratch.matrices[..bones]);
         let t3 = clock();
         // The first frame is a seek (the voice stands nowhere yet).
         if i > 0 {
@@ -196,7 +196,7 @@ pub fn stream_words<B: Cop2>(
         }
         let decoded = clock();
         if q14 {
-            pose_matrices_q14(gte, |b| twenty.parent(b), &scratch.poses[..bones], object, &mut scratch.matrices[..bones]);
+            bone_matrices_q14(gte, twenty, &scratch.poses[..bones], object, &mut scratch.matrices[..bones]);
         } else {
             bone_matrices(gte, twenty, &scratch.samples[..bones], object, &mut scratch.matrices[..bones]);
         }
