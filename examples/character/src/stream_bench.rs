@@ -52,6 +52,9 @@ pub const SLOT_SEEK_BLOCK_START_SLOWEST: usize = 58;
 pub const SLOT_SPLIT_RECORD_SLOWEST: usize = 59;
 pub const SLOT_SPLIT_WRITE_SLOWEST: usize = 60;
 pub const SLOT_SPLIT_COMPOSE_SLOWEST: usize = 61;
+/// The record passes' and the pose writings' totals over those frames (their averages).
+pub const SLOT_SPLIT_RECORD_TOTAL: usize = 62;
+pub const SLOT_SPLIT_WRITE_TOTAL: usize = 63;
 /// Stepped frames measured (each sample shown twice at 60 Hz).
 pub const STEPPED_FRAMES: u32 = 12;
 /// Display frames of the crossfade measured: the Walk restarting into itself, blended over
@@ -107,7 +110,8 @@ fn clip_hashes(rigid: &Tables, scratch: &mut Scratch, push: &mut dyn FnMut(u32))
 }
 
 /// The forward frames of `stream_words` on one voice, each frame's three parts timed alone: the
-/// slowest record pass, pose writing and compose (see `SLOT_SPLIT_RECORD_SLOWEST`).
+/// slowest record pass, pose writing and compose, and the record passes' and writings' totals (see
+/// `SLOT_SPLIT_RECORD_SLOWEST`).
 fn split<B: Cop2>(
     twenty: &Tables,
     clip: usize,
@@ -115,13 +119,13 @@ fn split<B: Cop2>(
     gte: &mut Gte<B>,
     scratch: &mut Scratch,
     clock: &mut dyn FnMut() -> u16,
-) -> Result<(u32, u32, u32), TableError> {
+) -> Result<[u32; 5], TableError> {
     let bones = twenty.bone_count().min(scratch.poses.len());
     let (mut voice, mut words) = (VoiceState::IDLE, [0u32; STREAM_WORDS]);
     let mut a = Animator::new(60, Sampling::Interpolated);
     a.play(twenty, clip, true)?;
     a.update(2 * START_FRAME as u32);
-    let (mut record, mut write, mut compose) = (0, 0, 0);
+    let (mut record, mut write, mut compose, mut record_total, mut write_total) = (0, 0, 0, 0, 0);
     for i in 0..=FRAMES {
         let s = a.pose().map(|p| p.current).unwrap_or(FrameSample { clip: clip as u16, frame: 0, next: 0, weight: 0 });
         let (g, w) = target(s.frame, s.next, s.weight);
@@ -136,11 +140,13 @@ fn split<B: Cop2>(
         if i > 0 {
             record = record.max(t1.wrapping_sub(t0) as u32);
             write = write.max(t2.wrapping_sub(t1) as u32);
+            record_total += t1.wrapping_sub(t0) as u32;
+            write_total += t2.wrapping_sub(t1) as u32;
             compose = compose.max(t3.wrapping_sub(t2) as u32);
         }
         a.update(1);
     }
-    Ok((record, write, compose))
+    Ok([record, write, compose, record_total, write_total])
 }
 
 /// FNV-1a over every matrix's words.
@@ -272,7 +278,7 @@ pub fn stream_words<B: Cop2>(
         slowest_fade = slowest_fade.max(decode + matrices);
         slowest_fade_decode = slowest_fade_decode.max(decode);
     }
-    let (record, write, compose) = split(twenty, clip, object, gte, scratch, clock)?;
+    let [record, write, compose, record_total, write_total] = split(twenty, clip, object, gte, scratch, clock)?;
     let state = words_needed(twenty, clip)? as u32;
     push(state);
     clip_hashes(character, scratch, push)?;
@@ -291,6 +297,8 @@ pub fn stream_words<B: Cop2>(
         (SLOT_SPLIT_RECORD_SLOWEST, record),
         (SLOT_SPLIT_WRITE_SLOWEST, write),
         (SLOT_SPLIT_COMPOSE_SLOWEST, compose),
+        (SLOT_SPLIT_RECORD_TOTAL, record_total),
+        (SLOT_SPLIT_WRITE_TOTAL, write_total),
     ] {
         cycles(slot, v);
     }

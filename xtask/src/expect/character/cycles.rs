@@ -108,6 +108,9 @@ pub struct CycleFigures {
     pub compact_split_record_20_bones_cycles: Option<f64>,
     pub compact_split_write_20_bones_cycles: Option<f64>,
     pub compact_split_compose_20_bones_cycles: Option<f64>,
+    /// The record pass and the pose writing averaged over the same frames.
+    pub compact_split_record_20_bones_average_cycles: Option<f64>,
+    pub compact_split_write_20_bones_average_cycles: Option<f64>,
     /// One voice's decoder state for the Walk (its words and position), per bone.
     pub decoder_state_bytes_per_bone: Option<f64>,
     /// Four 512-vertex, 1,024-triangle rigid characters with compact poses (the 20-bone figure) at
@@ -296,6 +299,8 @@ pub(super) fn cycle_figures(models: scene::Models, twenty_blob: Option<&[u8]>, v
         compact_split_record_20_bones_cycles: stream(stream_bench::SLOT_SPLIT_RECORD_SLOWEST),
         compact_split_write_20_bones_cycles: stream(stream_bench::SLOT_SPLIT_WRITE_SLOWEST),
         compact_split_compose_20_bones_cycles: stream(stream_bench::SLOT_SPLIT_COMPOSE_SLOWEST),
+        compact_split_record_20_bones_average_cycles: stream(stream_bench::SLOT_SPLIT_RECORD_TOTAL).map(|c| c / stream_bench::FRAMES as f64),
+        compact_split_write_20_bones_average_cycles: stream(stream_bench::SLOT_SPLIT_WRITE_TOTAL).map(|c| c / stream_bench::FRAMES as f64),
         decoder_state_bytes_per_bone: (state_words != 0 && twenty_bones != 0).then(|| {
             (4 * state_words as usize + std::mem::size_of::<psxanim_runtime::tables::stream::VoiceState>()) as f64 / twenty_bones as f64
         }),
