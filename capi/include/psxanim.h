@@ -77,7 +77,7 @@ extern "C" {
 /* Storage of the opaque objects, in bytes (the console's sizes; checked against the library). */
 #define PSXANIM_ANIMBIN_SIZE 1084
 #define PSXANIM_CONTROLLER_SIZE 11372
-#define PSXANIM_CHARACTER_SIZE 184
+#define PSXANIM_CHARACTER_SIZE 248
 #define PSXANIM_ACTOR_SIZE 1740
 #define PSXANIM_SCRATCH_SIZE 23556
 

@@ -12,7 +12,7 @@ pub const API_VERSION: u32 = 2;
 pub mod psx {
     pub const ANIMBIN: usize = 1084;
     pub const CONTROLLER: usize = 11372;
-    pub const CHARACTER: usize = 184;
+    pub const CHARACTER: usize = 248;
     pub const ACTOR: usize = 1740;
     pub const SCRATCH: usize = 23556;
 }

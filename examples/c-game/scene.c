@@ -23,7 +23,7 @@
 
 /* ---- The verification record (runtime/src/record.rs, version 4) ---- */
 #define RESULT_WORDS 8192
-#define CYCLE_SLOTS 64
+#define CYCLE_SLOTS 80
 typedef struct record {
     uint32_t magic[2];
     uint32_t version;
@@ -169,7 +169,7 @@ void scene_setup(uint32_t program)
     psxanim_error e;
     rec.magic[0] = 0x4E415850; /* "PXAN" */
     rec.magic[1] = 0x43455256; /* "VREC" */
-    rec.version = 4;
+    rec.version = 5;
     rec.program = program;
     rec.status = 0;
 

@@ -9,11 +9,11 @@ pub const MAGIC0: u32 = u32::from_le_bytes(*b"PXAN");
 /// Second magic word, "VREC" little-endian.
 pub const MAGIC1: u32 = u32::from_le_bytes(*b"VREC");
 /// Layout version; bumped whenever a field moves.
-pub const VERSION: u32 = 4;
+pub const VERSION: u32 = 5;
 /// Number of result words a program can report.
 pub const RESULT_WORDS: usize = 8192;
 /// Number of cycle-count slots (root counter 2 readings; the unit is documented by each program).
-pub const CYCLE_SLOTS: usize = 64;
+pub const CYCLE_SLOTS: usize = 80;
 
 /// `Record::error` of the panic handler ("PANC", `console::panic`).
 pub const ERROR_PANIC_CODE: u32 = u32::from_le_bytes(*b"PANC");

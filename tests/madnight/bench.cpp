@@ -33,7 +33,7 @@ static_assert(MAX_BONES >= BONES, "run.sh sets the engine's MAX_BONES to 20");
 
 struct Record {
     uint32_t magic[2], version, program, frames, status, error, error_detail, result_len, cycle_len;
-    uint32_t cycles[64];
+    uint32_t cycles[80];  // psxanim_runtime::record::CYCLE_SLOTS
     uint32_t results[8192];
 };
 Record rec;
@@ -116,7 +116,7 @@ class Stage final : public psyqo::Scene {
     void start(StartReason) override {
         rec.magic[0] = 0x4E415850;
         rec.magic[1] = 0x43455256;
-        rec.version = 4;
+        rec.version = 5;
         rec.program = 0x4E44414D;  // "MADN"
         rec.status = 1;
         T2_MODE = 0x0200;

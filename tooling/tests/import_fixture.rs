@@ -272,3 +272,50 @@ fn a_centimetre_rig_with_three_influences_and_a_270_degree_spin_compiles_within_
     assert!(dot(at(0), at(20)).abs() < 0.01, "{}", dot(at(0), at(20)));
     assert!((dot(at(0), at(30)).abs() - (135f64).to_radians().cos().abs()).abs() < 0.01);
 }
+
+#[test]
+fn parent_steps_walk_the_fixtures_parents_and_the_chain_composes_like_the_bone_loop() {
+    use psxanim_runtime::gte::{Gte, GteModel};
+    use psxanim_runtime::math::Matrix;
+    use psxanim_runtime::render::bones::{bone_matrices_q14, pose_matrices_q14, PoseQ14};
+    use psxanim_runtime::tables::{STEP_ROOT, STEP_SAME_PARENT};
+    for file in ["character.fbx", "twenty_bones.fbx"] {
+        let c = import(&fixtures().join(file), &ImportOptions::default(), &mut |_, _, _| {}).expect("the fixture imports");
+        let out = compile(&c, &CompileOptions { storage: StorageMode::RigidGte, max_error: None, pose_tolerance: None, ..Default::default() }).unwrap();
+        let t = Tables::parse(&out.blob).unwrap();
+        let steps = t.parent_steps().expect("at most 64 bones").steps().to_vec();
+        assert_eq!(steps.len(), t.bone_count());
+        let mut previous = None;
+        let mut same = 0;
+        for (b, &s) in steps.iter().enumerate() {
+            let parent = match s {
+                STEP_SAME_PARENT => {
+                    assert!(b > 0, "{file}: bone 0 has no previous bone");
+                    same += 1;
+                    previous
+                }
+                STEP_ROOT => None,
+                s => Some((b - s as usize) as u16),
+            };
+            assert_eq!(parent, t.parent(b), "{file}: bone {b}");
+            previous = parent;
+        }
+        assert!(same > 0, "{file}: siblings share a parent");
+        let object = Matrix::new([[4000, 100, -300], [-120, 4050, 200], [310, -190, 3990]], psxanim_runtime::math::Vec3i32::new(12, -900, 4000));
+        let mut gte = Gte::with_backend(GteModel::new());
+        let mut samples = vec![BoneSample::default(); t.bone_count()];
+        let (mut chained, mut looped) = (vec![Matrix::IDENTITY; t.bone_count()], vec![Matrix::IDENTITY; t.bone_count()]);
+        let mut frames = 0;
+        for clip in 0..t.clip_count() {
+            for f in 0..t.clip(clip).unwrap().frame_count as usize {
+                t.decode_pose(clip, f, &mut samples).unwrap();
+                let Some(poses) = samples.iter().map(PoseQ14::from_sample).collect::<Option<Vec<_>>>() else { continue };
+                bone_matrices_q14(&mut gte, &t, &poses, &object, &mut chained);
+                pose_matrices_q14(&mut gte, |b| t.parent(b), &poses, &object, &mut looped);
+                assert_eq!(chained, looped, "{file}: clip {clip} frame {f}");
+                frames += 1;
+            }
+        }
+        assert!(frames > 20, "{file}: {frames} frames in the GTE's form");
+    }
+}

@@ -46,7 +46,7 @@ fn program(dir: &Path, name: &str, then: Then) -> PathBuf {
                 a.emit(NOP);
             }
             // Record: magic, version, program, frames, status, error, detail, result_len, cycle_len,
-            // 64 cycle slots, then results (psxanim_runtime::record::Record).
+            // 80 cycle slots, then results (psxanim_runtime::record::Record).
             let r = psxanim_runtime::record::RESULTS_OFFSET as i16;
             a.li(T0, record);
             for (offset, value) in [

@@ -570,7 +570,7 @@ extern "C" fn main() -> ! {
             if scene.frame == stream_bench::RUN_AT_FRAME {
                 // After both screenshots (the bench takes several frames' time); its words end the record.
                 let object = scene::camera_at(0).view;
-                let mut figures = [(0usize, 0u32); 12];
+                let mut figures = [(0usize, 0u32); 16];
                 let mut n = 0;
                 let streamed = Tables::parse(&TWENTY.0).and_then(|twenty| {
                     stream_bench::stream_words(&twenty, &scene.models.rigid, &object, &mut gte, scratch, &mut timer::now, &mut |slot, v| {

@@ -7,9 +7,9 @@
 use psxanim_runtime::anim::{Animator, Fade, FrameSample, Sampling};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::Matrix;
-use psxanim_runtime::render::bones::{bone_matrices, crossfade_q14, crossfade_samples, pose_matrices_q14};
+use psxanim_runtime::render::bones::{bone_matrices, bone_matrices_q14, crossfade_q14, crossfade_samples};
 use psxanim_runtime::render::{PoseStream, PoseVoices, Scratch};
-use psxanim_runtime::tables::stream::{target, words_needed};
+use psxanim_runtime::tables::stream::{advance_voice, pose_voice_q14, target, words_needed, VoiceState};
 use psxanim_runtime::tables::{TableError, Tables};
 
 /// Record cycle slots (root counter 2 ticks): the slowest and the total of `FRAMES` interpolated
@@ -46,6 +46,15 @@ pub const SEEKS: [u16; 4] = [0, 15, 16, 29];
 pub const BLOCK_FRAMES: u16 = 16;
 /// The slowest seek to a block's first frames (`SEEKS` 0 and 16).
 pub const SLOT_SEEK_BLOCK_START_SLOWEST: usize = 58;
+/// The forward frames' cost split (one voice, no `PoseStream`, the same `FRAMES` frames): the slowest
+/// record pass (advancing the voice), the slowest pose writing (interpolation and the fourth
+/// component into `PoseQ14`, the voice standing on its frame) and the slowest compose of the 20 poses.
+pub const SLOT_SPLIT_RECORD_SLOWEST: usize = 64;
+pub const SLOT_SPLIT_WRITE_SLOWEST: usize = 65;
+pub const SLOT_SPLIT_COMPOSE_SLOWEST: usize = 66;
+/// The record passes' and the pose writings' totals over those frames (their averages).
+pub const SLOT_SPLIT_RECORD_TOTAL: usize = 67;
+pub const SLOT_SPLIT_WRITE_TOTAL: usize = 68;
 /// Stepped frames measured (each sample shown twice at 60 Hz).
 pub const STEPPED_FRAMES: u32 = 12;
 /// Display frames of the crossfade measured: the Walk restarting into itself, blended over
@@ -98,6 +107,46 @@ fn clip_hashes(rigid: &Tables, scratch: &mut Scratch, push: &mut dyn FnMut(u32))
         push(h);
     }
     Ok(())
+}
+
+/// The forward frames of `stream_words` on one voice, each frame's three parts timed alone: the
+/// slowest record pass, pose writing and compose, and the record passes' and writings' totals (see
+/// `SLOT_SPLIT_RECORD_SLOWEST`).
+fn split<B: Cop2>(
+    twenty: &Tables,
+    clip: usize,
+    object: &Matrix,
+    gte: &mut Gte<B>,
+    scratch: &mut Scratch,
+    clock: &mut dyn FnMut() -> u16,
+) -> Result<[u32; 5], TableError> {
+    let bones = twenty.bone_count().min(scratch.poses.len());
+    let (mut voice, mut words) = (VoiceState::IDLE, [0u32; STREAM_WORDS]);
+    let mut a = Animator::new(60, Sampling::Interpolated);
+    a.play(twenty, clip, true)?;
+    a.update(2 * START_FRAME as u32);
+    let (mut record, mut write, mut compose, mut record_total, mut write_total) = (0, 0, 0, 0, 0);
+    for i in 0..=FRAMES {
+        let s = a.pose().map(|p| p.current).unwrap_or(FrameSample { clip: clip as u16, frame: 0, next: 0, weight: 0 });
+        let (g, w) = target(s.frame, s.next, s.weight);
+        let t0 = clock();
+        advance_voice(twenty, &mut voice, &mut words, clip, g)?;
+        let t1 = clock();
+        pose_voice_q14(twenty, &mut voice, &mut words, clip, g, w, &mut scratch.poses[..bones])?;
+        let t2 = clock();
+        bone_matrices_q14(gte, twenty, &scratch.poses[..bones], object, &mut scratch.matrices[..bones]);
+        let t3 = clock();
+        // The first frame is a seek (the voice stands nowhere yet).
+        if i > 0 {
+            record = record.max(t1.wrapping_sub(t0) as u32);
+            write = write.max(t2.wrapping_sub(t1) as u32);
+            record_total += t1.wrapping_sub(t0) as u32;
+            write_total += t2.wrapping_sub(t1) as u32;
+            compose = compose.max(t3.wrapping_sub(t2) as u32);
+        }
+        a.update(1);
+    }
+    Ok([record, write, compose, record_total, write_total])
 }
 
 /// FNV-1a over every matrix's words.
@@ -153,7 +202,7 @@ pub fn stream_words<B: Cop2>(
         }
         let decoded = clock();
         if q14 {
-            pose_matrices_q14(gte, |b| twenty.parent(b), &scratch.poses[..bones], object, &mut scratch.matrices[..bones]);
+            bone_matrices_q14(gte, twenty, &scratch.poses[..bones], object, &mut scratch.matrices[..bones]);
         } else {
             bone_matrices(gte, twenty, &scratch.samples[..bones], object, &mut scratch.matrices[..bones]);
         }
@@ -229,6 +278,7 @@ pub fn stream_words<B: Cop2>(
         slowest_fade = slowest_fade.max(decode + matrices);
         slowest_fade_decode = slowest_fade_decode.max(decode);
     }
+    let [record, write, compose, record_total, write_total] = split(twenty, clip, object, gte, scratch, clock)?;
     let state = words_needed(twenty, clip)? as u32;
     push(state);
     clip_hashes(character, scratch, push)?;
@@ -244,6 +294,11 @@ pub fn stream_words<B: Cop2>(
         (SLOT_CROSSFADE_SLOWEST, slowest_fade),
         (SLOT_CROSSFADE_DECODE_SLOWEST, slowest_fade_decode),
         (SLOT_SEEK_BLOCK_START_SLOWEST, slowest_block_start),
+        (SLOT_SPLIT_RECORD_SLOWEST, record),
+        (SLOT_SPLIT_WRITE_SLOWEST, write),
+        (SLOT_SPLIT_COMPOSE_SLOWEST, compose),
+        (SLOT_SPLIT_RECORD_TOTAL, record_total),
+        (SLOT_SPLIT_WRITE_TOTAL, write_total),
     ] {
         cycles(slot, v);
     }

@@ -8,7 +8,7 @@ use crate::tables::primitives::{run_base, unpack3, unpack_pair, RUN_HEADER_WORDS
 use super::{PackedMatrix, GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2, SQR_SF0};
 use crate::math::{Matrix, Vec3i32};
 use super::PoseQ14;
-use crate::tables::BoneSample;
+use crate::tables::{BoneSample, ParentSteps, STEP_ROOT, STEP_SAME_PARENT};
 
 /// A triangle's screen data as the GTE holds it after NCLIP and AVSZ3 (raw register words).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -328,6 +328,26 @@ pub trait Cop2 {
         let q = pose.rotation.map(|c| c as i32);
         let t = pose.translation.map(|c| c as i32);
         compose_q14_registers(self, q, t, parent, out);
+    }
+
+    /// `out[b] = parent * poses[b]` ([`Cop2::compose_q14`]) for every bone of a chain, the parent
+    /// named by `steps` ([`crate::tables::Tables::parent_steps`]: `STEP_ROOT` the `object`,
+    /// `STEP_SAME_PARENT` the previous bone's parent, else `out[b - step]`), for as many bones as all
+    /// three hold. This body is the definition; a backend may override it only with the same register
+    /// operations (it may leave RT and TR as they are where a bone's parent is the previous bone's).
+    fn compose_q14_chain(&mut self, steps: ParentSteps, poses: &[PoseQ14], object: &Matrix, out: &mut [Matrix]) {
+        let steps = steps.steps();
+        let n = steps.len().min(poses.len()).min(out.len());
+        let mut parent = None;
+        for b in 0..n {
+            parent = match steps[b] {
+                STEP_SAME_PARENT if b > 0 => parent,
+                s if s != STEP_ROOT && s != STEP_SAME_PARENT && (s as usize) <= b => Some(b - s as usize),
+                _ => None,
+            };
+            let (done, rest) = out.split_at_mut(b);
+            self.compose_q14(parent.map_or(object, |p| &done[p]), &poses[b], &mut rest[0]);
+        }
     }
 
     /// The keyframe path's local rotation: the normalised lerp of two FP12 quaternions and its

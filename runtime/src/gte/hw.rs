@@ -402,6 +402,11 @@ impl Cop2 for Cop2Hardware {
     }
 
     #[inline(always)]
+    fn compose_q14_chain(&mut self, steps: crate::tables::ParentSteps, poses: &[PoseQ14], object: &Matrix, out: &mut [Matrix]) {
+        pose::compose_q14_chain(steps.steps(), poses, object, out)
+    }
+
+    #[inline(always)]
     fn compose_columns(&mut self, parent: &Matrix, load: bool, words: &[u32; 5], t_xy: u32, t_z: u32, out: &mut Matrix) {
         columns::compose_columns(parent, load, words, t_xy, t_z, out)
     }

@@ -221,15 +221,29 @@ pub fn crossfade_samples(from: &[BoneSample], to: &mut [BoneSample], weight: u16
 
 /// [`crossfade_samples`] in the GTE's form ([`blend_q14`] bone by bone): `false` when a bone's
 /// blend leaves the form (`to` then partly blended: the caller blends samples instead).
+/// On the console an asm loop (`hw`) blends the common case and hands any other bone to this loop.
 pub fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -> bool {
-    for (t, f) in to.iter_mut().zip(from) {
-        match blend_q14(f, t, weight) {
-            Some(b) => *t = b,
+    let n = from.len().min(to.len());
+    let mut b = 0;
+    while b < n {
+        #[cfg(target_os = "psx")]
+        {
+            b += hw::crossfade_q14(&from[b..n], &mut to[b..n], weight);
+            if b == n {
+                break;
+            }
+        }
+        match blend_q14(&from[b], &to[b], weight) {
+            Some(p) => to[b] = p,
             None => return false,
         }
+        b += 1;
     }
     true
 }
+
+#[cfg(target_os = "psx")]
+mod hw;
 
 /// Model-space matrix of every bone (`out[b] = out[parent] * sample_matrix(samples[b])`, roots as
 /// sampled): bit-identical to [`bone_matrices`] with the identity as object. The pose cache's builder
@@ -303,6 +317,16 @@ pub fn pose_matrices_q14<B: Cop2>(
             _ => object,
         };
         compose_q14(gte, parent, pose, &mut rest[0]);
+    }
+}
+
+/// [`pose_matrices_q14`] for `tables`' skeleton: one [`Cop2::compose_q14_chain`] (on the console one
+/// asm loop that loads a parent only when it changes) when the tables keep its parent steps (up to 64
+/// bones), else bone by bone.
+pub fn bone_matrices_q14<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, poses: &[PoseQ14], object: &Matrix, out: &mut [Matrix]) {
+    match tables.parent_steps() {
+        Some(steps) => gte.backend_mut().compose_q14_chain(steps, poses, object, out),
+        None => pose_matrices_q14(gte, |b| tables.parent(b), poses, object, out),
     }
 }
 

@@ -250,7 +250,7 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
                 };
                 if q14 {
                     mark(Stage::Decode);
-                    bones::pose_matrices_q14(gte, |b| tables.parent(b), poses, &object, &mut scratch.matrices[..bone_count]);
+                    bones::bone_matrices_q14(gte, tables, poses, &object, &mut scratch.matrices[..bone_count]);
                     mark(Stage::Pose);
                     project::project_rigid(gte, tables, &scratch.matrices[..bone_count], sxy, sz);
                     mark(Stage::Project);

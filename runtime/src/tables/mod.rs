@@ -385,6 +385,24 @@ pub struct Tables<'a> {
     /// The parents of the first [`PARENTS_KEPT`] bones (`NO_PARENT_KEPT` for a root), read once at
     /// parse: a renderer's per-frame loop looks them up with one byte load.
     parents: [u8; PARENTS_KEPT],
+    /// The same parents as a pose chain walks them ([`Tables::parent_steps`]).
+    parent_steps: [u8; PARENTS_KEPT],
+}
+
+/// A [`Tables::parent_steps`] entry: the bone's parent is the previous bone's (RT and TR hold it).
+pub const STEP_SAME_PARENT: u8 = 0;
+/// A [`Tables::parent_steps`] entry: the bone is a root (the object is its parent).
+pub const STEP_ROOT: u8 = u8::MAX;
+
+/// A skeleton's [`Tables::parent_steps`]: made only by parsed tables, so every step names an
+/// earlier bone (or the object, or the previous bone's parent, never for bone 0).
+#[derive(Clone, Copy, Debug)]
+pub struct ParentSteps<'a>(&'a [u8]);
+
+impl ParentSteps<'_> {
+    pub fn steps(&self) -> &[u8] {
+        self.0
+    }
 }
 
 /// Bones whose parent [`Tables`] keeps (the renderer's limit).
@@ -501,6 +519,7 @@ impl<'a> Tables<'a> {
             blend,
             textures: textures::Section::default(),
             parents: [NO_PARENT_KEPT; PARENTS_KEPT],
+            parent_steps: [STEP_ROOT; PARENTS_KEPT],
         };
         if h.version >= VERSION_TEXTURED {
             let (at, uvs) = (u32_at(bytes, HEADER_SIZE_V7 - 8) as usize, u32_at(bytes, HEADER_SIZE_V7 - 4) as usize);
@@ -514,6 +533,13 @@ impl<'a> Tables<'a> {
             *kept = tables.bone(b).parent.map_or(NO_PARENT_KEPT, |p| p as u8);
         }
         tables.parents = parents;
+        for b in 0..bone_count.min(PARENTS_KEPT) {
+            tables.parent_steps[b] = match parents[b] {
+                p if b > 0 && p == parents[b - 1] => STEP_SAME_PARENT,
+                NO_PARENT_KEPT => STEP_ROOT,
+                p => (b - p as usize) as u8,
+            };
+        }
         if storage == Storage::BakedVertices {
             baked::check_lanes(&tables, vertices + vertex_count * VERTEX_SIZE)?;
         }
@@ -684,6 +710,13 @@ impl<'a> Tables<'a> {
             vertex_count: u16_at(self.bytes, o + 4),
             name_offset: u16_at(self.bytes, o + 6),
         }
+    }
+
+    /// Every bone's parent as a chain of composes walks them, one byte a bone: [`STEP_SAME_PARENT`]
+    /// when it is the previous bone's parent, [`STEP_ROOT`] for a root, else how many bones back
+    /// its parent is (1..=63). `None` above the 64 bones whose parents are kept.
+    pub fn parent_steps(&self) -> Option<ParentSteps<'_>> {
+        self.parent_steps.get(..self.bone_count).map(ParentSteps)
     }
 
     /// Bone `index`'s parent (`None` for a root, or past the bones): one halfword read, for the

@@ -265,6 +265,12 @@ pub fn sample_voice(
     Ok(())
 }
 
+/// Brings `voice` (with `words`) to frame `g` of `clip` as [`sample_voice`] does, writing nothing:
+/// the record part of a decode alone (for benches that split a frame's cost).
+pub fn advance_voice(tables: &Tables, voice: &mut VoiceState, words: &mut [u32], clip: usize, g: usize) -> Result<(), TableError> {
+    reach(tables, &mut voice.0, words, clip, g)
+}
+
 /// [`sample_voice`] in the GTE's pose form ([`PoseQ14`]: what `render::bones::compose_q14` composes
 /// cheapest), each pose equal to `PoseQ14::from_sample` of the sample `sample_voice` gives. `Ok(false)`
 /// (`out` then partly written) when a bone's sample has no such form: a scale other than 1.0, or a

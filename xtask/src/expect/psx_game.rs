@@ -285,7 +285,7 @@ pub fn picture_checks(ws: &Path, emulator: &str, shots: &[psxanim_emulator::Scre
             .map(|(shot, (share, pixels, frame))| {
                 let floor = if emulator == "pcsx-rearmed" { PICTURE_AGREEMENT_PCSX_REARMED } else { PICTURE_AGREEMENT };
                 Check::new(
-                    &format!("picture.frame{}", shot.frame),
+                    format!("picture.frame{}", shot.frame),
                     share >= floor,
                     format!("{emulator}: {:.2}% of {pixels} character pixels agree with the host's picture of game frame {frame}", 100.0 * share),
                 )

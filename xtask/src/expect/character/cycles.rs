@@ -112,6 +112,15 @@ pub struct CycleFigures {
     /// both voices' poses, their blend in the GTE's form, the matrices), and its decode and blend alone.
     pub compact_crossfade_20_bones_cycles: Option<f64>,
     pub compact_crossfade_decode_20_bones_cycles: Option<f64>,
+    /// The forward frames split (`stream_bench::split`: one voice, each part timed alone, slowest of
+    /// the frames): the record pass, the pose writing (interpolation and the fourth component), and
+    /// the compose of the 20 poses.
+    pub compact_split_record_20_bones_cycles: Option<f64>,
+    pub compact_split_write_20_bones_cycles: Option<f64>,
+    pub compact_split_compose_20_bones_cycles: Option<f64>,
+    /// The record pass and the pose writing averaged over the same frames.
+    pub compact_split_record_20_bones_average_cycles: Option<f64>,
+    pub compact_split_write_20_bones_average_cycles: Option<f64>,
     /// One voice's decoder state for the Walk (its words and position), per bone.
     pub decoder_state_bytes_per_bone: Option<f64>,
     /// Four 512-vertex, 1,024-triangle rigid characters with compact poses (the 20-bone figure) at
@@ -315,6 +324,11 @@ pub(super) fn cycle_figures(models: scene::Models, twenty_blob: Option<&[u8]>, v
         compact_stepped_20_bones_cycles: stream(stream_bench::SLOT_STEPPED_SLOWEST),
         compact_crossfade_20_bones_cycles: stream(stream_bench::SLOT_CROSSFADE_SLOWEST),
         compact_crossfade_decode_20_bones_cycles: stream(stream_bench::SLOT_CROSSFADE_DECODE_SLOWEST),
+        compact_split_record_20_bones_cycles: stream(stream_bench::SLOT_SPLIT_RECORD_SLOWEST),
+        compact_split_write_20_bones_cycles: stream(stream_bench::SLOT_SPLIT_WRITE_SLOWEST),
+        compact_split_compose_20_bones_cycles: stream(stream_bench::SLOT_SPLIT_COMPOSE_SLOWEST),
+        compact_split_record_20_bones_average_cycles: stream(stream_bench::SLOT_SPLIT_RECORD_TOTAL).map(|c| c / stream_bench::FRAMES as f64),
+        compact_split_write_20_bones_average_cycles: stream(stream_bench::SLOT_SPLIT_WRITE_TOTAL).map(|c| c / stream_bench::FRAMES as f64),
         decoder_state_bytes_per_bone: (state_words != 0 && twenty_bones != 0).then(|| {
             (4 * state_words as usize + std::mem::size_of::<psxanim_runtime::tables::stream::VoiceState>()) as f64 / twenty_bones as f64
         }),
@@ -340,7 +354,7 @@ pub(super) fn cycle_checks(models: scene::Models, twenty_blob: Option<&[u8]>, em
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex (rigid ranges {} per vertex, blended {} per vertex: {} in {} groups), baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc, model-view matrices {} cyc ({} per bone; {} per bone from PoseQ14); 20-bone compact pose (forward, interpolated, slowest of {}): {} cyc = decode {} + matrices {}, seek {} ({} to a block's start), crossfade frame {} (decode and blend {}), state {} bytes/bone, storage {} bytes/bone-s ({} for the 20-bone Walk), 4x512v/1024t compact = {}% of a 60 Hz frame; Animator {} bytes; {}",
+                "rigid {} cyc/vertex (rigid ranges {} per vertex, blended {} per vertex: {} in {} groups), baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc, model-view matrices {} cyc ({} per bone; {} per bone from PoseQ14); 20-bone compact pose (forward, interpolated, slowest of {}): {} cyc = decode {} + matrices {}, seek {} ({} to a block's start), crossfade frame {} (decode and blend {}), split: record {} + write {} + compose {}, state {} bytes/bone, storage {} bytes/bone-s ({} for the 20-bone Walk), 4x512v/1024t compact = {}% of a 60 Hz frame; Animator {} bytes; {}",
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.rigid_vertex_cycles),
                 fmt(f.blended_vertex_cycles),
@@ -388,6 +402,9 @@ pub(super) fn cycle_checks(models: scene::Models, twenty_blob: Option<&[u8]>, em
                 fmt(f.compact_seek_block_start_20_bones_cycles),
                 fmt(f.compact_crossfade_20_bones_cycles),
                 fmt(f.compact_crossfade_decode_20_bones_cycles),
+                fmt(f.compact_split_record_20_bones_cycles),
+                fmt(f.compact_split_write_20_bones_cycles),
+                fmt(f.compact_split_compose_20_bones_cycles),
                 fmt(f.decoder_state_bytes_per_bone),
                 fmt(f.storage_bytes_per_bone_second),
                 fmt(f.storage_bytes_per_bone_second_twenty_bones),
