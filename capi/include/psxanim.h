@@ -77,9 +77,9 @@ extern "C" {
 /* Storage of the opaque objects, in bytes (the console's sizes; checked against the library). */
 #define PSXANIM_ANIMBIN_SIZE 1084
 #define PSXANIM_CONTROLLER_SIZE 11372
-#define PSXANIM_CHARACTER_SIZE 248
+#define PSXANIM_CHARACTER_SIZE 252
 #define PSXANIM_ACTOR_SIZE 1740
-#define PSXANIM_SCRATCH_SIZE 23556
+#define PSXANIM_SCRATCH_SIZE 25640
 
 typedef struct psxanim_animbin { uint32_t opaque[PSXANIM_ANIMBIN_SIZE / 4]; } psxanim_animbin;
 typedef struct psxanim_controller { uint32_t opaque[PSXANIM_CONTROLLER_SIZE / 4]; } psxanim_controller;

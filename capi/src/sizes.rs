@@ -12,9 +12,9 @@ pub const API_VERSION: u32 = 2;
 pub mod psx {
     pub const ANIMBIN: usize = 1084;
     pub const CONTROLLER: usize = 11372;
-    pub const CHARACTER: usize = 248;
+    pub const CHARACTER: usize = 252;
     pub const ACTOR: usize = 1740;
-    pub const SCRATCH: usize = 23556;
+    pub const SCRATCH: usize = 25640;
 }
 
 /// The same on this target: the console's numbers there, the types' own sizes on a 64-bit host.

@@ -341,9 +341,9 @@ fn a_clear_box_skips_the_clip_tests_and_loses_nothing() {
         let n = t.vertex_count();
         let (sxy, sz) = (scratch.sxy[..n].to_vec(), scratch.sz[..n].to_vec());
         let mut tested = Limited(Vec::new(), usize::MAX);
-        let with_tests = emit(&mut gte, &t, &cam, true, &sxy, &sz, &mut tested);
+        let with_tests = emit(&mut gte, &t, &cam, true, &sxy, &sz, None, &mut tested);
         let mut untested = Limited(Vec::new(), usize::MAX);
-        let without = emit(&mut gte, &t, &cam, false, &sxy, &sz, &mut untested);
+        let without = emit(&mut gte, &t, &cam, false, &sxy, &sz, None, &mut untested);
         assert_eq!(without.rejected, 0, "nothing rejected without the tests");
         if visibility == Visibility::Clear {
             assert!(stats.drawn > 0);

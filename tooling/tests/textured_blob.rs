@@ -8,7 +8,7 @@ use std::process::Command;
 
 use psxanim::texture::tim::Tim;
 use psxanim_runtime::tables::textures::{TexelDepth, TEXTURE_ENTRY_SIZE};
-use psxanim_runtime::tables::{TableError, Tables, HEADER_SIZE_V7, VERSION_TEXTURED};
+use psxanim_runtime::tables::{TableError, Tables, TEXTURES_AT, UVS_AT, VERSION_TEXTURED};
 use psxanim_runtime::vram::{Placement, PlacementError};
 
 fn fixture(name: &str) -> PathBuf {
@@ -112,8 +112,8 @@ fn the_corners_drawn_read_the_file_s_uvs_and_untextured_blobs_are_unchanged() {
 fn a_damaged_texture_section_is_refused_at_its_offset_and_placements_are_checked() {
     let dir = tempfile::tempdir().unwrap();
     let (blob, _) = import("textured_embedded", "rigid-gte", dir.path());
-    let at = u32::from_le_bytes(blob[HEADER_SIZE_V7 - 8..HEADER_SIZE_V7 - 4].try_into().unwrap()) as usize;
-    let uvs = u32::from_le_bytes(blob[HEADER_SIZE_V7 - 4..HEADER_SIZE_V7].try_into().unwrap()) as usize;
+    let at = u32::from_le_bytes(blob[TEXTURES_AT..TEXTURES_AT + 4].try_into().unwrap()) as usize;
+    let uvs = u32::from_le_bytes(blob[UVS_AT..UVS_AT + 4].try_into().unwrap()) as usize;
     let entry = at + 4;
     let damaged = |offset: usize, value: &[u8]| {
         let mut b = blob.clone();
@@ -182,6 +182,7 @@ fn the_preview_paints_textured_triangles_with_the_texels_the_console_reads() {
         colour: [0; 3],
         texture: 1,
         uv: triangle.facing.map(|v| t.vertex_uv(v as usize)),
+        rgb: None,
     };
     let words = packet_uvs(&drawn, &vram);
     let (clut, page) = ((words[0] >> 16) as u16, (words[1] >> 16) as u16);

@@ -541,7 +541,7 @@ extern "C" fn main() -> ! {
                     Stage::Decode => 1,
                     Stage::Pose => 2,
                     // The blended vertices count with the rigid ones (the bench splits them).
-                    Stage::Project | Stage::Blend => 3,
+                    Stage::Project | Stage::Blend | Stage::Light => 3,
                     Stage::Triangles => 4,
                 };
                 ticks[i][s] = ticks[i][s].wrapping_add(now.wrapping_sub(last));

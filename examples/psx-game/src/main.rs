@@ -172,7 +172,11 @@ fn main() {
                         projected = spent;
                         Some((2, spent))
                     }
-                    Stage::Blend => Some((2, projected + spent)),
+                    // The blended vertices and the light stage count with the projection.
+                    Stage::Blend | Stage::Light => {
+                        projected += spent;
+                        Some((2, projected))
+                    }
                     Stage::Triangles => Some((3, spent)),
                 };
                 if let (true, Some((s, ticks))) = (measured, slot) {

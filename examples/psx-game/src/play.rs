@@ -12,7 +12,8 @@
 //! time advances one vsync per rendered frame (the game draws at 60 fps), never by wall-clock vsyncs.
 use psxanim_runtime::anim::{Animator, Sampling};
 use psxanim_runtime::gte::{Cop2, Gte};
-use psxanim_runtime::math::{Matrix, Vec3i32};
+use psxanim_runtime::math::{Matrix, Vec3i16, Vec3i32};
+use psxanim_runtime::render::light::Lighting;
 use psxanim_runtime::render::camera::{self, Angle, Camera};
 use psxanim_runtime::render::{self, Outcome, PoseStream, RenderError, Scratch, Stage, TriangleSink};
 use psxanim_runtime::tables::textures::{Rect, MAX_TEXTURES};
@@ -31,6 +32,11 @@ pub const MEASURED_FRAME: u32 = 20;
 
 /// The characters the game embeds (`Game::new` takes their tables in this order).
 pub const CHARACTERS: [&str; 3] = ["blender_character", "dense_character", "textured_embedded"];
+
+/// The scene's light: one warm light from above, to the left and in front of the characters (the
+/// direction points from a surface toward the light: -x left, -y up, -z toward the camera), and a
+/// cool ambient.
+pub const LIGHTING: Lighting = Lighting::one(Vec3i16::new(-2365, -2365, -2365), [150, 140, 120], [56, 56, 72]);
 
 /// The game's two 320 x 240 frame buffers, which no texture may overlap.
 pub const FRAME_BUFFERS: [Rect; 1] = [Rect { x: 0, y: 0, w: 320, h: 480 }];
@@ -154,6 +160,8 @@ impl<'a> Game<'a> {
         for (i, outcome) in outcomes.iter_mut().enumerate() {
             let (tables, stream, animator) = (&self.tables[ACTORS[i].character], &mut self.streams[i], &self.animators[i]);
             sink.place_textures(self.placements[ACTORS[i].character].as_ref());
+            // Characters imported with normals are lit by the scene's light.
+            scratch.lighting = tables.has_normals().then_some(LIGHTING);
             *outcome = render::render_streamed(gte, tables, stream, &camera, &self.worlds[i], animator, scratch, sink, &mut |s| mark(i, s));
             if let Some(words) = probe.as_deref_mut() {
                 // While the scratch still holds this actor's projected vertices.

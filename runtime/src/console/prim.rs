@@ -50,6 +50,8 @@ const GOURAUD_QUAD: u32 = 0x38 << 24;
 const TEXTURED_TRIANGLE: u32 = 0x24 << 24;
 const TEXTURED_QUAD: u32 = 0x2C << 24;
 const COPY_TO_VRAM: u32 = 0xA0 << 24;
+/// Textured and Gouraud-shaded: the texel modulated by each corner's colour.
+const TEXTURED_GOURAUD_TRIANGLE: u32 = 0x34 << 24;
 /// The colour that draws a texel as it is stored (the GPU multiplies by colour / 128).
 pub const NEUTRAL: Color = Color::new(0x80, 0x80, 0x80);
 
@@ -96,6 +98,22 @@ pub const fn gouraud_quad(c: [Color; 4], v: [Vertex; 4]) -> [u32; 8] {
 /// the first's high half and the texture-page word in the second's (`vram::Words` adds both).
 pub const fn textured_triangle(color: Color, v: [Vertex; 3], uv: [u32; 3]) -> [u32; 7] {
     [TEXTURED_TRIANGLE | color.word(), v[0].word(), uv[0], v[1].word(), uv[1], v[2].word(), uv[2] & 0xFFFF]
+}
+
+/// A textured, Gouraud-shaded triangle: corner k's texel times `c[k]` / 128; UV words as for
+/// `textured_triangle`.
+pub const fn textured_gouraud_triangle(c: [Color; 3], v: [Vertex; 3], uv: [u32; 3]) -> [u32; 9] {
+    [
+        TEXTURED_GOURAUD_TRIANGLE | c[0].word(),
+        v[0].word(),
+        uv[0],
+        c[1].word(),
+        v[1].word(),
+        uv[1],
+        c[2].word(),
+        v[2].word(),
+        uv[2] & 0xFFFF,
+    ]
 }
 
 /// A textured four-point polygon, corners in "Z" order as for `flat_quad`, UV words as for
@@ -149,6 +167,8 @@ mod tests {
         let q = textured_quad(NEUTRAL, v, uv);
         assert_eq!((q[0], q[6], q[7], q[8]), (0x2C80_8080, 0x4040, 0x0006_0005, 0x0101));
         assert_eq!(copy_to_vram(320, 256, 16, 64), [0xA000_0000, 256 << 16 | 320, 64 << 16 | 16]);
+        let g = textured_gouraud_triangle([c[0], c[1], c[2]], [v[0], v[1], v[2]], [uv[0], uv[1], uv[2]]);
+        assert_eq!(g, [0x3400_0001, 0x0002_FFFF, 0x7FC0_1002, 0x0000_0200, 0xFFEC_012C, 0x0085_3020, 0x0003_0000, 0, 0x4040]);
     }
 
     #[test]

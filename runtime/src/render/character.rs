@@ -28,6 +28,8 @@ pub enum Stage {
     Project,
     /// Rigid with a blend section only: every blended vertex projected ([`super::blend`]).
     Blend,
+    /// A lit instance only: every vertex's colour ([`super::light`]).
+    Light,
     /// Every triangle set up and handed to the sink.
     Triangles,
 }
@@ -115,6 +117,16 @@ fn project_blended<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matri
         blend::project_blended(gte, tables, matrices, sxy, sz);
         mark(Stage::Blend);
     }
+}
+
+/// The light stage (`light`), marked only for a lit instance of tables with normals: whether the
+/// triangles carry colours.
+fn light_rigid<B: Cop2, const V: usize>(gte: &mut Gte<B>, tables: &Tables, camera: &Camera, scratch: &mut Scratch<V>, mark: &mut dyn FnMut(Stage)) -> bool {
+    let Some(lighting) = scratch.lighting.filter(|_| tables.has_normals()) else { return false };
+    let bones = tables.bone_count().min(MAX_BONES);
+    super::light::light_rigid(gte, tables, &lighting, &camera.view, &scratch.matrices[..bones], &mut scratch.rgb);
+    mark(Stage::Light);
+    true
 }
 
 /// The baked frame shown for `s`: one scratch frame cannot interpolate, so the nearer sample.
@@ -255,8 +267,10 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
                     project::project_rigid(gte, tables, &scratch.matrices[..bone_count], sxy, sz);
                     mark(Stage::Project);
                     project_blended(gte, tables, &scratch.matrices[..bone_count], sxy, sz, mark);
+                    let lit = light_rigid(gte, tables, camera, scratch, mark);
                     let clip_tests = visibility != Visibility::Clear;
-                    let stats = triangles::emit(gte, tables, camera, clip_tests, &scratch.sxy[..vertex_count], &scratch.sz[..vertex_count], sink);
+                    let rgb = lit.then_some(&scratch.rgb[..vertex_count]);
+                    let stats = triangles::emit(gte, tables, camera, clip_tests, &scratch.sxy[..vertex_count], &scratch.sz[..vertex_count], rgb, sink);
                     mark(Stage::Triangles);
                     return Ok(Outcome::Drawn(stats));
                 }
@@ -291,9 +305,11 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
             mark(Stage::Project);
         }
     }
+    let lit = tables.storage() == Storage::RigidGte && light_rigid(gte, tables, camera, scratch, mark);
     // A clear box: no triangle can fail the near or span tests, skip them.
     let clip_tests = visibility != Visibility::Clear;
-    let stats = triangles::emit(gte, tables, camera, clip_tests, &scratch.sxy[..vertex_count], &scratch.sz[..vertex_count], sink);
+    let rgb = lit.then_some(&scratch.rgb[..vertex_count]);
+    let stats = triangles::emit(gte, tables, camera, clip_tests, &scratch.sxy[..vertex_count], &scratch.sz[..vertex_count], rgb, sink);
     mark(Stage::Triangles);
     Ok(Outcome::Drawn(stats))
 }

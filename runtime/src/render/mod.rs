@@ -14,6 +14,8 @@
 //!             samples, baked the two frames' positions
 //! project     RTPT three vertices at a time: rigid with one matrix per non-empty bone range,
 //!             baked with the one object matrix                       -> SXY / SZ per vertex
+//! light       rigid with normals and a `Scratch::lighting`: NCS per vertex with each bone's light
+//!             matrix ([`light`])                                     -> a colour per vertex
 //! blend       rigid with a blend section: per bone pair MV_b * rel, per weight group one blended
 //!             matrix, its vertices by RTPT like a rigid range          -> SXY / SZ after the rigid ones
 //! triangles   NCLIP back-face test, AVSZ3 depth, colour               -> a TriangleSink
@@ -33,6 +35,7 @@ pub mod character;
 pub mod cull;
 pub mod error;
 pub mod fade;
+pub mod light;
 pub mod ot;
 pub mod pose_cache;
 pub mod pose_stream;

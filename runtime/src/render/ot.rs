@@ -64,6 +64,11 @@ impl TriangleSink for OtSink<'_> {
         if let (Some(p), true) = (&self.textures, t.texture != 0) {
             return add_textured(&mut self.packets, depth, t, v, p).is_ok();
         }
+        if let Some(rgb) = t.rgb {
+            // Lit, untextured: the material's colour times each corner's light.
+            let colours = rgb.map(|l| c(super::light::modulate(t.colour, l)));
+            return self.packets.add_array(depth, prim::gouraud_triangle(colours, v)).is_ok();
+        }
         let added = match self.shading {
             Shading::Flat => self.packets.add_array(depth, prim::flat_triangle(c(t.colour), v)),
             Shading::Gouraud { near_z, far_z } => add_gouraud(&mut self.packets, depth, t, v, near_z, far_z),
@@ -78,7 +83,11 @@ impl TriangleSink for OtSink<'_> {
 fn add_textured(list: &mut FramePackets, depth: usize, t: &DrawnTriangle, v: [Vertex; 3], p: &Placement) -> Result<(), AddError> {
     let w = p.words(t.texture as usize - 1);
     let uv = [t.uv[0] + w.clut_uv, t.uv[1] + w.page_uv, t.uv[2] + w.uv];
-    list.add_array(depth, prim::textured_triangle(prim::NEUTRAL, v, uv))
+    match t.rgb {
+        // Lit: each corner's texel times its light colour.
+        Some(rgb) => list.add_array(depth, prim::textured_gouraud_triangle(rgb.map(|l| Color::new(l as u8, (l >> 8) as u8, (l >> 16) as u8)), v, uv)),
+        None => list.add_array(depth, prim::textured_triangle(prim::NEUTRAL, v, uv)),
+    }
 }
 
 /// The gouraud packet, out of line: its divisions would otherwise take registers from the flat path.

@@ -42,6 +42,11 @@ pub struct Scratch<const VERTICES: usize = DEFAULT_VERTICES> {
     pub sxy: [u32; VERTICES],
     /// Depth of every vertex (SZ, 0..=0xFFFF), a word each so the GTE stores and loads it directly.
     pub sz: [u32; VERTICES],
+    /// The lights of the next character rendered with this scratch (None: unlit). A game sets it
+    /// before each `render` call: lighting is per instance. Used only for tables with normals.
+    pub lighting: Option<super::light::Lighting>,
+    /// Lit colour of every vertex (`light::light_rigid`), `r | g << 8 | b << 16`.
+    pub rgb: [u32; VERTICES],
 }
 
 const _: () = {
@@ -67,6 +72,8 @@ impl<const VERTICES: usize> Scratch<VERTICES> {
             from_positions: [[0; 3]; MAX_BAKED_VERTICES],
             sxy: [0; VERTICES],
             sz: [0; VERTICES],
+            lighting: None,
+            rgb: [0; VERTICES],
         }
     }
 }
@@ -83,8 +90,8 @@ mod tests {
     /// `repr(C)`, nothing wider than a word).
     #[test]
     fn scratch_takes_the_size_the_readme_gives() {
-        assert_eq!(core::mem::size_of::<super::Scratch>(), 23_552);
-        // 8 bytes more a projected vertex.
-        assert_eq!(core::mem::size_of::<super::Scratch<4096>>(), 23_552 + 8 * (4096 - 512));
+        assert_eq!(core::mem::size_of::<super::Scratch>(), 25_636);
+        // 12 bytes more a projected vertex (SXY, SZ, lit colour).
+        assert_eq!(core::mem::size_of::<super::Scratch<4096>>(), 25_636 + 12 * (4096 - 512));
     }
 }

@@ -43,6 +43,9 @@ pub struct DrawnTriangle {
     /// from the texture's corner (`tables::textures`; the sink's `vram::Placement` adds the page's).
     pub texture: u8,
     pub uv: [u32; 3],
+    /// Lit (`render::light`): each corner's light colour, `r | g << 8 | b << 16` (the sink draws a
+    /// Gouraud packet); unlit: None.
+    pub rgb: Option<[u32; 3]>,
 }
 
 /// Where triangles go. `add` returns false when the sink is full (the triangle is counted as dropped).
@@ -80,7 +83,9 @@ const _: () = assert!(!FRONT_FACING_NCLIP_POSITIVE);
 /// Sets up every triangle and quad of `tables` (its primitive stream) from the projected vertices
 /// (`sxy`, `sz`, indexed like the tables' vertices) and hands the front-facing ones to `sink` in
 /// stream order. `clip_tests: false` skips the near and span tests (the caller knows nothing can
-/// fail them: `cull::Visibility::Clear`).
+/// fail them: `cull::Visibility::Clear`). `rgb`: a lit instance's vertex colours (`render::light`),
+/// which each triangle's corners carry (then every primitive goes through `add`).
+#[allow(clippy::too_many_arguments)]
 pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
     gte: &mut Gte<B>,
     tables: &Tables,
@@ -88,9 +93,14 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
     clip_tests: bool,
     sxy: &[u32],
     sz: &[u32],
+    rgb: Option<&[u32]>,
     sink: &mut S,
 ) -> TriangleStats {
     let n = tables.vertex_count();
+    // Lit triangles carry colours per corner: the per-primitive path.
+    if let Some(rgb) = rgb {
+        return emit_each(gte, tables, camera, clip_tests, sxy, sz, Some(rgb), sink);
+    }
     let count = tables.triangle_count() as u32;
     let words = crate::bytes::aligned_words(
         tables.bytes(),
@@ -118,13 +128,14 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
             };
         }
     }
-    emit_each(gte, tables, camera, clip_tests, sxy, sz, sink)
+    emit_each(gte, tables, camera, clip_tests, sxy, sz, None, sink)
 }
 
 /// `emit` one primitive at a time, read from the blob's bytes (any alignment): for sinks that take
 /// triangles through `add`, and projections shorter than the vertex count (a primitive with a
 /// vertex past them is rejected). The same tests and depths as `Cop2::flat_packets`.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
     gte: &mut Gte<B>,
     tables: &Tables,
@@ -132,9 +143,10 @@ fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
     clip_tests: bool,
     sxy: &[u32],
     sz: &[u32],
+    rgb: Option<&[u32]>,
     sink: &mut S,
 ) -> TriangleStats {
-    let n = sxy.len().min(sz.len());
+    let n = sxy.len().min(sz.len()).min(rgb.map_or(usize::MAX, <[u32]>::len));
     let mut stats = TriangleStats::default();
     for p in tables.primitives() {
         let triangles = p.triangle_count() as u32;
@@ -160,6 +172,7 @@ fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
             colour,
             texture,
             uv: if texture == 0 { [0; 3] } else { corners.map(|v| tables.vertex_uv(v)) },
+            rgb: rgb.map(|rgb| corners.map(|v| rgb[v])),
         };
         if !p.quad {
             // SAFETY: as above.

@@ -13,7 +13,7 @@
 //!
 //! # Layout, versions 6 and 7 (all little-endian; every section starts 4-byte aligned)
 //! ```text
-//! header, 72 bytes (version 6), 80 bytes (version 7: a textured character), 64 before version 6
+//! header, 72 bytes (version 6), 88 bytes (version 7: a textured or lit character), 64 before version 6
 //!   0 [u8;4] magic "PXSK"             4 u16 version (6 or 7)      6 u16 storage: 0 rigid-gte, 1 baked-vertices
 //!   8 u16 bone count                 10 u16 vertex count         12 u16 triangle count (a quad counts 2)
 //!  14 u16 material count             16 u16 clip count           18 u16 primitive stream words
@@ -23,6 +23,7 @@
 //!  56 u32 clips offset               60 u32 strings size
 //!  64 u32 blend offset (0 without)   68 u16 blend pair count    70 u16 blend group count   (versions 6, 7)
 //!  72 u32 textures offset            76 u32 uvs offset                                     (version 7)
+//!  80 u32 normals offset (0 without) 84 u32 0
 //! strings: each name is u8 length + UTF-8 bytes; names are referenced by their offset in this section
 //! bones, 8 bytes each, parent-first:  u16 parent (0xFFFF = root), u16 first vertex, u16 vertex count, u16 name
 //!   rigid-gte: bone b's vertices are the contiguous range [first, first+count), in b's local space.
@@ -46,6 +47,9 @@
 //! textures (version 7; [`textures`] documents it): u16 count, u16 0, 24-byte entries (depth, size,
 //!   default VRAM places, data offset), each texture's image and CLUT halfwords
 //! uvs (version 7): one u32 per vertex, u | v << 8 (a vertex split at a UV seam is one vertex per UV)
+//! normals (version 7, rigid-gte, `import --lighting`): 8 bytes per vertex, i16 x, y, z (FP12, unit
+//!   length within rounding, in the vertex's bone space), i16 0; a vertex split where its normal turns
+//!   (a hard edge) as at a UV seam
 //! ```
 //! Version 3 added the clips' events (version 2's clip entries were 16 bytes, with a `u16 flags`
 //! of 0 where the event count is). Version 5 gave each primitive run a base vertex (the top byte of its
@@ -95,7 +99,14 @@ pub const HEADER_SIZE: usize = 64;
 pub const HEADER_SIZE_V6: usize = 72;
 /// The header of a version 7 blob: [`HEADER_SIZE_V6`] (the blend section's offset and counts at
 /// 64..72), then the texture section's offset and the UV words' offset (`textures`).
-pub const HEADER_SIZE_V7: usize = 80;
+pub const HEADER_SIZE_V7: usize = 88;
+/// Header fields of version 7: the texture section's offset, the UV words', the normals'.
+pub const TEXTURES_AT: usize = 72;
+/// A stored normal's squared length, within rounding of 4096² (each coordinate rounded: +-3 * 4096).
+const NORMAL_LENGTH2_MIN: i32 = 4096 * 4096 - 3 * 4096 - 3;
+const NORMAL_LENGTH2_MAX: i32 = 4096 * 4096 + 3 * 4096 + 3;
+pub const UVS_AT: usize = 76;
+pub const NORMALS_AT: usize = 80;
 pub const BONE_SIZE: usize = 8;
 pub const VERTEX_SIZE: usize = 8;
 pub const MATERIAL_SIZE: usize = 4;
@@ -285,6 +296,11 @@ pub enum TableError {
         offset: usize,
         what: &'static str,
     },
+    /// A malformed normal (`what` it should have been).
+    BadNormal {
+        offset: usize,
+        what: &'static str,
+    },
 }
 
 impl TableError {
@@ -313,6 +329,7 @@ impl TableError {
             TableError::BadPrimitive { .. } => 19,
             TableError::BadBlend { .. } => 20,
             TableError::BadTexture { .. } => 21,
+            TableError::BadNormal { .. } => 22,
         }
     }
 
@@ -331,7 +348,8 @@ impl TableError {
             | TableError::BadFramePayload { offset, .. }
             | TableError::BadPrimitive { offset, .. }
             | TableError::BadBlend { offset, .. }
-            | TableError::BadTexture { offset, .. } => Some(offset),
+            | TableError::BadTexture { offset, .. }
+            | TableError::BadNormal { offset, .. } => Some(offset),
             _ => None,
         }
     }
@@ -382,6 +400,8 @@ pub struct Tables<'a> {
     blend: blend::Section,
     /// The texture section (all 0 without textures).
     textures: textures::Section,
+    /// The normals' offset (0 without).
+    normals: usize,
     /// The parents of the first [`PARENTS_KEPT`] bones (`NO_PARENT_KEPT` for a root), read once at
     /// parse: a renderer's per-frame loop looks them up with one byte load.
     parents: [u8; PARENTS_KEPT],
@@ -518,12 +538,28 @@ impl<'a> Tables<'a> {
             clips,
             blend,
             textures: textures::Section::default(),
+            normals: 0,
             parents: [NO_PARENT_KEPT; PARENTS_KEPT],
             parent_steps: [STEP_ROOT; PARENTS_KEPT],
         };
         if h.version >= VERSION_TEXTURED {
-            let (at, uvs) = (u32_at(bytes, HEADER_SIZE_V7 - 8) as usize, u32_at(bytes, HEADER_SIZE_V7 - 4) as usize);
+            let (at, uvs) = (u32_at(bytes, TEXTURES_AT) as usize, u32_at(bytes, UVS_AT) as usize);
             tables.textures = textures::Section::read(bytes, at, uvs, vertex_count, materials, material_count)?;
+            let normals = u32_at(bytes, NORMALS_AT) as usize;
+            if normals != 0 {
+                if storage != Storage::RigidGte {
+                    return Err(TableError::BadNormal { offset: NORMALS_AT, what: "normals in a rigid-gte blob only" });
+                }
+                tables.normals = section("normals", normals, vertex_count * VERTEX_SIZE, size)?;
+                for v in 0..vertex_count {
+                    let at = tables.normals + v * VERTEX_SIZE;
+                    let n = [i16_at(bytes, at), i16_at(bytes, at + 2), i16_at(bytes, at + 4)].map(|c| c as i32);
+                    let len2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
+                    if i16_at(bytes, at + 6) != 0 || !(NORMAL_LENGTH2_MIN..=NORMAL_LENGTH2_MAX).contains(&len2) {
+                        return Err(TableError::BadNormal { offset: at, what: "a normal of length 4096 (FP12) and a zero fourth halfword" });
+                    }
+                }
+            }
         }
         tables.check_bones()?;
         blend::check(&tables)?;
@@ -776,6 +812,21 @@ impl<'a> Tables<'a> {
             return 0;
         }
         u32_at(self.bytes, self.textures.uvs + 4 * index)
+    }
+
+    /// Whether the blob holds a normal per vertex (`import --lighting`), for the light stage.
+    pub fn has_normals(&self) -> bool {
+        self.normals != 0
+    }
+
+    /// Vertex `index`'s normal, FP12 in its bone's space (zero without normals or past the vertices).
+    #[inline(always)]
+    pub fn vertex_normal(&self, index: usize) -> crate::math::Vec3i16 {
+        if self.normals == 0 || index >= self.vertex_count {
+            return crate::math::Vec3i16::new(0, 0, 0);
+        }
+        let at = self.normals + index * VERTEX_SIZE;
+        crate::math::Vec3i16::new(i16_at(self.bytes, at), i16_at(self.bytes, at + 2), i16_at(self.bytes, at + 4))
     }
 
     /// The UV words' blob offset (one `u32` per vertex, 4-aligned in the blob; 0 without textures).

@@ -203,7 +203,7 @@ impl Section {
             return Ok(Section::default());
         }
         if textures == 0 || uvs == 0 {
-            return Err(bad(super::HEADER_SIZE_V7 - 8, "the textures and uvs offsets: both set, or both 0"));
+            return Err(bad(super::TEXTURES_AT, "the textures and uvs offsets: both set, or both 0"));
         }
         let head = super::section("textures", textures, TEXTURES_HEADER_SIZE, bytes.len())?;
         let count = u16_at(bytes, head) as usize;

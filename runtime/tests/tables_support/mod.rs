@@ -263,7 +263,7 @@ fn play_all(tables: &Tables, scratch: &mut Scratch, report: &mut Report) {
 /// The texture section: every texture, material and UV read; the blob's own places and a first fit
 /// beside them accepted or refused (never a panic); the first clip drawn textured into an ordering
 /// table, each packet a whole textured or flat one.
-fn textures_all(tables: &Tables, scratch: &mut Scratch) {
+fn textures_all(tables: &Tables) {
     use psxanim_runtime::console::ordering::DrawList;
     use psxanim_runtime::render::ot::{OtSink, Shading};
     use psxanim_runtime::vram::Placement;
@@ -299,13 +299,18 @@ fn textures_all(tables: &Tables, scratch: &mut Scratch) {
     let mut sink = OtSink::new(list.frame(), Shading::Flat);
     sink.place_textures(Some(&own));
     let sample = FrameSample { clip: 0, frame: 0, next: 0, weight: 0 };
-    let _ = render_cached(&mut gte, tables, None, &camera, &placement(Vec3i32::ZERO, 0), Some(sample), scratch, &mut sink, &mut |_| {});
+    // Lit where the tables hold normals (GT3 / G3 packets then); lighting splits vertices at hard
+    // edges, so a scratch for 1,024.
+    let light = psxanim_runtime::math::Vec3i16::new(0, -2896, -2896);
+    let mut lit = Box::new(psxanim_runtime::render::Scratch::<1024>::new());
+    lit.lighting = Some(psxanim_runtime::render::light::Lighting::one(light, [160, 150, 140], [40, 40, 40]));
+    let _ = render_cached(&mut gte, tables, None, &camera, &placement(Vec3i32::ZERO, 0), Some(sample), &mut *lit, &mut sink, &mut |_| {});
     let mut at = 0;
     let packets = list.packets();
     while let Some(&tag) = packets.get(at) {
         let len = (tag >> 24) as usize;
         let command = packets.get(at + 1).map_or(0, |w| w >> 24);
-        assert!(matches!((command, len), (0x24, 7) | (0x20, 4) | (0x28, 5)), "packet {command:#x} of {len} words");
+        assert!(matches!((command, len), (0x24, 7) | (0x34, 9) | (0x30, 6) | (0x20, 4) | (0x28, 5)), "packet {command:#x} of {len} words");
         at += 1 + len;
     }
 }
@@ -334,7 +339,7 @@ pub fn exercise(blob: &[u8], scratch: &mut Scratch, cache_buffer: &mut [PackedMa
     decode_clips(&tables, scratch);
     render_all(&tables, None, scratch, &mut report);
     play_all(&tables, scratch, &mut report);
-    textures_all(&tables, scratch);
+    textures_all(&tables);
     // The compile-time sizing of a cache buffer reads the same counts as the parsed tables.
     let needed = entries_needed(&tables);
     if let Ok(n) = needed {

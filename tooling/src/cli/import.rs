@@ -113,6 +113,11 @@ pub struct Args {
     /// 32); the console loads one blended matrix per bone pair and level.
     #[arg(long, value_name = "LEVELS")]
     pub blend_levels: Option<u16>,
+    /// Rigid-gte: store a normal per vertex for the GTE's lighting (the game sets lights with
+    /// `render::light::Lighting`): smooth across joins under 60 degrees, split at harder edges and UV
+    /// seams; 8 bytes a vertex. baked-vertices refuses it (its normals would move with every frame).
+    #[arg(long)]
+    pub lighting: bool,
     /// Also write OUT/<model>.rs for `include!`: the blob embedded with 4-byte alignment, `clips::WALK`
     /// style constants of the clip and event names, and `clip!("Walk")` / `event!("step")` macros that
     /// stop the build on a name the model does not have, listing those it has.
@@ -229,6 +234,7 @@ fn execute(args: Args) -> Result<(), CliError> {
         max_influences: args.max_influences,
         blend_threshold: args.blend_threshold.unwrap_or(crate::compile::DEFAULT_BLEND_THRESHOLD),
         blend_levels: args.blend_levels.unwrap_or(crate::compile::DEFAULT_BLEND_LEVELS),
+        lighting: args.lighting,
     };
     let compiled = compile_textured(&character, &options, &blob_textures).map_err(|e| CliError::invalid(e.to_string()))?;
 

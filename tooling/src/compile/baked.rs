@@ -86,6 +86,7 @@ pub(super) fn compile(c: &Character, threshold: f64, textured: Option<(&Textures
         blend_pairs: vec![],
         blend_groups: vec![],
         textured: textured.map(|(textures, uvs)| TexturedParts { textures, uvs: uvs.to_vec() }),
+        normals: None,
     };
     let assembled = assemble(&parts).map_err(|m| compile_error(c, m))?;
     let t = Tables::parse(&assembled.blob)

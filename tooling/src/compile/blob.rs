@@ -2,7 +2,7 @@
 
 use psxanim_runtime::math::Matrix;
 use psxanim_runtime::tables::{
-    decode_lane, delta_word_count, Header, Storage, CLIP_SIZE, HEADER_SIZE, HEADER_SIZE_V6, HEADER_SIZE_V7, MAGIC, NO_PARENT, VERSION,
+    decode_lane, delta_word_count, Header, Storage, CLIP_SIZE, HEADER_SIZE, HEADER_SIZE_V6, HEADER_SIZE_V7, MAGIC, NORMALS_AT, NO_PARENT, TEXTURES_AT, UVS_AT, VERSION,
     VERSION_TEXTURED,
 };
 
@@ -34,6 +34,8 @@ pub struct BlobParts<'a> {
     pub blend_groups: Vec<BlendGroupPart>,
     /// The textures and each vertex's UV word (in `vertices`' order), for a textured character.
     pub textured: Option<TexturedParts<'a>>,
+    /// Each vertex's normal, FP12 in its bone's space (in `vertices`' order), for a lit character.
+    pub normals: Option<Vec<[i16; 3]>>,
 }
 
 /// A textured character's part of the blob.
@@ -104,7 +106,8 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
 
     // A textured blob is version 7: the version 6 header (the blend section's offset and counts at
     // 64..72), then the texture section's offsets; any other keeps version 6's layout, byte for byte.
-    let textured = parts.textured.as_ref().is_some_and(|t| !t.textures.is_empty());
+    let has_textures = parts.textured.as_ref().is_some_and(|t| !t.textures.is_empty());
+    let textured = has_textures || parts.normals.is_some();
     let header_size = if textured { HEADER_SIZE_V7 } else { HEADER_SIZE_V6 };
     let mut out = vec![0u8; header_size];
     let strings_offset = out.len();
@@ -204,6 +207,22 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         }
         _ => (0, 0),
     };
+    let normals_offset = match &parts.normals {
+        Some(normals) => {
+            if normals.len() != parts.vertices.len() {
+                return Err(format!("internal: {} normals for {} vertices", normals.len(), parts.vertices.len()));
+            }
+            let at = out.len();
+            for n in normals {
+                for c in n {
+                    put_u16(&mut out, *c as u16);
+                }
+                put_u16(&mut out, 0);
+            }
+            at
+        }
+        None => 0,
+    };
 
     let mut clip_bytes = Vec::new();
     let mut first_use = std::collections::HashSet::new();
@@ -262,8 +281,9 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     out[HEADER_SIZE + 4..HEADER_SIZE + 6].copy_from_slice(&count("blend pairs", pairs)?.to_le_bytes());
     out[HEADER_SIZE + 6..HEADER_SIZE_V6].copy_from_slice(&count("blend groups", groups)?.to_le_bytes());
     if textured {
-        out[HEADER_SIZE_V7 - 8..HEADER_SIZE_V7 - 4].copy_from_slice(&(textures_offset as u32).to_le_bytes());
-        out[HEADER_SIZE_V7 - 4..HEADER_SIZE_V7].copy_from_slice(&(uvs_offset as u32).to_le_bytes());
+        out[TEXTURES_AT..TEXTURES_AT + 4].copy_from_slice(&(textures_offset as u32).to_le_bytes());
+        out[UVS_AT..UVS_AT + 4].copy_from_slice(&(uvs_offset as u32).to_le_bytes());
+        out[NORMALS_AT..NORMALS_AT + 4].copy_from_slice(&(normals_offset as u32).to_le_bytes());
     }
     Ok(Assembled { blob: out, clip_bytes })
 }

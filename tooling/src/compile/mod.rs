@@ -37,6 +37,7 @@ mod primitives;
 mod quads;
 mod rigid;
 mod rigid_layout;
+pub mod normals;
 pub mod seams;
 pub mod textured;
 mod write;
@@ -50,6 +51,14 @@ use crate::fbx::limits::MAX_ANIMATION_BYTES;
 use crate::fbx::{Character, ImportError};
 use blob::{ClipData, ClipPart};
 pub use textured::Textures;
+
+/// What a character's surface adds to its blob: the textures and each vertex's UV word, and each
+/// vertex's model-space unit normal (`--lighting`), both in the split character's vertex order.
+#[derive(Clone, Copy, Default)]
+pub struct Surface<'a> {
+    pub textured: Option<(&'a Textures, &'a [u32])>,
+    pub normals: Option<&'a [[f64; 3]]>,
+}
 
 /// Largest vertex error (GTE units, any axis) the pose-sample compression may add in rigid mode.
 pub const RIGID_FORMAT_BUDGET: f64 = 1.0;
@@ -90,6 +99,8 @@ pub struct CompileOptions {
     pub blend_threshold: f64,
     /// Rigid-gte with two influences: weights are quantised to multiples of `1 / blend_levels`.
     pub blend_levels: u16,
+    /// Rigid-gte: store a normal per vertex (`normals`) for the GTE's lighting (`import --lighting`).
+    pub lighting: bool,
 }
 
 impl Default for CompileOptions {
@@ -101,6 +112,7 @@ impl Default for CompileOptions {
             max_influences: 1,
             blend_threshold: DEFAULT_BLEND_THRESHOLD,
             blend_levels: DEFAULT_BLEND_LEVELS,
+            lighting: false,
         }
     }
 }
@@ -299,19 +311,42 @@ pub fn compile(c: &Character, options: &CompileOptions) -> Result<Compiled, Impo
 /// vertices split at UV seams (`seams`), the textures, their default places and each vertex's UV in
 /// the blob. Without textures it is [`compile`]: the same blob, byte for byte.
 pub fn compile_textured(c: &Character, options: &CompileOptions, textures: &Textures) -> Result<Compiled, ImportError> {
+    if options.lighting && options.storage == StorageMode::BakedVertices {
+        return Err(compile_error(
+            c,
+            "--lighting: baked-vertices stores positions only, and its normals would have to be decoded with them \
+             each frame; lighting is offered for rigid-gte, whose normals turn with their bone"
+                .into(),
+        ));
+    }
+    // One vertex per distinct (UV, normal) of its corners: split at UV seams and hard edges.
+    let grids = textures.grids();
+    let normals = options.lighting.then(|| normals::corner_normals(c));
     let split;
-    let (c, textured) = if textures.is_empty() {
-        (c, None)
+    let (c, uvs, vertex_normals) = if textures.is_empty() && normals.is_none() {
+        (c, None, None)
     } else {
-        split = seams::split(c, &textures.grids());
-        (&split.0, Some((textures, &split.1[..])))
+        split = seams::split_corners(c, |t, k| {
+            let uv = seams::corner_uv(c, &grids, t, k);
+            let n = normals.as_ref().map(|n| normals::fp12(n[t][k]));
+            (uv.is_some() || n.is_some()).then_some((uv.unwrap_or(0), n))
+        });
+        let uvs: Vec<u32> = split.1.iter().map(|k| k.map_or(0, |k| k.0)).collect();
+        let ns: Option<Vec<[f64; 3]>> = normals.as_ref().map(|_| {
+            split.1.iter().map(|k| k.and_then(|k| k.1).map_or([0.0, 0.0, 1.0], |n| n.map(|x| x as f64 / 4096.0))).collect()
+        });
+        (&split.0, (!textures.is_empty()).then_some(uvs), ns)
+    };
+    let surface = Surface {
+        textured: uvs.as_deref().map(|uvs| (textures, uvs)),
+        normals: vertex_normals.as_deref(),
     };
     let out = match options.storage {
         StorageMode::RigidGte => {
             let tolerance = options.pose_tolerance.unwrap_or(RIGID_FORMAT_BUDGET);
-            rigid::compile(c, options.max_error, tolerance, &rigid::Blending::of(options), textured)?
+            rigid::compile(c, options.max_error, tolerance, &rigid::Blending::of(options), surface)?
         }
-        StorageMode::BakedVertices => baked::compile(c, options.max_error.unwrap_or(DEFAULT_BAKED_THRESHOLD), textured)?,
+        StorageMode::BakedVertices => baked::compile(c, options.max_error.unwrap_or(DEFAULT_BAKED_THRESHOLD), surface.textured)?,
     };
     let threshold = out.report.accuracy.threshold;
     if out.report.animation_bytes > MAX_ANIMATION_BYTES {

@@ -729,6 +729,7 @@ mod tests {
             blend_pairs: vec![],
             blend_groups: vec![],
             textured: None,
+            normals: None,
         };
         assemble(&parts).unwrap().blob
     }

@@ -4,7 +4,7 @@
 use psxanim_runtime::tables::{BoneSample, Storage, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
 
 use super::blob::{assemble, BlobParts, ClipData, ClipPart, TexturedParts};
-use super::textured::Textures;
+use super::Surface;
 use super::rigid_layout::{BlendGroup, BlendPair, RigidLayout, Slot};
 use super::pose::{self, make_continuous, BoneTrack};
 use super::{
@@ -24,7 +24,7 @@ pub(super) fn compile(
     max_error: Option<f64>,
     tolerance: f64,
     blending: &Blending,
-    textured: Option<(&Textures, &[u32])>,
+    surface: Surface,
 ) -> Result<Compiled, ImportError> {
     if let Some(s) = c.blend_shapes.first() {
         let all: Vec<String> = c.blend_shapes.iter().map(|s| format!("'{}' (mesh '{}')", s.shape, s.mesh)).collect();
@@ -122,12 +122,24 @@ pub(super) fn compile(
         payloads: &[],
         blend_pairs: layout.blend_parts().0,
         blend_groups: layout.blend_parts().1,
-        textured: textured.map(|(textures, uvs)| {
+        textured: surface.textured.map(|(textures, uvs)| {
             let mut placed = vec![0; uvs.len()];
             for (old, w) in uvs.iter().enumerate() {
                 placed[layout.remap[old]] = *w;
             }
             TexturedParts { textures, uvs: placed }
+        }),
+        normals: surface.normals.map(|normals| {
+            // Each normal in its vertex's bone space (the bind rotation's inverse), FP12, in the
+            // layout's order: the light stage turns it with the bone's pose.
+            let mut placed = vec![[0i16; 3]; normals.len()];
+            for (old, n) in normals.iter().enumerate() {
+                let inv = c.bones[c.vertices[old].bone].bind.inverse();
+                let local = inv.m.map(|row| row[0] * n[0] + row[1] * n[1] + row[2] * n[2]);
+                let len = (local[0] * local[0] + local[1] * local[1] + local[2] * local[2]).sqrt().max(1e-12);
+                placed[layout.remap[old]] = super::normals::fp12(local.map(|x| x / len));
+            }
+            placed
         }),
     };
     let assembled = assemble(&parts).map_err(|m| compile_error(c, m))?;
@@ -333,6 +345,7 @@ fn coarsest_precision(
             blend_pairs: layout.blend_parts().0,
             blend_groups: layout.blend_parts().1,
             textured: None,
+            normals: None,
         };
         let trial = assemble(&parts).map_err(|m| compile_error(c, m))?;
         let t = Tables::parse(&trial.blob)

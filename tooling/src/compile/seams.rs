@@ -27,19 +27,28 @@ pub fn uv_word(uv: [f64; 2], grid: TexelGrid) -> u32 {
 /// `c` with its vertices split at UV seams, and each new vertex's UV word (0 for a vertex no
 /// textured triangle uses). `grids[m]` is material m's texture (None: untextured).
 pub fn split(c: &Character, grids: &[Option<TexelGrid>]) -> (Character, Vec<u32>) {
-    // Each corner's word, where its material is textured and its mesh has UVs.
-    let corner = |t: usize, k: usize| -> Option<u32> {
-        let grid = grids.get(c.triangles[t].material).copied().flatten()?;
-        let uvs = c.uvs.get(t).copied().flatten()?;
-        Some(uv_word(uvs[k], grid))
-    };
-    // Per old vertex, its distinct words in the order its triangles first use them.
-    let mut words: Vec<Vec<u32>> = vec![Vec::new(); c.vertices.len()];
+    let (out, keys) = split_corners(c, |t, k| corner_uv(c, grids, t, k));
+    (out, keys.into_iter().map(|k| k.unwrap_or(0)).collect())
+}
+
+/// Corner `k` of triangle `t`'s UV word, where its material is textured and its mesh has UVs.
+pub fn corner_uv(c: &Character, grids: &[Option<TexelGrid>], t: usize, k: usize) -> Option<u32> {
+    let grid = grids.get(c.triangles[t].material).copied().flatten()?;
+    let uvs = c.uvs.get(t).copied().flatten()?;
+    Some(uv_word(uvs[k], grid))
+}
+
+/// `c` with its vertices split wherever the corners that share one give it different keys
+/// (`corner(t, k)`: corner k of triangle t's UV word, normal, or both), and each new vertex's key
+/// (None for a vertex no corner gives one).
+pub fn split_corners<K: Copy + PartialEq>(c: &Character, corner: impl Fn(usize, usize) -> Option<K>) -> (Character, Vec<Option<K>>) {
+    // Per old vertex, its distinct keys in the order its triangles first use them.
+    let mut keys: Vec<Vec<K>> = vec![Vec::new(); c.vertices.len()];
     for (t, tri) in c.triangles.iter().enumerate() {
         for (k, &v) in tri.vertices.iter().enumerate() {
             if let Some(w) = corner(t, k) {
-                if !words[v].contains(&w) {
-                    words[v].push(w);
+                if !keys[v].contains(&w) {
+                    keys[v].push(w);
                 }
             }
         }
@@ -47,16 +56,16 @@ pub fn split(c: &Character, grids: &[Option<TexelGrid>]) -> (Character, Vec<u32>
     // New indices: each old vertex in order, then its copies.
     let mut first = Vec::with_capacity(c.vertices.len());
     let mut old_of = Vec::new();
-    let mut uv = Vec::new();
-    for (v, ws) in words.iter().enumerate() {
+    let mut key = Vec::new();
+    for (v, ks) in keys.iter().enumerate() {
         first.push(old_of.len());
-        if ws.is_empty() {
+        if ks.is_empty() {
             old_of.push(v);
-            uv.push(0);
+            key.push(None);
         }
-        for &w in ws {
+        for &w in ks {
             old_of.push(v);
-            uv.push(w);
+            key.push(Some(w));
         }
     }
     let mut out = c.clone();
@@ -64,7 +73,7 @@ pub fn split(c: &Character, grids: &[Option<TexelGrid>]) -> (Character, Vec<u32>
     for (t, tri) in out.triangles.iter_mut().enumerate() {
         for k in 0..3 {
             let v = tri.vertices[k];
-            let copy = corner(t, k).map_or(0, |w| words[v].iter().position(|&x| x == w).expect("collected above"));
+            let copy = corner(t, k).map_or(0, |w| keys[v].iter().position(|&x| x == w).expect("collected above"));
             tri.vertices[k] = first[v] + copy;
         }
     }
@@ -73,7 +82,7 @@ pub fn split(c: &Character, grids: &[Option<TexelGrid>]) -> (Character, Vec<u32>
         clip.rigid_reference = clip.rigid_reference.iter().map(spread).collect();
         clip.skinned_reference = clip.skinned_reference.iter().map(spread).collect();
     }
-    (out, uv)
+    (out, key)
 }
 
 #[cfg(test)]

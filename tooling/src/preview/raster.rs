@@ -4,6 +4,9 @@
 //! an edge never draw a pixel twice or leave a gap. Like the GPU it drops a triangle wider than 1023
 //! or taller than 511 pixels, and colours are stored 15-bit (5 bits per channel) as in VRAM.
 
+/// A textured polygon's corners' UVs and its texel fetch (the 15-bit texel, None where transparent).
+pub type TexelSource<'a> = ([[u8; 2]; 3], &'a dyn Fn(u8, u8) -> Option<u16>);
+
 /// Largest horizontal extent of a polygon the GPU draws (larger ones are skipped entirely).
 pub const MAX_POLYGON_WIDTH: i32 = 1023;
 /// Largest vertical extent of a polygon the GPU draws.
@@ -113,6 +116,51 @@ impl Canvas {
                 if let Some(c) = texel(at(0), at(1)) {
                     self.put(x, y, c);
                 }
+            }
+        }
+    }
+
+    /// Fills the triangle `v` Gouraud-shaded: `colours` per corner interpolated over the screen (each
+    /// pixel's value truncated); with `texture` (`uv` per corner and the texel fetch, a 15-bit texel or
+    /// None for transparent) each texel's 5-bit channels times the colour / 128, saturated, as the GPU
+    /// modulates; without, the colour itself stored in 15 bits. Same fill rule as the others.
+    pub fn fill_shaded(&mut self, v: [[i32; 2]; 3], colours: [[u8; 3]; 3], texture: Option<TexelSource>) {
+        let xs = v.map(|p| p[0]);
+        let ys = v.map(|p| p[1]);
+        let (x0, x1) = (*xs.iter().min().unwrap_or(&0), *xs.iter().max().unwrap_or(&0));
+        let (y0, y1) = (*ys.iter().min().unwrap_or(&0), *ys.iter().max().unwrap_or(&0));
+        if x1 - x0 > MAX_POLYGON_WIDTH || y1 - y0 > MAX_POLYGON_HEIGHT {
+            return;
+        }
+        let area = cross(v[0], v[1], v[2]);
+        if area == 0 {
+            return;
+        }
+        let swap = |a: [[u8; 3]; 3]| if area < 0 { [a[0], a[2], a[1]] } else { a };
+        let (v, colours) = (if area < 0 { [v[0], v[2], v[1]] } else { v }, swap(colours));
+        let uv = texture.map(|(uv, _)| if area < 0 { [uv[0], uv[2], uv[1]] } else { uv });
+        let area = area.abs();
+        let edges = [(v[1], v[2]), (v[2], v[0]), (v[0], v[1])];
+        let bias = edges.map(|(a, b)| if is_top_left(a, b) { 0 } else { -1 });
+        let widen = |c: u32| ((c << 3) | (c >> 2)) as u8;
+        for y in y0.max(0)..=y1.min(self.height as i32 - 1) {
+            for x in x0.max(0)..=x1.min(self.width as i32 - 1) {
+                let w = edges.map(|(a, b)| cross(a, b, [x, y]));
+                if !w.iter().zip(bias).all(|(w, bias)| w + bias >= 0) {
+                    continue;
+                }
+                let mix = |f: &dyn Fn(usize) -> i64| (0..3).map(|i| w[i] * f(i)).sum::<i64>().div_euclid(area).clamp(0, 255) as u32;
+                let colour = [0, 1, 2].map(|c| mix(&|i| colours[i][c] as i64));
+                let pixel = match (uv, &texture) {
+                    (Some(uv), Some((_, texel))) => {
+                        let (u, tv) = (mix(&|i| uv[i][0] as i64) as u8, mix(&|i| uv[i][1] as i64) as u8);
+                        let Some(t) = texel(u, tv) else { continue };
+                        let t5 = [t & 31, (t >> 5) & 31, (t >> 10) & 31];
+                        [0, 1, 2].map(|c| widen(((t5[c] as u32 * colour[c]) >> 7).min(31)))
+                    }
+                    _ => colour.map(|c| widen(c >> 3)),
+                };
+                self.put(x, y, pixel);
             }
         }
     }

@@ -100,12 +100,31 @@ pub enum Fill {
     Flat([u8; 3]),
     /// Each corner's `u | v << 8`, the texture page and the CLUT word (`vram::Words` applied).
     Textured { uv: [[u8; 2]; 3], page: u16, clut: u16 },
+    /// Lit (`render::light`): each corner's colour, Gouraud-shaded; textured, each texel modulated by it.
+    Gouraud([[u8; 3]; 3]),
+    TexturedGouraud { uv: [[u8; 2]; 3], page: u16, clut: u16, colours: [[u8; 3]; 3] },
 }
 
 impl Fill {
     /// From a textured packet's three UV words (CLUT word in the first's high half, page in the second's).
     pub fn textured(words: [u32; 3]) -> Fill {
         Fill::Textured { uv: words.map(|w| [w as u8, (w >> 8) as u8]), page: (words[1] >> 16) as u16, clut: (words[0] >> 16) as u16 }
+    }
+
+    /// What the console's ordering-table sink draws for `t` (`render::ot`): with `words` (its textured
+    /// packet's UV words, when its texture is placed), textured; with the triangle's light colours,
+    /// Gouraud (an untextured material's colour modulated by them); else flat.
+    pub fn of(t: &DrawnTriangle, words: Option<[u32; 3]>) -> Fill {
+        let rgb = |l: u32| [l as u8, (l >> 8) as u8, (l >> 16) as u8];
+        match (words, t.rgb) {
+            (Some(words), None) => Fill::textured(words),
+            (Some(words), Some(light)) => match Fill::textured(words) {
+                Fill::Textured { uv, page, clut } => Fill::TexturedGouraud { uv, page, clut, colours: light.map(rgb) },
+                other => other,
+            },
+            (None, Some(light)) => Fill::Gouraud(light.map(|l| psxanim_runtime::render::light::modulate(t.colour, l))),
+            (None, None) => Fill::Flat(t.colour),
+        }
     }
 }
 
@@ -114,6 +133,10 @@ pub fn paint_triangle(canvas: &mut Canvas, t: &DrawnTriangle, fill: Fill, vram: 
     let xy = t.xy.map(|p| [p.x as i32, p.y as i32]);
     match (fill, vram) {
         (Fill::Textured { uv, page, clut }, Some(vram)) => canvas.fill_textured(xy, uv, |u, v| vram.texel(page, clut, u, v).map(texel_rgb)),
+        (Fill::TexturedGouraud { uv, page, clut, colours }, Some(vram)) => {
+            canvas.fill_shaded(xy, colours, Some((uv, &|u, v| vram.texel(page, clut, u, v))))
+        }
+        (Fill::Gouraud(colours) | Fill::TexturedGouraud { colours, .. }, _) => canvas.fill_shaded(xy, colours, None),
         _ => canvas.fill_triangle(xy, vram_colour(t.colour)),
     }
 }
@@ -124,10 +147,7 @@ pub fn paint_triangle(canvas: &mut Canvas, t: &DrawnTriangle, fill: Fill, vram: 
 pub fn paint(shot: &Shot, vram: Option<&Vram>, width: usize, height: usize, bones: bool) -> Canvas {
     let mut canvas = Canvas::new(width, height, BACKGROUND);
     for t in &shot.triangles {
-        let fill = match vram.filter(|_| t.texture != 0) {
-            Some(vram) => Fill::textured(packet_uvs(t, vram)),
-            None => Fill::Flat(t.colour),
-        };
+        let fill = Fill::of(t, vram.filter(|_| t.texture != 0).map(|vram| packet_uvs(t, vram)));
         paint_triangle(&mut canvas, t, fill, vram);
     }
     if bones {

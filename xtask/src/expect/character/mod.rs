@@ -113,6 +113,10 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
         if let Some(added) = added {
             cmd.args(["--add-clips", added]);
         }
+        // psx-game lights the textured character: it needs its normals.
+        if fixture == TEXTURED {
+            cmd.arg("--lighting");
+        }
         let blend = fixture == FIXTURE && storage == "rigid-gte";
         if blend {
             cmd.args(["--max-influences", "2"]);

@@ -1,0 +1,98 @@
+//! The light stage: each vertex's colour from up to three directional lights and an ambient colour,
+//! computed by the GTE (NCS) from the vertex's normal, for a character imported with `--lighting`.
+//!
+//! ```text
+//! per frame     each light's direction turned into view space by the camera's rotation
+//! per bone      its light matrix LLM = directions (view) * the bone's model-view rotation, three MVMVA:
+//!               the normals stay in their bone's space, as the positions do
+//! per vertex    NCS: colour = ambient + colours * max(0, LLM * normal), saturated per channel
+//! ```
+//! A colour channel of 128 draws a texel as stored (the GPU multiplies texel by colour / 128) and a
+//! flat material at its own colour; 255 nearly doubles it. A light at full facing adds its `colour`;
+//! the ambient is added everywhere. Blended vertices (`tables::blend`) are lit with their first
+//! bone's matrix. The stage runs after the projection and before the triangles, only for an instance
+//! whose scratch holds a [`Lighting`] and whose tables hold normals; the colours go to
+//! `Scratch::rgb` and each triangle's corners carry them (the sink draws Gouraud packets).
+//!
+//! Fog (depth cueing toward a far colour) is not done yet.
+
+use crate::gte::{Cop2, Gte};
+use crate::math::{Matrix, Rotation, Vec3i16, Vec3i32};
+use crate::tables::Tables;
+
+/// One directional light.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Light {
+    /// World-space direction from the surface toward the light, FP12 (4096 = 1), unit length.
+    pub direction: Vec3i16,
+    /// The colour it adds to a surface facing it squarely (128 = the texel or material as stored).
+    pub colour: [u8; 3],
+}
+
+/// A scene's lights: up to three directional ones (an unused light has colour 0) and the ambient.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Lighting {
+    pub lights: [Light; 3],
+    /// Added to every vertex (128 alone draws everything as stored).
+    pub ambient: [u8; 3],
+}
+
+impl Lighting {
+    /// One light and an ambient colour.
+    pub const fn one(direction: Vec3i16, colour: [u8; 3], ambient: [u8; 3]) -> Lighting {
+        let off = Light { direction: Vec3i16::new(0, 0, 0), colour: [0; 3] };
+        Lighting { lights: [Light { direction, colour }, off, off], ambient }
+    }
+
+    /// LCM: row per channel, column per light; a colour byte is `LCM * IR / 4096 >> 4`.
+    fn colour_matrix(&self) -> Rotation {
+        let c = |channel: usize, light: usize| self.lights[light].colour[channel] as i16 * 16;
+        [[c(0, 0), c(0, 1), c(0, 2)], [c(1, 0), c(1, 1), c(1, 2)], [c(2, 0), c(2, 1), c(2, 2)]]
+    }
+
+    /// The lights' directions in view space (rows), turned by `view`'s rotation.
+    fn view_directions(&self, view: &Matrix) -> Rotation {
+        let turned = self.lights.map(|l| {
+            let v = view.rotate(l.direction);
+            [v.x, v.y, v.z].map(|c| c.clamp(-32768, 32767) as i16)
+        });
+        [turned[0], turned[1], turned[2]]
+    }
+}
+
+/// Colours of every vertex of `tables` under `lighting`, seen through `view` (the camera's view
+/// matrix), each bone's vertices with its model-view matrix `matrices[b]`: `rgb[v]` is vertex v's
+/// `r | g << 8 | b << 16`. Loads the GTE's light, colour and background registers and RT.
+pub fn light_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lighting: &Lighting, view: &Matrix, matrices: &[Matrix], rgb: &mut [u32]) {
+    gte.set_color_matrix(&lighting.colour_matrix());
+    let [r, g, b] = lighting.ambient.map(|c| c as i32 * 16);
+    gte.set_back_color(Vec3i32::new(r, g, b));
+    gte.set_rgbc(0);
+    let directions = lighting.view_directions(view);
+    let mut light_range = |gte: &mut Gte<B>, bone: usize, first: usize, count: usize| {
+        let Some(m) = matrices.get(bone) else { return };
+        gte.set_rotation(&directions);
+        let llm = gte.mul_rotation(&m.rotation);
+        gte.set_light_matrix(&llm);
+        let end = (first + count).min(rgb.len()).min(tables.vertex_count());
+        for (v, out) in rgb.iter_mut().enumerate().take(end).skip(first) {
+            *out = gte.ncs(tables.vertex_normal(v)) & 0x00FF_FFFF;
+        }
+    };
+    for bone in 0..tables.bone_count() {
+        let b = tables.bone(bone);
+        light_range(gte, bone, b.first_vertex as usize, b.vertex_count as usize);
+    }
+    for group in 0..tables.blend_group_count() {
+        let g = tables.blend_group(group);
+        let pair = tables.blend_pair(g.pair as usize);
+        light_range(gte, pair.a as usize, g.first_vertex as usize, g.vertex_count as usize);
+    }
+}
+
+/// A lit corner of an untextured material: the material's colour times the light's / 128, per channel
+/// (saturated), as the GPU would modulate a texel.
+pub fn modulate(material: [u8; 3], light: u32) -> [u8; 3] {
+    let m = |c: usize| ((material[c] as u32 * ((light >> (8 * c)) & 0xFF)) >> 7).min(255) as u8;
+    [m(0), m(1), m(2)]
+}

@@ -1,0 +1,108 @@
+//! A lit character (`import --lighting`): each vertex's normal in its bone's space, split at hard
+//! edges, refused when damaged; the light stage's colours brighter on the side facing the light.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use psxanim_runtime::gte::{Gte, GteModel};
+use psxanim_runtime::math::{Matrix, Vec3i16, Vec3i32};
+use psxanim_runtime::render::camera::{placement, Camera};
+use psxanim_runtime::render::light::{modulate, Lighting};
+use psxanim_runtime::render::{render, DrawnTriangle, Outcome, Scratch, TriangleSink};
+use psxanim_runtime::anim::FrameSample;
+use psxanim_runtime::tables::{TableError, Tables, NORMALS_AT, VERSION_TEXTURED};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx").join(name)
+}
+
+fn import(name: &str, extra: &[&str], dir: &Path) -> Result<Vec<u8>, String> {
+    let out = Command::new(env!("CARGO_BIN_EXE_psxanim"))
+        .args(["import", fixture(&format!("{name}.fbx")).to_str().unwrap(), "-o", dir.to_str().unwrap()])
+        .args(extra)
+        .output()
+        .unwrap();
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    Ok(std::fs::read(dir.join(format!("{name}.pxsk"))).unwrap())
+}
+
+struct Collect(Vec<DrawnTriangle>);
+impl TriangleSink for Collect {
+    fn add(&mut self, t: &DrawnTriangle) -> bool {
+        self.0.push(*t);
+        true
+    }
+}
+
+#[test]
+fn normals_are_unit_vectors_in_bone_space_and_a_damaged_one_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let blob = import("character", &["--storage", "rigid-gte", "--lighting"], dir.path()).unwrap();
+    assert_eq!(u16::from_le_bytes([blob[4], blob[5]]), VERSION_TEXTURED);
+    let t = Tables::parse(&blob).unwrap();
+    assert!(t.has_normals());
+    // The box character's faces meet at right angles: a corner vertex becomes one per face.
+    assert!(t.vertex_count() > 352, "{} vertices", t.vertex_count());
+    for v in 0..t.vertex_count() {
+        let n = t.vertex_normal(v);
+        let len2 = [n.x, n.y, n.z].iter().map(|&c| c as i64 * c as i64).sum::<i64>();
+        assert!((len2 - 4096 * 4096).abs() <= 3 * 4096 + 3, "vertex {v}: {n:?}");
+    }
+    let normals = u32::from_le_bytes(blob[NORMALS_AT..NORMALS_AT + 4].try_into().unwrap()) as usize;
+    let mut damaged = blob.clone();
+    damaged[normals + 8..normals + 10].copy_from_slice(&0i16.to_le_bytes());
+    damaged[normals + 10..normals + 12].copy_from_slice(&0i16.to_le_bytes());
+    damaged[normals + 12..normals + 14].copy_from_slice(&100i16.to_le_bytes());
+    assert!(matches!(Tables::parse(&damaged), Err(TableError::BadNormal { offset, .. }) if offset == normals + 8));
+    // Without --lighting nothing changes; baked-vertices refuses it, saying why.
+    let plain = import("character", &["--storage", "rigid-gte"], &dir.path().join("plain")).unwrap();
+    assert!(!Tables::parse(&plain).unwrap().has_normals());
+    let err = import("character", &["--storage", "baked-vertices", "--lighting"], &dir.path().join("baked")).unwrap_err();
+    assert!(err.contains("--lighting") && err.contains("rigid-gte"), "{err}");
+}
+
+#[test]
+fn the_light_stage_brightens_what_faces_the_light() {
+    let dir = tempfile::tempdir().unwrap();
+    let blob = import("character", &["--storage", "rigid-gte", "--lighting"], dir.path()).unwrap();
+    let t = Tables::parse(&blob).unwrap();
+    let camera = Camera {
+        view: Camera::orbit(Vec3i32::new(0, -3600, 0), 20_000, 0, 0x0400),
+        center: (160, 120),
+        projection: 320,
+        screen: (320, 240),
+        zsf3: 36,
+        near: 1000,
+    };
+    let draw = |lighting: Option<Lighting>| {
+        let mut gte = Gte::with_backend(GteModel::default());
+        camera.load(&mut gte);
+        // Lighting splits the box character's corners: 528 vertices, past the default 512.
+        let mut scratch = Box::<Scratch<1024>>::new(Scratch::new());
+        scratch.lighting = lighting;
+        let mut sink = Collect(Vec::new());
+        let sample = FrameSample { clip: 0, frame: 0, next: 0, weight: 0 };
+        let outcome = render(&mut gte, &t, &camera, &placement(Vec3i32::ZERO, 0), Some(sample), &mut scratch, &mut sink, &mut |_| {});
+        assert!(matches!(outcome, Ok(Outcome::Drawn(_))), "{outcome:?}");
+        sink.0
+    };
+    // Unlit: no colours. Lit from the camera's side (toward the viewer: -z), everything drawn faces it.
+    assert!(draw(None).iter().all(|t| t.rgb.is_none()));
+    let toward_camera = Lighting::one(Vec3i16::new(0, 0, -4096), [128, 128, 128], [0, 0, 0]);
+    let lit = draw(Some(toward_camera));
+    assert!(lit.iter().all(|t| t.rgb.is_some()));
+    let brightness = |t: &DrawnTriangle| t.rgb.unwrap().iter().map(|l| (l & 0xFF) as u32).sum::<u32>();
+    let mean = lit.iter().map(brightness).sum::<u32>() as f64 / (3 * lit.len()) as f64;
+    assert!(mean > 60.0, "front faces lit from the front: mean red {mean}");
+    // From behind, the faces the camera sees are dark but for the ambient.
+    let behind = Lighting::one(Vec3i16::new(0, 0, 4096), [128, 128, 128], [16, 16, 16]);
+    let back = draw(Some(behind));
+    let mean_back = back.iter().map(brightness).sum::<u32>() as f64 / (3 * back.len()) as f64;
+    assert!(mean_back < mean / 2.0, "lit from behind: {mean_back} vs {mean}");
+    assert!(back.iter().all(|t| t.rgb.unwrap().iter().all(|l| (l & 0xFF) >= 16)), "the ambient everywhere");
+    // An untextured corner's packet colour is its material's times the light / 128.
+    assert_eq!(modulate([200, 100, 50], 0x0040_80FF), [255, 100, 25]);
+    let _ = Matrix::IDENTITY;
+}
