@@ -268,7 +268,7 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
     if o.example == "psx-game" {
         let view = RecordView::find(&output.ram).ok();
         checks.extend(expect::psx_game::cycle_checks(ws, emu_name, view.as_ref(), &o.artifacts));
-        checks.extend(expect::psx_game::picture_checks(ws, emu_name, &output.screenshots));
+        checks.extend(expect::psx_game::picture_checks(ws, emu_name, &output.screenshots, &o.artifacts));
     }
     if ["c-game", "psyqo-game", "psn00b-game"].contains(&o.example.as_str()) {
         let view = RecordView::find(&output.ram).ok();

@@ -261,7 +261,7 @@ fn agreement(console: &[u8], host: &[u8]) -> (f64, usize) {
 /// Each screenshot against the host's picture of the game frame it shows (the one that agrees best
 /// among the frames the game can have drawn by then): at least [`PICTURE_AGREEMENT`] of the
 /// characters' pixels, textured and flat, within one step of 5-bit colour.
-pub fn picture_checks(ws: &Path, emulator: &str, shots: &[psxanim_emulator::Screenshot]) -> Vec<Check> {
+pub fn picture_checks(ws: &Path, emulator: &str, shots: &[psxanim_emulator::Screenshot], artifacts: &Path) -> Vec<Check> {
     let result = (|| -> Result<Vec<(f64, usize, u32)>> {
         let blobs = blobs(ws)?;
         let last = shots.iter().map(|s| s.frame).max().unwrap_or(0);
@@ -272,6 +272,11 @@ pub fn picture_checks(ws: &Path, emulator: &str, shots: &[psxanim_emulator::Scre
                     let (share, pixels) = agreement(&shot.rgb, &host.rgb);
                     if share > best.0 {
                         *best = (share, pixels, frame);
+                        // The host's picture beside the emulator's screenshot, for a person to compare.
+                        let path = artifacts.join(format!("psx-game-{emulator}-frame{:04}-host.png", shot.frame));
+                        if let Ok(png) = psxanim::preview::picture::encode_png(host) {
+                            let _ = std::fs::write(path, png);
+                        }
                     }
                 }
             }
