@@ -56,6 +56,11 @@ fn normals_are_unit_vectors_in_bone_space_and_a_damaged_one_is_refused() {
     damaged[normals + 10..normals + 12].copy_from_slice(&0i16.to_le_bytes());
     damaged[normals + 12..normals + 14].copy_from_slice(&100i16.to_le_bytes());
     assert!(matches!(Tables::parse(&damaged), Err(TableError::BadNormal { offset, .. }) if offset == normals + 8));
+    // The longest normal a damaged blob can hold (the fuzzer's find: its squared length overflows i32).
+    for c in 0..3 {
+        damaged[normals + 8 + 2 * c..normals + 10 + 2 * c].copy_from_slice(&i16::MIN.to_le_bytes());
+    }
+    assert!(matches!(Tables::parse(&damaged), Err(TableError::BadNormal { offset, .. }) if offset == normals + 8));
     // Without --lighting nothing changes; baked-vertices refuses it, saying why.
     let plain = import("character", &["--storage", "rigid-gte"], &dir.path().join("plain")).unwrap();
     assert!(!Tables::parse(&plain).unwrap().has_normals());

@@ -103,8 +103,8 @@ pub const HEADER_SIZE_V7: usize = 88;
 /// Header fields of version 7: the texture section's offset, the UV words', the normals'.
 pub const TEXTURES_AT: usize = 72;
 /// A stored normal's squared length, within rounding of 4096² (each coordinate rounded: +-3 * 4096).
-const NORMAL_LENGTH2_MIN: i32 = 4096 * 4096 - 3 * 4096 - 3;
-const NORMAL_LENGTH2_MAX: i32 = 4096 * 4096 + 3 * 4096 + 3;
+const NORMAL_LENGTH2_MIN: i64 = 4096 * 4096 - 3 * 4096 - 3;
+const NORMAL_LENGTH2_MAX: i64 = 4096 * 4096 + 3 * 4096 + 3;
 pub const UVS_AT: usize = 76;
 pub const NORMALS_AT: usize = 80;
 pub const BONE_SIZE: usize = 8;
@@ -553,7 +553,8 @@ impl<'a> Tables<'a> {
                 tables.normals = section("normals", normals, vertex_count * VERTEX_SIZE, size)?;
                 for v in 0..vertex_count {
                     let at = tables.normals + v * VERTEX_SIZE;
-                    let n = [i16_at(bytes, at), i16_at(bytes, at + 2), i16_at(bytes, at + 4)].map(|c| c as i32);
+                    // i64: three coordinates of -32768 square to more than an i32 holds.
+                    let n = [i16_at(bytes, at), i16_at(bytes, at + 2), i16_at(bytes, at + 4)].map(|c| c as i64);
                     let len2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
                     if i16_at(bytes, at + 6) != 0 || !(NORMAL_LENGTH2_MIN..=NORMAL_LENGTH2_MAX).contains(&len2) {
                         return Err(TableError::BadNormal { offset: at, what: "a normal of length 4096 (FP12) and a zero fourth halfword" });
