@@ -1,6 +1,6 @@
 //! The game's logic apart from the hardware: the fixture character (its glTF export) walking, the same
-//! character with a painted texture (`textured_embedded.fbx`, its image embedded in the FBX) idling
-//! (the glTF export carries a small texture of its own, drawn too),
+//! character with a painted texture (`textured_embedded.fbx`, its image embedded in the FBX) idling,
+//! textured and lit,
 //! and behind them the same character as one continuous skin of 2,946 vertices
 //! (`dense_character.fbx`, whose primitive runs count from several base vertices), under a fixed
 //! camera; and what its verification record holds. Each textured character's textures go where its
@@ -124,8 +124,11 @@ impl<'a> Game<'a> {
         let mut taken = [Rect::default(); FRAME_BUFFERS.len() + 2 * MAX_TEXTURES * CHARACTERS.len()];
         taken[..FRAME_BUFFERS.len()].copy_from_slice(&FRAME_BUFFERS);
         let mut n = FRAME_BUFFERS.len();
-        for (p, t) in placements.iter_mut().zip(&tables) {
-            if t.texture_count() > 0 {
+        for ((p, t), name) in placements.iter_mut().zip(&tables).zip(CHARACTERS) {
+            // The glTF export's texture is a 4 x 4 colour swatch: drawn in its materials' colours it
+            // looks the same and keeps the flat asm path (a textured character still goes through
+            // the per-triangle path: see the README's textures section).
+            if t.texture_count() > 0 && name != "blender_character" {
                 let placed = Placement::first_fit(t, &taken[..n]).map_err(SetupError::Placement)?;
                 for r in placed.taken() {
                     taken[n] = r;
