@@ -98,7 +98,7 @@ fn the_light_stage_brightens_what_faces_the_light() {
     let toward_camera = Lighting::one(Vec3i16::new(0, 0, -4096), [128, 128, 128], [0, 0, 0]);
     let lit = draw(Some(toward_camera));
     assert!(lit.iter().all(|t| t.rgb.is_some()));
-    let brightness = |t: &DrawnTriangle| t.rgb.unwrap().iter().map(|l| (l & 0xFF) as u32).sum::<u32>();
+    let brightness = |t: &DrawnTriangle| t.rgb.unwrap().iter().map(|l| l & 0xFF).sum::<u32>();
     let mean = lit.iter().map(brightness).sum::<u32>() as f64 / (3 * lit.len()) as f64;
     assert!(mean > 60.0, "front faces lit from the front: mean red {mean}");
     // From behind, the faces the camera sees are dark but for the ambient.

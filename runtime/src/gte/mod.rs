@@ -356,6 +356,15 @@ impl<B: Cop2> Gte<B> {
         self.backend.read_data::<{ data::RGB2 }>()
     }
 
+    /// [`Gte::ncs`] of a normal given as its VXY0 and VZ0 words (`x | y << 16`, `z`; the high half of
+    /// `z` is ignored), as the tables store normals.
+    pub fn ncs_words(&mut self, xy: u32, z: u32) -> u32 {
+        self.backend.write_data::<{ data::VXY0 }>(xy);
+        self.backend.write_data::<{ data::VZ0 }>(z);
+        self.backend.command::<{ cmd::NCS }>();
+        self.backend.read_data::<{ data::RGB2 }>()
+    }
+
     /// NCCS (sf=1, lm=1): like [`Gte::ncs`], then modulated by RGBC (see [`Gte::set_rgbc`]).
     pub fn nccs(&mut self, normal: Vec3i16) -> u32 {
         self.load_vertex::<{ data::VXY0 }, { data::VZ0 }>(normal);

@@ -69,14 +69,26 @@ pub fn light_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lighting: &Lighti
     gte.set_back_color(Vec3i32::new(r, g, b));
     gte.set_rgbc(0);
     let directions = lighting.view_directions(view);
+    // The normals as the GTE's words when the blob is aligned in memory (the console's is).
+    let words = tables.normal_words();
     let mut light_range = |gte: &mut Gte<B>, bone: usize, first: usize, count: usize| {
         let Some(m) = matrices.get(bone) else { return };
         gte.set_rotation(&directions);
         let llm = gte.mul_rotation(&m.rotation);
         gte.set_light_matrix(&llm);
         let end = (first + count).min(rgb.len()).min(tables.vertex_count());
-        for (v, out) in rgb.iter_mut().enumerate().take(end).skip(first) {
-            *out = gte.ncs(tables.vertex_normal(v)) & 0x00FF_FFFF;
+        let Some(out) = rgb.get_mut(first..end) else { return };
+        match words.and_then(|w| w.get(2 * first..2 * end)) {
+            Some(normals) => {
+                for (out, n) in out.iter_mut().zip(normals.chunks_exact(2)) {
+                    *out = gte.ncs_words(n[0], n[1]) & 0x00FF_FFFF;
+                }
+            }
+            None => {
+                for (v, out) in (first..end).zip(out.iter_mut()) {
+                    *out = gte.ncs(tables.vertex_normal(v)) & 0x00FF_FFFF;
+                }
+            }
         }
     };
     for bone in 0..tables.bone_count() {

@@ -148,6 +148,9 @@ fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
 ) -> TriangleStats {
     let n = sxy.len().min(sz.len()).min(rgb.map_or(usize::MAX, <[u32]>::len));
     let mut stats = TriangleStats::default();
+    // Each run's texture looked up once; UVs read as words where the blob is aligned.
+    let (mut last_material, mut texture) = (u8::MAX, 0u8);
+    let uv_words = tables.uv_words();
     for p in tables.primitives() {
         let triangles = p.triangle_count() as u32;
         let count = if p.quad { 4 } else { 3 };
@@ -162,7 +165,11 @@ fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
             continue;
         }
         let colour = [p.gp0 as u8, (p.gp0 >> 8) as u8, (p.gp0 >> 16) as u8];
-        let texture = tables.material_texture(p.material as usize).map_or(0, |t| t as u8 + 1);
+        if p.material != last_material {
+            last_material = p.material;
+            texture = tables.material_texture(p.material as usize).map_or(0, |t| t as u8 + 1);
+        }
+        let uv_of = |v: usize| uv_words.and_then(|w| w.get(v).copied()).unwrap_or_else(|| tables.vertex_uv(v));
         let points = p.points.map(usize::from);
         let drawn = |index: usize, corners: [usize; 3], otz: u32| DrawnTriangle {
             index: index as u16,
@@ -171,7 +178,7 @@ fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
             otz: otz as u16,
             colour,
             texture,
-            uv: if texture == 0 { [0; 3] } else { corners.map(|v| tables.vertex_uv(v)) },
+            uv: if texture == 0 { [0; 3] } else { corners.map(uv_of) },
             rgb: rgb.map(|rgb| corners.map(|v| rgb[v])),
         };
         if !p.quad {

@@ -830,6 +830,23 @@ impl<'a> Tables<'a> {
         crate::math::Vec3i16::new(i16_at(self.bytes, at), i16_at(self.bytes, at + 2), i16_at(self.bytes, at + 4))
     }
 
+    /// Every vertex's normal as the GTE's VXY and VZ words (`x | y << 16`, `z`), two words a vertex,
+    /// when the blob holds normals and lies 4-aligned in memory (the console's embedded blobs do).
+    pub fn normal_words(&self) -> Option<&'a [u32]> {
+        if self.normals == 0 {
+            return None;
+        }
+        crate::bytes::aligned_words(self.bytes, self.normals, 2 * self.vertex_count)
+    }
+
+    /// Every vertex's UV word, when the blob holds textures and lies 4-aligned in memory.
+    pub fn uv_words(&self) -> Option<&'a [u32]> {
+        if self.textures.count == 0 {
+            return None;
+        }
+        crate::bytes::aligned_words(self.bytes, self.textures.uvs, self.vertex_count)
+    }
+
     /// The UV words' blob offset (one `u32` per vertex, 4-aligned in the blob; 0 without textures).
     pub fn uvs_offset(&self) -> usize {
         self.textures.uvs
