@@ -38,6 +38,7 @@
 mod pose_q14;
 pub use pose_q14::PoseQ14;
 mod backend;
+pub mod blend;
 #[cfg(target_os = "psx")]
 pub mod hw;
 pub mod model;
