@@ -162,7 +162,7 @@ fn project_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 
         blend::project_blended(gte, rigid, matrices, &mut scratch.sxy[..n], &mut scratch.sz[..n]);
     }
     let blended_ticks = timer::ticks_since(started) as u32;
-    // The groups' matrices alone (a compose per pair, a blend per group): the rest is projection.
+    // The groups' matrices alone, by the tools' path (`group_matrix`: pair and group registers).
     let started = timer::now();
     for _ in 0..scene::PROJECT_BENCH_RUNS {
         for g in 0..rigid.blend_group_count() {

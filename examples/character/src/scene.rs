@@ -83,8 +83,8 @@ pub const SLOT_COMPOSE_Q14_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 4;
 /// the rigid blob's rigid ranges, then of its blended vertices (`render::blend`), one pose.
 pub const SLOT_RIGID_PROJECT_BENCH: usize = 59;
 pub const SLOT_BLEND_PROJECT_BENCH: usize = 60;
-/// The blend groups' matrices alone (`render::blend::group_matrix` of every group, each composing
-/// its pair), `PROJECT_BENCH_RUNS` times: the blend stage's share that is not projection.
+/// The blend groups' matrices alone by `render::blend::group_matrix` (the tools' path: every group's
+/// pair and group registers, read back), `PROJECT_BENCH_RUNS` times.
 pub const SLOT_BLEND_MATRICES_BENCH: usize = 61;
 pub const PROJECT_BENCH_RUNS: u32 = 4;
 pub const POSE_BENCH_BONES: usize = 20;

@@ -5,8 +5,8 @@
 //! # Contract
 //! Reads a [`BlendGroups`] job: the blend section's pair and group words, the vertex words and the
 //! bones' model-view matrices. Writes the SXY and SZ words of every vertex a group covers. Overwrites
-//! RT, TR, LLM, LCM, BK, V0..V2, IR, MAC and the screen FIFOs (RT and TR end as the last group's
-//! blended matrix).
+//! RT, TR, LLM, LCM, BK, V0..V2, IR0..3, MAC0..3 and the screen FIFOs (RT and TR end as the last
+//! group's blended matrix).
 //!
 //! # Steps
 //! Per pair (groups come sorted by pair; a pair's work is done once for its run of groups): with

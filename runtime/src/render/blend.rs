@@ -9,21 +9,30 @@
 //! so the triangle stage indexes blended vertices like any other. Leaves RT and TR loaded with the
 //! last group's matrix.
 //!
-//! # Steps (all integer, on the GTE and the CPU, the same code on the console and the host model)
-//! Per pair (groups come sorted by pair): `MV_b' = MV_b * rel` by [`Gte::compose_packed`] (three
-//! MVMVA for the rotation, one with TR for the translation), and the difference `D = MV_b' - MV_a`, entry by entry
-//! (i32). Per group of weight `w` (FP12, bone `b`'s share): `M = MV_a + (D * w) >> 12` entry by entry
-//! (arithmetic shift; the rotation saturated to i16), each entry computed into its RT / TR register, and the group's vertices
-//! projected by RTPT three at a time exactly as a rigid range ([`super::project`]). Linear blend
-//! skinning is linear in the matrices: `M * p = (1 - w) * MV_a * p + w * MV_b * rel * p`, up to the
-//! FP12 rounding of `M`'s entries.
+//! # Steps (all integer, on the GTE, the same register operations on the console and the host model)
+//! [`crate::gte::blend`] holds them: per pair (groups come sorted by pair) `B = MV_b * rel` as
+//! `Gte::compose_packed` computes it, and LLM / LCM / BK loaded with the rows `(A, B, B - A)` of
+//! `A = MV_a`; per group of weight `w` (FP12, bone `b`'s share) four MVMVA give the blended matrix
+//! `M = A + (w (B - A)) >> 12` entry by entry (the rotation saturated to i16) into RT and TR, and the
+//! group's vertices go through RTPT like a rigid range. Linear blend skinning is linear in the
+//! matrices: `M * p = (1 - w) * MV_a * p + w * MV_b * rel * p`, up to the FP12 rounding of `M`'s
+//! entries. [`blend_matrix`] is that matrix in plain integer steps; the GTE's equals it whenever the
+//! third row's and the translation's differences fit 16 bits (always on a skeleton, see `gte::blend`).
 //!
-//! Cost: one compose per pair, twelve multiplies per group, and per vertex what a rigid vertex
-//! costs; the importer quantises the weights (`--blend-levels`) so that groups stay large. Measured on
-//! mednafen (the character example's bench, 10 pairs of one 8-vertex group each): about 27 cycles a
-//! vertex for the RTPTs but about 1,000 a group for its matrix (the pair's compose and loads of both
-//! matrices from main RAM, twelve multiplies), 154 cycles a blended vertex in all; the 60
-//! needs that per-group work in registers or the scratchpad (an asm loop), or fewer groups.
+//! With matrices for every bone and room for every vertex the whole section is one call to
+//! [`Cop2::project_blend_groups`], on the console one hand-scheduled asm loop (`gte/hw/blend.rs`)
+//! with nothing between the groups; otherwise the same register operations run group by group.
+//!
+//! Cost, measured on mednafen with the character example's bench (10 pairs of one 8-vertex group
+//! each): 68 cycles a blended vertex (was 154 with the matrices blended in Rust), against 26 for a
+//! rigid one. Of a group's ~545 cycles, the pair's registers take ~230 (23 loads from main RAM: both
+//! bones' matrices, the pair's words; four MVMVA; the packing), the group's four MVMVA and its RTPT
+//! set-up ~140 and its 8 vertices' three RTPT ~175. Experiments on the loop (loads spread among
+//! independent instructions, LWC2 straight into V, the first triple loaded under the MVMVAs) moved it
+//! by less than a cycle a vertex: a load from main RAM costs 5 to 7 cycles whatever surrounds it. The
+//! issue's 60 needs the bones' matrices out of main RAM (the scratchpad, or the blend built where the
+//! pose stage still holds them in the GTE) or larger groups; pairs with several groups already pay the
+//! pair's share once.
 
 use crate::gte::blend::{self as gte_blend, BlendGroups};
 use crate::gte::{Cop2, Gte};

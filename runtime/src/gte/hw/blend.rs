@@ -9,17 +9,20 @@
 //!   vertex words (2 a vertex), $16 `sxy`, $17 `sz`, $18 the matrices (`Matrix`, 32 bytes, `repr(C)`:
 //!   rotation `[i16; 9]` row by row at 0, translation at 20, 24, 28), $19 the pair whose registers are
 //!   loaded (0x10000 before the first), $20-$22 that pair's `At`;
-//! - a group: $8 `pair | weight << 16`, $9 `first | count << 16`, $11 the weight, then $2, $3, $8-$11
-//!   the blended rows' entries and RT words, $13 the vertices left, $14 the next vertex words, $24 and
-//!   $25 the SXY and SZ of the triple, $12 and $15 the step (a triple, or the few left);
-//! - a pair: $12 its words, $13 `&MV_a`, $14 `&MV_b`; then $3, $8, $9, $10 `MV_a`'s rotation words
-//!   (`A00 | A01 << 16`, `A02 | A10 << 16`, `A11 | A12 << 16`, `A20 | A21 << 16`), $12 A22, $13-$15 `Bt - At`,
-//!   $11 A20 and $10 A21 (BK), $2, $23, $24, $3, $13, $15 the columns of `B` as they come, packed
-//!   with A's halves into LLM and LCM words (see `gte::blend`).
+//! - a group: $8 `pair | weight << 16`, $9 `first | count << 16`, $11 the weight (kept in IR0 and
+//!   MAC0 while a new pair's registers are built), then $2, $3, $8 the first triple's VXY0, VZ0,
+//!   VXY1 (its VZ1, VXY2, VZ2 go to the GTE by LWC2), $12, $15, $23 the blended rows' entries and RT
+//!   words, $13 the vertices left, $14 the triple's vertex words, $24 and $25 its SXY and SZ, $12 and
+//!   $15 the step (a triple, or the few left);
+//! - a pair: $12 its words, $13 `&MV_a`, $14 `&MV_b`; `MV_a`'s rotation words in $24 (`A00 | A01 <<
+//!   16`), $25 (`A02 | A10 << 16`), $23 (`A11 | A12 << 16`), $10 (`A20 | A21 << 16`) and A22 in $9; `Bt
+//!   - At` in $9, $14, $15; B's columns in $11, $12, $24 / $11, $12, $8 / $14, $15, $24 as they come,
+//!   packed with A's halves into LLM words in $2, $24, $11, $2 and LCM words in $3, $9, $12, $3 (see
+//!   `gte::blend`).
 
 use core::arch::asm;
 
-use super::{cop2, ctc2_from, mfc2_to, mtc2_from, swc2};
+use super::{cop2, ctc2_from, lwc2, mfc2_to, mtc2_from, swc2};
 use crate::gte::blend::{
     BlendGroups, GROUP_WORDS, MVMVA_LCM_V0, MVMVA_LCM_V1_TR, MVMVA_LLM_V0, MVMVA_LLM_V1_BK, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1,
     MVMVA_RT_V2,
@@ -36,20 +39,6 @@ macro_rules! store_triple {
             ".word {s_z1}\n",
             ".word {s_z2}\n",
             ".word {s_z3}\n",
-        )
-    };
-}
-
-/// Loads the six vertex words at $14 into $2, $3, $8-$11 (VXY0, VZ0, VXY1, VZ1, VXY2, VZ2).
-macro_rules! load_triple {
-    () => {
-        concat!(
-            "lw $2, 0($14)\n",
-            "lw $3, 4($14)\n",
-            "lw $8, 8($14)\n",
-            "lw $9, 12($14)\n",
-            "lw $10, 16($14)\n",
-            "lw $11, 20($14)\n",
         )
     };
 }
@@ -79,9 +68,11 @@ pub(super) unsafe fn project_blend_groups(job: &BlendGroups, sxy: &mut [u32], sz
             "lw $9, 4($4)",
             "andi $10, $8, 0xFFFF",
             "beq $10, $19, 3f",
-            "nop",
+            "srl $11, $8, 16",
             // ---- a new pair. Loads are spread among independent instructions (a load's latency is
             // absorbed by the instructions after it that neither load nor read its register).
+            ".word {ir0_11}",
+            ".word {mac0_9}",
             "sll $12, $10, 5",
             "sll $13, $10, 2",
             "subu $12, $12, $13",
@@ -188,7 +179,6 @@ pub(super) unsafe fn project_blend_groups(job: &BlendGroups, sxy: &mut [u32], sz
             "or $12, $12, $14",
             "andi $2, $25, 0xFFFF",
             "srl $3, $23, 16",
-            "lw $8, 0($4)",
             ".word {ir1_14}",
             ".word {ir2_15}",
             ".word {ir3_24}",
@@ -200,14 +190,14 @@ pub(super) unsafe fn project_blend_groups(job: &BlendGroups, sxy: &mut [u32], sz
             "sll $15, $15, 16",
             "or $3, $3, $15",
             "subu $24, $24, $9",
-            "lw $9, 4($4)",
+            ".word {get_w_11}",
+            ".word {get_fc_9}",
             ".word {l31l32_2}",
             ".word {lb1lb2_3}",
             ".word {l33_24}",
             // ---- the group: V0 = (4096 - w, w, 0), V1 = (0, 0, w), TR = At; the first triple's
             // words load while the rows run (from the matrices, which are readable, for a short group).
             "3:",
-            "srl $11, $8, 16",
             "ori $2, $0, 4096",
             "subu $2, $2, $11",
             "andi $2, $2, 0xFFFF",
@@ -257,9 +247,6 @@ pub(super) unsafe fn project_blend_groups(job: &BlendGroups, sxy: &mut [u32], sz
             ".word {llm_v1_bk}",
             "sll $12, $12, 16",
             "or $15, $15, $12",
-            "lw $9, 12($14)",
-            "lw $10, 16($14)",
-            "lw $11, 20($14)",
             ".word {rt1_23}",
             ".word {rt2_15}",
             ".word {ir1_12}",
@@ -286,9 +273,9 @@ pub(super) unsafe fn project_blend_groups(job: &BlendGroups, sxy: &mut [u32], sz
             ".word {vxy0_2}",
             ".word {vz0_3}",
             ".word {vxy1_8}",
-            ".word {vz1_9}",
-            ".word {vxy2_10}",
-            ".word {vz2_11}",
+            ".word {l_vz1}",
+            ".word {l_vxy2}",
+            ".word {l_vz2}",
             // The step to the next triple: min(left, 3) vertices (the last triple ends at the group's end).
             "addiu $12, $13, -3",
             "sra $15, $12, 31",
@@ -298,7 +285,9 @@ pub(super) unsafe fn project_blend_groups(job: &BlendGroups, sxy: &mut [u32], sz
             "beqz $12, 6f",
             "sll $15, $12, 3",
             "addu $14, $14, $15",
-            load_triple!(),
+            "lw $2, 0($14)",
+            "lw $3, 4($14)",
+            "lw $8, 8($14)",
             store_triple!(),
             "sll $15, $12, 2",
             "addu $24, $24, $15",
@@ -419,9 +408,14 @@ pub(super) unsafe fn project_blend_groups(job: &BlendGroups, sxy: &mut [u32], sz
             trz_23 = const ctc2_from(23, ctrl::TRZ),
             vxy1_8 = const mtc2_from(8, data::VXY1),
             vz1_9 = const mtc2_from(9, data::VZ1),
-            vxy2_10 = const mtc2_from(10, data::VXY2),
-            vz2_11 = const mtc2_from(11, data::VZ2),
             rtpt = const cop2(cmd::RTPT),
+            ir0_11 = const mtc2_from(11, data::IR0),
+            mac0_9 = const mtc2_from(9, data::MAC0),
+            get_w_11 = const mfc2_to(11, data::IR0),
+            get_fc_9 = const mfc2_to(9, data::MAC0),
+            l_vz1 = const lwc2(14, data::VZ1, 12),
+            l_vxy2 = const lwc2(14, data::VXY2, 16),
+            l_vz2 = const lwc2(14, data::VZ2, 20),
             vxy2_8 = const mtc2_from(8, data::VXY2),
             vz2_9 = const mtc2_from(9, data::VZ2),
             inout("$4") first => _,
