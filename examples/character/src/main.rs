@@ -432,7 +432,7 @@ const LATE_WORDS_AT_FRAME: u32 = 2;
 
 /// The record's words after `scene::probe_words`, in the record's order: the corrupted blob copies,
 /// the packet loop's synthetic triangles, the pose cache's hash, the baked decode bench and paths,
-/// the crossfade probes and the blended vertices' probes.
+/// the crossfade probes, the blended vertices' probes and the blend loop's group shapes' hash.
 fn late_words(models: &scene::Models, gte: &mut Gte, scratch: &mut Scratch, record: &mut Record) {
     // SAFETY: the only reference to this static, taken once (this runs at one frame).
     let copy = unsafe { &mut (*core::ptr::addr_of_mut!(BLOB_COPY)).0 };
@@ -446,6 +446,10 @@ fn late_words(models: &scene::Models, gte: &mut Gte, scratch: &mut Scratch, reco
     }
     if let Err(e) = scene::blend_probe_words(models, gte, scratch, &mut |w, _| record.push(w)) {
         record.fail(ERROR_RENDER, render_error_detail(&e));
+    }
+    match scene::blend_shapes_word(&RIGID.0, copy, gte, scratch) {
+        Ok(w) => record.push(w),
+        Err(e) => record.fail(ERROR_RENDER, render_error_detail(&e)),
     }
 }
 

@@ -32,7 +32,7 @@
 //! same point differ by far less than 8 m, so they always do on a skeleton; beyond, those entries take
 //! the difference's low 16 bits, the same on the console and the host.
 
-use super::backend::{rtpt_registers, Cop2};
+use super::{rtpt_registers, Cop2};
 use super::regs::{cmd, ctrl, data};
 use crate::math::{Matrix, Vec3i32};
 
