@@ -24,8 +24,8 @@
 //! with nothing between the groups; otherwise the same register operations run group by group.
 //!
 //! Cost, measured on mednafen with the character example's bench (10 pairs of one 8-vertex group
-//! each): 68 cycles a blended vertex (was 154 with the matrices blended in Rust), against 26 for a
-//! rigid one. Of a group's ~545 cycles, the pair's registers take ~230 (23 loads from main RAM: both
+//! each): 68 cycles a blended vertex (was 154 with the matrices blended in Rust; pcsx-rearmed 67, was
+//! 142; PCSX-Redux 80, was 165), against 26 for a rigid one. Of a group's ~545 cycles, the pair's registers take ~230 (23 loads from main RAM: both
 //! bones' matrices, the pair's words; four MVMVA; the packing), the group's four MVMVA and its RTPT
 //! set-up ~140 and its 8 vertices' three RTPT ~175. Experiments on the loop (loads spread among
 //! independent instructions, LWC2 straight into V, the first triple loaded under the MVMVAs) moved it
