@@ -162,7 +162,7 @@ fn project_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 
         blend::project_blended(gte, rigid, matrices, &mut scratch.sxy[..n], &mut scratch.sz[..n]);
     }
     let blended_ticks = timer::ticks_since(started) as u32;
-    // The groups' matrices alone (a compose per pair, a blend per group): the rest is projection.
+    // The groups' matrices alone, by the tools' path (`group_matrix`: pair and group registers).
     let started = timer::now();
     for _ in 0..scene::PROJECT_BENCH_RUNS {
         for g in 0..rigid.blend_group_count() {
@@ -432,7 +432,7 @@ const LATE_WORDS_AT_FRAME: u32 = 2;
 
 /// The record's words after `scene::probe_words`, in the record's order: the corrupted blob copies,
 /// the packet loop's synthetic triangles, the pose cache's hash, the baked decode bench and paths,
-/// the crossfade probes and the blended vertices' probes.
+/// the crossfade probes, the blended vertices' probes and the blend loop's group shapes' hash.
 fn late_words(models: &scene::Models, gte: &mut Gte, scratch: &mut Scratch, record: &mut Record) {
     // SAFETY: the only reference to this static, taken once (this runs at one frame).
     let copy = unsafe { &mut (*core::ptr::addr_of_mut!(BLOB_COPY)).0 };
@@ -446,6 +446,10 @@ fn late_words(models: &scene::Models, gte: &mut Gte, scratch: &mut Scratch, reco
     }
     if let Err(e) = scene::blend_probe_words(models, gte, scratch, &mut |w, _| record.push(w)) {
         record.fail(ERROR_RENDER, render_error_detail(&e));
+    }
+    match scene::blend_shapes_word(&RIGID.0, copy, gte, scratch) {
+        Ok(w) => record.push(w),
+        Err(e) => record.fail(ERROR_RENDER, render_error_detail(&e)),
     }
 }
 

@@ -83,8 +83,8 @@ pub const SLOT_COMPOSE_Q14_BENCH: usize = SLOT_SAMPLE_MATRIX_BENCH + 4;
 /// the rigid blob's rigid ranges, then of its blended vertices (`render::blend`), one pose.
 pub const SLOT_RIGID_PROJECT_BENCH: usize = 59;
 pub const SLOT_BLEND_PROJECT_BENCH: usize = 60;
-/// The blend groups' matrices alone (`render::blend::group_matrix` of every group, each composing
-/// its pair), `PROJECT_BENCH_RUNS` times: the blend stage's share that is not projection.
+/// The blend groups' matrices alone by `render::blend::group_matrix` (the tools' path: every group's
+/// pair and group registers, read back), `PROJECT_BENCH_RUNS` times.
 pub const SLOT_BLEND_MATRICES_BENCH: usize = 61;
 pub const PROJECT_BENCH_RUNS: u32 = 4;
 pub const POSE_BENCH_BONES: usize = 20;
@@ -834,4 +834,47 @@ pub fn flat_packet_words<B: Cop2>(gte: &mut Gte<B>, push: &mut dyn FnMut(u32)) {
 pub fn pose_cache_hash(models: &Models) -> u32 {
     let words = models.rigid_poses.iter().flat_map(|c| c.entries().iter()).flat_map(|e| e.words.iter());
     words.fold(0x811C_9DC5_u32, |h, &w| (h ^ w).wrapping_mul(0x0100_0193))
+}
+
+/// Blend groups of every shape the blend stage's loop takes, as (pair, weight, vertex count): none,
+/// one and two vertices, whole triples, triples and one or two more, several groups of one pair, the
+/// end weights. [`blend_shapes_word`] lays them out one after the other from the first blended vertex.
+pub const RESHAPED_GROUPS: [(u16, u16, u16); 10] =
+    [(0, 0, 0), (0, 4096, 1), (0, 1000, 2), (1, 2048, 3), (1, 3, 4), (2, 4095, 5), (3, 1234, 6), (3, 777, 7), (3, 3500, 8), (4, 64, 9)];
+
+/// A hash of the SXY and SZ of every vertex up to the last rewritten group's end (FNV-1a over the
+/// words) drawn from a copy of the rigid blob
+/// (`copy`, at least as long) whose first blend groups are rewritten as [`RESHAPED_GROUPS`] (same
+/// count, pairs kept below the pair count), posed with Walk frame 15: the console's blend loop against
+/// the host's definition on the group shapes the fixture does not have. 0 without a blend section.
+pub fn blend_shapes_word<B: Cop2>(rigid_blob: &[u8], copy: &mut [u8], gte: &mut Gte<B>, scratch: &mut Scratch) -> Result<u32, RenderError> {
+    let original = Tables::parse(rigid_blob)?;
+    let (groups, pairs) = (original.blend_group_count(), original.blend_pair_count());
+    let Some(copy) = copy.get_mut(..rigid_blob.len()).filter(|_| groups != 0) else {
+        return Ok(0);
+    };
+    copy.copy_from_slice(rigid_blob);
+    // The version 6 header's blend section: offset at 64, pair and group counts at 68 and 70.
+    let section = u32::from_le_bytes([copy[64], copy[65], copy[66], copy[67]]) as usize;
+    let groups_at = section + pairs * psxanim_runtime::tables::blend::PAIR_SIZE;
+    let mut first = original.blend_group(0).first_vertex;
+    for (k, &(pair, weight, count)) in RESHAPED_GROUPS.iter().enumerate().take(groups) {
+        let count = count.min((original.vertex_count() as u16).saturating_sub(first));
+        let at = groups_at + k * psxanim_runtime::tables::blend::GROUP_SIZE;
+        for (i, v) in [pair.min(pairs as u16 - 1), weight, first, count].into_iter().enumerate() {
+            copy[at + 2 * i..at + 2 * i + 2].copy_from_slice(&v.to_le_bytes());
+        }
+        first += count;
+    }
+    let tables = Tables::parse(copy)?;
+    let camera = camera_with_yaw(0x3000);
+    camera.load(gte);
+    let clip = tables.find_clip("Walk").unwrap_or(usize::MAX) as u16;
+    let sample = psxanim_runtime::anim::FrameSample { clip, frame: 15, next: 15, weight: 0 };
+    let world = camera::placement(PLACEMENTS[0].position, PLACEMENTS[0].yaw);
+    render::render_cached(gte, &tables, None, &camera, &world, Some(sample), scratch, &mut Discard, &mut |_| {})?;
+    // The rigid ranges and the rewritten groups (vertices past them keep an earlier render's results).
+    let n = (first as usize).min(tables.vertex_count());
+    let words = scratch.sxy[..n].iter().chain(scratch.sz[..n].iter());
+    Ok(words.fold(0x811C_9DC5_u32, |h, &w| (h ^ w).wrapping_mul(0x0100_0193)))
 }

@@ -23,7 +23,7 @@ pub struct ScreenTriangle {
 
 /// One RTPT at register level, the definition both projection defaults share: `v` is VXY0, VZ0, VXY1,
 /// VZ1, VXY2, VZ2; SXY0..2 go to `xy`, SZ1..3 to `z`.
-fn rtpt_registers<C: Cop2 + ?Sized>(gte: &mut C, v: [u32; 6], xy: &mut [u32], z: &mut [u32]) {
+pub(crate) fn rtpt_registers<C: Cop2 + ?Sized>(gte: &mut C, v: [u32; 6], xy: &mut [u32], z: &mut [u32]) {
     gte.write_data::<{ data::VXY0 }>(v[0]);
     gte.write_data::<{ data::VZ0 }>(v[1]);
     gte.write_data::<{ data::VXY1 }>(v[2]);
@@ -254,6 +254,20 @@ pub trait Cop2 {
     unsafe fn flat_packets(&mut self, job: &FlatPrimitives, out: &mut PacketList) -> FlatPackets {
         // SAFETY: the caller's contract.
         unsafe { flat_packets_registers(self, job, out) }
+    }
+
+    /// The blend stage: every group of `job` projected with its pair's blended matrix into `sxy` /
+    /// `sz` at the group's vertices (`gte::blend` holds the definition and the steps). This body is
+    /// the definition (the host model runs it); a backend may override it only with the same register
+    /// operations, in any order that gives the same results.
+    ///
+    /// # Safety
+    /// Every group's pair lies within `job.pairs`, both bones of every pair within `job.matrices`,
+    /// every weight within 0..=4096 and every group's vertex range within `job.vertices` (two words a
+    /// vertex), `sxy` and `sz` (what `tables::blend::check` accepted, with matrices for every bone and
+    /// room for every vertex): the console reads and writes without checking.
+    unsafe fn project_blend_groups(&mut self, job: &super::blend::BlendGroups, sxy: &mut [u32], sz: &mut [u32]) {
+        super::blend::project_blend_groups_registers(self, job, sxy, sz)
     }
 
     /// Loads SZ0..3 with `sz[v[0]]` .. `sz[v[3]]` and runs AVSZ4: returns SXY0..2 (as loaded for NCLIP),

@@ -22,6 +22,7 @@ use crate::math::Matrix;
 use crate::gte::PoseQ14;
 use crate::tables::BoneSample;
 
+mod blend;
 mod columns;
 mod nlerp;
 mod packet_loop;
@@ -344,6 +345,13 @@ impl Cop2 for Cop2Hardware {
             );
         }
         area as i32
+    }
+
+    /// [`blend`]'s asm loop over every group.
+    #[inline(always)]
+    unsafe fn project_blend_groups(&mut self, job: &super::blend::BlendGroups, sxy: &mut [u32], sz: &mut [u32]) {
+        // SAFETY: the caller's contract.
+        unsafe { blend::project_blend_groups(job, sxy, sz) }
     }
 
     /// One of [`packet_loop`]'s two asm loops, with or without the near and span tests.

@@ -38,6 +38,7 @@
 mod pose_q14;
 pub use pose_q14::PoseQ14;
 mod backend;
+pub mod blend;
 #[cfg(target_os = "psx")]
 pub mod hw;
 pub mod model;
@@ -45,7 +46,7 @@ pub mod packets;
 pub mod regs;
 
 pub use backend::{Cop2, ScreenTriangle};
-pub(crate) use backend::{unit_rotation, unit_sample};
+pub(crate) use backend::{rtpt_registers, unit_rotation, unit_sample};
 pub use model::{unr_divide, GteModel};
 pub use packets::{
     FlatPackets, FlatPrimitives, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE,

@@ -9,24 +9,32 @@
 //! so the triangle stage indexes blended vertices like any other. Leaves RT and TR loaded with the
 //! last group's matrix.
 //!
-//! # Steps (all integer, on the GTE and the CPU, the same code on the console and the host model)
-//! Per pair (groups come sorted by pair): `MV_b' = MV_b * rel` by [`Gte::compose_packed`] (three
-//! MVMVA for the rotation, one with TR for the translation), and the difference `D = MV_b' - MV_a`, entry by entry
-//! (i32). Per group of weight `w` (FP12, bone `b`'s share): `M = MV_a + (D * w) >> 12` entry by entry
-//! (arithmetic shift; the rotation saturated to i16), each entry computed into its RT / TR register, and the group's vertices
-//! projected by RTPT three at a time exactly as a rigid range ([`super::project`]). Linear blend
-//! skinning is linear in the matrices: `M * p = (1 - w) * MV_a * p + w * MV_b * rel * p`, up to the
-//! FP12 rounding of `M`'s entries.
+//! # Steps (all integer, on the GTE, the same register operations on the console and the host model)
+//! [`crate::gte::blend`] holds them: per pair (groups come sorted by pair) `B = MV_b * rel` as
+//! `Gte::compose_packed` computes it, and LLM / LCM / BK loaded with the rows `(A, B, B - A)` of
+//! `A = MV_a`; per group of weight `w` (FP12, bone `b`'s share) four MVMVA give the blended matrix
+//! `M = A + (w (B - A)) >> 12` entry by entry (the rotation saturated to i16) into RT and TR, and the
+//! group's vertices go through RTPT like a rigid range. Linear blend skinning is linear in the
+//! matrices: `M * p = (1 - w) * MV_a * p + w * MV_b * rel * p`, up to the FP12 rounding of `M`'s
+//! entries. [`blend_matrix`] is that matrix in plain integer steps; the GTE's equals it whenever the
+//! third row's and the translation's differences fit 16 bits (always on a skeleton, see `gte::blend`).
 //!
-//! Cost: one compose per pair, twelve multiplies per group, and per vertex what a rigid vertex
-//! costs; the importer quantises the weights (`--blend-levels`) so that groups stay large. Measured on
-//! mednafen (the character example's bench, 10 pairs of one 8-vertex group each): about 27 cycles a
-//! vertex for the RTPTs but about 1,000 a group for its matrix (the pair's compose and loads of both
-//! matrices from main RAM, twelve multiplies), 154 cycles a blended vertex in all; the 60
-//! needs that per-group work in registers or the scratchpad (an asm loop), or fewer groups.
+//! With matrices for every bone and room for every vertex the whole section is one call to
+//! [`Cop2::project_blend_groups`], on the console one hand-scheduled asm loop (`gte/hw/blend.rs`)
+//! with nothing between the groups; otherwise the same register operations run group by group.
+//!
+//! Cost, measured on mednafen with the character example's bench (10 pairs of one 8-vertex group
+//! each): 68 cycles a blended vertex (was 154 with the matrices blended in Rust; pcsx-rearmed 67, was
+//! 142; PCSX-Redux 80, was 165), against 26 for a rigid one. Of a group's ~545 cycles, the pair's registers take ~230 (23 loads from main RAM: both
+//! bones' matrices, the pair's words; four MVMVA; the packing), the group's four MVMVA and its RTPT
+//! set-up ~140 and its 8 vertices' three RTPT ~175. Experiments on the loop (loads spread among
+//! independent instructions, LWC2 straight into V, the first triple loaded under the MVMVAs) moved it
+//! by less than a cycle a vertex: a load from main RAM costs 5 to 7 cycles whatever surrounds it. The
+//! issue's 60 needs the bones' matrices out of main RAM (the scratchpad, or the blend built where the
+//! pose stage still holds them in the GTE) or larger groups; pairs with several groups already pay the
+//! pair's share once.
 
-use super::project::{project_loaded_bytes, project_loaded_words};
-use crate::gte::regs::ctrl;
+use crate::gte::blend::{self as gte_blend, BlendGroups};
 use crate::gte::{Cop2, Gte};
 use crate::math::{Matrix, Vec3i32};
 use crate::tables::{Tables, VERTEX_SIZE};
@@ -58,99 +66,49 @@ pub fn blend_matrix(a: &Matrix, b: &Matrix, w: u16) -> Matrix {
     Matrix { rotation, translation: Vec3i32::new(lerp(ta.x, tb.x, w), lerp(ta.y, tb.y, w), lerp(ta.z, tb.z, w)) }
 }
 
-/// Loads RT and TR with [`blend_matrix`]`(a, b, w)`, each entry computed and written straight to its
-/// register (no matrix in memory: the console has no data cache, and the operands' loads and stores
-/// were most of a group's cost).
-#[inline(never)]
-fn load_blend<B: Cop2>(gte: &mut Gte<B>, a: &Matrix, b: &Matrix, w: u16) {
-    let w = w.min(1 << 12) as i32;
-    let (ra, rb) = (&a.rotation, &b.rotation);
-    let e = |i: usize, j: usize| half(lerp(ra[i][j] as i32, rb[i][j] as i32, w));
-    gte.write_ctrl::<{ ctrl::RT11RT12 }>(e(0, 0) | e(0, 1) << 16);
-    gte.write_ctrl::<{ ctrl::RT13RT21 }>(e(0, 2) | e(1, 0) << 16);
-    gte.write_ctrl::<{ ctrl::RT22RT23 }>(e(1, 1) | e(1, 2) << 16);
-    gte.write_ctrl::<{ ctrl::RT31RT32 }>(e(2, 0) | e(2, 1) << 16);
-    gte.write_ctrl::<{ ctrl::RT33 }>(e(2, 2));
-    let (ta, tb) = (a.translation, b.translation);
-    gte.write_ctrl::<{ ctrl::TRX }>(lerp(ta.x, tb.x, w) as u32);
-    gte.write_ctrl::<{ ctrl::TRY }>(lerp(ta.y, tb.y, w) as u32);
-    gte.write_ctrl::<{ ctrl::TRZ }>(lerp(ta.z, tb.z, w) as u32);
-}
-
-/// A pair's bone a and `MV_b * rel` (by [`Gte::compose_packed`], the console's hand-written loop),
-/// or None when a bone lies past `matrices`.
-#[inline(never)]
-fn pair_operands<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], pair: u16, b_rel: &mut Matrix) -> Option<usize> {
-    let (bone_a, bone_b, rel) = tables.blend_pair_words(pair as usize);
-    let (a, b) = (bone_a as usize, bone_b as usize);
-    let mb = matrices.get(b)?;
-    matrices.get(a)?;
-    gte.set_matrix(mb);
-    gte.compose_packed(&[rel], core::slice::from_mut(b_rel));
-    Some(a)
+/// A pair's operands as the stage reads them: the two bones' matrices and `rel`'s words, or None
+/// when a bone lies past `matrices`.
+fn pair_operands<'m>(tables: &Tables, matrices: &'m [Matrix], pair: u16) -> Option<(&'m Matrix, &'m Matrix, [u32; 6])> {
+    let (a, b, rel) = tables.blend_pair_words(pair as usize);
+    Some((matrices.get(a as usize)?, matrices.get(b as usize)?, rel.words))
 }
 
 /// The matrix the stage loads for group `g` (< `tables.blend_group_count()`) under the bones'
-/// `matrices` (None for a pair naming a bone past them): for tools that place the blended vertices
-/// as the console does (`psxanim inspect --frame`, previews).
+/// `matrices` (None for a pair naming a bone past them), by the stage's own register operations
+/// ([`crate::gte::blend`]): for tools that place the blended vertices as the console does
+/// (`psxanim inspect --frame`, previews). Equals [`blend_matrix`]`(MV_a, MV_b * rel, w)` whenever the
+/// differences the GTE holds in 16 bits fit them (see `gte::blend`).
 pub fn group_matrix<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], g: usize) -> Option<Matrix> {
     let group = tables.blend_group(g);
-    let mut b_rel = Matrix::IDENTITY;
-    let a = pair_operands(gte, tables, matrices, group.pair, &mut b_rel)?;
-    Some(blend_matrix(&matrices[a], &b_rel, group.weight))
-}
-
-/// One group's vertices with the loaded matrix, as [`project_loaded_words`] projects them (whole
-/// triples, then the last three again, or a short group apart): kept small, the stage's loop stays
-/// within the console's 4 KiB instruction cache. `words`, `sxy` and `sz` hold the group's vertices.
-#[inline(never)]
-fn project_group<B: Cop2>(gte: &mut Gte<B>, words: &[u32], sxy: &mut [u32], sz: &mut [u32]) {
-    let count = sxy.len();
-    if count < 3 {
-        return project_short(gte, words, sxy, sz);
-    }
-    let done = gte.backend_mut().rtpt_words(words, sxy, sz);
-    if done < count {
-        let last = count - 3;
-        gte.backend_mut().rtpt_words(&words[2 * last..], &mut sxy[last..], &mut sz[last..]);
-    }
-}
-
-/// A group of one or two vertices.
-#[cold]
-#[inline(never)]
-fn project_short<B: Cop2>(gte: &mut Gte<B>, words: &[u32], sxy: &mut [u32], sz: &mut [u32]) {
-    project_loaded_words(gte, words, sxy, sz)
+    let (a, b, rel) = pair_operands(tables, matrices, group.pair)?;
+    let at = gte_blend::pair_registers(gte.backend_mut(), a, b, rel);
+    gte_blend::group_registers(gte.backend_mut(), at, group.weight as u32);
+    Some(gte_blend::loaded_matrix(gte.backend_mut()))
 }
 
 /// Projects every blended vertex of `tables` with the bones' model-view `matrices` into `sxy` / `sz`
 /// (see the module's contract). Pairs naming a bone past `matrices` are skipped.
+///
+/// With matrices for every bone and room for every vertex (the renderer's case) the whole section
+/// goes to [`Cop2::project_blend_groups`] at once (on the console one asm loop); otherwise, or for a
+/// blob that does not sit 4-aligned, the same register operations run group by group with checks.
 pub fn project_blended<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u32]) {
     if tables.blend_group_count() == 0 {
         return;
     }
-    let vertex_words = crate::bytes::aligned_words(tables.bytes(), tables.vertices_offset(), 2 * tables.vertex_count());
-    let (Some(groups), Some(vertex_words)) = (tables.blend_group_words(), vertex_words) else {
+    let vertices = crate::bytes::aligned_words(tables.bytes(), tables.vertices_offset(), 2 * tables.vertex_count());
+    let (Some(pairs), Some(groups), Some(vertices)) = (tables.blend_pairs_words(), tables.blend_group_words(), vertices) else {
         return project_blended_unaligned(gte, tables, matrices, sxy, sz);
     };
-    let capacity = sxy.len().min(sz.len());
-    let mut b_rel = Matrix::IDENTITY;
-    let (mut pair, mut a) = (u32::MAX, None);
-    for g in groups.chunks_exact(2) {
-        let (first, count) = ((g[1] & 0xFFFF) as usize, (g[1] >> 16) as usize);
-        let count = count.min(capacity.saturating_sub(first));
-        if count == 0 {
-            continue;
-        }
-        if g[0] & 0xFFFF != pair {
-            pair = g[0] & 0xFFFF;
-            a = pair_operands(gte, tables, matrices, pair as u16, &mut b_rel);
-        }
-        let (Some(ma), Some(words)) = (a.and_then(|a| matrices.get(a)), vertex_words.get(2 * first..2 * (first + count))) else {
-            continue;
-        };
-        load_blend(gte, ma, &b_rel, (g[0] >> 16) as u16);
-        project_group(gte, words, &mut sxy[first..first + count], &mut sz[first..first + count]);
+    let job = BlendGroups { pairs, groups, vertices, matrices };
+    let n = tables.vertex_count();
+    if matrices.len() >= tables.bone_count() && sxy.len() >= n && sz.len() >= n {
+        // SAFETY: `Tables::parse` checked every pair's bones (below `bone_count`, so within
+        // `matrices`), every group's pair (below the pair count the pair words hold), weight (at most
+        // 4096) and vertex range (within `vertex_count`, so within `vertices`, `sxy` and `sz`).
+        unsafe { gte.backend_mut().project_blend_groups(&job, sxy, sz) }
+    } else {
+        gte_blend::project_blend_groups_registers(gte.backend_mut(), &job, sxy, sz)
     }
 }
 
@@ -159,24 +117,41 @@ pub fn project_blended<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[M
 #[inline(never)]
 fn project_blended_unaligned<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u32]) {
     let capacity = sxy.len().min(sz.len());
-    let mut b_rel = Matrix::IDENTITY;
-    let (mut pair, mut a) = (None, None);
+    let (mut pair, mut at) = (None, None);
     for g in 0..tables.blend_group_count() {
         let group = tables.blend_group(g);
+        if pair != Some(group.pair) {
+            pair = Some(group.pair);
+            at = pair_operands(tables, matrices, group.pair).map(|(a, b, rel)| gte_blend::pair_registers(gte.backend_mut(), a, b, rel));
+        }
+        let Some(at) = at else { continue };
         let first = group.first_vertex as usize;
         let count = (group.vertex_count as usize).min(capacity.saturating_sub(first));
+        gte_blend::group_registers(gte.backend_mut(), at, group.weight as u32);
         if count == 0 {
             continue;
         }
-        if pair != Some(group.pair) {
-            pair = Some(group.pair);
-            a = pair_operands(gte, tables, matrices, group.pair, &mut b_rel);
+        // The group's vertex words gathered a chunk at a time (a vertex's SXY and SZ do not depend
+        // on the triple it goes through).
+        let mut words = [0u32; 2 * GROUP_CHUNK];
+        for from in (0..count).step_by(GROUP_CHUNK) {
+            let take = (count - from).min(GROUP_CHUNK);
+            for (i, w) in words.chunks_exact_mut(2).take(take).enumerate() {
+                let at = tables.vertices_offset() + (first + from + i) * VERTEX_SIZE;
+                w[0] = u32_le(tables.bytes(), at);
+                w[1] = u32_le(tables.bytes(), at + 4);
+            }
+            let range = first + from..first + from + take;
+            gte_blend::project_group_registers(gte.backend_mut(), &words[..2 * take], &mut sxy[range.clone()], &mut sz[range]);
         }
-        let Some(ma) = a.and_then(|a| matrices.get(a)) else { continue };
-        load_blend(gte, ma, &b_rel, group.weight);
-        let start = tables.vertices_offset() + first * VERTEX_SIZE;
-        project_loaded_bytes(gte, tables.bytes(), start, count, &mut sxy[first..first + count], &mut sz[first..first + count]);
     }
+}
+
+/// Vertices gathered at once by the unaligned path.
+const GROUP_CHUNK: usize = 24;
+
+fn u32_le(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
 }
 
 #[cfg(test)]
@@ -194,4 +169,36 @@ mod tests {
         assert_eq!(half.translation, Vec3i32::new(25, -65, 2950));
         assert_eq!(blend_matrix(&a, &a, 1234), a);
     }
+    /// The stage's register operations give `blend_matrix(MV_a, MV_b * rel, w)` entry by entry when the
+    /// differences fit 16 bits, at every weight level, for scattered matrices.
+    #[test]
+    fn the_registers_blend_as_blend_matrix() {
+        use crate::gte::{GteModel, PackedMatrix};
+        let mut seed = 0x1234_5678u32;
+        let mut next = |range: i32| {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            ((seed >> 8) as i32).rem_euclid(2 * range + 1) - range
+        };
+        let (mut gte, mut tested) = (GteModel::new(), 0);
+        for _ in 0..200 {
+            let mut m = || Matrix::new([[0; 3]; 3].map(|r: [i16; 3]| r.map(|_| next(4096) as i16)), Vec3i32::new(next(30000), next(30000), next(30000)));
+            let (a, b) = (m(), m());
+            let rel = Matrix::new([[0; 3]; 3].map(|r: [i16; 3]| r.map(|_| next(4096) as i16)), Vec3i32::new(next(800), next(800), next(800)));
+            let packed = PackedMatrix::pack(&rel).unwrap();
+            let b_rel = b.mul(&rel);
+            let fits = |v: i32| (i16::MIN as i32..=i16::MAX as i32).contains(&v);
+            let t = |m: &Matrix| [m.translation.x, m.translation.y, m.translation.z];
+            if !(0..3).all(|j| fits(b_rel.rotation[2][j] as i32 - a.rotation[2][j] as i32) && fits(t(&b_rel)[j].wrapping_sub(t(&a)[j]))) {
+                continue;
+            }
+            tested += 1;
+            for w in [0u16, 1, 128, 1024, 2048, 3000, 4095, 4096] {
+                let at = gte_blend::pair_registers(&mut gte, &a, &b, packed.words);
+                gte_blend::group_registers(&mut gte, at, w as u32);
+                assert_eq!(gte_blend::loaded_matrix(&mut gte), blend_matrix(&a, &b_rel, w), "weight {w}");
+            }
+        }
+        assert!(tested > 50, "{tested} of 200 pairs within the 16-bit differences");
+    }
 }
+

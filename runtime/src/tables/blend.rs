@@ -166,6 +166,13 @@ impl<'a> Tables<'a> {
         }
     }
 
+    /// The pairs as words, seven each (`a | b << 16`, then `rel`'s six), when the blob sits
+    /// 4-aligned: the blend stage's input.
+    #[inline]
+    pub(crate) fn blend_pairs_words(&self) -> Option<&'a [u32]> {
+        crate::bytes::aligned_words(self.bytes, self.blend.pairs, (PAIR_SIZE / 4) * self.blend.pair_count)
+    }
+
     /// The groups as words, two each (`pair | weight << 16`, `first | count << 16`), when the blob
     /// sits 4-aligned: the renderer's per-group read.
     #[inline]

@@ -18,8 +18,9 @@ pub struct CycleFigures {
     pub blended_vertex_cycles: Option<f64>,
     pub blended_vertices: usize,
     pub blend_groups: usize,
-    /// Of `blended_vertex_cycles`, the groups' matrices (a compose per pair and a blend per group;
-    /// the bench composes every group's pair), per group.
+    /// `render::blend::group_matrix` per group (the tools' path: the stage's register operations for
+    /// the group's pair and the group, run from Rust and read back), not the asm loop's share of
+    /// `blended_vertex_cycles` (its module doc gives that split).
     pub blend_group_matrix_cycles: Option<f64>,
     pub baked_cycles_per_vertex: Option<f64>,
     /// Pose evaluation: sample decoding (with the pose cache: the cached frame's lookup) plus bone

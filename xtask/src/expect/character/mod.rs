@@ -557,7 +557,7 @@ mod tests {
         let rigid_fades = scene::FADE_PROBES.iter().filter(|p| p.model == scene::Model::Rigid).count();
         let blends = 2 * models.rigid.blended_vertex_count() * (scene::BLEND_PROBES.len() + rigid_fades);
         assert!(models.rigid.blended_vertex_count() > 0, "the fixture character blends its joints");
-        assert_eq!(e.words.len(), cache_at + 1 + paths + fades + events.len() + 1 + blends + stream);
+        assert_eq!(e.words.len(), cache_at + 1 + paths + fades + events.len() + 1 + blends + 1 + stream);
         let blend_at = cache_at + 1 + paths + fades + events.len() + 1;
         assert!(e.words[blend_at].name.starts_with("blend.compact.step0.sxy.v"), "{}", e.words[blend_at].name);
         assert!(e.words[blend_at + blends - 1].name.starts_with("blend.fade."), "{}", e.words[blend_at + blends - 1].name);
@@ -565,6 +565,7 @@ mod tests {
         assert_eq!(e.words[cache_at + paths].name, "baked.path.bad_escape1.output_hash");
         let tail: Vec<u32> = e.words[cache_at + 1 + paths + fades..].iter().map(|w| w.value).collect();
         assert_eq!(tail[..events.len()], events);
+        assert_eq!(e.words[blend_at + blends].name, "blend.shapes.hash");
         let fades_end = e.words.len() - stream;
         assert_eq!(e.words[blend_at - 1].name, "animator.bytes.step0.0");
         // The 20-bone forward decoding: distinct frames hash differently, and the Walk's state fits.

@@ -35,9 +35,15 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
     })
     .map_err(|e| anyhow::anyhow!("host blend probe failed: {e:?}"))?;
     ensure!(models.rigid.blended_vertex_count() == 0 || !blends.is_empty(), "no blend probe words for a rigid blob with blended vertices");
+    // The blend loop on every group shape (a copy of the rigid blob with its groups rewritten).
+    let mut copy = vec![0u8; blobs.rigid.len()];
+    let shapes = scene::blend_shapes_word(&blobs.rigid, &mut copy, &mut host_gte(), &mut scratch)
+        .map_err(|e| anyhow::anyhow!("host blend shapes probe failed: {e:?}"))?;
+    let shapes = vec![Word { name: "blend.shapes.hash".to_string(), value: shapes }];
     Ok(Expectation {
         program: *b"CHAR",
-        words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache], paths, fades, blends, stream_expectation(&blobs)?].concat(),
+        words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache], paths, fades, blends, shapes, stream_expectation(&blobs)?]
+            .concat(),
     })
 }
 
