@@ -50,8 +50,12 @@ impl Canvas {
         }
     }
 
-    /// Fills the triangle `v` with the flat colour `c` (already in its final form).
-    pub fn fill_triangle(&mut self, v: [[i32; 2]; 3], c: [u8; 3]) {
+    /// The pixels the GPU fills for the triangle `v`, each painted with `pixel(w, area)` (None leaves
+    /// it): `w[k]` is corner k's weight, `w / area` its barycentric share at the pixel's top-left
+    /// corner. A pixel exactly on an edge is inside only for top or left edges, so triangles sharing an
+    /// edge never draw a pixel twice or leave a gap; like the GPU, a triangle wider than 1023 or
+    /// taller than 511 pixels is dropped.
+    fn cover(&mut self, v: [[i32; 2]; 3], mut pixel: impl FnMut([i64; 3], i64) -> Option<[u8; 3]>) {
         let xs = v.map(|p| p[0]);
         let ys = v.map(|p| p[1]);
         let (x0, x1) = (*xs.iter().min().unwrap_or(&0), *xs.iter().max().unwrap_or(&0));
@@ -64,105 +68,51 @@ impl Canvas {
             return;
         }
         // Orient counter-clockwise in maths terms (clockwise on a y-down screen) so that "inside"
-        // means every edge function is positive.
-        let v = if area < 0 { [v[0], v[2], v[1]] } else { v };
-        let edges = [(v[1], v[2]), (v[2], v[0]), (v[0], v[1])];
-        // A pixel exactly on an edge is inside only for top or left edges: bias the others by one.
+        // means every edge function is positive; `order` maps the weights back to `v`'s corners.
+        let (o, order) = if area < 0 { ([v[0], v[2], v[1]], [0, 2, 1]) } else { (v, [0, 1, 2]) };
+        let edges = [(o[1], o[2]), (o[2], o[0]), (o[0], o[1])];
         let bias = edges.map(|(a, b)| if is_top_left(a, b) { 0 } else { -1 });
-        let cx0 = x0.max(0);
-        let cx1 = x1.min(self.width as i32 - 1);
-        let cy0 = y0.max(0);
-        let cy1 = y1.min(self.height as i32 - 1);
-        for y in cy0..=cy1 {
-            for x in cx0..=cx1 {
-                let p = [x, y];
-                let inside = edges.iter().zip(bias).all(|(&(a, b), bias)| cross(a, b, p) + bias >= 0);
-                if inside {
-                    self.put(x, y, c);
+        for y in y0.max(0)..=y1.min(self.height as i32 - 1) {
+            for x in x0.max(0)..=x1.min(self.width as i32 - 1) {
+                let w = edges.map(|(a, b)| cross(a, b, [x, y]));
+                if w.iter().zip(bias).all(|(w, bias)| w + bias >= 0) {
+                    if let Some(c) = pixel(order.map(|k| w[k]), area.abs()) {
+                        self.put(x, y, c);
+                    }
                 }
             }
         }
     }
 
+    /// Fills the triangle `v` with the flat colour `c` (already in its final form).
+    pub fn fill_triangle(&mut self, v: [[i32; 2]; 3], c: [u8; 3]) {
+        self.cover(v, |_, _| Some(c));
+    }
+
     /// Fills the triangle `v` with texels: `uv` per corner, interpolated affinely over the screen as the
     /// GPU does (no perspective), each pixel's (u, v) truncated to a texel; `texel` gives its colour or
-    /// None (transparent: the pixel is left as it is). Same fill rule and size limits as
-    /// [`fill_triangle`](Self::fill_triangle).
+    /// None (transparent: the pixel is left as it is).
     pub fn fill_textured(&mut self, v: [[i32; 2]; 3], uv: [[u8; 2]; 3], texel: impl Fn(u8, u8) -> Option<[u8; 3]>) {
-        let xs = v.map(|p| p[0]);
-        let ys = v.map(|p| p[1]);
-        let (x0, x1) = (*xs.iter().min().unwrap_or(&0), *xs.iter().max().unwrap_or(&0));
-        let (y0, y1) = (*ys.iter().min().unwrap_or(&0), *ys.iter().max().unwrap_or(&0));
-        if x1 - x0 > MAX_POLYGON_WIDTH || y1 - y0 > MAX_POLYGON_HEIGHT {
-            return;
-        }
-        let area = cross(v[0], v[1], v[2]);
-        if area == 0 {
-            return;
-        }
-        let (v, uv) = if area < 0 { ([v[0], v[2], v[1]], [uv[0], uv[2], uv[1]]) } else { (v, uv) };
-        let area = area.abs();
-        let edges = [(v[1], v[2]), (v[2], v[0]), (v[0], v[1])];
-        let bias = edges.map(|(a, b)| if is_top_left(a, b) { 0 } else { -1 });
-        for y in y0.max(0)..=y1.min(self.height as i32 - 1) {
-            for x in x0.max(0)..=x1.min(self.width as i32 - 1) {
-                let p = [x, y];
-                let w = edges.map(|(a, b)| cross(a, b, p));
-                if !w.iter().zip(bias).all(|(w, bias)| w + bias >= 0) {
-                    continue;
-                }
-                // w[k] weighs corner k (the edge facing it); floor of the weighted sum.
-                let at = |k: usize| (0..3).map(|i| w[i] * uv[i][k] as i64).sum::<i64>().div_euclid(area).clamp(0, 255) as u8;
-                if let Some(c) = texel(at(0), at(1)) {
-                    self.put(x, y, c);
-                }
-            }
-        }
+        self.cover(v, |w, area| texel(mix(w, area, uv.map(|c| c[0])) as u8, mix(w, area, uv.map(|c| c[1])) as u8));
     }
 
     /// Fills the triangle `v` Gouraud-shaded: `colours` per corner interpolated over the screen (each
     /// pixel's value truncated); with `texture` (`uv` per corner and the texel fetch, a 15-bit texel or
     /// None for transparent) each texel's 5-bit channels times the colour / 128, saturated, as the GPU
-    /// modulates; without, the colour itself stored in 15 bits. Same fill rule as the others.
+    /// modulates; without, the colour itself stored in 15 bits.
     pub fn fill_shaded(&mut self, v: [[i32; 2]; 3], colours: [[u8; 3]; 3], texture: Option<TexelSource>) {
-        let xs = v.map(|p| p[0]);
-        let ys = v.map(|p| p[1]);
-        let (x0, x1) = (*xs.iter().min().unwrap_or(&0), *xs.iter().max().unwrap_or(&0));
-        let (y0, y1) = (*ys.iter().min().unwrap_or(&0), *ys.iter().max().unwrap_or(&0));
-        if x1 - x0 > MAX_POLYGON_WIDTH || y1 - y0 > MAX_POLYGON_HEIGHT {
-            return;
-        }
-        let area = cross(v[0], v[1], v[2]);
-        if area == 0 {
-            return;
-        }
-        let swap = |a: [[u8; 3]; 3]| if area < 0 { [a[0], a[2], a[1]] } else { a };
-        let (v, colours) = (if area < 0 { [v[0], v[2], v[1]] } else { v }, swap(colours));
-        let uv = texture.map(|(uv, _)| if area < 0 { [uv[0], uv[2], uv[1]] } else { uv });
-        let area = area.abs();
-        let edges = [(v[1], v[2]), (v[2], v[0]), (v[0], v[1])];
-        let bias = edges.map(|(a, b)| if is_top_left(a, b) { 0 } else { -1 });
         let widen = |c: u32| ((c << 3) | (c >> 2)) as u8;
-        for y in y0.max(0)..=y1.min(self.height as i32 - 1) {
-            for x in x0.max(0)..=x1.min(self.width as i32 - 1) {
-                let w = edges.map(|(a, b)| cross(a, b, [x, y]));
-                if !w.iter().zip(bias).all(|(w, bias)| w + bias >= 0) {
-                    continue;
+        self.cover(v, |w, area| {
+            let colour = [0, 1, 2].map(|c| mix(w, area, colours.map(|k| k[c])));
+            Some(match &texture {
+                Some((uv, texel)) => {
+                    let t = texel(mix(w, area, uv.map(|c| c[0])) as u8, mix(w, area, uv.map(|c| c[1])) as u8)?;
+                    let t5 = [t & 31, (t >> 5) & 31, (t >> 10) & 31];
+                    [0, 1, 2].map(|c| widen(((t5[c] as u32 * colour[c]) >> 7).min(31)))
                 }
-                let mix = |f: &dyn Fn(usize) -> i64| (0..3).map(|i| w[i] * f(i)).sum::<i64>().div_euclid(area).clamp(0, 255) as u32;
-                let colour = [0, 1, 2].map(|c| mix(&|i| colours[i][c] as i64));
-                let pixel = match (uv, &texture) {
-                    (Some(uv), Some((_, texel))) => {
-                        let (u, tv) = (mix(&|i| uv[i][0] as i64) as u8, mix(&|i| uv[i][1] as i64) as u8);
-                        let Some(t) = texel(u, tv) else { continue };
-                        let t5 = [t & 31, (t >> 5) & 31, (t >> 10) & 31];
-                        [0, 1, 2].map(|c| widen(((t5[c] as u32 * colour[c]) >> 7).min(31)))
-                    }
-                    _ => colour.map(|c| widen(c >> 3)),
-                };
-                self.put(x, y, pixel);
-            }
-        }
+                None => colour.map(|c| widen(c >> 3)),
+            })
+        });
     }
 
     /// A line with both ends included (Bresenham), clipped to the canvas.
@@ -223,6 +173,11 @@ impl Canvas {
 }
 
 /// Twice the signed area of (a, b, p): positive when p is to the left of a->b in maths orientation.
+/// A per-corner byte value at a pixel: the weighted sum, floored, within 0..=255.
+fn mix(w: [i64; 3], area: i64, at: [u8; 3]) -> u32 {
+    (0..3).map(|i| w[i] * at[i] as i64).sum::<i64>().div_euclid(area).clamp(0, 255) as u32
+}
+
 fn cross(a: [i32; 2], b: [i32; 2], p: [i32; 2]) -> i64 {
     (b[0] as i64 - a[0] as i64) * (p[1] as i64 - a[1] as i64) - (b[1] as i64 - a[1] as i64) * (p[0] as i64 - a[0] as i64)
 }
