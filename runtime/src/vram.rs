@@ -15,8 +15,8 @@
 //! ```
 //! so a packet's UV word is one add: `vertex uv + (clut or page word << 16 | uv offset)`.
 //!
-//! [`Placement::new`] refuses what would draw garbage: a texture outside VRAM or across a texture
-//! page's edge, a CLUT off its 16-unit grid, any two of the character's rectangles overlapping, or one
+//! [`Placement::new`] refuses what would draw garbage: a texture outside VRAM or one whose texels
+//! lie further than 256 from its texture page's corner (the UVs' reach), a CLUT off its 16-unit grid, any two of the character's rectangles overlapping, or one
 //! overlapping an area the game reserves (its frame buffers). Nothing here touches the hardware.
 
 use crate::tables::textures::{Rect, Texture, CLUT_X_UNIT, MAX_TEXTURES, PAGE_HEIGHT, PAGE_WIDTH, VRAM_HEIGHT, VRAM_WIDTH};
@@ -113,7 +113,7 @@ impl Placement {
                         (0..PAGE_HEIGHT / 8).map(move |y| Rect { x: 16 * x, y: row * PAGE_HEIGHT + 8 * y, ..t.image_at })
                     })
                 }))
-                .find(|r| r.inside_one_page() && free(r, &mine[..n]))
+                .find(|r| r.fits_texture_page(t.depth, t.width) && free(r, &mine[..n]))
                 .ok_or(PlacementError::ImageOutside { texture: i, rect: t.image_at })?;
             mine[n] = image;
             n += 1;
@@ -150,7 +150,7 @@ impl Placement {
         for (i, p) in places.iter().enumerate() {
             let t = tables.texture(i).map_err(|_| PlacementError::Tables)?;
             let image = Rect { x: p.image_x, y: p.image_y, w: t.image_width(), h: t.height };
-            if !image.inside_vram() || !image.inside_one_page() {
+            if !image.inside_vram() || !image.fits_texture_page(t.depth, t.width) {
                 return Err(PlacementError::ImageOutside { texture: i, rect: image });
             }
             let clut = t.clut_at.map(|c| Rect { x: p.clut_x, y: p.clut_y, ..c });
@@ -262,11 +262,17 @@ mod tests {
     #[test]
     fn rectangles_are_checked_against_vram_pages_and_each_other() {
         let a = Rect { x: 320, y: 0, w: 32, h: 64 };
-        assert!(a.inside_vram() && a.inside_one_page());
+        let eight = TexelDepth::Eight;
+        assert!(a.inside_vram() && a.fits_texture_page(eight, 64));
         assert!(!Rect { x: 1000, y: 0, w: 32, h: 8 }.inside_vram());
-        // Crosses the page edge at x 384 (64-unit pages), or at y 256.
-        assert!(!Rect { x: 360, y: 0, w: 32, h: 8 }.inside_one_page());
-        assert!(!Rect { x: 320, y: 250, w: 8, h: 8 }.inside_one_page());
+        // UVs reach 256 texels from the page's corner: a 64-texel 8-bit texture at x 360 starts 48
+        // texels in (fits), a 256-texel one must start at the corner; rows stop at 256.
+        assert!(Rect { x: 360, y: 0, w: 32, h: 8 }.fits_texture_page(eight, 64));
+        assert!(Rect { x: 320, y: 0, w: 128, h: 8 }.fits_texture_page(eight, 256));
+        assert!(!Rect { x: 336, y: 0, w: 128, h: 8 }.fits_texture_page(eight, 256));
+        assert!(!Rect { x: 320, y: 250, w: 8, h: 8 }.fits_texture_page(eight, 16));
+        // 15 bits: a 256-texel row is 256 units, across four 64-unit columns, from one corner.
+        assert!(Rect { x: 256, y: 256, w: 256, h: 256 }.fits_texture_page(TexelDepth::Fifteen, 256));
         assert!(a.overlaps(&Rect { x: 351, y: 63, w: 1, h: 1 }));
         assert!(!a.overlaps(&Rect { x: 352, y: 0, w: 1, h: 64 }));
     }

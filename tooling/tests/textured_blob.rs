@@ -130,7 +130,7 @@ fn a_damaged_texture_section_is_refused_at_its_offset_and_placements_are_checked
     assert!(same(damaged(entry + 2, &300u16.to_le_bytes()), bad(entry + 2)), "width 300");
     assert!(same(damaged(entry + 6, &16u16.to_le_bytes()), bad(entry + 6)), "a 16-colour CLUT at 8 bits");
     assert!(same(damaged(entry + 8, &1000u16.to_le_bytes()), bad(entry + 8)), "image past VRAM");
-    assert!(same(damaged(entry + 8, &360u16.to_le_bytes()), bad(entry + 8)), "image across a page edge");
+    assert!(same(damaged(entry + 10, &230u16.to_le_bytes()), bad(entry + 8)), "image rows past the page's 256");
     assert!(same(damaged(entry + 12, &8u16.to_le_bytes()), bad(entry + 12)), "CLUT off its grid");
     assert!(same(damaged(at, &9u16.to_le_bytes()), bad(at)), "9 textures");
     assert!(same(damaged(uvs + 8, &[0, 0, 1, 0]), bad(uvs + 8)), "a UV word's high half");
@@ -149,7 +149,9 @@ fn a_damaged_texture_section_is_refused_at_its_offset_and_placements_are_checked
     assert_eq!(p.rects(0).unwrap().0.x, 320);
     let place = |x, y, cx, cy| psxanim_runtime::vram::Place { image_x: x, image_y: y, clut_x: cx, clut_y: cy };
     assert!(matches!(Placement::new(&t, &[place(64, 0, 0, 480)], &frame_buffers), Err(PlacementError::Reserved { texture: 0, clut: false, .. })));
-    assert!(matches!(Placement::new(&t, &[place(360, 0, 0, 480)], &[]), Err(PlacementError::ImageOutside { texture: 0, .. })));
+    assert!(matches!(Placement::new(&t, &[place(320, 230, 0, 480)], &[]), Err(PlacementError::ImageOutside { texture: 0, .. })));
+    // Columns are free at 8 bits: 64 texels from x 360 reach texel 144 of the page at 320.
+    assert!(Placement::new(&t, &[place(360, 0, 0, 480)], &[]).is_ok());
     assert!(matches!(Placement::new(&t, &[place(320, 0, 320, 10)], &[]), Err(PlacementError::Overlap { a: 0, a_clut: false, b: 0, b_clut: true })));
     assert!(matches!(Placement::new(&t, &[place(320, 0, 8, 480)], &[]), Err(PlacementError::ClutOutside { texture: 0, .. })));
     assert!(matches!(Placement::new(&t, &[], &[]), Err(PlacementError::WrongCount { given: 0, textures: 1 })));

@@ -37,6 +37,12 @@ impl<'a> OtSink<'a> {
         let deepest = packets.depths().saturating_sub(2);
         OtSink { packets, shading, deepest, textures: None }
     }
+
+    /// Where the next character's textures are (`vram::Placement`); None draws its colours. Set it
+    /// before each character: textures belong to one character's tables.
+    pub fn place_textures(&mut self, placement: Option<&Placement>) {
+        self.textures = placement.copied();
+    }
 }
 
 impl TriangleSink for OtSink<'_> {
@@ -48,7 +54,7 @@ impl TriangleSink for OtSink<'_> {
     }
 
     fn place_textures(&mut self, placement: Option<&Placement>) {
-        self.textures = placement.copied();
+        OtSink::place_textures(self, placement);
     }
 
     fn commit_flat_packets(&mut self, words: usize) {

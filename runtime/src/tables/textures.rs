@@ -115,12 +115,14 @@ impl Rect {
             && self.x as u32 + self.w as u32 <= VRAM_WIDTH as u32
             && self.y as u32 + self.h as u32 <= VRAM_HEIGHT as u32
     }
-    /// Whether it lies inside one texture page (the GPU reads a texture from one).
-    pub const fn inside_one_page(&self) -> bool {
+    /// Whether a texture of `width` texels at `depth` placed here can be read through one texture
+    /// page: the page starts at the 64-unit column at or left of `x` and row 0 or 256, and its UVs
+    /// reach 256 texels right (64 units at 4 bits, 128 at 8, 256 at 15) and 256 rows down.
+    pub const fn fits_texture_page(&self, depth: TexelDepth, width: u16) -> bool {
         self.w > 0
             && self.h > 0
-            && self.x / PAGE_WIDTH == (self.x + self.w - 1) / PAGE_WIDTH
-            && self.y / PAGE_HEIGHT == (self.y + self.h - 1) / PAGE_HEIGHT
+            && (self.x % PAGE_WIDTH) as u32 * depth.per_halfword() as u32 + width as u32 <= 256
+            && (self.y % PAGE_HEIGHT) as u32 + self.h as u32 <= PAGE_HEIGHT as u32
     }
     pub const fn overlaps(&self, o: &Rect) -> bool {
         self.x < o.x + o.w && o.x < self.x + self.w && self.y < o.y + o.h && o.y < self.y + self.h
@@ -235,8 +237,8 @@ impl Section {
         }
         let w = width.div_ceil(depth.per_halfword());
         let image_at = Rect { x: u16_at(bytes, at + 8), y: u16_at(bytes, at + 10), w, h: height };
-        if !image_at.inside_vram() || !image_at.inside_one_page() {
-            return Err(bad(at + 8, "a default image place inside VRAM and inside one texture page"));
+        if !image_at.inside_vram() || !image_at.fits_texture_page(depth, width) {
+            return Err(bad(at + 8, "a default image place inside VRAM, its texels within 256 of its texture page's corner each way"));
         }
         let colours = depth.clut_colours();
         let clut_at = (colours > 0).then_some(Rect { x: u16_at(bytes, at + 12), y: u16_at(bytes, at + 14), w: colours, h: 1 });

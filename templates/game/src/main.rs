@@ -7,13 +7,17 @@ use psx::dma::{self, LinkedList};
 use psx::gpu::{Color, VideoMode};
 use psx::Framebuffer;
 use psxanim_runtime::anim::{Animator, Sampling};
+use psxanim_runtime::console::gpu;
 use psxanim_runtime::console::ordering::{clear_table, table_head, FramePackets};
 use psxanim_runtime::gte::{self, Gte};
-use psxanim_runtime::math::Vec3i32;
+use psxanim_runtime::math::{Vec3i16, Vec3i32};
 use psxanim_runtime::record::{status, Record};
 use psxanim_runtime::render::ot::{OtSink, Shading};
+use psxanim_runtime::render::light::Lighting;
 use psxanim_runtime::render::{self, camera, Camera, Outcome, PoseStream, Scratch};
+use psxanim_runtime::tables::textures::Rect;
 use psxanim_runtime::tables::{stream, triangle_count_of, vertex_count_of, Tables};
+use psxanim_runtime::vram::Placement;
 
 // The character compiled by build.rs (`psxanim import --rust`): `CHARACTER`, its tables embedded with
 // the 4-byte alignment they are read in place with, and `clip!("Walk")` / `event!("step")`, which stop
@@ -24,8 +28,15 @@ const STREAM_WORDS: usize = stream::words_for_blob(include_bytes!(concat!(env!("
 /// The vertices the renderer projects at once: the character's (8 bytes of scratch each; with several
 /// characters, the largest).
 const VERTICES: usize = vertex_count_of(include_bytes!(concat!(env!("OUT_DIR"), "/character.pxsk")));
-/// Packet words a frame may need: every triangle facing the camera at 5 words (about half do).
-const PACKET_WORDS: usize = 5 * triangle_count_of(include_bytes!(concat!(env!("OUT_DIR"), "/character.pxsk")));
+/// Packet words a frame may need: every triangle at 5 words flat, 8 textured, 10 textured and lit
+/// (about half face the camera).
+const PACKET_WORDS: usize = 10 * triangle_count_of(include_bytes!(concat!(env!("OUT_DIR"), "/character.pxsk")));
+/// The game's two frame buffers, where no texture may go.
+const FRAME_BUFFERS: [Rect; 1] = [Rect { x: 0, y: 0, w: 320, h: 480 }];
+/// One warm light from the upper left and in front (the direction points toward the light: -x left,
+/// -y up, -z toward the camera) and a cool ambient; 128 draws a texel or colour as stored. Used when
+/// the character was imported with `--lighting` (add it to build.rs's `psxanim import`).
+const LIGHTING: Lighting = Lighting::one(Vec3i16::new(-2365, -2365, -2365), [150, 140, 120], [56, 56, 72]);
 
 /// The frame psxanim draws into: an ordering table (entry 0 nearest) and a packet buffer.
 static mut OT: [u32; 1024] = [0; 1024];
@@ -60,6 +71,23 @@ fn main() {
         Ok(t) => t,
         Err(e) => panic!("character.pxsk: error {} at byte {:?}", e.code(), e.offset()),
     };
+    // A textured character: its textures where the blob proposes (clear of the frame buffers),
+    // uploaded once; the sink then draws its textured triangles.
+    let placement = match tables.texture_count() {
+        0 => None,
+        _ => match Placement::default_of(&tables, &FRAME_BUFFERS) {
+            Ok(p) => Some(p),
+            Err(e) => panic!("character.pxsk: its textures do not fit: {e:?}"),
+        },
+    };
+    if let Some(p) = &placement {
+        fb.draw_sync();
+        for (rect, halfwords) in p.uploads(&tables) {
+            gpu::load_image(rect, halfwords);
+        }
+    }
+    // A character imported with --lighting is lit; without normals this stays unused.
+    scratch.lighting = tables.has_normals().then_some(LIGHTING);
     let (walk, idle) = (clip!("Walk"), clip!("Idle"));
     let mut animator = Animator::new(60, Sampling::Interpolated);
     let _ = animator.play(&tables, walk, true);
@@ -75,6 +103,7 @@ fn main() {
         clear_table(ot);
         let mut used = 0;
         let mut sink = OtSink::new(FramePackets::new(ot, packets, &mut used), Shading::Flat);
+        sink.place_textures(placement.as_ref());
         camera.load(&mut gte);
         let drawn = match render::render_streamed(&mut gte, &tables, &mut stream, &camera, &world, &animator, scratch, &mut sink, &mut |_| {}) {
             Ok(Outcome::Drawn(stats)) => stats.drawn,
