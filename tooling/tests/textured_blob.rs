@@ -203,3 +203,31 @@ fn the_preview_paints_textured_triangles_with_the_texels_the_console_reads() {
     let first = vram.texel(page, clut, 0, 0).map(texel_rgb);
     assert_eq!(Some(painted.pixel(0, 0)), first);
 }
+
+#[test]
+fn a_full_page_wide_texture_is_placed_and_read_back() {
+    // An 8-bit texture of 256 texels a row is 128 halfwords: it reaches past its page's 64-unit
+    // column, as the GPU reads it (CesiumMan's image, resized from 1024, made the blob's own check
+    // refuse it). The fixture's character with such a texture in place of its own.
+    use psxanim::compile::{compile_textured, textured::BlobTexture, CompileOptions, Textures};
+    use psxanim::texture::tim::{Depth, Rect as TimRect};
+    let c = psxanim::character::import(&fixture("textured_embedded.fbx"), &Default::default(), &mut |_, _, _| {}).unwrap();
+    let skin = c.materials.iter().position(|m| m.texture.is_some()).unwrap();
+    let tim = Tim {
+        depth: Depth::Eight,
+        clut_at: Some(TimRect { x: 0, y: 480, w: 256, h: 1 }),
+        clut: (0..256).map(|i| 0x8000 | i as u16).collect(),
+        image_at: TimRect { x: 320, y: 0, w: 128, h: 32 },
+        image: (0..128 * 32).map(|i| i as u16).collect(),
+    };
+    let mut by_material = vec![None; c.materials.len()];
+    by_material[skin] = Some(0);
+    let textures = Textures { textures: vec![BlobTexture { tim, width: 256, height: 32, tiled: false }], by_material };
+    let blob = compile_textured(&c, &CompileOptions::default(), &textures).unwrap().blob;
+    let t = Tables::parse(&blob).unwrap();
+    let x = t.texture(0).unwrap();
+    assert_eq!((x.width, x.image_at.w), (256, 128));
+    let p = Placement::default_of(&t, &[]).unwrap();
+    assert_eq!(p.words(0).uv, 0, "at the page's corner: no UV offset");
+    assert!(t.primitives().any(|p| t.material_texture(p.material as usize).is_some() && p.facing.iter().any(|&v| t.vertex_uv(v as usize) & 0xFF > 127)));
+}
