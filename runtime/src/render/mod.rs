@@ -41,6 +41,7 @@ pub mod pose_cache;
 pub mod pose_stream;
 pub mod project;
 pub mod scratch;
+pub mod textured;
 pub mod triangles;
 
 pub use camera::Camera;

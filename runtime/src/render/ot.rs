@@ -57,6 +57,13 @@ impl TriangleSink for OtSink<'_> {
         OtSink::place_textures(self, placement);
     }
 
+    fn surface_packet_list(&mut self) -> Option<(PacketList<'_>, Option<&Placement>)> {
+        match self.shading {
+            Shading::Flat => Some((self.packets.packet_list(self.deepest), self.textures.as_ref())),
+            Shading::Gouraud { .. } => None,
+        }
+    }
+
     fn commit_flat_packets(&mut self, words: usize) {
         self.packets.commit(words);
     }

@@ -63,6 +63,13 @@ pub trait TriangleSink {
     /// Takes the packets written through `flat_packet_list`: its first `words` arena words.
     fn commit_flat_packets(&mut self, _words: usize) {}
 
+    /// The fast path of an ordering-table sink for textured or lit characters
+    /// ([`super::textured::surface_packets`]): its packet list and where the current character's
+    /// textures are. `None` (the default) sends such triangles through `add`.
+    fn surface_packet_list(&mut self) -> Option<(PacketList<'_>, Option<&crate::vram::Placement>)> {
+        None
+    }
+
     /// Where the next character's textures are in VRAM (None: draw its materials' colours). A sink
     /// that draws textures keeps it until told otherwise; the default ignores it.
     fn place_textures(&mut self, _placement: Option<&crate::vram::Placement>) {}
@@ -97,9 +104,27 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
     sink: &mut S,
 ) -> TriangleStats {
     let n = tables.vertex_count();
-    // Lit triangles carry colours per corner: the per-primitive path.
-    if let Some(rgb) = rgb {
-        return emit_each(gte, tables, camera, clip_tests, sxy, sz, Some(rgb), sink);
+    let count = tables.triangle_count() as u32;
+    let stats = |done: crate::gte::FlatPackets| TriangleStats {
+        back_facing: count - done.drawn as u32 - done.rejected as u32,
+        rejected: done.rejected as u32,
+        drawn: done.drawn as u32,
+    };
+    // Textured or lit: the surface loop where the sink offers it, else the per-primitive path.
+    if rgb.is_some() || tables.texture_count() > 0 {
+        let words = crate::bytes::aligned_words(tables.bytes(), tables.primitives_offset(), tables.primitive_words());
+        if let (Some(words), Some((mut list, placement))) = (words, sink.surface_packet_list()) {
+            if rgb.is_some() || placement.is_some() {
+                let uvs = placement.and_then(|_| tables.uv_words());
+                let job = super::textured::SurfacePrimitives { words, sxy, sz, uvs, rgb, near: camera.near, clip_tests };
+                let done = super::textured::surface_packets(gte, tables, &job, placement, &mut list);
+                sink.commit_flat_packets(done.words);
+                return stats(done);
+            }
+        }
+        if rgb.is_some() {
+            return emit_each(gte, tables, camera, clip_tests, sxy, sz, rgb, sink);
+        }
     }
     let count = tables.triangle_count() as u32;
     let words = crate::bytes::aligned_words(

@@ -310,7 +310,8 @@ fn textures_all(tables: &Tables) {
     while let Some(&tag) = packets.get(at) {
         let len = (tag >> 24) as usize;
         let command = packets.get(at + 1).map_or(0, |w| w >> 24);
-        assert!(matches!((command, len), (0x24, 7) | (0x34, 9) | (0x30, 6) | (0x20, 4) | (0x28, 5)), "packet {command:#x} of {len} words");
+        let known = [(0x20, 4), (0x28, 5), (0x24, 7), (0x2C, 9), (0x30, 6), (0x38, 8), (0x34, 9), (0x3C, 12)];
+        assert!(known.contains(&(command, len)), "packet {command:#x} of {len} words");
         at += 1 + len;
     }
 }

@@ -1,0 +1,222 @@
+//! The triangle stage for textured and lit characters drawn into an ordering table: the primitive
+//! stream walked run by run from its aligned words, each front face's packet written straight into
+//! the packet buffer and linked at its depth, as `Cop2::flat_packets` does for flat ones.
+//!
+//! ```text
+//! per run        the material's texture words (`vram::Placement`: CLUT, page, UV offset), or none
+//! per primitive  NCLIP of its facing triangle, AVSZ3 (AVSZ4 for a quad), the near/span tests
+//! packet         textured  unlit POLY_FT3 / FT4 (texel as stored)   lit POLY_GT3 / GT4 (texel x light)
+//!                colour    unlit POLY_F3 / F4 (the run's GP0 word)  lit POLY_G3 / G4 (colour x light)
+//! ```
+//! A quad is one four-point packet, its points in the stream's drawing order with their UVs and
+//! colours. The same depths, tests and order as [`super::triangles::emit`]'s `add` path, so a host
+//! sink that collects triangles sees what the console draws (a quad as its two triangles).
+
+use super::light::modulate;
+use crate::gte::packets::within_limits;
+use crate::gte::{Cop2, FlatPackets, Gte, PacketList, LINK_MASK};
+use crate::gte::regs::{cmd, data};
+use crate::tables::primitives::{run_base, unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END};
+use crate::tables::Tables;
+use crate::vram::{Placement, Words};
+
+/// What the stage reads: the stream and the projected vertices (all indexed alike) and the optional
+/// per-vertex UV words and light colours.
+pub struct SurfacePrimitives<'a> {
+    pub words: &'a [u32],
+    pub sxy: &'a [u32],
+    pub sz: &'a [u32],
+    /// Each vertex's texture-relative UV word (`tables::textures`), when textures are drawn.
+    pub uvs: Option<&'a [u32]>,
+    /// Each vertex's light colour (`render::light`), when lit.
+    pub rgb: Option<&'a [u32]>,
+    pub near: u16,
+    pub clip_tests: bool,
+}
+
+/// GP0 commands (the colour in the low 24 bits).
+const FT3: u32 = 0x24 << 24;
+const FT4: u32 = 0x2C << 24;
+const GT3: u32 = 0x34 << 24;
+const GT4: u32 = 0x3C << 24;
+const G3: u32 = 0x30 << 24;
+const G4: u32 = 0x38 << 24;
+/// The texel as stored (0x80 in each channel).
+const NEUTRAL: u32 = 0x80_8080;
+
+/// How a run's primitives are drawn.
+#[derive(Clone, Copy)]
+struct RunStyle {
+    /// The run's GP0 word (flat command and material colour).
+    gp0: u32,
+    /// The texture's words when drawn textured.
+    texture: Option<Words>,
+}
+
+/// Writes and links every front-facing primitive of `job` (from `tables`, textures placed by
+/// `placement`) into `out`; the drawn and rejected triangle counts and the words written. Indices
+/// past the projected vertices are rejected.
+pub fn surface_packets<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, job: &SurfacePrimitives, placement: Option<&Placement>, out: &mut PacketList) -> FlatPackets {
+    let Some(max_depth) = out.deepest() else {
+        return FlatPackets::default();
+    };
+    let n = job.sxy.len().min(job.sz.len()).min(job.uvs.map_or(usize::MAX, <[u32]>::len)).min(job.rgb.map_or(usize::MAX, <[u32]>::len));
+    let mut w = Writer { job, out, max_depth, done: FlatPackets::default(), n };
+    let words = job.words;
+    let mut at = 0;
+    while let Some(&header) = words.get(at) {
+        let Some(&gp0) = words.get(at + 1).filter(|_| header != STREAM_END) else {
+            break;
+        };
+        let (kind, count, material, base) = (header & 3, ((header >> 2) & 0x3FFF) as usize, (header >> 16) as u8, run_base(header));
+        at += RUN_HEADER_WORDS;
+        let texture = match (placement, job.uvs) {
+            (Some(p), Some(_)) => tables.material_texture(material as usize).map(|t| p.words(t)),
+            _ => None,
+        };
+        let style = RunStyle { gp0, texture };
+        let from_base = |v: [usize; 3]| v.map(|i| base + i);
+        let b = gte.backend_mut();
+        match kind {
+            RUN_TRIANGLES => {
+                for &t in words.get(at..at + count).unwrap_or(&[]) {
+                    w.triangle(b, from_base(unpack3(t)), style);
+                }
+                at += count;
+            }
+            RUN_QUADS => {
+                for q in words.get(at..at + 2 * count).unwrap_or(&[]).chunks_exact(2) {
+                    let [a, b2, c] = from_base(unpack3(q[0]));
+                    let d = base + (q[1] >> 2) as usize;
+                    w.quad(b, [a, b2, c], [b2, c, a, d], style);
+                }
+                at += 2 * count;
+            }
+            _ => {
+                let pair = |word: u32| unpack_pair(word).map(|i| base + i);
+                for pw in words.get(at..at + count + 1).unwrap_or(&[]).windows(2) {
+                    let ([t0, b0], [t1, b1]) = (pair(pw[0]), pair(pw[1]));
+                    w.quad(b, [t0, b1, t1], [b0, t0, b1, t1], style);
+                }
+                at += count + 1;
+            }
+        }
+    }
+    w.done
+}
+
+struct Writer<'j, 'o, 'a, 'b> {
+    job: &'j SurfacePrimitives<'a>,
+    out: &'o mut PacketList<'b>,
+    max_depth: usize,
+    done: FlatPackets,
+    /// Vertices every per-vertex slice holds.
+    n: usize,
+}
+
+impl Writer<'_, '_, '_, '_> {
+    fn triangle<C: Cop2 + ?Sized>(&mut self, gte: &mut C, v: [usize; 3], style: RunStyle) {
+        if v.iter().any(|&i| i >= self.n) {
+            self.done.rejected += 1;
+            return;
+        }
+        // SAFETY: every index was just checked against the slices.
+        if unsafe { gte.nclip_indexed(self.job.sxy, v) } >= 0 {
+            return;
+        }
+        // SAFETY: as above.
+        let t = unsafe { gte.avsz3_indexed(self.job.sz, v) };
+        self.packet(v, t.sxy, t.sz, t.otz, style, 1);
+    }
+
+    fn quad<C: Cop2 + ?Sized>(&mut self, gte: &mut C, facing: [usize; 3], points: [usize; 4], style: RunStyle) {
+        if points.iter().any(|&i| i >= self.n) {
+            self.done.rejected += 2;
+            return;
+        }
+        // SAFETY: every index was just checked (a quad's facing corners are among its points).
+        if unsafe { gte.nclip_indexed(self.job.sxy, facing) } >= 0 {
+            return;
+        }
+        let (sxy, sz) = (points.map(|p| self.job.sxy[p]), points.map(|p| self.job.sz[p]));
+        gte.write_data::<{ data::SZ0 }>(sz[0]);
+        gte.write_data::<{ data::SZ1 }>(sz[1]);
+        gte.write_data::<{ data::SZ2 }>(sz[2]);
+        gte.write_data::<{ data::SZ3 }>(sz[3]);
+        gte.command::<{ cmd::AVSZ4 }>();
+        let otz = gte.read_data::<{ data::OTZ }>();
+        self.packet(points, sxy, sz, otz, style, 2);
+    }
+
+    /// The tests, then the packet of the primitive whose points are `v` (drawing order).
+    fn packet<const N: usize>(&mut self, v: [usize; N], sxy: [u32; N], sz: [u32; N], otz: u32, style: RunStyle, triangles: usize) {
+        if self.job.clip_tests && !within_limits(sxy, sz, self.job.near) {
+            self.done.rejected += triangles;
+            return;
+        }
+        let lit = self.job.rgb.map(|rgb| v.map(|i| rgb[i] & 0x00FF_FFFF));
+        let quad = N == 4;
+        let textured = style.texture.zip(self.job.uvs);
+        // Words after the header: textured 2 a point and the command word, lit 1 more a point but
+        // the first; untextured lit 2 a point, flat 1 a point and the command word.
+        let len = match (textured.is_some(), lit.is_some()) {
+            (true, false) => 2 * N + 1,
+            (true, true) => 3 * N,
+            (false, true) => 2 * N,
+            (false, false) => N + 1,
+        };
+        let size = 1 + len;
+        let done = &mut self.done;
+        if self.out.arena.len() - done.words < size {
+            done.rejected += triangles;
+            return;
+        }
+        // Written straight into the packet buffer (the console has no data cache: no staging copy).
+        let words = &mut self.out.arena[done.words + 1..][..len];
+        match (textured, lit) {
+            (Some((tex, uvs)), _) => {
+                // UV words: the CLUT's on the first, the page's on the second, the offset on the rest.
+                let add = [tex.clut_uv, tex.page_uv, tex.uv, tex.uv];
+                let command = match (lit.is_some(), quad) {
+                    (false, false) => FT3,
+                    (false, true) => FT4,
+                    (true, false) => GT3,
+                    (true, true) => GT4,
+                };
+                let mut k = 0;
+                for i in 0..N {
+                    if i == 0 {
+                        words[0] = command | lit.map_or(NEUTRAL, |c| c[0]);
+                        k = 1;
+                    } else if let Some(c) = lit {
+                        words[k] = c[i];
+                        k += 1;
+                    }
+                    words[k] = sxy[i];
+                    let uv = uvs[v[i]] + add[i];
+                    words[k + 1] = if i < 2 { uv } else { uv & 0xFFFF };
+                    k += 2;
+                }
+            }
+            (None, Some(light)) => {
+                let material = [style.gp0 as u8, (style.gp0 >> 8) as u8, (style.gp0 >> 16) as u8];
+                for i in 0..N {
+                    let [r, g, b] = modulate(material, light[i]);
+                    let command = if i > 0 { 0 } else if quad { G4 } else { G3 };
+                    words[2 * i] = command | r as u32 | (g as u32) << 8 | (b as u32) << 16;
+                    words[2 * i + 1] = sxy[i];
+                }
+            }
+            (None, None) => {
+                words[0] = style.gp0;
+                words[1..=N].copy_from_slice(&sxy);
+            }
+        }
+        let z = (otz as usize).min(self.max_depth);
+        let header = &mut self.out.arena[done.words];
+        *header = ((len as u32) << 24) | (self.out.table[z] & LINK_MASK);
+        self.out.table[z] = (header as *const u32 as usize as u32) & LINK_MASK;
+        done.drawn += triangles;
+        done.words += size;
+    }
+}
