@@ -22,6 +22,17 @@ use crate::math::Matrix;
 use crate::gte::PoseQ14;
 use crate::tables::BoneSample;
 
+/// `asm!` with the registers listed in `[...]` clobbered (each an `out(reg) _`) and `options(nostack)`,
+/// after the caller's template and operands (the last of which ends with a comma): a hand-scheduled
+/// block's clobbers on one line, in the order of its register map. The emitted code is that of the
+/// same `asm!` with the clobbers written out.
+macro_rules! asm_clobbering {
+    ([$($r:tt),* $(,)?], $($body:tt)*) => {
+        ::core::arch::asm!($($body)* $(out($r) _,)* options(nostack))
+    };
+}
+pub(crate) use asm_clobbering;
+
 mod blend;
 mod columns;
 mod nlerp;

@@ -20,9 +20,7 @@
 //!   packed with A's halves into LLM words in $2, $24, $11, $2 and LCM words in $3, $9, $12, $3 (see
 //!   `gte::blend`).
 
-use core::arch::asm;
-
-use super::{cop2, ctc2_from, lwc2, mfc2_to, mtc2_from, swc2};
+use super::{asm_clobbering, cop2, ctc2_from, lwc2, mfc2_to, mtc2_from, swc2};
 use crate::gte::blend::{
     BlendGroups, GROUP_WORDS, MVMVA_LCM_V0, MVMVA_LCM_V1_TR, MVMVA_LLM_V0, MVMVA_LLM_V1_BK, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1,
     MVMVA_RT_V2,
@@ -60,7 +58,8 @@ pub(super) unsafe fn project_blend_groups(job: &BlendGroups, sxy: &mut [u32], sz
     // only within its range). Two instructions separate each mtc2/ctc2 from the command that reads
     // it; no loaded register is read by the instruction after its load.
     unsafe {
-        asm!(
+        asm_clobbering!(
+            ["$20", "$21", "$22", "$2", "$3", "$8", "$9", "$10", "$11", "$12", "$13", "$14", "$15", "$23", "$24", "$25"],
             ".set push",
             ".set noreorder",
             "1:",
@@ -426,23 +425,6 @@ pub(super) unsafe fn project_blend_groups(job: &BlendGroups, sxy: &mut [u32], sz
             in("$17") sz.as_mut_ptr(),
             in("$18") job.matrices.as_ptr(),
             inout("$19") 0x1_0000u32 => _,
-            out("$20") _,
-            out("$21") _,
-            out("$22") _,
-            out("$2") _,
-            out("$3") _,
-            out("$8") _,
-            out("$9") _,
-            out("$10") _,
-            out("$11") _,
-            out("$12") _,
-            out("$13") _,
-            out("$14") _,
-            out("$15") _,
-            out("$23") _,
-            out("$24") _,
-            out("$25") _,
-            options(nostack),
         );
     }
 }

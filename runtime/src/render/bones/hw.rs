@@ -14,15 +14,38 @@
 //! two instructions separate each `mflo` from the next `mult`. A `PoseQ14` is `repr(C)`: rotation
 //! x y z w as halfwords (words 0, 1), translation x y z and a pad halfword (words 2, 3).
 
-use core::arch::asm;
-
 use super::{PoseQ14, NLERP_MIN_COS_Q28};
+use crate::gte::hw::asm_clobbering;
 
 /// `q_i += ((d_i) * w) >> 12` for `d_i` in `$d`, `q_i` in `$q` (the `mult` already issued for the
 /// first: each step reads LO, then issues the next product two instructions later).
 macro_rules! lerp_step {
     ($d:literal, $q:literal) => {
         concat!("mflo ", $d, "\n", "sra ", $d, ", ", $d, ", 12\n", "addu ", $q, ", ", $q, ", ", $d, "\n")
+    };
+}
+
+/// `q_i += ((b_i - a_i) * w) >> 12` for x, y, z (b in $16-$18, a and q in $12-$14, the differences
+/// in $21-$23), `$fill` in the first product's shadow: each `mult` two instructions after the
+/// `mflo` before it.
+macro_rules! lerp_xyz {
+    ($fill:literal) => {
+        concat!(
+            "subu $21, $16, $12\n",
+            "mult $21, $7\n",
+            "subu $22, $17, $13\n",
+            "subu $23, $18, $14\n",
+            $fill, "\n",
+            lerp_step!("$21", "$12"),
+            "mult $22, $7\n",
+            "nop\n",
+            "nop\n",
+            lerp_step!("$22", "$13"),
+            "mult $23, $7\n",
+            "nop\n",
+            "nop\n",
+            lerp_step!("$23", "$14"),
+        )
     };
 }
 
@@ -58,7 +81,8 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
     // long), writes `to`'s words of those bones. Hazards: no register loaded by lw is read by the next
     // instruction; two instructions between each mflo and the next mult.
     unsafe {
-        asm!(
+        asm_clobbering!(
+            ["$3", "$8", "$9", "$10", "$11", "$12", "$13", "$14", "$15", "$16", "$17", "$18", "$19", "$20", "$21", "$22", "$23", "$24", "$25"],
             ".set push",
             ".set noreorder",
             "lui $3, {min_hi}",
@@ -122,20 +146,7 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
             "slt $21, $20, $3",
             "bnez $21, 9f",
             // q = a + (((b - a) * w) >> 12), component by component.
-            "subu $21, $16, $12",
-            "mult $21, $7",
-            "subu $22, $17, $13",
-            "subu $23, $18, $14",
-            "subu $16, $19, $15",
-            lerp_step!("$21", "$12"),
-            "mult $22, $7",
-            "nop",
-            "nop",
-            lerp_step!("$22", "$13"),
-            "mult $23, $7",
-            "nop",
-            "nop",
-            lerp_step!("$23", "$14"),
+            lerp_xyz!("subu $16, $19, $15"),
             "mult $16, $7",
             "move $20, $zero",
             or_abs!("$12"),
@@ -224,20 +235,7 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
             "sra $17, $10, 16",
             "sll $18, $11, 16",
             "sra $18, $18, 16",
-            "subu $21, $16, $12",
-            "mult $21, $7",
-            "subu $22, $17, $13",
-            "subu $23, $18, $14",
-            "nop",
-            lerp_step!("$21", "$12"),
-            "mult $22, $7",
-            "nop",
-            "nop",
-            lerp_step!("$22", "$13"),
-            "mult $23, $7",
-            "nop",
-            "nop",
-            lerp_step!("$23", "$14"),
+            lerp_xyz!("nop"),
             pack!("$12", "$13"),
             "andi $14, $14, 0xFFFF",
             "sw $12, 8($5)",
@@ -253,26 +251,6 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
             inout("$5") range.start => stopped,
             in("$6") range.end,
             in("$7") weight.min(1 << 12) as u32,
-            out("$3") _,
-            out("$8") _,
-            out("$9") _,
-            out("$10") _,
-            out("$11") _,
-            out("$12") _,
-            out("$13") _,
-            out("$14") _,
-            out("$15") _,
-            out("$16") _,
-            out("$17") _,
-            out("$18") _,
-            out("$19") _,
-            out("$20") _,
-            out("$21") _,
-            out("$22") _,
-            out("$23") _,
-            out("$24") _,
-            out("$25") _,
-            options(nostack),
         );
     }
     (stopped as usize - range.start as usize) / core::mem::size_of::<PoseQ14>()

@@ -12,7 +12,7 @@
 use core::arch::asm;
 
 use super::{FIRST_DIFFERENCES, FRESH, RESIDUALS};
-use crate::gte::hw::{cop2, mfc2_to, mtc2_from};
+use crate::gte::hw::{asm_clobbering, cop2, mfc2_to, mtc2_from};
 use crate::gte::regs::data;
 use crate::gte::{GPF_SF0, SQR_SF0};
 
@@ -260,7 +260,8 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
     // products replace CPU multiplies (IR0 holds the weight for the whole loop; GPF and SQR leave it).
     unsafe {
         let out_range = out.as_mut_ptr_range();
-        asm!(
+        asm_clobbering!(
+            ["$13", "$14", "$15", "$16", "$17", "$18", "$19", "$20", "$21", "$22", "$23", "$24", "$25"],
             ".set push",
             ".set noreorder",
             ".word {weight_ir0}",
@@ -581,19 +582,6 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             inout("$12") 0u32 => bad,
             in("$2") state.as_ptr_range().end,
             out("$3") bail,
-            out("$13") _,
-            out("$14") _,
-            out("$15") _,
-            out("$16") _,
-            out("$17") _,
-            out("$18") _,
-            out("$19") _,
-            out("$20") _,
-            out("$21") _,
-            out("$22") _,
-            out("$23") _,
-            out("$24") _,
-            out("$25") _,
             weight_ir0 = const mtc2_from(10, data::IR0),
             step_a = const mtc2_from(21, data::IR1),
             step_b = const mtc2_from(22, data::IR2),
@@ -606,7 +594,6 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             mac3_23 = const mfc2_to(23, data::MAC3),
             gpf = const cop2(GPF_SF0),
             sqr = const cop2(SQR_SF0),
-            options(nostack),
         );
     }
     (bail == 0).then_some(bad == 0)
