@@ -73,14 +73,7 @@ fn the_light_stage_brightens_what_faces_the_light() {
     let dir = tempfile::tempdir().unwrap();
     let blob = import("character", &["--storage", "rigid-gte", "--lighting"], dir.path()).unwrap();
     let t = Tables::parse(&blob).unwrap();
-    let camera = Camera {
-        view: Camera::orbit(Vec3i32::new(0, -3600, 0), 20_000, 0, 0x0400),
-        center: (160, 120),
-        projection: 320,
-        screen: (320, 240),
-        zsf3: 36,
-        near: 1000,
-    };
+    let camera = front_camera();
     let draw = |lighting: Option<Lighting>| {
         let mut gte = Gte::with_backend(GteModel::default());
         camera.load(&mut gte);
@@ -132,14 +125,7 @@ fn the_ordering_table_loop_draws_what_the_triangle_path_draws() {
     bytemuck::cast_slice_mut::<u32, u8>(&mut words)[..blob.len()].copy_from_slice(&blob);
     let t = Tables::parse(&bytemuck::cast_slice::<u32, u8>(&words)[..blob.len()]).unwrap();
     let placement = Placement::default_of(&t, &[]).unwrap();
-    let camera = Camera {
-        view: Camera::orbit(Vec3i32::new(0, -3600, 0), 20_000, 0, 0x0400),
-        center: (160, 120),
-        projection: 320,
-        screen: (320, 240),
-        zsf3: 36,
-        near: 1000,
-    };
+    let camera = front_camera();
     let lighting = Lighting::one(Vec3i16::new(-2365, -2365, -2365), [150, 140, 120], [56, 56, 72]);
     let draw = |sink: &mut Drawing| {
         let mut gte = Gte::with_backend(GteModel::default());
@@ -185,4 +171,16 @@ type Drawing<'a> = dyn FnMut(&mut Scratch<1024>, &mut Gte<GteModel>) -> Result<O
 
 fn placement_at() -> Matrix {
     placement(Vec3i32::ZERO, 0)
+}
+
+/// psx-game's camera: in front of the character, a little above.
+fn front_camera() -> Camera {
+    Camera {
+        view: Camera::orbit(Vec3i32::new(0, -3600, 0), 20_000, 0, 0x0400),
+        center: (160, 120),
+        projection: 320,
+        screen: (320, 240),
+        zsf3: 36,
+        near: 1000,
+    }
 }

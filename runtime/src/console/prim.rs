@@ -42,16 +42,18 @@ impl Vertex {
 }
 
 const FILL_RECT: u32 = 0x02 << 24;
-const FLAT_TRIANGLE: u32 = 0x20 << 24;
-const FLAT_QUAD: u32 = 0x28 << 24;
-const GOURAUD_TRIANGLE: u32 = 0x30 << 24;
-const GOURAUD_QUAD: u32 = 0x38 << 24;
+/// The polygon commands (GP0 20h-3Fh, opaque), the colour in the low 24 bits.
+pub const FLAT_TRIANGLE: u32 = 0x20 << 24;
+pub const FLAT_QUAD: u32 = 0x28 << 24;
+pub const GOURAUD_TRIANGLE: u32 = 0x30 << 24;
+pub const GOURAUD_QUAD: u32 = 0x38 << 24;
 /// Textured, opaque, the texel modulated by the colour (0x80 in each channel: the texel as stored).
-const TEXTURED_TRIANGLE: u32 = 0x24 << 24;
-const TEXTURED_QUAD: u32 = 0x2C << 24;
+pub const TEXTURED_TRIANGLE: u32 = 0x24 << 24;
+pub const TEXTURED_QUAD: u32 = 0x2C << 24;
 const COPY_TO_VRAM: u32 = 0xA0 << 24;
 /// Textured and Gouraud-shaded: the texel modulated by each corner's colour.
-const TEXTURED_GOURAUD_TRIANGLE: u32 = 0x34 << 24;
+pub const TEXTURED_GOURAUD_TRIANGLE: u32 = 0x34 << 24;
+pub const TEXTURED_GOURAUD_QUAD: u32 = 0x3C << 24;
 /// The colour that draws a texel as it is stored (the GPU multiplies by colour / 128).
 pub const NEUTRAL: Color = Color::new(0x80, 0x80, 0x80);
 

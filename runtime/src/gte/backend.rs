@@ -564,6 +564,16 @@ unsafe fn flat_packets_registers<C: Cop2 + ?Sized>(
     packets.done
 }
 
+/// AVSZ4 of a quad's four depths in drawing order (SZ0..3): its OTZ.
+pub fn avsz4_of<C: Cop2 + ?Sized>(gte: &mut C, sz: [u32; 4]) -> u32 {
+    gte.write_data::<{ data::SZ0 }>(sz[0]);
+    gte.write_data::<{ data::SZ1 }>(sz[1]);
+    gte.write_data::<{ data::SZ2 }>(sz[2]);
+    gte.write_data::<{ data::SZ3 }>(sz[3]);
+    gte.command::<{ cmd::AVSZ4 }>();
+    gte.read_data::<{ data::OTZ }>()
+}
+
 /// The packet writer of [`flat_packets_registers`].
 struct Packets<'j, 'o, 'a, 'b> {
     job: &'j FlatPrimitives<'a>,
@@ -610,12 +620,7 @@ impl Packets<'_, '_, '_, '_> {
                 points.map(|p| *self.job.sz.get_unchecked(p)),
             )
         };
-        gte.write_data::<{ data::SZ0 }>(sz[0]);
-        gte.write_data::<{ data::SZ1 }>(sz[1]);
-        gte.write_data::<{ data::SZ2 }>(sz[2]);
-        gte.write_data::<{ data::SZ3 }>(sz[3]);
-        gte.command::<{ cmd::AVSZ4 }>();
-        let otz = gte.read_data::<{ data::OTZ }>();
+        let otz = avsz4_of(gte, sz);
         self.packet(sxy, sz, otz, gp0, 2);
     }
 

@@ -45,7 +45,7 @@ pub mod model;
 pub mod packets;
 pub mod regs;
 
-pub use backend::{Cop2, ScreenTriangle};
+pub use backend::{avsz4_of, Cop2, ScreenTriangle};
 pub(crate) use backend::{rtpt_registers, unit_rotation, unit_sample};
 pub use model::{unr_divide, GteModel};
 pub use packets::{

@@ -15,7 +15,6 @@
 use super::light::modulate;
 use crate::gte::packets::within_limits;
 use crate::gte::{Cop2, FlatPackets, Gte, PacketList, LINK_MASK};
-use crate::gte::regs::{cmd, data};
 use crate::tables::primitives::{run_base, unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END};
 use crate::tables::Tables;
 use crate::vram::{Placement, Words};
@@ -34,15 +33,12 @@ pub struct SurfacePrimitives<'a> {
     pub clip_tests: bool,
 }
 
-/// GP0 commands (the colour in the low 24 bits).
-const FT3: u32 = 0x24 << 24;
-const FT4: u32 = 0x2C << 24;
-const GT3: u32 = 0x34 << 24;
-const GT4: u32 = 0x3C << 24;
-const G3: u32 = 0x30 << 24;
-const G4: u32 = 0x38 << 24;
+use crate::console::prim::{
+    GOURAUD_QUAD as G4, GOURAUD_TRIANGLE as G3, TEXTURED_GOURAUD_QUAD as GT4, TEXTURED_GOURAUD_TRIANGLE as GT3, TEXTURED_QUAD as FT4,
+    TEXTURED_TRIANGLE as FT3,
+};
 /// The texel as stored (0x80 in each channel).
-const NEUTRAL: u32 = 0x80_8080;
+const NEUTRAL: u32 = crate::console::prim::NEUTRAL.word();
 
 /// How a run's primitives are drawn.
 #[derive(Clone, Copy)]
@@ -139,12 +135,7 @@ impl Writer<'_, '_, '_, '_> {
             return;
         }
         let (sxy, sz) = (points.map(|p| self.job.sxy[p]), points.map(|p| self.job.sz[p]));
-        gte.write_data::<{ data::SZ0 }>(sz[0]);
-        gte.write_data::<{ data::SZ1 }>(sz[1]);
-        gte.write_data::<{ data::SZ2 }>(sz[2]);
-        gte.write_data::<{ data::SZ3 }>(sz[3]);
-        gte.command::<{ cmd::AVSZ4 }>();
-        let otz = gte.read_data::<{ data::OTZ }>();
+        let otz = crate::gte::avsz4_of(gte, sz);
         self.packet(points, sxy, sz, otz, style, 2);
     }
 
