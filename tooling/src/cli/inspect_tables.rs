@@ -9,7 +9,7 @@
 use psxanim_runtime::gte::{Gte, GteModel};
 use psxanim_runtime::math::{Matrix, Vec3i16};
 use psxanim_runtime::render::bones::model_matrices;
-use psxanim_runtime::tables::textures::Rect;
+use crate::texture::tim::Rect;
 use psxanim_runtime::tables::{BoneSample, Header, Storage, Tables, VERSION};
 use serde::Serialize;
 
@@ -68,22 +68,8 @@ pub struct TextureReport {
     pub height: u16,
     pub tiled: bool,
     /// The default places, in VRAM's 16-bit units.
-    pub vram: VramRect,
-    pub clut: Option<VramRect>,
-}
-
-#[derive(Serialize)]
-pub struct VramRect {
-    pub x: u16,
-    pub y: u16,
-    pub w: u16,
-    pub h: u16,
-}
-
-impl From<Rect> for VramRect {
-    fn from(r: Rect) -> Self {
-        VramRect { x: r.x, y: r.y, w: r.w, h: r.h }
-    }
+    pub vram: Rect,
+    pub clut: Option<Rect>,
 }
 
 #[derive(Serialize)]

@@ -26,14 +26,26 @@ pub struct Rect {
     pub h: u16,
 }
 
+/// The runtime's rectangle (`tables::textures::Rect`) is the one whose rules count: this one adds the
+/// serialisation the reports need.
+impl From<psxanim_runtime::tables::textures::Rect> for Rect {
+    fn from(r: psxanim_runtime::tables::textures::Rect) -> Rect {
+        Rect { x: r.x, y: r.y, w: r.w, h: r.h }
+    }
+}
+
 impl Rect {
+    fn runtime(&self) -> psxanim_runtime::tables::textures::Rect {
+        psxanim_runtime::tables::textures::Rect { x: self.x, y: self.y, w: self.w, h: self.h }
+    }
+
     pub fn overlaps(&self, o: &Rect) -> bool {
-        self.x < o.x + o.w && o.x < self.x + self.w && self.y < o.y + o.h && o.y < self.y + self.h
+        self.runtime().overlaps(&o.runtime())
     }
 
     /// Inside the console's 1024 x 512 VRAM.
     pub fn in_vram(&self) -> bool {
-        self.x as u32 + self.w as u32 <= 1024 && self.y as u32 + self.h as u32 <= 512
+        self.runtime().inside_vram()
     }
 }
 
