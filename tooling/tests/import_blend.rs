@@ -72,3 +72,35 @@ fn one_influence_by_default_keeps_the_rigid_layout_without_a_blend_section() {
     let baked = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_influences: 2, ..Default::default() }).unwrap();
     assert_eq!(Tables::parse(&baked.blob).unwrap().blend_group_count(), 0);
 }
+
+/// The renderer's matrix stage (`project::matrix_stage`, the console's scratchpad): the rigid ranges
+/// copy every bone's matrix into it as they load it, and the blend stage reading the copies projects
+/// every vertex as from the bones' own matrices.
+#[test]
+fn the_staged_matrices_project_as_the_bones_own() {
+    use psxanim_runtime::gte::{Gte, GteModel};
+    use psxanim_runtime::math::{Matrix, Vec3i32};
+    use psxanim_runtime::render::{blend, bones, project};
+    use psxanim_runtime::tables::BoneSample;
+    let two = compile(&character(), &CompileOptions { max_influences: 2, ..Default::default() }).unwrap();
+    let t = Tables::parse(&two.blob).unwrap();
+    let mut samples = vec![BoneSample::default(); t.bone_count()];
+    t.decode_pose(t.find_clip("Walk").unwrap(), 12, &mut samples).unwrap();
+    let mut gte = Gte::with_backend(GteModel::new());
+    let object = Matrix::new([[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]], Vec3i32::new(0, 3000, 12000));
+    gte.set_screen(160, 120, 300);
+    let mut matrices = vec![Matrix::IDENTITY; t.bone_count()];
+    bones::bone_matrices(&mut gte, &t, &samples, &object, &mut matrices);
+    let n = t.vertex_count();
+    let (mut sxy, mut sz) = (vec![0u32; n], vec![0u32; n]);
+    project::project_rigid(&mut gte, &t, &matrices, &mut sxy, &mut sz, None);
+    blend::project_blended(&mut gte, &t, &matrices, &mut sxy, &mut sz);
+    // A stale stage: every entry must be overwritten.
+    let mut stage = vec![Matrix::new([[1, 2, 3], [4, 5, 6], [7, 8, 9]], Vec3i32::new(1, 2, 3)); t.bone_count()];
+    let (mut staged_xy, mut staged_z) = (vec![1u32; n], vec![1u32; n]);
+    project::project_rigid(&mut gte, &t, &matrices, &mut staged_xy, &mut staged_z, Some(&mut stage));
+    assert_eq!(stage, matrices);
+    blend::project_blended(&mut gte, &t, &stage, &mut staged_xy, &mut staged_z);
+    assert_eq!((staged_xy, staged_z), (sxy.clone(), sz.clone()));
+    assert!(sz.iter().all(|&z| z > 0), "every vertex projected in front of the camera");
+}

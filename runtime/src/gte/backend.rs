@@ -193,6 +193,17 @@ pub trait Cop2 {
     /// `cop2 CMD`: run one command.
     fn command<const CMD: u32>(&mut self);
 
+    /// Loads RT and TR with `m` and writes `m` to `copy` too: the rigid ranges' matrix load, which
+    /// stages each bone's matrix where the blend stage reads it cheaply (`render::project`'s
+    /// matrix stage). The console reads each word of `m` once, for both.
+    fn load_matrix_copying(&mut self, m: &Matrix, copy: &mut Matrix) {
+        load_rt(self, &m.rotation);
+        self.write_ctrl::<{ super::regs::ctrl::TRX }>(m.translation.x as u32);
+        self.write_ctrl::<{ super::regs::ctrl::TRY }>(m.translation.y as u32);
+        self.write_ctrl::<{ super::regs::ctrl::TRZ }>(m.translation.z as u32);
+        *copy = *m;
+    }
+
     // ---- bulk operations: the default bodies are the register operations the console's versions
     // run (`hw.rs`), so the host model computes exactly what the console does ----
 

@@ -5,32 +5,28 @@
 //! # Contract
 //! Reads a [`BlendGroups`] job: the blend section's pair and group words, the vertex words and the
 //! bones' model-view matrices. Writes the SXY and SZ words of every vertex a group covers. Overwrites
-//! RT, TR, LLM, LCM, BK, V0..V2, IR0..3, MAC0..3 and the screen FIFOs (RT and TR end as the last
-//! group's blended matrix).
+//! RT, TR, FC, V0..V2, IR0..3, MAC0..3, the colour and screen FIFOs (RT and TR end as the last group's
+//! blended matrix) and, on the console, the scratchpad's work area ([`WORK_AT`], 48 bytes).
 //!
 //! # Steps
-//! Per pair (groups come sorted by pair; a pair's work is done once for its run of groups): with
-//! `A = MV_a` and `B = MV_b * rel` (RT and TR = `MV_b`, `rel`'s columns in V0..V2, three MVMVA read
-//! from IR1..3, the translation by MVMVA with TR read from MAC1..3, as `Gte::compose_packed`):
+//! Per pair (groups come sorted by pair; a pair's work is done once for its run of groups), with
+//! `A = MV_a` and `B = MV_b * rel`: RT and TR = `MV_b`; MVMVA (with TR) of `rel`'s translation gives
+//! `Bt` in MAC1..3, and `d = Bt - At`; MVMVA of each of `rel`'s columns (in V0..V2) gives B's column in
+//! IR1..3. The pair's work is B's three columns as IR1..3 read and `d` (the console keeps it in the
+//! scratchpad's work area, [`WORK_AT`]).
 //!
-//! ```text
-//! LLM rows (A[0][j], B[0][j], B[2][j] - A[2][j])   j = 0, 1, 2   (entries as 16-bit halves)
-//! LCM rows (A[1][j], B[1][j], Bt[j] - At[j])
-//! BK = A's third row (A[2][0], A[2][1], A[2][2])
-//! ```
+//! Per group of weight `w` (FP12, `b`'s share): IR0 = `4096 - w`; for each column j, FC = A's column j
+//! and IR1..3 = B's, then INTPL (sf=1) gives `B + ((4096 - w) (A - B)) >> 12` =
+//! `((4096 - w) A + w B) >> 12`, the blended column (saturated to i16). Then IR0 = `w`, IR1..3 = `d`
+//! (its low 16 bits) and GPF (sf=1) gives `(w d) >> 12`, plus `At` the translation. They go to RT
+//! and TR, and the group's vertices through RTPT: whole triples, then the last three again (their
+//! results are the same); a group of one or two vertices takes one RTPT of (first, last, last).
 //!
-//! Per group of weight `w` (FP12, `b`'s share): V0 = (4096 - w, w, 0), V1 = (0, 0, w), TR = `At`;
-//! MVMVA (sf=1, lm=0) LLM * V0 gives row 0 of the blended matrix, LCM * V0 row 1 (both
-//! `((4096 - w) A + w B) >> 12`, saturated to i16), LLM * V1 + BK row 2 (`A + (w (B - A)) >> 12`),
-//! LCM * V1 + TR the translation (`At + (w (Bt - At)) >> 12`, from MAC1..3). They go to RT and TR, and
-//! the group's vertices through RTPT: whole triples, then the last three again (their results are
-//! the same); a group of one or two vertices takes one RTPT of (first, last, last).
-//!
-//! The result equals `render::blend::blend_matrix(A, B, w)` entry by entry whenever the third row's
-//! differences `B[2][j] - A[2][j]` and the translation's `Bt - At` fit i16 (the GTE's matrix
-//! registers hold 16 bits): rotations' entries lie within +-4096 and a pair's two predictions of the
-//! same point differ by far less than 8 m, so they always do on a skeleton; beyond, those entries take
-//! the difference's low 16 bits, the same on the console and the host.
+//! The result equals `render::blend::blend_matrix(A, B, w)` entry by entry whenever the differences
+//! `A - B` of the rotations and the translation's `Bt - At` fit i16 (INTPL's difference and IR1..3
+//! hold 16 bits): rotations' entries lie within +-4096 and a pair's two predictions of the same point
+//! differ by far less than 8 m, so they always do on a skeleton; beyond, the rotation's difference
+//! saturates and the translation's takes its low 16 bits, the same on the console and the host.
 
 use super::{rtpt_registers, Cop2};
 use super::regs::{cmd, ctrl, data};
@@ -41,10 +37,13 @@ pub(crate) const MVMVA_RT_V0: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V0, cmd::CV
 pub(crate) const MVMVA_RT_V1: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V1, cmd::CV_NONE, 0);
 pub(crate) const MVMVA_RT_V2: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V2, cmd::CV_NONE, 0);
 pub(crate) const MVMVA_RT_V0_TR: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V0, cmd::CV_TR, 0);
-pub(crate) const MVMVA_LLM_V0: u32 = cmd::mvmva(1, cmd::MX_LLM, cmd::V_V0, cmd::CV_NONE, 0);
-pub(crate) const MVMVA_LCM_V0: u32 = cmd::mvmva(1, cmd::MX_LCM, cmd::V_V0, cmd::CV_NONE, 0);
-pub(crate) const MVMVA_LLM_V1_BK: u32 = cmd::mvmva(1, cmd::MX_LLM, cmd::V_V1, cmd::CV_BK, 0);
-pub(crate) const MVMVA_LCM_V1_TR: u32 = cmd::mvmva(1, cmd::MX_LCM, cmd::V_V1, cmd::CV_TR, 0);
+/// INTPL and GPF with sf=1 (results shifted right by 12).
+pub(crate) const INTPL_SF1: u32 = cmd::INTPL | cmd::SF;
+pub(crate) const GPF_SF1: u32 = cmd::GPF | cmd::SF;
+
+/// The scratchpad address of the console's work area (B's columns, then `d`: 12 words), after the
+/// matrix stage's room (`render::project::STAGED_BONES` matrices).
+pub const WORK_AT: usize = 0x1F80_03C0;
 
 /// Words of one pair in the blend section: `a | b << 16`, then `rel` as a [`super::PackedMatrix`].
 pub const PAIR_WORDS: usize = 7;
@@ -81,11 +80,18 @@ fn mac123<C: Cop2 + ?Sized>(gte: &mut C) -> [i32; 3] {
     [gte.read_data::<{ data::MAC1 }>() as i32, gte.read_data::<{ data::MAC2 }>() as i32, gte.read_data::<{ data::MAC3 }>() as i32]
 }
 
+/// What a pair's registers leave for its groups: `A` (read again by each group), B's columns as
+/// IR1..3 read them, and `Bt - At`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PairWork {
+    a: Matrix,
+    columns: [[u32; 3]; 3],
+    d: [u32; 3],
+}
+
 /// A pair's registers (see the module's steps): `a = MV_a`, `b = MV_b`, `rel` its packed words.
-/// Returns `At`, the translation each group of the pair loads into TR.
-pub(crate) fn pair_registers<C: Cop2 + ?Sized>(gte: &mut C, a: &Matrix, b: &Matrix, rel: [u32; 6]) -> [i32; 3] {
-    let r = &b.rotation;
-    let rt = matrix_words(r.map(|row| row.map(|e| e as i32)));
+pub(crate) fn pair_registers<C: Cop2 + ?Sized>(gte: &mut C, a: &Matrix, b: &Matrix, rel: [u32; 6]) -> PairWork {
+    let rt = matrix_words(b.rotation.map(|row| row.map(|e| e as i32)));
     gte.write_ctrl::<{ ctrl::RT11RT12 }>(rt[0]);
     gte.write_ctrl::<{ ctrl::RT13RT21 }>(rt[1]);
     gte.write_ctrl::<{ ctrl::RT22RT23 }>(rt[2]);
@@ -103,6 +109,8 @@ pub(crate) fn pair_registers<C: Cop2 + ?Sized>(gte: &mut C, a: &Matrix, b: &Matr
     gte.write_data::<{ data::VZ0 }>(z2tz >> 16);
     gte.command::<{ MVMVA_RT_V0_TR }>();
     let bt = mac123(gte);
+    let at = [a.translation.x, a.translation.y, a.translation.z];
+    let d = [0, 1, 2].map(|i| bt[i].wrapping_sub(at[i]) as u32);
     gte.write_data::<{ data::VXY0 }>(c0);
     gte.write_data::<{ data::VZ0 }>(z01);
     gte.command::<{ MVMVA_RT_V0 }>();
@@ -111,56 +119,44 @@ pub(crate) fn pair_registers<C: Cop2 + ?Sized>(gte: &mut C, a: &Matrix, b: &Matr
     let b1 = ir123(gte);
     gte.command::<{ MVMVA_RT_V2 }>();
     let b2 = ir123(gte);
-    // B[i][j] = column j's entry i.
-    let bm = [[b0[0], b1[0], b2[0]], [b0[1], b1[1], b2[1]], [b0[2], b1[2], b2[2]]];
-    let am = a.rotation.map(|row| row.map(|e| e as i32));
-    let at = [a.translation.x, a.translation.y, a.translation.z];
-    let llm = matrix_words([0, 1, 2].map(|j| [am[0][j], bm[0][j], bm[2][j].wrapping_sub(am[2][j])]));
-    let lcm = matrix_words([0, 1, 2].map(|j| [am[1][j], bm[1][j], bt[j].wrapping_sub(at[j])]));
-    gte.write_ctrl::<{ ctrl::L11L12 }>(llm[0]);
-    gte.write_ctrl::<{ ctrl::L13L21 }>(llm[1]);
-    gte.write_ctrl::<{ ctrl::L22L23 }>(llm[2]);
-    gte.write_ctrl::<{ ctrl::L31L32 }>(llm[3]);
-    gte.write_ctrl::<{ ctrl::L33 }>(llm[4]);
-    gte.write_ctrl::<{ ctrl::LR1LR2 }>(lcm[0]);
-    gte.write_ctrl::<{ ctrl::LR3LG1 }>(lcm[1]);
-    gte.write_ctrl::<{ ctrl::LG2LG3 }>(lcm[2]);
-    gte.write_ctrl::<{ ctrl::LB1LB2 }>(lcm[3]);
-    gte.write_ctrl::<{ ctrl::LB3 }>(lcm[4]);
-    gte.write_ctrl::<{ ctrl::RBK }>(am[2][0] as u32);
-    gte.write_ctrl::<{ ctrl::GBK }>(am[2][1] as u32);
-    gte.write_ctrl::<{ ctrl::BBK }>(am[2][2] as u32);
-    at
+    PairWork { a: *a, columns: [b0, b1, b2].map(|c| c.map(|e| e as u32)), d }
 }
 
-/// A group's blended matrix into RT and TR, after [`pair_registers`] of its pair (`at` what that
+/// A group's blended matrix into RT and TR, after [`pair_registers`] of its pair (`work` what that
 /// returned, `weight` FP12 in 0..=4096).
-pub(crate) fn group_registers<C: Cop2 + ?Sized>(gte: &mut C, at: [i32; 3], weight: u32) {
-    let w = weight as i32;
-    gte.write_data::<{ data::VXY0 }>(pack(4096 - w, w));
-    gte.write_data::<{ data::VZ0 }>(0);
-    gte.write_data::<{ data::VXY1 }>(0);
-    gte.write_data::<{ data::VZ1 }>(weight);
-    gte.write_ctrl::<{ ctrl::TRX }>(at[0] as u32);
-    gte.write_ctrl::<{ ctrl::TRY }>(at[1] as u32);
-    gte.write_ctrl::<{ ctrl::TRZ }>(at[2] as u32);
-    gte.command::<{ MVMVA_LLM_V0 }>();
-    let m0 = ir123(gte);
-    gte.command::<{ MVMVA_LCM_V0 }>();
-    let m1 = ir123(gte);
-    gte.command::<{ MVMVA_LLM_V1_BK }>();
-    let m2 = ir123(gte);
-    gte.command::<{ MVMVA_LCM_V1_TR }>();
-    let t = mac123(gte);
-    let rt = matrix_words([m0, m1, m2]);
+pub(crate) fn group_registers<C: Cop2 + ?Sized>(gte: &mut C, work: &PairWork, weight: u32) {
+    let a = &work.a;
+    gte.write_data::<{ data::IR0 }>(4096u32.wrapping_sub(weight));
+    let mut m = [[0i32; 3]; 3];
+    for j in 0..3 {
+        gte.write_ctrl::<{ ctrl::RFC }>(a.rotation[0][j] as i32 as u32);
+        gte.write_ctrl::<{ ctrl::GFC }>(a.rotation[1][j] as i32 as u32);
+        gte.write_ctrl::<{ ctrl::BFC }>(a.rotation[2][j] as i32 as u32);
+        let [x, y, z] = work.columns[j];
+        gte.write_data::<{ data::IR1 }>(x);
+        gte.write_data::<{ data::IR2 }>(y);
+        gte.write_data::<{ data::IR3 }>(z);
+        gte.command::<{ INTPL_SF1 }>();
+        let c = ir123(gte);
+        for i in 0..3 {
+            m[i][j] = c[i];
+        }
+    }
+    let rt = matrix_words(m);
     gte.write_ctrl::<{ ctrl::RT11RT12 }>(rt[0]);
     gte.write_ctrl::<{ ctrl::RT13RT21 }>(rt[1]);
     gte.write_ctrl::<{ ctrl::RT22RT23 }>(rt[2]);
     gte.write_ctrl::<{ ctrl::RT31RT32 }>(rt[3]);
     gte.write_ctrl::<{ ctrl::RT33 }>(rt[4]);
-    gte.write_ctrl::<{ ctrl::TRX }>(t[0] as u32);
-    gte.write_ctrl::<{ ctrl::TRY }>(t[1] as u32);
-    gte.write_ctrl::<{ ctrl::TRZ }>(t[2] as u32);
+    gte.write_data::<{ data::IR0 }>(weight);
+    gte.write_data::<{ data::IR1 }>(work.d[0]);
+    gte.write_data::<{ data::IR2 }>(work.d[1]);
+    gte.write_data::<{ data::IR3 }>(work.d[2]);
+    gte.command::<{ GPF_SF1 }>();
+    let t = ir123(gte);
+    gte.write_ctrl::<{ ctrl::TRX }>(a.translation.x.wrapping_add(t[0]) as u32);
+    gte.write_ctrl::<{ ctrl::TRY }>(a.translation.y.wrapping_add(t[1]) as u32);
+    gte.write_ctrl::<{ ctrl::TRZ }>(a.translation.z.wrapping_add(t[2]) as u32);
 }
 
 /// The matrix [`group_registers`] left in RT and TR.
@@ -215,16 +211,16 @@ pub(crate) fn project_group_registers<C: Cop2 + ?Sized>(gte: &mut C, words: &[u3
 /// the job's slices is skipped, its vertices cut to what `vertices`, `sxy` and `sz` hold.
 pub(crate) fn project_blend_groups_registers<C: Cop2 + ?Sized>(gte: &mut C, job: &BlendGroups, sxy: &mut [u32], sz: &mut [u32]) {
     let capacity = sxy.len().min(sz.len()).min(job.vertices.len() / 2);
-    let (mut pair, mut at) = (u32::MAX, None);
+    let (mut pair, mut work) = (u32::MAX, None);
     for g in job.groups.chunks_exact(GROUP_WORDS) {
         if g[0] & 0xFFFF != pair {
             pair = g[0] & 0xFFFF;
-            at = pair_operands(job, pair as usize).map(|(a, b, rel)| pair_registers(gte, a, b, rel));
+            work = pair_operands(job, pair as usize).map(|(a, b, rel)| pair_registers(gte, a, b, rel));
         }
-        let Some(at) = at else { continue };
+        let Some(work) = &work else { continue };
         let first = (g[1] & 0xFFFF) as usize;
         let count = ((g[1] >> 16) as usize).min(capacity.saturating_sub(first));
-        group_registers(gte, at, g[0] >> 16);
+        group_registers(gte, work, g[0] >> 16);
         if count != 0 {
             let end = first + count;
             project_group_registers(gte, &job.vertices[2 * first..2 * end], &mut sxy[first..end], &mut sz[first..end]);

@@ -358,6 +358,58 @@ impl Cop2 for Cop2Hardware {
         area as i32
     }
 
+    /// Eight loads (the rotation's words are RT's words as they lie in a `Matrix`), each value
+    /// written to the GTE and stored to `copy`.
+    #[inline(always)]
+    fn load_matrix_copying(&mut self, m: &Matrix, copy: &mut Matrix) {
+        use super::regs::ctrl;
+        // SAFETY: reads the 32 bytes of `m` (`repr(C)`: rotation words at 0..16, RT33 at 16,
+        // translation at 20, 24, 28) and writes the same offsets of `copy`; no loaded register is
+        // used by the instruction after its load.
+        unsafe {
+            asm_clobbering!(
+                ["$8", "$9", "$10", "$11", "$12", "$13", "$14", "$15"],
+                ".set push",
+                ".set noreorder",
+                "lw $8, 0($4)",
+                "lw $9, 4($4)",
+                "lw $10, 8($4)",
+                ".word {rt0}",
+                "sw $8, 0($5)",
+                "lw $11, 12($4)",
+                ".word {rt1}",
+                "sw $9, 4($5)",
+                "lh $12, 16($4)",
+                ".word {rt2}",
+                "sw $10, 8($5)",
+                "lw $13, 20($4)",
+                ".word {rt3}",
+                "sw $11, 12($5)",
+                "lw $14, 24($4)",
+                ".word {rt4}",
+                "sw $12, 16($5)",
+                "lw $15, 28($4)",
+                ".word {trx}",
+                "sw $13, 20($5)",
+                ".word {try_}",
+                "sw $14, 24($5)",
+                ".word {trz}",
+                "sw $15, 28($5)",
+                ".set pop",
+                rt0 = const ctc2_from(8, ctrl::RT11RT12),
+                rt1 = const ctc2_from(9, ctrl::RT13RT21),
+                rt2 = const ctc2_from(10, ctrl::RT22RT23),
+                rt3 = const ctc2_from(11, ctrl::RT31RT32),
+                rt4 = const ctc2_from(12, ctrl::RT33),
+                trx = const ctc2_from(13, ctrl::TRX),
+                try_ = const ctc2_from(14, ctrl::TRY),
+                trz = const ctc2_from(15, ctrl::TRZ),
+                in("$4") m as *const Matrix,
+                in("$5") copy as *mut Matrix,
+            );
+        }
+    }
+
     /// [`blend`]'s asm loop over every group.
     #[inline(always)]
     unsafe fn project_blend_groups(&mut self, job: &super::blend::BlendGroups, sxy: &mut [u32], sz: &mut [u32]) {

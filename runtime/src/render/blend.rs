@@ -11,28 +11,29 @@
 //!
 //! # Steps (all integer, on the GTE, the same register operations on the console and the host model)
 //! [`crate::gte::blend`] holds them: per pair (groups come sorted by pair) `B = MV_b * rel` as
-//! `Gte::compose_packed` computes it, and LLM / LCM / BK loaded with the rows `(A, B, B - A)` of
-//! `A = MV_a`; per group of weight `w` (FP12, bone `b`'s share) four MVMVA give the blended matrix
-//! `M = A + (w (B - A)) >> 12` entry by entry (the rotation saturated to i16) into RT and TR, and the
-//! group's vertices go through RTPT like a rigid range. Linear blend skinning is linear in the
-//! matrices: `M * p = (1 - w) * MV_a * p + w * MV_b * rel * p`, up to the FP12 rounding of `M`'s
-//! entries. [`blend_matrix`] is that matrix in plain integer steps; the GTE's equals it whenever the
-//! third row's and the translation's differences fit 16 bits (always on a skeleton, see `gte::blend`).
+//! `Gte::compose_packed` computes it; per group of weight `w` (FP12, bone `b`'s share) one INTPL a
+//! column and one GPF give the blended matrix `M = A + (w (B - A)) >> 12` entry by entry (`A = MV_a`,
+//! the rotation saturated to i16) into RT and TR, and the group's vertices go through RTPT like a
+//! rigid range. Linear blend skinning is linear in the matrices: `M * p = (1 - w) * MV_a * p + w *
+//! MV_b * rel * p`, up to the FP12 rounding of `M`'s entries. [`blend_matrix`] is that matrix in plain
+//! integer steps; the GTE's equals it whenever the rotations' and the translations' differences fit
+//! 16 bits (always on a skeleton, see `gte::blend`).
 //!
 //! With matrices for every bone and room for every vertex the whole section is one call to
 //! [`Cop2::project_blend_groups`], on the console one hand-scheduled asm loop (`gte/hw/blend.rs`)
 //! with nothing between the groups; otherwise the same register operations run group by group.
 //!
+//! The renderer passes the matrices the rigid ranges staged in the scratchpad as they loaded them
+//! (`project::matrix_stage`, up to 30 bones), where a load takes one cycle instead of 5 to 7 from
+//! main RAM: a pair's two matrices are 16 loads.
+//!
 //! Cost, measured on mednafen with the character example's bench (10 pairs of one 8-vertex group
-//! each): 68 cycles a blended vertex (was 154 with the matrices blended in Rust; pcsx-rearmed 67, was
-//! 142; PCSX-Redux 80, was 165), against 26 for a rigid one. Of a group's ~545 cycles, the pair's registers take ~230 (23 loads from main RAM: both
-//! bones' matrices, the pair's words; four MVMVA; the packing), the group's four MVMVA and its RTPT
-//! set-up ~140 and its 8 vertices' three RTPT ~175. Experiments on the loop (loads spread among
-//! independent instructions, LWC2 straight into V, the first triple loaded under the MVMVAs) moved it
-//! by less than a cycle a vertex: a load from main RAM costs 5 to 7 cycles whatever surrounds it. The
-//! issue's 60 needs the bones' matrices out of main RAM (the scratchpad, or the blend built where the
-//! pose stage still holds them in the GTE) or larger groups; pairs with several groups already pay the
-//! pair's share once.
+//! each, the staging's share of the rigid ranges included): 58.6 cycles a blended vertex, against
+//! 25.4 for a rigid one. It was 154 with the matrices blended in Rust, 68 with the loop reading the
+//! matrices from main RAM and four MVMVA a group on light matrices built per pair, 60.3 with those
+//! matrices staged; one INTPL a column took it to 58.6. Of a group's ~470 cycles its 8 vertices'
+//! three RTPT take ~170 (two words a vertex from main RAM), the rest the pair's 7 words from main
+//! RAM, 15 GTE commands run one after another (MVMVA, INTPL, GPF) and the transfers between them.
 
 use crate::gte::blend::{self as gte_blend, BlendGroups};
 use crate::gte::{Cop2, Gte};
@@ -81,8 +82,8 @@ fn pair_operands<'m>(tables: &Tables, matrices: &'m [Matrix], pair: u16) -> Opti
 pub fn group_matrix<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], g: usize) -> Option<Matrix> {
     let group = tables.blend_group(g);
     let (a, b, rel) = pair_operands(tables, matrices, group.pair)?;
-    let at = gte_blend::pair_registers(gte.backend_mut(), a, b, rel);
-    gte_blend::group_registers(gte.backend_mut(), at, group.weight as u32);
+    let work = gte_blend::pair_registers(gte.backend_mut(), a, b, rel);
+    gte_blend::group_registers(gte.backend_mut(), &work, group.weight as u32);
     Some(gte_blend::loaded_matrix(gte.backend_mut()))
 }
 
@@ -117,17 +118,17 @@ pub fn project_blended<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[M
 #[inline(never)]
 fn project_blended_unaligned<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u32]) {
     let capacity = sxy.len().min(sz.len());
-    let (mut pair, mut at) = (None, None);
+    let (mut pair, mut work) = (None, None);
     for g in 0..tables.blend_group_count() {
         let group = tables.blend_group(g);
         if pair != Some(group.pair) {
             pair = Some(group.pair);
-            at = pair_operands(tables, matrices, group.pair).map(|(a, b, rel)| gte_blend::pair_registers(gte.backend_mut(), a, b, rel));
+            work = pair_operands(tables, matrices, group.pair).map(|(a, b, rel)| gte_blend::pair_registers(gte.backend_mut(), a, b, rel));
         }
-        let Some(at) = at else { continue };
+        let Some(work) = &work else { continue };
         let first = group.first_vertex as usize;
         let count = (group.vertex_count as usize).min(capacity.saturating_sub(first));
-        gte_blend::group_registers(gte.backend_mut(), at, group.weight as u32);
+        gte_blend::group_registers(gte.backend_mut(), work, group.weight as u32);
         if count == 0 {
             continue;
         }
@@ -193,8 +194,8 @@ mod tests {
             }
             tested += 1;
             for w in [0u16, 1, 128, 1024, 2048, 3000, 4095, 4096] {
-                let at = gte_blend::pair_registers(&mut gte, &a, &b, packed.words);
-                gte_blend::group_registers(&mut gte, at, w as u32);
+                let work = gte_blend::pair_registers(&mut gte, &a, &b, packed.words);
+                gte_blend::group_registers(&mut gte, &work, w as u32);
                 assert_eq!(gte_blend::loaded_matrix(&mut gte), blend_matrix(&a, &b_rel, w), "weight {w}");
             }
         }
