@@ -133,24 +133,25 @@ fn both_storage_modes_write_a_blob_and_print_the_summary() {
         assert_eq!(code, 0, "{stderr}");
         assert!(stdout.contains("bones 11  vertices 352  triangles 660  materials 4  quads "), "{stdout}");
         if storage == "rigid-gte" {
-            // One influence by default: the joints' rings follow their strongest bone.
-            assert!(stdout.contains("80 vertices had several influences"), "{stdout}");
-            assert!(stdout.contains("one influence per vertex (--max-influences 1; 2 blends joints on the GTE)"), "{stdout}");
-            assert!(stdout.contains("vs true skinning"), "{stdout}");
-            // Two influences: the 80 vertices of the joints' rings blend two bones.
+            // Two influences by default: the 80 vertices of the joints' rings blend two bones.
+            assert!(stdout.contains("blended 80 of 352 vertices (22.7%, two influences: --max-influences 2) in 10 bone pairs"), "{stdout}");
+            assert!(stdout.contains("distance from true skinning: one bone per vertex max 56."), "{stdout}");
+            assert!(!stdout.contains("several influences"), "{stdout}");
+            // One influence: the joints' rings follow their strongest bone.
             let (code, stdout, stderr) = psxanim(&[
                 "import",
                 fixture("character.fbx").to_str().unwrap(),
                 "--storage",
                 storage,
                 "-o",
-                dir.path().join("two").to_str().unwrap(),
+                dir.path().join("one").to_str().unwrap(),
                 "--max-influences",
-                "2",
+                "1",
             ]);
             assert_eq!(code, 0, "{stderr}");
-            assert!(stdout.contains("blended 80 of 352 vertices (22.7%, two influences: --max-influences 2) in 10 bone pairs"), "{stdout}");
-            assert!(stdout.contains("distance from true skinning: one bone per vertex max 56."), "{stdout}");
+            assert!(stdout.contains("80 vertices had several influences"), "{stdout}");
+            assert!(stdout.contains("one influence per vertex (--max-influences 1; the default 2 blends joints on the GTE)"), "{stdout}");
+            assert!(stdout.contains("vs true skinning"), "{stdout}");
         } else {
             // Baked frames are true skinning: nothing was reduced.
             assert!(!stdout.contains("several influences"), "{stdout}");

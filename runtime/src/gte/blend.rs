@@ -127,8 +127,7 @@ pub(crate) fn pair_registers<C: Cop2 + ?Sized>(gte: &mut C, a: &Matrix, b: &Matr
 pub(crate) fn group_registers<C: Cop2 + ?Sized>(gte: &mut C, work: &PairWork, weight: u32) {
     let a = &work.a;
     gte.write_data::<{ data::IR0 }>(4096u32.wrapping_sub(weight));
-    let mut m = [[0i32; 3]; 3];
-    for j in 0..3 {
+    let columns = [0, 1, 2].map(|j| {
         gte.write_ctrl::<{ ctrl::RFC }>(a.rotation[0][j] as i32 as u32);
         gte.write_ctrl::<{ ctrl::GFC }>(a.rotation[1][j] as i32 as u32);
         gte.write_ctrl::<{ ctrl::BFC }>(a.rotation[2][j] as i32 as u32);
@@ -137,12 +136,10 @@ pub(crate) fn group_registers<C: Cop2 + ?Sized>(gte: &mut C, work: &PairWork, we
         gte.write_data::<{ data::IR2 }>(y);
         gte.write_data::<{ data::IR3 }>(z);
         gte.command::<{ INTPL_SF1 }>();
-        let c = ir123(gte);
-        for i in 0..3 {
-            m[i][j] = c[i];
-        }
-    }
-    let rt = matrix_words(m);
+        ir123(gte)
+    });
+    // Row i of the blended matrix is entry i of each column.
+    let rt = matrix_words([0, 1, 2].map(|i| columns.map(|c| c[i])));
     gte.write_ctrl::<{ ctrl::RT11RT12 }>(rt[0]);
     gte.write_ctrl::<{ ctrl::RT13RT21 }>(rt[1]);
     gte.write_ctrl::<{ ctrl::RT22RT23 }>(rt[2]);

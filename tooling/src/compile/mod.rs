@@ -92,8 +92,8 @@ pub struct CompileOptions {
     /// Rigid-gte: the error budget of the pose format in GTE units (None: [`RIGID_FORMAT_BUDGET`]).
     /// A clip no precision keeps within it is stored at the closest one, with a warning.
     pub pose_tolerance: Option<f64>,
-    /// Rigid-gte: influences kept per vertex, 1 (the strongest; the default, as `import`'s) or 2 (the
-    /// two strongest, renormalised, blended on the GTE: `tables::blend`).
+    /// Rigid-gte: influences kept per vertex, 1 (the strongest) or 2 (the two strongest, renormalised,
+    /// blended on the GTE: `tables::blend`; the default, as `import`'s).
     pub max_influences: u8,
     /// Rigid-gte with two influences: a vertex whose second share is below this stays rigid.
     pub blend_threshold: f64,
@@ -109,7 +109,7 @@ impl Default for CompileOptions {
             storage: StorageMode::RigidGte,
             max_error: None,
             pose_tolerance: None,
-            max_influences: 1,
+            max_influences: 2,
             blend_threshold: DEFAULT_BLEND_THRESHOLD,
             blend_levels: DEFAULT_BLEND_LEVELS,
             lighting: false,
