@@ -184,3 +184,44 @@ fn front_camera() -> Camera {
         near: 1000,
     }
 }
+
+/// A blended vertex's normal turns with its group's blended matrix, as its position does: lit with
+/// one bone's matrix, vertices of a bent joint would take another colour.
+#[test]
+fn blended_normals_turn_with_the_blended_matrix() {
+    use psxanim_runtime::render::{blend, bones, light::light_rigid};
+    use psxanim_runtime::tables::BoneSample;
+    let dir = tempfile::tempdir().unwrap();
+    let blob = import("character", &["--storage", "rigid-gte", "--lighting"], dir.path()).unwrap();
+    let t = Tables::parse(&blob).unwrap();
+    assert!(t.blend_group_count() > 0, "two influences are the default");
+    let mut samples = vec![BoneSample::default(); t.bone_count()];
+    t.decode_pose(t.find_clip("Walk").unwrap(), 12, &mut samples).unwrap();
+    let view = front_camera().view;
+    let mut gte = Gte::with_backend(GteModel::default());
+    let mut matrices = vec![Matrix::IDENTITY; t.bone_count()];
+    bones::bone_matrices(&mut gte, &t, &samples, &view, &mut matrices);
+    let lighting = Lighting::one(Vec3i16::new(2365, -2365, -2365), [160, 160, 160], [8, 8, 8]);
+    let mut rgb = vec![0u32; t.vertex_count()];
+    light_rigid(&mut gte, &t, &lighting, &view, &matrices, &mut rgb);
+    // The same stage with every group moved to its first bone's matrix alone.
+    let (mut moved, mut differ) = (0, 0);
+    for g in 0..t.blend_group_count() {
+        let group = t.blend_group(g);
+        let blended = blend::group_matrix(&mut gte, &t, &matrices, g).unwrap();
+        let a = &matrices[t.blend_pair(group.pair as usize).a as usize];
+        for (m, count) in [(&blended, &mut moved), (a, &mut differ)] {
+            let directions = [lighting.lights[0].direction, Vec3i16::new(0, 0, 0), Vec3i16::new(0, 0, 0)]
+                .map(|d| view.rotate(d))
+                .map(|v| [v.x, v.y, v.z].map(|c| c.clamp(-32768, 32767) as i16));
+            gte.set_rotation(&directions);
+            let llm = gte.mul_rotation(&m.rotation);
+            gte.set_light_matrix(&llm);
+            for v in group.first_vertex as usize..(group.first_vertex + group.vertex_count) as usize {
+                *count += usize::from(gte.ncs(t.vertex_normal(v)) & 0x00FF_FFFF != rgb[v]);
+            }
+        }
+    }
+    assert_eq!(moved, 0, "every blended vertex lit with its group's matrix");
+    assert!(differ > 0, "the bent joints' colours depend on the blend");
+}

@@ -9,10 +9,11 @@
 //! ```
 //! A colour channel of 128 draws a texel as stored (the GPU multiplies texel by colour / 128) and a
 //! flat material at its own colour; 255 nearly doubles it. A light at full facing adds its `colour`;
-//! the ambient is added everywhere. Blended vertices (`tables::blend`) are lit with their first
-//! bone's matrix. The stage runs after the projection and before the triangles, only for an instance
-//! whose scratch holds a [`Lighting`] and whose tables hold normals; the colours go to
-//! `Scratch::rgb` and each triangle's corners carry them (the sink draws Gouraud packets).
+//! the ambient is added everywhere. Blended vertices (`tables::blend`) are lit with their group's
+//! blended matrix (`blend::group_matrix`), as they are projected. The stage runs after the projection
+//! and before the triangles, only for an instance whose scratch holds a [`Lighting`] and whose tables
+//! hold normals; the colours go to `Scratch::rgb` and each triangle's corners carry them (the sink
+//! draws Gouraud packets).
 //!
 //! Fog (depth cueing toward a far colour) is not done yet.
 
@@ -71,8 +72,7 @@ pub fn light_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lighting: &Lighti
     let directions = lighting.view_directions(view);
     // The normals as the GTE's words when the blob is aligned in memory (the console's is).
     let words = tables.normal_words();
-    let mut light_range = |gte: &mut Gte<B>, bone: usize, first: usize, count: usize| {
-        let Some(m) = matrices.get(bone) else { return };
+    let mut light_range = |gte: &mut Gte<B>, m: &Matrix, first: usize, count: usize| {
         gte.set_rotation(&directions);
         let llm = gte.mul_rotation(&m.rotation);
         gte.set_light_matrix(&llm);
@@ -91,14 +91,16 @@ pub fn light_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lighting: &Lighti
             }
         }
     };
-    for bone in 0..tables.bone_count() {
+    for (bone, m) in matrices.iter().enumerate().take(tables.bone_count()) {
         let b = tables.bone(bone);
-        light_range(gte, bone, b.first_vertex as usize, b.vertex_count as usize);
+        light_range(gte, m, b.first_vertex as usize, b.vertex_count as usize);
     }
+    // A blended group's normals turn with its blended matrix, as its positions do (linear blend
+    // skinning's normals, not renormalised: about cos(angle / 2) long at a joint bent by angle).
     for group in 0..tables.blend_group_count() {
+        let Some(m) = super::blend::group_matrix(gte, tables, matrices, group) else { continue };
         let g = tables.blend_group(group);
-        let pair = tables.blend_pair(g.pair as usize);
-        light_range(gte, pair.a as usize, g.first_vertex as usize, g.vertex_count as usize);
+        light_range(gte, &m, g.first_vertex as usize, g.vertex_count as usize);
     }
 }
 
