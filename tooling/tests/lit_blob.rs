@@ -217,8 +217,9 @@ fn blended_normals_turn_with_the_blended_matrix() {
             gte.set_rotation(&directions);
             let llm = gte.mul_rotation(&m.rotation);
             gte.set_light_matrix(&llm);
-            for v in group.first_vertex as usize..(group.first_vertex + group.vertex_count) as usize {
-                *count += usize::from(gte.ncs(t.vertex_normal(v)) & 0x00FF_FFFF != rgb[v]);
+            let first = group.first_vertex as usize;
+            for (v, &colour) in rgb.iter().enumerate().skip(first).take(group.vertex_count as usize) {
+                *count += usize::from(gte.ncs(t.vertex_normal(v)) & 0x00FF_FFFF != colour);
             }
         }
     }
