@@ -127,3 +127,16 @@ fn events_are_reported_and_damaged_event_tables_fail_cleanly() {
     }
     assert!(refused > 0);
 }
+
+/// The fuzzer's share of the work (a hash of the input picks it) still parses, builds the cache and
+/// draws a sound blob, and reports what it drew the same at either address.
+#[test]
+fn the_fuzzers_hashed_share_still_draws_a_sound_blob() {
+    use tables_support::{exercise_aligned_and_odd_with, Pick};
+    let blob = rigid_blob();
+    let [aligned, odd] = exercise_aligned_and_odd_with(&blob, Pick::hashed(&blob));
+    assert_eq!(aligned, odd);
+    assert!(aligned.parsed && aligned.cache_built && aligned.drawn > 0, "{aligned:?}");
+    let [all, _] = tables_support::exercise_aligned_and_odd(&blob);
+    assert!(aligned.drawn < all.drawn, "a share: {} of {} renders", aligned.drawn, all.drawn);
+}

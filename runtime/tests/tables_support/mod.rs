@@ -29,6 +29,39 @@ pub const CACHE_ENTRIES: usize = 4096;
 /// Clips decoded and rendered per blob (the others only parse): bounds the time per input.
 pub const CLIPS_EXERCISED: usize = 8;
 
+/// How much of the per-clip work one input gets: everything (the host tests), or for the fuzzer a
+/// share picked by a hash of the input (one of the four frames and two of the four sample weights a
+/// clip renders, eight frames played at 60 Hz instead of forty), so that it runs several times as many
+/// inputs while every path stays reachable from some input.
+#[derive(Clone, Copy, Debug)]
+pub enum Pick {
+    All,
+    Hashed(u32),
+}
+
+impl Pick {
+    /// The `keep` of `items` this pick runs (all of them for `All`).
+    fn of<T: Copy, const N: usize>(self, items: [T; N], keep: usize, salt: u32) -> impl Iterator<Item = T> {
+        let (start, keep) = match self {
+            Pick::All => (0, N),
+            Pick::Hashed(h) => ((h.rotate_left(salt) as usize) % N, keep.min(N)),
+        };
+        (0..keep).map(move |i| items[(start + i) % N])
+    }
+
+    fn played_frames(self) -> u16 {
+        match self {
+            Pick::All => 40,
+            Pick::Hashed(_) => 8,
+        }
+    }
+
+    /// FNV-1a of `data`.
+    pub fn hashed(data: &[u8]) -> Pick {
+        Pick::Hashed(data.iter().fold(0x811C_9DC5u32, |h, &b| (h ^ b as u32).wrapping_mul(0x0100_0193)))
+    }
+}
+
 /// What one blob did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Report {
@@ -97,7 +130,7 @@ fn frames_of(frames: u16) -> [u16; 4] {
     [0, frames / 2, frames.saturating_sub(1), frames]
 }
 
-fn decode_clips(tables: &Tables, scratch: &mut Scratch) {
+fn decode_clips(tables: &Tables, scratch: &mut Scratch, pick: Pick) {
     let bones = tables.bone_count().min(MAX_BONES);
     for clip in 0..=tables.clip_count().min(CLIPS_EXERCISED) {
         let frames = tables.clip(clip).map(|c| c.frame_count).unwrap_or(1);
@@ -108,7 +141,7 @@ fn decode_clips(tables: &Tables, scratch: &mut Scratch) {
             };
         }
         if tables.storage() == Storage::RigidGte {
-            played_at_60hz_equals_random_access(tables, clip, frames, scratch);
+            played_at_60hz_equals_random_access(tables, clip, frames.min(pick.played_frames()), scratch);
             crossfades_blend_in_the_gtes_form_as_samples(tables, clip, frames, scratch);
         }
         // Frame after frame from the start, interpolated, as a playing instance decodes them (a few
@@ -183,7 +216,7 @@ fn crossfades_blend_in_the_gtes_form_as_samples(tables: &Tables, clip: usize, fr
     }
 }
 
-fn render_all(tables: &Tables, cache: Option<&PoseCache>, scratch: &mut Scratch, report: &mut Report) {
+fn render_all(tables: &Tables, cache: Option<&PoseCache>, scratch: &mut Scratch, report: &mut Report, pick: Pick) {
     for looking_away in [false, true] {
         let camera = camera_on(tables.bounds(), looking_away);
         let mut gte = Gte::with_backend(GteModel::default());
@@ -197,10 +230,10 @@ fn render_all(tables: &Tables, cache: Option<&PoseCache>, scratch: &mut Scratch,
         };
         for clip in 0..=tables.clip_count().min(CLIPS_EXERCISED) as u16 {
             let frames = tables.clip(clip as usize).map(|c| c.frame_count).unwrap_or(1);
-            for frame in frames_of(frames) {
+            for frame in pick.of(frames_of(frames), 1, clip as u32) {
                 let next = if frame + 1 >= frames { 0 } else { frame + 1 };
                 // Stepped, halfway, another weight, and towards a frame past the end.
-                for (next, weight) in [(frame, 0), (next, 2048), (next, 1000), (frames, 3000)] {
+                for (next, weight) in pick.of([(frame, 0), (next, 2048), (next, 1000), (frames, 3000)], 2, 8 + clip as u32) {
                     let sample = FrameSample { clip, frame, next, weight };
                     let mut sink = Collect { triangles: 0, index_limit: tables.triangle_count() };
                     tally(render_cached(&mut gte, tables, cache, &camera, &world, Some(sample), scratch, &mut sink, &mut |_| {}));
@@ -317,7 +350,7 @@ fn textures_all(tables: &Tables) {
 }
 
 /// Runs every reader on `blob` (at whatever address it is).
-pub fn exercise(blob: &[u8], scratch: &mut Scratch, cache_buffer: &mut [PackedMatrix]) -> Report {
+pub fn exercise(blob: &[u8], scratch: &mut Scratch, cache_buffer: &mut [PackedMatrix], pick: Pick) -> Report {
     let mut report = Report::default();
     let Ok(tables) = Tables::parse(blob) else { return report };
     report.parsed = true;
@@ -337,8 +370,8 @@ pub fn exercise(blob: &[u8], scratch: &mut Scratch, cache_buffer: &mut [PackedMa
         assert!(group.first_vertex as usize + group.vertex_count as usize <= tables.vertex_count());
         let _ = psxanim_runtime::render::blend::group_matrix(&mut gte, &tables, &identity, g);
     }
-    decode_clips(&tables, scratch);
-    render_all(&tables, None, scratch, &mut report);
+    decode_clips(&tables, scratch, pick);
+    render_all(&tables, None, scratch, &mut report, pick);
     play_all(&tables, scratch, &mut report);
     textures_all(&tables);
     // The compile-time sizing of a cache buffer reads the same counts as the parsed tables.
@@ -350,7 +383,7 @@ pub fn exercise(blob: &[u8], scratch: &mut Scratch, cache_buffer: &mut [PackedMa
         let mut gte = Gte::with_backend(GteModel::default());
         if let Ok(cache) = PoseCache::build(&mut gte, &tables, cache_buffer, scratch, &mut || {}) {
             report.cache_built = true;
-            render_all(&tables, Some(&cache), scratch, &mut report);
+            render_all(&tables, Some(&cache), scratch, &mut report, pick);
         }
     }
     report
@@ -358,14 +391,19 @@ pub fn exercise(blob: &[u8], scratch: &mut Scratch, cache_buffer: &mut [PackedMa
 
 /// [`exercise`] on a 4-aligned copy of `data`, then on a copy at an odd address; the two reports.
 pub fn exercise_aligned_and_odd(data: &[u8]) -> [Report; 2] {
+    exercise_aligned_and_odd_with(data, Pick::All)
+}
+
+/// [`exercise_aligned_and_odd`] with the share of the work `pick` gives.
+pub fn exercise_aligned_and_odd_with(data: &[u8], pick: Pick) -> [Report; 2] {
     let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut cache_buffer = vec![PackedMatrix::IDENTITY; CACHE_ENTRIES];
     let mut words = vec![0u32; data.len().div_ceil(4)];
     let aligned: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
     aligned[..data.len()].copy_from_slice(data);
-    let a = exercise(&aligned[..data.len()], &mut scratch, &mut cache_buffer);
+    let a = exercise(&aligned[..data.len()], &mut scratch, &mut cache_buffer, pick);
     let mut odd = vec![0u8; data.len() + 1];
     odd[1..].copy_from_slice(data);
-    let b = exercise(&odd[1..], &mut scratch, &mut cache_buffer);
+    let b = exercise(&odd[1..], &mut scratch, &mut cache_buffer, pick);
     [a, b]
 }
