@@ -269,3 +269,42 @@ fn animbin_tracks_match_bones_by_index() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("bones 40 (track 1) have no match") && stderr(&o).contains("0..11"), "{}", stderr(&o));
 }
+
+/// `--light`: the GTE's lighting drawn as the console draws it. The light side of the character is
+/// brighter than the unlit picture and the far side darker; compiled tables without normals are drawn
+/// unlit with a warning; the web viewer refuses it.
+#[test]
+fn light_shades_the_character_as_the_console_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let picture = |extra: &[&str], input: &Path, name: &str| {
+        let out = dir.path().join(name);
+        let mut args = vec!["preview", input.to_str().unwrap(), "--clip", "Walk", "--frames", "10", "--out", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = psxanim(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        (image::open(&out).unwrap().to_rgb8(), stderr(&o))
+    };
+    let (unlit, _) = picture(&[], &fixture(), "unlit.png");
+    let (lit, _) = picture(&["--light"], &fixture(), "lit.png");
+    assert_eq!(unlit.dimensions(), lit.dimensions());
+    let background = *unlit.get_pixel(0, 0);
+    let (mut brighter, mut darker) = (0, 0);
+    for (u, l) in unlit.pixels().zip(lit.pixels()) {
+        if *u == background || *l == background {
+            continue;
+        }
+        let sum = |p: &image::Rgb<u8>| p.0.iter().map(|&c| c as u32).sum::<u32>();
+        brighter += usize::from(sum(l) > sum(u) + 12);
+        darker += usize::from(sum(l) + 12 < sum(u));
+    }
+    assert!(brighter > 100 && darker > 100, "lit: {brighter} pixels brighter, {darker} darker");
+    // Tables imported without --lighting have no normals.
+    let import = psxanim(&["import", fixture().to_str().unwrap(), "--storage", "rigid-gte", "-o", dir.path().to_str().unwrap()]);
+    assert!(import.status.success(), "{}", stderr(&import));
+    let (plain, warning) = picture(&["--light"], &dir.path().join("character.pxsk"), "plain.png");
+    assert!(warning.contains("imported without --lighting; drawing it unlit"), "{warning}");
+    assert_eq!(plain, unlit);
+    let o = psxanim(&["preview", fixture().to_str().unwrap(), "--serve", "--light"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--light draws pictures"), "{}", stderr(&o));
+}

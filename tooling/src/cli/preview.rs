@@ -53,6 +53,12 @@ pub struct Args {
     /// Draw the skeleton over the mesh.
     #[arg(long)]
     pub bones: bool,
+    /// Light the character as a game would with `render::light` (the console's GTE lighting, Gouraud
+    /// shaded, textures modulated): one white light from the camera's upper left and an ambient. An
+    /// FBX or glTF is compiled with normals (as `import --lighting`); compiled tables must have been
+    /// imported with `--lighting`. Pictures only (not the web viewer).
+    #[arg(long)]
+    pub light: bool,
     /// Camera yaw in degrees.
     #[arg(long, default_value_t = Orbit::default().yaw, allow_negative_numbers = true)]
     pub yaw: f64,
@@ -99,8 +105,8 @@ pub fn parse_frames(text: &str, frames: usize) -> Result<Range<usize>, CliError>
 fn load_subject(args: &Args, modes: &[StorageMode]) -> Result<Subject, CliError> {
     let options = args.mesh_choice.options(crate::fbx::ImportOptions::default())?;
     match &args.add_clips {
-        Some(files) => Subject::load_with_clips_with(&args.input, files, args.bone_map.as_deref(), modes, &options),
-        None => Subject::load_with(&args.input, args.skeleton.as_deref(), modes, &options),
+        Some(files) => Subject::load_with_clips_with(&args.input, files, args.bone_map.as_deref(), modes, &options, args.light),
+        None => Subject::load_with(&args.input, args.skeleton.as_deref(), modes, &options, args.light),
     }
 }
 
@@ -112,6 +118,9 @@ fn execute(args: Args) -> Result<(), CliError> {
     if args.serve {
         if args.out.is_some() || args.clip.is_some() || args.frames.is_some() {
             return Err(CliError::usage("--serve shows every clip in the browser; drop --out, --clip and --frames"));
+        }
+        if args.light {
+            return Err(CliError::usage("--light draws pictures (--out); the web viewer is not lit yet"));
         }
         // Bind before the (slower) import, so a busy port is reported at once.
         let listener = serve::bind(args.port)?;
@@ -140,7 +149,14 @@ fn execute(args: Args) -> Result<(), CliError> {
     if args.bones && !subject.has(StorageMode::RigidGte) {
         eprintln!("psxanim: warning: {} holds no rigid pose samples, so there is no skeleton to overlay", subject.source);
     }
-    let options = FrameOptions { storage, orbit: Orbit { yaw: args.yaw, pitch: args.pitch, zoom: args.zoom }, bones: args.bones, compare: args.compare };
+    if args.light && !subject.tables(storage).is_ok_and(|t| t.has_normals()) {
+        let why = match storage {
+            StorageMode::BakedVertices => "baked-vertices tables carry no normals (the console lights rigid-gte characters)",
+            StorageMode::RigidGte => "the tables were imported without --lighting",
+        };
+        eprintln!("psxanim: warning: {}: {why}; drawing it unlit", subject.source);
+    }
+    let options = FrameOptions { storage, orbit: Orbit { yaw: args.yaw, pitch: args.pitch, zoom: args.zoom }, bones: args.bones, compare: args.compare, light: args.light };
     let bytes = if ext == "gif" {
         if range.len() > MAX_GIF_FRAMES {
             return Err(CliError::invalid(format!("--frames: {} frames; a GIF holds at most {MAX_GIF_FRAMES} (choose a range)", range.len())));

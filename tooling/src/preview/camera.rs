@@ -5,8 +5,9 @@
 //! Model space is the PlayStation's (+X right, +Y down, +Z into the screen). Yaw turns about the
 //! vertical axis, pitch tilts (positive looks down), both in degrees; zoom > 1 moves closer.
 
-use psxanim_runtime::math::Vec3i32;
+use psxanim_runtime::math::{Vec3i16, Vec3i32};
 use psxanim_runtime::render::camera::Angle;
+use psxanim_runtime::render::light::Lighting;
 use psxanim_runtime::render::Camera;
 
 /// The console's usual 320x240 frame.
@@ -40,6 +41,8 @@ pub struct Framing {
     pub camera: Camera,
     /// `camera.view` as reals: rotation rows (FP12 / 4096) and translation.
     pub view_f64: ([[f64; 3]; 3], [f64; 3]),
+    /// The light the render stages get (`preview --light`), or None: unlit.
+    pub lighting: Option<Lighting>,
 }
 
 fn degrees_to_angle(d: f64) -> Angle {
@@ -81,7 +84,22 @@ impl Framing {
         };
         let r = view.rotation.map(|row| row.map(|v| v as f64 / 4096.0));
         let t = [view.translation.x as f64, view.translation.y as f64, view.translation.z as f64];
-        Framing { camera, view_f64: (r, t) }
+        Framing { camera, view_f64: (r, t), lighting: None }
+    }
+
+    /// The same framing lit as a game might light it: one white light from the camera's upper left
+    /// (it turns with the camera) and an ambient, faces toward the light about 1.4 times as bright as
+    /// stored, faces away half.
+    pub fn lit(self) -> Framing {
+        // Toward the light in view space (x right, y down, z away from the viewer), turned back into
+        // the world by the transposed view rotation.
+        let toward = [-0.45, -0.6, -0.66];
+        let (r, _) = self.view_f64;
+        let world = [0, 1, 2].map(|j| (0..3).map(|i| r[i][j] * toward[i]).sum::<f64>());
+        let len = world.iter().map(|c| c * c).sum::<f64>().sqrt().max(1e-9);
+        let d = world.map(|c| (c / len * 4096.0).round() as i16);
+        let lighting = Lighting::one(Vec3i16::new(d[0], d[1], d[2]), [112, 112, 112], [64, 64, 64]);
+        Framing { lighting: Some(lighting), ..self }
     }
 
     /// The f64 perspective projection of a model-space point: screen x, y and camera depth.

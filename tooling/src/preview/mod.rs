@@ -29,6 +29,8 @@ pub struct FrameOptions {
     pub bones: bool,
     /// The ufbx float pose to the right of the console's.
     pub compare: bool,
+    /// Lit by `Framing::lit`'s light (tables with normals).
+    pub light: bool,
 }
 
 /// Draws `frames` of clip `clip`, one canvas per frame (twice as wide with `compare`), handing each
@@ -41,6 +43,7 @@ pub fn for_each_frame(
     mut each: impl FnMut(Canvas) -> Result<(), String>,
 ) -> Result<(), String> {
     let framing = Framing::new(subject.bounds(), options.orbit);
+    let framing = if options.light { framing.lit() } else { framing };
     let character = match (options.compare, &subject.character) {
         (true, Some(c)) => Some(c),
         (true, None) => return Err(format!("{}: --compare needs an FBX input (compiled tables keep no float pose)", subject.source)),

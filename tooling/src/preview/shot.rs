@@ -54,6 +54,7 @@ pub fn triangles(tables: &Tables, clip: usize, frame: usize, framing: &Framing) 
     let sample = FrameSample { clip: clip as u16, frame: frame16, next: frame16, weight: 0 };
     // Every character the importer takes (rigid-gte: up to 4,096 vertices).
     let mut scratch = Box::<Scratch<{ crate::fbx::limits::MAX_VERTICES }>>::new(Scratch::new());
+    scratch.lighting = framing.lighting;
     let mut sink = Collect(Vec::with_capacity(tables.triangle_count()));
     let outcome = render(&mut gte, tables, &framing.camera, &Matrix::IDENTITY, Some(sample), &mut scratch, &mut sink, &mut |_| {})
         .map_err(|e| format!("clip {clip} frame {frame}: the render stages failed: {e:?}"))?;

@@ -60,15 +60,17 @@ pub fn storage_name(mode: StorageMode) -> &'static str {
 impl Subject {
     /// Loads `input`, compiling the storage modes in `modes` where the input is not compiled already.
     pub fn load(input: &Path, skeleton: Option<&Path>, modes: &[StorageMode]) -> Result<Subject, CliError> {
-        Subject::load_with(input, skeleton, modes, &fbx::ImportOptions::default())
+        Subject::load_with(input, skeleton, modes, &fbx::ImportOptions::default(), false)
     }
 
-    /// [`Subject::load`] importing FBX files with `options` (the meshes `--meshes` / `--skip-mesh` choose).
+    /// [`Subject::load`] importing FBX files with `options` (the meshes `--meshes` / `--skip-mesh` choose),
+    /// compiled with each vertex's normal when `lit` (as `import --lighting`).
     pub fn load_with(
         input: &Path,
         skeleton: Option<&Path>,
         modes: &[StorageMode],
         options: &fbx::ImportOptions,
+        lit: bool,
     ) -> Result<Subject, CliError> {
         let bytes = std::fs::read(input).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", input.display())))?;
         if bytes.starts_with(&psxanim_runtime::tables::MAGIC) {
@@ -82,7 +84,7 @@ impl Subject {
                 return Err(CliError::usage(format!("{}: a character file carries its own skeleton; drop --skeleton", input.display())));
             }
             let character = import_fbx(input, options)?;
-            return Subject::from_character(character, modes);
+            return Subject::from_character(character, modes, lit);
         }
         let animation = crate::cli::load(input)?;
         let Some(model) = skeleton else {
@@ -94,7 +96,7 @@ impl Subject {
         };
         let mut character = import_fbx(model, options)?;
         let events = drive(&mut character, &animation, input, model)?;
-        Ok(Subject::from_character(character, modes)?.with_events(events))
+        Ok(Subject::from_character(character, modes, lit)?.with_events(events))
     }
 
     fn from_tables(input: &Path, bytes: Vec<u8>) -> Result<Subject, CliError> {
@@ -115,16 +117,17 @@ impl Subject {
     /// An FBX with the clips of animation files added onto its skeleton, exactly as `psxanim import
     /// --add-clips` adds them (`crate::cli::added`).
     pub fn load_with_clips(input: &Path, files: &[std::path::PathBuf], bone_map: Option<&Path>, modes: &[StorageMode]) -> Result<Subject, CliError> {
-        Subject::load_with_clips_with(input, files, bone_map, modes, &fbx::ImportOptions::default())
+        Subject::load_with_clips_with(input, files, bone_map, modes, &fbx::ImportOptions::default(), false)
     }
 
-    /// [`Subject::load_with_clips`] importing the FBX with `options`.
+    /// [`Subject::load_with_clips`] importing the FBX with `options`, with normals when `lit`.
     pub fn load_with_clips_with(
         input: &Path,
         files: &[std::path::PathBuf],
         bone_map: Option<&Path>,
         modes: &[StorageMode],
         options: &fbx::ImportOptions,
+        lit: bool,
     ) -> Result<Subject, CliError> {
         let bytes = std::fs::read(input).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", input.display())))?;
         if !is_character(input, &bytes) {
@@ -134,10 +137,10 @@ impl Subject {
         let rate = options.rate;
         let added = crate::cli::added::add_clips(&mut character, input, files, bone_map, rate)?;
         crate::cli::added::report(&added);
-        Subject::from_character(character, modes)
+        Subject::from_character(character, modes, lit)
     }
 
-    fn from_character(character: Character, modes: &[StorageMode]) -> Result<Subject, CliError> {
+    fn from_character(character: Character, modes: &[StorageMode], lit: bool) -> Result<Subject, CliError> {
         // Textures as `import` converts them by default; one that is missing or unreadable leaves its
         // material in its colour here (the preview says so), where `import` would stop.
         let model_dir = Path::new(&character.source).parent().map_or_else(|| Path::new(".").to_path_buf(), Path::to_path_buf);
@@ -155,7 +158,9 @@ impl Subject {
             }
         };
         let build = |character: &Character, mode: StorageMode| -> Result<Vec<u8>, CliError> {
-            let options = CompileOptions { storage: mode, max_error: Some(f64::INFINITY), pose_tolerance: None, ..Default::default() };
+            // Normals for the light (rigid-gte only: baked-vertices refuses them).
+            let lighting = lit && mode == StorageMode::RigidGte;
+            let options = CompileOptions { storage: mode, max_error: Some(f64::INFINITY), pose_tolerance: None, lighting, ..Default::default() };
             compile_textured(character, &options, &textures).map(|c| c.blob).map_err(|e| CliError::invalid(e.to_string()))
         };
         // The skeleton overlay reads rigid pose samples, so a baked preview compiles both; for the overlay
