@@ -73,11 +73,45 @@ const ERROR_RENDER: u32 = u32::from_le_bytes(*b"REND");
 /// VRAM refused a texture's place (`play::SetupError::Placement`).
 const ERROR_VRAM: u32 = u32::from_le_bytes(*b"VRAM");
 
-/// Sends `bytes` (little-endian halfwords filling `rect`) to VRAM through GP0, word by word
-/// (`console::gpu::load_image`). (psx 0.1.8's GPU DMA channel in its immediate mode left the GPU
-/// waiting for data on mednafen; a block-mode upload is to come.)
+/// Words the GPU DMA channel moves a block: the GPU's command FIFO.
+const DMA_BLOCK_WORDS: usize = 16;
+
+/// Sends `bytes` (little-endian halfwords filling `rect`, 4-aligned in the blob) to VRAM through the
+/// game's GPU DMA channel, with psx's DMA registers: GP0(A0h) and the rectangle, then the words in
+/// 16-word blocks in request mode (the GPU asks for each block as its FIFO empties), the last few
+/// by GP0 writes. psx 0.1.8's own `dma::GPU::send_and` runs the channel in immediate mode, for
+/// which the GPU does not wait (mednafen's then waits for data forever); its `send_blocks_and` keeps
+/// whatever mode the channel last ran in (linked-list after a frame). Bytes that do not sit as
+/// whole aligned words go word by word through GP0 (`console::gpu::load_image`).
 fn upload(rect: Rect, bytes: &[u8]) {
-    gpu::load_image(rect, bytes);
+    use psx::dma::{BlockMode, Direction, Step, TransferMode};
+    use psx::hw::dma::{gpu as channel, BlockControl, ChannelControl, MemoryAddress};
+    use psx::hw::Register;
+    let words = rect.halfwords().div_ceil(2);
+    if bytes.as_ptr() as usize % 4 != 0 || bytes.len() < 4 * words {
+        return gpu::load_image(rect, bytes);
+    }
+    // SAFETY: `bytes` is 4-aligned and holds at least `words` words; every bit pattern is a u32.
+    let data = unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<u32>(), words) };
+    gpu::send(&psxanim_runtime::console::prim::copy_to_vram(rect.x, rect.y, rect.w, rect.h));
+    psx::hw::gpu::GP1::skip_load().dma_mode(Some(psx::gpu::DMAMode::GP0));
+    let blocks = words / DMA_BLOCK_WORDS;
+    if blocks > 0 {
+        channel::Address::skip_load().set_address(&data[0]).store();
+        let shape = BlockMode::Multi { words: DMA_BLOCK_WORDS as u16, blocks: blocks as u16 };
+        let _ = channel::Block::skip_load().set_block(shape).map(|b| b.store());
+        channel::Control::skip_load()
+            .set_direction(Direction::FromMemory)
+            .set_step(Step::Forward)
+            .set_mode(TransferMode::Request)
+            .start()
+            .store()
+            .wait();
+    }
+    for &w in &data[blocks * DMA_BLOCK_WORDS..] {
+        gpu::wait_dma_ready();
+        psx::hw::gpu::GP0::skip_load().assign(w).store();
+    }
 }
 
 #[no_mangle]
@@ -125,7 +159,8 @@ fn main() {
             None
         }
     };
-    // The textures, uploaded once through the game's GPU DMA channel, then read back for the record.
+    // The textures, uploaded once through the game's GPU DMA channel (`upload`), then read back for
+    // the record.
     let mut vram = [0u32; play::VRAM_FIELDS.len()];
     if let Some(game) = &game {
         fb.draw_sync();
