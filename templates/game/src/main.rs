@@ -56,6 +56,45 @@ impl LinkedList for OrderingTable<'_> {
     }
 }
 
+/// Words the GPU DMA channel moves a block: the GPU's command FIFO.
+const DMA_BLOCK_WORDS: usize = 16;
+
+/// Sends `bytes` (little-endian halfwords filling `rect`, 4-aligned in the blob) to VRAM through the
+/// GPU DMA channel with psx's DMA registers: GP0(A0h) and the rectangle, then the words in 16-word
+/// blocks in request mode, the last few by GP0 writes. (psx 0.1.8's `dma::GPU::send_and` runs the
+/// channel in immediate mode, which the GPU does not follow.) Bytes that do not sit as whole aligned
+/// words go word by word through GP0 (`console::gpu::load_image`).
+fn upload(rect: Rect, bytes: &[u8]) {
+    use psx::dma::{BlockMode, Direction, Step, TransferMode};
+    use psx::hw::dma::{gpu as channel, BlockControl, ChannelControl, MemoryAddress};
+    use psx::hw::Register;
+    let words = rect.halfwords().div_ceil(2);
+    if bytes.as_ptr() as usize % 4 != 0 || bytes.len() < 4 * words {
+        return gpu::load_image(rect, bytes);
+    }
+    // SAFETY: `bytes` is 4-aligned and holds at least `words` words; every bit pattern is a u32.
+    let data = unsafe { core::slice::from_raw_parts(bytes.as_ptr().cast::<u32>(), words) };
+    gpu::send(&psxanim_runtime::console::prim::copy_to_vram(rect.x, rect.y, rect.w, rect.h));
+    psx::hw::gpu::GP1::skip_load().dma_mode(Some(psx::gpu::DMAMode::GP0));
+    let blocks = words / DMA_BLOCK_WORDS;
+    if blocks > 0 {
+        channel::Address::skip_load().set_address(&data[0]).store();
+        let shape = BlockMode::Multi { words: DMA_BLOCK_WORDS as u16, blocks: blocks as u16 };
+        let _ = channel::Block::skip_load().set_block(shape).map(|b| b.store());
+        channel::Control::skip_load()
+            .set_direction(Direction::FromMemory)
+            .set_step(Step::Forward)
+            .set_mode(TransferMode::Request)
+            .start()
+            .store()
+            .wait();
+    }
+    for &w in &data[blocks * DMA_BLOCK_WORDS..] {
+        gpu::wait_dma_ready();
+        psx::hw::gpu::GP0::skip_load().assign(w).store();
+    }
+}
+
 #[no_mangle]
 fn main() {
     let (ot, packets, scratch) = unsafe { (&mut *addr_of_mut!(OT), &mut *addr_of_mut!(PACKETS), &mut *addr_of_mut!(SCRATCH)) };
@@ -83,7 +122,7 @@ fn main() {
     if let Some(p) = &placement {
         fb.draw_sync();
         for (rect, halfwords) in p.uploads(&tables) {
-            gpu::load_image(rect, halfwords);
+            upload(rect, halfwords);
         }
     }
     // A character imported with --lighting is lit; without normals this stays unused.
