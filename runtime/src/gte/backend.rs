@@ -2,7 +2,7 @@
 //! and command words (on the console they are encoded into the instruction words).
 
 use super::model::GteModel;
-use super::packets::{within_limits, FlatPackets, FlatPrimitives, PacketList, LINK_MASK};
+use super::packets::{within_limits, FlatPackets, FlatPrimitives, PacketList, SurfaceRuns, LINK_MASK};
 use super::regs::{cmd, data};
 use crate::tables::primitives::{run_base, unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END};
 use super::{PackedMatrix, GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2, SQR_SF0};
@@ -254,6 +254,24 @@ pub trait Cop2 {
     unsafe fn flat_packets(&mut self, job: &FlatPrimitives, out: &mut PacketList) -> FlatPackets {
         // SAFETY: the caller's contract.
         unsafe { flat_packets_registers(self, job, out) }
+    }
+
+    /// The textured triangle stage's fast path (`render::textured::surface_packets` is the
+    /// definition): from the run header at `job.words[at]`, every run whose material has texture
+    /// words in `job.textures` written and linked into `out` exactly as that definition writes it
+    /// without the near and span tests (a textured packet, Gouraud when `job.rgb` is given), the
+    /// counts and words added to `done`; stops at the first run it leaves to the caller (a material
+    /// with [`NO_TEXTURE`](super::NO_TEXTURE)) or at the end word, and returns that word's index.
+    /// The default does nothing (returns `at`): the caller's definition draws every run.
+    ///
+    /// # Safety
+    /// `job.words` is a stream `tables::primitives::check` accepted with `at` the index of a run
+    /// header or its end word; every vertex it names lies below the length of `sxy`, `sz`, `uvs` and
+    /// `rgb`; every material it names has an entry in `job.textures`; `done.words` is at most
+    /// `out.arena.len()` (the console reads and writes without checking).
+    unsafe fn surface_runs(&mut self, job: &SurfaceRuns, at: usize, out: &mut PacketList, done: &mut FlatPackets) -> usize {
+        let _ = (job, out, done);
+        at
     }
 
     /// The blend stage: every group of `job` projected with its pair's blended matrix into `sxy` /

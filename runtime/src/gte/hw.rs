@@ -15,7 +15,7 @@
 use core::arch::asm;
 
 use super::backend::{Cop2, ScreenTriangle};
-use super::packets::{FlatPackets, FlatPrimitives, PacketList};
+use super::packets::{FlatPackets, FlatPrimitives, PacketList, SurfaceRuns};
 use super::regs::{cmd, data};
 use super::{PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
 use crate::math::Matrix;
@@ -38,6 +38,7 @@ mod columns;
 mod nlerp;
 mod packet_loop;
 mod pose;
+mod surface_loop;
 
 /// The GPR the encodings below use: $8 (t0).
 const GPR: u32 = 8;
@@ -372,6 +373,15 @@ impl Cop2 for Cop2Hardware {
             return unsafe { packet_loop::flat_packets_tested(job, out) };
         }
         unsafe { packet_loop::flat_packets_untested(job, out) }
+    }
+
+    /// One of [`surface_loop`]'s two asm loops, textured or textured and lit.
+    unsafe fn surface_runs(&mut self, job: &SurfaceRuns, at: usize, out: &mut PacketList, done: &mut FlatPackets) -> usize {
+        // SAFETY (both): the caller's contract.
+        match job.rgb {
+            Some(_) => unsafe { surface_loop::textured_lit_runs(job, at, out, done) },
+            None => unsafe { surface_loop::textured_runs(job, at, out, done) },
+        }
     }
 
     #[inline(always)]

@@ -1,0 +1,557 @@
+//! `Cop2::surface_runs` on the console: the textured runs of `render::textured::surface_packets`
+//! (its definition) in one asm loop over the primitive stream, in two variants built from one
+//! template: textured (POLY_FT3 / FT4, the texel as stored) and textured lit (POLY_GT3 / GT4, each
+//! point's light colour). The walk is `packet_loop`'s (the same stream reads, NCLIP of the facing
+//! triangle, AVSZ3 or AVSZ4 of the drawing order's depths, the same ordering-table link); a front
+//! face's UV words (and colours) are loaded by `lw` while AVSZ runs, its points stored by `swc2`
+//! from the SXY FIFO. No near or span test: the definition runs those itself.
+//!
+//! Registers (both variants):
+//!
+//! ```text
+//! $9   the stream (past the word in $12)      $12  the next stream word     $13  primitives left in the run
+//! $11  the SXY address of the run's base vertex                            $15  sz - sxy (bytes)
+//! $20  uvs - sxy (bytes)                      $2   rgb - sxy (lit; unlit: a temporary)
+//! $24  the run's first UV addend (CLUT)       $3   its second (page); the first's low half is the UV offset
+//! $25  the parameter block: the SXY array's address, then two words a material (`SurfaceRuns::textures`)
+//! $17  triangles drawn (low half) and rejected (high half)
+//! $18  the arena's next packet                $19  arena words left         $21  the ordering table
+//! $22  the deepest table entry                $23  0x00FFFFFF
+//! $14, $6, $7  a triangle's or quad's a, b, c SXY addresses; $10 a quad's d
+//! $10, $16  a strip's previous pair (t, b) SXY addresses; $14, $6 its new pair (t', b')
+//! $4, $5, $8 (and $10, $16 outside strips, $7 in strips)  temporaries
+//! ```
+//!
+//! A run whose material has no texture words ([`NO_TEXTURE`]) ends the loop with `$9` past its
+//! header, as does the end word: the caller draws it and calls again after it.
+
+use super::{asm_clobbering, cop2, lwc2, mfc2_to, mtc2_from, swc2};
+use crate::console::prim::{NEUTRAL, TEXTURED_GOURAUD_QUAD, TEXTURED_GOURAUD_TRIANGLE, TEXTURED_QUAD, TEXTURED_TRIANGLE};
+use crate::gte::packets::{FlatPackets, PacketList, SurfaceRuns, NO_TEXTURE};
+use crate::gte::regs::{cmd, data};
+
+/// Materials the parameter block holds (the definition hands the loop no more).
+const MATERIALS: usize = 32;
+
+// The run header's base unit is 64 bytes of SXY words; a real first UV addend is non-negative.
+const _: () = assert!(crate::tables::primitives::RUN_BASE_UNIT * 4 == 1 << 6);
+const _: () = assert!((NO_TEXTURE as i32) < 0);
+
+/// Links the packet at `$18` (its words `$words`, length bits in `$len`): clamps OTZ (`$8`) to
+/// `$22`, takes the entry's link into the header, points the entry at the packet, moves the arena on
+/// and counts `$triangles` drawn. Clobbers `$4`, `$5`, `$8`.
+macro_rules! link {
+    ($words:literal, $triangles:literal, $len:literal) => {
+        concat!(
+            "sltu $5, $22, $8\n",
+            "beqz $5, 1f\n",
+            "sll $8, $8, 2\n",
+            "sll $8, $22, 2\n",
+            "1:\n",
+            "addu $8, $8, $21\n",
+            "lw $5, 0($8)\n",
+            "and $4, $18, $23\n",
+            "addiu $17, $17, ", $triangles, "\n",
+            "addiu $19, $19, -", $words, "\n",
+            "and $5, $5, $23\n",
+            "or $5, $5, ", $len, "\n",
+            "sw $5, 0($18)\n",
+            "sw $4, 0($8)\n",
+            "addiu $18, $18, 4 * ", $words, "\n",
+        )
+    };
+}
+
+/// Loads the facing triangle of a triangle or quad word (`$12`): its SXY addresses into `$14`, `$6`,
+/// `$7`, its SXY words by `lw` into SXY0..2, counts the primitive off `$13`, moves `$9` on by
+/// `$stride` bytes and starts NCLIP.
+macro_rules! load_facing {
+    ($stride:literal) => {
+        concat!(
+            "andi $14, $12, 0xFFC\n",
+            "srl $6, $12, 10\n",
+            "addu $14, $14, $11\n",
+            "lw $4, 0($14)\n",
+            "andi $6, $6, 0xFFC\n",
+            "srl $7, $12, 20\n",
+            "andi $7, $7, 0xFFC\n",
+            "addu $6, $6, $11\n",
+            "lw $5, 0($6)\n",
+            "addu $7, $7, $11\n",
+            ".word {w_sxy0_4}\n",
+            "lw $8, 0($7)\n",
+            ".word {w_sxy1_5}\n",
+            "addiu $13, $13, -1\n",
+            ".word {w_sxy2_8}\n",
+            "addiu $9, $9, ", $stride, "\n",
+            "nop\n",
+            ".word {nclip}\n",
+        )
+    };
+}
+
+/// A front triangle's command and colours, its points' SXY addresses in `$14`, `$6`, `$7`. Lit:
+/// each point's colour (24 bits) before its point, the command in the first's top byte. Unlit: the
+/// command with the neutral colour. Clobbers `$4`, `$5`, `$10`, `$16`.
+macro_rules! triangle_colours {
+    (unlit) => {
+        concat!("lui $5, {cmd3}\n", "ori $5, $5, {neutral}\n", "sw $5, 4($18)\n")
+    };
+    (lit) => {
+        concat!(
+            "addu $10, $14, $2\n",
+            "addu $16, $6, $2\n",
+            "lw $10, 0($10)\n",
+            "addu $4, $7, $2\n",
+            "lw $16, 0($16)\n",
+            "lw $4, 0($4)\n",
+            "and $10, $10, $23\n",
+            "lui $5, {cmd3}\n",
+            "or $10, $10, $5\n",
+            "sw $10, 4($18)\n",
+            "and $16, $16, $23\n",
+            "sw $16, 16($18)\n",
+            "and $4, $4, $23\n",
+            "sw $4, 28($18)\n",
+            "# {neutral}\n",
+        )
+    };
+}
+
+/// A front quad's command and colours, its drawn points' SXY addresses in `$6`, `$7`, `$14`, `$10`
+/// (b, c, a, d). Clobbers `$4`, `$5`, `$8`, `$10`, `$14`.
+macro_rules! quad_colours {
+    (unlit) => {
+        concat!("lui $5, {cmd4}\n", "ori $5, $5, {neutral}\n", "sw $5, 4($18)\n")
+    };
+    (lit) => {
+        concat!(
+            "addu $4, $6, $2\n",
+            "addu $5, $7, $2\n",
+            "lw $4, 0($4)\n",
+            "addu $8, $14, $2\n",
+            "lw $5, 0($5)\n",
+            "addu $10, $10, $2\n",
+            "lw $8, 0($8)\n",
+            "lw $10, 0($10)\n",
+            "and $4, $4, $23\n",
+            "lui $14, {cmd4}\n",
+            "or $4, $4, $14\n",
+            "sw $4, 4($18)\n",
+            "and $5, $5, $23\n",
+            "sw $5, 16($18)\n",
+            "and $8, $8, $23\n",
+            "sw $8, 28($18)\n",
+            "and $10, $10, $23\n",
+            "sw $10, 40($18)\n",
+        )
+    };
+}
+
+/// A front strip quad's command and colours, its drawn points' SXY addresses in `$16`, `$10`, `$6`,
+/// `$14` (b, t, b', t'); `$4` (b's SXY word, just loaded) is left alone. Clobbers `$5`, `$7`, `$8`,
+/// `$16`.
+macro_rules! strip_colours {
+    (unlit) => {
+        concat!("lui $5, {cmd4}\n", "ori $5, $5, {neutral}\n", "sw $5, 4($18)\n")
+    };
+    (lit) => {
+        concat!(
+            "addu $5, $16, $2\n",
+            "addu $7, $10, $2\n",
+            "lw $5, 0($5)\n",
+            "addu $8, $6, $2\n",
+            "lw $7, 0($7)\n",
+            "lw $8, 0($8)\n",
+            "and $5, $5, $23\n",
+            "lui $16, {cmd4}\n",
+            "or $5, $5, $16\n",
+            "sw $5, 4($18)\n",
+            "and $7, $7, $23\n",
+            "sw $7, 16($18)\n",
+            "and $8, $8, $23\n",
+            "sw $8, 28($18)\n",
+            "addu $5, $14, $2\n",
+            "lw $5, 0($5)\n",
+            "nop\n",
+            "and $5, $5, $23\n",
+            "sw $5, 40($18)\n",
+        )
+    };
+}
+
+/// One variant of the loop (`$v`: `lit` or `unlit`) and its packets: `$tw` / `$qw` the words of a
+/// triangle's / quad's packet (header included), `$tri_uv` the byte offsets of a triangle's three UV
+/// words and `$tri_xy` of its second and third points (the first's is 8), `$quad_uv` and `$quad_xy`
+/// likewise for a quad's four points, `$cmd3` / `$cmd4` the command words' high halves.
+macro_rules! surface_loop {
+    ($(#[$doc:meta])* $name:ident, $v:tt, $tw:expr, $qw:expr, $tri_uv:expr, $tri_xy:expr, $quad_uv:expr, $quad_xy:expr, $cmd3:expr, $cmd4:expr) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// As `Cop2::surface_runs`.
+        pub(super) unsafe fn $name(job: &SurfaceRuns, at: usize, out: &mut PacketList, done: &mut FlatPackets) -> usize {
+            let Some(max_depth) = out.deepest() else {
+                return at;
+            };
+            if job.textures.len() > MATERIALS || at >= job.words.len() {
+                return at;
+            }
+            let mut block = [0u32; 1 + 2 * MATERIALS];
+            block[0] = job.sxy.as_ptr() as usize as u32;
+            for (m, t) in job.textures.iter().enumerate() {
+                block[1 + 2 * m] = t[0];
+                block[2 + 2 * m] = t[1];
+            }
+            let base = job.sxy.as_ptr() as usize;
+            let rgb_offset = job.rgb.map_or(0, |r| (r.as_ptr() as usize).wrapping_sub(base));
+            let room = out.arena.len() - done.words;
+            let (room_left, counts, end): (usize, usize, usize);
+            const TRI_UV: [i16; 3] = $tri_uv;
+            const TRI_XY: [i16; 2] = $tri_xy;
+            const QUAD_UV: [i16; 4] = $quad_uv;
+            const QUAD_XY: [i16; 3] = $quad_xy;
+            // SAFETY: reads the stream's words from `at` up to its end word or the first run left
+            // to the caller (every read, the look-ahead included, is at or before the end word: a
+            // checked stream ends with it and every run's body is whole), by the caller's contract
+            // words of `sxy`, `sz`, `uvs` and `rgb`, `block`, entries of `table` up to
+            // `max_depth`, and writes packets into the arena's free part only while `$19` counts
+            // enough words left. Hazards: no register loaded by lw/mfc2 is used by the next
+            // instruction; two instructions separate each mtc2/lwc2 from the command that reads
+            // it; mfc2 and swc2 wait for the command (interlocked).
+            unsafe {
+                asm_clobbering!(
+                    ["$3", "$4", "$5", "$6", "$7", "$8", "$10", "$11", "$12", "$13", "$14", "$16", "$23", "$24"],
+                    ".set push",
+                    ".set noreorder",
+                    "lui $23, 0x00FF",
+                    "ori $23, $23, 0xFFFF",
+                    "lw $12, 0($9)",
+                    "b 0f",
+                    "addiu $9, $9, 4",
+                    // ---- a triangle run: $12 the triangle's word, $9 past it.
+                    "2:",
+                    load_facing!("4"),
+                    "lw $12, -4($9)",
+                    ".word {mac0}",
+                    "nop",
+                    "bltz $8, 6f",
+                    "nop",
+                    "bnez $13, 2b",
+                    "nop",
+                    "b 0f",
+                    "nop",
+                    // A front-facing triangle: SZ1..3, AVSZ3; UVs (and colours) while it runs.
+                    "6:",
+                    "addu $4, $14, $15",
+                    "addu $5, $6, $15",
+                    ".word {l_sz1_4}",
+                    "addu $8, $7, $15",
+                    ".word {l_sz2_5}",
+                    "addu $10, $14, $20",
+                    ".word {l_sz3_8}",
+                    "addu $16, $6, $20",
+                    "sltiu $5, $19, {tw}",
+                    ".word {avsz3}",
+                    "bnez $5, 10f",
+                    "addu $4, $7, $20",
+                    "lw $10, 0($10)",
+                    "lw $16, 0($16)",
+                    "lw $4, 0($4)",
+                    "addu $10, $10, $24",
+                    "sw $10, {tu0}($18)",
+                    "addu $16, $16, $3",
+                    "sw $16, {tu1}($18)",
+                    "addu $4, $4, $24",
+                    "andi $4, $4, 0xFFFF",
+                    "sw $4, {tu2}($18)",
+                    triangle_colours!($v),
+                    ".word {r_otz}",
+                    ".word {s_t0}",
+                    ".word {s_t1}",
+                    ".word {s_t2}",
+                    "lui $10, {tlen}",
+                    link!("{tw}", "1", "$10"),
+                    "bnez $13, 2b",
+                    "nop",
+                    "b 0f",
+                    "nop",
+                    "10:",
+                    "lui $5, 1",
+                    "addu $17, $17, $5",
+                    "bnez $13, 2b",
+                    "nop",
+                    "b 0f",
+                    "nop",
+                    // ---- a quad run: $12 the quad's first word, $9 past it (at its d word).
+                    "3:",
+                    load_facing!("8"),
+                    "lw $12, -4($9)",
+                    ".word {mac0}",
+                    "nop",
+                    "bltz $8, 7f",
+                    "nop",
+                    "bnez $13, 3b",
+                    "nop",
+                    "b 0f",
+                    "nop",
+                    // A front-facing quad (a, b, c) + (a, c, d), drawn b, c, a, d: SZ0..3 in that
+                    // order, AVSZ4.
+                    "7:",
+                    "lw $10, -8($9)",
+                    "addu $4, $6, $15",
+                    "addu $5, $7, $15",
+                    "addu $10, $10, $11",
+                    ".word {l_sz0_4}",
+                    "addu $8, $14, $15",
+                    ".word {l_sz1_5}",
+                    "addu $16, $10, $15",
+                    ".word {l_sz2_8}",
+                    "addu $4, $6, $20",
+                    ".word {l_sz3_16}",
+                    "addu $5, $7, $20",
+                    "sltiu $8, $19, {qw}",
+                    ".word {avsz4}",
+                    "bnez $8, 11f",
+                    "addu $16, $14, $20",
+                    "lw $4, 0($4)",
+                    "lw $5, 0($5)",
+                    "lw $16, 0($16)",
+                    "addu $4, $4, $24",
+                    "sw $4, {qu0}($18)",
+                    "addu $8, $10, $20",
+                    "lw $8, 0($8)",
+                    "addu $5, $5, $3",
+                    "sw $5, {qu1}($18)",
+                    "addu $16, $16, $24",
+                    "andi $16, $16, 0xFFFF",
+                    "sw $16, {qu2}($18)",
+                    "addu $8, $8, $24",
+                    "andi $8, $8, 0xFFFF",
+                    "sw $8, {qu3}($18)",
+                    "lw $16, 0($10)",
+                    quad_colours!($v),
+                    "sw $16, {qx3}($18)",
+                    ".word {r_otz}",
+                    ".word {s_q_b}",
+                    ".word {s_q_c}",
+                    ".word {s_q_a}",
+                    "lui $10, {qlen}",
+                    link!("{qw}", "2", "$10"),
+                    "bnez $13, 3b",
+                    "nop",
+                    "b 0f",
+                    "nop",
+                    "11:",
+                    "lui $5, 2",
+                    "addu $17, $17, $5",
+                    "bnez $13, 3b",
+                    "nop",
+                    "b 0f",
+                    "nop",
+                    // ---- a strip: $12 its first pair (t, b), $9 past it. Each quad pushes its new
+                    // pair (b', t') into the SXY FIFO, which then holds its facing triangle (t, b',
+                    // t'); the previous pair's SXY addresses stay in $10 (t) and $16 (b).
+                    "4:",
+                    "andi $10, $12, 0xFFFF",
+                    "srl $16, $12, 16",
+                    "addu $16, $16, $11",
+                    ".word {p_b0}",
+                    "addu $10, $10, $11",
+                    ".word {p_t0}",
+                    "lw $12, 0($9)",
+                    "addiu $9, $9, 4",
+                    // Quad k: $12 the pair (t', b') that ends it.
+                    "5:",
+                    "andi $14, $12, 0xFFFF",
+                    "srl $6, $12, 16",
+                    "addu $6, $6, $11",
+                    ".word {p_b}",
+                    "addu $14, $14, $11",
+                    ".word {p_t}",
+                    "addiu $13, $13, -1",
+                    "addiu $9, $9, 4",
+                    ".word {nclip}",
+                    "lw $12, -4($9)",
+                    ".word {mac0}",
+                    "nop",
+                    "bltz $8, 8f",
+                    "nop",
+                    "move $10, $14",
+                    "bnez $13, 5b",
+                    "move $16, $6",
+                    "b 0f",
+                    "nop",
+                    // A front-facing strip quad, drawn b, t, b', t': SZ0..3 in that order, AVSZ4; b's
+                    // SXY from memory (the FIFO has moved past it), t, b', t' from SXY0..2.
+                    "8:",
+                    "addu $4, $16, $15",
+                    "addu $5, $10, $15",
+                    ".word {l_sz0_4}",
+                    "addu $7, $6, $15",
+                    ".word {l_sz1_5}",
+                    "addu $8, $14, $15",
+                    ".word {l_sz2_7}",
+                    "addu $4, $16, $20",
+                    ".word {l_sz3_8}",
+                    "addu $5, $10, $20",
+                    "sltiu $8, $19, {qw}",
+                    ".word {avsz4}",
+                    "bnez $8, 12f",
+                    "addu $7, $6, $20",
+                    "lw $4, 0($4)",
+                    "lw $5, 0($5)",
+                    "lw $7, 0($7)",
+                    "addu $4, $4, $24",
+                    "sw $4, {qu0}($18)",
+                    "addu $8, $14, $20",
+                    "lw $8, 0($8)",
+                    "addu $5, $5, $3",
+                    "sw $5, {qu1}($18)",
+                    "addu $7, $7, $24",
+                    "andi $7, $7, 0xFFFF",
+                    "sw $7, {qu2}($18)",
+                    "addu $8, $8, $24",
+                    "andi $8, $8, 0xFFFF",
+                    "sw $8, {qu3}($18)",
+                    "lw $4, 0($16)",
+                    strip_colours!($v),
+                    "sw $4, 8($18)",
+                    ".word {r_otz}",
+                    ".word {s_s_t}",
+                    ".word {s_s_b1}",
+                    ".word {s_s_t1}",
+                    "lui $7, {qlen}",
+                    link!("{qw}", "2", "$7"),
+                    "move $10, $14",
+                    "bnez $13, 5b",
+                    "move $16, $6",
+                    "b 0f",
+                    "nop",
+                    "12:",
+                    "lui $5, 2",
+                    "addu $17, $17, $5",
+                    "move $10, $14",
+                    "bnez $13, 5b",
+                    "move $16, $6",
+                    // ---- the next run: $12 its header (or the end word), $9 past it; its material's
+                    // UV addends into $24 and $3 (a material without: the loop ends), $11 to the SXY
+                    // word of its base vertex (16 vertices, 64 bytes, per unit of the header's top byte).
+                    "0:",
+                    "xori $5, $12, 3",
+                    "beqz $5, 9f",
+                    "srl $5, $12, 13",
+                    "andi $5, $5, 0x7F8",
+                    "addu $5, $5, $25",
+                    "lw $24, 4($5)",
+                    "lw $3, 8($5)",
+                    "lw $4, 0($25)",
+                    "bltz $24, 9f",
+                    "srl $13, $12, 2",
+                    "andi $13, $13, 0x3FFF",
+                    "andi $7, $12, 3",
+                    "srl $5, $12, 24",
+                    "sll $5, $5, 6",
+                    "addu $11, $4, $5",
+                    "lw $12, 4($9)",
+                    "addiu $9, $9, 8",
+                    "beqz $7, 2b",
+                    "addiu $7, $7, -1",
+                    "beqz $7, 3b",
+                    "nop",
+                    "b 4b",
+                    "nop",
+                    "9:",
+                    ".set pop",
+                    w_sxy0_4 = const mtc2_from(4, data::SXY0),
+                    w_sxy1_5 = const mtc2_from(5, data::SXY1),
+                    w_sxy2_8 = const mtc2_from(8, data::SXY2),
+                    nclip = const cop2(cmd::NCLIP),
+                    mac0 = const mfc2_to(8, data::MAC0),
+                    avsz3 = const cop2(cmd::AVSZ3),
+                    avsz4 = const cop2(cmd::AVSZ4),
+                    r_otz = const mfc2_to(8, data::OTZ),
+                    l_sz1_4 = const lwc2(4, data::SZ1, 0),
+                    l_sz2_5 = const lwc2(5, data::SZ2, 0),
+                    l_sz3_8 = const lwc2(8, data::SZ3, 0),
+                    l_sz0_4 = const lwc2(4, data::SZ0, 0),
+                    l_sz1_5 = const lwc2(5, data::SZ1, 0),
+                    l_sz2_8 = const lwc2(8, data::SZ2, 0),
+                    l_sz3_16 = const lwc2(16, data::SZ3, 0),
+                    l_sz2_7 = const lwc2(7, data::SZ2, 0),
+                    p_b0 = const lwc2(16, data::SXYP, 0),
+                    p_t0 = const lwc2(10, data::SXYP, 0),
+                    p_b = const lwc2(6, data::SXYP, 0),
+                    p_t = const lwc2(14, data::SXYP, 0),
+                    s_t0 = const swc2(18, data::SXY0, 8),
+                    s_t1 = const swc2(18, data::SXY1, TRI_XY[0]),
+                    s_t2 = const swc2(18, data::SXY2, TRI_XY[1]),
+                    s_q_b = const swc2(18, data::SXY1, 8),
+                    s_q_c = const swc2(18, data::SXY2, QUAD_XY[0]),
+                    s_q_a = const swc2(18, data::SXY0, QUAD_XY[1]),
+                    s_s_t = const swc2(18, data::SXY0, QUAD_XY[0]),
+                    s_s_b1 = const swc2(18, data::SXY1, QUAD_XY[1]),
+                    s_s_t1 = const swc2(18, data::SXY2, QUAD_XY[2]),
+                    qx3 = const QUAD_XY[2],
+                    tu0 = const TRI_UV[0],
+                    tu1 = const TRI_UV[1],
+                    tu2 = const TRI_UV[2],
+                    qu0 = const QUAD_UV[0],
+                    qu1 = const QUAD_UV[1],
+                    qu2 = const QUAD_UV[2],
+                    qu3 = const QUAD_UV[3],
+                    tw = const $tw,
+                    qw = const $qw,
+                    tlen = const ($tw - 1) << 8,
+                    qlen = const ($qw - 1) << 8,
+                    cmd3 = const $cmd3 >> 16,
+                    cmd4 = const $cmd4 >> 16,
+                    neutral = const NEUTRAL.word() & 0xFFFF,
+                    inout("$9") job.words.as_ptr().add(at) as usize => end,
+                    in("$15") (job.sz.as_ptr() as usize).wrapping_sub(base),
+                    in("$20") (job.uvs.as_ptr() as usize).wrapping_sub(base),
+                    inout("$2") rgb_offset => _,
+                    inout("$17") 0usize => counts,
+                    inout("$18") out.arena.as_mut_ptr().add(done.words) as usize => _,
+                    inout("$19") room => room_left,
+                    in("$21") out.table.as_mut_ptr() as usize,
+                    in("$22") max_depth,
+                    in("$25") block.as_ptr() as usize,
+                );
+            }
+            done.drawn += counts & 0xFFFF;
+            done.rejected += counts >> 16;
+            done.words += room - room_left;
+            // `$9` is past the word the loop stopped at.
+            (end - job.words.as_ptr() as usize) / 4 - 1
+        }
+    };
+}
+
+surface_loop!(
+    /// The textured runs, unlit: POLY_FT3 (8 words with its header) and POLY_FT4 (10).
+    textured_runs,
+    unlit,
+    8u32,
+    10u32,
+    [12, 20, 28],
+    [16, 24],
+    [12, 20, 28, 36],
+    [16, 24, 32],
+    TEXTURED_TRIANGLE | NEUTRAL.word(),
+    TEXTURED_QUAD | NEUTRAL.word()
+);
+
+surface_loop!(
+    /// The textured runs, lit: POLY_GT3 (10 words with its header) and POLY_GT4 (13).
+    textured_lit_runs,
+    lit,
+    10u32,
+    13u32,
+    [12, 24, 36],
+    [20, 32],
+    [12, 24, 36, 48],
+    [20, 32, 44],
+    TEXTURED_GOURAUD_TRIANGLE,
+    TEXTURED_GOURAUD_QUAD
+);
