@@ -258,11 +258,13 @@ pub trait Cop2 {
 
     /// The textured triangle stage's fast path (`render::textured::surface_packets` is the
     /// definition): from the run header at `job.words[at]`, every run whose material has texture
-    /// words in `job.textures` written and linked into `out` exactly as that definition writes it
-    /// without the near and span tests (a textured packet, Gouraud when `job.rgb` is given), the
-    /// counts and words added to `done`; stops at the first run it leaves to the caller (a material
-    /// with [`NO_TEXTURE`](super::NO_TEXTURE)) or at the end word, and returns that word's index.
-    /// The default does nothing (returns `at`): the caller's definition draws every run.
+    /// words in `job.textures` (lit: and every untextured one) written and linked into `out` exactly
+    /// as that definition writes it without the near and span tests (a textured packet, Gouraud when
+    /// `job.rgb` is given), the counts and words added to `done`; stops at the first run it leaves
+    /// to the caller ([`LEFT_TO_CALLER`](super::LEFT_TO_CALLER); unlit, an untextured material) or at
+    /// the end word, and returns that word's index. May overwrite any GTE register but the
+    /// matrices RT and LLM, TR, the screen and depth registers. The default does nothing (returns
+    /// `at`): the caller's definition draws every run.
     ///
     /// # Safety
     /// `job.words` is a stream `tables::primitives::check` accepted with `at` the index of a run

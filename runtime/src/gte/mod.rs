@@ -50,7 +50,7 @@ pub(crate) use backend::{rtpt_registers, unit_rotation, unit_sample};
 pub use model::{unr_divide, GteModel};
 pub use packets::{
     FlatPackets, FlatPrimitives, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE,
-    LINK_MASK, MAX_SPAN_X, MAX_SPAN_Y, NO_TEXTURE, QUAD_PACKET_WORDS, SurfaceRuns,
+    LEFT_TO_CALLER, LINK_MASK, MAX_SPAN_X, MAX_SPAN_Y, NO_TEXTURE, QUAD_PACKET_WORDS, SurfaceRuns,
 };
 use regs::{cmd, ctrl, data};
 

@@ -103,8 +103,42 @@ pub fn light_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lighting: &Lighti
 }
 
 /// A lit corner of an untextured material: the material's colour times the light's / 128, per channel
-/// (saturated), as the GPU would modulate a texel.
+/// (saturated), as the GPU would modulate a texel. The GTE's CC gives the same colour bytes with LCM
+/// zero, BK the material's channels times 32 and RGBC the light (the console's surface loop computes
+/// it so; tested below).
 pub fn modulate(material: [u8; 3], light: u32) -> [u8; 3] {
     let m = |c: usize| ((material[c] as u32 * ((light >> (8 * c)) & 0xFF)) >> 7).min(255) as u8;
     [m(0), m(1), m(2)]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::modulate;
+    use crate::gte::regs::{cmd, ctrl, data};
+    use crate::gte::{Cop2, GteModel};
+
+    /// CC with LCM = 0: IR = BK, then each channel `(RGBC * IR) << 4 >> 12`, / 16 and saturated into
+    /// the colour FIFO: `floor(light * material * 32 / 2^12) = floor(light * material / 128)`.
+    #[test]
+    fn cc_with_zero_lcm_modulates_as_the_definition() {
+        let mut gte = GteModel::default();
+        for reg in [ctrl::LR1LR2, ctrl::LR3LG1, ctrl::LG2LG3, ctrl::LB1LB2, ctrl::LB3] {
+            GteModel::write_ctrl(&mut gte, reg, 0);
+        }
+        for m in 0..=255u32 {
+            let material = [m as u8, (255 - m) as u8, (m * 7 % 256) as u8];
+            Cop2::write_ctrl::<{ ctrl::RBK }>(&mut gte, (material[0] as u32) << 5);
+            Cop2::write_ctrl::<{ ctrl::GBK }>(&mut gte, (material[1] as u32) << 5);
+            Cop2::write_ctrl::<{ ctrl::BBK }>(&mut gte, (material[2] as u32) << 5);
+            for l in 0..=255u32 {
+                // The top byte (the GPU code) is ignored by the definition and masked by the loop.
+                let light = l | (255 - l) << 8 | (l * 13 % 256) << 16 | 0x5A << 24;
+                Cop2::write_data::<{ data::RGBC }>(&mut gte, light);
+                Cop2::command::<{ cmd::CC }>(&mut gte);
+                let [r, g, b] = modulate(material, light & 0x00FF_FFFF);
+                let want = r as u32 | (g as u32) << 8 | (b as u32) << 16;
+                assert_eq!(Cop2::read_data::<{ data::RGB2 }>(&mut gte) & 0x00FF_FFFF, want, "material {material:?}, light {light:#x}");
+            }
+        }
+    }
 }

@@ -14,7 +14,7 @@
 
 use super::light::modulate;
 use crate::gte::packets::within_limits;
-use crate::gte::{Cop2, FlatPackets, Gte, PacketList, SurfaceRuns, LINK_MASK, NO_TEXTURE};
+use crate::gte::{Cop2, FlatPackets, Gte, PacketList, SurfaceRuns, LEFT_TO_CALLER, LINK_MASK, NO_TEXTURE};
 use crate::tables::primitives::{run_base, unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END};
 use crate::tables::Tables;
 use crate::vram::{Placement, Words};
@@ -59,8 +59,9 @@ const MAX_LOOP_MATERIALS: usize = 32;
 ///
 /// This is the definition, which the host runs. On the console, where no near or span test is
 /// needed and `job` holds every vertex of `tables`' own stream, the runs of textured materials go
-/// through `Cop2::surface_runs` (an asm loop, `gte::hw::surface_loop`) and only the others through
-/// this code; the packets are the same, word for word.
+/// through `Cop2::surface_runs` (an asm loop, `gte::hw::surface_loop`), and for a lit character its
+/// untextured runs too (its material's colour times the light by the GTE's CC, bit for bit
+/// [`modulate`]); only the others through this code. The packets are the same, word for word.
 pub fn surface_packets<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, job: &SurfacePrimitives, placement: Option<&Placement>, out: &mut PacketList) -> FlatPackets {
     let Some(max_depth) = out.deepest() else {
         return FlatPackets::default();
@@ -74,10 +75,11 @@ pub fn surface_packets<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, job: &Surface
         (Some(p), Some(uvs)) if !job.clip_tests && own_stream && n >= tables.vertex_count() && materials <= MAX_LOOP_MATERIALS => {
             for (m, entry) in textures.iter_mut().enumerate().take(materials) {
                 // The loop adds the first addend's low half to the third and fourth points' UVs.
-                match tables.material_texture(m).map(|t| p.words(t)) {
-                    Some(w) if w.clut_uv < NO_TEXTURE >> 1 && w.uv == w.clut_uv & 0xFFFF => *entry = [w.clut_uv, w.page_uv],
-                    _ => {}
-                }
+                *entry = match tables.material_texture(m).map(|t| p.words(t)) {
+                    Some(w) if w.clut_uv < LEFT_TO_CALLER && w.uv == w.clut_uv & 0xFFFF => [w.clut_uv, w.page_uv],
+                    Some(_) => [LEFT_TO_CALLER, 0],
+                    None => [NO_TEXTURE, 0],
+                };
             }
             Some(SurfaceRuns { words, sxy: job.sxy, sz: job.sz, uvs, rgb: job.rgb, textures: &textures[..materials] })
         }

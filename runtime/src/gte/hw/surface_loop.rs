@@ -1,10 +1,16 @@
-//! `Cop2::surface_runs` on the console: the textured runs of `render::textured::surface_packets`
-//! (its definition) in one asm loop over the primitive stream, in two variants built from one
-//! template: textured (POLY_FT3 / FT4, the texel as stored) and textured lit (POLY_GT3 / GT4, each
-//! point's light colour). The walk is `packet_loop`'s (the same stream reads, NCLIP of the facing
-//! triangle, AVSZ3 or AVSZ4 of the drawing order's depths, the same ordering-table link); a front
-//! face's UV words (and colours) are loaded by `lw` while AVSZ runs, its points stored by `swc2`
-//! from the SXY FIFO. No near or span test: the definition runs those itself.
+//! `Cop2::surface_runs` on the console: the runs of `render::textured::surface_packets` (its
+//! definition) in one asm loop over the primitive stream, in two variants built from one template:
+//! textured (POLY_FT3 / FT4, the texel as stored) and lit (POLY_GT3 / GT4, each point's light
+//! colour; an untextured material's runs as POLY_G3 / G4, its colour times each point's light by
+//! the GTE's CC). The walk is `packet_loop`'s (the same stream reads, NCLIP of the facing triangle,
+//! AVSZ3 or AVSZ4 of the drawing order's depths, the same ordering-table link); a front face's UV
+//! words (and colours) are loaded by `lw` while AVSZ runs, its points stored by `swc2` from the SXY
+//! FIFO. No near or span test: the definition runs those itself.
+//!
+//! CC with LCM zero gives IR = BK, then each channel `RGBC * IR >> 12` saturated to a byte: with BK
+//! the material's channels times 32 and RGBC the light, `light * material / 128`, the definition's
+//! `render::light::modulate` (tested there on the model). The lit loop so overwrites LCM, BK,
+//! RGBC, IR, MAC and the colour FIFO (the light stage loads its own for each character).
 //!
 //! Registers (both variants):
 //!
@@ -21,21 +27,23 @@
 //! $10, $16  a strip's previous pair (t, b) SXY addresses; $14, $6 its new pair (t', b')
 //! $4, $5, $8 (and $10, $16 outside strips, $7 in strips)  temporaries
 //! ```
+//! An untextured run of the lit loop has `$24` = [`NO_TEXTURE`] (`$3` unused), BK its colour; its
+//! front faces branch to their POLY_G3 / G4 sections (labels 16-18).
 //!
-//! A run whose material has no texture words ([`NO_TEXTURE`]) ends the loop with `$9` past its
-//! header, as does the end word: the caller draws it and calls again after it.
+//! A run the loop leaves to its caller ([`LEFT_TO_CALLER`]; unlit, [`NO_TEXTURE`] too) ends it with
+//! `$9` past its header, as does the end word: the caller draws that run and calls again after it.
 
-use super::{asm_clobbering, cop2, lwc2, mfc2_to, mtc2_from, swc2};
-use crate::console::prim::{NEUTRAL, TEXTURED_GOURAUD_QUAD, TEXTURED_GOURAUD_TRIANGLE, TEXTURED_QUAD, TEXTURED_TRIANGLE};
-use crate::gte::packets::{FlatPackets, PacketList, SurfaceRuns, NO_TEXTURE};
-use crate::gte::regs::{cmd, data};
+use super::{asm_clobbering, cop2, ctc2_from, lwc2, mfc2_to, mtc2_from, swc2};
+use crate::console::prim::{GOURAUD_QUAD, GOURAUD_TRIANGLE, NEUTRAL, TEXTURED_GOURAUD_QUAD, TEXTURED_GOURAUD_TRIANGLE, TEXTURED_QUAD, TEXTURED_TRIANGLE};
+use crate::gte::packets::{FlatPackets, PacketList, SurfaceRuns, LEFT_TO_CALLER, NO_TEXTURE};
+use crate::gte::regs::{cmd, ctrl, data};
 
 /// Materials the parameter block holds (the definition hands the loop no more).
 const MATERIALS: usize = 32;
 
 // The run header's base unit is 64 bytes of SXY words; a real first UV addend is non-negative.
 const _: () = assert!(crate::tables::primitives::RUN_BASE_UNIT * 4 == 1 << 6);
-const _: () = assert!((NO_TEXTURE as i32) < 0);
+const _: () = assert!((NO_TEXTURE as i32) == -1 && (LEFT_TO_CALLER as i32) < 0);
 
 /// Links the packet at `$18` (its words `$words`, length bits in `$len`): clamps OTZ (`$8`) to
 /// `$22`, takes the entry's link into the header, points the entry at the packet, moves the arena on
@@ -180,6 +188,221 @@ macro_rules! strip_colours {
     };
 }
 
+/// The lit loop's branch from a front face's first instruction to its untextured (POLY_G3 / G4)
+/// section when the run's first UV addend (`$24`) is [`NO_TEXTURE`]; the section's first
+/// instruction is the branch's delay slot. The unlit loop has no such runs.
+macro_rules! to_gouraud {
+    (unlit, $label:literal) => {
+        ""
+    };
+    (lit, $label:literal) => {
+        concat!("bltz $24, ", $label, "\n")
+    };
+}
+
+/// The lit loop's set-up: LCM zero, so that CC's first step gives IR = BK, the run's material colour
+/// times 32. (The unlit loop names the operands in a comment.)
+macro_rules! gouraud_setup {
+    (unlit) => {
+        "# {z_lcm0} {z_lcm1} {z_lcm2} {z_lcm3} {z_lcm4} {w_rbk} {w_gbk} {w_bbk} {cc} {g3} {g4} {gtw} {gqw} {gtlen} {gqlen}\n"
+    };
+    (lit) => {
+        concat!(".word {z_lcm0}\n", ".word {z_lcm1}\n", ".word {z_lcm2}\n", ".word {z_lcm3}\n", ".word {z_lcm4}\n")
+    };
+}
+
+/// A run header whose first UV addend (`$24`) is negative. Lit and [`NO_TEXTURE`]: BK = the run's
+/// GP0 colour (its word at `$9`), each channel times 32, then back to the header's decoding (`14:`);
+/// otherwise the loop ends (`9:`, which follows).
+macro_rules! untextured_run {
+    (unlit) => {
+        ""
+    };
+    (lit) => {
+        concat!(
+            "addiu $5, $24, 1\n",
+            "bnez $5, 9f\n",
+            "lw $5, 0($9)\n",
+            "nop\n",
+            "andi $7, $5, 0xFF\n",
+            "sll $7, $7, 5\n",
+            ".word {w_rbk}\n",
+            "srl $7, $5, 8\n",
+            "andi $7, $7, 0xFF\n",
+            "sll $7, $7, 5\n",
+            ".word {w_gbk}\n",
+            "srl $7, $5, 16\n",
+            "andi $7, $7, 0xFF\n",
+            "sll $7, $7, 5\n",
+            ".word {w_bbk}\n",
+            "b 14b\n",
+            "nop\n",
+        )
+    };
+}
+
+/// The lit loop's untextured sections (POLY_G3 / G4), entered from a front face with its first
+/// instruction done in the branch's delay slot: as the textured ones, but each point's colour is
+/// the GTE's CC of its light (RGBC, loaded by `lwc2`) with IR = BK (the material): the GPU's modulation.
+macro_rules! gouraud_sections {
+    (unlit) => {
+        "# {l_rgbc_4} {l_rgbc_5} {l_rgbc_7} {l_rgbc_8} {l_rgbc_10} {l_rgbc_16} {r_rgb_4} {r_rgb_5} {r_rgb_7} {r_rgb_8} {r_rgb_10} {r_rgb_16} {g_t0} {g_t1} {g_t2} {g_qb} {g_qc} {g_qa} {g_st} {g_sb1} {g_st1}\n"
+    };
+    (lit) => {
+        concat!(
+            // A triangle: a, b, c at $14, $6, $7; $4 is a's SZ address.
+            "16:\n",
+            "addu $5, $6, $15\n",
+            ".word {l_sz1_4}\n",
+            "addu $8, $7, $15\n",
+            ".word {l_sz2_5}\n",
+            "addu $10, $14, $2\n",
+            ".word {l_sz3_8}\n",
+            "addu $16, $6, $2\n",
+            "sltiu $5, $19, {gtw}\n",
+            ".word {avsz3}\n",
+            "bnez $5, 10b\n",
+            "addu $4, $7, $2\n",
+            ".word {l_rgbc_10}\n",
+            ".word {g_t0}\n",
+            ".word {g_t1}\n",
+            ".word {cc}\n",
+            "lui $5, {g3}\n",
+            ".word {g_t2}\n",
+            ".word {r_rgb_10}\n",
+            ".word {l_rgbc_16}\n",
+            "nop\n",
+            "and $10, $10, $23\n",
+            ".word {cc}\n",
+            "or $10, $10, $5\n",
+            "sw $10, 4($18)\n",
+            ".word {r_rgb_16}\n",
+            ".word {l_rgbc_4}\n",
+            "nop\n",
+            "and $16, $16, $23\n",
+            ".word {cc}\n",
+            "sw $16, 12($18)\n",
+            ".word {r_rgb_4}\n",
+            ".word {r_otz}\n",
+            "and $4, $4, $23\n",
+            "sw $4, 20($18)\n",
+            "lui $10, {gtlen}\n",
+            link!("{gtw}", "1", "$10"),
+            "bnez $13, 2b\n",
+            "nop\n",
+            "b 0b\n",
+            "nop\n",
+            // A quad, drawn b, c, a, d ($6, $7, $14, the d word's address in $10 when read).
+            "17:\n",
+            "addu $4, $6, $15\n",
+            "addu $5, $7, $15\n",
+            "addu $10, $10, $11\n",
+            ".word {l_sz0_4}\n",
+            "addu $8, $14, $15\n",
+            ".word {l_sz1_5}\n",
+            "addu $16, $10, $15\n",
+            ".word {l_sz2_8}\n",
+            "addu $4, $6, $2\n",
+            ".word {l_sz3_16}\n",
+            "addu $5, $7, $2\n",
+            "sltiu $8, $19, {gqw}\n",
+            ".word {avsz4}\n",
+            "bnez $8, 11b\n",
+            "addu $8, $14, $2\n",
+            "lw $16, 0($10)\n",
+            "addu $10, $10, $2\n",
+            ".word {l_rgbc_4}\n",
+            ".word {g_qb}\n",
+            ".word {g_qc}\n",
+            ".word {cc}\n",
+            "lui $4, {g4}\n",
+            "sw $16, 32($18)\n",
+            ".word {r_rgb_16}\n",
+            ".word {l_rgbc_5}\n",
+            ".word {g_qa}\n",
+            "and $16, $16, $23\n",
+            ".word {cc}\n",
+            "or $16, $16, $4\n",
+            "sw $16, 4($18)\n",
+            ".word {r_rgb_5}\n",
+            ".word {l_rgbc_8}\n",
+            "nop\n",
+            "and $5, $5, $23\n",
+            ".word {cc}\n",
+            "sw $5, 12($18)\n",
+            ".word {r_rgb_8}\n",
+            ".word {l_rgbc_10}\n",
+            "nop\n",
+            "and $8, $8, $23\n",
+            ".word {cc}\n",
+            "sw $8, 20($18)\n",
+            ".word {r_rgb_10}\n",
+            ".word {r_otz}\n",
+            "and $10, $10, $23\n",
+            "sw $10, 28($18)\n",
+            "lui $10, {gqlen}\n",
+            link!("{gqw}", "2", "$10"),
+            "bnez $13, 3b\n",
+            "nop\n",
+            "b 0b\n",
+            "nop\n",
+            // A strip quad, drawn b, t, b', t' ($16, $10, $6, $14); $4 is b's SZ address.
+            "18:\n",
+            "addu $5, $10, $15\n",
+            ".word {l_sz0_4}\n",
+            "addu $7, $6, $15\n",
+            ".word {l_sz1_5}\n",
+            "addu $8, $14, $15\n",
+            ".word {l_sz2_7}\n",
+            "addu $4, $16, $2\n",
+            ".word {l_sz3_8}\n",
+            "addu $5, $10, $2\n",
+            "sltiu $8, $19, {gqw}\n",
+            ".word {avsz4}\n",
+            "bnez $8, 12b\n",
+            "addu $7, $6, $2\n",
+            "lw $8, 0($16)\n",
+            ".word {l_rgbc_4}\n",
+            ".word {g_st}\n",
+            ".word {g_sb1}\n",
+            ".word {cc}\n",
+            "sw $8, 8($18)\n",
+            "lui $4, {g4}\n",
+            "addu $8, $14, $2\n",
+            ".word {r_rgb_16}\n",
+            ".word {l_rgbc_5}\n",
+            ".word {g_st1}\n",
+            "and $16, $16, $23\n",
+            ".word {cc}\n",
+            "or $16, $16, $4\n",
+            "sw $16, 4($18)\n",
+            ".word {r_rgb_5}\n",
+            ".word {l_rgbc_7}\n",
+            "nop\n",
+            "and $5, $5, $23\n",
+            ".word {cc}\n",
+            "sw $5, 12($18)\n",
+            ".word {r_rgb_7}\n",
+            ".word {l_rgbc_8}\n",
+            "nop\n",
+            "and $7, $7, $23\n",
+            ".word {cc}\n",
+            "sw $7, 20($18)\n",
+            ".word {r_rgb_5}\n",
+            ".word {r_otz}\n",
+            "and $5, $5, $23\n",
+            "sw $5, 28($18)\n",
+            "lui $7, {gqlen}\n",
+            link!("{gqw}", "2", "$7"),
+            "move $10, $14\n",
+            "bnez $13, 5b\n",
+            "move $16, $6\n",
+            "b 0b\n",
+            "nop\n",
+        )
+    };
+}
+
 /// One variant of the loop (`$v`: `lit` or `unlit`) and its packets: `$tw` / `$qw` the words of a
 /// triangle's / quad's packet (header included), `$tri_uv` the byte offsets of a triangle's three UV
 /// words and `$tri_xy` of its second and third points (the first's is 8), `$quad_uv` and `$quad_xy`
@@ -226,6 +449,7 @@ macro_rules! surface_loop {
                     ".set noreorder",
                     "lui $23, 0x00FF",
                     "ori $23, $23, 0xFFFF",
+                    gouraud_setup!($v),
                     "lw $12, 0($9)",
                     "b 0f",
                     "addiu $9, $9, 4",
@@ -243,6 +467,7 @@ macro_rules! surface_loop {
                     "nop",
                     // A front-facing triangle: SZ1..3, AVSZ3; UVs (and colours) while it runs.
                     "6:",
+                    to_gouraud!($v, "16f"),
                     "addu $4, $14, $15",
                     "addu $5, $6, $15",
                     ".word {l_sz1_4}",
@@ -298,6 +523,7 @@ macro_rules! surface_loop {
                     // A front-facing quad (a, b, c) + (a, c, d), drawn b, c, a, d: SZ0..3 in that
                     // order, AVSZ4.
                     "7:",
+                    to_gouraud!($v, "17f"),
                     "lw $10, -8($9)",
                     "addu $4, $6, $15",
                     "addu $5, $7, $15",
@@ -385,6 +611,7 @@ macro_rules! surface_loop {
                     // A front-facing strip quad, drawn b, t, b', t': SZ0..3 in that order, AVSZ4; b's
                     // SXY from memory (the FIFO has moved past it), t, b', t' from SXY0..2.
                     "8:",
+                    to_gouraud!($v, "18f"),
                     "addu $4, $16, $15",
                     "addu $5, $10, $15",
                     ".word {l_sz0_4}",
@@ -446,8 +673,9 @@ macro_rules! surface_loop {
                     "lw $24, 4($5)",
                     "lw $3, 8($5)",
                     "lw $4, 0($25)",
-                    "bltz $24, 9f",
+                    "bltz $24, 13f",
                     "srl $13, $12, 2",
+                    "14:",
                     "andi $13, $13, 0x3FFF",
                     "andi $7, $12, 3",
                     "srl $5, $12, 24",
@@ -461,6 +689,9 @@ macro_rules! surface_loop {
                     "nop",
                     "b 4b",
                     "nop",
+                    "13:",
+                    untextured_run!($v),
+                    gouraud_sections!($v),
                     "9:",
                     ".set pop",
                     w_sxy0_4 = const mtc2_from(4, data::SXY0),
@@ -507,6 +738,42 @@ macro_rules! surface_loop {
                     cmd3 = const $cmd3 >> 16,
                     cmd4 = const $cmd4 >> 16,
                     neutral = const NEUTRAL.word() & 0xFFFF,
+                    z_lcm0 = const ctc2_from(0, ctrl::LR1LR2),
+                    z_lcm1 = const ctc2_from(0, ctrl::LR3LG1),
+                    z_lcm2 = const ctc2_from(0, ctrl::LG2LG3),
+                    z_lcm3 = const ctc2_from(0, ctrl::LB1LB2),
+                    z_lcm4 = const ctc2_from(0, ctrl::LB3),
+                    w_rbk = const ctc2_from(7, ctrl::RBK),
+                    w_gbk = const ctc2_from(7, ctrl::GBK),
+                    w_bbk = const ctc2_from(7, ctrl::BBK),
+                    cc = const cop2(cmd::CC),
+                    l_rgbc_4 = const lwc2(4, data::RGBC, 0),
+                    l_rgbc_5 = const lwc2(5, data::RGBC, 0),
+                    l_rgbc_7 = const lwc2(7, data::RGBC, 0),
+                    l_rgbc_8 = const lwc2(8, data::RGBC, 0),
+                    l_rgbc_10 = const lwc2(10, data::RGBC, 0),
+                    l_rgbc_16 = const lwc2(16, data::RGBC, 0),
+                    r_rgb_4 = const mfc2_to(4, data::RGB2),
+                    r_rgb_5 = const mfc2_to(5, data::RGB2),
+                    r_rgb_7 = const mfc2_to(7, data::RGB2),
+                    r_rgb_8 = const mfc2_to(8, data::RGB2),
+                    r_rgb_10 = const mfc2_to(10, data::RGB2),
+                    r_rgb_16 = const mfc2_to(16, data::RGB2),
+                    g_t0 = const swc2(18, data::SXY0, 8),
+                    g_t1 = const swc2(18, data::SXY1, 16),
+                    g_t2 = const swc2(18, data::SXY2, 24),
+                    g_qb = const swc2(18, data::SXY1, 8),
+                    g_qc = const swc2(18, data::SXY2, 16),
+                    g_qa = const swc2(18, data::SXY0, 24),
+                    g_st = const swc2(18, data::SXY0, 16),
+                    g_sb1 = const swc2(18, data::SXY1, 24),
+                    g_st1 = const swc2(18, data::SXY2, 32),
+                    g3 = const GOURAUD_TRIANGLE >> 16,
+                    g4 = const GOURAUD_QUAD >> 16,
+                    gtw = const 7,
+                    gqw = const 9,
+                    gtlen = const 6 << 8,
+                    gqlen = const 8 << 8,
                     inout("$9") job.words.as_ptr().add(at) as usize => end,
                     in("$15") (job.sz.as_ptr() as usize).wrapping_sub(base),
                     in("$20") (job.uvs.as_ptr() as usize).wrapping_sub(base),
