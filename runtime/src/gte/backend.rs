@@ -207,6 +207,29 @@ pub trait Cop2 {
         3 * triples
     }
 
+    /// [`rtpt_words`](Self::rtpt_words) and the light of each triple: after its RTPT, its three
+    /// normals (VXY, VZ word pairs, 6 words a triple, like the positions) into V0..V2 and NCT, whose
+    /// RGB0..2 (the code byte RGBC's) go to `rgb`; for as many triples as all five slices hold. NCT
+    /// is NCS of each normal in turn. Returns the number of vertices done (a multiple of three).
+    fn rtpt_nct_words(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
+        let triples = (vertices.len() / 6).min(normals.len() / 6).min(sxy.len() / 3).min(sz.len() / 3).min(rgb.len() / 3);
+        for t in 0..triples {
+            let (v, n) = (&vertices[6 * t..6 * t + 6], &normals[6 * t..6 * t + 6]);
+            rtpt_registers(self, [v[0], v[1], v[2], v[3], v[4], v[5]], &mut sxy[3 * t..3 * t + 3], &mut sz[3 * t..3 * t + 3]);
+            self.write_data::<{ data::VXY0 }>(n[0]);
+            self.write_data::<{ data::VZ0 }>(n[1]);
+            self.write_data::<{ data::VXY1 }>(n[2]);
+            self.write_data::<{ data::VZ1 }>(n[3]);
+            self.write_data::<{ data::VXY2 }>(n[4]);
+            self.write_data::<{ data::VZ2 }>(n[5]);
+            self.command::<{ cmd::NCT }>();
+            rgb[3 * t] = self.read_data::<{ data::RGB0 }>();
+            rgb[3 * t + 1] = self.read_data::<{ data::RGB1 }>();
+            rgb[3 * t + 2] = self.read_data::<{ data::RGB2 }>();
+        }
+        3 * triples
+    }
+
     /// [`rtpt_words`](Self::rtpt_words) for positions given as `[x, y, z]`: the same register
     /// writes once each position is packed (`x | y << 16`, `z`).
     fn rtpt_positions(&mut self, positions: &[[i16; 3]], sxy: &mut [u32], sz: &mut [u32]) -> usize {

@@ -236,6 +236,97 @@ impl Cop2 for Cop2Hardware {
         3 * triples
     }
 
+    /// `rtpt_words`'s loop with NCT: while RTPT runs the CPU loads the triple's normals, while NCT
+    /// runs the next triple's positions (the last triple's again at the end: nothing is read past
+    /// `vertices`); results leave by `swc2` (the first of each group waits for its command).
+    #[inline(always)]
+    fn rtpt_nct_words(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
+        let triples = (vertices.len() / 6).min(normals.len() / 6).min(sxy.len() / 3).min(sz.len() / 3).min(rgb.len() / 3);
+        if triples == 0 {
+            return 0;
+        }
+        // SAFETY: reads 6 words a triple from `vertices` and `normals` and writes 3 to each of `sxy`,
+        // `sz` and `rgb`, for `triples` triples, which all five slices hold (the look-ahead stays on
+        // the last triple); the GTE changes no other memory. Two instructions separate the last mtc2
+        // from each command; no loaded register is used by the instruction after its load.
+        unsafe {
+            asm_clobbering!(
+                ["$2", "$3", "$4", "$5", "$6", "$7", "$8", "$13", "$14", "$15", "$24", "$25"],
+                ".set push",
+                ".set noreorder",
+                "lw $13, 0($9)",
+                "lw $14, 4($9)",
+                "lw $15, 8($9)",
+                "lw $24, 12($9)",
+                "lw $25, 16($9)",
+                "lw $3, 20($9)",
+                "1:",
+                ".word {m0}", ".word {m1}", ".word {m2}", ".word {m3}", ".word {m4}", ".word {m5}",
+                "addiu $12, $12, -1",
+                "sltu $13, $0, $12",
+                ".word {rtpt}",
+                "lw $2, 0($16)",
+                "lw $4, 4($16)",
+                "lw $5, 8($16)",
+                "lw $6, 12($16)",
+                "lw $7, 16($16)",
+                "lw $8, 20($16)",
+                // The next triple's offset: 24 while one remains, else 0 (the last read again, unused).
+                "subu $13, $0, $13",
+                "andi $13, $13, 24",
+                "addu $9, $9, $13",
+                "addiu $16, $16, 24",
+                ".word {s0}", ".word {s1}", ".word {s2}", ".word {s3}", ".word {s4}", ".word {s5}",
+                ".word {n0}", ".word {n1}", ".word {n2}", ".word {n3}", ".word {n4}", ".word {n5}",
+                "addiu $10, $10, 12",
+                "addiu $11, $11, 12",
+                ".word {nct}",
+                "lw $13, 0($9)",
+                "lw $14, 4($9)",
+                "lw $15, 8($9)",
+                "lw $24, 12($9)",
+                "lw $25, 16($9)",
+                "lw $3, 20($9)",
+                "addiu $17, $17, 12",
+                ".word {c0}",
+                ".word {c1}",
+                "bnez $12, 1b",
+                ".word {c2}",
+                ".set pop",
+                m0 = const mtc2_from(13, data::VXY0),
+                m1 = const mtc2_from(14, data::VZ0),
+                m2 = const mtc2_from(15, data::VXY1),
+                m3 = const mtc2_from(24, data::VZ1),
+                m4 = const mtc2_from(25, data::VXY2),
+                m5 = const mtc2_from(3, data::VZ2),
+                n0 = const mtc2_from(2, data::VXY0),
+                n1 = const mtc2_from(4, data::VZ0),
+                n2 = const mtc2_from(5, data::VXY1),
+                n3 = const mtc2_from(6, data::VZ1),
+                n4 = const mtc2_from(7, data::VXY2),
+                n5 = const mtc2_from(8, data::VZ2),
+                rtpt = const cop2(cmd::RTPT),
+                nct = const cop2(cmd::NCT),
+                s0 = const swc2(10, data::SXY0, 0),
+                s1 = const swc2(10, data::SXY1, 4),
+                s2 = const swc2(10, data::SXY2, 8),
+                s3 = const swc2(11, data::SZ1, 0),
+                s4 = const swc2(11, data::SZ2, 4),
+                s5 = const swc2(11, data::SZ3, 8),
+                c0 = const swc2(17, data::RGB0, -12),
+                c1 = const swc2(17, data::RGB1, -8),
+                c2 = const swc2(17, data::RGB2, -4),
+                inout("$9") vertices.as_ptr() => _,
+                inout("$16") normals.as_ptr() => _,
+                inout("$10") sxy.as_mut_ptr() => _,
+                inout("$11") sz.as_mut_ptr() => _,
+                inout("$17") rgb.as_mut_ptr() => _,
+                inout("$12") triples => _,
+            );
+        }
+        3 * triples
+    }
+
     /// `rtpt_words`'s pipelined loop, with the next triple's nine halfwords loaded and packed into
     /// VXY/VZ words while RTPT runs.
     #[inline(always)]

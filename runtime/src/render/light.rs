@@ -7,6 +7,9 @@
 //!               the normals stay in their bone's space, as the positions do
 //! per vertex    NCS: colour = ambient + colours * max(0, LLM * normal), saturated per channel
 //! ```
+//! [`light_rigid`] is the definition. A rigid character's ranges are usually lit in the projection's
+//! pass instead ([`project_light_rigid`]: RTPT and NCT per triple of a bone's vertices, one asm loop
+//! on the console), with the same results.
 //! A colour channel of 128 draws a texel as stored (the GPU multiplies texel by colour / 128) and a
 //! flat material at its own colour; 255 nearly doubles it. A light at full facing adds its `colour`;
 //! the ambient is added everywhere. Blended vertices (`tables::blend`) are lit with their first
@@ -64,42 +67,129 @@ impl Lighting {
 /// matrix), each bone's vertices with its model-view matrix `matrices[b]`: `rgb[v]` is vertex v's
 /// `r | g << 8 | b << 16`. Loads the GTE's light, colour and background registers and RT.
 pub fn light_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lighting: &Lighting, view: &Matrix, matrices: &[Matrix], rgb: &mut [u32]) {
+    let directions = load_lights(gte, lighting, view);
+    for bone in 0..tables.bone_count() {
+        let b = tables.bone(bone);
+        light_range(gte, tables, &directions, matrices.get(bone), b.first_vertex as usize, b.vertex_count as usize, rgb);
+    }
+    light_groups(gte, tables, &directions, matrices, rgb);
+}
+
+/// [`light_rigid`] of the blended vertices alone (their groups'), for [`project_light_rigid`]'s
+/// callers.
+pub fn light_blended<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lighting: &Lighting, view: &Matrix, matrices: &[Matrix], rgb: &mut [u32]) {
+    if tables.blend_group_count() != 0 {
+        let directions = load_lights(gte, lighting, view);
+        light_groups(gte, tables, &directions, matrices, rgb);
+    }
+}
+
+/// LCM, BK and RGBC (code 0) for `lighting`; the lights' view-space directions.
+fn load_lights<B: Cop2>(gte: &mut Gte<B>, lighting: &Lighting, view: &Matrix) -> Rotation {
     gte.set_color_matrix(&lighting.colour_matrix());
     let [r, g, b] = lighting.ambient.map(|c| c as i32 * 16);
     gte.set_back_color(Vec3i32::new(r, g, b));
     gte.set_rgbc(0);
-    let directions = lighting.view_directions(view);
+    lighting.view_directions(view)
+}
+
+/// LLM for the bone whose model-view matrix is `m`: the directions times its rotation (three MVMVA
+/// with RT = the directions).
+fn load_light_matrix<B: Cop2>(gte: &mut Gte<B>, directions: &Rotation, m: &Matrix) {
+    gte.set_rotation(directions);
+    let llm = gte.mul_rotation(&m.rotation);
+    gte.set_light_matrix(&llm);
+}
+
+/// The colours of vertices `first..first + count` (as many as `rgb` and the tables hold) with the
+/// light matrix of `m` (none: nothing), by NCS.
+fn light_range<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, directions: &Rotation, m: Option<&Matrix>, first: usize, count: usize, rgb: &mut [u32]) {
+    let Some(m) = m else { return };
+    load_light_matrix(gte, directions, m);
+    let end = (first + count).min(rgb.len()).min(tables.vertex_count());
+    let Some(out) = rgb.get_mut(first..end) else { return };
     // The normals as the GTE's words when the blob is aligned in memory (the console's is).
-    let words = tables.normal_words();
-    let mut light_range = |gte: &mut Gte<B>, bone: usize, first: usize, count: usize| {
-        let Some(m) = matrices.get(bone) else { return };
-        gte.set_rotation(&directions);
-        let llm = gte.mul_rotation(&m.rotation);
-        gte.set_light_matrix(&llm);
-        let end = (first + count).min(rgb.len()).min(tables.vertex_count());
-        let Some(out) = rgb.get_mut(first..end) else { return };
-        match words.and_then(|w| w.get(2 * first..2 * end)) {
-            Some(normals) => {
-                for (out, n) in out.iter_mut().zip(normals.chunks_exact(2)) {
-                    *out = gte.ncs_words(n[0], n[1]) & 0x00FF_FFFF;
-                }
-            }
-            None => {
-                for (v, out) in (first..end).zip(out.iter_mut()) {
-                    *out = gte.ncs(tables.vertex_normal(v)) & 0x00FF_FFFF;
-                }
+    match tables.normal_words().and_then(|w| w.get(2 * first..2 * end)) {
+        Some(normals) => {
+            for (out, n) in out.iter_mut().zip(normals.chunks_exact(2)) {
+                *out = gte.ncs_words(n[0], n[1]) & 0x00FF_FFFF;
             }
         }
-    };
-    for bone in 0..tables.bone_count() {
-        let b = tables.bone(bone);
-        light_range(gte, bone, b.first_vertex as usize, b.vertex_count as usize);
+        None => {
+            for (v, out) in (first..end).zip(out.iter_mut()) {
+                *out = gte.ncs(tables.vertex_normal(v)) & 0x00FF_FFFF;
+            }
+        }
     }
+}
+
+/// Every blend group's vertices, lit with its pair's first bone.
+fn light_groups<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, directions: &Rotation, matrices: &[Matrix], rgb: &mut [u32]) {
     for group in 0..tables.blend_group_count() {
         let g = tables.blend_group(group);
         let pair = tables.blend_pair(g.pair as usize);
-        light_range(gte, pair.a as usize, g.first_vertex as usize, g.vertex_count as usize);
+        light_range(gte, tables, directions, matrices.get(pair.a as usize), g.first_vertex as usize, g.vertex_count as usize, rgb);
     }
+}
+
+/// The projection of every rigid range (`project::project_rigid`) and its colours
+/// ([`light_rigid`]'s) in one pass: per bone LLM, then RT / TR, then RTPT and NCT per triple of
+/// its vertices (`Cop2::rtpt_nct_words`; a range whose length is no multiple of three ends with its
+/// last three again, one or two vertices by RTPT and NCS). The same SXY, SZ and colours as the
+/// two stages, which remain the definition. False (nothing done) unless the bone table, the
+/// vertices and the normals lie 4-aligned in memory and `rgb` is as long as `sxy` and `sz`. The
+/// blended vertices are left to the blend stage and [`light_blended`].
+#[allow(clippy::too_many_arguments)]
+pub fn project_light_rigid<B: Cop2>(
+    gte: &mut Gte<B>,
+    tables: &Tables,
+    lighting: &Lighting,
+    view: &Matrix,
+    matrices: &[Matrix],
+    sxy: &mut [u32],
+    sz: &mut [u32],
+    rgb: &mut [u32],
+) -> bool {
+    let bytes = tables.bytes();
+    let bone_count = tables.bone_count().min(matrices.len());
+    let bones = crate::bytes::aligned_words(bytes, tables.bones_offset(), 2 * bone_count);
+    let vertices = crate::bytes::aligned_words(bytes, tables.vertices_offset(), 2 * tables.vertex_count());
+    let capacity = sxy.len().min(sz.len());
+    let (Some(bones), Some(vertices), Some(normals), true) = (bones, vertices, tables.normal_words(), rgb.len() >= capacity) else {
+        return false;
+    };
+    let directions = load_lights(gte, lighting, view);
+    for (m, bone) in matrices.iter().zip(bones.chunks_exact(2)) {
+        // A bone entry is `parent | first << 16`, `count | name << 16`.
+        let first = (bone[0] >> 16) as usize;
+        let count = ((bone[1] & 0xFFFF) as usize).min(capacity.saturating_sub(first));
+        let range = 2 * first..2 * (first + count);
+        let (Some(words), Some(normals)) = (vertices.get(range.clone()), normals.get(range)) else {
+            continue;
+        };
+        if count == 0 {
+            continue;
+        }
+        load_light_matrix(gte, &directions, m);
+        gte.set_matrix(m);
+        let (sxy, sz, rgb) = (&mut sxy[first..first + count], &mut sz[first..first + count], &mut rgb[first..first + count]);
+        if count < 3 {
+            super::project::project_loaded_words(gte, words, sxy, sz);
+            for (out, n) in rgb.iter_mut().zip(normals.chunks_exact(2)) {
+                *out = gte.ncs_words(n[0], n[1]) & 0x00FF_FFFF;
+            }
+            continue;
+        }
+        // RGBC's code byte is 0: NCT's colours are the definition's 24-bit words.
+        let done = gte.backend_mut().rtpt_nct_words(words, normals, sxy, sz, rgb);
+        if done < count {
+            // The last one or two vertices: the range's last three again (the same matrices give
+            // the same results).
+            let last = count - 3;
+            gte.backend_mut().rtpt_nct_words(&words[2 * last..], &normals[2 * last..], &mut sxy[last..], &mut sz[last..], &mut rgb[last..]);
+        }
+    }
+    true
 }
 
 /// A lit corner of an untextured material: the material's colour times the light's / 128, per channel
