@@ -328,3 +328,49 @@ pub fn picture_checks(ws: &Path, emulator: &str, shots: &[psxanim_emulator::Scre
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use psxanim_runtime::math::{Matrix, Vec3i32};
+    use psxanim_runtime::render::{camera, light, project};
+
+    /// The lit projection in one pass (`light::project_light_rigid`, RTPT and NCT per triple: on the
+    /// console one asm loop) gives the SXY, SZ and colours of its definition, the projection stage
+    /// then the light stage (RTPT, then NCS per vertex), on the textured character with a matrix per
+    /// bone that differs from the others.
+    #[test]
+    fn the_lit_projection_in_one_pass_matches_the_two_stages() {
+        let Ok(blobs) = blobs(&crate::workspace_root()) else {
+            eprintln!("SKIPPED: no generated character tables; run `cargo xtask build-exe --example psx-game`");
+            return;
+        };
+        let t = play::CHARACTERS.iter().position(|&c| c == TEXTURED_CHARACTER).unwrap();
+        let tables = Tables::parse(&blobs[t]).unwrap();
+        assert!(tables.has_normals());
+        let camera = play::camera();
+        let matrices: Vec<Matrix> = (0..tables.bone_count())
+            .map(|b| {
+                let world = camera::placement(Vec3i32::new(300 * b as i32 - 1500, 100, 40 * b as i32), (0x1700 * b) as u16);
+                camera.view.mul(&world)
+            })
+            .collect();
+        let n = tables.vertex_count();
+        let run = |fused: bool| {
+            let mut gte = Gte::with_backend(GteModel::default());
+            camera.load(&mut gte);
+            let (mut sxy, mut sz, mut rgb) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
+            if fused {
+                assert!(light::project_light_rigid(&mut gte, &tables, &play::LIGHTING, &camera.view, &matrices, &mut sxy, &mut sz, &mut rgb));
+                light::light_blended(&mut gte, &tables, &play::LIGHTING, &camera.view, &matrices, &mut rgb);
+            } else {
+                project::project_rigid(&mut gte, &tables, &matrices, &mut sxy, &mut sz);
+                light::light_rigid(&mut gte, &tables, &play::LIGHTING, &camera.view, &matrices, &mut rgb);
+            }
+            (sxy, sz, rgb)
+        };
+        let (one, two) = (run(true), run(false));
+        assert!(two.2.iter().any(|&c| c != two.2[0]), "the colours vary");
+        assert_eq!(one, two);
+    }
+}
