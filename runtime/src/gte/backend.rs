@@ -68,7 +68,7 @@ pub(crate) fn unit_rotation([xx, yy, zz, xy, xz, yz, wx, wy, wz]: [i32; 9]) -> [
 }
 
 /// RT's five control words for a rotation.
-fn rotation_words(r: &crate::math::Rotation) -> [u32; 5] {
+pub(crate) fn rotation_words(r: &crate::math::Rotation) -> [u32; 5] {
     let pack = |lo: i16, hi: i16| lo as u16 as u32 | (hi as u16 as u32) << 16;
     [pack(r[0][0], r[0][1]), pack(r[0][2], r[1][0]), pack(r[1][1], r[1][2]), pack(r[2][0], r[2][1]), r[2][2] as u16 as u32]
 }
@@ -228,6 +228,35 @@ pub trait Cop2 {
             rgb[3 * t + 2] = self.read_data::<{ data::RGB2 }>();
         }
         3 * triples
+    }
+
+    /// A lit bone's registers before [`rtpt_nct_words`](Self::rtpt_nct_words): LLM = the lights'
+    /// directions (`directions`: RT's five words of them) times `m`'s rotation, by three MVMVA (sf=1,
+    /// lm=0, RT = the directions, V0..V2 = the rotation's columns, read from IR1..3: the operations
+    /// of `Gte::mul_rotation`), then RT and TR = `m`. This body is the definition; a backend may
+    /// override it only with the same register operations.
+    fn load_bone_light(&mut self, directions: &[u32; 5], m: &Matrix) {
+        use super::regs::ctrl;
+        self.write_ctrl::<{ ctrl::RT11RT12 }>(directions[0]);
+        self.write_ctrl::<{ ctrl::RT13RT21 }>(directions[1]);
+        self.write_ctrl::<{ ctrl::RT22RT23 }>(directions[2]);
+        self.write_ctrl::<{ ctrl::RT31RT32 }>(directions[3]);
+        self.write_ctrl::<{ ctrl::RT33 }>(directions[4]);
+        let r = &m.rotation;
+        let xy = |j: usize| r[0][j] as u16 as u32 | (r[1][j] as u16 as u32) << 16;
+        let z = |j: usize| r[2][j] as u16 as u32;
+        let mut llm = [[0i16; 3]; 3];
+        rotate_columns(self, [xy(0), xy(1), xy(2)], [z(0), z(1), z(2)], &mut llm);
+        let [l0, l1, l2, l3, l4] = rotation_words(&llm);
+        self.write_ctrl::<{ ctrl::L11L12 }>(l0);
+        self.write_ctrl::<{ ctrl::L13L21 }>(l1);
+        self.write_ctrl::<{ ctrl::L22L23 }>(l2);
+        self.write_ctrl::<{ ctrl::L31L32 }>(l3);
+        self.write_ctrl::<{ ctrl::L33 }>(l4);
+        load_rt(self, &m.rotation);
+        self.write_ctrl::<{ ctrl::TRX }>(m.translation.x as u32);
+        self.write_ctrl::<{ ctrl::TRY }>(m.translation.y as u32);
+        self.write_ctrl::<{ ctrl::TRZ }>(m.translation.z as u32);
     }
 
     /// [`rtpt_words`](Self::rtpt_words) for positions given as `[x, y, z]`: the same register

@@ -16,7 +16,7 @@ use core::arch::asm;
 
 use super::backend::{Cop2, ScreenTriangle};
 use super::packets::{FlatPackets, FlatPrimitives, PacketList, SurfaceRuns};
-use super::regs::{cmd, data};
+use super::regs::{cmd, ctrl, data};
 use super::{PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
 use crate::math::Matrix;
 use crate::gte::PoseQ14;
@@ -234,6 +234,140 @@ impl Cop2 for Cop2Hardware {
             );
         }
         3 * triples
+    }
+
+    /// The default body's register operations in one block: the directions into RT, the
+    /// rotation's columns (halfwords of `Matrix`, `repr(C)`: `rotation[i][j]` at `2 * (3i + j)`) into
+    /// V0..V2, three MVMVA whose IR1..3 are packed into LLM's words, then RT and TR from the
+    /// matrix's own words (its rotation's halfword pairs are RT's words; the translation at 20).
+    #[inline(always)]
+    fn load_bone_light(&mut self, directions: &[u32; 5], m: &Matrix) {
+        // SAFETY: reads the five words of `directions` and the 32 bytes of `m`; touches only the
+        // listed GPRs and GTE registers. Two instructions separate each write from the command
+        // that reads it; every mfc2 waits for its MVMVA and no loaded register is used by the next
+        // instruction; the ctc2 of RT after the last MVMVA waits for it.
+        unsafe {
+            asm_clobbering!(
+                ["$2", "$3", "$4", "$5", "$6", "$7", "$10", "$11", "$12", "$13", "$14", "$15", "$24", "$25"],
+                ".set push",
+                ".set noreorder",
+                "lw $2, 0($8)",
+                "lw $3, 4($8)",
+                "lw $4, 8($8)",
+                "lw $5, 12($8)",
+                "lw $6, 16($8)",
+                ".word {rt0_2}",
+                ".word {rt1_3}",
+                ".word {rt2_4}",
+                ".word {rt3_5}",
+                ".word {rt4_6}",
+                "lhu $2, 0($9)",
+                "lhu $3, 6($9)",
+                "lhu $4, 2($9)",
+                "lhu $5, 8($9)",
+                "lhu $6, 4($9)",
+                "lhu $7, 10($9)",
+                "sll $3, $3, 16",
+                "or $2, $2, $3",
+                "sll $5, $5, 16",
+                "or $4, $4, $5",
+                "sll $7, $7, 16",
+                "or $6, $6, $7",
+                "lhu $3, 12($9)",
+                "lhu $5, 14($9)",
+                "lhu $7, 16($9)",
+                ".word {v0_2}",
+                ".word {z0_3}",
+                ".word {v1_4}",
+                ".word {z1_5}",
+                ".word {v2_6}",
+                ".word {z2_7}",
+                "nop",
+                "nop",
+                ".word {mv0}",
+                ".word {ir1_10}",
+                ".word {ir2_11}",
+                ".word {ir3_12}",
+                ".word {mv1}",
+                ".word {ir1_13}",
+                ".word {ir2_14}",
+                ".word {ir3_15}",
+                ".word {mv2}",
+                // LLM row by row: L11L12 = c0.x | c1.x, L13L21 = c2.x | c0.y, L22L23 = c1.y | c2.y,
+                // L31L32 = c0.z | c1.z, L33 = c2.z (cj: IR1..3 after the MVMVA of column j).
+                "andi $10, $10, 0xFFFF",
+                "sll $13, $13, 16",
+                "or $10, $10, $13",
+                "sll $11, $11, 16",
+                "andi $14, $14, 0xFFFF",
+                "andi $12, $12, 0xFFFF",
+                "sll $15, $15, 16",
+                "or $12, $12, $15",
+                ".word {ir1_24}",
+                ".word {ir2_25}",
+                ".word {ir3_13}",
+                "andi $24, $24, 0xFFFF",
+                "or $11, $24, $11",
+                "sll $25, $25, 16",
+                "or $14, $14, $25",
+                "andi $13, $13, 0xFFFF",
+                ".word {l0_10}",
+                ".word {l1_11}",
+                ".word {l2_14}",
+                ".word {l3_12}",
+                ".word {l4_13}",
+                "lw $2, 0($9)",
+                "lw $3, 4($9)",
+                "lw $4, 8($9)",
+                "lw $5, 12($9)",
+                "lhu $6, 16($9)",
+                "lw $7, 20($9)",
+                "lw $10, 24($9)",
+                "lw $11, 28($9)",
+                ".word {rt0_2}",
+                ".word {rt1_3}",
+                ".word {rt2_4}",
+                ".word {rt3_5}",
+                ".word {rt4_6}",
+                ".word {trx_7}",
+                ".word {try_10}",
+                ".word {trz_11}",
+                ".set pop",
+                rt0_2 = const ctc2_from(2, ctrl::RT11RT12),
+                rt1_3 = const ctc2_from(3, ctrl::RT13RT21),
+                rt2_4 = const ctc2_from(4, ctrl::RT22RT23),
+                rt3_5 = const ctc2_from(5, ctrl::RT31RT32),
+                rt4_6 = const ctc2_from(6, ctrl::RT33),
+                v0_2 = const mtc2_from(2, data::VXY0),
+                z0_3 = const mtc2_from(3, data::VZ0),
+                v1_4 = const mtc2_from(4, data::VXY1),
+                z1_5 = const mtc2_from(5, data::VZ1),
+                v2_6 = const mtc2_from(6, data::VXY2),
+                z2_7 = const mtc2_from(7, data::VZ2),
+                mv0 = const cop2(MVMVA_RT_V0),
+                mv1 = const cop2(MVMVA_RT_V1),
+                mv2 = const cop2(MVMVA_RT_V2),
+                ir1_10 = const mfc2_to(10, data::IR1),
+                ir2_11 = const mfc2_to(11, data::IR2),
+                ir3_12 = const mfc2_to(12, data::IR3),
+                ir1_13 = const mfc2_to(13, data::IR1),
+                ir2_14 = const mfc2_to(14, data::IR2),
+                ir3_15 = const mfc2_to(15, data::IR3),
+                ir1_24 = const mfc2_to(24, data::IR1),
+                ir2_25 = const mfc2_to(25, data::IR2),
+                ir3_13 = const mfc2_to(13, data::IR3),
+                l0_10 = const ctc2_from(10, ctrl::L11L12),
+                l1_11 = const ctc2_from(11, ctrl::L13L21),
+                l2_14 = const ctc2_from(14, ctrl::L22L23),
+                l3_12 = const ctc2_from(12, ctrl::L31L32),
+                l4_13 = const ctc2_from(13, ctrl::L33),
+                trx_7 = const ctc2_from(7, ctrl::TRX),
+                try_10 = const ctc2_from(10, ctrl::TRY),
+                trz_11 = const ctc2_from(11, ctrl::TRZ),
+                in("$8") directions.as_ptr(),
+                in("$9") m as *const Matrix,
+            );
+        }
     }
 
     /// `rtpt_words`'s loop with NCT: while RTPT runs the CPU loads the triple's normals, while NCT

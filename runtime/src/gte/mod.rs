@@ -46,7 +46,7 @@ pub mod packets;
 pub mod regs;
 
 pub use backend::{avsz4_of, Cop2, ScreenTriangle};
-pub(crate) use backend::{rtpt_registers, unit_rotation, unit_sample};
+pub(crate) use backend::{rotation_words, rtpt_registers, unit_rotation, unit_sample};
 pub use model::{unr_divide, GteModel};
 pub use packets::{
     FlatPackets, FlatPrimitives, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE,

@@ -53,10 +53,12 @@ impl Lighting {
         [[c(0, 0), c(0, 1), c(0, 2)], [c(1, 0), c(1, 1), c(1, 2)], [c(2, 0), c(2, 1), c(2, 2)]]
     }
 
-    /// The lights' directions in view space (rows), turned by `view`'s rotation.
-    fn view_directions(&self, view: &Matrix) -> Rotation {
+    /// The lights' directions in view space (rows), turned by `view`'s rotation: `Matrix::rotate`,
+    /// by MVMVA (`Gte::rotate`, the same sums; RT = the view's rotation).
+    fn view_directions<B: Cop2>(&self, gte: &mut Gte<B>, view: &Matrix) -> Rotation {
+        gte.set_rotation(&view.rotation);
         let turned = self.lights.map(|l| {
-            let v = view.rotate(l.direction);
+            let v = gte.rotate(l.direction);
             [v.x, v.y, v.z].map(|c| c.clamp(-32768, 32767) as i16)
         });
         [turned[0], turned[1], turned[2]]
@@ -90,7 +92,7 @@ fn load_lights<B: Cop2>(gte: &mut Gte<B>, lighting: &Lighting, view: &Matrix) ->
     let [r, g, b] = lighting.ambient.map(|c| c as i32 * 16);
     gte.set_back_color(Vec3i32::new(r, g, b));
     gte.set_rgbc(0);
-    lighting.view_directions(view)
+    lighting.view_directions(gte, view)
 }
 
 /// LLM for the bone whose model-view matrix is `m`: the directions times its rotation (three MVMVA
@@ -135,7 +137,8 @@ fn light_groups<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, directions: &Rotatio
 /// The projection of every rigid range (`project::project_rigid`) and its colours
 /// ([`light_rigid`]'s) in one pass: per bone LLM, then RT / TR, then RTPT and NCT per triple of
 /// its vertices (`Cop2::rtpt_nct_words`; a range whose length is no multiple of three ends with its
-/// last three again, one or two vertices by RTPT and NCS). The same SXY, SZ and colours as the
+/// last three again, one or two vertices by RTPT and NCS; LLM, RT and TR by `Cop2::load_bone_light`,
+/// the light stage's and the projection's operations). The same SXY, SZ and colours as the
 /// two stages, which remain the definition. False (nothing done) unless the bone table, the
 /// vertices and the normals lie 4-aligned in memory and `rgb` is as long as `sxy` and `sz`. The
 /// blended vertices are left to the blend stage and [`light_blended`].
@@ -158,7 +161,7 @@ pub fn project_light_rigid<B: Cop2>(
     let (Some(bones), Some(vertices), Some(normals), true) = (bones, vertices, tables.normal_words(), rgb.len() >= capacity) else {
         return false;
     };
-    let directions = load_lights(gte, lighting, view);
+    let rows = crate::gte::rotation_words(&load_lights(gte, lighting, view));
     for (m, bone) in matrices.iter().zip(bones.chunks_exact(2)) {
         // A bone entry is `parent | first << 16`, `count | name << 16`.
         let first = (bone[0] >> 16) as usize;
@@ -170,8 +173,7 @@ pub fn project_light_rigid<B: Cop2>(
         if count == 0 {
             continue;
         }
-        load_light_matrix(gte, &directions, m);
-        gte.set_matrix(m);
+        gte.backend_mut().load_bone_light(&rows, m);
         let (sxy, sz, rgb) = (&mut sxy[first..first + count], &mut sz[first..first + count], &mut rgb[first..first + count]);
         if count < 3 {
             super::project::project_loaded_words(gte, words, sxy, sz);
