@@ -118,10 +118,10 @@ fn decode_rigid(tables: &Tables, s: &FrameSample, out: &mut [BoneSample], next: 
 /// stage after the blend. Whether the triangles carry colours.
 fn project_rigid_stages<B: Cop2, const V: usize>(gte: &mut Gte<B>, tables: &Tables, camera: &Camera, scratch: &mut Scratch<V>, mark: &mut dyn FnMut(Stage)) -> bool {
     let (bones, vertices) = (tables.bone_count().min(MAX_BONES), tables.vertex_count());
-    let lighting = scratch.lighting.filter(|_| tables.has_normals());
+    let lit = scratch.lighting.is_some() && tables.has_normals();
     let matrices = &scratch.matrices[..bones];
     let (sxy, sz) = (&mut scratch.sxy[..vertices], &mut scratch.sz[..vertices]);
-    let fused = lighting.is_some_and(|l| light::project_light_rigid(gte, tables, &l, &camera.view, matrices, sxy, sz, &mut scratch.rgb));
+    let fused = lit && scratch.lighting.as_ref().is_some_and(|l| light::project_light_rigid(gte, tables, l, &camera.view, matrices, sxy, sz, &mut scratch.rgb));
     if !fused {
         project::project_rigid(gte, tables, matrices, sxy, sz);
     }
@@ -130,11 +130,11 @@ fn project_rigid_stages<B: Cop2, const V: usize>(gte: &mut Gte<B>, tables: &Tabl
         blend::project_blended(gte, tables, matrices, sxy, sz);
         mark(Stage::Blend);
     }
-    let Some(lighting) = lighting else { return false };
+    let Some(lighting) = scratch.lighting.as_ref().filter(|_| lit) else { return false };
     if fused {
-        light::light_blended(gte, tables, &lighting, &camera.view, matrices, &mut scratch.rgb);
+        light::light_blended(gte, tables, lighting, &camera.view, matrices, &mut scratch.rgb);
     } else {
-        light::light_rigid(gte, tables, &lighting, &camera.view, matrices, &mut scratch.rgb);
+        light::light_rigid(gte, tables, lighting, &camera.view, matrices, &mut scratch.rgb);
     }
     mark(Stage::Light);
     true
