@@ -200,6 +200,16 @@ macro_rules! to_gouraud {
     };
 }
 
+/// The lit loop's dispatch of an untextured run's strip (`$24` negative) to its own walk (`19:`).
+macro_rules! gouraud_strip {
+    (unlit) => {
+        ""
+    };
+    (lit) => {
+        "bltz $24, 19f\nnop\n"
+    };
+}
+
 /// The lit loop's set-up: LCM zero, so that CC's first step gives IR = BK, the run's material colour
 /// times 32. (The unlit loop names the operands in a comment.)
 macro_rules! gouraud_setup {
@@ -336,7 +346,7 @@ macro_rules! gouraud_chain {
 /// the lights by `lw` while AVSZ runs, the points from the SXY FIFO, then [`gouraud_chain`].
 macro_rules! gouraud_sections {
     (unlit) => {
-        "# {w_rgbc_3} {w_rgbc_4} {w_rgbc_5} {w_rgbc_7} {r_otz_10} {r_rgb_3} {g_t0} {g_t1} {g_t2} {g_qb} {g_qc} {g_qa} {g_st} {g_sb1} {g_st1}\n"
+        "# {w_rgbc_3} {w_rgbc_4} {w_rgbc_5} {w_rgbc_7} {w_rgbc_20} {r_otz_10} {r_rgb_3} {r_rgb_20} {g_t0} {g_t1} {g_t2} {g_qb} {g_qc} {g_qa} {g_st} {g_sb1} {g_st1}\n"
     };
     (lit) => {
         concat!(
@@ -396,34 +406,122 @@ macro_rules! gouraud_sections {
             "nop\n",
             "b 0b\n",
             "nop\n",
-            // A strip quad, drawn b, t, b', t' ($16, $10, $6, $14); $4 is b's SZ address.
-            "18:\n",
+            // ---- an untextured strip: the textured loop's walk, and each front quad's first two
+            // points' colours are the previous quad's last two when it was a front face too
+            // ($24 = 1: in $3 and $20), else made by CC; $24 = 0 otherwise.
+            "19:\n",
+            "andi $10, $12, 0xFFFF\n",
+            "srl $16, $12, 16\n",
+            "addu $16, $16, $11\n",
+            ".word {p_b0}\n",
+            "addu $10, $10, $11\n",
+            ".word {p_t0}\n",
+            "lw $12, 0($9)\n",
+            "addiu $9, $9, 4\n",
+            "move $24, $0\n",
+            "20:\n",
+            "andi $14, $12, 0xFFFF\n",
+            "srl $6, $12, 16\n",
+            "addu $6, $6, $11\n",
+            ".word {p_b}\n",
+            "addu $14, $14, $11\n",
+            ".word {p_t}\n",
+            "addiu $13, $13, -1\n",
+            "addiu $9, $9, 4\n",
+            ".word {nclip}\n",
+            "lw $12, -4($9)\n",
+            ".word {mac0}\n",
+            "nop\n",
+            "bltz $8, 21f\n",
+            "nop\n",
+            "move $24, $0\n",
+            "move $10, $14\n",
+            "bnez $13, 20b\n",
+            "move $16, $6\n",
+            "b 0b\n",
+            "nop\n",
+            // A front quad, drawn b, t, b', t' ($16, $10, $6, $14): SZ0..3, AVSZ4, the lights of
+            // b' and t' while it runs.
+            "21:\n",
+            "addu $4, $16, $15\n",
             "addu $5, $10, $15\n",
             ".word {l_sz0_4}\n",
             "addu $7, $6, $15\n",
             "addu $8, $14, $15\n",
-            "addu $3, $16, $2\n",
             ".word {l_sz1_5}\n",
-            "addu $4, $10, $2\n",
-            "addu $5, $6, $2\n",
+            "addu $4, $6, $2\n",
+            "addu $5, $14, $2\n",
             ".word {l_sz2_7}\n",
-            "addu $7, $14, $2\n",
-            "sltiu $10, $19, {gqw}\n",
+            "sltiu $7, $19, {gqw}\n",
             ".word {l_sz3_8}\n",
-            "lw $3, 0($3)\n",
+            "lw $4, 0($4)\n",
             "lw $8, 0($16)\n",
             ".word {avsz4}\n",
-            "bnez $10, 12b\n",
-            "lw $4, 0($4)\n",
+            "bnez $7, 22f\n",
             "lw $5, 0($5)\n",
-            "lw $7, 0($7)\n",
+            "bnez $24, 23f\n",
+            "nop\n",
+            // Not cached: b's and t's colours by CC into $3 and $20.
+            "addu $3, $16, $2\n",
+            "lw $3, 0($3)\n",
+            "addu $20, $10, $2\n",
+            "lw $20, 0($20)\n",
+            "nop\n",
+            ".word {w_rgbc_3}\n",
+            "nop\n",
+            "nop\n",
+            ".word {cc}\n",
+            ".word {r_rgb_3}\n",
+            ".word {w_rgbc_20}\n",
+            "nop\n",
+            "and $3, $3, $23\n",
+            ".word {cc}\n",
+            ".word {r_rgb_20}\n",
+            "nop\n",
+            "and $20, $20, $23\n",
+            // $3 and $20: b's and t's colours; b' and t' by CC, the link between them.
+            "23:\n",
+            ".word {w_rgbc_4}\n",
             ".word {g_st}\n",
             ".word {g_sb1}\n",
             ".word {g_st1}\n",
+            ".word {r_otz_10}\n",
+            ".word {cc}\n",
             "sw $8, 8($18)\n",
-            gouraud_chain!(4),
+            "lui $7, {g4}\n",
+            "or $7, $7, $3\n",
+            "sw $7, 4($18)\n",
+            "sw $20, 12($18)\n",
+            gouraud_chain!(link),
+            ".word {r_rgb_3}\n",
+            ".word {w_rgbc_5}\n",
+            "and $3, $3, $23\n",
+            "sw $3, 20($18)\n",
+            ".word {cc}\n",
+            "and $8, $8, $23\n",
+            "lui $4, {gqlen}\n",
+            "or $8, $8, $4\n",
+            "sw $8, 0($18)\n",
+            "and $4, $18, $23\n",
+            "sw $4, 0($10)\n",
+            "addiu $17, $17, 2\n",
+            "addiu $19, $19, -{gqw}\n",
+            ".word {r_rgb_20}\n",
+            "li $24, 1\n",
+            "and $20, $20, $23\n",
+            "sw $20, 28($18)\n",
+            "addiu $18, $18, 4 * {gqw}\n",
             "move $10, $14\n",
-            "bnez $13, 5b\n",
+            "bnez $13, 20b\n",
+            "move $16, $6\n",
+            "b 0b\n",
+            "nop\n",
+            "22:\n",
+            "lui $5, 2\n",
+            "addu $17, $17, $5\n",
+            "move $24, $0\n",
+            "move $10, $14\n",
+            "bnez $13, 20b\n",
             "move $16, $6\n",
             "b 0b\n",
             "nop\n",
@@ -448,13 +546,15 @@ macro_rules! surface_loop {
             if job.textures.len() > MATERIALS || at >= job.words.len() {
                 return at;
             }
-            let mut block = [0u32; 1 + 2 * MATERIALS];
-            block[0] = job.sxy.as_ptr() as usize as u32;
-            for (m, t) in job.textures.iter().enumerate() {
-                block[1 + 2 * m] = t[0];
-                block[2 + 2 * m] = t[1];
-            }
             let base = job.sxy.as_ptr() as usize;
+            let uv_offset = (job.uvs.as_ptr() as usize).wrapping_sub(base);
+            let mut block = [0u32; 2 + 2 * MATERIALS];
+            block[0] = base as u32;
+            block[1] = uv_offset as u32;
+            for (m, t) in job.textures.iter().enumerate() {
+                block[2 + 2 * m] = t[0];
+                block[3 + 2 * m] = t[1];
+            }
             let rgb_offset = job.rgb.map_or(0, |r| (r.as_ptr() as usize).wrapping_sub(base));
             let room = out.arena.len() - done.words;
             let (room_left, counts, end): (usize, usize, usize);
@@ -639,7 +739,6 @@ macro_rules! surface_loop {
                     // A front-facing strip quad, drawn b, t, b', t': SZ0..3 in that order, AVSZ4; b's
                     // SXY from memory (the FIFO has moved past it), t, b', t' from SXY0..2.
                     "8:",
-                    to_gouraud!($v, "18f"),
                     "addu $4, $16, $15",
                     "addu $5, $10, $15",
                     ".word {l_sz0_4}",
@@ -698,9 +797,10 @@ macro_rules! surface_loop {
                     "srl $5, $12, 13",
                     "andi $5, $5, 0x7F8",
                     "addu $5, $5, $25",
-                    "lw $24, 4($5)",
-                    "lw $3, 8($5)",
+                    "lw $24, 8($5)",
+                    "lw $3, 12($5)",
                     "lw $4, 0($25)",
+                    "lw $20, 4($25)",
                     "bltz $24, 13f",
                     "srl $13, $12, 2",
                     "14:",
@@ -715,6 +815,7 @@ macro_rules! surface_loop {
                     "addiu $7, $7, -1",
                     "beqz $7, 3b",
                     "nop",
+                    gouraud_strip!($v),
                     "b 4b",
                     "nop",
                     "13:",
@@ -781,6 +882,8 @@ macro_rules! surface_loop {
                     w_rgbc_7 = const mtc2_from(7, data::RGBC),
                     r_otz_10 = const mfc2_to(10, data::OTZ),
                     r_rgb_3 = const mfc2_to(3, data::RGB2),
+                    w_rgbc_20 = const mtc2_from(20, data::RGBC),
+                    r_rgb_20 = const mfc2_to(20, data::RGB2),
                     g_t0 = const swc2(18, data::SXY0, 8),
                     g_t1 = const swc2(18, data::SXY1, 16),
                     g_t2 = const swc2(18, data::SXY2, 24),
@@ -798,7 +901,7 @@ macro_rules! surface_loop {
                     gqlen = const 8 << 8,
                     inout("$9") job.words.as_ptr().add(at) as usize => end,
                     in("$15") (job.sz.as_ptr() as usize).wrapping_sub(base),
-                    in("$20") (job.uvs.as_ptr() as usize).wrapping_sub(base),
+                    inout("$20") uv_offset => _,
                     inout("$2") rgb_offset => _,
                     inout("$17") 0usize => counts,
                     inout("$18") out.arena.as_mut_ptr().add(done.words) as usize => _,
