@@ -17,9 +17,10 @@
 //! ```text
 //! $9   the stream (past the word in $12)      $12  the next stream word     $13  primitives left in the run
 //! $11  the SXY address of the run's base vertex                            $15  sz - sxy (bytes)
-//! $20  uvs - sxy (bytes)                      $2   rgb - sxy (lit; unlit: a temporary)
+//! $20  uvs - sxy (bytes; reloaded at each run header)   $2   rgb - sxy (lit; unlit: a temporary)
 //! $24  the run's first UV addend (CLUT)       $3   its second (page); the first's low half is the UV offset
-//! $25  the parameter block: the SXY array's address, then two words a material (`SurfaceRuns::textures`)
+//! $25  the parameter block: the SXY array's address, uvs - sxy, then two words a material
+//!      (`SurfaceRuns::textures`)
 //! $17  triangles drawn (low half) and rejected (high half)
 //! $18  the arena's next packet                $19  arena words left         $21  the ordering table
 //! $22  the deepest table entry                $23  0x00FFFFFF
@@ -28,7 +29,10 @@
 //! $4, $5, $8 (and $10, $16 outside strips, $7 in strips)  temporaries
 //! ```
 //! An untextured run of the lit loop has `$24` = [`NO_TEXTURE`] (`$3` unused), BK its colour; its
-//! front faces branch to their POLY_G3 / G4 sections (labels 16-18).
+//! triangles' and quads' front faces branch to their POLY_G3 / G4 sections (labels 16, 17), its
+//! strips have their own walk (19-24), where `$24` says whether `$3` and `$20` hold the colours of
+//! the last quad's b' and t' (a front quad after a front quad: its b and t, whose depths are then
+//! still SZ2 and SZ3).
 //!
 //! A run the loop leaves to its caller ([`LEFT_TO_CALLER`]; unlit, [`NO_TEXTURE`] too) ends it with
 //! `$9` past its header, as does the end word: the caller draws that run and calls again after it.
