@@ -230,6 +230,24 @@ pub trait Cop2 {
         3 * triples
     }
 
+    /// [`rtpt_nct_words`](Self::rtpt_nct_words) over a whole range of at least three vertices (as
+    /// many as all five slices hold): whole triples, then when one or two vertices remain the
+    /// range's last three again (the same registers give the same results). Returns the number of
+    /// vertices done (0 for fewer than three). This body is the definition; a backend may override
+    /// it only with the same register operations.
+    fn rtpt_nct_range(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
+        let count = (vertices.len() / 2).min(normals.len() / 2).min(sxy.len()).min(sz.len()).min(rgb.len());
+        if count < 3 {
+            return 0;
+        }
+        let done = self.rtpt_nct_words(&vertices[..2 * count], &normals[..2 * count], &mut sxy[..count], &mut sz[..count], &mut rgb[..count]);
+        if done < count {
+            let last = count - 3;
+            self.rtpt_nct_words(&vertices[2 * last..2 * count], &normals[2 * last..2 * count], &mut sxy[last..count], &mut sz[last..count], &mut rgb[last..count]);
+        }
+        count
+    }
+
     /// A lit bone's registers before [`rtpt_nct_words`](Self::rtpt_nct_words): LLM = the lights'
     /// directions (`directions`: RT's five words of them) times `m`'s rotation, by three MVMVA (sf=1,
     /// lm=0, RT = the directions, V0..V2 = the rotation's columns, read from IR1..3: the operations

@@ -373,99 +373,30 @@ impl Cop2 for Cop2Hardware {
         }
     }
 
-    /// `rtpt_words`'s loop with NCT: while RTPT runs the CPU loads the triple's normals, while NCT
-    /// runs the next triple's positions (the last triple's again at the end: nothing is read past
-    /// `vertices`); results leave by `swc2` (the first of each group waits for its command).
+    /// `rtpt_words`'s loop with NCT (see [`rtpt_nct_loop`]), whole triples only.
     #[inline(always)]
     fn rtpt_nct_words(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
         let triples = (vertices.len() / 6).min(normals.len() / 6).min(sxy.len() / 3).min(sz.len() / 3).min(rgb.len() / 3);
         if triples == 0 {
             return 0;
         }
-        // SAFETY: reads 6 words a triple from `vertices` and `normals` and writes 3 to each of `sxy`,
-        // `sz` and `rgb`, for `triples` triples, which all five slices hold (the look-ahead stays on
-        // the last triple); the GTE changes no other memory. Two instructions separate the last mtc2
-        // from each command; no loaded register is used by the instruction after its load.
-        unsafe {
-            asm_clobbering!(
-                ["$2", "$3", "$4", "$5", "$6", "$7", "$8", "$13", "$14", "$15", "$24", "$25"],
-                ".set push",
-                ".set noreorder",
-                "lw $13, 0($9)",
-                "lw $14, 4($9)",
-                "lw $15, 8($9)",
-                "lw $24, 12($9)",
-                "lw $25, 16($9)",
-                "lw $3, 20($9)",
-                // Four of the normals' loads while RTPT runs, two between its results' swc2 (which
-                // absorb their delay); five of the next positions' while NCT runs, one between its.
-                "1:",
-                ".word {m0}", ".word {m1}", ".word {m2}", ".word {m3}", ".word {m4}", ".word {m5}",
-                "addiu $12, $12, -1",
-                "sltu $13, $0, $12",
-                ".word {rtpt}",
-                "lw $2, 0($16)",
-                "lw $4, 4($16)",
-                "lw $5, 8($16)",
-                "lw $6, 12($16)",
-                // The next triple's offset: 24 while one remains, else 0 (the last read again, unused).
-                "subu $13, $0, $13",
-                "andi $13, $13, 24",
-                "addu $9, $9, $13",
-                ".word {s0}",
-                "lw $7, 16($16)",
-                ".word {s1}", ".word {s2}", ".word {s3}",
-                "lw $8, 20($16)",
-                ".word {s4}", ".word {s5}",
-                ".word {n0}", ".word {n1}", ".word {n2}", ".word {n3}", ".word {n4}", ".word {n5}",
-                "addiu $16, $16, 24",
-                "addiu $10, $10, 12",
-                ".word {nct}",
-                "addiu $11, $11, 12",
-                "lw $13, 0($9)",
-                "lw $14, 4($9)",
-                "lw $15, 8($9)",
-                "lw $24, 12($9)",
-                "lw $25, 16($9)",
-                "addiu $17, $17, 12",
-                ".word {c0}",
-                "lw $3, 20($9)",
-                ".word {c1}",
-                "bnez $12, 1b",
-                ".word {c2}",
-                ".set pop",
-                m0 = const mtc2_from(13, data::VXY0),
-                m1 = const mtc2_from(14, data::VZ0),
-                m2 = const mtc2_from(15, data::VXY1),
-                m3 = const mtc2_from(24, data::VZ1),
-                m4 = const mtc2_from(25, data::VXY2),
-                m5 = const mtc2_from(3, data::VZ2),
-                n0 = const mtc2_from(2, data::VXY0),
-                n1 = const mtc2_from(4, data::VZ0),
-                n2 = const mtc2_from(5, data::VXY1),
-                n3 = const mtc2_from(6, data::VZ1),
-                n4 = const mtc2_from(7, data::VXY2),
-                n5 = const mtc2_from(8, data::VZ2),
-                rtpt = const cop2(cmd::RTPT),
-                nct = const cop2(cmd::NCT),
-                s0 = const swc2(10, data::SXY0, 0),
-                s1 = const swc2(10, data::SXY1, 4),
-                s2 = const swc2(10, data::SXY2, 8),
-                s3 = const swc2(11, data::SZ1, 0),
-                s4 = const swc2(11, data::SZ2, 4),
-                s5 = const swc2(11, data::SZ3, 8),
-                c0 = const swc2(17, data::RGB0, -12),
-                c1 = const swc2(17, data::RGB1, -8),
-                c2 = const swc2(17, data::RGB2, -4),
-                inout("$9") vertices.as_ptr() => _,
-                inout("$16") normals.as_ptr() => _,
-                inout("$10") sxy.as_mut_ptr() => _,
-                inout("$11") sz.as_mut_ptr() => _,
-                inout("$17") rgb.as_mut_ptr() => _,
-                inout("$12") triples => _,
-            );
-        }
+        // SAFETY: `triples` whole triples lie in all five slices.
+        unsafe { rtpt_nct_loop(vertices, normals, sxy, sz, rgb, triples, 0) };
         3 * triples
+    }
+
+    /// [`rtpt_nct_loop`] over the whole range, its last one or two vertices by one more iteration
+    /// on the range's last three.
+    #[inline(always)]
+    fn rtpt_nct_range(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
+        let count = (vertices.len() / 2).min(normals.len() / 2).min(sxy.len()).min(sz.len()).min(rgb.len());
+        if count < 3 {
+            return 0;
+        }
+        let triples = count / 3;
+        // SAFETY: `triples` whole triples and the last three vertices lie in all five slices.
+        unsafe { rtpt_nct_loop(vertices, normals, sxy, sz, rgb, triples, (3 - (count - 3 * triples)) % 3) };
+        count
     }
 
     /// `rtpt_words`'s pipelined loop, with the next triple's nine halfwords loaded and packed into
@@ -795,5 +726,118 @@ impl Cop2 for Cop2Hardware {
                 options(nostack),
             );
         }
+    }
+}
+
+/// The loop of `rtpt_nct_words`: while RTPT runs the CPU loads the triple's normals, while NCT runs
+/// the next triple's positions (the last triple's again at the end: nothing is read past it);
+/// results leave by `swc2` (the first of each group waits for its command). With `back` (1 or 2)
+/// one more iteration follows on the vertices `back` before the last triple's end.
+///
+/// # Safety
+/// `triples` (at least 1) whole triples lie in `vertices`, `normals` (6 words each), `sxy`, `sz` and
+/// `rgb` (3 words each), and so do the last three vertices before their end.
+#[inline(always)]
+unsafe fn rtpt_nct_loop(vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32], triples: usize, back: usize) {
+    // SAFETY: reads 6 words a triple from `vertices` and `normals` and writes 3 to each of `sxy`,
+    // `sz` and `rgb`, for `triples` triples and the extra one, inside the slices by the caller's
+    // contract (the look-ahead stays on the last triple); the GTE changes no other memory. Two
+    // instructions separate the last mtc2 from each command; no loaded register is used by the
+    // instruction after its load.
+    unsafe {
+        asm_clobbering!(
+            ["$2", "$3", "$4", "$5", "$6", "$7", "$8", "$13", "$14", "$15", "$24", "$25"],
+            ".set push",
+            ".set noreorder",
+            "0:",
+            "lw $13, 0($9)",
+            "lw $14, 4($9)",
+            "lw $15, 8($9)",
+            "lw $24, 12($9)",
+            "lw $25, 16($9)",
+            "lw $3, 20($9)",
+            // Four of the normals' loads while RTPT runs, two between its results' swc2 (which
+            // absorb their delay); five of the next positions' while NCT runs, one between its.
+            "1:",
+            ".word {m0}", ".word {m1}", ".word {m2}", ".word {m3}", ".word {m4}", ".word {m5}",
+            "addiu $12, $12, -1",
+            "sltu $13, $0, $12",
+            ".word {rtpt}",
+            "lw $2, 0($16)",
+            "lw $4, 4($16)",
+            "lw $5, 8($16)",
+            "lw $6, 12($16)",
+            // The next triple's offset: 24 while one remains, else 0 (the last read again, unused).
+            "subu $13, $0, $13",
+            "andi $13, $13, 24",
+            "addu $9, $9, $13",
+            ".word {s0}",
+            "lw $7, 16($16)",
+            ".word {s1}", ".word {s2}", ".word {s3}",
+            "lw $8, 20($16)",
+            ".word {s4}", ".word {s5}",
+            ".word {n0}", ".word {n1}", ".word {n2}", ".word {n3}", ".word {n4}", ".word {n5}",
+            "addiu $16, $16, 24",
+            "addiu $10, $10, 12",
+            ".word {nct}",
+            "addiu $11, $11, 12",
+            "lw $13, 0($9)",
+            "lw $14, 4($9)",
+            "lw $15, 8($9)",
+            "lw $24, 12($9)",
+            "lw $25, 16($9)",
+            "addiu $17, $17, 12",
+            ".word {c0}",
+            "lw $3, 20($9)",
+            ".word {c1}",
+            "bnez $12, 1b",
+            ".word {c2}",
+            // One or two vertices left ($18 = 3 minus them): the range's last three, the
+            // pointers moved back by $18 vertices ($9 still on the last triple).
+            "beqz $18, 3f",
+            "sll $2, $18, 2",
+            "subu $10, $10, $2",
+            "subu $11, $11, $2",
+            "subu $17, $17, $2",
+            "sll $2, $18, 3",
+            "subu $16, $16, $2",
+            "addiu $9, $9, 24",
+            "subu $9, $9, $2",
+            "move $18, $0",
+            "b 0b",
+            "li $12, 1",
+            "3:",
+            ".set pop",
+            m0 = const mtc2_from(13, data::VXY0),
+            m1 = const mtc2_from(14, data::VZ0),
+            m2 = const mtc2_from(15, data::VXY1),
+            m3 = const mtc2_from(24, data::VZ1),
+            m4 = const mtc2_from(25, data::VXY2),
+            m5 = const mtc2_from(3, data::VZ2),
+            n0 = const mtc2_from(2, data::VXY0),
+            n1 = const mtc2_from(4, data::VZ0),
+            n2 = const mtc2_from(5, data::VXY1),
+            n3 = const mtc2_from(6, data::VZ1),
+            n4 = const mtc2_from(7, data::VXY2),
+            n5 = const mtc2_from(8, data::VZ2),
+            rtpt = const cop2(cmd::RTPT),
+            nct = const cop2(cmd::NCT),
+            s0 = const swc2(10, data::SXY0, 0),
+            s1 = const swc2(10, data::SXY1, 4),
+            s2 = const swc2(10, data::SXY2, 8),
+            s3 = const swc2(11, data::SZ1, 0),
+            s4 = const swc2(11, data::SZ2, 4),
+            s5 = const swc2(11, data::SZ3, 8),
+            c0 = const swc2(17, data::RGB0, -12),
+            c1 = const swc2(17, data::RGB1, -8),
+            c2 = const swc2(17, data::RGB2, -4),
+            inout("$9") vertices.as_ptr() => _,
+            inout("$16") normals.as_ptr() => _,
+            inout("$10") sxy.as_mut_ptr() => _,
+            inout("$11") sz.as_mut_ptr() => _,
+            inout("$17") rgb.as_mut_ptr() => _,
+            inout("$12") triples => _,
+            inout("$18") back => _,
+        );
     }
 }

@@ -182,14 +182,9 @@ pub fn project_light_rigid<B: Cop2>(
             }
             continue;
         }
-        // RGBC's code byte is 0: NCT's colours are the definition's 24-bit words.
-        let done = gte.backend_mut().rtpt_nct_words(words, normals, sxy, sz, rgb);
-        if done < count {
-            // The last one or two vertices: the range's last three again (the same matrices give
-            // the same results).
-            let last = count - 3;
-            gte.backend_mut().rtpt_nct_words(&words[2 * last..], &normals[2 * last..], &mut sxy[last..], &mut sz[last..], &mut rgb[last..]);
-        }
+        // RGBC's code byte is 0: NCT's colours are the definition's 24-bit words. The last one or
+        // two vertices: the range's last three again (the same matrices give the same results).
+        gte.backend_mut().rtpt_nct_range(words, normals, sxy, sz, rgb);
     }
     true
 }
