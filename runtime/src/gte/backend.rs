@@ -328,11 +328,10 @@ pub trait Cop2 {
 
     /// The textured triangle stage's fast path (`render::textured::surface_packets` is the
     /// definition): from the run header at `job.words[at]`, every run whose material has texture
-    /// words in `job.textures` (lit: and every untextured one) written and linked into `out` exactly
-    /// as that definition writes it without the near and span tests (a textured packet, Gouraud when
-    /// `job.rgb` is given), the counts and words added to `done`; stops at the first run it leaves
-    /// to the caller ([`LEFT_TO_CALLER`](super::LEFT_TO_CALLER); unlit, an untextured material) or at
-    /// the end word, and returns that word's index. May overwrite any GTE register but the
+    /// words in `job.textures` and of every untextured one written and linked into `out` exactly as
+    /// that definition writes it without the near and span tests (Gouraud when `job.rgb` is given),
+    /// the counts and words added to `done`; stops at the first run it leaves to the caller
+    /// ([`LEFT_TO_CALLER`](super::LEFT_TO_CALLER)) or at the end word, and returns that word's index. May overwrite any GTE register but the
     /// matrices RT and LLM, TR, the screen and depth registers. The default does nothing (returns
     /// `at`): the caller's definition draws every run.
     ///

@@ -90,14 +90,14 @@ pub struct SurfaceRuns<'a> {
     pub rgb: Option<&'a [u32]>,
     /// Per material: its texture's first and second UV addends (`vram::Words::clut_uv`, `page_uv`),
     /// whose low halves are the UV offset the third and fourth points add; `[NO_TEXTURE, 0]` for an
-    /// untextured material (lit: drawn in its colour times the light), `[LEFT_TO_CALLER, 0]` for a
-    /// material the loop leaves to its caller.
+    /// untextured material (drawn in its colour, times the light when lit), `[LEFT_TO_CALLER, 0]`
+    /// for a material the loop leaves to its caller.
     pub textures: &'a [[u32; 2]],
 }
 
 /// The first UV addend of an untextured material in [`SurfaceRuns::textures`]: a lit loop draws its
-/// runs as POLY_G3 / G4 (the material's colour times each point's light), an unlit one leaves them to
-/// its caller. (A real addend is below 2^31: a CLUT word's y is below 512.)
+/// runs as POLY_G3 / G4 (the material's colour times each point's light), an unlit one as POLY_F3 /
+/// F4 (the run's GP0 word). (A real addend is below 2^31: a CLUT word's y is below 512.)
 pub const NO_TEXTURE: u32 = u32::MAX;
 /// The first UV addend of a material whose runs [`SurfaceRuns`] leaves to its caller.
 pub const LEFT_TO_CALLER: u32 = 1 << 31;

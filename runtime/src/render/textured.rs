@@ -58,10 +58,10 @@ const MAX_LOOP_MATERIALS: usize = 32;
 /// past the projected vertices are rejected.
 ///
 /// This is the definition, which the host runs. On the console, where no near or span test is
-/// needed and `job` holds every vertex of `tables`' own stream, the runs of textured materials go
-/// through `Cop2::surface_runs` (an asm loop, `gte::hw::surface_loop`), and for a lit character its
-/// untextured runs too (its material's colour times the light by the GTE's CC, bit for bit
-/// [`modulate`]); only the others through this code. The packets are the same, word for word.
+/// needed and `job` holds every vertex of `tables`' own stream, the runs go through
+/// `Cop2::surface_runs` (an asm loop, `gte::hw::surface_loop`; a lit untextured material's colour
+/// times the light by the GTE's CC, bit for bit [`modulate`]), but for a textured material whose
+/// words it cannot add, which this code draws. The packets are the same, word for word.
 pub fn surface_packets<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, job: &SurfacePrimitives, placement: Option<&Placement>, out: &mut PacketList) -> FlatPackets {
     let Some(max_depth) = out.deepest() else {
         return FlatPackets::default();

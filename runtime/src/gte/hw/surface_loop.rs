@@ -1,8 +1,8 @@
 //! `Cop2::surface_runs` on the console: the runs of `render::textured::surface_packets` (its
 //! definition) in one asm loop over the primitive stream, in two variants built from one template:
-//! textured (POLY_FT3 / FT4, the texel as stored) and lit (POLY_GT3 / GT4, each point's light
-//! colour; an untextured material's runs as POLY_G3 / G4, its colour times each point's light by
-//! the GTE's CC). The walk is `packet_loop`'s (the same stream reads, NCLIP of the facing triangle,
+//! textured (POLY_FT3 / FT4, the texel as stored; an untextured material's runs as POLY_F3 / F4)
+//! and lit (POLY_GT3 / GT4, each point's light colour; an untextured material's runs as POLY_G3 /
+//! G4, its colour times each point's light by the GTE's CC). The walk is `packet_loop`'s (the same stream reads, NCLIP of the facing triangle,
 //! AVSZ3 or AVSZ4 of the drawing order's depths, the same ordering-table link); a front face's UV
 //! words (and colours) are loaded by `lw` while AVSZ runs, its points stored by `swc2` from the SXY
 //! FIFO. No near or span test: the definition runs those itself.
@@ -28,18 +28,20 @@
 //! $10, $16  a strip's previous pair (t, b) SXY addresses; $14, $6 its new pair (t', b')
 //! $4, $5, $8 (and $10, $16 outside strips, $7 in strips)  temporaries
 //! ```
-//! An untextured run of the lit loop has `$24` = [`NO_TEXTURE`] (`$3` unused), BK its colour; its
-//! triangles' and quads' front faces branch to their POLY_G3 / G4 sections (labels 16, 17), its
+//! An untextured run of the unlit loop has `$24` = [`NO_TEXTURE`] and its GP0 word in `$3`; its
+//! front faces branch to their POLY_F3 / F4 sections (labels 16-18). An untextured run of the lit
+//! loop has `$24` = [`NO_TEXTURE`] (`$3` unused), BK its colour; its triangles' and quads' front
+//! faces branch to their POLY_G3 / G4 sections (labels 16, 17), its
 //! strips have their own walk (19-24), where `$24` says whether `$3` and `$20` hold the colours of
 //! the last quad's b' and t' (a front quad after a front quad: its b and t, whose depths are then
 //! still SZ2 and SZ3).
 //!
-//! A run the loop leaves to its caller ([`LEFT_TO_CALLER`]; unlit, [`NO_TEXTURE`] too) ends it with
+//! A run the loop leaves to its caller ([`LEFT_TO_CALLER`]) ends it with
 //! `$9` past its header, as does the end word: the caller draws that run and calls again after it.
 
 use super::{asm_clobbering, cop2, ctc2_from, lwc2, mfc2_to, mtc2_from, swc2};
 use crate::console::prim::{GOURAUD_QUAD, GOURAUD_TRIANGLE, NEUTRAL, TEXTURED_GOURAUD_QUAD, TEXTURED_GOURAUD_TRIANGLE, TEXTURED_QUAD, TEXTURED_TRIANGLE};
-use crate::gte::packets::{FlatPackets, PacketList, SurfaceRuns, LEFT_TO_CALLER, NO_TEXTURE};
+use crate::gte::packets::{FlatPackets, PacketList, SurfaceRuns, FLAT_PACKET_WORDS, LEFT_TO_CALLER, NO_TEXTURE, QUAD_PACKET_WORDS};
 use crate::gte::regs::{cmd, ctrl, data};
 
 /// Materials the parameter block holds (the definition hands the loop no more).
@@ -192,15 +194,23 @@ macro_rules! strip_colours {
     };
 }
 
-/// The lit loop's branch from a front face's first instruction to its untextured (POLY_G3 / G4)
-/// section when the run's first UV addend (`$24`) is [`NO_TEXTURE`]; the section's first
-/// instruction is the branch's delay slot. The unlit loop has no such runs.
+/// The branch from a front face's first instruction to its untextured section (lit: POLY_G3 / G4,
+/// unlit: POLY_F3 / F4) when the run's first UV addend (`$24`) is [`NO_TEXTURE`]; the section's
+/// first instruction is the branch's delay slot.
 macro_rules! to_gouraud {
-    (unlit, $label:literal) => {
-        ""
-    };
-    (lit, $label:literal) => {
+    ($v:tt, $label:literal) => {
         concat!("bltz $24, ", $label, "\n")
+    };
+}
+
+/// The unlit loop's branch from a front strip quad's first instruction to its flat section (`18:`)
+/// when the run is untextured; the lit loop walks such strips apart (`gouraud_strip`).
+macro_rules! to_flat_strip {
+    (unlit) => {
+        "bltz $24, 18f\n"
+    };
+    (lit) => {
+        ""
     };
 }
 
@@ -225,12 +235,12 @@ macro_rules! gouraud_setup {
     };
 }
 
-/// A run header whose first UV addend (`$24`) is negative. Lit and [`NO_TEXTURE`]: BK = the run's
-/// GP0 colour (its word at `$9`), each channel times 32, then back to the header's decoding (`14:`);
-/// otherwise the loop ends (`9:`, which follows).
+/// A run header whose first UV addend (`$24`) is negative. [`NO_TEXTURE`], lit: BK = the run's
+/// GP0 colour (its word at `$9`), each channel times 32; unlit: `$3` = that GP0 word; then back to
+/// the header's decoding (`14:`). Otherwise the loop ends (`9:`, which follows).
 macro_rules! untextured_run {
     (unlit) => {
-        ""
+        concat!("addiu $5, $24, 1\n", "bnez $5, 9f\n", "nop\n", "lw $3, 0($9)\n", "b 14b\n", "nop\n")
     };
     (lit) => {
         concat!(
@@ -350,10 +360,90 @@ macro_rules! gouraud_chain {
 /// the lights by `lw` while AVSZ runs, the points from the SXY FIFO, then [`gouraud_chain`].
 macro_rules! gouraud_sections {
     (unlit) => {
-        "# {w_rgbc_3} {w_rgbc_4} {w_rgbc_5} {w_rgbc_7} {w_rgbc_20} {l_sz0_7} {l_sz1_8} {r_sz2_7} {r_sz3_8} {w_sz0_7} {w_sz1_8} {r_otz_10} {r_rgb_3} {r_rgb_20} {g_t0} {g_t1} {g_t2} {g_qb} {g_qc} {g_qa} {g_st} {g_sb1} {g_st1}\n"
+        concat!(
+            "# {w_rgbc_3} {w_rgbc_4} {w_rgbc_5} {w_rgbc_7} {w_rgbc_20} {l_sz0_7} {l_sz1_8} {r_sz2_7} {r_sz3_8} {w_sz0_7} {w_sz1_8} {r_otz_10} {r_rgb_3} {r_rgb_20} {g_t0} {g_t1} {g_t2} {g_qb} {g_qc} {g_qa} {g_st} {g_sb1} {g_st1}\n",
+            // A flat triangle (the run's GP0 word in $3): a, b, c at $14, $6, $7; $4 is a's SZ address.
+            "16:\n",
+            "addu $5, $6, $15\n",
+            ".word {l_sz1_4}\n",
+            "addu $8, $7, $15\n",
+            ".word {l_sz2_5}\n",
+            "sltiu $5, $19, {ftw}\n",
+            ".word {l_sz3_8}\n",
+            "bnez $5, 10b\n",
+            "nop\n",
+            ".word {avsz3}\n",
+            "sw $3, 4($18)\n",
+            ".word {r_otz}\n",
+            ".word {f_t0}\n",
+            ".word {f_t1}\n",
+            ".word {f_t2}\n",
+            "lui $10, {ftlen}\n",
+            link!("{ftw}", "1", "$10"),
+            "bnez $13, 2b\n",
+            "nop\n",
+            "b 0b\n",
+            "nop\n",
+            // A flat quad, drawn b, c, a, d ($6, $7, $14, the d word in $10 when read).
+            "17:\n",
+            "addu $4, $6, $15\n",
+            "addu $5, $7, $15\n",
+            "addu $10, $10, $11\n",
+            ".word {l_sz0_4}\n",
+            "addu $8, $14, $15\n",
+            ".word {l_sz1_5}\n",
+            "addu $16, $10, $15\n",
+            ".word {l_sz2_8}\n",
+            "sltiu $5, $19, {fqw}\n",
+            ".word {l_sz3_16}\n",
+            "lw $16, 0($10)\n",
+            "bnez $5, 11b\n",
+            "nop\n",
+            ".word {avsz4}\n",
+            "sw $3, 4($18)\n",
+            "sw $16, 20($18)\n",
+            ".word {r_otz}\n",
+            ".word {f_qb}\n",
+            ".word {f_qc}\n",
+            ".word {f_qa}\n",
+            "lui $10, {fqlen}\n",
+            link!("{fqw}", "2", "$10"),
+            "bnez $13, 3b\n",
+            "nop\n",
+            "b 0b\n",
+            "nop\n",
+            // A flat strip quad, drawn b, t, b', t' ($16, $10, $6, $14); $4 is b's SZ address.
+            "18:\n",
+            "addu $5, $10, $15\n",
+            ".word {l_sz0_4}\n",
+            "addu $7, $6, $15\n",
+            ".word {l_sz1_5}\n",
+            "addu $8, $14, $15\n",
+            ".word {l_sz2_7}\n",
+            "sltiu $5, $19, {fqw}\n",
+            ".word {l_sz3_8}\n",
+            "lw $7, 0($16)\n",
+            "bnez $5, 12b\n",
+            "nop\n",
+            ".word {avsz4}\n",
+            "sw $3, 4($18)\n",
+            "sw $7, 8($18)\n",
+            ".word {r_otz}\n",
+            ".word {f_st}\n",
+            ".word {f_sb1}\n",
+            ".word {f_st1}\n",
+            "lui $7, {fqlen}\n",
+            link!("{fqw}", "2", "$7"),
+            "move $10, $14\n",
+            "bnez $13, 5b\n",
+            "move $16, $6\n",
+            "b 0b\n",
+            "nop\n",
+        )
     };
     (lit) => {
         concat!(
+            "# {f_t0} {f_t1} {f_t2} {f_qb} {f_qc} {f_qa} {f_st} {f_sb1} {f_st1} {ftw} {fqw} {ftlen} {fqlen}\n",
             // A triangle: a, b, c at $14, $6, $7; $4 is a's SZ address.
             "16:\n",
             "addu $5, $6, $15\n",
@@ -757,6 +847,7 @@ macro_rules! surface_loop {
                     // A front-facing strip quad, drawn b, t, b', t': SZ0..3 in that order, AVSZ4; b's
                     // SXY from memory (the FIFO has moved past it), t, b', t' from SXY0..2.
                     "8:",
+                    to_flat_strip!($v),
                     "addu $4, $16, $15",
                     "addu $5, $10, $15",
                     ".word {l_sz0_4}",
@@ -919,6 +1010,19 @@ macro_rules! surface_loop {
                     g_st1 = const swc2(18, data::SXY2, 32),
                     g3 = const GOURAUD_TRIANGLE >> 16,
                     g4 = const GOURAUD_QUAD >> 16,
+                    f_t0 = const swc2(18, data::SXY0, 8),
+                    f_t1 = const swc2(18, data::SXY1, 12),
+                    f_t2 = const swc2(18, data::SXY2, 16),
+                    f_qb = const swc2(18, data::SXY1, 8),
+                    f_qc = const swc2(18, data::SXY2, 12),
+                    f_qa = const swc2(18, data::SXY0, 16),
+                    f_st = const swc2(18, data::SXY0, 12),
+                    f_sb1 = const swc2(18, data::SXY1, 16),
+                    f_st1 = const swc2(18, data::SXY2, 20),
+                    ftw = const FLAT_PACKET_WORDS,
+                    fqw = const QUAD_PACKET_WORDS,
+                    ftlen = const (FLAT_PACKET_WORDS - 1) << 8,
+                    fqlen = const (QUAD_PACKET_WORDS - 1) << 8,
                     gtw = const 7,
                     gqw = const 9,
                     gtlen = const 6 << 8,
