@@ -178,6 +178,21 @@ pub(crate) fn nlerp_scale(a0: i32, b0: i32, t: i32, c: [i32; 3], sq: i32) -> Opt
     Some((s, ((((w * s) >> 12) + 2) >> 2) as i16 as i32))
 }
 
+/// What [`Cop2::project_light_bones`] reads: a lit rigid character's bones, their matrices and the
+/// lights, and its vertices' positions and normals.
+#[derive(Clone, Copy, Debug)]
+pub struct LitBones<'a> {
+    /// The tables' bone entries, two words a bone: `parent | first << 16`, `count | name << 16`.
+    pub bones: &'a [u32],
+    /// Each bone's model-view matrix (the bones beyond them are not drawn).
+    pub matrices: &'a [Matrix],
+    /// RT's five words of the lights' view-space directions (rows).
+    pub directions: [u32; 5],
+    /// The positions' and the normals' VXY, VZ words, two a vertex.
+    pub vertices: &'a [u32],
+    pub normals: &'a [u32],
+}
+
 /// Raw access to a GTE: register transfers and commands.
 ///
 /// Register numbers are masked to 0..31; the command word is the `cop2` imm25 operand.
@@ -246,6 +261,28 @@ pub trait Cop2 {
             self.rtpt_nct_words(&vertices[2 * last..2 * count], &normals[2 * last..2 * count], &mut sxy[last..count], &mut sz[last..count], &mut rgb[last..count]);
         }
         count
+    }
+
+    /// The lit projection of every bone of `job` ([`LitBones`]): per bone whose range is not empty,
+    /// [`load_bone_light`](Self::load_bone_light) with its matrix, then
+    /// [`rtpt_nct_range`](Self::rtpt_nct_range) over its vertices into `sxy`, `sz` and `rgb` at
+    /// the same indices. This body is the definition; a backend may override it only with the same
+    /// register operations.
+    ///
+    /// # Safety
+    /// Every bone's range (`first .. first + count`, from its two words) is empty or holds three
+    /// vertices or more, within the vertices and normals (two words a vertex) and `sxy`, `sz` and
+    /// `rgb` (the console reads and writes without checking).
+    unsafe fn project_light_bones(&mut self, job: &LitBones, sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) {
+        for (m, bone) in job.matrices.iter().zip(job.bones.chunks_exact(2)) {
+            let (first, count) = ((bone[0] >> 16) as usize, (bone[1] & 0xFFFF) as usize);
+            if count == 0 {
+                continue;
+            }
+            self.load_bone_light(&job.directions, m);
+            let (v, r) = (2 * first..2 * (first + count), first..first + count);
+            self.rtpt_nct_range(&job.vertices[v.clone()], &job.normals[v], &mut sxy[r.clone()], &mut sz[r.clone()], &mut rgb[r]);
+        }
     }
 
     /// A lit bone's registers before [`rtpt_nct_words`](Self::rtpt_nct_words): LLM = the lights'

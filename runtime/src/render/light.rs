@@ -138,7 +138,8 @@ fn light_groups<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, directions: &Rotatio
 /// ([`light_rigid`]'s) in one pass: per bone LLM, then RT / TR, then RTPT and NCT per triple of
 /// its vertices (`Cop2::rtpt_nct_words`; a range whose length is no multiple of three ends with its
 /// last three again, one or two vertices by RTPT and NCS; LLM, RT and TR by `Cop2::load_bone_light`,
-/// the light stage's and the projection's operations). The same SXY, SZ and colours as the
+/// the light stage's and the projection's operations; when no range has one or two vertices, every
+/// bone in one `Cop2::project_light_bones`). The same SXY, SZ and colours as the
 /// two stages, which remain the definition. False (nothing done) unless the bone table, the
 /// vertices and the normals lie 4-aligned in memory and `rgb` is as long as `sxy` and `sz`. The
 /// blended vertices are left to the blend stage and [`light_blended`].
@@ -162,6 +163,20 @@ pub fn project_light_rigid<B: Cop2>(
         return false;
     };
     let rows = crate::gte::rotation_words(&load_lights(gte, lighting, view));
+    // Every range empty or of three vertices or more, inside the slices: all bones in one call
+    // (one asm block on the console).
+    let within = capacity.min(tables.vertex_count());
+    let whole = matrices.iter().zip(bones.chunks_exact(2)).all(|(_, b)| {
+        let (first, count) = ((b[0] >> 16) as usize, (b[1] & 0xFFFF) as usize);
+        count == 0 || (count >= 3 && first + count <= within)
+    });
+    if whole {
+        let job = crate::gte::LitBones { bones, matrices, directions: rows, vertices, normals };
+        // SAFETY: every range was just checked against the slices (the vertices' and normals'
+        // words hold `tables.vertex_count()` vertices, `rgb` at least `capacity`).
+        unsafe { gte.backend_mut().project_light_bones(&job, sxy, sz, rgb) };
+        return true;
+    }
     for (m, bone) in matrices.iter().zip(bones.chunks_exact(2)) {
         // A bone entry is `parent | first << 16`, `count | name << 16`.
         let first = (bone[0] >> 16) as usize;
