@@ -2,7 +2,7 @@
 //! and command words (on the console they are encoded into the instruction words).
 
 use super::model::GteModel;
-use super::packets::{within_limits, FlatPackets, FlatPrimitives, PacketList, LINK_MASK};
+use super::packets::{within_limits, FlatPackets, FlatPrimitives, PacketList, SurfaceRuns, LINK_MASK};
 use super::regs::{cmd, data};
 use crate::tables::primitives::{run_base, unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END};
 use super::{PackedMatrix, GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2, SQR_SF0};
@@ -68,7 +68,7 @@ pub(crate) fn unit_rotation([xx, yy, zz, xy, xz, yz, wx, wy, wz]: [i32; 9]) -> [
 }
 
 /// RT's five control words for a rotation.
-fn rotation_words(r: &crate::math::Rotation) -> [u32; 5] {
+pub(crate) fn rotation_words(r: &crate::math::Rotation) -> [u32; 5] {
     let pack = |lo: i16, hi: i16| lo as u16 as u32 | (hi as u16 as u32) << 16;
     [pack(r[0][0], r[0][1]), pack(r[0][2], r[1][0]), pack(r[1][1], r[1][2]), pack(r[2][0], r[2][1]), r[2][2] as u16 as u32]
 }
@@ -178,6 +178,21 @@ pub(crate) fn nlerp_scale(a0: i32, b0: i32, t: i32, c: [i32; 3], sq: i32) -> Opt
     Some((s, ((((w * s) >> 12) + 2) >> 2) as i16 as i32))
 }
 
+/// What [`Cop2::project_light_bones`] reads: a lit rigid character's bones, their matrices and the
+/// lights, and its vertices' positions and normals.
+#[derive(Clone, Copy, Debug)]
+pub struct LitBones<'a> {
+    /// The tables' bone entries, two words a bone: `parent | first << 16`, `count | name << 16`.
+    pub bones: &'a [u32],
+    /// Each bone's model-view matrix (the bones beyond them are not drawn).
+    pub matrices: &'a [Matrix],
+    /// RT's five words of the lights' view-space directions (rows).
+    pub directions: [u32; 5],
+    /// The positions' and the normals' VXY, VZ words, two a vertex.
+    pub vertices: &'a [u32],
+    pub normals: &'a [u32],
+}
+
 /// Raw access to a GTE: register transfers and commands.
 ///
 /// Register numbers are masked to 0..31; the command word is the `cop2` imm25 operand.
@@ -216,6 +231,98 @@ pub trait Cop2 {
             rtpt_registers(self, [v[0], v[1], v[2], v[3], v[4], v[5]], xy, z);
         }
         3 * triples
+    }
+
+    /// [`rtpt_words`](Self::rtpt_words) and the light of each triple: after its RTPT, its three
+    /// normals (VXY, VZ word pairs, 6 words a triple, like the positions) into V0..V2 and NCT, whose
+    /// RGB0..2 (the code byte RGBC's) go to `rgb`; for as many triples as all five slices hold. NCT
+    /// is NCS of each normal in turn. Returns the number of vertices done (a multiple of three).
+    fn rtpt_nct_words(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
+        let triples = (vertices.len() / 6).min(normals.len() / 6).min(sxy.len() / 3).min(sz.len() / 3).min(rgb.len() / 3);
+        for t in 0..triples {
+            let (v, n) = (&vertices[6 * t..6 * t + 6], &normals[6 * t..6 * t + 6]);
+            rtpt_registers(self, [v[0], v[1], v[2], v[3], v[4], v[5]], &mut sxy[3 * t..3 * t + 3], &mut sz[3 * t..3 * t + 3]);
+            self.write_data::<{ data::VXY0 }>(n[0]);
+            self.write_data::<{ data::VZ0 }>(n[1]);
+            self.write_data::<{ data::VXY1 }>(n[2]);
+            self.write_data::<{ data::VZ1 }>(n[3]);
+            self.write_data::<{ data::VXY2 }>(n[4]);
+            self.write_data::<{ data::VZ2 }>(n[5]);
+            self.command::<{ cmd::NCT }>();
+            rgb[3 * t] = self.read_data::<{ data::RGB0 }>();
+            rgb[3 * t + 1] = self.read_data::<{ data::RGB1 }>();
+            rgb[3 * t + 2] = self.read_data::<{ data::RGB2 }>();
+        }
+        3 * triples
+    }
+
+    /// [`rtpt_nct_words`](Self::rtpt_nct_words) over a whole range of at least three vertices (as
+    /// many as all five slices hold): whole triples, then when one or two vertices remain the
+    /// range's last three again (the same registers give the same results). Returns the number of
+    /// vertices done (0 for fewer than three). This body is the definition; a backend may override
+    /// it only with the same register operations.
+    fn rtpt_nct_range(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
+        let count = (vertices.len() / 2).min(normals.len() / 2).min(sxy.len()).min(sz.len()).min(rgb.len());
+        if count < 3 {
+            return 0;
+        }
+        let done = self.rtpt_nct_words(&vertices[..2 * count], &normals[..2 * count], &mut sxy[..count], &mut sz[..count], &mut rgb[..count]);
+        if done < count {
+            let last = count - 3;
+            self.rtpt_nct_words(&vertices[2 * last..2 * count], &normals[2 * last..2 * count], &mut sxy[last..count], &mut sz[last..count], &mut rgb[last..count]);
+        }
+        count
+    }
+
+    /// The lit projection of every bone of `job` ([`LitBones`]): per bone whose range is not empty,
+    /// [`load_bone_light`](Self::load_bone_light) with its matrix, then
+    /// [`rtpt_nct_range`](Self::rtpt_nct_range) over its vertices into `sxy`, `sz` and `rgb` at
+    /// the same indices. This body is the definition; a backend may override it only with the same
+    /// register operations.
+    ///
+    /// # Safety
+    /// Every bone's range (`first .. first + count`, from its two words) is empty or holds three
+    /// vertices or more, within the vertices and normals (two words a vertex) and `sxy`, `sz` and
+    /// `rgb` (the console reads and writes without checking).
+    unsafe fn project_light_bones(&mut self, job: &LitBones, sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) {
+        for (m, bone) in job.matrices.iter().zip(job.bones.chunks_exact(2)) {
+            let (first, count) = ((bone[0] >> 16) as usize, (bone[1] & 0xFFFF) as usize);
+            if count == 0 {
+                continue;
+            }
+            self.load_bone_light(&job.directions, m);
+            let (v, r) = (2 * first..2 * (first + count), first..first + count);
+            self.rtpt_nct_range(&job.vertices[v.clone()], &job.normals[v], &mut sxy[r.clone()], &mut sz[r.clone()], &mut rgb[r]);
+        }
+    }
+
+    /// A lit bone's registers before [`rtpt_nct_words`](Self::rtpt_nct_words): LLM = the lights'
+    /// directions (`directions`: RT's five words of them) times `m`'s rotation, by three MVMVA (sf=1,
+    /// lm=0, RT = the directions, V0..V2 = the rotation's columns, read from IR1..3: the operations
+    /// of `Gte::mul_rotation`), then RT and TR = `m`. This body is the definition; a backend may
+    /// override it only with the same register operations.
+    fn load_bone_light(&mut self, directions: &[u32; 5], m: &Matrix) {
+        use super::regs::ctrl;
+        self.write_ctrl::<{ ctrl::RT11RT12 }>(directions[0]);
+        self.write_ctrl::<{ ctrl::RT13RT21 }>(directions[1]);
+        self.write_ctrl::<{ ctrl::RT22RT23 }>(directions[2]);
+        self.write_ctrl::<{ ctrl::RT31RT32 }>(directions[3]);
+        self.write_ctrl::<{ ctrl::RT33 }>(directions[4]);
+        let r = &m.rotation;
+        let xy = |j: usize| r[0][j] as u16 as u32 | (r[1][j] as u16 as u32) << 16;
+        let z = |j: usize| r[2][j] as u16 as u32;
+        let mut llm = [[0i16; 3]; 3];
+        rotate_columns(self, [xy(0), xy(1), xy(2)], [z(0), z(1), z(2)], &mut llm);
+        let [l0, l1, l2, l3, l4] = rotation_words(&llm);
+        self.write_ctrl::<{ ctrl::L11L12 }>(l0);
+        self.write_ctrl::<{ ctrl::L13L21 }>(l1);
+        self.write_ctrl::<{ ctrl::L22L23 }>(l2);
+        self.write_ctrl::<{ ctrl::L31L32 }>(l3);
+        self.write_ctrl::<{ ctrl::L33 }>(l4);
+        load_rt(self, &m.rotation);
+        self.write_ctrl::<{ ctrl::TRX }>(m.translation.x as u32);
+        self.write_ctrl::<{ ctrl::TRY }>(m.translation.y as u32);
+        self.write_ctrl::<{ ctrl::TRZ }>(m.translation.z as u32);
     }
 
     /// [`rtpt_words`](Self::rtpt_words) for positions given as `[x, y, z]`: the same register
@@ -265,6 +372,25 @@ pub trait Cop2 {
     unsafe fn flat_packets(&mut self, job: &FlatPrimitives, out: &mut PacketList) -> FlatPackets {
         // SAFETY: the caller's contract.
         unsafe { flat_packets_registers(self, job, out) }
+    }
+
+    /// The textured triangle stage's fast path (`render::textured::surface_packets` is the
+    /// definition): from the run header at `job.words[at]`, every run whose material has texture
+    /// words in `job.textures` and of every untextured one written and linked into `out` exactly as
+    /// that definition writes it without the near and span tests (Gouraud when `job.rgb` is given),
+    /// the counts and words added to `done`; stops at the first run it leaves to the caller
+    /// ([`LEFT_TO_CALLER`](super::LEFT_TO_CALLER)) or at the end word, and returns that word's index. May overwrite any GTE register but the
+    /// matrices RT and LLM, TR, the screen and depth registers. The default does nothing (returns
+    /// `at`): the caller's definition draws every run.
+    ///
+    /// # Safety
+    /// `job.words` is a stream `tables::primitives::check` accepted with `at` the index of a run
+    /// header or its end word; every vertex it names lies below the length of `sxy`, `sz`, `uvs` and
+    /// `rgb`; every material it names has an entry in `job.textures`; `done.words` is at most
+    /// `out.arena.len()` (the console reads and writes without checking).
+    unsafe fn surface_runs(&mut self, job: &SurfaceRuns, at: usize, out: &mut PacketList, done: &mut FlatPackets) -> usize {
+        let _ = (job, out, done);
+        at
     }
 
     /// The blend stage: every group of `job` projected with its pair's blended matrix into `sxy` /

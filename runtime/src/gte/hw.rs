@@ -15,9 +15,9 @@
 use core::arch::asm;
 
 use super::backend::{Cop2, ScreenTriangle};
-use super::packets::{FlatPackets, FlatPrimitives, PacketList};
-use super::regs::{cmd, data};
-use super::{PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
+use super::packets::{FlatPackets, FlatPrimitives, PacketList, SurfaceRuns};
+use super::regs::{cmd, ctrl, data};
+use super::{LitBones, PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
 use crate::math::Matrix;
 use crate::gte::PoseQ14;
 use crate::tables::BoneSample;
@@ -33,11 +33,181 @@ macro_rules! asm_clobbering {
 }
 pub(crate) use asm_clobbering;
 
+/// The text of `load_bone_light`: `$8` the directions' five words, `$9` the matrix; clobbers `$2`-`$7`,
+/// `$8`, `$10`-`$15`, `$24`, `$25` (its operands are `load_bone_light`'s).
+macro_rules! bone_light_text {
+    () => {
+        concat!(
+            // RT's words of the matrix: r00 r01, r02 r10, r11 r12, r20 r21, r22.
+            "lw $2, 0($9)\n",
+            "lw $3, 4($9)\n",
+            "lw $4, 8($9)\n",
+            "lw $5, 12($9)\n",
+            "lhu $6, 16($9)\n",
+            "lw $10, 0($8)\n",
+            "lw $11, 4($8)\n",
+            "lw $12, 8($8)\n",
+            "lw $13, 12($8)\n",
+            "lw $14, 16($8)\n",
+            ".word {rt0_10}\n",
+            ".word {rt1_11}\n",
+            ".word {rt2_12}\n",
+            ".word {rt3_13}\n",
+            ".word {rt4_14}\n",
+            // Columns: r00 | r10 << 16, r01 | r11 << 16, r02 | r12 << 16; z: r20, r21, r22.
+            "lui $15, 0xFFFF\n",
+            "andi $7, $2, 0xFFFF\n",
+            "and $24, $3, $15\n",
+            "or $7, $7, $24\n",
+            "srl $24, $2, 16\n",
+            "sll $25, $4, 16\n",
+            "or $24, $24, $25\n",
+            "andi $25, $3, 0xFFFF\n",
+            "and $15, $4, $15\n",
+            "or $25, $25, $15\n",
+            "srl $15, $5, 16\n",
+            ".word {v0_7}\n",
+            ".word {z0_5}\n",
+            ".word {v1_24}\n",
+            ".word {z1_15}\n",
+            ".word {v2_25}\n",
+            ".word {z2_6}\n",
+            "nop\n",
+            "nop\n",
+            ".word {mv0}\n",
+            ".word {ir1_10}\n",
+            ".word {ir2_11}\n",
+            ".word {ir3_12}\n",
+            ".word {mv1}\n",
+            ".word {ir1_13}\n",
+            ".word {ir2_14}\n",
+            ".word {ir3_15}\n",
+            ".word {mv2}\n",
+            // LLM row by row: L11L12 = c0.x | c1.x, L13L21 = c2.x | c0.y, L22L23 = c1.y | c2.y,
+            // L31L32 = c0.z | c1.z, L33 = c2.z (cj: IR1..3 after the MVMVA of column j).
+            "andi $10, $10, 0xFFFF\n",
+            "sll $13, $13, 16\n",
+            "or $10, $10, $13\n",
+            "sll $11, $11, 16\n",
+            "andi $14, $14, 0xFFFF\n",
+            "andi $12, $12, 0xFFFF\n",
+            "sll $15, $15, 16\n",
+            "or $12, $12, $15\n",
+            ".word {ir1_8}\n",
+            ".word {ir2_24}\n",
+            ".word {ir3_25}\n",
+            "andi $8, $8, 0xFFFF\n",
+            "or $11, $8, $11\n",
+            "sll $24, $24, 16\n",
+            "or $14, $14, $24\n",
+            "andi $25, $25, 0xFFFF\n",
+            ".word {l0_10}\n",
+            ".word {l1_11}\n",
+            ".word {l2_14}\n",
+            ".word {l3_12}\n",
+            ".word {l4_25}\n",
+            "lw $7, 20($9)\n",
+            "lw $8, 24($9)\n",
+            "lw $10, 28($9)\n",
+            ".word {rt0_2}\n",
+            ".word {rt1_3}\n",
+            ".word {rt2_4}\n",
+            ".word {rt3_5}\n",
+            ".word {rt4_6}\n",
+            ".word {trx_7}\n",
+            ".word {try_8}\n",
+            ".word {trz_10}\n",
+        )
+    };
+}
+
+/// The text of the RTPT / NCT loop (`rtpt_nct_loop`): `$9` the positions, `$16` the normals, `$10`,
+/// `$11`, `$17` SXY, SZ and colours, `$12` the triples (at least 1), `$18` the vertices to step back
+/// for one more (0: none); labels 0, 1 and 3; clobbers `$2`-`$8`, `$13`-`$15`, `$24`, `$25`.
+macro_rules! rtpt_nct_text {
+    () => {
+        concat!(
+            "0:\n",
+            "lw $13, 0($9)\n",
+            "lw $14, 4($9)\n",
+            "lw $15, 8($9)\n",
+            "lw $24, 12($9)\n",
+            "lw $25, 16($9)\n",
+            "lw $3, 20($9)\n",
+            // Four of the normals' loads while RTPT runs, two between its results' swc2 (which
+            // absorb their delay); five of the next positions' while NCT runs, one between its.
+            "1:\n",
+            ".word {m0}\n",
+            ".word {m1}\n",
+            ".word {m2}\n",
+            ".word {m3}\n",
+            ".word {m4}\n",
+            ".word {m5}\n",
+            "addiu $12, $12, -1\n",
+            "sltu $13, $0, $12\n",
+            ".word {rtpt}\n",
+            "lw $2, 0($16)\n",
+            "lw $4, 4($16)\n",
+            "lw $5, 8($16)\n",
+            "lw $6, 12($16)\n",
+            // The next triple's offset: 24 while one remains, else 0 (the last read again, unused).
+            "subu $13, $0, $13\n",
+            "andi $13, $13, 24\n",
+            "addu $9, $9, $13\n",
+            ".word {s0}\n",
+            "lw $7, 16($16)\n",
+            ".word {s1}\n",
+            ".word {s2}\n",
+            ".word {s3}\n",
+            "lw $8, 20($16)\n",
+            ".word {s4}\n",
+            ".word {s5}\n",
+            ".word {n0}\n",
+            ".word {n1}\n",
+            ".word {n2}\n",
+            ".word {n3}\n",
+            ".word {n4}\n",
+            ".word {n5}\n",
+            "addiu $16, $16, 24\n",
+            "addiu $10, $10, 12\n",
+            ".word {nct}\n",
+            "addiu $11, $11, 12\n",
+            "lw $13, 0($9)\n",
+            "lw $14, 4($9)\n",
+            "lw $15, 8($9)\n",
+            "lw $24, 12($9)\n",
+            "lw $25, 16($9)\n",
+            "addiu $17, $17, 12\n",
+            ".word {c0}\n",
+            "lw $3, 20($9)\n",
+            ".word {c1}\n",
+            "bnez $12, 1b\n",
+            ".word {c2}\n",
+            // One or two vertices left ($18 = 3 minus them): the range's last three, the
+            // pointers moved back by $18 vertices ($9 still on the last triple).
+            "beqz $18, 3f\n",
+            "sll $2, $18, 2\n",
+            "subu $10, $10, $2\n",
+            "subu $11, $11, $2\n",
+            "subu $17, $17, $2\n",
+            "sll $2, $18, 3\n",
+            "subu $16, $16, $2\n",
+            "addiu $9, $9, 24\n",
+            "subu $9, $9, $2\n",
+            "move $18, $0\n",
+            "b 0b\n",
+            "li $12, 1\n",
+            "3:\n",
+        )
+    };
+}
+
 mod blend;
 mod columns;
 mod nlerp;
 mod packet_loop;
 mod pose;
+mod surface_loop;
 
 /// The GPR the encodings below use: $8 (t0).
 const GPR: u32 = 8;
@@ -235,6 +405,232 @@ impl Cop2 for Cop2Hardware {
         3 * triples
     }
 
+    /// The default body's register operations in one block: the directions into RT; the
+    /// rotation's columns into V0..V2, made from RT's words of the matrix (`Matrix` is `repr(C)`:
+    /// its rotation's halfword pairs are RT's words, VZ keeps a word's low half); three MVMVA whose
+    /// IR1..3 are packed into LLM's words; then RT and TR from the matrix (translation at 20).
+    #[inline(always)]
+    fn load_bone_light(&mut self, directions: &[u32; 5], m: &Matrix) {
+        // SAFETY: reads the five words of `directions` and the 32 bytes of `m`; touches only the
+        // listed GPRs and GTE registers. Two instructions separate each write from the command
+        // that reads it; every mfc2 waits for its MVMVA and no loaded register is used by the next
+        // instruction; the ctc2 of LLM after the last MVMVA waits for it.
+        unsafe {
+            asm_clobbering!(
+                ["$2", "$3", "$4", "$5", "$6", "$7", "$10", "$11", "$12", "$13", "$14", "$15", "$24", "$25"],
+                ".set push",
+                ".set noreorder",
+                bone_light_text!(),
+                ".set pop",
+                rt0_10 = const ctc2_from(10, ctrl::RT11RT12),
+                rt1_11 = const ctc2_from(11, ctrl::RT13RT21),
+                rt2_12 = const ctc2_from(12, ctrl::RT22RT23),
+                rt3_13 = const ctc2_from(13, ctrl::RT31RT32),
+                rt4_14 = const ctc2_from(14, ctrl::RT33),
+                rt0_2 = const ctc2_from(2, ctrl::RT11RT12),
+                rt1_3 = const ctc2_from(3, ctrl::RT13RT21),
+                rt2_4 = const ctc2_from(4, ctrl::RT22RT23),
+                rt3_5 = const ctc2_from(5, ctrl::RT31RT32),
+                rt4_6 = const ctc2_from(6, ctrl::RT33),
+                v0_7 = const mtc2_from(7, data::VXY0),
+                z0_5 = const mtc2_from(5, data::VZ0),
+                v1_24 = const mtc2_from(24, data::VXY1),
+                z1_15 = const mtc2_from(15, data::VZ1),
+                v2_25 = const mtc2_from(25, data::VXY2),
+                z2_6 = const mtc2_from(6, data::VZ2),
+                mv0 = const cop2(MVMVA_RT_V0),
+                mv1 = const cop2(MVMVA_RT_V1),
+                mv2 = const cop2(MVMVA_RT_V2),
+                ir1_10 = const mfc2_to(10, data::IR1),
+                ir2_11 = const mfc2_to(11, data::IR2),
+                ir3_12 = const mfc2_to(12, data::IR3),
+                ir1_13 = const mfc2_to(13, data::IR1),
+                ir2_14 = const mfc2_to(14, data::IR2),
+                ir3_15 = const mfc2_to(15, data::IR3),
+                ir1_8 = const mfc2_to(8, data::IR1),
+                ir2_24 = const mfc2_to(24, data::IR2),
+                ir3_25 = const mfc2_to(25, data::IR3),
+                l0_10 = const ctc2_from(10, ctrl::L11L12),
+                l1_11 = const ctc2_from(11, ctrl::L13L21),
+                l2_14 = const ctc2_from(14, ctrl::L22L23),
+                l3_12 = const ctc2_from(12, ctrl::L31L32),
+                l4_25 = const ctc2_from(25, ctrl::L33),
+                trx_7 = const ctc2_from(7, ctrl::TRX),
+                try_8 = const ctc2_from(8, ctrl::TRY),
+                trz_10 = const ctc2_from(10, ctrl::TRZ),
+                inout("$8") directions.as_ptr() => _,
+                in("$9") m as *const Matrix,
+            );
+        }
+    }
+
+    /// Every bone in one asm block: per bone [`bone_light_text`] (LLM, RT, TR), then
+    /// [`rtpt_nct_text`] over its range (the last one or two vertices by one more iteration);
+    /// the pointers from a block of bases and offsets, the range's triples by a multiply (count *
+    /// 0xAAAB >> 17 is count / 3 below 2^16).
+    #[inline(always)]
+    unsafe fn project_light_bones(&mut self, job: &LitBones, sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) {
+        let n = job.matrices.len().min(job.bones.len() / 2);
+        if n == 0 {
+            return;
+        }
+        let base = sxy.as_mut_ptr() as usize;
+        let d = job.directions;
+        let block: [u32; 10] = [
+            job.vertices.as_ptr() as usize as u32,
+            (job.normals.as_ptr() as usize).wrapping_sub(job.vertices.as_ptr() as usize) as u32,
+            (sz.as_mut_ptr() as usize).wrapping_sub(base) as u32,
+            (rgb.as_mut_ptr() as usize).wrapping_sub(base) as u32,
+            0,
+            d[0],
+            d[1],
+            d[2],
+            d[3],
+            d[4],
+        ];
+        // SAFETY: by the caller's contract every bone's range lies in the vertices, normals, `sxy`,
+        // `sz` and `rgb` (and is empty or holds three vertices or more); reads the bone words, the
+        // matrices and `block`, writes only into those ranges. Hazards as in `load_bone_light` and
+        // `rtpt_nct_loop`; mflo waits for multu and no multiply follows it within two instructions.
+        unsafe {
+            asm_clobbering!(
+                ["$2", "$3", "$4", "$5", "$6", "$7", "$8", "$9", "$10", "$11", "$12", "$13", "$14", "$15", "$16", "$17", "$18", "$24", "$25"],
+                ".set push",
+                ".set noreorder",
+                // $19 the bone words, $20 the bones left, $21 the matrix, $22 the block, $23 sxy.
+                "5:",
+                "lw $2, 0($19)",
+                "lw $3, 4($19)",
+                "addiu $19, $19, 8",
+                "srl $16, $2, 16",
+                "andi $17, $3, 0xFFFF",
+                "beqz $17, 6f",
+                "addiu $8, $22, 20",
+                "move $9, $21",
+                bone_light_text!(),
+                "li $2, 0xAAAB",
+                "multu $17, $2",
+                "sll $2, $16, 3",
+                "lw $3, 0($22)",
+                "lw $4, 4($22)",
+                "addu $9, $3, $2",
+                "sll $2, $16, 2",
+                "lw $5, 8($22)",
+                "lw $6, 12($22)",
+                "addu $10, $23, $2",
+                "addu $16, $9, $4",
+                "addu $11, $10, $5",
+                "mflo $12",
+                "srl $12, $12, 17",
+                "sll $2, $12, 1",
+                "addu $2, $2, $12",
+                "subu $2, $17, $2",
+                "addu $17, $10, $6",
+                "beqz $2, 7f",
+                "move $18, $0",
+                "li $18, 3",
+                "subu $18, $18, $2",
+                "7:",
+                rtpt_nct_text!(),
+                "6:",
+                "addiu $20, $20, -1",
+                "bnez $20, 5b",
+                "addiu $21, $21, 32",
+                ".set pop",
+                rt0_10 = const ctc2_from(10, ctrl::RT11RT12),
+                rt1_11 = const ctc2_from(11, ctrl::RT13RT21),
+                rt2_12 = const ctc2_from(12, ctrl::RT22RT23),
+                rt3_13 = const ctc2_from(13, ctrl::RT31RT32),
+                rt4_14 = const ctc2_from(14, ctrl::RT33),
+                rt0_2 = const ctc2_from(2, ctrl::RT11RT12),
+                rt1_3 = const ctc2_from(3, ctrl::RT13RT21),
+                rt2_4 = const ctc2_from(4, ctrl::RT22RT23),
+                rt3_5 = const ctc2_from(5, ctrl::RT31RT32),
+                rt4_6 = const ctc2_from(6, ctrl::RT33),
+                v0_7 = const mtc2_from(7, data::VXY0),
+                z0_5 = const mtc2_from(5, data::VZ0),
+                v1_24 = const mtc2_from(24, data::VXY1),
+                z1_15 = const mtc2_from(15, data::VZ1),
+                v2_25 = const mtc2_from(25, data::VXY2),
+                z2_6 = const mtc2_from(6, data::VZ2),
+                mv0 = const cop2(MVMVA_RT_V0),
+                mv1 = const cop2(MVMVA_RT_V1),
+                mv2 = const cop2(MVMVA_RT_V2),
+                ir1_10 = const mfc2_to(10, data::IR1),
+                ir2_11 = const mfc2_to(11, data::IR2),
+                ir3_12 = const mfc2_to(12, data::IR3),
+                ir1_13 = const mfc2_to(13, data::IR1),
+                ir2_14 = const mfc2_to(14, data::IR2),
+                ir3_15 = const mfc2_to(15, data::IR3),
+                ir1_8 = const mfc2_to(8, data::IR1),
+                ir2_24 = const mfc2_to(24, data::IR2),
+                ir3_25 = const mfc2_to(25, data::IR3),
+                l0_10 = const ctc2_from(10, ctrl::L11L12),
+                l1_11 = const ctc2_from(11, ctrl::L13L21),
+                l2_14 = const ctc2_from(14, ctrl::L22L23),
+                l3_12 = const ctc2_from(12, ctrl::L31L32),
+                l4_25 = const ctc2_from(25, ctrl::L33),
+                trx_7 = const ctc2_from(7, ctrl::TRX),
+                try_8 = const ctc2_from(8, ctrl::TRY),
+                trz_10 = const ctc2_from(10, ctrl::TRZ),
+                m0 = const mtc2_from(13, data::VXY0),
+                m1 = const mtc2_from(14, data::VZ0),
+                m2 = const mtc2_from(15, data::VXY1),
+                m3 = const mtc2_from(24, data::VZ1),
+                m4 = const mtc2_from(25, data::VXY2),
+                m5 = const mtc2_from(3, data::VZ2),
+                n0 = const mtc2_from(2, data::VXY0),
+                n1 = const mtc2_from(4, data::VZ0),
+                n2 = const mtc2_from(5, data::VXY1),
+                n3 = const mtc2_from(6, data::VZ1),
+                n4 = const mtc2_from(7, data::VXY2),
+                n5 = const mtc2_from(8, data::VZ2),
+                rtpt = const cop2(cmd::RTPT),
+                nct = const cop2(cmd::NCT),
+                s0 = const swc2(10, data::SXY0, 0),
+                s1 = const swc2(10, data::SXY1, 4),
+                s2 = const swc2(10, data::SXY2, 8),
+                s3 = const swc2(11, data::SZ1, 0),
+                s4 = const swc2(11, data::SZ2, 4),
+                s5 = const swc2(11, data::SZ3, 8),
+                c0 = const swc2(17, data::RGB0, -12),
+                c1 = const swc2(17, data::RGB1, -8),
+                c2 = const swc2(17, data::RGB2, -4),
+                inout("$19") job.bones.as_ptr() => _,
+                inout("$20") n => _,
+                inout("$21") job.matrices.as_ptr() => _,
+                in("$22") block.as_ptr(),
+                in("$23") base,
+            );
+        }
+    }
+
+    /// `rtpt_words`'s loop with NCT (see [`rtpt_nct_loop`]), whole triples only.
+    #[inline(always)]
+    fn rtpt_nct_words(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
+        let triples = (vertices.len() / 6).min(normals.len() / 6).min(sxy.len() / 3).min(sz.len() / 3).min(rgb.len() / 3);
+        if triples == 0 {
+            return 0;
+        }
+        // SAFETY: `triples` whole triples lie in all five slices.
+        unsafe { rtpt_nct_loop(vertices, normals, sxy, sz, rgb, triples, 0) };
+        3 * triples
+    }
+
+    /// [`rtpt_nct_loop`] over the whole range, its last one or two vertices by one more iteration
+    /// on the range's last three.
+    #[inline(always)]
+    fn rtpt_nct_range(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
+        let count = (vertices.len() / 2).min(normals.len() / 2).min(sxy.len()).min(sz.len()).min(rgb.len());
+        if count < 3 {
+            return 0;
+        }
+        let triples = count / 3;
+        // SAFETY: `triples` whole triples and the last three vertices lie in all five slices.
+        unsafe { rtpt_nct_loop(vertices, normals, sxy, sz, rgb, triples, (3 - (count - 3 * triples)) % 3) };
+        count
+    }
+
     /// `rtpt_words`'s pipelined loop, with the next triple's nine halfwords loaded and packed into
     /// VXY/VZ words while RTPT runs.
     #[inline(always)]
@@ -426,6 +822,15 @@ impl Cop2 for Cop2Hardware {
         unsafe { packet_loop::flat_packets_untested(job, out) }
     }
 
+    /// One of [`surface_loop`]'s two asm loops, textured or textured and lit.
+    unsafe fn surface_runs(&mut self, job: &SurfaceRuns, at: usize, out: &mut PacketList, done: &mut FlatPackets) -> usize {
+        // SAFETY (both): the caller's contract.
+        match job.rgb {
+            Some(_) => unsafe { surface_loop::textured_lit_runs(job, at, out, done) },
+            None => unsafe { surface_loop::textured_runs(job, at, out, done) },
+        }
+    }
+
     #[inline(always)]
     unsafe fn avsz3_indexed(&mut self, sz: &[u32], v: [usize; 3]) -> ScreenTriangle {
         let p = sz.as_ptr();
@@ -605,5 +1010,61 @@ impl Cop2 for Cop2Hardware {
                 options(nostack),
             );
         }
+    }
+}
+
+/// The loop of `rtpt_nct_words`: while RTPT runs the CPU loads the triple's normals, while NCT runs
+/// the next triple's positions (the last triple's again at the end: nothing is read past it);
+/// results leave by `swc2` (the first of each group waits for its command). With `back` (1 or 2)
+/// one more iteration follows on the vertices `back` before the last triple's end.
+///
+/// # Safety
+/// `triples` (at least 1) whole triples lie in `vertices`, `normals` (6 words each), `sxy`, `sz` and
+/// `rgb` (3 words each), and so do the last three vertices before their end.
+#[inline(always)]
+unsafe fn rtpt_nct_loop(vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32], triples: usize, back: usize) {
+    // SAFETY: reads 6 words a triple from `vertices` and `normals` and writes 3 to each of `sxy`,
+    // `sz` and `rgb`, for `triples` triples and the extra one, inside the slices by the caller's
+    // contract (the look-ahead stays on the last triple); the GTE changes no other memory. Two
+    // instructions separate the last mtc2 from each command; no loaded register is used by the
+    // instruction after its load.
+    unsafe {
+        asm_clobbering!(
+            ["$2", "$3", "$4", "$5", "$6", "$7", "$8", "$13", "$14", "$15", "$24", "$25"],
+            ".set push",
+            ".set noreorder",
+            rtpt_nct_text!(),
+            ".set pop",
+            m0 = const mtc2_from(13, data::VXY0),
+            m1 = const mtc2_from(14, data::VZ0),
+            m2 = const mtc2_from(15, data::VXY1),
+            m3 = const mtc2_from(24, data::VZ1),
+            m4 = const mtc2_from(25, data::VXY2),
+            m5 = const mtc2_from(3, data::VZ2),
+            n0 = const mtc2_from(2, data::VXY0),
+            n1 = const mtc2_from(4, data::VZ0),
+            n2 = const mtc2_from(5, data::VXY1),
+            n3 = const mtc2_from(6, data::VZ1),
+            n4 = const mtc2_from(7, data::VXY2),
+            n5 = const mtc2_from(8, data::VZ2),
+            rtpt = const cop2(cmd::RTPT),
+            nct = const cop2(cmd::NCT),
+            s0 = const swc2(10, data::SXY0, 0),
+            s1 = const swc2(10, data::SXY1, 4),
+            s2 = const swc2(10, data::SXY2, 8),
+            s3 = const swc2(11, data::SZ1, 0),
+            s4 = const swc2(11, data::SZ2, 4),
+            s5 = const swc2(11, data::SZ3, 8),
+            c0 = const swc2(17, data::RGB0, -12),
+            c1 = const swc2(17, data::RGB1, -8),
+            c2 = const swc2(17, data::RGB2, -4),
+            inout("$9") vertices.as_ptr() => _,
+            inout("$16") normals.as_ptr() => _,
+            inout("$10") sxy.as_mut_ptr() => _,
+            inout("$11") sz.as_mut_ptr() => _,
+            inout("$17") rgb.as_mut_ptr() => _,
+            inout("$12") triples => _,
+            inout("$18") back => _,
+        );
     }
 }

@@ -45,12 +45,12 @@ pub mod model;
 pub mod packets;
 pub mod regs;
 
-pub use backend::{avsz4_of, Cop2, ScreenTriangle};
-pub(crate) use backend::{rtpt_registers, unit_rotation, unit_sample};
+pub use backend::{avsz4_of, Cop2, LitBones, ScreenTriangle};
+pub(crate) use backend::{rotation_words, rtpt_registers, unit_rotation, unit_sample};
 pub use model::{unr_divide, GteModel};
 pub use packets::{
     FlatPackets, FlatPrimitives, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE,
-    LINK_MASK, MAX_SPAN_X, MAX_SPAN_Y, QUAD_PACKET_WORDS,
+    LEFT_TO_CALLER, LINK_MASK, MAX_SPAN_X, MAX_SPAN_Y, NO_TEXTURE, QUAD_PACKET_WORDS, SurfaceRuns,
 };
 use regs::{cmd, ctrl, data};
 

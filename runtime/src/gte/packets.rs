@@ -74,3 +74,30 @@ pub(crate) fn within_limits<const N: usize>(sxy: [u32; N], sz: [u32; N], near: u
     }
     nearest >= near as u32 && x1 - x0 <= MAX_SPAN_X && y1 - y0 <= MAX_SPAN_Y
 }
+
+/// What [`Cop2::surface_runs`](super::Cop2::surface_runs) reads: the primitive stream, the projected
+/// vertices and every vertex's UV word and light colour (all indexed like the tables' vertices), and
+/// per material the texture words its runs take ([`NO_TEXTURE`]: none, such a run is left to the
+/// caller).
+#[derive(Clone, Copy, Debug)]
+pub struct SurfaceRuns<'a> {
+    /// The primitive stream's words (`tables::primitives`), its end word included.
+    pub words: &'a [u32],
+    pub sxy: &'a [u32],
+    pub sz: &'a [u32],
+    pub uvs: &'a [u32],
+    /// Lit: each vertex's light colour (`r | g << 8 | b << 16`, the top byte ignored).
+    pub rgb: Option<&'a [u32]>,
+    /// Per material: its texture's first and second UV addends (`vram::Words::clut_uv`, `page_uv`),
+    /// whose low halves are the UV offset the third and fourth points add; `[NO_TEXTURE, 0]` for an
+    /// untextured material (drawn in its colour, times the light when lit), `[LEFT_TO_CALLER, 0]`
+    /// for a material the loop leaves to its caller.
+    pub textures: &'a [[u32; 2]],
+}
+
+/// The first UV addend of an untextured material in [`SurfaceRuns::textures`]: a lit loop draws its
+/// runs as POLY_G3 / G4 (the material's colour times each point's light), an unlit one as POLY_F3 /
+/// F4 (the run's GP0 word). (A real addend is below 2^31: a CLUT word's y is below 512.)
+pub const NO_TEXTURE: u32 = u32::MAX;
+/// The first UV addend of a material whose runs [`SurfaceRuns`] leaves to its caller.
+pub const LEFT_TO_CALLER: u32 = 1 << 31;

@@ -7,7 +7,7 @@ use super::pose_stream::PoseVoices;
 use super::scratch::{Scratch, MAX_BAKED_VERTICES, MAX_BONES};
 use super::triangles::{self, TriangleSink, TriangleStats};
 use super::cull::{self, Visibility};
-use super::{blend, bones, fade, project};
+use super::{blend, bones, fade, light, project};
 use crate::anim::animator::{Animator, FrameSample, PoseSample};
 use crate::gte::{Cop2, Gte};
 use crate::math::Matrix;
@@ -111,28 +111,37 @@ fn decode_rigid(tables: &Tables, s: &FrameSample, out: &mut [BoneSample], next: 
     Ok(())
 }
 
-/// The rigid ranges (marked `Project`), then the blend stage, marked only when the tables have
-/// blended vertices. With blended vertices the rigid ranges stage every bone's matrix where the blend
-/// stage reads it cheaply (`project::matrix_stage`: the console's scratchpad, where its pairs' loads
-/// take one cycle instead of 5 to 7).
-fn project_ranges<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u32], mark: &mut dyn FnMut(Stage)) {
+/// The rigid stages after the pose: every rigid range projected (`Stage::Project`), the blended
+/// vertices (`Stage::Blend`, marked only when the tables have them) and, for a lit instance of
+/// tables with normals, every vertex's colour (`Stage::Light`). The rigid ranges are lit in the
+/// projection's pass ([`light::project_light_rigid`]) where the tables allow, else by the light
+/// stage after the blend. Whether the triangles carry colours.
+fn project_rigid_stages<B: Cop2, const V: usize>(gte: &mut Gte<B>, tables: &Tables, camera: &Camera, scratch: &mut Scratch<V>, mark: &mut dyn FnMut(Stage)) -> bool {
+    let (bones, vertices) = (tables.bone_count().min(MAX_BONES), tables.vertex_count());
+    let lit = scratch.lighting.is_some() && tables.has_normals();
+    let matrices = &scratch.matrices[..bones];
+    let (sxy, sz) = (&mut scratch.sxy[..vertices], &mut scratch.sz[..vertices]);
+    let fused = lit && scratch.lighting.as_ref().is_some_and(|l| light::project_light_rigid(gte, tables, l, &camera.view, matrices, sxy, sz, &mut scratch.rgb));
+    // With blended vertices the rigid ranges stage every bone's matrix where the blend stage reads it
+    // cheaply (`project::matrix_stage`: the console's scratchpad, a load there one cycle instead of
+    // 5 to 7 from main RAM). The lit pass does not stage: its blend reads main RAM.
     let blend = tables.blend_group_count() != 0;
     // SAFETY: nothing else of the renderer touches the scratchpad until the blend stage returns.
-    let mut stage = if blend { unsafe { project::matrix_stage(matrices.len()) } } else { None };
-    project::project_rigid(gte, tables, matrices, sxy, sz, stage.as_deref_mut());
+    let mut stage = if blend && !fused { unsafe { project::matrix_stage(matrices.len()) } } else { None };
+    if !fused {
+        project::project_rigid(gte, tables, matrices, sxy, sz, stage.as_deref_mut());
+    }
     mark(Stage::Project);
     if blend {
         blend::project_blended(gte, tables, stage.as_deref().unwrap_or(matrices), sxy, sz);
         mark(Stage::Blend);
     }
-}
-
-/// The light stage (`light`), marked only for a lit instance of tables with normals: whether the
-/// triangles carry colours.
-fn light_rigid<B: Cop2, const V: usize>(gte: &mut Gte<B>, tables: &Tables, camera: &Camera, scratch: &mut Scratch<V>, mark: &mut dyn FnMut(Stage)) -> bool {
-    let Some(lighting) = scratch.lighting.filter(|_| tables.has_normals()) else { return false };
-    let bones = tables.bone_count().min(MAX_BONES);
-    super::light::light_rigid(gte, tables, &lighting, &camera.view, &scratch.matrices[..bones], &mut scratch.rgb);
+    let Some(lighting) = scratch.lighting.as_ref().filter(|_| lit) else { return false };
+    if fused {
+        light::light_blended(gte, tables, lighting, &camera.view, matrices, &mut scratch.rgb);
+    } else {
+        light::light_rigid(gte, tables, lighting, &camera.view, matrices, &mut scratch.rgb);
+    }
     mark(Stage::Light);
     true
 }
@@ -228,8 +237,7 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
     };
     let sample = pose.current;
     let clip = sample.clip as usize;
-    let (sxy, sz) = (&mut scratch.sxy[..vertex_count], &mut scratch.sz[..vertex_count]);
-    match tables.storage() {
+    let lit = match tables.storage() {
         Storage::RigidGte if matches!(rigid, Rigid::Cached(_)) && pose.fade.is_none() => {
             let cache = match rigid {
                 Rigid::Cached(c) if c.belongs_to(tables) => c,
@@ -250,7 +258,7 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
                 gte.compose_packed(pose, matrices);
             }
             mark(Stage::Pose);
-            project_ranges(gte, tables, &scratch.matrices[..bone_count], sxy, sz, mark);
+            project_rigid_stages(gte, tables, camera, scratch, mark)
         }
         Storage::RigidGte => {
             let samples = &mut scratch.samples[..bone_count];
@@ -270,8 +278,7 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
                     mark(Stage::Decode);
                     bones::bone_matrices_q14(gte, tables, poses, &object, &mut scratch.matrices[..bone_count]);
                     mark(Stage::Pose);
-                    project_ranges(gte, tables, &scratch.matrices[..bone_count], sxy, sz, mark);
-                    let lit = light_rigid(gte, tables, camera, scratch, mark);
+                    let lit = project_rigid_stages(gte, tables, camera, scratch, mark);
                     let clip_tests = visibility != Visibility::Clear;
                     let rgb = lit.then_some(&scratch.rgb[..vertex_count]);
                     let stats = triangles::emit(gte, tables, camera, clip_tests, &scratch.sxy[..vertex_count], &scratch.sz[..vertex_count], rgb, sink);
@@ -292,7 +299,7 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
             mark(Stage::Decode);
             bones::bone_matrices(gte, tables, samples, &object, &mut scratch.matrices[..bone_count]);
             mark(Stage::Pose);
-            project_ranges(gte, tables, &scratch.matrices[..bone_count], sxy, sz, mark);
+            project_rigid_stages(gte, tables, camera, scratch, mark)
         }
         Storage::BakedVertices => {
             let positions = &mut scratch.positions[..vertex_count];
@@ -303,11 +310,11 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
                 fade::blend_positions(from, positions, fade.weight);
             }
             mark(Stage::Decode);
-            project::project_positions(gte, &object, positions, sxy, sz);
+            project::project_positions(gte, &object, positions, &mut scratch.sxy[..vertex_count], &mut scratch.sz[..vertex_count]);
             mark(Stage::Project);
+            false
         }
-    }
-    let lit = tables.storage() == Storage::RigidGte && light_rigid(gte, tables, camera, scratch, mark);
+    };
     // A clear box: no triangle can fail the near or span tests, skip them.
     let clip_tests = visibility != Visibility::Clear;
     let rgb = lit.then_some(&scratch.rgb[..vertex_count]);

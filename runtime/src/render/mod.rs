@@ -15,10 +15,12 @@
 //! project     RTPT three vertices at a time: rigid with one matrix per non-empty bone range,
 //!             baked with the one object matrix                       -> SXY / SZ per vertex
 //! light       rigid with normals and a `Scratch::lighting`: NCS per vertex with each bone's light
-//!             matrix ([`light`])                                     -> a colour per vertex
+//!             matrix ([`light`]); the rigid ranges in the projection's pass where the tables
+//!             allow (RTPT and NCT per triple, [`light::project_light_rigid`]) -> a colour per vertex
 //! blend       rigid with a blend section: per bone pair MV_b * rel, per weight group one blended
 //!             matrix, its vertices by RTPT like a rigid range          -> SXY / SZ after the rigid ones
 //! triangles   NCLIP back-face test, AVSZ3 depth, colour               -> a TriangleSink
+//!             (textured or lit into an ordering table: [`textured::surface_packets`])
 //! ```
 //! [`character::render`] runs them in order (the pose sources, compact stream, pose cache, forward
 //! stream and crossfades, all end in the bones' model-view matrices the rigid and blend stages read) for one instance; a program owns one [`Scratch`] that all

@@ -14,7 +14,7 @@
 
 use super::light::modulate;
 use crate::gte::packets::within_limits;
-use crate::gte::{Cop2, FlatPackets, Gte, PacketList, LINK_MASK};
+use crate::gte::{Cop2, FlatPackets, Gte, PacketList, SurfaceRuns, LEFT_TO_CALLER, LINK_MASK, NO_TEXTURE};
 use crate::tables::primitives::{run_base, unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END};
 use crate::tables::Tables;
 use crate::vram::{Placement, Words};
@@ -49,56 +49,57 @@ struct RunStyle {
     texture: Option<Words>,
 }
 
+/// Materials whose texture words the console's asm loop takes (`Cop2::surface_runs`); a character
+/// with more is drawn by the definition alone.
+const MAX_LOOP_MATERIALS: usize = 32;
+
 /// Writes and links every front-facing primitive of `job` (from `tables`, textures placed by
 /// `placement`) into `out`; the drawn and rejected triangle counts and the words written. Indices
 /// past the projected vertices are rejected.
+///
+/// This is the definition, which the host runs. On the console, where no near or span test is
+/// needed and `job` holds every vertex of `tables`' own stream, the runs go through
+/// `Cop2::surface_runs` (an asm loop, `gte::hw::surface_loop`; a lit untextured material's colour
+/// times the light by the GTE's CC, bit for bit [`modulate`]), but for a textured material whose
+/// words it cannot add, which this code draws. The packets are the same, word for word.
 pub fn surface_packets<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, job: &SurfacePrimitives, placement: Option<&Placement>, out: &mut PacketList) -> FlatPackets {
     let Some(max_depth) = out.deepest() else {
         return FlatPackets::default();
     };
     let n = job.sxy.len().min(job.sz.len()).min(job.uvs.map_or(usize::MAX, <[u32]>::len)).min(job.rgb.map_or(usize::MAX, <[u32]>::len));
-    let mut w = Writer { job, out, max_depth, done: FlatPackets::default(), n };
     let words = job.words;
+    let mut textures = [[NO_TEXTURE, 0]; MAX_LOOP_MATERIALS];
+    let materials = tables.material_count();
+    let own_stream = crate::bytes::aligned_words(tables.bytes(), tables.primitives_offset(), tables.primitive_words()).is_some_and(|t| core::ptr::eq(t, words));
+    let runs = match (placement, job.uvs) {
+        (Some(p), Some(uvs)) if !job.clip_tests && own_stream && n >= tables.vertex_count() && materials <= MAX_LOOP_MATERIALS => {
+            for (m, entry) in textures.iter_mut().enumerate().take(materials) {
+                // The loop adds the first addend's low half to the third and fourth points' UVs.
+                *entry = match tables.material_texture(m).map(|t| p.words(t)) {
+                    Some(w) if w.clut_uv < LEFT_TO_CALLER && w.uv == w.clut_uv & 0xFFFF => [w.clut_uv, w.page_uv],
+                    Some(_) => [LEFT_TO_CALLER, 0],
+                    None => [NO_TEXTURE, 0],
+                };
+            }
+            Some(SurfaceRuns { words, sxy: job.sxy, sz: job.sz, uvs, rgb: job.rgb, textures: &textures[..materials] })
+        }
+        _ => None,
+    };
+    let mut w = Writer { job, out, max_depth, done: FlatPackets::default(), n };
     let mut at = 0;
-    while let Some(&header) = words.get(at) {
-        let Some(&gp0) = words.get(at + 1).filter(|_| header != STREAM_END) else {
-            break;
-        };
-        let (kind, count, material, base) = (header & 3, ((header >> 2) & 0x3FFF) as usize, (header >> 16) as u8, run_base(header));
-        at += RUN_HEADER_WORDS;
-        let texture = match (placement, job.uvs) {
-            (Some(p), Some(_)) => tables.material_texture(material as usize).map(|t| p.words(t)),
-            _ => None,
-        };
-        let style = RunStyle { gp0, texture };
-        let from_base = |v: [usize; 3]| v.map(|i| base + i);
-        let b = gte.backend_mut();
-        match kind {
-            RUN_TRIANGLES => {
-                for &t in words.get(at..at + count).unwrap_or(&[]) {
-                    w.triangle(b, from_base(unpack3(t)), style);
-                }
-                at += count;
-            }
-            RUN_QUADS => {
-                for q in words.get(at..at + 2 * count).unwrap_or(&[]).chunks_exact(2) {
-                    let [a, b2, c] = from_base(unpack3(q[0]));
-                    let d = base + (q[1] >> 2) as usize;
-                    w.quad(b, [a, b2, c], [b2, c, a, d], style);
-                }
-                at += 2 * count;
-            }
-            _ => {
-                let pair = |word: u32| unpack_pair(word).map(|i| base + i);
-                for pw in words.get(at..at + count + 1).unwrap_or(&[]).windows(2) {
-                    let ([t0, b0], [t1, b1]) = (pair(pw[0]), pair(pw[1]));
-                    w.quad(b, [t0, b1, t1], [b0, t0, b1, t1], style);
-                }
-                at += count + 1;
-            }
+    loop {
+        if let Some(runs) = &runs {
+            // SAFETY: `runs.words` is the tables' own stream, which `Tables::parse` checked (every
+            // index below the vertex count, which every per-vertex slice holds; every material below
+            // the material count, which `textures` holds); `at` is 0 or the index after a whole run;
+            // `done.words` only grows while packets fit the arena.
+            at = unsafe { gte.backend_mut().surface_runs(runs, at, w.out, &mut w.done) };
+        }
+        match w.run(gte.backend_mut(), tables, placement, at) {
+            Some(next) => at = next,
+            None => return w.done,
         }
     }
-    w.done
 }
 
 struct Writer<'j, 'o, 'a, 'b> {
@@ -111,6 +112,46 @@ struct Writer<'j, 'o, 'a, 'b> {
 }
 
 impl Writer<'_, '_, '_, '_> {
+    /// The run whose header is `words[at]`: its primitives in stream order; the index after it, or
+    /// None at the end.
+    fn run<C: Cop2 + ?Sized>(&mut self, b: &mut C, tables: &Tables, placement: Option<&Placement>, at: usize) -> Option<usize> {
+        let words = self.job.words;
+        let &header = words.get(at)?;
+        let &gp0 = words.get(at + 1).filter(|_| header != STREAM_END)?;
+        let (kind, count, material, base) = (header & 3, ((header >> 2) & 0x3FFF) as usize, (header >> 16) as u8, run_base(header));
+        let at = at + RUN_HEADER_WORDS;
+        let texture = match (placement, self.job.uvs) {
+            (Some(p), Some(_)) => tables.material_texture(material as usize).map(|t| p.words(t)),
+            _ => None,
+        };
+        let style = RunStyle { gp0, texture };
+        let from_base = |v: [usize; 3]| v.map(|i| base + i);
+        Some(match kind {
+            RUN_TRIANGLES => {
+                for &t in words.get(at..at + count).unwrap_or(&[]) {
+                    self.triangle(b, from_base(unpack3(t)), style);
+                }
+                at + count
+            }
+            RUN_QUADS => {
+                for q in words.get(at..at + 2 * count).unwrap_or(&[]).chunks_exact(2) {
+                    let [a, b2, c] = from_base(unpack3(q[0]));
+                    let d = base + (q[1] >> 2) as usize;
+                    self.quad(b, [a, b2, c], [b2, c, a, d], style);
+                }
+                at + 2 * count
+            }
+            _ => {
+                let pair = |word: u32| unpack_pair(word).map(|i| base + i);
+                for pw in words.get(at..at + count + 1).unwrap_or(&[]).windows(2) {
+                    let ([t0, b0], [t1, b1]) = (pair(pw[0]), pair(pw[1]));
+                    self.quad(b, [t0, b1, t1], [b0, t0, b1, t1], style);
+                }
+                at + count + 1
+            }
+        })
+    }
+
     fn triangle<C: Cop2 + ?Sized>(&mut self, gte: &mut C, v: [usize; 3], style: RunStyle) {
         if v.iter().any(|&i| i >= self.n) {
             self.done.rejected += 1;

@@ -106,7 +106,21 @@ pub struct GameCycles {
     pub cycles_per_vertex: f64,
     pub cycles_per_triangle_considered: f64,
     pub cycles_per_drawn_triangle: f64,
+    /// The textured, lit actor (`TEXTURED_ACTOR`): its projection stage (lighting included) per
+    /// vertex, its triangle stage per triangle considered and per triangle drawn.
+    pub textured_lit_cycles_per_vertex: f64,
+    pub textured_cycles_per_triangle_considered: f64,
+    pub textured_gouraud_cycles_per_drawn_triangle: f64,
+    /// Issue 22's budget: four such characters of 512 vertices and 1,024 triangles, each costing
+    /// 512 x the per-vertex figure + 1,024 x the per-drawn-triangle figure + its pose (the actor's
+    /// decode and bone matrices), as a share of a 30 fps frame (33,868,800 / 30 cycles), in percent.
+    pub four_textured_lit_characters_percent_of_30fps_frame: f64,
 }
+
+/// The textured, lit character of `play::CHARACTERS` whose actor gives the textured figures.
+const TEXTURED_CHARACTER: &str = "textured_embedded";
+/// CPU cycles of one frame at 30 fps.
+const FRAME_30FPS_CYCLES: f64 = 33_868_800.0 / 30.0;
 
 fn cycles(blobs: &[Vec<u8>; 3], view: &RecordView) -> Result<GameCycles> {
     let host = host_frame(blobs)?;
@@ -118,7 +132,19 @@ fn cycles(blobs: &[Vec<u8>; 3], view: &RecordView) -> Result<GameCycles> {
     let projection: f64 = actors.iter().map(|a| a[2]).sum();
     let triangles: f64 = actors.iter().map(|a| a[3]).sum();
     let (vertices, considered): (usize, usize) = (host.vertices.iter().sum(), host.triangles.iter().sum());
+    let t = play::ACTORS
+        .iter()
+        .position(|a| play::CHARACTERS[a.character] == TEXTURED_CHARACTER)
+        .context("no actor plays the textured character")?;
+    let t_drawn = host.probe[t * play::WORDS_PER_ACTOR].max(1) as f64;
+    let per_vertex = actors[t][2] / host.vertices[t] as f64;
+    let per_drawn = actors[t][3] / t_drawn;
+    let pose = actors[t][0] + actors[t][1];
     Ok(GameCycles {
+        textured_lit_cycles_per_vertex: per_vertex,
+        textured_cycles_per_triangle_considered: actors[t][3] / host.triangles[t] as f64,
+        textured_gouraud_cycles_per_drawn_triangle: per_drawn,
+        four_textured_lit_characters_percent_of_30fps_frame: 100.0 * 4.0 * (512.0 * per_vertex + 1024.0 * per_drawn + pose) / FRAME_30FPS_CYCLES,
         measured_frame: play::MEASURED_FRAME,
         draw_cycles: cyc(play::SLOT_DRAW),
         cycles_per_vertex: projection / vertices as f64,
@@ -136,10 +162,13 @@ pub fn cycle_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, artifa
         let path = artifacts.join(format!("cycles-psx-game-{emulator}.json"));
         std::fs::write(&path, serde_json::to_string_pretty(&figures)? + "\n").with_context(|| format!("writing {}", path.display()))?;
         Ok(format!(
-            "{:.1} cyc/vertex projected, {:.1} cyc/triangle considered, {:.1} per drawn triangle; whole draw {:.0} cyc; {}",
+            "{:.1} cyc/vertex projected, {:.1} cyc/triangle considered, {:.1} per drawn triangle; textured lit: {:.1} cyc/vertex, {:.1} per drawn triangle, four characters {:.1}% of a 30 fps frame; whole draw {:.0} cyc; {}",
             figures.cycles_per_vertex,
             figures.cycles_per_triangle_considered,
             figures.cycles_per_drawn_triangle,
+            figures.textured_lit_cycles_per_vertex,
+            figures.textured_gouraud_cycles_per_drawn_triangle,
+            figures.four_textured_lit_characters_percent_of_30fps_frame,
             figures.draw_cycles,
             path.display()
         ))
@@ -297,5 +326,51 @@ pub fn picture_checks(ws: &Path, emulator: &str, shots: &[psxanim_emulator::Scre
                 )
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use psxanim_runtime::math::{Matrix, Vec3i32};
+    use psxanim_runtime::render::{camera, light, project};
+
+    /// The lit projection in one pass (`light::project_light_rigid`, RTPT and NCT per triple: on the
+    /// console one asm loop) gives the SXY, SZ and colours of its definition, the projection stage
+    /// then the light stage (RTPT, then NCS per vertex), on the textured character with a matrix per
+    /// bone that differs from the others.
+    #[test]
+    fn the_lit_projection_in_one_pass_matches_the_two_stages() {
+        let Ok(blobs) = blobs(&crate::workspace_root()) else {
+            eprintln!("SKIPPED: no generated character tables; run `cargo xtask build-exe --example psx-game`");
+            return;
+        };
+        let t = play::CHARACTERS.iter().position(|&c| c == TEXTURED_CHARACTER).unwrap();
+        let tables = Tables::parse(&blobs[t]).unwrap();
+        assert!(tables.has_normals());
+        let camera = play::camera();
+        let matrices: Vec<Matrix> = (0..tables.bone_count())
+            .map(|b| {
+                let world = camera::placement(Vec3i32::new(300 * b as i32 - 1500, 100, 40 * b as i32), (0x1700 * b) as u16);
+                camera.view.mul(&world)
+            })
+            .collect();
+        let n = tables.vertex_count();
+        let run = |fused: bool| {
+            let mut gte = Gte::with_backend(GteModel::default());
+            camera.load(&mut gte);
+            let (mut sxy, mut sz, mut rgb) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
+            if fused {
+                assert!(light::project_light_rigid(&mut gte, &tables, &play::LIGHTING, &camera.view, &matrices, &mut sxy, &mut sz, &mut rgb));
+                light::light_blended(&mut gte, &tables, &play::LIGHTING, &camera.view, &matrices, &mut rgb);
+            } else {
+                project::project_rigid(&mut gte, &tables, &matrices, &mut sxy, &mut sz);
+                light::light_rigid(&mut gte, &tables, &play::LIGHTING, &camera.view, &matrices, &mut rgb);
+            }
+            (sxy, sz, rgb)
+        };
+        let (one, two) = (run(true), run(false));
+        assert!(two.2.iter().any(|&c| c != two.2[0]), "the colours vary");
+        assert_eq!(one, two);
     }
 }
