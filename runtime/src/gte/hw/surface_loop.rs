@@ -525,9 +525,10 @@ macro_rules! gouraud_sections {
             ".word {nclip}\n",
             "lw $12, -4($9)\n",
             ".word {mac0}\n",
-            "nop\n",
+            // The front quad's first sums fill the load and branch delays (unused by a back face).
+            "addu $4, $6, $2\n",
             "bltz $8, 21f\n",
-            "nop\n",
+            "addu $5, $14, $2\n",
             "move $24, $0\n",
             "move $10, $14\n",
             "bnez $13, 20b\n",
@@ -535,13 +536,11 @@ macro_rules! gouraud_sections {
             "b 0b\n",
             "nop\n",
             // A front quad, drawn b, t, b', t' ($16, $10, $6, $14): SZ0..3, AVSZ4, the lights of
-            // b' and t' while it runs.
+            // b' and t' ($4, $5: their addresses) while it runs.
             "21:\n",
-            "addu $4, $6, $2\n",
             "bnez $24, 24f\n",
-            "addu $5, $14, $2\n",
-            // Not cached: all four depths from memory, b's and t's colours by CC into $3 and $20.
             "addu $7, $16, $15\n",
+            // Not cached: all four depths from memory, b's and t's colours by CC into $3 and $20.
             "addu $8, $10, $15\n",
             ".word {l_sz0_7}\n",
             "addu $3, $16, $2\n",
