@@ -33,8 +33,10 @@ macro_rules! asm_clobbering {
 }
 pub(crate) use asm_clobbering;
 
-/// The text of `load_bone_light`: `$8` the directions' five words, `$9` the matrix; clobbers `$2`-`$7`,
-/// `$8`, `$10`-`$15`, `$24`, `$25` (its operands are `load_bone_light`'s).
+/// The register operations of `Cop2::load_bone_light` as asm text: `$8` the directions' five words,
+/// `$9` the matrix (`repr(C)`: its rotation's halfword pairs are RT's words, the columns are made
+/// from them, VZ keeps a word's low half; the translation at 20); three MVMVA whose IR1..3 are
+/// packed into LLM's words; then RT and TR. Clobbers `$2`-`$8`, `$10`-`$15`, `$24`, `$25`.
 macro_rules! bone_light_text {
     () => {
         concat!(
@@ -121,7 +123,9 @@ macro_rules! bone_light_text {
     };
 }
 
-/// The text of the RTPT / NCT loop (`rtpt_nct_loop`): `$9` the positions, `$16` the normals, `$10`,
+/// `Cop2::rtpt_nct_range`'s loop as asm text: while RTPT runs the CPU loads the triple's normals,
+/// while NCT runs the next triple's positions (the last triple's again at the end: nothing is read
+/// past it), results leave by `swc2`. `$9` the positions, `$16` the normals, `$10`,
 /// `$11`, `$17` SXY, SZ and colours, `$12` the triples (at least 1), `$18` the vertices to step back
 /// for one more (0: none); labels 0, 1 and 3; clobbers `$2`-`$8`, `$13`-`$15`, `$24`, `$25`.
 macro_rules! rtpt_nct_text {
@@ -405,65 +409,6 @@ impl Cop2 for Cop2Hardware {
         3 * triples
     }
 
-    /// The default body's register operations in one block: the directions into RT; the
-    /// rotation's columns into V0..V2, made from RT's words of the matrix (`Matrix` is `repr(C)`:
-    /// its rotation's halfword pairs are RT's words, VZ keeps a word's low half); three MVMVA whose
-    /// IR1..3 are packed into LLM's words; then RT and TR from the matrix (translation at 20).
-    #[inline(always)]
-    fn load_bone_light(&mut self, directions: &[u32; 5], m: &Matrix) {
-        // SAFETY: reads the five words of `directions` and the 32 bytes of `m`; touches only the
-        // listed GPRs and GTE registers. Two instructions separate each write from the command
-        // that reads it; every mfc2 waits for its MVMVA and no loaded register is used by the next
-        // instruction; the ctc2 of LLM after the last MVMVA waits for it.
-        unsafe {
-            asm_clobbering!(
-                ["$2", "$3", "$4", "$5", "$6", "$7", "$10", "$11", "$12", "$13", "$14", "$15", "$24", "$25"],
-                ".set push",
-                ".set noreorder",
-                bone_light_text!(),
-                ".set pop",
-                rt0_10 = const ctc2_from(10, ctrl::RT11RT12),
-                rt1_11 = const ctc2_from(11, ctrl::RT13RT21),
-                rt2_12 = const ctc2_from(12, ctrl::RT22RT23),
-                rt3_13 = const ctc2_from(13, ctrl::RT31RT32),
-                rt4_14 = const ctc2_from(14, ctrl::RT33),
-                rt0_2 = const ctc2_from(2, ctrl::RT11RT12),
-                rt1_3 = const ctc2_from(3, ctrl::RT13RT21),
-                rt2_4 = const ctc2_from(4, ctrl::RT22RT23),
-                rt3_5 = const ctc2_from(5, ctrl::RT31RT32),
-                rt4_6 = const ctc2_from(6, ctrl::RT33),
-                v0_7 = const mtc2_from(7, data::VXY0),
-                z0_5 = const mtc2_from(5, data::VZ0),
-                v1_24 = const mtc2_from(24, data::VXY1),
-                z1_15 = const mtc2_from(15, data::VZ1),
-                v2_25 = const mtc2_from(25, data::VXY2),
-                z2_6 = const mtc2_from(6, data::VZ2),
-                mv0 = const cop2(MVMVA_RT_V0),
-                mv1 = const cop2(MVMVA_RT_V1),
-                mv2 = const cop2(MVMVA_RT_V2),
-                ir1_10 = const mfc2_to(10, data::IR1),
-                ir2_11 = const mfc2_to(11, data::IR2),
-                ir3_12 = const mfc2_to(12, data::IR3),
-                ir1_13 = const mfc2_to(13, data::IR1),
-                ir2_14 = const mfc2_to(14, data::IR2),
-                ir3_15 = const mfc2_to(15, data::IR3),
-                ir1_8 = const mfc2_to(8, data::IR1),
-                ir2_24 = const mfc2_to(24, data::IR2),
-                ir3_25 = const mfc2_to(25, data::IR3),
-                l0_10 = const ctc2_from(10, ctrl::L11L12),
-                l1_11 = const ctc2_from(11, ctrl::L13L21),
-                l2_14 = const ctc2_from(14, ctrl::L22L23),
-                l3_12 = const ctc2_from(12, ctrl::L31L32),
-                l4_25 = const ctc2_from(25, ctrl::L33),
-                trx_7 = const ctc2_from(7, ctrl::TRX),
-                try_8 = const ctc2_from(8, ctrl::TRY),
-                trz_10 = const ctc2_from(10, ctrl::TRZ),
-                inout("$8") directions.as_ptr() => _,
-                in("$9") m as *const Matrix,
-            );
-        }
-    }
-
     /// Every bone in one asm block: per bone [`bone_light_text`] (LLM, RT, TR), then
     /// [`rtpt_nct_text`] over its range (the last one or two vertices by one more iteration);
     /// the pointers from a block of bases and offsets, the range's triples by a multiply (count *
@@ -490,8 +435,10 @@ impl Cop2 for Cop2Hardware {
         ];
         // SAFETY: by the caller's contract every bone's range lies in the vertices, normals, `sxy`,
         // `sz` and `rgb` (and is empty or holds three vertices or more); reads the bone words, the
-        // matrices and `block`, writes only into those ranges. Hazards as in `load_bone_light` and
-        // `rtpt_nct_loop`; mflo waits for multu and no multiply follows it within two instructions.
+        // matrices and `block`, writes only into those ranges. Two instructions separate each write
+        // to the GTE from the command that reads it; every mfc2 and swc2 waits for its command; no
+        // loaded register is used by the instruction after its load; mflo waits for multu and no
+        // multiply follows it within two instructions.
         unsafe {
             asm_clobbering!(
                 ["$2", "$3", "$4", "$5", "$6", "$7", "$8", "$9", "$10", "$11", "$12", "$13", "$14", "$15", "$16", "$17", "$18", "$24", "$25"],
@@ -603,32 +550,6 @@ impl Cop2 for Cop2Hardware {
                 in("$23") base,
             );
         }
-    }
-
-    /// `rtpt_words`'s loop with NCT (see [`rtpt_nct_loop`]), whole triples only.
-    #[inline(always)]
-    fn rtpt_nct_words(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
-        let triples = (vertices.len() / 6).min(normals.len() / 6).min(sxy.len() / 3).min(sz.len() / 3).min(rgb.len() / 3);
-        if triples == 0 {
-            return 0;
-        }
-        // SAFETY: `triples` whole triples lie in all five slices.
-        unsafe { rtpt_nct_loop(vertices, normals, sxy, sz, rgb, triples, 0) };
-        3 * triples
-    }
-
-    /// [`rtpt_nct_loop`] over the whole range, its last one or two vertices by one more iteration
-    /// on the range's last three.
-    #[inline(always)]
-    fn rtpt_nct_range(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
-        let count = (vertices.len() / 2).min(normals.len() / 2).min(sxy.len()).min(sz.len()).min(rgb.len());
-        if count < 3 {
-            return 0;
-        }
-        let triples = count / 3;
-        // SAFETY: `triples` whole triples and the last three vertices lie in all five slices.
-        unsafe { rtpt_nct_loop(vertices, normals, sxy, sz, rgb, triples, (3 - (count - 3 * triples)) % 3) };
-        count
     }
 
     /// `rtpt_words`'s pipelined loop, with the next triple's nine halfwords loaded and packed into
@@ -1010,61 +931,5 @@ impl Cop2 for Cop2Hardware {
                 options(nostack),
             );
         }
-    }
-}
-
-/// The loop of `rtpt_nct_words`: while RTPT runs the CPU loads the triple's normals, while NCT runs
-/// the next triple's positions (the last triple's again at the end: nothing is read past it);
-/// results leave by `swc2` (the first of each group waits for its command). With `back` (1 or 2)
-/// one more iteration follows on the vertices `back` before the last triple's end.
-///
-/// # Safety
-/// `triples` (at least 1) whole triples lie in `vertices`, `normals` (6 words each), `sxy`, `sz` and
-/// `rgb` (3 words each), and so do the last three vertices before their end.
-#[inline(always)]
-unsafe fn rtpt_nct_loop(vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32], triples: usize, back: usize) {
-    // SAFETY: reads 6 words a triple from `vertices` and `normals` and writes 3 to each of `sxy`,
-    // `sz` and `rgb`, for `triples` triples and the extra one, inside the slices by the caller's
-    // contract (the look-ahead stays on the last triple); the GTE changes no other memory. Two
-    // instructions separate the last mtc2 from each command; no loaded register is used by the
-    // instruction after its load.
-    unsafe {
-        asm_clobbering!(
-            ["$2", "$3", "$4", "$5", "$6", "$7", "$8", "$13", "$14", "$15", "$24", "$25"],
-            ".set push",
-            ".set noreorder",
-            rtpt_nct_text!(),
-            ".set pop",
-            m0 = const mtc2_from(13, data::VXY0),
-            m1 = const mtc2_from(14, data::VZ0),
-            m2 = const mtc2_from(15, data::VXY1),
-            m3 = const mtc2_from(24, data::VZ1),
-            m4 = const mtc2_from(25, data::VXY2),
-            m5 = const mtc2_from(3, data::VZ2),
-            n0 = const mtc2_from(2, data::VXY0),
-            n1 = const mtc2_from(4, data::VZ0),
-            n2 = const mtc2_from(5, data::VXY1),
-            n3 = const mtc2_from(6, data::VZ1),
-            n4 = const mtc2_from(7, data::VXY2),
-            n5 = const mtc2_from(8, data::VZ2),
-            rtpt = const cop2(cmd::RTPT),
-            nct = const cop2(cmd::NCT),
-            s0 = const swc2(10, data::SXY0, 0),
-            s1 = const swc2(10, data::SXY1, 4),
-            s2 = const swc2(10, data::SXY2, 8),
-            s3 = const swc2(11, data::SZ1, 0),
-            s4 = const swc2(11, data::SZ2, 4),
-            s5 = const swc2(11, data::SZ3, 8),
-            c0 = const swc2(17, data::RGB0, -12),
-            c1 = const swc2(17, data::RGB1, -8),
-            c2 = const swc2(17, data::RGB2, -4),
-            inout("$9") vertices.as_ptr() => _,
-            inout("$16") normals.as_ptr() => _,
-            inout("$10") sxy.as_mut_ptr() => _,
-            inout("$11") sz.as_mut_ptr() => _,
-            inout("$17") rgb.as_mut_ptr() => _,
-            inout("$12") triples => _,
-            inout("$18") back => _,
-        );
     }
 }

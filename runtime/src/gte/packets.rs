@@ -77,8 +77,8 @@ pub(crate) fn within_limits<const N: usize>(sxy: [u32; N], sz: [u32; N], near: u
 
 /// What [`Cop2::surface_runs`](super::Cop2::surface_runs) reads: the primitive stream, the projected
 /// vertices and every vertex's UV word and light colour (all indexed like the tables' vertices), and
-/// per material the texture words its runs take ([`NO_TEXTURE`]: none, such a run is left to the
-/// caller).
+/// per material the texture words its runs take ([`NO_TEXTURE`]: untextured, [`LEFT_TO_CALLER`]:
+/// runs the loop does not draw).
 #[derive(Clone, Copy, Debug)]
 pub struct SurfaceRuns<'a> {
     /// The primitive stream's words (`tables::primitives`), its end word included.

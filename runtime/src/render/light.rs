@@ -138,14 +138,14 @@ fn light_groups<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, directions: &Rotatio
 }
 
 /// The projection of every rigid range (`project::project_rigid`) and its colours
-/// ([`light_rigid`]'s) in one pass: per bone LLM, then RT / TR, then RTPT and NCT per triple of
-/// its vertices (`Cop2::rtpt_nct_words`; a range whose length is no multiple of three ends with its
-/// last three again, one or two vertices by RTPT and NCS; LLM, RT and TR by `Cop2::load_bone_light`,
-/// the light stage's and the projection's operations; when no range has one or two vertices, every
-/// bone in one `Cop2::project_light_bones`). The same SXY, SZ and colours as the
-/// two stages, which remain the definition. False (nothing done) unless the bone table, the
-/// vertices and the normals lie 4-aligned in memory and `rgb` is as long as `sxy` and `sz`. The
-/// blended vertices are left to the blend stage and [`light_blended`].
+/// ([`light_rigid`]'s) in one pass, `Cop2::project_light_bones` (one asm block on the console): per
+/// bone LLM, RT and TR (`Cop2::load_bone_light`, the light stage's and the projection's operations),
+/// then RTPT and NCT per triple of its vertices (`Cop2::rtpt_nct_range`: a range whose length is no
+/// multiple of three ends with its last three again). The same SXY, SZ and colours as the two
+/// stages, which remain the definition. False (nothing done: the caller runs the two stages) unless
+/// the bone table, the vertices and the normals lie 4-aligned in memory, `rgb` is as long as `sxy`
+/// and `sz` and no bone's range has one or two vertices. The blended vertices are left to the blend
+/// stage and [`light_blended`].
 #[allow(clippy::too_many_arguments)]
 pub fn project_light_rigid<B: Cop2>(
     gte: &mut Gte<B>,
@@ -165,45 +165,21 @@ pub fn project_light_rigid<B: Cop2>(
     let (Some(bones), Some(vertices), Some(normals), true) = (bones, vertices, tables.normal_words(), rgb.len() >= capacity) else {
         return false;
     };
-    let rows = crate::gte::rotation_words(&load_lights(gte, lighting, view));
     // Every range empty or of three vertices or more, inside the slices: all bones in one call
-    // (one asm block on the console).
+    // (one asm block on the console); else the two stages do it.
     let within = capacity.min(tables.vertex_count());
     let whole = matrices.iter().zip(bones.chunks_exact(2)).all(|(_, b)| {
         let (first, count) = ((b[0] >> 16) as usize, (b[1] & 0xFFFF) as usize);
         count == 0 || (count >= 3 && first + count <= within)
     });
-    if whole {
-        let job = crate::gte::LitBones { bones, matrices, directions: rows, vertices, normals };
-        // SAFETY: every range was just checked against the slices (the vertices' and normals'
-        // words hold `tables.vertex_count()` vertices, `rgb` at least `capacity`).
-        unsafe { gte.backend_mut().project_light_bones(&job, sxy, sz, rgb) };
-        return true;
+    if !whole {
+        return false;
     }
-    for (m, bone) in matrices.iter().zip(bones.chunks_exact(2)) {
-        // A bone entry is `parent | first << 16`, `count | name << 16`.
-        let first = (bone[0] >> 16) as usize;
-        let count = ((bone[1] & 0xFFFF) as usize).min(capacity.saturating_sub(first));
-        let range = 2 * first..2 * (first + count);
-        let (Some(words), Some(normals)) = (vertices.get(range.clone()), normals.get(range)) else {
-            continue;
-        };
-        if count == 0 {
-            continue;
-        }
-        gte.backend_mut().load_bone_light(&rows, m);
-        let (sxy, sz, rgb) = (&mut sxy[first..first + count], &mut sz[first..first + count], &mut rgb[first..first + count]);
-        if count < 3 {
-            super::project::project_loaded_words(gte, words, sxy, sz);
-            for (out, n) in rgb.iter_mut().zip(normals.chunks_exact(2)) {
-                *out = gte.ncs_words(n[0], n[1]) & 0x00FF_FFFF;
-            }
-            continue;
-        }
-        // RGBC's code byte is 0: NCT's colours are the definition's 24-bit words. The last one or
-        // two vertices: the range's last three again (the same matrices give the same results).
-        gte.backend_mut().rtpt_nct_range(words, normals, sxy, sz, rgb);
-    }
+    let rows = crate::gte::rotation_words(&load_lights(gte, lighting, view));
+    let job = crate::gte::LitBones { bones, matrices, directions: rows, vertices, normals };
+    // SAFETY: every range was just checked against the slices (the vertices' and normals' words
+    // hold `tables.vertex_count()` vertices, `rgb` at least `capacity`).
+    unsafe { gte.backend_mut().project_light_bones(&job, sxy, sz, rgb) };
     true
 }
 

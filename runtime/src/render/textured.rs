@@ -11,6 +11,8 @@
 //! A quad is one four-point packet, its points in the stream's drawing order with their UVs and
 //! colours. The same depths, tests and order as [`super::triangles::emit`]'s `add` path, so a host
 //! sink that collects triangles sees what the console draws (a quad as its two triangles).
+//! [`surface_packets`] is the definition; on the console an asm loop (`Cop2::surface_runs`) draws
+//! the runs it can, word for word the same.
 
 use super::light::modulate;
 use crate::gte::packets::within_limits;
