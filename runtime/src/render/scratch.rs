@@ -56,6 +56,9 @@ const _: () = {
 };
 
 const ZERO_SAMPLE: BoneSample = BoneSample { rotation: [0; 4], translation: [0; 3], scale: [0; 3] };
+/// Every entry zero (the pose stage writes the matrices before anything reads them), so that a
+/// `static` scratch is all zero and goes to `.bss` instead of the program's file.
+const ZERO_MATRIX: Matrix = Matrix { rotation: [[0; 3]; 3], translation: crate::math::Vec3i32::ZERO };
 
 impl<const VERTICES: usize> Scratch<VERTICES> {
     /// All zero; `const` so a program can keep it in a `static` (`.bss`).
@@ -67,7 +70,7 @@ impl<const VERTICES: usize> Scratch<VERTICES> {
             poses: [PoseQ14::new([0; 4], [0; 3]); MAX_BONES],
             from_poses: [PoseQ14::new([0; 4], [0; 3]); MAX_BONES],
             blended: [PackedMatrix { words: [0; 6] }; MAX_BONES],
-            matrices: [Matrix::IDENTITY; MAX_BONES],
+            matrices: [ZERO_MATRIX; MAX_BONES],
             positions: [[0; 3]; MAX_BAKED_VERTICES],
             from_positions: [[0; 3]; MAX_BAKED_VERTICES],
             sxy: [0; VERTICES],
