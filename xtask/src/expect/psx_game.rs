@@ -364,7 +364,7 @@ mod tests {
                 assert!(light::project_light_rigid(&mut gte, &tables, &play::LIGHTING, &camera.view, &matrices, &mut sxy, &mut sz, &mut rgb));
                 light::light_blended(&mut gte, &tables, &play::LIGHTING, &camera.view, &matrices, &mut rgb);
             } else {
-                project::project_rigid(&mut gte, &tables, &matrices, &mut sxy, &mut sz);
+                project::project_rigid(&mut gte, &tables, &matrices, &mut sxy, &mut sz, None);
                 light::light_rigid(&mut gte, &tables, &play::LIGHTING, &camera.view, &matrices, &mut rgb);
             }
             (sxy, sz, rgb)
