@@ -14,6 +14,7 @@ fn main() {
         ("CHARACTER_RIGID", "blender_character.pxsk", "tests/fixtures/gltf/blender_character.glb"),
         ("CHARACTER_DENSE", "dense_character.pxsk", "tests/fixtures/fbx/dense_character.fbx"),
         ("CHARACTER_TEXTURED", "textured_embedded.pxsk", "tests/fixtures/fbx/textured_embedded.fbx"),
+        ("CHARACTER_ATLAS", "textured_atlas.pxsk", "tests/fixtures/fbx/textured_atlas.fbx"),
     ] {
         let blob = tables.join("rigid-gte").join(name);
         if !blob.is_file() {

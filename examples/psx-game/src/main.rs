@@ -39,6 +39,7 @@ static CHARACTER: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_RIGI
 const CHARACTER_BYTES: usize = include_bytes!(env!("CHARACTER_RIGID")).len();
 static DENSE: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_DENSE")));
 static TEXTURED: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_TEXTURED")));
+static ATLAS: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_ATLAS")));
 
 /// The renderer projects the largest character's vertices: its scratch is sized for them at compile
 /// time (8 bytes a vertex).
@@ -145,7 +146,7 @@ fn main() {
     let corruption = play::corruption_words(damaged);
 
     let game = Tables::parse(&CHARACTER.0)
-        .and_then(|a| Ok([a, Tables::parse(&DENSE.0)?, Tables::parse(&TEXTURED.0)?]))
+        .and_then(|a| Ok([a, Tables::parse(&DENSE.0)?, Tables::parse(&TEXTURED.0)?, Tables::parse(&ATLAS.0)?]))
         .map_err(SetupError::Tables)
         .and_then(Game::new);
     let mut game = match game {

@@ -99,7 +99,14 @@ pub struct ImportOptions {
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        Self { rate: 30, clips: None, meshes: None, skip_meshes: Vec::new(), skinned_only: false, scale: 1.0 }
+        Self {
+            rate: 30,
+            clips: None,
+            meshes: None,
+            skip_meshes: Vec::new(),
+            skinned_only: false,
+            scale: 1.0,
+        }
     }
 }
 
@@ -184,7 +191,11 @@ impl TextureRef {
     /// A texture the file names by `name` only (a URI, or an embedded image's name).
     pub fn named(name: impl Into<String>) -> Self {
         let name = name.into();
-        TextureRef { paths: vec![name.clone()], name, embedded: None }
+        TextureRef {
+            paths: vec![name.clone()],
+            name,
+            embedded: None,
+        }
     }
 }
 

@@ -40,12 +40,33 @@
 //! `$9` past its header, as does the end word: the caller draws that run and calls again after it.
 
 use super::{asm_clobbering, cop2, ctc2_from, lwc2, mfc2_to, mtc2_from, swc2};
-use crate::console::prim::{GOURAUD_QUAD, GOURAUD_TRIANGLE, NEUTRAL, TEXTURED_GOURAUD_QUAD, TEXTURED_GOURAUD_TRIANGLE, TEXTURED_QUAD, TEXTURED_TRIANGLE};
-use crate::gte::packets::{FlatPackets, PacketList, SurfaceRuns, FLAT_PACKET_WORDS, LEFT_TO_CALLER, NO_TEXTURE, QUAD_PACKET_WORDS};
+use crate::console::prim::{
+    GOURAUD_QUAD, GOURAUD_TRIANGLE, NEUTRAL, TEXTURED_GOURAUD_QUAD, TEXTURED_GOURAUD_TRIANGLE,
+    TEXTURED_QUAD, TEXTURED_TRIANGLE,
+};
+use crate::gte::packets::{
+    FlatPackets, PacketList, SurfaceRuns, FLAT_PACKET_WORDS, LEFT_TO_CALLER, NO_TEXTURE,
+    QUAD_PACKET_WORDS,
+};
 use crate::gte::regs::{cmd, ctrl, data};
 
 /// Materials the parameter block holds (the definition hands the loop no more).
 const MATERIALS: usize = 32;
+
+/// The parameter block's place: the scratchpad (0x1F800000), where the loop's loads of it take a
+/// cycle (the renderer's scratchpad contract: nothing is kept there across a `render` call). After
+/// the block's words (the SXY array's address, uvs - sxy, two words a material) come the lit strip
+/// walk's cache (`strip_walk`) and the saved `$30` and `$31`, at these byte offsets.
+const BLOCK: usize = 0x1F80_0000;
+const BLOCK_WORDS: usize = 2 + 2 * MATERIALS;
+const CACHE_UV_B: usize = 4 * BLOCK_WORDS;
+const CACHE_UV_T: usize = CACHE_UV_B + 4;
+const CACHE_RGB_B: usize = CACHE_UV_B + 8;
+const CACHE_RGB_T: usize = CACHE_UV_B + 12;
+const SAVE_30: usize = CACHE_UV_B + 16;
+const SAVE_31: usize = CACHE_UV_B + 20;
+// Clear of the blend stage's work area (which is done by the time triangles are drawn anyway).
+const _: () = assert!(BLOCK + SAVE_31 + 4 <= crate::gte::blend::WORK_AT);
 
 // The run header's base unit is 64 bytes of SXY words; a real first UV addend is non-negative.
 const _: () = assert!(crate::tables::primitives::RUN_BASE_UNIT * 4 == 1 << 6);
@@ -65,13 +86,21 @@ macro_rules! link {
             "addu $8, $8, $21\n",
             "lw $5, 0($8)\n",
             "and $4, $18, $23\n",
-            "addiu $17, $17, ", $triangles, "\n",
-            "addiu $19, $19, -", $words, "\n",
+            "addiu $17, $17, ",
+            $triangles,
+            "\n",
+            "addiu $19, $19, -",
+            $words,
+            "\n",
             "and $5, $5, $23\n",
-            "or $5, $5, ", $len, "\n",
+            "or $5, $5, ",
+            $len,
+            "\n",
             "sw $5, 0($18)\n",
             "sw $4, 0($8)\n",
-            "addiu $18, $18, 4 * ", $words, "\n",
+            "addiu $18, $18, 4 * ",
+            $words,
+            "\n",
         )
     };
 }
@@ -97,7 +126,9 @@ macro_rules! load_facing {
             ".word {w_sxy1_5}\n",
             "addiu $13, $13, -1\n",
             ".word {w_sxy2_8}\n",
-            "addiu $9, $9, ", $stride, "\n",
+            "addiu $9, $9, ",
+            $stride,
+            "\n",
             "nop\n",
             ".word {nclip}\n",
         )
@@ -109,7 +140,11 @@ macro_rules! load_facing {
 /// command with the neutral colour. Clobbers `$4`, `$5`, `$10`, `$16`.
 macro_rules! triangle_colours {
     (unlit) => {
-        concat!("lui $5, {cmd3}\n", "ori $5, $5, {neutral}\n", "sw $5, 4($18)\n")
+        concat!(
+            "lui $5, {cmd3}\n",
+            "ori $5, $5, {neutral}\n",
+            "sw $5, 4($18)\n"
+        )
     };
     (lit) => {
         concat!(
@@ -136,7 +171,11 @@ macro_rules! triangle_colours {
 /// (b, c, a, d). Clobbers `$4`, `$5`, `$8`, `$10`, `$14`.
 macro_rules! quad_colours {
     (unlit) => {
-        concat!("lui $5, {cmd4}\n", "ori $5, $5, {neutral}\n", "sw $5, 4($18)\n")
+        concat!(
+            "lui $5, {cmd4}\n",
+            "ori $5, $5, {neutral}\n",
+            "sw $5, 4($18)\n"
+        )
     };
     (lit) => {
         concat!(
@@ -162,34 +201,14 @@ macro_rules! quad_colours {
     };
 }
 
-/// A front strip quad's command and colours, its drawn points' SXY addresses in `$16`, `$10`, `$6`,
-/// `$14` (b, t, b', t'); `$4` (b's SXY word, just loaded) is left alone. Clobbers `$5`, `$7`, `$8`,
-/// `$16`.
+/// A front strip quad's command with the neutral colour (the unlit loop's; the lit loop's strips
+/// write their colours in `strip_walk`). Clobbers `$5`.
 macro_rules! strip_colours {
     (unlit) => {
-        concat!("lui $5, {cmd4}\n", "ori $5, $5, {neutral}\n", "sw $5, 4($18)\n")
-    };
-    (lit) => {
         concat!(
-            "addu $5, $16, $2\n",
-            "addu $7, $10, $2\n",
-            "lw $5, 0($5)\n",
-            "addu $8, $6, $2\n",
-            "lw $7, 0($7)\n",
-            "lw $8, 0($8)\n",
-            "and $5, $5, $23\n",
-            "lui $16, {cmd4}\n",
-            "or $5, $5, $16\n",
-            "sw $5, 4($18)\n",
-            "and $7, $7, $23\n",
-            "sw $7, 16($18)\n",
-            "and $8, $8, $23\n",
-            "sw $8, 28($18)\n",
-            "addu $5, $14, $2\n",
-            "lw $5, 0($5)\n",
-            "nop\n",
-            "and $5, $5, $23\n",
-            "sw $5, 40($18)\n",
+            "lui $5, {cmd4}\n",
+            "ori $5, $5, {neutral}\n",
+            "sw $5, 4($18)\n"
         )
     };
 }
@@ -208,9 +227,6 @@ macro_rules! to_gouraud {
 macro_rules! to_flat_strip {
     (unlit) => {
         "bltz $24, 18f\n"
-    };
-    (lit) => {
-        ""
     };
 }
 
@@ -240,7 +256,14 @@ macro_rules! gouraud_setup {
 /// the header's decoding (`14:`). Otherwise the loop ends (`9:`, which follows).
 macro_rules! untextured_run {
     (unlit) => {
-        concat!("addiu $5, $24, 1\n", "bnez $5, 9f\n", "nop\n", "lw $3, 0($9)\n", "b 14b\n", "nop\n")
+        concat!(
+            "addiu $5, $24, 1\n",
+            "bnez $5, 9f\n",
+            "nop\n",
+            "lw $3, 0($9)\n",
+            "b 14b\n",
+            "nop\n"
+        )
     };
     (lit) => {
         concat!(
@@ -639,9 +662,9 @@ macro_rules! gouraud_sections {
     };
 }
 
-/// A front textured strip quad's depths, AVSZ4, UV words, colours (lit) and first point, drawn b,
-/// t, b', t' ($16, $10, $6, $14); its first instruction is the to_flat_strip branch's delay slot.
-/// Lit: each load followed by work that does not wait for it.
+/// A front textured strip quad's depths, AVSZ4, UV words, command and first point (the unlit loop's),
+/// drawn b, t, b', t' ($16, $10, $6, $14); its first instruction is the to_flat_strip branch's
+/// delay slot.
 macro_rules! strip_front {
     (unlit) => {
         concat!(
@@ -679,58 +702,239 @@ macro_rules! strip_front {
             "sw $4, 8($18)\n",
         )
     };
+}
+
+/// A strip run's walk, entered at `4:` with `$12` its first pair (t, b) and `$9` past it; it falls
+/// through to the next run's header (`0:`) when its quads are done.
+///
+/// Unlit: each quad pushes its new pair (b', t') into the SXY FIFO, which then holds its facing
+/// triangle (t, b', t'); the previous pair's SXY addresses stay in `$10` (t) and `$16` (b).
+///
+/// Lit (textured runs: POLY_GT4): the same walk, and the words a front quad's b' and t' give the
+/// next quad's b and t carried over: b's SXY word in `$31` (every quad: the delay slots of the
+/// facing test), and after a front quad its b' and t' UV words (with their addends) and colours in
+/// the scratchpad's cache words, their depths in SZ2 and SZ3, and `$30` = the stream position at
+/// which the next quad finds them (`$9` there). A front quad after a front quad so loads two depths,
+/// two UV words and two colours from main RAM instead of four, and its b's SXY word never: a load
+/// from main RAM takes about 6 cycles, one from the scratchpad 1. The colours are stored as the
+/// light stage wrote them (`Scratch::rgb`: top byte zero).
+macro_rules! strip_walk {
+    (unlit) => {
+        concat!(
+            // ---- a strip: $12 its first pair (t, b), $9 past it. Each quad pushes its new
+            // pair (b', t') into the SXY FIFO, which then holds its facing triangle (t, b',
+            // t'); the previous pair's SXY addresses stay in $10 (t) and $16 (b).
+            "4:\n",
+            "andi $10, $12, 0xFFFF\n",
+            "srl $16, $12, 16\n",
+            "addu $16, $16, $11\n",
+            ".word {p_b0}\n",
+            "addu $10, $10, $11\n",
+            ".word {p_t0}\n",
+            "lw $12, 0($9)\n",
+            "addiu $9, $9, 4\n",
+            // Quad k: $12 the pair (t', b') that ends it.
+            // (The new pair by `lw` and `mtc2` to SXYP, which pushes as `lwc2` does: the
+            // instructions after each load overlap it.)
+            "5:\n",
+            "andi $14, $12, 0xFFFF\n",
+            "srl $6, $12, 16\n",
+            "addu $6, $6, $11\n",
+            "lw $4, 0($6)\n",
+            "addu $14, $14, $11\n",
+            "lw $5, 0($14)\n",
+            "addiu $13, $13, -1\n",
+            ".word {w_sxyp_4}\n",
+            ".word {w_sxyp_5}\n",
+            "addiu $9, $9, 4\n",
+            "nop\n",
+            ".word {nclip}\n",
+            "lw $12, -4($9)\n",
+            ".word {mac0}\n",
+            "nop\n",
+            "bltz $8, 8f\n",
+            "nop\n",
+            "move $10, $14\n",
+            "bnez $13, 5b\n",
+            "move $16, $6\n",
+            "b 0f\n",
+            "nop\n",
+            // A front-facing strip quad, drawn b, t, b', t': SZ0..3 in that order, AVSZ4; b's
+            // SXY from memory (the FIFO has moved past it), t, b', t' from SXY0..2.
+            "8:\n",
+            to_flat_strip!(unlit),
+            strip_front!(unlit),
+            ".word {r_otz}\n",
+            ".word {s_s_t}\n",
+            ".word {s_s_b1}\n",
+            ".word {s_s_t1}\n",
+            "lui $7, {qlen}\n",
+            link!("{qw}", "2", "$7"),
+            "move $10, $14\n",
+            "bnez $13, 5b\n",
+            "move $16, $6\n",
+            "b 0f\n",
+            "nop\n",
+            "12:\n",
+            "lui $5, 2\n",
+            "addu $17, $17, $5\n",
+            "move $10, $14\n",
+            "bnez $13, 5b\n",
+            "move $16, $6\n",
+        )
+    };
     (lit) => {
         concat!(
-            "addu $4, $16, $15\n",
-            "addu $5, $10, $15\n",
-            ".word {l_sz0_4}\n",
-            "addu $7, $6, $15\n",
-            "addu $8, $14, $15\n",
-            ".word {l_sz1_5}\n",
-            "addu $4, $16, $20\n",
-            "addu $5, $10, $20\n",
-            ".word {l_sz2_7}\n",
-            "sltiu $7, $19, {qw}\n",
-            ".word {l_sz3_8}\n",
-            "bnez $7, 12f\n",
-            "addu $7, $6, $20\n",
+            "4:\n",
+            "andi $10, $12, 0xFFFF\n",
+            "srl $16, $12, 16\n",
+            "addu $16, $16, $11\n",
+            ".word {p_b0}\n",
+            "addu $10, $10, $11\n",
+            ".word {p_t0}\n",
+            "lw $12, 0($9)\n",
+            "addiu $9, $9, 4\n",
+            ".word {r_sxy1_31}\n",
+            // Quad k: $12 the pair (t', b') that ends it, $31 b's SXY word.
+            "5:\n",
+            "andi $14, $12, 0xFFFF\n",
+            "srl $6, $12, 16\n",
+            "addu $6, $6, $11\n",
+            "lw $4, 0($6)\n",
+            "addu $14, $14, $11\n",
+            "lw $5, 0($14)\n",
+            "addiu $13, $13, -1\n",
+            ".word {w_sxyp_4}\n",
+            ".word {w_sxyp_5}\n",
+            "addiu $9, $9, 4\n",
+            "nop\n",
+            ".word {nclip}\n",
+            "lw $12, -4($9)\n",
+            ".word {mac0}\n",
+            "move $7, $31\n",
+            "bltz $8, 8f\n",
+            "move $31, $4\n",
+            "move $10, $14\n",
+            "bnez $13, 5b\n",
+            "move $16, $6\n",
+            "b 0f\n",
+            "nop\n",
+            // A front quad, drawn b, t, b', t' ($16, $10, $6, $14), b's SXY word in $7.
+            "8:\n",
+            "bne $30, $9, 25f\n",
+            "addu $5, $6, $15\n",
+            // After a front quad: b's and t's depths from SZ2 and SZ3, their words from the cache.
+            ".word {r_sz2_4}\n",
+            ".word {r_sz3_8}\n",
+            ".word {w_sz0_4}\n",
+            ".word {w_sz1_8}\n",
+            "addu $4, $14, $15\n",
+            ".word {l_sz2_5}\n",
+            ".word {l_sz3_4}\n",
+            "sltiu $4, $19, {qw}\n",
+            "bnez $4, 12f\n",
+            "lw $4, {cache_uv_b}($25)\n",
             ".word {avsz4}\n",
-            "lw $4, 0($4)\n",
-            "addu $8, $14, $20\n",
-            "lw $5, 0($5)\n",
-            "addu $4, $4, $24\n",
-            "lw $7, 0($7)\n",
+            "lw $5, {cache_uv_t}($25)\n",
+            "sw $7, 8($18)\n",
             "sw $4, {qu0}($18)\n",
-            "addu $5, $5, $3\n",
-            "lw $8, 0($8)\n",
+            "lw $4, {cache_rgb_b}($25)\n",
             "sw $5, {qu1}($18)\n",
-            "addu $7, $7, $24\n",
-            "andi $7, $7, 0xFFFF\n",
+            "lw $5, {cache_rgb_t}($25)\n",
+            "sw $4, 4($18)\n",
+            "b 26f\n",
+            "sw $5, 16($18)\n",
+            // Otherwise all four depths, and b's and t's UV words and colours, from main RAM.
+            "25:\n",
+            "addu $4, $16, $15\n",
+            "addu $8, $10, $15\n",
+            ".word {l_sz0_4}\n",
+            "addu $4, $14, $15\n",
+            ".word {l_sz1_8}\n",
+            "addu $8, $16, $20\n",
+            ".word {l_sz2_5}\n",
+            "addu $5, $10, $20\n",
+            ".word {l_sz3_4}\n",
+            "sltiu $4, $19, {qw}\n",
+            "bnez $4, 12f\n",
+            "lw $8, 0($8)\n",
+            ".word {avsz4}\n",
+            "lw $5, 0($5)\n",
             "addu $4, $16, $2\n",
             "lw $4, 0($4)\n",
-            "sw $7, {qu2}($18)\n",
             "addu $8, $8, $24\n",
-            "andi $8, $8, 0xFFFF\n",
-            "addu $5, $10, $2\n",
+            "sw $8, {qu0}($18)\n",
+            "addu $8, $10, $2\n",
+            "lw $8, 0($8)\n",
+            "addu $5, $5, $3\n",
+            "sw $5, {qu1}($18)\n",
+            "lui $5, {cmd4}\n",
+            "or $4, $4, $5\n",
+            "sw $4, 4($18)\n",
+            "sw $7, 8($18)\n",
+            "sw $8, 16($18)\n",
+            // b' and t': their words into the packet and the cache, for the next quad's b and t.
+            "26:\n",
+            "addu $4, $6, $20\n",
+            "lw $4, 0($4)\n",
+            "addu $5, $14, $20\n",
             "lw $5, 0($5)\n",
-            "sw $8, {qu3}($18)\n",
-            "and $4, $4, $23\n",
-            "lui $7, {cmd4}\n",
-            "or $4, $4, $7\n",
             "addu $7, $6, $2\n",
             "lw $7, 0($7)\n",
-            "sw $4, 4($18)\n",
-            "and $5, $5, $23\n",
+            "addu $4, $4, $24\n",
+            "sw $4, {cache_uv_b}($25)\n",
+            "andi $4, $4, 0xFFFF\n",
+            "sw $4, {qu2}($18)\n",
             "addu $8, $14, $2\n",
             "lw $8, 0($8)\n",
-            "sw $5, 16($18)\n",
-            "and $7, $7, $23\n",
-            "lw $4, 0($16)\n",
+            "addu $4, $5, $3\n",
+            "sw $4, {cache_uv_t}($25)\n",
+            "addu $5, $5, $24\n",
+            "andi $5, $5, 0xFFFF\n",
+            "sw $5, {qu3}($18)\n",
             "sw $7, 28($18)\n",
-            "and $8, $8, $23\n",
+            "lui $4, {cmd4}\n",
+            "or $7, $7, $4\n",
+            "sw $7, {cache_rgb_b}($25)\n",
             "sw $8, 40($18)\n",
-            "sw $4, 8($18)\n",
+            "sw $8, {cache_rgb_t}($25)\n",
+            "addiu $30, $9, 4\n",
+            ".word {r_otz}\n",
+            ".word {s_s_t}\n",
+            ".word {s_s_b1}\n",
+            ".word {s_s_t1}\n",
+            "lui $7, {qlen}\n",
+            link!("{qw}", "2", "$7"),
+            "move $10, $14\n",
+            "bnez $13, 5b\n",
+            "move $16, $6\n",
+            "b 0f\n",
+            "nop\n",
+            "12:\n",
+            "lui $5, 2\n",
+            "addu $17, $17, $5\n",
+            "move $10, $14\n",
+            "bnez $13, 5b\n",
+            "move $16, $6\n",
         )
+    };
+}
+
+/// The lit loop keeps two words in `$30` and `$31` (the strip walk's carried values), which the
+/// compiler reserves: saved in the scratchpad on entry, restored on the way out (`$30` starts 0: no
+/// quad finds the cache filled). The unlit loop names the operands in a comment.
+macro_rules! carried_registers {
+    (unlit, enter) => {
+        "# {save_30} {save_31} {r_sxy1_31} {r_sz2_4} {w_sz0_4} {l_sz3_4} {cache_uv_b} {cache_uv_t} {cache_rgb_b} {cache_rgb_t}\n"
+    };
+    (unlit, leave) => {
+        ""
+    };
+    (lit, enter) => {
+        concat!("sw $30, {save_30}($25)\n", "sw $31, {save_31}($25)\n", "move $30, $0\n")
+    };
+    (lit, leave) => {
+        concat!("lw $30, {save_30}($25)\n", "lw $31, {save_31}($25)\n", "nop\n")
     };
 }
 
@@ -753,7 +957,9 @@ macro_rules! surface_loop {
             }
             let base = job.sxy.as_ptr() as usize;
             let uv_offset = (job.uvs.as_ptr() as usize).wrapping_sub(base);
-            let mut block = [0u32; 2 + 2 * MATERIALS];
+            // SAFETY: the scratchpad is 1 KiB of always-mapped RAM, 4-aligned; the renderer keeps
+            // nothing there while the triangles are drawn, and the block lies in its first 264 bytes.
+            let block = unsafe { core::slice::from_raw_parts_mut(BLOCK as *mut u32, BLOCK_WORDS) };
             block[0] = base as u32;
             block[1] = uv_offset as u32;
             for (m, t) in job.textures.iter().enumerate() {
@@ -782,6 +988,7 @@ macro_rules! surface_loop {
                     ".set noreorder",
                     "lui $23, 0x00FF",
                     "ori $23, $23, 0xFFFF",
+                    carried_registers!($v, enter),
                     gouraud_setup!($v),
                     "lw $12, 0($9)",
                     "b 0f",
@@ -908,66 +1115,7 @@ macro_rules! surface_loop {
                     "nop",
                     "b 0f",
                     "nop",
-                    // ---- a strip: $12 its first pair (t, b), $9 past it. Each quad pushes its new
-                    // pair (b', t') into the SXY FIFO, which then holds its facing triangle (t, b',
-                    // t'); the previous pair's SXY addresses stay in $10 (t) and $16 (b).
-                    "4:",
-                    "andi $10, $12, 0xFFFF",
-                    "srl $16, $12, 16",
-                    "addu $16, $16, $11",
-                    ".word {p_b0}",
-                    "addu $10, $10, $11",
-                    ".word {p_t0}",
-                    "lw $12, 0($9)",
-                    "addiu $9, $9, 4",
-                    // Quad k: $12 the pair (t', b') that ends it.
-                    // (The new pair by `lw` and `mtc2` to SXYP, which pushes as `lwc2` does: the
-                    // instructions after each load overlap it.)
-                    "5:",
-                    "andi $14, $12, 0xFFFF",
-                    "srl $6, $12, 16",
-                    "addu $6, $6, $11",
-                    "lw $4, 0($6)",
-                    "addu $14, $14, $11",
-                    "lw $5, 0($14)",
-                    "addiu $13, $13, -1",
-                    ".word {w_sxyp_4}",
-                    ".word {w_sxyp_5}",
-                    "addiu $9, $9, 4",
-                    "nop",
-                    ".word {nclip}",
-                    "lw $12, -4($9)",
-                    ".word {mac0}",
-                    "nop",
-                    "bltz $8, 8f",
-                    "nop",
-                    "move $10, $14",
-                    "bnez $13, 5b",
-                    "move $16, $6",
-                    "b 0f",
-                    "nop",
-                    // A front-facing strip quad, drawn b, t, b', t': SZ0..3 in that order, AVSZ4; b's
-                    // SXY from memory (the FIFO has moved past it), t, b', t' from SXY0..2.
-                    "8:",
-                    to_flat_strip!($v),
-                    strip_front!($v),
-                    ".word {r_otz}",
-                    ".word {s_s_t}",
-                    ".word {s_s_b1}",
-                    ".word {s_s_t1}",
-                    "lui $7, {qlen}",
-                    link!("{qw}", "2", "$7"),
-                    "move $10, $14",
-                    "bnez $13, 5b",
-                    "move $16, $6",
-                    "b 0f",
-                    "nop",
-                    "12:",
-                    "lui $5, 2",
-                    "addu $17, $17, $5",
-                    "move $10, $14",
-                    "bnez $13, 5b",
-                    "move $16, $6",
+                    strip_walk!($v),
                     // ---- the next run: $12 its header (or the end word), $9 past it; its material's
                     // UV addends into $24 and $3 (a material without: the loop ends), $11 to the SXY
                     // word of its base vertex (16 vertices, 64 bytes, per unit of the header's top byte).
@@ -1002,6 +1150,7 @@ macro_rules! surface_loop {
                     untextured_run!($v),
                     gouraud_sections!($v),
                     "9:",
+                    carried_registers!($v, leave),
                     ".set pop",
                     w_sxy0_4 = const mtc2_from(4, data::SXY0),
                     w_sxy1_5 = const mtc2_from(5, data::SXY1),
@@ -1094,6 +1243,16 @@ macro_rules! surface_loop {
                     fqw = const QUAD_PACKET_WORDS,
                     ftlen = const (FLAT_PACKET_WORDS - 1) << 8,
                     fqlen = const (QUAD_PACKET_WORDS - 1) << 8,
+                    save_30 = const SAVE_30,
+                    save_31 = const SAVE_31,
+                    cache_uv_b = const CACHE_UV_B,
+                    cache_uv_t = const CACHE_UV_T,
+                    cache_rgb_b = const CACHE_RGB_B,
+                    cache_rgb_t = const CACHE_RGB_T,
+                    r_sxy1_31 = const mfc2_to(31, data::SXY1),
+                    r_sz2_4 = const mfc2_to(4, data::SZ2),
+                    w_sz0_4 = const mtc2_from(4, data::SZ0),
+                    l_sz3_4 = const lwc2(4, data::SZ3, 0),
                     gtw = const 7,
                     gqw = const 9,
                     gtlen = const 6 << 8,
@@ -1107,7 +1266,7 @@ macro_rules! surface_loop {
                     inout("$19") room => room_left,
                     in("$21") out.table.as_mut_ptr() as usize,
                     in("$22") max_depth,
-                    in("$25") block.as_ptr() as usize,
+                    in("$25") BLOCK,
                 );
             }
             done.drawn += counts & 0xFFFF;
