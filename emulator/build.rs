@@ -2,7 +2,5 @@
 //! C-variadic, which stable Rust cannot define).
 fn main() {
     println!("cargo:rerun-if-changed=src/mednafen/log_shim.c");
-    cc::Build::new()
-        .file("src/mednafen/log_shim.c")
-        .compile("psxanim_libretro_log");
+    cc::Build::new().file("src/mednafen/log_shim.c").compile("psxanim_libretro_log");
 }

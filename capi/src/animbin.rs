@@ -8,15 +8,9 @@
 //! into: never copy or move one). Time, wrap, crossfade weight and markers follow
 //! `psxanim_runtime::anim::player`; a paused controller's updates do nothing.
 use crate::types::play_flags;
-use crate::{
-    fail, ok, status, storage, with_gte, PsxanimBind, PsxanimError, PsxanimEvent, PsxanimMatrix,
-    PsxanimPlayState,
-};
+use crate::{fail, ok, status, storage, with_gte, PsxanimBind, PsxanimError, PsxanimEvent, PsxanimMatrix, PsxanimPlayState};
 use core::ffi::{c_char, c_void};
-use psxanim_runtime::anim::{
-    LocalTransform, MarkerEvent, PlayError, Skeleton, SkeletonController, SkeletonError, TimeScale,
-    ROOT,
-};
+use psxanim_runtime::anim::{LocalTransform, MarkerEvent, PlayError, Skeleton, SkeletonController, SkeletonError, TimeScale, ROOT};
 use psxanim_runtime::animbin::{AnimationManager, NAME_BYTES};
 use psxanim_runtime::math::{Matrix, Quat, Vec3i32};
 
@@ -120,10 +114,7 @@ pub unsafe extern "C" fn psxanim_animbin_find_clip(a: *const c_void, name: *cons
     let Some(name) = crate::c_name(name, NAME_BYTES) else {
         return status::NULL;
     };
-    a.manager
-        .clips()
-        .position(|c| c.name() == name)
-        .map_or(status::NOT_FOUND, |i| i as i32)
+    a.manager.clips().position(|c| c.name() == name).map_or(status::NOT_FOUND, |i| i as i32)
 }
 
 /// Makes `out` a controller for the skeleton of `bones` bones: `parents[i]` is bone i's parent
@@ -160,10 +151,7 @@ pub unsafe extern "C" fn psxanim_controller_init(
     locals.write([LocalTransform::IDENTITY; MAX_BONES]);
     for (slot, b) in (&mut *locals)[..n].iter_mut().zip(bind) {
         let [w, x, y, z] = b.rotation;
-        *slot = LocalTransform::new(
-            Quat { w, x, y, z },
-            Vec3i32::new(b.translation[0], b.translation[1], b.translation[2]),
-        );
+        *slot = LocalTransform::new(Quat { w, x, y, z }, Vec3i32::new(b.translation[0], b.translation[1], b.translation[2]));
     }
     // The skeleton borrows the copies in this storage, which the game must not move.
     let parents: &'static [u8] = core::slice::from_raw_parts(out.parents.as_ptr(), n);
@@ -187,22 +175,13 @@ pub unsafe extern "C" fn psxanim_controller_init(
 
 fn play_error(err: *mut PsxanimError, e: PlayError) -> i32 {
     match e {
-        PlayError::SkeletonMismatch { clip_joints, .. } => {
-            fail(err, status::PLAY, clip_joints as u32, 0)
-        }
+        PlayError::SkeletonMismatch { clip_joints, .. } => fail(err, status::PLAY, clip_joints as u32, 0),
         _ => fail(err, status::PLAY, 0, 0),
     }
 }
 
 /// Starts (`frames` 0: cuts to; else crossfades over `frames` clip frames to) clip `clip` of `a`.
-unsafe fn start(
-    c: *mut c_void,
-    a: *const c_void,
-    clip: u32,
-    looping: u32,
-    frames: u32,
-    err: *mut PsxanimError,
-) -> i32 {
+unsafe fn start(c: *mut c_void, a: *const c_void, clip: u32, looping: u32, frames: u32, err: *mut PsxanimError) -> i32 {
     let c = match controller(c) {
         Ok(c) => c,
         Err(s) => return fail(err, s, 0, 0),
@@ -233,13 +212,7 @@ unsafe fn start(
 
 /// Cuts to clip `clip` of `a` at its first frame (`looping` 0 or 1).
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_controller_play(
-    c: *mut c_void,
-    a: *const c_void,
-    clip: u32,
-    looping: u32,
-    err: *mut PsxanimError,
-) -> i32 {
+pub unsafe extern "C" fn psxanim_controller_play(c: *mut c_void, a: *const c_void, clip: u32, looping: u32, err: *mut PsxanimError) -> i32 {
     start(c, a, clip, looping, 0, err)
 }
 
@@ -271,11 +244,7 @@ pub unsafe extern "C" fn psxanim_controller_pause(c: *mut c_void, paused: u32) -
 /// Clip frames per second `clip_hz` shown at `display_hz` vsyncs a second (60/50 for 60 Hz clips on
 /// PAL); both 1..=1000. The default is one clip frame per vsync.
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_controller_set_rates(
-    c: *mut c_void,
-    clip_hz: u32,
-    display_hz: u32,
-) -> i32 {
+pub unsafe extern "C" fn psxanim_controller_set_rates(c: *mut c_void, clip_hz: u32, display_hz: u32) -> i32 {
     let c = match controller(c) {
         Ok(c) => c,
         Err(s) => return s,
@@ -283,8 +252,7 @@ pub unsafe extern "C" fn psxanim_controller_set_rates(
     if !(1..=1000).contains(&clip_hz) || !(1..=1000).contains(&display_hz) {
         return status::RANGE;
     }
-    c.controller
-        .set_time_scale(TimeScale::from_rates(clip_hz, display_hz));
+    c.controller.set_time_scale(TimeScale::from_rates(clip_hz, display_hz));
     status::OK
 }
 
@@ -292,12 +260,7 @@ pub unsafe extern "C" fn psxanim_controller_set_rates(
 /// `events[0..capacity]`. Returns how many were crossed (more than `capacity` when some did not fit),
 /// or a negative status.
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_controller_update(
-    c: *mut c_void,
-    vsyncs: u32,
-    events: *mut PsxanimEvent,
-    capacity: u32,
-) -> i32 {
+pub unsafe extern "C" fn psxanim_controller_update(c: *mut c_void, vsyncs: u32, events: *mut PsxanimEvent, capacity: u32) -> i32 {
     let c = match controller(c) {
         Ok(c) => c,
         Err(s) => return s,
@@ -330,12 +293,7 @@ impl EventSink {
         if (out as usize) % core::mem::align_of::<PsxanimEvent>() != 0 {
             return Err(status::ALIGN);
         }
-        Ok(EventSink {
-            out,
-            capacity,
-            base,
-            count: 0,
-        })
+        Ok(EventSink { out, capacity, base, count: 0 })
     }
 
     pub(crate) fn push(&mut self, e: MarkerEvent<'_>) {
@@ -357,10 +315,7 @@ impl EventSink {
 
 /// The controller's clock.
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_controller_state(
-    c: *const c_void,
-    out: *mut PsxanimPlayState,
-) -> i32 {
+pub unsafe extern "C" fn psxanim_controller_state(c: *const c_void, out: *mut PsxanimPlayState) -> i32 {
     let c = match controller(c as *mut c_void) {
         Ok(c) => c,
         Err(s) => return s,
@@ -382,22 +337,14 @@ pub unsafe extern "C" fn psxanim_controller_state(
     if c.paused != 0 {
         flags |= play_flags::PAUSED;
     }
-    *out = PsxanimPlayState {
-        time: c.controller.time(),
-        flags,
-    };
+    *out = PsxanimPlayState { time: c.controller.time(), flags };
     status::OK
 }
 
 /// Samples the playing clip(s) and writes the model-space matrix of the first `min(count, bones)`
 /// bones to `out` (composed parent-first on the GTE). Returns how many were written.
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_controller_pose(
-    c: *mut c_void,
-    out: *mut PsxanimMatrix,
-    count: u32,
-    err: *mut PsxanimError,
-) -> i32 {
+pub unsafe extern "C" fn psxanim_controller_pose(c: *mut c_void, out: *mut PsxanimMatrix, count: u32, err: *mut PsxanimError) -> i32 {
     let c = match controller(c) {
         Ok(c) => c,
         Err(s) => return fail(err, s, 0, 0),

@@ -14,8 +14,8 @@
 use crate::animbin::EventSink;
 use crate::types::play_flags;
 use crate::{
-    c_name, fail, ok, status, storage, with_gte, PsxanimCamera, PsxanimCharacterInfo,
-    PsxanimDrawStats, PsxanimError, PsxanimEvent, PsxanimMatrix, PsxanimPlayState,
+    c_name, fail, ok, status, storage, with_gte, PsxanimCamera, PsxanimCharacterInfo, PsxanimDrawStats, PsxanimError,
+    PsxanimEvent, PsxanimMatrix, PsxanimPlayState,
 };
 use core::ffi::{c_char, c_void};
 use psxanim_runtime::anim::{Animator, Sampling};
@@ -90,23 +90,13 @@ unsafe fn scratch<'a>(s: *mut c_void) -> Result<&'a mut ScratchStorage, i32> {
 }
 
 fn table_error(err: *mut PsxanimError, e: TableError) -> i32 {
-    fail(
-        err,
-        status::CHARACTER,
-        e.code(),
-        e.offset().unwrap_or(0) as u32,
-    )
+    fail(err, status::CHARACTER, e.code(), e.offset().unwrap_or(0) as u32)
 }
 
 /// Validates `len` bytes at `bytes` (4-byte aligned) as a compiled character and makes `out` its
 /// handle. The bytes stay the game's and must outlive the handle and its actors.
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_character_load(
-    out: *mut c_void,
-    bytes: *const c_void,
-    len: u32,
-    err: *mut PsxanimError,
-) -> i32 {
+pub unsafe extern "C" fn psxanim_character_load(out: *mut c_void, bytes: *const c_void, len: u32, err: *mut PsxanimError) -> i32 {
     let out: &mut Character = match storage(out) {
         Ok(o) => o,
         Err(s) => return fail(err, s, 0, 0),
@@ -132,10 +122,7 @@ pub unsafe extern "C" fn psxanim_character_load(
 
 /// The character's counts.
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_character_get_info(
-    c: *const c_void,
-    out: *mut PsxanimCharacterInfo,
-) -> i32 {
+pub unsafe extern "C" fn psxanim_character_get_info(c: *const c_void, out: *mut PsxanimCharacterInfo) -> i32 {
     let c = match character(c) {
         Ok(c) => c,
         Err(s) => return s,
@@ -169,10 +156,7 @@ pub unsafe extern "C" fn psxanim_character_find_clip(c: *const c_void, name: *co
     let Some(name) = c_name(name, MAX_NAME) else {
         return status::NULL;
     };
-    match core::str::from_utf8(name)
-        .ok()
-        .and_then(|n| c.tables.find_clip(n))
-    {
+    match core::str::from_utf8(name).ok().and_then(|n| c.tables.find_clip(n)) {
         Some(i) => i as i32,
         None => status::NOT_FOUND,
     }
@@ -181,11 +165,7 @@ pub unsafe extern "C" fn psxanim_character_find_clip(c: *const c_void, name: *co
 /// Makes `out` an idle actor for a display of `display_hz` vsyncs a second (60 NTSC, 50 PAL; 1..=1000),
 /// sampling clips stepped (`interpolate` 0) or interpolated between samples (1), placed at the origin.
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_actor_init(
-    out: *mut c_void,
-    display_hz: u32,
-    interpolate: u32,
-) -> i32 {
+pub unsafe extern "C" fn psxanim_actor_init(out: *mut c_void, display_hz: u32, interpolate: u32) -> i32 {
     let out: &mut Actor = match storage(out) {
         Ok(o) => o,
         Err(s) => return s,
@@ -194,11 +174,7 @@ pub unsafe extern "C" fn psxanim_actor_init(
     if !(1..=1000).contains(&display_hz) {
         return status::RANGE;
     }
-    let sampling = if interpolate != 0 {
-        Sampling::Interpolated
-    } else {
-        Sampling::Step
-    };
+    let sampling = if interpolate != 0 { Sampling::Interpolated } else { Sampling::Step };
     core::ptr::addr_of_mut!(out.character).write(core::ptr::null());
     core::ptr::addr_of_mut!(out.world).write(Matrix::IDENTITY);
     core::ptr::addr_of_mut!(out.animator).write(Animator::new(display_hz, sampling));
@@ -209,13 +185,7 @@ pub unsafe extern "C" fn psxanim_actor_init(
 
 /// Places the actor: turned `yaw` (65536 = one turn) about the vertical axis, at (x, y, z) GTE units.
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_actor_place(
-    a: *mut c_void,
-    x: i32,
-    y: i32,
-    z: i32,
-    yaw: u32,
-) -> i32 {
+pub unsafe extern "C" fn psxanim_actor_place(a: *mut c_void, x: i32, y: i32, z: i32, yaw: u32) -> i32 {
     match actor(a) {
         Ok(a) => {
             a.world = camera::placement(Vec3i32::new(x, y, z), yaw as u16);
@@ -226,14 +196,7 @@ pub unsafe extern "C" fn psxanim_actor_place(
 }
 
 /// Cuts (`frames` 0) or crossfades over `frames` samples of the new clip to clip `clip` of `c`.
-unsafe fn start(
-    a: *mut c_void,
-    c: *const c_void,
-    clip: u32,
-    looping: u32,
-    frames: u32,
-    err: *mut PsxanimError,
-) -> i32 {
+unsafe fn start(a: *mut c_void, c: *const c_void, clip: u32, looping: u32, frames: u32, err: *mut PsxanimError) -> i32 {
     let a = match actor(a) {
         Ok(a) => a,
         Err(s) => return fail(err, s, 0, 0),
@@ -266,21 +229,14 @@ unsafe fn start(
     let r = if frames == 0 {
         a.animator.play(&c.tables, clip as usize, looping != 0)
     } else {
-        a.animator
-            .crossfade(&c.tables, clip as usize, looping != 0, frames as u16)
+        a.animator.crossfade(&c.tables, clip as usize, looping != 0, frames as u16)
     };
     r.map_or_else(|e| table_error(err, e), |_| ok(err))
 }
 
 /// Cuts to clip `clip` of character `c` at its first sample (`looping` 0 or 1).
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_actor_play(
-    a: *mut c_void,
-    c: *const c_void,
-    clip: u32,
-    looping: u32,
-    err: *mut PsxanimError,
-) -> i32 {
+pub unsafe extern "C" fn psxanim_actor_play(a: *mut c_void, c: *const c_void, clip: u32, looping: u32, err: *mut PsxanimError) -> i32 {
     start(a, c, clip, looping, 0, err)
 }
 
@@ -317,12 +273,7 @@ pub unsafe extern "C" fn psxanim_actor_pause(a: *mut c_void, paused: u32) -> i32
 /// Advances by `vsyncs` vertical blanks (nothing while paused) and writes the playing clip's events
 /// crossed to `events[0..capacity]`; returns how many were crossed, or a negative status.
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_actor_update(
-    a: *mut c_void,
-    vsyncs: u32,
-    events: *mut PsxanimEvent,
-    capacity: u32,
-) -> i32 {
+pub unsafe extern "C" fn psxanim_actor_update(a: *mut c_void, vsyncs: u32, events: *mut PsxanimEvent, capacity: u32) -> i32 {
     let a = match actor(a) {
         Ok(a) => a,
         Err(s) => return s,
@@ -334,8 +285,7 @@ pub unsafe extern "C" fn psxanim_actor_update(
         Ok(s) => s,
         Err(s) => return s,
     };
-    a.animator
-        .update_events(vsyncs, &c.tables, &mut |e| sink.push(e));
+    a.animator.update_events(vsyncs, &c.tables, &mut |e| sink.push(e));
     sink.count as i32
 }
 
@@ -364,10 +314,7 @@ pub unsafe extern "C" fn psxanim_actor_state(a: *const c_void, out: *mut Psxanim
     if an.is_paused() {
         flags |= play_flags::PAUSED;
     }
-    *out = PsxanimPlayState {
-        time: an.time(),
-        flags,
-    };
+    *out = PsxanimPlayState { time: an.time(), flags };
     status::OK
 }
 
@@ -379,11 +326,7 @@ pub unsafe extern "C" fn psxanim_scratch_init(out: *mut c_void) -> i32 {
         Err(s) => return s,
     };
     // All zero is a valid scratch (integers only), written without a copy through the stack.
-    core::ptr::write_bytes(
-        out as *mut ScratchStorage as *mut u8,
-        0,
-        core::mem::size_of::<ScratchStorage>(),
-    );
+    core::ptr::write_bytes(out as *mut ScratchStorage as *mut u8, 0, core::mem::size_of::<ScratchStorage>());
     out.magic = SCRATCH_MAGIC;
     status::OK
 }
@@ -391,11 +334,7 @@ pub unsafe extern "C" fn psxanim_scratch_init(out: *mut c_void) -> i32 {
 /// Copies the model-view matrices of the first `min(count, bones)` bones of the rigid character drawn
 /// last with this scratch (valid after a draw that drew it, `culled` 0). Returns how many.
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_scratch_bone_matrices(
-    s: *const c_void,
-    out: *mut PsxanimMatrix,
-    count: u32,
-) -> i32 {
+pub unsafe extern "C" fn psxanim_scratch_bone_matrices(s: *const c_void, out: *mut PsxanimMatrix, count: u32) -> i32 {
     let s = match scratch(s as *mut c_void) {
         Ok(s) => s,
         Err(st) => return st,
@@ -416,25 +355,12 @@ pub unsafe extern "C" fn psxanim_scratch_bone_matrices(
 /// Writes a view matrix `distance` units from (tx, ty, tz), turned `yaw` about the vertical axis and
 /// tilted down by `pitch` (65536 = one turn), into `camera->view`.
 #[no_mangle]
-pub unsafe extern "C" fn psxanim_camera_orbit(
-    camera: *mut PsxanimCamera,
-    tx: i32,
-    ty: i32,
-    tz: i32,
-    distance: i32,
-    yaw: u32,
-    pitch: u32,
-) -> i32 {
+pub unsafe extern "C" fn psxanim_camera_orbit(camera: *mut PsxanimCamera, tx: i32, ty: i32, tz: i32, distance: i32, yaw: u32, pitch: u32) -> i32 {
     let camera: &mut PsxanimCamera = match storage(camera as *mut c_void) {
         Ok(c) => c,
         Err(s) => return s,
     };
-    camera.view = PsxanimMatrix::from(&Camera::orbit(
-        Vec3i32::new(tx, ty, tz),
-        distance,
-        yaw as u16,
-        pitch as u16,
-    ));
+    camera.view = PsxanimMatrix::from(&Camera::orbit(Vec3i32::new(tx, ty, tz), distance, yaw as u16, pitch as u16));
     status::OK
 }
 
@@ -525,30 +451,12 @@ pub unsafe extern "C" fn psxanim_actor_draw(
     let tables = &c.tables;
     let outcome = with_gte(|gte| {
         cam.load(gte);
-        render::render_streamed(
-            gte,
-            tables,
-            &mut a.stream,
-            &cam,
-            &a.world,
-            &a.animator,
-            &mut s.scratch,
-            &mut sink,
-            &mut |_| {},
-        )
+        render::render_streamed(gte, tables, &mut a.stream, &cam, &a.world, &a.animator, &mut s.scratch, &mut sink, &mut |_| {})
     });
     *packets_used = used as u32;
     let result = match outcome {
-        Ok(Outcome::Drawn(t)) => PsxanimDrawStats {
-            drawn: t.drawn,
-            back_facing: t.back_facing,
-            rejected: t.rejected,
-            culled: 0,
-        },
-        Ok(Outcome::Culled) => PsxanimDrawStats {
-            culled: 1,
-            ..Default::default()
-        },
+        Ok(Outcome::Drawn(t)) => PsxanimDrawStats { drawn: t.drawn, back_facing: t.back_facing, rejected: t.rejected, culled: 0 },
+        Ok(Outcome::Culled) => PsxanimDrawStats { culled: 1, ..Default::default() },
         Err(e) => return fail(err, status::RENDER, e.code(), 0),
     };
     if !stats.is_null() {

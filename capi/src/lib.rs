@@ -75,13 +75,7 @@ pub mod status {
 pub(crate) fn fail(err: *mut PsxanimError, status: i32, detail: u32, offset: u32) -> i32 {
     if !err.is_null() && (err as usize) % core::mem::align_of::<PsxanimError>() == 0 {
         // SAFETY: non-null and aligned; the caller promises it points at a psxanim_error.
-        unsafe {
-            *err = PsxanimError {
-                status,
-                detail,
-                offset,
-            }
-        };
+        unsafe { *err = PsxanimError { status, detail, offset } };
     }
     status
 }

@@ -34,9 +34,7 @@ pub const SCRATCH: usize = size_of::<ScratchStorage>();
 // The header's storage is an array of `uint32_t`: 4-byte alignment is what a game's storage has.
 #[cfg(target_pointer_width = "32")]
 const _: () = {
-    assert!(
-        align_of::<Animbin>() <= 4 && align_of::<Controller>() <= 4 && align_of::<Character>() <= 4
-    );
+    assert!(align_of::<Animbin>() <= 4 && align_of::<Controller>() <= 4 && align_of::<Character>() <= 4);
     assert!(align_of::<Actor>() <= 4 && align_of::<ScratchStorage>() <= 4);
 };
 #[cfg(target_pointer_width = "32")]
@@ -51,8 +49,4 @@ const _: [(); ACTOR] = [(); size_of::<Actor>()];
 const _: [(); SCRATCH] = [(); size_of::<ScratchStorage>()];
 
 #[cfg(not(target_pointer_width = "32"))]
-const _: () = assert!(
-    align_of::<Animbin>() <= 8
-        && align_of::<Controller>() <= 8
-        && align_of::<ScratchStorage>() <= 8
-);
+const _: () = assert!(align_of::<Animbin>() <= 8 && align_of::<Controller>() <= 8 && align_of::<ScratchStorage>() <= 8);

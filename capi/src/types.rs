@@ -26,20 +26,13 @@ pub struct PsxanimMatrix {
 
 impl From<&Matrix> for PsxanimMatrix {
     fn from(m: &Matrix) -> Self {
-        PsxanimMatrix {
-            m: m.rotation,
-            pad: 0,
-            t: [m.translation.x, m.translation.y, m.translation.z],
-        }
+        PsxanimMatrix { m: m.rotation, pad: 0, t: [m.translation.x, m.translation.y, m.translation.z] }
     }
 }
 
 impl From<&PsxanimMatrix> for Matrix {
     fn from(m: &PsxanimMatrix) -> Self {
-        Matrix::new(
-            m.m,
-            psxanim_runtime::math::Vec3i32::new(m.t[0], m.t[1], m.t[2]),
-        )
+        Matrix::new(m.m, psxanim_runtime::math::Vec3i32::new(m.t[0], m.t[1], m.t[2]))
     }
 }
 

@@ -271,13 +271,7 @@ fn emit_tty_byte(a: &mut Asm, reg: Reg) {
 /// The A0 and B0 dispatchers and the TTY calls (function number in T1, arguments in A0..A3 and on the
 /// caller's stack from 16(SP), as o32 passes them; T0..T6 and V0 are the callee's to use).
 fn tty_calls(a: &mut Asm, table_a0: Label, table_b0: Label) {
-    let (putchar, puts, write, printf, zero) = (
-        a.new_label(),
-        a.new_label(),
-        a.new_label(),
-        a.new_label(),
-        a.new_label(),
-    );
+    let (putchar, puts, write, printf, zero) = (a.new_label(), a.new_label(), a.new_label(), a.new_label(), a.new_label());
     let dispatch = |a: &mut Asm, calls: &[(i16, Label)]| {
         for &(number, target) in calls {
             a.emit(addiu(T0, ZERO, number));
@@ -288,26 +282,9 @@ fn tty_calls(a: &mut Asm, table_a0: Label, table_b0: Label) {
         a.emit(NOP);
     };
     a.bind(table_a0);
-    dispatch(
-        a,
-        &[
-            (0x09, putchar),
-            (0x3C, putchar),
-            (0x3E, puts),
-            (0x03, write),
-            (0x3F, printf),
-        ],
-    );
+    dispatch(a, &[(0x09, putchar), (0x3C, putchar), (0x3E, puts), (0x03, write), (0x3F, printf)]);
     a.bind(table_b0);
-    dispatch(
-        a,
-        &[
-            (0x3B, putchar),
-            (0x3D, putchar),
-            (0x3F, puts),
-            (0x35, write),
-        ],
-    );
+    dispatch(a, &[(0x3B, putchar), (0x3D, putchar), (0x3F, puts), (0x35, write)]);
 
     a.bind(zero);
     a.emit(jr(RA));
@@ -346,13 +323,8 @@ fn tty_calls(a: &mut Asm, table_a0: Label, table_b0: Label) {
     // and shows as written. The arguments after the format go to the caller's home slots 4..15(SP),
     // after which the stacked ones follow: T4 walks them.
     a.bind(printf);
-    let (scan, literal, conversion, string, character) = (
-        a.new_label(),
-        a.new_label(),
-        a.new_label(),
-        a.new_label(),
-        a.new_label(),
-    );
+    let (scan, literal, conversion, string, character) =
+        (a.new_label(), a.new_label(), a.new_label(), a.new_label(), a.new_label());
     a.emit(sw(A1, 4, SP));
     a.emit(sw(A2, 8, SP));
     a.emit(sw(A3, 12, SP));
@@ -451,10 +423,7 @@ mod tests {
             assert!((jump & 0x03FF_FFFF) << 2 >= TTY_CODE_RAM & 0x0FFF_FFFF);
         }
         assert_eq!(word_at(&rom, KERNEL_BLOB_OFFSET + 0x40), jr(RA));
-        assert_eq!(
-            word_at(&rom, KERNEL_BLOB_OFFSET + 0x44),
-            addu(V0, ZERO, ZERO)
-        );
+        assert_eq!(word_at(&rom, KERNEL_BLOB_OFFSET + 0x44), addu(V0, ZERO, ZERO));
         // The mailbox lies between the handler and the TTY code: it is zeroed after the copy.
         assert!(EXCEPTION_HANDLER_RAM + 4 * 32 <= 0x8000_0000 + mailbox::STATE as u32);
         assert!(0x8000_0000 + (mailbox::TTY_LEN as u32) + 4 <= TTY_CODE_RAM);

@@ -33,24 +33,17 @@ pub struct Elf {
 
 impl Elf {
     pub fn symbol(&self, name: &str) -> Option<u32> {
-        self.symbols
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|&(_, v)| v)
+        self.symbols.iter().find(|(n, _)| n == name).map(|&(_, v)| v)
     }
 }
 
 fn u16_at(bytes: &[u8], at: usize) -> Result<u16> {
-    let b = bytes
-        .get(at..at + 2)
-        .with_context(|| format!("offset {at:#x}: file ends inside a 16-bit field"))?;
+    let b = bytes.get(at..at + 2).with_context(|| format!("offset {at:#x}: file ends inside a 16-bit field"))?;
     Ok(u16::from_le_bytes([b[0], b[1]]))
 }
 
 fn u32_at(bytes: &[u8], at: usize) -> Result<u32> {
-    let b = bytes
-        .get(at..at + 4)
-        .with_context(|| format!("offset {at:#x}: file ends inside a 32-bit field"))?;
+    let b = bytes.get(at..at + 4).with_context(|| format!("offset {at:#x}: file ends inside a 32-bit field"))?;
     Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
@@ -65,36 +58,14 @@ fn slice<'a>(bytes: &'a [u8], offset: u32, len: u32, what: &str) -> Result<&'a [
 
 /// Parses an ELF32 little-endian MIPS executable.
 pub fn parse(bytes: &[u8]) -> Result<Elf> {
-    ensure!(
-        bytes.len() >= ELF_HEADER_SIZE,
-        "{} bytes: too short for an ELF header",
-        bytes.len()
-    );
-    ensure!(
-        &bytes[..4] == b"\x7fELF",
-        "offset 0: not an ELF file (magic {:02x?})",
-        &bytes[..4]
-    );
-    ensure!(
-        bytes[4] == 1,
-        "offset 4: ELF class {} (expected 1, 32-bit)",
-        bytes[4]
-    );
-    ensure!(
-        bytes[5] == 1,
-        "offset 5: ELF data encoding {} (expected 1, little-endian)",
-        bytes[5]
-    );
+    ensure!(bytes.len() >= ELF_HEADER_SIZE, "{} bytes: too short for an ELF header", bytes.len());
+    ensure!(&bytes[..4] == b"\x7fELF", "offset 0: not an ELF file (magic {:02x?})", &bytes[..4]);
+    ensure!(bytes[4] == 1, "offset 4: ELF class {} (expected 1, 32-bit)", bytes[4]);
+    ensure!(bytes[5] == 1, "offset 5: ELF data encoding {} (expected 1, little-endian)", bytes[5]);
     let kind = u16_at(bytes, 16)?;
-    ensure!(
-        kind == ET_EXEC,
-        "offset 0x10: ELF type {kind} (expected {ET_EXEC}, an executable)"
-    );
+    ensure!(kind == ET_EXEC, "offset 0x10: ELF type {kind} (expected {ET_EXEC}, an executable)");
     let machine = u16_at(bytes, 18)?;
-    ensure!(
-        machine == EM_MIPS,
-        "offset 0x12: machine {machine} (expected {EM_MIPS}, MIPS)"
-    );
+    ensure!(machine == EM_MIPS, "offset 0x12: machine {machine} (expected {EM_MIPS}, MIPS)");
     let entry = u32_at(bytes, 24)?;
     let phoff = u32_at(bytes, 28)?;
     let shoff = u32_at(bytes, 32)?;
@@ -102,53 +73,25 @@ pub fn parse(bytes: &[u8]) -> Result<Elf> {
     let phnum = u16_at(bytes, 44)? as u32;
     let shentsize = u16_at(bytes, 46)? as usize;
     let shnum = u16_at(bytes, 48)? as u32;
-    ensure!(
-        phentsize == PROGRAM_HEADER_SIZE,
-        "offset 0x2a: program header size {phentsize} (expected 32)"
-    );
+    ensure!(phentsize == PROGRAM_HEADER_SIZE, "offset 0x2a: program header size {phentsize} (expected 32)");
 
-    let table = slice(
-        bytes,
-        phoff,
-        phnum * PROGRAM_HEADER_SIZE as u32,
-        "program header table",
-    )?;
+    let table = slice(bytes, phoff, phnum * PROGRAM_HEADER_SIZE as u32, "program header table")?;
     let mut segments = Vec::new();
     for i in 0..phnum as usize {
         let ph = &table[i * PROGRAM_HEADER_SIZE..];
         if u32_at(ph, 0)? != PT_LOAD {
             continue;
         }
-        let (offset, vaddr, filesz, memsz) = (
-            u32_at(ph, 4)?,
-            u32_at(ph, 8)?,
-            u32_at(ph, 16)?,
-            u32_at(ph, 20)?,
-        );
-        ensure!(
-            memsz >= filesz,
-            "program header {i}: memory size {memsz:#x} below file size {filesz:#x}"
-        );
+        let (offset, vaddr, filesz, memsz) = (u32_at(ph, 4)?, u32_at(ph, 8)?, u32_at(ph, 16)?, u32_at(ph, 20)?);
+        ensure!(memsz >= filesz, "program header {i}: memory size {memsz:#x} below file size {filesz:#x}");
         let data = slice(bytes, offset, filesz, &format!("program header {i}'s data"))?.to_vec();
-        segments.push(Segment {
-            vaddr,
-            data,
-            mem_size: memsz,
-        });
+        segments.push(Segment { vaddr, data, mem_size: memsz });
     }
 
     let mut symbols = Vec::new();
     if shoff != 0 && shnum != 0 {
-        ensure!(
-            shentsize == SECTION_HEADER_SIZE,
-            "offset 0x2e: section header size {shentsize} (expected 40)"
-        );
-        let sections = slice(
-            bytes,
-            shoff,
-            shnum * SECTION_HEADER_SIZE as u32,
-            "section header table",
-        )?;
+        ensure!(shentsize == SECTION_HEADER_SIZE, "offset 0x2e: section header size {shentsize} (expected 40)");
+        let sections = slice(bytes, shoff, shnum * SECTION_HEADER_SIZE as u32, "section header table")?;
         let section = |i: u32| &sections[i as usize * SECTION_HEADER_SIZE..];
         for i in 0..shnum {
             let sh = section(i);
@@ -156,36 +99,21 @@ pub fn parse(bytes: &[u8]) -> Result<Elf> {
                 continue;
             }
             let link = u32_at(sh, 24)?;
-            ensure!(
-                link < shnum,
-                "section {i} (.symtab): string table index {link} out of range"
-            );
+            ensure!(link < shnum, "section {i} (.symtab): string table index {link} out of range");
             let strtab = section(link);
-            let names = slice(
-                bytes,
-                u32_at(strtab, 16)?,
-                u32_at(strtab, 20)?,
-                "symbol string table",
-            )?;
+            let names = slice(bytes, u32_at(strtab, 16)?, u32_at(strtab, 20)?, "symbol string table")?;
             let table = slice(bytes, u32_at(sh, 16)?, u32_at(sh, 20)?, "symbol table")?;
             for sym in table.chunks_exact(SYMBOL_SIZE) {
                 let name_at = u32_at(sym, 0)? as usize;
                 let Some(rest) = names.get(name_at..) else {
-                    bail!(
-                        "symbol name offset {name_at:#x} is past the string table ({:#x} bytes)",
-                        names.len()
-                    );
+                    bail!("symbol name offset {name_at:#x} is past the string table ({:#x} bytes)", names.len());
                 };
                 let name = &rest[..rest.iter().position(|&b| b == 0).unwrap_or(rest.len())];
                 symbols.push((String::from_utf8_lossy(name).into_owned(), u32_at(sym, 4)?));
             }
         }
     }
-    Ok(Elf {
-        entry,
-        segments,
-        symbols,
-    })
+    Ok(Elf { entry, segments, symbols })
 }
 
 /// Builders for synthetic ELF files, used by the tests of this module and of `psexe`.
@@ -260,11 +188,7 @@ mod tests {
 
     #[test]
     fn reads_entry_segments_and_symbols() {
-        let bytes = synth::elf(
-            0x8001_0000,
-            &[(0x8001_0000, &[1, 2, 3, 4], 4), (0x8001_0004, &[], 64)],
-            &[("_gp", 0x8001_8000)],
-        );
+        let bytes = synth::elf(0x8001_0000, &[(0x8001_0000, &[1, 2, 3, 4], 4), (0x8001_0004, &[], 64)], &[("_gp", 0x8001_8000)]);
         let elf = parse(&bytes).unwrap();
         assert_eq!(elf.entry, 0x8001_0000);
         assert_eq!(elf.segments.len(), 2);
@@ -282,16 +206,10 @@ mod tests {
         assert!(err.contains("program header 0"), "{err}");
         let mut wrong_machine = bytes.clone();
         wrong_machine[18] = 3;
-        assert!(parse(&wrong_machine)
-            .unwrap_err()
-            .to_string()
-            .contains("machine 3"));
+        assert!(parse(&wrong_machine).unwrap_err().to_string().contains("machine 3"));
         assert!(parse(b"#!/bin/sh\n").is_err());
         let mut not_elf = bytes;
         not_elf[0] = b'M';
-        assert!(parse(&not_elf)
-            .unwrap_err()
-            .to_string()
-            .contains("not an ELF"));
+        assert!(parse(&not_elf).unwrap_err().to_string().contains("not an ELF"));
     }
 }

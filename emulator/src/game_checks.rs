@@ -68,20 +68,15 @@ pub struct GameCheck {
 
 impl GameCheck {
     fn new(name: impl Into<String>, passed: bool, detail: impl Into<String>) -> GameCheck {
-        GameCheck {
-            name: name.into(),
-            passed,
-            detail: detail.into(),
-        }
+        GameCheck { name: name.into(), passed, detail: detail.into() }
     }
 }
 
 /// Reads an expectation file, naming the file and what is wrong in it.
 pub fn load(path: &Path) -> anyhow::Result<Expectation> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
-    let expectation: Expectation = serde_json::from_str(&text)
-        .map_err(|e| anyhow::anyhow!("{}: not an expectation file: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+    let expectation: Expectation =
+        serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("{}: not an expectation file: {e}", path.display()))?;
     anyhow::ensure!(
         expectation.program.len() == 4 && expectation.program.is_ascii(),
         "{}: \"program\" must be the four ASCII characters given to Record::begin, not {:?}",
@@ -89,10 +84,7 @@ pub fn load(path: &Path) -> anyhow::Result<Expectation> {
         expectation.program
     );
     for word in &expectation.results {
-        let name = word
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("result {}", word.index));
+        let name = word.name.clone().unwrap_or_else(|| format!("result {}", word.index));
         anyhow::ensure!(
             word.equals.is_some() != (word.min.is_some() || word.max.is_some()),
             "{}: {name}: give either \"equals\" or \"min\"/\"max\"",
@@ -127,20 +119,12 @@ pub fn check(ram: &[u8], expected: &Expectation) -> Vec<GameCheck> {
             return vec![GameCheck::new("record.found", false, why)];
         }
     };
-    let mut checks = vec![GameCheck::new(
-        "record.found",
-        true,
-        format!("at RAM {:#x}", view.offset),
-    )];
+    let mut checks = vec![GameCheck::new("record.found", true, format!("at RAM {:#x}", view.offset))];
     let program = view.program();
     checks.push(GameCheck::new(
         "record.program",
         program == expected.program.as_bytes(),
-        format!(
-            "expected {:?}, found {:?}",
-            expected.program,
-            String::from_utf8_lossy(&program)
-        ),
+        format!("expected {:?}, found {:?}", expected.program, String::from_utf8_lossy(&program)),
     ));
     let state = view.status();
     let status_ok = match expected.status {
@@ -152,32 +136,17 @@ pub fn check(ram: &[u8], expected: &Expectation) -> Vec<GameCheck> {
         status::BOOTING => "booting".to_string(),
         status::RUNNING => "running".to_string(),
         status::DONE => "done".to_string(),
-        status::FAILED => format!(
-            "failed (error {:#010x}, detail {:#x})",
-            view.error(),
-            view.error_detail()
-        ),
+        status::FAILED => format!("failed (error {:#010x}, detail {:#x})", view.error(), view.error_detail()),
         other => format!("unknown status {other}"),
     };
-    checks.push(GameCheck::new(
-        "record.status",
-        status_ok,
-        format!("expected {:?}, found {state_name}", expected.status),
-    ));
+    checks.push(GameCheck::new("record.status", status_ok, format!("expected {:?}, found {state_name}", expected.status)));
     checks.push(GameCheck::new(
         "record.frames",
         view.frames() >= expected.min_frames,
-        format!(
-            "{} frames counted, at least {} expected",
-            view.frames(),
-            expected.min_frames
-        ),
+        format!("{} frames counted, at least {} expected", view.frames(), expected.min_frames),
     ));
     for word in &expected.results {
-        let name = word
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("{}", word.index));
+        let name = word.name.clone().unwrap_or_else(|| format!("{}", word.index));
         let present = word.index < view.result_len() as usize;
         let value = view.result(word.index);
         let (passed, wanted) = match (word.equals, word.min, word.max) {
@@ -188,22 +157,11 @@ pub fn check(ram: &[u8], expected: &Expectation) -> Vec<GameCheck> {
             }
         };
         let detail = if present {
-            format!(
-                "result[{}] = {value} ({value:#x}), expected {wanted}",
-                word.index
-            )
+            format!("result[{}] = {value} ({value:#x}), expected {wanted}", word.index)
         } else {
-            format!(
-                "result[{}] was never pushed (the game pushed {} words)",
-                word.index,
-                view.result_len()
-            )
+            format!("result[{}] was never pushed (the game pushed {} words)", word.index, view.result_len())
         };
-        checks.push(GameCheck::new(
-            format!("result.{name}"),
-            present && passed,
-            detail,
-        ));
+        checks.push(GameCheck::new(format!("result.{name}"), present && passed, detail));
     }
     checks
 }
@@ -251,15 +209,8 @@ mod tests {
                  "results": [ { "index": 1, "max": 400 }, { "index": 5, "equals": 0 } ] }"#,
         )
         .unwrap();
-        let failed: Vec<String> = check(&ram, &strict)
-            .into_iter()
-            .filter(|c| !c.passed)
-            .map(|c| c.name)
-            .collect();
-        assert_eq!(
-            failed,
-            ["record.program", "record.frames", "result.1", "result.5"]
-        );
+        let failed: Vec<String> = check(&ram, &strict).into_iter().filter(|c| !c.passed).map(|c| c.name).collect();
+        assert_eq!(failed, ["record.program", "record.frames", "result.1", "result.5"]);
     }
 
     #[test]
@@ -267,46 +218,28 @@ mod tests {
         let expected = expectation(r#"{ "program": "MYGM" }"#).unwrap();
         let checks = check(&vec![0u8; 4096], &expected);
         assert_eq!(checks.len(), 1);
-        assert!(
-            !checks[0].passed && checks[0].detail.contains("Record::begin"),
-            "{checks:?}"
-        );
+        assert!(!checks[0].passed && checks[0].detail.contains("Record::begin"), "{checks:?}");
 
         let mut record = Box::new(Record::ZERO);
         record.begin(*b"MYGM");
         record.fail(0x1234, 7);
         let checks = check(&ram_with(&record), &expected);
         let status = checks.iter().find(|c| c.name == "record.status").unwrap();
-        assert!(
-            !status.passed && status.detail.contains("failed (error 0x00001234"),
-            "{status:?}"
-        );
+        assert!(!status.passed && status.detail.contains("failed (error 0x00001234"), "{status:?}");
     }
 
     #[test]
     fn bad_expectation_files_name_the_file_and_the_fault() {
         for (json, fault) in [
             (r#"{ "program": "TOOLONG" }"#, "four ASCII"),
-            (
-                r#"{ "program": "MYGM", "results": [ { "index": 0 } ] }"#,
-                "either",
-            ),
-            (
-                r#"{ "program": "MYGM", "results": [ { "index": 0, "equals": 1, "min": 0 } ] }"#,
-                "either",
-            ),
-            (
-                r#"{ "program": "MYGM", "results": [ { "index": 99999, "equals": 1 } ] }"#,
-                "past the record",
-            ),
+            (r#"{ "program": "MYGM", "results": [ { "index": 0 } ] }"#, "either"),
+            (r#"{ "program": "MYGM", "results": [ { "index": 0, "equals": 1, "min": 0 } ] }"#, "either"),
+            (r#"{ "program": "MYGM", "results": [ { "index": 99999, "equals": 1 } ] }"#, "past the record"),
             (r#"{ "program": "MYGM", "extra": 1 }"#, "unknown field"),
             ("not json", "not an expectation file"),
         ] {
             let error = expectation(json).unwrap_err().to_string();
-            assert!(
-                error.contains("expect.json") && error.contains(fault),
-                "{json}: {error}"
-            );
+            assert!(error.contains("expect.json") && error.contains(fault), "{json}: {error}");
         }
     }
 }

@@ -170,11 +170,7 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::NotInstalled(m) => write!(f, "emulator not installed: {m}"),
             RunError::Crashed(m) => write!(f, "emulator crashed: {m}"),
-            RunError::TimedOut(d) => write!(
-                f,
-                "emulator ran past the {:.0} s timeout and was killed",
-                d.as_secs_f64()
-            ),
+            RunError::TimedOut(d) => write!(f, "emulator ran past the {:.0} s timeout and was killed", d.as_secs_f64()),
             RunError::Other(e) => write!(f, "{e:#}"),
         }
     }
@@ -242,10 +238,7 @@ impl std::fmt::Display for Emulator {
 /// The checkout this crate was built from (the crate sits one level below it). An installed `psxanim`
 /// keeps it: that is where `cargo xtask setup` put the emulators it fetched.
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the emulator crate sits inside the workspace")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("the emulator crate sits inside the workspace").to_path_buf()
 }
 
 /// The variable that moves the emulators' download folder elsewhere.
@@ -292,8 +285,7 @@ pub(crate) mod test_support {
 
     /// An empty folder `psxanim-{backend}-{pid}-{name}` (emptied first if a previous run left it).
     pub fn scratch(backend: &str, name: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("psxanim-{backend}-{}-{name}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("psxanim-{backend}-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         Scratch(dir)

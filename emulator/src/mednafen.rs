@@ -22,9 +22,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use serde::{Deserialize, Serialize};
 
-use super::{
-    tools_dir, workspace_root, Fault, FrameProbe, RunError, RunOutput, RunRequest, Screenshot,
-};
+use super::{tools_dir, workspace_root, Fault, FrameProbe, RunError, RunOutput, RunRequest, Screenshot};
 use crate::bootrom::{self, mailbox, PsExe};
 
 mod frontend;
@@ -372,12 +370,7 @@ fn collect(plan: &Plan, mut log: String, wall: Duration) -> Result<RunOutput, Ru
         probes: report
             .probes
             .iter()
-            .map(|&(frame, activity, pc)| FrameProbe {
-                frame,
-                vsync_acked: None,
-                activity,
-                pc: Some(pc),
-            })
+            .map(|&(frame, activity, pc)| FrameProbe { frame, vsync_acked: None, activity, pc: Some(pc) })
             .collect(),
         fault: report.fault,
         final_pc: Some(report.final_pc),
@@ -388,13 +381,9 @@ fn collect(plan: &Plan, mut log: String, wall: Duration) -> Result<RunOutput, Ru
 fn tty_text(ram: &[u8]) -> String {
     let written = read_word(ram, mailbox::TTY_LEN) as usize;
     let kept = written.min(mailbox::TTY_CAPACITY);
-    let mut text =
-        String::from_utf8_lossy(&ram[mailbox::TTY_BUFFER..mailbox::TTY_BUFFER + kept]).into_owned();
+    let mut text = String::from_utf8_lossy(&ram[mailbox::TTY_BUFFER..mailbox::TTY_BUFFER + kept]).into_owned();
     if written > kept {
-        text.push_str(&format!(
-            "\n[psxanim: {} more characters were printed past the {kept}-byte TTY buffer]\n",
-            written - kept
-        ));
+        text.push_str(&format!("\n[psxanim: {} more characters were printed past the {kept}-byte TTY buffer]\n", written - kept));
     }
     text
 }
@@ -520,11 +509,7 @@ fn child_run(plan: &Plan, log: std::fs::File) -> anyhow::Result<()> {
             if probe.exceptions != exceptions_seen {
                 exceptions_seen = probe.exceptions;
                 if Fault::is_fatal(probe.last_cause) {
-                    fault = Some(Fault {
-                        frame,
-                        epc: probe.last_epc,
-                        cause: probe.last_cause,
-                    });
+                    fault = Some(Fault { frame, epc: probe.last_epc, cause: probe.last_cause });
                     break;
                 }
             }

@@ -43,12 +43,8 @@ impl Finished {
 /// Stdin is closed; stdout and stderr are captured.
 pub fn run_with_timeout(command: &mut Command, timeout: Duration) -> io::Result<Finished> {
     let started = Instant::now();
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .spawn()?;
+    let mut child =
+        command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0).spawn()?;
     let stdout = capture(child.stdout.take());
     let stderr = capture(child.stderr.take());
     let status = loop {
@@ -65,12 +61,7 @@ pub fn run_with_timeout(command: &mut Command, timeout: Duration) -> io::Result<
     // stays taken while any member lives; with none left, the id was freed microseconds ago and
     // Linux hands out pids sequentially, so the kill finds nothing rather than a stranger.)
     kill_group(&mut child);
-    Ok(Finished {
-        status,
-        stdout: join(stdout),
-        stderr: join(stderr),
-        elapsed: started.elapsed(),
-    })
+    Ok(Finished { status, stdout: join(stdout), stderr: join(stderr), elapsed: started.elapsed() })
 }
 
 /// SIGKILL to the child's whole process group (its id is the child's pid), then reaps the child.
@@ -134,21 +125,16 @@ mod tests {
     fn has_exited(pid: &str) -> bool {
         match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
             Err(_) => true,
-            Ok(stat) => stat
-                .rsplit(')')
-                .next()
-                .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+            Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
         }
     }
 
     #[test]
     fn kills_the_whole_group_on_timeout() {
         // The shell starts a grandchild that would outlive it if only the shell were killed.
-        let done = run_with_timeout(
-            Command::new("sh").args(["-c", "sleep 600 & echo $!; wait"]),
-            Duration::from_millis(300),
-        )
-        .unwrap();
+        let done =
+            run_with_timeout(Command::new("sh").args(["-c", "sleep 600 & echo $!; wait"]), Duration::from_millis(300))
+                .unwrap();
         assert!(done.timed_out());
         let grandchild = done.stdout.trim();
         assert!(!grandchild.is_empty(), "no pid printed: {done:?}");

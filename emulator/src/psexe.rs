@@ -130,20 +130,11 @@ fn word(bytes: &[u8], at: usize) -> u32 {
 /// tools add) are allowed; a file shorter than its header promises is truncated.
 pub fn validate_for_running(file: &[u8]) -> Result<Header, HeaderError> {
     match validate(file) {
-        Err(HeaderError::TextSizeMismatch {
-            t_size,
-            after_header,
-        }) if (t_size as usize) < after_header => {
+        Err(HeaderError::TextSizeMismatch { t_size, after_header }) if (t_size as usize) < after_header => {
             let text_end = HEADER_SIZE + t_size as usize;
             validate(&file[..text_end])
         }
-        Err(HeaderError::TextSizeMismatch {
-            t_size,
-            after_header,
-        }) => Err(HeaderError::Truncated {
-            t_size,
-            after_header,
-        }),
+        Err(HeaderError::TextSizeMismatch { t_size, after_header }) => Err(HeaderError::Truncated { t_size, after_header }),
         other => other,
     }
 }
@@ -173,41 +164,23 @@ pub fn validate(file: &[u8]) -> Result<Header, HeaderError> {
     }
     let after_header = file.len() - HEADER_SIZE;
     if h.t_size as usize != after_header {
-        return Err(HeaderError::TextSizeMismatch {
-            t_size: h.t_size,
-            after_header,
-        });
+        return Err(HeaderError::TextSizeMismatch { t_size: h.t_size, after_header });
     }
     if h.t_addr < LOAD_MIN || h.t_addr >= RAM_END || h.t_addr & 3 != 0 {
         return Err(HeaderError::LoadAddress { t_addr: h.t_addr });
     }
     let t_end = h.t_addr as u64 + h.t_size as u64;
     if t_end > RAM_END as u64 {
-        return Err(HeaderError::TextPastRam {
-            t_addr: h.t_addr,
-            t_size: h.t_size,
-        });
+        return Err(HeaderError::TextPastRam { t_addr: h.t_addr, t_size: h.t_size });
     }
     if h.pc0 < h.t_addr || h.pc0 as u64 >= t_end || h.pc0 & 3 != 0 {
-        return Err(HeaderError::PcOutsideText {
-            pc0: h.pc0,
-            t_addr: h.t_addr,
-            t_end: t_end as u32,
-        });
+        return Err(HeaderError::PcOutsideText { pc0: h.pc0, t_addr: h.t_addr, t_end: t_end as u32 });
     }
-    if h.b_size != 0 && (h.b_addr < h.t_addr || h.b_addr as u64 + h.b_size as u64 > RAM_END as u64)
-    {
-        return Err(HeaderError::BssOutsideRam {
-            b_addr: h.b_addr,
-            b_size: h.b_size,
-        });
+    if h.b_size != 0 && (h.b_addr < h.t_addr || h.b_addr as u64 + h.b_size as u64 > RAM_END as u64) {
+        return Err(HeaderError::BssOutsideRam { b_addr: h.b_addr, b_size: h.b_size });
     }
     // s_addr 0 asks the loader for its default stack (0x801FFF00).
-    let sp = if h.s_addr == 0 {
-        STACK_TOP
-    } else {
-        h.s_addr.wrapping_add(h.s_size)
-    };
+    let sp = if h.s_addr == 0 { STACK_TOP } else { h.s_addr.wrapping_add(h.s_size) };
     if !(LOAD_MIN < sp && sp <= RAM_END) {
         return Err(HeaderError::StackOutsideRam { sp });
     }
@@ -252,11 +225,7 @@ pub fn from_elf(elf: &Elf, region: Region) -> Result<Converted> {
     }
     for pair in segments.windows(2) {
         let end = pair[0].vaddr as u64 + pair[0].mem_size as u64;
-        ensure!(
-            end <= pair[1].vaddr as u64,
-            "segments overlap at {:#010x}",
-            pair[1].vaddr
-        );
+        ensure!(end <= pair[1].vaddr as u64, "segments overlap at {:#010x}", pair[1].vaddr);
     }
     let t_addr = segments[0].vaddr;
     let image_end = segments
@@ -265,11 +234,7 @@ pub fn from_elf(elf: &Elf, region: Region) -> Result<Converted> {
         .map(|s| s.vaddr + s.data.len() as u32)
         .max()
         .unwrap_or(t_addr);
-    let mem_end = segments
-        .iter()
-        .map(|s| s.vaddr + s.mem_size)
-        .max()
-        .unwrap_or(t_addr);
+    let mem_end = segments.iter().map(|s| s.vaddr + s.mem_size).max().unwrap_or(t_addr);
     let image_len = (image_end - t_addr) as usize;
     let t_size = (image_len as u32).div_ceil(SECTOR) * SECTOR;
 
@@ -278,11 +243,7 @@ pub fn from_elf(elf: &Elf, region: Region) -> Result<Converted> {
         let at = HEADER_SIZE + (s.vaddr - t_addr) as usize;
         file[at..at + s.data.len()].copy_from_slice(&s.data);
     }
-    let (b_addr, b_size) = if mem_end > image_end {
-        (image_end, mem_end - image_end)
-    } else {
-        (0, 0)
-    };
+    let (b_addr, b_size) = if mem_end > image_end { (image_end, mem_end - image_end) } else { (0, 0) };
     let header = Header {
         pc0: elf.entry,
         gp0: elf.symbol("_gp").unwrap_or(0),
@@ -311,25 +272,13 @@ pub fn from_elf(elf: &Elf, region: Region) -> Result<Converted> {
     file[REGION_MARKER_AT..REGION_MARKER_AT + marker.len()].copy_from_slice(marker);
 
     let checked = validate(&file)?;
-    ensure!(
-        checked == header,
-        "internal error: the header read back differs from the one written"
-    );
+    ensure!(checked == header, "internal error: the header read back differs from the one written");
     let text = match (elf.symbol("__text_start"), elf.symbol("__text_end")) {
         (Some(start), Some(end)) if start <= end && end <= image_end => end - start,
         _ => image_len as u32,
     };
-    let sizes = Sizes {
-        text,
-        data: image_len as u32 - text,
-        bss: b_size,
-        file: file.len() as u32,
-    };
-    Ok(Converted {
-        file,
-        header,
-        sizes,
-    })
+    let sizes = Sizes { text, data: image_len as u32 - text, bss: b_size, file: file.len() as u32 };
+    Ok(Converted { file, header, sizes })
 }
 
 #[cfg(test)]
@@ -339,25 +288,10 @@ mod tests {
     use proptest::prelude::*;
 
     /// A header with the fields `validate` reads, followed by `text_len` bytes.
-    fn file(
-        pc0: u32,
-        t_addr: u32,
-        t_size: u32,
-        b: (u32, u32),
-        s: (u32, u32),
-        text_len: usize,
-    ) -> Vec<u8> {
+    fn file(pc0: u32, t_addr: u32, t_size: u32, b: (u32, u32), s: (u32, u32), text_len: usize) -> Vec<u8> {
         let mut f = vec![0u8; HEADER_SIZE + text_len];
         f[..8].copy_from_slice(MAGIC);
-        for (at, v) in [
-            (0x10, pc0),
-            (0x18, t_addr),
-            (0x1C, t_size),
-            (0x28, b.0),
-            (0x2C, b.1),
-            (0x30, s.0),
-            (0x34, s.1),
-        ] {
+        for (at, v) in [(0x10, pc0), (0x18, t_addr), (0x1C, t_size), (0x28, b.0), (0x2C, b.1), (0x30, s.0), (0x34, s.1)] {
             f[at..at + 4].copy_from_slice(&v.to_le_bytes());
         }
         f
@@ -394,43 +328,13 @@ mod tests {
 
     #[test]
     fn trailing_padding_runs_and_a_short_file_is_truncated() {
-        let exact = file(
-            0x8001_0000,
-            0x8001_0000,
-            SECTOR,
-            (0, 0),
-            (0, 0),
-            SECTOR as usize,
-        );
+        let exact = file(0x8001_0000, 0x8001_0000, SECTOR, (0, 0), (0, 0), SECTOR as usize);
         assert!(validate(&exact).is_ok() && validate_for_running(&exact).is_ok());
-        let padded = file(
-            0x8001_0000,
-            0x8001_0000,
-            SECTOR,
-            (0, 0),
-            (0, 0),
-            SECTOR as usize + 100,
-        );
-        assert!(matches!(
-            validate(&padded),
-            Err(HeaderError::TextSizeMismatch { .. })
-        ));
+        let padded = file(0x8001_0000, 0x8001_0000, SECTOR, (0, 0), (0, 0), SECTOR as usize + 100);
+        assert!(matches!(validate(&padded), Err(HeaderError::TextSizeMismatch { .. })));
         assert!(validate_for_running(&padded).is_ok());
-        let short = file(
-            0x8001_0000,
-            0x8001_0000,
-            2 * SECTOR,
-            (0, 0),
-            (0, 0),
-            SECTOR as usize,
-        );
-        assert_eq!(
-            validate_for_running(&short),
-            Err(HeaderError::Truncated {
-                t_size: 2 * SECTOR,
-                after_header: SECTOR as usize
-            })
-        );
+        let short = file(0x8001_0000, 0x8001_0000, 2 * SECTOR, (0, 0), (0, 0), SECTOR as usize);
+        assert_eq!(validate_for_running(&short), Err(HeaderError::Truncated { t_size: 2 * SECTOR, after_header: SECTOR as usize }));
     }
 
     /// A program like the real ones: code at 0x80010000 with the entry first, data, then bss.
@@ -438,22 +342,13 @@ mod tests {
         let code: Vec<u8> = (0..300u32).flat_map(|i| i.to_le_bytes()).collect();
         synth::elf(
             0x8001_0000,
-            &[
-                (0x8001_0000, &code, code.len() as u32),
-                (0x8001_04B0, &[7; 20], 20 + 4096),
-            ],
-            &[
-                ("_gp", 0x8001_84C0),
-                ("__text_start", 0x8001_0000),
-                ("__text_end", 0x8001_04B0),
-            ],
+            &[(0x8001_0000, &code, code.len() as u32), (0x8001_04B0, &[7; 20], 20 + 4096)],
+            &[("_gp", 0x8001_84C0), ("__text_start", 0x8001_0000), ("__text_end", 0x8001_04B0)],
         )
     }
 
     fn good_exe() -> Vec<u8> {
-        from_elf(&elf::parse(&good_elf()).unwrap(), Region::Na)
-            .unwrap()
-            .file
+        from_elf(&elf::parse(&good_elf()).unwrap(), Region::Na).unwrap().file
     }
 
     fn set(file: &mut [u8], at: usize, value: u32) {
@@ -464,57 +359,29 @@ mod tests {
     fn converts_a_synthetic_elf() {
         let done = from_elf(&elf::parse(&good_elf()).unwrap(), Region::Eu).unwrap();
         let h = done.header;
-        assert_eq!(
-            (h.pc0, h.gp0, h.t_addr, h.t_size),
-            (0x8001_0000, 0x8001_84C0, 0x8001_0000, 2048)
-        );
+        assert_eq!((h.pc0, h.gp0, h.t_addr, h.t_size), (0x8001_0000, 0x8001_84C0, 0x8001_0000, 2048));
         assert_eq!((h.b_addr, h.b_size), (0x8001_04C4, 4096));
         assert_eq!(h.s_addr, STACK_TOP);
         assert_eq!(done.file.len(), 4096);
         // Code, then data right behind it, then zero padding to the sector.
         assert_eq!(&done.file[2048..2052], &0u32.to_le_bytes());
-        assert_eq!(
-            &done.file[2048 + 4 * 299..2048 + 4 * 300],
-            &299u32.to_le_bytes()
-        );
+        assert_eq!(&done.file[2048 + 4 * 299..2048 + 4 * 300], &299u32.to_le_bytes());
         assert_eq!(&done.file[2048 + 0x4B0..2048 + 0x4C4], &[7; 20]);
         assert!(done.file[2048 + 0x4C4..].iter().all(|&b| b == 0));
         assert_eq!(&done.file[0x4C..0x4C + 48], Region::Eu.marker().as_bytes());
-        assert_eq!(
-            done.sizes,
-            Sizes {
-                text: 0x4B0,
-                data: 20,
-                bss: 4096,
-                file: 4096
-            }
-        );
+        assert_eq!(done.sizes, Sizes { text: 0x4B0, data: 20, bss: 4096, file: 4096 });
     }
 
     #[test]
     fn rejects_elfs_linked_elsewhere() {
         // psx's own script puts a header segment at 0x8000F800: below the load address.
-        let low = synth::elf(
-            0x8001_0000,
-            &[(0x8000_F800, &[0; 2048], 2048), (0x8001_0000, &[0; 16], 16)],
-            &[],
-        );
-        let err = from_elf(&elf::parse(&low).unwrap(), Region::Na)
-            .err()
-            .unwrap()
-            .to_string();
+        let low = synth::elf(0x8001_0000, &[(0x8000_F800, &[0; 2048], 2048), (0x8001_0000, &[0; 16], 16)], &[]);
+        let err = from_elf(&elf::parse(&low).unwrap(), Region::Na).err().unwrap().to_string();
         assert!(err.contains("linker/psexe.ld"), "{err}");
-        let overlap = synth::elf(
-            0x8001_0000,
-            &[(0x8001_0000, &[0; 16], 16), (0x8001_0008, &[0; 16], 16)],
-            &[],
-        );
+        let overlap = synth::elf(0x8001_0000, &[(0x8001_0000, &[0; 16], 16), (0x8001_0008, &[0; 16], 16)], &[]);
         assert!(from_elf(&elf::parse(&overlap).unwrap(), Region::Na).is_err());
         let entry_outside = synth::elf(0x8002_0000, &[(0x8001_0000, &[0; 16], 16)], &[]);
-        let err = from_elf(&elf::parse(&entry_outside).unwrap(), Region::Na)
-            .err()
-            .unwrap()
-            .to_string();
+        let err = from_elf(&elf::parse(&entry_outside).unwrap(), Region::Na).err().unwrap().to_string();
         assert!(err.contains("offset 0x10"), "{err}");
     }
 
@@ -532,76 +399,19 @@ mod tests {
             edit(&mut f);
             validate(&f).unwrap_err()
         };
-        assert_eq!(
-            corrupt(&|f| f.truncate(100)),
-            HeaderError::TooShort { len: 100 }
-        );
-        assert!(
-            matches!(corrupt(&|f| f[3] = b'Y'), HeaderError::BadMagic { found } if &found == b"PS-Y EXE")
-        );
-        assert_eq!(
-            corrupt(&|f| set(f, 0x1C, 2047)),
-            HeaderError::TextSizeNotSectorMultiple { t_size: 2047 }
-        );
-        assert_eq!(
-            corrupt(&|f| set(f, 0x1C, 4096)),
-            HeaderError::TextSizeMismatch {
-                t_size: 4096,
-                after_header: 2048
-            }
-        );
-        assert_eq!(
-            corrupt(&|f| f.extend_from_slice(&[0; 2048])),
-            HeaderError::TextSizeMismatch {
-                t_size: 2048,
-                after_header: 4096
-            }
-        );
-        assert_eq!(
-            corrupt(&|f| set(f, 0x18, 0x8000_F800)),
-            HeaderError::LoadAddress {
-                t_addr: 0x8000_F800
-            }
-        );
-        assert_eq!(
-            corrupt(&|f| set(f, 0x18, 0x0001_0000)),
-            HeaderError::LoadAddress {
-                t_addr: 0x0001_0000
-            }
-        );
-        assert_eq!(
-            corrupt(&|f| set(f, 0x18, 0x801F_FC00)),
-            HeaderError::TextPastRam {
-                t_addr: 0x801F_FC00,
-                t_size: 2048
-            }
-        );
-        assert!(matches!(
-            corrupt(&|f| set(f, 0x10, 0x8001_0800)),
-            HeaderError::PcOutsideText {
-                pc0: 0x8001_0800,
-                ..
-            }
-        ));
-        assert!(matches!(
-            corrupt(&|f| set(f, 0x10, 0x8001_0002)),
-            HeaderError::PcOutsideText { .. }
-        ));
-        assert_eq!(
-            corrupt(&|f| set(f, 0x2C, 0x0100_0000)),
-            HeaderError::BssOutsideRam {
-                b_addr: 0x8001_04C4,
-                b_size: 0x0100_0000
-            }
-        );
-        assert_eq!(
-            corrupt(&|f| set(f, 0x30, 0x0000_1000)),
-            HeaderError::StackOutsideRam { sp: 0x1000 }
-        );
-        assert_eq!(
-            corrupt(&|f| set(f, 0x34, 0x0010_0000)),
-            HeaderError::StackOutsideRam { sp: 0x802F_FF00 }
-        );
+        assert_eq!(corrupt(&|f| f.truncate(100)), HeaderError::TooShort { len: 100 });
+        assert!(matches!(corrupt(&|f| f[3] = b'Y'), HeaderError::BadMagic { found } if &found == b"PS-Y EXE"));
+        assert_eq!(corrupt(&|f| set(f, 0x1C, 2047)), HeaderError::TextSizeNotSectorMultiple { t_size: 2047 });
+        assert_eq!(corrupt(&|f| set(f, 0x1C, 4096)), HeaderError::TextSizeMismatch { t_size: 4096, after_header: 2048 });
+        assert_eq!(corrupt(&|f| f.extend_from_slice(&[0; 2048])), HeaderError::TextSizeMismatch { t_size: 2048, after_header: 4096 });
+        assert_eq!(corrupt(&|f| set(f, 0x18, 0x8000_F800)), HeaderError::LoadAddress { t_addr: 0x8000_F800 });
+        assert_eq!(corrupt(&|f| set(f, 0x18, 0x0001_0000)), HeaderError::LoadAddress { t_addr: 0x0001_0000 });
+        assert_eq!(corrupt(&|f| set(f, 0x18, 0x801F_FC00)), HeaderError::TextPastRam { t_addr: 0x801F_FC00, t_size: 2048 });
+        assert!(matches!(corrupt(&|f| set(f, 0x10, 0x8001_0800)), HeaderError::PcOutsideText { pc0: 0x8001_0800, .. }));
+        assert!(matches!(corrupt(&|f| set(f, 0x10, 0x8001_0002)), HeaderError::PcOutsideText { .. }));
+        assert_eq!(corrupt(&|f| set(f, 0x2C, 0x0100_0000)), HeaderError::BssOutsideRam { b_addr: 0x8001_04C4, b_size: 0x0100_0000 });
+        assert_eq!(corrupt(&|f| set(f, 0x30, 0x0000_1000)), HeaderError::StackOutsideRam { sp: 0x1000 });
+        assert_eq!(corrupt(&|f| set(f, 0x34, 0x0010_0000)), HeaderError::StackOutsideRam { sp: 0x802F_FF00 });
         // Every error message names the header offset (or the size) at fault.
         let msg = corrupt(&|f| set(f, 0x1C, 2047)).to_string();
         assert!(msg.starts_with("offset 0x1C"), "{msg}");
@@ -615,15 +425,8 @@ mod tests {
         let run = |file: &[u8]| {
             let path = dir.path().join("t.exe");
             std::fs::write(&path, file).unwrap();
-            let out = std::process::Command::new("python3")
-                .arg(&script)
-                .arg(&path)
-                .output()
-                .expect("python3 runs");
-            (
-                out.status.code(),
-                String::from_utf8_lossy(&out.stdout).into_owned(),
-            )
+            let out = std::process::Command::new("python3").arg(&script).arg(&path).output().expect("python3 runs");
+            (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
         };
         let mut file = good_exe();
         // The checker wants a real first instruction at pc0.

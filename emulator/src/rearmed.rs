@@ -36,14 +36,8 @@ const NPM_TARBALL: &str = "emulatorjs-core-pcsx_rearmed-4.2.3.tgz";
 const CORE_ARCHIVE: &str = "package/pcsx_rearmed-wasm.data";
 /// The extracted files the runner loads, with their SHA-256 (computed from version 4.2.3).
 const CORE_FILES: [(&str, &str); 2] = [
-    (
-        "pcsx_rearmed_libretro.js",
-        "42f536af90108189a0747698acb20341d04f8ac02913daa6fd9bf238bdc97841",
-    ),
-    (
-        "pcsx_rearmed_libretro.wasm",
-        "ce204a800ee0914cabddefe88448dfaa2b43864039c4f39a32d4872c1037b9ed",
-    ),
+    ("pcsx_rearmed_libretro.js", "42f536af90108189a0747698acb20341d04f8ac02913daa6fd9bf238bdc97841"),
+    ("pcsx_rearmed_libretro.wasm", "ce204a800ee0914cabddefe88448dfaa2b43864039c4f39a32d4872c1037b9ed"),
 ];
 /// Main RAM size; the runner's `ram.bin` must be exactly this long.
 const MAIN_RAM_BYTES: usize = 2 * 1024 * 1024;
@@ -63,10 +57,7 @@ const RUNNER_SCRIPT: &str = include_str!("../rearmed/run.mjs");
 /// Installs the pinned core into `target/tools/` unless it is already there; says what it did.
 pub fn ensure_installed(workspace: &Path) -> anyhow::Result<()> {
     match install(workspace)? {
-        Install::AlreadyThere(dir) => println!(
-            "pcsx_rearmed {NPM_VERSION}: already installed in {}",
-            dir.display()
-        ),
+        Install::AlreadyThere(dir) => println!("pcsx_rearmed {NPM_VERSION}: already installed in {}", dir.display()),
         Install::Installed(dir) => println!(
             "pcsx_rearmed {NPM_VERSION}: installed {} and {} (SHA-256 checked) into {}",
             CORE_FILES[0].0,
@@ -93,19 +84,14 @@ fn install_with(workspace: &Path, npm_env: &[(&str, &str)]) -> anyhow::Result<In
     if check_core(&dir).is_ok() {
         return Ok(Install::AlreadyThere(dir));
     }
-    require_tool(
-        "node",
-        "--version",
-        "Node.js 20 (Debian: apt-get install nodejs)",
-    )?;
+    require_tool("node", "--version", "Node.js 20 (Debian: apt-get install nodejs)")?;
     require_tool("npm", "--version", "npm (Debian: apt-get install npm)")?;
 
     // Unpack into a staging folder and move it into place only once every hash matched, so an
     // interrupted install never leaves a half-written core that looks installed.
     let staging = tools_dir(workspace).join(format!("pcsx_rearmed-{NPM_VERSION}.staging"));
     if staging.exists() {
-        std::fs::remove_dir_all(&staging)
-            .with_context(|| format!("removing {}", staging.display()))?;
+        std::fs::remove_dir_all(&staging).with_context(|| format!("removing {}", staging.display()))?;
     }
     std::fs::create_dir_all(&staging).with_context(|| format!("creating {}", staging.display()))?;
     if let Err(e) = fetch_and_unpack(&staging, npm_env) {
@@ -113,11 +99,9 @@ fn install_with(workspace: &Path, npm_env: &[(&str, &str)]) -> anyhow::Result<In
         return Err(e);
     }
     if dir.exists() {
-        std::fs::remove_dir_all(&dir)
-            .with_context(|| format!("removing the stale {}", dir.display()))?;
+        std::fs::remove_dir_all(&dir).with_context(|| format!("removing the stale {}", dir.display()))?;
     }
-    std::fs::rename(&staging, &dir)
-        .with_context(|| format!("moving {} to {}", staging.display(), dir.display()))?;
+    std::fs::rename(&staging, &dir).with_context(|| format!("moving {} to {}", staging.display(), dir.display()))?;
     Ok(Install::Installed(dir))
 }
 
@@ -125,10 +109,7 @@ fn install_with(workspace: &Path, npm_env: &[(&str, &str)]) -> anyhow::Result<In
 fn fetch_and_unpack(staging: &Path, npm_env: &[(&str, &str)]) -> anyhow::Result<()> {
     let spec = format!("{NPM_PACKAGE}@{NPM_VERSION}");
     let npm = run_with_timeout(
-        Command::new("npm")
-            .args(["pack", &spec, "--pack-destination"])
-            .arg(staging)
-            .envs(npm_env.iter().copied()),
+        Command::new("npm").args(["pack", &spec, "--pack-destination"]).arg(staging).envs(npm_env.iter().copied()),
         NPM_TIMEOUT,
     )
     .context("starting npm")?;
@@ -141,27 +122,12 @@ fn fetch_and_unpack(staging: &Path, npm_env: &[(&str, &str)]) -> anyhow::Result<
         );
     }
     let tarball = staging.join(NPM_TARBALL);
-    ensure!(
-        tarball.is_file(),
-        "npm pack succeeded but wrote no {}",
-        tarball.display()
-    );
+    ensure!(tarball.is_file(), "npm pack succeeded but wrote no {}", tarball.display());
     ensure_7z()?;
 
-    run_tool(
-        Command::new("tar")
-            .arg("-xzf")
-            .arg(&tarball)
-            .arg("-C")
-            .arg(staging)
-            .arg(CORE_ARCHIVE),
-        "tar",
-    )?;
+    run_tool(Command::new("tar").arg("-xzf").arg(&tarball).arg("-C").arg(staging).arg(CORE_ARCHIVE), "tar")?;
     let mut sevenzip = Command::new("7z");
-    sevenzip
-        .args(["x", "-y"])
-        .arg(format!("-o{}", staging.display()))
-        .arg(staging.join(CORE_ARCHIVE));
+    sevenzip.args(["x", "-y"]).arg(format!("-o{}", staging.display())).arg(staging.join(CORE_ARCHIVE));
     sevenzip.args(CORE_FILES.map(|(name, _)| name));
     run_tool(&mut sevenzip, "7z")?;
     check_core(staging)?;
@@ -169,10 +135,7 @@ fn fetch_and_unpack(staging: &Path, npm_env: &[(&str, &str)]) -> anyhow::Result<
     // Keep only the pinned files.
     for entry in std::fs::read_dir(staging)? {
         let path = entry?.path();
-        if !CORE_FILES
-            .iter()
-            .any(|(name, _)| path.file_name() == Some(name.as_ref()))
-        {
+        if !CORE_FILES.iter().any(|(name, _)| path.file_name() == Some(name.as_ref())) {
             if path.is_dir() {
                 std::fs::remove_dir_all(&path)?
             } else {
@@ -220,36 +183,23 @@ fn ensure_7z() -> anyhow::Result<()> {
         return Ok(());
     }
     println!("7z not found: installing Debian package p7zip-full");
-    let apt_install = || {
-        run_with_timeout(
-            Command::new("apt-get").args(["install", "-y", "p7zip-full"]),
-            APT_TIMEOUT,
-        )
-    };
+    let apt_install = || run_with_timeout(Command::new("apt-get").args(["install", "-y", "p7zip-full"]), APT_TIMEOUT);
     let mut done = apt_install().context("starting apt-get (7z is missing; install p7zip-full)")?;
     if done.status.is_none_or(|s| !s.success()) {
         // A fresh image has no package lists yet.
-        run_with_timeout(Command::new("apt-get").arg("update"), APT_TIMEOUT)
-            .context("starting apt-get update")?;
+        run_with_timeout(Command::new("apt-get").arg("update"), APT_TIMEOUT).context("starting apt-get update")?;
         done = apt_install()?;
     }
     if done.status.is_none_or(|s| !s.success()) {
-        bail!(
-            "installing p7zip-full failed (7z is needed to unpack the core):\n{}",
-            tail(&done.output(), 20)
-        );
+        bail!("installing p7zip-full failed (7z is needed to unpack the core):\n{}", tail(&done.output(), 20));
     }
     require_tool("7z", "i", "7z from p7zip-full")
 }
 
 fn run_tool(command: &mut Command, name: &str) -> anyhow::Result<()> {
-    let done =
-        run_with_timeout(command, UNPACK_TIMEOUT).with_context(|| format!("starting {name}"))?;
+    let done = run_with_timeout(command, UNPACK_TIMEOUT).with_context(|| format!("starting {name}"))?;
     if done.timed_out() || done.status.is_none_or(|s| !s.success()) {
-        bail!(
-            "{name} failed unpacking the core:\n{}",
-            tail(&done.output(), 20)
-        );
+        bail!("{name} failed unpacking the core:\n{}", tail(&done.output(), 20));
     }
     Ok(())
 }
@@ -297,11 +247,7 @@ fn check_request(req: &RunRequest) -> anyhow::Result<()> {
     let mut magic = [0u8; 8];
     std::io::Read::read_exact(&mut std::fs::File::open(&req.exe)?, &mut magic)
         .with_context(|| format!("{}: too short for a PS-EXE header", req.exe.display()))?;
-    ensure!(
-        &magic == b"PS-X EXE",
-        "{}: starts with {magic:02x?}, expected \"PS-X EXE\"",
-        req.exe.display()
-    );
+    ensure!(&magic == b"PS-X EXE", "{}: starts with {magic:02x?}, expected \"PS-X EXE\"", req.exe.display());
     req.check_screenshot_frames()
 }
 
@@ -327,8 +273,7 @@ fn run_checked(req: &RunRequest) -> Result<RunOutput, RunError> {
 
     let out_dir = req.work_dir.join("rearmed");
     if out_dir.exists() {
-        std::fs::remove_dir_all(&out_dir)
-            .with_context(|| format!("clearing {}", out_dir.display()))?;
+        std::fs::remove_dir_all(&out_dir).with_context(|| format!("clearing {}", out_dir.display()))?;
     }
     std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     let exe = std::path::absolute(&req.exe)?;
@@ -341,47 +286,28 @@ fn run_checked(req: &RunRequest) -> Result<RunOutput, RunError> {
         out_dir: &out_dir,
         probe: req.probe,
     };
-    std::fs::write(
-        &request_file,
-        serde_json::to_vec_pretty(&request).context("encoding the runner request")?,
-    )?;
+    std::fs::write(&request_file, serde_json::to_vec_pretty(&request).context("encoding the runner request")?)?;
 
     let runner = out_dir.join("run.mjs");
-    std::fs::write(&runner, RUNNER_SCRIPT)
-        .with_context(|| format!("writing {}", runner.display()))?;
-    let node = run_with_timeout(
-        Command::new("node").arg(&runner).arg(&request_file),
-        req.timeout,
-    )
-    .context("starting node")?;
+    std::fs::write(&runner, RUNNER_SCRIPT).with_context(|| format!("writing {}", runner.display()))?;
+    let node = run_with_timeout(Command::new("node").arg(&runner).arg(&request_file), req.timeout)
+        .context("starting node")?;
     if node.timed_out() {
         return Err(RunError::TimedOut(req.timeout));
     }
     if !node.status.is_some_and(|s| s.success()) {
         let status = node.status.map_or("killed".to_string(), |s| s.to_string());
-        return Err(RunError::Crashed(format!(
-            "the runner exited with {status}:\n{}",
-            tail(&node.output(), 60)
-        )));
+        return Err(RunError::Crashed(format!("the runner exited with {status}:\n{}", tail(&node.output(), 60))));
     }
-    let runner_output = format!(
-        "[runner] node ran {:.2} s\n{}",
-        node.elapsed.as_secs_f64(),
-        node.output()
-    );
+    let runner_output = format!("[runner] node ran {:.2} s\n{}", node.elapsed.as_secs_f64(), node.output());
     Ok(read_outputs(&out_dir, req, &runner_output)?)
 }
 
 /// Reads what the runner left in `out_dir` and checks it matches the request.
-fn read_outputs(
-    out_dir: &Path,
-    req: &RunRequest,
-    runner_output: &str,
-) -> anyhow::Result<RunOutput> {
+fn read_outputs(out_dir: &Path, req: &RunRequest, runner_output: &str) -> anyhow::Result<RunOutput> {
     let manifest_file = out_dir.join("manifest.json");
     let manifest: Manifest = serde_json::from_slice(
-        &std::fs::read(&manifest_file)
-            .with_context(|| format!("reading {}", manifest_file.display()))?,
+        &std::fs::read(&manifest_file).with_context(|| format!("reading {}", manifest_file.display()))?,
     )
     .with_context(|| format!("{}: not a runner manifest", manifest_file.display()))?;
 
@@ -398,14 +324,8 @@ fn read_outputs(
         req.frames
     );
     let ram_file = out_dir.join(&manifest.ram);
-    let ram =
-        std::fs::read(&ram_file).with_context(|| format!("reading {}", ram_file.display()))?;
-    ensure!(
-        ram.len() == MAIN_RAM_BYTES,
-        "{}: {} bytes, expected {MAIN_RAM_BYTES}",
-        ram_file.display(),
-        ram.len()
-    );
+    let ram = std::fs::read(&ram_file).with_context(|| format!("reading {}", ram_file.display()))?;
+    ensure!(ram.len() == MAIN_RAM_BYTES, "{}: {} bytes, expected {MAIN_RAM_BYTES}", ram_file.display(), ram.len());
 
     let screenshots = manifest
         .screenshots
@@ -414,35 +334,17 @@ fn read_outputs(
         .collect::<anyhow::Result<Vec<_>>>()?;
 
     let mut log = manifest.log.join("\n");
-    log.push_str(&format!(
-        "\n[runner] {} frames stepped in {:.2} s\n",
-        manifest.frames_run, manifest.seconds
-    ));
+    log.push_str(&format!("\n[runner] {} frames stepped in {:.2} s\n", manifest.frames_run, manifest.seconds));
     log.push_str(runner_output);
     let probes = manifest
         .probes
         .iter()
         .map(|(frame, hex)| {
-            let activity = u64::from_str_radix(hex, 16)
-                .with_context(|| format!("probe of frame {frame}: {hex:?}"))?;
-            Ok(FrameProbe {
-                frame: *frame,
-                vsync_acked: None,
-                activity,
-                pc: None,
-            })
+            let activity = u64::from_str_radix(hex, 16).with_context(|| format!("probe of frame {frame}: {hex:?}"))?;
+            Ok(FrameProbe { frame: *frame, vsync_acked: None, activity, pc: None })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    Ok(RunOutput {
-        ram,
-        screenshots,
-        frames_run: manifest.frames_run,
-        log,
-        tty: None,
-        probes,
-        fault: None,
-        final_pc: None,
-    })
+    Ok(RunOutput { ram, screenshots, frames_run: manifest.frames_run, log, tty: None, probes, fault: None, final_pc: None })
 }
 
 /// Decodes a screenshot PNG into 8-bit RGB.
@@ -450,40 +352,19 @@ pub fn decode_png(path: &Path, frame: u32) -> anyhow::Result<Screenshot> {
     let file = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut decoder = png::Decoder::new(std::io::BufReader::new(file));
     decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let mut reader = decoder
-        .read_info()
-        .with_context(|| format!("{}: not a readable PNG", path.display()))?;
+    let mut reader = decoder.read_info().with_context(|| format!("{}: not a readable PNG", path.display()))?;
     let mut buffer = vec![0; reader.output_buffer_size()];
-    let info = reader
-        .next_frame(&mut buffer)
-        .with_context(|| format!("{}: corrupt PNG data", path.display()))?;
-    ensure!(
-        info.width > 0 && info.height > 0,
-        "{}: empty {}x{} image",
-        path.display(),
-        info.width,
-        info.height
-    );
+    let info = reader.next_frame(&mut buffer).with_context(|| format!("{}: corrupt PNG data", path.display()))?;
+    ensure!(info.width > 0 && info.height > 0, "{}: empty {}x{} image", path.display(), info.width, info.height);
     let pixels = &buffer[..info.buffer_size()];
     let rgb = match info.color_type {
         png::ColorType::Rgb => pixels.to_vec(),
-        png::ColorType::Rgba => pixels
-            .chunks_exact(4)
-            .flat_map(|p| [p[0], p[1], p[2]])
-            .collect(),
+        png::ColorType::Rgba => pixels.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect(),
         png::ColorType::Grayscale => pixels.iter().flat_map(|&g| [g, g, g]).collect(),
-        png::ColorType::GrayscaleAlpha => pixels
-            .chunks_exact(2)
-            .flat_map(|p| [p[0], p[0], p[0]])
-            .collect(),
+        png::ColorType::GrayscaleAlpha => pixels.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0]]).collect(),
         png::ColorType::Indexed => bail!("{}: palette left unexpanded", path.display()),
     };
-    Ok(Screenshot {
-        frame,
-        width: info.width,
-        height: info.height,
-        rgb,
-    })
+    Ok(Screenshot { frame, width: info.width, height: info.height, rgb })
 }
 
 /// Minimal PS-EXEs assembled word by word, for backend tests that must not wait for the PSX toolchain.
@@ -629,20 +510,8 @@ mod tests {
         test_support::scratch("rearmed", name)
     }
 
-    fn request(
-        exe: PathBuf,
-        frames: u32,
-        screenshot_frames: Vec<u32>,
-        work_dir: PathBuf,
-    ) -> RunRequest {
-        RunRequest {
-            exe,
-            frames,
-            screenshot_frames,
-            work_dir,
-            timeout: Duration::from_secs(300),
-            probe: false,
-        }
+    fn request(exe: PathBuf, frames: u32, screenshot_frames: Vec<u32>, work_dir: PathBuf) -> RunRequest {
+        RunRequest { exe, frames, screenshot_frames, work_dir, timeout: Duration::from_secs(300), probe: false }
     }
 
     /// The installed core, or `None` (after saying why) when tests needing it should be skipped.
@@ -651,13 +520,9 @@ mod tests {
         let dir = core_dir(&workspace_root());
         match check_core(&dir) {
             Ok(()) => Some(dir),
-            Err(why) if std::env::var_os("CI").is_some() => {
-                panic!("CI is set but pcsx_rearmed is missing: {why:#}")
-            }
+            Err(why) if std::env::var_os("CI").is_some() => panic!("CI is set but pcsx_rearmed is missing: {why:#}"),
             Err(why) => {
-                eprintln!(
-                    "skipping: pcsx_rearmed not installed ({why:#}); run `cargo xtask setup`"
-                );
+                eprintln!("skipping: pcsx_rearmed not installed ({why:#}); run `cargo xtask setup`");
                 None
             }
         }
@@ -668,40 +533,18 @@ mod tests {
         let mut encoder = png::Encoder::new(file, width, height);
         encoder.set_color(color);
         encoder.set_depth(png::BitDepth::Eight);
-        encoder
-            .write_header()
-            .unwrap()
-            .write_image_data(data)
-            .unwrap();
+        encoder.write_header().unwrap().write_image_data(data).unwrap();
     }
 
     #[test]
     fn decodes_rgb_and_rgba_pngs_to_rgb() {
         let dir = scratch("png");
-        write_png(
-            &dir.join("rgb.png"),
-            png::ColorType::Rgb,
-            2,
-            1,
-            &[1, 2, 3, 4, 5, 6],
-        );
-        write_png(
-            &dir.join("rgba.png"),
-            png::ColorType::Rgba,
-            1,
-            2,
-            &[7, 8, 9, 255, 10, 11, 12, 0],
-        );
+        write_png(&dir.join("rgb.png"), png::ColorType::Rgb, 2, 1, &[1, 2, 3, 4, 5, 6]);
+        write_png(&dir.join("rgba.png"), png::ColorType::Rgba, 1, 2, &[7, 8, 9, 255, 10, 11, 12, 0]);
         let rgb = decode_png(&dir.join("rgb.png"), 5).unwrap();
-        assert_eq!(
-            (rgb.frame, rgb.width, rgb.height, rgb.rgb),
-            (5, 2, 1, vec![1, 2, 3, 4, 5, 6])
-        );
+        assert_eq!((rgb.frame, rgb.width, rgb.height, rgb.rgb), (5, 2, 1, vec![1, 2, 3, 4, 5, 6]));
         let rgba = decode_png(&dir.join("rgba.png"), 6).unwrap();
-        assert_eq!(
-            (rgba.width, rgba.height, rgba.rgb),
-            (1, 2, vec![7, 8, 9, 10, 11, 12])
-        );
+        assert_eq!((rgba.width, rgba.height, rgba.rgb), (1, 2, vec![7, 8, 9, 10, 11, 12]));
     }
 
     #[test]
@@ -709,9 +552,7 @@ mod tests {
         // What the core writes for a screenshot asked for before its first frame: a bare 0x0 header.
         let dir = scratch("empty-png");
         let mut empty = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-        empty.extend_from_slice(&[
-            0, 0, 0, 0, 0, 0, 0, 0, 8, 2, 0, 0, 0, 0xb4, 0xe9, 0xeb, 0x45,
-        ]);
+        empty.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0, 8, 2, 0, 0, 0, 0xb4, 0xe9, 0xeb, 0x45]);
         std::fs::write(dir.join("empty.png"), &empty).unwrap();
         let err = decode_png(&dir.join("empty.png"), 0).unwrap_err();
         assert!(format!("{err:#}").contains("empty.png"), "{err:#}");
@@ -722,25 +563,15 @@ mod tests {
         let dir = scratch("check");
         let exe = dir.join("game.exe");
         std::fs::write(&exe, test_exe::magic_writer(0x8010_0000, 0x1234_5678)).unwrap();
-        assert!(
-            check_request(&request(exe.clone(), 10, vec![1, 5, 10], dir.to_path_buf())).is_ok()
-        );
+        assert!(check_request(&request(exe.clone(), 10, vec![1, 5, 10], dir.to_path_buf())).is_ok());
         for bad in [vec![0], vec![11], vec![5, 5], vec![6, 2]] {
-            let err = check_request(&request(exe.clone(), 10, bad.clone(), dir.to_path_buf()))
-                .unwrap_err();
+            let err = check_request(&request(exe.clone(), 10, bad.clone(), dir.to_path_buf())).unwrap_err();
             assert!(err.to_string().contains("ascending"), "{bad:?}: {err}");
         }
-        let err = check_request(&request(
-            dir.join("missing.exe"),
-            10,
-            vec![],
-            dir.to_path_buf(),
-        ))
-        .unwrap_err();
+        let err = check_request(&request(dir.join("missing.exe"), 10, vec![], dir.to_path_buf())).unwrap_err();
         assert!(err.to_string().contains("missing.exe"), "{err}");
         std::fs::write(dir.join("elf.exe"), b"\x7fELF\x01\x01\x01\0").unwrap();
-        let err = check_request(&request(dir.join("elf.exe"), 10, vec![], dir.to_path_buf()))
-            .unwrap_err();
+        let err = check_request(&request(dir.join("elf.exe"), 10, vec![], dir.to_path_buf())).unwrap_err();
         assert!(err.to_string().contains("expected \"PS-X EXE\""), "{err}");
     }
 
@@ -750,14 +581,12 @@ mod tests {
         let req = request(dir.join("game.exe"), 3, vec![], dir.to_path_buf());
         let err = read_outputs(&dir, &req, "").unwrap_err();
         assert!(format!("{err:#}").contains("manifest.json"), "{err:#}");
-        let manifest = r#"{"frames_run":3,"ram":"ram.bin","screenshots":[],"skipped_screenshots":[],"seconds":0.1,"log":[]}"#;
+        let manifest =
+            r#"{"frames_run":3,"ram":"ram.bin","screenshots":[],"skipped_screenshots":[],"seconds":0.1,"log":[]}"#;
         std::fs::write(dir.join("manifest.json"), manifest).unwrap();
         std::fs::write(dir.join("ram.bin"), vec![0u8; 1000]).unwrap();
         let err = read_outputs(&dir, &req, "").unwrap_err();
-        assert!(
-            format!("{err:#}").contains("1000 bytes, expected 2097152"),
-            "{err:#}"
-        );
+        assert!(format!("{err:#}").contains("1000 bytes, expected 2097152"), "{err:#}");
     }
 
     /// Fetches from npm, so it runs only when asked: `cargo test -p xtask -- --ignored installs_`.
@@ -766,33 +595,15 @@ mod tests {
     fn installs_the_pinned_core_once() {
         let workspace = scratch("install");
         let dir = core_dir(&workspace);
-        assert_eq!(
-            install(&workspace).unwrap(),
-            Install::Installed(dir.to_path_buf())
-        );
-        let mut names: Vec<_> = std::fs::read_dir(&dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        assert_eq!(install(&workspace).unwrap(), Install::Installed(dir.to_path_buf()));
+        let mut names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         names.sort();
-        assert_eq!(
-            names,
-            CORE_FILES.map(|(name, _)| std::ffi::OsString::from(name))
-        );
-        assert_eq!(
-            install(&workspace).unwrap(),
-            Install::AlreadyThere(dir.to_path_buf())
-        );
+        assert_eq!(names, CORE_FILES.map(|(name, _)| std::ffi::OsString::from(name)));
+        assert_eq!(install(&workspace).unwrap(), Install::AlreadyThere(dir.to_path_buf()));
         // A damaged file is noticed and replaced.
         std::fs::write(dir.join(CORE_FILES[1].0), b"not wasm").unwrap();
-        assert!(check_core(&dir)
-            .unwrap_err()
-            .to_string()
-            .contains("expected ce204a80"));
-        assert_eq!(
-            install(&workspace).unwrap(),
-            Install::Installed(dir.to_path_buf())
-        );
+        assert!(check_core(&dir).unwrap_err().to_string().contains("expected ce204a80"));
+        assert_eq!(install(&workspace).unwrap(), Install::Installed(dir.to_path_buf()));
         check_core(&dir).unwrap();
     }
 
@@ -805,32 +616,16 @@ mod tests {
         let shots = vec![1, 2, 3, 7, 8, 30, 40];
         let out = run(&request(exe, 40, shots.clone(), dir.join("work"))).unwrap();
         let at = (test_exe::PAINTER_RECORD & 0x1F_FFFF) as usize;
-        let word = |offset: usize| {
-            u32::from_le_bytes(out.ram[at + offset..at + offset + 4].try_into().unwrap())
-        };
+        let word = |offset: usize| u32::from_le_bytes(out.ram[at + offset..at + offset + 4].try_into().unwrap());
         assert_eq!(word(0), test_exe::PAINTER_MAGIC);
         assert_eq!(word(4), 40, "one vsync per frame stepped");
         for shot in &out.screenshots {
-            assert_eq!(
-                (shot.width, shot.height),
-                (256, 240),
-                "frame {}",
-                shot.frame
-            );
+            assert_eq!((shot.width, shot.height), (256, 240), "frame {}", shot.frame);
             let red5 = u32::from(shot.rgb[0] >> 3);
-            assert_eq!(
-                red5,
-                shot.frame % 32,
-                "frame {}: red {}",
-                shot.frame,
-                shot.rgb[0]
-            );
+            assert_eq!(red5, shot.frame % 32, "frame {}: red {}", shot.frame, shot.rgb[0]);
             assert_eq!(&shot.rgb[1..3], &[0, 0]);
         }
-        assert_eq!(
-            out.screenshots.iter().map(|s| s.frame).collect::<Vec<_>>(),
-            shots
-        );
+        assert_eq!(out.screenshots.iter().map(|s| s.frame).collect::<Vec<_>>(), shots);
     }
 
     #[test]
@@ -841,9 +636,7 @@ mod tests {
         // Past `check_request` (which refuses a wrong magic up front), to see the runner's own check.
         std::fs::write(&exe, [0x5Au8; 4096]).unwrap();
         match run_checked(&request(exe, 5, vec![], dir.join("work"))) {
-            Err(RunError::Crashed(message)) => {
-                assert!(message.contains("could not load"), "{message}")
-            }
+            Err(RunError::Crashed(message)) => assert!(message.contains("could not load"), "{message}"),
             other => panic!("expected the load failure, got {other:?}"),
         }
     }
@@ -863,10 +656,7 @@ mod tests {
     #[test]
     fn an_unreachable_registry_is_a_clear_install_error() {
         if require_tool("npm", "--version", "").is_err() {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI is set but npm is missing"
-            );
+            assert!(std::env::var_os("CI").is_none(), "CI is set but npm is missing");
             eprintln!("skipping: npm not on PATH");
             return;
         }
@@ -878,14 +668,9 @@ mod tests {
             ("npm_config_cache", cache.as_str()),
         ];
         let err = format!("{:#}", install_with(&workspace, &npm_env).unwrap_err());
-        assert!(
-            err.contains("npm could not fetch the package") && err.contains("registry"),
-            "{err}"
-        );
-        let leftovers: Vec<_> = std::fs::read_dir(tools_dir(&workspace))
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
+        assert!(err.contains("npm could not fetch the package") && err.contains("registry"), "{err}");
+        let leftovers: Vec<_> =
+            std::fs::read_dir(tools_dir(&workspace)).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert!(leftovers.is_empty(), "a failed install left {leftovers:?}");
     }
 
@@ -895,50 +680,23 @@ mod tests {
     fn runs_hello_and_finds_its_record() {
         use psxanim_runtime::record::{status, MAGIC0, MAGIC1, VERSION};
         let Some(_) = installed_core() else { return };
-        let exe = workspace_root()
-            .join("target")
-            .join("psx")
-            .join("hello.exe");
+        let exe = workspace_root().join("target").join("psx").join("hello.exe");
         if !exe.is_file() {
-            eprintln!(
-                "skipping: {} not built (cargo xtask build-exe hello)",
-                exe.display()
-            );
+            eprintln!("skipping: {} not built (cargo xtask build-exe hello)", exe.display());
             return;
         }
         let dir = scratch("hello");
         let out = run(&request(exe, 120, vec![60, 120], dir.to_path_buf())).unwrap();
-        let magic: Vec<u8> = [MAGIC0, MAGIC1]
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
-        let at = out
-            .ram
-            .windows(8)
-            .position(|w| w == magic.as_slice())
-            .expect("no record magic in the RAM dump");
-        let word =
-            |i: usize| u32::from_le_bytes(out.ram[at + 4 * i..at + 4 * i + 4].try_into().unwrap());
+        let magic: Vec<u8> = [MAGIC0, MAGIC1].iter().flat_map(|w| w.to_le_bytes()).collect();
+        let at = out.ram.windows(8).position(|w| w == magic.as_slice()).expect("no record magic in the RAM dump");
+        let word = |i: usize| u32::from_le_bytes(out.ram[at + 4 * i..at + 4 * i + 4].try_into().unwrap());
         assert_eq!(word(2), VERSION);
         assert_eq!(word(3), u32::from_le_bytes(*b"HELO"));
-        assert_eq!(
-            word(5),
-            status::DONE,
-            "status; error {} detail {}",
-            word(6),
-            word(7)
-        );
+        assert_eq!(word(5), status::DONE, "status; error {} detail {}", word(6), word(7));
         // The main loop starts within the first frames and then sees one vsync per frame.
-        assert!(
-            (110..=120).contains(&word(4)),
-            "frames counted by hello: {}",
-            word(4)
-        );
+        assert!((110..=120).contains(&word(4)), "frames counted by hello: {}", word(4));
         // The frames differ: something on screen moves.
-        assert!(
-            out.screenshots[0].rgb != out.screenshots[1].rgb,
-            "frames 60 and 120 look the same"
-        );
+        assert!(out.screenshots[0].rgb != out.screenshots[1].rgb, "frames 60 and 120 look the same");
     }
 
     #[test]
@@ -947,28 +705,13 @@ mod tests {
         let dir = scratch("e2e");
         let exe = dir.join("magic.exe");
         std::fs::write(&exe, test_exe::magic_writer(0x8010_0000, 0xC0DE_F00D)).unwrap();
-        let run_once = |name: &str| {
-            run(&request(
-                exe.clone(),
-                120,
-                vec![1, 2, 60, 120],
-                dir.join(name),
-            ))
-            .unwrap()
-        };
+        let run_once = |name: &str| run(&request(exe.clone(), 120, vec![1, 2, 60, 120], dir.join(name))).unwrap();
         let first = run_once("first");
         assert_eq!(first.frames_run, 120);
         assert_eq!(first.ram.len(), MAIN_RAM_BYTES);
         let word = |ram: &[u8], at: usize| u32::from_le_bytes(ram[at..at + 4].try_into().unwrap());
-        assert_eq!(
-            word(&first.ram, 0x10_0000),
-            0xC0DE_F00D,
-            "magic missing from the RAM dump"
-        );
-        assert!(
-            word(&first.ram, 0x10_0004) > 1000,
-            "the program's loop counter did not run"
-        );
+        assert_eq!(word(&first.ram, 0x10_0000), 0xC0DE_F00D, "magic missing from the RAM dump");
+        assert!(word(&first.ram, 0x10_0004) > 1000, "the program's loop counter did not run");
         // The loader copied the EXE's text to its load address.
         assert_eq!(
             &first.ram[0x1_0000..0x1_0000 + 16],
@@ -982,9 +725,6 @@ mod tests {
         }
         // Frame stepping makes runs repeatable: the same EXE gives the same RAM, byte for byte.
         let second = run_once("second");
-        assert!(
-            first.ram == second.ram,
-            "two runs of the same EXE left different RAM"
-        );
+        assert!(first.ram == second.ram, "two runs of the same EXE left different RAM");
     }
 }

@@ -44,18 +44,10 @@ fn not_found_message() -> String {
 /// An explicit path or variable that names no file yields `None` rather than falling through,
 /// so a typo is reported instead of silently running another binary.
 pub fn locate(explicit: Option<&Path>) -> Option<PathBuf> {
-    locate_in(
-        explicit,
-        std::env::var_os(ENV_VAR).as_deref(),
-        std::env::var_os("PATH").as_deref(),
-    )
+    locate_in(explicit, std::env::var_os(ENV_VAR).as_deref(), std::env::var_os("PATH").as_deref())
 }
 
-fn locate_in(
-    explicit: Option<&Path>,
-    env_value: Option<&OsStr>,
-    path_var: Option<&OsStr>,
-) -> Option<PathBuf> {
+fn locate_in(explicit: Option<&Path>, env_value: Option<&OsStr>, path_var: Option<&OsStr>) -> Option<PathBuf> {
     if let Some(path) = explicit {
         return path.is_file().then(|| path.to_path_buf());
     }
@@ -63,25 +55,19 @@ fn locate_in(
         let path = PathBuf::from(value);
         return path.is_file().then_some(path);
     }
-    std::env::split_paths(path_var?)
-        .map(|dir| dir.join(BINARY_NAME))
-        .find(|candidate| is_executable(candidate))
+    std::env::split_paths(path_var?).map(|dir| dir.join(BINARY_NAME)).find(|candidate| is_executable(candidate))
 }
 
 fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    path.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// Redux cannot be installed here: this only reports whether and where it was found.
 pub fn ensure_installed(_workspace: &Path) -> anyhow::Result<()> {
     match locate(None) {
         Some(binary) => println!("PCSX-Redux: found {}", binary.display()),
-        None => println!(
-            "PCSX-Redux (optional, not installable here): {}",
-            not_found_message()
-        ),
+        None => println!("PCSX-Redux (optional, not installable here): {}", not_found_message()),
     }
     Ok(())
 }
@@ -129,9 +115,7 @@ fn lua_string(text: &str) -> String {
         match c {
             '"' => literal.push_str("\\\""),
             '\\' => literal.push_str("\\\\"),
-            c if (c as u32) < 0x20 || c == '\x7f' => {
-                literal.push_str(&format!("\\{:03}", c as u32))
-            }
+            c if (c as u32) < 0x20 || c == '\x7f' => literal.push_str(&format!("\\{:03}", c as u32)),
             c => literal.push(c),
         }
     }
@@ -141,20 +125,10 @@ fn lua_string(text: &str) -> String {
 
 /// The Lua script for one run: `frames` vsyncs after the EXE starts, screenshots after the vsyncs
 /// in `screenshot_frames`, outputs written to `out_dir` (which must exist).
-pub fn lua_script(
-    frames: u32,
-    screenshot_frames: &[u32],
-    out_dir: &Path,
-    probe: bool,
-) -> anyhow::Result<String> {
-    let out_dir = out_dir
-        .to_str()
-        .with_context(|| format!("{}: the Lua script needs a UTF-8 path", out_dir.display()))?;
-    let shots = screenshot_frames
-        .iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(", ");
+pub fn lua_script(frames: u32, screenshot_frames: &[u32], out_dir: &Path, probe: bool) -> anyhow::Result<String> {
+    let out_dir =
+        out_dir.to_str().with_context(|| format!("{}: the Lua script needs a UTF-8 path", out_dir.display()))?;
+    let shots = screenshot_frames.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
     Ok(LUA_TEMPLATE
         .replace("@FRAMES@", &frames.to_string())
         .replace("@SCREENSHOT_FRAMES@", &shots)
@@ -355,17 +329,11 @@ pub fn run_with(binary: &Path, req: &RunRequest) -> Result<RunOutput, RunError> 
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
     let script = base.join("verify.lua");
-    std::fs::write(
-        &script,
-        lua_script(req.frames, &req.screenshot_frames, &out_dir, req.probe)?,
-    )?;
+    std::fs::write(&script, lua_script(req.frames, &req.screenshot_frames, &out_dir, req.probe)?)?;
     let exe = std::path::absolute(&req.exe)?;
 
-    let done = run_with_timeout(
-        &mut command_line(binary, &portable, &exe, &script),
-        req.timeout,
-    )
-    .with_context(|| format!("starting {}", binary.display()))?;
+    let done = run_with_timeout(&mut command_line(binary, &portable, &exe, &script), req.timeout)
+        .with_context(|| format!("starting {}", binary.display()))?;
     if done.timed_out() {
         return Err(RunError::TimedOut(req.timeout));
     }
@@ -373,15 +341,10 @@ pub fn run_with(binary: &Path, req: &RunRequest) -> Result<RunOutput, RunError> 
     let output = done.output();
     match done.status.and_then(|s| s.code()) {
         Some(EXIT_OK) => Ok(read_outputs(&out_dir, req, output)?),
-        Some(EXIT_NEVER_STARTED) => Err(RunError::Crashed(format!(
-            "{}{}",
-            failure,
-            tail(&output, 40)
-        ))),
-        Some(EXIT_SCRIPT_ERROR) => Err(RunError::Other(anyhow::anyhow!(
-            "the Lua script failed: {failure}{}",
-            tail(&output, 40)
-        ))),
+        Some(EXIT_NEVER_STARTED) => Err(RunError::Crashed(format!("{}{}", failure, tail(&output, 40)))),
+        Some(EXIT_SCRIPT_ERROR) => {
+            Err(RunError::Other(anyhow::anyhow!("the Lua script failed: {failure}{}", tail(&output, 40))))
+        }
         _ => Err(RunError::Crashed(format!(
             "{} exited with {}:\n{}",
             binary.display(),
@@ -405,78 +368,37 @@ fn tail(text: &str, lines: usize) -> String {
 /// Reads what the script left in `out_dir`.
 fn read_outputs(out_dir: &Path, req: &RunRequest, log: String) -> anyhow::Result<RunOutput> {
     let done_file = out_dir.join("done.txt");
-    let done = std::fs::read_to_string(&done_file).with_context(|| {
-        format!(
-            "{}: missing, the script did not finish",
-            done_file.display()
-        )
-    })?;
-    let frames_run: u32 = done
-        .trim()
-        .parse()
-        .with_context(|| format!("{}: {done:?} is not a frame count", done_file.display()))?;
-    ensure!(
-        frames_run >= req.frames,
-        "{}: stopped after {frames_run} of {} frames",
-        done_file.display(),
-        req.frames
-    );
+    let done = std::fs::read_to_string(&done_file)
+        .with_context(|| format!("{}: missing, the script did not finish", done_file.display()))?;
+    let frames_run: u32 =
+        done.trim().parse().with_context(|| format!("{}: {done:?} is not a frame count", done_file.display()))?;
+    ensure!(frames_run >= req.frames, "{}: stopped after {frames_run} of {} frames", done_file.display(), req.frames);
     let ram_file = out_dir.join("ram.bin");
-    let ram =
-        std::fs::read(&ram_file).with_context(|| format!("reading {}", ram_file.display()))?;
-    ensure!(
-        ram.len() == MAIN_RAM_BYTES,
-        "{}: {} bytes, expected {MAIN_RAM_BYTES}",
-        ram_file.display(),
-        ram.len()
-    );
+    let ram = std::fs::read(&ram_file).with_context(|| format!("reading {}", ram_file.display()))?;
+    ensure!(ram.len() == MAIN_RAM_BYTES, "{}: {} bytes, expected {MAIN_RAM_BYTES}", ram_file.display(), ram.len());
     let screenshots = req
         .screenshot_frames
         .iter()
         .map(|&frame| read_screenshot(out_dir, frame))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let (probes, tty) = if req.probe {
-        read_probes(out_dir)?
-    } else {
-        (Vec::new(), None)
-    };
+    let (probes, tty) = if req.probe { read_probes(out_dir)? } else { (Vec::new(), None) };
     let final_pc = probes.last().and_then(|p| p.pc);
-    Ok(RunOutput {
-        ram,
-        screenshots,
-        frames_run,
-        log,
-        tty,
-        probes,
-        fault: None,
-        final_pc,
-    })
+    Ok(RunOutput { ram, screenshots, frames_run, log, tty, probes, fault: None, final_pc })
 }
 
 /// `probes.txt` (one `frame acked pc activity` line a frame) and `tty.txt`, written by the script with PROBE.
 fn read_probes(out_dir: &Path) -> anyhow::Result<(Vec<FrameProbe>, Option<String>)> {
     let file = out_dir.join("probes.txt");
-    let text =
-        std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+    let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
     let mut probes = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let fields: Vec<u64> = line
             .split_whitespace()
             .map(str::parse)
             .collect::<Result<_, _>>()
-            .with_context(|| {
-                format!(
-                    "{}:{}: {line:?} is not `frame acked pc activity`",
-                    file.display(),
-                    i + 1
-                )
-            })?;
+            .with_context(|| format!("{}:{}: {line:?} is not `frame acked pc activity`", file.display(), i + 1))?;
         let &[frame, acked, pc, activity] = fields.as_slice() else {
-            bail!(
-                "{}:{}: {line:?} is not `frame acked pc activity`",
-                file.display(),
-                i + 1
-            );
+            bail!("{}:{}: {line:?} is not `frame acked pc activity`", file.display(), i + 1);
         };
         probes.push(FrameProbe {
             frame: frame as u32,
@@ -485,68 +407,38 @@ fn read_probes(out_dir: &Path) -> anyhow::Result<(Vec<FrameProbe>, Option<String
             pc: Some(pc as u32),
         });
     }
-    let tty = std::fs::read(out_dir.join("tty.txt"))
-        .ok()
-        .map(|b| String::from_utf8_lossy(&b).into_owned());
+    let tty = std::fs::read(out_dir.join("tty.txt")).ok().map(|b| String::from_utf8_lossy(&b).into_owned());
     Ok((probes, tty))
 }
 
 /// Reads `shot-N.txt` (width height bits bytes) and `shot-N.raw` and decodes them to RGB.
 fn read_screenshot(out_dir: &Path, frame: u32) -> anyhow::Result<Screenshot> {
     let header_file = out_dir.join(format!("shot-{frame}.txt"));
-    let header = std::fs::read_to_string(&header_file)
-        .with_context(|| format!("reading {}", header_file.display()))?;
+    let header = std::fs::read_to_string(&header_file).with_context(|| format!("reading {}", header_file.display()))?;
     let fields: Vec<u32> = header
         .split_whitespace()
         .map(str::parse)
         .collect::<Result<_, _>>()
-        .with_context(|| {
-            format!(
-                "{}: {header:?} is not `width height bits bytes`",
-                header_file.display()
-            )
-        })?;
+        .with_context(|| format!("{}: {header:?} is not `width height bits bytes`", header_file.display()))?;
     let &[width, height, bits, bytes] = fields.as_slice() else {
-        bail!(
-            "{}: {header:?} is not `width height bits bytes`",
-            header_file.display()
-        );
+        bail!("{}: {header:?} is not `width height bits bytes`", header_file.display());
     };
     let raw_file = out_dir.join(format!("shot-{frame}.raw"));
-    let raw =
-        std::fs::read(&raw_file).with_context(|| format!("reading {}", raw_file.display()))?;
-    ensure!(
-        raw.len() == bytes as usize,
-        "{}: {} bytes, its header says {bytes}",
-        raw_file.display(),
-        raw.len()
-    );
-    let rgb = decode_raw_pixels(&raw, width, height, bits)
-        .with_context(|| format!("{}", raw_file.display()))?;
-    Ok(Screenshot {
-        frame,
-        width,
-        height,
-        rgb,
-    })
+    let raw = std::fs::read(&raw_file).with_context(|| format!("reading {}", raw_file.display()))?;
+    ensure!(raw.len() == bytes as usize, "{}: {} bytes, its header says {bytes}", raw_file.display(), raw.len());
+    let rgb = decode_raw_pixels(&raw, width, height, bits).with_context(|| format!("{}", raw_file.display()))?;
+    Ok(Screenshot { frame, width, height, rgb })
 }
 
 /// Raw screenshot pixels to 8-bit RGB. 16 bits: little-endian PS1 colour (red in bits 0-4, green
 /// 5-9, blue 10-14, bit 15 the mask bit), each 5-bit channel widened by repeating its top bits.
 fn decode_raw_pixels(raw: &[u8], width: u32, height: u32, bits: u32) -> anyhow::Result<Vec<u8>> {
-    ensure!(
-        (1..=1024).contains(&width) && (1..=512).contains(&height),
-        "implausible size {width}x{height}"
-    );
+    ensure!((1..=1024).contains(&width) && (1..=512).contains(&height), "implausible size {width}x{height}");
     let pixels = (width * height) as usize;
     let widen = |v: u16| ((v << 3) | (v >> 2)) as u8;
     match bits {
         16 => {
-            ensure!(
-                raw.len() == pixels * 2,
-                "{} bytes for {width}x{height} at 16 bits",
-                raw.len()
-            );
+            ensure!(raw.len() == pixels * 2, "{} bytes for {width}x{height} at 16 bits", raw.len());
             Ok(raw
                 .chunks_exact(2)
                 .flat_map(|p| {
@@ -556,11 +448,7 @@ fn decode_raw_pixels(raw: &[u8], width: u32, height: u32, bits: u32) -> anyhow::
                 .collect())
         }
         24 => {
-            ensure!(
-                raw.len() == pixels * 3,
-                "{} bytes for {width}x{height} at 24 bits",
-                raw.len()
-            );
+            ensure!(raw.len() == pixels * 3, "{} bytes for {width}x{height} at 24 bits", raw.len());
             Ok(raw.to_vec())
         }
         other => bail!("{other} bits per pixel (expected 16 or 24)"),
@@ -577,36 +465,17 @@ mod tests {
         test_support::scratch("redux", name)
     }
 
-    fn request(
-        exe: PathBuf,
-        frames: u32,
-        screenshot_frames: Vec<u32>,
-        work_dir: PathBuf,
-    ) -> RunRequest {
-        RunRequest {
-            exe,
-            frames,
-            screenshot_frames,
-            work_dir,
-            timeout: Duration::from_secs(60),
-            probe: false,
-        }
+    fn request(exe: PathBuf, frames: u32, screenshot_frames: Vec<u32>, work_dir: PathBuf) -> RunRequest {
+        RunRequest { exe, frames, screenshot_frames, work_dir, timeout: Duration::from_secs(60), probe: false }
     }
 
     /// `luajit`, or `None` (after saying why) when tests needing it should be skipped; under `CI` a
     /// missing luajit is a failure.
     fn luajit() -> Option<&'static str> {
-        if Command::new("luajit")
-            .arg("-v")
-            .output()
-            .is_ok_and(|o| o.status.success())
-        {
+        if Command::new("luajit").arg("-v").output().is_ok_and(|o| o.status.success()) {
             return Some("luajit");
         }
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but luajit is missing (Debian: apt-get install luajit)"
-        );
+        assert!(std::env::var_os("CI").is_none(), "CI is set but luajit is missing (Debian: apt-get install luajit)");
         eprintln!("skipping: luajit not found (Debian: apt-get install luajit)");
         None
     }
@@ -627,35 +496,13 @@ mod tests {
         let path_var = std::env::join_paths([dir.join("empty"), bin_dir.clone()]).unwrap();
         let on_path = bin_dir.join(BINARY_NAME);
 
-        assert_eq!(
-            locate_in(None, None, Some(&path_var)),
-            Some(on_path.clone())
-        );
-        assert_eq!(
-            locate_in(None, Some(other.as_os_str()), Some(&path_var)),
-            Some(other.clone())
-        );
-        assert_eq!(
-            locate_in(Some(&other), Some(OsStr::new("/nowhere")), Some(&path_var)),
-            Some(other.clone())
-        );
+        assert_eq!(locate_in(None, None, Some(&path_var)), Some(on_path.clone()));
+        assert_eq!(locate_in(None, Some(other.as_os_str()), Some(&path_var)), Some(other.clone()));
+        assert_eq!(locate_in(Some(&other), Some(OsStr::new("/nowhere")), Some(&path_var)), Some(other.clone()));
         // A wrong explicit path or variable is not silently replaced by the binary on PATH.
-        assert_eq!(
-            locate_in(Some(&dir.join("typo")), None, Some(&path_var)),
-            None
-        );
-        assert_eq!(
-            locate_in(
-                None,
-                Some(OsStr::new("/nowhere/pcsx-redux")),
-                Some(&path_var)
-            ),
-            None
-        );
-        assert_eq!(
-            locate_in(None, Some(OsStr::new("")), Some(&path_var)),
-            Some(on_path)
-        );
+        assert_eq!(locate_in(Some(&dir.join("typo")), None, Some(&path_var)), None);
+        assert_eq!(locate_in(None, Some(OsStr::new("/nowhere/pcsx-redux")), Some(&path_var)), None);
+        assert_eq!(locate_in(None, Some(OsStr::new("")), Some(&path_var)), Some(on_path));
         // Not executable: not a candidate.
         let plain = dir.join("plain");
         std::fs::create_dir_all(&plain).unwrap();
@@ -697,17 +544,9 @@ mod tests {
             return;
         }
         let dir = scratch("missing");
-        match run(&request(
-            dir.join("game.exe"),
-            10,
-            vec![],
-            dir.to_path_buf(),
-        )) {
+        match run(&request(dir.join("game.exe"), 10, vec![], dir.to_path_buf())) {
             Err(RunError::NotInstalled(message)) => {
-                assert!(
-                    message.contains("--pcsx-redux PATH") && message.contains(ENV_VAR),
-                    "{message}"
-                )
+                assert!(message.contains("--pcsx-redux PATH") && message.contains(ENV_VAR), "{message}")
             }
             other => panic!("expected NotInstalled, got {other:?}"),
         }
@@ -715,13 +554,7 @@ mod tests {
 
     #[test]
     fn script_substitutes_every_value_and_keeps_the_safety_rules() {
-        let script = lua_script(
-            120,
-            &[1, 60, 120],
-            Path::new("/tmp/a \"quoted\"\\dir"),
-            false,
-        )
-        .unwrap();
+        let script = lua_script(120, &[1, 60, 120], Path::new("/tmp/a \"quoted\"\\dir"), false).unwrap();
         assert!(!script.contains('@'), "a placeholder was left:\n{script}");
         assert!(script.contains("local FRAMES = 120\n"));
         assert!(script.contains("local SCREENSHOT_FRAMES = { 1, 60, 120 }\n"));
@@ -729,11 +562,10 @@ mod tests {
         assert!(script.contains("local MAIN_RAM_BYTES = 2097152\n"));
         assert!(script.contains("PCSX.settings.emulator.Scaler = 100000"));
         // Listeners held by globals, never removed; quitting only from a later tick.
-        assert!(script.contains(
-            "\nPsxanimShellReached = PCSX.Events.createEventListener('ExecutionFlow::ShellReached'"
-        ));
-        assert!(script
-            .contains("\nPsxanimVsync = PCSX.Events.createEventListener('GPU::Vsync', onVsync)"));
+        assert!(
+            script.contains("\nPsxanimShellReached = PCSX.Events.createEventListener('ExecutionFlow::ShellReached'")
+        );
+        assert!(script.contains("\nPsxanimVsync = PCSX.Events.createEventListener('GPU::Vsync', onVsync)"));
         assert!(!script.contains(":remove("));
         assert_eq!(script.matches("PCSX.quit(").count(), 1);
         assert!(script.contains("PCSX.nextTick(function() PCSX.quit(code) end)"));
@@ -749,26 +581,12 @@ mod tests {
         let Some(luajit) = luajit() else { return };
         let dir = scratch("syntax");
         let file = dir.join("verify.lua");
-        std::fs::write(
-            &file,
-            lua_script(120, &[1, 2, 120], Path::new("/tmp/x\"y\\z\nw"), true).unwrap(),
-        )
-        .unwrap();
+        std::fs::write(&file, lua_script(120, &[1, 2, 120], Path::new("/tmp/x\"y\\z\nw"), true).unwrap()).unwrap();
         let listing = Command::new(luajit).arg("-bl").arg(&file).output().unwrap();
-        assert!(
-            listing.status.success(),
-            "{}",
-            String::from_utf8_lossy(&listing.stderr)
-        );
+        assert!(listing.status.success(), "{}", String::from_utf8_lossy(&listing.stderr));
         // The check can fail: a broken script is rejected.
         std::fs::write(&file, "local x = = 1\n").unwrap();
-        assert!(!Command::new(luajit)
-            .arg("-bl")
-            .arg(&file)
-            .output()
-            .unwrap()
-            .status
-            .success());
+        assert!(!Command::new(luajit).arg("-bl").arg(&file).output().unwrap().status.success());
     }
 
     /// Stand-ins for the parts of Redux's Lua API the script uses, as documented: event listeners,
@@ -878,11 +696,7 @@ os.exit(exitCode or 99)
             .args([size.0, size.1, size.2].map(|v| v.to_string()))
             .output()
             .unwrap();
-        assert!(
-            status.status.success(),
-            "{}",
-            String::from_utf8_lossy(&status.stderr)
-        );
+        assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
         let exit = std::fs::read_to_string(out.join("exit.txt")).unwrap();
         (dir, out, exit)
     }
@@ -895,15 +709,8 @@ os.exit(exitCode or 99)
         let mut req = request(PathBuf::from("game.exe"), 10, vec![10], out.clone());
         req.probe = true;
         let output = read_outputs(&out, &req, String::new()).unwrap();
-        let acked: Vec<bool> = output
-            .probes
-            .iter()
-            .map(|p| p.vsync_acked.unwrap())
-            .collect();
-        assert_eq!(
-            acked,
-            [true, true, true, true, true, false, false, false, false, false]
-        );
+        let acked: Vec<bool> = output.probes.iter().map(|p| p.vsync_acked.unwrap()).collect();
+        assert_eq!(acked, [true, true, true, true, true, false, false, false, false, false]);
         assert_eq!(output.probes[9].frame, 10);
         assert_eq!(output.final_pc, Some(0x8001_1000 + 12 * 4));
         assert_eq!(output.tty.as_deref(), Some("Ahi\n"));
@@ -927,11 +734,7 @@ os.exit(exitCode or 99)
         // RAM was dumped during the 13th vsync.
         assert_eq!(&output.ram[0x100..0x104], &13u32.to_le_bytes());
         assert_eq!(
-            output
-                .screenshots
-                .iter()
-                .map(|s| (s.frame, s.width, s.height))
-                .collect::<Vec<_>>(),
+            output.screenshots.iter().map(|s| (s.frame, s.width, s.height)).collect::<Vec<_>>(),
             [(1, 4, 2), (10, 4, 2)]
         );
         // First pixel of frame 1's shot (vsync 4): bytes 4, 5 -> 0x0504 -> 5-bit r=4, g=8, b=1,
@@ -968,10 +771,7 @@ os.exit(exitCode or 99)
         let output = run_with(&binary, &request(exe, 30, vec![30], dir.join("work"))).unwrap();
         assert_eq!(output.frames_run, 30);
         assert_eq!(&output.ram[0x100..0x104], &33u32.to_le_bytes());
-        assert_eq!(
-            (output.screenshots[0].width, output.screenshots[0].height),
-            (8, 4)
-        );
+        assert_eq!((output.screenshots[0].width, output.screenshots[0].height), (8, 4));
     }
 
     #[test]
@@ -983,10 +783,7 @@ os.exit(exitCode or 99)
         let binary = fake_binary(luajit, &dir, "8 4 16 noshell");
         match run_with(&binary, &request(exe, 30, vec![], dir.join("work"))) {
             Err(RunError::Crashed(message)) => {
-                assert!(
-                    message.contains("did not start within 600 vsyncs"),
-                    "{message}"
-                )
+                assert!(message.contains("did not start within 600 vsyncs"), "{message}")
             }
             other => panic!("expected Crashed, got {other:?}"),
         }
@@ -1005,18 +802,9 @@ os.exit(exitCode or 99)
     fn decodes_ps1_colour_and_rejects_bad_sizes() {
         // Pure red, pure green, pure blue with the mask bit set, black.
         let raw = [0x1F, 0x00, 0xE0, 0x03, 0x00, 0xFC, 0x00, 0x00];
-        assert_eq!(
-            decode_raw_pixels(&raw, 2, 2, 16).unwrap(),
-            [255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0]
-        );
-        assert!(decode_raw_pixels(&raw, 3, 2, 16)
-            .unwrap_err()
-            .to_string()
-            .contains("3x2"));
-        assert!(decode_raw_pixels(&raw, 2, 2, 8)
-            .unwrap_err()
-            .to_string()
-            .contains("8 bits"));
+        assert_eq!(decode_raw_pixels(&raw, 2, 2, 16).unwrap(), [255, 0, 0, 0, 255, 0, 0, 0, 255, 0, 0, 0]);
+        assert!(decode_raw_pixels(&raw, 3, 2, 16).unwrap_err().to_string().contains("3x2"));
+        assert!(decode_raw_pixels(&raw, 2, 2, 8).unwrap_err().to_string().contains("8 bits"));
         assert!(decode_raw_pixels(&[], 0, 0, 16).is_err());
     }
 
@@ -1024,27 +812,17 @@ os.exit(exitCode or 99)
     fn missing_or_short_outputs_are_clear_errors() {
         let dir = scratch("outputs");
         let req = request(PathBuf::from("game.exe"), 5, vec![5], dir.to_path_buf());
-        assert!(
-            format!("{:#}", read_outputs(&dir, &req, String::new()).unwrap_err())
-                .contains("did not finish")
-        );
+        assert!(format!("{:#}", read_outputs(&dir, &req, String::new()).unwrap_err()).contains("did not finish"));
         std::fs::write(dir.join("done.txt"), "5\n").unwrap();
         std::fs::write(dir.join("ram.bin"), [0u8; 16]).unwrap();
-        assert!(
-            format!("{:#}", read_outputs(&dir, &req, String::new()).unwrap_err())
-                .contains("16 bytes")
-        );
+        assert!(format!("{:#}", read_outputs(&dir, &req, String::new()).unwrap_err()).contains("16 bytes"));
         std::fs::write(dir.join("ram.bin"), vec![0u8; MAIN_RAM_BYTES]).unwrap();
         std::fs::write(dir.join("shot-5.txt"), "320 240 16\n").unwrap();
         assert!(
-            format!("{:#}", read_outputs(&dir, &req, String::new()).unwrap_err())
-                .contains("width height bits bytes")
+            format!("{:#}", read_outputs(&dir, &req, String::new()).unwrap_err()).contains("width height bits bytes")
         );
         std::fs::write(dir.join("shot-5.txt"), "2 1 16 4\n").unwrap();
         std::fs::write(dir.join("shot-5.raw"), [0u8; 3]).unwrap();
-        assert!(
-            format!("{:#}", read_outputs(&dir, &req, String::new()).unwrap_err())
-                .contains("header says 4")
-        );
+        assert!(format!("{:#}", read_outputs(&dir, &req, String::new()).unwrap_err()).contains("header says 4"));
     }
 }

@@ -2,9 +2,7 @@
 //! checked before an emulator starts, frames saved as PNG (with a contact sheet and, on request, a
 //! GIF), the program's TTY output, and a verdict on how the program fared: it ran, it crashed (a fatal
 //! exception, with its PC), or it hung (no vsync acknowledged, or nothing changed, for a second).
-use crate::{
-    frames, psexe, Emulator, Fault, FrameProbe, RunError, RunOutput, RunRequest, Screenshot,
-};
+use crate::{frames, psexe, Emulator, Fault, FrameProbe, RunError, RunOutput, RunRequest, Screenshot};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -39,11 +37,7 @@ pub enum Verdict {
     /// It took an exception it could not survive.
     Crashed(Fault),
     /// From `since` on (for at least the hang threshold), no sign of life: `how` says which signal.
-    Hung {
-        since: u32,
-        pc: Option<u32>,
-        how: &'static str,
-    },
+    Hung { since: u32, pc: Option<u32>, how: &'static str },
 }
 
 /// A saved frame.
@@ -71,15 +65,13 @@ pub struct Outcome {
 /// truncated, or loads outside RAM.
 pub fn check_exe(path: &Path) -> anyhow::Result<psexe::Header> {
     let bytes = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
-    psexe::validate_for_running(&bytes)
-        .map_err(|e| anyhow::anyhow!("{}: not a PS-EXE this can run: {e}", path.display()))
+    psexe::validate_for_running(&bytes).map_err(|e| anyhow::anyhow!("{}: not a PS-EXE this can run: {e}", path.display()))
 }
 
 /// Runs the plan: the EXE on the emulator, then the files and the verdict.
 pub fn run(plan: &Plan) -> Result<Outcome, RunError> {
     check_exe(&plan.exe)?;
-    std::fs::create_dir_all(&plan.out_dir)
-        .with_context(|| format!("creating {}", plan.out_dir.display()))?;
+    std::fs::create_dir_all(&plan.out_dir).with_context(|| format!("creating {}", plan.out_dir.display()))?;
     let work_dir = plan.out_dir.join(".work");
     let req = RunRequest {
         exe: plan.exe.clone(),
@@ -92,18 +84,10 @@ pub fn run(plan: &Plan) -> Result<Outcome, RunError> {
     let output = plan.emulator.run(&req)?;
     let _ = std::fs::remove_dir_all(&work_dir);
     let verdict = judge(&output.probes, output.fault, plan.hang_frames);
-    let stem = plan
-        .exe
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "game".into());
+    let stem = plan.exe.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "game".into());
     // The frames of an earlier run of the same EXE on the same emulator would mix with these.
     let prefix = format!("{stem}-{}-frame", plan.emulator);
-    for entry in std::fs::read_dir(&plan.out_dir)
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
+    for entry in std::fs::read_dir(&plan.out_dir).into_iter().flatten().flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name.starts_with(&prefix) && name.ends_with(".png") {
             let _ = std::fs::remove_file(entry.path());
@@ -111,22 +95,13 @@ pub fn run(plan: &Plan) -> Result<Outcome, RunError> {
     }
     let mut saved = Vec::new();
     for shot in &output.screenshots {
-        let path = plan.out_dir.join(format!(
-            "{stem}-{}-frame{:05}.png",
-            plan.emulator, shot.frame
-        ));
+        let path = plan.out_dir.join(format!("{stem}-{}-frame{:05}.png", plan.emulator, shot.frame));
         frames::write_png(&path, shot)?;
-        saved.push(SavedFrame {
-            frame: shot.frame,
-            path,
-            colours: frames::distinct_colours(shot),
-        });
+        saved.push(SavedFrame { frame: shot.frame, path, colours: frames::distinct_colours(shot) });
     }
     let shots: &[Screenshot] = &output.screenshots;
     let sheet = if shots.len() >= 2 {
-        let path = plan
-            .out_dir
-            .join(format!("{stem}-{}-sheet.png", plan.emulator));
+        let path = plan.out_dir.join(format!("{stem}-{}-sheet.png", plan.emulator));
         frames::write_png(&path, &frames::contact_sheet(shots, 4)?)?;
         Some(path)
     } else {
@@ -134,24 +109,13 @@ pub fn run(plan: &Plan) -> Result<Outcome, RunError> {
     };
     let gif = if plan.gif && !shots.is_empty() {
         let path = plan.out_dir.join(format!("{stem}-{}.gif", plan.emulator));
-        let gap = shots
-            .windows(2)
-            .map(|w| w[1].frame - w[0].frame)
-            .min()
-            .unwrap_or(VSYNC_HZ);
+        let gap = shots.windows(2).map(|w| w[1].frame - w[0].frame).min().unwrap_or(VSYNC_HZ);
         frames::write_gif(&path, shots, gap, VSYNC_HZ)?;
         Some(path)
     } else {
         None
     };
-    Ok(Outcome {
-        verdict,
-        frames_run: output.frames_run,
-        saved,
-        sheet,
-        gif,
-        output,
-    })
+    Ok(Outcome { verdict, frames_run: output.frames_run, saved, sheet, gif, output })
 }
 
 /// The verdict from what the backend saw. A fatal exception is a crash. Otherwise a program is hung
@@ -182,11 +146,7 @@ pub fn judge(probes: &[FrameProbe], fault: Option<Fault>, hang_frames: u32) -> V
             } else {
                 "nothing changed: RAM, the displayed buffer and the GPU's DMA stayed the same"
             };
-            return Verdict::Hung {
-                since: since.frame,
-                pc: probe.pc,
-                how,
-            };
+            return Verdict::Hung { since: since.frame, pc: probe.pc, how };
         }
     }
     Verdict::Ran
@@ -204,9 +164,7 @@ pub fn shot_frames(frames: u32, listed: &[u32], every: Option<u32>) -> Result<Ve
     shots.sort_unstable();
     shots.dedup();
     if let Some(&bad) = shots.iter().find(|&&f| f == 0 || f > frames) {
-        return Err(format!(
-            "frame {bad} is outside the run: shots must lie in 1..={frames} (see --frames)"
-        ));
+        return Err(format!("frame {bad} is outside the run: shots must lie in 1..={frames} (see --frames)"));
     }
     Ok(shots)
 }
@@ -230,15 +188,8 @@ mod tests {
 
     #[test]
     fn a_fatal_exception_is_a_crash_whatever_else_was_seen() {
-        let fault = Fault {
-            frame: 3,
-            epc: 0x8001_2340,
-            cause: 9 << 2,
-        };
-        assert_eq!(
-            judge(&probes(None, &[1, 2, 3]), Some(fault), 60),
-            Verdict::Crashed(fault)
-        );
+        let fault = Fault { frame: 3, epc: 0x8001_2340, cause: 9 << 2 };
+        assert_eq!(judge(&probes(None, &[1, 2, 3]), Some(fault), 60), Verdict::Crashed(fault));
         assert_eq!(fault.name(), "break (a Rust panic or an explicit trap)");
         assert!(Fault::is_fatal(4 << 2) && !Fault::is_fatal(0) && !Fault::is_fatal(8 << 2));
     }
@@ -261,56 +212,27 @@ mod tests {
         }
         // A 30 fps game acknowledges every other frame: alive.
         let halves: Vec<bool> = (0..200).map(|i| i % 2 == 0).collect();
-        assert_eq!(
-            judge(&probes(Some(&halves), &vec![1; 200]), None, 60),
-            Verdict::Ran
-        );
+        assert_eq!(judge(&probes(Some(&halves), &vec![1; 200]), None, 60), Verdict::Ran);
         // A program that waits for no vsync but changes RAM is alive too.
         let counting: Vec<u64> = (0..200).collect();
-        assert_eq!(
-            judge(&probes(Some(&[false; 200]), &counting), None, 60),
-            Verdict::Ran
-        );
+        assert_eq!(judge(&probes(Some(&[false; 200]), &counting), None, 60), Verdict::Ran);
     }
 
     #[test]
     fn without_acknowledgements_an_unchanging_fingerprint_is_a_hang() {
         let mut activity: Vec<u64> = (0..30).collect();
         activity.extend(vec![99; 61]);
-        assert!(matches!(
-            judge(&probes(None, &activity), None, 60),
-            Verdict::Hung { since: 32, .. }
-        ));
-        assert_eq!(
-            judge(&probes(None, &activity), None, 0),
-            Verdict::Ran,
-            "0 turns the check off"
-        );
-        assert_eq!(
-            judge(&probes(None, &activity[..80]), None, 60),
-            Verdict::Ran,
-            "59 quiet frames are not a second"
-        );
-        assert_eq!(
-            judge(&[], None, 60),
-            Verdict::Ran,
-            "a backend that sees nothing judges nothing"
-        );
+        assert!(matches!(judge(&probes(None, &activity), None, 60), Verdict::Hung { since: 32, .. }));
+        assert_eq!(judge(&probes(None, &activity), None, 0), Verdict::Ran, "0 turns the check off");
+        assert_eq!(judge(&probes(None, &activity[..80]), None, 60), Verdict::Ran, "59 quiet frames are not a second");
+        assert_eq!(judge(&[], None, 60), Verdict::Ran, "a backend that sees nothing judges nothing");
     }
 
     #[test]
     fn shots_every_k_frames_or_listed() {
-        assert_eq!(
-            shot_frames(300, &[], Some(60)).unwrap(),
-            vec![60, 120, 180, 240, 300]
-        );
-        assert_eq!(
-            shot_frames(100, &[90, 5, 5], Some(50)).unwrap(),
-            vec![5, 50, 90, 100]
-        );
-        assert!(shot_frames(100, &[101], None)
-            .unwrap_err()
-            .contains("1..=100"));
+        assert_eq!(shot_frames(300, &[], Some(60)).unwrap(), vec![60, 120, 180, 240, 300]);
+        assert_eq!(shot_frames(100, &[90, 5, 5], Some(50)).unwrap(), vec![5, 50, 90, 100]);
+        assert!(shot_frames(100, &[101], None).unwrap_err().contains("1..=100"));
         assert!(shot_frames(100, &[0], None).is_err());
         assert!(shot_frames(100, &[], Some(0)).is_err());
     }
@@ -321,16 +243,11 @@ mod tests {
         let text = dir.path().join("notes.exe");
         std::fs::write(&text, "#!/bin/sh\necho hello\n").unwrap();
         let error = check_exe(&text).unwrap_err().to_string();
-        assert!(
-            error.contains("notes.exe") && error.contains("shorter than the 2048-byte"),
-            "{error}"
-        );
+        assert!(error.contains("notes.exe") && error.contains("shorter than the 2048-byte"), "{error}");
 
         let mut exe = vec![0u8; 4096];
         exe[..8].copy_from_slice(b"PS-X EXE");
-        let put = |exe: &mut Vec<u8>, at: usize, v: u32| {
-            exe[at..at + 4].copy_from_slice(&v.to_le_bytes())
-        };
+        let put = |exe: &mut Vec<u8>, at: usize, v: u32| exe[at..at + 4].copy_from_slice(&v.to_le_bytes());
         put(&mut exe, 0x10, 0x8001_0000);
         put(&mut exe, 0x18, 0x8001_0000);
         put(&mut exe, 0x1C, 2048);
@@ -341,10 +258,7 @@ mod tests {
         let truncated = dir.path().join("truncated.exe");
         std::fs::write(&truncated, &exe[..3000]).unwrap();
         let error = check_exe(&truncated).unwrap_err().to_string();
-        assert!(
-            error.contains("truncated") && error.contains("0x1C"),
-            "{error}"
-        );
+        assert!(error.contains("truncated") && error.contains("0x1C"), "{error}");
 
         put(&mut exe, 0x18, 0x0040_0000);
         let outside = dir.path().join("outside.exe");
@@ -352,9 +266,7 @@ mod tests {
         let error = check_exe(&outside).unwrap_err().to_string();
         assert!(error.contains("load address"), "{error}");
 
-        let missing = check_exe(&dir.path().join("nothing.exe"))
-            .unwrap_err()
-            .to_string();
+        let missing = check_exe(&dir.path().join("nothing.exe")).unwrap_err().to_string();
         assert!(missing.contains("cannot read"), "{missing}");
     }
 
@@ -435,16 +347,7 @@ mod tests {
             }
             let mut text = to_bytes(&a.finish().unwrap());
             text.resize(0x800, 0);
-            let program = PsExe {
-                pc: origin,
-                gp: 0,
-                t_addr: origin,
-                b_addr: 0,
-                b_size: 0,
-                s_addr: 0x801F_FF00,
-                s_size: 0,
-                text,
-            };
+            let program = PsExe { pc: origin, gp: 0, t_addr: origin, b_addr: 0, b_size: 0, s_addr: 0x801F_FF00, s_size: 0, text };
             let path = dir.join(match then {
                 Then::Count => "count.exe",
                 Then::Stop => "stop.exe",
@@ -464,8 +367,7 @@ mod tests {
             };
             if !found {
                 let message = format!("{emulator} is not installed (run `cargo xtask setup`)");
-                if std::env::var("CI").is_ok_and(|v| v == "true") && emulator != Emulator::PcsxRedux
-                {
+                if std::env::var("CI").is_ok_and(|v| v == "true") && emulator != Emulator::PcsxRedux {
                     panic!("{message}; CI must install it");
                 }
                 eprintln!("skipped: {message}");
@@ -488,10 +390,7 @@ mod tests {
 
         fn verdict(emulator: Emulator, then: Then) -> (Verdict, Outcome, tempfile::TempDir) {
             let dir = tempfile::tempdir().unwrap();
-            let plan = Plan {
-                emulator,
-                ..plan_for(then, dir.path())
-            };
+            let plan = Plan { emulator, ..plan_for(then, dir.path()) };
             let outcome = run(&plan).unwrap_or_else(|e| panic!("{emulator}: {e}"));
             (outcome.verdict.clone(), outcome, dir)
         }
@@ -506,11 +405,7 @@ mod tests {
             assert_eq!((outcome.frames_run, outcome.saved.len()), (150, 2));
             assert!(outcome.saved.iter().all(|f| f.path.is_file()));
             // A second run into the same folder leaves only its own frames.
-            let mut again = Plan {
-                shots: vec![60],
-                out_dir: outcome.saved[0].path.parent().unwrap().to_path_buf(),
-                ..plan_for(Then::Count, _dir.path())
-            };
+            let mut again = Plan { shots: vec![60], out_dir: outcome.saved[0].path.parent().unwrap().to_path_buf(), ..plan_for(Then::Count, _dir.path()) };
             again.frames = 60;
             let second = run(&again).unwrap();
             let frames: Vec<String> = std::fs::read_dir(&again.out_dir)
@@ -518,33 +413,18 @@ mod tests {
                 .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
                 .filter(|n| n.contains("-frame"))
                 .collect();
-            assert_eq!(
-                frames,
-                ["count-mednafen-frame00060.png"],
-                "{:?}",
-                second.saved
-            );
+            assert_eq!(frames, ["count-mednafen-frame00060.png"], "{:?}", second.saved);
             for shot in &outcome.output.screenshots {
                 let centre = ((shot.height / 2 * shot.width + shot.width / 2) * 3) as usize;
                 let pixel = &shot.rgb[centre..centre + 3];
-                assert!(
-                    pixel[0] >= 248 && pixel[1] == 0 && pixel[2] == 0,
-                    "a red screen at frame {}: {pixel:?}",
-                    shot.frame
-                );
+                assert!(pixel[0] >= 248 && pixel[1] == 0 && pixel[2] == 0, "a red screen at frame {}: {pixel:?}", shot.frame);
             }
             assert!(outcome.sheet.as_ref().is_some_and(|p| p.is_file()));
 
             match verdict(Emulator::Mednafen, Then::Stop).0 {
                 Verdict::Hung { since, pc, .. } => {
-                    assert!(
-                        since <= 3,
-                        "stopped from the start, judged from frame {since}"
-                    );
-                    assert!(
-                        pc.is_some_and(|pc| (0x8001_0000..0x8001_0100).contains(&pc)),
-                        "{pc:x?}"
-                    );
+                    assert!(since <= 3, "stopped from the start, judged from frame {since}");
+                    assert!(pc.is_some_and(|pc| (0x8001_0000..0x8001_0100).contains(&pc)), "{pc:x?}");
                 }
                 other => panic!("{other:?}"),
             }
@@ -553,11 +433,7 @@ mod tests {
             match crashed {
                 Verdict::Crashed(fault) => {
                     assert_eq!((fault.cause >> 2) & 31, 9, "break");
-                    assert!(
-                        (0x8001_0000..0x8001_0100).contains(&fault.epc),
-                        "{:#x}",
-                        fault.epc
-                    );
+                    assert!((0x8001_0000..0x8001_0100).contains(&fault.epc), "{:#x}", fault.epc);
                     assert!(fault.frame <= 2);
                 }
                 other => panic!("{other:?}"),
@@ -581,19 +457,12 @@ mod tests {
             match verdict(Emulator::PcsxRedux, Then::Stop).0 {
                 Verdict::Hung { how, pc, .. } => {
                     assert!(how.contains("vsync"), "{how}");
-                    assert!(
-                        pc.is_some_and(|pc| (0x8001_0000..0x8001_0100).contains(&pc)),
-                        "{pc:x?}"
-                    );
+                    assert!(pc.is_some_and(|pc| (0x8001_0000..0x8001_0100).contains(&pc)), "{pc:x?}");
                 }
                 other => panic!("{other:?}"),
             }
             let (_, outcome, _) = verdict(Emulator::PcsxRedux, Then::Print);
-            assert_eq!(
-                outcome.output.tty.as_deref(),
-                Some("str|x|5%!\nPuts\nwr"),
-                "OpenBIOS formats %d itself"
-            );
+            assert_eq!(outcome.output.tty.as_deref(), Some("str|x|5%!\nPuts\nwr"), "OpenBIOS formats %d itself");
         }
 
         #[test]
@@ -602,9 +471,7 @@ mod tests {
                 return;
             }
             assert_eq!(verdict(Emulator::PcsxRearmed, Then::Count).0, Verdict::Ran);
-            assert!(
-                matches!(verdict(Emulator::PcsxRearmed, Then::Stop).0, Verdict::Hung { since, .. } if since <= 3)
-            );
+            assert!(matches!(verdict(Emulator::PcsxRearmed, Then::Stop).0, Verdict::Hung { since, .. } if since <= 3));
         }
     }
 }

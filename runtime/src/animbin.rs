@@ -83,89 +83,31 @@ impl KeyType {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
     /// The file ends inside a field that needs `needed` bytes from the error offset.
-    Truncated {
-        needed: u32,
-        available: u32,
-    },
+    Truncated { needed: u32, available: u32 },
     /// The first seven bytes are not `ANIMBIN`.
     BadMagic,
-    UnsupportedVersion {
-        found: u8,
-    },
+    UnsupportedVersion { found: u8 },
     /// `numAnimations` exceeds the capacity profile.
-    TooManyAnimations {
-        count: u32,
-        max: u32,
-    },
+    TooManyAnimations { count: u32, max: u32 },
     /// A clip of length 0.
-    ZeroLength {
-        clip: u16,
-    },
-    TooManyTracks {
-        clip: u16,
-        count: u32,
-        max: u32,
-    },
-    TooManyMarkers {
-        clip: u16,
-        count: u32,
-        max: u32,
-    },
+    ZeroLength { clip: u16 },
+    TooManyTracks { clip: u16, count: u32, max: u32 },
+    TooManyMarkers { clip: u16, count: u32, max: u32 },
     /// A track with no key (the original read `keys[-1]`).
-    EmptyTrack {
-        clip: u16,
-        track: u16,
-    },
-    TooManyKeys {
-        clip: u16,
-        track: u16,
-        count: u32,
-        max: u32,
-    },
+    EmptyTrack { clip: u16, track: u16 },
+    TooManyKeys { clip: u16, track: u16, count: u32, max: u32 },
     /// `jointId` is not a bone of the skeleton the file is loaded for.
-    JointOutOfRange {
-        clip: u16,
-        track: u16,
-        joint: u8,
-        bones: u32,
-    },
+    JointOutOfRange { clip: u16, track: u16, joint: u8, bones: u32 },
     /// A second track animates the same joint with the same key type.
-    DuplicateChannel {
-        clip: u16,
-        track: u16,
-        joint: u8,
-        key_type: KeyType,
-    },
+    DuplicateChannel { clip: u16, track: u16, joint: u8, key_type: KeyType },
     /// A `keyType` other than 0 (rotation) or 1 (translation).
-    UnknownKeyType {
-        clip: u16,
-        track: u16,
-        key: u16,
-        found: u8,
-    },
+    UnknownKeyType { clip: u16, track: u16, key: u16, found: u8 },
     /// A key at or past the clip's length.
-    KeyFrameOutOfRange {
-        clip: u16,
-        track: u16,
-        key: u16,
-        frame: u16,
-        length: u16,
-    },
+    KeyFrameOutOfRange { clip: u16, track: u16, key: u16, frame: u16, length: u16 },
     /// A key whose frame is not after the previous key of the same type in its track.
-    KeyFrameOrder {
-        clip: u16,
-        track: u16,
-        key: u16,
-        frame: u16,
-        previous: u16,
-    },
+    KeyFrameOrder { clip: u16, track: u16, key: u16, frame: u16, previous: u16 },
     /// A marker at or past the clip's length: it could never be reached.
-    MarkerFrameOutOfRange {
-        clip: u16,
-        marker: u16,
-        frame: u16,
-        length: u16,
-    },
+    MarkerFrameOutOfRange { clip: u16, marker: u16, frame: u16, length: u16 },
 }
 
 /// A parse error: what is wrong and the byte offset in the file of the field at fault.
@@ -245,10 +187,7 @@ impl core::fmt::Display for Error {
 }
 
 fn err(offset: usize, kind: ErrorKind) -> Error {
-    Error {
-        offset: offset as u32,
-        kind,
-    }
+    Error { offset: offset as u32, kind }
 }
 
 /// Bounds-checked little-endian reads: every read during parsing goes through `need`.
@@ -258,15 +197,8 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn need(&self, at: usize, len: usize) -> Result<&'a [u8], Error> {
-        bytes::field(self.bytes, at, len).map_err(|s| {
-            err(
-                at,
-                ErrorKind::Truncated {
-                    needed: s.needed,
-                    available: s.available,
-                },
-            )
-        })
+        bytes::field(self.bytes, at, len)
+            .map_err(|s| err(at, ErrorKind::Truncated { needed: s.needed, available: s.available }))
     }
     fn u8(&self, at: usize) -> Result<u8, Error> {
         Ok(self.need(at, 1)?[0])
@@ -335,13 +267,8 @@ pub struct AnimationManager<
 }
 
 /// The manager with the [`large`] capacity profile.
-pub type LargeAnimationManager<'a> = AnimationManager<
-    'a,
-    { large::ANIMATIONS },
-    { large::TRACKS },
-    { large::KEYS },
-    { large::MARKERS },
->;
+pub type LargeAnimationManager<'a> =
+    AnimationManager<'a, { large::ANIMATIONS }, { large::TRACKS }, { large::KEYS }, { large::MARKERS }>;
 
 impl<'a, const ANIMATIONS: usize, const TRACKS: usize, const KEYS: usize, const MARKERS: usize>
     AnimationManager<'a, ANIMATIONS, TRACKS, KEYS, MARKERS>
@@ -365,13 +292,7 @@ impl<'a, const ANIMATIONS: usize, const TRACKS: usize, const KEYS: usize, const 
         }
         let count = r.u8(8)? as usize;
         if count > ANIMATIONS {
-            return Err(err(
-                8,
-                ErrorKind::TooManyAnimations {
-                    count: count as u32,
-                    max: ANIMATIONS as u32,
-                },
-            ));
+            return Err(err(8, ErrorKind::TooManyAnimations { count: count as u32, max: ANIMATIONS as u32 }));
         }
         let mut at = HEADER_BYTES;
         for clip in 0..count {
@@ -393,22 +314,14 @@ impl<'a, const ANIMATIONS: usize, const TRACKS: usize, const KEYS: usize, const 
         if track_count > TRACKS {
             return Err(err(
                 start + 38,
-                ErrorKind::TooManyTracks {
-                    clip: c,
-                    count: track_count as u32,
-                    max: TRACKS as u32,
-                },
+                ErrorKind::TooManyTracks { clip: c, count: track_count as u32, max: TRACKS as u32 },
             ));
         }
         let marker_count = r.u16(start + 40)? as usize;
         if marker_count > MARKERS {
             return Err(err(
                 start + 40,
-                ErrorKind::TooManyMarkers {
-                    clip: c,
-                    count: marker_count as u32,
-                    max: MARKERS as u32,
-                },
+                ErrorKind::TooManyMarkers { clip: c, count: marker_count as u32, max: MARKERS as u32 },
             ));
         }
         let mut channels = ChannelSet([[0; 8]; 2]);
@@ -427,21 +340,12 @@ impl<'a, const ANIMATIONS: usize, const TRACKS: usize, const KEYS: usize, const 
             if frame >= length {
                 return Err(err(
                     frame_at,
-                    ErrorKind::MarkerFrameOutOfRange {
-                        clip: c,
-                        marker: marker as u16,
-                        frame,
-                        length,
-                    },
+                    ErrorKind::MarkerFrameOutOfRange { clip: c, marker: marker as u16, frame, length },
                 ));
             }
             at += MARKER_BYTES;
         }
-        self.clips[clip] = ClipIndex {
-            header: start as u32,
-            markers: markers as u32,
-            joints,
-        };
+        self.clips[clip] = ClipIndex { header: start as u32, markers: markers as u32, joints };
         Ok(at)
     }
 
@@ -459,12 +363,7 @@ impl<'a, const ANIMATIONS: usize, const TRACKS: usize, const KEYS: usize, const 
         if joint as usize >= self.bone_count {
             return Err(err(
                 start + 1,
-                ErrorKind::JointOutOfRange {
-                    clip,
-                    track,
-                    joint,
-                    bones: self.bone_count as u32,
-                },
+                ErrorKind::JointOutOfRange { clip, track, joint, bones: self.bone_count as u32 },
             ));
         }
         let key_count = r.u16(start + 2)? as usize;
@@ -474,12 +373,7 @@ impl<'a, const ANIMATIONS: usize, const TRACKS: usize, const KEYS: usize, const 
         if key_count > KEYS {
             return Err(err(
                 start + 2,
-                ErrorKind::TooManyKeys {
-                    clip,
-                    track,
-                    count: key_count as u32,
-                    max: KEYS as u32,
-                },
+                ErrorKind::TooManyKeys { clip, track, count: key_count as u32, max: KEYS as u32 },
             ));
         }
         // Last frame seen per key type, to check the order.
@@ -490,52 +384,19 @@ impl<'a, const ANIMATIONS: usize, const TRACKS: usize, const KEYS: usize, const 
             r.need(at, KEY_HEADER_BYTES)?;
             let frame = r.u16(at)?;
             let type_byte = r.u8(at + 2)?;
-            let ty = KeyType::from_byte(type_byte).ok_or(err(
-                at + 2,
-                ErrorKind::UnknownKeyType {
-                    clip,
-                    track,
-                    key: k,
-                    found: type_byte,
-                },
-            ))?;
+            let ty = KeyType::from_byte(type_byte)
+                .ok_or(err(at + 2, ErrorKind::UnknownKeyType { clip, track, key: k, found: type_byte }))?;
             if frame >= length {
-                return Err(err(
-                    at,
-                    ErrorKind::KeyFrameOutOfRange {
-                        clip,
-                        track,
-                        key: k,
-                        frame,
-                        length,
-                    },
-                ));
+                return Err(err(at, ErrorKind::KeyFrameOutOfRange { clip, track, key: k, frame, length }));
             }
             match previous[ty as usize] {
                 Some(p) if frame <= p => {
-                    return Err(err(
-                        at,
-                        ErrorKind::KeyFrameOrder {
-                            clip,
-                            track,
-                            key: k,
-                            frame,
-                            previous: p,
-                        },
-                    ));
+                    return Err(err(at, ErrorKind::KeyFrameOrder { clip, track, key: k, frame, previous: p }));
                 }
                 Some(_) => {}
                 None => {
                     if !channels.insert(joint, ty) {
-                        return Err(err(
-                            start + 1,
-                            ErrorKind::DuplicateChannel {
-                                clip,
-                                track,
-                                joint,
-                                key_type: ty,
-                            },
-                        ));
+                        return Err(err(start + 1, ErrorKind::DuplicateChannel { clip, track, joint, key_type: ty }));
                     }
                 }
             }
@@ -578,9 +439,7 @@ impl<'a, const ANIMATIONS: usize, const TRACKS: usize, const KEYS: usize, const 
 
     /// The first clip whose name is `name` (compared up to the name's terminator).
     pub fn find(&self, name: &[u8]) -> Option<Clip<'_>> {
-        (0..self.clip_count)
-            .filter_map(|i| self.clip(i))
-            .find(|c| c.name() == name)
+        (0..self.clip_count).filter_map(|i| self.clip(i)).find(|c| c.name() == name)
     }
 
     /// The clips in file order.
@@ -630,10 +489,7 @@ impl<'m> Clip<'m> {
     }
     pub fn track(&self, index: usize) -> Option<Track<'m>> {
         let at = *self.tracks.get(index)? as usize;
-        Some(Track {
-            bytes: self.bytes,
-            at,
-        })
+        Some(Track { bytes: self.bytes, at })
     }
     pub fn tracks(&self) -> impl Iterator<Item = Track<'m>> + '_ {
         (0..self.tracks.len()).filter_map(move |i| self.track(i))
@@ -646,10 +502,7 @@ impl<'m> Clip<'m> {
             return None;
         }
         let at = self.markers as usize + index * MARKER_BYTES;
-        Some(Marker {
-            name: name_at(self.bytes, at),
-            frame: le_u16(self.bytes, at + NAME_BYTES),
-        })
+        Some(Marker { name: name_at(self.bytes, at), frame: le_u16(self.bytes, at + NAME_BYTES) })
     }
     pub fn markers(&self) -> impl Iterator<Item = Marker<'m>> + '_ {
         (0..self.marker_count()).filter_map(move |i| self.marker(i))
@@ -698,11 +551,7 @@ impl<'m> Track<'m> {
     }
     /// The keys in file order.
     pub fn keys(&self) -> Keys<'m> {
-        Keys {
-            bytes: self.bytes,
-            at: self.first_key_offset(),
-            left: self.key_count(),
-        }
+        Keys { bytes: self.bytes, at: self.first_key_offset(), left: self.key_count() }
     }
 }
 
@@ -737,28 +586,11 @@ pub(crate) fn key_at(bytes: &[u8], at: usize) -> (Key, usize) {
     let frame = le_u16(bytes, at);
     let p = at + KEY_HEADER_BYTES;
     if bytes[at + 2] == KeyType::Rotation as u8 {
-        let q = [
-            le_i16(bytes, p),
-            le_i16(bytes, p + 2),
-            le_i16(bytes, p + 4),
-            le_i16(bytes, p + 6),
-        ];
-        (
-            Key {
-                frame,
-                value: KeyValue::Rotation(q),
-            },
-            p + ROTATION_PAYLOAD_BYTES,
-        )
+        let q = [le_i16(bytes, p), le_i16(bytes, p + 2), le_i16(bytes, p + 4), le_i16(bytes, p + 6)];
+        (Key { frame, value: KeyValue::Rotation(q) }, p + ROTATION_PAYLOAD_BYTES)
     } else {
         let t = [le_i32(bytes, p), le_i32(bytes, p + 4), le_i32(bytes, p + 8)];
-        (
-            Key {
-                frame,
-                value: KeyValue::Translation(t),
-            },
-            p + TRANSLATION_PAYLOAD_BYTES,
-        )
+        (Key { frame, value: KeyValue::Translation(t) }, p + TRANSLATION_PAYLOAD_BYTES)
     }
 }
 

@@ -11,22 +11,16 @@ pub(crate) struct Short {
 
 /// The `len` bytes at `at`, or how far short the blob falls.
 pub(crate) fn field(bytes: &[u8], at: usize, len: usize) -> Result<&[u8], Short> {
-    bytes
-        .get(at..)
-        .and_then(|rest| rest.get(..len))
-        .ok_or(Short {
-            needed: len.min(u32::MAX as usize) as u32,
-            available: bytes.len().saturating_sub(at).min(u32::MAX as usize) as u32,
-        })
+    bytes.get(at..).and_then(|rest| rest.get(..len)).ok_or(Short {
+        needed: len.min(u32::MAX as usize) as u32,
+        available: bytes.len().saturating_sub(at).min(u32::MAX as usize) as u32,
+    })
 }
 
 /// A fixed-width name field at `at`: its bytes up to the first NUL, all `width` when there is none
 /// (a full-width name has no terminator), empty when the field is out of bounds.
 pub(crate) fn name(bytes: &[u8], at: usize, width: usize) -> &[u8] {
-    let field = bytes
-        .get(at..)
-        .and_then(|rest| rest.get(..width))
-        .unwrap_or(&[]);
+    let field = bytes.get(at..).and_then(|rest| rest.get(..width)).unwrap_or(&[]);
     let end = field.iter().position(|&b| b == 0).unwrap_or(field.len());
     &field[..end]
 }
@@ -50,27 +44,9 @@ mod tests {
     fn field_says_how_far_short_it_falls() {
         let blob = [1u8, 2, 3, 4, 5];
         assert_eq!(field(&blob, 1, 3), Ok(&blob[1..4]));
-        assert_eq!(
-            field(&blob, 3, 4),
-            Err(Short {
-                needed: 4,
-                available: 2
-            })
-        );
-        assert_eq!(
-            field(&blob, 9, 1),
-            Err(Short {
-                needed: 1,
-                available: 0
-            })
-        );
-        assert_eq!(
-            field(&blob, 2, usize::MAX),
-            Err(Short {
-                needed: u32::MAX,
-                available: 3
-            })
-        );
+        assert_eq!(field(&blob, 3, 4), Err(Short { needed: 4, available: 2 }));
+        assert_eq!(field(&blob, 9, 1), Err(Short { needed: 1, available: 0 }));
+        assert_eq!(field(&blob, 2, usize::MAX), Err(Short { needed: u32::MAX, available: 3 }));
     }
 
     #[test]

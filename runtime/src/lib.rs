@@ -7,26 +7,26 @@
 #![allow(clippy::manual_is_multiple_of)]
 #![cfg_attr(target_os = "psx", feature(asm_experimental_arch))]
 
-/// Playback: SkeletonController, time base, interpolation, pose composition.
-pub mod anim;
+/// Fixed-point scalars, vectors, matrices and quaternions shared by the console and the host.
+pub mod math;
+/// The GTE: one API, run on the coprocessor on the console and on a bit-exact model on the host.
+pub mod gte;
 /// ANIMBIN clip files: zero-copy parsing and validation (AnimationManager).
 pub mod animbin;
-/// Bounds-checked byte fields and NUL-terminated names shared by the blob parsers.
-mod bytes;
 /// Compiled clips (CLIPBIN): a pose per clip frame, compiled on the host, copied on the console.
 pub mod clipbin;
+/// Bounds-checked byte fields and NUL-terminated names shared by the blob parsers.
+mod bytes;
+/// Playback: SkeletonController, time base, interpolation, pose composition.
+pub mod anim;
 /// Console hardware used by the examples and renderers (boot, GPU, DMA, timers): PSX only, except the
 /// GP0 packet encoders and draw lists (`console::prim`, `console::ordering`), which the host tests too.
 pub mod console;
-/// The GTE: one API, run on the coprocessor on the console and on a bit-exact model on the host.
-pub mod gte;
-/// Fixed-point scalars, vectors, matrices and quaternions shared by the console and the host.
-pub mod math;
 /// The verification record a program leaves in RAM for the host.
 pub mod record;
-/// Drawing imported characters: culling, bone matrices, GTE projection, triangles in ordering-table order.
-pub mod render;
 /// Compiled character tables (`psxanim import`): zero-copy reader, pose-sample and baked-frame decoders.
 pub mod tables;
+/// Drawing imported characters: culling, bone matrices, GTE projection, triangles in ordering-table order.
+pub mod render;
 /// Where a character's textures go in VRAM: the game's choice, checked, and the packet words it gives.
 pub mod vram;

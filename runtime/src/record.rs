@@ -31,11 +31,7 @@ pub const fn source_file_tag(path: &str) -> u16 {
     let mut start = 0;
     let mut i = 0;
     while i + 4 <= bytes.len() {
-        if bytes[i] == b's'
-            && bytes[i + 1] == b'r'
-            && bytes[i + 2] == b'c'
-            && (bytes[i + 3] == b'/' || bytes[i + 3] == b'\\')
-        {
+        if bytes[i] == b's' && bytes[i + 1] == b'r' && bytes[i + 2] == b'c' && (bytes[i + 3] == b'/' || bytes[i + 3] == b'\\') {
             start = i + 4;
         }
         i += 1;
@@ -188,9 +184,7 @@ impl<'a> RecordView<'a> {
         if found != VERSION {
             return Err(FindError::Version { offset, found });
         }
-        let bytes = ram
-            .get(offset..offset + RECORD_BYTES)
-            .ok_or(FindError::Truncated { offset })?;
+        let bytes = ram.get(offset..offset + RECORD_BYTES).ok_or(FindError::Truncated { offset })?;
         let view = RecordView { bytes, offset };
         if view.result_len() as usize > RESULT_WORDS || view.cycle_len() as usize > CYCLE_SLOTS {
             return Err(FindError::BadLength { offset });
@@ -264,15 +258,9 @@ mod tests {
     fn a_panic_detail_holds_the_line_and_a_tag_of_the_path_from_src_on() {
         let tag = source_file_tag("tables/mod.rs");
         assert_eq!(source_file_tag("/work/main/runtime/src/tables/mod.rs"), tag);
-        assert_eq!(
-            source_file_tag("C:\\psx\\runtime\\src\\tables\\mod.rs"),
-            tag
-        );
+        assert_eq!(source_file_tag("C:\\psx\\runtime\\src\\tables\\mod.rs"), tag);
         assert_ne!(source_file_tag("runtime/src/tables/baked.rs"), tag);
-        assert_eq!(
-            panic_detail("runtime/src/tables/mod.rs", 216),
-            216 | (tag as u32) << 16
-        );
+        assert_eq!(panic_detail("runtime/src/tables/mod.rs", 216), 216 | (tag as u32) << 16);
         assert_eq!(panic_detail("a/src/b.rs", 70_000) & 0xFFFF, 0xFFFF);
     }
 
@@ -309,19 +297,13 @@ mod tests {
     #[test]
     fn missing_wrong_version_and_truncated_are_errors() {
         extern crate std;
-        assert_eq!(
-            RecordView::find(&[0u8; 1024]).unwrap_err(),
-            FindError::NoMagic
-        );
+        assert_eq!(RecordView::find(&[0u8; 1024]).unwrap_err(), FindError::NoMagic);
         let mut r = std::boxed::Box::new(Record::ZERO);
         r.begin(*b"TEST");
         r.version = 99;
         assert_eq!(
             RecordView::find(as_bytes(&r)).unwrap_err(),
-            FindError::Version {
-                offset: 0,
-                found: 99
-            }
+            FindError::Version { offset: 0, found: 99 }
         );
         r.version = VERSION;
         assert_eq!(
@@ -329,9 +311,6 @@ mod tests {
             FindError::Truncated { offset: 0 }
         );
         r.result_len = RESULT_WORDS as u32 + 1;
-        assert_eq!(
-            RecordView::find(as_bytes(&r)).unwrap_err(),
-            FindError::BadLength { offset: 0 }
-        );
+        assert_eq!(RecordView::find(as_bytes(&r)).unwrap_err(), FindError::BadLength { offset: 0 });
     }
 }

@@ -19,9 +19,7 @@
 //! lie further than 256 from its texture page's corner (the UVs' reach), a CLUT off its 16-unit grid, any two of the character's rectangles overlapping, or one
 //! overlapping an area the game reserves (its frame buffers). Nothing here touches the hardware.
 
-use crate::tables::textures::{
-    Rect, Texture, CLUT_X_UNIT, MAX_TEXTURES, PAGE_HEIGHT, PAGE_WIDTH, VRAM_HEIGHT, VRAM_WIDTH,
-};
+use crate::tables::textures::{Rect, Texture, CLUT_X_UNIT, MAX_TEXTURES, PAGE_HEIGHT, PAGE_WIDTH, VRAM_HEIGHT, VRAM_WIDTH};
 use crate::tables::Tables;
 
 /// Where one texture and its CLUT go (the CLUT's place is ignored for a 15-bit texture).
@@ -43,18 +41,9 @@ pub enum PlacementError {
     /// Texture `texture`'s CLUT at `rect` is outside VRAM or its x is no multiple of 16.
     ClutOutside { texture: usize, rect: Rect },
     /// Two of the character's rectangles overlap (texture indices; `clut` tells which is a CLUT).
-    Overlap {
-        a: usize,
-        a_clut: bool,
-        b: usize,
-        b_clut: bool,
-    },
+    Overlap { a: usize, a_clut: bool, b: usize, b_clut: bool },
     /// Texture `texture`'s image (or CLUT) overlaps the reserved rectangle `reserved`.
-    Reserved {
-        texture: usize,
-        clut: bool,
-        reserved: Rect,
-    },
+    Reserved { texture: usize, clut: bool, reserved: Rect },
     /// The tables' texture section did not read (it was checked at parse, so: not the same tables).
     Tables,
 }
@@ -100,12 +89,7 @@ impl Placement {
         for (i, p) in places.iter_mut().enumerate().take(count) {
             let t = tables.texture(i).map_err(|_| PlacementError::Tables)?;
             let clut = t.clut_at.unwrap_or_default();
-            *p = Place {
-                image_x: t.image_at.x,
-                image_y: t.image_at.y,
-                clut_x: clut.x,
-                clut_y: clut.y,
-            };
+            *p = Place { image_x: t.image_at.x, image_y: t.image_at.y, clut_x: clut.x, clut_y: clut.y };
         }
         Placement::new(tables, &places[..count], reserved)
     }
@@ -122,46 +106,26 @@ impl Placement {
         let mut n = 0;
         for (i, p) in places.iter_mut().enumerate().take(count) {
             let t = tables.texture(i).map_err(|_| PlacementError::Tables)?;
-            let free = |r: &Rect, mine: &[Rect]| {
-                r.inside_vram() && !taken.iter().chain(mine).any(|o| o.overlaps(r))
-            };
+            let free = |r: &Rect, mine: &[Rect]| r.inside_vram() && !taken.iter().chain(mine).any(|o| o.overlaps(r));
             let image = core::iter::once(t.image_at)
                 .chain((0..2u16).flat_map(|row| {
                     (0..VRAM_WIDTH / 16).flat_map(move |x| {
-                        (0..PAGE_HEIGHT / 8).map(move |y| Rect {
-                            x: 16 * x,
-                            y: row * PAGE_HEIGHT + 8 * y,
-                            ..t.image_at
-                        })
+                        (0..PAGE_HEIGHT / 8).map(move |y| Rect { x: 16 * x, y: row * PAGE_HEIGHT + 8 * y, ..t.image_at })
                     })
                 }))
                 .find(|r| r.fits_texture_page(t.depth, t.width) && free(r, &mine[..n]))
-                .ok_or(PlacementError::ImageOutside {
-                    texture: i,
-                    rect: t.image_at,
-                })?;
+                .ok_or(PlacementError::ImageOutside { texture: i, rect: t.image_at })?;
             mine[n] = image;
             n += 1;
-            *p = Place {
-                image_x: image.x,
-                image_y: image.y,
-                ..Place::default()
-            };
+            *p = Place { image_x: image.x, image_y: image.y, ..Place::default() };
             if let Some(c) = t.clut_at {
                 let clut = core::iter::once(c)
                     .chain((0..VRAM_HEIGHT).flat_map(|y| {
                         let y = (y + 480) % VRAM_HEIGHT;
-                        (0..VRAM_WIDTH / CLUT_X_UNIT).map(move |x| Rect {
-                            x: CLUT_X_UNIT * x,
-                            y,
-                            ..c
-                        })
+                        (0..VRAM_WIDTH / CLUT_X_UNIT).map(move |x| Rect { x: CLUT_X_UNIT * x, y, ..c })
                     }))
                     .find(|r| free(r, &mine[..n]))
-                    .ok_or(PlacementError::ClutOutside {
-                        texture: i,
-                        rect: c,
-                    })?;
+                    .ok_or(PlacementError::ClutOutside { texture: i, rect: c })?;
                 mine[n] = clut;
                 n += 1;
                 (p.clut_x, p.clut_y) = (clut.x, clut.y);
@@ -172,56 +136,27 @@ impl Placement {
 
     /// Every rectangle this placement takes (images and CLUTs), for the next [`Placement::first_fit`].
     pub fn taken(&self) -> impl Iterator<Item = Rect> + '_ {
-        self.rects[..self.count]
-            .iter()
-            .flat_map(|(image, clut)| [Some(*image), *clut])
-            .flatten()
+        self.rects[..self.count].iter().flat_map(|(image, clut)| [Some(*image), *clut]).flatten()
     }
 
     /// `places[i]` for texture `i`: every rectangle inside VRAM, each image inside one texture page,
     /// CLUTs on their grid, nothing overlapping another or a `reserved` rectangle.
-    pub fn new(
-        tables: &Tables,
-        places: &[Place],
-        reserved: &[Rect],
-    ) -> Result<Placement, PlacementError> {
+    pub fn new(tables: &Tables, places: &[Place], reserved: &[Rect]) -> Result<Placement, PlacementError> {
         let count = tables.texture_count();
         if places.len() != count {
-            return Err(PlacementError::WrongCount {
-                given: places.len(),
-                textures: count,
-            });
+            return Err(PlacementError::WrongCount { given: places.len(), textures: count });
         }
-        let mut out = Placement {
-            count,
-            rects: [(Rect::default(), None); MAX_TEXTURES],
-            words: [Words::default(); MAX_TEXTURES],
-        };
+        let mut out = Placement { count, rects: [(Rect::default(), None); MAX_TEXTURES], words: [Words::default(); MAX_TEXTURES] };
         for (i, p) in places.iter().enumerate() {
             let t = tables.texture(i).map_err(|_| PlacementError::Tables)?;
-            let image = Rect {
-                x: p.image_x,
-                y: p.image_y,
-                w: t.image_width(),
-                h: t.height,
-            };
+            let image = Rect { x: p.image_x, y: p.image_y, w: t.image_width(), h: t.height };
             if !image.inside_vram() || !image.fits_texture_page(t.depth, t.width) {
-                return Err(PlacementError::ImageOutside {
-                    texture: i,
-                    rect: image,
-                });
+                return Err(PlacementError::ImageOutside { texture: i, rect: image });
             }
-            let clut = t.clut_at.map(|c| Rect {
-                x: p.clut_x,
-                y: p.clut_y,
-                ..c
-            });
+            let clut = t.clut_at.map(|c| Rect { x: p.clut_x, y: p.clut_y, ..c });
             if let Some(c) = clut {
                 if !c.inside_vram() || c.x % CLUT_X_UNIT != 0 {
-                    return Err(PlacementError::ClutOutside {
-                        texture: i,
-                        rect: c,
-                    });
+                    return Err(PlacementError::ClutOutside { texture: i, rect: c });
                 }
             }
             out.rects[i] = (image, clut);
@@ -236,26 +171,15 @@ impl Placement {
             self.rects[..self.count]
                 .iter()
                 .enumerate()
-                .flat_map(|(i, (image, clut))| {
-                    [Some((i, false, *image)), clut.map(|c| (i, true, c))]
-                })
+                .flat_map(|(i, (image, clut))| [Some((i, false, *image)), clut.map(|c| (i, true, c))])
                 .flatten()
         };
         for (n, (a, a_clut, ra)) in rects().enumerate() {
             if let Some(r) = reserved.iter().find(|r| r.overlaps(&ra)) {
-                return Err(PlacementError::Reserved {
-                    texture: a,
-                    clut: a_clut,
-                    reserved: *r,
-                });
+                return Err(PlacementError::Reserved { texture: a, clut: a_clut, reserved: *r });
             }
             if let Some((b, b_clut, _)) = rects().skip(n + 1).find(|(_, _, rb)| rb.overlaps(&ra)) {
-                return Err(PlacementError::Overlap {
-                    a,
-                    a_clut,
-                    b,
-                    b_clut,
-                });
+                return Err(PlacementError::Overlap { a, a_clut, b, b_clut });
             }
         }
         Ok(())
@@ -273,10 +197,7 @@ impl Placement {
     /// The packet words of texture `index` (zero words past the count).
     #[inline(always)]
     pub fn words(&self, index: usize) -> Words {
-        self.words[..self.count]
-            .get(index)
-            .copied()
-            .unwrap_or_default()
+        self.words[..self.count].get(index).copied().unwrap_or_default()
     }
 
     /// What to upload once: each rectangle and the blob bytes (little-endian halfwords, row by row)
@@ -297,13 +218,8 @@ impl Placement {
 pub fn words_of(t: &Texture, image: Rect, clut: Option<Rect>) -> Words {
     let clut_word = clut.map_or(0, |c| (c.x / CLUT_X_UNIT) as u32 | (c.y as u32) << 6);
     let page = page_word(image.x, image.y, t.depth.page_mode());
-    let uv = ((image.x % PAGE_WIDTH) * t.depth.per_halfword()) as u32
-        | ((image.y % PAGE_HEIGHT) as u32) << 8;
-    Words {
-        clut_uv: clut_word << 16 | uv,
-        page_uv: (page as u32) << 16 | uv,
-        uv,
-    }
+    let uv = ((image.x % PAGE_WIDTH) * t.depth.per_halfword()) as u32 | ((image.y % PAGE_HEIGHT) as u32) << 8;
+    Words { clut_uv: clut_word << 16 | uv, page_uv: (page as u32) << 16 | uv, uv }
 }
 
 /// A texture-page attribute: page x (bits 0-3), page y (bit 4), semi-transparency 0 (bits 5-6),
@@ -318,28 +234,9 @@ mod tests {
     use crate::tables::textures::TexelDepth;
 
     fn texture(depth: TexelDepth, width: u16, height: u16) -> Texture<'static> {
-        let image_at = Rect {
-            x: 320,
-            y: 0,
-            w: width.div_ceil(depth.per_halfword()),
-            h: height,
-        };
-        let clut_at = (depth.clut_colours() > 0).then_some(Rect {
-            x: 0,
-            y: 480,
-            w: depth.clut_colours(),
-            h: 1,
-        });
-        Texture {
-            depth,
-            tiled: false,
-            width,
-            height,
-            image_at,
-            clut_at,
-            image: &[],
-            clut: &[],
-        }
+        let image_at = Rect { x: 320, y: 0, w: width.div_ceil(depth.per_halfword()), h: height };
+        let clut_at = (depth.clut_colours() > 0).then_some(Rect { x: 0, y: 480, w: depth.clut_colours(), h: 1 });
+        Texture { depth, tiled: false, width, height, image_at, clut_at, image: &[], clut: &[] }
     }
 
     #[test]
@@ -347,42 +244,16 @@ mod tests {
         // psx-spx "GPU Texture Attributes": CLUT word = x/16 | y << 6; page = x/64 | (y/256) << 4 |
         // mode << 7; the UV offset counts texels from the page's corner.
         let t = texture(TexelDepth::Eight, 64, 64);
-        let image = Rect {
-            x: 352,
-            y: 300,
-            w: 32,
-            h: 64,
-        };
-        let w = words_of(
-            &t,
-            image,
-            Some(Rect {
-                x: 32,
-                y: 481,
-                w: 256,
-                h: 1,
-            }),
-        );
+        let image = Rect { x: 352, y: 300, w: 32, h: 64 };
+        let w = words_of(&t, image, Some(Rect { x: 32, y: 481, w: 256, h: 1 }));
         let uv = ((352 % 64) * 2) | ((300 - 256) << 8);
         assert_eq!(w.uv, uv);
         assert_eq!(w.clut_uv, (2 | 481 << 6) << 16 | uv);
         assert_eq!(w.page_uv, (5 | 1 << 4 | 1 << 7) << 16 | uv);
         // A 4-bit texture: four texels a halfword; a 15-bit one has no CLUT.
-        let four = words_of(
-            &texture(TexelDepth::Four, 16, 16),
-            Rect {
-                x: 644,
-                y: 0,
-                w: 4,
-                h: 16,
-            },
-            None,
-        );
+        let four = words_of(&texture(TexelDepth::Four, 16, 16), Rect { x: 644, y: 0, w: 4, h: 16 }, None);
         assert_eq!((four.uv, four.page_uv >> 16), (4 * 4, 10));
-        assert_eq!(
-            page_word(960, 256, TexelDepth::Fifteen.page_mode()),
-            15 | 1 << 4 | 2 << 7
-        );
+        assert_eq!(page_word(960, 256, TexelDepth::Fifteen.page_mode()), 15 | 1 << 4 | 2 << 7);
         // Adding a vertex's UV never carries into the CLUT word: the texture fits its page.
         let last = (t.width as u32 - 1) | (t.height as u32 - 1) << 8;
         assert_eq!((last + w.clut_uv) >> 16, 2 | 481 << 6);
@@ -390,70 +261,19 @@ mod tests {
 
     #[test]
     fn rectangles_are_checked_against_vram_pages_and_each_other() {
-        let a = Rect {
-            x: 320,
-            y: 0,
-            w: 32,
-            h: 64,
-        };
+        let a = Rect { x: 320, y: 0, w: 32, h: 64 };
         let eight = TexelDepth::Eight;
         assert!(a.inside_vram() && a.fits_texture_page(eight, 64));
-        assert!(!Rect {
-            x: 1000,
-            y: 0,
-            w: 32,
-            h: 8
-        }
-        .inside_vram());
+        assert!(!Rect { x: 1000, y: 0, w: 32, h: 8 }.inside_vram());
         // UVs reach 256 texels from the page's corner: a 64-texel 8-bit texture at x 360 starts 48
         // texels in (fits), a 256-texel one must start at the corner; rows stop at 256.
-        assert!(Rect {
-            x: 360,
-            y: 0,
-            w: 32,
-            h: 8
-        }
-        .fits_texture_page(eight, 64));
-        assert!(Rect {
-            x: 320,
-            y: 0,
-            w: 128,
-            h: 8
-        }
-        .fits_texture_page(eight, 256));
-        assert!(!Rect {
-            x: 336,
-            y: 0,
-            w: 128,
-            h: 8
-        }
-        .fits_texture_page(eight, 256));
-        assert!(!Rect {
-            x: 320,
-            y: 250,
-            w: 8,
-            h: 8
-        }
-        .fits_texture_page(eight, 16));
+        assert!(Rect { x: 360, y: 0, w: 32, h: 8 }.fits_texture_page(eight, 64));
+        assert!(Rect { x: 320, y: 0, w: 128, h: 8 }.fits_texture_page(eight, 256));
+        assert!(!Rect { x: 336, y: 0, w: 128, h: 8 }.fits_texture_page(eight, 256));
+        assert!(!Rect { x: 320, y: 250, w: 8, h: 8 }.fits_texture_page(eight, 16));
         // 15 bits: a 256-texel row is 256 units, across four 64-unit columns, from one corner.
-        assert!(Rect {
-            x: 256,
-            y: 256,
-            w: 256,
-            h: 256
-        }
-        .fits_texture_page(TexelDepth::Fifteen, 256));
-        assert!(a.overlaps(&Rect {
-            x: 351,
-            y: 63,
-            w: 1,
-            h: 1
-        }));
-        assert!(!a.overlaps(&Rect {
-            x: 352,
-            y: 0,
-            w: 1,
-            h: 64
-        }));
+        assert!(Rect { x: 256, y: 256, w: 256, h: 256 }.fits_texture_page(TexelDepth::Fifteen, 256));
+        assert!(a.overlaps(&Rect { x: 351, y: 63, w: 1, h: 1 }));
+        assert!(!a.overlaps(&Rect { x: 352, y: 0, w: 1, h: 64 }));
     }
 }

@@ -4,8 +4,7 @@ mod animbin_support;
 
 use animbin_support::*;
 use psxanim_runtime::anim::{
-    LocalTransform, MarkerEvent, PlayError, Skeleton, SkeletonController, SkeletonError, TimeScale,
-    ROOT,
+    LocalTransform, MarkerEvent, PlayError, Skeleton, SkeletonController, SkeletonError, TimeScale, ROOT,
 };
 use psxanim_runtime::animbin::AnimationManager;
 use psxanim_runtime::gte::Gte;
@@ -57,12 +56,7 @@ fn slerp_f64(a: [f64; 4], b: [f64; 4], t: f64) -> [f64; 4] {
 /// Largest component difference in FP12 LSB, sign-insensitive (q and -q are one rotation).
 fn lsb_error(got: Quat, want: [f64; 4]) -> f64 {
     let g = [got.w, got.x, got.y, got.z].map(|c| c as f64 / 4096.0);
-    let err = |s: f64| {
-        (0..4)
-            .map(|i| (g[i] - s * want[i]).abs())
-            .fold(0.0, f64::max)
-            * 4096.0
-    };
+    let err = |s: f64| (0..4).map(|i| (g[i] - s * want[i]).abs()).fold(0.0, f64::max) * 4096.0;
     err(1.0).min(err(-1.0))
 }
 
@@ -73,10 +67,7 @@ struct Fixture {
 
 impl Fixture {
     fn new(f: FileB) -> Fixture {
-        Fixture {
-            bytes: f.to_bytes(),
-            bind: bind(),
-        }
+        Fixture { bytes: f.to_bytes(), bind: bind() }
     }
     fn manager(&self) -> AnimationManager<'_> {
         AnimationManager::parse(&self.bytes, BONES).unwrap()
@@ -92,31 +83,15 @@ const Q90X: [i16; 4] = [2896, 2896, 0, 0];
 /// (frame 5); markers at 8, 0, 3, 8 (file order). Clip 1 "once": length 6, joint 1 translation
 /// keys and joint 2 rotation keys.
 fn two_clips() -> FileB {
-    let mut looping = clip(
-        "loop",
-        true,
-        10,
-        vec![track(1, vec![rot(0, IDENTITY), rot(5, Q90X)])],
-    );
-    looping.markers = vec![
-        (name("land"), 8),
-        (name("start"), 0),
-        (name("lift"), 3),
-        (name("land2"), 8),
-    ];
+    let mut looping = clip("loop", true, 10, vec![track(1, vec![rot(0, IDENTITY), rot(5, Q90X)])]);
+    looping.markers = vec![(name("land"), 8), (name("start"), 0), (name("lift"), 3), (name("land2"), 8)];
     let once = clip(
         "once",
         false,
         6,
         vec![
-            track(
-                1,
-                vec![trans(0, [0, 0, 0]), trans(4, [4096 * 4, -400, 1 << 24])],
-            ),
-            track(
-                2,
-                vec![rot(0, IDENTITY), rot(2, axis_angle([0.0, 0.0, 1.0], 40.0))],
-            ),
+            track(1, vec![trans(0, [0, 0, 0]), trans(4, [4096 * 4, -400, 1 << 24])]),
+            track(2, vec![rot(0, IDENTITY), rot(2, axis_angle([0.0, 0.0, 1.0], 40.0))]),
         ],
     );
     FileB::new(vec![looping, once])
@@ -124,9 +99,7 @@ fn two_clips() -> FileB {
 
 fn collect(c: &mut SkeletonController<'_, BONES>, vsyncs: u32) -> Vec<(u16, Vec<u8>)> {
     let mut seen = vec![];
-    c.update(vsyncs, |e: MarkerEvent<'_>| {
-        seen.push((e.frame, e.name.to_vec()))
-    });
+    c.update(vsyncs, |e: MarkerEvent<'_>| seen.push((e.frame, e.name.to_vec())));
     seen
 }
 
@@ -169,10 +142,7 @@ fn non_looping_clip_holds_its_last_frame() {
     c.advance(1000);
     assert_eq!(c.time(), 6 * 4096);
     assert_eq!((c.local(1), c.local(2)), at_last);
-    assert_eq!(
-        c.local(1).translation,
-        Vec3i32::new(4096 * 4, -400, 1 << 24)
-    );
+    assert_eq!(c.local(1).translation, Vec3i32::new(4096 * 4, -400, 1 << 24));
 }
 
 #[test]
@@ -185,10 +155,7 @@ fn translation_keys_are_interpolated() {
     // A quarter of the way from the key at 0 to the key at 4.
     assert_eq!(c.local(1).translation, Vec3i32::new(4096, -100, 1 << 22));
     c.advance(2);
-    assert_eq!(
-        c.local(1).translation,
-        Vec3i32::new(4096 * 3, -300, 3 << 22)
-    );
+    assert_eq!(c.local(1).translation, Vec3i32::new(4096 * 3, -300, 3 << 22));
 }
 
 #[test]
@@ -201,10 +168,7 @@ fn markers_are_reported_in_order_across_wraps_and_several_per_update() {
     assert_eq!(collect(&mut c, 4), vec![(0, n("start")), (3, n("lift"))]);
     assert_eq!(collect(&mut c, 3), vec![]);
     // 7 -> 13: land and land2 (same frame, file order), wrap, start again.
-    assert_eq!(
-        collect(&mut c, 6),
-        vec![(8, n("land")), (8, n("land2")), (0, n("start"))]
-    );
+    assert_eq!(collect(&mut c, 6), vec![(8, n("land")), (8, n("land2")), (0, n("start"))]);
     assert_eq!(c.time(), 3 * 4096);
     // 3 -> 3 + 25: the current pass from lift on, one report for the whole loop skipped, then 0..8.
     let seen = collect(&mut c, 25);
@@ -265,18 +229,11 @@ fn crossfade_starts_at_the_outgoing_pose_and_ends_at_the_incoming_one() {
     assert_ne!(mid, reference.local(1));
     // Halfway: translation is the average of the outgoing (bind) and incoming values.
     let incoming = reference.local(1).translation;
-    assert_eq!(
-        mid.translation.x,
-        (fx.bind[1].translation.x + incoming.x) / 2
-    );
+    assert_eq!(mid.translation.x, (fx.bind[1].translation.x + incoming.x) / 2);
     c.advance(2);
     reference.advance(2);
     assert!(!c.fading());
-    let (mut gte, mut a, mut b) = (
-        Gte::new(),
-        [Matrix::IDENTITY; BONES],
-        [Matrix::IDENTITY; BONES],
-    );
+    let (mut gte, mut a, mut b) = (Gte::new(), [Matrix::IDENTITY; BONES], [Matrix::IDENTITY; BONES]);
     c.evaluate(&mut gte, &mut a);
     reference.evaluate(&mut gte, &mut b);
     assert_eq!(a, b);
@@ -298,12 +255,7 @@ fn max_error_over_steps(steps: &[f64]) -> f64 {
             _ => unreachable!(),
         })
         .collect();
-    let fx = Fixture::new(FileB::new(vec![clip(
-        "steps",
-        false,
-        steps.len() as u16 + 1,
-        vec![track(0, keys)],
-    )]));
+    let fx = Fixture::new(FileB::new(vec![clip("steps", false, steps.len() as u16 + 1, vec![track(0, keys)])]));
     let m = fx.manager();
     let mut c = fx.controller();
     c.set_time_scale(TimeScale::from_ratio(1, 16));
@@ -332,12 +284,7 @@ fn interpolation_error_against_f64_slerp() {
 fn shortest_path_is_taken_when_keys_are_in_opposite_hemispheres() {
     let q = axis_angle([0.0, 1.0, 0.0], 20.0);
     let neg = q.map(|c| -c);
-    let fx = Fixture::new(FileB::new(vec![clip(
-        "hemi",
-        false,
-        3,
-        vec![track(0, vec![rot(0, IDENTITY), rot(2, neg)])],
-    )]));
+    let fx = Fixture::new(FileB::new(vec![clip("hemi", false, 3, vec![track(0, vec![rot(0, IDENTITY), rot(2, neg)])])]));
     let m = fx.manager();
     let mut c = fx.controller();
     c.play(m.clip(0).unwrap(), false).unwrap();
@@ -350,12 +297,7 @@ fn shortest_path_is_taken_when_keys_are_in_opposite_hemispheres() {
 fn a_looping_clip_before_its_first_key_comes_from_its_last_key() {
     let a = axis_angle([1.0, 0.0, 0.0], 10.0);
     let b = axis_angle([1.0, 0.0, 0.0], 30.0);
-    let fx = Fixture::new(FileB::new(vec![clip(
-        "late",
-        true,
-        10,
-        vec![track(0, vec![rot(2, a), rot(6, b)])],
-    )]));
+    let fx = Fixture::new(FileB::new(vec![clip("late", true, 10, vec![track(0, vec![rot(2, a), rot(6, b)])])]));
     let m = fx.manager();
     let mut c = fx.controller();
     c.play(m.clip(0).unwrap(), true).unwrap();
@@ -390,10 +332,7 @@ fn pose_composes_parent_first_like_matrix_mul() {
     }
     assert_ne!(out[2], out[3]);
     // A rotation of bone 1 moves its children.
-    assert_eq!(
-        out[3].translation,
-        out[1].mul(&fx.bind[3].to_matrix()).translation
-    );
+    assert_eq!(out[3].translation, out[1].mul(&fx.bind[3].to_matrix()).translation);
 }
 
 #[test]
@@ -406,24 +345,15 @@ fn skeleton_and_clip_mismatches_are_errors() {
     );
     assert_eq!(
         Skeleton::new(&PARENTS, &bind[..3]).unwrap_err(),
-        SkeletonError::LengthMismatch {
-            parents: 4,
-            bind: 3
-        }
+        SkeletonError::LengthMismatch { parents: 4, bind: 3 }
     );
     let mut bad = bind;
     bad[2].rotation = Quat::new(4096, 4096, 0, 0);
-    assert_eq!(
-        Skeleton::new(&PARENTS, &bad).unwrap_err(),
-        SkeletonError::NotUnit { bone: 2 }
-    );
+    assert_eq!(Skeleton::new(&PARENTS, &bad).unwrap_err(), SkeletonError::NotUnit { bone: 2 });
     let skeleton = Skeleton::new(&PARENTS, &bind).unwrap();
     assert_eq!(
         SkeletonController::<2>::new(skeleton).err(),
-        Some(PlayError::SkeletonTooLarge {
-            bones: 4,
-            capacity: 2
-        })
+        Some(PlayError::SkeletonTooLarge { bones: 4, capacity: 2 })
     );
     let small = Skeleton::new(&PARENTS[..2], &bind[..2]).unwrap();
     let m = fx.manager();
@@ -432,9 +362,6 @@ fn skeleton_and_clip_mismatches_are_errors() {
     c.play(m.clip(0).unwrap(), true).unwrap();
     assert_eq!(
         c.play(m.clip(1).unwrap(), true),
-        Err(PlayError::SkeletonMismatch {
-            clip_joints: 3,
-            skeleton_bones: 2
-        })
+        Err(PlayError::SkeletonMismatch { clip_joints: 3, skeleton_bones: 2 })
     );
 }

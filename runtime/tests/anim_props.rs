@@ -12,21 +12,15 @@ use psxanim_runtime::math::{Matrix, Quat, Vec3i32};
 const BONES: usize = 6;
 
 fn unit_quat() -> impl Strategy<Value = [i16; 4]> {
-    (-1.0f64..1.0, -1.0f64..1.0, -1.0f64..1.0, -1.0f64..1.0).prop_filter_map(
-        "zero",
-        |(w, x, y, z)| {
-            let n = (w * w + x * x + y * y + z * z).sqrt();
-            (n > 0.1).then(|| [w, x, y, z].map(|c| (c / n * 4096.0) as i16))
-        },
-    )
+    (-1.0f64..1.0, -1.0f64..1.0, -1.0f64..1.0, -1.0f64..1.0).prop_filter_map("zero", |(w, x, y, z)| {
+        let n = (w * w + x * x + y * y + z * z).sqrt();
+        (n > 0.1).then(|| [w, x, y, z].map(|c| (c / n * 4096.0) as i16))
+    })
 }
 
 fn clip_strategy() -> impl Strategy<Value = ClipB> {
     (1u16..40, any::<bool>()).prop_flat_map(|(length, looping)| {
-        let track = (
-            0..BONES as u8,
-            proptest::collection::btree_map(0..length, (unit_quat(), any::<[i16; 3]>()), 1..8),
-        )
+        let track = (0..BONES as u8, proptest::collection::btree_map(0..length, (unit_quat(), any::<[i16; 3]>()), 1..8))
             .prop_map(|(joint, keys)| {
                 let keys = keys
                     .into_iter()

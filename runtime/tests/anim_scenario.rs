@@ -34,11 +34,7 @@ fn run() -> Collect {
 }
 
 fn values(c: &Collect, what: &str) -> Vec<(u32, u32)> {
-    c.words
-        .iter()
-        .filter(|(l, _)| l.what == what)
-        .map(|(l, v)| (l.step, *v))
-        .collect()
+    c.words.iter().filter(|(l, _)| l.what == what).map(|(l, v)| (l.step, *v)).collect()
 }
 
 #[test]
@@ -56,11 +52,7 @@ fn the_looping_clip_wraps_and_the_crossfade_lands_on_the_held_end() {
     let times = values(&c, "time");
     assert!(times.iter().all(|&(_, t)| t < 12 * 4096));
     // Time goes down at least once before the crossfade (step 20): the loop wrapped.
-    let before: Vec<u32> = times
-        .iter()
-        .filter(|(s, _)| *s < 20)
-        .map(|(_, t)| *t)
-        .collect();
+    let before: Vec<u32> = times.iter().filter(|(s, _)| *s < 20).map(|(_, t)| *t).collect();
     assert!(before.windows(2).any(|w| w[1] < w[0]), "{before:?}");
     // "wave" is 10 frames long, not looping: by step 31 it has ended.
     assert!(times.contains(&(30, 10 * 4096)));
@@ -82,8 +74,7 @@ fn the_scenario_is_deterministic() {
 /// the public API on the same scene).
 #[test]
 fn scene_pose_after_fade_matches_the_incoming_clip_alone() {
-    let (manager, skeleton): (AnimationManager<'static>, Skeleton<'static>) =
-        scenario::scene().unwrap();
+    let (manager, skeleton): (AnimationManager<'static>, Skeleton<'static>) = scenario::scene().unwrap();
     let mut faded = SkeletonController::<{ scenario::SCENE_BONES }>::new(skeleton).unwrap();
     let mut alone = SkeletonController::<{ scenario::SCENE_BONES }>::new(skeleton).unwrap();
     faded.play(manager.clip(0).unwrap(), true).unwrap();

@@ -2,9 +2,7 @@
 mod animbin_support;
 
 use animbin_support::*;
-use psxanim_runtime::animbin::{
-    AnimationManager, Error, ErrorKind, KeyType, KeyValue, LargeAnimationManager,
-};
+use psxanim_runtime::animbin::{AnimationManager, Error, ErrorKind, KeyType, KeyValue, LargeAnimationManager};
 
 const BONES: usize = 4;
 
@@ -57,10 +55,7 @@ fn base_file_parses_with_every_field_kept() {
     assert_eq!(keys[1].value, KeyValue::Rotation([0, 4096, 0, 0]));
     let t = c.track(1).unwrap();
     assert_eq!(t.joint(), 1);
-    assert_eq!(
-        t.keys().next().unwrap().value,
-        KeyValue::Translation([4096, -8192, 123456])
-    );
+    assert_eq!(t.keys().next().unwrap().value, KeyValue::Translation([4096, -8192, 123456]));
     let marker = c.marker(0).unwrap();
     assert_eq!((marker.name, marker.frame), (&b"step"[..], 3));
     assert!(m.find(b"walk").is_some());
@@ -72,26 +67,14 @@ fn base_file_parses_with_every_field_kept() {
 fn bad_magic() {
     let mut bytes = base().to_bytes();
     bytes[3] = b'X';
-    assert_eq!(
-        error(&bytes),
-        Error {
-            offset: 0,
-            kind: ErrorKind::BadMagic
-        }
-    );
+    assert_eq!(error(&bytes), Error { offset: 0, kind: ErrorKind::BadMagic });
 }
 
 #[test]
 fn unsupported_version() {
     let mut f = base();
     f.version = 2;
-    assert_eq!(
-        error(&f.to_bytes()),
-        Error {
-            offset: 7,
-            kind: ErrorKind::UnsupportedVersion { found: 2 }
-        }
-    );
+    assert_eq!(error(&f.to_bytes()), Error { offset: 7, kind: ErrorKind::UnsupportedVersion { found: 2 } });
 }
 
 #[test]
@@ -101,11 +84,7 @@ fn every_truncation_is_an_error_naming_a_field_inside_the_file() {
         let e = error(&bytes[..len]);
         match e.kind {
             ErrorKind::Truncated { needed, available } => {
-                assert!(
-                    e.offset as usize <= len,
-                    "offset {} past the end {len}",
-                    e.offset
-                );
+                assert!(e.offset as usize <= len, "offset {} past the end {len}", e.offset);
                 assert_eq!(available as usize, len - e.offset as usize);
                 assert!(needed > available);
             }
@@ -116,13 +95,7 @@ fn every_truncation_is_an_error_naming_a_field_inside_the_file() {
     let e = error(&bytes[..TRACK0 + TRACK_HEADER + ROT_KEY + 5]);
     assert_eq!(
         e,
-        Error {
-            offset: (TRACK0 + TRACK_HEADER + ROT_KEY + 3) as u32,
-            kind: ErrorKind::Truncated {
-                needed: 8,
-                available: 2
-            }
-        }
+        Error { offset: (TRACK0 + TRACK_HEADER + ROT_KEY + 3) as u32, kind: ErrorKind::Truncated { needed: 8, available: 2 } }
     );
 }
 
@@ -130,13 +103,7 @@ fn every_truncation_is_an_error_naming_a_field_inside_the_file() {
 fn too_many_animations_for_the_profile_but_fine_for_a_larger_one() {
     let f = FileB::new(vec![base().clips[0].clone(); 6]);
     let bytes = f.to_bytes();
-    assert_eq!(
-        error(&bytes),
-        Error {
-            offset: 8,
-            kind: ErrorKind::TooManyAnimations { count: 6, max: 5 }
-        }
-    );
+    assert_eq!(error(&bytes), Error { offset: 8, kind: ErrorKind::TooManyAnimations { count: 6, max: 5 } });
     let large = LargeAnimationManager::parse(&bytes, BONES).unwrap();
     assert_eq!(large.len(), 6);
     assert_eq!(large.clip(5).unwrap().name(), b"walk");
@@ -147,32 +114,17 @@ fn zero_length() {
     let mut f = base();
     f.clips[0].length = 0;
     f.clips[0].markers.clear();
-    assert_eq!(
-        error(&f.to_bytes()),
-        Error {
-            offset: (CLIP0 + 36) as u32,
-            kind: ErrorKind::ZeroLength { clip: 0 }
-        }
-    );
+    assert_eq!(error(&f.to_bytes()), Error { offset: (CLIP0 + 36) as u32, kind: ErrorKind::ZeroLength { clip: 0 } });
 }
 
 #[test]
 fn too_many_tracks() {
     let mut f = base();
-    f.clips[0].tracks = (0..51)
-        .map(|j| track(j as u8, vec![rot(0, IDENTITY)]))
-        .collect();
+    f.clips[0].tracks = (0..51).map(|j| track(j as u8, vec![rot(0, IDENTITY)])).collect();
     let bytes = f.to_bytes();
     assert_eq!(
         <AnimationManager>::parse(&bytes, 64).err().unwrap(),
-        Error {
-            offset: (CLIP0 + 38) as u32,
-            kind: ErrorKind::TooManyTracks {
-                clip: 0,
-                count: 51,
-                max: 50
-            }
-        }
+        Error { offset: (CLIP0 + 38) as u32, kind: ErrorKind::TooManyTracks { clip: 0, count: 51, max: 50 } }
     );
     assert!(LargeAnimationManager::parse(&bytes, 64).is_ok());
 }
@@ -183,14 +135,7 @@ fn too_many_markers() {
     f.clips[0].markers = vec![(name("m"), 1); 6];
     assert_eq!(
         error(&f.to_bytes()),
-        Error {
-            offset: (CLIP0 + 40) as u32,
-            kind: ErrorKind::TooManyMarkers {
-                clip: 0,
-                count: 6,
-                max: 5
-            }
-        }
+        Error { offset: (CLIP0 + 40) as u32, kind: ErrorKind::TooManyMarkers { clip: 0, count: 6, max: 5 } }
     );
 }
 
@@ -200,10 +145,7 @@ fn empty_track() {
     f.clips[0].tracks[1].keys.clear();
     assert_eq!(
         error(&f.to_bytes()),
-        Error {
-            offset: (TRACK1 + 2) as u32,
-            kind: ErrorKind::EmptyTrack { clip: 0, track: 1 }
-        }
+        Error { offset: (TRACK1 + 2) as u32, kind: ErrorKind::EmptyTrack { clip: 0, track: 1 } }
     );
 }
 
@@ -214,15 +156,7 @@ fn too_many_keys() {
     f.clips[0].tracks[0].keys = (0..31).map(|i| rot(i, IDENTITY)).collect();
     assert_eq!(
         error(&f.to_bytes()),
-        Error {
-            offset: (TRACK0 + 2) as u32,
-            kind: ErrorKind::TooManyKeys {
-                clip: 0,
-                track: 0,
-                count: 31,
-                max: 30
-            }
-        }
+        Error { offset: (TRACK0 + 2) as u32, kind: ErrorKind::TooManyKeys { clip: 0, track: 0, count: 31, max: 30 } }
     );
     f.clips[0].tracks[0].keys.pop();
     assert!(parse(&f.to_bytes()).is_ok());
@@ -234,15 +168,7 @@ fn joint_out_of_range() {
     f.clips[0].tracks[1].joint = BONES as u8;
     assert_eq!(
         error(&f.to_bytes()),
-        Error {
-            offset: (TRACK1 + 1) as u32,
-            kind: ErrorKind::JointOutOfRange {
-                clip: 0,
-                track: 1,
-                joint: 4,
-                bones: 4
-            }
-        }
+        Error { offset: (TRACK1 + 1) as u32, kind: ErrorKind::JointOutOfRange { clip: 0, track: 1, joint: 4, bones: 4 } }
     );
 }
 
@@ -259,12 +185,7 @@ fn duplicate_channel_but_rotation_and_translation_of_one_joint_may_share_or_spli
         error(&dup.to_bytes()),
         Error {
             offset: (TRACK1 + 1) as u32,
-            kind: ErrorKind::DuplicateChannel {
-                clip: 0,
-                track: 1,
-                joint: 0,
-                key_type: KeyType::Rotation
-            }
+            kind: ErrorKind::DuplicateChannel { clip: 0, track: 1, joint: 0, key_type: KeyType::Rotation }
         }
     );
 }
@@ -277,12 +198,7 @@ fn unknown_key_type() {
         error(&f.to_bytes()),
         Error {
             offset: (TRACK0 + TRACK_HEADER + ROT_KEY + 2) as u32,
-            kind: ErrorKind::UnknownKeyType {
-                clip: 0,
-                track: 0,
-                key: 1,
-                found: 2
-            }
+            kind: ErrorKind::UnknownKeyType { clip: 0, track: 0, key: 1, found: 2 }
         }
     );
 }
@@ -295,13 +211,7 @@ fn key_frame_out_of_range() {
         error(&f.to_bytes()),
         Error {
             offset: (TRACK0 + TRACK_HEADER + ROT_KEY) as u32,
-            kind: ErrorKind::KeyFrameOutOfRange {
-                clip: 0,
-                track: 0,
-                key: 1,
-                frame: 10,
-                length: 10
-            }
+            kind: ErrorKind::KeyFrameOutOfRange { clip: 0, track: 0, key: 1, frame: 10, length: 10 }
         }
     );
 }
@@ -314,13 +224,7 @@ fn key_frames_must_increase_per_key_type() {
         error(&f.to_bytes()),
         Error {
             offset: (TRACK0 + TRACK_HEADER + ROT_KEY) as u32,
-            kind: ErrorKind::KeyFrameOrder {
-                clip: 0,
-                track: 0,
-                key: 1,
-                frame: 0,
-                previous: 0
-            }
+            kind: ErrorKind::KeyFrameOrder { clip: 0, track: 0, key: 1, frame: 0, previous: 0 }
         }
     );
     // A translation key at an earlier frame than a rotation key of the same track is fine.
@@ -337,12 +241,7 @@ fn marker_frame_out_of_range() {
         error(&f.to_bytes()),
         Error {
             offset: (MARKERS + 32) as u32,
-            kind: ErrorKind::MarkerFrameOutOfRange {
-                clip: 0,
-                marker: 0,
-                frame: 10,
-                length: 10
-            }
+            kind: ErrorKind::MarkerFrameOutOfRange { clip: 0, marker: 0, frame: 10, length: 10 }
         }
     );
 }
@@ -370,78 +269,25 @@ fn trailing_sector_padding_is_ignored() {
 #[test]
 fn every_error_has_a_distinct_code_and_a_message_with_its_offset() {
     let kinds = [
-        ErrorKind::Truncated {
-            needed: 1,
-            available: 0,
-        },
+        ErrorKind::Truncated { needed: 1, available: 0 },
         ErrorKind::BadMagic,
         ErrorKind::UnsupportedVersion { found: 0 },
         ErrorKind::TooManyAnimations { count: 0, max: 0 },
         ErrorKind::ZeroLength { clip: 0 },
-        ErrorKind::TooManyTracks {
-            clip: 0,
-            count: 0,
-            max: 0,
-        },
-        ErrorKind::TooManyMarkers {
-            clip: 0,
-            count: 0,
-            max: 0,
-        },
+        ErrorKind::TooManyTracks { clip: 0, count: 0, max: 0 },
+        ErrorKind::TooManyMarkers { clip: 0, count: 0, max: 0 },
         ErrorKind::EmptyTrack { clip: 0, track: 0 },
-        ErrorKind::TooManyKeys {
-            clip: 0,
-            track: 0,
-            count: 0,
-            max: 0,
-        },
-        ErrorKind::JointOutOfRange {
-            clip: 0,
-            track: 0,
-            joint: 0,
-            bones: 0,
-        },
-        ErrorKind::DuplicateChannel {
-            clip: 0,
-            track: 0,
-            joint: 0,
-            key_type: KeyType::Rotation,
-        },
-        ErrorKind::UnknownKeyType {
-            clip: 0,
-            track: 0,
-            key: 0,
-            found: 0,
-        },
-        ErrorKind::KeyFrameOutOfRange {
-            clip: 0,
-            track: 0,
-            key: 0,
-            frame: 0,
-            length: 0,
-        },
-        ErrorKind::KeyFrameOrder {
-            clip: 0,
-            track: 0,
-            key: 0,
-            frame: 0,
-            previous: 0,
-        },
-        ErrorKind::MarkerFrameOutOfRange {
-            clip: 0,
-            marker: 0,
-            frame: 0,
-            length: 0,
-        },
+        ErrorKind::TooManyKeys { clip: 0, track: 0, count: 0, max: 0 },
+        ErrorKind::JointOutOfRange { clip: 0, track: 0, joint: 0, bones: 0 },
+        ErrorKind::DuplicateChannel { clip: 0, track: 0, joint: 0, key_type: KeyType::Rotation },
+        ErrorKind::UnknownKeyType { clip: 0, track: 0, key: 0, found: 0 },
+        ErrorKind::KeyFrameOutOfRange { clip: 0, track: 0, key: 0, frame: 0, length: 0 },
+        ErrorKind::KeyFrameOrder { clip: 0, track: 0, key: 0, frame: 0, previous: 0 },
+        ErrorKind::MarkerFrameOutOfRange { clip: 0, marker: 0, frame: 0, length: 0 },
     ];
-    let mut codes: Vec<u32> = kinds
-        .iter()
-        .map(|&kind| Error { offset: 77, kind }.code())
-        .collect();
+    let mut codes: Vec<u32> = kinds.iter().map(|&kind| Error { offset: 77, kind }.code()).collect();
     for kind in kinds {
-        assert!(Error { offset: 77, kind }
-            .to_string()
-            .starts_with("ANIMBIN offset 77: "));
+        assert!(Error { offset: 77, kind }.to_string().starts_with("ANIMBIN offset 77: "));
     }
     codes.sort();
     codes.dedup();

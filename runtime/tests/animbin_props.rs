@@ -9,11 +9,7 @@ const BONES: usize = 50;
 
 /// Keys of one type with strictly increasing frames below `length`.
 fn keys(length: u16, translation: bool) -> impl Strategy<Value = Vec<KeyB>> {
-    (
-        proptest::collection::btree_set(0..length, 1..=(length as usize).min(15)),
-        any::<[i16; 4]>(),
-        any::<[i32; 3]>(),
-    )
+    (proptest::collection::btree_set(0..length, 1..=(length as usize).min(15)), any::<[i16; 4]>(), any::<[i32; 3]>())
         .prop_map(move |(frames, q, t)| {
             frames
                 .into_iter()
@@ -37,29 +33,21 @@ fn clip_strategy() -> impl Strategy<Value = ClipB> {
             joints
                 .into_iter()
                 .map(|j| {
-                    (keys(length, false), keys(length, true), 0u8..3, any::<u8>()).prop_map(
-                        move |(r, t, mode, ty)| {
-                            // Rotation only, translation only, or both interleaved by frame in one track.
-                            let mut keys = match mode {
-                                0 => r,
-                                1 => t,
-                                _ => r.into_iter().chain(t).collect(),
-                            };
-                            keys.sort_by_key(|k| k.frame);
-                            TrackB { ty, joint: j, keys }
-                        },
-                    )
+                    (keys(length, false), keys(length, true), 0u8..3, any::<u8>()).prop_map(move |(r, t, mode, ty)| {
+                        // Rotation only, translation only, or both interleaved by frame in one track.
+                        let mut keys = match mode {
+                            0 => r,
+                            1 => t,
+                            _ => r.into_iter().chain(t).collect(),
+                        };
+                        keys.sort_by_key(|k| k.frame);
+                        TrackB { ty, joint: j, keys }
+                    })
                 })
                 .collect::<Vec<_>>()
         });
         let markers = proptest::collection::vec((any::<[u8; 32]>(), 0..length), 0..=5);
-        (tracks, markers).prop_map(move |(tracks, markers)| ClipB {
-            name,
-            flags: looping as u32,
-            length,
-            tracks,
-            markers,
-        })
+        (tracks, markers).prop_map(move |(tracks, markers)| ClipB { name, flags: looping as u32, length, tracks, markers })
     })
 }
 

@@ -5,9 +5,7 @@
 mod scenario;
 
 use proptest::prelude::*;
-use psxanim_runtime::anim::{
-    LocalTransform, PlayError, Skeleton, SkeletonController, TimeScale, ROOT,
-};
+use psxanim_runtime::anim::{LocalTransform, PlayError, Skeleton, SkeletonController, TimeScale, ROOT};
 use psxanim_runtime::animbin::{AnimationManager, Clip};
 use psxanim_runtime::clipbin::{self, ClipBin, ErrorKind};
 use psxanim_runtime::gte::Gte;
@@ -21,9 +19,7 @@ fn compile(skeleton: Skeleton<'_>, clips: &[Clip<'_>], shift: usize) -> (Vec<u32
     let size = clipbin::compiled_size(skeleton.len(), clips);
     let mut words = vec![0u32; size / 4 + 2];
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut words);
-    let written =
-        clipbin::compile::<_, BONES>(&mut Gte::new(), skeleton, clips, &mut bytes[shift..])
-            .unwrap();
+    let written = clipbin::compile::<_, BONES>(&mut Gte::new(), skeleton, clips, &mut bytes[shift..]).unwrap();
     assert_eq!(written, size);
     (words, size)
 }
@@ -44,12 +40,7 @@ fn scene() -> Scene {
     let (manager, skeleton) = scenario::scene().unwrap();
     let clips: Vec<Clip<'_>> = manager.clips().collect();
     let (blob, size) = compile(skeleton, &clips, 0);
-    Scene {
-        manager,
-        skeleton,
-        blob,
-        size,
-    }
+    Scene { manager, skeleton, blob, size }
 }
 
 fn pose(c: &mut SkeletonController<'_, BONES>) -> [Matrix; BONES] {
@@ -78,22 +69,14 @@ fn compare_playback(s: &Scene, index: usize, scale: TimeScale, deltas: &[u32]) -
         assert_eq!(keys.time(), table.time());
         let frame = keys.time() / 4096;
         if keys.time().is_multiple_of(4096) {
-            assert_eq!(
-                pose(&mut keys),
-                pose(&mut table),
-                "clip {index} frame {frame}"
-            );
+            assert_eq!(pose(&mut keys), pose(&mut table), "clip {index} frame {frame}");
             compared += 1;
         } else {
             // Between frames the compiled clip holds floor(time).
             let mut at_frame = SkeletonController::<BONES>::new(s.skeleton).unwrap();
             at_frame.play(clip, clip.looping()).unwrap();
             at_frame.advance(frame);
-            assert_eq!(
-                pose(&mut at_frame),
-                pose(&mut table),
-                "clip {index} held frame {frame}"
-            );
+            assert_eq!(pose(&mut at_frame), pose(&mut table), "clip {index} held frame {frame}");
         }
     }
     compared
@@ -107,10 +90,7 @@ fn compiled_frames_equal_animbin_at_whole_frames_in_order_and_with_jumps() {
         assert_eq!(compare_playback(&s, index, TimeScale::NATIVE, &ones), 40);
         // Dropped frames, jumps over the end and whole loops: every history reaches the same bits.
         let jumps = [1, 1, 2, 1, 3, 7, 11, 25, 1, 13, 5, 2, 2, 40];
-        assert_eq!(
-            compare_playback(&s, index, TimeScale::NATIVE, &jumps),
-            jumps.len()
-        );
+        assert_eq!(compare_playback(&s, index, TimeScale::NATIVE, &jumps), jumps.len());
         // PAL (6/5 frames per vsync): whole frames every fifth vsync, held frames in between.
         assert!(compare_playback(&s, index, TimeScale::from_rates(60, 50), &[1; 60]) >= 12);
     }
@@ -120,10 +100,7 @@ fn compiled_frames_equal_animbin_at_whole_frames_in_order_and_with_jumps() {
 fn crossfades_mix_sources_and_match_animbin_at_whole_frames() {
     let s = scene();
     let bin = ClipBin::parse(&bytes_of(&s.blob)[..s.size], &s.skeleton).unwrap();
-    let (swing, wave) = (
-        s.manager.find(b"swing").unwrap(),
-        s.manager.find(b"wave").unwrap(),
-    );
+    let (swing, wave) = (s.manager.find(b"swing").unwrap(), s.manager.find(b"wave").unwrap());
     let (cswing, cwave) = (bin.find(b"swing").unwrap(), bin.find(b"wave").unwrap());
     let mut keys = SkeletonController::<BONES>::new(s.skeleton).unwrap();
     let mut table = SkeletonController::<BONES>::new(s.skeleton).unwrap();
@@ -169,19 +146,13 @@ fn the_scenario_words_agree_between_paths_at_whole_frames() {
     let mut buffer = vec![0u8; scenario::COMPILE_BUFFER_BYTES];
     scenario::run_compiled(&mut gte, &mut w, &mut buffer);
     let get = |what: &str, step: u32| -> Vec<u32> {
-        w.0.iter()
-            .filter(|(l, _)| l.what == what && l.step == step)
-            .map(|(_, v)| *v)
-            .collect()
+        w.0.iter().filter(|(l, _)| l.what == what && l.step == step).map(|(_, v)| *v).collect()
     };
     let size = get("c.size", 0);
     assert!(size[0] > 0);
     // The blob was checked against another skeleton: refused at the bone count's offset... or the
     // hash's when the counts agree (they do here: both have 6 bones).
-    assert_eq!(
-        (get("c.error.code", 0), get("c.error.offset", 0)),
-        (vec![5], vec![16])
-    );
+    assert_eq!((get("c.error.code", 0), get("c.error.offset", 0)), (vec![5], vec![16]));
     let (mut same, mut held) = (0, 0);
     for step in 0..44 {
         let time = get("time", step);
@@ -253,28 +224,14 @@ fn play_refuses_compiled_clips_of_another_skeleton_size_or_looping_flag() {
     let swing = bin.find(b"swing").unwrap();
     assert!(swing.looping() && !bin.find(b"wave").unwrap().looping());
     let mut c = SkeletonController::<BONES>::new(s.skeleton).unwrap();
-    assert_eq!(
-        c.play(swing, false),
-        Err(PlayError::CompiledLooping { compiled: true })
-    );
+    assert_eq!(c.play(swing, false), Err(PlayError::CompiledLooping { compiled: true }));
     let parents = [ROOT, 0];
     let bind = [LocalTransform::IDENTITY; 2];
-    let mut small =
-        SkeletonController::<BONES>::new(Skeleton::new(&parents, &bind).unwrap()).unwrap();
-    assert_eq!(
-        small.play(swing, true),
-        Err(PlayError::CompiledBones {
-            clip_bones: 6,
-            skeleton_bones: 2
-        })
-    );
+    let mut small = SkeletonController::<BONES>::new(Skeleton::new(&parents, &bind).unwrap()).unwrap();
+    assert_eq!(small.play(swing, true), Err(PlayError::CompiledBones { clip_bones: 6, skeleton_bones: 2 }));
     assert_eq!(
         bin.find(b"swing").unwrap().marker(0),
-        s.manager
-            .find(b"swing")
-            .unwrap()
-            .marker(0)
-            .map(|m| (m.name, m.frame))
+        s.manager.find(b"swing").unwrap().marker(0).map(|m| (m.name, m.frame))
     );
 }
 
@@ -293,81 +250,34 @@ fn every_blob_error_names_its_offset() {
         v[at..at + b.len()].copy_from_slice(b);
         v
     };
-    assert_eq!(
-        error_of(&good[..10], sk),
-        (
-            0,
-            ErrorKind::Truncated {
-                needed: 20,
-                available: 10
-            }
-        )
-    );
+    assert_eq!(error_of(&good[..10], sk), (0, ErrorKind::Truncated { needed: 20, available: 10 }));
     assert_eq!(error_of(&patched(0, b"X"), sk), (0, ErrorKind::BadMagic));
-    assert_eq!(
-        error_of(&patched(8, &[2, 0]), sk),
-        (8, ErrorKind::UnsupportedVersion { found: 2 })
-    );
-    assert_eq!(
-        error_of(&patched(10, &[7, 0]), sk),
-        (
-            10,
-            ErrorKind::BoneCount {
-                found: 7,
-                expected: 6
-            }
-        )
-    );
+    assert_eq!(error_of(&patched(8, &[2, 0]), sk), (8, ErrorKind::UnsupportedVersion { found: 2 }));
+    assert_eq!(error_of(&patched(10, &[7, 0]), sk), (10, ErrorKind::BoneCount { found: 7, expected: 6 }));
     let mut bind = [LocalTransform::IDENTITY; BONES];
     bind.copy_from_slice(sk.bind());
     bind[3].translation = Vec3i32::new(1, 2, 3);
     let other = Skeleton::new(sk.parents(), &bind).unwrap();
-    assert!(matches!(
-        error_of(&good, &other),
-        (16, ErrorKind::SkeletonHash { .. })
-    ));
+    assert!(matches!(error_of(&good, &other), (16, ErrorKind::SkeletonHash { .. })));
     // Clip 1's entry starts at 20 + 48.
     let e1 = 20 + 48;
-    assert_eq!(
-        error_of(&patched(e1 + 32, &[0, 0]), sk),
-        (e1 as u32 + 32, ErrorKind::ZeroFrames { clip: 1 })
-    );
+    assert_eq!(error_of(&patched(e1 + 32, &[0, 0]), sk), (e1 as u32 + 32, ErrorKind::ZeroFrames { clip: 1 }));
     let poses = u32::from_le_bytes(good[e1 + 40..e1 + 44].try_into().unwrap());
     assert_eq!(
         error_of(&patched(e1 + 40, &[2]), sk),
-        (
-            e1 as u32 + 40,
-            ErrorKind::Misaligned {
-                clip: 1,
-                offset: poses & !0xFF | 2
-            }
-        )
+        (e1 as u32 + 40, ErrorKind::Misaligned { clip: 1, offset: poses & !0xFF | 2 })
     );
     assert_eq!(
         error_of(&patched(e1 + 32, &[0xFF, 0x7F]), sk).1,
-        ErrorKind::Truncated {
-            needed: 0x7FFF * 6 * 52,
-            available: s.size as u32 - poses
-        }
+        ErrorKind::Truncated { needed: 0x7FFF * 6 * 52, available: s.size as u32 - poses }
     );
     // The wave's marker at frame 9 moved to frame 10 (its length).
     let markers = u32::from_le_bytes(good[e1 + 44..e1 + 48].try_into().unwrap()) as usize;
     assert_eq!(
         error_of(&patched(markers + 32, &[10, 0]), sk),
-        (
-            markers as u32 + 32,
-            ErrorKind::MarkerFrameOutOfRange {
-                clip: 1,
-                marker: 0,
-                frame: 10,
-                frames: 10
-            }
-        )
+        (markers as u32 + 32, ErrorKind::MarkerFrameOutOfRange { clip: 1, marker: 0, frame: 10, frames: 10 })
     );
-    assert!(matches!(
-        error_of(&good[..s.size - 1], sk),
-        (_, ErrorKind::Truncated { .. })
-    ));
+    assert!(matches!(error_of(&good[..s.size - 1], sk), (_, ErrorKind::Truncated { .. })));
 }
 
 #[test]

@@ -14,20 +14,16 @@ const MAGIC: &[u8; 8] = b"GTEVEC01";
 const WORDS_PER_RECORD: usize = 129;
 const NO_COMMAND: u32 = 0xFFFF_FFFF;
 /// The data-register write order the vectors were recorded with (see gte-vectors.md).
-const DATA_WRITE_ORDER: [u32; 32] = [
-    15, 28, 29, 31, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 18, 19, 20, 21, 22,
-    23, 24, 25, 26, 27, 30,
-];
+const DATA_WRITE_ORDER: [u32; 32] = [15, 28, 29, 31, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 30];
 
 const DATA_NAMES: [&str; 32] = [
-    "VXY0", "VZ0", "VXY1", "VZ1", "VXY2", "VZ2", "RGBC", "OTZ", "IR0", "IR1", "IR2", "IR3", "SXY0",
-    "SXY1", "SXY2", "SXYP", "SZ0", "SZ1", "SZ2", "SZ3", "RGB0", "RGB1", "RGB2", "RES1", "MAC0",
-    "MAC1", "MAC2", "MAC3", "IRGB", "ORGB", "LZCS", "LZCR",
+    "VXY0", "VZ0", "VXY1", "VZ1", "VXY2", "VZ2", "RGBC", "OTZ", "IR0", "IR1", "IR2", "IR3", "SXY0", "SXY1", "SXY2", "SXYP",
+    "SZ0", "SZ1", "SZ2", "SZ3", "RGB0", "RGB1", "RGB2", "RES1", "MAC0", "MAC1", "MAC2", "MAC3", "IRGB", "ORGB", "LZCS", "LZCR",
 ];
 const CTRL_NAMES: [&str; 32] = [
-    "RT11RT12", "RT13RT21", "RT22RT23", "RT31RT32", "RT33", "TRX", "TRY", "TRZ", "L11L12",
-    "L13L21", "L22L23", "L31L32", "L33", "RBK", "GBK", "BBK", "LR1LR2", "LR3LG1", "LG2LG3",
-    "LB1LB2", "LB3", "RFC", "GFC", "BFC", "OFX", "OFY", "H", "DQA", "DQB", "ZSF3", "ZSF4", "FLAG",
+    "RT11RT12", "RT13RT21", "RT22RT23", "RT31RT32", "RT33", "TRX", "TRY", "TRZ", "L11L12", "L13L21", "L22L23", "L31L32", "L33",
+    "RBK", "GBK", "BBK", "LR1LR2", "LR3LG1", "LG2LG3", "LB1LB2", "LB3", "RFC", "GFC", "BFC", "OFX", "OFY", "H", "DQA", "DQB",
+    "ZSF3", "ZSF4", "FLAG",
 ];
 
 fn vectors_path() -> PathBuf {
@@ -111,42 +107,18 @@ fn model_matches_all_ground_truth_vectors() {
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         Err(e) => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI is set but {} cannot be read: {e}",
-                path.display()
-            );
-            eprintln!(
-                "SKIP: {} not readable ({e}); set PSXANIM_SHARED to the shared/ directory",
-                path.display()
-            );
+            assert!(std::env::var_os("CI").is_none(), "CI is set but {} cannot be read: {e}", path.display());
+            eprintln!("SKIP: {} not readable ({e}); set PSXANIM_SHARED to the shared/ directory", path.display());
             return;
         }
     };
-    assert!(
-        bytes.len() >= 12 && &bytes[..8] == MAGIC,
-        "{}: not a GTEVEC01 file",
-        path.display()
-    );
+    assert!(bytes.len() >= 12 && &bytes[..8] == MAGIC, "{}: not a GTEVEC01 file", path.display());
     let count = u32::from_le_bytes(bytes[8..12].try_into().unwrap()) as usize;
     let expected_len = 12 + count * WORDS_PER_RECORD * 4;
-    assert_eq!(
-        bytes.len(),
-        expected_len,
-        "{}: {count} records need {expected_len} bytes",
-        path.display()
-    );
-    assert_eq!(
-        count,
-        4304,
-        "{}: the documented file holds 4304 vectors",
-        path.display()
-    );
+    assert_eq!(bytes.len(), expected_len, "{}: {count} records need {expected_len} bytes", path.display());
+    assert_eq!(count, 4304, "{}: the documented file holds 4304 vectors", path.display());
 
-    let words: Vec<u32> = bytes[12..]
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let words: Vec<u32> = bytes[12..].chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
     // Per command: (passed, total).
     let mut per_command: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let mut first_failure: Option<String> = None;
@@ -164,18 +136,9 @@ fn model_matches_all_ground_truth_vectors() {
         }
         failures += 1;
         if first_failure.is_none() {
-            let mut report = format!(
-                "first mismatch: vector {index} (file offset {:#x}), command {name} ({:#09x})\n",
-                12 + index * WORDS_PER_RECORD * 4,
-                record[0]
-            );
+            let mut report = format!("first mismatch: vector {index} (file offset {:#x}), command {name} ({:#09x})\n", 12 + index * WORDS_PER_RECORD * 4, record[0]);
             for &i in &mismatches {
-                report += &format!(
-                    "  {:<16} expected {:#010x} got {:#010x}\n",
-                    register_name(i),
-                    expected[i],
-                    got[i]
-                );
+                report += &format!("  {:<16} expected {:#010x} got {:#010x}\n", register_name(i), expected[i], got[i]);
             }
             report += "  inputs:\n";
             for i in 0..64 {
@@ -188,10 +151,7 @@ fn model_matches_all_ground_truth_vectors() {
     for (name, (pass, total)) in &per_command {
         summary += &format!("  {name:<32} {pass:>4}/{total}\n");
     }
-    println!(
-        "GTE vectors per command:\n{summary}total: {}/{count} pass",
-        count - failures
-    );
+    println!("GTE vectors per command:\n{summary}total: {}/{count} pass", count - failures);
     if let Some(report) = first_failure {
         panic!("{failures} of {count} vectors differ\n{summary}{report}");
     }

@@ -9,19 +9,10 @@ use render_support::{blob, BoneDef, RigidClip};
 
 /// Clip 0: 5 samples, clip 1: 1 sample, both 30 Hz.
 fn tables_bytes() -> Vec<u8> {
-    let bones = [BoneDef {
-        parent: None,
-        vertices: vec![[0, 0, 0], [1, 0, 0], [0, 1, 0]],
-    }];
+    let bones = [BoneDef { parent: None, vertices: vec![[0, 0, 0], [1, 0, 0], [0, 1, 0]] }];
     let clips = [
-        RigidClip {
-            frames: 5,
-            poses: vec![(0.0, [0, 0, 0])],
-        },
-        RigidClip {
-            frames: 1,
-            poses: vec![(0.0, [0, 0, 0])],
-        },
+        RigidClip { frames: 5, poses: vec![(0.0, [0, 0, 0])] },
+        RigidClip { frames: 1, poses: vec![(0.0, [0, 0, 0])] },
     ];
     blob(&bones, &[[0, 1, 2, 0]], &[[1, 1, 1]], &clips, &[])
 }
@@ -52,10 +43,7 @@ fn a_30hz_clip_shows_each_sample_for_two_60hz_ticks_and_wraps_before_the_endpoin
 fn pal_reaches_the_same_sample_after_the_same_time() {
     let b = tables_bytes();
     let t = Tables::parse(&b).unwrap();
-    let (mut ntsc, mut pal) = (
-        Animator::new(60, Sampling::Step),
-        Animator::new(50, Sampling::Step),
-    );
+    let (mut ntsc, mut pal) = (Animator::new(60, Sampling::Step), Animator::new(50, Sampling::Step));
     ntsc.play(&t, 0, false).unwrap();
     pal.play(&t, 0, false).unwrap();
     for _ in 0..6 {
@@ -96,21 +84,9 @@ fn pause_resume_and_stop() {
     assert_eq!(a.sample().unwrap().frame, 3);
     a.stop();
     assert!(a.is_paused());
-    assert_eq!(
-        a.sample(),
-        Some(FrameSample {
-            clip: 0,
-            frame: 0,
-            next: 0,
-            weight: 0
-        })
-    );
+    assert_eq!(a.sample(), Some(FrameSample { clip: 0, frame: 0, next: 0, weight: 0 }));
     a.update(10);
-    assert_eq!(
-        a.sample().unwrap().frame,
-        0,
-        "stopped means paused on the first pose"
-    );
+    assert_eq!(a.sample().unwrap().frame, 0, "stopped means paused on the first pose");
     a.resume();
     a.update(2);
     assert_eq!(a.sample().unwrap().frame, 1);
@@ -123,48 +99,16 @@ fn interpolation_blends_toward_the_next_sample_including_the_endpoint() {
     let mut a = Animator::new(60, Sampling::Interpolated);
     a.play(&t, 0, true).unwrap();
     a.update(1);
-    assert_eq!(
-        a.sample(),
-        Some(FrameSample {
-            clip: 0,
-            frame: 0,
-            next: 1,
-            weight: 2048
-        })
-    );
+    assert_eq!(a.sample(), Some(FrameSample { clip: 0, frame: 0, next: 1, weight: 2048 }));
     a.update(6);
     // 3.5 samples in: between sample 3 and the endpoint sample 4.
-    assert_eq!(
-        a.sample(),
-        Some(FrameSample {
-            clip: 0,
-            frame: 3,
-            next: 4,
-            weight: 2048
-        })
-    );
+    assert_eq!(a.sample(), Some(FrameSample { clip: 0, frame: 3, next: 4, weight: 2048 }));
     a.update(1);
-    assert_eq!(
-        a.sample(),
-        Some(FrameSample {
-            clip: 0,
-            frame: 0,
-            next: 1,
-            weight: 0
-        })
-    );
+    assert_eq!(a.sample(), Some(FrameSample { clip: 0, frame: 0, next: 1, weight: 0 }));
     // Non-looping: no blend past the final sample.
     a.play(&t, 0, false).unwrap();
     a.update(100);
-    assert_eq!(
-        a.sample(),
-        Some(FrameSample {
-            clip: 0,
-            frame: 4,
-            next: 4,
-            weight: 0
-        })
-    );
+    assert_eq!(a.sample(), Some(FrameSample { clip: 0, frame: 4, next: 4, weight: 0 }));
 }
 
 #[test]
@@ -174,17 +118,6 @@ fn one_sample_clips_and_bad_clip_indices() {
     let mut a = Animator::new(60, Sampling::Interpolated);
     a.play(&t, 1, true).unwrap();
     a.update(7);
-    assert_eq!(
-        a.sample(),
-        Some(FrameSample {
-            clip: 1,
-            frame: 0,
-            next: 0,
-            weight: 0
-        })
-    );
-    assert_eq!(
-        a.play(&t, 2, true),
-        Err(TableError::ClipOutOfRange { clip: 2, clips: 2 })
-    );
+    assert_eq!(a.sample(), Some(FrameSample { clip: 1, frame: 0, next: 0, weight: 0 }));
+    assert_eq!(a.play(&t, 2, true), Err(TableError::ClipOutOfRange { clip: 2, clips: 2 }));
 }

@@ -26,14 +26,8 @@ fn gte() -> Gte<GteModel> {
 /// about Y (within +-180: the fixture's encoder stores the quaternion with a positive w).
 fn turned(from: f64, to: f64) -> Vec<u8> {
     two_squares_blob(&[
-        RigidClip {
-            frames: 9,
-            poses: vec![(from, [0, 0, 0]), (0.0, [0, 0, 0])],
-        },
-        RigidClip {
-            frames: 9,
-            poses: vec![(to, [0, 0, 0]), (0.0, [0, 0, 0])],
-        },
+        RigidClip { frames: 9, poses: vec![(from, [0, 0, 0]), (0.0, [0, 0, 0])] },
+        RigidClip { frames: 9, poses: vec![(to, [0, 0, 0]), (0.0, [0, 0, 0])] },
     ])
 }
 
@@ -48,18 +42,7 @@ fn root_rotation(t: &Tables, a: &Animator, scratch: &mut Scratch) -> [[i16; 3]; 
     let cam = camera();
     let mut g = gte();
     cam.load(&mut g);
-    let out = render::render_animated(
-        &mut g,
-        t,
-        None,
-        &cam,
-        &world,
-        a,
-        scratch,
-        &mut Keep,
-        &mut |_| {},
-    )
-    .unwrap();
+    let out = render::render_animated(&mut g, t, None, &cam, &world, a, scratch, &mut Keep, &mut |_| {}).unwrap();
     assert!(matches!(out, Outcome::Drawn(_)));
     scratch.matrices[0].rotation
 }
@@ -73,11 +56,7 @@ fn yaw(r: &[[i16; 3]; 3]) -> f64 {
 fn a_rigid_crossfade_turns_the_short_way_past_90_and_180_degrees() {
     // (from, to, the short way): 170 degrees apart (a quaternion arc of 85); +100 to -100, whose
     // quaternions lie in opposite hemispheres, the short way through 180; -80 to +90.
-    for (from, to, short) in [
-        (0.0, 170.0, 170.0),
-        (100.0, -100.0, 160.0),
-        (-80.0, 90.0, 170.0),
-    ] {
+    for (from, to, short) in [(0.0, 170.0, 170.0), (100.0, -100.0, 160.0), (-80.0, 90.0, 170.0)] {
         let b = turned(from, to);
         let t = Tables::parse(&b).unwrap();
         let mut scratch = Box::<Scratch>::new(Scratch::new());
@@ -86,10 +65,7 @@ fn a_rigid_crossfade_turns_the_short_way_past_90_and_180_degrees() {
         a.update(2);
         a.crossfade(&t, 1, true, 4).unwrap();
         let start = yaw(&root_rotation(&t, &a, &mut scratch));
-        assert!(
-            angle_diff(start, from).abs() < 0.1,
-            "weight 0 shows the outgoing pose: {start}"
-        );
+        assert!(angle_diff(start, from).abs() < 0.1, "weight 0 shows the outgoing pose: {start}");
         for step in 1..4 {
             // 30 Hz clip on a 60 Hz screen: one sample per two vsyncs, a quarter of the fade.
             a.update(2);
@@ -97,10 +73,7 @@ fn a_rigid_crossfade_turns_the_short_way_past_90_and_180_degrees() {
             assert_eq!(pose.fade.map(|f| f.weight), Some(1024 * step as u16));
             let got = yaw(&root_rotation(&t, &a, &mut scratch));
             let want = from + short * step as f64 / 4.0;
-            assert!(
-                angle_diff(got, want).abs() < 0.25,
-                "{from} -> {to}, step {step}: {got} vs {want}"
-            );
+            assert!(angle_diff(got, want).abs() < 0.25, "{from} -> {to}, step {step}: {got} vs {want}");
         }
         a.update(2);
         assert!(!a.fading());
@@ -121,38 +94,14 @@ fn a_rigid_crossfade_ignores_the_pose_cache_and_blends_decoded_samples() {
     let world = Matrix::new(IDENTITY_ROTATION, Default::default());
     let cam = camera();
     let pose = PoseSample {
-        current: FrameSample {
-            clip: 1,
-            frame: 2,
-            next: 2,
-            weight: 0,
-        },
-        fade: Some(Fade {
-            from: FrameSample {
-                clip: 0,
-                frame: 4,
-                next: 4,
-                weight: 0,
-            },
-            weight: 2048,
-        }),
+        current: FrameSample { clip: 1, frame: 2, next: 2, weight: 0 },
+        fade: Some(Fade { from: FrameSample { clip: 0, frame: 4, next: 4, weight: 0 }, weight: 2048 }),
     };
     let mut sxy = Vec::new();
     for poses in [None, Some(&cache)] {
         let mut g = gte();
         cam.load(&mut g);
-        render::render_pose(
-            &mut g,
-            &t,
-            poses,
-            &cam,
-            &world,
-            Some(pose),
-            &mut scratch,
-            &mut Keep,
-            &mut |_| {},
-        )
-        .unwrap();
+        render::render_pose(&mut g, &t, poses, &cam, &world, Some(pose), &mut scratch, &mut Keep, &mut |_| {}).unwrap();
         assert!((yaw(&scratch.matrices[0].rotation) - 60.0).abs() < 0.25);
         sxy.push(scratch.sxy[..8].to_vec());
     }
@@ -162,24 +111,8 @@ fn a_rigid_crossfade_ignores_the_pose_cache_and_blends_decoded_samples() {
 #[test]
 fn a_baked_crossfade_blends_the_two_frames_positions() {
     let bind = vec![[0i16, 0, 0], [100, 0, 0], [0, 100, 0]];
-    let frames: Vec<(Vec<[i16; 3]>, bool)> = (0..5i16)
-        .map(|f| {
-            (
-                vec![[16 * f, 0, 0], [100, 32 * f, 0], [0, 100, -48 * f]],
-                false,
-            )
-        })
-        .collect();
-    let b = blob(
-        &[BoneDef {
-            parent: None,
-            vertices: bind,
-        }],
-        &[[0, 1, 2, 0]],
-        &[[1, 1, 1]],
-        &[],
-        &frames,
-    );
+    let frames: Vec<(Vec<[i16; 3]>, bool)> = (0..5i16).map(|f| (vec![[16 * f, 0, 0], [100, 32 * f, 0], [0, 100, -48 * f]], false)).collect();
+    let b = blob(&[BoneDef { parent: None, vertices: bind }], &[[0, 1, 2, 0]], &[[1, 1, 1]], &[], &frames);
     let t = Tables::parse(&b).unwrap();
     let mut a = Animator::new(60, Sampling::Step);
     a.play(&t, 0, false).unwrap();
@@ -187,36 +120,15 @@ fn a_baked_crossfade_blends_the_two_frames_positions() {
     a.crossfade(&t, 0, false, 4).unwrap();
     a.update(2); // outgoing at sample 3, incoming at 1, a quarter of the way
     let pose = a.pose().unwrap();
-    assert_eq!(
-        (
-            pose.current.frame,
-            pose.fade.unwrap().from.frame,
-            pose.fade.unwrap().weight
-        ),
-        (1, 3, 1024)
-    );
+    assert_eq!((pose.current.frame, pose.fade.unwrap().from.frame, pose.fade.unwrap().weight), (1, 3, 1024));
     let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut g = gte();
     let cam = camera();
     cam.load(&mut g);
     let world = Matrix::new(IDENTITY_ROTATION, Default::default());
-    render::render_animated(
-        &mut g,
-        &t,
-        None,
-        &cam,
-        &world,
-        &a,
-        &mut scratch,
-        &mut Keep,
-        &mut |_| {},
-    )
-    .unwrap();
+    render::render_animated(&mut g, &t, None, &cam, &world, &a, &mut scratch, &mut Keep, &mut |_| {}).unwrap();
     // from + (to - from) / 4, floored: x 48 -> 16 is 40; y 96 -> 32 is 80; z -144 -> -48 is -120.
-    assert_eq!(
-        scratch.positions[..3],
-        [[40, 0, 0], [100, 80, 0], [0, 100, -120]]
-    );
+    assert_eq!(scratch.positions[..3], [[40, 0, 0], [100, 80, 0], [0, 100, -120]]);
 }
 
 /// `b` with events (frame, string offset) for clip `clip`, appended, and the header's size updated.
@@ -238,22 +150,17 @@ fn with_events(mut b: Vec<u8>, clip: usize, events: &[(u16, u16)]) -> Vec<u8> {
 #[test]
 fn events_fire_when_crossed_across_wraps_and_only_for_the_incoming_clip() {
     // Clip 0 (9 samples, a pass of 8): "b" at 6, "c" at 0. Clip 1: "b" at 2. Names: "b" at 0, "c" at 2.
-    let b = with_events(
-        with_events(turned(0.0, 30.0), 0, &[(6, 0), (0, 2)]),
-        1,
-        &[(2, 0)],
-    );
+    let b = with_events(with_events(turned(0.0, 30.0), 0, &[(6, 0), (0, 2)]), 1, &[(2, 0)]);
     let t = Tables::parse(&b).unwrap();
     let mut a = Animator::new(60, Sampling::Step);
     a.play(&t, 0, true).unwrap();
     let mut seen = Vec::new();
-    let run =
-        |a: &mut Animator, vsyncs: u32, seen: &mut Vec<(u32, &'static str, u16)>, step: u32| {
-            a.update_events(vsyncs, &t, &mut |e| {
-                let name = if e.name == b"b" { "b" } else { "c" };
-                seen.push((step, name, e.frame));
-            })
-        };
+    let run = |a: &mut Animator, vsyncs: u32, seen: &mut Vec<(u32, &'static str, u16)>, step: u32| {
+        a.update_events(vsyncs, &t, &mut |e| {
+            let name = if e.name == b"b" { "b" } else { "c" };
+            seen.push((step, name, e.frame));
+        })
+    };
     for step in 0..10 {
         run(&mut a, 2, &mut seen, step);
     }
@@ -263,10 +170,7 @@ fn events_fire_when_crossed_across_wraps_and_only_for_the_incoming_clip() {
     seen.clear();
     // A long delta (3 whole passes and 2 samples) reports each event once per pass kind.
     run(&mut a, 2 * 26, &mut seen, 10);
-    assert_eq!(
-        seen,
-        [(10, "b", 6), (10, "c", 0), (10, "b", 6), (10, "c", 0)]
-    );
+    assert_eq!(seen, [(10, "b", 6), (10, "c", 0), (10, "b", 6), (10, "c", 0)]);
     seen.clear();
     a.crossfade(&t, 1, true, 4).unwrap();
     for step in 11..16 {

@@ -10,33 +10,15 @@ use tables_support::exercise_aligned_and_odd;
 
 fn rigid_blob() -> Vec<u8> {
     two_squares_blob(&[
-        RigidClip {
-            frames: 3,
-            poses: vec![(30.0, [100, -200, 0]), (0.0, [1500, 0, 0])],
-        },
-        RigidClip {
-            frames: 20,
-            poses: vec![(90.0, [0, 0, 0]), (-45.0, [0, 2000, 300])],
-        },
+        RigidClip { frames: 3, poses: vec![(30.0, [100, -200, 0]), (0.0, [1500, 0, 0])] },
+        RigidClip { frames: 20, poses: vec![(90.0, [0, 0, 0]), (-45.0, [0, 2000, 300])] },
     ])
 }
 
 fn baked_blob() -> Vec<u8> {
-    let bones = [BoneDef {
-        parent: None,
-        vertices: SQUARE.to_vec(),
-    }];
-    let moved: Vec<[i16; 3]> = SQUARE
-        .iter()
-        .map(|v| [v[0] + 40, v[1], v[2] - 30])
-        .collect();
-    blob(
-        &bones,
-        &[[0, 2, 1, 0], [1, 2, 3, 0]],
-        &[[200, 10, 10]],
-        &[],
-        &[(SQUARE.to_vec(), false), (moved, true)],
-    )
+    let bones = [BoneDef { parent: None, vertices: SQUARE.to_vec() }];
+    let moved: Vec<[i16; 3]> = SQUARE.iter().map(|v| [v[0] + 40, v[1], v[2] - 30]).collect();
+    blob(&bones, &[[0, 2, 1, 0], [1, 2, 3, 0]], &[[200, 10, 10]], &[], &[(SQUARE.to_vec(), false), (moved, true)])
 }
 
 #[test]
@@ -63,10 +45,7 @@ fn truncated_blobs_whose_header_says_so_are_refused_or_render_safely() {
             if aligned.parsed {
                 parsed += 1;
                 // A cut frame payload fails when decoded, never draws garbage.
-                assert!(
-                    aligned.render_errors >= full.render_errors && aligned.drawn <= full.drawn,
-                    "{len}: {aligned:?}"
-                );
+                assert!(aligned.render_errors >= full.render_errors && aligned.drawn <= full.drawn, "{len}: {aligned:?}");
             }
         }
         if baked {
@@ -78,6 +57,7 @@ fn truncated_blobs_whose_header_says_so_are_refused_or_render_safely() {
         }
     }
 }
+
 
 /// Byte offset of clip `clip`'s constants (after its header and descriptors).
 fn constants_offset(b: &[u8], clip: usize) -> usize {
@@ -104,10 +84,7 @@ fn a_rotation_at_the_halfword_extremes_draws_without_overflow() {
     assert_eq!(samples[0].rotation, [-(1 << 30); 4]);
     let [aligned, odd] = exercise_aligned_and_odd(&b);
     assert_eq!(aligned, odd);
-    assert!(
-        aligned.parsed && aligned.cache_built && aligned.drawn > 0,
-        "{aligned:?}"
-    );
+    assert!(aligned.parsed && aligned.cache_built && aligned.drawn > 0, "{aligned:?}");
 }
 
 /// `b` with events (frame, string offset) appended for each of its clips, and the header's size.
@@ -140,9 +117,7 @@ fn events_are_reported_and_damaged_event_tables_fail_cleanly() {
     // Every byte of the clip table and the events, damaged in turn: refused or played safely.
     let clips_at = u32::from_le_bytes(b[56..60].try_into().unwrap()) as usize;
     let mut refused = 0;
-    for at in
-        (clips_at..clips_at + 2 * psxanim_runtime::tables::CLIP_SIZE).chain(b.len() - 16..b.len())
-    {
+    for at in (clips_at..clips_at + 2 * psxanim_runtime::tables::CLIP_SIZE).chain(b.len() - 16..b.len()) {
         for flip in [0x01u8, 0x80, 0xFF] {
             let mut d = b.clone();
             d[at] ^= flip;
@@ -161,15 +136,7 @@ fn the_fuzzers_hashed_share_still_draws_a_sound_blob() {
     let blob = rigid_blob();
     let [aligned, odd] = exercise_aligned_and_odd_with(&blob, Pick::hashed(&blob));
     assert_eq!(aligned, odd);
-    assert!(
-        aligned.parsed && aligned.cache_built && aligned.drawn > 0,
-        "{aligned:?}"
-    );
+    assert!(aligned.parsed && aligned.cache_built && aligned.drawn > 0, "{aligned:?}");
     let [all, _] = tables_support::exercise_aligned_and_odd(&blob);
-    assert!(
-        aligned.drawn < all.drawn,
-        "a share: {} of {} renders",
-        aligned.drawn,
-        all.drawn
-    );
+    assert!(aligned.drawn < all.drawn, "a share: {} of {} renders", aligned.drawn, all.drawn);
 }

@@ -12,10 +12,7 @@ const TARGET: usize = 10 << 20;
 struct Lcg(u64);
 impl Lcg {
     fn next(&mut self) -> u32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (self.0 >> 33) as u32
     }
 }
@@ -158,22 +155,14 @@ fn measure(name: &str, bytes: &[u8], read: impl Fn(&[u8]) -> bool) {
         passes += 1;
     }
     let mb = bytes.len() as f64 / 1e6;
-    println!(
-        "{name:<14} {mb:>6.2} MB  best {:>8.2} ms  {:>8.1} MB/s  ({passes} passes)",
-        best.as_secs_f64() * 1e3,
-        mb / best.as_secs_f64()
-    );
+    println!("{name:<14} {mb:>6.2} MB  best {:>8.2} ms  {:>8.1} MB/s  ({passes} passes)", best.as_secs_f64() * 1e3, mb / best.as_secs_f64());
 }
 
 fn main() {
     // `cargo test --benches` passes --bench-less arguments; run quickly there.
     let mut r = Lcg(0x5EED);
-    measure("animbin", &animbin_file(&mut r), |b| {
-        animbin::read(b).is_ok()
-    });
+    measure("animbin", &animbin_file(&mut r), |b| animbin::read(b).is_ok());
     measure("ani (4002)", &ani_file(&mut r), |b| ani::read(b).is_ok());
-    measure("mp-anim v2", &mp_anim_v2_file(&mut r), |b| {
-        mp_anim::read(b).is_ok()
-    });
+    measure("mp-anim v2", &mp_anim_v2_file(&mut r), |b| mp_anim::read(b).is_ok());
     measure("panim", &panim_file(&mut r), |b| panim::read(b).is_ok());
 }

@@ -16,33 +16,19 @@ fn main() {
     let mut import_only: Vec<Duration> = (0..RUNS)
         .map(|_| {
             let start = Instant::now();
-            import(&fixture, &ImportOptions::default(), &mut |_, _, _| {})
-                .expect("fixture imports");
+            import(&fixture, &ImportOptions::default(), &mut |_, _, _| {}).expect("fixture imports");
             start.elapsed()
         })
         .collect();
     import_only.sort();
-    println!(
-        "import only (load, validate, sample 152 frames with ufbx skinning): median {:.1} ms",
-        import_only[RUNS / 2].as_secs_f64() * 1e3
-    );
+    println!("import only (load, validate, sample 152 frames with ufbx skinning): median {:.1} ms", import_only[RUNS / 2].as_secs_f64() * 1e3);
     for storage in [StorageMode::RigidGte, StorageMode::BakedVertices] {
         let mut times: Vec<Duration> = Vec::new();
         let mut last = None;
         for _ in 0..RUNS {
             let start = Instant::now();
-            let character = import(&fixture, &ImportOptions::default(), &mut |_, _, _| {})
-                .expect("fixture imports");
-            let compiled = compile(
-                &character,
-                &CompileOptions {
-                    storage,
-                    max_error: None,
-                    pose_tolerance: None,
-                    ..Default::default()
-                },
-            )
-            .expect("fixture compiles");
+            let character = import(&fixture, &ImportOptions::default(), &mut |_, _, _| {}).expect("fixture imports");
+            let compiled = compile(&character, &CompileOptions { storage, max_error: None, pose_tolerance: None, ..Default::default() }).expect("fixture compiles");
             times.push(start.elapsed());
             last = Some(compiled.report);
         }

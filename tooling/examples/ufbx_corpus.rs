@@ -61,10 +61,7 @@ struct Tally {
 
 /// The reason of a rejection, without the file name and the numbers that vary per file.
 fn reason(stderr: &str) -> String {
-    let line = stderr
-        .lines()
-        .find(|l| l.starts_with("psxanim:"))
-        .unwrap_or("(no message)");
+    let line = stderr.lines().find(|l| l.starts_with("psxanim:")).unwrap_or("(no message)");
     let after = line.splitn(3, ": ").nth(2).unwrap_or(line);
     let known = [
         "cannot load FBX",
@@ -89,11 +86,7 @@ fn reason(stderr: &str) -> String {
         if after.contains(k) {
             if k == "exceed the profile limit" {
                 // "<n> vertices exceed ...": keep what exceeded.
-                let what: Vec<&str> = after
-                    .split_whitespace()
-                    .skip(1)
-                    .take_while(|w| *w != "exceed")
-                    .collect();
+                let what: Vec<&str> = after.split_whitespace().skip(1).take_while(|w| *w != "exceed").collect();
                 return format!("{} exceed the profile limit", what.join(" "));
             }
             return k.to_string();
@@ -102,22 +95,10 @@ fn reason(stderr: &str) -> String {
     after.chars().take(80).collect()
 }
 
-fn run_import(
-    psxanim: &Path,
-    file: &Path,
-    storage: &str,
-    out: &Path,
-) -> (Option<i32>, String, f64) {
+fn run_import(psxanim: &Path, file: &Path, storage: &str, out: &Path) -> (Option<i32>, String, f64) {
     let start = Instant::now();
     let mut child = match Command::new(psxanim)
-        .args([
-            "import",
-            file.to_str().unwrap(),
-            "--storage",
-            storage,
-            "-o",
-            out.to_str().unwrap(),
-        ])
+        .args(["import", file.to_str().unwrap(), "--storage", storage, "-o", out.to_str().unwrap()])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -180,11 +161,7 @@ fn eval(expr: &str) -> Option<f64> {
         while *i < s.len() && (s[*i].is_ascii_digit() || s[*i] == b'.' || s[*i] == b'f') {
             *i += 1;
         }
-        std::str::from_utf8(&s[start..*i])
-            .ok()?
-            .trim_end_matches('f')
-            .parse()
-            .ok()
+        std::str::from_utf8(&s[start..*i]).ok()?.trim_end_matches('f').parse().ok()
     }
     let s: Vec<u8> = expr.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
     let mut i = 0;
@@ -205,25 +182,18 @@ struct FrameCheck {
 fn macro_args(text: &str, at: usize) -> Vec<String> {
     let open = text[at..].find('(').map(|o| at + o + 1).unwrap_or(at);
     let close = text[open..].find(')').map(|c| open + c).unwrap_or(open);
-    text[open..close]
-        .split(',')
-        .map(|a| a.trim().trim_matches('"').to_string())
-        .collect()
+    text[open..close].split(',').map(|a| a.trim().trim_matches('"').to_string()).collect()
 }
 
 fn frame_checks(corpus: &Path) -> Vec<FrameCheck> {
     let mut out = Vec::new();
-    let Ok(dir) = std::fs::read_dir(corpus.join("test")) else {
-        return out;
-    };
+    let Ok(dir) = std::fs::read_dir(corpus.join("test")) else { return out };
     for entry in dir.flatten() {
         let path = entry.path();
         if path.extension().is_none_or(|e| e != "h") {
             continue;
         }
-        let Ok(text) = std::fs::read_to_string(&path) else {
-            continue;
-        };
+        let Ok(text) = std::fs::read_to_string(&path) else { continue };
         let mut current: Option<(String, Option<String>)> = None;
         let mut pos = 0;
         while pos < text.len() {
@@ -236,19 +206,9 @@ fn frame_checks(corpus: &Path) -> Vec<FrameCheck> {
                     let kind = &text[t..name_end];
                     let args = macro_args(&text, t);
                     let alt = kind.contains("ALT");
-                    let base = if alt { args.get(1) } else { args.first() }
-                        .cloned()
-                        .unwrap_or_default();
-                    let suffix = if kind.contains("SUFFIX") {
-                        args.get(if alt { 2 } else { 1 }).cloned()
-                    } else {
-                        None
-                    };
-                    current = if kind.contains("PATH") || !kind.starts_with("UFBXT_FILE_TEST") {
-                        None
-                    } else {
-                        Some((base, suffix))
-                    };
+                    let base = if alt { args.get(1) } else { args.first() }.cloned().unwrap_or_default();
+                    let suffix = if kind.contains("SUFFIX") { args.get(if alt { 2 } else { 1 }).cloned() } else { None };
+                    current = if kind.contains("PATH") || !kind.starts_with("UFBXT_FILE_TEST") { None } else { Some((base, suffix)) };
                     pos = name_end + 1;
                 }
                 (_, Some(c)) => {
@@ -256,13 +216,7 @@ fn frame_checks(corpus: &Path) -> Vec<FrameCheck> {
                     if let (Some((base, suffix)), true) = (&current, args.len() >= 6) {
                         if let Some(time) = eval(&args[5]) {
                             let take = (args[4] != "NULL").then(|| args[4].clone());
-                            out.push(FrameCheck {
-                                base: base.clone(),
-                                suffix: suffix.clone(),
-                                obj: args[3].clone(),
-                                take,
-                                time,
-                            });
+                            out.push(FrameCheck { base: base.clone(), suffix: suffix.clone(), obj: args[3].clone(), take, time });
                         }
                     }
                     pos = c + 1;
@@ -276,14 +230,9 @@ fn frame_checks(corpus: &Path) -> Vec<FrameCheck> {
 
 /// Whether `stem` is `{base}_{version}_{ascii|binary}[_{suffix}]`.
 fn matches(stem: &str, check: &FrameCheck) -> bool {
-    let Some(rest) = stem.strip_prefix(&format!("{}_", check.base)) else {
-        return false;
-    };
+    let Some(rest) = stem.strip_prefix(&format!("{}_", check.base)) else { return false };
     let parts: Vec<&str> = rest.splitn(3, '_').collect();
-    if parts.len() < 2
-        || !parts[0].chars().all(|c| c.is_ascii_digit())
-        || !(parts[1] == "ascii" || parts[1] == "binary")
-    {
+    if parts.len() < 2 || !parts[0].chars().all(|c| c.is_ascii_digit()) || !(parts[1] == "ascii" || parts[1] == "binary") {
         return false;
     }
     match (&check.suffix, parts.get(2)) {
@@ -307,11 +256,7 @@ fn load_obj(path: &Path) -> Option<Obj> {
         if let Some(v) = line.strip_prefix("# ufbx:position_scale=") {
             scale = v.trim().parse().unwrap_or(1.0);
         } else if let Some(v) = line.strip_prefix("v ") {
-            let c: Vec<f64> = v
-                .split_whitespace()
-                .take(3)
-                .filter_map(|x| x.parse().ok())
-                .collect();
+            let c: Vec<f64> = v.split_whitespace().take(3).filter_map(|x| x.parse().ok()).collect();
             if c.len() == 3 {
                 positions.push([c[0], c[1], c[2]]);
             }
@@ -325,37 +270,16 @@ fn chebyshev(a: [f64; 3], b: [f64; 3]) -> f64 {
 }
 
 /// The compiled baked frame vs the obj: (error, how it was paired, model height).
-fn compare(
-    fbx: &Path,
-    check: &FrameCheck,
-    obj: &Obj,
-) -> Result<(f64, &'static str, f64, usize), String> {
-    let scene = ufbx::load_file(
-        fbx.to_str().unwrap(),
-        ufbx::LoadOpts {
-            load_external_files: false,
-            ignore_embedded: true,
-            ..Default::default()
-        },
-    )
-    .map_err(|e| format!("ufbx: {}", e.description))?;
+fn compare(fbx: &Path, check: &FrameCheck, obj: &Obj) -> Result<(f64, &'static str, f64, usize), String> {
+    let scene = ufbx::load_file(fbx.to_str().unwrap(), ufbx::LoadOpts { load_external_files: false, ignore_embedded: true, ..Default::default() })
+        .map_err(|e| format!("ufbx: {}", e.description))?;
     let stacks: Vec<&ufbx::AnimStack> = scene.anim_stacks.as_ref().iter().map(|s| &**s).collect();
     let stack = match &check.take {
-        Some(name) => stacks.iter().copied().find(|s| {
-            &*s.element.name == name.as_str() || s.element.name.ends_with(&format!("|{name}"))
-        }),
-        None => stacks
-            .iter()
-            .copied()
-            .find(|s| std::ptr::eq(&*s.anim, &*scene.anim))
-            .or(stacks.first().copied()),
+        Some(name) => stacks.iter().copied().find(|s| &*s.element.name == name.as_str() || s.element.name.ends_with(&format!("|{name}"))),
+        None => stacks.iter().copied().find(|s| std::ptr::eq(&*s.anim, &*scene.anim)).or(stacks.first().copied()),
     }
     .ok_or("no such take")?;
-    let begin = if stack.time_end > stack.time_begin {
-        stack.time_begin
-    } else {
-        0.0
-    };
+    let begin = if stack.time_end > stack.time_begin { stack.time_begin } else { 0.0 };
     let rate = [30u32, 24, 60, 25, 20, 15, 12, 10, 48, 50]
         .into_iter()
         .find(|&r| {
@@ -365,51 +289,19 @@ fn compare(
         .unwrap_or(30);
     let frame = ((check.time - begin) * rate as f64).round().max(0.0) as usize;
     let stack_name = stack.element.name.to_string();
-    let options = ImportOptions {
-        rate,
-        clips: Some(vec![stack_name]),
-        ..Default::default()
-    };
+    let options = ImportOptions { rate, clips: Some(vec![stack_name]), ..Default::default() };
     let c = import(fbx, &options, &mut |_, _, _| {}).map_err(|e| e.to_string())?;
-    let compiled = compile(
-        &c,
-        &CompileOptions {
-            storage: StorageMode::BakedVertices,
-            max_error: Some(f64::INFINITY),
-            pose_tolerance: None,
-            ..Default::default()
-        },
-    )
-    .map_err(|e| e.to_string())?;
+    let compiled = compile(&c, &CompileOptions { storage: StorageMode::BakedVertices, max_error: Some(f64::INFINITY), pose_tolerance: None, ..Default::default() }).map_err(|e| e.to_string())?;
     let t = Tables::parse(&compiled.blob).map_err(|e| format!("{e:?}"))?;
     let frames = t.clip(0).map_err(|e| format!("{e:?}"))?.frame_count as usize;
-    let ours: Vec<[f64; 3]> = positions(&t, 0, frame.min(frames.saturating_sub(1)))?
-        .into_iter()
-        .map(|p| p.map(f64::from))
-        .collect();
+    let ours: Vec<[f64; 3]> = positions(&t, 0, frame.min(frames.saturating_sub(1)))?.into_iter().map(|p| p.map(f64::from)).collect();
     let conv = file_to_model(&scene.settings);
-    let theirs: Vec<[f64; 3]> = obj
-        .positions
-        .iter()
-        .map(|p| conv.apply(p.map(|x| x / obj.scale)))
-        .collect();
-    let nearest = |a: &[[f64; 3]], b: &[[f64; 3]]| {
-        a.iter()
-            .map(|p| {
-                b.iter()
-                    .map(|q| chebyshev(*p, *q))
-                    .fold(f64::INFINITY, f64::min)
-            })
-            .fold(0.0, f64::max)
-    };
+    let theirs: Vec<[f64; 3]> = obj.positions.iter().map(|p| conv.apply(p.map(|x| x / obj.scale))).collect();
+    let nearest = |a: &[[f64; 3]], b: &[[f64; 3]]| a.iter().map(|p| b.iter().map(|q| chebyshev(*p, *q)).fold(f64::INFINITY, f64::min)).fold(0.0, f64::max);
     let hausdorff = nearest(&ours, &theirs).max(nearest(&theirs, &ours));
     let height = model_height(&c);
     if ours.len() == theirs.len() {
-        let paired = ours
-            .iter()
-            .zip(&theirs)
-            .map(|(a, b)| chebyshev(*a, *b))
-            .fold(0.0, f64::max);
+        let paired = ours.iter().zip(&theirs).map(|(a, b)| chebyshev(*a, *b)).fold(0.0, f64::max);
         if paired <= hausdorff * 4.0 + 50.0 {
             return Ok((paired, "pair", height, frame));
         }
@@ -425,13 +317,7 @@ fn main() {
     };
     let psxanim = match args.iter().position(|a| a == "--psxanim") {
         Some(i) => PathBuf::from(&args[i + 1]),
-        None => std::env::current_exe()
-            .unwrap()
-            .parent()
-            .unwrap()
-            .parent()
-            .unwrap()
-            .join("psxanim"),
+        None => std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().join("psxanim"),
     };
     let data = corpus.join("data");
     let mut files: Vec<PathBuf> = std::fs::read_dir(&data)
@@ -443,10 +329,7 @@ fn main() {
     files.sort();
     if let Some(i) = args.iter().position(|a| a == "--only") {
         let only = args.get(i + 1).cloned().unwrap_or_default();
-        files.retain(|f| {
-            f.file_name()
-                .is_some_and(|n| n.to_string_lossy().contains(&only))
-        });
+        files.retain(|f| f.file_name().is_some_and(|n| n.to_string_lossy().contains(&only)));
     }
     let out = std::env::temp_dir().join(format!("ufbx_corpus_{}", std::process::id()));
     let mut tallies: BTreeMap<&'static str, Tally> = BTreeMap::new();
@@ -467,10 +350,7 @@ fn main() {
                 }
                 Some(1) => *t.rejected[m].entry(reason(&stderr)).or_default() += 1,
                 None => t.hangs.push(format!("{name} ({storage})")),
-                Some(code) => t.panics.push(format!(
-                    "{name} ({storage}, exit {code}): {}",
-                    stderr.lines().last().unwrap_or("")
-                )),
+                Some(code) => t.panics.push(format!("{name} ({storage}, exit {code}): {}", stderr.lines().last().unwrap_or(""))),
             }
         }
     }
@@ -479,19 +359,12 @@ fn main() {
     let mut checks = frame_checks(&corpus);
     // Several tests may check one frame of one file.
     let mut seen = std::collections::HashSet::new();
-    checks.retain(|c| {
-        seen.insert(format!(
-            "{}|{:?}|{}|{:?}|{}",
-            c.base, c.suffix, c.obj, c.take, c.time
-        ))
-    });
+    checks.retain(|c| seen.insert(format!("{}|{:?}|{}|{:?}|{}", c.base, c.suffix, c.obj, c.take, c.time)));
     let mut lines = Vec::new();
     for file in &imported_baked {
         let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
         for check in checks.iter().filter(|c| matches(&stem, c)) {
-            let Some(obj) = load_obj(&data.join(format!("{}.obj", check.obj))) else {
-                continue;
-            };
+            let Some(obj) = load_obj(&data.join(format!("{}.obj", check.obj))) else { continue };
             let t = tallies.get_mut(tool_of(&stem)).unwrap();
             let result = std::panic::catch_unwind(|| compare(file, check, &obj));
             let line = match result {
@@ -513,10 +386,7 @@ fn main() {
                 }
                 Ok(Err(e)) => format!("skip {stem} vs {}.obj: {e}", check.obj),
                 Err(_) => {
-                    t.panics.push(format!(
-                        "{stem} vs {}.obj: panic in the comparison",
-                        check.obj
-                    ));
+                    t.panics.push(format!("{stem} vs {}.obj: panic in the comparison", check.obj));
                     format!("PANIC {stem} vs {}.obj", check.obj)
                 }
             };
@@ -530,17 +400,8 @@ fn main() {
     println!("| tool | files | imported baked / rigid | rejected (baked) | rejected (rigid) | panics | hangs | slowest import | .obj frames within max(10, 1% height) |");
     println!("|---|---|---|---|---|---|---|---|---|");
     for (tool, t) in &tallies {
-        let fmt = |m: &BTreeMap<String, usize>| {
-            m.iter()
-                .map(|(r, n)| format!("{n} {r}"))
-                .collect::<Vec<_>>()
-                .join("; ")
-        };
-        let worst = t
-            .obj_worst
-            .iter()
-            .filter_map(|w| w.parse::<f64>().ok())
-            .fold(0.0, f64::max);
+        let fmt = |m: &BTreeMap<String, usize>| m.iter().map(|(r, n)| format!("{n} {r}")).collect::<Vec<_>>().join("; ");
+        let worst = t.obj_worst.iter().filter_map(|w| w.parse::<f64>().ok()).fold(0.0, f64::max);
         println!(
             "| {tool} | {} | {} / {} | {} | {} | {} | {} | {:.2} s | {} of {} (worst {worst:.1}) |",
             t.files,

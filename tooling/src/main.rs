@@ -2,11 +2,7 @@
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(
-    name = "psxanim",
-    version,
-    about = "Skeletal animation toolchain for the original PlayStation"
-)]
+#[command(name = "psxanim", version, about = "Skeletal animation toolchain for the original PlayStation")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -165,13 +165,7 @@ pub struct Event {
 
 impl Event {
     pub fn new(time: f64, name: impl Into<String>, data: Option<String>) -> Event {
-        Event {
-            time,
-            name: name.into(),
-            data,
-            raw_name: None,
-            raw_data: None,
-        }
+        Event { time, name: name.into(), data, raw_name: None, raw_data: None }
     }
 }
 
@@ -246,12 +240,7 @@ pub struct Quat {
 }
 
 impl Quat {
-    pub const IDENTITY: Quat = Quat {
-        w: 1.0,
-        x: 0.0,
-        y: 0.0,
-        z: 0.0,
-    };
+    pub const IDENTITY: Quat = Quat { w: 1.0, x: 0.0, y: 0.0, z: 0.0 };
 
     pub fn new(w: f64, x: f64, y: f64, z: f64) -> Quat {
         Quat { w, x, y, z }
@@ -341,9 +330,7 @@ impl Quat {
     /// The rotation of SM64 Euler angles in radians: X applied first, then Y, then Z (`Rz * Ry * Rx`),
     /// the order of `mtxf_rotate_xyz_and_translate`.
     pub fn from_euler_xyz(x: f64, y: f64, z: f64) -> Quat {
-        Quat::axis_angle(2, z)
-            .mul(Quat::axis_angle(1, y))
-            .mul(Quat::axis_angle(0, x))
+        Quat::axis_angle(2, z).mul(Quat::axis_angle(1, y)).mul(Quat::axis_angle(0, x))
     }
 
     /// Inverse of [`Quat::from_euler_xyz`]: angles `(x, y, z)` in radians, y within [-pi/2, pi/2].
@@ -363,11 +350,7 @@ impl Quat {
             // Gimbal lock: only x - z (or x + z) is determined; put it all in x.
             let m01 = 2.0 * (x * y - w * z);
             let m11 = 1.0 - 2.0 * (x * x + z * z);
-            let rx = if m20 < 0.0 {
-                m01.atan2(m11)
-            } else {
-                (-m01).atan2(m11)
-            };
+            let rx = if m20 < 0.0 { m01.atan2(m11) } else { (-m01).atan2(m11) };
             (rx, ry, 0.0)
         }
     }
@@ -375,10 +358,7 @@ impl Quat {
 
 impl Track {
     pub fn new(bone: Bone) -> Track {
-        Track {
-            bone,
-            ..Track::default()
-        }
+        Track { bone, ..Track::default() }
     }
 
     /// Rotation keys in time order (stable: equal times keep file order).
@@ -416,11 +396,7 @@ impl Sampler {
         translation.sort_by(|a, b| a.time.total_cmp(&b.time));
         let mut scale = track.scale.clone();
         scale.sort_by(|a, b| a.time.total_cmp(&b.time));
-        Sampler {
-            rotation: track.sorted_rotation(),
-            translation,
-            scale,
-        }
+        Sampler { rotation: track.sorted_rotation(), translation, scale }
     }
 
     /// The last key at or before `time` (the first key before the start).
@@ -435,12 +411,7 @@ impl Sampler {
         if t == 0.0 || i + 1 >= keys.len() {
             return Some(keys[i].value);
         }
-        Some(
-            keys[i]
-                .value
-                .normalized()
-                .slerp(keys[i + 1].value.normalized(), t),
-        )
+        Some(keys[i].value.normalized().slerp(keys[i + 1].value.normalized(), t))
     }
 
     pub fn translation(&self, time: f64) -> Option<[f64; 3]> {
@@ -458,11 +429,7 @@ fn lerp_sorted(sorted: &[VectorKey], time: f64) -> Option<[f64; 3]> {
         return Some(sorted[i].value);
     }
     let (a, b) = (sorted[i].value, sorted[i + 1].value);
-    Some([
-        a[0] + (b[0] - a[0]) * t,
-        a[1] + (b[1] - a[1]) * t,
-        a[2] + (b[2] - a[2]) * t,
-    ])
+    Some([a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t])
 }
 
 /// Linear interpolation over vector keys, held past the ends.
@@ -484,11 +451,7 @@ fn bracket<K>(keys: &[K], time_of: impl Fn(&K) -> f64, time: f64) -> Option<(usi
     // keys[i].time <= time < keys[i + 1].time
     let i = keys.partition_point(|k| time_of(k) <= time) - 1;
     let span = time_of(&keys[i + 1]) - time_of(&keys[i]);
-    let t = if span > 0.0 {
-        (time - time_of(&keys[i])) / span
-    } else {
-        0.0
-    };
+    let t = if span > 0.0 { (time - time_of(&keys[i])) / span } else { 0.0 };
     Some((i, t))
 }
 
@@ -497,10 +460,7 @@ fn bracket<K>(keys: &[K], time_of: impl Fn(&K) -> f64, time: f64) -> Option<(usi
 pub fn decode_text(bytes: &[u8]) -> (String, Option<Vec<u8>>) {
     match std::str::from_utf8(bytes) {
         Ok(s) => (s.to_string(), None),
-        Err(_) => (
-            bytes.iter().map(|&b| b as char).collect(),
-            Some(bytes.to_vec()),
-        ),
+        Err(_) => (bytes.iter().map(|&b| b as char).collect(), Some(bytes.to_vec())),
     }
 }
 

@@ -10,35 +10,19 @@ use psxanim::model::{Bone, Quat, StoredRotation, TimeUnit};
 /// (rotation bytes, position, time).
 fn file(version: i32, keys: &[(Vec<u8>, [f32; 3], i32)], events_sorted: bool) -> Vec<u8> {
     let mut b = Bytes::new().raw(b"ANI\0").i32le(version).i32le(2);
-    let (first, second) = if events_sorted {
-        (("sound", "step.wav", 10.0f32), ("hit", "", 30.0))
-    } else {
-        (("hit", "", 30.0), ("sound", "step.wav", 10.0))
-    };
+    let (first, second) = if events_sorted { (("sound", "step.wav", 10.0f32), ("hit", "", 30.0)) } else { (("hit", "", 30.0), ("sound", "step.wav", 10.0)) };
     for (ty, sub, t) in [first, second] {
         b = b.ani_str(ty).ani_str(sub).f32le(t);
     }
-    b = b
-        .i32le(200)
-        .i32le(1)
-        .ani_str("Bip01")
-        .f32le(1.0)
-        .i32le(keys.len() as i32);
+    b = b.i32le(200).i32le(1).ani_str("Bip01").f32le(1.0).i32le(keys.len() as i32);
     for (rot, pos, t) in keys {
-        b = b
-            .raw(rot)
-            .f32le(pos[0])
-            .f32le(pos[1])
-            .f32le(pos[2])
-            .i32le(*t);
+        b = b.raw(rot).f32le(pos[0]).f32le(pos[1]).f32le(pos[2]).i32le(*t);
     }
     b.done()
 }
 
 fn small_three(largest: u32, a: u32, b: u32, c: u32) -> Vec<u8> {
-    (largest << 30 | a << 20 | b << 10 | c)
-        .to_le_bytes()
-        .to_vec()
+    (largest << 30 | a << 20 | b << 10 | c).to_le_bytes().to_vec()
 }
 
 fn eight_bytes(x: u32, y: u32, z: u32, w: u32) -> Vec<u8> {
@@ -52,23 +36,12 @@ fn floats(v: [f32; 4]) -> Vec<u8> {
 }
 
 fn close(a: Quat, b: Quat) {
-    assert!(
-        (a.w - b.w).abs() < 1e-12
-            && (a.x - b.x).abs() < 1e-12
-            && (a.y - b.y).abs() < 1e-12
-            && (a.z - b.z).abs() < 1e-12,
-        "{a:?} != {b:?}"
-    );
+    assert!((a.w - b.w).abs() < 1e-12 && (a.x - b.x).abs() < 1e-12 && (a.y - b.y).abs() < 1e-12 && (a.z - b.z).abs() < 1e-12, "{a:?} != {b:?}");
 }
 
 #[test]
 fn decodes_4000_floats_xyzw() {
-    let anim = ani::read(&file(
-        4000,
-        &[(floats([0.5, -0.5, 0.5, 0.5]), [1.0, 2.0, 3.0], 0)],
-        true,
-    ))
-    .unwrap();
+    let anim = ani::read(&file(4000, &[(floats([0.5, -0.5, 0.5, 0.5]), [1.0, 2.0, 3.0], 0)], true)).unwrap();
     assert_eq!(anim.version, 4000);
     let clip = &anim.clips[0];
     assert_eq!((clip.time_unit, clip.length), (TimeUnit::Ms, 200.0));
@@ -83,29 +56,13 @@ fn decodes_4000_floats_xyzw() {
 fn decodes_4001_small_three() {
     let n = |v: u32| 2.0 * v as f64 / 1023.0 - 1.0;
     // Largest = w (3): x, y, z stored in that order.
-    let anim = ani::read(&file(
-        4001,
-        &[(small_three(3, 767, 511, 300), [0.0; 3], 0)],
-        true,
-    ))
-    .unwrap();
+    let anim = ani::read(&file(4001, &[(small_three(3, 767, 511, 300), [0.0; 3], 0)], true)).unwrap();
     let (x, y, z) = (n(767), n(511), n(300));
-    close(
-        anim.clips[0].tracks[0].rotation[0].value,
-        Quat::new((1.0 - x * x - y * y - z * z).sqrt(), x, y, z),
-    );
+    close(anim.clips[0].tracks[0].rotation[0].value, Quat::new((1.0 - x * x - y * y - z * z).sqrt(), x, y, z));
     // Largest = x (0): y, z, w stored in that order.
-    let anim = ani::read(&file(
-        4001,
-        &[(small_three(0, 600, 100, 700), [0.0; 3], 0)],
-        true,
-    ))
-    .unwrap();
+    let anim = ani::read(&file(4001, &[(small_three(0, 600, 100, 700), [0.0; 3], 0)], true)).unwrap();
     let (y, z, w) = (n(600), n(100), n(700));
-    close(
-        anim.clips[0].tracks[0].rotation[0].value,
-        Quat::new(w, (1.0 - y * y - z * z - w * w).sqrt(), y, z),
-    );
+    close(anim.clips[0].tracks[0].rotation[0].value, Quat::new(w, (1.0 - y * y - z * z - w * w).sqrt(), y, z));
     // Stored values whose squares exceed 1: the omitted component is clamped to 0, never NaN.
     let anim = ani::read(&file(4001, &[(small_three(1, 0, 0, 0), [0.0; 3], 0)], true)).unwrap();
     let q = anim.clips[0].tracks[0].rotation[0].value;
@@ -116,32 +73,16 @@ fn decodes_4001_small_three() {
 #[test]
 fn decodes_4001_small_three_with_z_omitted() {
     let n = |v: u32| 2.0 * v as f64 / 1023.0 - 1.0;
-    let anim = ani::read(&file(
-        4001,
-        &[(small_three(2, 400, 650, 200), [0.0; 3], 0)],
-        true,
-    ))
-    .unwrap();
+    let anim = ani::read(&file(4001, &[(small_three(2, 400, 650, 200), [0.0; 3], 0)], true)).unwrap();
     let (x, y, w) = (n(400), n(650), n(200));
-    close(
-        anim.clips[0].tracks[0].rotation[0].value,
-        Quat::new(w, x, y, (1.0 - x * x - y * y - w * w).sqrt()),
-    );
+    close(anim.clips[0].tracks[0].rotation[0].value, Quat::new(w, x, y, (1.0 - x * x - y * y - w * w).sqrt()));
 }
 
 #[test]
 fn decodes_4002_eight_bytes() {
-    let anim = ani::read(&file(
-        4002,
-        &[(eight_bytes(49151, 32767, 0, 65535), [0.0; 3], 0)],
-        true,
-    ))
-    .unwrap();
+    let anim = ani::read(&file(4002, &[(eight_bytes(49151, 32767, 0, 65535), [0.0; 3], 0)], true)).unwrap();
     let s = |v: u32| 2.0 * v as f64 / 65535.0 - 1.0;
-    close(
-        anim.clips[0].tracks[0].rotation[0].value,
-        Quat::new(1.0, s(49151), s(32767), -1.0),
-    );
+    close(anim.clips[0].tracks[0].rotation[0].value, Quat::new(1.0, s(49151), s(32767), -1.0));
 }
 
 fn three_keys(version: i32) -> Vec<(Vec<u8>, [f32; 3], i32)> {
@@ -150,9 +91,7 @@ fn three_keys(version: i32) -> Vec<(Vec<u8>, [f32; 3], i32)> {
         4001 => small_three(3, 512 + i * 40, 500, 520),
         _ => eight_bytes(33000 + i * 500, 32000, 32767, 65000),
     };
-    (0..3)
-        .map(|i| (rot(i), [i as f32, 0.5, -2.25], i as i32 * 33))
-        .collect()
+    (0..3).map(|i| (rot(i), [i as f32, 0.5, -2.25], i as i32 * 33)).collect()
 }
 
 #[test]
@@ -161,21 +100,13 @@ fn unedited_rewrite_is_byte_identical_for_every_version() {
         let bytes = file(version, &three_keys(version), true);
         let anim = ani::read(&bytes).unwrap();
         let mut losses = Losses::default();
-        assert_eq!(
-            ani::write(&anim, version as u32, &mut losses).unwrap(),
-            bytes,
-            "version {version}"
-        );
+        assert_eq!(ani::write(&anim, version as u32, &mut losses).unwrap(), bytes, "version {version}");
         assert!(losses.is_empty(), "{:?}", losses.0);
     }
 }
 
 fn stored(anim: &psxanim::model::Animation) -> Vec<Option<StoredRotation>> {
-    anim.clips[0].tracks[0]
-        .rotation
-        .iter()
-        .map(|k| k.stored)
-        .collect()
+    anim.clips[0].tracks[0].rotation.iter().map(|k| k.stored).collect()
 }
 
 #[test]
@@ -192,13 +123,8 @@ fn edited_clip_keeps_untouched_rotation_words() {
         assert_eq!(after[0], before[0], "version {version}");
         assert_eq!(after[2], before[2], "version {version}");
         assert_ne!(after[1], before[1], "version {version}");
-        let err = out.clips[0].tracks[0].rotation[1]
-            .value
-            .angle_to(axis_angle([1.0, 2.0, 3.0], 1.0));
-        assert!(
-            err < 0.01,
-            "re-encoded key within the encoding's step: {err}"
-        );
+        let err = out.clips[0].tracks[0].rotation[1].value.angle_to(axis_angle([1.0, 2.0, 3.0], 1.0));
+        assert!(err < 0.01, "re-encoded key within the encoding's step: {err}");
     }
 }
 
@@ -211,10 +137,7 @@ fn converting_between_versions_and_back_keeps_words() {
     let mut losses = Losses::default();
     let as_4000 = ani::write(&anim, 4000, &mut losses).unwrap();
     assert!(ani::read(&as_4000).is_ok());
-    assert_eq!(
-        ani::write(&anim, 4001, &mut Losses::default()).unwrap(),
-        bytes
-    );
+    assert_eq!(ani::write(&anim, 4001, &mut Losses::default()).unwrap(), bytes);
 }
 
 #[test]
@@ -245,14 +168,7 @@ fn events_are_kept_and_sorted_by_time() {
     let anim = ani::read(&file(4000, &three_keys(4000), false)).unwrap();
     let events = &anim.clips[0].events;
     assert_eq!(events.len(), 2);
-    assert_eq!(
-        (
-            events[0].name.as_str(),
-            events[0].data.as_deref(),
-            events[0].time
-        ),
-        ("sound", Some("step.wav"), 10.0)
-    );
+    assert_eq!((events[0].name.as_str(), events[0].data.as_deref(), events[0].time), ("sound", Some("step.wav"), 10.0));
     assert_eq!((events[1].name.as_str(), events[1].time), ("hit", 30.0));
     // Written sorted: the same bytes as the file that was sorted to begin with.
     let out = ani::write(&anim, 4000, &mut Losses::default()).unwrap();
@@ -280,11 +196,7 @@ fn errors_name_offset_and_expectation() {
     bad[12..16].copy_from_slice(&0x8000_0000u32.to_le_bytes());
     let e = err(&bad);
     assert_eq!(e.offset, 16);
-    assert!(
-        e.expected
-            .starts_with("the type of event 0 (2147483648 bytes), but only"),
-        "{e}"
-    );
+    assert!(e.expected.starts_with("the type of event 0 (2147483648 bytes), but only"), "{e}");
     assert!(e.expected.contains("bytes remain"), "{e}");
 
     // A negative key count.
@@ -320,11 +232,7 @@ fn oversized_counts_name_what_they_count() {
     bytes.extend_from_slice(&[0; 8]);
     let e = err(&bytes);
     assert_eq!(e.offset, 12);
-    assert!(
-        e.expected
-            .starts_with("100000000 events (read from the event count) of 12 bytes each"),
-        "{e}"
-    );
+    assert!(e.expected.starts_with("100000000 events (read from the event count) of 12 bytes each"), "{e}");
     assert!(e.expected.contains("only 8 bytes remain"), "{e}");
 
     // No events, total time 0, one track "B" whose key count (50,000,000) exceeds the file.
@@ -337,10 +245,5 @@ fn oversized_counts_name_what_they_count() {
     bytes.extend_from_slice(&50_000_000i32.to_le_bytes());
     let e = err(&bytes);
     assert_eq!(e.offset, bytes.len());
-    assert!(
-        e.expected.starts_with(
-            "50000000 keys (read from the key count of track 0 (\"B\")) of 20 bytes each"
-        ),
-        "{e}"
-    );
+    assert!(e.expected.starts_with("50000000 keys (read from the key count of track 0 (\"B\")) of 20 bytes each"), "{e}");
 }

@@ -36,22 +36,13 @@ fn reads_every_field() {
     assert_eq!(t0.rotation.len(), 2);
     assert_eq!(t0.rotation[0].value, Quat::new(1.0, 0.0, 0.0, 0.0));
     assert_eq!(t0.rotation[1].time, 2.0);
-    assert_eq!(
-        t0.rotation[1].value,
-        Quat::new(2896.0 / 4096.0, 2896.0 / 4096.0, 0.0, 0.0)
-    );
+    assert_eq!(t0.rotation[1].value, Quat::new(2896.0 / 4096.0, 2896.0 / 4096.0, 0.0, 0.0));
     assert_eq!(t0.translation.len(), 1);
     assert_eq!(t0.translation[0].value, [2.0, -1.0, 0.5]);
     assert_eq!(clip.tracks[1].bone, Bone::Id(5));
-    assert_eq!(
-        clip.tracks[1].rotation[0].value,
-        Quat::new(0.0, 0.0, -1.0, 0.0)
-    );
+    assert_eq!(clip.tracks[1].rotation[0].value, Quat::new(0.0, 0.0, -1.0, 0.0));
     assert_eq!(clip.events.len(), 1);
-    assert_eq!(
-        (clip.events[0].name.as_str(), clip.events[0].time),
-        ("hit", 2.0)
-    );
+    assert_eq!((clip.events[0].name.as_str(), clip.events[0].time), ("hit", 2.0));
 }
 
 #[test]
@@ -60,11 +51,7 @@ fn unedited_rewrite_is_byte_identical_in_both_modes() {
     let anim = animbin::read(&bytes).unwrap();
     for mode in [AnimbinMode::Correct, AnimbinMode::Original] {
         let mut losses = Losses::default();
-        assert_eq!(
-            animbin::write(&anim, mode, &mut losses).unwrap(),
-            bytes,
-            "{mode:?}"
-        );
+        assert_eq!(animbin::write(&anim, mode, &mut losses).unwrap(), bytes, "{mode:?}");
         assert!(losses.is_empty(), "{:?}", losses.0);
     }
 }
@@ -74,12 +61,7 @@ fn keeps_unusual_fields_exactly() {
     // Flags with more than bit 0, a track type of 7, a 32-byte name with no terminator, garbage after a
     // name's NUL, version 9: all written back unchanged.
     let b = Bytes::new().raw(b"ANIMBIN").u8(9).u8(1);
-    let b = b
-        .raw(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ012345")
-        .u32le(0x8000_0002)
-        .u16le(1)
-        .u16le(1)
-        .u16le(1);
+    let b = b.raw(b"ABCDEFGHIJKLMNOPQRSTUVWXYZ012345").u32le(0x8000_0002).u16le(1).u16le(1).u16le(1);
     let b = animbin_rot(b.u8(7).u8(1).u16le(1), 0, [4096, 0, 0, 0]);
     let mut marker = b"m\0garbage".to_vec();
     marker.resize(32, 0xAA);
@@ -94,15 +76,7 @@ fn keeps_unusual_fields_exactly() {
 
 #[test]
 fn empty_track_is_read_as_no_keys() {
-    let b = Bytes::new()
-        .raw(b"ANIMBIN")
-        .u8(1)
-        .u8(1)
-        .fixed("e", 32)
-        .u32le(0)
-        .u16le(1)
-        .u16le(1)
-        .u16le(0);
+    let b = Bytes::new().raw(b"ANIMBIN").u8(1).u8(1).fixed("e", 32).u32le(0).u16le(1).u16le(1).u16le(0);
     let anim = animbin::read(&b.u8(0).u8(3).u16le(0).done()).unwrap();
     assert!(anim.clips[0].tracks[0].rotation.is_empty());
 }
@@ -122,26 +96,15 @@ fn errors_name_offset_and_expectation() {
     bytes[57] = 2;
     let e = err(&bytes);
     assert_eq!(e.offset, 57);
-    assert!(
-        e.expected
-            .contains("key type 0 (rotation) or 1 (translation)"),
-        "{e}"
-    );
+    assert!(e.expected.contains("key type 0 (rotation) or 1 (translation)"), "{e}");
+
 }
 
 #[test]
 fn tracks_past_the_declared_count_are_not_read_and_warned() {
     // The original loader reads `numTracks` tracks and `numMarkers` markers and stops: a clip that
     // declares one track of the two written loads one, and the second is left unread.
-    let b = Bytes::new()
-        .raw(b"ANIMBIN")
-        .u8(1)
-        .u8(1)
-        .fixed("Walk", 32)
-        .u32le(1)
-        .u16le(3)
-        .u16le(1)
-        .u16le(0);
+    let b = Bytes::new().raw(b"ANIMBIN").u8(1).u8(1).fixed("Walk", 32).u32le(1).u16le(3).u16le(1).u16le(0);
     let b = animbin_rot(b.u8(0).u8(0).u16le(1), 0, [4096, 0, 0, 0]);
     let declared_end = b.len();
     let bytes = animbin_rot(b.u8(0).u8(5).u16le(1), 1, [0, 0, -4096, 0]).done();
@@ -150,20 +113,13 @@ fn tracks_past_the_declared_count_are_not_read_and_warned() {
     assert_eq!(anim.clips[0].tracks[0].bone, Bone::Id(0));
     assert_eq!(anim.warnings.len(), 1);
     let w = &anim.warnings[0];
-    assert!(
-        w.contains(&format!("at byte offset {declared_end}")) && w.contains("1 whole track(s)"),
-        "{w}"
-    );
+    assert!(w.contains(&format!("at byte offset {declared_end}")) && w.contains("1 whole track(s)"), "{w}");
     // Any other bytes after the last clip: the same choice, without the track count.
     let mut bytes = walk();
     bytes.push(0);
     let anim = animbin::read(&bytes).unwrap();
     assert_eq!(anim.clips, animbin::read(&walk()).unwrap().clips);
-    assert!(
-        anim.warnings[0].contains(&format!("at byte offset {}", walk().len())),
-        "{:?}",
-        anim.warnings
-    );
+    assert!(anim.warnings[0].contains(&format!("at byte offset {}", walk().len())), "{:?}", anim.warnings);
     assert!(animbin::read(&walk()).unwrap().warnings.is_empty());
 }
 
@@ -179,26 +135,10 @@ fn every_truncation_is_an_error_at_or_before_the_cut() {
 #[test]
 fn counts_are_checked_before_allocating() {
     // 65535 tracks and 65535 keys claimed in a tiny file.
-    let b = Bytes::new()
-        .raw(b"ANIMBIN")
-        .u8(1)
-        .u8(1)
-        .fixed("big", 32)
-        .u32le(1)
-        .u16le(1)
-        .u16le(65535)
-        .u16le(0);
+    let b = Bytes::new().raw(b"ANIMBIN").u8(1).u8(1).fixed("big", 32).u32le(1).u16le(1).u16le(65535).u16le(0);
     let e = err(&b.done());
     assert!(e.expected.contains("65535 tracks"), "{e}");
-    let b = Bytes::new()
-        .raw(b"ANIMBIN")
-        .u8(1)
-        .u8(1)
-        .fixed("big", 32)
-        .u32le(1)
-        .u16le(1)
-        .u16le(1)
-        .u16le(0);
+    let b = Bytes::new().raw(b"ANIMBIN").u8(1).u8(1).fixed("big", 32).u32le(1).u16le(1).u16le(1).u16le(0);
     let e = err(&b.u8(0).u8(0).u16le(65535).done());
     assert!(e.expected.contains("65535 keys"), "{e}");
 }
@@ -214,11 +154,7 @@ fn one_rotation_clip(values: &[Quat], looping: bool) -> psxanim::model::Animatio
     clip.tracks[0].rotation = values
         .iter()
         .enumerate()
-        .map(|(i, &value)| psxanim::model::RotationKey {
-            time: i as f64,
-            value,
-            stored: None,
-        })
+        .map(|(i, &value)| psxanim::model::RotationKey { time: i as f64, value, stored: None })
         .collect();
     anim
 }
@@ -239,24 +175,12 @@ fn original_mode_truncates_and_forces_flags() {
     let mut losses = Losses::default();
     let orig = animbin::write(&anim, AnimbinMode::Original, &mut losses).unwrap();
     assert_eq!(written_rotations(&orig), vec![[4095, 0, 0, 0]]);
-    assert_eq!(
-        u32::from_le_bytes(orig[41..45].try_into().unwrap()),
-        1,
-        "flags = 1"
-    );
-    assert!(
-        losses.0.iter().any(|l| l.contains("flags = 1")),
-        "{:?}",
-        losses.0
-    );
+    assert_eq!(u32::from_le_bytes(orig[41..45].try_into().unwrap()), 1, "flags = 1");
+    assert!(losses.0.iter().any(|l| l.contains("flags = 1")), "{:?}", losses.0);
     let correct = animbin::write(&anim, AnimbinMode::Correct, &mut Losses::default()).unwrap();
     // Correct mode normalises, then rounds: w to 4096, -0.0002 * 4096 = -0.82 to -1 (truncation gives 0).
     assert_eq!(written_rotations(&correct), vec![[4096, -1, 0, 0]]);
-    assert_eq!(
-        u32::from_le_bytes(correct[41..45].try_into().unwrap()),
-        0,
-        "non-looping kept"
-    );
+    assert_eq!(u32::from_le_bytes(correct[41..45].try_into().unwrap()), 0, "non-looping kept");
 }
 
 #[test]
@@ -264,20 +188,10 @@ fn correct_mode_keeps_hemisphere_continuity() {
     let a = axis_angle([0.0, 1.0, 0.0], 0.3);
     let b = axis_angle([0.0, 1.0, 0.0], 0.35).neg();
     let anim = one_rotation_clip(&[a, b], true);
-    let correct = written_rotations(
-        &animbin::write(&anim, AnimbinMode::Correct, &mut Losses::default()).unwrap(),
-    );
-    assert!(
-        correct[1][0] > 0,
-        "second key flipped into the first's hemisphere: {correct:?}"
-    );
-    let orig = written_rotations(
-        &animbin::write(&anim, AnimbinMode::Original, &mut Losses::default()).unwrap(),
-    );
-    assert!(
-        orig[1][0] < 0,
-        "the original exporter does not fix the hemisphere: {orig:?}"
-    );
+    let correct = written_rotations(&animbin::write(&anim, AnimbinMode::Correct, &mut Losses::default()).unwrap());
+    assert!(correct[1][0] > 0, "second key flipped into the first's hemisphere: {correct:?}");
+    let orig = written_rotations(&animbin::write(&anim, AnimbinMode::Original, &mut Losses::default()).unwrap());
+    assert!(orig[1][0] < 0, "the original exporter does not fix the hemisphere: {orig:?}");
 }
 
 #[test]
@@ -285,41 +199,18 @@ fn original_profile_rejects_what_the_original_runtime_mishandles() {
     use psxanim::formats::profile::{check, LARGE, ORIGINAL};
     assert!(check(&animbin::read(&walk()).unwrap(), ORIGINAL).is_empty());
     // Empty track, unterminated 32-byte name, frames out of order, a key past the length.
-    let b = Bytes::new()
-        .raw(b"ANIMBIN")
-        .u8(1)
-        .u8(1)
-        .raw(&[b'N'; 32])
-        .u32le(1)
-        .u16le(2)
-        .u16le(2)
-        .u16le(0);
+    let b = Bytes::new().raw(b"ANIMBIN").u8(1).u8(1).raw(&[b'N'; 32]).u32le(1).u16le(2).u16le(2).u16le(0);
     let b = b.u8(0).u8(0).u16le(0);
-    let b = animbin_rot(
-        animbin_rot(b.u8(0).u8(1).u16le(2), 1, [4096, 0, 0, 0]),
-        1,
-        [4096, 0, 0, 0],
-    );
+    let b = animbin_rot(animbin_rot(b.u8(0).u8(1).u16le(2), 1, [4096, 0, 0, 0]), 1, [4096, 0, 0, 0]);
     let anim = animbin::read(&b.done()).unwrap();
     let problems = check(&anim, LARGE).join("\n");
     assert!(problems.contains("no keys"), "{problems}");
     assert!(problems.contains("no terminator"), "{problems}");
     assert!(problems.contains("not strictly increasing"), "{problems}");
     // Two tracks on one joint's rotation.
-    let b = Bytes::new()
-        .raw(b"ANIMBIN")
-        .u8(1)
-        .u8(1)
-        .fixed("d", 32)
-        .u32le(1)
-        .u16le(2)
-        .u16le(2)
-        .u16le(0);
+    let b = Bytes::new().raw(b"ANIMBIN").u8(1).u8(1).fixed("d", 32).u32le(1).u16le(2).u16le(2).u16le(0);
     let b = animbin_rot(b.u8(0).u8(4).u16le(1), 0, [4096, 0, 0, 0]);
     let b = animbin_rot(b.u8(0).u8(4).u16le(1), 1, [4096, 0, 0, 0]);
     let problems = check(&animbin::read(&b.done()).unwrap(), ORIGINAL).join("\n");
-    assert!(
-        problems.contains("a second track animating the rotation"),
-        "{problems}"
-    );
+    assert!(problems.contains("a second track animating the rotation"), "{problems}");
 }

@@ -26,12 +26,7 @@ fn header(nodes: u8) -> Bytes {
 }
 
 fn header_of_length(nodes: u8, length: u16) -> Bytes {
-    Bytes::new()
-        .fixed("Idle", 64)
-        .fixed("pluto", 32)
-        .u8(0xA6)
-        .u16be(length)
-        .u8(nodes)
+    Bytes::new().fixed("Idle", 64).fixed("pluto", 32).u8(0xA6).u16be(length).u8(nodes)
 }
 
 fn tables(b: Bytes, values: &[i16], pairs: &[(u16, u16)]) -> Bytes {
@@ -56,23 +51,8 @@ fn section(b: Bytes, tag: &[u8], frames: u16, bones: u16, mask: &[u8], data: &[[
 
 fn idle() -> Vec<u8> {
     let b = tables(header(2), &VALUES, &PAIRS);
-    let b = section(
-        b,
-        b"translations",
-        4,
-        1,
-        &[1],
-        &[[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12]],
-    );
-    section(
-        b,
-        b"scales",
-        2,
-        1,
-        &[1],
-        &[[1024, 2048, 512], [1024, 1024, 1024]],
-    )
-    .done()
+    let b = section(b, b"translations", 4, 1, &[1], &[[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12]]);
+    section(b, b"scales", 2, 1, &[1], &[[1024, 2048, 512], [1024, 1024, 1024]]).done()
 }
 
 fn euler(anim: &Animation, bone: usize) -> Vec<(f64, [i16; 3])> {
@@ -91,40 +71,19 @@ fn reads_header_tables_and_sections() {
     let anim = panim::read(&idle()).unwrap();
     assert_eq!(anim.version, 0);
     let clip = &anim.clips[0];
-    assert_eq!(
-        (
-            clip.name.as_str(),
-            clip.looping,
-            clip.length,
-            clip.time_unit
-        ),
-        ("Idle", true, 4.0, TimeUnit::Frame)
-    );
+    assert_eq!((clip.name.as_str(), clip.looping, clip.length, clip.time_unit), ("Idle", true, 4.0, TimeUnit::Frame));
     assert_eq!(clip.extras.panim.as_ref().unwrap().author, "pluto");
     assert_eq!(clip.tracks.len(), 2);
     let root = &clip.tracks[0];
     assert_eq!(root.bone, Bone::Id(0));
     let ty: Vec<f64> = root.translation.iter().map(|k| k.value[1]).collect();
     assert_eq!(ty, vec![10.0, 20.0, 30.0, 40.0]);
-    assert_eq!(
-        euler(&anim, 0),
-        vec![(0.0, [0, 0x4000, 0]), (1.0, [0, 0x2000, 0])]
-    );
+    assert_eq!(euler(&anim, 0), vec![(0.0, [0, 0x4000, 0]), (1.0, [0, 0x2000, 0])]);
     let h = std::f64::consts::FRAC_1_SQRT_2;
     let q = root.rotation[0].value;
-    assert!(
-        q.angle_to(Quat::new(h, 0.0, h, 0.0)) < 1e-12,
-        "90 degrees about Y: {q:?}"
-    );
+    assert!(q.angle_to(Quat::new(h, 0.0, h, 0.0)) < 1e-12, "90 degrees about Y: {q:?}");
     // Node 1: rx has three stored frames; ry and rz hold their single value.
-    assert_eq!(
-        euler(&anim, 1),
-        vec![
-            (0.0, [10, 0, -0x4000]),
-            (1.0, [20, 0, -0x4000]),
-            (2.0, [30, 0, -0x4000])
-        ]
-    );
+    assert_eq!(euler(&anim, 1), vec![(0.0, [10, 0, -0x4000]), (1.0, [20, 0, -0x4000]), (2.0, [30, 0, -0x4000])]);
     let t1 = &clip.tracks[1];
     assert_eq!(t1.translation.len(), 4);
     assert_eq!(t1.translation[3].value, [10.0, 11.0, 12.0]);
@@ -164,10 +123,7 @@ fn values_that_spell_a_tag_are_read_by_structure() {
     let pairs: Vec<(u16, u16)> = PAIRS.iter().map(|&(c, o)| (c, o + 4)).collect();
     let bytes = tables(header(2), &values, &pairs).done();
     let anim = panim::read(&bytes).unwrap();
-    assert_eq!(
-        anim.clips[0].extras.panim.as_ref().unwrap().values.len(),
-        12
-    );
+    assert_eq!(anim.clips[0].extras.panim.as_ref().unwrap().values.len(), 12);
     assert_eq!(euler(&anim, 0)[0].1, [0, 0x4000, 0]);
     assert_eq!(panim::write(&anim, &mut Losses::default()).unwrap(), bytes);
 }
@@ -189,38 +145,12 @@ fn bitmask_is_lsb_first() {
     // Ten nodes, nine non-root bones; bits 1 and 8 set: bones 2 and 9 carry translations.
     let mut pairs = vec![(1u16, 0u16); 33];
     pairs[4] = (1, 1);
-    let b = tables(
-        Bytes::new()
-            .fixed("m", 64)
-            .fixed("", 32)
-            .u8(0)
-            .u16be(1)
-            .u8(10),
-        &[0, 5],
-        &pairs,
-    );
-    let bytes = section(
-        b,
-        b"translations",
-        1,
-        9,
-        &[0b0000_0010, 0b0000_0001],
-        &[[1, 1, 1], [9, 9, 9]],
-    )
-    .done();
+    let b = tables(Bytes::new().fixed("m", 64).fixed("", 32).u8(0).u16be(1).u8(10), &[0, 5], &pairs);
+    let bytes = section(b, b"translations", 1, 9, &[0b0000_0010, 0b0000_0001], &[[1, 1, 1], [9, 9, 9]]).done();
     let anim = panim::read(&bytes).unwrap();
-    let with: Vec<usize> = anim.clips[0]
-        .tracks
-        .iter()
-        .enumerate()
-        .filter(|(_, t)| !t.translation.is_empty())
-        .map(|(i, _)| i)
-        .collect();
+    let with: Vec<usize> = anim.clips[0].tracks.iter().enumerate().filter(|(_, t)| !t.translation.is_empty()).map(|(i, _)| i).collect();
     assert_eq!(with, vec![0, 2, 9]);
-    assert_eq!(
-        anim.clips[0].tracks[9].translation[0].value,
-        [9.0, 9.0, 9.0]
-    );
+    assert_eq!(anim.clips[0].tracks[9].translation[0].value, [9.0, 9.0, 9.0]);
 }
 
 #[test]
@@ -256,11 +186,7 @@ fn errors_name_offset_and_expectation() {
     let mut pairs = PAIRS;
     pairs[3] = (0, 0);
     let e = err(&tables(header(2), &VALUES, &pairs).done());
-    assert!(
-        e.expected
-            .contains("frame count of at least 1 for node 0 rotation axis 0"),
-        "{e}"
-    );
+    assert!(e.expected.contains("frame count of at least 1 for node 0 rotation axis 0"), "{e}");
     assert_eq!(e.offset, 100 + 6 + 16 + 7 + 12);
 
     // An offset past the value table.
@@ -295,10 +221,7 @@ fn errors_name_offset_and_expectation() {
         match panim::read(&idle()[..cut]) {
             Err(e) => assert!(e.offset <= cut, "cut {cut}: {e}"),
             Ok(_) => assert!(
-                cut == tables_end
-                    || cut == translations_end
-                    || cut == tables_end - 12
-                    || cut == tables_end - 24,
+                cut == tables_end || cut == translations_end || cut == tables_end - 12 || cut == tables_end - 24,
                 "cut {cut} parsed"
             ),
         }
@@ -333,12 +256,7 @@ fn pluto_like() -> Vec<u8> {
             values.push(axis as i16 * 100 + f);
         }
     }
-    let b = Bytes::new()
-        .fixed("(M) Walk", 64)
-        .fixed("someone", 32)
-        .u8(0xA6)
-        .u16be(LENGTH)
-        .u8(95);
+    let b = Bytes::new().fixed("(M) Walk", 64).fixed("someone", 32).u8(0xA6).u16be(LENGTH).u8(95);
     tables(b, &values, &pairs).done()
 }
 
@@ -349,11 +267,7 @@ fn bone_count_is_the_index_tables_and_the_node_byte_a_warning() {
     let clip = &anim.clips[0];
     assert_eq!(clip.tracks.len(), 20);
     assert_eq!(anim.warnings.len(), 1, "{:?}", anim.warnings);
-    assert!(
-        anim.warnings[0].contains("offset 99")
-            && anim.warnings[0].contains("95")
-            && anim.warnings[0].contains("20 bones")
-    );
+    assert!(anim.warnings[0].contains("offset 99") && anim.warnings[0].contains("95") && anim.warnings[0].contains("20 bones"));
     assert_eq!(clip.extras.panim.as_ref().unwrap().node_count, 95);
     // The rewrite keeps the byte, the value at frame `length` and everything else.
     let mut losses = Losses::default();
@@ -367,50 +281,24 @@ fn a_value_at_frame_length_is_not_a_key_and_frames_are_30_hz() {
     let clip = &anim.clips[0];
     assert_eq!((clip.length, clip.frame_rate), (3.0, Some(30.0)));
     // Bone 19's rz is axis 62: values 6200 6201 6202 (6203 is stored for frame 3 = length: not a key).
-    assert_eq!(
-        euler(&anim, 19)
-            .iter()
-            .map(|k| (k.0, k.1[2]))
-            .collect::<Vec<_>>(),
-        vec![(0.0, 6200), (1.0, 6201), (2.0, 6202)]
-    );
+    assert_eq!(euler(&anim, 19).iter().map(|k| (k.0, k.1[2])).collect::<Vec<_>>(), vec![(0.0, 6200), (1.0, 6201), (2.0, 6202)]);
     assert_eq!(clip.tracks[0].translation.len(), 3);
     // To ANIMBIN: 60 Hz vsync frames, twice the ticks, no key at or past the length.
     let mut losses = Losses::default();
-    let bytes = psxanim::formats::animbin::write(
-        &anim,
-        psxanim::formats::AnimbinMode::Correct,
-        &mut losses,
-    )
-    .unwrap();
+    let bytes = psxanim::formats::animbin::write(&anim, psxanim::formats::AnimbinMode::Correct, &mut losses).unwrap();
     let back = psxanim::formats::animbin::read(&bytes).unwrap();
     assert_eq!(back.clips[0].length, 6.0);
-    let times: Vec<f64> = back.clips[0].tracks[3]
-        .rotation
-        .iter()
-        .map(|k| k.time)
-        .collect();
+    let times: Vec<f64> = back.clips[0].tracks[3].rotation.iter().map(|k| k.time).collect();
     assert_eq!(times, vec![0.0, 2.0, 4.0]);
     let profile = psxanim::formats::profile::by_name("large").unwrap();
-    assert_eq!(
-        psxanim::formats::profile::check(&back, profile),
-        Vec::<String>::new()
-    );
+    assert_eq!(psxanim::formats::profile::check(&back, profile), Vec::<String>::new());
 }
 
 #[test]
 fn section_values_past_the_length_are_kept_but_not_keys() {
     // Length 4; the translations section stores 5 frames: the fifth is never shown.
     let b = tables(header(2), &VALUES, &PAIRS);
-    let bytes = section(
-        b,
-        b"translations",
-        5,
-        1,
-        &[1],
-        &[[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12], [99, 99, 99]],
-    )
-    .done();
+    let bytes = section(b, b"translations", 5, 1, &[1], &[[1, 2, 3], [4, 5, 6], [7, 8, 9], [10, 11, 12], [99, 99, 99]]).done();
     let anim = panim::read(&bytes).unwrap();
     assert_eq!(anim.clips[0].tracks[1].translation.len(), 4);
     assert_eq!(panim::write(&anim, &mut Losses::default()).unwrap(), bytes);

@@ -7,33 +7,12 @@ use proptest::prelude::*;
 use psxanim::formats::{ani, animbin, mp_anim, panim, AnimbinMode, Losses, Tolerance};
 use psxanim::model::*;
 
-fn clip(
-    name: String,
-    looping: bool,
-    unit: TimeUnit,
-    length: f64,
-    tracks: Vec<Track>,
-    events: Vec<Event>,
-) -> Clip {
-    Clip {
-        name,
-        looping,
-        time_unit: unit,
-        length,
-        frame_rate: None,
-        tracks,
-        events,
-        extras: ClipExtras::default(),
-    }
+fn clip(name: String, looping: bool, unit: TimeUnit, length: f64, tracks: Vec<Track>, events: Vec<Event>) -> Clip {
+    Clip { name, looping, time_unit: unit, length, frame_rate: None, tracks, events, extras: ClipExtras::default() }
 }
 
 fn fp12_quat(w: [i16; 4]) -> Quat {
-    Quat::new(
-        w[0] as f64 / 4096.0,
-        w[1] as f64 / 4096.0,
-        w[2] as f64 / 4096.0,
-        w[3] as f64 / 4096.0,
-    )
+    Quat::new(w[0] as f64 / 4096.0, w[1] as f64 / 4096.0, w[2] as f64 / 4096.0, w[3] as f64 / 4096.0)
 }
 
 prop_compose! {
@@ -71,16 +50,12 @@ fn essence(anim: &Animation) -> Vec<ClipEssence> {
                 .map(|t| {
                     (
                         t.bone.clone(),
-                        t.rotation
-                            .iter()
-                            .map(|k| (k.time, k.value.to_array()))
-                            .collect(),
+                        t.rotation.iter().map(|k| (k.time, k.value.to_array())).collect(),
                         t.translation.iter().map(|k| (k.time, k.value)).collect(),
                     )
                 })
                 .collect();
-            let mut events: Vec<(f64, String)> =
-                c.events.iter().map(|e| (e.time, e.name.clone())).collect();
+            let mut events: Vec<(f64, String)> = c.events.iter().map(|e| (e.time, e.name.clone())).collect();
             events.sort_by(|a, b| a.0.total_cmp(&b.0));
             (c.name.clone(), c.looping, c.length, tracks, events)
         })

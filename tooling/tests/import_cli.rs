@@ -4,16 +4,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/fbx")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx").join(name)
 }
 
 fn psxanim(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_psxanim"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_psxanim")).args(args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into(),
@@ -23,9 +18,7 @@ fn psxanim(args: &[&str]) -> (i32, String, String) {
 
 fn files_in(dir: &Path) -> Vec<String> {
     match std::fs::read_dir(dir) {
-        Ok(entries) => entries
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect(),
+        Ok(entries) => entries.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect(),
         Err(_) => vec![],
     }
 }
@@ -37,22 +30,10 @@ fn every_rejection_fixture_fails_naming_its_defect_and_writes_nothing() {
         ("reject_singular.fbx", "singular transform"),
         ("reject_dual_quaternion.fbx", "dual-quaternion skinning"),
         ("reject_two_skins.fbx", "2 skin deformers"),
-        (
-            "reject_too_many_vertices.fbx",
-            "4577 vertices exceed the profile limit of 4096",
-        ),
-        (
-            "reject_too_large.fbx",
-            "outside the profile limit of +-7.5 m",
-        ),
-        (
-            "reject_too_many_nodes.fbx",
-            "65 nodes exceed the profile limit of 64",
-        ),
-        (
-            "reject_too_long_clip.fbx",
-            "clip 'Idle' lasts 62.00 s, longer than the profile limit of 60 s",
-        ),
+        ("reject_too_many_vertices.fbx", "4577 vertices exceed the profile limit of 4096"),
+        ("reject_too_large.fbx", "outside the profile limit of +-7.5 m"),
+        ("reject_too_many_nodes.fbx", "65 nodes exceed the profile limit of 64"),
+        ("reject_too_long_clip.fbx", "clip 'Idle' lasts 62.00 s, longer than the profile limit of 60 s"),
     ];
     let dir = tempfile::tempdir().unwrap();
     for (file, defect) in cases {
@@ -68,11 +49,7 @@ fn every_rejection_fixture_fails_naming_its_defect_and_writes_nothing() {
             ]);
             assert_eq!(code, 1, "{file} {storage}: {stderr}");
             assert!(stderr.contains(defect), "{file}: {stderr}");
-            assert!(
-                files_in(&out).is_empty(),
-                "{file} wrote {:?}",
-                files_in(&out)
-            );
+            assert!(files_in(&out).is_empty(), "{file} wrote {:?}", files_in(&out));
         }
     }
     // The messages name the node or mesh concerned.
@@ -84,10 +61,7 @@ fn every_rejection_fixture_fails_naming_its_defect_and_writes_nothing() {
         "-o",
         dir.path().to_str().unwrap(),
     ]);
-    assert!(
-        stderr.contains("node 'Head'") && stderr.contains("clip 'Walk' frame 15"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("node 'Head'") && stderr.contains("clip 'Walk' frame 15"), "{stderr}");
     // Shear names its usual cause: the fixture's armature object is scaled 1 x 1 x 2.5 (x100 cm).
     let (_, _, stderr) = psxanim(&[
         "import",
@@ -98,8 +72,7 @@ fn every_rejection_fixture_fails_naming_its_defect_and_writes_nothing() {
         dir.path().to_str().unwrap(),
     ]);
     assert!(
-        stderr
-            .contains("its ancestor 'Armature' has non-uniform scale 100.000 x 100.000 x 250.000"),
+        stderr.contains("its ancestor 'Armature' has non-uniform scale 100.000 x 100.000 x 250.000"),
         "{stderr}"
     );
 }
@@ -119,10 +92,7 @@ fn a_block_turning_past_180_degrees_imports_in_both_modes() {
             out.to_str().unwrap(),
         ]);
         assert_eq!(code, 0, "{storage}: {stderr}");
-        assert!(
-            stdout.contains("bones 3  vertices 144  triangles 284"),
-            "{stdout}"
-        );
+        assert!(stdout.contains("bones 3  vertices 144  triangles 284"), "{stdout}");
         assert_eq!(files_in(&out).len(), 1, "{:?}", files_in(&out));
     }
 }
@@ -161,17 +131,11 @@ fn both_storage_modes_write_a_blob_and_print_the_summary() {
             "--rust",
         ]);
         assert_eq!(code, 0, "{stderr}");
-        assert!(
-            stdout.contains("bones 11  vertices 352  triangles 660  materials 4  quads "),
-            "{stdout}"
-        );
+        assert!(stdout.contains("bones 11  vertices 352  triangles 660  materials 4  quads "), "{stdout}");
         if storage == "rigid-gte" {
             // Two influences by default: the 80 vertices of the joints' rings blend two bones.
             assert!(stdout.contains("blended 80 of 352 vertices (22.7%, two influences: --max-influences 2) in 10 bone pairs"), "{stdout}");
-            assert!(
-                stdout.contains("distance from true skinning: one bone per vertex max 56."),
-                "{stdout}"
-            );
+            assert!(stdout.contains("distance from true skinning: one bone per vertex max 56."), "{stdout}");
             assert!(!stdout.contains("several influences"), "{stdout}");
             // One influence: the joints' rings follow their strongest bone.
             let (code, stdout, stderr) = psxanim(&[
@@ -185,19 +149,13 @@ fn both_storage_modes_write_a_blob_and_print_the_summary() {
                 "1",
             ]);
             assert_eq!(code, 0, "{stderr}");
-            assert!(
-                stdout.contains("80 vertices had several influences"),
-                "{stdout}"
-            );
+            assert!(stdout.contains("80 vertices had several influences"), "{stdout}");
             assert!(stdout.contains("one influence per vertex (--max-influences 1; the default 2 blends joints on the GTE)"), "{stdout}");
             assert!(stdout.contains("vs true skinning"), "{stdout}");
         } else {
             // Baked frames are true skinning: nothing was reduced.
             assert!(!stdout.contains("several influences"), "{stdout}");
-            assert!(
-                stdout.contains("accuracy vs ufbx's true skinning"),
-                "{stdout}"
-            );
+            assert!(stdout.contains("accuracy vs ufbx's true skinning"), "{stdout}");
         }
         let mut files = files_in(&out);
         files.sort();
@@ -205,16 +163,9 @@ fn both_storage_modes_write_a_blob_and_print_the_summary() {
         let blob = std::fs::read(out.join("character.pxsk")).unwrap();
         psxanim_runtime::tables::Tables::parse(&blob).unwrap();
         let rust = std::fs::read_to_string(out.join("character.rs")).unwrap();
-        assert!(
-            rust.contains(&format!("[u8; {}]", blob.len()))
-                && rust.contains("include_bytes!(\"character.pxsk\")")
-        );
+        assert!(rust.contains(&format!("[u8; {}]", blob.len())) && rust.contains("include_bytes!(\"character.pxsk\")"));
         // The clips' names, checked at build time (`cli::rust_source`).
-        assert!(
-            rust.contains("pub const WALK: usize = 2;")
-                && rust.contains("(\"Walk\") => { 2usize };"),
-            "{rust}"
-        );
+        assert!(rust.contains("pub const WALK: usize = 2;") && rust.contains("(\"Walk\") => { 2usize };"), "{rust}");
     }
 }
 
@@ -224,45 +175,18 @@ fn props_are_listed_in_the_summary_and_the_json() {
     let model = fixture("prop.fbx");
     for storage in ["rigid-gte", "baked-vertices"] {
         let out = dir.path().join(storage);
-        let args = [
-            "import",
-            model.to_str().unwrap(),
-            "--storage",
-            storage,
-            "-o",
-            out.to_str().unwrap(),
-        ];
+        let args = ["import", model.to_str().unwrap(), "--storage", storage, "-o", out.to_str().unwrap()];
         let (code, stdout, stderr) = psxanim(&args);
         assert_eq!(code, 0, "{storage}: {stderr}");
-        assert!(
-            stdout.contains("bones 12  vertices 392  triangles 724  materials 5"),
-            "{stdout}"
-        );
-        assert!(
-            stdout.contains("prop 'Sword' -> bone 'Forearm.R', 16 vertices"),
-            "{stdout}"
-        );
-        assert!(
-            stdout.contains("prop 'Hat' -> bone 'Head', 16 vertices"),
-            "{stdout}"
-        );
-        assert!(
-            stdout.contains("prop 'Backpack' -> bone 'Armature', 8 vertices"),
-            "{stdout}"
-        );
+        assert!(stdout.contains("bones 12  vertices 392  triangles 724  materials 5"), "{stdout}");
+        assert!(stdout.contains("prop 'Sword' -> bone 'Forearm.R', 16 vertices"), "{stdout}");
+        assert!(stdout.contains("prop 'Hat' -> bone 'Head', 16 vertices"), "{stdout}");
+        assert!(stdout.contains("prop 'Backpack' -> bone 'Armature', 8 vertices"), "{stdout}");
         let (code, stdout, stderr) = psxanim(&[&args[..], &["--json"]].concat());
         assert_eq!(code, 0, "{storage}: {stderr}");
         let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-        let sword = v["props"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|p| p["mesh"] == "Sword")
-            .unwrap();
-        assert_eq!(
-            (&sword["bone"], &sword["vertices"]),
-            (&serde_json::json!("Forearm.R"), &serde_json::json!(16))
-        );
+        let sword = v["props"].as_array().unwrap().iter().find(|p| p["mesh"] == "Sword").unwrap();
+        assert_eq!((&sword["bone"], &sword["vertices"]), (&serde_json::json!("Forearm.R"), &serde_json::json!(16)));
         assert_eq!(v["props"].as_array().unwrap().len(), 3);
     }
     // A character without props: an empty list.
@@ -310,12 +234,7 @@ fn json_summary_reports_counts_sizes_and_accuracy() {
         (&serde_json::json!(47), &serde_json::json!(524))
     );
     assert_eq!(v["ranges"].as_array().unwrap().len(), 11);
-    let clips: Vec<&str> = v["clips"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
+    let clips: Vec<&str> = v["clips"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(clips, ["Walk", "Idle"]);
     assert!(v["bytes_per_bone_second"].as_f64().unwrap() <= 100.0);
     assert!(v["max_format_error"].as_f64().unwrap() <= 1.0);
@@ -341,27 +260,15 @@ fn a_failed_import_leaves_the_previous_output_untouched() {
     let broken = dir.path().join("src/character.fbx");
     std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
     std::fs::copy(fixture("reject_two_skins.fbx"), &broken).unwrap();
-    let (code, _, _) = psxanim(&[
-        "import",
-        broken.to_str().unwrap(),
-        "--storage",
-        "baked-vertices",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let (code, _, _) =
+        psxanim(&["import", broken.to_str().unwrap(), "--storage", "baked-vertices", "-o", out.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert_eq!(std::fs::read(out.join("character.pxsk")).unwrap(), before);
     assert_eq!(files_in(&out), vec!["character.pxsk"]);
     // Not an FBX at all.
     std::fs::write(&broken, b"not an fbx").unwrap();
-    let (code, _, stderr) = psxanim(&[
-        "import",
-        broken.to_str().unwrap(),
-        "--storage",
-        "rigid-gte",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    let (code, _, stderr) =
+        psxanim(&["import", broken.to_str().unwrap(), "--storage", "rigid-gte", "-o", out.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(stderr.contains("cannot load FBX"), "{stderr}");
     assert_eq!(std::fs::read(out.join("character.pxsk")).unwrap(), before);
@@ -369,12 +276,7 @@ fn a_failed_import_leaves_the_previous_output_untouched() {
 
 #[test]
 fn bad_options_are_usage_errors() {
-    let (code, _, _) = psxanim(&[
-        "import",
-        fixture("character.fbx").to_str().unwrap(),
-        "--storage",
-        "vertex-soup",
-    ]);
+    let (code, _, _) = psxanim(&["import", fixture("character.fbx").to_str().unwrap(), "--storage", "vertex-soup"]);
     assert_eq!(code, 2);
     let (code, _, stderr) = psxanim(&[
         "import",

@@ -24,38 +24,18 @@ fn events_reach_the_tables_in_both_storage_modes() {
     for storage in ["rigid-gte", "baked-vertices"] {
         let dir = tempfile::tempdir().unwrap();
         let o = Command::new(env!("CARGO_BIN_EXE_psxanim"))
-            .args([
-                "import",
-                fixture().to_str().unwrap(),
-                "--storage",
-                storage,
-                "-o",
-                dir.path().to_str().unwrap(),
-            ])
+            .args(["import", fixture().to_str().unwrap(), "--storage", storage, "-o", dir.path().to_str().unwrap()])
             .output()
             .unwrap();
         let out = String::from_utf8_lossy(&o.stdout);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         // Idle's blink at file frame 30.5 is between two 30 Hz samples: rounded, with a warning.
-        assert!(
-            out.contains("event 'blink' at file frame 30.5 (30 fps) rounded to sample 31 at 30 Hz"),
-            "{out}"
-        );
+        assert!(out.contains("event 'blink' at file frame 30.5 (30 fps) rounded to sample 31 at 30 Hz"), "{out}");
         let b = std::fs::read(dir.path().join("events.pxsk")).unwrap();
         let t = Tables::parse(&b).unwrap();
-        let (walk, idle, turn) = (
-            t.find_clip("Walk").unwrap(),
-            t.find_clip("Idle").unwrap(),
-            t.find_clip("Turn").unwrap(),
-        );
-        assert_eq!(
-            (t.event(walk, 0), t.event(walk, 1), t.event_count(walk)),
-            (Some(("step_l", 4)), Some(("step_r", 19)), 2)
-        );
-        assert_eq!(
-            (t.event(idle, 0), t.event_count(idle)),
-            (Some(("blink", 31)), 1)
-        );
+        let (walk, idle, turn) = (t.find_clip("Walk").unwrap(), t.find_clip("Idle").unwrap(), t.find_clip("Turn").unwrap());
+        assert_eq!((t.event(walk, 0), t.event(walk, 1), t.event_count(walk)), (Some(("step_l", 4)), Some(("step_r", 19)), 2));
+        assert_eq!((t.event(idle, 0), t.event_count(idle)), (Some(("blink", 31)), 1));
         assert_eq!(t.event_count(turn), 0);
     }
 }

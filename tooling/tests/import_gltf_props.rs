@@ -6,37 +6,18 @@ use psxanim::fbx::{limits, ImportOptions};
 use std::path::Path;
 
 fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../tests/fixtures/gltf")
-            .join(name),
-    )
-    .unwrap()
+    std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/gltf").join(name)).unwrap()
 }
 
 fn check(name: &str, bytes: &[u8]) -> Result<(), TestCaseError> {
     match psxanim::gltf::import_bytes(name, bytes, &ImportOptions::default()) {
         Ok(c) => {
-            prop_assert!(
-                c.vertices.len() <= limits::MAX_VERTICES && c.bones.len() <= limits::MAX_NODES
-            );
-            prop_assert!(c
-                .triangles
-                .iter()
-                .all(|t| t.vertices.iter().all(|v| *v < c.vertices.len())));
-            prop_assert!(c
-                .bones
-                .iter()
-                .enumerate()
-                .all(|(b, bone)| bone.parent.is_none_or(|p| p < b)));
+            prop_assert!(c.vertices.len() <= limits::MAX_VERTICES && c.bones.len() <= limits::MAX_NODES);
+            prop_assert!(c.triangles.iter().all(|t| t.vertices.iter().all(|v| *v < c.vertices.len())));
+            prop_assert!(c.bones.iter().enumerate().all(|(b, bone)| bone.parent.is_none_or(|p| p < b)));
             for k in &c.clips {
                 prop_assert!(k.poses.iter().all(|p| p.len() == c.bones.len()));
-                prop_assert!(k
-                    .skinned_reference
-                    .iter()
-                    .flatten()
-                    .flatten()
-                    .all(|x| x.is_finite()));
+                prop_assert!(k.skinned_reference.iter().flatten().flatten().all(|x| x.is_finite()));
             }
         }
         Err(e) => prop_assert!(e.to_string().starts_with(name), "{e}"),
@@ -102,17 +83,8 @@ proptest! {
 #[test]
 fn a_texture_image_without_uri_or_mime_type_is_remembered_by_index() {
     let text = String::from_utf8(fixture("rod_cubic_embedded.gltf")).unwrap();
-    let text = text
-        .replace(
-            "\"uri\": \"rod_blue.png\"",
-            "\"name\": \"blue\", \"bufferView\": 0",
-        )
-        .replacen("\"material\": 0", "\"material\": 1", 1);
-    let c = psxanim::gltf::import_bytes("image.gltf", text.as_bytes(), &ImportOptions::default())
-        .unwrap();
+    let text = text.replace("\"uri\": \"rod_blue.png\"", "\"name\": \"blue\", \"bufferView\": 0").replacen("\"material\": 0", "\"material\": 1", 1);
+    let c = psxanim::gltf::import_bytes("image.gltf", text.as_bytes(), &ImportOptions::default()).unwrap();
     assert_eq!(c.materials[0].name, "Blue");
-    assert_eq!(
-        c.materials[0].texture.as_ref().map(|t| t.name.as_str()),
-        Some("blue")
-    );
+    assert_eq!(c.materials[0].texture.as_ref().map(|t| t.name.as_str()), Some("blue"));
 }

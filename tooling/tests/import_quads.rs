@@ -10,26 +10,12 @@ use psxanim::fbx::{import, Character, ImportOptions};
 use psxanim_runtime::tables::Tables;
 
 fn load() -> Character {
-    import(
-        &fixtures().join("character.fbx"),
-        &ImportOptions::default(),
-        &mut |_, _, _| {},
-    )
-    .expect("the fixture imports")
+    import(&fixtures().join("character.fbx"), &ImportOptions::default(), &mut |_, _, _| {})
+        .expect("the fixture imports")
 }
 
 fn compiled(c: &Character, storage: StorageMode, max_error: Option<f64>) -> Compiled {
-    compile(
-        c,
-        &CompileOptions {
-            storage,
-            max_error,
-            pose_tolerance: None,
-            max_influences: 1,
-            ..Default::default()
-        },
-    )
-    .expect("the fixture compiles")
+    compile(c, &CompileOptions { storage, max_error, pose_tolerance: None, max_influences: 1, ..Default::default() }).expect("the fixture compiles")
 }
 
 /// Every quad of the stream in winding order (blob numbering).
@@ -81,13 +67,8 @@ fn strips(blob: &[u8]) -> Vec<Vec<[u16; 2]>> {
 fn flat(p: [[i16; 3]; 4], bend: f64) -> bool {
     let [a, b, c, d] = p.map(|v| v.map(f64::from));
     let sub = |u: [f64; 3], v: [f64; 3]| [u[0] - v[0], u[1] - v[1], u[2] - v[2]];
-    let cross = |u: [f64; 3], v: [f64; 3]| {
-        [
-            u[1] * v[2] - u[2] * v[1],
-            u[2] * v[0] - u[0] * v[2],
-            u[0] * v[1] - u[1] * v[0],
-        ]
-    };
+    let cross =
+        |u: [f64; 3], v: [f64; 3]| [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
     let dot = |u: [f64; 3], v: [f64; 3]| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
     let (n1, n2) = (cross(sub(b, a), sub(c, a)), cross(sub(c, a), sub(d, a)));
     let distance = |n: [f64; 3], p: [f64; 3]| dot(n, sub(p, a)).abs() / dot(n, n).sqrt();
@@ -237,11 +218,7 @@ fn a_corner_pulled_out_of_its_quad_unpairs_it_in_both_modes() {
     // Pull the Spine's first vertex 82 units away in a direction along no face of the fixture (which
     // are parallel or square to the bones), out of its tube quads and its cap alike (beyond the baked
     // tolerance of 32 units too).
-    let pulled = c
-        .vertices
-        .iter()
-        .position(|v| c.bones[v.bone].name == "Spine")
-        .unwrap();
+    let pulled = c.vertices.iter().position(|v| c.bones[v.bone].name == "Spine").unwrap();
     let mut bent = c.clone();
     let p = &mut bent.vertices[pulled].bind;
     *p = [p[0] + 46.0, p[1] + 34.0, p[2] + 58.0];
@@ -252,10 +229,7 @@ fn a_corner_pulled_out_of_its_quad_unpairs_it_in_both_modes() {
         };
         let holding = |out: &Compiled| {
             let t = Tables::parse(&out.blob).unwrap();
-            quads(&t)
-                .into_iter()
-                .filter(|q| q.contains(&blob_vertex(pulled)))
-                .count()
+            quads(&t).into_iter().filter(|q| q.contains(&blob_vertex(pulled))).count()
         };
         let before = holding(&compiled(&c, storage, None));
         // The accuracy check would (rightly) refuse the moved vertex; only the pairing is under test.
@@ -270,15 +244,8 @@ fn a_corner_pulled_out_of_its_quad_unpairs_it_in_both_modes() {
         };
         cover(&t, source, &source_triangles(&c));
         if storage == StorageMode::RigidGte {
-            assert!(
-                before > 0,
-                "{storage:?}: the pulled vertex was in no quad to begin with"
-            );
+            assert!(before > 0, "{storage:?}: the pulled vertex was in no quad to begin with");
         }
-        assert_eq!(
-            holding(&after),
-            0,
-            "{storage:?}: a quad still holds the pulled vertex ({before} before)"
-        );
+        assert_eq!(holding(&after), 0, "{storage:?}: a quad still holds the pulled vertex ({before} before)");
     }
 }

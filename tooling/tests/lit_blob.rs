@@ -4,28 +4,21 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use psxanim_runtime::anim::FrameSample;
 use psxanim_runtime::gte::{Gte, GteModel};
 use psxanim_runtime::math::{Matrix, Vec3i16, Vec3i32};
 use psxanim_runtime::render::camera::{placement, Camera};
 use psxanim_runtime::render::light::{modulate, Lighting};
 use psxanim_runtime::render::{render, DrawnTriangle, Outcome, Scratch, TriangleSink};
+use psxanim_runtime::anim::FrameSample;
 use psxanim_runtime::tables::{TableError, Tables, NORMALS_AT, VERSION_TEXTURED};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/fbx")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx").join(name)
 }
 
 fn import(name: &str, extra: &[&str], dir: &Path) -> Result<Vec<u8>, String> {
     let out = Command::new(env!("CARGO_BIN_EXE_psxanim"))
-        .args([
-            "import",
-            fixture(&format!("{name}.fbx")).to_str().unwrap(),
-            "-o",
-            dir.to_str().unwrap(),
-        ])
+        .args(["import", fixture(&format!("{name}.fbx")).to_str().unwrap(), "-o", dir.to_str().unwrap()])
         .args(extra)
         .output()
         .unwrap();
@@ -46,12 +39,7 @@ impl TriangleSink for Collect {
 #[test]
 fn normals_are_unit_vectors_in_bone_space_and_a_damaged_one_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let blob = import(
-        "character",
-        &["--storage", "rigid-gte", "--lighting"],
-        dir.path(),
-    )
-    .unwrap();
+    let blob = import("character", &["--storage", "rigid-gte", "--lighting"], dir.path()).unwrap();
     assert_eq!(u16::from_le_bytes([blob[4], blob[5]]), VERSION_TEXTURED);
     let t = Tables::parse(&blob).unwrap();
     assert!(t.has_normals());
@@ -59,59 +47,31 @@ fn normals_are_unit_vectors_in_bone_space_and_a_damaged_one_is_refused() {
     assert!(t.vertex_count() > 352, "{} vertices", t.vertex_count());
     for v in 0..t.vertex_count() {
         let n = t.vertex_normal(v);
-        let len2 = [n.x, n.y, n.z]
-            .iter()
-            .map(|&c| c as i64 * c as i64)
-            .sum::<i64>();
-        assert!(
-            (len2 - 4096 * 4096).abs() <= 3 * 4096 + 3,
-            "vertex {v}: {n:?}"
-        );
+        let len2 = [n.x, n.y, n.z].iter().map(|&c| c as i64 * c as i64).sum::<i64>();
+        assert!((len2 - 4096 * 4096).abs() <= 3 * 4096 + 3, "vertex {v}: {n:?}");
     }
     let normals = u32::from_le_bytes(blob[NORMALS_AT..NORMALS_AT + 4].try_into().unwrap()) as usize;
     let mut damaged = blob.clone();
     damaged[normals + 8..normals + 10].copy_from_slice(&0i16.to_le_bytes());
     damaged[normals + 10..normals + 12].copy_from_slice(&0i16.to_le_bytes());
     damaged[normals + 12..normals + 14].copy_from_slice(&100i16.to_le_bytes());
-    assert!(
-        matches!(Tables::parse(&damaged), Err(TableError::BadNormal { offset, .. }) if offset == normals + 8)
-    );
+    assert!(matches!(Tables::parse(&damaged), Err(TableError::BadNormal { offset, .. }) if offset == normals + 8));
     // The longest normal a damaged blob can hold (the fuzzer's find: its squared length overflows i32).
     for c in 0..3 {
         damaged[normals + 8 + 2 * c..normals + 10 + 2 * c].copy_from_slice(&i16::MIN.to_le_bytes());
     }
-    assert!(
-        matches!(Tables::parse(&damaged), Err(TableError::BadNormal { offset, .. }) if offset == normals + 8)
-    );
+    assert!(matches!(Tables::parse(&damaged), Err(TableError::BadNormal { offset, .. }) if offset == normals + 8));
     // Without --lighting nothing changes; baked-vertices refuses it, saying why.
-    let plain = import(
-        "character",
-        &["--storage", "rigid-gte"],
-        &dir.path().join("plain"),
-    )
-    .unwrap();
+    let plain = import("character", &["--storage", "rigid-gte"], &dir.path().join("plain")).unwrap();
     assert!(!Tables::parse(&plain).unwrap().has_normals());
-    let err = import(
-        "character",
-        &["--storage", "baked-vertices", "--lighting"],
-        &dir.path().join("baked"),
-    )
-    .unwrap_err();
-    assert!(
-        err.contains("--lighting") && err.contains("rigid-gte"),
-        "{err}"
-    );
+    let err = import("character", &["--storage", "baked-vertices", "--lighting"], &dir.path().join("baked")).unwrap_err();
+    assert!(err.contains("--lighting") && err.contains("rigid-gte"), "{err}");
 }
 
 #[test]
 fn the_light_stage_brightens_what_faces_the_light() {
     let dir = tempfile::tempdir().unwrap();
-    let blob = import(
-        "character",
-        &["--storage", "rigid-gte", "--lighting"],
-        dir.path(),
-    )
-    .unwrap();
+    let blob = import("character", &["--storage", "rigid-gte", "--lighting"], dir.path()).unwrap();
     let t = Tables::parse(&blob).unwrap();
     let camera = front_camera();
     let draw = |lighting: Option<Lighting>| {
@@ -121,22 +81,8 @@ fn the_light_stage_brightens_what_faces_the_light() {
         let mut scratch = Box::<Scratch<1024>>::new(Scratch::new());
         scratch.lighting = lighting;
         let mut sink = Collect(Vec::new());
-        let sample = FrameSample {
-            clip: 0,
-            frame: 0,
-            next: 0,
-            weight: 0,
-        };
-        let outcome = render(
-            &mut gte,
-            &t,
-            &camera,
-            &placement(Vec3i32::ZERO, 0),
-            Some(sample),
-            &mut scratch,
-            &mut sink,
-            &mut |_| {},
-        );
+        let sample = FrameSample { clip: 0, frame: 0, next: 0, weight: 0 };
+        let outcome = render(&mut gte, &t, &camera, &placement(Vec3i32::ZERO, 0), Some(sample), &mut scratch, &mut sink, &mut |_| {});
         assert!(matches!(outcome, Ok(Outcome::Drawn(_))), "{outcome:?}");
         sink.0
     };
@@ -147,23 +93,13 @@ fn the_light_stage_brightens_what_faces_the_light() {
     assert!(lit.iter().all(|t| t.rgb.is_some()));
     let brightness = |t: &DrawnTriangle| t.rgb.unwrap().iter().map(|l| l & 0xFF).sum::<u32>();
     let mean = lit.iter().map(brightness).sum::<u32>() as f64 / (3 * lit.len()) as f64;
-    assert!(
-        mean > 60.0,
-        "front faces lit from the front: mean red {mean}"
-    );
+    assert!(mean > 60.0, "front faces lit from the front: mean red {mean}");
     // From behind, the faces the camera sees are dark but for the ambient.
     let behind = Lighting::one(Vec3i16::new(0, 0, 4096), [128, 128, 128], [16, 16, 16]);
     let back = draw(Some(behind));
     let mean_back = back.iter().map(brightness).sum::<u32>() as f64 / (3 * back.len()) as f64;
-    assert!(
-        mean_back < mean / 2.0,
-        "lit from behind: {mean_back} vs {mean}"
-    );
-    assert!(
-        back.iter()
-            .all(|t| t.rgb.unwrap().iter().all(|l| (l & 0xFF) >= 16)),
-        "the ambient everywhere"
-    );
+    assert!(mean_back < mean / 2.0, "lit from behind: {mean_back} vs {mean}");
+    assert!(back.iter().all(|t| t.rgb.unwrap().iter().all(|l| (l & 0xFF) >= 16)), "the ambient everywhere");
     // An untextured corner's packet colour is its material's times the light / 128.
     assert_eq!(modulate([200, 100, 50], 0x0040_80FF), [255, 100, 25]);
     let _ = Matrix::IDENTITY;
@@ -179,15 +115,7 @@ fn the_ordering_table_loop_draws_what_the_triangle_path_draws() {
     use psxanim_runtime::vram::Placement;
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_psxanim"))
-        .args([
-            "import",
-            fixture("textured_embedded.fbx").to_str().unwrap(),
-            "--storage",
-            "rigid-gte",
-            "--lighting",
-            "-o",
-            dir.path().to_str().unwrap(),
-        ])
+        .args(["import", fixture("textured_embedded.fbx").to_str().unwrap(), "--storage", "rigid-gte", "--lighting", "-o", dir.path().to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -198,11 +126,7 @@ fn the_ordering_table_loop_draws_what_the_triangle_path_draws() {
     let t = Tables::parse(&bytemuck::cast_slice::<u32, u8>(&words)[..blob.len()]).unwrap();
     let placement = Placement::default_of(&t, &[]).unwrap();
     let camera = front_camera();
-    let lighting = Lighting::one(
-        Vec3i16::new(-2365, -2365, -2365),
-        [150, 140, 120],
-        [56, 56, 72],
-    );
+    let lighting = Lighting::one(Vec3i16::new(-2365, -2365, -2365), [150, 140, 120], [56, 56, 72]);
     let draw = |sink: &mut Drawing| {
         let mut gte = Gte::with_backend(GteModel::default());
         camera.load(&mut gte);
@@ -210,58 +134,22 @@ fn the_ordering_table_loop_draws_what_the_triangle_path_draws() {
         scratch.lighting = Some(lighting);
         sink(&mut scratch, &mut gte).unwrap()
     };
-    let sample = Some(FrameSample {
-        clip: 0,
-        frame: 3,
-        next: 3,
-        weight: 0,
-    });
+    let sample = Some(FrameSample { clip: 0, frame: 3, next: 3, weight: 0 });
     let mut collected = Collect(Vec::new());
-    let by_triangle = draw(&mut |s, g| {
-        render(
-            g,
-            &t,
-            &camera,
-            &placement_at(),
-            sample,
-            s,
-            &mut collected,
-            &mut |_| {},
-        )
-    });
+    let by_triangle = draw(&mut |s, g| render(g, &t, &camera, &placement_at(), sample, s, &mut collected, &mut |_| {}));
     let mut list = Box::new(DrawList::<1024, 16384>::new());
     list.clear();
     let by_loop = {
         let mut sink = OtSink::new(list.frame(), Shading::Flat);
         sink.place_textures(Some(&placement));
-        draw(&mut |s, g| {
-            render(
-                g,
-                &t,
-                &camera,
-                &placement_at(),
-                sample,
-                s,
-                &mut sink,
-                &mut |_| {},
-            )
-        })
+        draw(&mut |s, g| render(g, &t, &camera, &placement_at(), sample, s, &mut sink, &mut |_| {}))
     };
-    assert_eq!(
-        by_triangle, by_loop,
-        "the same drawn, back-facing and rejected counts"
-    );
-    let Outcome::Drawn(stats) = by_loop else {
-        panic!("culled")
-    };
+    assert_eq!(by_triangle, by_loop, "the same drawn, back-facing and rejected counts");
+    let Outcome::Drawn(stats) = by_loop else { panic!("culled") };
     assert!(stats.drawn > 100);
     // Every packet is GT3 or GT4 (textured) or G3 / G4 (the untextured materials, lit), and its
     // corners' screen points are among the collected triangles'.
-    let points: std::collections::HashSet<u32> = collected
-        .0
-        .iter()
-        .flat_map(|t| t.xy.map(|p| p.x as u16 as u32 | (p.y as u16 as u32) << 16))
-        .collect();
+    let points: std::collections::HashSet<u32> = collected.0.iter().flat_map(|t| t.xy.map(|p| p.x as u16 as u32 | (p.y as u16 as u32) << 16)).collect();
     let (mut at, arena, mut seen) = (0, list.packets(), 0);
     while let Some(&tag) = arena.get(at) {
         let len = (tag >> 24) as usize;
@@ -279,11 +167,7 @@ fn the_ordering_table_loop_draws_what_the_triangle_path_draws() {
 }
 
 /// One render call on a lit scratch and a loaded GTE.
-type Drawing<'a> = dyn FnMut(
-        &mut Scratch<1024>,
-        &mut Gte<GteModel>,
-    ) -> Result<Outcome, psxanim_runtime::render::RenderError>
-    + 'a;
+type Drawing<'a> = dyn FnMut(&mut Scratch<1024>, &mut Gte<GteModel>) -> Result<Outcome, psxanim_runtime::render::RenderError> + 'a;
 
 fn placement_at() -> Matrix {
     placement(Vec3i32::ZERO, 0)
@@ -308,17 +192,11 @@ fn blended_normals_turn_with_the_blended_matrix() {
     use psxanim_runtime::render::{blend, bones, light::light_rigid};
     use psxanim_runtime::tables::BoneSample;
     let dir = tempfile::tempdir().unwrap();
-    let blob = import(
-        "character",
-        &["--storage", "rigid-gte", "--lighting"],
-        dir.path(),
-    )
-    .unwrap();
+    let blob = import("character", &["--storage", "rigid-gte", "--lighting"], dir.path()).unwrap();
     let t = Tables::parse(&blob).unwrap();
     assert!(t.blend_group_count() > 0, "two influences are the default");
     let mut samples = vec![BoneSample::default(); t.bone_count()];
-    t.decode_pose(t.find_clip("Walk").unwrap(), 12, &mut samples)
-        .unwrap();
+    t.decode_pose(t.find_clip("Walk").unwrap(), 12, &mut samples).unwrap();
     let view = front_camera().view;
     let mut gte = Gte::with_backend(GteModel::default());
     let mut matrices = vec![Matrix::IDENTITY; t.bone_count()];
@@ -333,23 +211,14 @@ fn blended_normals_turn_with_the_blended_matrix() {
         let blended = blend::group_matrix(&mut gte, &t, &matrices, g).unwrap();
         let a = &matrices[t.blend_pair(group.pair as usize).a as usize];
         for (m, count) in [(&blended, &mut moved), (a, &mut differ)] {
-            let directions = [
-                lighting.lights[0].direction,
-                Vec3i16::new(0, 0, 0),
-                Vec3i16::new(0, 0, 0),
-            ]
-            .map(|d| view.rotate(d))
-            .map(|v| [v.x, v.y, v.z].map(|c| c.clamp(-32768, 32767) as i16));
+            let directions = [lighting.lights[0].direction, Vec3i16::new(0, 0, 0), Vec3i16::new(0, 0, 0)]
+                .map(|d| view.rotate(d))
+                .map(|v| [v.x, v.y, v.z].map(|c| c.clamp(-32768, 32767) as i16));
             gte.set_rotation(&directions);
             let llm = gte.mul_rotation(&m.rotation);
             gte.set_light_matrix(&llm);
             let first = group.first_vertex as usize;
-            for (v, &colour) in rgb
-                .iter()
-                .enumerate()
-                .skip(first)
-                .take(group.vertex_count as usize)
-            {
+            for (v, &colour) in rgb.iter().enumerate().skip(first).take(group.vertex_count as usize) {
                 *count += usize::from(gte.ncs(t.vertex_normal(v)) & 0x00FF_FFFF != colour);
             }
         }

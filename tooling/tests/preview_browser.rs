@@ -31,22 +31,11 @@ fn missing_prerequisite() -> Option<String> {
     if !Path::new(&chromium).exists() {
         return Some(format!("{chromium} not found (apt-get install chromium)"));
     }
-    if Command::new("node")
-        .arg("--version")
-        .output()
-        .map(|o| !o.status.success())
-        .unwrap_or(true)
-    {
+    if Command::new("node").arg("--version").output().map(|o| !o.status.success()).unwrap_or(true) {
         return Some("node not found".into());
     }
-    if !repo()
-        .join("tests/browser/node_modules/playwright-core")
-        .exists()
-    {
-        return Some(
-            "tests/browser/node_modules/playwright-core missing (run `npm ci` in tests/browser)"
-                .into(),
-        );
+    if !repo().join("tests/browser/node_modules/playwright-core").exists() {
+        return Some("tests/browser/node_modules/playwright-core missing (run `npm ci` in tests/browser)".into());
     }
     None
 }
@@ -65,11 +54,7 @@ fn viewer_in_headless_chromium() {
     // A second viewer for the event markers: an `.ani` clip with two events, on the fixture's skeleton.
     let dir = tempfile::tempdir().unwrap();
     let ani = marked_clip(dir.path());
-    let (markers_server, markers_url) = serve(&[
-        ani.to_str().unwrap(),
-        "--skeleton",
-        fixture.to_str().unwrap(),
-    ]);
+    let (markers_server, markers_url) = serve(&[ani.to_str().unwrap(), "--skeleton", fixture.to_str().unwrap()]);
 
     let out = Command::new("node")
         .arg("viewer.test.mjs")
@@ -78,11 +63,7 @@ fn viewer_in_headless_chromium() {
         .current_dir(repo().join("tests/browser"))
         .output()
         .expect("node runs");
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let log = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "browser test failed:\n{log}");
     assert!(log.contains("viewer test passed"), "{log}");
     drop((server, markers_server));
@@ -107,35 +88,18 @@ fn serve(args: &[&str]) -> (Server, String) {
         let _ = BufReader::new(stdout).read_line(&mut line);
         let _ = tx.send(line);
     });
-    let line = rx
-        .recv_timeout(Duration::from_secs(180))
-        .expect("the server prints its address");
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .to_string();
+    let line = rx.recv_timeout(Duration::from_secs(180)).expect("the server prints its address");
+    let url = line.split_whitespace().find(|w| w.starts_with("http://127.0.0.1:")).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
     (server, url)
 }
 
 /// `dir/Wave.ani`: the left forearm turning over one second, with events at 250 and 750 ms.
 fn marked_clip(dir: &Path) -> PathBuf {
     use psxanim::formats::{self, Losses, Target, Tolerance};
-    use psxanim::model::{
-        Animation, Bone, Clip, ClipExtras, Event, Format, Quat, RotationKey, TimeUnit, Track,
-    };
+    use psxanim::model::{Animation, Bone, Clip, ClipExtras, Event, Format, Quat, RotationKey, TimeUnit, Track};
     let key = |ms: f64, deg: f64| {
         let h = (deg.to_radians() / 2.0).sin_cos();
-        RotationKey {
-            time: ms,
-            value: Quat {
-                w: h.1,
-                x: 0.0,
-                y: 0.0,
-                z: h.0,
-            },
-            stored: None,
-        }
+        RotationKey { time: ms, value: Quat { w: h.1, x: 0.0, y: 0.0, z: h.0 }, stored: None }
     };
     let clip = Clip {
         name: String::new(),
@@ -143,30 +107,12 @@ fn marked_clip(dir: &Path) -> PathBuf {
         time_unit: TimeUnit::Ms,
         length: 1000.0,
         frame_rate: None,
-        tracks: vec![Track {
-            bone: Bone::Name("Forearm.L".into()),
-            rotation: vec![key(0.0, 0.0), key(1000.0, 90.0)],
-            ..Track::default()
-        }],
-        events: vec![
-            Event::new(250.0, "step", None),
-            Event::new(750.0, "clap", None),
-        ],
+        tracks: vec![Track { bone: Bone::Name("Forearm.L".into()), rotation: vec![key(0.0, 0.0), key(1000.0, 90.0)], ..Track::default() }],
+        events: vec![Event::new(250.0, "step", None), Event::new(750.0, "clap", None)],
         extras: ClipExtras::default(),
     };
-    let anim = Animation {
-        format: Format::Ani,
-        version: 4000,
-        clips: vec![clip],
-        warnings: Vec::new(),
-    };
-    let bytes = formats::write(
-        &anim,
-        Target::Ani(Some(4000)),
-        Tolerance::default(),
-        &mut Losses::default(),
-    )
-    .unwrap();
+    let anim = Animation { format: Format::Ani, version: 4000, clips: vec![clip], warnings: Vec::new() };
+    let bytes = formats::write(&anim, Target::Ani(Some(4000)), Tolerance::default(), &mut Losses::default()).unwrap();
     let path = dir.join("Wave.ani");
     std::fs::write(&path, bytes).unwrap();
     path

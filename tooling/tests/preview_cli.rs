@@ -6,9 +6,7 @@ use std::process::{Command, Output};
 
 use psxanim::compile::StorageMode;
 use psxanim::formats::{self, Losses, Target, Tolerance};
-use psxanim::model::{
-    Animation, Bone, Clip, ClipExtras, Event, Format, Quat, RotationKey, TimeUnit, Track,
-};
+use psxanim::model::{Animation, Bone, Clip, ClipExtras, Event, Format, Quat, RotationKey, TimeUnit, Track};
 use psxanim::preview::camera::{Framing, Orbit};
 use psxanim::preview::serve::respond;
 use psxanim::preview::subject::Subject;
@@ -18,10 +16,7 @@ fn fixture() -> PathBuf {
 }
 
 fn psxanim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_psxanim"))
-        .args(args)
-        .output()
-        .expect("psxanim runs")
+    Command::new(env!("CARGO_BIN_EXE_psxanim")).args(args).output().expect("psxanim runs")
 }
 
 fn stderr(o: &Output) -> String {
@@ -37,17 +32,8 @@ fn gif_frames(path: &Path) -> (usize, usize, Vec<Vec<u8>>, Vec<u16>) {
     let mut frames = Vec::new();
     let mut delays = Vec::new();
     while let Some(f) = dec.read_next_frame().unwrap() {
-        assert_eq!(
-            (f.width as usize, f.height as usize, f.left, f.top),
-            (w, h, 0, 0),
-            "every frame is a full picture"
-        );
-        frames.push(
-            f.buffer
-                .chunks_exact(4)
-                .flat_map(|c| [c[0], c[1], c[2]])
-                .collect(),
-        );
+        assert_eq!((f.width as usize, f.height as usize, f.left, f.top), (w, h, 0, 0), "every frame is a full picture");
+        frames.push(f.buffer.chunks_exact(4).flat_map(|c| [c[0], c[1], c[2]]).collect());
         delays.push(f.delay);
     }
     (w, h, frames, delays)
@@ -57,136 +43,64 @@ fn gif_frames(path: &Path) -> (usize, usize, Vec<Vec<u8>>, Vec<u16>) {
 fn gif_has_one_frame_per_clip_frame_and_changes_exactly_where_the_character_moves() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("walk.gif");
-    let o = psxanim(&[
-        "preview",
-        fixture().to_str().unwrap(),
-        "--clip",
-        "Walk",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = psxanim(&["preview", fixture().to_str().unwrap(), "--clip", "Walk", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (w, h, frames, delays) = gif_frames(&out);
     assert_eq!((w, h), (320, 240));
     let subject = Subject::load(&fixture(), None, &[StorageMode::RigidGte]).unwrap();
     let clip = subject.clip_index("Walk").unwrap();
-    assert_eq!(
-        frames.len(),
-        subject.clips[clip].frames,
-        "one GIF frame per clip frame"
-    );
-    assert!(
-        delays.iter().all(|&d| d == 3),
-        "30 Hz clip: 3/100 s per frame, got {delays:?}"
-    );
+    assert_eq!(frames.len(), subject.clips[clip].frames, "one GIF frame per clip frame");
+    assert!(delays.iter().all(|&d| d == 3), "30 Hz clip: 3/100 s per frame, got {delays:?}");
 
     // What the console draws, frame by frame, from the same stages (default camera).
     let framing = Framing::new(subject.bounds(), Orbit::default());
-    let shots: Vec<_> = (0..frames.len())
-        .map(|f| {
-            subject
-                .shot(clip, f, StorageMode::RigidGte, &framing)
-                .unwrap()
-        })
-        .collect();
+    let shots: Vec<_> = (0..frames.len()).map(|f| subject.shot(clip, f, StorageMode::RigidGte, &framing).unwrap()).collect();
     for (f, shot) in shots.iter().enumerate() {
-        assert!(
-            frames[f] == psxanim::preview::shot::paint(shot, None, w, h, false).rgb,
-            "GIF frame {f} is the console's picture, colour for colour"
-        );
+        assert!(frames[f] == psxanim::preview::shot::paint(shot, None, w, h, false).rgb, "GIF frame {f} is the console's picture, colour for colour");
     }
     let mut moving_pairs = 0;
     for f in 1..frames.len() {
         let (a, b) = (&shots[f - 1], &shots[f]);
-        let changed: Vec<(usize, usize)> = (0..w * h)
-            .filter(|&i| frames[f - 1][3 * i..3 * i + 3] != frames[f][3 * i..3 * i + 3])
-            .map(|i| (i % w, i / w))
-            .collect();
+        let changed: Vec<(usize, usize)> =
+            (0..w * h).filter(|&i| frames[f - 1][3 * i..3 * i + 3] != frames[f][3 * i..3 * i + 3]).map(|i| (i % w, i / w)).collect();
         if a.triangles == b.triangles {
-            assert!(
-                changed.is_empty(),
-                "frames {} and {f}: same triangles, yet {} pixels differ",
-                f - 1,
-                changed.len()
-            );
+            assert!(changed.is_empty(), "frames {} and {f}: same triangles, yet {} pixels differ", f - 1, changed.len());
             continue;
         }
         moving_pairs += 1;
-        assert!(
-            !changed.is_empty(),
-            "frames {} and {f}: the pose moves but the pictures are identical",
-            f - 1
-        );
+        assert!(!changed.is_empty(), "frames {} and {f}: the pose moves but the pictures are identical", f - 1);
         // Every change lies inside the screen box of the triangles of the two frames.
-        let xs = a
-            .triangles
-            .iter()
-            .chain(&b.triangles)
-            .flat_map(|t| t.xy.map(|p| (p.x as usize, p.y as usize)));
+        let xs = a.triangles.iter().chain(&b.triangles).flat_map(|t| t.xy.map(|p| (p.x as usize, p.y as usize)));
         let (mut x0, mut y0, mut x1, mut y1) = (usize::MAX, usize::MAX, 0, 0);
         for (x, y) in xs {
             (x0, y0, x1, y1) = (x0.min(x), y0.min(y), x1.max(x), y1.max(y));
         }
         for &(x, y) in &changed {
-            assert!(
-                (x0..=x1).contains(&x) && (y0..=y1).contains(&y),
-                "frames {} and {f}: change at ({x}, {y}) outside {x0},{y0}..{x1},{y1}",
-                f - 1
-            );
+            assert!((x0..=x1).contains(&x) && (y0..=y1).contains(&y), "frames {} and {f}: change at ({x}, {y}) outside {x0},{y0}..{x1},{y1}", f - 1);
         }
     }
-    assert!(
-        moving_pairs >= frames.len() / 2,
-        "a walk moves in most frames ({moving_pairs} of {})",
-        frames.len() - 1
-    );
+    assert!(moving_pairs >= frames.len() / 2, "a walk moves in most frames ({moving_pairs} of {})", frames.len() - 1);
 }
 
 #[test]
 fn frame_range_baked_storage_and_contact_sheet() {
     let dir = tempfile::tempdir().unwrap();
     let gif = dir.path().join("part.gif");
-    let o = psxanim(&[
-        "preview",
-        fixture().to_str().unwrap(),
-        "--clip",
-        "Turn",
-        "--frames",
-        "10..=19",
-        "--storage",
-        "baked-vertices",
-        "--out",
-        gif.to_str().unwrap(),
-    ]);
+    let o = psxanim(&["preview", fixture().to_str().unwrap(), "--clip", "Turn", "--frames", "10..=19", "--storage", "baked-vertices", "--out", gif.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (_, _, frames, _) = gif_frames(&gif);
     assert_eq!(frames.len(), 10);
     assert_ne!(frames[0], frames[9], "the turn turns");
 
     let png = dir.path().join("sheet.png");
-    let o = psxanim(&[
-        "preview",
-        fixture().to_str().unwrap(),
-        "--clip",
-        "Walk",
-        "--frames",
-        "0..8",
-        "--bones",
-        "--compare",
-        "--out",
-        png.to_str().unwrap(),
-    ]);
+    let o = psxanim(&["preview", fixture().to_str().unwrap(), "--clip", "Walk", "--frames", "0..8", "--bones", "--compare", "--out", png.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let decoder = png::Decoder::new(std::fs::File::open(&png).unwrap());
     let reader = decoder.read_info().unwrap();
     let info = reader.info();
     // 8 cells of 640x240 (console + float side by side), 6 per row, 2-pixel gaps.
     assert_eq!((info.width, info.height), (6 * 642 - 2, 2 * 242 - 2));
-    assert!(std::fs::read_dir(dir.path()).unwrap().all(|e| !e
-        .unwrap()
-        .file_name()
-        .to_string_lossy()
-        .contains("psxanim-tmp")));
+    assert!(std::fs::read_dir(dir.path()).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().contains("psxanim-tmp")));
 }
 
 #[test]
@@ -196,48 +110,17 @@ fn bad_input_fails_clearly() {
     let fbx = fixture();
     let fbx = fbx.to_str().unwrap();
 
-    let o = psxanim(&[
-        "preview",
-        fbx,
-        "--clip",
-        "Dance",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = psxanim(&["preview", fbx, "--clip", "Dance", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("no clip named 'Dance'") && stderr(&o).contains("Walk"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("no clip named 'Dance'") && stderr(&o).contains("Walk"), "{}", stderr(&o));
 
-    let o = psxanim(&[
-        "preview",
-        fbx,
-        "--clip",
-        "Walk",
-        "--frames",
-        "0..999",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = psxanim(&["preview", fbx, "--clip", "Walk", "--frames", "0..999", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("has 31 frames"), "{}", stderr(&o));
 
-    let o = psxanim(&[
-        "preview",
-        fbx,
-        "--clip",
-        "Walk",
-        "--out",
-        dir.path().join("x.bmp").to_str().unwrap(),
-    ]);
+    let o = psxanim(&["preview", fbx, "--clip", "Walk", "--out", dir.path().join("x.bmp").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains(".png") && stderr(&o).contains(".gif"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains(".png") && stderr(&o).contains(".gif"), "{}", stderr(&o));
     assert!(!out.exists());
 
     let busy = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -247,85 +130,29 @@ fn bad_input_fails_clearly() {
     assert!(stderr(&o).contains("already in use"), "{}", stderr(&o));
 
     // Compiled tables keep no float pose to compare with.
-    let o = psxanim(&[
-        "import",
-        fbx,
-        "--storage",
-        "rigid-gte",
-        "-o",
-        dir.path().to_str().unwrap(),
-    ]);
+    let o = psxanim(&["import", fbx, "--storage", "rigid-gte", "-o", dir.path().to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let pxsk = dir.path().join("character.pxsk");
-    let o = psxanim(&[
-        "preview",
-        pxsk.to_str().unwrap(),
-        "--clip",
-        "Walk",
-        "--frames",
-        "3",
-        "--compare",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = psxanim(&["preview", pxsk.to_str().unwrap(), "--clip", "Walk", "--frames", "3", "--compare", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("--compare needs an FBX"),
-        "{}",
-        stderr(&o)
-    );
-    let o = psxanim(&[
-        "preview",
-        pxsk.to_str().unwrap(),
-        "--clip",
-        "Walk",
-        "--frames",
-        "3",
-        "--storage",
-        "baked-vertices",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    assert!(stderr(&o).contains("--compare needs an FBX"), "{}", stderr(&o));
+    let o = psxanim(&["preview", pxsk.to_str().unwrap(), "--clip", "Walk", "--frames", "3", "--storage", "baked-vertices", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("no baked-vertices tables"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("no baked-vertices tables"), "{}", stderr(&o));
 }
 
 #[test]
 fn compiled_tables_preview_like_the_fbx() {
     let dir = tempfile::tempdir().unwrap();
     let fbx = fixture();
-    let o = psxanim(&[
-        "import",
-        fbx.to_str().unwrap(),
-        "--storage",
-        "rigid-gte",
-        "-o",
-        dir.path().to_str().unwrap(),
-    ]);
+    let o = psxanim(&["import", fbx.to_str().unwrap(), "--storage", "rigid-gte", "-o", dir.path().to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (a, b) = (dir.path().join("a.gif"), dir.path().join("b.gif"));
     for (input, out) in [(fbx.clone(), &a), (dir.path().join("character.pxsk"), &b)] {
-        let o = psxanim(&[
-            "preview",
-            input.to_str().unwrap(),
-            "--clip",
-            "Idle",
-            "--frames",
-            "0..5",
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let o = psxanim(&["preview", input.to_str().unwrap(), "--clip", "Idle", "--frames", "0..5", "--out", out.to_str().unwrap()]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
-    assert_eq!(
-        gif_frames(&a).2,
-        gif_frames(&b).2,
-        "the same tables give the same pictures"
-    );
+    assert_eq!(gif_frames(&a).2, gif_frames(&b).2, "the same tables give the same pictures");
 }
 
 /// `dir/NAME.ani`: one clip turning `bones` (by name) about Z over one second, with one event marker.
@@ -333,24 +160,11 @@ fn compiled_tables_preview_like_the_fbx() {
 fn ani_file(dir: &Path, name: &str, bones: &[&str]) -> PathBuf {
     let key = |ms: f64, deg: f64| {
         let h = (deg.to_radians() / 2.0).sin_cos();
-        RotationKey {
-            time: ms,
-            value: Quat {
-                w: h.1,
-                x: 0.0,
-                y: 0.0,
-                z: h.0,
-            },
-            stored: None,
-        }
+        RotationKey { time: ms, value: Quat { w: h.1, x: 0.0, y: 0.0, z: h.0 }, stored: None }
     };
     let tracks = bones
         .iter()
-        .map(|b| Track {
-            bone: Bone::Name(b.to_string()),
-            rotation: vec![key(0.0, 0.0), key(1000.0, 90.0)],
-            ..Track::default()
-        })
+        .map(|b| Track { bone: Bone::Name(b.to_string()), rotation: vec![key(0.0, 0.0), key(1000.0, 90.0)], ..Track::default() })
         .collect();
     let clip = Clip {
         name: "Wave".into(),
@@ -362,19 +176,8 @@ fn ani_file(dir: &Path, name: &str, bones: &[&str]) -> PathBuf {
         events: vec![Event::new(500.0, "halfway", None)],
         extras: ClipExtras::default(),
     };
-    let anim = Animation {
-        format: Format::Ani,
-        version: 4000,
-        clips: vec![clip],
-        warnings: Vec::new(),
-    };
-    let bytes = formats::write(
-        &anim,
-        Target::Ani(Some(4000)),
-        Tolerance::default(),
-        &mut Losses::default(),
-    )
-    .unwrap();
+    let anim = Animation { format: Format::Ani, version: 4000, clips: vec![clip], warnings: Vec::new() };
+    let bytes = formats::write(&anim, Target::Ani(Some(4000)), Tolerance::default(), &mut Losses::default()).unwrap();
     let path = dir.join(format!("{name}.ani"));
     std::fs::write(&path, bytes).unwrap();
     path
@@ -385,17 +188,7 @@ fn animation_file_drives_the_fbx_skeleton() {
     let dir = tempfile::tempdir().unwrap();
     let ani = ani_file(dir.path(), "Wave", &["Forearm.L", "UpperArm.R"]);
     let out = dir.path().join("wave.gif");
-    let o = psxanim(&[
-        "preview",
-        ani.to_str().unwrap(),
-        "--skeleton",
-        fixture().to_str().unwrap(),
-        "--clip",
-        "Wave",
-        "--bones",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = psxanim(&["preview", ani.to_str().unwrap(), "--skeleton", fixture().to_str().unwrap(), "--clip", "Wave", "--bones", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (_, _, frames, _) = gif_frames(&out);
     assert_eq!(frames.len(), 31, "1 s at 30 Hz, both ends");
@@ -403,76 +196,31 @@ fn animation_file_drives_the_fbx_skeleton() {
 
     // Markers reach the viewer's clip list.
     let subject = Subject::load(&ani, Some(&fixture()), &[StorageMode::RigidGte]).unwrap();
-    let info: serde_json::Value =
-        serde_json::from_slice(&respond(&subject, "/api/info").body).unwrap();
-    assert_eq!(
-        info["clips"][0]["events"][0],
-        serde_json::json!({ "frame": 15, "name": "halfway" })
-    );
+    let info: serde_json::Value = serde_json::from_slice(&respond(&subject, "/api/info").body).unwrap();
+    assert_eq!(info["clips"][0]["events"][0], serde_json::json!({ "frame": 15, "name": "halfway" }));
 
     // Without a skeleton, or with bones the model lacks, it says what is wrong.
-    let o = psxanim(&[
-        "preview",
-        ani.to_str().unwrap(),
-        "--clip",
-        "Wave",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = psxanim(&["preview", ani.to_str().unwrap(), "--clip", "Wave", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--skeleton"), "{}", stderr(&o));
     let bad = ani_file(dir.path(), "Wave2", &["Tail", "Forearm.L", "Wing.R"]);
-    let o = psxanim(&[
-        "preview",
-        bad.to_str().unwrap(),
-        "--skeleton",
-        fixture().to_str().unwrap(),
-        "--clip",
-        "Wave",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = psxanim(&["preview", bad.to_str().unwrap(), "--skeleton", fixture().to_str().unwrap(), "--clip", "Wave", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
     let e = stderr(&o);
-    assert!(
-        e.contains("\"Tail\" (track 0)")
-            && e.contains("\"Wing.R\" (track 2)")
-            && !e.contains("\"Forearm.L\" (track"),
-        "{e}"
-    );
+    assert!(e.contains("\"Tail\" (track 0)") && e.contains("\"Wing.R\" (track 2)") && !e.contains("\"Forearm.L\" (track"), "{e}");
 }
 
 #[test]
 fn viewer_api_answers_frames_and_rejects_bad_queries() {
-    let subject = Subject::load(
-        &fixture(),
-        None,
-        &[StorageMode::RigidGte, StorageMode::BakedVertices],
-    )
-    .unwrap();
+    let subject = Subject::load(&fixture(), None, &[StorageMode::RigidGte, StorageMode::BakedVertices]).unwrap();
     let page = respond(&subject, "/");
     assert_eq!(page.status, 200);
     let html = String::from_utf8(page.body).unwrap();
-    assert!(
-        !html.contains("http://") && !html.contains("https://") && !html.contains("src="),
-        "the page loads nothing from elsewhere"
-    );
-    let frame: serde_json::Value = serde_json::from_slice(
-        &respond(&subject, "/api/frame?clip=0&frame=3&storage=baked-vertices").body,
-    )
-    .unwrap();
-    assert_eq!(
-        (frame["clip"].as_u64(), frame["frame"].as_u64()),
-        (Some(0), Some(3))
-    );
+    assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("src="), "the page loads nothing from elsewhere");
+    let frame: serde_json::Value = serde_json::from_slice(&respond(&subject, "/api/frame?clip=0&frame=3&storage=baked-vertices").body).unwrap();
+    assert_eq!((frame["clip"].as_u64(), frame["frame"].as_u64()), (Some(0), Some(3)));
     assert!(frame["triangles"].as_array().unwrap().len() > 100);
-    for bad in [
-        "/api/frame?clip=9&frame=0",
-        "/api/frame?clip=0&frame=9999",
-        "/api/frame?clip=0",
-        "/api/frame?clip=0&frame=0&storage=wire",
-        "/api/frame?clip=0&frame=0&yaw=x",
-    ] {
+    for bad in ["/api/frame?clip=9&frame=0", "/api/frame?clip=0&frame=9999", "/api/frame?clip=0", "/api/frame?clip=0&frame=0&storage=wire", "/api/frame?clip=0&frame=0&yaw=x"] {
         let r = respond(&subject, bad);
         assert_eq!(r.status, 400, "{bad}");
         let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
@@ -487,25 +235,9 @@ fn animbin_tracks_match_bones_by_index() {
     let write = |name: &str, ids: &[u32]| {
         let key = |frame: f64, deg: f64| {
             let h = (deg.to_radians() / 2.0).sin_cos();
-            RotationKey {
-                time: frame,
-                value: Quat {
-                    w: h.1,
-                    x: h.0,
-                    y: 0.0,
-                    z: 0.0,
-                },
-                stored: None,
-            }
+            RotationKey { time: frame, value: Quat { w: h.1, x: h.0, y: 0.0, z: 0.0 }, stored: None }
         };
-        let tracks = ids
-            .iter()
-            .map(|&id| Track {
-                bone: Bone::Id(id),
-                rotation: vec![key(0.0, 0.0), key(20.0, 60.0)],
-                ..Track::default()
-            })
-            .collect();
+        let tracks = ids.iter().map(|&id| Track { bone: Bone::Id(id), rotation: vec![key(0.0, 0.0), key(20.0, 60.0)], ..Track::default() }).collect();
         let clip = Clip {
             name: "Kick".into(),
             looping: false,
@@ -516,19 +248,8 @@ fn animbin_tracks_match_bones_by_index() {
             events: vec![],
             extras: ClipExtras::default(),
         };
-        let anim = Animation {
-            format: Format::Animbin,
-            version: 1,
-            clips: vec![clip],
-            warnings: Vec::new(),
-        };
-        let bytes = formats::write(
-            &anim,
-            Target::Animbin(Default::default()),
-            Tolerance::default(),
-            &mut Losses::default(),
-        )
-        .unwrap();
+        let anim = Animation { format: Format::Animbin, version: 1, clips: vec![clip], warnings: Vec::new() };
+        let bytes = formats::write(&anim, Target::Animbin(Default::default()), Tolerance::default(), &mut Losses::default()).unwrap();
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap();
         path
@@ -537,38 +258,16 @@ fn animbin_tracks_match_bones_by_index() {
     let out = dir.path().join("kick.gif");
     // Bone 7 is Thigh.L in the fixture's parent-first order.
     let good = write("kick.animbin", &[7]);
-    let o = psxanim(&[
-        "preview",
-        good.to_str().unwrap(),
-        "--skeleton",
-        fbx.to_str().unwrap(),
-        "--clip",
-        "Kick",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = psxanim(&["preview", good.to_str().unwrap(), "--skeleton", fbx.to_str().unwrap(), "--clip", "Kick", "--out", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (_, _, frames, _) = gif_frames(&out);
     assert_eq!(frames.len(), 21, "frames 0..=20");
     assert_ne!(frames[0], frames[20], "the leg kicks");
 
     let bad = write("bad.animbin", &[7, 40]);
-    let o = psxanim(&[
-        "preview",
-        bad.to_str().unwrap(),
-        "--skeleton",
-        fbx.to_str().unwrap(),
-        "--clip",
-        "Kick",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = psxanim(&["preview", bad.to_str().unwrap(), "--skeleton", fbx.to_str().unwrap(), "--clip", "Kick", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(
-        stderr(&o).contains("bones 40 (track 1) have no match") && stderr(&o).contains("0..11"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("bones 40 (track 1) have no match") && stderr(&o).contains("0..11"), "{}", stderr(&o));
 }
 
 /// `--light`: the GTE's lighting drawn as the console draws it. The light side of the character is
@@ -579,16 +278,7 @@ fn light_shades_the_character_as_the_console_does() {
     let dir = tempfile::tempdir().unwrap();
     let picture = |extra: &[&str], input: &Path, name: &str| {
         let out = dir.path().join(name);
-        let mut args = vec![
-            "preview",
-            input.to_str().unwrap(),
-            "--clip",
-            "Walk",
-            "--frames",
-            "10",
-            "--out",
-            out.to_str().unwrap(),
-        ];
+        let mut args = vec!["preview", input.to_str().unwrap(), "--clip", "Walk", "--frames", "10", "--out", out.to_str().unwrap()];
         args.extend_from_slice(extra);
         let o = psxanim(&args);
         assert!(o.status.success(), "{}", stderr(&o));
@@ -607,35 +297,14 @@ fn light_shades_the_character_as_the_console_does() {
         brighter += usize::from(sum(l) > sum(u) + 12);
         darker += usize::from(sum(l) + 12 < sum(u));
     }
-    assert!(
-        brighter > 100 && darker > 100,
-        "lit: {brighter} pixels brighter, {darker} darker"
-    );
+    assert!(brighter > 100 && darker > 100, "lit: {brighter} pixels brighter, {darker} darker");
     // Tables imported without --lighting have no normals.
-    let import = psxanim(&[
-        "import",
-        fixture().to_str().unwrap(),
-        "--storage",
-        "rigid-gte",
-        "-o",
-        dir.path().to_str().unwrap(),
-    ]);
+    let import = psxanim(&["import", fixture().to_str().unwrap(), "--storage", "rigid-gte", "-o", dir.path().to_str().unwrap()]);
     assert!(import.status.success(), "{}", stderr(&import));
-    let (plain, warning) = picture(
-        &["--light"],
-        &dir.path().join("character.pxsk"),
-        "plain.png",
-    );
-    assert!(
-        warning.contains("imported without --lighting; drawing it unlit"),
-        "{warning}"
-    );
+    let (plain, warning) = picture(&["--light"], &dir.path().join("character.pxsk"), "plain.png");
+    assert!(warning.contains("imported without --lighting; drawing it unlit"), "{warning}");
     assert_eq!(plain, unlit);
     let o = psxanim(&["preview", fixture().to_str().unwrap(), "--serve", "--light"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--light draws pictures"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(stderr(&o).contains("--light draws pictures"), "{}", stderr(&o));
 }

@@ -14,11 +14,7 @@ fn psxanim(args: &[&str], env: &[(&str, &Path)]) -> (i32, String, String) {
         command.env(name, value);
     }
     let out = command.output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
 }
 
 /// What the program does after it has filled the screen.
@@ -83,16 +79,7 @@ fn program(dir: &Path, name: &str, then: Then) -> PathBuf {
     a.emit(NOP);
     let mut text = to_bytes(&a.finish().unwrap());
     text.resize(0x800, 0);
-    let exe = PsExe {
-        pc: origin,
-        gp: 0,
-        t_addr: origin,
-        b_addr: 0,
-        b_size: 0,
-        s_addr: 0x801F_FF00,
-        s_size: 0,
-        text,
-    };
+    let exe = PsExe { pc: origin, gp: 0, t_addr: origin, b_addr: 0, b_size: 0, s_addr: 0x801F_FF00, s_size: 0, text };
     let path = dir.join(name);
     std::fs::write(&path, exe.to_file_bytes()).unwrap();
     path
@@ -101,11 +88,7 @@ fn program(dir: &Path, name: &str, then: Then) -> PathBuf {
 #[test]
 fn files_that_are_not_runnable_are_refused_before_an_emulator_starts() {
     let dir = tempfile::tempdir().unwrap();
-    let (text, truncated, outside) = (
-        dir.path().join("notes.exe"),
-        dir.path().join("cut.exe"),
-        dir.path().join("low.exe"),
-    );
+    let (text, truncated, outside) = (dir.path().join("notes.exe"), dir.path().join("cut.exe"), dir.path().join("low.exe"));
     std::fs::write(&text, "PS-X EXE? no, a text file\n").unwrap();
     let good = std::fs::read(program(dir.path(), "good.exe", Then::Stop)).unwrap();
     std::fs::write(&truncated, &good[..good.len() - 100]).unwrap();
@@ -120,39 +103,17 @@ fn files_that_are_not_runnable_are_refused_before_an_emulator_starts() {
         (&outside, "load address"),
         (&dir.path().join("absent.exe"), "cannot read"),
     ] {
-        let (code, _, err) = psxanim(
-            &["run", file.to_str().unwrap(), "--emulator", "mednafen"],
-            &[("PSXANIM_TOOLS", empty.path())],
-        );
+        let (code, _, err) =
+            psxanim(&["run", file.to_str().unwrap(), "--emulator", "mednafen"], &[("PSXANIM_TOOLS", empty.path())]);
         assert_eq!(code, 1, "{err}");
-        assert!(
-            err.contains(file.file_name().unwrap().to_str().unwrap()) && err.contains(says),
-            "{err}"
-        );
+        assert!(err.contains(file.file_name().unwrap().to_str().unwrap()) && err.contains(says), "{err}");
     }
     let good = dir.path().join("good.exe");
-    let (code, _, err) = psxanim(
-        &[
-            "run",
-            good.to_str().unwrap(),
-            "--frames",
-            "100",
-            "--shots",
-            "150",
-        ],
-        &[],
-    );
+    let (code, _, err) = psxanim(&["run", good.to_str().unwrap(), "--frames", "100", "--shots", "150"], &[]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("1..=100"), "{err}");
-    let (code, _, err) = psxanim(
-        &[
-            "run",
-            good.to_str().unwrap(),
-            "--expect",
-            text.to_str().unwrap(),
-        ],
-        &[("PSXANIM_TOOLS", empty.path())],
-    );
+    let (code, _, err) =
+        psxanim(&["run", good.to_str().unwrap(), "--expect", text.to_str().unwrap()], &[("PSXANIM_TOOLS", empty.path())]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("notes.exe: not an expectation file"), "{err}");
 }
@@ -163,26 +124,15 @@ fn a_missing_emulator_says_how_to_install_it() {
     let exe = program(dir.path(), "stop.exe", Then::Stop);
     let empty = tempfile::tempdir().unwrap();
     for emulator in ["mednafen", "pcsx-rearmed"] {
-        let (code, _, err) = psxanim(
-            &["run", exe.to_str().unwrap(), "--emulator", emulator],
-            &[("PSXANIM_TOOLS", empty.path())],
-        );
+        let (code, _, err) = psxanim(&["run", exe.to_str().unwrap(), "--emulator", emulator], &[("PSXANIM_TOOLS", empty.path())]);
         assert_eq!(code, 5, "{err}");
-        assert!(
-            err.contains("is not installed") && err.contains("cargo xtask setup"),
-            "{err}"
-        );
+        assert!(err.contains("is not installed") && err.contains("cargo xtask setup"), "{err}");
     }
     let path = dir.path().join("nowhere");
-    let (code, _, err) = psxanim(
-        &["run", exe.to_str().unwrap(), "--emulator", "pcsx-redux"],
-        &[("PATH", &path), ("PSXANIM_TOOLS", empty.path())],
-    );
+    let (code, _, err) =
+        psxanim(&["run", exe.to_str().unwrap(), "--emulator", "pcsx-redux"], &[("PATH", &path), ("PSXANIM_TOOLS", empty.path())]);
     assert_eq!(code, 5, "{err}");
-    assert!(
-        err.contains("PCSX-Redux not found") && err.contains("--pcsx-redux"),
-        "{err}"
-    );
+    assert!(err.contains("PCSX-Redux not found") && err.contains("--pcsx-redux"), "{err}");
 }
 
 /// True when mednafen's core is installed (else the test skips, or fails under CI).
@@ -190,10 +140,7 @@ fn mednafen() -> bool {
     if psxanim_emulator::mednafen::is_installed(&psxanim_emulator::workspace_root()) {
         return true;
     }
-    assert!(
-        std::env::var("CI").map_or(true, |v| v != "true"),
-        "CI must install mednafen's core (cargo xtask setup)"
-    );
+    assert!(std::env::var("CI").map_or(true, |v| v != "true"), "CI must install mednafen's core (cargo xtask setup)");
     eprintln!("skipped: mednafen's core is not installed (cargo xtask setup)");
     false
 }
@@ -232,57 +179,24 @@ fn a_program_that_runs_prints_and_passes_its_checks_exits_0_with_its_frames() {
         &[],
     );
     assert_eq!(code, 0, "{stdout2}\n{err}");
-    assert!(
-        stdout2.contains("--- program output (TTY) ---\nhello\n"),
-        "{stdout2}"
-    );
-    assert!(
-        stdout2.contains("pass result.triangles: result[1] = 420"),
-        "{stdout2}"
-    );
-    assert!(
-        stdout2.contains("game.exe: ran (90 of 90 frames on mednafen"),
-        "{stdout2}"
-    );
-    for name in [
-        "game-mednafen-frame00030.png",
-        "game-mednafen-frame00090.png",
-        "game-mednafen-sheet.png",
-        "game-mednafen.gif",
-    ] {
+    assert!(stdout2.contains("--- program output (TTY) ---\nhello\n"), "{stdout2}");
+    assert!(stdout2.contains("pass result.triangles: result[1] = 420"), "{stdout2}");
+    assert!(stdout2.contains("game.exe: ran (90 of 90 frames on mednafen"), "{stdout2}");
+    for name in ["game-mednafen-frame00030.png", "game-mednafen-frame00090.png", "game-mednafen-sheet.png", "game-mednafen.gif"] {
         assert!(out.join(name).is_file(), "{name} in {stdout2}");
     }
     // A failed check is exit 1, naming it.
-    std::fs::write(
-        &expect,
-        r#"{ "program": "TEST", "results": [ { "index": 0, "equals": 4 } ] }"#,
-    )
-    .unwrap();
+    std::fs::write(&expect, r#"{ "program": "TEST", "results": [ { "index": 0, "equals": 4 } ] }"#).unwrap();
     let (code, stdout, err) = psxanim(
-        &[
-            "run",
-            exe.to_str().unwrap(),
-            "--emulator",
-            "mednafen",
-            "--frames",
-            "30",
-            "--expect",
-            expect.to_str().unwrap(),
-            "--json",
-        ],
+        &["run", exe.to_str().unwrap(), "--emulator", "mednafen", "--frames", "30", "--expect", expect.to_str().unwrap(), "--json"],
         &[],
     );
     assert_eq!(code, 1, "{err}");
     let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(report["verdict"], "ran");
     assert_eq!(report["tty"], "hello\n");
-    let failed: Vec<&str> = report["checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["passed"] == false)
-        .map(|c| c["name"].as_str().unwrap())
-        .collect();
+    let failed: Vec<&str> =
+        report["checks"].as_array().unwrap().iter().filter(|c| c["passed"] == false).map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(failed, ["result.0"]);
     assert!(err.contains("1 of 5 --expect checks failed"), "{err}");
 }
@@ -294,56 +208,17 @@ fn a_crash_and_a_hang_are_their_own_exit_codes_with_the_pc() {
     }
     let dir = tempfile::tempdir().unwrap();
     let crash = program(dir.path(), "crash.exe", Then::Crash);
-    let (code, stdout, err) = psxanim(
-        &[
-            "run",
-            crash.to_str().unwrap(),
-            "--emulator",
-            "mednafen",
-            "--frames",
-            "120",
-        ],
-        &[],
-    );
+    let (code, stdout, err) = psxanim(&["run", crash.to_str().unwrap(), "--emulator", "mednafen", "--frames", "120"], &[]);
     assert_eq!(code, 3, "{stdout}\n{err}");
-    assert!(
-        stdout.contains("crashed") && stdout.contains("address error on store at PC 0x8001"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("crashed") && stdout.contains("address error on store at PC 0x8001"), "{stdout}");
     assert!(err.contains("the program crashed"), "{err}");
 
     let stop = program(dir.path(), "stop.exe", Then::Stop);
-    let (code, stdout, err) = psxanim(
-        &[
-            "run",
-            stop.to_str().unwrap(),
-            "--emulator",
-            "mednafen",
-            "--frames",
-            "120",
-        ],
-        &[],
-    );
+    let (code, stdout, err) = psxanim(&["run", stop.to_str().unwrap(), "--emulator", "mednafen", "--frames", "120"], &[]);
     assert_eq!(code, 4, "{stdout}\n{err}");
-    assert!(
-        stdout.contains("hung")
-            && stdout.contains("nothing changed")
-            && stdout.contains("PC 0x8001"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("hung") && stdout.contains("nothing changed") && stdout.contains("PC 0x8001"), "{stdout}");
     // The judgement can be turned off.
-    let (code, _, err) = psxanim(
-        &[
-            "run",
-            stop.to_str().unwrap(),
-            "--emulator",
-            "mednafen",
-            "--frames",
-            "120",
-            "--hang-after",
-            "0",
-        ],
-        &[],
-    );
+    let (code, _, err) =
+        psxanim(&["run", stop.to_str().unwrap(), "--emulator", "mednafen", "--frames", "120", "--hang-after", "0"], &[]);
     assert_eq!(code, 0, "{err}");
 }

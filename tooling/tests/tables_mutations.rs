@@ -19,24 +19,9 @@ use tables_support::exercise_aligned_and_odd;
 fn blobs() -> &'static [Vec<u8>; 2] {
     static BLOBS: OnceLock<[Vec<u8>; 2]> = OnceLock::new();
     BLOBS.get_or_init(|| {
-        let path =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx/character.fbx");
-        let c = import(&path, &ImportOptions::default(), &mut |_, _, _| {})
-            .expect("the fixture imports");
-        [StorageMode::RigidGte, StorageMode::BakedVertices].map(|storage| {
-            compile(
-                &c,
-                &CompileOptions {
-                    storage,
-                    max_error: None,
-                    pose_tolerance: None,
-                    max_influences: 2,
-                    ..Default::default()
-                },
-            )
-            .unwrap()
-            .blob
-        })
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx/character.fbx");
+        let c = import(&path, &ImportOptions::default(), &mut |_, _, _| {}).expect("the fixture imports");
+        [StorageMode::RigidGte, StorageMode::BakedVertices].map(|storage| compile(&c, &CompileOptions { storage, max_error: None, pose_tolerance: None, max_influences: 2, ..Default::default() }).unwrap().blob)
     })
 }
 
@@ -69,21 +54,14 @@ fn the_unmutated_fixture_draws_and_caches() {
     for (i, blob) in blobs().iter().enumerate() {
         let [aligned, odd] = exercise_aligned_and_odd(blob);
         assert_eq!(aligned, odd);
-        assert!(
-            aligned.parsed && aligned.drawn > 0 && aligned.drawn_looking_away == 0,
-            "{aligned:?}"
-        );
+        assert!(aligned.parsed && aligned.drawn > 0 && aligned.drawn_looking_away == 0, "{aligned:?}");
         assert_eq!(aligned.cache_built, i == 0);
         // Only the requests past the end fail: per clip the samples at its frame count (4; baked 3,
         // as a halfway sample from there to frame 0 draws frame 0) and the 3 interpolations towards
         // it, and the 18 renders of the clip past the last (17 samples and a crossfade into it); per
         // pass (rigid also renders from its cache).
         let clips = Tables::parse(blob).unwrap().clip_count();
-        let expected = if i == 0 {
-            2 * (7 * clips + 18)
-        } else {
-            6 * clips + 18
-        };
+        let expected = if i == 0 { 2 * (7 * clips + 18) } else { 6 * clips + 18 };
         assert_eq!(aligned.render_errors, expected);
     }
 }

@@ -12,40 +12,21 @@ use psxanim_runtime::tables::{TableError, Tables, TEXTURES_AT, UVS_AT, VERSION_T
 use psxanim_runtime::vram::{Placement, PlacementError};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/fbx")
-        .join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx").join(name)
 }
 
 /// `psxanim import FIXTURE --storage STORAGE -o DIR`: the blob and the TIM.
 fn import(name: &str, storage: &str, dir: &Path) -> (Vec<u8>, Vec<u8>) {
     let out = Command::new(env!("CARGO_BIN_EXE_psxanim"))
-        .args([
-            "import",
-            fixture(&format!("{name}.fbx")).to_str().unwrap(),
-            "--storage",
-            storage,
-            "-o",
-            dir.to_str().unwrap(),
-        ])
+        .args(["import", fixture(&format!("{name}.fbx")).to_str().unwrap(), "--storage", storage, "-o", dir.to_str().unwrap()])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (
-        std::fs::read(dir.join(format!("{name}.pxsk"))).unwrap(),
-        std::fs::read(dir.join(format!("{name}.Skin.tim"))).unwrap(),
-    )
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (std::fs::read(dir.join(format!("{name}.pxsk"))).unwrap(), std::fs::read(dir.join(format!("{name}.Skin.tim"))).unwrap())
 }
 
 fn halfwords(bytes: &[u8]) -> Vec<u16> {
-    bytes
-        .chunks(2)
-        .map(|h| u16::from_le_bytes([h[0], h[1]]))
-        .collect()
+    bytes.chunks(2).map(|h| u16::from_le_bytes([h[0], h[1]])).collect()
 }
 
 #[test]
@@ -58,45 +39,19 @@ fn the_blob_holds_the_tim_s_texture_and_every_vertex_one_uv() {
         let tim = Tim::parse(&tim).unwrap();
         assert_eq!(t.texture_count(), 1);
         let x = t.texture(0).unwrap();
-        assert_eq!(
-            (x.depth, x.width, x.height, x.tiled),
-            (TexelDepth::Eight, 64, 64, false)
-        );
+        assert_eq!((x.depth, x.width, x.height, x.tiled), (TexelDepth::Eight, 64, 64, false));
         assert_eq!(halfwords(x.image), tim.image, "{storage}: the image words");
-        assert_eq!(
-            &halfwords(x.clut)[..tim.clut.len()],
-            &tim.clut[..],
-            "{storage}: the CLUT"
-        );
+        assert_eq!(&halfwords(x.clut)[..tim.clut.len()], &tim.clut[..], "{storage}: the CLUT");
         let (image_at, clut_at) = (tim.image_at, tim.clut_at.unwrap());
-        assert_eq!(
-            (x.image_at.x, x.image_at.y, x.image_at.w, x.image_at.h),
-            (image_at.x, image_at.y, image_at.w, image_at.h)
-        );
-        assert_eq!(
-            (x.clut_at.unwrap().x, x.clut_at.unwrap().y),
-            (clut_at.x, clut_at.y)
-        );
+        assert_eq!((x.image_at.x, x.image_at.y, x.image_at.w, x.image_at.h), (image_at.x, image_at.y, image_at.w, image_at.h));
+        assert_eq!((x.clut_at.unwrap().x, x.clut_at.unwrap().y), (clut_at.x, clut_at.y));
         // The fixture's Skin material (index 0 of 4) is the textured one.
-        let textured: Vec<Option<usize>> = (0..t.material_count())
-            .map(|m| t.material_texture(m))
-            .collect();
-        assert_eq!(
-            textured.iter().filter(|m| m.is_some()).count(),
-            1,
-            "{textured:?}"
-        );
+        let textured: Vec<Option<usize>> = (0..t.material_count()).map(|m| t.material_texture(m)).collect();
+        assert_eq!(textured.iter().filter(|m| m.is_some()).count(), 1, "{textured:?}");
         // Every UV lies inside the texture; the seams split some vertices (the untextured character has 352).
         let uvs: Vec<u32> = (0..t.vertex_count()).map(|v| t.vertex_uv(v)).collect();
-        assert!(
-            uvs.iter().all(|w| (w & 0xFF) < 64 && (w >> 8) < 64),
-            "{storage}"
-        );
-        assert!(
-            t.vertex_count() > 352,
-            "{storage}: {} vertices",
-            t.vertex_count()
-        );
+        assert!(uvs.iter().all(|w| (w & 0xFF) < 64 && (w >> 8) < 64), "{storage}");
+        assert!(t.vertex_count() > 352, "{storage}: {} vertices", t.vertex_count());
         assert!(uvs.iter().any(|&w| w != 0));
     }
 }
@@ -108,26 +63,15 @@ fn the_corners_drawn_read_the_file_s_uvs_and_untextured_blobs_are_unchanged() {
     let t = Tables::parse(&blob).unwrap();
     // The textured primitives' corners read exactly the texels of the FBX's own UVs (a planar quad may
     // be split along its other diagonal, so corners, not triangles, are compared).
-    let c = psxanim::character::import(
-        &fixture("textured_embedded.fbx"),
-        &Default::default(),
-        &mut |_, _, _| {},
-    )
-    .unwrap();
+    let c = psxanim::character::import(&fixture("textured_embedded.fbx"), &Default::default(), &mut |_, _, _| {}).unwrap();
     let from_file: Vec<[u32; 3]> = c
         .triangles
         .iter()
         .zip(&c.uvs)
         .filter(|(tri, _)| c.materials[tri.material].texture.is_some())
         .map(|(_, uv)| {
-            let grid = psxanim::compile::seams::TexelGrid {
-                width: 64,
-                height: 64,
-                tiled: false,
-            };
-            let mut w = uv
-                .unwrap()
-                .map(|p| psxanim::compile::seams::uv_word(p, grid));
+            let grid = psxanim::compile::seams::TexelGrid { width: 64, height: 64, tiled: false };
+            let mut w = uv.unwrap().map(|p| psxanim::compile::seams::uv_word(p, grid));
             w.sort();
             w
         })
@@ -137,11 +81,7 @@ fn the_corners_drawn_read_the_file_s_uvs_and_untextured_blobs_are_unchanged() {
         if t.material_texture(p.material as usize).is_none() {
             continue;
         }
-        for tri in if p.quad {
-            vec![p.facing, p.second]
-        } else {
-            vec![p.facing]
-        } {
+        for tri in if p.quad { vec![p.facing, p.second] } else { vec![p.facing] } {
             let mut w = tri.map(|v| t.vertex_uv(v as usize));
             w.sort();
             drawn.push(w);
@@ -159,22 +99,12 @@ fn the_corners_drawn_read_the_file_s_uvs_and_untextured_blobs_are_unchanged() {
     // Without a texture nothing changes: the plain character's blob is version 6 (`VERSION`), as before.
     let plain = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_psxanim"))
-        .args([
-            "import",
-            fixture("character.fbx").to_str().unwrap(),
-            "--storage",
-            "rigid-gte",
-            "-o",
-            plain.path().to_str().unwrap(),
-        ])
+        .args(["import", fixture("character.fbx").to_str().unwrap(), "--storage", "rigid-gte", "-o", plain.path().to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success());
     let b = std::fs::read(plain.path().join("character.pxsk")).unwrap();
-    assert_eq!(
-        u16::from_le_bytes([b[4], b[5]]),
-        psxanim_runtime::tables::VERSION
-    );
+    assert_eq!(u16::from_le_bytes([b[4], b[5]]), psxanim_runtime::tables::VERSION);
     assert_eq!(Tables::parse(&b).unwrap().texture_count(), 0);
 }
 
@@ -192,124 +122,45 @@ fn a_damaged_texture_section_is_refused_at_its_offset_and_placements_are_checked
     };
     let bad = |offset| Some(TableError::BadTexture { offset, what: "" });
     let same = |e: Option<TableError>, want: Option<TableError>| match (e, want) {
-        (
-            Some(TableError::BadTexture { offset: a, .. }),
-            Some(TableError::BadTexture { offset: b, .. }),
-        ) => a == b,
+        (Some(TableError::BadTexture { offset: a, .. }), Some(TableError::BadTexture { offset: b, .. })) => a == b,
         (e, w) => e == w,
     };
     assert!(same(damaged(entry, &[5]), bad(entry)), "depth 5");
-    assert!(
-        same(damaged(entry + 2, &0u16.to_le_bytes()), bad(entry + 2)),
-        "width 0"
-    );
-    assert!(
-        same(damaged(entry + 2, &300u16.to_le_bytes()), bad(entry + 2)),
-        "width 300"
-    );
-    assert!(
-        same(damaged(entry + 6, &16u16.to_le_bytes()), bad(entry + 6)),
-        "a 16-colour CLUT at 8 bits"
-    );
-    assert!(
-        same(damaged(entry + 8, &1000u16.to_le_bytes()), bad(entry + 8)),
-        "image past VRAM"
-    );
-    assert!(
-        same(damaged(entry + 10, &230u16.to_le_bytes()), bad(entry + 8)),
-        "image rows past the page's 256"
-    );
-    assert!(
-        same(damaged(entry + 12, &8u16.to_le_bytes()), bad(entry + 12)),
-        "CLUT off its grid"
-    );
-    assert!(
-        same(damaged(at, &9u16.to_le_bytes()), bad(at)),
-        "9 textures"
-    );
-    assert!(
-        same(damaged(uvs + 8, &[0, 0, 1, 0]), bad(uvs + 8)),
-        "a UV word's high half"
-    );
+    assert!(same(damaged(entry + 2, &0u16.to_le_bytes()), bad(entry + 2)), "width 0");
+    assert!(same(damaged(entry + 2, &300u16.to_le_bytes()), bad(entry + 2)), "width 300");
+    assert!(same(damaged(entry + 6, &16u16.to_le_bytes()), bad(entry + 6)), "a 16-colour CLUT at 8 bits");
+    assert!(same(damaged(entry + 8, &1000u16.to_le_bytes()), bad(entry + 8)), "image past VRAM");
+    assert!(same(damaged(entry + 10, &230u16.to_le_bytes()), bad(entry + 8)), "image rows past the page's 256");
+    assert!(same(damaged(entry + 12, &8u16.to_le_bytes()), bad(entry + 12)), "CLUT off its grid");
+    assert!(same(damaged(at, &9u16.to_le_bytes()), bad(at)), "9 textures");
+    assert!(same(damaged(uvs + 8, &[0, 0, 1, 0]), bad(uvs + 8)), "a UV word's high half");
     let materials = u32::from_le_bytes(blob[52..56].try_into().unwrap()) as usize;
-    assert!(
-        same(damaged(materials + 3, &[2]), bad(materials + 3)),
-        "a material naming texture 1 of 1"
-    );
+    assert!(same(damaged(materials + 3, &[2]), bad(materials + 3)), "a material naming texture 1 of 1");
     assert!(matches!(
         damaged(entry + 16, &(blob.len() as u32).to_le_bytes()),
-        Some(TableError::SectionOutOfBounds {
-            what: "texture data",
-            ..
-        })
+        Some(TableError::SectionOutOfBounds { what: "texture data", .. })
     ));
     assert_eq!(TEXTURE_ENTRY_SIZE, 24);
 
     // Placements: the default keeps clear of the frame buffers; a game's own place is checked.
     let t = Tables::parse(&blob).unwrap();
-    let frame_buffers = [psxanim_runtime::tables::textures::Rect {
-        x: 0,
-        y: 0,
-        w: 320,
-        h: 480,
-    }];
+    let frame_buffers = [psxanim_runtime::tables::textures::Rect { x: 0, y: 0, w: 320, h: 480 }];
     let p = Placement::default_of(&t, &frame_buffers).unwrap();
     assert_eq!(p.rects(0).unwrap().0.x, 320);
-    let place = |x, y, cx, cy| psxanim_runtime::vram::Place {
-        image_x: x,
-        image_y: y,
-        clut_x: cx,
-        clut_y: cy,
-    };
-    assert!(matches!(
-        Placement::new(&t, &[place(64, 0, 0, 480)], &frame_buffers),
-        Err(PlacementError::Reserved {
-            texture: 0,
-            clut: false,
-            ..
-        })
-    ));
-    assert!(matches!(
-        Placement::new(&t, &[place(320, 230, 0, 480)], &[]),
-        Err(PlacementError::ImageOutside { texture: 0, .. })
-    ));
+    let place = |x, y, cx, cy| psxanim_runtime::vram::Place { image_x: x, image_y: y, clut_x: cx, clut_y: cy };
+    assert!(matches!(Placement::new(&t, &[place(64, 0, 0, 480)], &frame_buffers), Err(PlacementError::Reserved { texture: 0, clut: false, .. })));
+    assert!(matches!(Placement::new(&t, &[place(320, 230, 0, 480)], &[]), Err(PlacementError::ImageOutside { texture: 0, .. })));
     // Columns are free at 8 bits: 64 texels from x 360 reach texel 144 of the page at 320.
     assert!(Placement::new(&t, &[place(360, 0, 0, 480)], &[]).is_ok());
-    assert!(matches!(
-        Placement::new(&t, &[place(320, 0, 320, 10)], &[]),
-        Err(PlacementError::Overlap {
-            a: 0,
-            a_clut: false,
-            b: 0,
-            b_clut: true
-        })
-    ));
-    assert!(matches!(
-        Placement::new(&t, &[place(320, 0, 8, 480)], &[]),
-        Err(PlacementError::ClutOutside { texture: 0, .. })
-    ));
-    assert!(matches!(
-        Placement::new(&t, &[], &[]),
-        Err(PlacementError::WrongCount {
-            given: 0,
-            textures: 1
-        })
-    ));
+    assert!(matches!(Placement::new(&t, &[place(320, 0, 320, 10)], &[]), Err(PlacementError::Overlap { a: 0, a_clut: false, b: 0, b_clut: true })));
+    assert!(matches!(Placement::new(&t, &[place(320, 0, 8, 480)], &[]), Err(PlacementError::ClutOutside { texture: 0, .. })));
+    assert!(matches!(Placement::new(&t, &[], &[]), Err(PlacementError::WrongCount { given: 0, textures: 1 })));
     // A second copy of the character goes elsewhere: first_fit keeps clear of the first one's places.
     let taken: Vec<_> = frame_buffers.iter().copied().chain(p.taken()).collect();
     let q = Placement::first_fit(&t, &taken).unwrap();
     let (qi, qc) = q.rects(0).unwrap();
-    assert!(
-        p.taken()
-            .all(|r| !r.overlaps(&qi) && !r.overlaps(&qc.unwrap())),
-        "{qi:?} {qc:?}"
-    );
-    assert_eq!(
-        q.uploads(&t)
-            .map(|(r, b)| (r.halfwords(), b.len()))
-            .collect::<Vec<_>>(),
-        [(2048, 4096), (256, 512)]
-    );
+    assert!(p.taken().all(|r| !r.overlaps(&qi) && !r.overlaps(&qc.unwrap())), "{qi:?} {qc:?}");
+    assert_eq!(q.uploads(&t).map(|(r, b)| (r.halfwords(), b.len())).collect::<Vec<_>>(), [(2048, 4096), (256, 512)]);
 }
 
 #[test]
@@ -324,10 +175,7 @@ fn the_preview_paints_textured_triangles_with_the_texels_the_console_reads() {
     let t = Tables::parse(&blob).unwrap();
     let vram = Vram::of(&t).expect("one texture at its default place");
     // The preview's VRAM reads every texel of the TIM as the GPU would (4 or 8 bits through the CLUT).
-    let triangle = t
-        .primitives()
-        .find(|p| t.material_texture(p.material as usize).is_some())
-        .unwrap();
+    let triangle = t.primitives().find(|p| t.material_texture(p.material as usize).is_some()).unwrap();
     let mut drawn = psxanim_runtime::render::DrawnTriangle {
         index: 0,
         xy: [ScreenXY::from_word(0); 3],
@@ -341,43 +189,15 @@ fn the_preview_paints_textured_triangles_with_the_texels_the_console_reads() {
     let words = packet_uvs(&drawn, &vram);
     let (clut, page) = ((words[0] >> 16) as u16, (words[1] >> 16) as u16);
     for (y, x) in (0..64).flat_map(|y| (0..64).map(move |x| (y, x))) {
-        let want = psxanim::texture::tim::texel_colour(
-            tim.depth,
-            &tim.clut,
-            &tim.image,
-            tim.image_at.w as usize,
-            x,
-            y,
-        );
-        assert_eq!(
-            vram.texel(page, clut, x as u8, y as u8).unwrap_or(0),
-            want,
-            "texel ({x}, {y})"
-        );
+        let want = psxanim::texture::tim::texel_colour(tim.depth, &tim.clut, &tim.image, tim.image_at.w as usize, x, y);
+        assert_eq!(vram.texel(page, clut, x as u8, y as u8).unwrap_or(0), want, "texel ({x}, {y})");
     }
     // A triangle covering the screen with UVs spanning the texture shows many of its colours; the
     // same triangle untextured is one colour.
-    drawn.xy = [
-        ScreenXY::from_word(0),
-        ScreenXY::from_word(319),
-        ScreenXY::from_word(239 << 16),
-    ];
+    drawn.xy = [ScreenXY::from_word(0), ScreenXY::from_word(319), ScreenXY::from_word(239 << 16)];
     drawn.uv = [0, 63, 63 << 8];
-    let painted = shot::paint(
-        &Shot {
-            triangles: vec![drawn],
-            joints: vec![],
-        },
-        Some(&vram),
-        SCREEN_WIDTH,
-        SCREEN_HEIGHT,
-        false,
-    );
-    let colours: std::collections::HashSet<[u8; 3]> = painted
-        .rgb
-        .chunks_exact(3)
-        .map(|c| [c[0], c[1], c[2]])
-        .collect();
+    let painted = shot::paint(&Shot { triangles: vec![drawn], joints: vec![] }, Some(&vram), SCREEN_WIDTH, SCREEN_HEIGHT, false);
+    let colours: std::collections::HashSet<[u8; 3]> = painted.rgb.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
     assert!(colours.len() > 20, "{} colours", colours.len());
     // Its top-left pixel is texel (0, 0).
     let first = vram.texel(page, clut, 0, 0).map(texel_rgb);
@@ -391,57 +211,23 @@ fn a_full_page_wide_texture_is_placed_and_read_back() {
     // refuse it). The fixture's character with such a texture in place of its own.
     use psxanim::compile::{compile_textured, textured::BlobTexture, CompileOptions, Textures};
     use psxanim::texture::tim::{Depth, Rect as TimRect};
-    let c = psxanim::character::import(
-        &fixture("textured_embedded.fbx"),
-        &Default::default(),
-        &mut |_, _, _| {},
-    )
-    .unwrap();
-    let skin = c
-        .materials
-        .iter()
-        .position(|m| m.texture.is_some())
-        .unwrap();
+    let c = psxanim::character::import(&fixture("textured_embedded.fbx"), &Default::default(), &mut |_, _, _| {}).unwrap();
+    let skin = c.materials.iter().position(|m| m.texture.is_some()).unwrap();
     let tim = Tim {
         depth: Depth::Eight,
-        clut_at: Some(TimRect {
-            x: 0,
-            y: 480,
-            w: 256,
-            h: 1,
-        }),
+        clut_at: Some(TimRect { x: 0, y: 480, w: 256, h: 1 }),
         clut: (0..256).map(|i| 0x8000 | i as u16).collect(),
-        image_at: TimRect {
-            x: 320,
-            y: 0,
-            w: 128,
-            h: 32,
-        },
+        image_at: TimRect { x: 320, y: 0, w: 128, h: 32 },
         image: (0..128 * 32).map(|i| i as u16).collect(),
     };
     let mut by_material = vec![None; c.materials.len()];
     by_material[skin] = Some(0);
-    let textures = Textures {
-        textures: vec![BlobTexture {
-            tim,
-            width: 256,
-            height: 32,
-            tiled: false,
-        }],
-        by_material,
-    };
-    let blob = compile_textured(&c, &CompileOptions::default(), &textures)
-        .unwrap()
-        .blob;
+    let textures = Textures { textures: vec![BlobTexture { tim, width: 256, height: 32, tiled: false }], by_material };
+    let blob = compile_textured(&c, &CompileOptions::default(), &textures).unwrap().blob;
     let t = Tables::parse(&blob).unwrap();
     let x = t.texture(0).unwrap();
     assert_eq!((x.width, x.image_at.w), (256, 128));
     let p = Placement::default_of(&t, &[]).unwrap();
     assert_eq!(p.words(0).uv, 0, "at the page's corner: no UV offset");
-    assert!(t
-        .primitives()
-        .any(|p| t.material_texture(p.material as usize).is_some()
-            && p.facing
-                .iter()
-                .any(|&v| t.vertex_uv(v as usize) & 0xFF > 127)));
+    assert!(t.primitives().any(|p| t.material_texture(p.material as usize).is_some() && p.facing.iter().any(|&v| t.vertex_uv(v as usize) & 0xFF > 127)));
 }

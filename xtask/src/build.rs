@@ -26,21 +26,11 @@ pub fn examples(ws: &Path) -> Vec<String> {
 /// Fails with exit code 3 and the list of examples when `name` is not one of them.
 pub fn check_example(ws: &Path, name: &str) -> Result<()> {
     let mut known = examples(ws);
-    known.extend(
-        crate::sdk_build::SDK_EXAMPLES
-            .iter()
-            .map(|(e, _)| e.to_string()),
-    );
+    known.extend(crate::sdk_build::SDK_EXAMPLES.iter().map(|(e, _)| e.to_string()));
     if known.iter().any(|k| k == name) {
         Ok(())
     } else {
-        Err(Exit::error(
-            Exit::FAILED,
-            format!(
-                "unknown example {name:?}; the examples are: {}",
-                known.join(", ")
-            ),
-        ))
+        Err(Exit::error(Exit::FAILED, format!("unknown example {name:?}; the examples are: {}", known.join(", "))))
     }
 }
 
@@ -53,10 +43,7 @@ pub fn cargo_command(ws: &Path, example: &str, debug: bool) -> Command {
         .arg("--manifest-path")
         .arg(ws.join("examples").join("Cargo.toml"))
         .args(["-p", example, "--bin", example, "--target", TARGET])
-        .args([
-            "-Zbuild-std=core",
-            "-Zbuild-std-features=compiler-builtins-mem",
-        ]);
+        .args(["-Zbuild-std=core", "-Zbuild-std-features=compiler-builtins-mem"]);
     if !debug {
         cmd.arg("--release");
     }
@@ -68,6 +55,7 @@ pub fn cargo_command(ws: &Path, example: &str, debug: bool) -> Command {
     cmd
 }
 
+
 /// The examples that are psx-sdk-rs games: built by `cargo psx build` with psx's own start-up,
 /// panic handler and linker script, as their users build them.
 pub const CARGO_PSX_EXAMPLES: [&str; 1] = ["psx-game"];
@@ -76,8 +64,7 @@ pub const CARGO_PSX_EXAMPLES: [&str; 1] = ["psx-game"];
 /// (cargo-psx puts its own link arguments after these flags), the target folder `target_dir`.
 pub fn cargo_psx_command(dir: &Path, target_dir: &Path) -> Command {
     let mut cmd = Command::new("cargo");
-    cmd.args(["psx", "build", "--toolchain", setup::NIGHTLY])
-        .current_dir(dir);
+    cmd.args(["psx", "build", "--toolchain", setup::NIGHTLY]).current_dir(dir);
     for var in crate::shell::OUTER_CARGO_VARS {
         cmd.env_remove(var);
     }
@@ -100,11 +87,7 @@ pub const PSX_RUSTFLAGS: &str = "-Cllvm-args=-disable-mips-delay-filler";
 /// Where cargo leaves the linked ELF (the target's executable suffix is ".exe", but it is an ELF).
 pub fn elf_path(ws: &Path, example: &str, debug: bool) -> PathBuf {
     let profile = if debug { "debug" } else { "release" };
-    ws.join("target")
-        .join("psx-build")
-        .join(TARGET)
-        .join(profile)
-        .join(format!("{example}.exe"))
+    ws.join("target").join("psx-build").join(TARGET).join(profile).join(format!("{example}.exe"))
 }
 
 /// Builds, converts and checks one example.
@@ -123,22 +106,11 @@ pub fn build_exe(ws: &Path, example: &str, region: Region, debug: bool) -> Resul
     if CARGO_PSX_EXAMPLES.contains(&example) {
         return build_with_cargo_psx(ws, example);
     }
-    let status = cargo_command(ws, example, debug)
-        .status()
-        .context("could not start cargo")?;
+    let status = cargo_command(ws, example, debug).status().context("could not start cargo")?;
     if !status.success() {
-        return Err(Exit::error(
-            Exit::FAILED,
-            format!("the PSX build of {example} failed ({status})"),
-        ));
+        return Err(Exit::error(Exit::FAILED, format!("the PSX build of {example} failed ({status})")));
     }
-    Built::from_elf(
-        ws,
-        example,
-        &elf_path(ws, example, debug),
-        region,
-        Hazards::Checked,
-    )
+    Built::from_elf(ws, example, &elf_path(ws, example, debug), region, Hazards::Checked)
 }
 
 /// Code of the `psx` crate (0.1.8), whose hazards are its own: its panic handler (`rust_begin_unwind`)
@@ -155,43 +127,23 @@ fn build_with_cargo_psx(ws: &Path, example: &str) -> Result<Built> {
     setup::ensure_cargo_psx()?;
     let dir = ws.join("examples").join(example);
     let target_dir = ws.join("target").join("psx-cargo-psx");
-    let status = cargo_psx_command(&dir, &target_dir)
-        .status()
-        .context("could not start cargo psx")?;
+    let status = cargo_psx_command(&dir, &target_dir).status().context("could not start cargo psx")?;
     if !status.success() {
-        return Err(Exit::error(
-            Exit::FAILED,
-            format!("cargo psx build of {example} failed ({status})"),
-        ));
+        return Err(Exit::error(Exit::FAILED, format!("cargo psx build of {example} failed ({status})")));
     }
-    let built = Built::copy(
-        ws,
-        example,
-        &target_dir
-            .join(TARGET)
-            .join("release")
-            .join(format!("{example}.exe")),
-    )?;
+    let built = Built::copy(ws, example, &target_dir.join(TARGET).join("release").join(format!("{example}.exe")))?;
     // The same build as an ELF (`--elf`, with symbols) for the hazard checks the EXE has no room for.
     let elf_dir = ws.join("target").join("psx-cargo-psx-elf");
     let mut elf_build = cargo_psx_command(&dir, &elf_dir);
     elf_build.arg("--elf");
     let status = elf_build.status().context("could not start cargo psx")?;
     if !status.success() {
-        return Err(Exit::error(
-            Exit::FAILED,
-            format!("cargo psx build --elf of {example} failed ({status})"),
-        ));
+        return Err(Exit::error(Exit::FAILED, format!("cargo psx build --elf of {example} failed ({status})")));
     }
-    let elf_file = elf_dir
-        .join(TARGET)
-        .join("release")
-        .join(format!("{example}.exe"));
-    let bytes =
-        std::fs::read(&elf_file).with_context(|| format!("reading {}", elf_file.display()))?;
+    let elf_file = elf_dir.join(TARGET).join("release").join(format!("{example}.exe"));
+    let bytes = std::fs::read(&elf_file).with_context(|| format!("reading {}", elf_file.display()))?;
     let parsed = elf::parse(&bytes).with_context(|| format!("{}", elf_file.display()))?;
-    crate::hazards::check_except(&parsed, is_psx_code)
-        .with_context(|| format!("{}", elf_file.display()))?;
+    crate::hazards::check_except(&parsed, is_psx_code).with_context(|| format!("{}", elf_file.display()))?;
     Ok(built)
 }
 
@@ -203,11 +155,7 @@ pub fn runtime_unmangled_symbols(ws: &Path, features: &[&str]) -> Result<Vec<Str
     let target_dir = ws.join("target").join("psx-runtime-lib");
     let sh = crate::shell::at(ws)?;
     let (toolchain, features) = (format!("+{}", setup::NIGHTLY), features.join(","));
-    let feature_args = if features.is_empty() {
-        vec![]
-    } else {
-        vec!["--features", features.as_str()]
-    };
+    let feature_args = if features.is_empty() { vec![] } else { vec!["--features", features.as_str()] };
     crate::shell::isolated(cmd!(
         sh,
         "cargo {toolchain} build --release --manifest-path runtime/Cargo.toml --target {TARGET} -Zbuild-std=core {feature_args...}"
@@ -216,24 +164,13 @@ pub fn runtime_unmangled_symbols(ws: &Path, features: &[&str]) -> Result<Vec<Str
     .env("RUSTFLAGS", PSX_RUSTFLAGS)
     .run()
     .context("the PSX build of the runtime library failed")?;
-    let rlib = target_dir
-        .join(TARGET)
-        .join("release")
-        .join("libpsxanim_runtime.rlib");
-    let symbols = cmd!(sh, "nm --defined-only --extern-only --format=posix {rlib}")
-        .quiet()
-        .read()
-        .context("nm (binutils) failed")?;
+    let rlib = target_dir.join(TARGET).join("release").join("libpsxanim_runtime.rlib");
+    let symbols = cmd!(sh, "nm --defined-only --extern-only --format=posix {rlib}").quiet().read().context("nm (binutils) failed")?;
     let mut names: Vec<String> = symbols
         .lines()
         .filter_map(|l| l.split_whitespace().next())
         // Rust-mangled names, and LLVM's promoted constants (`anon.HASH.N.llvm.HASH`), cannot collide.
-        .filter(|n| {
-            !n.ends_with(':')
-                && !n.starts_with("_ZN")
-                && !n.starts_with("_R")
-                && !n.starts_with("anon.")
-        })
+        .filter(|n| !n.ends_with(':') && !n.starts_with("_ZN") && !n.starts_with("_R") && !n.starts_with("anon."))
         .map(str::to_string)
         .collect();
     names.sort();
@@ -251,10 +188,7 @@ pub fn check_runtime_is_a_library(ws: &Path) -> Result<()> {
     for wanted in ["__start", "rust_begin_unwind"] {
         anyhow::ensure!(standalone.iter().any(|s| s == wanted), "nm does not find {wanted} in the standalone build ({standalone:?}): the check is blind");
     }
-    println!(
-        "runtime library: no unmangled symbols with default features; standalone defines {}",
-        standalone.join(", ")
-    );
+    println!("runtime library: no unmangled symbols with default features; standalone defines {}", standalone.join(", "));
     Ok(())
 }
 
@@ -266,10 +200,7 @@ mod tests {
     fn the_child_cargo_is_isolated_from_the_outer_one() {
         let ws = Path::new("/ws");
         let cmd = cargo_command(ws, "hello", false);
-        let args: Vec<_> = cmd
-            .get_args()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
+        let args: Vec<_> = cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect();
         assert_eq!(args[0], "+nightly-2024-12-21");
         assert!(args.iter().any(|a| a == "--release"));
         assert!(args.iter().any(|a| a == "-Zbuild-std=core"));
@@ -281,13 +212,8 @@ mod tests {
         assert!(envs.contains(&("RUSTFLAGS".into(), Some(PSX_RUSTFLAGS.into()))));
         assert!(envs.contains(&("CARGO_ENCODED_RUSTFLAGS".into(), None)));
         assert!(envs.contains(&("RUSTUP_TOOLCHAIN".into(), None)));
-        assert!(envs.contains(&(
-            "CARGO_TARGET_DIR".into(),
-            Some("/ws/target/psx-build".into())
-        )));
-        assert!(!cargo_command(ws, "hello", true)
-            .get_args()
-            .any(|a| a == "--release"));
+        assert!(envs.contains(&("CARGO_TARGET_DIR".into(), Some("/ws/target/psx-build".into()))));
+        assert!(!cargo_command(ws, "hello", true).get_args().any(|a| a == "--release"));
     }
 
     #[test]

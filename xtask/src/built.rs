@@ -25,49 +25,25 @@ pub enum Hazards {
 
 impl Built {
     /// Writes `file`, a PS-EXE with `header` and `sizes`, as `target/psx/EXAMPLE.exe`.
-    pub fn write(
-        ws: &Path,
-        example: &str,
-        file: &[u8],
-        header: Header,
-        sizes: Sizes,
-    ) -> Result<Built> {
+    pub fn write(ws: &Path, example: &str, file: &[u8], header: Header, sizes: Sizes) -> Result<Built> {
         let out_dir = ws.join("target").join("psx");
-        std::fs::create_dir_all(&out_dir)
-            .with_context(|| format!("creating {}", out_dir.display()))?;
+        std::fs::create_dir_all(&out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
         let exe = out_dir.join(format!("{example}.exe"));
         std::fs::write(&exe, file).with_context(|| format!("writing {}", exe.display()))?;
-        Ok(Built {
-            example: example.to_string(),
-            exe,
-            header,
-            sizes,
-        })
+        Ok(Built { example: example.to_string(), exe, header, sizes })
     }
 
     /// Checks the PS-EXE another tool wrote at `path` and writes it as `target/psx/EXAMPLE.exe`.
     pub fn copy(ws: &Path, example: &str, path: &Path) -> Result<Built> {
         let file = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        let header = psexe::validate(&file)
-            .map_err(|e| Exit::error(Exit::FAILED, format!("{}: {e}", path.display())))?;
-        let sizes = Sizes {
-            text: header.t_size,
-            data: 0,
-            bss: header.b_size,
-            file: file.len() as u32,
-        };
+        let header = psexe::validate(&file).map_err(|e| Exit::error(Exit::FAILED, format!("{}: {e}", path.display())))?;
+        let sizes = Sizes { text: header.t_size, data: 0, bss: header.b_size, file: file.len() as u32 };
         Built::write(ws, example, &file, header, sizes)
     }
 
     /// Parses the ELF at `path`, checks its `hazards`, converts it for `region` and writes it as
     /// `target/psx/EXAMPLE.exe`.
-    pub fn from_elf(
-        ws: &Path,
-        example: &str,
-        path: &Path,
-        region: Region,
-        hazards: Hazards,
-    ) -> Result<Built> {
+    pub fn from_elf(ws: &Path, example: &str, path: &Path, region: Region, hazards: Hazards) -> Result<Built> {
         let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let parsed = elf::parse(&bytes).with_context(|| format!("{}", path.display()))?;
         match hazards {
@@ -75,12 +51,8 @@ impl Built {
             Hazards::Unchecked => Ok(()),
         }
         .with_context(|| format!("{}", path.display()))?;
-        let Converted {
-            file,
-            header,
-            sizes,
-        } = psexe::from_elf(&parsed, region)
-            .with_context(|| format!("converting {}", path.display()))?;
+        let Converted { file, header, sizes } =
+            psexe::from_elf(&parsed, region).with_context(|| format!("converting {}", path.display()))?;
         Built::write(ws, example, &file, header, sizes)
     }
 
@@ -99,3 +71,4 @@ impl Built {
         );
     }
 }
+

@@ -6,14 +6,14 @@ use anyhow::{bail, Result};
 use psxanim_runtime::gte::GteModel;
 use serde::Serialize;
 
-/// The anim example's cycle figures.
-pub mod anim_cycles;
-/// The C example (expectation through the C API on the host, and cycle figures).
-pub mod c_game;
 /// The character example (tables generation, expectation, screenshot and cycle checks).
 pub mod character;
 /// The psx-sdk-rs game example (expectation and cycle figures).
 pub mod psx_game;
+/// The anim example's cycle figures.
+pub mod anim_cycles;
+/// The C example (expectation through the C API on the host, and cycle figures).
+pub mod c_game;
 
 #[path = "../../examples/hello/src/gte_probe.rs"]
 #[allow(dead_code)]
@@ -48,9 +48,7 @@ pub fn for_example(example: &str) -> Result<Expectation> {
         "c-game" => c_game::expectation(&crate::workspace_root(), c_game::PROGRAM),
         "psyqo-game" => c_game::expectation(&crate::workspace_root(), *b"QGAM"),
         "psn00b-game" => c_game::expectation(&crate::workspace_root(), *b"NGAM"),
-        other => bail!(
-            "no host expectation is defined for example {other:?} (add it to xtask/src/expect.rs)"
-        ),
+        other => bail!("no host expectation is defined for example {other:?} (add it to xtask/src/expect.rs)"),
     }
 }
 
@@ -62,16 +60,10 @@ fn hello() -> Expectation {
         .enumerate()
         .map(|(i, &value)| {
             let (command, register) = hello_probe::word_name(i);
-            Word {
-                name: format!("{command}.{register}"),
-                value,
-            }
+            Word { name: format!("{command}.{register}"), value }
         })
         .collect();
-    Expectation {
-        program: *b"HELO",
-        words,
-    }
+    Expectation { program: *b"HELO", words }
 }
 
 /// anim: its scenario (`examples/anim/src/scenario.rs`), ANIMBIN then compiled clips, run on the GTE
@@ -80,10 +72,7 @@ fn anim() -> Expectation {
     struct HostProbe(Vec<Word>);
     impl anim_scenario::Probe for HostProbe {
         fn word(&mut self, l: anim_scenario::Label, value: u32) {
-            self.0.push(Word {
-                name: format!("{}.{}.bone{}.{}", l.what, l.step, l.bone, l.field),
-                value,
-            });
+            self.0.push(Word { name: format!("{}.{}.bone{}.{}", l.what, l.step, l.bone, l.field), value });
         }
         fn timing(&mut self, _slot: usize, _start: bool) {}
     }
@@ -94,10 +83,7 @@ fn anim() -> Expectation {
     let mut buffer = vec![0u32; anim_scenario::COMPILE_BUFFER_BYTES / 4];
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buffer);
     anim_scenario::run_compiled(&mut gte, &mut probe, bytes);
-    Expectation {
-        program: *b"ANIM",
-        words: probe.0,
-    }
+    Expectation { program: *b"ANIM", words: probe.0 }
 }
 
 #[cfg(test)]
@@ -105,11 +91,7 @@ mod tests {
     use super::*;
 
     fn value(e: &Expectation, name: &str) -> u32 {
-        e.words
-            .iter()
-            .find(|w| w.name == name)
-            .unwrap_or_else(|| panic!("no word {name}"))
-            .value
+        e.words.iter().find(|w| w.name == name).unwrap_or_else(|| panic!("no word {name}")).value
     }
 
     #[test]
@@ -126,13 +108,8 @@ mod tests {
     fn hello_rtps_matches_the_documented_formula() {
         let e = for_example("hello").unwrap();
         // MAC = (TR << 12 + RT * V) >> 12 for V = (100, -50, 200).
-        let mac =
-            |row: [i64; 3], tr: i64| (tr * 4096 + row[0] * 100 + row[1] * -50 + row[2] * 200) >> 12;
-        let (x, y, z) = (
-            mac([3547, 0, 2048], -40),
-            mac([356, 4034, -617], 25),
-            mac([-2017, 711, 3493], 1200),
-        );
+        let mac = |row: [i64; 3], tr: i64| (tr * 4096 + row[0] * 100 + row[1] * -50 + row[2] * 200) >> 12;
+        let (x, y, z) = (mac([3547, 0, 2048], -40), mac([356, 4034, -617], 25), mac([-2017, 711, 3493], 1200));
         assert_eq!(value(&e, "RTPS.MAC1") as i32 as i64, x);
         assert_eq!(value(&e, "RTPS.MAC2") as i32 as i64, y);
         assert_eq!(value(&e, "RTPS.MAC3") as i32 as i64, z);
@@ -161,11 +138,7 @@ mod tests {
             for bone in 0..6 {
                 for field in 0..8 {
                     let name = format!("{step}.bone{bone}.{field}");
-                    assert_eq!(
-                        value(&e, &format!("pose.{name}")),
-                        value(&e, &format!("c.pose.{name}")),
-                        "{name}"
-                    );
+                    assert_eq!(value(&e, &format!("pose.{name}")), value(&e, &format!("c.pose.{name}")), "{name}");
                 }
             }
         }
@@ -173,9 +146,6 @@ mod tests {
 
     #[test]
     fn unknown_examples_have_no_expectation() {
-        assert!(for_example("nope")
-            .unwrap_err()
-            .to_string()
-            .contains("nope"));
+        assert!(for_example("nope").unwrap_err().to_string().contains("nope"));
     }
 }

@@ -59,16 +59,11 @@ fn reads(w: u32) -> [Option<u32>; 2] {
 /// Where control goes after the delay slot of a branch or jump: its target (none for a jump through
 /// a register) and whether it may also fall through. `None` for any other instruction.
 fn branch(w: u32, at: u32) -> Option<(Option<u32>, bool)> {
-    let relative = at
-        .wrapping_add(4)
-        .wrapping_add(((w & 0xFFFF) as i16 as i32 as u32) << 2);
+    let relative = at.wrapping_add(4).wrapping_add(((w & 0xFFFF) as i16 as i32 as u32) << 2);
     match w >> 26 {
         0 if matches!(w & 63, 0x08 | 0x09) => Some((None, false)),
         0x01 => Some((Some(relative), true)),
-        0x02 | 0x03 => Some((
-            Some((at.wrapping_add(4) & 0xF000_0000) | (w & 0x03FF_FFFF) << 2),
-            false,
-        )),
+        0x02 | 0x03 => Some((Some((at.wrapping_add(4) & 0xF000_0000) | (w & 0x03FF_FFFF) << 2), false)),
         // `b` is `beq $0, $0`: always taken.
         0x04 => Some((Some(relative), rs(w) != 0 || rt(w) != 0)),
         0x05..=0x07 => Some((Some(relative), true)),
@@ -80,26 +75,15 @@ fn branch(w: u32, at: u32) -> Option<(Option<u32>, bool)> {
 /// Every load-delay hazard in `text`, the words of a program's code starting at address `base`. A
 /// load in the delay slot of a jump through a register is reported too (its target is not known).
 pub fn load_delay_hazards(text: &[u32], base: u32) -> Vec<Hazard> {
-    let word_at = |a: u32| {
-        a.checked_sub(base)
-            .map(|o| o / 4)
-            .and_then(|i| text.get(i as usize))
-            .copied()
-    };
+    let word_at = |a: u32| a.checked_sub(base).map(|o| o / 4).and_then(|i| text.get(i as usize)).copied();
     let mut found = Vec::new();
     for (i, &w) in text.iter().enumerate() {
-        let Some(register) = loaded_register(w) else {
-            continue;
-        };
+        let Some(register) = loaded_register(w) else { continue };
         let load_at = base + 4 * i as u32;
         let after_slot = i.checked_sub(1).and_then(|p| branch(text[p], load_at - 4));
         let next: Vec<u32> = match after_slot {
             Some((None, _)) => {
-                found.push(Hazard {
-                    load_at,
-                    reader_at: load_at,
-                    register,
-                });
+                found.push(Hazard { load_at, reader_at: load_at, register });
                 continue;
             }
             Some((Some(target), falls_through)) => {
@@ -112,19 +96,11 @@ pub fn load_delay_hazards(text: &[u32], base: u32) -> Vec<Hazard> {
             None => vec![load_at + 4],
         };
         for reader_at in next {
-            let Some(reader) = word_at(reader_at) else {
-                continue;
-            };
+            let Some(reader) = word_at(reader_at) else { continue };
             // lwl and lwr into one register merge by design.
-            let merge = matches!(w >> 26, 0x22 | 0x26)
-                && matches!(reader >> 26, 0x22 | 0x26)
-                && rt(reader) == register;
+            let merge = matches!(w >> 26, 0x22 | 0x26) && matches!(reader >> 26, 0x22 | 0x26) && rt(reader) == register;
             if !merge && reads(reader).contains(&Some(register)) {
-                found.push(Hazard {
-                    load_at,
-                    reader_at,
-                    register,
-                });
+                found.push(Hazard { load_at, reader_at, register });
             }
         }
     }
@@ -181,15 +157,8 @@ fn command_reads(w: u32, r: u32) -> bool {
 /// branch's target and (if it may fall through) the word after the slot. A jump through a register
 /// has no known successor.
 fn successors(text: &[u32], base: u32, at: u32) -> Vec<u32> {
-    let index = |a: u32| {
-        a.checked_sub(base)
-            .map(|o| (o / 4) as usize)
-            .filter(|&i| i < text.len())
-    };
-    let before = at
-        .checked_sub(4)
-        .and_then(index)
-        .and_then(|i| branch(text[i], at - 4));
+    let index = |a: u32| a.checked_sub(base).map(|o| (o / 4) as usize).filter(|&i| i < text.len());
+    let before = at.checked_sub(4).and_then(index).and_then(|i| branch(text[i], at - 4));
     match before {
         Some((Some(target), true)) => vec![target, at + 4],
         Some((Some(target), false)) => vec![target],
@@ -201,36 +170,16 @@ fn successors(text: &[u32], base: u32, at: u32) -> Vec<u32> {
 /// Every GTE command in `text` (code at `base`) that starts within two instructions, in execution
 /// order, of a write to a register it reads.
 pub fn gte_hazards(text: &[u32], base: u32) -> Vec<GteHazard> {
-    let word_at = |a: u32| {
-        a.checked_sub(base)
-            .map(|o| (o / 4) as usize)
-            .and_then(|i| text.get(i))
-            .copied()
-    };
+    let word_at = |a: u32| a.checked_sub(base).map(|o| (o / 4) as usize).and_then(|i| text.get(i)).copied();
     let mut found = Vec::new();
     for (i, &w) in text.iter().enumerate() {
-        let Some(register) = gte_written(w) else {
-            continue;
-        };
+        let Some(register) = gte_written(w) else { continue };
         let write_at = base + 4 * i as u32;
         let first = successors(text, base, write_at);
-        let second: Vec<u32> = first
-            .iter()
-            .flat_map(|&a| successors(text, base, a))
-            .collect();
+        let second: Vec<u32> = first.iter().flat_map(|&a| successors(text, base, a)).collect();
         for command_at in first.into_iter().chain(second) {
-            if word_at(command_at).is_some_and(|c| command_reads(c, register))
-                && !found.contains(&GteHazard {
-                    write_at,
-                    command_at,
-                    register,
-                })
-            {
-                found.push(GteHazard {
-                    write_at,
-                    command_at,
-                    register,
-                });
+            if word_at(command_at).is_some_and(|c| command_reads(c, register)) && !found.contains(&GteHazard { write_at, command_at, register }) {
+                found.push(GteHazard { write_at, command_at, register });
             }
         }
     }
@@ -248,47 +197,26 @@ pub fn check(elf: &crate::elf::Elf) -> anyhow::Result<()> {
 pub fn check_except(elf: &crate::elf::Elf, theirs: impl Fn(&str) -> bool) -> anyhow::Result<()> {
     use anyhow::Context;
     let (start, end) = (elf.symbol("__text_start"), elf.symbol("__text_end"));
-    let (start, end) = start
-        .zip(end)
-        .context("the ELF has no __text_start / __text_end (linker/psexe.ld defines them)")?;
+    let (start, end) = start.zip(end).context("the ELF has no __text_start / __text_end (linker/psexe.ld defines them)")?;
     let segment = elf
         .segments
         .iter()
         .find(|s| s.vaddr <= start && end <= s.vaddr + s.data.len() as u32)
         .context("no loadable segment holds the text")?;
     let bytes = &segment.data[(start - segment.vaddr) as usize..(end - segment.vaddr) as usize];
-    let words: Vec<u32> = bytes
-        .chunks_exact(4)
-        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        .collect();
+    let words: Vec<u32> = bytes.chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
     let symbol_of = |a: u32| {
-        elf.symbols
-            .iter()
-            .filter(|(n, v)| *v <= a && !n.is_empty() && !n.starts_with('$'))
-            .max_by_key(|(_, v)| *v)
-            .map_or("?", |(n, _)| n.as_str())
+        elf.symbols.iter().filter(|(n, v)| *v <= a && !n.is_empty() && !n.starts_with('$')).max_by_key(|(_, v)| *v).map_or("?", |(n, _)| n.as_str())
     };
     let mut list: Vec<(u32, String)> = load_delay_hazards(&words, start)
         .iter()
-        .map(|h| {
-            (
-                h.load_at,
-                format!(
-                    "  {:#010x} loads ${}, read at {:#010x} (in {}): the load delay",
-                    h.load_at,
-                    h.register,
-                    h.reader_at,
-                    symbol_of(h.load_at)
-                ),
-            )
-        })
+        .map(|h| (h.load_at, format!("  {:#010x} loads ${}, read at {:#010x} (in {}): the load delay", h.load_at, h.register, h.reader_at, symbol_of(h.load_at))))
         .collect();
     list.extend(gte_hazards(&words, start).iter().map(|h| {
         let register = if h.register < 32 { format!("data register {}", h.register) } else { format!("control register {}", h.register - 32) };
         (h.write_at, format!("  {:#010x} writes GTE {register}, a command reads it at {:#010x} (in {}): two instructions are needed", h.write_at, h.command_at, symbol_of(h.write_at)))
     }));
-    let (foreign, list): (Vec<_>, Vec<_>) =
-        list.into_iter().partition(|(at, _)| theirs(symbol_of(*at)));
+    let (foreign, list): (Vec<_>, Vec<_>) = list.into_iter().partition(|(at, _)| theirs(symbol_of(*at)));
     for (_, line) in &foreign {
         println!("warning: a hazard in a dependency's code (not fixable here):\n{line}");
     }
@@ -300,11 +228,7 @@ pub fn check_except(elf: &crate::elf::Elf, theirs: impl Fn(&str) -> bool) -> any
     anyhow::bail!(
         "{} hazard(s) in the program{}:\n{}",
         list.len(),
-        if list.len() > shown {
-            ", the first 12"
-        } else {
-            ""
-        },
+        if list.len() > shown { ", the first 12" } else { "" },
         list[..shown].join("\n")
     )
 }
@@ -333,57 +257,22 @@ mod tests {
     fn a_load_in_a_jumps_delay_slot_read_at_the_target_is_found() {
         // The pinned nightly's miscompile: `j L; lw $21, 0($17)` ... `L: move $4, $21`.
         let text = [j(BASE + 16), lw(21, 17, 0), NOP, NOP, addu(4, 21, 0), NOP];
-        assert_eq!(
-            load_delay_hazards(&text, BASE),
-            [Hazard {
-                load_at: BASE + 4,
-                reader_at: BASE + 16,
-                register: 21
-            }]
-        );
+        assert_eq!(load_delay_hazards(&text, BASE), [Hazard { load_at: BASE + 4, reader_at: BASE + 16, register: 21 }]);
         // With the target reading something else, or a nop in the slot, there is none.
-        let fine = [
-            j(BASE + 16),
-            lw(21, 17, 0),
-            NOP,
-            NOP,
-            addu(4, 5, 0),
-            addu(4, 21, 0),
-        ];
+        let fine = [j(BASE + 16), lw(21, 17, 0), NOP, NOP, addu(4, 5, 0), addu(4, 21, 0)];
         assert_eq!(load_delay_hazards(&fine, BASE), []);
     }
 
     #[test]
     fn straight_line_code_conditional_branches_and_coprocessor_reads() {
         let text = [lw(2, 4, 0), addu(3, 2, 1)];
-        assert_eq!(
-            load_delay_hazards(&text, BASE),
-            [Hazard {
-                load_at: BASE,
-                reader_at: BASE + 4,
-                register: 2
-            }]
-        );
-        assert_eq!(
-            load_delay_hazards(&[lw(2, 4, 0), NOP, addu(3, 2, 1)], BASE),
-            []
-        );
+        assert_eq!(load_delay_hazards(&text, BASE), [Hazard { load_at: BASE, reader_at: BASE + 4, register: 2 }]);
+        assert_eq!(load_delay_hazards(&[lw(2, 4, 0), NOP, addu(3, 2, 1)], BASE), []);
         // A conditional branch: both the target and the instruction after the slot follow the load.
         let text = [beq(5, 6, 2), lw(7, 4, 0), addu(1, 7, 0), addu(1, 7, 0)];
         assert_eq!(
             load_delay_hazards(&text, BASE),
-            [
-                Hazard {
-                    load_at: BASE + 4,
-                    reader_at: BASE + 12,
-                    register: 7
-                },
-                Hazard {
-                    load_at: BASE + 4,
-                    reader_at: BASE + 8,
-                    register: 7
-                }
-            ]
+            [Hazard { load_at: BASE + 4, reader_at: BASE + 12, register: 7 }, Hazard { load_at: BASE + 4, reader_at: BASE + 8, register: 7 }]
         );
         // `b` (beq $0, $0) never falls through.
         let text = [beq(0, 0, 2), lw(7, 4, 0), addu(1, 7, 0), NOP];
@@ -391,19 +280,9 @@ mod tests {
         // mfc2 $8, MAC0 then bltz $8: the sign of the old value.
         let mfc2 = 0x12 << 26 | 8 << 16 | 24 << 11;
         let bltz = 0x01 << 26 | 8 << 21 | 3;
-        assert_eq!(
-            load_delay_hazards(&[mfc2, bltz], BASE),
-            [Hazard {
-                load_at: BASE,
-                reader_at: BASE + 4,
-                register: 8
-            }]
-        );
+        assert_eq!(load_delay_hazards(&[mfc2, bltz], BASE), [Hazard { load_at: BASE, reader_at: BASE + 4, register: 8 }]);
         // lwl and lwr into one register merge; loading $0 is no load.
-        let (lwl, lwr) = (
-            0x22 << 26 | 4 << 21 | 2 << 16 | 3,
-            0x26 << 26 | 4 << 21 | 2 << 16,
-        );
+        let (lwl, lwr) = (0x22 << 26 | 4 << 21 | 2 << 16 | 3, 0x26 << 26 | 4 << 21 | 2 << 16);
         assert_eq!(load_delay_hazards(&[lwl, lwr, NOP], BASE), []);
         assert_eq!(load_delay_hazards(&[lw(0, 4, 0), addu(1, 0, 0)], BASE), []);
     }
@@ -415,57 +294,25 @@ mod tests {
         let nclip = 0x12 << 26 | 1 << 25 | 0x0014_0006;
         let avsz3 = 0x12 << 26 | 1 << 25 | 0x0015_802D;
         // SXY2 written, NCLIP after one instruction: too soon; after two: fine.
-        assert_eq!(
-            gte_hazards(&[mtc2(8, 14), NOP, nclip], BASE),
-            [GteHazard {
-                write_at: BASE,
-                command_at: BASE + 8,
-                register: 14
-            }]
-        );
+        assert_eq!(gte_hazards(&[mtc2(8, 14), NOP, nclip], BASE), [GteHazard { write_at: BASE, command_at: BASE + 8, register: 14 }]);
         assert_eq!(gte_hazards(&[mtc2(8, 14), NOP, NOP, nclip], BASE), []);
         // A write NCLIP does not read (SZ3) may come right before it; AVSZ3 does read it.
         assert_eq!(gte_hazards(&[lwc2(19), nclip], BASE), []);
-        assert_eq!(
-            gte_hazards(&[lwc2(19), avsz3], BASE),
-            [GteHazard {
-                write_at: BASE,
-                command_at: BASE + 4,
-                register: 19
-            }]
-        );
+        assert_eq!(gte_hazards(&[lwc2(19), avsz3], BASE), [GteHazard { write_at: BASE, command_at: BASE + 4, register: 19 }]);
         // Through a branch: the write in a delay slot, the command at the target.
         assert_eq!(
             gte_hazards(&[j(BASE + 12), lwc2(15), NOP, nclip], BASE),
-            [GteHazard {
-                write_at: BASE + 4,
-                command_at: BASE + 12,
-                register: 15
-            }]
+            [GteHazard { write_at: BASE + 4, command_at: BASE + 12, register: 15 }]
         );
         // Every command reads the control registers.
         let ctc2 = 0x12 << 26 | 6 << 21 | 8 << 16 | 26 << 11;
         assert_eq!(gte_hazards(&[ctc2, NOP, NOP, nclip], BASE), []);
-        assert_eq!(
-            gte_hazards(&[ctc2, nclip], BASE),
-            [GteHazard {
-                write_at: BASE,
-                command_at: BASE + 4,
-                register: 32 + 26
-            }]
-        );
+        assert_eq!(gte_hazards(&[ctc2, nclip], BASE), [GteHazard { write_at: BASE, command_at: BASE + 4, register: 32 + 26 }]);
     }
 
     #[test]
     fn a_load_in_the_slot_of_a_register_jump_is_reported() {
         let jr_ra = 31 << 21 | 0x08;
-        assert_eq!(
-            load_delay_hazards(&[jr_ra, lw(2, 29, 4)], BASE),
-            [Hazard {
-                load_at: BASE + 4,
-                reader_at: BASE + 4,
-                register: 2
-            }]
-        );
+        assert_eq!(load_delay_hazards(&[jr_ra, lw(2, 29, 4)], BASE), [Hazard { load_at: BASE + 4, reader_at: BASE + 4, register: 2 }]);
     }
 }

@@ -5,11 +5,11 @@
 mod build;
 mod built;
 mod c_build;
+mod sdk_build;
 mod expect;
 mod hazards;
 mod new_game;
 mod report;
-mod sdk_build;
 mod setup;
 mod shell;
 mod test;
@@ -25,10 +25,7 @@ use psexe::Region;
 use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug)]
-#[command(
-    name = "cargo xtask",
-    about = "psxanim build automation: PSX toolchain, PS-EXE builds, emulator checks"
-)]
+#[command(name = "cargo xtask", about = "psxanim build automation: PSX toolchain, PS-EXE builds, emulator checks")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -138,10 +135,7 @@ impl Exit {
 
     /// The error to return (an `Exit` inside an `anyhow::Error`, found again by `exit_code`).
     pub fn error(code: i32, message: impl Into<String>) -> anyhow::Error {
-        anyhow::Error::new(Exit {
-            code,
-            message: message.into(),
-        })
+        anyhow::Error::new(Exit { code, message: message.into() })
     }
 }
 
@@ -155,17 +149,12 @@ impl std::error::Error for Exit {}
 
 /// The exit code an error maps to: its own for `Exit`, 3 for anything else.
 pub fn exit_code(error: &anyhow::Error) -> i32 {
-    error
-        .downcast_ref::<Exit>()
-        .map_or(Exit::FAILED, |e| e.code)
+    error.downcast_ref::<Exit>().map_or(Exit::FAILED, |e| e.code)
 }
 
 /// The host workspace (the folder holding the top-level Cargo.toml).
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask sits inside the workspace")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask sits inside the workspace").to_path_buf()
 }
 
 /// `--sdk DIR` for an SDK example: its SDK's variable, which the build reads (set before any thread starts).
@@ -206,11 +195,7 @@ fn main() {
         }
         Command::Test => test::test_all(&ws),
         Command::CheckNewGame => new_game::check_outside_the_repo(&ws),
-        Command::Demo(a) => verify::demo(
-            &ws,
-            a.artifacts
-                .unwrap_or_else(|| ws.join("artifacts").join("demo")),
-        ),
+        Command::Demo(a) => verify::demo(&ws, a.artifacts.unwrap_or_else(|| ws.join("artifacts").join("demo"))),
         Command::NewGame(a) => {
             let runtime = match a.runtime_git {
                 Some(url) => new_game::RuntimeSource::Git(url),
@@ -236,53 +221,22 @@ mod tests {
 
     #[test]
     fn build_exe_defaults_and_options() {
-        let Command::BuildExe(a) = parse(&["build-exe"]).unwrap().command else {
-            panic!("not build-exe")
-        };
-        assert_eq!(
-            (a.example.as_str(), a.region, a.debug),
-            ("hello", Region::Na, false)
-        );
-        let Command::BuildExe(a) = parse(&[
-            "build-exe",
-            "--example",
-            "anim",
-            "--region",
-            "jp",
-            "--debug",
-        ])
-        .unwrap()
-        .command
+        let Command::BuildExe(a) = parse(&["build-exe"]).unwrap().command else { panic!("not build-exe") };
+        assert_eq!((a.example.as_str(), a.region, a.debug), ("hello", Region::Na, false));
+        let Command::BuildExe(a) = parse(&["build-exe", "--example", "anim", "--region", "jp", "--debug"]).unwrap().command
         else {
             panic!("not build-exe")
         };
-        assert_eq!(
-            (a.example.as_str(), a.region, a.debug),
-            ("anim", Region::Jp, true)
-        );
+        assert_eq!((a.example.as_str(), a.region, a.debug), ("anim", Region::Jp, true));
         assert!(parse(&["build-exe", "--region", "us"]).is_err());
     }
 
     #[test]
     fn verify_options() {
-        let Command::Verify(a) = parse(&["verify"]).unwrap().command else {
-            panic!("not verify")
-        };
-        assert_eq!(
-            (a.emulator, a.frames, a.json, a.timeout),
-            (None, 120, false, 300)
-        );
+        let Command::Verify(a) = parse(&["verify"]).unwrap().command else { panic!("not verify") };
+        assert_eq!((a.emulator, a.frames, a.json, a.timeout), (None, 120, false, 300));
         let Command::Verify(a) = parse(&[
-            "verify",
-            "--emulator",
-            "pcsx-rearmed",
-            "--frames",
-            "60",
-            "--artifacts",
-            "out",
-            "--json",
-            "--timeout",
-            "9",
+            "verify", "--emulator", "pcsx-rearmed", "--frames", "60", "--artifacts", "out", "--json", "--timeout", "9",
         ])
         .unwrap()
         .command
@@ -297,9 +251,7 @@ mod tests {
         }
         assert!(parse(&["verify", "--emulator", "duckstation"]).is_err());
         // Any EXE is `psxanim run`'s business: verify needs the example whose expectation applies.
-        let error = parse(&["verify", "--exe", "game.exe"])
-            .unwrap_err()
-            .to_string();
+        let error = parse(&["verify", "--exe", "game.exe"]).unwrap_err().to_string();
         assert!(error.contains("--example"), "{error}");
         assert!(parse(&["verify", "--exe", "game.exe", "--example", "hello"]).is_ok());
         // One frame cannot give two different screenshots.

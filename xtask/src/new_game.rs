@@ -19,9 +19,7 @@ pub enum RuntimeSource {
 impl RuntimeSource {
     fn dependency(&self) -> String {
         match self {
-            RuntimeSource::Path(p) => {
-                format!("{{ path = {} }}", toml_string(&p.display().to_string()))
-            }
+            RuntimeSource::Path(p) => format!("{{ path = {} }}", toml_string(&p.display().to_string())),
             RuntimeSource::Git(url) => format!("{{ git = {} }}", toml_string(url)),
         }
     }
@@ -47,10 +45,7 @@ const MODEL: &str = "tests/fixtures/fbx/character.fbx";
 
 /// A crate name from the folder's name (cargo's rules: ASCII letters, digits, `-` and `_`).
 fn crate_name(dir: &Path) -> Result<String> {
-    let name = dir
-        .file_name()
-        .and_then(|n| n.to_str())
-        .context("the new game's path has no folder name")?;
+    let name = dir.file_name().and_then(|n| n.to_str()).context("the new game's path has no folder name")?;
     ensure!(
         !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') && !name.starts_with(|c: char| c.is_ascii_digit()),
         "{name:?} is not a crate name (letters, digits, '-' and '_', not starting with a digit): choose another folder name"
@@ -61,26 +56,19 @@ fn crate_name(dir: &Path) -> Result<String> {
 /// `cargo xtask new-game PATH`: creates PATH (which must not exist yet) with the game crate.
 pub fn create(ws: &Path, dir: &Path, runtime: &RuntimeSource) -> Result<()> {
     if dir.exists() {
-        bail!(
-            "{} already exists: new-game writes a new folder",
-            dir.display()
-        );
+        bail!("{} already exists: new-game writes a new folder", dir.display());
     }
     let name = crate_name(dir)?;
     let tooling = ws.join("tooling");
     // Written next to the target and renamed at the end: a failure leaves no half-made game.
-    let parent = dir
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
     let staging = parent.join(format!(".{name}.new-game"));
     let _ = std::fs::remove_dir_all(&staging);
     let result = (|| -> Result<()> {
         for (to, from) in FILES {
             let source = ws.join("templates").join("game").join(from);
-            let text = std::fs::read_to_string(&source)
-                .with_context(|| format!("reading {}", source.display()))?;
+            let text = std::fs::read_to_string(&source).with_context(|| format!("reading {}", source.display()))?;
             let text = text
                 .replace("{{name}}", &name)
                 .replace("{{runtime}}", &runtime.dependency())
@@ -92,10 +80,8 @@ pub fn create(ws: &Path, dir: &Path, runtime: &RuntimeSource) -> Result<()> {
         }
         let assets = staging.join("assets");
         std::fs::create_dir_all(&assets)?;
-        std::fs::copy(ws.join(MODEL), assets.join("character.fbx"))
-            .with_context(|| format!("copying {MODEL}"))?;
-        std::fs::rename(&staging, dir)
-            .with_context(|| format!("moving the new game to {}", dir.display()))?;
+        std::fs::copy(ws.join(MODEL), assets.join("character.fbx")).with_context(|| format!("copying {MODEL}"))?;
+        std::fs::rename(&staging, dir).with_context(|| format!("moving the new game to {}", dir.display()))?;
         Ok(())
     })();
     if result.is_err() {
@@ -104,10 +90,7 @@ pub fn create(ws: &Path, dir: &Path, runtime: &RuntimeSource) -> Result<()> {
     result?;
     // Absolute, so that every printed command works from wherever it is typed.
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    print!(
-        "{}",
-        next_steps(ws, &dir, &name, setup::find_on_path("psxanim").as_deref())
-    );
+    print!("{}", next_steps(ws, &dir, &name, setup::find_on_path("psxanim").as_deref()));
     Ok(())
 }
 
@@ -156,19 +139,14 @@ pub fn check_outside_the_repo(ws: &Path) -> Result<()> {
     let psxanim = build_psxanim(ws)?;
     let temp = std::env::temp_dir().join(format!("psxanim-new-game-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&temp);
-    ensure!(
-        !temp.starts_with(ws),
-        "the temporary folder {} is inside the workspace",
-        temp.display()
-    );
+    ensure!(!temp.starts_with(ws), "the temporary folder {} is inside the workspace", temp.display());
     let dir = temp.join("my-game");
     let result = (|| -> Result<()> {
         create(ws, &dir, &RuntimeSource::Path(ws.join("runtime")))?;
         let build = |what: &str| -> Result<std::process::Output> {
             let mut cmd = build::cargo_psx_command(&dir, &dir.join("target"));
             cmd.env("PSXANIM", &psxanim);
-            cmd.output()
-                .with_context(|| format!("could not start cargo psx ({what})"))
+            cmd.output().with_context(|| format!("could not start cargo psx ({what})"))
         };
         let built = build("the new game")?;
         ensure!(
@@ -177,45 +155,24 @@ pub fn check_outside_the_repo(ws: &Path) -> Result<()> {
             built.status,
             String::from_utf8_lossy(&built.stderr)
         );
-        let exe = dir
-            .join("target")
-            .join(build::TARGET)
-            .join("release")
-            .join("my-game.exe");
+        let exe = dir.join("target").join(build::TARGET).join("release").join("my-game.exe");
         for emulator in [Emulator::Mednafen, Emulator::PcsxRearmed] {
             setup::ensure_emulator(ws, emulator)?;
-            run_with_psxanim(
-                &psxanim,
-                &exe,
-                &dir,
-                emulator,
-                &temp.join(format!("frames-{emulator}")),
-            )?;
+            run_with_psxanim(&psxanim, &exe, &dir, emulator, &temp.join(format!("frames-{emulator}")))?;
         }
 
         // A clip the character does not have: the build stops, naming it and the clips there are.
         let main_rs = dir.join("src").join("main.rs");
         let source = std::fs::read_to_string(&main_rs)?;
-        ensure!(
-            source.contains("clip!(\"Idle\")"),
-            "the template no longer plays clip!(\"Idle\")"
-        );
-        std::fs::write(
-            &main_rs,
-            source.replace("clip!(\"Idle\")", "clip!(\"Run\")"),
-        )?;
+        ensure!(source.contains("clip!(\"Idle\")"), "the template no longer plays clip!(\"Idle\")");
+        std::fs::write(&main_rs, source.replace("clip!(\"Idle\")", "clip!(\"Run\")"))?;
         let refused = build("with a wrong clip name")?;
         let stderr = String::from_utf8_lossy(&refused.stderr);
-        let wanted =
-            "character.fbx has no clip named \"Run\"; its clips: \"Idle\", \"Turn\", \"Walk\"";
+        let wanted = "character.fbx has no clip named \"Run\"; its clips: \"Idle\", \"Turn\", \"Walk\"";
         ensure!(
             !refused.status.success() && stderr.contains(wanted),
             "a wrong clip name: expected the build to fail with `{wanted}`; it {}:\n{stderr}",
-            if refused.status.success() {
-                "succeeded"
-            } else {
-                "failed otherwise"
-            }
+            if refused.status.success() { "succeeded" } else { "failed otherwise" }
         );
         println!("new game: clip!(\"Run\") stops the build: {wanted}");
         Ok(())
@@ -248,26 +205,11 @@ struct RunCheck {
 /// `psxanim run EXE --expect expect.json` on one emulator, as the game's README says: it must exit 0
 /// with every check passed, and its saved frames must be pictures that change (not a multiple of the
 /// template's two-second Walk apart).
-fn run_with_psxanim(
-    psxanim: &Path,
-    exe: &Path,
-    game: &Path,
-    emulator: Emulator,
-    out: &Path,
-) -> Result<()> {
+fn run_with_psxanim(psxanim: &Path, exe: &Path, game: &Path, emulator: Emulator, out: &Path) -> Result<()> {
     let output = std::process::Command::new(psxanim)
         .arg("run")
         .arg(exe)
-        .args([
-            "--emulator",
-            emulator.name(),
-            "--frames",
-            "200",
-            "--shots",
-            "50,125,200",
-            "--json",
-            "--expect",
-        ])
+        .args(["--emulator", emulator.name(), "--frames", "200", "--shots", "50,125,200", "--json", "--expect"])
         .arg(game.join("expect.json"))
         .arg("--out")
         .arg(out)
@@ -275,29 +217,12 @@ fn run_with_psxanim(
         .output()
         .context("could not start psxanim run")?;
     let stderr = String::from_utf8_lossy(&output.stderr);
-    ensure!(
-        output.status.success(),
-        "psxanim run on {emulator} exited with {}:\n{stderr}",
-        output.status
-    );
-    let report: RunReport = serde_json::from_slice(&output.stdout).with_context(|| {
-        format!(
-            "psxanim run --json on {emulator}: {}",
-            String::from_utf8_lossy(&output.stdout)
-        )
-    })?;
-    ensure!(
-        report.verdict == "ran",
-        "psxanim run on {emulator}: the game {}",
-        report.verdict
-    );
+    ensure!(output.status.success(), "psxanim run on {emulator} exited with {}:\n{stderr}", output.status);
+    let report: RunReport = serde_json::from_slice(&output.stdout)
+        .with_context(|| format!("psxanim run --json on {emulator}: {}", String::from_utf8_lossy(&output.stdout)))?;
+    ensure!(report.verdict == "ran", "psxanim run on {emulator}: the game {}", report.verdict);
     for check in &report.checks {
-        ensure!(
-            check.passed,
-            "psxanim run --expect on {emulator}: {}: {}",
-            check.name,
-            check.detail
-        );
+        ensure!(check.passed, "psxanim run --expect on {emulator}: {}: {}", check.name, check.detail);
     }
     let shots = report
         .frames
@@ -306,16 +231,8 @@ fn run_with_psxanim(
         .collect::<Result<Vec<_>>>()?;
     let wanted: Vec<u32> = vec![50, 125, 200];
     let checks = verify::check_screenshots(&wanted, &shots);
-    let failed: Vec<String> = checks
-        .iter()
-        .filter(|c| !c.passed)
-        .map(|c| format!("{}: {}", c.name, c.detail))
-        .collect();
-    ensure!(
-        failed.is_empty(),
-        "the new game's frames on {emulator}: {}",
-        failed.join("; ")
-    );
+    let failed: Vec<String> = checks.iter().filter(|c| !c.passed).map(|c| format!("{}: {}", c.name, c.detail)).collect();
+    ensure!(failed.is_empty(), "the new game's frames on {emulator}: {}", failed.join("; "));
     println!(
         "new game on {emulator}: psxanim run ran 200 frames, {} --expect checks passed, frames 50/125/200 differ",
         report.checks.len()
@@ -326,12 +243,9 @@ fn run_with_psxanim(
 /// Builds the psxanim tool (release) and returns its path.
 fn build_psxanim(ws: &Path) -> Result<PathBuf> {
     let sh = crate::shell::at(ws)?;
-    crate::shell::isolated(cmd!(
-        sh,
-        "cargo build --quiet --release -p psxanim --bin psxanim"
-    ))
-    .run()
-    .map_err(|e| Exit::error(Exit::FAILED, format!("building psxanim failed: {e}")))?;
+    crate::shell::isolated(cmd!(sh, "cargo build --quiet --release -p psxanim --bin psxanim"))
+        .run()
+        .map_err(|e| Exit::error(Exit::FAILED, format!("building psxanim failed: {e}")))?;
     Ok(ws.join("target").join("release").join("psxanim"))
 }
 
@@ -342,54 +256,28 @@ mod tests {
     #[test]
     fn a_new_game_has_every_file_filled_in_and_an_existing_folder_is_refused() {
         let ws = crate::workspace_root();
-        let temp =
-            std::env::temp_dir().join(format!("psxanim-new-game-test-{}", std::process::id()));
+        let temp = std::env::temp_dir().join(format!("psxanim-new-game-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&temp);
         let dir = temp.join("tiny_game");
-        create(
-            &ws,
-            &dir,
-            &RuntimeSource::Git("https://example.org/psxanim.git".into()),
-        )
-        .unwrap();
+        create(&ws, &dir, &RuntimeSource::Git("https://example.org/psxanim.git".into())).unwrap();
         for (to, _) in FILES {
             let text = std::fs::read_to_string(dir.join(to)).unwrap();
             assert!(!text.contains("{{"), "{to} keeps a placeholder");
         }
         let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
         assert!(manifest.contains("name = \"tiny_game\""), "{manifest}");
-        assert!(
-            manifest.contains("psxanim-runtime = { git = \"https://example.org/psxanim.git\" }"),
-            "{manifest}"
-        );
+        assert!(manifest.contains("psxanim-runtime = { git = \"https://example.org/psxanim.git\" }"), "{manifest}");
         assert!(dir.join("assets/character.fbx").is_file());
         let config = std::fs::read_to_string(dir.join(".cargo/config.toml")).unwrap();
-        assert!(
-            config.contains("[target.mipsel-sony-psx]")
-                && config.contains("runner = [\"psxanim\", \"run\""),
-            "{config}"
-        );
+        assert!(config.contains("[target.mipsel-sony-psx]") && config.contains("runner = [\"psxanim\", \"run\""), "{config}");
         let tooling = ws.join("tooling").display().to_string();
-        let (build_rs, readme) = (
-            std::fs::read_to_string(dir.join("build.rs")).unwrap(),
-            std::fs::read_to_string(dir.join("README.md")).unwrap(),
-        );
-        assert!(
-            build_rs.contains(&format!("r#\"{tooling}\"#")) && build_rs.contains("\"--rust\""),
-            "{build_rs}"
-        );
-        assert!(
-            readme.contains(&format!("cargo install --path {tooling}")),
-            "{readme}"
-        );
+        let (build_rs, readme) =
+            (std::fs::read_to_string(dir.join("build.rs")).unwrap(), std::fs::read_to_string(dir.join("README.md")).unwrap());
+        assert!(build_rs.contains(&format!("r#\"{tooling}\"#")) && build_rs.contains("\"--rust\""), "{build_rs}");
+        assert!(readme.contains(&format!("cargo install --path {tooling}")), "{readme}");
         let again = create(&ws, &dir, &RuntimeSource::Path(ws.join("runtime"))).unwrap_err();
         assert!(again.to_string().contains("already exists"), "{again}");
-        assert!(create(
-            &ws,
-            &temp.join("9lives"),
-            &RuntimeSource::Path(ws.join("runtime"))
-        )
-        .is_err());
+        assert!(create(&ws, &temp.join("9lives"), &RuntimeSource::Path(ws.join("runtime"))).is_err());
         std::fs::remove_dir_all(&temp).unwrap();
     }
 
@@ -413,16 +301,7 @@ mod tests {
         ] {
             assert!(missing.contains(line), "{line:?} missing from:\n{missing}");
         }
-        let found = next_steps(
-            ws,
-            dir,
-            "tiny_game",
-            Some(Path::new("/home/me/.cargo/bin/psxanim")),
-        );
-        assert!(
-            found.contains("psxanim is on PATH (/home/me/.cargo/bin/psxanim)")
-                && !found.contains("not on PATH"),
-            "{found}"
-        );
+        let found = next_steps(ws, dir, "tiny_game", Some(Path::new("/home/me/.cargo/bin/psxanim")));
+        assert!(found.contains("psxanim is on PATH (/home/me/.cargo/bin/psxanim)") && !found.contains("not on PATH"), "{found}");
     }
 }

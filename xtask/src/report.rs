@@ -18,11 +18,7 @@ pub struct Check {
 
 impl Check {
     pub fn new(name: impl Into<String>, passed: bool, detail: impl Into<String>) -> Self {
-        Check {
-            name: name.into(),
-            passed,
-            detail: detail.into(),
-        }
+        Check { name: name.into(), passed, detail: detail.into() }
     }
 }
 
@@ -50,9 +46,7 @@ impl RecordSummary {
             error: view.error(),
             error_detail: view.error_detail(),
             result_len: view.result_len(),
-            cycles: (0..view.cycle_len() as usize)
-                .map(|i| view.cycles(i))
-                .collect(),
+            cycles: (0..view.cycle_len() as usize).map(|i| view.cycles(i)).collect(),
         }
     }
 }

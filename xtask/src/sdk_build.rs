@@ -50,35 +50,19 @@ pub const SDK_EXAMPLES: [(&str, Sdk); 2] = [("psn00b-game", PSN00BSDK), ("psyqo-
 
 /// The SDK `example` is built with, if it is an SDK example.
 pub fn sdk_of(example: &str) -> Option<Sdk> {
-    SDK_EXAMPLES
-        .iter()
-        .find(|(e, _)| *e == example)
-        .map(|(_, s)| *s)
+    SDK_EXAMPLES.iter().find(|(e, _)| *e == example).map(|(_, s)| *s)
 }
 
 /// The SDK checkout from its environment variable, checked.
 pub fn checkout(sdk: Sdk) -> Result<PathBuf> {
-    let dir = std::env::var_os(sdk.env)
-        .map(PathBuf::from)
-        .ok_or_else(|| {
-            Exit::error(
-                Exit::FAILED,
-                format!(
-                    "{} is needed: pass --sdk DIR (a checkout at {}) or set {}",
-                    sdk.name, sdk.pinned, sdk.env
-                ),
-            )
-        })?;
-    if !dir.join(sdk.marker).is_file() {
-        return Err(Exit::error(
+    let dir = std::env::var_os(sdk.env).map(PathBuf::from).ok_or_else(|| {
+        Exit::error(
             Exit::FAILED,
-            format!(
-                "{} is not a {} checkout (no {})",
-                dir.display(),
-                sdk.name,
-                sdk.marker
-            ),
-        ));
+            format!("{} is needed: pass --sdk DIR (a checkout at {}) or set {}", sdk.name, sdk.pinned, sdk.env),
+        )
+    })?;
+    if !dir.join(sdk.marker).is_file() {
+        return Err(Exit::error(Exit::FAILED, format!("{} is not a {} checkout (no {})", dir.display(), sdk.name, sdk.marker)));
     }
     Ok(dir)
 }
@@ -87,11 +71,7 @@ pub fn checkout(sdk: Sdk) -> Result<PathBuf> {
 pub fn build(ws: &Path, example: &str, region: Region) -> Result<Built> {
     let sdk = sdk_of(example).context("not an SDK example")?;
     let sdk_dir = checkout(sdk)?;
-    setup::ensure_tools(if sdk == PSYQO {
-        &[setup::CROSS_GCC, setup::CROSS_GXX]
-    } else {
-        &[setup::CROSS_GCC]
-    })?;
+    setup::ensure_tools(if sdk == PSYQO { &[setup::CROSS_GCC, setup::CROSS_GXX] } else { &[setup::CROSS_GCC] })?;
     crate::expect::character::generate_tables(ws)?;
     let library = crate::c_build::build_capi(ws)?;
     let work = copy_sources(ws, example)?;
@@ -101,32 +81,16 @@ pub fn build(ws: &Path, example: &str, region: Region) -> Result<Built> {
     let (character, animbin) = crate::c_build::c_game_assets(ws);
     let mut make = Command::new("make");
     make.current_dir(&work)
-        .arg(format!(
-            "-j{}",
-            std::thread::available_parallelism()
-                .map_or(1, |n| n.get())
-                .min(2)
-        ))
+        .arg(format!("-j{}", std::thread::available_parallelism().map_or(1, |n| n.get()).min(2)))
         .arg(format!("PSYQO_DIR={}", sdk_dir.display()))
         .arg(format!("CAPI={}", library.display()))
-        .arg(format!(
-            "CAPI_INCLUDE={}",
-            ws.join("capi").join("include").display()
-        ))
+        .arg(format!("CAPI_INCLUDE={}", ws.join("capi").join("include").display()))
         .arg(format!("CHARACTER_PXSK={}", character.display()))
         .arg(format!("WALK_ANIMBIN={}", animbin.display()));
-    println!(
-        "{example}: make in {} with {} at {}",
-        work.display(),
-        sdk.name,
-        sdk_dir.display()
-    );
+    println!("{example}: make in {} with {} at {}", work.display(), sdk.name, sdk_dir.display());
     let status = make.status().context("could not start make")?;
     if !status.success() {
-        return Err(Exit::error(
-            Exit::FAILED,
-            format!("the {} build of {example} failed ({status})", sdk.name),
-        ));
+        return Err(Exit::error(Exit::FAILED, format!("the {} build of {example} failed ({status})", sdk.name)));
     }
     // No hazard check here: the SDK's link script defines no __text_start/__text_end, and the code it
     // would check is the SDK's (its rules) and the library's, which examples/c-game's build checks.
@@ -140,10 +104,7 @@ fn copy_sources(ws: &Path, example: &str) -> Result<PathBuf> {
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let c_game = ws.join("examples").join("c-game");
     let own = ws.join("examples").join(example);
-    let mut files: Vec<PathBuf> = ["scene.c", "scene.h", "assets.S"]
-        .iter()
-        .map(|f| c_game.join(f))
-        .collect();
+    let mut files: Vec<PathBuf> = ["scene.c", "scene.h", "assets.S"].iter().map(|f| c_game.join(f)).collect();
     for entry in std::fs::read_dir(&own).with_context(|| format!("reading {}", own.display()))? {
         files.push(entry?.path());
     }
@@ -162,61 +123,23 @@ fn copy_sources(ws: &Path, example: &str) -> Result<PathBuf> {
 /// (`libpsn00b/cmake/flags.cmake`, release), plus `-no-pie`: Debian's compiler links PIE by default,
 /// the SDK's own `mipsel-none-elf` one does not.
 pub const PSN00B_CFLAGS: [&str; 21] = [
-    "-ffreestanding",
-    "-fno-builtin",
-    "-nostdlib",
-    "-fdata-sections",
-    "-ffunction-sections",
-    "-fsigned-char",
-    "-fno-strict-overflow",
-    "-msoft-float",
-    "-march=r3000",
-    "-mtune=r3000",
-    "-mabi=32",
-    "-mno-mt",
-    "-mno-llsc",
-    "-O2",
-    "-G0",
-    "-fno-pic",
-    "-mno-abicalls",
-    "-mno-gpopt",
-    "-DPSN00BSDK=1",
-    "-DNDEBUG=1",
-    "-no-pie",
+    "-ffreestanding", "-fno-builtin", "-nostdlib", "-fdata-sections", "-ffunction-sections", "-fsigned-char",
+    "-fno-strict-overflow", "-msoft-float", "-march=r3000", "-mtune=r3000", "-mabi=32", "-mno-mt", "-mno-llsc",
+    "-O2", "-G0", "-fno-pic", "-mno-abicalls", "-mno-gpopt", "-DPSN00BSDK=1", "-DNDEBUG=1", "-no-pie",
 ];
 
 /// The SDK's libraries, in its link order (`PSN00BSDK_LIBRARIES`).
-const PSN00B_LIBRARIES: [&str; 11] = [
-    "psxgpu", "psxgte", "psxspu", "psxcd", "psxpress", "psxsio", "psxetc", "psxapi", "smd", "lzp",
-    "c",
-];
+const PSN00B_LIBRARIES: [&str; 11] = ["psxgpu", "psxgte", "psxspu", "psxcd", "psxpress", "psxsio", "psxetc", "psxapi", "smd", "lzp", "c"];
 
-fn build_psn00b(
-    ws: &Path,
-    example: &str,
-    sdk_dir: &Path,
-    library: &Path,
-    work: &Path,
-    region: Region,
-) -> Result<Built> {
+fn build_psn00b(ws: &Path, example: &str, sdk_dir: &Path, library: &Path, work: &Path, region: Region) -> Result<Built> {
     let sdk_copy = ws.join("target").join("psn00bsdk").join("src");
     let libs = ws.join("target").join("psn00bsdk").join("build");
     if !libs.join("libc_exe_nogprel.a").is_file() {
         setup::ensure_tools(&[setup::CMAKE])?;
         let _ = std::fs::remove_dir_all(&sdk_copy);
-        std::fs::create_dir_all(&sdk_copy)
-            .with_context(|| format!("creating {}", sdk_copy.display()))?;
-        let status = Command::new("cp")
-            .arg("-r")
-            .arg(sdk_dir.join("libpsn00b"))
-            .arg(&sdk_copy)
-            .status()
-            .context("could not start cp")?;
-        anyhow::ensure!(
-            status.success(),
-            "copying {} failed",
-            sdk_dir.join("libpsn00b").display()
-        );
+        std::fs::create_dir_all(&sdk_copy).with_context(|| format!("creating {}", sdk_copy.display()))?;
+        let status = Command::new("cp").arg("-r").arg(sdk_dir.join("libpsn00b")).arg(&sdk_copy).status().context("could not start cp")?;
+        anyhow::ensure!(status.success(), "copying {} failed", sdk_dir.join("libpsn00b").display());
         let json = format!(
             "{{\"version\":\"0.24\",\"build_date\":\"unknown\",\"git_tag\":\"unknown\",\"git_commit\":\"{}\"}}\n",
             PSN00BSDK.pinned
@@ -227,24 +150,11 @@ fn build_psn00b(
             .arg(sdk_copy.join("libpsn00b"))
             .arg("-B")
             .arg(&libs)
-            .args([
-                "-G",
-                "Unix Makefiles",
-                "-DPSN00BSDK_TARGET=mipsel-linux-gnu",
-                "-DCMAKE_BUILD_TYPE=Release",
-            ])
+            .args(["-G", "Unix Makefiles", "-DPSN00BSDK_TARGET=mipsel-linux-gnu", "-DCMAKE_BUILD_TYPE=Release"])
             .status()
             .context("could not start cmake")?;
-        anyhow::ensure!(
-            configure.success(),
-            "configuring PSn00bSDK's libraries for mipsel-linux-gnu failed"
-        );
-        let make = Command::new("make")
-            .arg("-C")
-            .arg(&libs)
-            .arg("-j2")
-            .status()
-            .context("could not start make")?;
+        anyhow::ensure!(configure.success(), "configuring PSn00bSDK's libraries for mipsel-linux-gnu failed");
+        let make = Command::new("make").arg("-C").arg(&libs).arg("-j2").status().context("could not start make")?;
         anyhow::ensure!(make.success(), "building PSn00bSDK's libraries failed");
     }
     let include = sdk_dir.join("libpsn00b").join("include");
@@ -265,27 +175,15 @@ fn build_psn00b(
     for source in [format!("{example}.c"), "scene.c".into(), "assets.S".into()] {
         gcc.arg(work.join(source));
     }
-    gcc.arg(library)
-        .arg("-L")
-        .arg(&libs)
-        .arg("-Wl,--start-group");
+    gcc.arg(library).arg("-L").arg(&libs).arg("-Wl,--start-group");
     for lib in PSN00B_LIBRARIES {
         gcc.arg(format!("-l{lib}_exe_nogprel"));
     }
     gcc.args(["-lgcc", "-Wl,--end-group"]);
-    println!(
-        "{example}: {} with PSn00bSDK's flags and exe.ld ({})",
-        setup::CROSS_GCC.command,
-        sdk_dir.display()
-    );
-    let status = gcc
-        .status()
-        .with_context(|| format!("could not start {}", setup::CROSS_GCC.command))?;
+    println!("{example}: {} with PSn00bSDK's flags and exe.ld ({})", setup::CROSS_GCC.command, sdk_dir.display());
+    let status = gcc.status().with_context(|| format!("could not start {}", setup::CROSS_GCC.command))?;
     if !status.success() {
-        return Err(Exit::error(
-            Exit::FAILED,
-            format!("the PSn00bSDK build of {example} failed ({status})"),
-        ));
+        return Err(Exit::error(Exit::FAILED, format!("the PSn00bSDK build of {example} failed ({status})")));
     }
     Built::from_elf(ws, example, &elf_file, region, Hazards::Unchecked)
 }

@@ -29,7 +29,5 @@ pub fn at(dir: &Path) -> Result<Shell> {
 /// `cmd` without what the outer cargo exports: a child cargo or rustup then picks its own toolchain,
 /// flags, target and target folder.
 pub fn isolated(cmd: Cmd<'_>) -> Cmd<'_> {
-    OUTER_CARGO_VARS
-        .iter()
-        .fold(cmd, |c, var| c.env_remove(var))
+    OUTER_CARGO_VARS.iter().fold(cmd, |c, var| c.env_remove(var))
 }

@@ -27,20 +27,12 @@ pub fn test_all(ws: &Path) -> Result<()> {
             b.print();
             independent_header_check(ws, &b.exe)
         });
-        results.push((
-            format!("PSX build of {example} + independent header check"),
-            step,
-        ));
+        results.push((format!("PSX build of {example} + independent header check"), step));
     }
     let host = crate::shell::at(ws).and_then(|sh| {
-        cmd!(sh, "cargo test --workspace --no-fail-fast")
-            .run()
-            .map_err(|e| Exit::error(Exit::MISMATCH, format!("{e}")))
+        cmd!(sh, "cargo test --workspace --no-fail-fast").run().map_err(|e| Exit::error(Exit::MISMATCH, format!("{e}")))
     });
-    results.push((
-        "host tests (cargo test --workspace --no-fail-fast)".into(),
-        host,
-    ));
+    results.push(("host tests (cargo test --workspace --no-fail-fast)".into(), host));
     let artifacts = ws.join("artifacts").join("test");
     let options = |emulator, example: &str, wrong_expectation| Options {
         emulator: Some(emulator),
@@ -66,33 +58,21 @@ pub fn test_all(ws: &Path) -> Result<()> {
     let mut not_run = Vec::new();
     for (example, sdk) in crate::sdk_build::SDK_EXAMPLES {
         if std::env::var_os(sdk.env).is_none() {
-            not_run.push(format!(
-                "{example}: {} is not set (a {} checkout, tested at {})",
-                sdk.env, sdk.name, sdk.pinned
-            ));
+            not_run.push(format!("{example}: {} is not set (a {} checkout, tested at {})", sdk.env, sdk.name, sdk.pinned));
             continue;
         }
         let step = build::build_exe(ws, example, Region::Na, false).and_then(|b| {
             b.print();
             independent_header_check(ws, &b.exe)
         });
-        results.push((
-            format!("{} build of {example} + independent header check", sdk.name),
-            step,
-        ));
+        results.push((format!("{} build of {example} + independent header check", sdk.name), step));
         let step = run(ws, &options(Emulator::PcsxRearmed, example, false)).map(|_| ());
-        results.push((
-            format!("verify {example} on {}", Emulator::PcsxRearmed.name()),
-            step,
-        ));
+        results.push((format!("verify {example} on {}", Emulator::PcsxRearmed.name()), step));
     }
     let circles = crate::shell::at(ws).and_then(|sh| {
-        cmd!(
-            sh,
-            "python3 tests/imports/check_cycles.py runtime/src tooling/src emulator/src xtask/src"
-        )
-        .run()
-        .map_err(|e| Exit::error(Exit::MISMATCH, format!("{e}")))
+        cmd!(sh, "python3 tests/imports/check_cycles.py runtime/src tooling/src emulator/src xtask/src")
+            .run()
+            .map_err(|e| Exit::error(Exit::MISMATCH, format!("{e}")))
     });
     results.push(("no import circle between the files of runtime, tooling, emulator and xtask (tests/imports/check_cycles.py)".into(), circles));
     results.push((
@@ -105,10 +85,7 @@ pub fn test_all(ws: &Path) -> Result<()> {
         Err(e) => Err(e.context("expected a mismatch, got another failure")),
         Ok(_) => Err(anyhow::anyhow!("verify passed with a wrong expectation")),
     };
-    results.push((
-        "verify rejects a wrong expectation (pcsx-rearmed)".into(),
-        wrong,
-    ));
+    results.push(("verify rejects a wrong expectation (pcsx-rearmed)".into(), wrong));
 
     println!();
     for line in &not_run {
@@ -126,10 +103,7 @@ pub fn test_all(ws: &Path) -> Result<()> {
     }
     println!("{} passed, {failed} failed", results.len() - failed);
     if failed > 0 {
-        return Err(Exit::error(
-            Exit::MISMATCH,
-            format!("{failed} test step(s) failed"),
-        ));
+        return Err(Exit::error(Exit::MISMATCH, format!("{failed} test step(s) failed")));
     }
     Ok(())
 }
@@ -143,19 +117,11 @@ fn independent_header_check(ws: &Path, exe: &Path) -> Result<()> {
         .ignore_status()
         .output()
         .with_context(|| format!("could not run python3 {}", script.display()))?;
-    let text =
-        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     print!("{text}");
     if !out.status.success() {
-        return Err(Exit::error(
-            Exit::MISMATCH,
-            format!(
-                "{} rejected {}: {}",
-                script.display(),
-                exe.display(),
-                text.trim()
-            ),
-        ));
+        return Err(Exit::error(Exit::MISMATCH, format!("{} rejected {}: {}", script.display(), exe.display(), text.trim())));
     }
     Ok(())
 }
+

@@ -47,44 +47,24 @@ pub fn compare(view: &RecordView, expected: &Expectation) -> Vec<Check> {
     let state = view.status();
     let detail = match state {
         status::FAILED if view.error() == psxanim_runtime::record::ERROR_PANIC_CODE => {
-            format!(
-                "FAILED: error {}, {}",
-                error_code(view.error()),
-                panic_place(view.error_detail())
-            )
+            format!("FAILED: error {}, {}", error_code(view.error()), panic_place(view.error_detail()))
         }
-        status::FAILED => format!(
-            "FAILED: error {}, detail {}",
-            error_code(view.error()),
-            view.error_detail()
-        ),
+        status::FAILED => format!("FAILED: error {}, detail {}", error_code(view.error()), view.error_detail()),
         status::DONE => String::new(),
         other => format!("expected DONE ({}), found {other}", status::DONE),
     };
     checks.push(Check::new("record.status", state == status::DONE, detail));
-    checks.push(Check::new(
-        "record.frames",
-        view.frames() > 0,
-        format!("{} frames counted by the program", view.frames()),
-    ));
+    checks.push(Check::new("record.frames", view.frames() > 0, format!("{} frames counted by the program", view.frames())));
     let len_ok = view.result_len() as usize == expected.words.len();
     checks.push(Check::new(
         "record.result_len",
         len_ok,
-        format!(
-            "expected {}, found {}",
-            expected.words.len(),
-            view.result_len()
-        ),
+        format!("expected {}, found {}", expected.words.len(), view.result_len()),
     ));
     for (i, word) in expected.words.iter().enumerate() {
         let found = view.result(i);
         let passed = i < view.result_len() as usize && found == word.value;
-        let detail = if passed {
-            String::new()
-        } else {
-            format!("expected {:#010x}, found {found:#010x}", word.value)
-        };
+        let detail = if passed { String::new() } else { format!("expected {:#010x}, found {found:#010x}", word.value) };
         checks.push(Check::new(format!("result.{}", word.name), passed, detail));
     }
     checks
@@ -96,11 +76,7 @@ fn panic_place(detail: u32) -> String {
     let (line, tag) = (detail & 0xFFFF, (detail >> 16) as u16);
     let ws = crate::workspace_root();
     let mut roots = vec![ws.join("runtime").join("src")];
-    roots.extend(
-        crate::build::examples(&ws)
-            .into_iter()
-            .map(|e| ws.join("examples").join(e).join("src")),
-    );
+    roots.extend(crate::build::examples(&ws).into_iter().map(|e| ws.join("examples").join(e).join("src")));
     let mut found = Vec::new();
     let mut stack = roots.clone();
     while let Some(dir) = stack.pop() {
@@ -109,11 +85,7 @@ fn panic_place(detail: u32) -> String {
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().is_some_and(|e| e == "rs") {
-                let shown = path
-                    .strip_prefix(&ws)
-                    .unwrap_or(&path)
-                    .display()
-                    .to_string();
+                let shown = path.strip_prefix(&ws).unwrap_or(&path).display().to_string();
                 if psxanim_runtime::record::source_file_tag(&shown) == tag {
                     found.push(shown);
                 }
@@ -122,10 +94,7 @@ fn panic_place(detail: u32) -> String {
     }
     match found.as_slice() {
         [file] => format!("panic at {file}:{line}"),
-        _ => format!(
-            "panic at line {line} of a file tagged {tag:#06x} ({} candidates)",
-            found.len()
-        ),
+        _ => format!("panic at line {line} of a file tagged {tag:#06x} ({} candidates)", found.len()),
     }
 }
 
@@ -144,15 +113,11 @@ pub fn check_screenshots(requested: &[u32], shots: &[backends::Screenshot]) -> V
     let mut checks = vec![Check::new(
         "screenshots.count",
         shots.len() == requested.len(),
-        format!(
-            "asked for frames {requested:?}, got {:?}",
-            shots.iter().map(|s| s.frame).collect::<Vec<_>>()
-        ),
+        format!("asked for frames {requested:?}, got {:?}", shots.iter().map(|s| s.frame).collect::<Vec<_>>()),
     )];
     for s in shots {
         let colours = report::distinct_colours(s);
-        let sane =
-            s.width >= 256 && s.height >= 224 && s.rgb.len() == (s.width * s.height * 3) as usize;
+        let sane = s.width >= 256 && s.height >= 224 && s.rgb.len() == (s.width * s.height * 3) as usize;
         checks.push(Check::new(
             format!("screenshot.frame{}", s.frame),
             sane && colours > 1,
@@ -164,12 +129,7 @@ pub fn check_screenshots(requested: &[u32], shots: &[backends::Screenshot]) -> V
         checks.push(Check::new(
             "screenshots.differ",
             differ,
-            format!(
-                "frames {} and {} {}",
-                first.frame,
-                last.frame,
-                if differ { "differ" } else { "are identical" }
-            ),
+            format!("frames {} and {} {}", first.frame, last.frame, if differ { "differ" } else { "are identical" }),
         ));
     }
     checks
@@ -180,11 +140,7 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
     // With --json, stdout carries the report alone: every progress line (ours, the build's, the
     // backends') goes to stderr while the run lasts.
     let report = {
-        let _progress_to_stderr = if o.json {
-            Some(StdoutToStderr::new())
-        } else {
-            None
-        };
+        let _progress_to_stderr = if o.json { Some(StdoutToStderr::new()) } else { None };
         run_checks(ws, o)
     };
     let report = report?;
@@ -194,10 +150,7 @@ pub fn run(ws: &Path, o: &Options) -> Result<Report> {
     if !report.passed {
         let failed = report.failed_checks().count();
         let emu_name = report.emulator.name();
-        return Err(Exit::error(
-            Exit::MISMATCH,
-            format!("{} on {emu_name}: {failed} check(s) failed", o.example),
-        ));
+        return Err(Exit::error(Exit::MISMATCH, format!("{} on {emu_name}: {failed} check(s) failed", o.example)));
     }
     Ok(report)
 }
@@ -248,10 +201,8 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
     setup::ensure_emulator(ws, emulator)?;
     let exe = match &o.exe {
         Some(path) => {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-            psexe::validate(&bytes)
-                .map_err(|e| Exit::error(Exit::FAILED, format!("{}: {e}", path.display())))?;
+            let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            psexe::validate(&bytes).map_err(|e| Exit::error(Exit::FAILED, format!("{}: {e}", path.display())))?;
             path.clone()
         }
         None => {
@@ -261,22 +212,16 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
         }
     };
     // After the build: an example's expectation may read what its build generates (the tables).
-    let mut expected =
-        expect::for_example(&o.example).map_err(|e| Exit::error(Exit::FAILED, format!("{e:#}")))?;
+    let mut expected = expect::for_example(&o.example).map_err(|e| Exit::error(Exit::FAILED, format!("{e:#}")))?;
     if o.wrong_expectation {
         if let Some(w) = expected.words.first_mut() {
             w.value ^= 1;
         }
     }
 
-    std::fs::create_dir_all(&o.artifacts)
-        .with_context(|| format!("creating {}", o.artifacts.display()))?;
-    let work_dir = ws
-        .join("target")
-        .join("verify")
-        .join(format!("{}-{emu_name}", o.example));
-    std::fs::create_dir_all(&work_dir)
-        .with_context(|| format!("creating {}", work_dir.display()))?;
+    std::fs::create_dir_all(&o.artifacts).with_context(|| format!("creating {}", o.artifacts.display()))?;
+    let work_dir = ws.join("target").join("verify").join(format!("{}-{emu_name}", o.example));
+    std::fs::create_dir_all(&work_dir).with_context(|| format!("creating {}", work_dir.display()))?;
     let shots_wanted = screenshot_frames(o.frames);
     let req = RunRequest {
         exe: exe.clone(),
@@ -286,27 +231,17 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
         timeout: o.timeout,
         probe: false,
     };
-    println!(
-        "verify: running {} on {emu_name} for {} frames",
-        o.example, o.frames
-    );
+    println!("verify: running {} on {emu_name} for {} frames", o.example, o.frames);
     let started = Instant::now();
     let output = emulator.run(&req).map_err(|e| {
-        let code = if matches!(e, RunError::NotInstalled(_)) {
-            Exit::NOT_INSTALLED
-        } else {
-            Exit::FAILED
-        };
+        let code = if matches!(e, RunError::NotInstalled(_)) { Exit::NOT_INSTALLED } else { Exit::FAILED };
         Exit::error(code, format!("{emu_name}: {e}"))
     })?;
     let run_seconds = started.elapsed().as_secs_f64();
 
     let mut screenshots = Vec::new();
     for shot in &output.screenshots {
-        let path = o.artifacts.join(format!(
-            "{}-{emu_name}-frame{:04}.png",
-            o.example, shot.frame
-        ));
+        let path = o.artifacts.join(format!("{}-{emu_name}-frame{:04}.png", o.example, shot.frame));
         report::write_png(&path, shot)?;
         screenshots.push(path.display().to_string());
     }
@@ -317,56 +252,27 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
             Some(RecordSummary::of(&view))
         }
         Err(e) => {
-            checks.push(Check::new(
-                "record.found",
-                false,
-                format!("{e:?} in the {} bytes of RAM", output.ram.len()),
-            ));
+            checks.push(Check::new("record.found", false, format!("{e:?} in the {} bytes of RAM", output.ram.len())));
             None
         }
     };
     checks.extend(check_screenshots(&shots_wanted, &output.screenshots));
     if o.example == "character" {
         let view = RecordView::find(&output.ram).ok();
-        checks.extend(expect::character::screen_checks(
-            ws,
-            emu_name,
-            view.as_ref(),
-            &output.screenshots,
-            &o.artifacts,
-        ));
+        checks.extend(expect::character::screen_checks(ws, emu_name, view.as_ref(), &output.screenshots, &o.artifacts));
     }
     if o.example == "anim" {
         let view = RecordView::find(&output.ram).ok();
-        checks.extend(expect::anim_cycles::cycle_checks(
-            emu_name,
-            view.as_ref(),
-            &o.artifacts,
-        ));
+        checks.extend(expect::anim_cycles::cycle_checks(emu_name, view.as_ref(), &o.artifacts));
     }
     if o.example == "psx-game" {
         let view = RecordView::find(&output.ram).ok();
-        checks.extend(expect::psx_game::cycle_checks(
-            ws,
-            emu_name,
-            view.as_ref(),
-            &o.artifacts,
-        ));
-        checks.extend(expect::psx_game::picture_checks(
-            ws,
-            emu_name,
-            &output.screenshots,
-            &o.artifacts,
-        ));
+        checks.extend(expect::psx_game::cycle_checks(ws, emu_name, view.as_ref(), &o.artifacts));
+        checks.extend(expect::psx_game::picture_checks(ws, emu_name, &output.screenshots, &o.artifacts));
     }
     if ["c-game", "psyqo-game", "psn00b-game"].contains(&o.example.as_str()) {
         let view = RecordView::find(&output.ram).ok();
-        checks.extend(expect::c_game::cycle_checks(
-            &o.example,
-            emu_name,
-            view.as_ref(),
-            &o.artifacts,
-        ));
+        checks.extend(expect::c_game::cycle_checks(&o.example, emu_name, view.as_ref(), &o.artifacts));
     }
     let passed = checks.iter().all(|c| c.passed);
     let report = Report {
@@ -381,9 +287,7 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
         checks,
         passed,
     };
-    let report_path = o
-        .artifacts
-        .join(format!("report-{}-{emu_name}.json", o.example));
+    let report_path = o.artifacts.join(format!("report-{}-{emu_name}.json", o.example));
     report.write_json(&report_path)?;
     let failed: Vec<_> = report.failed_checks().collect();
     println!(
@@ -399,22 +303,10 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
         println!("  FAILED {}: {}", c.name, c.detail);
     }
     if failed.len() > SHOWN {
-        println!(
-            "  ... and {} more failed checks in the report",
-            failed.len() - SHOWN
-        );
+        println!("  ... and {} more failed checks in the report", failed.len() - SHOWN);
     }
     if !failed.is_empty() && !output.log.trim().is_empty() {
-        let tail: String = output
-            .log
-            .lines()
-            .rev()
-            .take(20)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect::<Vec<_>>()
-            .join("\n");
+        let tail: String = output.log.lines().rev().take(20).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
         println!("  emulator log (last lines):\n{tail}");
     }
     Ok(report)
@@ -476,11 +368,7 @@ mod tests {
     }
 
     fn failed(checks: &[Check]) -> Vec<String> {
-        checks
-            .iter()
-            .filter(|c| !c.passed)
-            .map(|c| c.name.clone())
-            .collect()
+        checks.iter().filter(|c| !c.passed).map(|c| c.name.clone()).collect()
     }
 
     #[test]
@@ -505,10 +393,7 @@ mod tests {
         let view = RecordView::find(&ram).unwrap();
         let names = failed(&compare(&view, &expected));
         assert!(names.contains(&"record.status".to_string()));
-        let status = compare(&view, &expected)
-            .into_iter()
-            .find(|c| c.name == "record.status")
-            .unwrap();
+        let status = compare(&view, &expected).into_iter().find(|c| c.name == "record.status").unwrap();
         assert!(status.detail.starts_with("FAILED"), "{}", status.detail);
         assert!(names.contains(&"record.result_len".to_string()));
         assert_eq!(names.len(), 2 + expected.words.len() - 3);
@@ -517,65 +402,27 @@ mod tests {
     fn shot(frame: u32, square_x: u32) -> Screenshot {
         let (w, h) = (320u32, 240u32);
         let rgb = (0..w * h)
-            .flat_map(|i| {
-                if (i % w).abs_diff(square_x) < 10 {
-                    [255, 0, 0]
-                } else {
-                    [0, 0, 64]
-                }
-            })
+            .flat_map(|i| if (i % w).abs_diff(square_x) < 10 { [255, 0, 0] } else { [0, 0, 64] })
             .collect();
-        Screenshot {
-            frame,
-            width: w,
-            height: h,
-            rgb,
-        }
+        Screenshot { frame, width: w, height: h, rgb }
     }
 
     #[test]
     fn panic_codes_read_as_text() {
-        assert_eq!(
-            error_code(u32::from_le_bytes(*b"PANC")),
-            "0x434e4150 (\"PANC\")"
-        );
+        assert_eq!(error_code(u32::from_le_bytes(*b"PANC")), "0x434e4150 (\"PANC\")");
         // A console panic's detail names the file and line.
-        let detail = psxanim_runtime::record::panic_detail(
-            "/anywhere/runtime/src/tables/primitives.rs",
-            216,
-        );
-        assert_eq!(
-            panic_place(detail),
-            "panic at runtime/src/tables/primitives.rs:216"
-        );
+        let detail = psxanim_runtime::record::panic_detail("/anywhere/runtime/src/tables/primitives.rs", 216);
+        assert_eq!(panic_place(detail), "panic at runtime/src/tables/primitives.rs:216");
         assert_eq!(error_code(7), "0x00000007");
     }
 
     #[test]
     fn screenshots_must_be_images_and_differ() {
-        assert!(failed(&check_screenshots(
-            &[40, 80],
-            &[shot(40, 50), shot(80, 150)]
-        ))
-        .is_empty());
-        assert_eq!(
-            failed(&check_screenshots(&[40, 80], &[shot(40, 50), shot(80, 50)])),
-            ["screenshots.differ"]
-        );
-        let blank = Screenshot {
-            frame: 80,
-            width: 320,
-            height: 240,
-            rgb: vec![0; 320 * 240 * 3],
-        };
-        assert_eq!(
-            failed(&check_screenshots(&[40, 80], &[shot(40, 50), blank])),
-            ["screenshot.frame80"]
-        );
-        assert_eq!(
-            failed(&check_screenshots(&[40, 80], &[shot(40, 50)])),
-            ["screenshots.count", "screenshots.differ"]
-        );
+        assert!(failed(&check_screenshots(&[40, 80], &[shot(40, 50), shot(80, 150)])).is_empty());
+        assert_eq!(failed(&check_screenshots(&[40, 80], &[shot(40, 50), shot(80, 50)])), ["screenshots.differ"]);
+        let blank = Screenshot { frame: 80, width: 320, height: 240, rgb: vec![0; 320 * 240 * 3] };
+        assert_eq!(failed(&check_screenshots(&[40, 80], &[shot(40, 50), blank])), ["screenshot.frame80"]);
+        assert_eq!(failed(&check_screenshots(&[40, 80], &[shot(40, 50)])), ["screenshots.count", "screenshots.differ"]);
     }
 
     #[test]

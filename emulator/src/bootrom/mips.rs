@@ -220,14 +220,7 @@ impl Asm {
 /// the frame buffer filled with `colour` (GP0 0x02 colour word, 0xBBGGRR). Uses T1 and T2.
 pub fn show_colour(a: &mut Asm, colour: u32) {
     a.li(T2, 0x1F80_1810);
-    for gp1 in [
-        0x0000_0000,
-        0x0800_0001,
-        0x06C6_0260,
-        0x0704_0010,
-        0x0500_0000,
-        0x0300_0000,
-    ] {
+    for gp1 in [0x0000_0000, 0x0800_0001, 0x06C6_0260, 0x0704_0010, 0x0500_0000, 0x0300_0000] {
         a.li(T1, gp1);
         a.emit(sw(T1, 4, T2));
     }

@@ -11,9 +11,7 @@
 //! [`run_compiled`] plays the same clips compiled into CLIPBIN poses (compiled by the program itself
 //! with `clipbin::compile`, the same function `psxanim compile-clips` runs on the host, so the blob is
 //! the same bytes) through the same controller and steps, and times the compiled path.
-use psxanim_runtime::anim::{
-    LocalTransform, MarkerEvent, Skeleton, SkeletonController, TimeScale, ROOT,
-};
+use psxanim_runtime::anim::{LocalTransform, MarkerEvent, Skeleton, SkeletonController, TimeScale, ROOT};
 use psxanim_runtime::animbin::AnimationManager;
 use psxanim_runtime::clipbin::{self, ClipBin};
 use psxanim_runtime::gte::{Cop2, Gte};
@@ -70,10 +68,7 @@ struct Writer<const CAP: usize> {
 
 impl<const CAP: usize> Writer<CAP> {
     const fn new(clips: u8) -> Self {
-        let mut w = Writer {
-            buf: [0; CAP],
-            len: 0,
-        };
+        let mut w = Writer { buf: [0; CAP], len: 0 };
         let magic = *b"ANIMBIN";
         let mut i = 0;
         while i < 7 {
@@ -144,14 +139,8 @@ const IDENTITY: [i16; 4] = [4096, 0, 0, 0];
 const SW100: [i16; 4] = [2633, 1506, 1883, 2008];
 const SW200: [i16; 4] = [-711, 1936, 2420, 2582];
 /// 10..50 degrees about X, 60 about Z, 30 and -45 about Y.
-const X_STEPS: [[i16; 4]; 6] = [
-    IDENTITY,
-    [4080, 357, 0, 0],
-    [4034, 711, 0, 0],
-    [3956, 1060, 0, 0],
-    [3849, 1401, 0, 0],
-    [3712, 1731, 0, 0],
-];
+const X_STEPS: [[i16; 4]; 6] =
+    [IDENTITY, [4080, 357, 0, 0], [4034, 711, 0, 0], [3956, 1060, 0, 0], [3849, 1401, 0, 0], [3712, 1731, 0, 0]];
 const Z60: [i16; 4] = [3547, 0, 0, 2048];
 const Y30: [i16; 4] = [3956, 0, 1060, 0];
 const YM45: [i16; 4] = [3784, 0, -1567, 0];
@@ -221,12 +210,7 @@ const fn qmul(a: [i16; 4], b: [i16; 4]) -> [i16; 4] {
 }
 
 /// 6-degree steps about four axes.
-const STEPS: [[i16; 4]; 4] = [
-    [4090, 214, 0, 0],
-    [4090, 0, 214, 0],
-    [4090, 0, 0, 214],
-    [4090, 129, 0, 171],
-];
+const STEPS: [[i16; 4]; 4] = [[4090, 214, 0, 0], [4090, 0, 214, 0], [4090, 0, 0, 214], [4090, 129, 0, 171]];
 const BAKED_KEYS: u16 = 30;
 
 /// Clips "b15", "b20", "b50": every bone of a 15/20/50-bone skeleton baked at one key per frame,
@@ -236,19 +220,7 @@ static BAKED: Writer<29_000> = {
     let mut c = 0;
     while c < 3 {
         let bones = TIMED_BONES[c];
-        w.clip(
-            if c == 0 {
-                b"b15"
-            } else if c == 1 {
-                b"b20"
-            } else {
-                b"b50"
-            },
-            true,
-            BAKED_KEYS,
-            bones as u16,
-            0,
-        );
+        w.clip(if c == 0 { b"b15" } else if c == 1 { b"b20" } else { b"b50" }, true, BAKED_KEYS, bones as u16, 0);
         let mut b = 0;
         while b < bones {
             w.track(b as u8, BAKED_KEYS);
@@ -293,29 +265,13 @@ fn push_matrices(probe: &mut impl Probe, what: &'static str, step: u32, pose: &[
     for (bone, m) in pose.iter().enumerate() {
         let words = clipbin::matrix_words(m);
         for (field, w) in words.into_iter().enumerate() {
-            probe.word(
-                Label {
-                    what,
-                    step,
-                    bone: bone as u32,
-                    field: field as u32,
-                },
-                w,
-            );
+            probe.word(Label { what, step, bone: bone as u32, field: field as u32 }, w);
         }
     }
 }
 
 fn push(probe: &mut impl Probe, what: &'static str, step: u32, value: u32) {
-    probe.word(
-        Label {
-            what,
-            step,
-            bone: 0,
-            field: 0,
-        },
-        value,
-    );
+    probe.word(Label { what, step, bone: 0, field: 0 }, value);
 }
 
 /// A malformed file must give an error word pair (code, offset) and leave the program running.
@@ -373,11 +329,8 @@ fn play_steps<'a, B: Cop2, C: Copy + Into<psxanim_runtime::anim::ClipSource<'a>>
     swing: C,
     wave: C,
 ) {
-    let names: [&'static str; 3] = if prefix.is_empty() {
-        ["time", "markers", "pose"]
-    } else {
-        ["c.time", "c.markers", "c.pose"]
-    };
+    let names: [&'static str; 3] =
+        if prefix.is_empty() { ["time", "markers", "pose"] } else { ["c.time", "c.markers", "c.pose"] };
     let mut pose = [Matrix::IDENTITY; SCENE_BONES];
     // Vsync deltas as a game sees them: mostly 1, sometimes a dropped frame.
     const DELTAS: [u32; 5] = [1, 1, 2, 1, 3];
@@ -411,26 +364,22 @@ pub fn run_compiled<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, buffer: &
     let Ok(manager) = <AnimationManager>::parse(&SCENE.buf[..SCENE.len], SCENE_BONES) else {
         return;
     };
-    let (Some(swing), Some(wave), Ok(skeleton)) = (
-        manager.find(b"swing"),
-        manager.find(b"wave"),
-        Skeleton::new(&SCENE_PARENTS, &SCENE_BIND),
-    ) else {
+    let (Some(swing), Some(wave), Ok(skeleton)) =
+        (manager.find(b"swing"), manager.find(b"wave"), Skeleton::new(&SCENE_PARENTS, &SCENE_BIND))
+    else {
         return;
     };
-    let size = clipbin::compile::<B, SCENE_BONES>(gte, skeleton, &[swing, wave], buffer)
-        .unwrap_or_default();
+    let size = clipbin::compile::<B, SCENE_BONES>(gte, skeleton, &[swing, wave], buffer).unwrap_or_default();
     push(probe, "c.size", 0, size as u32);
     let blob = &buffer[..size];
     // The poses belong to this skeleton only: another one is refused with the header's offset.
-    let (code, offset) =
-        match Skeleton::new(&TIMED_PARENTS[..SCENE_BONES], &TIMED_BIND[..SCENE_BONES]) {
-            Ok(other) => match ClipBin::parse(blob, &other) {
-                Ok(_) => (0, 0),
-                Err(e) => (e.code(), e.offset),
-            },
-            Err(_) => (u32::MAX, 0),
-        };
+    let (code, offset) = match Skeleton::new(&TIMED_PARENTS[..SCENE_BONES], &TIMED_BIND[..SCENE_BONES]) {
+        Ok(other) => match ClipBin::parse(blob, &other) {
+            Ok(_) => (0, 0),
+            Err(e) => (e.code(), e.offset),
+        },
+        Err(_) => (u32::MAX, 0),
+    };
     push(probe, "c.error.code", 0, code);
     push(probe, "c.error.offset", 0, offset);
     let clips = match ClipBin::parse(blob, &skeleton) {
@@ -460,19 +409,15 @@ fn timed_compiled<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, buffer: &mu
     };
     let mut pose = [Matrix::IDENTITY; MAX_TIMED];
     for (slot, &bones) in TIMED_BONES.iter().enumerate() {
-        let (Some(clip), Ok(skeleton)) = (
-            manager.clip(slot),
-            Skeleton::new(&TIMED_PARENTS[..bones], &TIMED_BIND[..bones]),
-        ) else {
+        let (Some(clip), Ok(skeleton)) =
+            (manager.clip(slot), Skeleton::new(&TIMED_PARENTS[..bones], &TIMED_BIND[..bones]))
+        else {
             return;
         };
         let Ok(size) = clipbin::compile::<B, MAX_TIMED>(gte, skeleton, &[clip], buffer) else {
             return;
         };
-        let Some(compiled) = ClipBin::parse(&buffer[..size], &skeleton)
-            .ok()
-            .and_then(|b| b.clip(0))
-        else {
+        let Some(compiled) = ClipBin::parse(&buffer[..size], &skeleton).ok().and_then(|b| b.clip(0)) else {
             return;
         };
         let Ok(mut c) = SkeletonController::<MAX_TIMED>::new(skeleton) else {
@@ -508,10 +453,9 @@ fn timed<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe) {
     };
     let mut pose = [Matrix::IDENTITY; MAX_TIMED];
     for (slot, &bones) in TIMED_BONES.iter().enumerate() {
-        let (Some(clip), Ok(skeleton)) = (
-            manager.clip(slot),
-            Skeleton::new(&TIMED_PARENTS[..bones], &TIMED_BIND[..bones]),
-        ) else {
+        let (Some(clip), Ok(skeleton)) =
+            (manager.clip(slot), Skeleton::new(&TIMED_PARENTS[..bones], &TIMED_BIND[..bones]))
+        else {
             return;
         };
         let Ok(mut c) = SkeletonController::<MAX_TIMED>::new(skeleton) else {

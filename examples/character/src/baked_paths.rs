@@ -10,10 +10,7 @@
 //! "Idle" frames sharing a payload; then the error and output hash of the delta frame with its last,
 //! then its second escape pointing past the vertices.
 use psxanim_runtime::render::Scratch;
-use psxanim_runtime::tables::{
-    delta_byte, delta_word_count, TableError, Tables, BAKED_DELTA_BIAS, FRAME_DELTA,
-    FRAME_HEADER_SIZE, FRAME_RAW,
-};
+use psxanim_runtime::tables::{delta_byte, delta_word_count, TableError, Tables, BAKED_DELTA_BIAS, FRAME_DELTA, FRAME_HEADER_SIZE, FRAME_RAW};
 
 /// Cycle slots of the start-up bench: the slowest decode of every frame of every baked clip
 /// (ticks), which frame it was (`clip << 16 | frame`), the slowest of the frames without escapes,
@@ -27,17 +24,7 @@ pub const SLOT_BAKED_RAW: usize = SLOT_BAKED_BENCH + 3;
 /// The synthetic delta frame's escapes: coordinates as offsets from 0 (non-negative) or from 3n
 /// (negative), with their values.
 /// An odd count, so that the console's loop takes its pairs and its last single one.
-const ESCAPES: [(i32, i16); 9] = [
-    (0, i16::MIN),
-    (1, i16::MAX),
-    (2, -1),
-    (3, 0),
-    (5, 1234),
-    (6, -2048),
-    (7, 77),
-    (-2, 2047),
-    (-1, 12345),
-];
+const ESCAPES: [(i32, i16); 9] = [(0, i16::MIN), (1, i16::MAX), (2, -1), (3, 0), (5, 1234), (6, -2048), (7, 77), (-2, 2047), (-1, 12345)];
 /// Probes of `baked_path_words`: decodes of the synthetic delta frame (aligned, half-word aligned
 /// output), the raw frame, and the two frames sharing a payload.
 pub const PATH_PROBES: [&str; 5] = ["delta", "delta.unaligned", "raw", "shared.a", "shared.b"];
@@ -50,23 +37,13 @@ pub const ERROR_WORDS: usize = 3 * BAD_ESCAPES.len();
 /// Puts the synthetic payloads into `bytes` (a copy of the baked blob): returns clip "Turn" and its
 /// frames now holding the raw and the delta payload.
 pub fn synthesize(bytes: &mut [u8]) -> Result<(usize, usize, usize), TableError> {
-    let missing = TableError::ClipOutOfRange {
-        clip: usize::MAX,
-        clips: 0,
-    };
+    let missing = TableError::ClipOutOfRange { clip: usize::MAX, clips: 0 };
     let (turn, raw_frame, delta_frame, payloads, n) = {
         let t = Tables::parse(bytes)?;
         let turn = t.find_clip("Turn").ok_or(missing)?;
         let clip = t.clip(turn)?;
         let at = |f: usize| clip.data_offset as usize + 4 * f;
-        let offset = |f: usize| {
-            u32::from_le_bytes([
-                bytes[at(f)],
-                bytes[at(f) + 1],
-                bytes[at(f) + 2],
-                bytes[at(f) + 3],
-            ]) as usize
-        };
+        let offset = |f: usize| u32::from_le_bytes([bytes[at(f)], bytes[at(f) + 1], bytes[at(f) + 2], bytes[at(f) + 3]]) as usize;
         let n = t.vertex_count();
         // The raw frame overwrites the payloads after its own; the delta frame is one past them with
         // room for the escapes, and a delta frame.
@@ -77,16 +54,8 @@ pub fn synthesize(bytes: &mut [u8]) -> Result<(usize, usize, usize), TableError>
             let escapes = u16::from_le_bytes([bytes[p + 2], bytes[p + 3]]) as usize;
             p >= raw_end && bytes[p] == FRAME_DELTA && escapes >= ESCAPES.len()
         };
-        let delta_frame = (raw_frame + 1..clip.frame_count as usize)
-            .find(|&f| fits(f))
-            .ok_or(missing)?;
-        (
-            turn,
-            raw_frame,
-            delta_frame,
-            [offset(raw_frame), offset(delta_frame)],
-            n,
-        )
+        let delta_frame = (raw_frame + 1..clip.frame_count as usize).find(|&f| fits(f)).ok_or(missing)?;
+        (turn, raw_frame, delta_frame, [offset(raw_frame), offset(delta_frame)], n)
     };
     let [raw, delta] = payloads;
     bytes[raw..raw + 4].copy_from_slice(&[FRAME_RAW, 0, 0, 0]);
@@ -129,53 +98,28 @@ fn shared_pair(t: &Tables) -> Option<(usize, usize, usize)> {
         u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
     };
     let frames = clip.frame_count as usize;
-    (0..frames)
-        .flat_map(|a| (a + 1..frames).map(move |b| (a, b)))
-        .find(|&(a, b)| offset(a) == offset(b))
-        .map(|(a, b)| (idle, a, b))
+    (0..frames).flat_map(|a| (a + 1..frames).map(move |b| (a, b))).find(|&(a, b)| offset(a) == offset(b)).map(|(a, b)| (idle, a, b))
 }
 
 /// The record words of the baked paths (module docs): `buffer` (word-aligned on the console) must
 /// hold the baked blob; it is left damaged. On a failure to build the probes, one word: 0xBAD0 plus
 /// the error code.
-pub fn baked_path_words(
-    baked: &[u8],
-    buffer: &mut [u8],
-    scratch: &mut Scratch,
-    push: &mut dyn FnMut(u32),
-) {
+pub fn baked_path_words(baked: &[u8], buffer: &mut [u8], scratch: &mut Scratch, push: &mut dyn FnMut(u32)) {
     if let Err(e) = path_words(baked, buffer, scratch, push) {
         push(0xBAD0 + e.code());
     }
 }
 
-fn path_words(
-    baked: &[u8],
-    buffer: &mut [u8],
-    scratch: &mut Scratch,
-    push: &mut dyn FnMut(u32),
-) -> Result<(), TableError> {
-    let short = TableError::OutputTooSmall {
-        needed: baked.len(),
-        len: buffer.len(),
-    };
+fn path_words(baked: &[u8], buffer: &mut [u8], scratch: &mut Scratch, push: &mut dyn FnMut(u32)) -> Result<(), TableError> {
+    let short = TableError::OutputTooSmall { needed: baked.len(), len: buffer.len() };
     let bytes = buffer.get_mut(..baked.len()).ok_or(short)?;
     bytes.copy_from_slice(baked);
     let (turn, raw_frame, delta_frame) = synthesize(bytes)?;
     {
         let t = Tables::parse(bytes)?;
         let n = t.vertex_count();
-        let (idle, a, b) = shared_pair(&t).ok_or(TableError::ClipOutOfRange {
-            clip: usize::MAX,
-            clips: 0,
-        })?;
-        for (clip, frame, skip) in [
-            (turn, delta_frame, 0),
-            (turn, delta_frame, 1),
-            (turn, raw_frame, 0),
-            (idle, a, 0),
-            (idle, b, 0),
-        ] {
+        let (idle, a, b) = shared_pair(&t).ok_or(TableError::ClipOutOfRange { clip: usize::MAX, clips: 0 })?;
+        for (clip, frame, skip) in [(turn, delta_frame, 0), (turn, delta_frame, 1), (turn, raw_frame, 0), (idle, a, 0), (idle, b, 0)] {
             let out = &mut scratch.positions[skip..skip + n];
             t.decode_baked_frame(clip, frame, out)?;
             push_positions(out, push);
@@ -186,12 +130,8 @@ fn path_words(
         let t = Tables::parse(bytes)?;
         let clip = t.clip(turn)?;
         let at = clip.data_offset as usize + 4 * delta_frame;
-        let p =
-            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize;
-        (
-            t.vertex_count(),
-            p + FRAME_HEADER_SIZE + 4 * delta_word_count(t.vertex_count()),
-        )
+        let p = u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize;
+        (t.vertex_count(), p + FRAME_HEADER_SIZE + 4 * delta_word_count(t.vertex_count()))
     };
     for bad in BAD_ESCAPES {
         let at = escapes + 4 * bad;
@@ -209,9 +149,7 @@ fn path_words(
                 push(e.offset().unwrap_or(0) as u32);
             }
         }
-        let hash = out.iter().flatten().fold(0x811C_9DC5_u32, |h, &c| {
-            (h ^ c as u16 as u32).wrapping_mul(0x0100_0193)
-        });
+        let hash = out.iter().flatten().fold(0x811C_9DC5_u32, |h, &c| (h ^ c as u16 as u32).wrapping_mul(0x0100_0193));
         push(hash);
         bytes[at..at + 2].copy_from_slice(&good);
     }

@@ -18,8 +18,7 @@ use psxanim_runtime::tables::primitives::{
     pack3, pack_pair, run_header, RUN_QUADS, RUN_STRIP, RUN_TRIANGLES, STREAM_END,
 };
 use psxanim_runtime::tables::{
-    constant_size, TableError, Tables, CHANNELS_PER_BONE, CHANNEL_ANIMATED,
-    CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE,
+    constant_size, TableError, Tables, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, CLIP_POSE_HEADER_SIZE,
 };
 
 /// The display rate the animators assume (NTSC).
@@ -139,34 +138,10 @@ pub struct Placement {
 
 /// Three visible instances and one far below the floor (always off screen: culled before any pose work).
 pub const PLACEMENTS: [Placement; 4] = [
-    Placement {
-        model: Model::Rigid,
-        position: Vec3i32::new(-4800, 0, 0),
-        yaw: 0x2000,
-        clip: "Walk",
-        sampling: Sampling::Step,
-    },
-    Placement {
-        model: Model::Rigid,
-        position: Vec3i32::new(0, 0, 3000),
-        yaw: 0,
-        clip: "Idle",
-        sampling: Sampling::Interpolated,
-    },
-    Placement {
-        model: Model::Baked,
-        position: Vec3i32::new(4800, 0, 0),
-        yaw: 0xE000,
-        clip: "Turn",
-        sampling: Sampling::Step,
-    },
-    Placement {
-        model: Model::Rigid,
-        position: Vec3i32::new(0, 60_000, 0),
-        yaw: 0,
-        clip: "Walk",
-        sampling: Sampling::Step,
-    },
+    Placement { model: Model::Rigid, position: Vec3i32::new(-4800, 0, 0), yaw: 0x2000, clip: "Walk", sampling: Sampling::Step },
+    Placement { model: Model::Rigid, position: Vec3i32::new(0, 0, 3000), yaw: 0, clip: "Idle", sampling: Sampling::Interpolated },
+    Placement { model: Model::Baked, position: Vec3i32::new(4800, 0, 0), yaw: 0xE000, clip: "Turn", sampling: Sampling::Step },
+    Placement { model: Model::Rigid, position: Vec3i32::new(0, 60_000, 0), yaw: 0, clip: "Walk", sampling: Sampling::Step },
 ];
 pub const INSTANCES: usize = PLACEMENTS.len();
 
@@ -252,22 +227,12 @@ impl<'a> Scene<'a> {
         let mut animators = [Animator::new(DISPLAY_HZ, Sampling::Step); INSTANCES];
         for (a, p) in animators.iter_mut().zip(PLACEMENTS.iter()) {
             let tables = models.get(p.model);
-            let clip = tables.find_clip(p.clip).ok_or(TableError::ClipOutOfRange {
-                clip: usize::MAX,
-                clips: tables.clip_count(),
-            })?;
+            let clip = tables.find_clip(p.clip).ok_or(TableError::ClipOutOfRange { clip: usize::MAX, clips: tables.clip_count() })?;
             a.set_sampling(p.sampling);
             a.play(tables, clip, true)?;
         }
         let worlds = PLACEMENTS.map(|p| camera::placement(p.position, p.yaw));
-        Ok(Scene {
-            models,
-            animators,
-            worlds,
-            frame: 0,
-            events: 0,
-            last_event_frame: None,
-        })
+        Ok(Scene { models, animators, worlds, frame: 0, events: 0, last_event_frame: None })
     }
 
     /// Advances game time by one rendered frame: every instance's clip (counting the events it
@@ -277,9 +242,7 @@ impl<'a> Scene<'a> {
         let before = self.events;
         for (a, p) in self.animators.iter_mut().zip(PLACEMENTS.iter()) {
             let events = &mut self.events;
-            a.update_events(VSYNCS_PER_FRAME, self.models.get(p.model), &mut |_| {
-                *events += 1
-            });
+            a.update_events(VSYNCS_PER_FRAME, self.models.get(p.model), &mut |_| *events += 1);
         }
         if self.events != before {
             self.last_event_frame = Some(self.frame);
@@ -314,17 +277,7 @@ impl<'a> Scene<'a> {
         for (i, p) in PLACEMENTS.iter().enumerate() {
             let (tables, poses) = (self.models.get(p.model), self.models.poses(p.model));
             let animator = &self.animators[i];
-            outcomes[i] = render::render_animated(
-                gte,
-                tables,
-                poses,
-                camera,
-                &self.worlds[i],
-                animator,
-                scratch,
-                sink,
-                &mut |s| mark(i, s),
-            );
+            outcomes[i] = render::render_animated(gte, tables, poses, camera, &self.worlds[i], animator, scratch, sink, &mut |s| mark(i, s));
         }
         outcomes
     }
@@ -343,34 +296,10 @@ pub struct RigidProbe {
     pub cached: bool,
 }
 pub const RIGID_PROBES: [RigidProbe; 4] = [
-    RigidProbe {
-        clip: "Walk",
-        frame: 0,
-        weight: 0,
-        yaw: 0,
-        cached: true,
-    },
-    RigidProbe {
-        clip: "Walk",
-        frame: 15,
-        weight: 0,
-        yaw: 0x3000,
-        cached: true,
-    },
-    RigidProbe {
-        clip: "Idle",
-        frame: 30,
-        weight: 1024,
-        yaw: 0xA000,
-        cached: true,
-    },
-    RigidProbe {
-        clip: "Walk",
-        frame: 15,
-        weight: 0,
-        yaw: 0x3000,
-        cached: false,
-    },
+    RigidProbe { clip: "Walk", frame: 0, weight: 0, yaw: 0, cached: true },
+    RigidProbe { clip: "Walk", frame: 15, weight: 0, yaw: 0x3000, cached: true },
+    RigidProbe { clip: "Idle", frame: 30, weight: 1024, yaw: 0xA000, cached: true },
+    RigidProbe { clip: "Walk", frame: 15, weight: 0, yaw: 0x3000, cached: false },
 ];
 pub const RIGID_PROBE_STRIDE: usize = 8;
 
@@ -398,25 +327,10 @@ pub fn probe_words<B: Cop2>(
         camera.load(gte);
         let clip = rigid.find_clip(p.clip).unwrap_or(usize::MAX) as u16;
         let next = if p.weight == 0 { p.frame } else { p.frame + 1 };
-        let sample = psxanim_runtime::anim::FrameSample {
-            clip,
-            frame: p.frame,
-            next,
-            weight: p.weight,
-        };
+        let sample = psxanim_runtime::anim::FrameSample { clip, frame: p.frame, next, weight: p.weight };
         let world = camera::placement(PLACEMENTS[0].position, PLACEMENTS[0].yaw);
         let poses = models.rigid_poses.as_ref().filter(|_| p.cached);
-        render::render_cached(
-            gte,
-            rigid,
-            poses,
-            &camera,
-            &world,
-            Some(sample),
-            scratch,
-            &mut Discard,
-            &mut |_| {},
-        )?;
+        render::render_cached(gte, rigid, poses, &camera, &world, Some(sample), scratch, &mut Discard, &mut |_| {})?;
         for v in (0..rigid.vertex_count()).step_by(RIGID_PROBE_STRIDE) {
             push(scratch.sxy[v]);
         }
@@ -447,43 +361,11 @@ pub struct FadeProbe {
 pub const FADE_LEAD: u32 = 3;
 pub const FADE_PROBES: [FadeProbe; 4] = [
     // Walk to Idle, stepped and interpolated (the interpolated one decodes four poses).
-    FadeProbe {
-        model: Model::Rigid,
-        from: "Walk",
-        to: "Idle",
-        to_looping: true,
-        frames: 6,
-        sampling: Sampling::Step,
-        probe_steps: &[1, 3, 5],
-    },
-    FadeProbe {
-        model: Model::Rigid,
-        from: "Walk",
-        to: "Idle",
-        to_looping: true,
-        frames: 6,
-        sampling: Sampling::Interpolated,
-        probe_steps: &[2],
-    },
-    FadeProbe {
-        model: Model::Baked,
-        from: "Turn",
-        to: "Walk",
-        to_looping: true,
-        frames: 6,
-        sampling: Sampling::Step,
-        probe_steps: &[3],
-    },
+    FadeProbe { model: Model::Rigid, from: "Walk", to: "Idle", to_looping: true, frames: 6, sampling: Sampling::Step, probe_steps: &[1, 3, 5] },
+    FadeProbe { model: Model::Rigid, from: "Walk", to: "Idle", to_looping: true, frames: 6, sampling: Sampling::Interpolated, probe_steps: &[2] },
+    FadeProbe { model: Model::Baked, from: "Turn", to: "Walk", to_looping: true, frames: 6, sampling: Sampling::Step, probe_steps: &[3] },
     // Into the one-shot from the `.ani` file, and on to where it holds its last pose.
-    FadeProbe {
-        model: Model::Rigid,
-        from: "Idle",
-        to: "wave",
-        to_looping: false,
-        frames: 4,
-        sampling: Sampling::Step,
-        probe_steps: &[2, 40],
-    },
+    FadeProbe { model: Model::Rigid, from: "Idle", to: "wave", to_looping: false, frames: 4, sampling: Sampling::Step, probe_steps: &[2, 40] },
 ];
 /// The event timeline: `EVENT_CLIP` (the one-shot from `wave.ani`, events "lift" at frame 6 and
 /// "wave" at 15) played once on the rigid model after `FADE_LEAD` frames of Walk, crossfaded over 4
@@ -495,9 +377,7 @@ pub const EVENT_STEPS: u32 = 40;
 /// Words of a matrix: the rotation's nine entries packed two to a word, then the translation.
 fn matrix_words(m: &Matrix, push: &mut dyn FnMut(u32)) {
     let r = m.rotation;
-    let e = [
-        r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2], r[2][0], r[2][1], r[2][2], 0,
-    ];
+    let e = [r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2], r[2][0], r[2][1], r[2][2], 0];
     for pair in e.chunks_exact(2) {
         push(pair[0] as u16 as u32 | (pair[1] as u16 as u32) << 16);
     }
@@ -509,16 +389,8 @@ fn matrix_words(m: &Matrix, push: &mut dyn FnMut(u32)) {
 /// The crossfade and event probes: per `FADE_PROBES` step, the crossfaded pose the renderer drew
 /// (rigid: every bone's model-view matrix; baked: every blended position), then the events of the
 /// event timeline, then the Animator's size in bytes (its per-instance RAM).
-pub fn fade_probe_words<B: Cop2>(
-    models: &Models,
-    gte: &mut Gte<B>,
-    scratch: &mut Scratch,
-    push: &mut dyn FnMut(u32, FadeLabel),
-) -> Result<(), RenderError> {
-    let missing = |t: &Tables| TableError::ClipOutOfRange {
-        clip: usize::MAX,
-        clips: t.clip_count(),
-    };
+pub fn fade_probe_words<B: Cop2>(models: &Models, gte: &mut Gte<B>, scratch: &mut Scratch, push: &mut dyn FnMut(u32, FadeLabel)) -> Result<(), RenderError> {
+    let missing = |t: &Tables| TableError::ClipOutOfRange { clip: usize::MAX, clips: t.clip_count() };
     let camera = camera_with_yaw(0x1000);
     let world = camera::placement(PLACEMENTS[0].position, PLACEMENTS[0].yaw);
     for probe in FADE_PROBES.iter() {
@@ -538,53 +410,17 @@ pub fn fade_probe_words<B: Cop2>(
                 step += 1;
             }
             camera.load(gte);
-            render::render_animated(
-                gte,
-                tables,
-                models.poses(probe.model),
-                &camera,
-                &world,
-                &a,
-                scratch,
-                &mut Discard,
-                &mut |_| {},
-            )?;
+            render::render_animated(gte, tables, models.poses(probe.model), &camera, &world, &a, scratch, &mut Discard, &mut |_| {})?;
             match probe.model {
                 Model::Rigid => {
                     for (bone, m) in scratch.matrices[..tables.bone_count()].iter().enumerate() {
-                        matrix_words(m, &mut |w| {
-                            push(
-                                w,
-                                FadeLabel {
-                                    what: "fade.rigid.matrix",
-                                    step,
-                                    index: bone,
-                                },
-                            )
-                        });
+                        matrix_words(m, &mut |w| push(w, FadeLabel { what: "fade.rigid.matrix", step, index: bone }));
                     }
                 }
                 Model::Baked => {
-                    for (v, p) in scratch.positions[..tables.vertex_count()]
-                        .iter()
-                        .enumerate()
-                    {
-                        push(
-                            p[0] as u16 as u32 | (p[1] as u16 as u32) << 16,
-                            FadeLabel {
-                                what: "fade.baked.xy",
-                                step,
-                                index: v,
-                            },
-                        );
-                        push(
-                            p[2] as u16 as u32,
-                            FadeLabel {
-                                what: "fade.baked.z",
-                                step,
-                                index: v,
-                            },
-                        );
+                    for (v, p) in scratch.positions[..tables.vertex_count()].iter().enumerate() {
+                        push(p[0] as u16 as u32 | (p[1] as u16 as u32) << 16, FadeLabel { what: "fade.baked.xy", step, index: v });
+                        push(p[2] as u16 as u32, FadeLabel { what: "fade.baked.z", step, index: v });
                     }
                 }
             }
@@ -602,41 +438,13 @@ pub fn fade_probe_words<B: Cop2>(
     let mut count = 0;
     for step in 0..EVENT_STEPS {
         a.update_events(VSYNCS_PER_FRAME, rigid, &mut |e: MarkerEvent| {
-            push(
-                step << 16 | e.index as u32,
-                FadeLabel {
-                    what: "event.step_index",
-                    step,
-                    index: count,
-                },
-            );
-            push(
-                e.frame as u32,
-                FadeLabel {
-                    what: "event.frame",
-                    step,
-                    index: count,
-                },
-            );
+            push(step << 16 | e.index as u32, FadeLabel { what: "event.step_index", step, index: count });
+            push(e.frame as u32, FadeLabel { what: "event.frame", step, index: count });
             count += 1;
         });
     }
-    push(
-        count as u32,
-        FadeLabel {
-            what: "event.count",
-            step: EVENT_STEPS,
-            index: 0,
-        },
-    );
-    push(
-        core::mem::size_of::<Animator>() as u32,
-        FadeLabel {
-            what: "animator.bytes",
-            step: 0,
-            index: 0,
-        },
-    );
+    push(count as u32, FadeLabel { what: "event.count", step: EVENT_STEPS, index: 0 });
+    push(core::mem::size_of::<Animator>() as u32, FadeLabel { what: "animator.bytes", step: 0, index: 0 });
     Ok(())
 }
 
@@ -644,106 +452,39 @@ pub fn fade_probe_words<B: Cop2>(
 /// rigid blob (`render::blend`), from each pose source: the compact samples and the pose cache
 /// (stepped and interpolated frames), and crossfades (stepped and interpolated, compact samples).
 pub const BLEND_PROBES: [RigidProbe; 3] = [
-    RigidProbe {
-        clip: "Walk",
-        frame: 15,
-        weight: 0,
-        yaw: 0x3000,
-        cached: false,
-    },
-    RigidProbe {
-        clip: "Walk",
-        frame: 15,
-        weight: 0,
-        yaw: 0x3000,
-        cached: true,
-    },
-    RigidProbe {
-        clip: "Idle",
-        frame: 30,
-        weight: 1024,
-        yaw: 0xA000,
-        cached: true,
-    },
+    RigidProbe { clip: "Walk", frame: 15, weight: 0, yaw: 0x3000, cached: false },
+    RigidProbe { clip: "Walk", frame: 15, weight: 0, yaw: 0x3000, cached: true },
+    RigidProbe { clip: "Idle", frame: 30, weight: 1024, yaw: 0xA000, cached: true },
 ];
 
 /// Words of the blended vertices' probes (`BLEND_PROBES`, then the first step of each rigid
 /// `FADE_PROBES`' crossfade): SXY
 /// then SZ of every blended vertex, group by group.
-pub fn blend_probe_words<B: Cop2>(
-    models: &Models,
-    gte: &mut Gte<B>,
-    scratch: &mut Scratch,
-    push: &mut dyn FnMut(u32, FadeLabel),
-) -> Result<(), RenderError> {
+pub fn blend_probe_words<B: Cop2>(models: &Models, gte: &mut Gte<B>, scratch: &mut Scratch, push: &mut dyn FnMut(u32, FadeLabel)) -> Result<(), RenderError> {
     let rigid = &models.rigid;
-    let blended =
-        |scratch: &Scratch, what: &'static str, step: u32, push: &mut dyn FnMut(u32, FadeLabel)| {
-            for g in 0..rigid.blend_group_count() {
-                let group = rigid.blend_group(g);
-                for v in
-                    group.first_vertex as usize..(group.first_vertex + group.vertex_count) as usize
-                {
-                    push(
-                        scratch.sxy[v],
-                        FadeLabel {
-                            what,
-                            step,
-                            index: v,
-                        },
-                    );
-                    push(
-                        scratch.sz[v],
-                        FadeLabel {
-                            what,
-                            step,
-                            index: v,
-                        },
-                    );
-                }
+    let blended = |scratch: &Scratch, what: &'static str, step: u32, push: &mut dyn FnMut(u32, FadeLabel)| {
+        for g in 0..rigid.blend_group_count() {
+            let group = rigid.blend_group(g);
+            for v in group.first_vertex as usize..(group.first_vertex + group.vertex_count) as usize {
+                push(scratch.sxy[v], FadeLabel { what, step, index: v });
+                push(scratch.sz[v], FadeLabel { what, step, index: v });
             }
-        };
+        }
+    };
     for (i, p) in BLEND_PROBES.iter().enumerate() {
         let camera = camera_with_yaw(p.yaw);
         camera.load(gte);
         let clip = rigid.find_clip(p.clip).unwrap_or(usize::MAX) as u16;
         let next = if p.weight == 0 { p.frame } else { p.frame + 1 };
-        let sample = psxanim_runtime::anim::FrameSample {
-            clip,
-            frame: p.frame,
-            next,
-            weight: p.weight,
-        };
+        let sample = psxanim_runtime::anim::FrameSample { clip, frame: p.frame, next, weight: p.weight };
         let world = camera::placement(PLACEMENTS[0].position, PLACEMENTS[0].yaw);
         let poses = models.rigid_poses.as_ref().filter(|_| p.cached);
-        render::render_cached(
-            gte,
-            rigid,
-            poses,
-            &camera,
-            &world,
-            Some(sample),
-            scratch,
-            &mut Discard,
-            &mut |_| {},
-        )?;
-        blended(
-            scratch,
-            if p.cached {
-                "blend.cached"
-            } else {
-                "blend.compact"
-            },
-            i as u32,
-            push,
-        );
+        render::render_cached(gte, rigid, poses, &camera, &world, Some(sample), scratch, &mut Discard, &mut |_| {})?;
+        blended(scratch, if p.cached { "blend.cached" } else { "blend.compact" }, i as u32, push);
     }
     let camera = camera_with_yaw(0x1000);
     let world = camera::placement(PLACEMENTS[0].position, PLACEMENTS[0].yaw);
-    let missing = |t: &Tables| TableError::ClipOutOfRange {
-        clip: usize::MAX,
-        clips: t.clip_count(),
-    };
+    let missing = |t: &Tables| TableError::ClipOutOfRange { clip: usize::MAX, clips: t.clip_count() };
     for probe in FADE_PROBES.iter().filter(|p| p.model == Model::Rigid) {
         let from = rigid.find_clip(probe.from).ok_or(missing(rigid))?;
         let to = rigid.find_clip(probe.to).ok_or(missing(rigid))?;
@@ -758,17 +499,7 @@ pub fn blend_probe_words<B: Cop2>(
             a.update(VSYNCS_PER_FRAME);
         }
         camera.load(gte);
-        render::render_animated(
-            gte,
-            rigid,
-            models.poses(Model::Rigid),
-            &camera,
-            &world,
-            &a,
-            scratch,
-            &mut Discard,
-            &mut |_| {},
-        )?;
+        render::render_animated(gte, rigid, models.poses(Model::Rigid), &camera, &world, &a, scratch, &mut Discard, &mut |_| {})?;
         blended(scratch, "blend.fade", probe.probe_steps[0], push);
     }
     Ok(())
@@ -776,40 +507,18 @@ pub fn blend_probe_words<B: Cop2>(
 
 /// Name of probe word `i` (for reports), given the two blobs' vertex counts.
 #[allow(dead_code)] // used by the host only
-pub fn probe_word_name(
-    i: usize,
-    baked_vertices: usize,
-    rigid_vertices: usize,
-) -> (&'static str, u16, &'static str, usize) {
+pub fn probe_word_name(i: usize, baked_vertices: usize, rigid_vertices: usize) -> (&'static str, u16, &'static str, usize) {
     let per_baked = 2 * baked_vertices;
     if i < BAKED_PROBES.len() * per_baked {
         let (clip, frame) = BAKED_PROBES[i / per_baked];
         let within = i % per_baked;
-        return (
-            clip,
-            frame,
-            if within & 1 == 0 {
-                "baked.xy"
-            } else {
-                "baked.z"
-            },
-            within / 2,
-        );
+        return (clip, frame, if within & 1 == 0 { "baked.xy" } else { "baked.z" }, within / 2);
     }
     let rest = i - BAKED_PROBES.len() * per_baked;
     let per_rigid = rigid_vertices.div_ceil(RIGID_PROBE_STRIDE).max(1);
     let p = &RIGID_PROBES[(rest / per_rigid).min(RIGID_PROBES.len() - 1)];
-    let what = if p.cached {
-        "rigid.sxy"
-    } else {
-        "rigid.compact.sxy"
-    };
-    (
-        p.clip,
-        p.frame,
-        what,
-        (rest % per_rigid) * RIGID_PROBE_STRIDE,
-    )
+    let what = if p.cached { "rigid.sxy" } else { "rigid.compact.sxy" };
+    (p.clip, p.frame, what, (rest % per_rigid) * RIGID_PROBE_STRIDE)
 }
 
 /// Deliberate corruptions of a copy of an embedded blob, run once at start-up: each must end in a
@@ -827,12 +536,8 @@ pub enum Corruption {
     BakedBadFrameMode,
 }
 
-pub const CORRUPTIONS: [Corruption; 4] = [
-    Corruption::RigidBadMagic,
-    Corruption::RigidClipsPastEnd,
-    Corruption::RigidBlockAtStreamEnd,
-    Corruption::BakedBadFrameMode,
-];
+pub const CORRUPTIONS: [Corruption; 4] =
+    [Corruption::RigidBadMagic, Corruption::RigidClipsPastEnd, Corruption::RigidBlockAtStreamEnd, Corruption::BakedBadFrameMode];
 /// Record words per corruption: the error code (`error_code`), then the offset (`error_offset`).
 #[allow(dead_code)] // used by the host only
 pub const WORDS_PER_CORRUPTION: usize = 2;
@@ -860,10 +565,7 @@ impl Corruption {
     /// Damages `bytes` (a copy of a valid blob). The pose and frame corruptions read the valid blob's
     /// tables to find their byte; `Err` if the blob does not hold what they look for.
     fn apply(self, bytes: &mut [u8]) -> Result<(), TableError> {
-        let missing = TableError::ClipOutOfRange {
-            clip: usize::MAX,
-            clips: 0,
-        };
+        let missing = TableError::ClipOutOfRange { clip: usize::MAX, clips: 0 };
         match self {
             Corruption::RigidBadMagic => bytes[0] ^= 0xFF,
             Corruption::RigidClipsPastEnd => {
@@ -875,8 +577,7 @@ impl Corruption {
                     let t = Tables::parse(bytes)?;
                     let clip = t.clip(t.find_clip("Walk").ok_or(missing)?)?;
                     let start = clip.data_offset as usize;
-                    let block_count =
-                        u16::from_le_bytes([bytes[start + 2], bytes[start + 3]]) as usize;
+                    let block_count = u16::from_le_bytes([bytes[start + 2], bytes[start + 3]]) as usize;
                     let descriptors = start + CLIP_POSE_HEADER_SIZE;
                     let channels = t.bone_count() * CHANNELS_PER_BONE;
                     let constants: usize = (0..channels)
@@ -885,14 +586,10 @@ impl Corruption {
                         .filter(|(_, flags)| flags & CHANNEL_ANIMATED == 0)
                         .map(|(ch, flags)| constant_size(ch % CHANNELS_PER_BONE, flags))
                         .sum();
-                    let animated =
-                        u16::from_le_bytes([bytes[start + 4], bytes[start + 5]]) as usize;
+                    let animated = u16::from_le_bytes([bytes[start + 4], bytes[start + 5]]) as usize;
                     let offsets = descriptors + channels * CHANNEL_DESCRIPTOR_SIZE + constants;
                     let stream = offsets + 4 * block_count + 4 * block_count * animated;
-                    (
-                        offsets,
-                        (start + clip.data_size as usize - stream) as u32 * 8,
-                    )
+                    (offsets, (start + clip.data_size as usize - stream) as u32 * 8)
                 };
                 bytes[offsets..offsets + 4].copy_from_slice(&stream_bits.to_le_bytes());
             }
@@ -901,8 +598,7 @@ impl Corruption {
                     let t = Tables::parse(bytes)?;
                     let clip = t.clip(t.find_clip("Turn").ok_or(missing)?)?;
                     let at = clip.data_offset as usize + 4 * CORRUPT_TURN_FRAME as usize;
-                    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
-                        as usize
+                    u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]) as usize
                 };
                 bytes[payload] = 0xFF;
             }
@@ -912,19 +608,9 @@ impl Corruption {
 
     /// Copies `source` into `buffer` (which must hold it), damages it, then parses and renders it as the
     /// probes do.
-    fn run<B: Cop2>(
-        self,
-        source: &[u8],
-        buffer: &mut [u8],
-        gte: &mut Gte<B>,
-        scratch: &mut Scratch,
-    ) -> Result<Outcome, RenderError> {
+    fn run<B: Cop2>(self, source: &[u8], buffer: &mut [u8], gte: &mut Gte<B>, scratch: &mut Scratch) -> Result<Outcome, RenderError> {
         let Some(bytes) = buffer.get_mut(..source.len()) else {
-            return Err(TableError::OutputTooSmall {
-                needed: source.len(),
-                len: buffer.len(),
-            }
-            .into());
+            return Err(TableError::OutputTooSmall { needed: source.len(), len: buffer.len() }.into());
         };
         bytes.copy_from_slice(source);
         // Damage only a blob that parses: its offsets are then known to lie inside it.
@@ -936,25 +622,11 @@ impl Corruption {
             Model::Baked => ("Turn", CORRUPT_TURN_FRAME),
         };
         let clip = tables.find_clip(clip).unwrap_or(usize::MAX) as u16;
-        let sample = psxanim_runtime::anim::FrameSample {
-            clip,
-            frame,
-            next: frame,
-            weight: 0,
-        };
+        let sample = psxanim_runtime::anim::FrameSample { clip, frame, next: frame, weight: 0 };
         let camera = camera_with_yaw(0);
         camera.load(gte);
         let world = camera::placement(PLACEMENTS[0].position, PLACEMENTS[0].yaw);
-        render::render(
-            gte,
-            &tables,
-            &camera,
-            &world,
-            Some(sample),
-            scratch,
-            &mut Discard,
-            &mut |_| {},
-        )
+        render::render(gte, &tables, &camera, &world, Some(sample), scratch, &mut Discard, &mut |_| {})
     }
 }
 
@@ -1136,13 +808,7 @@ pub fn flat_packet_words<B: Cop2>(gte: &mut Gte<B>, push: &mut dyn FnMut(u32)) {
                 };
                 // SAFETY: well-formed streams (a host test checks them), every vertex index below 14.
                 let done = unsafe { gte.backend_mut().flat_packets(&job, &mut list) };
-                let offset = |link: u32| {
-                    if link & LINK_MASK == LINK_MASK {
-                        LINK_MASK
-                    } else {
-                        (link.wrapping_sub(base) & LINK_MASK) / 4
-                    }
-                };
+                let offset = |link: u32| if link & LINK_MASK == LINK_MASK { LINK_MASK } else { (link.wrapping_sub(base) & LINK_MASK) / 4 };
                 push(done.drawn as u32);
                 push(done.rejected as u32);
                 push(done.words as u32);
@@ -1155,11 +821,7 @@ pub fn flat_packet_words<B: Cop2>(gte: &mut Gte<B>, push: &mut dyn FnMut(u32)) {
                     if is_header {
                         header += (w >> 24) as usize + 1;
                     }
-                    push(if is_header {
-                        w & !LINK_MASK | offset(w)
-                    } else {
-                        w
-                    });
+                    push(if is_header { w & !LINK_MASK | offset(w) } else { w });
                 }
             }
         }
@@ -1170,41 +832,22 @@ pub fn flat_packet_words<B: Cop2>(gte: &mut Gte<B>, push: &mut dyn FnMut(u32)) {
 /// so a cache built differently on the console than on the host shows up as such (the probes would
 /// only show its consequences).
 pub fn pose_cache_hash(models: &Models) -> u32 {
-    let words = models
-        .rigid_poses
-        .iter()
-        .flat_map(|c| c.entries().iter())
-        .flat_map(|e| e.words.iter());
+    let words = models.rigid_poses.iter().flat_map(|c| c.entries().iter()).flat_map(|e| e.words.iter());
     words.fold(0x811C_9DC5_u32, |h, &w| (h ^ w).wrapping_mul(0x0100_0193))
 }
 
 /// Blend groups of every shape the blend stage's loop takes, as (pair, weight, vertex count): none,
 /// one and two vertices, whole triples, triples and one or two more, several groups of one pair, the
 /// end weights. [`blend_shapes_word`] lays them out one after the other from the first blended vertex.
-pub const RESHAPED_GROUPS: [(u16, u16, u16); 10] = [
-    (0, 0, 0),
-    (0, 4096, 1),
-    (0, 1000, 2),
-    (1, 2048, 3),
-    (1, 3, 4),
-    (2, 4095, 5),
-    (3, 1234, 6),
-    (3, 777, 7),
-    (3, 3500, 8),
-    (4, 64, 9),
-];
+pub const RESHAPED_GROUPS: [(u16, u16, u16); 10] =
+    [(0, 0, 0), (0, 4096, 1), (0, 1000, 2), (1, 2048, 3), (1, 3, 4), (2, 4095, 5), (3, 1234, 6), (3, 777, 7), (3, 3500, 8), (4, 64, 9)];
 
 /// A hash of the SXY and SZ of every vertex up to the last rewritten group's end (FNV-1a over the
 /// words) drawn from a copy of the rigid blob
 /// (`copy`, at least as long) whose first blend groups are rewritten as [`RESHAPED_GROUPS`] (same
 /// count, pairs kept below the pair count), posed with Walk frame 15: the console's blend loop against
 /// the host's definition on the group shapes the fixture does not have. 0 without a blend section.
-pub fn blend_shapes_word<B: Cop2>(
-    rigid_blob: &[u8],
-    copy: &mut [u8],
-    gte: &mut Gte<B>,
-    scratch: &mut Scratch,
-) -> Result<u32, RenderError> {
+pub fn blend_shapes_word<B: Cop2>(rigid_blob: &[u8], copy: &mut [u8], gte: &mut Gte<B>, scratch: &mut Scratch) -> Result<u32, RenderError> {
     let original = Tables::parse(rigid_blob)?;
     let (groups, pairs) = (original.blend_group_count(), original.blend_pair_count());
     let Some(copy) = copy.get_mut(..rigid_blob.len()).filter(|_| groups != 0) else {
@@ -1218,10 +861,7 @@ pub fn blend_shapes_word<B: Cop2>(
     for (k, &(pair, weight, count)) in RESHAPED_GROUPS.iter().enumerate().take(groups) {
         let count = count.min((original.vertex_count() as u16).saturating_sub(first));
         let at = groups_at + k * psxanim_runtime::tables::blend::GROUP_SIZE;
-        for (i, v) in [pair.min(pairs as u16 - 1), weight, first, count]
-            .into_iter()
-            .enumerate()
-        {
+        for (i, v) in [pair.min(pairs as u16 - 1), weight, first, count].into_iter().enumerate() {
             copy[at + 2 * i..at + 2 * i + 2].copy_from_slice(&v.to_le_bytes());
         }
         first += count;
@@ -1230,24 +870,9 @@ pub fn blend_shapes_word<B: Cop2>(
     let camera = camera_with_yaw(0x3000);
     camera.load(gte);
     let clip = tables.find_clip("Walk").unwrap_or(usize::MAX) as u16;
-    let sample = psxanim_runtime::anim::FrameSample {
-        clip,
-        frame: 15,
-        next: 15,
-        weight: 0,
-    };
+    let sample = psxanim_runtime::anim::FrameSample { clip, frame: 15, next: 15, weight: 0 };
     let world = camera::placement(PLACEMENTS[0].position, PLACEMENTS[0].yaw);
-    render::render_cached(
-        gte,
-        &tables,
-        None,
-        &camera,
-        &world,
-        Some(sample),
-        scratch,
-        &mut Discard,
-        &mut |_| {},
-    )?;
+    render::render_cached(gte, &tables, None, &camera, &world, Some(sample), scratch, &mut Discard, &mut |_| {})?;
     // The rigid ranges and the rewritten groups (vertices past them keep an earlier render's results).
     let n = (first as usize).min(tables.vertex_count());
     let words = scratch.sxy[..n].iter().chain(scratch.sz[..n].iter());

@@ -7,13 +7,9 @@
 use psxanim_runtime::anim::{Animator, Fade, FrameSample, Sampling};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::Matrix;
-use psxanim_runtime::render::bones::{
-    bone_matrices, bone_matrices_q14, crossfade_q14, crossfade_samples,
-};
+use psxanim_runtime::render::bones::{bone_matrices, bone_matrices_q14, crossfade_q14, crossfade_samples};
 use psxanim_runtime::render::{PoseStream, PoseVoices, Scratch};
-use psxanim_runtime::tables::stream::{
-    advance_voice, pose_voice_q14, target, words_needed, VoiceState,
-};
+use psxanim_runtime::tables::stream::{advance_voice, pose_voice_q14, target, words_needed, VoiceState};
 use psxanim_runtime::tables::{TableError, Tables};
 
 /// Record cycle slots (root counter 2 ticks): the slowest and the total of `FRAMES` interpolated
@@ -69,12 +65,7 @@ pub const FADE_CLIP_FRAMES: u16 = 8;
 pub const STREAM_WORDS: usize = 96;
 /// Words the probes leave: a hash of every frame's matrices, of each seek's, of each stepped frame's,
 /// of each crossfade frame's, and the state words.
-pub const WORDS: usize = FRAMES as usize
-    + SEEKS.len()
-    + STEPPED_FRAMES as usize
-    + FADE_FRAMES as usize
-    + 1
-    + CLIP_HASHES;
+pub const WORDS: usize = FRAMES as usize + SEEKS.len() + STEPPED_FRAMES as usize + FADE_FRAMES as usize + 1 + CLIP_HASHES;
 /// Clips of the fixture character played through [`clip_hashes`] (a word each, 0 past its clips).
 pub const CLIP_HASHES: usize = 4;
 /// Frames of each of those clips played at 60 Hz (each frame shown, then halfway to the next).
@@ -84,11 +75,7 @@ pub const CLIP_FRAMES: u16 = 40;
 /// the GTE's form cannot take, the added wave clip) played at 60 Hz through a `PoseStream` as
 /// `render_streamed` poses it, in the GTE's form or else as samples: per clip, one hash of every
 /// pose or sample written and of the route taken. On the console these are the asm loops.
-fn clip_hashes(
-    rigid: &Tables,
-    scratch: &mut Scratch,
-    push: &mut dyn FnMut(u32),
-) -> Result<(), TableError> {
+fn clip_hashes(rigid: &Tables, scratch: &mut Scratch, push: &mut dyn FnMut(u32)) -> Result<(), TableError> {
     let bones = rigid.bone_count().min(scratch.poses.len());
     for clip in 0..CLIP_HASHES {
         if clip >= rigid.clip_count() {
@@ -102,29 +89,17 @@ fn clip_hashes(
         for frame in 0..frames.min(CLIP_FRAMES) {
             let next = if frame + 1 < frames { frame + 1 } else { frame };
             for (next, weight) in [(frame, 0), (next, 2048)] {
-                let s = FrameSample {
-                    clip: clip as u16,
-                    frame,
-                    next,
-                    weight,
-                };
+                let s = FrameSample { clip: clip as u16, frame, next, weight };
                 if stream.pose_q14(rigid, &s, &mut scratch.poses[..bones])? {
                     mix(1);
                     for p in &scratch.poses[..bones] {
-                        p.rotation
-                            .iter()
-                            .chain(&p.translation)
-                            .for_each(|&c| mix(c as u16 as u32));
+                        p.rotation.iter().chain(&p.translation).for_each(|&c| mix(c as u16 as u32));
                     }
                 } else {
                     stream.sample(rigid, &s, &mut scratch.samples[..bones])?;
                     mix(2);
                     for b in &scratch.samples[..bones] {
-                        b.rotation
-                            .iter()
-                            .chain(&b.translation)
-                            .chain(&b.scale)
-                            .for_each(|&c| mix(c as u32));
+                        b.rotation.iter().chain(&b.translation).chain(&b.scale).for_each(|&c| mix(c as u32));
                     }
                 }
             }
@@ -152,33 +127,14 @@ fn split<B: Cop2>(
     a.update(2 * START_FRAME as u32);
     let (mut record, mut write, mut compose, mut record_total, mut write_total) = (0, 0, 0, 0, 0);
     for i in 0..=FRAMES {
-        let s = a.pose().map(|p| p.current).unwrap_or(FrameSample {
-            clip: clip as u16,
-            frame: 0,
-            next: 0,
-            weight: 0,
-        });
+        let s = a.pose().map(|p| p.current).unwrap_or(FrameSample { clip: clip as u16, frame: 0, next: 0, weight: 0 });
         let (g, w) = target(s.frame, s.next, s.weight);
         let t0 = clock();
         advance_voice(twenty, &mut voice, &mut words, clip, g)?;
         let t1 = clock();
-        pose_voice_q14(
-            twenty,
-            &mut voice,
-            &mut words,
-            clip,
-            g,
-            w,
-            &mut scratch.poses[..bones],
-        )?;
+        pose_voice_q14(twenty, &mut voice, &mut words, clip, g, w, &mut scratch.poses[..bones])?;
         let t2 = clock();
-        bone_matrices_q14(
-            gte,
-            twenty,
-            &scratch.poses[..bones],
-            object,
-            &mut scratch.matrices[..bones],
-        );
+        bone_matrices_q14(gte, twenty, &scratch.poses[..bones], object, &mut scratch.matrices[..bones]);
         let t3 = clock();
         // The first frame is a seek (the voice stands nowhere yet).
         if i > 0 {
@@ -198,16 +154,10 @@ fn hash(matrices: &[Matrix]) -> u32 {
     let mut h = 0x811C_9DC5u32;
     for m in matrices {
         let r = m.rotation;
-        let words = [
-            r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2], r[2][0], r[2][1], r[2][2],
-        ]
-        .map(|e| e as u16 as u32)
-        .into_iter()
-        .chain([
-            m.translation.x as u32,
-            m.translation.y as u32,
-            m.translation.z as u32,
-        ]);
+        let words = [r[0][0], r[0][1], r[0][2], r[1][0], r[1][1], r[1][2], r[2][0], r[2][1], r[2][2]]
+            .map(|e| e as u16 as u32)
+            .into_iter()
+            .chain([m.translation.x as u32, m.translation.y as u32, m.translation.z as u32]);
         for w in words {
             h = (h ^ w).wrapping_mul(0x0100_0193);
         }
@@ -228,17 +178,10 @@ pub fn stream_words<B: Cop2>(
     cycles: &mut dyn FnMut(usize, u32),
     push: &mut dyn FnMut(u32),
 ) -> Result<(), TableError> {
-    let clip = twenty.find_clip("Walk").ok_or(TableError::ClipOutOfRange {
-        clip: usize::MAX,
-        clips: twenty.clip_count(),
-    })?;
+    let clip = twenty.find_clip("Walk").ok_or(TableError::ClipOutOfRange { clip: usize::MAX, clips: twenty.clip_count() })?;
     let bones = twenty.bone_count().min(scratch.samples.len());
     let mut stream = PoseStream::<STREAM_WORDS>::new();
-    let mut faded = |stream: &mut PoseStream<STREAM_WORDS>,
-                     s: &FrameSample,
-                     fade: Option<&Fade>,
-                     scratch: &mut Scratch,
-                     gte: &mut Gte<B>| {
+    let mut faded = |stream: &mut PoseStream<STREAM_WORDS>, s: &FrameSample, fade: Option<&Fade>, scratch: &mut Scratch, gte: &mut Gte<B>| {
         let started = clock();
         // As `render_streamed` poses: in the GTE's form when every bone has it (a crossfade's two
         // poses blended in that form), else as samples.
@@ -247,74 +190,40 @@ pub fn stream_words<B: Cop2>(
             None => stream.pose_q14(twenty, s, poses)?,
             Some(f) => {
                 let from = &mut scratch.from_poses[..bones];
-                stream.pose_q14_pair(twenty, s, poses, &f.from, from)?
-                    && crossfade_q14(from, poses, f.weight)
+                stream.pose_q14_pair(twenty, s, poses, &f.from, from)? && crossfade_q14(from, poses, f.weight)
             }
         };
         if !q14 {
             let from = fade.map(|f| (&f.from, &mut scratch.from_samples[..bones]));
             stream.sample_pair(twenty, s, &mut scratch.samples[..bones], from)?;
             if let Some(f) = fade {
-                crossfade_samples(
-                    &scratch.from_samples[..bones],
-                    &mut scratch.samples[..bones],
-                    f.weight,
-                );
+                crossfade_samples(&scratch.from_samples[..bones], &mut scratch.samples[..bones], f.weight);
             }
         }
         let decoded = clock();
         if q14 {
-            bone_matrices_q14(
-                gte,
-                twenty,
-                &scratch.poses[..bones],
-                object,
-                &mut scratch.matrices[..bones],
-            );
+            bone_matrices_q14(gte, twenty, &scratch.poses[..bones], object, &mut scratch.matrices[..bones]);
         } else {
-            bone_matrices(
-                gte,
-                twenty,
-                &scratch.samples[..bones],
-                object,
-                &mut scratch.matrices[..bones],
-            );
+            bone_matrices(gte, twenty, &scratch.samples[..bones], object, &mut scratch.matrices[..bones]);
         }
         let done = clock();
-        Ok::<_, TableError>((
-            decoded.wrapping_sub(started) as u32,
-            done.wrapping_sub(decoded) as u32,
-        ))
+        Ok::<_, TableError>((decoded.wrapping_sub(started) as u32, done.wrapping_sub(decoded) as u32))
     };
-    let mut pose = |stream: &mut PoseStream<STREAM_WORDS>,
-                    s: &FrameSample,
-                    scratch: &mut Scratch,
-                    gte: &mut Gte<B>| faded(stream, s, None, scratch, gte);
-    let (mut slowest, mut total, mut slowest_decode, mut slowest_matrices, mut slowest_in_place) =
-        (0, 0, 0, 0, 0);
+    let mut pose = |stream: &mut PoseStream<STREAM_WORDS>, s: &FrameSample, scratch: &mut Scratch, gte: &mut Gte<B>| faded(stream, s, None, scratch, gte);
+    let (mut slowest, mut total, mut slowest_decode, mut slowest_matrices, mut slowest_in_place) = (0, 0, 0, 0, 0);
     let mut a = Animator::new(60, Sampling::Interpolated);
     a.play(twenty, clip, true)?;
     // Playback measured from clip frame `START_FRAME` on (across a block boundary); the first pose
     // there is a seek (the voice stands nowhere yet) and is timed as one.
     a.update(2 * START_FRAME as u32);
     let mut slowest_seek = 0;
-    let first = a.pose().map(|p| p.current).unwrap_or(FrameSample {
-        clip: clip as u16,
-        frame: 0,
-        next: 0,
-        weight: 0,
-    });
+    let first = a.pose().map(|p| p.current).unwrap_or(FrameSample { clip: clip as u16, frame: 0, next: 0, weight: 0 });
     let (decode, matrices) = pose(&mut stream, &first, scratch, gte)?;
     slowest_seek = slowest_seek.max(decode + matrices);
     a.update(1);
     let mut stood = target(first.frame, first.next, first.weight).0;
     for _ in 0..FRAMES {
-        let s = a.pose().map(|p| p.current).unwrap_or(FrameSample {
-            clip: clip as u16,
-            frame: 0,
-            next: 0,
-            weight: 0,
-        });
+        let s = a.pose().map(|p| p.current).unwrap_or(FrameSample { clip: clip as u16, frame: 0, next: 0, weight: 0 });
         let (decode, matrices) = pose(&mut stream, &s, scratch, gte)?;
         push(hash(&scratch.matrices[..bones]));
         // A frame whose voice stays where it stood (60 Hz between two samples): no record of the
@@ -333,12 +242,7 @@ pub fn stream_words<B: Cop2>(
     let mut slowest_block_start = 0;
     for frame in SEEKS {
         stream.reset();
-        let s = FrameSample {
-            clip: clip as u16,
-            frame,
-            next: frame + 1,
-            weight: 2048,
-        };
+        let s = FrameSample { clip: clip as u16, frame, next: frame + 1, weight: 2048 };
         let (decode, matrices) = pose(&mut stream, &s, scratch, gte)?;
         push(hash(&scratch.matrices[..bones]));
         slowest_seek = slowest_seek.max(decode + matrices);
@@ -351,12 +255,7 @@ pub fn stream_words<B: Cop2>(
     a.play(twenty, clip, true)?;
     stream.reset();
     for _ in 0..STEPPED_FRAMES {
-        let s = a.pose().map(|p| p.current).unwrap_or(FrameSample {
-            clip: clip as u16,
-            frame: 0,
-            next: 0,
-            weight: 0,
-        });
+        let s = a.pose().map(|p| p.current).unwrap_or(FrameSample { clip: clip as u16, frame: 0, next: 0, weight: 0 });
         let (decode, matrices) = pose(&mut stream, &s, scratch, gte)?;
         push(hash(&scratch.matrices[..bones]));
         slowest_stepped = slowest_stepped.max(decode + matrices);
@@ -368,12 +267,7 @@ pub fn stream_words<B: Cop2>(
     a.play(twenty, clip, true)?;
     stream.reset();
     a.update(2 * START_FRAME as u32);
-    let start = a.pose().map(|p| p.current).unwrap_or(FrameSample {
-        clip: clip as u16,
-        frame: 0,
-        next: 0,
-        weight: 0,
-    });
+    let start = a.pose().map(|p| p.current).unwrap_or(FrameSample { clip: clip as u16, frame: 0, next: 0, weight: 0 });
     pose(&mut stream, &start, scratch, gte)?;
     a.crossfade(twenty, clip, true, FADE_CLIP_FRAMES)?;
     for _ in 0..FADE_FRAMES {
@@ -384,8 +278,7 @@ pub fn stream_words<B: Cop2>(
         slowest_fade = slowest_fade.max(decode + matrices);
         slowest_fade_decode = slowest_fade_decode.max(decode);
     }
-    let [record, write, compose, record_total, write_total] =
-        split(twenty, clip, object, gte, scratch, clock)?;
+    let [record, write, compose, record_total, write_total] = split(twenty, clip, object, gte, scratch, clock)?;
     let state = words_needed(twenty, clip)? as u32;
     push(state);
     clip_hashes(character, scratch, push)?;

@@ -11,8 +11,8 @@ use psxanim_runtime::gte::Cop2;
 
 /// Registers read back after each command, in the order of `read_outputs`.
 pub const OUTPUT_NAMES: [&str; 16] = [
-    "SXY0", "SXY1", "SXY2", "SZ0", "SZ1", "SZ2", "SZ3", "IR0", "IR1", "IR2", "IR3", "MAC0", "MAC1",
-    "MAC2", "MAC3", "FLAG",
+    "SXY0", "SXY1", "SXY2", "SZ0", "SZ1", "SZ2", "SZ3", "IR0", "IR1", "IR2", "IR3", "MAC0", "MAC1", "MAC2",
+    "MAC3", "FLAG",
 ];
 
 /// Number of result words: the outputs after RTPS, then after RTPT.
@@ -20,18 +20,8 @@ pub const WORDS: usize = 2 * OUTPUT_NAMES.len();
 
 /// Command and register of result word `i` (("RTPS", "SXY2"), ("RTPT", "FLAG")...), for reports.
 pub fn word_name(i: usize) -> (&'static str, &'static str) {
-    let command = if i < OUTPUT_NAMES.len() {
-        "RTPS"
-    } else {
-        "RTPT"
-    };
-    (
-        command,
-        OUTPUT_NAMES
-            .get(i % OUTPUT_NAMES.len())
-            .copied()
-            .unwrap_or("?"),
-    )
+    let command = if i < OUTPUT_NAMES.len() { "RTPS" } else { "RTPT" };
+    (command, OUTPUT_NAMES.get(i % OUTPUT_NAMES.len()).copied().unwrap_or("?"))
 }
 
 /// A rotation of about 30 degrees around Y (FP12: cos = 3547, sin = 2048), then 10 degrees around X.

@@ -14,11 +14,9 @@
 use psxanim_runtime::anim::{Animator, Sampling};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::{Matrix, Vec3i16, Vec3i32};
-use psxanim_runtime::render::camera::{self, Angle, Camera};
 use psxanim_runtime::render::light::Lighting;
-use psxanim_runtime::render::{
-    self, Outcome, PoseStream, RenderError, Scratch, Stage, TriangleSink,
-};
+use psxanim_runtime::render::camera::{self, Angle, Camera};
+use psxanim_runtime::render::{self, Outcome, PoseStream, RenderError, Scratch, Stage, TriangleSink};
 use psxanim_runtime::tables::textures::{Rect, MAX_TEXTURES};
 use psxanim_runtime::tables::{TableError, Tables};
 use psxanim_runtime::vram::{Placement, PlacementError};
@@ -34,29 +32,15 @@ pub const OT_DEPTHS: usize = 1024;
 pub const MEASURED_FRAME: u32 = 20;
 
 /// The characters the game embeds (`Game::new` takes their tables in this order).
-pub const CHARACTERS: [&str; 4] = [
-    "blender_character",
-    "dense_character",
-    "textured_embedded",
-    "textured_atlas",
-];
+pub const CHARACTERS: [&str; 4] = ["blender_character", "dense_character", "textured_embedded", "textured_atlas"];
 
 /// The scene's light: one warm light from above, to the left and in front of the characters (the
 /// direction points from a surface toward the light: -x left, -y up, -z toward the camera), and a
 /// cool ambient.
-pub const LIGHTING: Lighting = Lighting::one(
-    Vec3i16::new(-2365, -2365, -2365),
-    [150, 140, 120],
-    [56, 56, 72],
-);
+pub const LIGHTING: Lighting = Lighting::one(Vec3i16::new(-2365, -2365, -2365), [150, 140, 120], [56, 56, 72]);
 
 /// The game's two 320 x 240 frame buffers, which no texture may overlap.
-pub const FRAME_BUFFERS: [Rect; 1] = [Rect {
-    x: 0,
-    y: 0,
-    w: 320,
-    h: 480,
-}];
+pub const FRAME_BUFFERS: [Rect; 1] = [Rect { x: 0, y: 0, w: 320, h: 480 }];
 
 /// Packet words per frame: the glTF character's 660 triangles twice and the dense one's 5,888, at most
 /// half of each facing the camera, 5 words a triangle (6 a quad), with room to spare.
@@ -73,34 +57,10 @@ pub struct Actor {
 }
 
 pub const ACTORS: [Actor; 4] = [
-    Actor {
-        character: 0,
-        clip: "Walk",
-        sampling: Sampling::Step,
-        position: Vec3i32::new(-3000, 0, 0),
-        yaw: 0x2000,
-    },
-    Actor {
-        character: 2,
-        clip: "Idle",
-        sampling: Sampling::Interpolated,
-        position: Vec3i32::new(3000, 0, 0),
-        yaw: 0xE000,
-    },
-    Actor {
-        character: 1,
-        clip: "Walk",
-        sampling: Sampling::Interpolated,
-        position: Vec3i32::new(0, 0, 6000),
-        yaw: 0x1000,
-    },
-    Actor {
-        character: 3,
-        clip: "Walk",
-        sampling: Sampling::Interpolated,
-        position: Vec3i32::new(-6500, 0, 0),
-        yaw: 0x4000,
-    },
+    Actor { character: 0, clip: "Walk", sampling: Sampling::Step, position: Vec3i32::new(-3000, 0, 0), yaw: 0x2000 },
+    Actor { character: 2, clip: "Idle", sampling: Sampling::Interpolated, position: Vec3i32::new(3000, 0, 0), yaw: 0xE000 },
+    Actor { character: 1, clip: "Walk", sampling: Sampling::Interpolated, position: Vec3i32::new(0, 0, 6000), yaw: 0x1000 },
+    Actor { character: 3, clip: "Walk", sampling: Sampling::Interpolated, position: Vec3i32::new(-6500, 0, 0), yaw: 0x4000 },
 ];
 
 /// Cycle slots (root counter 2 ticks at `MEASURED_FRAME`): per actor its decode, pose, projection and
@@ -163,8 +123,7 @@ impl<'a> Game<'a> {
         let worlds = ACTORS.map(|a| camera::placement(a.position, a.yaw));
         // Each blob proposes its places alone: the characters' textures are kept apart here.
         let mut placements = [None; CHARACTERS.len()];
-        let mut taken =
-            [Rect::default(); FRAME_BUFFERS.len() + 2 * MAX_TEXTURES * CHARACTERS.len()];
+        let mut taken = [Rect::default(); FRAME_BUFFERS.len() + 2 * MAX_TEXTURES * CHARACTERS.len()];
         taken[..FRAME_BUFFERS.len()].copy_from_slice(&FRAME_BUFFERS);
         let mut n = FRAME_BUFFERS.len();
         for ((p, t), name) in placements.iter_mut().zip(&tables).zip(CHARACTERS) {
@@ -180,13 +139,7 @@ impl<'a> Game<'a> {
                 *p = Some(placed);
             }
         }
-        Ok(Game {
-            tables,
-            animators,
-            streams: [const { PoseStream::new() }; ACTORS.len()],
-            worlds,
-            placements,
-        })
+        Ok(Game { tables, animators, streams: [const { PoseStream::new() }; ACTORS.len()], worlds, placements })
     }
 
     /// Advances every actor by `vsyncs` vertical blanks.
@@ -210,33 +163,15 @@ impl<'a> Game<'a> {
         camera.load(gte);
         let mut outcomes = [Ok(Outcome::Culled); ACTORS.len()];
         for (i, outcome) in outcomes.iter_mut().enumerate() {
-            let (tables, stream, animator) = (
-                &self.tables[ACTORS[i].character],
-                &mut self.streams[i],
-                &self.animators[i],
-            );
+            let (tables, stream, animator) = (&self.tables[ACTORS[i].character], &mut self.streams[i], &self.animators[i]);
             sink.place_textures(self.placements[ACTORS[i].character].as_ref());
             // Characters imported with normals are lit by the scene's light.
             scratch.lighting = tables.has_normals().then_some(LIGHTING);
-            *outcome = render::render_streamed(
-                gte,
-                tables,
-                stream,
-                &camera,
-                &self.worlds[i],
-                animator,
-                scratch,
-                sink,
-                &mut |s| mark(i, s),
-            );
+            *outcome = render::render_streamed(gte, tables, stream, &camera, &self.worlds[i], animator, scratch, sink, &mut |s| mark(i, s));
             if let Some(words) = probe.as_deref_mut() {
                 // While the scratch still holds this actor's projected vertices.
                 let at = i * WORDS_PER_ACTOR;
-                words[at..at + WORDS_PER_ACTOR].copy_from_slice(&actor_words(
-                    outcome,
-                    scratch,
-                    tables.vertex_count(),
-                ));
+                words[at..at + WORDS_PER_ACTOR].copy_from_slice(&actor_words(outcome, scratch, tables.vertex_count()));
             }
         }
         outcomes
@@ -246,21 +181,11 @@ impl<'a> Game<'a> {
 /// The record words of one actor at the measured frame (`ACTOR_FIELDS`): triangles drawn,
 /// back-facing and rejected (or `u32::MAX` and the error code), vertex count, and an FNV-1a hash of its
 /// projected SXY and SZ.
-pub const ACTOR_FIELDS: [&str; 5] = [
-    "drawn",
-    "back_facing",
-    "rejected",
-    "vertices",
-    "sxy_sz_hash",
-];
+pub const ACTOR_FIELDS: [&str; 5] = ["drawn", "back_facing", "rejected", "vertices", "sxy_sz_hash"];
 pub const WORDS_PER_ACTOR: usize = ACTOR_FIELDS.len();
 pub const PROBE_WORDS: usize = WORDS_PER_ACTOR * ACTORS.len();
 
-fn actor_words<const V: usize>(
-    outcome: &Result<Outcome, RenderError>,
-    scratch: &Scratch<V>,
-    vertices: usize,
-) -> [u32; WORDS_PER_ACTOR] {
+fn actor_words<const V: usize>(outcome: &Result<Outcome, RenderError>, scratch: &Scratch<V>, vertices: usize) -> [u32; WORDS_PER_ACTOR] {
     match outcome {
         Ok(Outcome::Drawn(s)) => {
             let n = vertices.min(scratch.sxy.len());
@@ -310,10 +235,7 @@ pub struct WordHash {
 
 impl WordHash {
     pub fn new() -> Self {
-        WordHash {
-            count: 0,
-            hash: Fnv::new(),
-        }
+        WordHash { count: 0, hash: Fnv::new() }
     }
     pub fn add(&mut self, w: u32) {
         self.count += 1;
@@ -328,20 +250,9 @@ impl WordHash {
 /// word, the last one's high half 0 when the count is odd (VRAM keeps only the rectangle's).
 #[allow(dead_code)] // the host's side
 pub fn upload_words(rect: Rect, bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
-    let half = move |i: usize| {
-        bytes
-            .get(2 * i..2 * i + 2)
-            .map_or(0, |h| u16::from_le_bytes([h[0], h[1]]) as u32)
-    };
+    let half = move |i: usize| bytes.get(2 * i..2 * i + 2).map_or(0, |h| u16::from_le_bytes([h[0], h[1]]) as u32);
     let count = rect.halfwords();
-    (0..count.div_ceil(2)).map(move |w| {
-        half(2 * w)
-            | if 2 * w + 1 < count {
-                half(2 * w + 1) << 16
-            } else {
-                0
-            }
-    })
+    (0..count.div_ceil(2)).map(move |w| half(2 * w) | if 2 * w + 1 < count { half(2 * w + 1) << 16 } else { 0 })
 }
 
 impl Default for WordHash {

@@ -58,10 +58,7 @@ pub struct PoseSample {
 
 impl From<FrameSample> for PoseSample {
     fn from(current: FrameSample) -> Self {
-        PoseSample {
-            current,
-            fade: None,
-        }
+        PoseSample { current, fade: None }
     }
 }
 
@@ -81,37 +78,21 @@ pub struct Animator {
 impl Animator {
     /// An idle animator for a screen refreshing `display_hz` times a second (60 NTSC, 50 PAL).
     pub const fn new(display_hz: u32, sampling: Sampling) -> Self {
-        Animator {
-            display_hz: display_hz as u16,
-            sampling,
-            player: Player::new(),
-        }
+        Animator { display_hz: display_hz as u16, sampling, player: Player::new() }
     }
 
     /// The span and time scale of clip `clip_index`.
-    fn timing(
-        &self,
-        tables: &Tables,
-        clip_index: usize,
-    ) -> Result<(u16, u32, TimeScale), TableError> {
+    fn timing(&self, tables: &Tables, clip_index: usize) -> Result<(u16, u32, TimeScale), TableError> {
         let clip = tables.clip(clip_index)?;
         if clip_index > u16::MAX as usize {
-            return Err(TableError::ClipOutOfRange {
-                clip: clip_index,
-                clips: tables.clip_count(),
-            });
+            return Err(TableError::ClipOutOfRange { clip: clip_index, clips: tables.clip_count() });
         }
         let scale = TimeScale::from_rates(clip.rate_hz as u32, self.display_hz as u32);
         Ok((clip_index as u16, span(clip.frame_count), scale))
     }
 
     /// Starts clip `clip_index` of `tables` at its first sample, playing (a cut).
-    pub fn play(
-        &mut self,
-        tables: &Tables,
-        clip_index: usize,
-        looping: bool,
-    ) -> Result<(), TableError> {
+    pub fn play(&mut self, tables: &Tables, clip_index: usize, looping: bool) -> Result<(), TableError> {
         let (clip, span, scale) = self.timing(tables, clip_index)?;
         self.player.play(clip, span, looping, scale);
         Ok(())
@@ -119,13 +100,7 @@ impl Animator {
 
     /// Starts clip `clip_index` at its first sample and fades to it from the playing clip over
     /// `frames` of its samples (a cut when nothing plays or `frames == 0`).
-    pub fn crossfade(
-        &mut self,
-        tables: &Tables,
-        clip_index: usize,
-        looping: bool,
-        frames: u16,
-    ) -> Result<(), TableError> {
+    pub fn crossfade(&mut self, tables: &Tables, clip_index: usize, looping: bool, frames: u16) -> Result<(), TableError> {
         let (clip, span, scale) = self.timing(tables, clip_index)?;
         self.player.crossfade(clip, span, looping, scale, frames);
         Ok(())
@@ -176,12 +151,7 @@ impl Animator {
 
     /// [`update`](Self::update), reporting the playing clip's events crossed (from `tables`, the
     /// tables it plays).
-    pub fn update_events<'t>(
-        &mut self,
-        vsyncs: u32,
-        tables: &Tables<'t>,
-        on_event: &mut dyn FnMut(MarkerEvent<'t>),
-    ) {
+    pub fn update_events<'t>(&mut self, vsyncs: u32, tables: &Tables<'t>, on_event: &mut dyn FnMut(MarkerEvent<'t>)) {
         self.player.update(vsyncs, tables, on_event);
     }
 
@@ -193,10 +163,7 @@ impl Animator {
     /// The pose to show now: the playing clip's sample and, during a crossfade, the outgoing one's.
     pub fn pose(&self) -> Option<PoseSample> {
         let current = self.sample()?;
-        let fade = self.player.outgoing().map(|v| Fade {
-            from: self.voice_sample(v),
-            weight: self.player.fade_weight(),
-        });
+        let fade = self.player.outgoing().map(|v| Fade { from: self.voice_sample(v), weight: self.player.fade_weight() });
         Some(PoseSample { current, fade })
     }
 
@@ -211,12 +178,7 @@ impl Animator {
             Sampling::Interpolated if frame < last => (frame + 1, (time % TICKS_PER_FRAME) as u16),
             Sampling::Interpolated => (frame, 0),
         };
-        FrameSample {
-            clip: voice.clip,
-            frame: frame.min(last),
-            next,
-            weight,
-        }
+        FrameSample { clip: voice.clip, frame: frame.min(last), next, weight }
     }
 }
 
@@ -231,7 +193,6 @@ impl<'a> Markers<'a, u16> for Tables<'a> {
         self.event_count(*clip as usize)
     }
     fn marker(&self, clip: &u16, index: usize) -> Option<(&'a [u8], u16)> {
-        self.event(*clip as usize, index)
-            .map(|(name, frame)| (name.as_bytes(), frame))
+        self.event(*clip as usize, index).map(|(name, frame)| (name.as_bytes(), frame))
     }
 }

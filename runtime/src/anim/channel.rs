@@ -10,19 +10,16 @@
 use super::cursor::{Cursor, Moved};
 use super::interp;
 use super::time::TICKS_PER_FRAME;
-use super::words::{column_words, components, words2, words_of, ColumnWords, QuatWords};
 use crate::animbin::{KeyType, Track};
 use crate::gte::{Cop2, Gte};
+use super::words::{column_words, components, words2, words_of, ColumnWords, QuatWords};
 use crate::math::{Quat, Vec3i32};
 
 /// The payload of the validated key at `offset`, with one bounds check (the file was validated, so
 /// the fallback never happens).
 fn payload<const N: usize>(bytes: &[u8], offset: u32) -> [u8; N] {
     let p = offset as usize + 3;
-    bytes
-        .get(p..p + N)
-        .and_then(|s| s.try_into().ok())
-        .unwrap_or([0; N])
+    bytes.get(p..p + N).and_then(|s| s.try_into().ok()).unwrap_or([0; N])
 }
 
 #[inline(always)]
@@ -31,6 +28,7 @@ fn quat_of(q: QuatWords) -> Quat {
     Quat::new(c[0] as i16, c[1] as i16, c[2] as i16, c[3] as i16)
 }
 
+
 /// A rotation key as stored when its components are within +/-2^13 (unit keys are), else scaled to
 /// unit length, so that dot products and nlerp's squares stay within `i32`.
 #[inline(always)]
@@ -38,8 +36,7 @@ fn read_rotation(bytes: &[u8], offset: u32) -> QuatWords {
     let [lo, hi] = words2(bytes, offset as usize + 3);
     // |v| < 2^13 for all four halves: v + 2^13 below 2^14, i.e. its top two bits clear (the high
     // half's sum cannot carry into the low one's bits).
-    let out =
-        |w: u32| (w.wrapping_add(0x2000) & 0xC000) | (w.wrapping_add(0x2000_0000) & 0xC000_0000);
+    let out = |w: u32| (w.wrapping_add(0x2000) & 0xC000) | (w.wrapping_add(0x2000_0000) & 0xC000_0000);
     if out(lo) | out(hi) != 0 {
         unit_key([lo, hi])
     } else {
@@ -81,12 +78,7 @@ const IDENTITY_WORDS: QuatWords = [0x1000, 0];
 impl RotationChannel {
     pub fn new(bytes: &[u8], track: &Track<'_>) -> Option<Self> {
         let cursor = Cursor::new(bytes, track, KeyType::Rotation)?;
-        Some(RotationChannel {
-            cursor,
-            q0: IDENTITY_WORDS,
-            q1: IDENTITY_WORDS,
-            wide: false,
-        })
+        Some(RotationChannel { cursor, q0: IDENTITY_WORDS, q1: IDENTITY_WORDS, wide: false })
     }
 
     /// Moves to the segment holding `ticks` and decodes its ends when it changed (the first pass of
@@ -98,10 +90,7 @@ impl RotationChannel {
         if self.cursor.holds(frame) {
             return;
         }
-        match self
-            .cursor
-            .seek_keys::<SIZE, { KeyType::Rotation as u32 }>(bytes, frame, length, looping)
-        {
+        match self.cursor.seek_keys::<SIZE, { KeyType::Rotation as u32 }>(bytes, frame, length, looping) {
             Moved::Not => {}
             // Stepping one key on reuses the decoded end.
             Moved::Next => self.load(bytes, self.q1),
@@ -142,13 +131,7 @@ impl RotationChannel {
     /// [`value`](Self::value) into `rotation` and its rotation matrix ([`interp::to_rotation`]) into
     /// `matrix`, the products on the GTE for the usual narrow segment: the same bits.
     #[inline(always)]
-    pub fn value_matrix<B: Cop2>(
-        &self,
-        gte: &mut Gte<B>,
-        ticks: u32,
-        rotation: &mut Quat,
-        matrix: &mut ColumnWords,
-    ) {
+    pub fn value_matrix<B: Cop2>(&self, gte: &mut Gte<B>, ticks: u32, rotation: &mut Quat, matrix: &mut ColumnWords) {
         let t = self.cursor.alpha(ticks);
         if self.wide {
             wide_value(self.q0, self.q1, t, rotation, matrix);
@@ -176,11 +159,7 @@ pub(crate) struct TranslationChannel {
 impl TranslationChannel {
     pub fn new(bytes: &[u8], track: &Track<'_>) -> Option<Self> {
         let cursor = Cursor::new(bytes, track, KeyType::Translation)?;
-        Some(TranslationChannel {
-            cursor,
-            t0: Vec3i32::ZERO,
-            t1: Vec3i32::ZERO,
-        })
+        Some(TranslationChannel { cursor, t0: Vec3i32::ZERO, t1: Vec3i32::ZERO })
     }
 
     /// Moves to the segment holding `ticks` and decodes its ends when it changed.

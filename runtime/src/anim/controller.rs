@@ -26,8 +26,8 @@ use super::interp;
 use super::player::{Markers, NoMarkers, Player, Voice};
 use super::playhead::Playhead;
 use super::skeleton::{compose_bone_words, compose_pose, LocalTransform, Skeleton, ROOT};
-use super::time::{TimeScale, TICKS_PER_FRAME};
 use super::words::{column_words, ColumnWords};
+use super::time::{TimeScale, TICKS_PER_FRAME};
 use crate::animbin::Clip;
 use crate::clipbin::read::CompiledClip;
 use crate::gte::{Cop2, Gte};
@@ -41,15 +41,9 @@ pub enum PlayError {
     /// The skeleton has more bones than the controller's `BONES` capacity.
     SkeletonTooLarge { bones: usize, capacity: usize },
     /// The clip animates joints this skeleton does not have.
-    SkeletonMismatch {
-        clip_joints: usize,
-        skeleton_bones: usize,
-    },
+    SkeletonMismatch { clip_joints: usize, skeleton_bones: usize },
     /// A compiled clip holds poses of another number of bones.
-    CompiledBones {
-        clip_bones: usize,
-        skeleton_bones: usize,
-    },
+    CompiledBones { clip_bones: usize, skeleton_bones: usize },
     /// A compiled clip played with the other looping flag than it was compiled for (the frames
     /// after its last key differ).
     CompiledLooping { compiled: bool },
@@ -59,34 +53,18 @@ impl core::fmt::Display for PlayError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
             PlayError::SkeletonTooLarge { bones, capacity } => {
-                write!(
-                    f,
-                    "skeleton has {bones} bones, the controller holds {capacity}"
-                )
+                write!(f, "skeleton has {bones} bones, the controller holds {capacity}")
             }
-            PlayError::SkeletonMismatch {
-                clip_joints,
-                skeleton_bones,
-            } => write!(
+            PlayError::SkeletonMismatch { clip_joints, skeleton_bones } => write!(
                 f,
                 "clip animates joints up to {}, the skeleton has {skeleton_bones} bones",
                 clip_joints - 1
             ),
-            PlayError::CompiledBones {
-                clip_bones,
-                skeleton_bones,
-            } => {
-                write!(
-                    f,
-                    "compiled clip holds {clip_bones} bones, the skeleton has {skeleton_bones}"
-                )
+            PlayError::CompiledBones { clip_bones, skeleton_bones } => {
+                write!(f, "compiled clip holds {clip_bones} bones, the skeleton has {skeleton_bones}")
             }
             PlayError::CompiledLooping { compiled } => {
-                write!(
-                    f,
-                    "compiled clip was compiled with looping = {compiled}, played with {}",
-                    !compiled
-                )
+                write!(f, "compiled clip was compiled with looping = {compiled}, played with {}", !compiled)
             }
         }
     }
@@ -172,12 +150,7 @@ fn shown_time(playhead: &Playhead) -> u32 {
 }
 
 impl<'m, const BONES: usize> Layer<'m, BONES> {
-    const EMPTY: Self = Layer {
-        bytes: &[],
-        rotation: [None; BONES],
-        translation: [None; BONES],
-        translation_end: 0,
-    };
+    const EMPTY: Self = Layer { bytes: &[], rotation: [None; BONES], translation: [None; BONES], translation_end: 0 };
 
     /// `clip.joint_count() <= BONES` is checked by the caller, so every joint fits.
     fn new(source: ClipSource<'m>) -> Self {
@@ -185,10 +158,7 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
             return Self::EMPTY;
         };
         let bytes = clip.bytes();
-        let mut layer = Layer {
-            bytes,
-            ..Self::EMPTY
-        };
+        let mut layer = Layer { bytes, ..Self::EMPTY };
         for track in clip.tracks() {
             let j = track.joint() as usize;
             if let Some(c) = RotationChannel::new(bytes, &track) {
@@ -219,23 +189,13 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
             return;
         }
         let (bytes, length, looping) = (self.bytes, source.length(), voice.playhead.looping());
-        prepare_pass(
-            &mut self.rotation[..n],
-            &mut self.translation[..n.min(self.translation_end)],
-            bytes,
-            t,
-            length,
-            looping,
-        );
+        prepare_pass(&mut self.rotation[..n], &mut self.translation[..n.min(self.translation_end)], bytes, t, length, looping);
         for (local, c) in locals.iter_mut().zip(&self.rotation[..n]) {
             if let Some(c) = c {
                 local.rotation = c.value(t);
             }
         }
-        for (local, c) in locals
-            .iter_mut()
-            .zip(&self.translation[..n.min(self.translation_end)])
-        {
+        for (local, c) in locals.iter_mut().zip(&self.translation[..n.min(self.translation_end)]) {
             if let Some(c) = c {
                 local.translation = c.value(t);
             }
@@ -259,15 +219,8 @@ fn blend(from: LocalTransform, to: LocalTransform, w: i32) -> LocalTransform {
         b = Quat::new(-b.w, -b.x, -b.y, -b.z);
         d = -d;
     }
-    let rotation = if d < interp::NLERP_MIN_COS {
-        interp::slerp(a, b, w)
-    } else {
-        interp::nlerp(a, b, w)
-    };
-    LocalTransform {
-        rotation,
-        translation: lerp(from.translation, to.translation, w),
-    }
+    let rotation = if d < interp::NLERP_MIN_COS { interp::slerp(a, b, w) } else { interp::nlerp(a, b, w) };
+    LocalTransform { rotation, translation: lerp(from.translation, to.translation, w) }
 }
 
 /// Plays clips (ANIMBIN or compiled, see [`ClipSource`]) on a skeleton of at most `BONES` bones. No
@@ -296,10 +249,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     /// A controller with no clip (the skeleton shows its bind pose) and the native time scale.
     pub fn new(skeleton: Skeleton<'a>) -> Result<Self, PlayError> {
         if skeleton.len() > BONES {
-            return Err(PlayError::SkeletonTooLarge {
-                bones: skeleton.len(),
-                capacity: BONES,
-            });
+            return Err(PlayError::SkeletonTooLarge { bones: skeleton.len(), capacity: BONES });
         }
         Ok(SkeletonController {
             skeleton,
@@ -331,35 +281,22 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     fn check(&self, clip: &ClipSource<'a>, looping: bool) -> Result<(), PlayError> {
         let bones = self.skeleton.len();
         match clip {
-            ClipSource::Keys(c) if c.joint_count() > bones => Err(PlayError::SkeletonMismatch {
-                clip_joints: c.joint_count(),
-                skeleton_bones: bones,
-            }),
-            ClipSource::Compiled(c) if c.bone_count() != bones => Err(PlayError::CompiledBones {
-                clip_bones: c.bone_count(),
-                skeleton_bones: bones,
-            }),
-            ClipSource::Compiled(c) if c.looping() != looping => Err(PlayError::CompiledLooping {
-                compiled: c.looping(),
-            }),
+            ClipSource::Keys(c) if c.joint_count() > bones => {
+                Err(PlayError::SkeletonMismatch { clip_joints: c.joint_count(), skeleton_bones: bones })
+            }
+            ClipSource::Compiled(c) if c.bone_count() != bones => {
+                Err(PlayError::CompiledBones { clip_bones: c.bone_count(), skeleton_bones: bones })
+            }
+            ClipSource::Compiled(c) if c.looping() != looping => Err(PlayError::CompiledLooping { compiled: c.looping() }),
             _ => Ok(()),
         }
     }
 
     /// Cuts to `clip` at frame 0 (any crossfade in progress ends).
-    pub fn play(
-        &mut self,
-        clip: impl Into<ClipSource<'a>>,
-        looping: bool,
-    ) -> Result<(), PlayError> {
+    pub fn play(&mut self, clip: impl Into<ClipSource<'a>>, looping: bool) -> Result<(), PlayError> {
         let clip = clip.into();
         self.check(&clip, looping)?;
-        self.player.play(
-            clip,
-            clip.length() as u32 * TICKS_PER_FRAME,
-            looping,
-            self.scale,
-        );
+        self.player.play(clip, clip.length() as u32 * TICKS_PER_FRAME, looping, self.scale);
         self.layer = Layer::new(clip);
         self.refresh_locals();
         Ok(())
@@ -368,24 +305,13 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     /// Starts `clip` at frame 0 and blends to it from the current pose over `frames` clip frames
     /// (measured with the time scale, like playback). With nothing playing, or `frames == 0`, it is a
     /// cut. A crossfade started during another one fades out from the newer clip only.
-    pub fn crossfade(
-        &mut self,
-        clip: impl Into<ClipSource<'a>>,
-        looping: bool,
-        frames: u16,
-    ) -> Result<(), PlayError> {
+    pub fn crossfade(&mut self, clip: impl Into<ClipSource<'a>>, looping: bool, frames: u16) -> Result<(), PlayError> {
         let clip = clip.into();
         self.check(&clip, looping)?;
         if frames == 0 || self.player.current().is_none() {
             return self.play(clip, looping);
         }
-        self.player.crossfade(
-            clip,
-            clip.length() as u32 * TICKS_PER_FRAME,
-            looping,
-            self.scale,
-            frames,
-        );
+        self.player.crossfade(clip, clip.length() as u32 * TICKS_PER_FRAME, looping, self.scale, frames);
         self.outgoing_layer = core::mem::replace(&mut self.layer, Layer::new(clip));
         self.locals_fresh = false;
         Ok(())
@@ -429,8 +355,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         }
         if let Some(voice) = self.player.outgoing() {
             self.outgoing_locals[..n].copy_from_slice(bind);
-            self.outgoing_layer
-                .sample_all(voice, &mut self.outgoing_locals[..n]);
+            self.outgoing_layer.sample_all(voice, &mut self.outgoing_locals[..n]);
             let w = self.player.fade_weight() as i32;
             for (local, old) in self.locals[..n].iter_mut().zip(&self.outgoing_locals[..n]) {
                 *local = blend(*old, *local, w);
@@ -452,11 +377,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     /// The model-space matrices of every bone, borrowed: a compiled clip playing alone (blob 4-aligned
     /// in memory) hands out its stored pose in place, with no work at all; anything else is
     /// [`evaluate`](Self::evaluate)d into `scratch` (the first `min(bones, scratch.len())`).
-    pub fn pose<'s, B: Cop2>(
-        &'s mut self,
-        gte: &mut Gte<B>,
-        scratch: &'s mut [Matrix],
-    ) -> &'s [Matrix] {
+    pub fn pose<'s, B: Cop2>(&'s mut self, gte: &mut Gte<B>, scratch: &'s mut [Matrix]) -> &'s [Matrix] {
         if let (Some(voice), None) = (self.player.current(), self.player.outgoing()) {
             if let ClipSource::Compiled(c) = voice.clip {
                 if let Some(pose) = c.pose((shown_time(&voice.playhead) / TICKS_PER_FRAME) as u16) {
@@ -476,10 +397,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         if let (Some(voice), None) = (self.player.current(), self.player.outgoing()) {
             if let ClipSource::Compiled(c) = voice.clip {
                 let n = self.skeleton.len().min(out.len());
-                c.write_pose(
-                    (shown_time(&voice.playhead) / TICKS_PER_FRAME) as u16,
-                    &mut out[..n],
-                );
+                c.write_pose((shown_time(&voice.playhead) / TICKS_PER_FRAME) as u16, &mut out[..n]);
                 return;
             }
         }
@@ -504,10 +422,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
             *l = *b;
         }
         let n = self.skeleton.len().min(BONES);
-        for (w, b) in self.rotation_words[..n]
-            .iter_mut()
-            .zip(&self.bind_rotation[..n])
-        {
+        for (w, b) in self.rotation_words[..n].iter_mut().zip(&self.bind_rotation[..n]) {
             *w = *b;
         }
         self.locals_fresh = true;
@@ -520,14 +435,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     /// translations, then the composition with the parents ([`Cop2::compose_columns`]). Bones
     /// without a rotation channel keep the bind pose's matrix. The same results as
     /// [`Self::sample_locals`] then [`compose_pose`].
-    fn evaluate_keys<B: Cop2>(
-        &mut self,
-        gte: &mut Gte<B>,
-        t: u32,
-        length: u16,
-        looping: bool,
-        out: &mut [Matrix],
-    ) {
+    fn evaluate_keys<B: Cop2>(&mut self, gte: &mut Gte<B>, t: u32, length: u16, looping: bool, out: &mut [Matrix]) {
         let parents = self.skeleton.parents();
         let n = parents.len().min(out.len()).min(BONES);
         if !self.locals_fresh {
@@ -535,59 +443,23 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         }
         let bytes = self.layer.bytes;
         let m = n.min(self.layer.translation_end);
-        prepare_pass(
-            &mut self.layer.rotation[..n],
-            &mut self.layer.translation[..m],
-            bytes,
-            t,
-            length,
-            looping,
-        );
-        rotation_pass(
-            gte,
-            &self.layer.rotation[..n],
-            t,
-            &mut self.locals[..n],
-            &mut self.rotation_words[..n],
-        );
-        for (local, c) in self.locals[..n]
-            .iter_mut()
-            .zip(&self.layer.translation[..m])
-        {
+        prepare_pass(&mut self.layer.rotation[..n], &mut self.layer.translation[..m], bytes, t, length, looping);
+        rotation_pass(gte, &self.layer.rotation[..n], t, &mut self.locals[..n], &mut self.rotation_words[..n]);
+        for (local, c) in self.locals[..n].iter_mut().zip(&self.layer.translation[..m]) {
             if let Some(c) = c {
                 local.translation = c.value(t);
             }
         }
-        compose_pass(
-            gte,
-            &self.rotation_words[..n],
-            &self.locals[..n],
-            parents,
-            out,
-        );
+        compose_pass(gte, &self.rotation_words[..n], &self.locals[..n], parents, out);
     }
 }
 
 /// `out[bone] = out[parent] * local` for every bone, the local rotations given as [`ColumnWords`].
 #[inline(never)]
-fn compose_pass<B: Cop2>(
-    gte: &mut Gte<B>,
-    words: &[ColumnWords],
-    locals: &[LocalTransform],
-    parents: &[u8],
-    out: &mut [Matrix],
-) {
+fn compose_pass<B: Cop2>(gte: &mut Gte<B>, words: &[ColumnWords], locals: &[LocalTransform], parents: &[u8], out: &mut [Matrix]) {
     let mut loaded = ROOT;
     for (bone, ((words, local), &parent)) in words.iter().zip(locals).zip(parents).enumerate() {
-        compose_bone_words(
-            gte,
-            out,
-            bone,
-            parent,
-            &mut loaded,
-            words,
-            local.translation,
-        );
+        compose_bone_words(gte, out, bone, parent, &mut loaded, words, local.translation);
     }
 }
 
@@ -633,3 +505,4 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         &self.locals[..self.skeleton.len()]
     }
 }
+

@@ -83,28 +83,10 @@ impl Cursor {
     pub fn new(bytes: &[u8], track: &Track<'_>, ty: KeyType) -> Option<Cursor> {
         let count = track.key_count() as u16;
         let at = track.first_key_offset();
-        let zero = KeyPos {
-            offset: at as u32,
-            index: 0,
-            frame: le_u16(bytes, at),
-        };
+        let zero = KeyPos { offset: at as u32, index: 0, frame: le_u16(bytes, at) };
         // The empty segment [0, 0) makes the first seek locate.
-        let mut c = Cursor {
-            ty: ty as u8,
-            dense: false,
-            count,
-            first: zero,
-            a: zero,
-            b: zero,
-            a_frame: 0,
-            b_frame: 0,
-            recip: 0,
-        };
-        let first = if bytes[at + 2] == c.ty {
-            zero
-        } else {
-            c.next(bytes, zero)?
-        };
+        let mut c = Cursor { ty: ty as u8, dense: false, count, first: zero, a: zero, b: zero, a_frame: 0, b_frame: 0, recip: 0 };
+        let first = if bytes[at + 2] == c.ty { zero } else { c.next(bytes, zero)? };
         (c.first, c.a, c.b) = (first, first, first);
         c.dense = c.dense_keys(bytes);
         Some(c)
@@ -141,11 +123,7 @@ impl Cursor {
             let header: [u8; 3] = bytes[at..at + 3].try_into().unwrap_or([0; 3]);
             ty = header[2];
             if ty == self.ty {
-                return Some(KeyPos {
-                    offset: at as u32,
-                    index,
-                    frame: u16::from_le_bytes([header[0], header[1]]),
-                });
+                return Some(KeyPos { offset: at as u32, index, frame: u16::from_le_bytes([header[0], header[1]]) });
             }
         }
     }
@@ -170,29 +148,15 @@ impl Cursor {
     /// on to the track's end) walk the keys inline, one (unaligned) word per key header; anything
     /// else (a key of the other type on the way, a seek back) takes `locate`.
     #[inline(always)]
-    pub fn seek_keys<const SIZE: u32, const TY: u32>(
-        &mut self,
-        bytes: &[u8],
-        frame: u16,
-        length: u16,
-        looping: bool,
-    ) -> Moved {
+    pub fn seek_keys<const SIZE: u32, const TY: u32>(&mut self, bytes: &[u8], frame: u16, length: u16, looping: bool) -> Moved {
         let f = frame as i32;
         let (old_a, b) = (self.a.offset, self.b);
         // Keys at frames 0, 1, 2, ...: the segment from key `frame` to the next, whatever the move
         // (what the walk below or `locate` would find). The track's last key takes the walk.
         if self.dense && (frame as u32 + 1) < self.count as u32 {
             let at = self.first.offset + frame as u32 * SIZE;
-            self.a = KeyPos {
-                offset: at,
-                index: frame,
-                frame,
-            };
-            self.b = KeyPos {
-                offset: at + SIZE,
-                index: frame + 1,
-                frame: frame + 1,
-            };
+            self.a = KeyPos { offset: at, index: frame, frame };
+            self.b = KeyPos { offset: at + SIZE, index: frame + 1, frame: frame + 1 };
             self.a_frame = f;
             self.b_frame = f + 1;
             self.recip = recip(1);
@@ -203,11 +167,7 @@ impl Cursor {
         // tests: past the track it is another track's byte or 0, never used.)
         let at = b.offset + SIZE;
         let header = super::words::words2(bytes, at as usize)[0];
-        let next = KeyPos {
-            offset: at,
-            index: b.index + 1,
-            frame: header as u16,
-        };
+        let next = KeyPos { offset: at, index: b.index + 1, frame: header as u16 };
         let from_b = (f >= self.b_frame) & (self.b_frame == b.frame as i32);
         let start = if from_b & (next.index < self.count) & ((header >> 16) & 0xFF == TY) {
             if next.frame as i32 > f {
@@ -249,11 +209,7 @@ impl Cursor {
                 self.locate(bytes, frame, length, looping);
                 break;
             }
-            let next = KeyPos {
-                offset: at,
-                index: a.index + 1,
-                frame: header as u16,
-            };
+            let next = KeyPos { offset: at, index: a.index + 1, frame: header as u16 };
             if next.frame as i32 > f {
                 self.set(a, a.frame as i32, next, next.frame as i32);
                 break;
@@ -317,14 +273,8 @@ impl Cursor {
             }
             let at = a.offset as usize + size;
             // One bounds check for the next key's header.
-            let Some(header) = bytes.get(at..at + 3) else {
-                return false;
-            };
-            let next = KeyPos {
-                offset: at as u32,
-                index: a.index + 1,
-                frame: u16::from_le_bytes([header[0], header[1]]),
-            };
+            let Some(header) = bytes.get(at..at + 3) else { return false };
+            let next = KeyPos { offset: at as u32, index: a.index + 1, frame: u16::from_le_bytes([header[0], header[1]]) };
             if header[2] != self.ty {
                 return false;
             }
@@ -343,12 +293,7 @@ impl Cursor {
         if frame < first.frame {
             if looping {
                 let last = self.last(bytes);
-                self.set(
-                    last,
-                    last.frame as i32 - length as i32,
-                    first,
-                    first.frame as i32,
-                );
+                self.set(last, last.frame as i32 - length as i32, first, first.frame as i32);
             } else {
                 self.set(first, i32::MIN, first, first.frame as i32);
             }
@@ -374,9 +319,7 @@ impl Cursor {
         }
         match after {
             Some(b) => self.set(a, a.frame as i32, b, b.frame as i32),
-            None if looping => {
-                self.set(a, a.frame as i32, first, first.frame as i32 + length as i32)
-            }
+            None if looping => self.set(a, a.frame as i32, first, first.frame as i32 + length as i32),
             None => self.set(a, a.frame as i32, a, i32::MAX),
         }
     }
@@ -387,11 +330,7 @@ impl Cursor {
         self.b = b;
         self.a_frame = a_frame;
         self.b_frame = b_frame;
-        self.recip = if a_frame == i32::MIN || b_frame == i32::MAX {
-            0
-        } else {
-            recip((b_frame - a_frame) as u32)
-        };
+        self.recip = if a_frame == i32::MIN || b_frame == i32::MAX { 0 } else { recip((b_frame - a_frame) as u32) };
     }
 
     /// Position of `ticks` (FP12 frames) between `a` (0) and `b` (4096).
@@ -490,9 +429,7 @@ mod tests {
             let bytes = file(length, true, frames, translation_after);
             let m = <AnimationManager>::parse(&bytes, 1).unwrap();
             let clip = m.clip(0).unwrap();
-            Cursor::new(clip.bytes(), &clip.track(0).unwrap(), KeyType::Rotation)
-                .unwrap()
-                .dense
+            Cursor::new(clip.bytes(), &clip.track(0).unwrap(), KeyType::Rotation).unwrap().dense
         };
         assert!(dense(4, &[0, 1, 2, 3], None));
         assert!(dense(9, &[0, 1, 2, 3], None));

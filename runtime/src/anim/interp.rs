@@ -6,8 +6,8 @@
 //! matrix conversion assumes unit length. Inputs outside the table's range fall back to `math::Quat`,
 //! so the result is always defined. Host and console run this same integer code: identical bits.
 
-use super::words::{column_words, components, words_of, ColumnWords, QuatWords};
 use crate::gte::{Cop2, Gte};
+use super::words::{column_words, components, words_of, ColumnWords, QuatWords};
 use crate::math::{isqrt_u64, Quat, Rotation, ONE};
 
 /// `cos(15 degrees)` in FP24: quaternion arcs above it (rotations above 30 degrees) are subdivided.
@@ -131,25 +131,14 @@ pub fn nlerp_matrix<B: Cop2>(gte: &mut Gte<B>, a: Quat, b: Quat, t: i32) -> (Qua
     }
     let lo = |w: u32| w as u16 as i16;
     let hi = |w: u32| (w >> 16) as u16 as i16;
-    let r = [
-        [lo(words[0]), lo(words[1]), lo(words[2])],
-        [hi(words[0]), hi(words[1]), hi(words[2])],
-        [lo(words[3]), hi(words[3]), lo(words[4])],
-    ];
+    let r = [[lo(words[0]), lo(words[1]), lo(words[2])], [hi(words[0]), hi(words[1]), hi(words[2])], [lo(words[3]), hi(words[3]), lo(words[4])]];
     (q, r)
 }
 
 /// [`nlerp_matrix`] of keys whose components are within +/-2^13 (as the channels keep them),
 /// writing the quaternion and the matrix's [`ColumnWords`] in place.
 #[inline(always)]
-pub(crate) fn nlerp_columns<B: Cop2>(
-    gte: &mut Gte<B>,
-    qa: QuatWords,
-    qb: QuatWords,
-    t: i32,
-    rotation: &mut Quat,
-    matrix: &mut ColumnWords,
-) {
+pub(crate) fn nlerp_columns<B: Cop2>(gte: &mut Gte<B>, qa: QuatWords, qb: QuatWords, t: i32, rotation: &mut Quat, matrix: &mut ColumnWords) {
     // The register operations of `Cop2::nlerp_rotation` (hand-scheduled on the console), which
     // are the steps of `nlerp` and `to_rotation`; the rare rest on the CPU.
     match gte.backend_mut().nlerp_rotation(qa, qb, t, matrix) {
@@ -234,10 +223,7 @@ mod tests {
             let len = (n as f64).sqrt();
             for (got, v) in [fast.w, fast.x, fast.y, fast.z].into_iter().zip(c) {
                 let exact = v as f64 * 4096.0 / len;
-                assert!(
-                    (got as f64 - exact).abs() <= 0.75,
-                    "{c:?}: {got} vs {exact}"
-                );
+                assert!((got as f64 - exact).abs() <= 0.75, "{c:?}: {got} vs {exact}");
             }
         }
     }
@@ -250,8 +236,7 @@ mod tests {
         for i in 0..4000 {
             let a = i as f64 * 0.0123;
             let r = 0.985 + 0.03 * (i as f64 / 4000.0); // |c|^2 from 0.97 to 1.03: some fall back
-            let c = [a.cos() * r, a.sin() * r * 0.6, a.sin() * r * 0.8, 0.0]
-                .map(|v| (v * 4096.0).round() as i16);
+            let c = [a.cos() * r, a.sin() * r * 0.6, a.sin() * r * 0.8, 0.0].map(|v| (v * 4096.0).round() as i16);
             let q = Quat::new(c[0], c[1], c[2], c[3]);
             // t = 0: nlerp normalises `a` itself.
             let got = nlerp(q, q, 0);
@@ -276,19 +261,9 @@ mod tests {
             (seed >> 8) as i32
         };
         for i in 0..5000 {
-            let a = unit(Quat::new(
-                next() as i16,
-                next() as i16,
-                next() as i16,
-                next() as i16,
-            ));
+            let a = unit(Quat::new(next() as i16, next() as i16, next() as i16, next() as i16));
             let d = |n: i32| (n % 700) as i16;
-            let mut b = Quat::new(
-                a.w.saturating_add(d(next())),
-                a.x.saturating_add(d(next())),
-                a.y + d(next()) / 2,
-                a.z - d(next()) / 2,
-            );
+            let mut b = Quat::new(a.w.saturating_add(d(next())), a.x.saturating_add(d(next())), a.y + d(next()) / 2, a.z - d(next()) / 2);
             if i % 3 != 0 {
                 b = unit(b);
             }
@@ -322,10 +297,7 @@ mod tests {
             let general = q.to_rotation();
             for i in 0..3 {
                 for j in 0..3 {
-                    assert!(
-                        (fast[i][j] as i32 - general[i][j] as i32).abs() <= 2,
-                        "{q:?}: {fast:?} vs {general:?}"
-                    );
+                    assert!((fast[i][j] as i32 - general[i][j] as i32).abs() <= 2, "{q:?}: {fast:?} vs {general:?}");
                 }
             }
         }

@@ -85,13 +85,7 @@ impl<C: Copy> Default for Player<C> {
 impl<C: Copy> Player<C> {
     /// Nothing playing.
     pub const fn new() -> Self {
-        Player {
-            current: None,
-            outgoing: None,
-            fade_frames: 0,
-            fade_weight: TICKS_PER_FRAME as u16,
-            fade_elapsed: 0,
-        }
+        Player { current: None, outgoing: None, fade_frames: 0, fade_weight: TICKS_PER_FRAME as u16, fade_elapsed: 0 }
     }
 
     /// A voice for `clip`, whose pass lasts `span` ticks, advancing by `scale`.
@@ -100,11 +94,7 @@ impl<C: Copy> Player<C> {
             Some(v) => v.clock.rescaled(scale),
             None => Clock::new(scale),
         };
-        Voice {
-            clip,
-            playhead: Playhead::new(span, looping),
-            clock,
-        }
+        Voice { clip, playhead: Playhead::new(span, looping), clock }
     }
 
     /// Cuts to `clip` at time 0 (any crossfade in progress ends). `span`: ticks from time 0 to the
@@ -137,23 +127,14 @@ impl<C: Copy> Player<C> {
 
     /// Advances by `vsyncs` vertical blanks and reports the playing clip's markers crossed on the way
     /// (found through `markers`). The one place clip time moves.
-    pub fn update<'m, M: Markers<'m, C> + ?Sized>(
-        &mut self,
-        vsyncs: u32,
-        markers: &M,
-        on_marker: &mut dyn FnMut(MarkerEvent<'m>),
-    ) {
-        let Some(current) = self.current.as_mut() else {
-            return;
-        };
+    pub fn update<'m, M: Markers<'m, C> + ?Sized>(&mut self, vsyncs: u32, markers: &M, on_marker: &mut dyn FnMut(MarkerEvent<'m>)) {
+        let Some(current) = self.current.as_mut() else { return };
         if current.playhead.is_paused() {
             return;
         }
         let ticks = current.clock.advance(vsyncs);
         let clip = current.clip;
-        current.playhead.advance(ticks, |lo, hi| {
-            report_markers(markers, &clip, lo, hi, on_marker)
-        });
+        current.playhead.advance(ticks, |lo, hi| report_markers(markers, &clip, lo, hi, on_marker));
         if let Some(out) = self.outgoing.as_mut() {
             let own = out.clock.advance(vsyncs);
             out.playhead.advance(own, |_, _| {});
@@ -231,13 +212,7 @@ impl<C: Copy> Player<C> {
 /// a repeated minimum search beats sorting without any buffer. The common case (no marker, or an
 /// empty interval) returns without a call.
 #[inline]
-fn report_markers<'m, C, M: Markers<'m, C> + ?Sized>(
-    markers: &M,
-    clip: &C,
-    lo: u32,
-    hi: u32,
-    on_marker: &mut dyn FnMut(MarkerEvent<'m>),
-) {
+fn report_markers<'m, C, M: Markers<'m, C> + ?Sized>(markers: &M, clip: &C, lo: u32, hi: u32, on_marker: &mut dyn FnMut(MarkerEvent<'m>)) {
     if lo < hi {
         let count = markers.marker_count(clip);
         if count != 0 {
@@ -258,9 +233,7 @@ fn report_markers_in<'m>(
     loop {
         let mut best: Option<MarkerEvent<'m>> = None;
         for index in 0..count {
-            let Some((name, frame)) = marker(index) else {
-                continue;
-            };
+            let Some((name, frame)) = marker(index) else { continue };
             let at = frame as u32 * TICKS_PER_FRAME;
             let key = (frame, index);
             if at < lo || at >= hi || done.is_some_and(|d| key <= d) {

@@ -24,21 +24,11 @@ pub struct Playhead {
 
 impl Playhead {
     /// Nothing to play yet: an empty span, paused.
-    pub const IDLE: Playhead = Playhead {
-        time: 0,
-        span: 0,
-        looping: false,
-        paused: true,
-    };
+    pub const IDLE: Playhead = Playhead { time: 0, span: 0, looping: false, paused: true };
 
     /// At time 0 of a clip whose pass lasts `span` ticks, playing.
     pub const fn new(span: u32, looping: bool) -> Self {
-        Playhead {
-            time: 0,
-            span,
-            looping,
-            paused: false,
-        }
+        Playhead { time: 0, span, looping, paused: false }
     }
 
     /// The time in ticks.

@@ -20,16 +20,10 @@ pub struct LocalTransform {
 }
 
 impl LocalTransform {
-    pub const IDENTITY: LocalTransform = LocalTransform {
-        rotation: Quat::IDENTITY,
-        translation: Vec3i32::ZERO,
-    };
+    pub const IDENTITY: LocalTransform = LocalTransform { rotation: Quat::IDENTITY, translation: Vec3i32::ZERO };
 
     pub const fn new(rotation: Quat, translation: Vec3i32) -> Self {
-        LocalTransform {
-            rotation,
-            translation,
-        }
+        LocalTransform { rotation, translation }
     }
 
     /// The matrix of this transform (rotation of the unit quaternion, then translation).
@@ -43,43 +37,25 @@ impl LocalTransform {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SkeletonError {
     /// `parents` and `bind` differ in length.
-    LengthMismatch {
-        parents: usize,
-        bind: usize,
-    },
-    TooManyBones {
-        count: usize,
-        max: usize,
-    },
+    LengthMismatch { parents: usize, bind: usize },
+    TooManyBones { count: usize, max: usize },
     /// Bones must come parent-first: `parents[bone]` is [`ROOT`] or below `bone`.
-    ParentNotBefore {
-        bone: u8,
-        parent: u8,
-    },
+    ParentNotBefore { bone: u8, parent: u8 },
     /// A bind rotation whose squared length is not within 1% of 1.0 (4096^2).
-    NotUnit {
-        bone: u8,
-    },
+    NotUnit { bone: u8 },
 }
 
 impl core::fmt::Display for SkeletonError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
             SkeletonError::LengthMismatch { parents, bind } => {
-                write!(
-                    f,
-                    "skeleton has {parents} parent entries but {bind} bind transforms"
-                )
+                write!(f, "skeleton has {parents} parent entries but {bind} bind transforms")
             }
-            SkeletonError::TooManyBones { count, max } => {
-                write!(f, "skeleton has {count} bones, at most {max} fit")
-            }
+            SkeletonError::TooManyBones { count, max } => write!(f, "skeleton has {count} bones, at most {max} fit"),
             SkeletonError::ParentNotBefore { bone, parent } => {
                 write!(f, "bone {bone} has parent {parent}: parents must come first (or be 0xFF for a root)")
             }
-            SkeletonError::NotUnit { bone } => {
-                write!(f, "bone {bone}: bind rotation is not a unit quaternion")
-            }
+            SkeletonError::NotUnit { bone } => write!(f, "bone {bone}: bind rotation is not a unit quaternion"),
         }
     }
 }
@@ -94,23 +70,14 @@ pub struct Skeleton<'s> {
 impl<'s> Skeleton<'s> {
     pub fn new(parents: &'s [u8], bind: &'s [LocalTransform]) -> Result<Self, SkeletonError> {
         if parents.len() != bind.len() {
-            return Err(SkeletonError::LengthMismatch {
-                parents: parents.len(),
-                bind: bind.len(),
-            });
+            return Err(SkeletonError::LengthMismatch { parents: parents.len(), bind: bind.len() });
         }
         if parents.len() > MAX_BONES {
-            return Err(SkeletonError::TooManyBones {
-                count: parents.len(),
-                max: MAX_BONES,
-            });
+            return Err(SkeletonError::TooManyBones { count: parents.len(), max: MAX_BONES });
         }
         for (bone, &parent) in parents.iter().enumerate() {
             if parent != ROOT && parent as usize >= bone {
-                return Err(SkeletonError::ParentNotBefore {
-                    bone: bone as u8,
-                    parent,
-                });
+                return Err(SkeletonError::ParentNotBefore { bone: bone as u8, parent });
             }
         }
         for (bone, b) in bind.iter().enumerate() {
@@ -160,15 +127,7 @@ pub fn compose_pose<B: Cop2>(
     let mut loaded = ROOT;
     for bone in 0..n {
         let m = local(bone).to_matrix();
-        compose_bone(
-            gte,
-            out,
-            bone,
-            skeleton.parents[bone],
-            &mut loaded,
-            &m.rotation,
-            m.translation,
-        );
+        compose_bone(gte, out, bone, skeleton.parents[bone], &mut loaded, &m.rotation, m.translation);
     }
 }
 
@@ -201,6 +160,7 @@ pub(crate) fn compose_bone<B: Cop2>(
     };
 }
 
+
 const MVMVA_RT_V0: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V0, cmd::CV_NONE, 0);
 const MVMVA_RT_V1: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V1, cmd::CV_NONE, 0);
 const MVMVA_RT_V2: u32 = cmd::mvmva(1, cmd::MX_RT, cmd::V_V2, cmd::CV_NONE, 0);
@@ -224,11 +184,7 @@ pub(crate) fn compose_bone_words<B: Cop2>(
         let lo = |w: u32| w as u16 as i16;
         let hi = |w: u32| (w >> 16) as u16 as i16;
         *slot = Matrix::new(
-            [
-                [lo(words[0]), lo(words[1]), lo(words[2])],
-                [hi(words[0]), hi(words[1]), hi(words[2])],
-                [lo(words[3]), hi(words[3]), lo(words[4])],
-            ],
+            [[lo(words[0]), lo(words[1]), lo(words[2])], [hi(words[0]), hi(words[1]), hi(words[2])], [lo(words[3]), hi(words[3]), lo(words[4])]],
             translation,
         );
         return;
@@ -239,8 +195,7 @@ pub(crate) fn compose_bone_words<B: Cop2>(
         let load = *loaded != parent;
         *loaded = parent;
         let t_xy = translation.x as u16 as u32 | (translation.y as u32) << 16;
-        gte.backend_mut()
-            .compose_columns(p, load, words, t_xy, translation.z as u32, slot);
+        gte.backend_mut().compose_columns(p, load, words, t_xy, translation.z as u32, slot);
         return;
     }
     if *loaded != parent {
@@ -322,8 +277,7 @@ mod tests {
             seed
         };
         for i in 0..20_000 {
-            let r: [[i16; 3]; 3] =
-                core::array::from_fn(|_| core::array::from_fn(|_| next() as i16));
+            let r: [[i16; 3]; 3] = core::array::from_fn(|_| core::array::from_fn(|_| next() as i16));
             let t = match i % 4 {
                 0 => Vec3i32::new(next() as i32, next() as i32, next() as i32),
                 1 => Vec3i32::new(i32::MIN, i32::MAX, 0x7FFF_7FFF - (next() & 0xFFFF) as i32),
@@ -332,11 +286,7 @@ mod tests {
             };
             let m = Matrix::new(r, Vec3i32::ZERO);
             gte.set_rotation(&r);
-            assert_eq!(
-                rotate_wide(&mut gte, &r, t),
-                m.rotate_wide(t),
-                "R {r:?} t {t:?}"
-            );
+            assert_eq!(rotate_wide(&mut gte, &r, t), m.rotate_wide(t), "R {r:?} t {t:?}");
         }
     }
 }

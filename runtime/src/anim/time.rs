@@ -21,29 +21,15 @@ pub struct TimeScale {
 
 impl TimeScale {
     /// One clip frame per vsync: the original engine's time base.
-    pub const NATIVE: TimeScale = TimeScale {
-        whole: TICKS_PER_FRAME,
-        rem: 0,
-        den: 1,
-    };
+    pub const NATIVE: TimeScale = TimeScale { whole: TICKS_PER_FRAME, rem: 0, den: 1 };
 
     /// `frames / vsyncs` clip frames per vsync. `vsyncs` is clamped to 1..=65536 and the rate to at
     /// most 256 frames per vsync. A clip authored for 60 Hz plays at the same speed everywhere with
     /// `from_ratio(60, 50)` on PAL and `from_ratio(60, 60)` on NTSC; a 16.16 speed factor `s` is
     /// `from_ratio(s, 65536)`.
     pub const fn from_ratio(frames: u32, vsyncs: u32) -> TimeScale {
-        let den = if vsyncs == 0 {
-            1
-        } else if vsyncs > 1 << 16 {
-            1 << 16
-        } else {
-            vsyncs
-        };
-        let frames = if frames / den > 256 {
-            256 * den
-        } else {
-            frames
-        };
+        let den = if vsyncs == 0 { 1 } else if vsyncs > 1 << 16 { 1 << 16 } else { vsyncs };
+        let frames = if frames / den > 256 { 256 * den } else { frames };
         // frames * 4096 may pass 2^32: split it as (q * den + r) * 4096.
         let (q, r) = (frames / den, frames % den);
         let r_ticks = r as u64 * TICKS_PER_FRAME as u64;
@@ -84,13 +70,8 @@ impl Clock {
     /// This clock at `scale`: the fractional remainder kept when the scale is the same, else dropped
     /// (it counts fractions of another denominator).
     pub const fn rescaled(self, scale: TimeScale) -> Clock {
-        let same = self.scale.whole == scale.whole
-            && self.scale.rem == scale.rem
-            && self.scale.den == scale.den;
-        Clock {
-            scale,
-            carry: if same { self.carry } else { 0 },
-        }
+        let same = self.scale.whole == scale.whole && self.scale.rem == scale.rem && self.scale.den == scale.den;
+        Clock { scale, carry: if same { self.carry } else { 0 } }
     }
 
     /// Ticks for `vsyncs` more vsyncs (clamped to [`MAX_DELTA`]). At most one division, none for
@@ -142,10 +123,7 @@ mod tests {
     #[test]
     fn degenerate_ratios_are_clamped_not_divided_by_zero() {
         assert_eq!(TimeScale::from_ratio(5, 0).ticks_per_vsync(), 5 * 4096);
-        assert_eq!(
-            TimeScale::from_ratio(u32::MAX, 1).ticks_per_vsync(),
-            256 * 4096
-        );
+        assert_eq!(TimeScale::from_ratio(u32::MAX, 1).ticks_per_vsync(), 256 * 4096);
         let mut c = Clock::new(TimeScale::from_ratio(7, 3));
         let total: u64 = (0..3).map(|_| c.advance(1)).sum();
         assert_eq!(total, 7 * 4096);

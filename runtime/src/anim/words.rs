@@ -10,12 +10,7 @@ pub(crate) type QuatWords = [u32; 2];
 /// The four components of [`QuatWords`], sign-extended.
 #[inline(always)]
 pub(crate) fn components(q: QuatWords) -> [i32; 4] {
-    [
-        q[0] as i16 as i32,
-        (q[0] >> 16) as i16 as i32,
-        q[1] as i16 as i32,
-        (q[1] >> 16) as i16 as i32,
-    ]
+    [q[0] as i16 as i32, (q[0] >> 16) as i16 as i32, q[1] as i16 as i32, (q[1] >> 16) as i16 as i32]
 }
 
 #[inline(always)]
@@ -32,13 +27,7 @@ pub(crate) type ColumnWords = [u32; 5];
 #[inline(always)]
 pub(crate) fn column_words(r: &Rotation) -> ColumnWords {
     let p = |lo: i16, hi: i16| lo as u16 as u32 | (hi as u16 as u32) << 16;
-    [
-        p(r[0][0], r[1][0]),
-        p(r[0][1], r[1][1]),
-        p(r[0][2], r[1][2]),
-        p(r[2][0], r[2][1]),
-        r[2][2] as u16 as u32,
-    ]
+    [p(r[0][0], r[1][0]), p(r[0][1], r[1][1]), p(r[0][2], r[1][2]), p(r[2][0], r[2][1]), r[2][2] as u16 as u32]
 }
 
 /// The two little-endian words at `at` of a validated file (0 past the end, which cannot happen):
@@ -49,10 +38,7 @@ pub(crate) fn words2(bytes: &[u8], at: usize) -> [u32; 2] {
         // SAFETY: eight readable bytes; `read_unaligned` needs no alignment.
         Some(s) => unsafe {
             let p = s.as_ptr().cast::<u32>();
-            [
-                u32::from_le(core::ptr::read_unaligned(p)),
-                u32::from_le(core::ptr::read_unaligned(p.add(1))),
-            ]
+            [u32::from_le(core::ptr::read_unaligned(p)), u32::from_le(core::ptr::read_unaligned(p.add(1)))]
         },
         None => [0; 2],
     }

@@ -22,15 +22,9 @@ impl core::fmt::Display for CompileError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match *self {
             CompileError::BufferTooSmall { needed, available } => {
-                write!(
-                    f,
-                    "compiled clips need {needed} bytes, the buffer holds {available}"
-                )
+                write!(f, "compiled clips need {needed} bytes, the buffer holds {available}")
             }
-            CompileError::TooLarge => write!(
-                f,
-                "too many clips or bones for the compiled format or the controller"
-            ),
+            CompileError::TooLarge => write!(f, "too many clips or bones for the compiled format or the controller"),
             CompileError::Play { clip, error } => write!(f, "clip {clip}: {error}"),
         }
     }
@@ -41,12 +35,8 @@ impl core::fmt::Display for CompileError {
 pub fn compiled_size(bones: usize, clips: &[Clip<'_>]) -> usize {
     let mut size = HEADER_BYTES.saturating_add(clips.len().saturating_mul(CLIP_ENTRY_BYTES));
     for c in clips {
-        let poses = (c.length() as usize)
-            .saturating_mul(bones)
-            .saturating_mul(MATRIX_BYTES + LOCAL_BYTES);
-        size = size
-            .saturating_add(poses)
-            .saturating_add(c.marker_count() * MARKER_BYTES);
+        let poses = (c.length() as usize).saturating_mul(bones).saturating_mul(MATRIX_BYTES + LOCAL_BYTES);
+        size = size.saturating_add(poses).saturating_add(c.marker_count() * MARKER_BYTES);
     }
     size
 }
@@ -66,10 +56,7 @@ pub fn compile<B: Cop2, const BONES: usize>(
     }
     let needed = compiled_size(bones, clips);
     let Some(out) = out.get_mut(..needed) else {
-        return Err(CompileError::BufferTooSmall {
-            needed,
-            available: out.len(),
-        });
+        return Err(CompileError::BufferTooSmall { needed, available: out.len() });
     };
     out.fill(0);
     let mut w = Cursor { out, at: 0 };
@@ -97,10 +84,9 @@ pub fn compile<B: Cop2, const BONES: usize>(
         w.u32(poses as u32);
         w.u32(markers as u32);
 
-        let mut c = SkeletonController::<BONES>::new(skeleton)
-            .map_err(|error| CompileError::Play { clip: index, error })?;
-        c.play(*clip, clip.looping())
-            .map_err(|error| CompileError::Play { clip: index, error })?;
+        let mut c =
+            SkeletonController::<BONES>::new(skeleton).map_err(|error| CompileError::Play { clip: index, error })?;
+        c.play(*clip, clip.looping()).map_err(|error| CompileError::Play { clip: index, error })?;
         for frame in 0..frames {
             if frame > 0 {
                 c.advance(1);

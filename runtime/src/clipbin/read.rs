@@ -111,22 +111,11 @@ impl core::fmt::Display for Error {
 }
 
 fn err(offset: usize, kind: ErrorKind) -> Error {
-    Error {
-        offset: offset as u32,
-        kind,
-    }
+    Error { offset: offset as u32, kind }
 }
 
 fn need(bytes: &[u8], at: usize, len: usize) -> Result<&[u8], Error> {
-    bytes::field(bytes, at, len).map_err(|s| {
-        err(
-            at,
-            ErrorKind::Truncated {
-                needed: s.needed,
-                available: s.available,
-            },
-        )
-    })
+    bytes::field(bytes, at, len).map_err(|s| err(at, ErrorKind::Truncated { needed: s.needed, available: s.available }))
 }
 
 /// Reads inside validated bounds (the fallback 0 never happens after `parse`).
@@ -190,25 +179,13 @@ impl<'a> ClipBin<'a> {
         }
         let bones = u16_at(bytes, 10);
         if bones as usize != skeleton.len() {
-            return Err(err(
-                10,
-                ErrorKind::BoneCount {
-                    found: bones,
-                    expected: skeleton.len() as u16,
-                },
-            ));
+            return Err(err(10, ErrorKind::BoneCount { found: bones, expected: skeleton.len() as u16 }));
         }
         let clips = u16_at(bytes, 12);
         let hash = u32_at(bytes, 16);
         let expected = skeleton_hash(skeleton);
         if hash != expected {
-            return Err(err(
-                16,
-                ErrorKind::SkeletonHash {
-                    found: hash,
-                    expected,
-                },
-            ));
+            return Err(err(16, ErrorKind::SkeletonHash { found: hash, expected }));
         }
         for clip in 0..clips {
             let at = HEADER_BYTES + clip as usize * CLIP_ENTRY_BYTES;
@@ -222,44 +199,22 @@ impl<'a> ClipBin<'a> {
             let marker_table = u32_at(bytes, at + 44) as usize;
             for (field, offset) in [(at + 40, poses), (at + 44, marker_table)] {
                 if offset % 4 != 0 {
-                    return Err(err(
-                        field,
-                        ErrorKind::Misaligned {
-                            clip,
-                            offset: offset as u32,
-                        },
-                    ));
+                    return Err(err(field, ErrorKind::Misaligned { clip, offset: offset as u32 }));
                 }
             }
             // frames, bones < 2^16 and 52 bytes each: below 2^38, fine in u64 then checked.
             let pose_bytes = frames as u64 * bones as u64 * (MATRIX_BYTES + LOCAL_BYTES) as u64;
-            need(
-                bytes,
-                poses,
-                usize::try_from(pose_bytes).unwrap_or(usize::MAX),
-            )?;
+            need(bytes, poses, usize::try_from(pose_bytes).unwrap_or(usize::MAX))?;
             need(bytes, marker_table, markers as usize * MARKER_BYTES)?;
             for marker in 0..markers {
                 let m = marker_table + marker as usize * MARKER_BYTES;
                 let frame = u16_at(bytes, m + NAME_BYTES);
                 if frame >= frames {
-                    return Err(err(
-                        m + NAME_BYTES,
-                        ErrorKind::MarkerFrameOutOfRange {
-                            clip,
-                            marker,
-                            frame,
-                            frames,
-                        },
-                    ));
+                    return Err(err(m + NAME_BYTES, ErrorKind::MarkerFrameOutOfRange { clip, marker, frame, frames }));
                 }
             }
         }
-        Ok(ClipBin {
-            bytes,
-            bones,
-            clips,
-        })
+        Ok(ClipBin { bytes, bones, clips })
     }
 
     pub fn len(&self) -> usize {
@@ -297,9 +252,7 @@ impl<'a> ClipBin<'a> {
     }
 
     pub fn find(&self, name: &[u8]) -> Option<CompiledClip<'a>> {
-        (0..self.len())
-            .filter_map(|i| self.clip(i))
-            .find(|c| c.name() == name)
+        (0..self.len()).filter_map(|i| self.clip(i)).find(|c| c.name() == name)
     }
 }
 
@@ -407,11 +360,7 @@ fn matrix_of(w: impl Fn(usize) -> u32) -> Matrix {
     let hi = |v: u32| (v >> 16) as i16;
     let (a, b, c, d, e) = (w(0), w(1), w(2), w(3), w(4));
     Matrix::new(
-        [
-            [lo(a), hi(a), lo(b)],
-            [hi(b), lo(c), hi(c)],
-            [lo(d), hi(d), lo(e)],
-        ],
+        [[lo(a), hi(a), lo(b)], [hi(b), lo(c), hi(c)], [lo(d), hi(d), lo(e)]],
         Vec3i32::new(w(5) as i32, w(6) as i32, w(7) as i32),
     )
 }
@@ -431,3 +380,4 @@ pub fn matrix_words(m: &Matrix) -> [u32; MATRIX_WORDS] {
         m.translation.z as u32,
     ]
 }
+

@@ -31,10 +31,7 @@ pub fn begin<const DEPTHS: usize, const WORDS: usize>(
     let list = draw.building();
     list.clear();
     let (width, height) = (gpu::SCREEN_WIDTH as u16, gpu::SCREEN_HEIGHT as u16);
-    let _ = list.add(
-        DEPTHS - 1,
-        &prim::fill_rect(background, 0, buffer_y, width, height),
-    );
+    let _ = list.add(DEPTHS - 1, &prim::fill_rect(background, 0, buffer_y, width, height));
     list
 }
 

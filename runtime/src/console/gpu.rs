@@ -100,13 +100,7 @@ pub fn draw_to(index: usize) {
 pub fn load_image(rect: crate::tables::textures::Rect, halfwords: &[u8]) {
     send(&super::prim::copy_to_vram(rect.x, rect.y, rect.w, rect.h));
     let count = rect.halfwords().min(halfwords.len() / 2);
-    let half = |i: usize| {
-        if i < count {
-            u16::from_le_bytes([halfwords[2 * i], halfwords[2 * i + 1]]) as u32
-        } else {
-            0
-        }
-    };
+    let half = |i: usize| if i < count { u16::from_le_bytes([halfwords[2 * i], halfwords[2 * i + 1]]) as u32 } else { 0 };
     for w in 0..rect.halfwords().div_ceil(2) {
         while status() & STAT_DMA_READY == 0 {}
         GP0.write(half(2 * w) | half(2 * w + 1) << 16);
@@ -120,11 +114,7 @@ const STAT_READ_READY: u32 = 1 << 27;
 /// one's high half past the rectangle when its size is odd) to `word`: how a program checks what its
 /// upload left in VRAM. Waits for the GPU to finish drawing first.
 pub fn read_image(rect: crate::tables::textures::Rect, word: &mut dyn FnMut(u32)) {
-    send(&[
-        0xC000_0000,
-        rect.x as u32 | (rect.y as u32) << 16,
-        rect.w as u32 | (rect.h as u32) << 16,
-    ]);
+    send(&[0xC000_0000, rect.x as u32 | (rect.y as u32) << 16, rect.w as u32 | (rect.h as u32) << 16]);
     for _ in 0..rect.halfwords().div_ceil(2) {
         while status() & STAT_READ_READY == 0 {}
         word(GPUREAD.read());

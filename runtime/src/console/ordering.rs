@@ -48,11 +48,7 @@ impl<'a> FramePackets<'a> {
     /// The game's `table` (already cleared for this frame), its packet buffer, and its count of used
     /// buffer words (packets are written from `packets[*used]` on and `*used` is advanced).
     pub fn new(table: &'a mut [u32], packets: &'a mut [u32], used: &'a mut usize) -> Self {
-        FramePackets {
-            table,
-            arena: packets,
-            used,
-        }
+        FramePackets { table, arena: packets, used }
     }
 
     /// Entries of the ordering table.
@@ -83,11 +79,7 @@ impl<'a> FramePackets<'a> {
     /// caller: the words are stored one by one (no slice copy, so no `memcpy` call) and the only
     /// checks are the depth and one room test.
     #[inline(always)]
-    pub fn add_array<const N: usize>(
-        &mut self,
-        z: usize,
-        packet: [u32; N],
-    ) -> Result<(), AddError> {
+    pub fn add_array<const N: usize>(&mut self, z: usize, packet: [u32; N]) -> Result<(), AddError> {
         if z >= self.table.len() {
             return Err(AddError::DepthOutOfRange);
         }
@@ -112,11 +104,7 @@ impl<'a> FramePackets<'a> {
     /// then counts the words it wrote.
     pub fn packet_list(&mut self, max_depth: usize) -> PacketList<'_> {
         let from = (*self.used).min(self.arena.len());
-        PacketList {
-            arena: &mut self.arena[from..],
-            table: self.table,
-            max_depth: max_depth as u32,
-        }
+        PacketList { arena: &mut self.arena[from..], table: self.table, max_depth: max_depth as u32 }
     }
 
     /// Counts `words` more buffer words as used, written through `packet_list`.
@@ -161,11 +149,7 @@ pub struct DrawList<const DEPTHS: usize, const WORDS: usize> {
 
 impl<const DEPTHS: usize, const WORDS: usize> DrawList<DEPTHS, WORDS> {
     pub const fn new() -> Self {
-        DrawList {
-            table: [0; DEPTHS],
-            arena: [0; WORDS],
-            used: 0,
-        }
+        DrawList { table: [0; DEPTHS], arena: [0; WORDS], used: 0 }
     }
 
     /// Empties the list: chains the table entries from the last down to 0, arena unused.
@@ -186,21 +170,13 @@ impl<const DEPTHS: usize, const WORDS: usize> DrawList<DEPTHS, WORDS> {
 
     /// [`FramePackets::add_array`].
     #[inline(always)]
-    pub fn add_array<const N: usize>(
-        &mut self,
-        z: usize,
-        packet: [u32; N],
-    ) -> Result<(), AddError> {
+    pub fn add_array<const N: usize>(&mut self, z: usize, packet: [u32; N]) -> Result<(), AddError> {
         self.frame().add_array(z, packet)
     }
 
     /// [`FramePackets::packet_list`].
     pub fn packet_list(&mut self, max_depth: usize) -> PacketList<'_> {
-        PacketList {
-            arena: &mut self.arena[self.used..],
-            table: &mut self.table,
-            max_depth: max_depth as u32,
-        }
+        PacketList { arena: &mut self.arena[self.used..], table: &mut self.table, max_depth: max_depth as u32 }
     }
 
     /// [`FramePackets::commit`].
@@ -244,10 +220,7 @@ pub struct DoubleBuffered<const DEPTHS: usize, const WORDS: usize> {
 
 impl<const DEPTHS: usize, const WORDS: usize> DoubleBuffered<DEPTHS, WORDS> {
     pub const fn new() -> Self {
-        DoubleBuffered {
-            lists: [DrawList::new(), DrawList::new()],
-            building: 0,
-        }
+        DoubleBuffered { lists: [DrawList::new(), DrawList::new()], building: 0 }
     }
     /// Index (0 or 1) of the list being built, which is also the screen buffer it draws into.
     pub fn building_index(&self) -> usize {
@@ -284,10 +257,7 @@ mod tests {
         let base = list as *const List as usize;
         let word_at = |addr: u32| -> u32 {
             let offset = (addr as usize).wrapping_sub(base) & 0x00FF_FFFF;
-            assert!(
-                offset < core::mem::size_of::<List>() && offset & 3 == 0,
-                "link outside the list: {addr:#x}"
-            );
+            assert!(offset < core::mem::size_of::<List>() && offset & 3 == 0, "link outside the list: {addr:#x}");
             // SAFETY: the offset was just checked to be a word inside `list`.
             unsafe { *((base + offset) as *const u32) }
         };
@@ -297,11 +267,7 @@ mod tests {
             let header = word_at(at);
             let len = header >> 24;
             if len > 0 {
-                packets.push(
-                    (1..=len)
-                        .map(|i| word_at((at + 4 * i) & END_OF_LIST))
-                        .collect(),
-                );
+                packets.push((1..=len).map(|i| word_at((at + 4 * i) & END_OF_LIST)).collect());
             }
             if header & END_OF_LIST == END_OF_LIST {
                 return packets;
@@ -321,20 +287,8 @@ mod tests {
         list.add(3, &[0xC1, 0xC2, 0xC3]).unwrap();
         list.add(1, &[0xD1]).unwrap();
         // Same depth: the packet added last is spliced in first.
-        assert_eq!(
-            walk(&list),
-            [
-                std::vec![0xC1, 0xC2, 0xC3],
-                std::vec![0xA1],
-                std::vec![0xD1],
-                std::vec![0xB1, 0xB2]
-            ]
-        );
-        assert_eq!(
-            list.used_words(),
-            2 + 3 + 4 + 2,
-            "each packet plus its header word"
-        );
+        assert_eq!(walk(&list), [std::vec![0xC1, 0xC2, 0xC3], std::vec![0xA1], std::vec![0xD1], std::vec![0xB1, 0xB2]]);
+        assert_eq!(list.used_words(), 2 + 3 + 4 + 2, "each packet plus its header word");
         list.clear();
         assert!(walk(&list).is_empty());
         assert_eq!(list.used_words(), 0);
@@ -383,12 +337,7 @@ mod tests {
         b.clear();
         a.add_array(1, [0xF0]).unwrap();
         b.add_array(1, [0xF0]).unwrap();
-        let packets = [
-            (3, [0xA1, 0xA2]),
-            (0, [0xB1, 0xB2]),
-            (3, [0xC1, 0xC2]),
-            (2, [0xD1, 0xD2]),
-        ];
+        let packets = [(3, [0xA1, 0xA2]), (0, [0xB1, 0xB2]), (3, [0xC1, 0xC2]), (2, [0xD1, 0xD2])];
         for (z, p) in packets {
             a.add_array(z, p).unwrap();
         }
@@ -396,11 +345,7 @@ mod tests {
         let out = b.packet_list(3);
         for (i, (z, p)) in packets.iter().enumerate() {
             let at = 3 * i;
-            out.arena[at..at + 3].copy_from_slice(&[
-                2 << 24 | (out.table[*z] & END_OF_LIST),
-                p[0],
-                p[1],
-            ]);
+            out.arena[at..at + 3].copy_from_slice(&[2 << 24 | (out.table[*z] & END_OF_LIST), p[0], p[1]]);
             out.table[*z] = address(&out.arena[at]);
         }
         b.commit(3 * packets.len());

@@ -17,9 +17,7 @@ pub fn attach_record(record: *mut Record) {
 
 #[panic_handler]
 fn on_panic(info: &core::panic::PanicInfo) -> ! {
-    let detail = info
-        .location()
-        .map_or(0, |l| panic_detail(l.file(), l.line()));
+    let detail = info.location().map_or(0, |l| panic_detail(l.file(), l.line()));
     // SAFETY: the pointer is null or was given by `attach_record` for a record that lives forever.
     if let Some(record) = unsafe { ATTACHED.as_mut() } {
         record.fail(ERROR_PANIC, detail);

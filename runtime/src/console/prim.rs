@@ -34,10 +34,7 @@ impl Vertex {
     }
     /// From a GTE SXY word (x in the low half, y in the high half).
     pub const fn from_sxy(sxy: u32) -> Self {
-        Vertex {
-            x: sxy as u16 as i16,
-            y: (sxy >> 16) as u16 as i16,
-        }
+        Vertex { x: sxy as u16 as i16, y: (sxy >> 16) as u16 as i16 }
     }
     pub const fn word(self) -> u32 {
         self.x as u16 as u32 | (self.y as u16 as u32) << 16
@@ -62,31 +59,16 @@ pub const NEUTRAL: Color = Color::new(0x80, 0x80, 0x80);
 
 /// Fills a VRAM rectangle (absolute coordinates, no blending, no drawing area).
 pub const fn fill_rect(color: Color, x: u16, y: u16, w: u16, h: u16) -> [u32; 3] {
-    [
-        FILL_RECT | color.word(),
-        x as u32 | (y as u32) << 16,
-        w as u32 | (h as u32) << 16,
-    ]
+    [FILL_RECT | color.word(), x as u32 | (y as u32) << 16, w as u32 | (h as u32) << 16]
 }
 
 pub const fn flat_triangle(color: Color, v: [Vertex; 3]) -> [u32; 4] {
-    [
-        FLAT_TRIANGLE | color.word(),
-        v[0].word(),
-        v[1].word(),
-        v[2].word(),
-    ]
+    [FLAT_TRIANGLE | color.word(), v[0].word(), v[1].word(), v[2].word()]
 }
 
 /// A quad is drawn as triangles (0,1,2) and (1,2,3): give the corners in "Z" order.
 pub const fn flat_quad(color: Color, v: [Vertex; 4]) -> [u32; 5] {
-    [
-        FLAT_QUAD | color.word(),
-        v[0].word(),
-        v[1].word(),
-        v[2].word(),
-        v[3].word(),
-    ]
+    [FLAT_QUAD | color.word(), v[0].word(), v[1].word(), v[2].word(), v[3].word()]
 }
 
 pub const fn gouraud_triangle(c: [Color; 3], v: [Vertex; 3]) -> [u32; 6] {
@@ -117,15 +99,7 @@ pub const fn gouraud_quad(c: [Color; 4], v: [Vertex; 4]) -> [u32; 8] {
 /// A textured triangle. `uv[k]` is corner k's `u | v << 8` in its texture page; the CLUT word rides in
 /// the first's high half and the texture-page word in the second's (`vram::Words` adds both).
 pub const fn textured_triangle(color: Color, v: [Vertex; 3], uv: [u32; 3]) -> [u32; 7] {
-    [
-        TEXTURED_TRIANGLE | color.word(),
-        v[0].word(),
-        uv[0],
-        v[1].word(),
-        uv[1],
-        v[2].word(),
-        uv[2] & 0xFFFF,
-    ]
+    [TEXTURED_TRIANGLE | color.word(), v[0].word(), uv[0], v[1].word(), uv[1], v[2].word(), uv[2] & 0xFFFF]
 }
 
 /// A textured, Gouraud-shaded triangle: corner k's texel times `c[k]` / 128; UV words as for
@@ -163,11 +137,7 @@ pub const fn textured_quad(color: Color, v: [Vertex; 4], uv: [u32; 4]) -> [u32; 
 /// The three words that start a copy of a `w` x `h` rectangle at (`x`, `y`) from the CPU to VRAM;
 /// `ceil(w * h / 2)` data words follow, two halfwords each, row by row.
 pub const fn copy_to_vram(x: u16, y: u16, w: u16, h: u16) -> [u32; 3] {
-    [
-        COPY_TO_VRAM,
-        x as u32 | (y as u32) << 16,
-        w as u32 | (h as u32) << 16,
-    ]
+    [COPY_TO_VRAM, x as u32 | (y as u32) << 16, w as u32 | (h as u32) << 16]
 }
 
 #[cfg(test)]
@@ -179,92 +149,28 @@ mod tests {
     fn command_words() {
         let red = Color::new(0xFF, 0x10, 0x01);
         assert_eq!(red.word(), 0x0001_10FF, "colour is 0xBBGGRR");
-        assert_eq!(
-            fill_rect(red, 16, 240, 320, 240),
-            [0x0201_10FF, 240 << 16 | 16, 240 << 16 | 320]
-        );
-        let v = [
-            Vertex::new(-1, 2),
-            Vertex::new(300, -20),
-            Vertex::new(0, 0),
-            Vertex::new(5, 6),
-        ];
-        assert_eq!(
-            v[0].word(),
-            0x0002_FFFF,
-            "x in the low half, both signed 16-bit"
-        );
+        assert_eq!(fill_rect(red, 16, 240, 320, 240), [0x0201_10FF, 240 << 16 | 16, 240 << 16 | 320]);
+        let v = [Vertex::new(-1, 2), Vertex::new(300, -20), Vertex::new(0, 0), Vertex::new(5, 6)];
+        assert_eq!(v[0].word(), 0x0002_FFFF, "x in the low half, both signed 16-bit");
         assert_eq!(v[1].word(), 0xFFEC_012C);
-        assert_eq!(
-            flat_triangle(red, [v[0], v[1], v[2]]),
-            [0x2001_10FF, 0x0002_FFFF, 0xFFEC_012C, 0]
-        );
+        assert_eq!(flat_triangle(red, [v[0], v[1], v[2]]), [0x2001_10FF, 0x0002_FFFF, 0xFFEC_012C, 0]);
         assert_eq!(flat_quad(red, v)[0] >> 24, 0x28);
-        let c = [
-            Color::new(1, 0, 0),
-            Color::new(0, 2, 0),
-            Color::new(0, 0, 3),
-            Color::new(4, 4, 4),
-        ];
+        let c = [Color::new(1, 0, 0), Color::new(0, 2, 0), Color::new(0, 0, 3), Color::new(4, 4, 4)];
         assert_eq!(
             gouraud_triangle([c[0], c[1], c[2]], [v[0], v[1], v[2]]),
-            [
-                0x3000_0001,
-                0x0002_FFFF,
-                0x0000_0200,
-                0xFFEC_012C,
-                0x0003_0000,
-                0
-            ]
+            [0x3000_0001, 0x0002_FFFF, 0x0000_0200, 0xFFEC_012C, 0x0003_0000, 0]
         );
         let quad = gouraud_quad(c, v);
-        assert_eq!(
-            (quad[0], quad[6], quad[7]),
-            (0x3800_0001, 0x0004_0404, 0x0006_0005)
-        );
+        assert_eq!((quad[0], quad[6], quad[7]), (0x3800_0001, 0x0004_0404, 0x0006_0005));
         // Textured: UV words after each vertex, CLUT and page words in the first two's high halves.
         let uv = [0x7FC0_1002, 0x0085_3020, 0xDEAD_4040, 0xBEEF_0101];
         let t = textured_triangle(NEUTRAL, [v[0], v[1], v[2]], [uv[0], uv[1], uv[2]]);
-        assert_eq!(
-            t,
-            [
-                0x2480_8080,
-                0x0002_FFFF,
-                0x7FC0_1002,
-                0xFFEC_012C,
-                0x0085_3020,
-                0,
-                0x4040
-            ]
-        );
+        assert_eq!(t, [0x2480_8080, 0x0002_FFFF, 0x7FC0_1002, 0xFFEC_012C, 0x0085_3020, 0, 0x4040]);
         let q = textured_quad(NEUTRAL, v, uv);
-        assert_eq!(
-            (q[0], q[6], q[7], q[8]),
-            (0x2C80_8080, 0x4040, 0x0006_0005, 0x0101)
-        );
-        assert_eq!(
-            copy_to_vram(320, 256, 16, 64),
-            [0xA000_0000, 256 << 16 | 320, 64 << 16 | 16]
-        );
-        let g = textured_gouraud_triangle(
-            [c[0], c[1], c[2]],
-            [v[0], v[1], v[2]],
-            [uv[0], uv[1], uv[2]],
-        );
-        assert_eq!(
-            g,
-            [
-                0x3400_0001,
-                0x0002_FFFF,
-                0x7FC0_1002,
-                0x0000_0200,
-                0xFFEC_012C,
-                0x0085_3020,
-                0x0003_0000,
-                0,
-                0x4040
-            ]
-        );
+        assert_eq!((q[0], q[6], q[7], q[8]), (0x2C80_8080, 0x4040, 0x0006_0005, 0x0101));
+        assert_eq!(copy_to_vram(320, 256, 16, 64), [0xA000_0000, 256 << 16 | 320, 64 << 16 | 16]);
+        let g = textured_gouraud_triangle([c[0], c[1], c[2]], [v[0], v[1], v[2]], [uv[0], uv[1], uv[2]]);
+        assert_eq!(g, [0x3400_0001, 0x0002_FFFF, 0x7FC0_1002, 0x0000_0200, 0xFFEC_012C, 0x0085_3020, 0x0003_0000, 0, 0x4040]);
     }
 
     #[test]

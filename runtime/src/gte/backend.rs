@@ -2,19 +2,12 @@
 //! and command words (on the console they are encoded into the instruction words).
 
 use super::model::GteModel;
-use super::packets::{
-    within_limits, FlatPackets, FlatPrimitives, PacketList, SurfaceRuns, LINK_MASK,
-};
+use super::packets::{within_limits, FlatPackets, FlatPrimitives, PacketList, SurfaceRuns, LINK_MASK};
 use super::regs::{cmd, data};
-use super::PoseQ14;
-use super::{
-    PackedMatrix, GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1,
-    MVMVA_RT_V2, SQR_SF0,
-};
+use crate::tables::primitives::{run_base, unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END};
+use super::{PackedMatrix, GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2, SQR_SF0};
 use crate::math::{Matrix, Vec3i32};
-use crate::tables::primitives::{
-    run_base, unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END,
-};
+use super::PoseQ14;
 use crate::tables::{BoneSample, ParentSteps, STEP_ROOT, STEP_SAME_PARENT};
 
 /// A triangle's screen data as the GTE holds it after NCLIP and AVSZ3 (raw register words).
@@ -30,12 +23,7 @@ pub struct ScreenTriangle {
 
 /// One RTPT at register level, the definition both projection defaults share: `v` is VXY0, VZ0, VXY1,
 /// VZ1, VXY2, VZ2; SXY0..2 go to `xy`, SZ1..3 to `z`.
-pub(crate) fn rtpt_registers<C: Cop2 + ?Sized>(
-    gte: &mut C,
-    v: [u32; 6],
-    xy: &mut [u32],
-    z: &mut [u32],
-) {
+pub(crate) fn rtpt_registers<C: Cop2 + ?Sized>(gte: &mut C, v: [u32; 6], xy: &mut [u32], z: &mut [u32]) {
     gte.write_data::<{ data::VXY0 }>(v[0]);
     gte.write_data::<{ data::VZ0 }>(v[1]);
     gte.write_data::<{ data::VXY1 }>(v[2]);
@@ -73,34 +61,16 @@ pub(crate) fn unit_rotation([xx, yy, zz, xy, xz, yz, wx, wy, wz]: [i32; 9]) -> [
     let off = |v: i32| v.wrapping_add(1 << 14) >> 15;
     let diag = |d: i32| (1 << 12) + ((1i32 << 14).wrapping_sub(d) >> 15);
     [
-        [
-            diag(yy.wrapping_add(zz)),
-            off(xy.wrapping_sub(wz)),
-            off(xz.wrapping_add(wy)),
-        ],
-        [
-            off(xy.wrapping_add(wz)),
-            diag(xx.wrapping_add(zz)),
-            off(yz.wrapping_sub(wx)),
-        ],
-        [
-            off(xz.wrapping_sub(wy)),
-            off(yz.wrapping_add(wx)),
-            diag(xx.wrapping_add(yy)),
-        ],
+        [diag(yy.wrapping_add(zz)), off(xy.wrapping_sub(wz)), off(xz.wrapping_add(wy))],
+        [off(xy.wrapping_add(wz)), diag(xx.wrapping_add(zz)), off(yz.wrapping_sub(wx))],
+        [off(xz.wrapping_sub(wy)), off(yz.wrapping_add(wx)), diag(xx.wrapping_add(yy))],
     ]
 }
 
 /// RT's five control words for a rotation.
 pub(crate) fn rotation_words(r: &crate::math::Rotation) -> [u32; 5] {
     let pack = |lo: i16, hi: i16| lo as u16 as u32 | (hi as u16 as u32) << 16;
-    [
-        pack(r[0][0], r[0][1]),
-        pack(r[0][2], r[1][0]),
-        pack(r[1][1], r[1][2]),
-        pack(r[2][0], r[2][1]),
-        r[2][2] as u16 as u32,
-    ]
+    [pack(r[0][0], r[0][1]), pack(r[0][2], r[1][0]), pack(r[1][1], r[1][2]), pack(r[2][0], r[2][1]), r[2][2] as u16 as u32]
 }
 
 /// RT from a rotation's five control words ([`rotation_words`]).
@@ -116,12 +86,7 @@ fn load_rt<C: Cop2 + ?Sized>(gte: &mut C, r: &crate::math::Rotation) {
 
 /// `out = RT * columns`: the three columns (x and y in one word, z apart) into V0..V2, one MVMVA
 /// each, the result's columns read from IR1..3.
-fn rotate_columns<C: Cop2 + ?Sized>(
-    gte: &mut C,
-    xy: [u32; 3],
-    z: [u32; 3],
-    out: &mut crate::math::Rotation,
-) {
+fn rotate_columns<C: Cop2 + ?Sized>(gte: &mut C, xy: [u32; 3], z: [u32; 3], out: &mut crate::math::Rotation) {
     gte.write_data::<{ data::VXY0 }>(xy[0]);
     gte.write_data::<{ data::VZ0 }>(z[0]);
     gte.write_data::<{ data::VXY1 }>(xy[1]);
@@ -145,13 +110,7 @@ fn rotate_columns<C: Cop2 + ?Sized>(
 /// SQR (x y z), GPF (IR0 = x, IR = y z) and GPF (IR0 = y, IR = z), all with sf=0; the parent into RT
 /// and TR; the entries ([`unit_rotation`]) column by column into IR1..3 for MVMVA (RT * IR, read from
 /// IR1..3); the translation into IR1..3 for MVMVA with TR (read from MAC1..3).
-fn compose_q14_registers<C: Cop2 + ?Sized>(
-    gte: &mut C,
-    q: [i32; 4],
-    t: [i32; 3],
-    parent: &Matrix,
-    out: &mut Matrix,
-) {
+fn compose_q14_registers<C: Cop2 + ?Sized>(gte: &mut C, q: [i32; 4], t: [i32; 3], parent: &Matrix, out: &mut Matrix) {
     use super::regs::ctrl;
     let [x, y, z, w] = q;
     let irs = |gte: &mut C, v: [i32; 3]| {
@@ -160,11 +119,7 @@ fn compose_q14_registers<C: Cop2 + ?Sized>(
         gte.write_data::<{ data::IR3 }>(v[2] as u32);
     };
     let macs = |gte: &mut C| {
-        [
-            gte.read_data::<{ data::MAC1 }>() as i32,
-            gte.read_data::<{ data::MAC2 }>() as i32,
-            gte.read_data::<{ data::MAC3 }>() as i32,
-        ]
+        [gte.read_data::<{ data::MAC1 }>() as i32, gte.read_data::<{ data::MAC2 }>() as i32, gte.read_data::<{ data::MAC3 }>() as i32]
     };
     gte.write_data::<{ data::IR0 }>(w as u32);
     irs(gte, [x, y, z]);
@@ -216,9 +171,7 @@ pub(crate) fn nlerp_scale(a0: i32, b0: i32, t: i32, c: [i32; 3], sq: i32) -> Opt
     let n = w.wrapping_mul(w).wrapping_add(sq);
     let e = (1i32 << 24).wrapping_sub(n);
     let within = |v: i32| (v.wrapping_add(8191) as u32) < 16383;
-    if !(within(w) & within(c[0]) & within(c[1]) & within(c[2]))
-        || e.wrapping_add(1 << 18) as u32 > 1 << 19
-    {
+    if !(within(w) & within(c[0]) & within(c[1]) & within(c[2])) || e.wrapping_add(1 << 18) as u32 > 1 << 19 {
         return None;
     }
     let s = (1 << 14) + (e >> 11);
@@ -274,12 +227,7 @@ pub trait Cop2 {
     /// vertices projected (a multiple of three).
     fn rtpt_words(&mut self, vertices: &[u32], sxy: &mut [u32], sz: &mut [u32]) -> usize {
         let triples = (vertices.len() / 6).min(sxy.len() / 3).min(sz.len() / 3);
-        for ((v, xy), z) in vertices
-            .chunks_exact(6)
-            .zip(sxy.chunks_exact_mut(3))
-            .zip(sz.chunks_exact_mut(3))
-            .take(triples)
-        {
+        for ((v, xy), z) in vertices.chunks_exact(6).zip(sxy.chunks_exact_mut(3)).zip(sz.chunks_exact_mut(3)).take(triples) {
             rtpt_registers(self, [v[0], v[1], v[2], v[3], v[4], v[5]], xy, z);
         }
         3 * triples
@@ -289,27 +237,11 @@ pub trait Cop2 {
     /// normals (VXY, VZ word pairs, 6 words a triple, like the positions) into V0..V2 and NCT, whose
     /// RGB0..2 (the code byte RGBC's) go to `rgb`; for as many triples as all five slices hold. NCT
     /// is NCS of each normal in turn. Returns the number of vertices done (a multiple of three).
-    fn rtpt_nct_words(
-        &mut self,
-        vertices: &[u32],
-        normals: &[u32],
-        sxy: &mut [u32],
-        sz: &mut [u32],
-        rgb: &mut [u32],
-    ) -> usize {
-        let triples = (vertices.len() / 6)
-            .min(normals.len() / 6)
-            .min(sxy.len() / 3)
-            .min(sz.len() / 3)
-            .min(rgb.len() / 3);
+    fn rtpt_nct_words(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
+        let triples = (vertices.len() / 6).min(normals.len() / 6).min(sxy.len() / 3).min(sz.len() / 3).min(rgb.len() / 3);
         for t in 0..triples {
             let (v, n) = (&vertices[6 * t..6 * t + 6], &normals[6 * t..6 * t + 6]);
-            rtpt_registers(
-                self,
-                [v[0], v[1], v[2], v[3], v[4], v[5]],
-                &mut sxy[3 * t..3 * t + 3],
-                &mut sz[3 * t..3 * t + 3],
-            );
+            rtpt_registers(self, [v[0], v[1], v[2], v[3], v[4], v[5]], &mut sxy[3 * t..3 * t + 3], &mut sz[3 * t..3 * t + 3]);
             self.write_data::<{ data::VXY0 }>(n[0]);
             self.write_data::<{ data::VZ0 }>(n[1]);
             self.write_data::<{ data::VXY1 }>(n[2]);
@@ -329,38 +261,15 @@ pub trait Cop2 {
     /// range's last three again (the same registers give the same results). Returns the number of
     /// vertices done (0 for fewer than three). This body is the definition; a backend may override
     /// it only with the same register operations.
-    fn rtpt_nct_range(
-        &mut self,
-        vertices: &[u32],
-        normals: &[u32],
-        sxy: &mut [u32],
-        sz: &mut [u32],
-        rgb: &mut [u32],
-    ) -> usize {
-        let count = (vertices.len() / 2)
-            .min(normals.len() / 2)
-            .min(sxy.len())
-            .min(sz.len())
-            .min(rgb.len());
+    fn rtpt_nct_range(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
+        let count = (vertices.len() / 2).min(normals.len() / 2).min(sxy.len()).min(sz.len()).min(rgb.len());
         if count < 3 {
             return 0;
         }
-        let done = self.rtpt_nct_words(
-            &vertices[..2 * count],
-            &normals[..2 * count],
-            &mut sxy[..count],
-            &mut sz[..count],
-            &mut rgb[..count],
-        );
+        let done = self.rtpt_nct_words(&vertices[..2 * count], &normals[..2 * count], &mut sxy[..count], &mut sz[..count], &mut rgb[..count]);
         if done < count {
             let last = count - 3;
-            self.rtpt_nct_words(
-                &vertices[2 * last..2 * count],
-                &normals[2 * last..2 * count],
-                &mut sxy[last..count],
-                &mut sz[last..count],
-                &mut rgb[last..count],
-            );
+            self.rtpt_nct_words(&vertices[2 * last..2 * count], &normals[2 * last..2 * count], &mut sxy[last..count], &mut sz[last..count], &mut rgb[last..count]);
         }
         count
     }
@@ -375,13 +284,7 @@ pub trait Cop2 {
     /// Every bone's range (`first .. first + count`, from its two words) is empty or holds three
     /// vertices or more, within the vertices and normals (two words a vertex) and `sxy`, `sz` and
     /// `rgb` (the console reads and writes without checking).
-    unsafe fn project_light_bones(
-        &mut self,
-        job: &LitBones,
-        sxy: &mut [u32],
-        sz: &mut [u32],
-        rgb: &mut [u32],
-    ) {
+    unsafe fn project_light_bones(&mut self, job: &LitBones, sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) {
         for (m, bone) in job.matrices.iter().zip(job.bones.chunks_exact(2)) {
             let (first, count) = ((bone[0] >> 16) as usize, (bone[1] & 0xFFFF) as usize);
             if count == 0 {
@@ -389,13 +292,7 @@ pub trait Cop2 {
             }
             self.load_bone_light(&job.directions, m);
             let (v, r) = (2 * first..2 * (first + count), first..first + count);
-            self.rtpt_nct_range(
-                &job.vertices[v.clone()],
-                &job.normals[v],
-                &mut sxy[r.clone()],
-                &mut sz[r.clone()],
-                &mut rgb[r],
-            );
+            self.rtpt_nct_range(&job.vertices[v.clone()], &job.normals[v], &mut sxy[r.clone()], &mut sz[r.clone()], &mut rgb[r]);
         }
     }
 
@@ -432,25 +329,10 @@ pub trait Cop2 {
     /// writes once each position is packed (`x | y << 16`, `z`).
     fn rtpt_positions(&mut self, positions: &[[i16; 3]], sxy: &mut [u32], sz: &mut [u32]) -> usize {
         let triples = (positions.len() / 3).min(sxy.len() / 3).min(sz.len() / 3);
-        for ((p, xy), z) in positions
-            .chunks_exact(3)
-            .zip(sxy.chunks_exact_mut(3))
-            .zip(sz.chunks_exact_mut(3))
-            .take(triples)
-        {
-            let pack = |v: [i16; 3]| {
-                (
-                    v[0] as u16 as u32 | (v[1] as u16 as u32) << 16,
-                    v[2] as u16 as u32,
-                )
-            };
+        for ((p, xy), z) in positions.chunks_exact(3).zip(sxy.chunks_exact_mut(3)).zip(sz.chunks_exact_mut(3)).take(triples) {
+            let pack = |v: [i16; 3]| (v[0] as u16 as u32 | (v[1] as u16 as u32) << 16, v[2] as u16 as u32);
             let w = [pack(p[0]), pack(p[1]), pack(p[2])];
-            rtpt_registers(
-                self,
-                [w[0].0, w[0].1, w[1].0, w[1].1, w[2].0, w[2].1],
-                xy,
-                z,
-            );
+            rtpt_registers(self, [w[0].0, w[0].1, w[1].0, w[1].1, w[2].0, w[2].1], xy, z);
         }
         3 * triples
     }
@@ -506,13 +388,7 @@ pub trait Cop2 {
     /// header or its end word; every vertex it names lies below the length of `sxy`, `sz`, `uvs` and
     /// `rgb`; every material it names has an entry in `job.textures`; `done.words` is at most
     /// `out.arena.len()` (the console reads and writes without checking).
-    unsafe fn surface_runs(
-        &mut self,
-        job: &SurfaceRuns,
-        at: usize,
-        out: &mut PacketList,
-        done: &mut FlatPackets,
-    ) -> usize {
+    unsafe fn surface_runs(&mut self, job: &SurfaceRuns, at: usize, out: &mut PacketList, done: &mut FlatPackets) -> usize {
         let _ = (job, out, done);
         at
     }
@@ -527,12 +403,7 @@ pub trait Cop2 {
     /// every weight within 0..=4096 and every group's vertex range within `job.vertices` (two words a
     /// vertex), `sxy` and `sz` (what `tables::blend::check` accepted, with matrices for every bone and
     /// room for every vertex): the console reads and writes without checking.
-    unsafe fn project_blend_groups(
-        &mut self,
-        job: &super::blend::BlendGroups,
-        sxy: &mut [u32],
-        sz: &mut [u32],
-    ) {
+    unsafe fn project_blend_groups(&mut self, job: &super::blend::BlendGroups, sxy: &mut [u32], sz: &mut [u32]) {
         super::blend::project_blend_groups_registers(self, job, sxy, sz)
     }
 
@@ -552,16 +423,8 @@ pub trait Cop2 {
         }
         self.command::<{ cmd::AVSZ4 }>();
         ScreenTriangle {
-            sxy: [
-                self.read_data::<{ data::SXY0 }>(),
-                self.read_data::<{ data::SXY1 }>(),
-                self.read_data::<{ data::SXY2 }>(),
-            ],
-            sz: [
-                self.read_data::<{ data::SZ1 }>(),
-                self.read_data::<{ data::SZ2 }>(),
-                self.read_data::<{ data::SZ3 }>(),
-            ],
+            sxy: [self.read_data::<{ data::SXY0 }>(), self.read_data::<{ data::SXY1 }>(), self.read_data::<{ data::SXY2 }>()],
+            sz: [self.read_data::<{ data::SZ1 }>(), self.read_data::<{ data::SZ2 }>(), self.read_data::<{ data::SZ3 }>()],
             otz: self.read_data::<{ data::OTZ }>(),
         }
     }
@@ -581,16 +444,8 @@ pub trait Cop2 {
         }
         self.command::<{ cmd::AVSZ3 }>();
         ScreenTriangle {
-            sxy: [
-                self.read_data::<{ data::SXY0 }>(),
-                self.read_data::<{ data::SXY1 }>(),
-                self.read_data::<{ data::SXY2 }>(),
-            ],
-            sz: [
-                self.read_data::<{ data::SZ1 }>(),
-                self.read_data::<{ data::SZ2 }>(),
-                self.read_data::<{ data::SZ3 }>(),
-            ],
+            sxy: [self.read_data::<{ data::SXY0 }>(), self.read_data::<{ data::SXY1 }>(), self.read_data::<{ data::SXY2 }>()],
+            sz: [self.read_data::<{ data::SZ1 }>(), self.read_data::<{ data::SZ2 }>(), self.read_data::<{ data::SZ3 }>()],
             otz: self.read_data::<{ data::OTZ }>(),
         }
     }
@@ -606,12 +461,7 @@ pub trait Cop2 {
     /// The quaternion's products come from GPF and SQR with sf=0 (exact); each FP12 entry is one
     /// add and one shift of them; the entries go to the GTE as IR1..3, a column at a time, for
     /// MVMVA with RT = the parent's rotation; the translation likewise with TR.
-    fn compose_unit_sample(
-        &mut self,
-        parent: &Matrix,
-        sample: &BoneSample,
-        out: &mut Matrix,
-    ) -> bool {
+    fn compose_unit_sample(&mut self, parent: &Matrix, sample: &BoneSample, out: &mut Matrix) -> bool {
         let Some((q, t)) = unit_sample(sample) else {
             return false;
         };
@@ -636,22 +486,14 @@ pub trait Cop2 {
     /// `STEP_SAME_PARENT` the previous bone's parent, else `out[b - step]`), for as many bones as all
     /// three hold. This body is the definition; a backend may override it only with the same register
     /// operations (it may leave RT and TR as they are where a bone's parent is the previous bone's).
-    fn compose_q14_chain(
-        &mut self,
-        steps: ParentSteps,
-        poses: &[PoseQ14],
-        object: &Matrix,
-        out: &mut [Matrix],
-    ) {
+    fn compose_q14_chain(&mut self, steps: ParentSteps, poses: &[PoseQ14], object: &Matrix, out: &mut [Matrix]) {
         let steps = steps.steps();
         let n = steps.len().min(poses.len()).min(out.len());
         let mut parent = None;
         for b in 0..n {
             parent = match steps[b] {
                 STEP_SAME_PARENT if b > 0 => parent,
-                s if s != STEP_ROOT && s != STEP_SAME_PARENT && (s as usize) <= b => {
-                    Some(b - s as usize)
-                }
+                s if s != STEP_ROOT && s != STEP_SAME_PARENT && (s as usize) <= b => Some(b - s as usize),
                 _ => None,
             };
             let (done, rest) = out.split_at_mut(b);
@@ -672,21 +514,8 @@ pub trait Cop2 {
     /// `m20 | m21 << 16`, `m22`). Overwrites IR0..3, MAC1..3 and the colour FIFO. This body is the
     /// definition (the host model runs it); a backend may override it only with the same register
     /// operations.
-    fn nlerp_rotation(
-        &mut self,
-        a: [u32; 2],
-        b: [u32; 2],
-        t: i32,
-        matrix: &mut [u32; 5],
-    ) -> Option<[u32; 2]> {
-        let parts = |q: [u32; 2]| {
-            [
-                q[0] as i16 as i32,
-                (q[0] >> 16) as i16 as i32,
-                q[1] as i16 as i32,
-                (q[1] >> 16) as i16 as i32,
-            ]
-        };
+    fn nlerp_rotation(&mut self, a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32; 5]) -> Option<[u32; 2]> {
+        let parts = |q: [u32; 2]| [q[0] as i16 as i32, (q[0] >> 16) as i16 as i32, q[1] as i16 as i32, (q[1] >> 16) as i16 as i32];
         let (a, b) = (parts(a), parts(b));
         self.write_data::<{ data::IR0 }>(t as u32);
         self.write_data::<{ data::IR1 }>((b[1] - a[1]) as u32);
@@ -721,11 +550,7 @@ pub trait Cop2 {
             gte.write_data::<{ data::IR3 }>(v[2] as u32);
         };
         let macs = |gte: &mut Self| {
-            [
-                gte.read_data::<{ data::MAC1 }>() as i32,
-                gte.read_data::<{ data::MAC2 }>() as i32,
-                gte.read_data::<{ data::MAC3 }>() as i32,
-            ]
+            [gte.read_data::<{ data::MAC1 }>() as i32, gte.read_data::<{ data::MAC2 }>() as i32, gte.read_data::<{ data::MAC3 }>() as i32]
         };
         irs(self, [x, y, z]);
         self.command::<{ SQR_SF0 }>();
@@ -763,24 +588,11 @@ pub trait Cop2 {
     /// operations of `Gte::mul_rotation` and `Gte::rotate`, so bit-identical to `Matrix::mul`.
     /// Overwrites V0..V2, IR1..3 and MAC1..3 (and RT when `load`). This body is the definition;
     /// a backend may override it only with the same register operations.
-    fn compose_columns(
-        &mut self,
-        parent: &Matrix,
-        load: bool,
-        words: &[u32; 5],
-        t_xy: u32,
-        t_z: u32,
-        out: &mut Matrix,
-    ) {
+    fn compose_columns(&mut self, parent: &Matrix, load: bool, words: &[u32; 5], t_xy: u32, t_z: u32, out: &mut Matrix) {
         if load {
             load_rt(self, &parent.rotation);
         }
-        rotate_columns(
-            self,
-            [words[0], words[1], words[2]],
-            [words[3], words[3] >> 16, words[4]],
-            &mut out.rotation,
-        );
+        rotate_columns(self, [words[0], words[1], words[2]], [words[3], words[3] >> 16, words[4]], &mut out.rotation);
         self.write_data::<{ data::VXY0 }>(t_xy);
         self.write_data::<{ data::VZ0 }>(t_z);
         self.command::<{ MVMVA_RT_V0 }>();
@@ -797,12 +609,7 @@ pub trait Cop2 {
     fn compose_packed(&mut self, poses: &[PackedMatrix], out: &mut [Matrix]) {
         for (p, o) in poses.iter().zip(out.iter_mut()) {
             let [col0, col1, col2, txy, z01, z2tz] = p.words;
-            rotate_columns(
-                self,
-                [col0, col1, col2],
-                [z01, z01 >> 16, z2tz],
-                &mut o.rotation,
-            );
+            rotate_columns(self, [col0, col1, col2], [z01, z01 >> 16, z2tz], &mut o.rotation);
             self.write_data::<{ data::VXY0 }>(txy);
             self.write_data::<{ data::VZ0 }>(z2tz >> 16);
             self.command::<{ MVMVA_RT_V0_TR }>();
@@ -862,11 +669,7 @@ unsafe fn flat_packets_registers<C: Cop2 + ?Sized>(
         let Some(&gp0) = w.get(at + 1).filter(|_| header != STREAM_END) else {
             break;
         };
-        let (kind, count, base) = (
-            header & 3,
-            ((header >> 2) & 0x3FFF) as usize,
-            run_base(header),
-        );
+        let (kind, count, base) = (header & 3, ((header >> 2) & 0x3FFF) as usize, run_base(header));
         at += RUN_HEADER_WORDS;
         let from_base = |v: [usize; 3]| v.map(|i| base + i);
         // SAFETY (each primitive): the caller's contract.
@@ -959,19 +762,10 @@ impl Packets<'_, '_, '_, '_> {
     }
 
     /// The near, span and room tests, then the packet (`triangles`: 1 or 2, for the counts).
-    fn packet<const N: usize>(
-        &mut self,
-        sxy: [u32; N],
-        sz: [u32; N],
-        otz: u32,
-        gp0: u32,
-        triangles: usize,
-    ) {
+    fn packet<const N: usize>(&mut self, sxy: [u32; N], sz: [u32; N], otz: u32, gp0: u32, triangles: usize) {
         let size = 2 + N;
         let done = &mut self.done;
-        if (self.job.clip_tests && !within_limits(sxy, sz, self.job.near))
-            || self.out.arena.len() - done.words < size
-        {
+        if (self.job.clip_tests && !within_limits(sxy, sz, self.job.near)) || self.out.arena.len() - done.words < size {
             done.rejected += triangles;
             return;
         }

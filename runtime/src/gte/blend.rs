@@ -28,8 +28,8 @@
 //! differ by far less than 8 m, so they always do on a skeleton; beyond, the rotation's difference
 //! saturates and the translation's takes its low 16 bits, the same on the console and the host.
 
-use super::regs::{cmd, ctrl, data};
 use super::{rtpt_registers, Cop2};
+use super::regs::{cmd, ctrl, data};
 use crate::math::{Matrix, Vec3i32};
 
 /// MVMVA sf=1, lm=0 forms of the stage.
@@ -69,29 +69,15 @@ const fn pack(lo: i32, hi: i32) -> u32 {
 
 /// A matrix register's five words from its rows (entries as 16-bit halves).
 fn matrix_words(m: [[i32; 3]; 3]) -> [u32; 5] {
-    [
-        pack(m[0][0], m[0][1]),
-        pack(m[0][2], m[1][0]),
-        pack(m[1][1], m[1][2]),
-        pack(m[2][0], m[2][1]),
-        m[2][2] as u32 & 0xFFFF,
-    ]
+    [pack(m[0][0], m[0][1]), pack(m[0][2], m[1][0]), pack(m[1][1], m[1][2]), pack(m[2][0], m[2][1]), m[2][2] as u32 & 0xFFFF]
 }
 
 fn ir123<C: Cop2 + ?Sized>(gte: &mut C) -> [i32; 3] {
-    [
-        gte.read_data::<{ data::IR1 }>() as i32,
-        gte.read_data::<{ data::IR2 }>() as i32,
-        gte.read_data::<{ data::IR3 }>() as i32,
-    ]
+    [gte.read_data::<{ data::IR1 }>() as i32, gte.read_data::<{ data::IR2 }>() as i32, gte.read_data::<{ data::IR3 }>() as i32]
 }
 
 fn mac123<C: Cop2 + ?Sized>(gte: &mut C) -> [i32; 3] {
-    [
-        gte.read_data::<{ data::MAC1 }>() as i32,
-        gte.read_data::<{ data::MAC2 }>() as i32,
-        gte.read_data::<{ data::MAC3 }>() as i32,
-    ]
+    [gte.read_data::<{ data::MAC1 }>() as i32, gte.read_data::<{ data::MAC2 }>() as i32, gte.read_data::<{ data::MAC3 }>() as i32]
 }
 
 /// What a pair's registers leave for its groups: `A` (read again by each group), B's columns as
@@ -104,12 +90,7 @@ pub(crate) struct PairWork {
 }
 
 /// A pair's registers (see the module's steps): `a = MV_a`, `b = MV_b`, `rel` its packed words.
-pub(crate) fn pair_registers<C: Cop2 + ?Sized>(
-    gte: &mut C,
-    a: &Matrix,
-    b: &Matrix,
-    rel: [u32; 6],
-) -> PairWork {
+pub(crate) fn pair_registers<C: Cop2 + ?Sized>(gte: &mut C, a: &Matrix, b: &Matrix, rel: [u32; 6]) -> PairWork {
     let rt = matrix_words(b.rotation.map(|row| row.map(|e| e as i32)));
     gte.write_ctrl::<{ ctrl::RT11RT12 }>(rt[0]);
     gte.write_ctrl::<{ ctrl::RT13RT21 }>(rt[1]);
@@ -138,11 +119,7 @@ pub(crate) fn pair_registers<C: Cop2 + ?Sized>(
     let b1 = ir123(gte);
     gte.command::<{ MVMVA_RT_V2 }>();
     let b2 = ir123(gte);
-    PairWork {
-        a: *a,
-        columns: [b0, b1, b2].map(|c| c.map(|e| e as u32)),
-        d,
-    }
+    PairWork { a: *a, columns: [b0, b1, b2].map(|c| c.map(|e| e as u32)), d }
 }
 
 /// A group's blended matrix into RT and TR, after [`pair_registers`] of its pair (`work` what that
@@ -190,11 +167,7 @@ pub(crate) fn loaded_matrix<C: Cop2 + ?Sized>(gte: &mut C) -> Matrix {
     ];
     let (lo, hi) = (|w: u32| w as u16 as i16, |w: u32| (w >> 16) as u16 as i16);
     Matrix {
-        rotation: [
-            [lo(rt[0]), hi(rt[0]), lo(rt[1])],
-            [hi(rt[1]), lo(rt[2]), hi(rt[2])],
-            [lo(rt[3]), hi(rt[3]), lo(rt[4])],
-        ],
+        rotation: [[lo(rt[0]), hi(rt[0]), lo(rt[1])], [hi(rt[1]), lo(rt[2]), hi(rt[2])], [lo(rt[3]), hi(rt[3]), lo(rt[4])]],
         translation: Vec3i32::new(
             gte.read_ctrl::<{ ctrl::TRX }>() as i32,
             gte.read_ctrl::<{ ctrl::TRY }>() as i32,
@@ -206,12 +179,7 @@ pub(crate) fn loaded_matrix<C: Cop2 + ?Sized>(gte: &mut C) -> Matrix {
 /// A group's vertices (`words`, two each) with the loaded matrix into `sxy` / `sz` (as many as both
 /// hold): whole triples, then the last three again; one or two vertices by one RTPT of (first, last,
 /// last).
-pub(crate) fn project_group_registers<C: Cop2 + ?Sized>(
-    gte: &mut C,
-    words: &[u32],
-    sxy: &mut [u32],
-    sz: &mut [u32],
-) {
+pub(crate) fn project_group_registers<C: Cop2 + ?Sized>(gte: &mut C, words: &[u32], sxy: &mut [u32], sz: &mut [u32]) {
     let count = (words.len() / 2).min(sxy.len()).min(sz.len());
     if count == 0 {
         return;
@@ -219,19 +187,7 @@ pub(crate) fn project_group_registers<C: Cop2 + ?Sized>(
     if count < 3 {
         let l = 2 * (count - 1);
         let (mut xy, mut z) = ([0; 3], [0; 3]);
-        rtpt_registers(
-            gte,
-            [
-                words[0],
-                words[1],
-                words[l],
-                words[l + 1],
-                words[l],
-                words[l + 1],
-            ],
-            &mut xy,
-            &mut z,
-        );
+        rtpt_registers(gte, [words[0], words[1], words[l], words[l + 1], words[l], words[l + 1]], &mut xy, &mut z);
         sxy[..count].copy_from_slice(&xy[..count]);
         sz[..count].copy_from_slice(&z[..count]);
         return;
@@ -239,12 +195,7 @@ pub(crate) fn project_group_registers<C: Cop2 + ?Sized>(
     let mut k = 0;
     loop {
         let v = &words[2 * k..2 * k + 6];
-        rtpt_registers(
-            gte,
-            [v[0], v[1], v[2], v[3], v[4], v[5]],
-            &mut sxy[k..k + 3],
-            &mut sz[k..k + 3],
-        );
+        rtpt_registers(gte, [v[0], v[1], v[2], v[3], v[4], v[5]], &mut sxy[k..k + 3], &mut sz[k..k + 3]);
         let left = count - k - 3;
         if left == 0 {
             return;
@@ -255,19 +206,13 @@ pub(crate) fn project_group_registers<C: Cop2 + ?Sized>(
 
 /// [`Cop2::project_blend_groups`]'s definition, safe on any job: a group naming a pair or bone past
 /// the job's slices is skipped, its vertices cut to what `vertices`, `sxy` and `sz` hold.
-pub(crate) fn project_blend_groups_registers<C: Cop2 + ?Sized>(
-    gte: &mut C,
-    job: &BlendGroups,
-    sxy: &mut [u32],
-    sz: &mut [u32],
-) {
+pub(crate) fn project_blend_groups_registers<C: Cop2 + ?Sized>(gte: &mut C, job: &BlendGroups, sxy: &mut [u32], sz: &mut [u32]) {
     let capacity = sxy.len().min(sz.len()).min(job.vertices.len() / 2);
     let (mut pair, mut work) = (u32::MAX, None);
     for g in job.groups.chunks_exact(GROUP_WORDS) {
         if g[0] & 0xFFFF != pair {
             pair = g[0] & 0xFFFF;
-            work =
-                pair_operands(job, pair as usize).map(|(a, b, rel)| pair_registers(gte, a, b, rel));
+            work = pair_operands(job, pair as usize).map(|(a, b, rel)| pair_registers(gte, a, b, rel));
         }
         let Some(work) = &work else { continue };
         let first = (g[1] & 0xFFFF) as usize;
@@ -275,26 +220,14 @@ pub(crate) fn project_blend_groups_registers<C: Cop2 + ?Sized>(
         group_registers(gte, work, g[0] >> 16);
         if count != 0 {
             let end = first + count;
-            project_group_registers(
-                gte,
-                &job.vertices[2 * first..2 * end],
-                &mut sxy[first..end],
-                &mut sz[first..end],
-            );
+            project_group_registers(gte, &job.vertices[2 * first..2 * end], &mut sxy[first..end], &mut sz[first..end]);
         }
     }
 }
 
 /// Pair `p`'s matrices and `rel` words, or None when the pair or a bone lies past the job.
-pub(crate) fn pair_operands<'a>(
-    job: &BlendGroups<'a>,
-    p: usize,
-) -> Option<(&'a Matrix, &'a Matrix, [u32; 6])> {
+pub(crate) fn pair_operands<'a>(job: &BlendGroups<'a>, p: usize) -> Option<(&'a Matrix, &'a Matrix, [u32; 6])> {
     let w = job.pairs.get(PAIR_WORDS * p..PAIR_WORDS * (p + 1))?;
     let (a, b) = ((w[0] & 0xFFFF) as usize, (w[0] >> 16) as usize);
-    Some((
-        job.matrices.get(a)?,
-        job.matrices.get(b)?,
-        [w[1], w[2], w[3], w[4], w[5], w[6]],
-    ))
+    Some((job.matrices.get(a)?, job.matrices.get(b)?, [w[1], w[2], w[3], w[4], w[5], w[6]]))
 }

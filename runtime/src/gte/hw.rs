@@ -18,8 +18,8 @@ use super::backend::{Cop2, ScreenTriangle};
 use super::packets::{FlatPackets, FlatPrimitives, PacketList, SurfaceRuns};
 use super::regs::{cmd, ctrl, data};
 use super::{LitBones, PackedMatrix, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2};
-use crate::gte::PoseQ14;
 use crate::math::Matrix;
+use crate::gte::PoseQ14;
 use crate::tables::BoneSample;
 
 /// `asm!` with the registers listed in `[...]` clobbered (each an `out(reg) _`) and `options(nostack)`,
@@ -298,45 +298,35 @@ impl Cop2 for Cop2Hardware {
     #[inline(always)]
     fn write_data<const R: u32>(&mut self, v: u32) {
         // SAFETY: a register transfer to the GTE; touches no memory.
-        unsafe {
-            asm!(".word {w}", w = const mtc2(R), in("$8") v, options(nostack, preserves_flags))
-        }
+        unsafe { asm!(".word {w}", w = const mtc2(R), in("$8") v, options(nostack, preserves_flags)) }
     }
 
     #[inline(always)]
     fn read_data<const R: u32>(&mut self) -> u32 {
         let v: u32;
         // SAFETY: as above; the nop covers the load delay.
-        unsafe {
-            asm!(".word {w}", "nop", w = const mfc2(R), out("$8") v, options(nostack, preserves_flags))
-        }
+        unsafe { asm!(".word {w}", "nop", w = const mfc2(R), out("$8") v, options(nostack, preserves_flags)) }
         v
     }
 
     #[inline(always)]
     fn write_ctrl<const R: u32>(&mut self, v: u32) {
         // SAFETY: a register transfer to the GTE; touches no memory.
-        unsafe {
-            asm!(".word {w}", w = const ctc2(R), in("$8") v, options(nostack, preserves_flags))
-        }
+        unsafe { asm!(".word {w}", w = const ctc2(R), in("$8") v, options(nostack, preserves_flags)) }
     }
 
     #[inline(always)]
     fn read_ctrl<const R: u32>(&mut self) -> u32 {
         let v: u32;
         // SAFETY: as above; the nop covers the load delay.
-        unsafe {
-            asm!(".word {w}", "nop", w = const cfc2(R), out("$8") v, options(nostack, preserves_flags))
-        }
+        unsafe { asm!(".word {w}", "nop", w = const cfc2(R), out("$8") v, options(nostack, preserves_flags)) }
         v
     }
 
     #[inline(always)]
     fn command<const CMD: u32>(&mut self) {
         // SAFETY: a GTE command only changes GTE registers; the nops keep it clear of the last writes.
-        unsafe {
-            asm!("nop", "nop", ".word {w}", w = const cop2(CMD), options(nostack, preserves_flags))
-        }
+        unsafe { asm!("nop", "nop", ".word {w}", w = const cop2(CMD), options(nostack, preserves_flags)) }
     }
 
     /// Software-pipelined: while RTPT runs, the CPU loads the next triple's words into registers; the
@@ -424,13 +414,7 @@ impl Cop2 for Cop2Hardware {
     /// the pointers from a block of bases and offsets, the range's triples by a multiply (count *
     /// 0xAAAB >> 17 is count / 3 below 2^16).
     #[inline(always)]
-    unsafe fn project_light_bones(
-        &mut self,
-        job: &LitBones,
-        sxy: &mut [u32],
-        sz: &mut [u32],
-        rgb: &mut [u32],
-    ) {
+    unsafe fn project_light_bones(&mut self, job: &LitBones, sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) {
         let n = job.matrices.len().min(job.bones.len() / 2);
         if n == 0 {
             return;
@@ -745,12 +729,7 @@ impl Cop2 for Cop2Hardware {
 
     /// [`blend`]'s asm loop over every group.
     #[inline(always)]
-    unsafe fn project_blend_groups(
-        &mut self,
-        job: &super::blend::BlendGroups,
-        sxy: &mut [u32],
-        sz: &mut [u32],
-    ) {
+    unsafe fn project_blend_groups(&mut self, job: &super::blend::BlendGroups, sxy: &mut [u32], sz: &mut [u32]) {
         // SAFETY: the caller's contract.
         unsafe { blend::project_blend_groups(job, sxy, sz) }
     }
@@ -765,13 +744,7 @@ impl Cop2 for Cop2Hardware {
     }
 
     /// One of [`surface_loop`]'s two asm loops, textured or textured and lit.
-    unsafe fn surface_runs(
-        &mut self,
-        job: &SurfaceRuns,
-        at: usize,
-        out: &mut PacketList,
-        done: &mut FlatPackets,
-    ) -> usize {
+    unsafe fn surface_runs(&mut self, job: &SurfaceRuns, at: usize, out: &mut PacketList, done: &mut FlatPackets) -> usize {
         // SAFETY (both): the caller's contract.
         match job.rgb {
             Some(_) => unsafe { surface_loop::textured_lit_runs(job, at, out, done) },
@@ -812,20 +785,11 @@ impl Cop2 for Cop2Hardware {
                 options(nostack, readonly, preserves_flags),
             );
         }
-        ScreenTriangle {
-            sxy: [sxy0, sxy1, sxy2],
-            sz: [sz1, sz2, sz3],
-            otz,
-        }
+        ScreenTriangle { sxy: [sxy0, sxy1, sxy2], sz: [sz1, sz2, sz3], otz }
     }
 
     #[inline(always)]
-    fn compose_unit_sample(
-        &mut self,
-        parent: &Matrix,
-        sample: &BoneSample,
-        out: &mut Matrix,
-    ) -> bool {
+    fn compose_unit_sample(&mut self, parent: &Matrix, sample: &BoneSample, out: &mut Matrix) -> bool {
         pose::compose_unit_sample(parent, sample, out)
     }
 
@@ -835,37 +799,17 @@ impl Cop2 for Cop2Hardware {
     }
 
     #[inline(always)]
-    fn compose_q14_chain(
-        &mut self,
-        steps: crate::tables::ParentSteps,
-        poses: &[PoseQ14],
-        object: &Matrix,
-        out: &mut [Matrix],
-    ) {
+    fn compose_q14_chain(&mut self, steps: crate::tables::ParentSteps, poses: &[PoseQ14], object: &Matrix, out: &mut [Matrix]) {
         pose::compose_q14_chain(steps.steps(), poses, object, out)
     }
 
     #[inline(always)]
-    fn compose_columns(
-        &mut self,
-        parent: &Matrix,
-        load: bool,
-        words: &[u32; 5],
-        t_xy: u32,
-        t_z: u32,
-        out: &mut Matrix,
-    ) {
+    fn compose_columns(&mut self, parent: &Matrix, load: bool, words: &[u32; 5], t_xy: u32, t_z: u32, out: &mut Matrix) {
         columns::compose_columns(parent, load, words, t_xy, t_z, out)
     }
 
     #[inline(always)]
-    fn nlerp_rotation(
-        &mut self,
-        a: [u32; 2],
-        b: [u32; 2],
-        t: i32,
-        matrix: &mut [u32; 5],
-    ) -> Option<[u32; 2]> {
+    fn nlerp_rotation(&mut self, a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32; 5]) -> Option<[u32; 2]> {
         nlerp::nlerp_rotation(a, b, t, matrix)
     }
 

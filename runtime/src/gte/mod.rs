@@ -49,9 +49,8 @@ pub use backend::{avsz4_of, Cop2, LitBones, ScreenTriangle};
 pub(crate) use backend::{rotation_words, rtpt_registers, unit_rotation, unit_sample};
 pub use model::{unr_divide, GteModel};
 pub use packets::{
-    FlatPackets, FlatPrimitives, PacketList, SurfaceRuns, FLAT_PACKET_WORDS, GP0_FLAT_QUAD,
-    GP0_FLAT_TRIANGLE, LEFT_TO_CALLER, LINK_MASK, MAX_SPAN_X, MAX_SPAN_Y, NO_TEXTURE,
-    QUAD_PACKET_WORDS,
+    FlatPackets, FlatPrimitives, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE,
+    LEFT_TO_CALLER, LINK_MASK, MAX_SPAN_X, MAX_SPAN_Y, NO_TEXTURE, QUAD_PACKET_WORDS, SurfaceRuns,
 };
 use regs::{cmd, ctrl, data};
 
@@ -84,10 +83,7 @@ impl ScreenXY {
         Self { x, y }
     }
     pub const fn from_word(w: u32) -> Self {
-        Self {
-            x: w as u16 as i16,
-            y: (w >> 16) as u16 as i16,
-        }
+        Self { x: w as u16 as i16, y: (w >> 16) as u16 as i16 }
     }
     pub const fn to_word(self) -> u32 {
         self.x as u16 as u32 | (self.y as u16 as u32) << 16
@@ -131,9 +127,7 @@ impl Gte<Native> {
     /// On the console: enables the coprocessor (SR.CU2). On the host: a fresh model, all zeros.
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
-        Self {
-            backend: Native::new(),
-        }
+        Self { backend: Native::new() }
     }
 }
 
@@ -231,10 +225,8 @@ impl<B: Cop2> Gte<B> {
 
     /// Screen offset (OFX, OFY, in whole pixels) and projection distance H.
     pub fn set_screen(&mut self, ofx: i16, ofy: i16, h: u16) {
-        self.backend
-            .write_ctrl::<{ ctrl::OFX }>((ofx as i32 as u32) << 16);
-        self.backend
-            .write_ctrl::<{ ctrl::OFY }>((ofy as i32 as u32) << 16);
+        self.backend.write_ctrl::<{ ctrl::OFX }>((ofx as i32 as u32) << 16);
+        self.backend.write_ctrl::<{ ctrl::OFY }>((ofy as i32 as u32) << 16);
         self.backend.write_ctrl::<{ ctrl::H }>(h as u32);
     }
 
@@ -246,10 +238,8 @@ impl<B: Cop2> Gte<B> {
 
     /// Ordering-table scales: OTZ = (ZSF3 * (SZ1+SZ2+SZ3)) >> 12 (AVSZ3), ZSF4 likewise for AVSZ4.
     pub fn set_ot_scale(&mut self, zsf3: i16, zsf4: i16) {
-        self.backend
-            .write_ctrl::<{ ctrl::ZSF3 }>(zsf3 as u16 as u32);
-        self.backend
-            .write_ctrl::<{ ctrl::ZSF4 }>(zsf4 as u16 as u32);
+        self.backend.write_ctrl::<{ ctrl::ZSF3 }>(zsf3 as u16 as u32);
+        self.backend.write_ctrl::<{ ctrl::ZSF4 }>(zsf4 as u16 as u32);
     }
 
     /// Loads the screen-XY FIFO (SXY0..2), e.g. to run [`Gte::nclip`] on given positions.
@@ -336,20 +326,9 @@ impl<B: Cop2> Gte<B> {
         self.load_vertex::<{ data::VXY2 }, { data::VZ2 }>(v[2]);
         self.backend.command::<{ cmd::RTPT }>();
         let b = &mut self.backend;
-        let xy = [
-            b.read_data::<{ data::SXY0 }>(),
-            b.read_data::<{ data::SXY1 }>(),
-            b.read_data::<{ data::SXY2 }>(),
-        ];
-        let z = [
-            b.read_data::<{ data::SZ1 }>(),
-            b.read_data::<{ data::SZ2 }>(),
-            b.read_data::<{ data::SZ3 }>(),
-        ];
-        [0, 1, 2].map(|i| Projected {
-            xy: ScreenXY::from_word(xy[i]),
-            z: z[i] as u16,
-        })
+        let xy = [b.read_data::<{ data::SXY0 }>(), b.read_data::<{ data::SXY1 }>(), b.read_data::<{ data::SXY2 }>()];
+        let z = [b.read_data::<{ data::SZ1 }>(), b.read_data::<{ data::SZ2 }>(), b.read_data::<{ data::SZ3 }>()];
+        [0, 1, 2].map(|i| Projected { xy: ScreenXY::from_word(xy[i]), z: z[i] as u16 })
     }
 
     /// NCLIP on SXY0..2: twice the signed area; > 0 when the points run clockwise on screen (y down).
@@ -437,9 +416,7 @@ impl<B: Cop2> Gte<B> {
         self.set_rotation(&parent.rotation);
         Matrix {
             rotation: self.mul_rotation(&child.rotation),
-            translation: parent
-                .rotate_wide(child.translation)
-                .wrapping_add(parent.translation),
+            translation: parent.rotate_wide(child.translation).wrapping_add(parent.translation),
         }
     }
 }
@@ -460,9 +437,7 @@ pub struct PackedMatrix {
 }
 
 impl PackedMatrix {
-    pub const IDENTITY: Self = Self {
-        words: [0x1000, 0x1000 << 16, 0, 0, 0, 0x1000],
-    };
+    pub const IDENTITY: Self = Self { words: [0x1000, 0x1000 << 16, 0, 0, 0, 0x1000] };
 
     /// `None` when a translation component does not fit `i16`.
     pub fn pack(m: &Matrix) -> Option<Self> {
@@ -489,11 +464,7 @@ impl PackedMatrix {
         let hi = |w: u32| (w >> 16) as u16 as i16;
         let w = &self.words;
         Matrix {
-            rotation: [
-                [lo(w[0]), lo(w[1]), lo(w[2])],
-                [hi(w[0]), hi(w[1]), hi(w[2])],
-                [lo(w[4]), hi(w[4]), lo(w[5])],
-            ],
+            rotation: [[lo(w[0]), lo(w[1]), lo(w[2])], [hi(w[0]), hi(w[1]), hi(w[2])], [lo(w[4]), hi(w[4]), lo(w[5])]],
             translation: Vec3i32::new(lo(w[3]) as i32, hi(w[3]) as i32, hi(w[5]) as i32),
         }
     }
@@ -515,14 +486,12 @@ impl PackedMatrix {
 #[inline(never)]
 fn lerp_word(p: u32, q: u32, w: i32) -> u32 {
     let half = |shift: u32| -> u32 {
-        let (p, q) = (
-            (p >> shift) as u16 as i16 as i32,
-            (q >> shift) as u16 as i16 as i32,
-        );
+        let (p, q) = ((p >> shift) as u16 as i16 as i32, (q >> shift) as u16 as i16 as i32);
         ((p + (((q - p) * w) >> 12)) as u16 as u32) << shift
     };
     half(0) | half(16)
 }
+
 
 impl<B: Cop2> Gte<B> {
     /// `out[i] = object * poses[i]` for every pose (as many as both slices hold), where `object` is

@@ -85,10 +85,7 @@ pub fn unr_divide(h: u16, sz: u16) -> Option<u32> {
 
 impl GteModel {
     pub const fn new() -> Self {
-        Self {
-            data: [0; 32],
-            ctrl: [0; 32],
-        }
+        Self { data: [0; 32], ctrl: [0; 32] }
     }
 
     /// `mtc2`: writes data register `reg & 31` with the hardware's side effects.
@@ -98,9 +95,7 @@ impl GteModel {
             data::VZ0 | data::VZ1 | data::VZ2 | data::IR0 | data::IR1 | data::IR2 | data::IR3 => {
                 self.data[reg] = sext16(v)
             }
-            data::OTZ | data::SZ0 | data::SZ1 | data::SZ2 | data::SZ3 => {
-                self.data[reg] = v & 0xFFFF
-            }
+            data::OTZ | data::SZ0 | data::SZ1 | data::SZ2 | data::SZ3 => self.data[reg] = v & 0xFFFF,
             data::SXYP => self.push_sxy(v),
             data::IRGB => {
                 for i in 0..3 {
@@ -123,11 +118,7 @@ impl GteModel {
             }
             data::LZCR => {
                 let v = self.data[data::LZCS as usize];
-                if (v as i32) < 0 {
-                    (!v).leading_zeros()
-                } else {
-                    v.leading_zeros()
-                }
+                if (v as i32) < 0 { (!v).leading_zeros() } else { v.leading_zeros() }
             }
             _ => self.data[reg as usize],
         }
@@ -137,9 +128,7 @@ impl GteModel {
     pub fn write_ctrl(&mut self, reg: u32, v: u32) {
         let reg = reg & 31;
         self.ctrl[reg as usize] = match reg {
-            ctrl::RT33 | ctrl::L33 | ctrl::LB3 | ctrl::H | ctrl::DQA | ctrl::ZSF3 | ctrl::ZSF4 => {
-                sext16(v)
-            }
+            ctrl::RT33 | ctrl::L33 | ctrl::LB3 | ctrl::H | ctrl::DQA | ctrl::ZSF3 | ctrl::ZSF4 => sext16(v),
             ctrl::FLAG => v & FLAG_WRITABLE,
             _ => v,
         };
@@ -160,12 +149,7 @@ impl GteModel {
     /// Opcodes without a defined function only clear FLAG (the hardware's behaviour for those is not
     /// modelled).
     pub fn execute(&mut self, command: u32) {
-        let mut e = Exec {
-            g: self,
-            flag: 0,
-            sf: if command & (1 << 19) != 0 { 12 } else { 0 },
-            lm: command & (1 << 10) != 0,
-        };
+        let mut e = Exec { g: self, flag: 0, sf: if command & (1 << 19) != 0 { 12 } else { 0 }, lm: command & (1 << 10) != 0 };
         e.run(command);
         let flag = e.flag;
         self.ctrl[ctrl::FLAG as usize] = flag & FLAG_WRITABLE;
@@ -499,11 +483,7 @@ impl Exec<'_> {
         let rt = self.matrix(ctrl::RT11RT12);
         let d = [rt[0][0], rt[1][1], rt[2][2]];
         let ir = self.irs();
-        let prods = [
-            (ir[2] * d[1], ir[1] * d[2]),
-            (ir[0] * d[2], ir[2] * d[0]),
-            (ir[1] * d[0], ir[0] * d[1]),
-        ];
+        let prods = [(ir[2] * d[1], ir[1] * d[2]), (ir[0] * d[2], ir[2] * d[0]), (ir[1] * d[0], ir[0] * d[1])];
         for (i, (a, b)) in prods.into_iter().enumerate() {
             let acc = self.mac_check(i, a - b);
             self.store_mac(i, acc);

@@ -47,10 +47,7 @@ impl PacketList<'_> {
     /// The deepest table entry a packet goes to: `max_depth` clamped to the table (none when it is
     /// empty).
     pub fn deepest(&self) -> Option<usize> {
-        self.table
-            .len()
-            .checked_sub(1)
-            .map(|last| last.min(self.max_depth as usize))
+        self.table.len().checked_sub(1).map(|last| last.min(self.max_depth as usize))
     }
 }
 

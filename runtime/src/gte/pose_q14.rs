@@ -18,11 +18,7 @@ pub struct PoseQ14 {
 
 impl PoseQ14 {
     pub const fn new(rotation: [i16; 4], translation: [i16; 3]) -> Self {
-        Self {
-            rotation,
-            translation,
-            pad: 0,
-        }
+        Self { rotation, translation, pad: 0 }
     }
 
     /// The sample's rotation rounded to Q14 and translation to GTE units, when every rotation
@@ -43,3 +39,4 @@ impl PoseQ14 {
         }
     }
 }
+

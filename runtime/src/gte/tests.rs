@@ -18,24 +18,12 @@ fn rtps_projects_with_h_over_z() {
     let mut gte = Gte::new();
     camera(&mut gte);
     let p = gte.rtps(Vec3i16::new(100, -50, 0));
-    assert_eq!(
-        p,
-        Projected {
-            xy: ScreenXY::new(210, 95),
-            z: 1000
-        }
-    );
+    assert_eq!(p, Projected { xy: ScreenXY::new(210, 95), z: 1000 });
     assert_eq!(gte.flag(), 0);
     // Depth cue: IR0 = (DQB + DQA * H/SZ) >> 12 = (0x1000000 - 100 * 0x8000) >> 12 = 3296.
     assert_eq!(gte.ir0(), 3296);
     let p = gte.rtps(Vec3i16::new(-300, 200, 1000));
-    assert_eq!(
-        p,
-        Projected {
-            xy: ScreenXY::new(85, 170),
-            z: 2000
-        }
-    );
+    assert_eq!(p, Projected { xy: ScreenXY::new(85, 170), z: 2000 });
 }
 
 #[test]
@@ -56,11 +44,7 @@ fn rtps_flags_a_vertex_behind_the_divide_limit() {
 fn rtpt_equals_three_rtps_and_feeds_nclip_and_avsz3() {
     let mut gte = Gte::new();
     camera(&mut gte);
-    let tri = [
-        Vec3i16::new(0, 0, 0),
-        Vec3i16::new(200, 0, 100),
-        Vec3i16::new(0, 200, -100),
-    ];
+    let tri = [Vec3i16::new(0, 0, 0), Vec3i16::new(200, 0, 100), Vec3i16::new(0, 200, -100)];
     let three = tri.map(|v| gte.rtps(v));
     let p = gte.rtpt(&tri);
     assert_eq!(p, three);
@@ -119,14 +103,8 @@ fn register_read_back_rules() {
 fn compose_leaves_the_parent_loaded_for_projection() {
     let mut gte = Gte::new();
     camera(&mut gte);
-    let parent = Matrix::new(
-        [[0, -4096, 0], [4096, 0, 0], [0, 0, 4096]],
-        Vec3i32::new(10, 20, 1000),
-    );
-    let child = Matrix::new(
-        [[4096, 0, 0], [0, 0, -4096], [0, 4096, 0]],
-        Vec3i32::new(100, 0, 0),
-    );
+    let parent = Matrix::new([[0, -4096, 0], [4096, 0, 0], [0, 0, 4096]], Vec3i32::new(10, 20, 1000));
+    let child = Matrix::new([[4096, 0, 0], [0, 0, -4096], [0, 4096, 0]], Vec3i32::new(100, 0, 0));
     let m = gte.compose(&parent, &child);
     assert_eq!(m, parent.mul(&child));
     assert_eq!(m.rotation, [[0, 0, 4096], [4096, 0, 0], [0, 4096, 0]]);
@@ -140,16 +118,7 @@ fn set_rotation_packs_rows_like_rt11_to_rt33() {
     gte.set_rotation(&[[1, 2, 3], [4, 5, 6], [7, 8, -9]]);
     let b = gte.backend();
     let regs = [0, 1, 2, 3, 4].map(|r| b.read_ctrl(r));
-    assert_eq!(
-        regs,
-        [
-            0x0002_0001,
-            0x0004_0003,
-            0x0006_0005,
-            0x0008_0007,
-            0xFFFF_FFF7
-        ]
-    );
+    assert_eq!(regs, [0x0002_0001, 0x0004_0003, 0x0006_0005, 0x0008_0007, 0xFFFF_FFF7]);
 }
 
 #[test]
@@ -184,35 +153,16 @@ fn any_register_contents_and_any_command_word_run_without_panicking() {
         x ^= x << 5;
         x
     };
-    let edges = [
-        0,
-        1,
-        0x7FFF,
-        0x8000,
-        0xFFFF,
-        0x7FFF_FFFF,
-        0x8000_0000,
-        0xFFFF_FFFF,
-    ];
+    let edges = [0, 1, 0x7FFF, 0x8000, 0xFFFF, 0x7FFF_FFFF, 0x8000_0000, 0xFFFF_FFFF];
     for k in 0..50_000 {
         let mut m = GteModel::new();
         for reg in 0..32 {
-            let pick = |v: u32| {
-                if v.is_multiple_of(4) {
-                    edges[(v >> 2) as usize % edges.len()]
-                } else {
-                    v
-                }
-            };
+            let pick = |v: u32| if v.is_multiple_of(4) { edges[(v >> 2) as usize % edges.len()] } else { v };
             m.write_ctrl(reg, pick(next()));
             m.write_data(reg, pick(next()));
         }
         // Every opcode with random fields, and now and then a fully random word.
-        let word = if k % 8 == 0 {
-            next()
-        } else {
-            (next() & 0x01FF_FFC0) | (k as u32 & 0x3F)
-        };
+        let word = if k % 8 == 0 { next() } else { (next() & 0x01FF_FFC0) | (k as u32 & 0x3F) };
         m.execute(word);
         for reg in 0..32 {
             let _ = (m.read_data(reg), m.read_ctrl(reg));
@@ -230,14 +180,7 @@ fn vertex_words(count: usize, seed: u32) -> std::vec::Vec<u32> {
         state ^= state << 5;
         (state % 1601) as i32 - 800
     };
-    (0..count)
-        .flat_map(|_| {
-            [
-                pack(next() as i16, next() as i16),
-                next() as i16 as u16 as u32,
-            ]
-        })
-        .collect()
+    (0..count).flat_map(|_| [pack(next() as i16, next() as i16), next() as i16 as u16 as u32]).collect()
 }
 
 #[test]
@@ -251,35 +194,16 @@ fn rtpt_words_equals_rtpt_vertex_by_vertex() {
     for t in 0..3 {
         let v = [0, 1, 2].map(|k| {
             let i = 3 * t + k;
-            Vec3i16::new(
-                words[2 * i] as i16,
-                (words[2 * i] >> 16) as i16,
-                words[2 * i + 1] as i16,
-            )
+            Vec3i16::new(words[2 * i] as i16, (words[2 * i] >> 16) as i16, words[2 * i + 1] as i16)
         });
         for (k, p) in gte.rtpt(&v).iter().enumerate() {
-            assert_eq!(
-                (sxy[3 * t + k], sz[3 * t + k]),
-                (p.xy.to_word(), u32::from(p.z)),
-                "vertex {}",
-                3 * t + k
-            );
+            assert_eq!((sxy[3 * t + k], sz[3 * t + k]), (p.xy.to_word(), u32::from(p.z)), "vertex {}", 3 * t + k);
         }
     }
-    assert_eq!(
-        (sxy[9], sz[9]),
-        (0, 0),
-        "nothing written past the last triple"
-    );
+    assert_eq!((sxy[9], sz[9]), (0, 0), "nothing written past the last triple");
     // The shortest slice bounds the count.
-    assert_eq!(
-        gte.backend_mut().rtpt_words(&words, &mut sxy[..5], &mut sz),
-        3
-    );
-    assert_eq!(
-        gte.backend_mut().rtpt_words(&words[..5], &mut sxy, &mut sz),
-        0
-    );
+    assert_eq!(gte.backend_mut().rtpt_words(&words, &mut sxy[..5], &mut sz), 3);
+    assert_eq!(gte.backend_mut().rtpt_words(&words[..5], &mut sxy, &mut sz), 0);
 }
 
 #[test]
@@ -307,16 +231,10 @@ fn rtpt_positions_equals_rtpt_words_on_the_packed_positions() {
     let mut gte = Gte::new();
     camera(&mut gte);
     let words = vertex_words(7, 11);
-    let positions: std::vec::Vec<[i16; 3]> = words
-        .chunks_exact(2)
-        .map(|w| [w[0] as i16, (w[0] >> 16) as i16, w[1] as i16])
-        .collect();
+    let positions: std::vec::Vec<[i16; 3]> =
+        words.chunks_exact(2).map(|w| [w[0] as i16, (w[0] >> 16) as i16, w[1] as i16]).collect();
     let (mut a, mut b) = (([0u32; 7], [0u32; 7]), ([0u32; 7], [0u32; 7]));
-    assert_eq!(
-        gte.backend_mut()
-            .rtpt_positions(&positions, &mut a.0, &mut a.1),
-        6
-    );
+    assert_eq!(gte.backend_mut().rtpt_positions(&positions, &mut a.0, &mut a.1), 6);
     assert_eq!(gte.backend_mut().rtpt_words(&words, &mut b.0, &mut b.1), 6);
     assert_eq!(a, b);
     assert_ne!(a.0[..6], [0; 6]);
@@ -326,19 +244,9 @@ fn rtpt_positions_equals_rtpt_words_on_the_packed_positions() {
 fn rtps_words_projects_like_rtps() {
     let mut gte = Gte::new();
     camera(&mut gte);
-    gte.set_matrix(&Matrix::new(
-        [[4096, 0, 0], [0, 3000, -2000], [0, 2000, 3000]],
-        Vec3i32::new(-300, 120, 4000),
-    ));
-    for v in [
-        Vec3i16::new(0, 0, 0),
-        Vec3i16::new(-700, 350, 1200),
-        Vec3i16::new(i16::MIN, i16::MAX, -1),
-    ] {
-        let words = gte.rtps_words(
-            v.x as u16 as u32 | (v.y as u16 as u32) << 16,
-            v.z as u16 as u32,
-        );
+    gte.set_matrix(&Matrix::new([[4096, 0, 0], [0, 3000, -2000], [0, 2000, 3000]], Vec3i32::new(-300, 120, 4000)));
+    for v in [Vec3i16::new(0, 0, 0), Vec3i16::new(-700, 350, 1200), Vec3i16::new(i16::MIN, i16::MAX, -1)] {
+        let words = gte.rtps_words(v.x as u16 as u32 | (v.y as u16 as u32) << 16, v.z as u16 as u32);
         assert_eq!(words, gte.rtps(v), "{v:?}");
     }
 }

@@ -22,8 +22,7 @@ pub struct Matrix {
 }
 
 /// The FP12 identity rotation.
-pub const IDENTITY_ROTATION: Rotation =
-    [[ONE as i16, 0, 0], [0, ONE as i16, 0], [0, 0, ONE as i16]];
+pub const IDENTITY_ROTATION: Rotation = [[ONE as i16, 0, 0], [0, ONE as i16, 0], [0, 0, ONE as i16]];
 
 impl Default for Matrix {
     fn default() -> Self {
@@ -32,16 +31,10 @@ impl Default for Matrix {
 }
 
 impl Matrix {
-    pub const IDENTITY: Self = Self {
-        rotation: IDENTITY_ROTATION,
-        translation: Vec3i32::ZERO,
-    };
+    pub const IDENTITY: Self = Self { rotation: IDENTITY_ROTATION, translation: Vec3i32::ZERO };
 
     pub const fn new(rotation: Rotation, translation: Vec3i32) -> Self {
-        Self {
-            rotation,
-            translation,
-        }
+        Self { rotation, translation }
     }
 
     /// The composition `self * rhs` (apply `rhs` first, then `self`).
@@ -54,9 +47,7 @@ impl Matrix {
     pub fn mul(&self, rhs: &Matrix) -> Matrix {
         Matrix {
             rotation: mul_rotation(&self.rotation, &rhs.rotation),
-            translation: self
-                .rotate_wide(rhs.translation)
-                .wrapping_add(self.translation),
+            translation: self.rotate_wide(rhs.translation).wrapping_add(self.translation),
         }
     }
 
@@ -77,9 +68,7 @@ impl Matrix {
     pub fn rotate_wide(&self, v: Vec3i32) -> Vec3i32 {
         let r = &self.rotation;
         let row = |i: usize| -> i32 {
-            let sum = r[i][0] as i64 * v.x as i64
-                + r[i][1] as i64 * v.y as i64
-                + r[i][2] as i64 * v.z as i64;
+            let sum = r[i][0] as i64 * v.x as i64 + r[i][1] as i64 * v.y as i64 + r[i][2] as i64 * v.z as i64;
             (sum >> FRAC_BITS) as i32
         };
         Vec3i32::new(row(0), row(1), row(2))

@@ -102,21 +102,9 @@ impl Quat {
         let one = ONE as i64;
         let el = |v: i64| v as i16; // always within -4096..=4096
         [
-            [
-                el(one - two_p(y * y + z * z)),
-                el(two_p(x * y - w * z)),
-                el(two_p(x * z + w * y)),
-            ],
-            [
-                el(two_p(x * y + w * z)),
-                el(one - two_p(x * x + z * z)),
-                el(two_p(y * z - w * x)),
-            ],
-            [
-                el(two_p(x * z - w * y)),
-                el(two_p(y * z + w * x)),
-                el(one - two_p(x * x + y * y)),
-            ],
+            [el(one - two_p(y * y + z * z)), el(two_p(x * y - w * z)), el(two_p(x * z + w * y))],
+            [el(two_p(x * y + w * z)), el(one - two_p(x * x + z * z)), el(two_p(y * z - w * x))],
+            [el(two_p(x * z - w * y)), el(two_p(y * z + w * x)), el(one - two_p(x * x + y * y))],
         ]
     }
 
@@ -148,11 +136,8 @@ impl Quat {
     /// (7 for a 180-degree step); each is one integer square root and one 64-bit division.
     pub fn slerp(self, to: Self, t: i32) -> Self {
         let mut t = t.clamp(0, ONE) as i64;
-        let unit = |q: Self| {
-            normalize_to(q.wide(), SLERP_FRAC_BITS).unwrap_or([1 << SLERP_FRAC_BITS, 0, 0, 0])
-        };
-        let dot =
-            |a: &[i64; 4], b: &[i64; 4]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+        let unit = |q: Self| normalize_to(q.wide(), SLERP_FRAC_BITS).unwrap_or([1 << SLERP_FRAC_BITS, 0, 0, 0]);
+        let dot = |a: &[i64; 4], b: &[i64; 4]| a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
         let mut a = unit(self);
         let mut b = unit(to);
         if dot(&a, &b) < 0 {
@@ -210,14 +195,10 @@ fn normalize_to(c: [i64; 4], frac_bits: u32) -> Option<[i64; 4]> {
     }
     // Bring the largest component to 28 bits: enough precision, and the squares sum below 2^58.
     let bits = 64 - max.leading_zeros();
-    let c = if bits > 28 {
-        c.map(|v| v >> (bits - 28))
-    } else {
-        c.map(|v| v << (28 - bits))
-    };
+    let c = if bits > 28 { c.map(|v| v >> (bits - 28)) } else { c.map(|v| v << (28 - bits)) };
     let norm2: u64 = c.iter().map(|&v| (v * v) as u64).sum();
     let len = isqrt_u64(norm2).max(1); // within 2^27 ..= 2^29
-                                       // c * 2^frac_bits / len = c * (2^60 / len) / 2^(60 - frac_bits); c * (2^60 / len) < 2^61.
+    // c * 2^frac_bits / len = c * (2^60 / len) / 2^(60 - frac_bits); c * (2^60 / len) < 2^61.
     let recip = ((1u64 << 60) / len) as i64;
     let shift = 60 - frac_bits.min(28);
     Some(c.map(|v| (v * recip + (1 << (shift - 1))) >> shift))

@@ -56,11 +56,7 @@ impl Vec3i32 {
 
     /// Component-wise sum, wrapping on overflow (never panics).
     pub const fn wrapping_add(self, o: Self) -> Self {
-        Self::new(
-            self.x.wrapping_add(o.x),
-            self.y.wrapping_add(o.y),
-            self.z.wrapping_add(o.z),
-        )
+        Self::new(self.x.wrapping_add(o.x), self.y.wrapping_add(o.y), self.z.wrapping_add(o.z))
     }
 
     /// Narrows to `i16` with saturation (what the GTE does to IR1..3 with lm=0).

@@ -65,29 +65,14 @@ pub fn blend_matrix(a: &Matrix, b: &Matrix, w: u16) -> Matrix {
         }
     }
     let (ta, tb) = (a.translation, b.translation);
-    Matrix {
-        rotation,
-        translation: Vec3i32::new(
-            lerp(ta.x, tb.x, w),
-            lerp(ta.y, tb.y, w),
-            lerp(ta.z, tb.z, w),
-        ),
-    }
+    Matrix { rotation, translation: Vec3i32::new(lerp(ta.x, tb.x, w), lerp(ta.y, tb.y, w), lerp(ta.z, tb.z, w)) }
 }
 
 /// A pair's operands as the stage reads them: the two bones' matrices and `rel`'s words, or None
 /// when a bone lies past `matrices`.
-fn pair_operands<'m>(
-    tables: &Tables,
-    matrices: &'m [Matrix],
-    pair: u16,
-) -> Option<(&'m Matrix, &'m Matrix, [u32; 6])> {
+fn pair_operands<'m>(tables: &Tables, matrices: &'m [Matrix], pair: u16) -> Option<(&'m Matrix, &'m Matrix, [u32; 6])> {
     let (a, b, rel) = tables.blend_pair_words(pair as usize);
-    Some((
-        matrices.get(a as usize)?,
-        matrices.get(b as usize)?,
-        rel.words,
-    ))
+    Some((matrices.get(a as usize)?, matrices.get(b as usize)?, rel.words))
 }
 
 /// The matrix the stage loads for group `g` (< `tables.blend_group_count()`) under the bones'
@@ -95,12 +80,7 @@ fn pair_operands<'m>(
 /// ([`crate::gte::blend`]): for tools that place the blended vertices as the console does
 /// (`psxanim inspect --frame`, previews). Equals [`blend_matrix`]`(MV_a, MV_b * rel, w)` whenever the
 /// differences the GTE holds in 16 bits fit them (see `gte::blend`).
-pub fn group_matrix<B: Cop2>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    matrices: &[Matrix],
-    g: usize,
-) -> Option<Matrix> {
+pub fn group_matrix<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], g: usize) -> Option<Matrix> {
     let group = tables.blend_group(g);
     let (a, b, rel) = pair_operands(tables, matrices, group.pair)?;
     let work = gte_blend::pair_registers(gte.backend_mut(), a, b, rel);
@@ -114,34 +94,15 @@ pub fn group_matrix<B: Cop2>(
 /// With matrices for every bone and room for every vertex (the renderer's case) the whole section
 /// goes to [`Cop2::project_blend_groups`] at once (on the console one asm loop); otherwise, or for a
 /// blob that does not sit 4-aligned, the same register operations run group by group with checks.
-pub fn project_blended<B: Cop2>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    matrices: &[Matrix],
-    sxy: &mut [u32],
-    sz: &mut [u32],
-) {
+pub fn project_blended<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u32]) {
     if tables.blend_group_count() == 0 {
         return;
     }
-    let vertices = crate::bytes::aligned_words(
-        tables.bytes(),
-        tables.vertices_offset(),
-        2 * tables.vertex_count(),
-    );
-    let (Some(pairs), Some(groups), Some(vertices)) = (
-        tables.blend_pairs_words(),
-        tables.blend_group_words(),
-        vertices,
-    ) else {
+    let vertices = crate::bytes::aligned_words(tables.bytes(), tables.vertices_offset(), 2 * tables.vertex_count());
+    let (Some(pairs), Some(groups), Some(vertices)) = (tables.blend_pairs_words(), tables.blend_group_words(), vertices) else {
         return project_blended_unaligned(gte, tables, matrices, sxy, sz);
     };
-    let job = BlendGroups {
-        pairs,
-        groups,
-        vertices,
-        matrices,
-    };
+    let job = BlendGroups { pairs, groups, vertices, matrices };
     let n = tables.vertex_count();
     if matrices.len() >= tables.bone_count() && sxy.len() >= n && sz.len() >= n {
         // SAFETY: `Tables::parse` checked every pair's bones (below `bone_count`, so within
@@ -156,21 +117,14 @@ pub fn project_blended<B: Cop2>(
 /// [`project_blended`] for a blob that does not sit 4-aligned: the same results, read byte by byte.
 #[cold]
 #[inline(never)]
-fn project_blended_unaligned<B: Cop2>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    matrices: &[Matrix],
-    sxy: &mut [u32],
-    sz: &mut [u32],
-) {
+fn project_blended_unaligned<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, matrices: &[Matrix], sxy: &mut [u32], sz: &mut [u32]) {
     let capacity = sxy.len().min(sz.len());
     let (mut pair, mut work) = (None, None);
     for g in 0..tables.blend_group_count() {
         let group = tables.blend_group(g);
         if pair != Some(group.pair) {
             pair = Some(group.pair);
-            work = pair_operands(tables, matrices, group.pair)
-                .map(|(a, b, rel)| gte_blend::pair_registers(gte.backend_mut(), a, b, rel));
+            work = pair_operands(tables, matrices, group.pair).map(|(a, b, rel)| gte_blend::pair_registers(gte.backend_mut(), a, b, rel));
         }
         let Some(work) = &work else { continue };
         let first = group.first_vertex as usize;
@@ -190,12 +144,7 @@ fn project_blended_unaligned<B: Cop2>(
                 w[1] = u32_le(tables.bytes(), at + 4);
             }
             let range = first + from..first + from + take;
-            gte_blend::project_group_registers(
-                gte.backend_mut(),
-                &words[..2 * take],
-                &mut sxy[range.clone()],
-                &mut sz[range],
-            );
+            gte_blend::project_group_registers(gte.backend_mut(), &words[..2 * take], &mut sxy[range.clone()], &mut sz[range]);
         }
     }
 }
@@ -213,21 +162,12 @@ mod tests {
 
     #[test]
     fn the_blend_of_a_matrix_with_itself_is_itself_and_the_ends_are_the_bones() {
-        let a = Matrix::new(
-            [[4096, 0, 0], [0, 0, -4096], [0, 4096, 0]],
-            Vec3i32::new(100, -200, 3000),
-        );
-        let b = Matrix::new(
-            [[0, -4096, 0], [4096, 0, 0], [0, 0, 4096]],
-            Vec3i32::new(-50, 70, 2900),
-        );
+        let a = Matrix::new([[4096, 0, 0], [0, 0, -4096], [0, 4096, 0]], Vec3i32::new(100, -200, 3000));
+        let b = Matrix::new([[0, -4096, 0], [4096, 0, 0], [0, 0, 4096]], Vec3i32::new(-50, 70, 2900));
         assert_eq!(blend_matrix(&a, &b, 0), a);
         assert_eq!(blend_matrix(&a, &b, 4096), b);
         let half = blend_matrix(&a, &b, 2048);
-        assert_eq!(
-            half.rotation,
-            [[2048, -2048, 0], [2048, 0, -2048], [0, 2048, 2048]]
-        );
+        assert_eq!(half.rotation, [[2048, -2048, 0], [2048, 0, -2048], [0, 2048, 2048]]);
         assert_eq!(half.translation, Vec3i32::new(25, -65, 2950));
         assert_eq!(blend_matrix(&a, &a, 1234), a);
     }
@@ -243,41 +183,24 @@ mod tests {
         };
         let (mut gte, mut tested) = (GteModel::new(), 0);
         for _ in 0..200 {
-            let mut m = || {
-                Matrix::new(
-                    [[0; 3]; 3].map(|r: [i16; 3]| r.map(|_| next(4096) as i16)),
-                    Vec3i32::new(next(30000), next(30000), next(30000)),
-                )
-            };
+            let mut m = || Matrix::new([[0; 3]; 3].map(|r: [i16; 3]| r.map(|_| next(4096) as i16)), Vec3i32::new(next(30000), next(30000), next(30000)));
             let (a, b) = (m(), m());
-            let rel = Matrix::new(
-                [[0; 3]; 3].map(|r: [i16; 3]| r.map(|_| next(4096) as i16)),
-                Vec3i32::new(next(800), next(800), next(800)),
-            );
+            let rel = Matrix::new([[0; 3]; 3].map(|r: [i16; 3]| r.map(|_| next(4096) as i16)), Vec3i32::new(next(800), next(800), next(800)));
             let packed = PackedMatrix::pack(&rel).unwrap();
             let b_rel = b.mul(&rel);
             let fits = |v: i32| (i16::MIN as i32..=i16::MAX as i32).contains(&v);
             let t = |m: &Matrix| [m.translation.x, m.translation.y, m.translation.z];
-            if !(0..3).all(|j| {
-                fits(b_rel.rotation[2][j] as i32 - a.rotation[2][j] as i32)
-                    && fits(t(&b_rel)[j].wrapping_sub(t(&a)[j]))
-            }) {
+            if !(0..3).all(|j| fits(b_rel.rotation[2][j] as i32 - a.rotation[2][j] as i32) && fits(t(&b_rel)[j].wrapping_sub(t(&a)[j]))) {
                 continue;
             }
             tested += 1;
             for w in [0u16, 1, 128, 1024, 2048, 3000, 4095, 4096] {
                 let work = gte_blend::pair_registers(&mut gte, &a, &b, packed.words);
                 gte_blend::group_registers(&mut gte, &work, w as u32);
-                assert_eq!(
-                    gte_blend::loaded_matrix(&mut gte),
-                    blend_matrix(&a, &b_rel, w),
-                    "weight {w}"
-                );
+                assert_eq!(gte_blend::loaded_matrix(&mut gte), blend_matrix(&a, &b_rel, w), "weight {w}");
             }
         }
-        assert!(
-            tested > 50,
-            "{tested} of 200 pairs within the 16-bit differences"
-        );
+        assert!(tested > 50, "{tested} of 200 pairs within the 16-bit differences");
     }
 }
+

@@ -24,21 +24,8 @@ fn round_shift(v: i32, shift: u32) -> i32 {
 /// [`compose_sample`] compute the same bits with the GTE's products.
 pub fn sample_matrix(s: &BoneSample) -> Matrix {
     let [x, y, z, w] = q14(&s.rotation);
-    let products = [
-        x * x,
-        y * y,
-        z * z,
-        x * y,
-        x * z,
-        y * z,
-        w * x,
-        w * y,
-        w * z,
-    ];
-    Matrix::new(
-        scaled_rotation(rotation_q12(products), &s.scale),
-        Vec3i32::from_array(translation_units(&s.translation)),
-    )
+    let products = [x * x, y * y, z * z, x * y, x * z, y * z, w * x, w * y, w * z];
+    Matrix::new(scaled_rotation(rotation_q12(products), &s.scale), Vec3i32::from_array(translation_units(&s.translation)))
 }
 
 /// [`sample_matrix`] with the quaternion's products from the GTE (GPF and SQR with sf=0: exact
@@ -46,10 +33,7 @@ pub fn sample_matrix(s: &BoneSample) -> Matrix {
 /// FIFO.
 pub fn sample_matrix_gte<B: Cop2>(gte: &mut Gte<B>, s: &BoneSample) -> Matrix {
     let e = rotation_q12(gte_products(gte, q14(&s.rotation)));
-    Matrix::new(
-        scaled_rotation(e, &s.scale),
-        Vec3i32::from_array(translation_units(&s.translation)),
-    )
+    Matrix::new(scaled_rotation(e, &s.scale), Vec3i32::from_array(translation_units(&s.translation)))
 }
 
 /// The rotation's components in Q14: `round_shift(c, 16)` as `((c >> 1) + 2^14) >> 15` (no
@@ -124,9 +108,7 @@ const NLERP_MIN_COS_Q28: i32 = 259_288_740;
 /// one 32-bit square root, one division for the reciprocal (2^30 / length, 16 bits more than the
 /// result) and a 32 x 32 -> 64-bit product per component (one `mult` on the R3000).
 fn normalize_q14(q: [i32; 4]) -> [i32; 4] {
-    let n = q
-        .iter()
-        .fold(0u32, |acc, &c| acc.wrapping_add(c.wrapping_mul(c) as u32));
+    let n = q.iter().fold(0u32, |acc, &c| acc.wrapping_add(c.wrapping_mul(c) as u32));
     let len = isqrt_u32(n).max(1) as i32; // Q14 length
     let r = (1i32 << 30) / len;
     q.map(|c| ((c as i64 * r as i64 + (1 << 15)) >> 16) as i32)
@@ -173,13 +155,8 @@ pub fn blend_samples(a: &BoneSample, b: &BoneSample, weight: u16) -> BoneSample 
     let q14 = |q: [i32; 4]| q.map(|c| round_shift(c, ROTATION_FRAC - Q14).clamp(-unit, unit));
     let translation = [0, 1, 2].map(|i| lerp_fp12(a.translation[i], b.translation[i], w));
     let scale = [0, 1, 2].map(|i| lerp_fp12(a.scale[i], b.scale[i], w));
-    let rotation =
-        blend_rotation_q14(q14(a.rotation), q14(b.rotation), w).map(|c| c << (ROTATION_FRAC - Q14));
-    BoneSample {
-        rotation,
-        translation,
-        scale,
-    }
+    let rotation = blend_rotation_q14(q14(a.rotation), q14(b.rotation), w).map(|c| c << (ROTATION_FRAC - Q14));
+    BoneSample { rotation, translation, scale }
 }
 
 /// The rotation of every rigid blend ([`blend_samples`], [`blend_q14`]): unit quaternions `qa`
@@ -230,8 +207,7 @@ pub fn blend_q14(a: &PoseQ14, b: &PoseQ14, weight: u16) -> Option<PoseQ14> {
     if q.iter().any(|&c| !(-(1 << Q14)..=1 << Q14).contains(&c)) {
         return None;
     }
-    let t =
-        [0, 1, 2].map(|i| lerp_fp12(a.translation[i] as i32, b.translation[i] as i32, w) as i16);
+    let t = [0, 1, 2].map(|i| lerp_fp12(a.translation[i] as i32, b.translation[i] as i32, w) as i16);
     Some(PoseQ14::new(q.map(|c| c as i16), t))
 }
 
@@ -273,12 +249,7 @@ mod hw;
 /// sampled): bit-identical to [`bone_matrices`] with the identity as object. The pose cache's builder
 /// (through [`compose_q14`] where the sample allows, so that the console's cache, checked word for
 /// word against the host's, covers that path too).
-pub fn model_matrices<B: Cop2>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    samples: &[BoneSample],
-    out: &mut [Matrix],
-) {
+pub fn model_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[BoneSample], out: &mut [Matrix]) {
     let n = tables.bone_count().min(samples.len()).min(out.len());
     for (bone, sample) in samples.iter().enumerate().take(n) {
         let (done, rest) = out.split_at_mut(bone);
@@ -295,13 +266,7 @@ pub fn model_matrices<B: Cop2>(
 /// Model-view matrix of every bone: `out[b] = out[parent] * sample_matrix(samples[b])`, with
 /// `object` (view * world) as the parent of the roots. Rotations are composed on the GTE
 /// ([`Gte::compose`]); bones are parent-first (checked by `Tables::parse`).
-pub fn bone_matrices<B: Cop2>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    samples: &[BoneSample],
-    object: &Matrix,
-    out: &mut [Matrix],
-) {
+pub fn bone_matrices<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, samples: &[BoneSample], object: &Matrix, out: &mut [Matrix]) {
     let n = tables.bone_count().min(samples.len()).min(out.len());
     pose_matrices(gte, |b| tables.parent(b), &samples[..n], object, out);
 }
@@ -358,17 +323,9 @@ pub fn pose_matrices_q14<B: Cop2>(
 /// [`pose_matrices_q14`] for `tables`' skeleton: one [`Cop2::compose_q14_chain`] (on the console one
 /// asm loop that loads a parent only when it changes) when the tables keep its parent steps (up to 64
 /// bones), else bone by bone.
-pub fn bone_matrices_q14<B: Cop2>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    poses: &[PoseQ14],
-    object: &Matrix,
-    out: &mut [Matrix],
-) {
+pub fn bone_matrices_q14<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, poses: &[PoseQ14], object: &Matrix, out: &mut [Matrix]) {
     match tables.parent_steps() {
-        Some(steps) => gte
-            .backend_mut()
-            .compose_q14_chain(steps, poses, object, out),
+        Some(steps) => gte.backend_mut().compose_q14_chain(steps, poses, object, out),
         None => pose_matrices_q14(gte, |b| tables.parent(b), poses, object, out),
     }
 }
@@ -419,12 +376,7 @@ pub fn compose_sample<B: Cop2>(gte: &mut Gte<B>, parent: &Matrix, s: &BoneSample
 /// within `i16`) in one backend step ([`Cop2::compose_unit_sample`], hand-scheduled on the console),
 /// any other sample by the general path.
 #[inline(always)]
-pub fn compose_sample_into<B: Cop2>(
-    gte: &mut Gte<B>,
-    parent: &Matrix,
-    s: &BoneSample,
-    out: &mut Matrix,
-) {
+pub fn compose_sample_into<B: Cop2>(gte: &mut Gte<B>, parent: &Matrix, s: &BoneSample, out: &mut Matrix) {
     if !gte.backend_mut().compose_unit_sample(parent, s, out) {
         *out = compose_general(gte, parent, s);
     }
@@ -454,14 +406,9 @@ fn compose_general<B: Cop2>(gte: &mut Gte<B>, parent: &Matrix, s: &BoneSample) -
         let [tx, ty, tz] = macs(gte);
         Vec3i32::new(tx, ty, tz)
     } else {
-        parent
-            .rotate_wide(Vec3i32::from_array(t))
-            .wrapping_add(parent.translation)
+        parent.rotate_wide(Vec3i32::from_array(t)).wrapping_add(parent.translation)
     };
-    Matrix {
-        rotation,
-        translation,
-    }
+    Matrix { rotation, translation }
 }
 
 #[cfg(test)]
@@ -473,30 +420,14 @@ mod tests {
     /// The original `sample_matrix`, kept as the oracle of the fast paths.
     fn reference_sample_matrix(s: &BoneSample) -> Matrix {
         let unit = 1i32 << Q14;
-        let [x, y, z, w] = s
-            .rotation
-            .map(|c| round_shift(c, ROTATION_FRAC - Q14).clamp(-unit, unit));
+        let [x, y, z, w] = s.rotation.map(|c| round_shift(c, ROTATION_FRAC - Q14).clamp(-unit, unit));
         let one = 1i32 << (2 * Q14);
         let r = [
-            [
-                one - 2 * (y * y + z * z),
-                2 * (x * y - w * z),
-                2 * (x * z + w * y),
-            ],
-            [
-                2 * (x * y + w * z),
-                one - 2 * (x * x + z * z),
-                2 * (y * z - w * x),
-            ],
-            [
-                2 * (x * z - w * y),
-                2 * (y * z + w * x),
-                one - 2 * (x * x + y * y),
-            ],
+            [one - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)],
+            [2 * (x * y + w * z), one - 2 * (x * x + z * z), 2 * (y * z - w * x)],
+            [2 * (x * z - w * y), 2 * (y * z + w * x), one - 2 * (x * x + y * y)],
         ];
-        let scale = s
-            .scale
-            .map(|v| round_shift(v, SCALE_FRAC - 12).clamp(-(8 << 12), 8 << 12));
+        let scale = s.scale.map(|v| round_shift(v, SCALE_FRAC - 12).clamp(-(8 << 12), 8 << 12));
         let mut rotation: Rotation = [[0; 3]; 3];
         for (i, row) in rotation.iter_mut().enumerate() {
             for (j, out) in row.iter_mut().enumerate() {
@@ -509,11 +440,7 @@ mod tests {
     }
 
     /// The original `bone_matrices` loop: `sample_matrix`, then `Gte::compose`.
-    fn reference_pose(
-        parents: &[Option<u16>],
-        samples: &[BoneSample],
-        object: &Matrix,
-    ) -> std::vec::Vec<Matrix> {
+    fn reference_pose(parents: &[Option<u16>], samples: &[BoneSample], object: &Matrix) -> std::vec::Vec<Matrix> {
         let mut gte = Gte::with_backend(crate::gte::GteModel::new());
         let mut out = std::vec![Matrix::IDENTITY; samples.len()];
         for bone in 0..samples.len() {
@@ -543,22 +470,7 @@ mod tests {
         }
     }
 
-    const EDGES: [i32; 14] = [
-        0,
-        1,
-        -1,
-        i32::MIN,
-        i32::MAX,
-        1 << 30,
-        -(1 << 30),
-        (1 << 30) + (1 << 15),
-        (1 << 30) + (1 << 15) - 1,
-        -(1 << 30) - (1 << 15),
-        -(1 << 30) - (1 << 15) - 1,
-        1 << 15,
-        -(1 << 15),
-        0x7FFF_8000,
-    ];
+    const EDGES: [i32; 14] = [0, 1, -1, i32::MIN, i32::MAX, 1 << 30, -(1 << 30), (1 << 30) + (1 << 15), (1 << 30) + (1 << 15) - 1, -(1 << 30) - (1 << 15), -(1 << 30) - (1 << 15) - 1, 1 << 15, -(1 << 15), 0x7FFF_8000];
 
     /// A sample: mostly unit quaternions and unit scales (what clips hold), with every field also
     /// drawn from the edges (out-of-range components, scale at and around 1.0, extreme translations).
@@ -575,17 +487,7 @@ mod tests {
         let scale_axis = |r: &mut Rng| match r.below(6) {
             0 | 1 => 65536,
             2 => 65528 + r.below(16),
-            3 => r.pick(&[
-                65527,
-                65544,
-                65520,
-                65551,
-                -65536,
-                0,
-                1 << 20,
-                i32::MIN,
-                i32::MAX,
-            ]),
+            3 => r.pick(&[65527, 65544, 65520, 65551, -65536, 0, 1 << 20, i32::MIN, i32::MAX]),
             4 => 32768 + r.below(65536),
             _ => r.next() as i32,
         };
@@ -599,11 +501,7 @@ mod tests {
             2 => (32767 << 8) + r.below(1024) - 512,
             _ => r.below(1 << 20) - (1 << 19),
         });
-        BoneSample {
-            rotation,
-            translation,
-            scale,
-        }
+        BoneSample { rotation, translation, scale }
     }
 
     fn parent_matrix(r: &mut Rng) -> Matrix {
@@ -614,15 +512,7 @@ mod tests {
         };
         let rotation = [[0; 3]; 3].map(|row| row.map(|_| entry(r)));
         let t = |r: &mut Rng| match r.below(4) {
-            0 => r.pick(&[
-                i32::MIN,
-                i32::MAX,
-                1 << 30,
-                -(1 << 30),
-                (1 << 30) + 1,
-                -(1 << 30) - 1,
-                0,
-            ]),
+            0 => r.pick(&[i32::MIN, i32::MAX, 1 << 30, -(1 << 30), (1 << 30) + 1, -(1 << 30) - 1, 0]),
             1 => r.next() as i32,
             _ => r.below(1 << 16) - (1 << 15),
         };
@@ -653,11 +543,7 @@ mod tests {
         for _ in 0..200_000 {
             let (s, parent) = (sample(&mut r), parent_matrix(&mut r));
             let reference = oracle.compose(&parent, &reference_sample_matrix(&s));
-            assert_eq!(
-                compose_sample(&mut gte, &parent, &s),
-                reference,
-                "{parent:?} * {s:?}"
-            );
+            assert_eq!(compose_sample(&mut gte, &parent, &s), reference, "{parent:?} * {s:?}");
             common += crate::gte::unit_sample(&s).is_some() as u32;
         }
         // Both paths taken many times: the common case (Cop2::compose_unit_sample) and the general one.
@@ -676,45 +562,22 @@ mod tests {
                 continue;
             };
             converted += 1;
-            assert_eq!(
-                pose.to_sample().rotation.map(|c| c >> 16),
-                s.rotation.map(|c| ((c >> 1) + (1 << 14)) >> 15)
-            );
+            assert_eq!(pose.to_sample().rotation.map(|c| c >> 16), s.rotation.map(|c| ((c >> 1) + (1 << 14)) >> 15));
             let reference = oracle.compose(&parent, &reference_sample_matrix(&s));
             let mut out = Matrix::IDENTITY;
             compose_q14(&mut gte, &parent, &pose, &mut out);
             assert_eq!(out, reference, "{parent:?} * {pose:?}");
-            assert_eq!(
-                compose_sample(&mut gte, &parent, &pose.to_sample()),
-                reference,
-                "{pose:?}"
-            );
+            assert_eq!(compose_sample(&mut gte, &parent, &pose.to_sample()), reference, "{pose:?}");
         }
         assert!(converted > 10_000, "{converted}");
         // Components beyond +-2^14 (no test on this path): no panic, and the documented formula with
         // 32-bit wrapping, the entries cut to i16 as an IR write does, composed like `Matrix::mul`.
         for _ in 0..20_000 {
-            let pose = PoseQ14::new(
-                [0; 4].map(|_| r.next() as i16),
-                [0; 3].map(|_| r.next() as i16),
-            );
+            let pose = PoseQ14::new([0; 4].map(|_| r.next() as i16), [0; 3].map(|_| r.next() as i16));
             let parent = parent_matrix(&mut r);
             let [x, y, z, w] = pose.rotation.map(|c| c as i32);
-            let e = crate::gte::unit_rotation([
-                x * x,
-                y * y,
-                z * z,
-                x * y,
-                x * z,
-                y * z,
-                w * x,
-                w * y,
-                w * z,
-            ]);
-            let local = Matrix::new(
-                e.map(|row| row.map(|v| v as i16)),
-                Vec3i32::from_array(pose.translation.map(|c| c as i32)),
-            );
+            let e = crate::gte::unit_rotation([x * x, y * y, z * z, x * y, x * z, y * z, w * x, w * y, w * z]);
+            let local = Matrix::new(e.map(|row| row.map(|v| v as i16)), Vec3i32::from_array(pose.translation.map(|c| c as i32)));
             let mut out = Matrix::IDENTITY;
             compose_q14(&mut gte, &parent, &pose, &mut out);
             assert_eq!(out, parent.mul(&local), "{parent:?} * {pose:?}");
@@ -739,18 +602,11 @@ mod tests {
             let samples: std::vec::Vec<BoneSample> = (0..n).map(|_| sample(&mut r)).collect();
             let object = match r.below(3) {
                 0 => parent_matrix(&mut r),
-                _ => Matrix::new(
-                    [[4096, 0, 0], [0, 2896, -2896], [0, 2896, 2896]],
-                    Vec3i32::new(r.below(4000) - 2000, 300, 8000),
-                ),
+                _ => Matrix::new([[4096, 0, 0], [0, 2896, -2896], [0, 2896, 2896]], Vec3i32::new(r.below(4000) - 2000, 300, 8000)),
             };
             let mut out = std::vec![Matrix::IDENTITY; n];
             pose_matrices(&mut gte, |b| parents[b], &samples, &object, &mut out);
-            assert_eq!(
-                out,
-                reference_pose(&parents, &samples, &object),
-                "{parents:?}"
-            );
+            assert_eq!(out, reference_pose(&parents, &samples, &object), "{parents:?}");
         }
     }
 

@@ -57,20 +57,11 @@ impl Camera {
     /// A camera `distance` units from `target`, turned `yaw` around the vertical axis and tilted `pitch`
     /// (positive looks down on the target).
     pub fn orbit(target: Vec3i32, distance: i32, yaw: Angle, pitch: Angle) -> Matrix {
-        let to_target = Matrix::new(
-            IDENTITY_ROTATION,
-            Vec3i32::new(-target.x, -target.y, -target.z),
-        );
+        let to_target = Matrix::new(IDENTITY_ROTATION, Vec3i32::new(-target.x, -target.y, -target.z));
         let (sy, cy) = (sin(yaw), cos(yaw));
         let (sp, cp) = (sin(pitch), cos(pitch));
-        let turn = Matrix::new(
-            [[cy, 0, sy], [0, ONE as i16, 0], [-sy, 0, cy]],
-            Vec3i32::ZERO,
-        );
-        let tilt = Matrix::new(
-            [[ONE as i16, 0, 0], [0, cp, sp], [0, -sp, cp]],
-            Vec3i32::ZERO,
-        );
+        let turn = Matrix::new([[cy, 0, sy], [0, ONE as i16, 0], [-sy, 0, cy]], Vec3i32::ZERO);
+        let tilt = Matrix::new([[ONE as i16, 0, 0], [0, cp, sp], [0, -sp, cp]], Vec3i32::ZERO);
         let back = Matrix::new(IDENTITY_ROTATION, Vec3i32::new(0, 0, distance));
         back.mul(&tilt.mul(&turn.mul(&to_target)))
     }
@@ -80,13 +71,7 @@ impl Camera {
     /// `Tables::bounds()`) on a screen of `screen` pixels drawn into an ordering table of `depths`
     /// entries; the rule is in the module doc. Integers only; any input gives a camera (a degenerate
     /// box or screen a usable one).
-    pub fn frame(
-        bounds: [[i16; 3]; 2],
-        yaw: Angle,
-        pitch: Angle,
-        screen: (i16, i16),
-        depths: usize,
-    ) -> Camera {
+    pub fn frame(bounds: [[i16; 3]; 2], yaw: Angle, pitch: Angle, screen: (i16, i16), depths: usize) -> Camera {
         let [lo, hi] = bounds;
         let centre = |a: usize| (lo[a] as i32 + hi[a] as i32).div_euclid(2);
         let target = Vec3i32::new(centre(0), centre(1), centre(2));
@@ -99,10 +84,7 @@ impl Camera {
         });
         let (w, h) = (screen.0.max(2) as i64, screen.1.max(2) as i64);
         let (keep, of) = (FRAME_MARGIN.1 - FRAME_MARGIN.0, FRAME_MARGIN.1);
-        let fit = (
-            (w / 2 * keep as i64 / of as i64).max(1),
-            (h / 2 * keep as i64 / of as i64).max(1),
-        );
+        let fit = ((w / 2 * keep as i64 / of as i64).max(1), (h / 2 * keep as i64 / of as i64).max(1));
         let z_min = corners.iter().map(|c| c.z as i64).min().unwrap_or(0);
         let z_max = corners.iter().map(|c| c.z as i64).max().unwrap_or(0);
         let max_depth = FRAME_MAX_DEPTH as i64;
@@ -155,12 +137,8 @@ pub fn placement(position: Vec3i32, yaw: Angle) -> Matrix {
 pub fn sin(angle: Angle) -> i16 {
     let quadrant = angle >> 14;
     let within = (angle & 0x3FFF) as i64; // 0..16384 within the quadrant
-    let x = if quadrant & 1 == 0 {
-        within
-    } else {
-        16384 - within
-    }; // Q14, 1.0 = 90 degrees
-       // s(x) = x (a - x^2 (b - c x^2)), a minimax fit of sin(x * pi/2) on [0, 1] (error < 1e-4), in Q28.
+    let x = if quadrant & 1 == 0 { within } else { 16384 - within }; // Q14, 1.0 = 90 degrees
+    // s(x) = x (a - x^2 (b - c x^2)), a minimax fit of sin(x * pi/2) on [0, 1] (error < 1e-4), in Q28.
     const A: i64 = 421_554_476; // 1.5704128
     const B: i64 = 172_485_484; // 0.6425585
     const C: i64 = 19_361_605; // 0.0721276
@@ -193,10 +171,7 @@ mod tests {
             let got = sin(a) as f64;
             assert!((got - exact).abs() <= 1.5, "angle {a}: {got} vs {exact}");
         }
-        assert_eq!(
-            (sin(0), sin(0x4000), sin(0x8000), sin(0xC000)),
-            (0, 4096, 0, -4096)
-        );
+        assert_eq!((sin(0), sin(0x4000), sin(0x8000), sin(0xC000)), (0, 4096, 0, -4096));
         assert_eq!(cos(0), 4096);
     }
 
@@ -223,23 +198,12 @@ mod tests {
             let pick = |a: usize| if (c >> a) & 1 == 0 { lo[a] } else { hi[a] };
             let p = gte.rtps(Vec3i16::new(pick(0), pick(1), pick(2)));
             let (x, y) = (p.xy.x as i32, p.xy.y as i32);
-            assert!(
-                (0..screen.0 as i32).contains(&x) && (0..screen.1 as i32).contains(&y),
-                "corner {c} at {p:?}: {case}"
-            );
-            assert!(
-                p.z >= camera.near && p.z >= camera.projection / 2,
-                "corner {c} too near, {p:?}: {case}"
-            );
+            assert!((0..screen.0 as i32).contains(&x) && (0..screen.1 as i32).contains(&y), "corner {c} at {p:?}: {case}");
+            assert!(p.z >= camera.near && p.z >= camera.projection / 2, "corner {c} too near, {p:?}: {case}");
             let otz = (camera.zsf3 as i32 * 3 * p.z as i32) >> 12;
-            assert!(
-                otz <= 1022 / 2 + 1,
-                "corner {c} at ordering depth {otz}: {case}"
-            );
+            assert!(otz <= 1022 / 2 + 1, "corner {c} at ordering depth {otz}: {case}");
             let (cx, cy) = (camera.center.0 as i32, camera.center.1 as i32);
-            reach = reach
-                .max((x - cx).abs() * 1000 / cx)
-                .max((y - cy).abs() * 1000 / cy);
+            reach = reach.max((x - cx).abs() * 1000 / cx).max((y - cy).abs() * 1000 / cy);
         }
         reach
     }
@@ -257,20 +221,14 @@ mod tests {
                         let reach = framed(bounds, yaw, pitch, screen);
                         // The limiting corner sits at the margin (7/8 of the half-screen), within
                         // the GTE's rounding (a pixel).
-                        assert!(
-                            (850..=890).contains(&reach),
-                            "{bounds:?} yaw {yaw:#x} pitch {pitch:#x} {screen:?}: reach {reach}"
-                        );
+                        assert!((850..=890).contains(&reach), "{bounds:?} yaw {yaw:#x} pitch {pitch:#x} {screen:?}: reach {reach}");
                     }
                 }
             }
         }
         // The template's view of the fixture: about the hand-placed camera it replaces.
         let c = Camera::frame(CHARACTER, 0x1000, 0x0400, (320, 240), 1024);
-        assert_eq!(
-            (c.projection, c.center, c.screen),
-            (320, (160, 120), (320, 240))
-        );
+        assert_eq!((c.projection, c.center, c.screen), (320, (160, 120), (320, 240)));
         assert!((12_000..20_000).contains(&c.view.translation.z), "{c:?}");
     }
 
@@ -282,15 +240,9 @@ mod tests {
             assert!((100..=890).contains(&reach), "{reach}");
         }
         let point = Camera::frame([[5, 5, 5], [5, 5, 5]], 0, 0, (320, 240), 1024);
-        assert!(
-            point.view.transform(Vec3i16::new(5, 5, 5)).z >= 320 && point.near >= 160,
-            "{point:?}"
-        );
+        assert!(point.view.transform(Vec3i16::new(5, 5, 5)).z >= 320 && point.near >= 160, "{point:?}");
         let nothing = Camera::frame([[0; 3]; 2], 0, 0, (0, -5), 0);
-        assert!(
-            nothing.zsf3 >= 1 && nothing.projection >= 1 && nothing.near >= 1,
-            "{nothing:?}"
-        );
+        assert!(nothing.zsf3 >= 1 && nothing.projection >= 1 && nothing.near >= 1, "{nothing:?}");
         // The widest box there is: framed with a narrower view, SZ still in range.
         let all = Camera::frame([[-32768; 3], [32767; 3]], 0x1234, 0x0800, (320, 240), 1024);
         assert!(all.projection < 320 && all.zsf3 >= 1, "{all:?}");

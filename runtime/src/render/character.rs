@@ -1,17 +1,18 @@
 //! One character instance through every stage: cull, pose (or decode), project, triangles.
 
 use super::camera::Camera;
-use super::cull::{self, Visibility};
 use super::error::RenderError;
 use super::pose_cache::{self, PoseCache};
 use super::pose_stream::PoseVoices;
 use super::scratch::{Scratch, MAX_BAKED_VERTICES, MAX_BONES};
 use super::triangles::{self, TriangleSink, TriangleStats};
+use super::cull::{self, Visibility};
 use super::{blend, bones, fade, light, project};
 use crate::anim::animator::{Animator, FrameSample, PoseSample};
 use crate::gte::{Cop2, Gte};
 use crate::math::Matrix;
 use crate::tables::{BoneSample, Storage, TableError, Tables};
+
 
 /// The end of a stage, reported to the caller's `mark` callback (the console reads its cycle timer there).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,9 +61,7 @@ pub fn render<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
     sink: &mut S,
     mark: &mut dyn FnMut(Stage),
 ) -> Result<Outcome, RenderError> {
-    render_cached(
-        gte, tables, None, camera, world, sample, scratch, sink, mark,
-    )
+    render_cached(gte, tables, None, camera, world, sample, scratch, sink, mark)
 }
 
 /// [`render`], with the rigid poses taken from `poses` (built from these `tables`) when given, else
@@ -79,17 +78,7 @@ pub fn render_cached<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
     sink: &mut S,
     mark: &mut dyn FnMut(Stage),
 ) -> Result<Outcome, RenderError> {
-    render_pose(
-        gte,
-        tables,
-        poses,
-        camera,
-        world,
-        sample.map(PoseSample::from),
-        scratch,
-        sink,
-        mark,
-    )
+    render_pose(gte, tables, poses, camera, world, sample.map(PoseSample::from), scratch, sink, mark)
 }
 
 /// Draws one instance in the pose its [`Animator`] shows now, crossfades included (see
@@ -106,27 +95,12 @@ pub fn render_animated<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
     sink: &mut S,
     mark: &mut dyn FnMut(Stage),
 ) -> Result<Outcome, RenderError> {
-    render_pose(
-        gte,
-        tables,
-        poses,
-        camera,
-        world,
-        animator.pose(),
-        scratch,
-        sink,
-        mark,
-    )
+    render_pose(gte, tables, poses, camera, world, animator.pose(), scratch, sink, mark)
 }
 
 /// Decodes the rigid sample `s` into `out`, blended toward its next sample when it has one (`next`
 /// is working memory).
-fn decode_rigid(
-    tables: &Tables,
-    s: &FrameSample,
-    out: &mut [BoneSample],
-    next: &mut [BoneSample],
-) -> Result<(), TableError> {
+fn decode_rigid(tables: &Tables, s: &FrameSample, out: &mut [BoneSample], next: &mut [BoneSample]) -> Result<(), TableError> {
     tables.decode_pose(s.clip as usize, s.frame as usize, out)?;
     if s.weight != 0 && s.next != s.frame {
         tables.decode_pose(s.clip as usize, s.next as usize, next)?;
@@ -142,40 +116,18 @@ fn decode_rigid(
 /// tables with normals, every vertex's colour (`Stage::Light`). The rigid ranges are lit in the
 /// projection's pass ([`light::project_light_rigid`]) where the tables allow, else by the light
 /// stage after the blend. Whether the triangles carry colours.
-fn project_rigid_stages<B: Cop2, const V: usize>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    camera: &Camera,
-    scratch: &mut Scratch<V>,
-    mark: &mut dyn FnMut(Stage),
-) -> bool {
+fn project_rigid_stages<B: Cop2, const V: usize>(gte: &mut Gte<B>, tables: &Tables, camera: &Camera, scratch: &mut Scratch<V>, mark: &mut dyn FnMut(Stage)) -> bool {
     let (bones, vertices) = (tables.bone_count().min(MAX_BONES), tables.vertex_count());
     let lit = scratch.lighting.is_some() && tables.has_normals();
     let matrices = &scratch.matrices[..bones];
     let (sxy, sz) = (&mut scratch.sxy[..vertices], &mut scratch.sz[..vertices]);
-    let fused = lit
-        && scratch.lighting.as_ref().is_some_and(|l| {
-            light::project_light_rigid(
-                gte,
-                tables,
-                l,
-                &camera.view,
-                matrices,
-                sxy,
-                sz,
-                &mut scratch.rgb,
-            )
-        });
+    let fused = lit && scratch.lighting.as_ref().is_some_and(|l| light::project_light_rigid(gte, tables, l, &camera.view, matrices, sxy, sz, &mut scratch.rgb));
     // With blended vertices the rigid ranges stage every bone's matrix where the blend stage reads it
     // cheaply (`project::matrix_stage`: the console's scratchpad, a load there one cycle instead of
     // 5 to 7 from main RAM). The lit pass does not stage: its blend reads main RAM.
     let blend = tables.blend_group_count() != 0;
     // SAFETY: nothing else of the renderer touches the scratchpad until the blend stage returns.
-    let mut stage = if blend && !fused {
-        unsafe { project::matrix_stage(matrices.len()) }
-    } else {
-        None
-    };
+    let mut stage = if blend && !fused { unsafe { project::matrix_stage(matrices.len()) } } else { None };
     if !fused {
         project::project_rigid(gte, tables, matrices, sxy, sz, stage.as_deref_mut());
     }
@@ -184,27 +136,11 @@ fn project_rigid_stages<B: Cop2, const V: usize>(
         blend::project_blended(gte, tables, stage.as_deref().unwrap_or(matrices), sxy, sz);
         mark(Stage::Blend);
     }
-    let Some(lighting) = scratch.lighting.as_ref().filter(|_| lit) else {
-        return false;
-    };
+    let Some(lighting) = scratch.lighting.as_ref().filter(|_| lit) else { return false };
     if fused {
-        light::light_blended(
-            gte,
-            tables,
-            lighting,
-            &camera.view,
-            matrices,
-            &mut scratch.rgb,
-        );
+        light::light_blended(gte, tables, lighting, &camera.view, matrices, &mut scratch.rgb);
     } else {
-        light::light_rigid(
-            gte,
-            tables,
-            lighting,
-            &camera.view,
-            matrices,
-            &mut scratch.rgb,
-        );
+        light::light_rigid(gte, tables, lighting, &camera.view, matrices, &mut scratch.rgb);
     }
     mark(Stage::Light);
     true
@@ -233,17 +169,7 @@ pub fn render_streamed<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
     sink: &mut S,
     mark: &mut dyn FnMut(Stage),
 ) -> Result<Outcome, RenderError> {
-    render_with(
-        gte,
-        tables,
-        Rigid::Streamed(stream),
-        camera,
-        world,
-        animator.pose(),
-        scratch,
-        sink,
-        mark,
-    )
+    render_with(gte, tables, Rigid::Streamed(stream), camera, world, animator.pose(), scratch, sink, mark)
 }
 
 /// Where a rigid instance's pose comes from.
@@ -293,20 +219,14 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
     let bone_count = tables.bone_count();
     let vertex_count = tables.vertex_count();
     if bone_count > MAX_BONES {
-        return Err(RenderError::TooManyBones {
-            bones: bone_count,
-            max: MAX_BONES,
-        });
+        return Err(RenderError::TooManyBones { bones: bone_count, max: MAX_BONES });
     }
     let max = match tables.storage() {
         Storage::RigidGte => V,
         Storage::BakedVertices => V.min(MAX_BAKED_VERTICES),
     };
     if vertex_count > max {
-        return Err(RenderError::TooManyVertices {
-            vertices: vertex_count,
-            max,
-        });
+        return Err(RenderError::TooManyVertices { vertices: vertex_count, max });
     }
     let object = gte.compose(&camera.view, world);
     gte.set_matrix(&object);
@@ -351,42 +271,21 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
                     None => stream.pose_q14(tables, &sample, poses)?,
                     Some(fade) => {
                         let from_poses = &mut scratch.from_poses[..bone_count];
-                        stream.pose_q14_pair(tables, &sample, poses, &fade.from, from_poses)?
-                            && bones::crossfade_q14(from_poses, poses, fade.weight)
+                        stream.pose_q14_pair(tables, &sample, poses, &fade.from, from_poses)? && bones::crossfade_q14(from_poses, poses, fade.weight)
                     }
                 };
                 if q14 {
                     mark(Stage::Decode);
-                    bones::bone_matrices_q14(
-                        gte,
-                        tables,
-                        poses,
-                        &object,
-                        &mut scratch.matrices[..bone_count],
-                    );
+                    bones::bone_matrices_q14(gte, tables, poses, &object, &mut scratch.matrices[..bone_count]);
                     mark(Stage::Pose);
                     let lit = project_rigid_stages(gte, tables, camera, scratch, mark);
                     let clip_tests = visibility != Visibility::Clear;
                     let rgb = lit.then_some(&scratch.rgb[..vertex_count]);
-                    let stats = triangles::emit(
-                        gte,
-                        tables,
-                        camera,
-                        clip_tests,
-                        &scratch.sxy[..vertex_count],
-                        &scratch.sz[..vertex_count],
-                        rgb,
-                        sink,
-                    );
+                    let stats = triangles::emit(gte, tables, camera, clip_tests, &scratch.sxy[..vertex_count], &scratch.sz[..vertex_count], rgb, sink);
                     mark(Stage::Triangles);
                     return Ok(Outcome::Drawn(stats));
                 }
-                stream.sample_pair(
-                    tables,
-                    &sample,
-                    samples,
-                    pose.fade.as_ref().map(|f| (&f.from, &mut from[..])),
-                )?;
+                stream.sample_pair(tables, &sample, samples, pose.fade.as_ref().map(|f| (&f.from, &mut from[..])))?;
             } else {
                 let next = &mut scratch.next_samples[..bone_count];
                 decode_rigid(tables, &sample, samples, next)?;
@@ -398,13 +297,7 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
                 bones::crossfade_samples(from, samples, fade.weight);
             }
             mark(Stage::Decode);
-            bones::bone_matrices(
-                gte,
-                tables,
-                samples,
-                &object,
-                &mut scratch.matrices[..bone_count],
-            );
+            bones::bone_matrices(gte, tables, samples, &object, &mut scratch.matrices[..bone_count]);
             mark(Stage::Pose);
             project_rigid_stages(gte, tables, camera, scratch, mark)
         }
@@ -413,21 +306,11 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
             tables.decode_baked_frame(clip, baked_frame(&sample), positions)?;
             if let Some(fade) = pose.fade {
                 let from = &mut scratch.from_positions[..vertex_count];
-                tables.decode_baked_frame(
-                    fade.from.clip as usize,
-                    baked_frame(&fade.from),
-                    from,
-                )?;
+                tables.decode_baked_frame(fade.from.clip as usize, baked_frame(&fade.from), from)?;
                 fade::blend_positions(from, positions, fade.weight);
             }
             mark(Stage::Decode);
-            project::project_positions(
-                gte,
-                &object,
-                positions,
-                &mut scratch.sxy[..vertex_count],
-                &mut scratch.sz[..vertex_count],
-            );
+            project::project_positions(gte, &object, positions, &mut scratch.sxy[..vertex_count], &mut scratch.sz[..vertex_count]);
             mark(Stage::Project);
             false
         }
@@ -435,16 +318,7 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
     // A clear box: no triangle can fail the near or span tests, skip them.
     let clip_tests = visibility != Visibility::Clear;
     let rgb = lit.then_some(&scratch.rgb[..vertex_count]);
-    let stats = triangles::emit(
-        gte,
-        tables,
-        camera,
-        clip_tests,
-        &scratch.sxy[..vertex_count],
-        &scratch.sz[..vertex_count],
-        rgb,
-        sink,
-    );
+    let stats = triangles::emit(gte, tables, camera, clip_tests, &scratch.sxy[..vertex_count], &scratch.sz[..vertex_count], rgb, sink);
     mark(Stage::Triangles);
     Ok(Outcome::Drawn(stats))
 }

@@ -34,11 +34,7 @@ pub const SPAN_MARGIN: i32 = 16;
 /// What of the box `bounds` (`[min, max]`, model space) may be on screen under the loaded object
 /// matrix (`Gte::set_matrix` of view * world) and screen registers (`Camera::load`). Overwrites the
 /// GTE's vertex, FIFO, MAC and IR registers.
-pub fn box_visibility<B: Cop2>(
-    gte: &mut Gte<B>,
-    camera: &Camera,
-    bounds: &[[i16; 3]; 2],
-) -> Visibility {
+pub fn box_visibility<B: Cop2>(gte: &mut Gte<B>, camera: &Camera, bounds: &[[i16; 3]; 2]) -> Visibility {
     // The corners' VXY and VZ words from these halves: corner `c` takes the minimum or maximum of
     // axis `a` by bit `a` of `c`, picked by masks (no loads, no branches).
     let [lo, hi] = *bounds;
@@ -46,10 +42,7 @@ pub fn box_visibility<B: Cop2>(
     let (y0, y1) = ((lo[1] as u16 as u32) << 16, (hi[1] as u16 as u32) << 16);
     let (z0, z1) = (lo[2] as u16 as u32, hi[2] as u16 as u32);
     let pick = |c: u32, bit: u32, a: u32, b: u32| a ^ ((a ^ b) & 0u32.wrapping_sub((c >> bit) & 1));
-    let (mut min, mut max) = (
-        (i32::MAX, i32::MAX, i32::MAX),
-        (i32::MIN, i32::MIN, i32::MIN),
-    );
+    let (mut min, mut max) = ((i32::MAX, i32::MAX, i32::MAX), (i32::MIN, i32::MIN, i32::MIN));
     // One RTPS per corner in a loop kept rolled (the count goes through `black_box` once): this code
     // runs once per character, mostly from outside the instruction cache.
     let corners = core::hint::black_box(8u32);
@@ -69,10 +62,7 @@ pub fn box_visibility<B: Cop2>(
     let beside = max.0 < 0 || min.0 >= w || max.1 < 0 || min.1 >= h;
     if max.2 < near || (min.2 >= near && beside) {
         Visibility::Hidden
-    } else if min.2 >= near + NEAR_MARGIN
-        && max.0 - min.0 <= MAX_SPAN_X - SPAN_MARGIN
-        && max.1 - min.1 <= MAX_SPAN_Y - SPAN_MARGIN
-    {
+    } else if min.2 >= near + NEAR_MARGIN && max.0 - min.0 <= MAX_SPAN_X - SPAN_MARGIN && max.1 - min.1 <= MAX_SPAN_Y - SPAN_MARGIN {
         Visibility::Clear
     } else {
         Visibility::Visible
@@ -138,13 +128,7 @@ mod tests {
         assert_eq!(look(Vec3i32::new(0, 0, 1550), BOX), Visibility::Visible);
         // Nearest corner at 1564: about 410 px tall, within the spans; a box 16,000 wide at 2500 is not.
         assert_eq!(look(Vec3i32::new(0, 0, 2064), BOX), Visibility::Clear);
-        assert_eq!(
-            look(
-                Vec3i32::new(0, 0, 3000),
-                [[-8000, -100, -500], [8000, 100, 500]]
-            ),
-            Visibility::Visible
-        );
+        assert_eq!(look(Vec3i32::new(0, 0, 3000), [[-8000, -100, -500], [8000, 100, 500]]), Visibility::Visible);
         assert_eq!(look(Vec3i32::new(0, 0, -20_000), BOX), Visibility::Hidden);
     }
 
@@ -159,15 +143,8 @@ mod tests {
             (seed >> 8) as i32 % range
         };
         for _ in 0..4000 {
-            let at = Vec3i32::new(
-                next(60_000) - 30_000,
-                next(40_000) - 20_000,
-                next(60_000) - 10_000,
-            );
-            let (lo, hi) = (
-                [next(3000) - 3000, next(3000) - 3000, next(3000) - 3000],
-                [next(3000), next(3000), next(3000)],
-            );
+            let at = Vec3i32::new(next(60_000) - 30_000, next(40_000) - 20_000, next(60_000) - 10_000);
+            let (lo, hi) = ([next(3000) - 3000, next(3000) - 3000, next(3000) - 3000], [next(3000), next(3000), next(3000)]);
             let bounds = [lo.map(|c| c as i16), hi.map(|c| c as i16)];
             let on_screen = (0..8).any(|c| {
                 let pick = |axis: usize| if (c >> axis) & 1 == 0 { lo[axis] } else { hi[axis] } as f64;

@@ -44,24 +44,14 @@ pub struct Lighting {
 impl Lighting {
     /// One light and an ambient colour.
     pub const fn one(direction: Vec3i16, colour: [u8; 3], ambient: [u8; 3]) -> Lighting {
-        let off = Light {
-            direction: Vec3i16::new(0, 0, 0),
-            colour: [0; 3],
-        };
-        Lighting {
-            lights: [Light { direction, colour }, off, off],
-            ambient,
-        }
+        let off = Light { direction: Vec3i16::new(0, 0, 0), colour: [0; 3] };
+        Lighting { lights: [Light { direction, colour }, off, off], ambient }
     }
 
     /// LCM: row per channel, column per light; a colour byte is `LCM * IR / 4096 >> 4`.
     fn colour_matrix(&self) -> Rotation {
         let c = |channel: usize, light: usize| self.lights[light].colour[channel] as i16 * 16;
-        [
-            [c(0, 0), c(0, 1), c(0, 2)],
-            [c(1, 0), c(1, 1), c(1, 2)],
-            [c(2, 0), c(2, 1), c(2, 2)],
-        ]
+        [[c(0, 0), c(0, 1), c(0, 2)], [c(1, 0), c(1, 1), c(1, 2)], [c(2, 0), c(2, 1), c(2, 2)]]
     }
 
     /// The lights' directions in view space (rows), turned by `view`'s rotation: `Matrix::rotate`,
@@ -79,40 +69,18 @@ impl Lighting {
 /// Colours of every vertex of `tables` under `lighting`, seen through `view` (the camera's view
 /// matrix), each bone's vertices with its model-view matrix `matrices[b]`: `rgb[v]` is vertex v's
 /// `r | g << 8 | b << 16`. Loads the GTE's light, colour and background registers and RT.
-pub fn light_rigid<B: Cop2>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    lighting: &Lighting,
-    view: &Matrix,
-    matrices: &[Matrix],
-    rgb: &mut [u32],
-) {
+pub fn light_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lighting: &Lighting, view: &Matrix, matrices: &[Matrix], rgb: &mut [u32]) {
     let directions = load_lights(gte, lighting, view);
     for bone in 0..tables.bone_count() {
         let b = tables.bone(bone);
-        light_range(
-            gte,
-            tables,
-            &directions,
-            matrices.get(bone),
-            b.first_vertex as usize,
-            b.vertex_count as usize,
-            rgb,
-        );
+        light_range(gte, tables, &directions, matrices.get(bone), b.first_vertex as usize, b.vertex_count as usize, rgb);
     }
     light_groups(gte, tables, &directions, matrices, rgb);
 }
 
 /// [`light_rigid`] of the blended vertices alone (their groups'), for [`project_light_rigid`]'s
 /// callers.
-pub fn light_blended<B: Cop2>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    lighting: &Lighting,
-    view: &Matrix,
-    matrices: &[Matrix],
-    rgb: &mut [u32],
-) {
+pub fn light_blended<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lighting: &Lighting, view: &Matrix, matrices: &[Matrix], rgb: &mut [u32]) {
     if tables.blend_group_count() != 0 {
         let directions = load_lights(gte, lighting, view);
         light_groups(gte, tables, &directions, matrices, rgb);
@@ -138,26 +106,13 @@ fn load_light_matrix<B: Cop2>(gte: &mut Gte<B>, directions: &Rotation, m: &Matri
 
 /// The colours of vertices `first..first + count` (as many as `rgb` and the tables hold) with the
 /// light matrix of `m` (none: nothing), by NCS.
-fn light_range<B: Cop2>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    directions: &Rotation,
-    m: Option<&Matrix>,
-    first: usize,
-    count: usize,
-    rgb: &mut [u32],
-) {
+fn light_range<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, directions: &Rotation, m: Option<&Matrix>, first: usize, count: usize, rgb: &mut [u32]) {
     let Some(m) = m else { return };
     load_light_matrix(gte, directions, m);
     let end = (first + count).min(rgb.len()).min(tables.vertex_count());
-    let Some(out) = rgb.get_mut(first..end) else {
-        return;
-    };
+    let Some(out) = rgb.get_mut(first..end) else { return };
     // The normals as the GTE's words when the blob is aligned in memory (the console's is).
-    match tables
-        .normal_words()
-        .and_then(|w| w.get(2 * first..2 * end))
-    {
+    match tables.normal_words().and_then(|w| w.get(2 * first..2 * end)) {
         Some(normals) => {
             for (out, n) in out.iter_mut().zip(normals.chunks_exact(2)) {
                 *out = gte.ncs_words(n[0], n[1]) & 0x00FF_FFFF;
@@ -174,25 +129,11 @@ fn light_range<B: Cop2>(
 /// Every blend group's vertices, lit with the group's blended matrix (`blend::group_matrix`): their
 /// normals turn as their positions do (linear blend skinning's normals, not renormalised: about
 /// cos(angle / 2) long at a joint bent by angle).
-fn light_groups<B: Cop2>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    directions: &Rotation,
-    matrices: &[Matrix],
-    rgb: &mut [u32],
-) {
+fn light_groups<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, directions: &Rotation, matrices: &[Matrix], rgb: &mut [u32]) {
     for group in 0..tables.blend_group_count() {
         let m = super::blend::group_matrix(gte, tables, matrices, group);
         let g = tables.blend_group(group);
-        light_range(
-            gte,
-            tables,
-            directions,
-            m.as_ref(),
-            g.first_vertex as usize,
-            g.vertex_count as usize,
-            rgb,
-        );
+        light_range(gte, tables, directions, m.as_ref(), g.first_vertex as usize, g.vertex_count as usize, rgb);
     }
 }
 
@@ -219,15 +160,9 @@ pub fn project_light_rigid<B: Cop2>(
     let bytes = tables.bytes();
     let bone_count = tables.bone_count().min(matrices.len());
     let bones = crate::bytes::aligned_words(bytes, tables.bones_offset(), 2 * bone_count);
-    let vertices =
-        crate::bytes::aligned_words(bytes, tables.vertices_offset(), 2 * tables.vertex_count());
+    let vertices = crate::bytes::aligned_words(bytes, tables.vertices_offset(), 2 * tables.vertex_count());
     let capacity = sxy.len().min(sz.len());
-    let (Some(bones), Some(vertices), Some(normals), true) = (
-        bones,
-        vertices,
-        tables.normal_words(),
-        rgb.len() >= capacity,
-    ) else {
+    let (Some(bones), Some(vertices), Some(normals), true) = (bones, vertices, tables.normal_words(), rgb.len() >= capacity) else {
         return false;
     };
     // Every range empty or of three vertices or more, inside the slices: all bones in one call
@@ -241,13 +176,7 @@ pub fn project_light_rigid<B: Cop2>(
         return false;
     }
     let rows = crate::gte::rotation_words(&load_lights(gte, lighting, view));
-    let job = crate::gte::LitBones {
-        bones,
-        matrices,
-        directions: rows,
-        vertices,
-        normals,
-    };
+    let job = crate::gte::LitBones { bones, matrices, directions: rows, vertices, normals };
     // SAFETY: every range was just checked against the slices (the vertices' and normals' words
     // hold `tables.vertex_count()` vertices, `rgb` at least `capacity`).
     unsafe { gte.backend_mut().project_light_bones(&job, sxy, sz, rgb) };
@@ -274,13 +203,7 @@ mod tests {
     #[test]
     fn cc_with_zero_lcm_modulates_as_the_definition() {
         let mut gte = GteModel::default();
-        for reg in [
-            ctrl::LR1LR2,
-            ctrl::LR3LG1,
-            ctrl::LG2LG3,
-            ctrl::LB1LB2,
-            ctrl::LB3,
-        ] {
+        for reg in [ctrl::LR1LR2, ctrl::LR3LG1, ctrl::LG2LG3, ctrl::LB1LB2, ctrl::LB3] {
             GteModel::write_ctrl(&mut gte, reg, 0);
         }
         for m in 0..=255u32 {
@@ -295,11 +218,7 @@ mod tests {
                 Cop2::command::<{ cmd::CC }>(&mut gte);
                 let [r, g, b] = modulate(material, light & 0x00FF_FFFF);
                 let want = r as u32 | (g as u32) << 8 | (b as u32) << 16;
-                assert_eq!(
-                    Cop2::read_data::<{ data::RGB2 }>(&mut gte) & 0x00FF_FFFF,
-                    want,
-                    "material {material:?}, light {light:#x}"
-                );
+                assert_eq!(Cop2::read_data::<{ data::RGB2 }>(&mut gte) & 0x00FF_FFFF, want, "material {material:?}, light {light:#x}");
             }
         }
     }

@@ -47,9 +47,7 @@ pub mod textured;
 pub mod triangles;
 
 pub use camera::Camera;
-pub use character::{
-    render, render_animated, render_cached, render_pose, render_streamed, Outcome, Stage,
-};
+pub use character::{render, render_animated, render_cached, render_pose, render_streamed, Outcome, Stage};
 pub use error::RenderError;
 pub use pose_cache::PoseCache;
 pub use pose_stream::{PoseStream, PoseVoices};

@@ -35,12 +35,7 @@ pub struct OtSink<'a> {
 impl<'a> OtSink<'a> {
     pub fn new(packets: FramePackets<'a>, shading: Shading) -> Self {
         let deepest = packets.depths().saturating_sub(2);
-        OtSink {
-            packets,
-            shading,
-            deepest,
-            textures: None,
-        }
+        OtSink { packets, shading, deepest, textures: None }
     }
 
     /// Where the next character's textures are (`vram::Placement`); None draws its colours. Set it
@@ -64,10 +59,7 @@ impl TriangleSink for OtSink<'_> {
 
     fn surface_packet_list(&mut self) -> Option<(PacketList<'_>, Option<&Placement>)> {
         match self.shading {
-            Shading::Flat => Some((
-                self.packets.packet_list(self.deepest),
-                self.textures.as_ref(),
-            )),
+            Shading::Flat => Some((self.packets.packet_list(self.deepest), self.textures.as_ref())),
             Shading::Gouraud { .. } => None,
         }
     }
@@ -88,18 +80,11 @@ impl TriangleSink for OtSink<'_> {
         if let Some(rgb) = t.rgb {
             // Lit, untextured: the material's colour times each corner's light.
             let colours = rgb.map(|l| c(super::light::modulate(t.colour, l)));
-            return self
-                .packets
-                .add_array(depth, prim::gouraud_triangle(colours, v))
-                .is_ok();
+            return self.packets.add_array(depth, prim::gouraud_triangle(colours, v)).is_ok();
         }
         let added = match self.shading {
-            Shading::Flat => self
-                .packets
-                .add_array(depth, prim::flat_triangle(c(t.colour), v)),
-            Shading::Gouraud { near_z, far_z } => {
-                add_gouraud(&mut self.packets, depth, t, v, near_z, far_z)
-            }
+            Shading::Flat => self.packets.add_array(depth, prim::flat_triangle(c(t.colour), v)),
+            Shading::Gouraud { near_z, far_z } => add_gouraud(&mut self.packets, depth, t, v, near_z, far_z),
         };
         added.is_ok()
     }
@@ -108,25 +93,12 @@ impl TriangleSink for OtSink<'_> {
 /// The textured packet: each corner's UV plus its texture's place (CLUT word, page word, the
 /// texture's corner in its page); out of line, like the gouraud one.
 #[inline(never)]
-fn add_textured(
-    list: &mut FramePackets,
-    depth: usize,
-    t: &DrawnTriangle,
-    v: [Vertex; 3],
-    p: &Placement,
-) -> Result<(), AddError> {
+fn add_textured(list: &mut FramePackets, depth: usize, t: &DrawnTriangle, v: [Vertex; 3], p: &Placement) -> Result<(), AddError> {
     let w = p.words(t.texture as usize - 1);
     let uv = [t.uv[0] + w.clut_uv, t.uv[1] + w.page_uv, t.uv[2] + w.uv];
     match t.rgb {
         // Lit: each corner's texel times its light colour.
-        Some(rgb) => list.add_array(
-            depth,
-            prim::textured_gouraud_triangle(
-                rgb.map(|l| Color::new(l as u8, (l >> 8) as u8, (l >> 16) as u8)),
-                v,
-                uv,
-            ),
-        ),
+        Some(rgb) => list.add_array(depth, prim::textured_gouraud_triangle(rgb.map(|l| Color::new(l as u8, (l >> 8) as u8, (l >> 16) as u8)), v, uv)),
         None => list.add_array(depth, prim::textured_triangle(prim::NEUTRAL, v, uv)),
     }
 }

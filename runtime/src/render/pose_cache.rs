@@ -44,10 +44,7 @@ pub struct PoseCache<'a> {
 /// Entries (one [`PackedMatrix`] per bone and clip frame) a rigid blob's cache needs.
 pub fn entries_needed(tables: &Tables) -> Result<usize, TableError> {
     if tables.storage() != Storage::RigidGte {
-        return Err(TableError::WrongStorage {
-            expected: Storage::RigidGte,
-            found: tables.storage(),
-        });
+        return Err(TableError::WrongStorage { expected: Storage::RigidGte, found: tables.storage() });
     }
     let mut frames = 0usize;
     for clip in 0..tables.clip_count() {
@@ -127,25 +124,15 @@ impl<'a> PoseCache<'a> {
     ) -> Result<Self, RenderError> {
         let bones = tables.bone_count();
         if bones > MAX_BONES {
-            return Err(RenderError::TooManyBones {
-                bones,
-                max: MAX_BONES,
-            });
+            return Err(RenderError::TooManyBones { bones, max: MAX_BONES });
         }
         let clips = tables.clip_count();
         if clips > MAX_CLIPS {
-            return Err(RenderError::TooManyClips {
-                clips,
-                max: MAX_CLIPS,
-            });
+            return Err(RenderError::TooManyClips { clips, max: MAX_CLIPS });
         }
         let needed = entries_needed(tables)?;
         if buffer.len() < needed {
-            return Err(TableError::OutputTooSmall {
-                needed,
-                len: buffer.len(),
-            }
-            .into());
+            return Err(TableError::OutputTooSmall { needed, len: buffer.len() }.into());
         }
         let poses = &mut buffer[..needed];
         let (mut first_entry, mut frames) = ([0u32; MAX_CLIPS], [0u16; MAX_CLIPS]);
@@ -163,22 +150,13 @@ impl<'a> PoseCache<'a> {
                 let model = &mut scratch.matrices[..bones];
                 bones::model_matrices(gte, tables, samples, model);
                 for (out, m) in poses[at..at + bones].iter_mut().zip(model.iter()) {
-                    *out = PackedMatrix::pack(m).ok_or(TableError::ValueOverflow {
-                        offset: entry.data_offset as usize,
-                    })?;
+                    *out = PackedMatrix::pack(m).ok_or(TableError::ValueOverflow { offset: entry.data_offset as usize })?;
                 }
                 at += bones;
                 after_frame();
             }
         }
-        Ok(PoseCache {
-            blob: tables.bytes(),
-            poses,
-            bones,
-            clips,
-            first_entry,
-            frames,
-        })
+        Ok(PoseCache { blob: tables.bytes(), poses, bones, clips, first_entry, frames })
     }
 
     /// True when this cache was built from these tables (the same blob in memory).
@@ -199,26 +177,14 @@ impl<'a> PoseCache<'a> {
     /// The model-space matrix of every bone at `frame` of `clip`.
     pub fn pose(&self, clip: usize, frame: usize) -> Result<&'a [PackedMatrix], TableError> {
         if clip >= self.clips {
-            return Err(TableError::ClipOutOfRange {
-                clip,
-                clips: self.clips,
-            });
+            return Err(TableError::ClipOutOfRange { clip, clips: self.clips });
         }
         let frames = self.frames[clip] as usize;
         if frame >= frames {
-            return Err(TableError::FrameOutOfRange {
-                clip,
-                frame,
-                frames,
-            });
+            return Err(TableError::FrameOutOfRange { clip, frame, frames });
         }
         let start = self.first_entry[clip] as usize + frame * self.bones;
         let end = start + self.bones;
-        self.poses
-            .get(start..end)
-            .ok_or(TableError::OutputTooSmall {
-                needed: end,
-                len: self.poses.len(),
-            })
+        self.poses.get(start..end).ok_or(TableError::OutputTooSmall { needed: end, len: self.poses.len() })
     }
 }

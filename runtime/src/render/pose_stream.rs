@@ -39,12 +39,7 @@ pub trait PoseVoices {
     /// The poses of `current` in the GTE's form (no crossfade), from the voice already in its clip
     /// when there is one: `Ok(false)` when a bone has no such form (see
     /// [`crate::tables::stream::pose_voice_q14`]); then [`PoseVoices::sample_pair`] gives its samples.
-    fn pose_q14(
-        &mut self,
-        tables: &Tables,
-        current: &FrameSample,
-        out: &mut [PoseQ14],
-    ) -> Result<bool, TableError>;
+    fn pose_q14(&mut self, tables: &Tables, current: &FrameSample, out: &mut [PoseQ14]) -> Result<bool, TableError>;
 
     /// A crossfade's two poses in the GTE's form: `current` into `out`, `from` (the outgoing clip)
     /// into `from_out`, each from the voice already in its clip when there is one (as
@@ -61,10 +56,7 @@ pub trait PoseVoices {
 
 impl<const WORDS: usize> PoseStream<WORDS> {
     pub const fn new() -> Self {
-        PoseStream {
-            voices: [VoiceState::IDLE; 2],
-            words: [[0; WORDS]; 2],
-        }
+        PoseStream { voices: [VoiceState::IDLE; 2], words: [[0; WORDS]; 2] }
     }
 
     /// Bytes of state one voice keeps per bone of a `bones`-bone character (its words and position).
@@ -78,12 +70,7 @@ impl<const WORDS: usize> PoseStream<WORDS> {
     }
 
     /// [`PoseVoices::sample_pair`] without a crossfade.
-    pub fn sample(
-        &mut self,
-        tables: &Tables,
-        s: &FrameSample,
-        out: &mut [BoneSample],
-    ) -> Result<(), TableError> {
+    pub fn sample(&mut self, tables: &Tables, s: &FrameSample, out: &mut [BoneSample]) -> Result<(), TableError> {
         self.sample_pair(tables, s, out, None)
     }
 }
@@ -92,25 +79,19 @@ impl<const WORDS: usize> PoseStream<WORDS> {
     /// Of the voices standing in `clip`, the one that reaches frame `g` with the fewest records: the
     /// nearest at or before it (a prepared voice only to move on, and first among equals), if any.
     fn nearest(&self, clip: usize, g: usize) -> Option<usize> {
-        (0..2)
-            .filter(|&i| self.reach(i, clip, g).is_some())
-            .max_by_key(|&i| (self.voices[i].frame(), self.voices[i].prepared()))
+        (0..2).filter(|&i| self.reach(i, clip, g).is_some()).max_by_key(|&i| (self.voices[i].frame(), self.voices[i].prepared()))
     }
 
     /// Frames voice `i` moves forward to stand on frame `g` of `clip`, or `None` when it cannot (not
     /// in that clip, past `g`, or prepared on `g`, which it cannot show): it would restart.
     fn reach(&self, i: usize, clip: usize, g: usize) -> Option<usize> {
         let v = &self.voices[i];
-        (v.clip() == Some(clip) && (v.frame() < g || (v.frame() == g && !v.prepared())))
-            .then(|| g - v.frame())
+        (v.clip() == Some(clip) && (v.frame() < g || (v.frame() == g && !v.prepared()))).then(|| g - v.frame())
     }
 
     /// Voice `mine` and the other one, each with its words.
     #[allow(clippy::type_complexity)]
-    fn split(
-        &mut self,
-        mine: usize,
-    ) -> ((&mut VoiceState, &mut [u32]), (&mut VoiceState, &mut [u32])) {
+    fn split(&mut self, mine: usize) -> ((&mut VoiceState, &mut [u32]), (&mut VoiceState, &mut [u32])) {
         let ([a, b], [va, vb]) = (&mut self.words, &mut self.voices);
         if mine == 0 {
             ((va, a), (vb, b))
@@ -129,10 +110,7 @@ impl<const WORDS: usize> PoseStream<WORDS> {
     ) -> Result<T, TableError> {
         let clip = current.clip as usize;
         let (g, w) = target(current.frame, current.next, current.weight);
-        let mine = self
-            .nearest(clip, g)
-            .or_else(|| self.voices.iter().position(|v| v.clip() == Some(clip)))
-            .unwrap_or(0);
+        let mine = self.nearest(clip, g).or_else(|| self.voices.iter().position(|v| v.clip() == Some(clip))).unwrap_or(0);
         let before = self.voices[mine].position();
         let ((voice, mine_words), (other, other_words)) = self.split(mine);
         let served = serve(voice, mine_words, g, w)?;
@@ -156,11 +134,7 @@ impl<const WORDS: usize> PoseStream<WORDS> {
         let (from_g, from_w) = target(from.frame, from.next, from.weight);
         let restart = usize::MAX / 4;
         let cost = |mine: usize| {
-            self.reach(mine, current.clip as usize, g)
-                .unwrap_or(restart)
-                + self
-                    .reach(1 - mine, from.clip as usize, from_g)
-                    .unwrap_or(restart)
+            self.reach(mine, current.clip as usize, g).unwrap_or(restart) + self.reach(1 - mine, from.clip as usize, from_g).unwrap_or(restart)
         };
         let on = |v: &VoiceState, s: &FrameSample| v.clip() == Some(s.clip as usize);
         let mine = match cost(0).cmp(&cost(1)) {
@@ -186,19 +160,13 @@ impl<const WORDS: usize> PoseVoices for PoseStream<WORDS> {
         from: Option<(&FrameSample, &mut [BoneSample])>,
     ) -> Result<(), TableError> {
         let Some((f, from_out)) = from else {
-            return self.solo(tables, current, |voice, words, g, w| {
-                sample_voice(tables, voice, words, current.clip as usize, g, w, out)
-            });
+            return self.solo(tables, current, |voice, words, g, w| sample_voice(tables, voice, words, current.clip as usize, g, w, out));
         };
         self.pair(
             current,
             f,
-            |voice, words, g, w| {
-                sample_voice(tables, voice, words, current.clip as usize, g, w, out)
-            },
-            |voice, words, g, w| {
-                sample_voice(tables, voice, words, f.clip as usize, g, w, from_out)
-            },
+            |voice, words, g, w| sample_voice(tables, voice, words, current.clip as usize, g, w, out),
+            |voice, words, g, w| sample_voice(tables, voice, words, f.clip as usize, g, w, from_out),
         )
         .map(|_| ())
     }
@@ -214,24 +182,13 @@ impl<const WORDS: usize> PoseVoices for PoseStream<WORDS> {
         let (a, b) = self.pair(
             current,
             from,
-            |voice, words, g, w| {
-                pose_voice_q14(tables, voice, words, current.clip as usize, g, w, out)
-            },
-            |voice, words, g, w| {
-                pose_voice_q14(tables, voice, words, from.clip as usize, g, w, from_out)
-            },
+            |voice, words, g, w| pose_voice_q14(tables, voice, words, current.clip as usize, g, w, out),
+            |voice, words, g, w| pose_voice_q14(tables, voice, words, from.clip as usize, g, w, from_out),
         )?;
         Ok(a && b)
     }
 
-    fn pose_q14(
-        &mut self,
-        tables: &Tables,
-        current: &FrameSample,
-        out: &mut [PoseQ14],
-    ) -> Result<bool, TableError> {
-        self.solo(tables, current, |voice, words, g, w| {
-            pose_voice_q14(tables, voice, words, current.clip as usize, g, w, out)
-        })
+    fn pose_q14(&mut self, tables: &Tables, current: &FrameSample, out: &mut [PoseQ14]) -> Result<bool, TableError> {
+        self.solo(tables, current, |voice, words, g, w| pose_voice_q14(tables, voice, words, current.clip as usize, g, w, out))
     }
 }

@@ -56,17 +56,10 @@ const _: () = {
     assert!(core::mem::offset_of!(Scratch, from_positions) % 4 == 0);
 };
 
-const ZERO_SAMPLE: BoneSample = BoneSample {
-    rotation: [0; 4],
-    translation: [0; 3],
-    scale: [0; 3],
-};
+const ZERO_SAMPLE: BoneSample = BoneSample { rotation: [0; 4], translation: [0; 3], scale: [0; 3] };
 /// Every entry zero (the pose stage writes the matrices before anything reads them), so that a
 /// `static` scratch is all zero and goes to `.bss` instead of the program's file.
-const ZERO_MATRIX: Matrix = Matrix {
-    rotation: [[0; 3]; 3],
-    translation: crate::math::Vec3i32::ZERO,
-};
+const ZERO_MATRIX: Matrix = Matrix { rotation: [[0; 3]; 3], translation: crate::math::Vec3i32::ZERO };
 
 impl<const VERTICES: usize> Scratch<VERTICES> {
     /// All zero; `const` so a program can keep it in a `static` (`.bss`).
@@ -103,9 +96,6 @@ mod tests {
     fn scratch_takes_the_size_the_readme_gives() {
         assert_eq!(core::mem::size_of::<super::Scratch>(), 25_636);
         // 12 bytes more a projected vertex (SXY, SZ, lit colour).
-        assert_eq!(
-            core::mem::size_of::<super::Scratch<4096>>(),
-            25_636 + 12 * (4096 - 512)
-        );
+        assert_eq!(core::mem::size_of::<super::Scratch<4096>>(), 25_636 + 12 * (4096 - 512));
     }
 }

@@ -16,12 +16,8 @@
 
 use super::light::modulate;
 use crate::gte::packets::within_limits;
-use crate::gte::{
-    Cop2, FlatPackets, Gte, PacketList, SurfaceRuns, LEFT_TO_CALLER, LINK_MASK, NO_TEXTURE,
-};
-use crate::tables::primitives::{
-    run_base, unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END,
-};
+use crate::gte::{Cop2, FlatPackets, Gte, PacketList, SurfaceRuns, LEFT_TO_CALLER, LINK_MASK, NO_TEXTURE};
+use crate::tables::primitives::{run_base, unpack3, unpack_pair, RUN_HEADER_WORDS, RUN_QUADS, RUN_TRIANGLES, STREAM_END};
 use crate::tables::Tables;
 use crate::vram::{Placement, Words};
 
@@ -40,8 +36,8 @@ pub struct SurfacePrimitives<'a> {
 }
 
 use crate::console::prim::{
-    GOURAUD_QUAD as G4, GOURAUD_TRIANGLE as G3, TEXTURED_GOURAUD_QUAD as GT4,
-    TEXTURED_GOURAUD_TRIANGLE as GT3, TEXTURED_QUAD as FT4, TEXTURED_TRIANGLE as FT3,
+    GOURAUD_QUAD as G4, GOURAUD_TRIANGLE as G3, TEXTURED_GOURAUD_QUAD as GT4, TEXTURED_GOURAUD_TRIANGLE as GT3, TEXTURED_QUAD as FT4,
+    TEXTURED_TRIANGLE as FT3,
 };
 /// The texel as stored (0x80 in each channel).
 const NEUTRAL: u32 = crate::console::prim::NEUTRAL.word();
@@ -68,66 +64,30 @@ const MAX_LOOP_MATERIALS: usize = 32;
 /// `Cop2::surface_runs` (an asm loop, `gte::hw::surface_loop`; a lit untextured material's colour
 /// times the light by the GTE's CC, bit for bit [`modulate`]), but for a textured material whose
 /// words it cannot add, which this code draws. The packets are the same, word for word.
-pub fn surface_packets<B: Cop2>(
-    gte: &mut Gte<B>,
-    tables: &Tables,
-    job: &SurfacePrimitives,
-    placement: Option<&Placement>,
-    out: &mut PacketList,
-) -> FlatPackets {
+pub fn surface_packets<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, job: &SurfacePrimitives, placement: Option<&Placement>, out: &mut PacketList) -> FlatPackets {
     let Some(max_depth) = out.deepest() else {
         return FlatPackets::default();
     };
-    let n = job
-        .sxy
-        .len()
-        .min(job.sz.len())
-        .min(job.uvs.map_or(usize::MAX, <[u32]>::len))
-        .min(job.rgb.map_or(usize::MAX, <[u32]>::len));
+    let n = job.sxy.len().min(job.sz.len()).min(job.uvs.map_or(usize::MAX, <[u32]>::len)).min(job.rgb.map_or(usize::MAX, <[u32]>::len));
     let words = job.words;
     let mut textures = [[NO_TEXTURE, 0]; MAX_LOOP_MATERIALS];
     let materials = tables.material_count();
-    let own_stream = crate::bytes::aligned_words(
-        tables.bytes(),
-        tables.primitives_offset(),
-        tables.primitive_words(),
-    )
-    .is_some_and(|t| core::ptr::eq(t, words));
+    let own_stream = crate::bytes::aligned_words(tables.bytes(), tables.primitives_offset(), tables.primitive_words()).is_some_and(|t| core::ptr::eq(t, words));
     let runs = match (placement, job.uvs) {
-        (Some(p), Some(uvs))
-            if !job.clip_tests
-                && own_stream
-                && n >= tables.vertex_count()
-                && materials <= MAX_LOOP_MATERIALS =>
-        {
+        (Some(p), Some(uvs)) if !job.clip_tests && own_stream && n >= tables.vertex_count() && materials <= MAX_LOOP_MATERIALS => {
             for (m, entry) in textures.iter_mut().enumerate().take(materials) {
                 // The loop adds the first addend's low half to the third and fourth points' UVs.
                 *entry = match tables.material_texture(m).map(|t| p.words(t)) {
-                    Some(w) if w.clut_uv < LEFT_TO_CALLER && w.uv == w.clut_uv & 0xFFFF => {
-                        [w.clut_uv, w.page_uv]
-                    }
+                    Some(w) if w.clut_uv < LEFT_TO_CALLER && w.uv == w.clut_uv & 0xFFFF => [w.clut_uv, w.page_uv],
                     Some(_) => [LEFT_TO_CALLER, 0],
                     None => [NO_TEXTURE, 0],
                 };
             }
-            Some(SurfaceRuns {
-                words,
-                sxy: job.sxy,
-                sz: job.sz,
-                uvs,
-                rgb: job.rgb,
-                textures: &textures[..materials],
-            })
+            Some(SurfaceRuns { words, sxy: job.sxy, sz: job.sz, uvs, rgb: job.rgb, textures: &textures[..materials] })
         }
         _ => None,
     };
-    let mut w = Writer {
-        job,
-        out,
-        max_depth,
-        done: FlatPackets::default(),
-        n,
-    };
+    let mut w = Writer { job, out, max_depth, done: FlatPackets::default(), n };
     let mut at = 0;
     loop {
         if let Some(runs) = &runs {
@@ -156,27 +116,14 @@ struct Writer<'j, 'o, 'a, 'b> {
 impl Writer<'_, '_, '_, '_> {
     /// The run whose header is `words[at]`: its primitives in stream order; the index after it, or
     /// None at the end.
-    fn run<C: Cop2 + ?Sized>(
-        &mut self,
-        b: &mut C,
-        tables: &Tables,
-        placement: Option<&Placement>,
-        at: usize,
-    ) -> Option<usize> {
+    fn run<C: Cop2 + ?Sized>(&mut self, b: &mut C, tables: &Tables, placement: Option<&Placement>, at: usize) -> Option<usize> {
         let words = self.job.words;
         let &header = words.get(at)?;
         let &gp0 = words.get(at + 1).filter(|_| header != STREAM_END)?;
-        let (kind, count, material, base) = (
-            header & 3,
-            ((header >> 2) & 0x3FFF) as usize,
-            (header >> 16) as u8,
-            run_base(header),
-        );
+        let (kind, count, material, base) = (header & 3, ((header >> 2) & 0x3FFF) as usize, (header >> 16) as u8, run_base(header));
         let at = at + RUN_HEADER_WORDS;
         let texture = match (placement, self.job.uvs) {
-            (Some(p), Some(_)) => tables
-                .material_texture(material as usize)
-                .map(|t| p.words(t)),
+            (Some(p), Some(_)) => tables.material_texture(material as usize).map(|t| p.words(t)),
             _ => None,
         };
         let style = RunStyle { gp0, texture };
@@ -221,13 +168,7 @@ impl Writer<'_, '_, '_, '_> {
         self.packet(v, t.sxy, t.sz, t.otz, style, 1);
     }
 
-    fn quad<C: Cop2 + ?Sized>(
-        &mut self,
-        gte: &mut C,
-        facing: [usize; 3],
-        points: [usize; 4],
-        style: RunStyle,
-    ) {
+    fn quad<C: Cop2 + ?Sized>(&mut self, gte: &mut C, facing: [usize; 3], points: [usize; 4], style: RunStyle) {
         if points.iter().any(|&i| i >= self.n) {
             self.done.rejected += 2;
             return;
@@ -236,24 +177,13 @@ impl Writer<'_, '_, '_, '_> {
         if unsafe { gte.nclip_indexed(self.job.sxy, facing) } >= 0 {
             return;
         }
-        let (sxy, sz) = (
-            points.map(|p| self.job.sxy[p]),
-            points.map(|p| self.job.sz[p]),
-        );
+        let (sxy, sz) = (points.map(|p| self.job.sxy[p]), points.map(|p| self.job.sz[p]));
         let otz = crate::gte::avsz4_of(gte, sz);
         self.packet(points, sxy, sz, otz, style, 2);
     }
 
     /// The tests, then the packet of the primitive whose points are `v` (drawing order).
-    fn packet<const N: usize>(
-        &mut self,
-        v: [usize; N],
-        sxy: [u32; N],
-        sz: [u32; N],
-        otz: u32,
-        style: RunStyle,
-        triangles: usize,
-    ) {
+    fn packet<const N: usize>(&mut self, v: [usize; N], sxy: [u32; N], sz: [u32; N], otz: u32, style: RunStyle, triangles: usize) {
         if self.job.clip_tests && !within_limits(sxy, sz, self.job.near) {
             self.done.rejected += triangles;
             return;
@@ -303,20 +233,10 @@ impl Writer<'_, '_, '_, '_> {
                 }
             }
             (None, Some(light)) => {
-                let material = [
-                    style.gp0 as u8,
-                    (style.gp0 >> 8) as u8,
-                    (style.gp0 >> 16) as u8,
-                ];
+                let material = [style.gp0 as u8, (style.gp0 >> 8) as u8, (style.gp0 >> 16) as u8];
                 for i in 0..N {
                     let [r, g, b] = modulate(material, light[i]);
-                    let command = if i > 0 {
-                        0
-                    } else if quad {
-                        G4
-                    } else {
-                        G3
-                    };
+                    let command = if i > 0 { 0 } else if quad { G4 } else { G3 };
                     words[2 * i] = command | r as u32 | (g as u32) << 8 | (b as u32) << 16;
                     words[2 * i + 1] = sxy[i];
                 }

@@ -112,25 +112,12 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
     };
     // Textured or lit: the surface loop where the sink offers it, else the per-primitive path.
     if rgb.is_some() || tables.texture_count() > 0 {
-        let words = crate::bytes::aligned_words(
-            tables.bytes(),
-            tables.primitives_offset(),
-            tables.primitive_words(),
-        );
+        let words = crate::bytes::aligned_words(tables.bytes(), tables.primitives_offset(), tables.primitive_words());
         if let (Some(words), Some((mut list, placement))) = (words, sink.surface_packet_list()) {
             if rgb.is_some() || placement.is_some() {
                 let uvs = placement.and_then(|_| tables.uv_words());
-                let job = super::textured::SurfacePrimitives {
-                    words,
-                    sxy,
-                    sz,
-                    uvs,
-                    rgb,
-                    near: camera.near,
-                    clip_tests,
-                };
-                let done =
-                    super::textured::surface_packets(gte, tables, &job, placement, &mut list);
+                let job = super::textured::SurfacePrimitives { words, sxy, sz, uvs, rgb, near: camera.near, clip_tests };
+                let done = super::textured::surface_packets(gte, tables, &job, placement, &mut list);
                 sink.commit_flat_packets(done.words);
                 return stats(done);
             }
@@ -184,10 +171,7 @@ fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
     rgb: Option<&[u32]>,
     sink: &mut S,
 ) -> TriangleStats {
-    let n = sxy
-        .len()
-        .min(sz.len())
-        .min(rgb.map_or(usize::MAX, <[u32]>::len));
+    let n = sxy.len().min(sz.len()).min(rgb.map_or(usize::MAX, <[u32]>::len));
     let mut stats = TriangleStats::default();
     // Each run's texture looked up once; UVs read as words where the blob is aligned.
     let (mut last_material, mut texture) = (u8::MAX, 0u8);
@@ -208,15 +192,9 @@ fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
         let colour = [p.gp0 as u8, (p.gp0 >> 8) as u8, (p.gp0 >> 16) as u8];
         if p.material != last_material {
             last_material = p.material;
-            texture = tables
-                .material_texture(p.material as usize)
-                .map_or(0, |t| t as u8 + 1);
+            texture = tables.material_texture(p.material as usize).map_or(0, |t| t as u8 + 1);
         }
-        let uv_of = |v: usize| {
-            uv_words
-                .and_then(|w| w.get(v).copied())
-                .unwrap_or_else(|| tables.vertex_uv(v))
-        };
+        let uv_of = |v: usize| uv_words.and_then(|w| w.get(v).copied()).unwrap_or_else(|| tables.vertex_uv(v));
         let points = p.points.map(usize::from);
         let drawn = |index: usize, corners: [usize; 3], otz: u32| DrawnTriangle {
             index: index as u16,
@@ -225,11 +203,7 @@ fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
             otz: otz as u16,
             colour,
             texture,
-            uv: if texture == 0 {
-                [0; 3]
-            } else {
-                corners.map(uv_of)
-            },
+            uv: if texture == 0 { [0; 3] } else { corners.map(uv_of) },
             rgb: rgb.map(|rgb| corners.map(|v| rgb[v])),
         };
         if !p.quad {
@@ -268,11 +242,7 @@ fn emit_each<B: Cop2, S: TriangleSink + ?Sized>(
 }
 
 #[inline(always)]
-fn add_counted<S: TriangleSink + ?Sized>(
-    sink: &mut S,
-    t: &DrawnTriangle,
-    stats: &mut TriangleStats,
-) {
+fn add_counted<S: TriangleSink + ?Sized>(sink: &mut S, t: &DrawnTriangle, stats: &mut TriangleStats) {
     if sink.add(t) {
         stats.drawn += 1;
     } else {

@@ -75,10 +75,7 @@ pub const fn delta_byte(c: usize) -> usize {
 pub const fn delta_words(d: u32, p0: u32, p1: u32) -> [u32; 2] {
     let even = d & EVEN_BYTES;
     let odd = d ^ even;
-    [
-        ((even << 4).wrapping_add(p0)) ^ LANE_SIGNS,
-        ((odd >> 4).wrapping_add(p1)) ^ LANE_SIGNS,
-    ]
+    [((even << 4).wrapping_add(p0)) ^ LANE_SIGNS, ((odd >> 4).wrapping_add(p1)) ^ LANE_SIGNS]
 }
 
 /// Bytes of the lane words that follow the bind positions of a baked blob.
@@ -99,16 +96,9 @@ pub(super) fn check_lanes(t: &Tables, lanes: usize) -> Result<(), TableError> {
     }
     for c in 0..2 * lane_bytes(n) / 4 {
         let at = lanes + 2 * c;
-        let expected = if c < 3 * n {
-            decode_lane(t.vertex(c / 3)[c % 3])
-        } else {
-            0
-        };
+        let expected = if c < 3 * n { decode_lane(t.vertex(c / 3)[c % 3]) } else { 0 };
         if u16_at(t.bytes(), at) != expected {
-            return Err(TableError::BadFramePayload {
-                offset: at,
-                what: "decode lane is not bind + 0x7800",
-            });
+            return Err(TableError::BadFramePayload { offset: at, what: "decode lane is not bind + 0x7800" });
         }
     }
     Ok(())
@@ -155,28 +145,19 @@ enum Payload {
 
 fn check_payload(t: &Tables, payload: usize, vertices: usize) -> Result<Payload, TableError> {
     let bytes = t.bytes();
-    let end_err = |offset| TableError::BadFramePayload {
-        offset,
-        what: "payload runs past the end of the blob",
-    };
+    let end_err = |offset| TableError::BadFramePayload { offset, what: "payload runs past the end of the blob" };
     if payload + FRAME_HEADER_SIZE > bytes.len() {
         return Err(end_err(payload));
     }
     if bytes[payload + 1] != 0 {
-        return Err(TableError::BadFramePayload {
-            offset: payload + 1,
-            what: "reserved payload byte is not 0",
-        });
+        return Err(TableError::BadFramePayload { offset: payload + 1, what: "reserved payload byte is not 0" });
     }
     let escape_count = u16_at(bytes, payload + 2) as usize;
     let at = payload + FRAME_HEADER_SIZE;
     match bytes[payload] {
         FRAME_RAW => {
             if escape_count != 0 {
-                return Err(TableError::BadFramePayload {
-                    offset: payload + 2,
-                    what: "a raw frame has escapes",
-                });
+                return Err(TableError::BadFramePayload { offset: payload + 2, what: "a raw frame has escapes" });
             }
             if at + 6 * vertices > bytes.len() {
                 return Err(end_err(at));
@@ -188,34 +169,18 @@ fn check_payload(t: &Tables, payload: usize, vertices: usize) -> Result<Payload,
             if escapes + 4 * escape_count > bytes.len() {
                 return Err(end_err(at));
             }
-            Ok(Payload::Delta(DeltaFrame {
-                deltas: at,
-                escapes,
-                escape_count,
-            }))
+            Ok(Payload::Delta(DeltaFrame { deltas: at, escapes, escape_count }))
         }
-        _ => Err(TableError::BadFramePayload {
-            offset: payload,
-            what: "unknown frame mode byte",
-        }),
+        _ => Err(TableError::BadFramePayload { offset: payload, what: "unknown frame mode byte" }),
     }
 }
 
 /// Decodes the payload at blob offset `payload` into `out[..vertex count]` (one entry per vertex).
 /// On an error, those entries hold what was decoded up to it.
-pub fn decode_baked_frame_payload(
-    t: &Tables,
-    payload: usize,
-    out: &mut [[i16; 3]],
-) -> Result<(), TableError> {
+pub fn decode_baked_frame_payload(t: &Tables, payload: usize, out: &mut [[i16; 3]]) -> Result<(), TableError> {
     let bytes = t.bytes();
     let len = out.len();
-    let out = out
-        .get_mut(..t.vertex_count())
-        .ok_or(TableError::OutputTooSmall {
-            needed: t.vertex_count(),
-            len,
-        })?;
+    let out = out.get_mut(..t.vertex_count()).ok_or(TableError::OutputTooSmall { needed: t.vertex_count(), len })?;
     match check_payload(t, payload, out.len())? {
         Payload::Raw(at) => {
             let done = copy_raw_fast(t, at, out);
@@ -263,16 +228,9 @@ fn delta_words_from(t: &Tables, frame: &DeltaFrame, first: usize, out: &mut [i16
     let lanes = t.vertices_offset() + 8 * t.vertex_count();
     for w in first..delta_word_count(out.len() / 3) {
         let d = u32_at(bytes, frame.deltas + 4 * w);
-        let words = delta_words(
-            d,
-            u32_at(bytes, lanes + 8 * w),
-            u32_at(bytes, lanes + 8 * w + 4),
-        );
+        let words = delta_words(d, u32_at(bytes, lanes + 8 * w), u32_at(bytes, lanes + 8 * w + 4));
         for (k, word) in words.iter().enumerate() {
-            for (h, half) in [*word as u16 as i16, (*word >> 16) as u16 as i16]
-                .into_iter()
-                .enumerate()
-            {
+            for (h, half) in [*word as u16 as i16, (*word >> 16) as u16 as i16].into_iter().enumerate() {
                 if let Some(coord) = out.get_mut(4 * w + 2 * k + h) {
                     *coord = half;
                 }
@@ -297,10 +255,7 @@ fn apply_escapes(t: &Tables, frame: &DeltaFrame, out: &mut [i16]) -> Result<(), 
     for e in first..frame.escape_count {
         let at = frame.escapes + 4 * e;
         let c = u16_at(bytes, at) as usize;
-        let coord = out.get_mut(c).ok_or(TableError::BadFramePayload {
-            offset: at,
-            what: "escape coordinate past 3 * vertex count",
-        })?;
+        let coord = out.get_mut(c).ok_or(TableError::BadFramePayload { offset: at, what: "escape coordinate past 3 * vertex count" })?;
         *coord = super::i16_at(bytes, at + 2);
     }
     Ok(())

@@ -20,17 +20,8 @@ pub struct BitReader<'a> {
 impl<'a> BitReader<'a> {
     pub fn new(bytes: &'a [u8], base_offset: usize, bit: usize) -> Self {
         let (head, words, _) = bytemuck::pod_align_to::<u8, u32>(bytes);
-        let words = if head.is_empty() && cfg!(target_endian = "little") {
-            words
-        } else {
-            &[]
-        };
-        Self {
-            bytes,
-            words,
-            base_offset,
-            bit,
-        }
+        let words = if head.is_empty() && cfg!(target_endian = "little") { words } else { &[] };
+        Self { bytes, words, base_offset, bit }
     }
 
     /// Reads `width` (0..=32) bits as an unsigned value.
@@ -38,22 +29,14 @@ impl<'a> BitReader<'a> {
     pub fn read(&mut self, width: u32) -> Result<u32, TableError> {
         let raw = self.take(width)?;
         // Keep the low `width` bits (32-bit shifts only: 64-bit ones are long sequences on the R3000).
-        Ok(if width == 0 {
-            0
-        } else {
-            (raw << (32 - width)) >> (32 - width)
-        })
+        Ok(if width == 0 { 0 } else { (raw << (32 - width)) >> (32 - width) })
     }
 
     /// Reads `width` bits as a two's-complement signed value.
     #[inline(always)]
     pub fn read_signed(&mut self, width: u32) -> Result<i32, TableError> {
         let raw = self.take(width)?;
-        Ok(if width == 0 {
-            0
-        } else {
-            ((raw << (32 - width)) as i32) >> (32 - width)
-        })
+        Ok(if width == 0 { 0 } else { ((raw << (32 - width)) as i32) >> (32 - width) })
     }
 
     /// Checks that `width` bits remain and returns them in the low bits, with unspecified bits above
@@ -61,10 +44,7 @@ impl<'a> BitReader<'a> {
     #[inline(always)]
     fn take(&mut self, width: u32) -> Result<u32, TableError> {
         if width > 32 {
-            return Err(TableError::BadBitWidth {
-                offset: self.byte_offset(),
-                width,
-            });
+            return Err(TableError::BadBitWidth { offset: self.byte_offset(), width });
         }
         if width == 0 {
             return Ok(0);
@@ -157,18 +137,9 @@ mod tests {
             if width > 0 && words.bit + width as usize > 320 {
                 break;
             }
-            assert_eq!(
-                words.read_signed(width),
-                bytes.read_signed(width),
-                "width {width} at bit {}",
-                bytes.bit
-            );
+            assert_eq!(words.read_signed(width), bytes.read_signed(width), "width {width} at bit {}", bytes.bit);
         }
-        assert!(
-            words.bit > 256,
-            "the reads reached the last words (bit {})",
-            words.bit
-        );
+        assert!(words.bit > 256, "the reads reached the last words (bit {})", words.bit);
         assert_eq!(words.read(32).is_err(), bytes.read(32).is_err());
     }
 
@@ -196,20 +167,7 @@ mod tests {
     fn reading_past_the_end_is_an_error_with_its_offset() {
         let bytes = [0u8; 2];
         let mut r = BitReader::new(&bytes, 40, 10);
-        assert_eq!(
-            r.read(7),
-            Err(TableError::BitStreamEnd {
-                offset: 41,
-                bits_wanted: 7,
-                bits_left: 6
-            })
-        );
-        assert_eq!(
-            r.read(33),
-            Err(TableError::BadBitWidth {
-                offset: 41,
-                width: 33
-            })
-        );
+        assert_eq!(r.read(7), Err(TableError::BitStreamEnd { offset: 41, bits_wanted: 7, bits_left: 6 }));
+        assert_eq!(r.read(33), Err(TableError::BadBitWidth { offset: 41, width: 33 }));
     }
 }

@@ -45,37 +45,23 @@ impl Section {
     /// The section a version 6 header names (`bytes` is the blob, `size` its declared size).
     pub(super) fn read(bytes: &[u8], storage: Storage, size: usize) -> Result<Section, TableError> {
         if size < HEADER_SIZE_V6 {
-            return Err(TableError::TooShort {
-                needed: HEADER_SIZE_V6,
-                len: size,
-            });
+            return Err(TableError::TooShort { needed: HEADER_SIZE_V6, len: size });
         }
         let offset = u32_at(bytes, HEADER_SIZE) as usize;
         let pair_count = u16_at(bytes, HEADER_SIZE + 4) as usize;
         let group_count = u16_at(bytes, HEADER_SIZE + 6) as usize;
         if offset == 0 {
             if pair_count != 0 || group_count != 0 {
-                return Err(TableError::BadBlend {
-                    offset: HEADER_SIZE,
-                    what: "blend offset 0 with pairs or groups",
-                });
+                return Err(TableError::BadBlend { offset: HEADER_SIZE, what: "blend offset 0 with pairs or groups" });
             }
             return Ok(Section::default());
         }
         if storage != Storage::RigidGte {
-            return Err(TableError::BadBlend {
-                offset: HEADER_SIZE,
-                what: "a blend section in a baked-vertices blob",
-            });
+            return Err(TableError::BadBlend { offset: HEADER_SIZE, what: "a blend section in a baked-vertices blob" });
         }
         let len = pair_count * PAIR_SIZE + group_count * GROUP_SIZE;
         let pairs = section("blend", offset, len, size)?;
-        Ok(Section {
-            pairs,
-            pair_count,
-            groups: pairs + pair_count * PAIR_SIZE,
-            group_count,
-        })
+        Ok(Section { pairs, pair_count, groups: pairs + pair_count * PAIR_SIZE, group_count })
     }
 }
 
@@ -106,20 +92,11 @@ pub(super) fn check(t: &Tables) -> Result<(), TableError> {
         let (a, b) = (u16_at(t.bytes, o) as usize, u16_at(t.bytes, o + 2) as usize);
         for (at, bone) in [(o, a), (o + 2, b)] {
             if bone >= t.bone_count {
-                return Err(TableError::BadIndex {
-                    what: "blend pair bone",
-                    index: i,
-                    offset: at,
-                    value: bone,
-                    limit: t.bone_count,
-                });
+                return Err(TableError::BadIndex { what: "blend pair bone", index: i, offset: at, value: bone, limit: t.bone_count });
             }
         }
         if a == b {
-            return Err(TableError::BadBlend {
-                offset: o,
-                what: "a pair of two different bones",
-            });
+            return Err(TableError::BadBlend { offset: o, what: "a pair of two different bones" });
         }
     }
     let mut last_pair = 0;
@@ -127,48 +104,25 @@ pub(super) fn check(t: &Tables) -> Result<(), TableError> {
         let o = s.groups + i * GROUP_SIZE;
         let g = read_group(t.bytes, o);
         if g.pair as usize >= s.pair_count {
-            return Err(TableError::BadIndex {
-                what: "blend group pair",
-                index: i,
-                offset: o,
-                value: g.pair as usize,
-                limit: s.pair_count,
-            });
+            return Err(TableError::BadIndex { what: "blend group pair", index: i, offset: o, value: g.pair as usize, limit: s.pair_count });
         }
         if g.pair < last_pair {
-            return Err(TableError::BadBlend {
-                offset: o,
-                what: "groups sorted by pair",
-            });
+            return Err(TableError::BadBlend { offset: o, what: "groups sorted by pair" });
         }
         last_pair = g.pair;
         if g.weight > WEIGHT_ONE {
-            return Err(TableError::BadBlend {
-                offset: o + 2,
-                what: "a weight of at most 4096 (FP12 1.0)",
-            });
+            return Err(TableError::BadBlend { offset: o + 2, what: "a weight of at most 4096 (FP12 1.0)" });
         }
         let end = g.first_vertex as usize + g.vertex_count as usize;
         if end > t.vertex_count {
-            return Err(TableError::BadIndex {
-                what: "blend group vertex range",
-                index: i,
-                offset: o + 4,
-                value: end,
-                limit: t.vertex_count + 1,
-            });
+            return Err(TableError::BadIndex { what: "blend group vertex range", index: i, offset: o + 4, value: end, limit: t.vertex_count + 1 });
         }
     }
     Ok(())
 }
 
 fn read_group(bytes: &[u8], o: usize) -> BlendGroup {
-    BlendGroup {
-        pair: u16_at(bytes, o),
-        weight: u16_at(bytes, o + 2),
-        first_vertex: u16_at(bytes, o + 4),
-        vertex_count: u16_at(bytes, o + 6),
-    }
+    BlendGroup { pair: u16_at(bytes, o), weight: u16_at(bytes, o + 2), first_vertex: u16_at(bytes, o + 4), vertex_count: u16_at(bytes, o + 6) }
 }
 
 impl<'a> Tables<'a> {
@@ -184,9 +138,7 @@ impl<'a> Tables<'a> {
 
     /// Vertices the blend section's groups cover.
     pub fn blended_vertex_count(&self) -> usize {
-        (0..self.blend.group_count)
-            .map(|g| self.blend_group(g).vertex_count as usize)
-            .sum()
+        (0..self.blend.group_count).map(|g| self.blend_group(g).vertex_count as usize).sum()
     }
 
     /// Pair `index` (< `blend_pair_count()`; panics otherwise like slice indexing).
@@ -197,11 +149,7 @@ impl<'a> Tables<'a> {
         for (k, w) in rel.words.iter_mut().enumerate() {
             *w = u32_at(self.bytes, o + 4 + 4 * k);
         }
-        BlendPair {
-            a: u16_at(self.bytes, o),
-            b: u16_at(self.bytes, o + 2),
-            rel,
-        }
+        BlendPair { a: u16_at(self.bytes, o), b: u16_at(self.bytes, o + 2), rel }
     }
 
     /// Pair `index`'s bones and `rel` as a [`PackedMatrix`] read word by word (a 4-aligned blob; else
@@ -210,13 +158,7 @@ impl<'a> Tables<'a> {
     pub(crate) fn blend_pair_words(&self, index: usize) -> (u16, u16, PackedMatrix) {
         let o = self.blend.pairs + index * PAIR_SIZE;
         match crate::bytes::aligned_words(self.bytes, o, PAIR_SIZE / 4) {
-            Some(w) => (
-                w[0] as u16,
-                (w[0] >> 16) as u16,
-                PackedMatrix {
-                    words: [w[1], w[2], w[3], w[4], w[5], w[6]],
-                },
-            ),
+            Some(w) => (w[0] as u16, (w[0] >> 16) as u16, PackedMatrix { words: [w[1], w[2], w[3], w[4], w[5], w[6]] }),
             None => {
                 let p = self.blend_pair(index);
                 (p.a, p.b, p.rel)
@@ -228,11 +170,7 @@ impl<'a> Tables<'a> {
     /// 4-aligned: the blend stage's input.
     #[inline]
     pub(crate) fn blend_pairs_words(&self) -> Option<&'a [u32]> {
-        crate::bytes::aligned_words(
-            self.bytes,
-            self.blend.pairs,
-            (PAIR_SIZE / 4) * self.blend.pair_count,
-        )
+        crate::bytes::aligned_words(self.bytes, self.blend.pairs, (PAIR_SIZE / 4) * self.blend.pair_count)
     }
 
     /// The groups as words, two each (`pair | weight << 16`, `first | count << 16`), when the blob

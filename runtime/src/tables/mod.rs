@@ -68,22 +68,20 @@ mod baked;
 mod bits;
 pub mod blend;
 mod pose;
-pub mod primitives;
 pub mod stream;
+pub mod primitives;
 pub mod textures;
 
 pub use baked::{
-    decode_baked_frame_payload, decode_lane, delta_byte, delta_word_count, delta_words,
-    BAKED_BIND_LIMIT, BAKED_DELTA_BIAS, BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_HEADER_SIZE,
-    FRAME_RAW, LANE_BIAS,
+    decode_baked_frame_payload, decode_lane, delta_byte, delta_word_count, delta_words, BAKED_BIND_LIMIT, BAKED_DELTA_BIAS,
+    BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_HEADER_SIZE, FRAME_RAW, LANE_BIAS,
 };
 pub use bits::BitReader;
 pub use pose::{
-    block_count_of, constant_size, rebuild_rotation, sqrt_q30, BoneSample, ChannelDescriptor,
-    CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, CHANNEL_IDENTITY, CHANNEL_NARROW,
-    CLIP_POSE_HEADER_SIZE, CONSTANT_NARROW_SIZE, CONSTANT_ROTATION_SIZE, CONSTANT_VECTOR_SIZE,
-    ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, TRANSLATION_FRAC, WIDTHS_DROPPED_SHIFT,
-    WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
+    block_count_of, constant_size, rebuild_rotation, sqrt_q30, BoneSample, ChannelDescriptor, CHANNELS_PER_BONE, CHANNEL_ANIMATED,
+    CHANNEL_DESCRIPTOR_SIZE, CHANNEL_IDENTITY, CHANNEL_NARROW, CONSTANT_NARROW_SIZE,
+    CLIP_POSE_HEADER_SIZE, CONSTANT_ROTATION_SIZE, CONSTANT_VECTOR_SIZE, ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, TRANSLATION_FRAC,
+    WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
 };
 
 /// The four bytes every blob starts with.
@@ -152,18 +150,11 @@ impl Header {
     /// The header at the start of `bytes` (any alignment), or how short the blob is.
     pub fn read(bytes: &[u8]) -> Result<Header, TableError> {
         let Some(head) = bytes.get(..HEADER_SIZE) else {
-            return Err(TableError::TooShort {
-                needed: HEADER_SIZE,
-                len: bytes.len(),
-            });
+            return Err(TableError::TooShort { needed: HEADER_SIZE, len: bytes.len() });
         };
         let h: Header = bytemuck::pod_read_unaligned(head);
         // Stored little-endian; swap on a big-endian host (the console and the tools are little-endian).
-        Ok(if cfg!(target_endian = "little") {
-            h
-        } else {
-            h.swapped()
-        })
+        Ok(if cfg!(target_endian = "little") { h } else { h.swapped() })
     }
 
     fn swapped(self) -> Header {
@@ -445,32 +436,17 @@ pub(crate) fn i16_at(bytes: &[u8], offset: usize) -> i16 {
     i16::from_le_bytes([bytes[offset], bytes[offset + 1]])
 }
 pub(crate) fn u32_at(bytes: &[u8], offset: usize) -> u32 {
-    u32::from_le_bytes([
-        bytes[offset],
-        bytes[offset + 1],
-        bytes[offset + 2],
-        bytes[offset + 3],
-    ])
+    u32::from_le_bytes([bytes[offset], bytes[offset + 1], bytes[offset + 2], bytes[offset + 3]])
 }
 
 #[allow(clippy::manual_is_multiple_of)] // is_multiple_of is newer than the console toolchain
-fn section(
-    what: &'static str,
-    offset: usize,
-    len: usize,
-    size: usize,
-) -> Result<usize, TableError> {
+fn section(what: &'static str, offset: usize, len: usize, size: usize) -> Result<usize, TableError> {
     if offset % 4 != 0 {
         return Err(TableError::Misaligned { what, offset });
     }
     match offset.checked_add(len) {
         Some(end) if end <= size => Ok(offset),
-        _ => Err(TableError::SectionOutOfBounds {
-            what,
-            offset,
-            len,
-            size,
-        }),
+        _ => Err(TableError::SectionOutOfBounds { what, offset, len, size }),
     }
 }
 
@@ -512,10 +488,7 @@ impl<'a> Tables<'a> {
         };
         let size = h.size as usize;
         if size > bytes.len() || size < HEADER_SIZE {
-            return Err(TableError::TooShort {
-                needed: size.max(HEADER_SIZE),
-                len: bytes.len(),
-            });
+            return Err(TableError::TooShort { needed: size.max(HEADER_SIZE), len: bytes.len() });
         }
         let bytes = &bytes[..size];
         let bone_count = h.bone_count as usize;
@@ -528,40 +501,15 @@ impl<'a> Tables<'a> {
         let bounds = [[b[0], b[1], b[2]], [b[3], b[4], b[5]]];
         let strings_size = h.strings_size as usize;
         let strings = section("strings", h.strings_offset as usize, strings_size, size)?;
-        let bones = section(
-            "bones",
-            h.bones_offset as usize,
-            bone_count * BONE_SIZE,
-            size,
-        )?;
+        let bones = section("bones", h.bones_offset as usize, bone_count * BONE_SIZE, size)?;
         let lanes = match storage {
             Storage::RigidGte => 0,
             Storage::BakedVertices => baked::lane_bytes(vertex_count),
         };
-        let vertices = section(
-            "vertices",
-            h.vertices_offset as usize,
-            vertex_count * VERTEX_SIZE + lanes,
-            size,
-        )?;
-        let primitives = section(
-            "primitives",
-            h.primitives_offset as usize,
-            4 * primitive_words,
-            size,
-        )?;
-        let materials = section(
-            "materials",
-            h.materials_offset as usize,
-            material_count * MATERIAL_SIZE,
-            size,
-        )?;
-        let clips = section(
-            "clips",
-            h.clips_offset as usize,
-            clip_count * CLIP_SIZE,
-            size,
-        )?;
+        let vertices = section("vertices", h.vertices_offset as usize, vertex_count * VERTEX_SIZE + lanes, size)?;
+        let primitives = section("primitives", h.primitives_offset as usize, 4 * primitive_words, size)?;
+        let materials = section("materials", h.materials_offset as usize, material_count * MATERIAL_SIZE, size)?;
+        let clips = section("clips", h.clips_offset as usize, clip_count * CLIP_SIZE, size)?;
         // Version 6 appended the blend section's 8 bytes to the header, version 7 the textures' 8.
         let header_size = match h.version {
             VERSION_TEXTURED => HEADER_SIZE_V7,
@@ -569,16 +517,9 @@ impl<'a> Tables<'a> {
             _ => HEADER_SIZE,
         };
         if size < header_size {
-            return Err(TableError::TooShort {
-                needed: header_size,
-                len: size,
-            });
+            return Err(TableError::TooShort { needed: header_size, len: size });
         }
-        let blend = if h.version >= 6 {
-            blend::Section::read(bytes, storage, size)?
-        } else {
-            blend::Section::default()
-        };
+        let blend = if h.version >= 6 { blend::Section::read(bytes, storage, size)? } else { blend::Section::default() };
         let mut tables = Self {
             bytes,
             storage,
@@ -602,38 +543,21 @@ impl<'a> Tables<'a> {
             parent_steps: [STEP_ROOT; PARENTS_KEPT],
         };
         if h.version >= VERSION_TEXTURED {
-            let (at, uvs) = (
-                u32_at(bytes, TEXTURES_AT) as usize,
-                u32_at(bytes, UVS_AT) as usize,
-            );
-            tables.textures =
-                textures::Section::read(bytes, at, uvs, vertex_count, materials, material_count)?;
+            let (at, uvs) = (u32_at(bytes, TEXTURES_AT) as usize, u32_at(bytes, UVS_AT) as usize);
+            tables.textures = textures::Section::read(bytes, at, uvs, vertex_count, materials, material_count)?;
             let normals = u32_at(bytes, NORMALS_AT) as usize;
             if normals != 0 {
                 if storage != Storage::RigidGte {
-                    return Err(TableError::BadNormal {
-                        offset: NORMALS_AT,
-                        what: "normals in a rigid-gte blob only",
-                    });
+                    return Err(TableError::BadNormal { offset: NORMALS_AT, what: "normals in a rigid-gte blob only" });
                 }
                 tables.normals = section("normals", normals, vertex_count * VERTEX_SIZE, size)?;
                 for v in 0..vertex_count {
                     let at = tables.normals + v * VERTEX_SIZE;
                     // i64: three coordinates of -32768 square to more than an i32 holds.
-                    let n = [
-                        i16_at(bytes, at),
-                        i16_at(bytes, at + 2),
-                        i16_at(bytes, at + 4),
-                    ]
-                    .map(|c| c as i64);
+                    let n = [i16_at(bytes, at), i16_at(bytes, at + 2), i16_at(bytes, at + 4)].map(|c| c as i64);
                     let len2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-                    if i16_at(bytes, at + 6) != 0
-                        || !(NORMAL_LENGTH2_MIN..=NORMAL_LENGTH2_MAX).contains(&len2)
-                    {
-                        return Err(TableError::BadNormal {
-                            offset: at,
-                            what: "a normal of length 4096 (FP12) and a zero fourth halfword",
-                        });
+                    if i16_at(bytes, at + 6) != 0 || !(NORMAL_LENGTH2_MIN..=NORMAL_LENGTH2_MAX).contains(&len2) {
+                        return Err(TableError::BadNormal { offset: at, what: "a normal of length 4096 (FP12) and a zero fourth halfword" });
                     }
                 }
             }
@@ -680,11 +604,7 @@ impl<'a> Tables<'a> {
             let bone = self.bone(i);
             if let Some(parent) = bone.parent {
                 if parent as usize >= i {
-                    return Err(TableError::ParentNotBefore {
-                        bone: i,
-                        parent: parent as usize,
-                        offset,
-                    });
+                    return Err(TableError::ParentNotBefore { bone: i, parent: parent as usize, offset });
                 }
             }
             let end = bone.first_vertex as usize + bone.vertex_count as usize;
@@ -697,8 +617,7 @@ impl<'a> Tables<'a> {
                     limit: self.vertex_count + 1,
                 });
             }
-            self.name(bone.name_offset)
-                .map_err(|_| TableError::BadName { offset: offset + 6 })?;
+            self.name(bone.name_offset).map_err(|_| TableError::BadName { offset: offset + 6 })?;
         }
         Ok(())
     }
@@ -707,28 +626,14 @@ impl<'a> Tables<'a> {
         for i in 0..self.clip_count {
             let offset = self.clips + i * CLIP_SIZE;
             let clip = self.clip_entry(i);
-            self.name(clip.name_offset)
-                .map_err(|_| TableError::BadName { offset })?;
+            self.name(clip.name_offset).map_err(|_| TableError::BadName { offset })?;
             if clip.frame_count == 0 {
-                return Err(TableError::BadClipData {
-                    clip: i,
-                    offset: offset + 2,
-                    what: "frame count is 0",
-                });
+                return Err(TableError::BadClipData { clip: i, offset: offset + 2, what: "frame count is 0" });
             }
             if clip.rate_hz == 0 {
-                return Err(TableError::BadClipData {
-                    clip: i,
-                    offset: offset + 4,
-                    what: "sample rate is 0",
-                });
+                return Err(TableError::BadClipData { clip: i, offset: offset + 4, what: "sample rate is 0" });
             }
-            section(
-                "clip data",
-                clip.data_offset as usize,
-                clip.data_size as usize,
-                self.bytes.len(),
-            )?;
+            section("clip data", clip.data_offset as usize, clip.data_size as usize, self.bytes.len())?;
             self.check_events(i, offset, &clip)?;
             match self.storage {
                 Storage::RigidGte => pose::check_clip(self, i, &clip)?,
@@ -744,34 +649,18 @@ impl<'a> Tables<'a> {
         let count = clip.event_count as usize;
         if count == 0 {
             if clip.events_offset != 0 {
-                return Err(TableError::BadClipData {
-                    clip: clip_index,
-                    offset: entry + 16,
-                    what: "events offset without events",
-                });
+                return Err(TableError::BadClipData { clip: clip_index, offset: entry + 16, what: "events offset without events" });
             }
             return Ok(());
         }
-        let at = section(
-            "clip events",
-            clip.events_offset as usize,
-            count * EVENT_SIZE,
-            self.bytes.len(),
-        )?;
+        let at = section("clip events", clip.events_offset as usize, count * EVENT_SIZE, self.bytes.len())?;
         for e in 0..count {
             let o = at + e * EVENT_SIZE;
             let frame = u16_at(self.bytes, o) as usize;
             if frame >= clip.frame_count as usize {
-                return Err(TableError::BadIndex {
-                    what: "event frame",
-                    index: e,
-                    offset: o,
-                    value: frame,
-                    limit: clip.frame_count as usize,
-                });
+                return Err(TableError::BadIndex { what: "event frame", index: e, offset: o, value: frame, limit: clip.frame_count as usize });
             }
-            self.name(u16_at(self.bytes, o + 2))
-                .map_err(|_| TableError::BadName { offset: o + 2 })?;
+            self.name(u16_at(self.bytes, o + 2)).map_err(|_| TableError::BadName { offset: o + 2 })?;
         }
         Ok(())
     }
@@ -853,11 +742,7 @@ impl<'a> Tables<'a> {
         let o = self.bones + index * BONE_SIZE;
         let parent = u16_at(self.bytes, o);
         Bone {
-            parent: if parent == NO_PARENT {
-                None
-            } else {
-                Some(parent)
-            },
+            parent: if parent == NO_PARENT { None } else { Some(parent) },
             first_vertex: u16_at(self.bytes, o + 2),
             vertex_count: u16_at(self.bytes, o + 4),
             name_offset: u16_at(self.bytes, o + 6),
@@ -886,11 +771,7 @@ impl<'a> Tables<'a> {
     pub fn vertex(&self, index: usize) -> [i16; 3] {
         assert!(index < self.vertex_count);
         let o = self.vertices + index * VERTEX_SIZE;
-        [
-            i16_at(self.bytes, o),
-            i16_at(self.bytes, o + 2),
-            i16_at(self.bytes, o + 4),
-        ]
+        [i16_at(self.bytes, o), i16_at(self.bytes, o + 2), i16_at(self.bytes, o + 4)]
     }
 
     /// The primitive stream, one triangle or quad at a time.
@@ -922,8 +803,7 @@ impl<'a> Tables<'a> {
     /// The texture material `index` draws with (None: its colour alone).
     pub fn material_texture(&self, index: usize) -> Option<usize> {
         let byte = *self.bytes.get(self.materials + index * MATERIAL_SIZE + 3)?;
-        (byte != 0 && index < self.material_count && self.textures.count > 0)
-            .then(|| byte as usize - 1)
+        (byte != 0 && index < self.material_count && self.textures.count > 0).then(|| byte as usize - 1)
     }
 
     /// Vertex `index`'s texture coordinates, `u | v << 8` (0 without textures or past the vertices).
@@ -947,11 +827,7 @@ impl<'a> Tables<'a> {
             return crate::math::Vec3i16::new(0, 0, 0);
         }
         let at = self.normals + index * VERTEX_SIZE;
-        crate::math::Vec3i16::new(
-            i16_at(self.bytes, at),
-            i16_at(self.bytes, at + 2),
-            i16_at(self.bytes, at + 4),
-        )
+        crate::math::Vec3i16::new(i16_at(self.bytes, at), i16_at(self.bytes, at + 2), i16_at(self.bytes, at + 4))
     }
 
     /// Every vertex's normal as the GTE's VXY and VZ words (`x | y << 16`, `z`), two words a vertex,
@@ -997,10 +873,7 @@ impl<'a> Tables<'a> {
 
     pub fn clip(&self, index: usize) -> Result<Clip, TableError> {
         if index >= self.clip_count {
-            return Err(TableError::ClipOutOfRange {
-                clip: index,
-                clips: self.clip_count,
-            });
+            return Err(TableError::ClipOutOfRange { clip: index, clips: self.clip_count });
         }
         Ok(self.clip_entry(index))
     }
@@ -1012,52 +885,29 @@ impl<'a> Tables<'a> {
 
     fn frame_clip(&self, clip: usize, frame: usize, expected: Storage) -> Result<Clip, TableError> {
         if self.storage != expected {
-            return Err(TableError::WrongStorage {
-                expected,
-                found: self.storage,
-            });
+            return Err(TableError::WrongStorage { expected, found: self.storage });
         }
         let entry = self.clip(clip)?;
         if frame >= entry.frame_count as usize {
-            return Err(TableError::FrameOutOfRange {
-                clip,
-                frame,
-                frames: entry.frame_count as usize,
-            });
+            return Err(TableError::FrameOutOfRange { clip, frame, frames: entry.frame_count as usize });
         }
         Ok(entry)
     }
 
     /// Decodes every bone's parent-relative pose at `frame` of a rigid-gte clip into `out[..bone_count]`.
-    pub fn decode_pose(
-        &self,
-        clip: usize,
-        frame: usize,
-        out: &mut [BoneSample],
-    ) -> Result<(), TableError> {
+    pub fn decode_pose(&self, clip: usize, frame: usize, out: &mut [BoneSample]) -> Result<(), TableError> {
         let entry = self.frame_clip(clip, frame, Storage::RigidGte)?;
         if out.len() < self.bone_count {
-            return Err(TableError::OutputTooSmall {
-                needed: self.bone_count,
-                len: out.len(),
-            });
+            return Err(TableError::OutputTooSmall { needed: self.bone_count, len: out.len() });
         }
         pose::decode(self, clip, &entry, frame, &mut out[..self.bone_count])
     }
 
     /// Decodes the model-space positions of every vertex at `frame` of a baked clip into `out[..vertex_count]`.
-    pub fn decode_baked_frame(
-        &self,
-        clip: usize,
-        frame: usize,
-        out: &mut [[i16; 3]],
-    ) -> Result<(), TableError> {
+    pub fn decode_baked_frame(&self, clip: usize, frame: usize, out: &mut [[i16; 3]]) -> Result<(), TableError> {
         let entry = self.frame_clip(clip, frame, Storage::BakedVertices)?;
         if out.len() < self.vertex_count {
-            return Err(TableError::OutputTooSmall {
-                needed: self.vertex_count,
-                len: out.len(),
-            });
+            return Err(TableError::OutputTooSmall { needed: self.vertex_count, len: out.len() });
         }
         let at = entry.data_offset as usize + 4 * frame;
         let payload = u32_at(self.bytes, at) as usize;

@@ -69,8 +69,7 @@ pub const WIDTHS_DROPPED_SHIFT: u32 = 30;
 /// Bits of one width in a block's width word.
 pub const WIDTH_BITS: u32 = 5;
 
-pub(crate) const FRACS: [u32; CHANNELS_PER_BONE] =
-    [ROTATION_STORED_FRAC, TRANSLATION_FRAC, SCALE_FRAC];
+pub(crate) const FRACS: [u32; CHANNELS_PER_BONE] = [ROTATION_STORED_FRAC, TRANSLATION_FRAC, SCALE_FRAC];
 /// The largest stored rotation component.
 const STORED_MAX: i32 = i16::MAX as i32;
 
@@ -133,18 +132,10 @@ pub(crate) struct ChannelCounts {
 }
 
 /// [`layout`] and the clip's [`ChannelCounts`].
-pub(crate) fn layout_and_counts(
-    t: &Tables,
-    clip_index: usize,
-    clip: &Clip,
-) -> Result<(ClipLayout, ChannelCounts), TableError> {
+pub(crate) fn layout_and_counts(t: &Tables, clip_index: usize, clip: &Clip) -> Result<(ClipLayout, ChannelCounts), TableError> {
     let start = clip.data_offset as usize;
     let end = start + clip.data_size as usize;
-    let bad = |offset, what| TableError::BadClipData {
-        clip: clip_index,
-        offset,
-        what,
-    };
+    let bad = |offset, what| TableError::BadClipData { clip: clip_index, offset, what };
     if (clip.data_size as usize) < CLIP_POSE_HEADER_SIZE {
         return Err(bad(start, "pose data shorter than its header"));
     }
@@ -159,10 +150,7 @@ pub(crate) fn layout_and_counts(
         return Err(bad(start, "block frames must be 1..=256"));
     }
     if block_count != block_count_of(clip.frame_count as usize, block_frames) {
-        return Err(bad(
-            start + 2,
-            "block count does not match (frame count - 1) / block frames",
-        ));
+        return Err(bad(start + 2, "block count does not match (frame count - 1) / block frames"));
     }
     let descriptors = start + CLIP_POSE_HEADER_SIZE;
     let constants = descriptors + t.bone_count() * CHANNELS_PER_BONE * CHANNEL_DESCRIPTOR_SIZE;
@@ -171,34 +159,15 @@ pub(crate) fn layout_and_counts(
     }
     let (constant_bytes, animated_found, counts) = descriptor_counts(&b[descriptors..constants]);
     if animated_found != animated {
-        return Err(bad(
-            start + 4,
-            "animated channel count does not match the descriptors",
-        ));
+        return Err(bad(start + 4, "animated channel count does not match the descriptors"));
     }
     let block_offsets = constants + constant_bytes;
     let widths = block_offsets + 4 * block_count;
     let stream = widths + 4 * block_count * animated;
     if stream > end {
-        return Err(bad(
-            start,
-            "constants, block offsets and widths run past the clip data",
-        ));
+        return Err(bad(start, "constants, block offsets and widths run past the clip data"));
     }
-    Ok((
-        ClipLayout {
-            frame_count: clip.frame_count as usize,
-            block_frames,
-            animated,
-            descriptors,
-            constants,
-            block_offsets,
-            widths,
-            stream,
-            end,
-        },
-        counts,
-    ))
+    Ok((ClipLayout { frame_count: clip.frame_count as usize, block_frames, animated, descriptors, constants, block_offsets, widths, stream, end }, counts))
 }
 
 /// Over a clip's channel descriptors (bone-major, rotation, translation, scale): the bytes of its
@@ -217,9 +186,7 @@ fn descriptor_counts(descriptors: &[u8]) -> (usize, usize, ChannelCounts) {
     };
     let bone_bytes = CHANNELS_PER_BONE * CHANNEL_DESCRIPTOR_SIZE;
     match bytemuck::pod_align_to::<u8, u32>(descriptors) {
-        ([], words, [])
-            if cfg!(target_endian = "little") && descriptors.len() % bone_bytes == 0 =>
-        {
+        ([], words, []) if cfg!(target_endian = "little") && descriptors.len() % bone_bytes == 0 => {
             for bone in words.chunks_exact(CHANNELS_PER_BONE) {
                 for (kind, &d) in bone.iter().enumerate() {
                     count(kind, d as u8, (d >> 16) as u8);
@@ -244,11 +211,7 @@ pub fn block_count_of(frames: usize, block_frames: usize) -> usize {
 
 /// Bytes a constant channel of kind `kind` (0 rotation, 1 translation, 2 scale) with `flags` stores.
 pub fn constant_size(kind: usize, flags: u8) -> usize {
-    match (
-        flags & CHANNEL_IDENTITY != 0,
-        kind,
-        flags & CHANNEL_NARROW != 0,
-    ) {
+    match (flags & CHANNEL_IDENTITY != 0, kind, flags & CHANNEL_NARROW != 0) {
         (true, ..) => 0,
         (false, 0, _) => CONSTANT_ROTATION_SIZE,
         (false, _, true) => CONSTANT_NARROW_SIZE,
@@ -259,11 +222,7 @@ pub fn constant_size(kind: usize, flags: u8) -> usize {
 pub(crate) fn descriptor(t: &Tables, l: &ClipLayout, channel_index: usize) -> ChannelDescriptor {
     let o = l.descriptors + channel_index * CHANNEL_DESCRIPTOR_SIZE;
     let b = t.bytes();
-    ChannelDescriptor {
-        animated: b[o] & CHANNEL_ANIMATED != 0,
-        fraction_bits: b[o + 1],
-        base_bits: b[o + 2],
-    }
+    ChannelDescriptor { animated: b[o] & CHANNEL_ANIMATED != 0, fraction_bits: b[o + 1], base_bits: b[o + 2] }
 }
 
 /// The three fields' widths of an animated channel in each record kind: [base, first difference,
@@ -278,11 +237,7 @@ impl ChannelWidths {
     pub fn of(base_bits: u8, word: u32) -> Self {
         let width = |i: u32| (word >> (WIDTH_BITS * i)) & 31;
         ChannelWidths {
-            fields: [
-                [base_bits as u32; 3],
-                [width(0), width(1), width(2)],
-                [width(3), width(4), width(5)],
-            ],
+            fields: [[base_bits as u32; 3], [width(0), width(1), width(2)], [width(3), width(4), width(5)]],
             dropped: ((word >> WIDTHS_DROPPED_SHIFT) & 3) as usize,
         }
     }
@@ -295,10 +250,7 @@ fn record_bits(t: &Tables, l: &ClipLayout, block: usize) -> [usize; 3] {
     for ch in 0..t.bone_count() * CHANNELS_PER_BONE {
         let d = descriptor(t, l, ch);
         if d.animated {
-            let w = ChannelWidths::of(
-                d.base_bits,
-                u32_at(t.bytes(), l.widths + 4 * (block * l.animated + a)),
-            );
+            let w = ChannelWidths::of(d.base_bits, u32_at(t.bytes(), l.widths + 4 * (block * l.animated + a)));
             for (kind, total) in bits.iter_mut().enumerate() {
                 *total += w.fields[kind].iter().sum::<u32>() as usize;
             }
@@ -312,11 +264,7 @@ fn record_bits(t: &Tables, l: &ClipLayout, block: usize) -> [usize; 3] {
 /// the stream, so that playback ([`super::stream`]) reads without checking.
 pub(super) fn check_clip(t: &Tables, clip_index: usize, clip: &Clip) -> Result<(), TableError> {
     let l = layout(t, clip_index, clip)?;
-    let bad = |offset, what| TableError::BadClipData {
-        clip: clip_index,
-        offset,
-        what,
-    };
+    let bad = |offset, what| TableError::BadClipData { clip: clip_index, offset, what };
     for ch in 0..t.bone_count() * CHANNELS_PER_BONE {
         let d = descriptor(t, &l, ch);
         let o = l.descriptors + ch * CHANNEL_DESCRIPTOR_SIZE;
@@ -329,10 +277,7 @@ pub(super) fn check_clip(t: &Tables, clip_index: usize, clip: &Clip) -> Result<(
         }
         let widest = if ch % CHANNELS_PER_BONE == 0 { 16 } else { 32 };
         if d.base_bits == 0 || d.base_bits > widest {
-            return Err(bad(
-                o + 2,
-                "base width must be 1..=16 for a rotation, 1..=32 otherwise",
-            ));
+            return Err(bad(o + 2, "base width must be 1..=16 for a rotation, 1..=32 otherwise"));
         }
     }
     let stream_bits = (l.end - l.stream) * 8;
@@ -417,26 +362,15 @@ impl<'a> ClipWords<'a> {
         let stream = (l.stream - start) / 4;
         let (head, words, _) = bytemuck::pod_align_to::<u8, u32>(bytes);
         if head.is_empty() && cfg!(target_endian = "little") {
-            ClipWords {
-                words,
-                bytes: &[],
-                stream,
-            }
+            ClipWords { words, bytes: &[], stream }
         } else {
-            ClipWords {
-                words: &[],
-                bytes,
-                stream,
-            }
+            ClipWords { words: &[], bytes, stream }
         }
     }
 
     /// The words in place, when the clip is 4-aligned in memory.
     pub fn in_place(&self) -> Option<InPlace<'a>> {
-        self.bytes.is_empty().then_some(InPlace {
-            words: self.words,
-            stream: self.stream,
-        })
+        self.bytes.is_empty().then_some(InPlace { words: self.words, stream: self.stream })
     }
 
     /// Word `i` from bytes (a blob at an odd address), 0 past the end: out of line, so that the
@@ -536,19 +470,9 @@ pub fn rebuild_rotation(stored: [i32; 3], dropped: usize) -> [i32; 4] {
 /// A channel's three values (at its `k` fraction bits) into `out`: a rotation rebuilt from its three
 /// stored components, a translation or scale widened to its fraction (wrapping).
 #[inline(never)]
-pub(crate) fn store_channel(
-    kind: usize,
-    k: u8,
-    dropped: usize,
-    values: [i32; 3],
-    out: &mut BoneSample,
-) {
+pub(crate) fn store_channel(kind: usize, k: u8, dropped: usize, values: [i32; 3], out: &mut BoneSample) {
     let shift = FRACS[kind].saturating_sub(k as u32);
-    let (x, y, z) = (
-        values[0].wrapping_shl(shift),
-        values[1].wrapping_shl(shift),
-        values[2].wrapping_shl(shift),
-    );
+    let (x, y, z) = (values[0].wrapping_shl(shift), values[1].wrapping_shl(shift), values[2].wrapping_shl(shift));
     match kind {
         0 => {
             let q = rebuild_rotation([x, y, z], dropped);
@@ -578,14 +502,7 @@ pub(crate) fn write_constants(t: &Tables, l: &ClipLayout, out: &mut [BoneSample]
 /// Writes the constant channel of kind `kind` stored at `at` (with its descriptor's `flags` and
 /// fraction bits `k`) into `sample`; returns where the next constant is.
 #[inline(never)]
-pub(crate) fn write_constant(
-    b: &[u8],
-    at: usize,
-    kind: usize,
-    flags: u8,
-    k: u8,
-    sample: Option<&mut BoneSample>,
-) -> usize {
+pub(crate) fn write_constant(b: &[u8], at: usize, kind: usize, flags: u8, k: u8, sample: Option<&mut BoneSample>) -> usize {
     let next = at + constant_size(kind, flags);
     let Some(sample) = sample else { return next };
     let half = |i: usize| u16_at(b, at + 2 * i) as i16 as i32;
@@ -604,17 +521,9 @@ pub(crate) fn write_constant(
         [v, v, v]
     } else if flags & CHANNEL_NARROW != 0 {
         let shift = FRACS[kind].saturating_sub(k as u32);
-        [
-            half(0).wrapping_shl(shift),
-            half(1).wrapping_shl(shift),
-            half(2).wrapping_shl(shift),
-        ]
+        [half(0).wrapping_shl(shift), half(1).wrapping_shl(shift), half(2).wrapping_shl(shift)]
     } else {
-        [
-            u32_at(b, at) as i32,
-            u32_at(b, at + 4) as i32,
-            u32_at(b, at + 8) as i32,
-        ]
+        [u32_at(b, at) as i32, u32_at(b, at + 4) as i32, u32_at(b, at + 8) as i32]
     };
     if kind == 1 {
         sample.translation = value;
@@ -627,13 +536,7 @@ pub(crate) fn write_constant(
 /// Random access: every bone's sample at `frame`, each animated component walked from its block's
 /// first record (the positions of its fields come from the block's record sizes). For tools, tests and
 /// one-off poses; playback decodes forward ([`super::stream`]).
-pub(super) fn decode(
-    t: &Tables,
-    clip_index: usize,
-    clip: &Clip,
-    frame: usize,
-    out: &mut [BoneSample],
-) -> Result<(), TableError> {
+pub(super) fn decode(t: &Tables, clip_index: usize, clip: &Clip, frame: usize, out: &mut [BoneSample]) -> Result<(), TableError> {
     let l = layout(t, clip_index, clip)?;
     write_constants(t, &l, out);
     let bits = StreamBits::new(t, &l);
@@ -658,10 +561,7 @@ pub(super) fn decode(
             if !d.animated {
                 continue;
             }
-            let w = ChannelWidths::of(
-                d.base_bits,
-                u32_at(t.bytes(), l.widths + 4 * (block * l.animated + a)),
-            );
+            let w = ChannelWidths::of(d.base_bits, u32_at(t.bytes(), l.widths + 4 * (block * l.animated + a)));
             a += 1;
             let mut values = [0i32; 3];
             for (c, v) in values.iter_mut().enumerate() {
@@ -699,14 +599,7 @@ mod tests {
             assert_eq!(sqrt_q30(n), isqrt_u32(n), "sqrt({n})");
             n += if n < 1 << 16 { 1 } else { 3989 };
         }
-        for n in [
-            (1 << 28) - 1,
-            1 << 28,
-            (1 << 28) + 1,
-            (1 << 30) - 1,
-            1 << 30,
-            0x3FFF_FFFF,
-        ] {
+        for n in [(1 << 28) - 1, 1 << 28, (1 << 28) + 1, (1 << 30) - 1, 1 << 30, 0x3FFF_FFFF] {
             assert_eq!(sqrt_q30(n), isqrt_u32(n), "sqrt({n})");
         }
     }
@@ -714,10 +607,7 @@ mod tests {
     #[test]
     fn a_rebuilt_rotation_is_unit_and_clamps_what_is_not_a_component() {
         assert_eq!(rebuild_rotation([0, 0, 0], 3), [0, 0, 0, 1 << 15]);
-        assert_eq!(
-            rebuild_rotation([16384, 16384, 16384], 0),
-            [16384, 16384, 16384, 16384]
-        );
+        assert_eq!(rebuild_rotation([16384, 16384, 16384], 0), [16384, 16384, 16384, 16384]);
         assert_eq!(rebuild_rotation([40000, 0, 0], 1), [32767, 255, 0, 0]);
     }
 }

@@ -454,23 +454,10 @@ mod tests {
         assert!(check(&b, 0, w.len(), MAX_STREAM_VERTICES, 2, colour).is_ok());
         assert_eq!(
             check(&b, 0, w.len(), MAX_STREAM_VERTICES - 1, 2, colour),
-            Err(TableError::BadIndex {
-                what: "triangle vertex",
-                index: 2,
-                offset: 8,
-                value: 5103,
-                limit: 5103
-            })
+            Err(TableError::BadIndex { what: "triangle vertex", index: 2, offset: 8, value: 5103, limit: 5103 })
         );
         let points: Vec<_> = Primitives::new(&b, 0).map(|p| p.points).collect();
-        assert_eq!(
-            points,
-            [
-                [4080, 4081, 5103, 5103],
-                [36, 37, 35, 38],
-                [24, 23, 5016, 25]
-            ]
-        );
+        assert_eq!(points, [[4080, 4081, 5103, 5103], [36, 37, 35, 38], [24, 23, 5016, 25]]);
     }
 
     #[test]
@@ -506,13 +493,7 @@ mod tests {
         // A base moves every index of its run: the triangle (0, 1, 2) from base 16 needs 19 vertices.
         assert_eq!(
             bad(&|w| w[0] |= 1 << 24, 13),
-            Some(TableError::BadIndex {
-                what: "triangle vertex",
-                index: 2,
-                offset: 8,
-                value: 16,
-                limit: 13
-            })
+            Some(TableError::BadIndex { what: "triangle vertex", index: 2, offset: 8, value: 16, limit: 13 })
         );
         assert_eq!(
             bad(&|w| w[7] = run_header(RUN_STRIP, 3, 0), 13),

@@ -21,10 +21,8 @@
 
 use super::pose::TRANSLATION_FRAC;
 use super::pose::{
-    layout, layout_and_counts, rebuild_rotation, ChannelCounts, ClipLayout, ClipWords, Words,
-    CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW, CLIP_POSE_HEADER_SIZE,
-    FRACS, ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, WIDTHS_DROPPED_SHIFT,
-    WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
+    layout, layout_and_counts, rebuild_rotation, ChannelCounts, ClipLayout, ClipWords, Words, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW,
+    CLIP_POSE_HEADER_SIZE, FRACS, ROTATION_FRAC, ROTATION_STORED_FRAC, SCALE_FRAC, WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
 };
 use super::{u32_at, BoneSample, Storage, TableError, Tables, CLIP_SIZE, HEADER_SIZE};
 use crate::gte::PoseQ14;
@@ -84,15 +82,7 @@ const NO_LAYOUT: Layout = Layout {
     frame_count: 0,
     record0_bits: 0,
 };
-const IDLE: Voice = Voice {
-    clip: 0,
-    frame: 0,
-    bit: 0,
-    ready: false,
-    prepared: false,
-    words: 0,
-    layout: NO_LAYOUT,
-};
+const IDLE: Voice = Voice { clip: 0, frame: 0, bit: 0, ready: false, prepared: false, words: 0, layout: NO_LAYOUT };
 
 impl Layout {
     fn of(l: &ClipLayout, counts: &ChannelCounts) -> Self {
@@ -135,20 +125,14 @@ impl Layout {
 pub fn words_needed(tables: &Tables, clip: usize) -> Result<usize, TableError> {
     let entry = tables.clip(clip)?;
     if tables.storage() != Storage::RigidGte {
-        return Err(TableError::WrongStorage {
-            expected: Storage::RigidGte,
-            found: tables.storage(),
-        });
+        return Err(TableError::WrongStorage { expected: Storage::RigidGte, found: tables.storage() });
     }
     Ok(layout_and_counts(tables, clip, &entry)?.1.state_words)
 }
 
 /// The most [`words_needed`] of any clip of `tables` (0 for baked tables).
 pub fn max_words_needed(tables: &Tables) -> usize {
-    (0..tables.clip_count())
-        .filter_map(|c| words_needed(tables, c).ok())
-        .max()
-        .unwrap_or(0)
+    (0..tables.clip_count()).filter_map(|c| words_needed(tables, c).ok()).max().unwrap_or(0)
 }
 
 /// [`max_words_needed`] of an embedded rigid blob at compile time, to size a `PoseStream`
@@ -206,11 +190,7 @@ pub fn near(tables: &Tables, voice: &VoiceState, clip: usize, g: usize) -> bool 
     v.ready
         && v.clip as usize == clip
         && (g > v.frame as usize || (g == v.frame as usize && !v.prepared))
-        && tables
-            .clip(clip)
-            .ok()
-            .and_then(|e| layout(tables, clip, &e).ok())
-            .is_some_and(|l| g - v.frame as usize <= l.block_frames)
+        && tables.clip(clip).ok().and_then(|e| layout(tables, clip, &e).ok()).is_some_and(|l| g - v.frame as usize <= l.block_frames)
 }
 
 /// One voice's position (its component states live in the caller's words).
@@ -248,35 +228,18 @@ impl VoiceState {
 /// now, so that the step across the boundary reads one record, not two. A player calls this on a
 /// frame that read no record (at 60 Hz, every other frame of a 30 Hz clip), spreading the boundary's
 /// two records over two frames. Whether `to` was prepared (nothing else is done).
-pub fn prepare_boundary(
-    tables: &Tables,
-    from: &VoiceState,
-    to: &mut VoiceState,
-    to_words: &mut [u32],
-) -> bool {
+pub fn prepare_boundary(tables: &Tables, from: &VoiceState, to: &mut VoiceState, to_words: &mut [u32]) -> bool {
     let f = from.0;
     let (frame, bf) = (f.frame as usize, f.layout.block_frames as usize);
-    if !f.ready
-        || f.prepared
-        || frame == 0
-        || frame % bf != 0
-        || frame + 1 >= f.layout.frame_count as usize
-        || to_words.len() < f.words as usize
-    {
+    if !f.ready || f.prepared || frame == 0 || frame % bf != 0 || frame + 1 >= f.layout.frame_count as usize || to_words.len() < f.words as usize {
         return false;
     }
     if to.0.ready && to.0.prepared && to.0.clip == f.clip && to.0.frame == f.frame {
         return true;
     }
     let voice = &mut to.0;
-    *voice = Voice {
-        prepared: true,
-        ..f
-    };
-    voice.bit = u32_at(
-        tables.bytes(),
-        f.layout.block_offsets as usize + 4 * (frame / bf),
-    );
+    *voice = Voice { prepared: true, ..f };
+    voice.bit = u32_at(tables.bytes(), f.layout.block_offsets as usize + 4 * (frame / bf));
     records(tables, voice, to_words, FRESH);
     true
 }
@@ -295,10 +258,7 @@ pub fn sample_voice(
 ) -> Result<(), TableError> {
     let bones = tables.bone_count();
     if out.len() < bones {
-        return Err(TableError::OutputTooSmall {
-            needed: bones,
-            len: out.len(),
-        });
+        return Err(TableError::OutputTooSmall { needed: bones, len: out.len() });
     }
     reach(tables, &mut voice.0, words, clip, g)?;
     write(tables, &voice.0, words, weight, &mut out[..bones]);
@@ -307,13 +267,7 @@ pub fn sample_voice(
 
 /// Brings `voice` (with `words`) to frame `g` of `clip` as [`sample_voice`] does, writing nothing:
 /// the record part of a decode alone (for benches that split a frame's cost).
-pub fn advance_voice(
-    tables: &Tables,
-    voice: &mut VoiceState,
-    words: &mut [u32],
-    clip: usize,
-    g: usize,
-) -> Result<(), TableError> {
+pub fn advance_voice(tables: &Tables, voice: &mut VoiceState, words: &mut [u32], clip: usize, g: usize) -> Result<(), TableError> {
     reach(tables, &mut voice.0, words, clip, g)
 }
 
@@ -332,10 +286,7 @@ pub fn pose_voice_q14(
 ) -> Result<bool, TableError> {
     let bones = tables.bone_count();
     if out.len() < bones {
-        return Err(TableError::OutputTooSmall {
-            needed: bones,
-            len: out.len(),
-        });
+        return Err(TableError::OutputTooSmall { needed: bones, len: out.len() });
     }
     let voice = &mut voice.0;
     reach(tables, voice, words, clip, g)?;
@@ -363,43 +314,20 @@ pub fn pose_voice_q14(
 
 /// Brings `voice` to frame `g` of `clip`: advanced when it stands at most one block before it in the
 /// same clip, else restarted at `g`'s block.
-fn reach(
-    tables: &Tables,
-    voice: &mut Voice,
-    words: &mut [u32],
-    clip: usize,
-    g: usize,
-) -> Result<(), TableError> {
+fn reach(tables: &Tables, voice: &mut Voice, words: &mut [u32], clip: usize, g: usize) -> Result<(), TableError> {
     let ahead = g.wrapping_sub(voice.frame as usize);
-    let near = voice.ready
-        && voice.clip as usize == clip
-        && ahead <= voice.layout.block_frames as usize
-        && !(voice.prepared && ahead == 0);
+    let near = voice.ready && voice.clip as usize == clip && ahead <= voice.layout.block_frames as usize && !(voice.prepared && ahead == 0);
     if !near || g >= voice.layout.frame_count as usize {
         let entry = tables.frame_clip(clip, g, Storage::RigidGte)?;
         let (l, counts) = layout_and_counts(tables, clip, &entry)?;
         if words.len() < counts.state_words {
-            return Err(TableError::OutputTooSmall {
-                needed: counts.state_words,
-                len: words.len(),
-            });
+            return Err(TableError::OutputTooSmall { needed: counts.state_words, len: words.len() });
         }
-        *voice = Voice {
-            clip: clip as u16,
-            frame: 0,
-            bit: 0,
-            ready: true,
-            prepared: false,
-            words: counts.state_words as u16,
-            layout: Layout::of(&l, &counts),
-        };
+        *voice = Voice { clip: clip as u16, frame: 0, bit: 0, ready: true, prepared: false, words: counts.state_words as u16, layout: Layout::of(&l, &counts) };
         seek(tables, voice, words, g);
     } else {
         if words.len() < voice.words as usize {
-            return Err(TableError::OutputTooSmall {
-                needed: voice.words as usize,
-                len: words.len(),
-            });
+            return Err(TableError::OutputTooSmall { needed: voice.words as usize, len: words.len() });
         }
         for _ in 0..ahead {
             step(tables, voice, words);
@@ -461,18 +389,13 @@ fn records(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8) {
     let clip = ClipWords::new(t, &voice.layout.clip_layout());
     let channels = t.bone_count() * CHANNELS_PER_BONE;
     #[cfg(target_os = "psx")]
-    if let Some(bit) = clip
-        .in_place()
-        .and_then(|c| records_hw(c.words(), c.stream(), channels, voice, words, mode))
-    {
+    if let Some(bit) = clip.in_place().and_then(|c| records_hw(c.words(), c.stream(), channels, voice, words, mode)) {
         voice.bit = bit;
         return;
     }
     match (clip.in_place(), mode) {
         (Some(c), FRESH) => records_from::<_, FRESH>(c, channels, voice, words, mode),
-        (Some(c), FIRST_DIFFERENCES) => {
-            records_from::<_, FIRST_DIFFERENCES>(c, channels, voice, words, mode)
-        }
+        (Some(c), FIRST_DIFFERENCES) => records_from::<_, FIRST_DIFFERENCES>(c, channels, voice, words, mode),
         (Some(c), RESIDUALS) => records_from::<_, RESIDUALS>(c, channels, voice, words, mode),
         (Some(c), _) => records_from::<_, RESTART>(c, channels, voice, words, mode),
         (None, _) => records_from::<_, 0>(clip, channels, voice, words, mode),
@@ -482,14 +405,7 @@ fn records(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8) {
 /// [`records_from`] on the console ([`hw::pass`]; a restart is a block's first record then its
 /// second): the bit after the record(s), or `None` (nothing read) for the Rust loop to do it.
 #[cfg(target_os = "psx")]
-fn records_hw(
-    clip: &[u32],
-    stream: usize,
-    channels: usize,
-    voice: &Voice,
-    words: &mut [u32],
-    mode: u8,
-) -> Option<u32> {
+fn records_hw(clip: &[u32], stream: usize, channels: usize, voice: &Voice, words: &mut [u32], mode: u8) -> Option<u32> {
     let l = voice.layout;
     let start = l.start();
     let mut p = hw::Pass {
@@ -528,13 +444,7 @@ impl<W: Words> Bits<W> {
     #[inline(always)]
     fn at(clip: W, bit: u32) -> Self {
         let i = clip.stream() + (bit >> 5) as usize;
-        Bits {
-            clip,
-            next: i + 2,
-            lo: clip.word(i),
-            hi: clip.word(i + 1),
-            s: bit & 31,
-        }
+        Bits { clip, next: i + 2, lo: clip.word(i), hi: clip.word(i + 1), s: bit & 31 }
     }
 
     /// The next `width`-bit (0..=32) two's-complement field.
@@ -567,13 +477,7 @@ impl<W: Words> Bits<W> {
 /// [`records`] for one `MODE` (0: `mode` at run time, for the rare clip read from bytes). Components
 /// in state order; a rotation's (value, difference) as halfwords of one word.
 #[inline(never)]
-fn records_from<W: Words, const MODE: u8>(
-    clip: W,
-    channels: usize,
-    voice: &mut Voice,
-    words: &mut [u32],
-    mode: u8,
-) {
+fn records_from<W: Words, const MODE: u8>(clip: W, channels: usize, voice: &mut Voice, words: &mut [u32], mode: u8) {
     let mode = if MODE == 0 { mode } else { MODE };
     let l = voice.layout;
     let start = l.start();
@@ -581,14 +485,7 @@ fn records_from<W: Words, const MODE: u8>(
     let widths_at = voice.widths_word();
     // The record being read, and for RESTART record 1 (after the whole record 0).
     let mut bits = Bits::at(clip, voice.bit);
-    let mut bits1 = Bits::at(
-        clip,
-        if mode == RESTART {
-            voice.bit + l.record0_bits as u32
-        } else {
-            0
-        },
-    );
+    let mut bits1 = Bits::at(clip, if mode == RESTART { voice.bit + l.record0_bits as u32 } else { 0 });
     let (mut w, mut a) = (0usize, 0usize);
     let mut kind = 0;
     for ch in 0..channels {
@@ -598,11 +495,7 @@ fn records_from<W: Words, const MODE: u8>(
         if d & CHANNEL_ANIMATED as u32 == 0 {
             continue;
         }
-        let widths = if mode == FRESH {
-            0
-        } else {
-            clip.word(widths_at + a)
-        };
+        let widths = if mode == FRESH { 0 } else { clip.word(widths_at + a) };
         a += 1;
         // The record's field widths of the three components, five bits each (a base width, up to 32,
         // is the same for all three).
@@ -611,51 +504,29 @@ fn records_from<W: Words, const MODE: u8>(
             RESIDUALS => (widths >> WIDTHS_RESIDUAL_SHIFT, 0),
             _ => (0, (d >> 16) & 63),
         };
-        let width = |c: u32| {
-            if mode == FRESH || mode == RESTART {
-                base
-            } else {
-                (fields >> (WIDTH_BITS * c)) & 31
-            }
-        };
+        let width = |c: u32| if mode == FRESH || mode == RESTART { base } else { (fields >> (WIDTH_BITS * c)) & 31 };
         if rotation {
-            let Some(slots) = words.get_mut(w..w + 3) else {
-                return;
-            };
+            let Some(slots) = words.get_mut(w..w + 3) else { return };
             w += 3;
             for (c, slot) in (0..3u32).zip(slots.iter_mut()) {
                 let x = bits.signed(width(c));
-                let d1 = if mode == RESTART {
-                    bits1.signed((widths >> (WIDTH_BITS * c)) & 31)
-                } else {
-                    0
-                };
+                let d1 = if mode == RESTART { bits1.signed((widths >> (WIDTH_BITS * c)) & 31) } else { 0 };
                 let (value, step) = ((*slot as i32) << 16 >> 16, (*slot as i32) >> 16);
                 let (value, step) = advance_component(mode, value, step, x, d1);
                 *slot = (value as u32 & 0xFFFF) | ((step as u32) << 16);
             }
         } else {
-            let Some(slots) = words.get_mut(w..w + 6) else {
-                return;
-            };
+            let Some(slots) = words.get_mut(w..w + 6) else { return };
             w += 6;
             for (c, pair) in (0..3u32).zip(slots.chunks_exact_mut(2)) {
                 let x = bits.signed(width(c));
-                let d1 = if mode == RESTART {
-                    bits1.signed((widths >> (WIDTH_BITS * c)) & 31)
-                } else {
-                    0
-                };
+                let d1 = if mode == RESTART { bits1.signed((widths >> (WIDTH_BITS * c)) & 31) } else { 0 };
                 let (value, step) = advance_component(mode, pair[0] as i32, pair[1] as i32, x, d1);
                 (pair[0], pair[1]) = (value as u32, step as u32);
             }
         }
     }
-    voice.bit = if mode == RESTART {
-        bits1.bit()
-    } else {
-        bits.bit()
-    };
+    voice.bit = if mode == RESTART { bits1.bit() } else { bits.bit() };
 }
 
 /// A component's (value, difference) after a record: `x` the field read, `d1` record 1's difference
@@ -665,10 +536,7 @@ fn advance_component(mode: u8, value: i32, step: i32, x: i32, d1: i32) -> (i32, 
     match mode {
         FRESH => (x, 0),
         FIRST_DIFFERENCES => (value.wrapping_add(x), x),
-        RESIDUALS => (
-            value.wrapping_add(step.wrapping_add(x)),
-            step.wrapping_add(x),
-        ),
+        RESIDUALS => (value.wrapping_add(step.wrapping_add(x)), step.wrapping_add(x)),
         _ => (x.wrapping_add(d1), d1),
     }
 }
@@ -685,13 +553,7 @@ fn write(t: &Tables, voice: &Voice, words: &[u32], weight: u32, out: &mut [BoneS
 }
 
 #[inline(never)]
-fn write_from<W: Words>(
-    clip: W,
-    voice: &Voice,
-    words: &[u32],
-    weight: u32,
-    out: &mut [BoneSample],
-) {
+fn write_from<W: Words>(clip: W, voice: &Voice, words: &[u32], weight: u32, out: &mut [BoneSample]) {
     const UP: u32 = ROTATION_FRAC - ROTATION_STORED_FRAC;
     let l = voice.layout;
     let start = l.start();
@@ -714,34 +576,11 @@ fn write_from<W: Words>(
             let (w0, w1) = (clip.word(at), clip.word(at + 1));
             at += 2;
             // Each halfword's sign moved to bit 31 and shifted down to Q30.
-            [
-                ((w0 << 16) as i32) >> (16 - UP),
-                (w0 as i32) >> 16 << UP,
-                ((w1 << 16) as i32) >> (16 - UP),
-                (w1 as i32) >> 16 << UP,
-            ]
+            [((w0 << 16) as i32) >> (16 - UP), (w0 as i32) >> 16 << UP, ((w1 << 16) as i32) >> (16 - UP), (w1 as i32) >> 16 << UP]
         };
         // Translation, then scale.
-        sample.translation = vector_channel(
-            &clip,
-            clip.word(ch + 1),
-            1,
-            words,
-            weight,
-            &mut w,
-            &mut a,
-            &mut at,
-        );
-        sample.scale = vector_channel(
-            &clip,
-            clip.word(ch + 2),
-            2,
-            words,
-            weight,
-            &mut w,
-            &mut a,
-            &mut at,
-        );
+        sample.translation = vector_channel(&clip, clip.word(ch + 1), 1, words, weight, &mut w, &mut a, &mut at);
+        sample.scale = vector_channel(&clip, clip.word(ch + 2), 2, words, weight, &mut w, &mut a, &mut at);
         ch += CHANNELS_PER_BONE;
     }
 }
@@ -751,25 +590,13 @@ fn write_from<W: Words>(
 /// moved on past what it read; `a` counts animated channels).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn vector_channel<W: Words>(
-    clip: &W,
-    d: u32,
-    kind: usize,
-    words: &[u32],
-    weight: u32,
-    w: &mut usize,
-    a: &mut usize,
-    at: &mut usize,
-) -> [i32; 3] {
+fn vector_channel<W: Words>(clip: &W, d: u32, kind: usize, words: &[u32], weight: u32, w: &mut usize, a: &mut usize, at: &mut usize) -> [i32; 3] {
     let shift = FRACS[kind].saturating_sub((d >> 8) & 255);
     if d & CHANNEL_ANIMATED as u32 != 0 {
         *a += 1;
         let mut v = [0i32; 3];
         for c in v.iter_mut() {
-            let (value, step) = (
-                words.get(*w).copied().unwrap_or(0) as i32,
-                words.get(*w + 1).copied().unwrap_or(0) as i32,
-            );
+            let (value, step) = (words.get(*w).copied().unwrap_or(0) as i32, words.get(*w + 1).copied().unwrap_or(0) as i32);
             *w += 2;
             *c = interpolate_vector(value, step, shift, weight);
         }
@@ -780,31 +607,17 @@ fn vector_channel<W: Words>(
     } else if d & CHANNEL_NARROW as u32 != 0 {
         let (w0, w1) = (clip.word(*at), clip.word(*at + 1));
         *at += 2;
-        [
-            ((w0 << 16) as i32 >> 16).wrapping_shl(shift),
-            ((w0 as i32) >> 16).wrapping_shl(shift),
-            ((w1 << 16) as i32 >> 16).wrapping_shl(shift),
-        ]
+        [((w0 << 16) as i32 >> 16).wrapping_shl(shift), ((w0 as i32) >> 16).wrapping_shl(shift), ((w1 << 16) as i32 >> 16).wrapping_shl(shift)]
     } else {
         *at += 3;
-        [
-            clip.word(*at - 3) as i32,
-            clip.word(*at - 2) as i32,
-            clip.word(*at - 1) as i32,
-        ]
+        [clip.word(*at - 3) as i32, clip.word(*at - 2) as i32, clip.word(*at - 1) as i32]
     }
 }
 
 /// [`write_from`] in the GTE's pose form, rounded as `PoseQ14::from_sample` rounds (a Q15 rotation
 /// component `v` is `(v + 1) >> 1` in Q14): whether every bone has that form.
 #[inline(never)]
-fn write_q14_from<W: Words>(
-    clip: W,
-    voice: &Voice,
-    words: &[u32],
-    weight: u32,
-    out: &mut [PoseQ14],
-) -> bool {
+fn write_q14_from<W: Words>(clip: W, voice: &Voice, words: &[u32], weight: u32, out: &mut [PoseQ14]) -> bool {
     let l = voice.layout;
     let start = l.start();
     let widths_at = voice.widths_word();
@@ -817,9 +630,7 @@ fn write_q14_from<W: Words>(
         pose.rotation = if d & CHANNEL_ANIMATED as u32 != 0 {
             let widths = clip.word(widths_at + a);
             a += 1;
-            let Some(&[s0, s1, s2]) = words.get(w..w + 3) else {
-                return false;
-            };
+            let Some(&[s0, s1, s2]) = words.get(w..w + 3) else { return false };
             w += 3;
             animated_rotation([s0, s1, s2], d, widths, weight).map(q14)
         } else if d & CHANNEL_IDENTITY as u32 != 0 {
@@ -827,24 +638,9 @@ fn write_q14_from<W: Words>(
         } else {
             let (w0, w1) = (clip.word(at), clip.word(at + 1));
             at += 2;
-            [
-                w0 as i32 as i16,
-                (w0 >> 16) as i16,
-                w1 as i32 as i16,
-                (w1 >> 16) as i16,
-            ]
-            .map(|h| q14(h as i32))
+            [w0 as i32 as i16, (w0 >> 16) as i16, w1 as i32 as i16, (w1 >> 16) as i16].map(|h| q14(h as i32))
         };
-        let t = vector_channel(
-            &clip,
-            clip.word(ch + 1),
-            1,
-            words,
-            weight,
-            &mut w,
-            &mut a,
-            &mut at,
-        );
+        let t = vector_channel(&clip, clip.word(ch + 1), 1, words, weight, &mut w, &mut a, &mut at);
         // Rounded to GTE units as `unit_sample` rounds; the scale must be 1.0 within its rounding.
         let t = t.map(|v| ((v >> 1) + (1 << (TRANSLATION_FRAC - 2))) >> (TRANSLATION_FRAC - 1));
         fits &= t.iter().all(|&v| (v + 0x8000) as u32 <= 0xFFFF);
@@ -866,14 +662,7 @@ fn write_q14_from<W: Words>(
 #[inline(always)]
 fn animated_rotation(slots: [u32; 3], d: u32, widths: u32, weight: u32) -> [i32; 4] {
     let shift = ROTATION_STORED_FRAC.saturating_sub((d >> 8) & 255);
-    let q = slots.map(|slot| {
-        interpolate_rotation(
-            (slot as i32) << 16 >> 16,
-            (slot as i32) >> 16,
-            shift,
-            weight,
-        )
-    });
+    let q = slots.map(|slot| interpolate_rotation((slot as i32) << 16 >> 16, (slot as i32) >> 16, shift, weight));
     rebuild_rotation(q, (widths >> WIDTHS_DROPPED_SHIFT) as usize)
 }
 
@@ -889,9 +678,6 @@ fn interpolate_rotation(value: i32, step: i32, shift: u32, weight: u32) -> i32 {
 /// stored in whole units still moves smoothly between frames).
 #[inline(always)]
 fn interpolate_vector(value: i32, step: i32, shift: u32, weight: u32) -> i32 {
-    let (before, step) = (
-        value.wrapping_sub(step).wrapping_shl(shift),
-        step.wrapping_shl(shift),
-    );
+    let (before, step) = (value.wrapping_sub(step).wrapping_shl(shift), step.wrapping_shl(shift));
     before.wrapping_add(((step as i64 * weight as i64) >> 12) as i32)
 }

@@ -144,7 +144,7 @@ fn rigid_clip() -> Vec<u8> {
         d.extend_from_slice(&(1i32 << SCALE_FRAC).to_le_bytes());
     }
     d.extend_from_slice(&0u32.to_le_bytes()); // block 0 at bit 0
-                                              // translation widths: x wb 3, wr 2; y and z 0
+    // translation widths: x wb 3, wr 2; y and z 0
     d.extend_from_slice(&(3u32 | 2 << WIDTHS_RESIDUAL_SHIFT).to_le_bytes());
     // record 0: x 10, y 0, z -5 (8 bits each); record 1: x d1 2 (3 bits); record 2: x residual 1 (2 bits)
     let mut s = Bits::default();
@@ -161,25 +161,11 @@ fn reads_the_tables_of_a_hand_assembled_blob() {
     let t = Tables::parse(&b).unwrap();
     assert_eq!(t.storage(), Storage::RigidGte);
     assert_eq!(
-        (
-            t.bone_count(),
-            t.vertex_count(),
-            t.triangle_count(),
-            t.material_count(),
-            t.clip_count()
-        ),
+        (t.bone_count(), t.vertex_count(), t.triangle_count(), t.material_count(), t.clip_count()),
         (1, 2, 1, 1, 1)
     );
     assert_eq!(t.bounds(), [[-10, -20, -30], [10, 20, 30]]);
-    assert_eq!(
-        t.bone(0),
-        Bone {
-            parent: None,
-            first_vertex: 0,
-            vertex_count: 2,
-            name_offset: 0
-        }
-    );
+    assert_eq!(t.bone(0), Bone { parent: None, first_vertex: 0, vertex_count: 2, name_offset: 0 });
     assert_eq!(t.name(0), Ok("root"));
     assert_eq!(t.vertex(1), [-1, 2, 3]);
     let p: Vec<_> = t.primitives().collect();
@@ -199,20 +185,8 @@ fn reads_the_tables_of_a_hand_assembled_blob() {
     assert_eq!(t.find_clip("clip"), Some(0));
     assert_eq!(t.find_clip("walk"), None);
     // The compile-time sizes a game takes from the embedded blob: its header's counts.
-    assert_eq!(
-        (
-            crate::tables::vertex_count_of(&b),
-            crate::tables::triangle_count_of(&b)
-        ),
-        (2, 1)
-    );
-    assert_eq!(
-        (
-            crate::tables::vertex_count_of(&b[..40]),
-            crate::tables::triangle_count_of(&b[..40])
-        ),
-        (0, 0)
-    );
+    assert_eq!((crate::tables::vertex_count_of(&b), crate::tables::triangle_count_of(&b)), (2, 1));
+    assert_eq!((crate::tables::vertex_count_of(&b[..40]), crate::tables::triangle_count_of(&b[..40])), (0, 0));
 }
 
 #[test]
@@ -222,41 +196,17 @@ fn decodes_constant_and_second_order_delta_channels() {
     let mut out = [BoneSample::default(); 1];
     for (frame, x) in [(0, 10), (1, 12), (2, 15)] {
         t.decode_pose(0, frame, &mut out).unwrap();
-        assert_eq!(
-            out[0].rotation,
-            [0, 0, 0, 32767 << (ROTATION_FRAC - ROTATION_STORED_FRAC)],
-            "frame {frame}"
-        );
-        assert_eq!(
-            out[0].translation,
-            [x << TRANSLATION_FRAC, 0, -5 << TRANSLATION_FRAC],
-            "frame {frame}"
-        );
+        assert_eq!(out[0].rotation, [0, 0, 0, 32767 << (ROTATION_FRAC - ROTATION_STORED_FRAC)], "frame {frame}");
+        assert_eq!(out[0].translation, [x << TRANSLATION_FRAC, 0, -5 << TRANSLATION_FRAC], "frame {frame}");
         assert_eq!(out[0].scale, [1 << SCALE_FRAC; 3]);
     }
-    assert_eq!(
-        t.decode_pose(0, 3, &mut out),
-        Err(TableError::FrameOutOfRange {
-            clip: 0,
-            frame: 3,
-            frames: 3
-        })
-    );
-    assert_eq!(
-        t.decode_pose(1, 0, &mut out),
-        Err(TableError::ClipOutOfRange { clip: 1, clips: 1 })
-    );
-    assert_eq!(
-        t.decode_pose(0, 0, &mut []),
-        Err(TableError::OutputTooSmall { needed: 1, len: 0 })
-    );
+    assert_eq!(t.decode_pose(0, 3, &mut out), Err(TableError::FrameOutOfRange { clip: 0, frame: 3, frames: 3 }));
+    assert_eq!(t.decode_pose(1, 0, &mut out), Err(TableError::ClipOutOfRange { clip: 1, clips: 1 }));
+    assert_eq!(t.decode_pose(0, 0, &mut []), Err(TableError::OutputTooSmall { needed: 1, len: 0 }));
     let mut frame = [[0i16; 3]; 2];
     assert_eq!(
         t.decode_baked_frame(0, 0, &mut frame),
-        Err(TableError::WrongStorage {
-            expected: Storage::BakedVertices,
-            found: Storage::RigidGte
-        })
+        Err(TableError::WrongStorage { expected: Storage::BakedVertices, found: Storage::RigidGte })
     );
 }
 
@@ -265,23 +215,12 @@ fn decodes_constant_and_second_order_delta_channels() {
 /// when one fails. Returns the frames compared.
 fn sequential_equals_random_access(t: &Tables) -> usize {
     let mut stream = std::boxed::Box::new(crate::render::PoseStream::<256>::new());
-    let (mut seq, mut random) = (
-        vec![BoneSample::default(); t.bone_count()],
-        vec![BoneSample::default(); t.bone_count()],
-    );
+    let (mut seq, mut random) = (vec![BoneSample::default(); t.bone_count()], vec![BoneSample::default(); t.bone_count()]);
     let mut compared = 0;
     for c in 0..t.clip_count() {
         for f in 0..t.clip(c).unwrap().frame_count {
-            let s = crate::anim::FrameSample {
-                clip: c as u16,
-                frame: f,
-                next: f,
-                weight: 0,
-            };
-            let (a, b) = (
-                stream.sample(t, &s, &mut seq),
-                t.decode_pose(c, f as usize, &mut random),
-            );
+            let s = crate::anim::FrameSample { clip: c as u16, frame: f, next: f, weight: 0 };
+            let (a, b) = (stream.sample(t, &s, &mut seq), t.decode_pose(c, f as usize, &mut random));
             assert_eq!(a.is_ok(), b.is_ok(), "clip {c} frame {f}: {a:?} vs {b:?}");
             if a.is_err() {
                 break;
@@ -298,35 +237,18 @@ fn sequential_decoding_gives_the_random_access_samples() {
     let b = blob(0, 3, &rigid_clip(), &[]);
     let t = Tables::parse(&b).unwrap();
     // Sized at compile time as at run time (a translation: 6 words); nothing for a truncated blob.
-    assert_eq!(
-        (
-            crate::tables::stream::words_for_blob(&b),
-            crate::tables::stream::max_words_needed(&t)
-        ),
-        (6, 6)
-    );
+    assert_eq!((crate::tables::stream::words_for_blob(&b), crate::tables::stream::max_words_needed(&t)), (6, 6));
     assert_eq!(crate::tables::stream::words_for_blob(&b[..40]), 0);
     assert_eq!(sequential_equals_random_access(&t), 3);
     // Between frames: each stored component interpolated (x from 12 to 15, a quarter of the way).
     let mut stream = crate::render::PoseStream::<8>::new();
     let mut out = [BoneSample::default(); 1];
-    let s = crate::anim::FrameSample {
-        clip: 0,
-        frame: 1,
-        next: 2,
-        weight: 1024,
-    };
+    let s = crate::anim::FrameSample { clip: 0, frame: 1, next: 2, weight: 1024 };
     stream.sample(&t, &s, &mut out).unwrap();
-    assert_eq!(
-        out[0].translation[0],
-        (12 << TRANSLATION_FRAC) + (3 << TRANSLATION_FRAC) / 4
-    );
+    assert_eq!(out[0].translation[0], (12 << TRANSLATION_FRAC) + (3 << TRANSLATION_FRAC) / 4);
     // Too little state for the clip's animated channels (a translation takes 6 words).
     let mut small = crate::render::PoseStream::<5>::new();
-    assert_eq!(
-        small.sample(&t, &s, &mut out),
-        Err(TableError::OutputTooSmall { needed: 6, len: 5 })
-    );
+    assert_eq!(small.sample(&t, &s, &mut out), Err(TableError::OutputTooSmall { needed: 6, len: 5 }));
     // A voice standing in the clip still checks the words it is given on every call.
     let mut voice = crate::tables::stream::VoiceState::IDLE;
     let mut words = [0u32; 8];
@@ -335,20 +257,8 @@ fn sequential_decoding_gives_the_random_access_samples() {
         crate::tables::stream::sample_voice(&t, &mut voice, &mut words[..5], 0, 2, 4096, &mut out),
         Err(TableError::OutputTooSmall { needed: 6, len: 5 })
     );
-    let far = crate::anim::FrameSample {
-        clip: 0,
-        frame: 3,
-        next: 3,
-        weight: 0,
-    };
-    assert_eq!(
-        stream.sample(&t, &far, &mut out),
-        Err(TableError::FrameOutOfRange {
-            clip: 0,
-            frame: 3,
-            frames: 3
-        })
-    );
+    let far = crate::anim::FrameSample { clip: 0, frame: 3, next: 3, weight: 0 };
+    assert_eq!(stream.sample(&t, &far, &mut out), Err(TableError::FrameOutOfRange { clip: 0, frame: 3, frames: 3 }));
 }
 
 /// Found by fuzzing: a scale flagged both animated and identity is animated (as the sample route
@@ -360,20 +270,7 @@ fn a_channel_flagged_animated_and_identity_is_animated_in_both_routes() {
         d.extend_from_slice(&v.to_le_bytes());
     }
     // rotation constant; translation animated (k 0, base 8); scale flagged animated and identity (k 0, base 8)
-    d.extend_from_slice(&[
-        0,
-        15,
-        16,
-        0,
-        CHANNEL_ANIMATED,
-        0,
-        8,
-        0,
-        CHANNEL_ANIMATED | CHANNEL_IDENTITY,
-        0,
-        8,
-        0,
-    ]);
+    d.extend_from_slice(&[0, 15, 16, 0, CHANNEL_ANIMATED, 0, 8, 0, CHANNEL_ANIMATED | CHANNEL_IDENTITY, 0, 8, 0]);
     for c in [0i16, 0, 0, 32767] {
         d.extend_from_slice(&c.to_le_bytes());
     }
@@ -387,30 +284,15 @@ fn a_channel_flagged_animated_and_identity_is_animated_in_both_routes() {
     d.resize(d.len().next_multiple_of(4), 0);
     let b = blob(0, 3, &d, &[]);
     let t = Tables::parse(&b).unwrap();
-    let (mut samples, mut poses) = (
-        crate::render::PoseStream::<16>::new(),
-        crate::render::PoseStream::<16>::new(),
-    );
-    let (mut out, mut q14) = (
-        [BoneSample::default(); 1],
-        [crate::gte::PoseQ14::default(); 1],
-    );
+    let (mut samples, mut poses) = (crate::render::PoseStream::<16>::new(), crate::render::PoseStream::<16>::new());
+    let (mut out, mut q14) = ([BoneSample::default(); 1], [crate::gte::PoseQ14::default(); 1]);
     for frame in 0..3u16 {
         for weight in [0, 2048] {
-            let s = crate::anim::FrameSample {
-                clip: 0,
-                frame,
-                next: (frame + 1).min(2),
-                weight,
-            };
+            let s = crate::anim::FrameSample { clip: 0, frame, next: (frame + 1).min(2), weight };
             samples.sample(&t, &s, &mut out).unwrap();
             assert_eq!(out[0].scale, [2 << SCALE_FRAC; 3], "frame {frame}");
             let fits = crate::render::PoseVoices::pose_q14(&mut poses, &t, &s, &mut q14).unwrap();
-            assert_eq!(
-                fits,
-                crate::gte::PoseQ14::from_sample(&out[0]).is_some(),
-                "frame {frame} weight {weight}"
-            );
+            assert_eq!(fits, crate::gte::PoseQ14::from_sample(&out[0]).is_some(), "frame {frame} weight {weight}");
         }
     }
 }
@@ -421,13 +303,7 @@ fn a_truncated_pose_stream_is_refused_at_parse() {
     clip.truncate(clip.len() - 2);
     let b = blob(0, 3, &clip, &[]);
     // The blob's padding keeps some zero bits, but the clip data (its stream) ends early.
-    assert!(matches!(
-        Tables::parse(&b),
-        Err(TableError::BadClipData {
-            what: "block records run past the stream",
-            ..
-        })
-    ));
+    assert!(matches!(Tables::parse(&b), Err(TableError::BadClipData { what: "block records run past the stream", .. })));
 }
 
 /// The baked test blob's bind positions (`blob` writes them as its vertices).
@@ -480,10 +356,7 @@ fn decodes_baked_delta_escape_and_raw_frames() {
     t.decode_baked_frame(0, 2, &mut again).unwrap();
     assert_eq!(again, [[116, -216, 1234], [-1, 2, -2045]]);
     let mut pose = [BoneSample::default()];
-    assert!(matches!(
-        t.decode_pose(0, 0, &mut pose),
-        Err(TableError::WrongStorage { .. })
-    ));
+    assert!(matches!(t.decode_pose(0, 0, &mut pose), Err(TableError::WrongStorage { .. })));
 }
 
 #[test]
@@ -495,20 +368,14 @@ fn bad_payloads_are_reported_with_their_offset() {
     let mut f = [[0i16; 3]; 2];
     assert_eq!(
         t.decode_baked_frame(0, 0, &mut f),
-        Err(TableError::BadFramePayload {
-            offset: payload,
-            what: "unknown frame mode byte"
-        })
+        Err(TableError::BadFramePayload { offset: payload, what: "unknown frame mode byte" })
     );
     let mut b = baked_blob();
     b[payload + 1] = 1;
     let t = Tables::parse(&b).unwrap();
     assert_eq!(
         t.decode_baked_frame(0, 0, &mut f),
-        Err(TableError::BadFramePayload {
-            offset: payload + 1,
-            what: "reserved payload byte is not 0"
-        })
+        Err(TableError::BadFramePayload { offset: payload + 1, what: "reserved payload byte is not 0" })
     );
     // An escape of coordinate 6 (there are 6): found after the deltas are decoded.
     let mut b = baked_blob();
@@ -516,34 +383,19 @@ fn bad_payloads_are_reported_with_their_offset() {
     let t = Tables::parse(&b).unwrap();
     assert_eq!(
         t.decode_baked_frame(0, 0, &mut f),
-        Err(TableError::BadFramePayload {
-            offset: payload + 12,
-            what: "escape coordinate past 3 * vertex count"
-        })
+        Err(TableError::BadFramePayload { offset: payload + 12, what: "escape coordinate past 3 * vertex count" })
     );
     assert_eq!(f, [[116, -216, 300], [-1, 2, -2045]]);
     // An escape count past the blob's end.
     let mut b = baked_blob();
     b[payload + 2] = 200;
     let t = Tables::parse(&b).unwrap();
-    assert!(matches!(
-        t.decode_baked_frame(0, 0, &mut f),
-        Err(TableError::BadFramePayload {
-            what: "payload runs past the end of the blob",
-            ..
-        })
-    ));
+    assert!(matches!(t.decode_baked_frame(0, 0, &mut f), Err(TableError::BadFramePayload { what: "payload runs past the end of the blob", .. })));
     // A frame offset past the blob, or not a multiple of 4, is caught when parsing.
     for offset in [10_000u32, CLIP_DATA as u32 + 13] {
         let mut b = baked_blob();
         b[CLIP_DATA + 4..CLIP_DATA + 8].copy_from_slice(&offset.to_le_bytes());
-        assert!(
-            matches!(
-                Tables::parse(&b),
-                Err(TableError::BadIndex { index: 1, .. })
-            ),
-            "{offset}"
-        );
+        assert!(matches!(Tables::parse(&b), Err(TableError::BadIndex { index: 1, .. })), "{offset}");
     }
 }
 
@@ -556,10 +408,7 @@ fn a_payload_decodes_into_the_first_vertex_count_entries() {
     decode_baked_frame_payload(&t, payload, &mut longer).unwrap();
     assert_eq!(longer, [[116, -216, 1234], [-1, 2, -2045], [7, 7, 7]]);
     let mut short = [[0i16; 3]; 1];
-    assert_eq!(
-        decode_baked_frame_payload(&t, payload, &mut short),
-        Err(TableError::OutputTooSmall { needed: 2, len: 1 })
-    );
+    assert_eq!(decode_baked_frame_payload(&t, payload, &mut short), Err(TableError::OutputTooSmall { needed: 2, len: 1 }));
 }
 
 #[test]
@@ -570,38 +419,24 @@ fn baked_decode_lanes_must_match_a_bind_within_the_limit() {
     bad[lanes + 2] ^= 1;
     assert_eq!(
         Tables::parse(&bad).unwrap_err(),
-        TableError::BadFramePayload {
-            offset: lanes + 2,
-            what: "decode lane is not bind + 0x7800"
-        }
+        TableError::BadFramePayload { offset: lanes + 2, what: "decode lane is not bind + 0x7800" }
     );
     // The lane past the last coordinate must be 0.
     let mut bad = b.clone();
     bad[lanes + 12] = 1;
-    assert!(matches!(
-        Tables::parse(&bad),
-        Err(TableError::BadFramePayload { .. })
-    ));
+    assert!(matches!(Tables::parse(&bad), Err(TableError::BadFramePayload { .. })));
     // A bind coordinate beyond 7.5 m, its lane consistent.
     let mut bad = b.clone();
     let vertices = lanes - 16;
     bad[vertices..vertices + 2].copy_from_slice(&(-30_721i16).to_le_bytes());
     bad[lanes..lanes + 2].copy_from_slice(&decode_lane(-30_721).to_le_bytes());
-    assert_eq!(
-        Tables::parse(&bad).unwrap_err(),
-        TableError::ValueOverflow { offset: vertices }
-    );
+    assert_eq!(Tables::parse(&bad).unwrap_err(), TableError::ValueOverflow { offset: vertices });
 }
 
 /// The payload format by its words, the way a reader of the module docs would decode it: the
 /// definition must agree on any deltas, escapes and bind within the limit.
 fn reference_decode(bind: &[[i16; 3]], deltas: &[i8], escapes: &[(u16, i16)]) -> Vec<i16> {
-    let mut out: Vec<i16> = bind
-        .iter()
-        .flatten()
-        .zip(deltas)
-        .map(|(&b, &d)| (b as i32 + 16 * d as i32) as i16)
-        .collect();
+    let mut out: Vec<i16> = bind.iter().flatten().zip(deltas).map(|(&b, &d)| (b as i32 + 16 * d as i32) as i16).collect();
     for &(c, v) in escapes {
         out[c as usize] = v;
     }
@@ -642,19 +477,10 @@ proptest::proptest! {
 #[test]
 fn header_errors_name_what_is_wrong() {
     let good = blob(0, 3, &rigid_clip(), &[]);
-    assert_eq!(
-        Tables::parse(&good[..10]).err(),
-        Some(TableError::TooShort {
-            needed: HEADER_SIZE,
-            len: 10
-        })
-    );
+    assert_eq!(Tables::parse(&good[..10]).err(), Some(TableError::TooShort { needed: HEADER_SIZE, len: 10 }));
     let mut b = good.clone();
     b[0] = b'X';
-    assert_eq!(
-        Tables::parse(&b).err(),
-        Some(TableError::BadMagic { found: *b"XXSK" })
-    );
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::BadMagic { found: *b"XXSK" }));
     let mut b = good.clone();
     b[4] = 1;
     assert_eq!(
@@ -663,32 +489,14 @@ fn header_errors_name_what_is_wrong() {
     );
     let mut b = good.clone();
     b[6] = 9;
-    assert_eq!(
-        Tables::parse(&b).err(),
-        Some(TableError::BadStorage { found: 9 })
-    );
-    assert!(matches!(
-        Tables::parse(&good[..good.len() - 4]),
-        Err(TableError::TooShort { .. })
-    ));
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::BadStorage { found: 9 }));
+    assert!(matches!(Tables::parse(&good[..good.len() - 4]), Err(TableError::TooShort { .. })));
     let mut b = good.clone();
     b[44] = 86; // vertices offset 86: not 4-aligned
-    assert_eq!(
-        Tables::parse(&b).err(),
-        Some(TableError::Misaligned {
-            what: "vertices",
-            offset: 86
-        })
-    );
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::Misaligned { what: "vertices", offset: 86 }));
     let mut b = good.clone();
     b[10] = 200; // 200 vertices do not fit
-    assert!(matches!(
-        Tables::parse(&b),
-        Err(TableError::SectionOutOfBounds {
-            what: "vertices",
-            ..
-        })
-    ));
+    assert!(matches!(Tables::parse(&b), Err(TableError::SectionOutOfBounds { what: "vertices", .. })));
 }
 
 #[test]
@@ -708,29 +516,13 @@ fn index_errors_name_the_table_entry_and_offset() {
     );
     let mut b = blob(0, 3, &rigid_clip(), &[]);
     b[76..78].copy_from_slice(&0u16.to_le_bytes()); // the root is its own parent
-    assert_eq!(
-        Tables::parse(&b).err(),
-        Some(TableError::ParentNotBefore {
-            bone: 0,
-            parent: 0,
-            offset: 76
-        })
-    );
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::ParentNotBefore { bone: 0, parent: 0, offset: 76 }));
     let mut b = blob(0, 3, &rigid_clip(), &[]);
     b[CLIP_DATA + 2] = 5; // block count != ceil((3 - 1) / 16)
-    assert!(matches!(
-        Tables::parse(&b),
-        Err(TableError::BadClipData { clip: 0, .. })
-    ));
+    assert!(matches!(Tables::parse(&b), Err(TableError::BadClipData { clip: 0, .. })));
     let mut b = blob(0, 3, &rigid_clip(), &[]);
     b[CLIP_DATA + CLIP_POSE_HEADER_SIZE + 1] = 16; // rotation fraction bits above 15
-    assert!(matches!(
-        Tables::parse(&b),
-        Err(TableError::BadClipData {
-            what: "fraction bits too large",
-            ..
-        })
-    ));
+    assert!(matches!(Tables::parse(&b), Err(TableError::BadClipData { what: "fraction bits too large", .. })));
 }
 
 mod fuzz {
@@ -784,47 +576,26 @@ fn clip_events_are_read_and_checked() {
     let b = with_events(blob(0, 3, &rigid_clip(), &[]), &[(2, 0), (0, 5)]);
     let t = Tables::parse(&b).unwrap();
     assert_eq!(t.event_count(0), 2);
-    assert_eq!(
-        (t.event(0, 0), t.event(0, 1), t.event(0, 2)),
-        (Some(("root", 2)), Some(("clip", 0)), None)
-    );
+    assert_eq!((t.event(0, 0), t.event(0, 1), t.event(0, 2)), (Some(("root", 2)), Some(("clip", 0)), None));
     assert_eq!((t.event_count(1), t.event(1, 0)), (0, None));
 
     let events = b.len() - 8;
     let past = with_events(blob(0, 3, &rigid_clip(), &[]), &[(3, 0)]);
     assert_eq!(
         Tables::parse(&past).unwrap_err(),
-        TableError::BadIndex {
-            what: "event frame",
-            index: 0,
-            offset: events,
-            value: 3,
-            limit: 3
-        }
+        TableError::BadIndex { what: "event frame", index: 0, offset: events, value: 3, limit: 3 }
     );
     let bad_name = with_events(blob(0, 3, &rigid_clip(), &[]), &[(1, 3)]);
-    assert_eq!(
-        Tables::parse(&bad_name).unwrap_err(),
-        TableError::BadName { offset: events + 2 }
-    );
+    assert_eq!(Tables::parse(&bad_name).unwrap_err(), TableError::BadName { offset: events + 2 });
     // An offset without events, and events past the blob, are refused.
     let mut stray = blob(0, 3, &rigid_clip(), &[]);
     stray[128..132].copy_from_slice(&4u32.to_le_bytes());
-    assert!(matches!(
-        Tables::parse(&stray),
-        Err(TableError::BadClipData { offset: 128, .. })
-    ));
+    assert!(matches!(Tables::parse(&stray), Err(TableError::BadClipData { offset: 128, .. })));
     let mut outside = blob(0, 3, &rigid_clip(), &[]);
     outside[118] = 1;
     let end = outside.len() as u32;
     outside[128..132].copy_from_slice(&end.to_le_bytes());
-    assert!(matches!(
-        Tables::parse(&outside),
-        Err(TableError::SectionOutOfBounds {
-            what: "clip events",
-            ..
-        })
-    ));
+    assert!(matches!(Tables::parse(&outside), Err(TableError::SectionOutOfBounds { what: "clip events", .. })));
 }
 
 /// `blob`'s rigid tables made version 6 with a blend section: the strings moved to the end (the
@@ -833,10 +604,8 @@ fn clip_events_are_read_and_checked() {
 /// `groups` (pair, weight, first vertex, vertex count).
 fn v6(pairs: &[(u16, u16)], groups: &[[u16; 4]]) -> Vec<u8> {
     let mut b = blob(0, 3, &rigid_clip(), &[]);
-    let put16 =
-        |b: &mut Vec<u8>, at: usize, v: u16| b[at..at + 2].copy_from_slice(&v.to_le_bytes());
-    let put32 =
-        |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let put16 = |b: &mut Vec<u8>, at: usize, v: u16| b[at..at + 2].copy_from_slice(&v.to_le_bytes());
+    let put32 = |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_le_bytes());
     let strings = b[64..74].to_vec();
     let strings_at = b.len();
     b.extend_from_slice(&strings);
@@ -852,10 +621,7 @@ fn v6(pairs: &[(u16, u16)], groups: &[[u16; 4]]) -> Vec<u8> {
         for v in [a, bone_b] {
             b.extend_from_slice(&v.to_le_bytes());
         }
-        let rel = crate::math::Matrix::new(
-            [[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]],
-            crate::math::Vec3i32::new(10, 20, 30),
-        );
+        let rel = crate::math::Matrix::new([[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]], crate::math::Vec3i32::new(10, 20, 30));
         for w in crate::gte::PackedMatrix::pack(&rel).unwrap().words {
             b.extend_from_slice(&w.to_le_bytes());
         }
@@ -870,15 +636,7 @@ fn v6(pairs: &[(u16, u16)], groups: &[[u16; 4]]) -> Vec<u8> {
     put16(&mut b, 16, 0);
     put32(&mut b, 36, strings_at as u32);
     put32(&mut b, 40, bones_at as u32);
-    put32(
-        &mut b,
-        64,
-        if groups.is_empty() && pairs.is_empty() {
-            0
-        } else {
-            blend_at as u32
-        },
-    );
+    put32(&mut b, 64, if groups.is_empty() && pairs.is_empty() { 0 } else { blend_at as u32 });
     put16(&mut b, 68, pairs.len() as u16);
     put16(&mut b, 70, groups.len() as u16);
     let size = b.len() as u32;
@@ -890,123 +648,46 @@ fn v6(pairs: &[(u16, u16)], groups: &[[u16; 4]]) -> Vec<u8> {
 fn reads_the_blend_section_of_a_version_6_blob() {
     let b = v6(&[(0, 1)], &[[0, 2048, 0, 2]]);
     let t = Tables::parse(&b).unwrap();
-    assert_eq!(
-        (
-            t.blend_pair_count(),
-            t.blend_group_count(),
-            t.blended_vertex_count()
-        ),
-        (1, 1, 2)
-    );
+    assert_eq!((t.blend_pair_count(), t.blend_group_count(), t.blended_vertex_count()), (1, 1, 2));
     let pair = t.blend_pair(0);
     assert_eq!((pair.a, pair.b), (0, 1));
-    assert_eq!(
-        pair.rel.unpack(),
-        crate::math::Matrix::new(
-            [[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]],
-            crate::math::Vec3i32::new(10, 20, 30)
-        )
-    );
-    assert_eq!(
-        t.blend_group(0),
-        blend::BlendGroup {
-            pair: 0,
-            weight: 2048,
-            first_vertex: 0,
-            vertex_count: 2
-        }
-    );
+    assert_eq!(pair.rel.unpack(), crate::math::Matrix::new([[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]], crate::math::Vec3i32::new(10, 20, 30)));
+    assert_eq!(t.blend_group(0), blend::BlendGroup { pair: 0, weight: 2048, first_vertex: 0, vertex_count: 2 });
     // Without a section: nothing blended, and a version 5 blob reads the same way.
     let empty = v6(&[], &[]);
     let none = Tables::parse(&empty).unwrap();
     assert_eq!((none.blend_pair_count(), none.blend_group_count()), (0, 0));
-    assert_eq!(
-        Tables::parse(&blob(0, 3, &rigid_clip(), &[]))
-            .unwrap()
-            .blend_group_count(),
-        0
-    );
+    assert_eq!(Tables::parse(&blob(0, 3, &rigid_clip(), &[])).unwrap().blend_group_count(), 0);
 }
 
 #[test]
 fn a_damaged_blend_section_is_a_table_error_naming_its_offset() {
     let at = |b: &[u8]| u32_at(b, 64) as usize;
     let b = v6(&[(0, 2)], &[[0, 2048, 0, 2]]);
-    assert_eq!(
-        Tables::parse(&b).err(),
-        Some(TableError::BadIndex {
-            what: "blend pair bone",
-            index: 0,
-            offset: at(&b) + 2,
-            value: 2,
-            limit: 2
-        })
-    );
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::BadIndex { what: "blend pair bone", index: 0, offset: at(&b) + 2, value: 2, limit: 2 }));
     let b = v6(&[(1, 1)], &[[0, 2048, 0, 2]]);
-    assert!(
-        matches!(Tables::parse(&b).err(), Some(TableError::BadBlend { offset, .. }) if offset == at(&b))
-    );
+    assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadBlend { offset, .. }) if offset == at(&b)));
     let b = v6(&[(0, 1)], &[[1, 2048, 0, 2]]);
-    assert!(matches!(
-        Tables::parse(&b).err(),
-        Some(TableError::BadIndex {
-            what: "blend group pair",
-            ..
-        })
-    ));
+    assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadIndex { what: "blend group pair", .. })));
     let b = v6(&[(0, 1)], &[[0, 4097, 0, 2]]);
-    assert!(
-        matches!(Tables::parse(&b).err(), Some(TableError::BadBlend { offset, .. }) if offset == at(&b) + 28 + 2)
-    );
+    assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadBlend { offset, .. }) if offset == at(&b) + 28 + 2));
     let b = v6(&[(0, 1)], &[[0, 2048, 1, 2]]);
-    assert!(matches!(
-        Tables::parse(&b).err(),
-        Some(TableError::BadIndex {
-            what: "blend group vertex range",
-            value: 3,
-            limit: 3,
-            ..
-        })
-    ));
+    assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadIndex { what: "blend group vertex range", value: 3, limit: 3, .. })));
     let b = v6(&[(0, 1), (1, 0)], &[[1, 2048, 0, 1], [0, 2048, 1, 1]]);
-    assert!(matches!(
-        Tables::parse(&b).err(),
-        Some(TableError::BadBlend {
-            what: "groups sorted by pair",
-            ..
-        })
-    ));
+    assert!(matches!(Tables::parse(&b).err(), Some(TableError::BadBlend { what: "groups sorted by pair", .. })));
     // The section itself: misaligned, past the end, counts without an offset.
     let mut b = v6(&[(0, 1)], &[[0, 2048, 0, 2]]);
     let o = at(&b) as u32;
     b[64..68].copy_from_slice(&(o + 2).to_le_bytes());
-    assert_eq!(
-        Tables::parse(&b).err(),
-        Some(TableError::Misaligned {
-            what: "blend",
-            offset: o as usize + 2
-        })
-    );
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::Misaligned { what: "blend", offset: o as usize + 2 }));
     b[64..68].copy_from_slice(&(o + 4).to_le_bytes());
-    assert!(matches!(
-        Tables::parse(&b).err(),
-        Some(TableError::SectionOutOfBounds { what: "blend", .. })
-    ));
+    assert!(matches!(Tables::parse(&b).err(), Some(TableError::SectionOutOfBounds { what: "blend", .. })));
     b[64..68].copy_from_slice(&0u32.to_le_bytes());
-    assert_eq!(
-        Tables::parse(&b).err(),
-        Some(TableError::BadBlend {
-            offset: 64,
-            what: "blend offset 0 with pairs or groups"
-        })
-    );
+    assert_eq!(Tables::parse(&b).err(), Some(TableError::BadBlend { offset: 64, what: "blend offset 0 with pairs or groups" }));
     // Versions before 4 are refused by number.
     let mut old = v6(&[], &[]);
     old[4..6].copy_from_slice(&3u16.to_le_bytes());
-    assert_eq!(
-        Tables::parse(&old).err(),
-        Some(TableError::UnsupportedVersion { found: 3 })
-    );
+    assert_eq!(Tables::parse(&old).err(), Some(TableError::UnsupportedVersion { found: 3 }));
 }
 
 /// A blended vertex of weight 0 lands where bone a's matrix puts it, of weight 4096 where bone b's
@@ -1015,26 +696,11 @@ fn a_damaged_blend_section_is_a_table_error_naming_its_offset() {
 fn the_blend_stage_ends_on_each_bone() {
     use crate::gte::Gte;
     use crate::math::{Matrix, Vec3i16, Vec3i32};
-    let a = Matrix::new(
-        [[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]],
-        Vec3i32::new(0, 0, 2000),
-    );
-    let b = Matrix::new(
-        [[0, -4096, 0], [4096, 0, 0], [0, 0, 4096]],
-        Vec3i32::new(100, 50, 2100),
-    );
+    let a = Matrix::new([[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]], Vec3i32::new(0, 0, 2000));
+    let b = Matrix::new([[0, -4096, 0], [4096, 0, 0], [0, 0, 4096]], Vec3i32::new(100, 50, 2100));
     let mut gte = Gte::new();
     gte.set_screen(160, 120, 300);
-    for (weight, expect) in [
-        (0u16, a),
-        (
-            4096,
-            b.mul(&Matrix::new(
-                [[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]],
-                Vec3i32::new(10, 20, 30),
-            )),
-        ),
-    ] {
+    for (weight, expect) in [(0u16, a), (4096, b.mul(&Matrix::new([[4096, 0, 0], [0, 4096, 0], [0, 0, 4096]], Vec3i32::new(10, 20, 30))))] {
         let blob = v6(&[(0, 1)], &[[0, weight, 0, 2]]);
         let t = Tables::parse(&blob).unwrap();
         let (mut sxy, mut sz) = ([0u32; 2], [0u32; 2]);
@@ -1042,11 +708,7 @@ fn the_blend_stage_ends_on_each_bone() {
         gte.set_matrix(&expect);
         for v in 0..2 {
             let p = gte.rtps(Vec3i16::from_array(t.vertex(v)));
-            assert_eq!(
-                (sxy[v], sz[v]),
-                (p.xy.to_word(), p.z as u32),
-                "weight {weight} vertex {v}"
-            );
+            assert_eq!((sxy[v], sz[v]), (p.xy.to_word(), p.z as u32), "weight {weight} vertex {v}");
         }
     }
 }

@@ -188,10 +188,7 @@ impl Section {
         for m in 0..material_count {
             let at = materials + m * super::MATERIAL_SIZE + 3;
             if bytes[at] as usize > section.count {
-                return Err(bad(
-                    at,
-                    "a material's texture: an index + 1 of the texture section, or 0",
-                ));
+                return Err(bad(at, "a material's texture: an index + 1 of the texture section, or 0"));
             }
         }
         for v in 0..if uvs == 0 { 0 } else { vertex_count } {
@@ -203,45 +200,27 @@ impl Section {
         Ok(section)
     }
 
-    fn locate(
-        bytes: &[u8],
-        textures: usize,
-        uvs: usize,
-        vertex_count: usize,
-    ) -> Result<Section, TableError> {
+    fn locate(bytes: &[u8], textures: usize, uvs: usize, vertex_count: usize) -> Result<Section, TableError> {
         if textures == 0 && uvs == 0 {
             return Ok(Section::default());
         }
         if textures == 0 || uvs == 0 {
-            return Err(bad(
-                super::TEXTURES_AT,
-                "the textures and uvs offsets: both set, or both 0",
-            ));
+            return Err(bad(super::TEXTURES_AT, "the textures and uvs offsets: both set, or both 0"));
         }
         let head = super::section("textures", textures, TEXTURES_HEADER_SIZE, bytes.len())?;
         let count = u16_at(bytes, head) as usize;
         if count == 0 || count > MAX_TEXTURES {
             return Err(bad(head, "a texture count of 1 to 8"));
         }
-        let entries = super::section(
-            "textures",
-            head + TEXTURES_HEADER_SIZE,
-            count * TEXTURE_ENTRY_SIZE,
-            bytes.len(),
-        )?;
+        let entries = super::section("textures", head + TEXTURES_HEADER_SIZE, count * TEXTURE_ENTRY_SIZE, bytes.len())?;
         let uvs = super::section("uvs", uvs, 4 * vertex_count, bytes.len())?;
-        Ok(Section {
-            entries,
-            count,
-            uvs,
-        })
+        Ok(Section { entries, count, uvs })
     }
 
     /// Texture `index` (below `count`), checked.
     pub fn entry<'a>(&self, bytes: &'a [u8], index: usize) -> Result<Texture<'a>, TableError> {
         let at = self.entries + index * TEXTURE_ENTRY_SIZE;
-        let depth =
-            TexelDepth::from_bits(bytes[at]).ok_or(bad(at, "a texel depth of 4, 8 or 15"))?;
+        let depth = TexelDepth::from_bits(bytes[at]).ok_or(bad(at, "a texel depth of 4, 8 or 15"))?;
         let flags = bytes[at + 1];
         if flags & !TEXTURE_TILED != 0 {
             return Err(bad(at + 1, "texture flags: bit 0 (tiled) only"));
@@ -251,40 +230,21 @@ impl Section {
             return Err(bad(at + 2, "a texture size of 1 to 256 texels each way"));
         }
         if flags & TEXTURE_TILED != 0 && !(width.is_power_of_two() && height.is_power_of_two()) {
-            return Err(bad(
-                at + 1,
-                "a tiled texture's size: powers of two (the texture window repeats only those)",
-            ));
+            return Err(bad(at + 1, "a tiled texture's size: powers of two (the texture window repeats only those)"));
         }
         if u16_at(bytes, at + 6) != depth.clut_colours() {
-            return Err(bad(
-                at + 6,
-                "a CLUT of 16 colours at 4 bits, 256 at 8, none at 15",
-            ));
+            return Err(bad(at + 6, "a CLUT of 16 colours at 4 bits, 256 at 8, none at 15"));
         }
         let w = width.div_ceil(depth.per_halfword());
-        let image_at = Rect {
-            x: u16_at(bytes, at + 8),
-            y: u16_at(bytes, at + 10),
-            w,
-            h: height,
-        };
+        let image_at = Rect { x: u16_at(bytes, at + 8), y: u16_at(bytes, at + 10), w, h: height };
         if !image_at.inside_vram() || !image_at.fits_texture_page(depth, width) {
             return Err(bad(at + 8, "a default image place inside VRAM, its texels within 256 of its texture page's corner each way"));
         }
         let colours = depth.clut_colours();
-        let clut_at = (colours > 0).then_some(Rect {
-            x: u16_at(bytes, at + 12),
-            y: u16_at(bytes, at + 14),
-            w: colours,
-            h: 1,
-        });
+        let clut_at = (colours > 0).then_some(Rect { x: u16_at(bytes, at + 12), y: u16_at(bytes, at + 14), w: colours, h: 1 });
         if let Some(c) = clut_at {
             if !c.inside_vram() || c.x % CLUT_X_UNIT != 0 {
-                return Err(bad(
-                    at + 12,
-                    "a default CLUT place inside VRAM, x a multiple of 16",
-                ));
+                return Err(bad(at + 12, "a default CLUT place inside VRAM, x a multiple of 16"));
             }
             if c.overlaps(&image_at) {
                 return Err(bad(at + 12, "a default CLUT place apart from the image's"));
@@ -293,12 +253,7 @@ impl Section {
         let image_bytes = 2 * image_at.halfwords();
         let clut_start = image_bytes.next_multiple_of(4);
         let clut_bytes = 2 * colours as usize;
-        let data = super::section(
-            "texture data",
-            u32_at(bytes, at + 16) as usize,
-            clut_start + clut_bytes,
-            bytes.len(),
-        )?;
+        let data = super::section("texture data", u32_at(bytes, at + 16) as usize, clut_start + clut_bytes, bytes.len())?;
         if u32_at(bytes, at + 20) != 0 {
             return Err(bad(at + 20, "a zero word (reserved)"));
         }

@@ -44,17 +44,11 @@ pub fn name(s: &str) -> [u8; 32] {
 }
 
 pub fn rot(frame: u16, q: [i16; 4]) -> KeyB {
-    KeyB {
-        frame,
-        payload: Payload::Rotation(q),
-    }
+    KeyB { frame, payload: Payload::Rotation(q) }
 }
 
 pub fn trans(frame: u16, t: [i32; 3]) -> KeyB {
-    KeyB {
-        frame,
-        payload: Payload::Translation(t),
-    }
+    KeyB { frame, payload: Payload::Translation(t) }
 }
 
 pub fn track(joint: u8, keys: Vec<KeyB>) -> TrackB {
@@ -62,13 +56,7 @@ pub fn track(joint: u8, keys: Vec<KeyB>) -> TrackB {
 }
 
 pub fn clip(n: &str, looping: bool, length: u16, tracks: Vec<TrackB>) -> ClipB {
-    ClipB {
-        name: name(n),
-        flags: looping as u32,
-        length,
-        tracks,
-        markers: vec![],
-    }
+    ClipB { name: name(n), flags: looping as u32, length, tracks, markers: vec![] }
 }
 
 pub const IDENTITY: [i16; 4] = [4096, 0, 0, 0];

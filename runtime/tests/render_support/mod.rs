@@ -5,9 +5,7 @@
 use psxanim_runtime::tables::primitives::{
     pack3, run_header, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, RUN_QUADS, RUN_TRIANGLES, STREAM_END,
 };
-use psxanim_runtime::tables::{
-    block_count_of, decode_lane, delta_byte, delta_word_count, SCALE_FRAC, TRANSLATION_FRAC,
-};
+use psxanim_runtime::tables::{block_count_of, decode_lane, delta_byte, delta_word_count, SCALE_FRAC, TRANSLATION_FRAC};
 
 /// A bone: parent, vertices (bone-local for rigid, model-space for baked).
 pub struct BoneDef {
@@ -46,9 +44,7 @@ fn pose_data(clip: &RigidClip) -> Vec<u8> {
     for (degrees, t) in &clip.poses {
         let half = degrees.to_radians() / 2.0;
         for c in [0.0, half.sin(), 0.0, half.cos()] {
-            d.extend_from_slice(
-                &((c * 32768.0).round().clamp(-32767.0, 32767.0) as i16).to_le_bytes(),
-            );
+            d.extend_from_slice(&((c * 32768.0).round().clamp(-32767.0, 32767.0) as i16).to_le_bytes());
         }
         for c in t {
             d.extend_from_slice(&(c << TRANSLATION_FRAC).to_le_bytes());
@@ -201,10 +197,7 @@ pub fn blob_with_stream(
     }
     let clips_at = out.len();
     let clip_count = if baked { 1 } else { rigid.len() };
-    out.resize(
-        out.len() + psxanim_runtime::tables::CLIP_SIZE * clip_count,
-        0,
-    );
+    out.resize(out.len() + psxanim_runtime::tables::CLIP_SIZE * clip_count, 0);
     let mut entries = Vec::new();
     if baked {
         let table_at = out.len();
@@ -214,11 +207,7 @@ pub fn blob_with_stream(
             out[table_at + 4 * k..table_at + 4 * k + 4].copy_from_slice(&at.to_le_bytes());
             out.extend(baked_payload(&all_vertices, f, *raw));
         }
-        entries.push((
-            frames.len() as u16,
-            table_at as u32,
-            4 * frames.len() as u32,
-        ));
+        entries.push((frames.len() as u16, table_at as u32, 4 * frames.len() as u32));
         align(&mut out);
     } else {
         for c in rigid {
@@ -254,58 +243,27 @@ pub fn blob_with_stream(
     for (i, c) in counts.iter().enumerate() {
         out[8 + 2 * i..10 + 2 * i].copy_from_slice(&(*c as u16).to_le_bytes());
     }
-    for (i, b) in [-4000i16, -4000, -4000, 4000, 4000, 4000]
-        .iter()
-        .enumerate()
-    {
+    for (i, b) in [-4000i16, -4000, -4000, 4000, 4000, 4000].iter().enumerate() {
         out[20 + 2 * i..22 + 2 * i].copy_from_slice(&b.to_le_bytes());
     }
-    let words = [
-        size,
-        strings_at as u32,
-        bones_at as u32,
-        vertices_at as u32,
-        triangles_at as u32,
-        materials_at as u32,
-        clips_at as u32,
-        strings_size,
-    ];
+    let words = [size, strings_at as u32, bones_at as u32, vertices_at as u32, triangles_at as u32, materials_at as u32, clips_at as u32, strings_size];
     for (i, w) in words.iter().enumerate() {
         out[32 + 4 * i..36 + 4 * i].copy_from_slice(&w.to_le_bytes());
     }
     out
 }
 
+
 /// A square of 1,000 units in the bone's XY plane.
-pub const SQUARE: [[i16; 3]; 4] = [
-    [-500, -500, 0],
-    [500, -500, 0],
-    [-500, 500, 0],
-    [500, 500, 0],
-];
+pub const SQUARE: [[i16; 3]; 4] = [[-500, -500, 0], [500, -500, 0], [-500, 500, 0], [500, 500, 0]];
 
 /// The render tests' rigid character: two bones (the second a child of the first) with a square
 /// each, two materials, and `clips`. Front faces run counter-clockwise on screen (y down): 0,2,1 then
 /// 1,2,3 on the first bone; on the second, triangle 3 (5,7,6) is reversed.
 pub fn two_squares_blob(clips: &[RigidClip]) -> Vec<u8> {
-    let bones = [
-        BoneDef {
-            parent: None,
-            vertices: SQUARE.to_vec(),
-        },
-        BoneDef {
-            parent: Some(0),
-            vertices: SQUARE.to_vec(),
-        },
-    ];
+    let bones = [BoneDef { parent: None, vertices: SQUARE.to_vec() }, BoneDef { parent: Some(0), vertices: SQUARE.to_vec() }];
     let triangles = [[0, 2, 1, 0], [1, 2, 3, 0], [4, 6, 5, 1], [5, 7, 6, 1]];
-    blob(
-        &bones,
-        &triangles,
-        &[[200, 10, 10], [10, 200, 10]],
-        clips,
-        &[],
-    )
+    blob(&bones, &triangles, &[[200, 10, 10], [10, 200, 10]], clips, &[])
 }
 
 /// Two squares as in `two_squares_blob` but both wound alike (there the second square's second
@@ -328,13 +286,7 @@ pub fn squares_blob(clips: &[RigidClip], quads: bool) -> Vec<u8> {
     } else {
         [[0, 2, 1, 0], [1, 2, 3, 0], [4, 6, 5, 1], [5, 6, 7, 1]]
     };
-    blob(
-        &bones,
-        &triangles,
-        &[[200, 10, 10], [10, 200, 10]],
-        clips,
-        &[],
-    )
+    blob(&bones, &triangles, &[[200, 10, 10], [10, 200, 10]], clips, &[])
 }
 
 /// The render tests' camera: looking down +Z from 8,000 units in front of the origin, 320 x 240.

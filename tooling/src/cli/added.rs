@@ -13,19 +13,11 @@ use crate::model::Bone;
 /// Adds every clip of `files` to `c` (sampled at `rate` Hz), renaming tracks through the bone map at
 /// `map` first. Errors (exit 1) name the file, the clip, the bone or the limit; nothing is changed
 /// then.
-pub fn add_clips(
-    c: &mut Character,
-    model: &Path,
-    files: &[PathBuf],
-    map: Option<&Path>,
-    rate: u32,
-) -> Result<Vec<AddedClip>, CliError> {
+pub fn add_clips(c: &mut Character, model: &Path, files: &[PathBuf], map: Option<&Path>, rate: u32) -> Result<Vec<AddedClip>, CliError> {
     let bone_map = match map {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", path.display())))?;
-            let m = BoneMap::parse(&text)
-                .map_err(|e| CliError::invalid(format!("{}: {e}", path.display())))?;
+            let text = std::fs::read_to_string(path).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", path.display())))?;
+            let m = BoneMap::parse(&text).map_err(|e| CliError::invalid(format!("{}: {e}", path.display())))?;
             for target in m.targets() {
                 let exists = match target {
                     Bone::Name(n) => c.bones.iter().any(|b| &b.name == n),
@@ -51,20 +43,10 @@ pub fn add_clips(
     for file in files {
         let mut anim = load(file)?;
         if let Some((path, m)) = &bone_map {
-            m.apply(&mut anim).map_err(|e| {
-                CliError::invalid(format!(
-                    "{} (bone map {}): {e}",
-                    file.display(),
-                    path.display()
-                ))
-            })?;
+            m.apply(&mut anim).map_err(|e| CliError::invalid(format!("{} (bone map {}): {e}", file.display(), path.display())))?;
         }
         for (clip, report) in clips_onto(c, &anim, file, model, rate).map_err(CliError::invalid)? {
-            let taken = c
-                .clips
-                .iter()
-                .chain(clips.iter())
-                .any(|k: &crate::fbx::Clip| k.name == clip.name);
+            let taken = c.clips.iter().chain(clips.iter()).any(|k: &crate::fbx::Clip| k.name == clip.name);
             if taken {
                 return Err(CliError::invalid(format!(
                     "{}: clip '{}': {} already has a clip of that name",
@@ -93,29 +75,16 @@ pub fn add_clips(
 pub fn report(reports: &[AddedClip]) {
     for r in reports {
         let at = format!("psxanim: {}: clip '{}'", r.file, r.clip);
-        let renamed: Vec<String> = r
-            .matches
-            .iter()
-            .filter(|m| m.rule != "exact")
-            .map(|m| format!("{} -> {} ({})", m.track, m.bone, m.rule))
-            .collect();
+        let renamed: Vec<String> =
+            r.matches.iter().filter(|m| m.rule != "exact").map(|m| format!("{} -> {} ({})", m.track, m.bone, m.rule)).collect();
         if !renamed.is_empty() {
-            say_err(&format!(
-                "{at}: tracks matched to bones of other names: {}",
-                renamed.join(", ")
-            ));
+            say_err(&format!("{at}: tracks matched to bones of other names: {}", renamed.join(", ")));
         }
         if !r.unmatched_bones.is_empty() {
-            say_err(&format!(
-                "{at}: bones keeping the bind pose (no track): {}",
-                r.unmatched_bones.join(", ")
-            ));
+            say_err(&format!("{at}: bones keeping the bind pose (no track): {}", r.unmatched_bones.join(", ")));
         }
         if !r.ignored_tracks.is_empty() {
-            say_err(&format!(
-                "{at}: tracks matching no bone (ignored): {}",
-                r.ignored_tracks.join(", ")
-            ));
+            say_err(&format!("{at}: tracks matching no bone (ignored): {}", r.ignored_tracks.join(", ")));
         }
         for loss in &r.losses {
             say_err(&format!("{at}: lossy: {loss}"));

@@ -36,23 +36,16 @@ pub fn run(args: Args) -> i32 {
 }
 
 fn compile(args: &Args) -> Result<(), CliError> {
-    let read = |p: &PathBuf| {
-        std::fs::read(p)
-            .map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", p.display())))
-    };
+    let read =
+        |p: &PathBuf| std::fs::read(p).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", p.display())));
     let animbin = read(&args.input)?;
     let json = String::from_utf8(read(&args.skeleton)?)
         .map_err(|_| CliError::invalid(format!("{}: not UTF-8 text", args.skeleton.display())))?;
-    let skeleton = SkeletonSpec::from_json(&json)
-        .map_err(|e| CliError::invalid(format!("{}: {e}", args.skeleton.display())))?;
+    let skeleton =
+        SkeletonSpec::from_json(&json).map_err(|e| CliError::invalid(format!("{}: {e}", args.skeleton.display())))?;
     let blob = compile_clips(&animbin, &skeleton, &args.clips)
         .map_err(|e| CliError::invalid(format!("{}: {e}", args.input.display())))?;
     write_atomic(&args.output, &blob)?;
-    say(&format!(
-        "{}: {} bytes, {} bones\n",
-        args.output.display(),
-        blob.len(),
-        skeleton.parents.len()
-    ));
+    say(&format!("{}: {} bytes, {} bones\n", args.output.display(), blob.len(), skeleton.parents.len()));
     Ok(())
 }

@@ -71,56 +71,29 @@ pub fn run(args: Args) -> i32 {
 
 fn convert(args: &Args) -> Result<(), CliError> {
     let target = match &args.to {
-        Some(name) => Target::parse(name).ok_or_else(|| {
-            CliError::usage(format!("--to {name:?}: unknown format (see --help)"))
-        })?,
+        Some(name) => Target::parse(name).ok_or_else(|| CliError::usage(format!("--to {name:?}: unknown format (see --help)")))?,
         None => Target::from_extension(&args.output).ok_or_else(|| {
-            CliError::usage(format!(
-                "{}: cannot tell the target format from the extension; pass --to",
-                args.output.display()
-            ))
+            CliError::usage(format!("{}: cannot tell the target format from the extension; pass --to", args.output.display()))
         })?,
     };
     if !(args.tolerance.is_finite() && args.tolerance >= 0.0) {
-        return Err(CliError::usage(format!(
-            "--tolerance {}: expected a non-negative number of degrees",
-            args.tolerance
-        )));
+        return Err(CliError::usage(format!("--tolerance {}: expected a non-negative number of degrees", args.tolerance)));
     }
     let mut anim = load(&args.input)?;
     if let Some(path) = &args.bone_map {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", path.display())))?;
-        let map = BoneMap::parse(&text)
-            .map_err(|e| CliError::invalid(format!("{}: {e}", path.display())))?;
-        map.apply(&mut anim)
-            .map_err(|e| CliError::invalid(format!("{}: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", path.display())))?;
+        let map = BoneMap::parse(&text).map_err(|e| CliError::invalid(format!("{}: {e}", path.display())))?;
+        map.apply(&mut anim).map_err(|e| CliError::invalid(format!("{}: {e}", path.display())))?;
     }
-    let tolerance = Tolerance {
-        rotation: args.tolerance.to_radians(),
-        reduce_stored: args.reduce,
-        ..Tolerance::default()
-    };
+    let tolerance = Tolerance { rotation: args.tolerance.to_radians(), reduce_stored: args.reduce, ..Tolerance::default() };
     let mut losses = Losses::default();
-    let bytes = formats::write(&anim, target, tolerance, &mut losses).map_err(|e| {
-        CliError::invalid(format!(
-            "{} -> {}: {e}",
-            args.input.display(),
-            target.format()
-        ))
-    })?;
+    let bytes = formats::write(&anim, target, tolerance, &mut losses)
+        .map_err(|e| CliError::invalid(format!("{} -> {}: {e}", args.input.display(), target.format())))?;
     for loss in &losses.0 {
-        say_err(&format!(
-            "psxanim: {} -> {}: lossy: {loss}",
-            args.input.display(),
-            args.output.display()
-        ));
+        say_err(&format!("psxanim: {} -> {}: lossy: {loss}", args.input.display(), args.output.display()));
     }
     if args.strict && !losses.is_empty() {
-        return Err(CliError::invalid(format!(
-            "--strict: {} loss(es); nothing written",
-            losses.0.len()
-        )));
+        return Err(CliError::invalid(format!("--strict: {} loss(es); nothing written", losses.0.len())));
     }
     write_atomic(&args.output, &bytes)
 }

@@ -11,10 +11,8 @@ use clap::ValueEnum;
 use serde::Serialize;
 
 use super::{finish, CliError};
+use crate::compile::{compile_textured, write_atomically, CompileOptions, CompileReport, StorageMode, Textures};
 use crate::character::import;
-use crate::compile::{
-    compile_textured, write_atomically, CompileOptions, CompileReport, StorageMode, Textures,
-};
 use crate::fbx::ImportOptions;
 use crate::texture::tim::Depth;
 
@@ -51,10 +49,7 @@ impl MeshChoice {
     /// `options` with this choice of meshes and scale.
     pub fn options(&self, options: ImportOptions) -> Result<ImportOptions, CliError> {
         if !(self.scale.is_finite() && self.scale > 0.0) {
-            return Err(CliError::usage(format!(
-                "--scale must be a positive number, not {}",
-                self.scale
-            )));
+            return Err(CliError::usage(format!("--scale must be a positive number, not {}", self.scale)));
         }
         Ok(ImportOptions {
             meshes: self.meshes.clone(),
@@ -181,37 +176,25 @@ pub fn run(args: Args) -> i32 {
 fn execute(args: Args) -> Result<(), CliError> {
     if let Some(e) = args.max_error {
         if e.is_nan() || e < 0.0 {
-            return Err(CliError::usage(format!(
-                "--max-error must be a non-negative number, not {e}"
-            )));
+            return Err(CliError::usage(format!("--max-error must be a non-negative number, not {e}")));
         }
     }
     if let Some(t) = args.pose_tolerance {
         if !(t.is_finite() && t > 0.0) {
-            return Err(CliError::usage(format!(
-                "--pose-tolerance must be a positive number of GTE units, not {t}"
-            )));
+            return Err(CliError::usage(format!("--pose-tolerance must be a positive number of GTE units, not {t}")));
         }
     }
     if let Some(t) = args.blend_threshold {
         if !(0.0..=0.5).contains(&t) {
-            return Err(CliError::usage(format!(
-                "--blend-threshold must be a share between 0 and 0.5, not {t}"
-            )));
+            return Err(CliError::usage(format!("--blend-threshold must be a share between 0 and 0.5, not {t}")));
         }
     }
     if let Some(l) = args.blend_levels {
         if !(2..=4096).contains(&l) {
-            return Err(CliError::usage(format!(
-                "--blend-levels must be between 2 and 4096, not {l}"
-            )));
+            return Err(CliError::usage(format!("--blend-levels must be between 2 and 4096, not {l}")));
         }
     }
-    let options = args.mesh_choice.options(ImportOptions {
-        rate: args.rate,
-        clips: args.clips.clone(),
-        ..Default::default()
-    })?;
+    let options = args.mesh_choice.options(ImportOptions { rate: args.rate, clips: args.clips.clone(), ..Default::default() })?;
     let show_progress = std::io::stderr().is_terminal() && !args.json;
     let mut progress = |clip: &str, frame: usize, frames: usize| {
         if show_progress {
@@ -221,16 +204,9 @@ fn execute(args: Args) -> Result<(), CliError> {
             }
         }
     };
-    let mut character = import(&args.model, &options, &mut progress)
-        .map_err(|e| CliError::invalid(e.to_string()))?;
+    let mut character = import(&args.model, &options, &mut progress).map_err(|e| CliError::invalid(e.to_string()))?;
     let added = match &args.add_clips {
-        Some(files) => super::added::add_clips(
-            &mut character,
-            &args.model,
-            files,
-            args.bone_map.as_deref(),
-            args.rate,
-        )?,
+        Some(files) => super::added::add_clips(&mut character, &args.model, files, args.bone_map.as_deref(), args.rate)?,
         None => Vec::new(),
     };
     let storage = match args.storage {
@@ -247,86 +223,44 @@ fn execute(args: Args) -> Result<(), CliError> {
         dir: args.textures.clone(),
         missing_flat: args.missing_textures == "flat",
     };
-    let model_dir = args.model.parent().map_or_else(
-        || PathBuf::from("."),
-        |d| {
-            if d.as_os_str().is_empty() {
-                PathBuf::from(".")
-            } else {
-                d.to_path_buf()
-            }
-        },
-    );
-    let (textures, texture_warnings) =
-        crate::texture::convert_all(&character, &model_dir, &texture_options)
-            .map_err(|e| CliError::invalid(format!("{}: {e}", args.model.display())))?;
+    let model_dir = args.model.parent().map_or_else(|| PathBuf::from("."), |d| if d.as_os_str().is_empty() { PathBuf::from(".") } else { d.to_path_buf() });
+    let (textures, texture_warnings) = crate::texture::convert_all(&character, &model_dir, &texture_options)
+        .map_err(|e| CliError::invalid(format!("{}: {e}", args.model.display())))?;
     let blob_textures = Textures::from_converted(&character, &textures);
     let options = CompileOptions {
         storage,
         max_error: args.max_error,
         pose_tolerance: args.pose_tolerance,
         max_influences: args.max_influences,
-        blend_threshold: args
-            .blend_threshold
-            .unwrap_or(crate::compile::DEFAULT_BLEND_THRESHOLD),
-        blend_levels: args
-            .blend_levels
-            .unwrap_or(crate::compile::DEFAULT_BLEND_LEVELS),
+        blend_threshold: args.blend_threshold.unwrap_or(crate::compile::DEFAULT_BLEND_THRESHOLD),
+        blend_levels: args.blend_levels.unwrap_or(crate::compile::DEFAULT_BLEND_LEVELS),
         lighting: args.lighting,
     };
-    let compiled = compile_textured(&character, &options, &blob_textures)
-        .map_err(|e| CliError::invalid(e.to_string()))?;
+    let compiled = compile_textured(&character, &options, &blob_textures).map_err(|e| CliError::invalid(e.to_string()))?;
 
-    let stem = args
-        .model
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "model".into());
+    let stem = args.model.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "model".into());
     let blob_path = args.out.join(format!("{stem}.pxsk"));
     let mut files = vec![(blob_path.clone(), compiled.blob.clone())];
     let textures: Vec<TextureOutput> = textures
         .into_iter()
         .map(|(report, tim)| {
-            let path = args.out.join(format!(
-                "{stem}.{}.tim",
-                crate::texture::file_part(&report.material)
-            ));
+            let path = args.out.join(format!("{stem}.{}.tim", crate::texture::file_part(&report.material)));
             files.push((path.clone(), tim.to_bytes()));
-            TextureOutput {
-                tim: path.display().to_string(),
-                report,
-            }
+            TextureOutput { tim: path.display().to_string(), report }
         })
         .collect();
-    let rust_path = args.rust.then(|| {
-        args.out.join(format!(
-            "{}.rs",
-            stem.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-        ))
-    });
+    let rust_path =
+        args.rust.then(|| args.out.join(format!("{}.rs", stem.replace(|c: char| !c.is_ascii_alphanumeric(), "_"))));
     let mut renamed = Vec::new();
     if let Some(p) = &rust_path {
-        let model = args.model.file_name().map_or_else(
-            || format!("{stem}.fbx"),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        let generated =
-            super::rust_source::rust_source(&model, &stem, &compiled.blob).map_err(|e| {
-                CliError::invalid(format!(
-                    "{}: the compiled tables do not read back: {e:?}",
-                    args.model.display()
-                ))
-            })?;
-        renamed = generated
-            .renamed
-            .iter()
-            .map(|r| format!("psxanim: {}: {r}", p.display()))
-            .collect();
+        let model = args.model.file_name().map_or_else(|| format!("{stem}.fbx"), |n| n.to_string_lossy().into_owned());
+        let generated = super::rust_source::rust_source(&model, &stem, &compiled.blob)
+            .map_err(|e| CliError::invalid(format!("{}: the compiled tables do not read back: {e:?}", args.model.display())))?;
+        renamed = generated.renamed.iter().map(|r| format!("psxanim: {}: {r}", p.display())).collect();
         files.push((p.clone(), generated.text.into_bytes()));
     }
-    write_atomically(&files).map_err(|e| {
-        CliError::invalid(format!("{}: cannot write output: {e}", args.out.display()))
-    })?;
+    write_atomically(&files)
+        .map_err(|e| CliError::invalid(format!("{}: cannot write output: {e}", args.out.display())))?;
     for line in &renamed {
         super::say_err(line);
     }
@@ -344,17 +278,12 @@ fn execute(args: Args) -> Result<(), CliError> {
             added_clips: &added,
             report: r,
         };
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&out).expect("report serialises")
-        );
+        println!("{}", serde_json::to_string_pretty(&out).expect("report serialises"));
     } else {
         print_summary(r, &blob_path);
         for t in &textures {
             let r = &t.report;
-            let clut = r.clut.map_or("no CLUT".to_string(), |c| {
-                format!("CLUT {} colours at ({}, {})", r.clut_colours, c.x, c.y)
-            });
+            let clut = r.clut.map_or("no CLUT".to_string(), |c| format!("CLUT {} colours at ({}, {})", r.clut_colours, c.x, c.y));
             println!(
                 "texture '{}' ({}): {}x{}, {}-bit, {} colours{}; VRAM ({}, {}) {}x{} halfwords, {clut} -> {}",
                 r.material,
@@ -380,12 +309,7 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
         StorageMode::RigidGte => "rigid-gte",
         StorageMode::BakedVertices => "baked-vertices",
     };
-    println!(
-        "{} -> {} ({storage}, {} bytes)",
-        r.source,
-        blob.display(),
-        r.blob_bytes
-    );
+    println!("{} -> {} ({storage}, {} bytes)", r.source, blob.display(), r.blob_bytes);
     println!(
         "bones {}  vertices {}  triangles {}  materials {}  quads {} (planar triangle pairs)  strips {}  \
          primitive stream {} words",
@@ -398,17 +322,10 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
         r.primitive_words
     );
     for p in &r.props {
-        println!(
-            "prop '{}' -> bone '{}', {} vertices",
-            p.mesh, p.bone, p.vertices
-        );
+        println!("prop '{}' -> bone '{}', {} vertices", p.mesh, p.bone, p.vertices);
     }
     if !r.ranges.is_empty() {
-        let ranges: Vec<String> = r
-            .ranges
-            .iter()
-            .map(|(b, first, n)| format!("{b}[{first}+{n}]"))
-            .collect();
+        let ranges: Vec<String> = r.ranges.iter().map(|(b, first, n)| format!("{b}[{first}+{n}]")).collect();
         println!("ranges {}: {}", r.ranges.len(), ranges.join(" "));
     }
     for c in &r.clips {
@@ -423,23 +340,13 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
         );
     }
     match (r.bytes_per_bone_second, r.bytes_per_frame) {
-        (Some(b), _) => println!(
-            "animation data {} bytes, {b:.1} bytes per bone-second",
-            r.animation_bytes
-        ),
-        (_, Some(f)) => println!(
-            "animation data {} bytes, {f:.1} bytes per frame",
-            r.animation_bytes
-        ),
+        (Some(b), _) => println!("animation data {} bytes, {b:.1} bytes per bone-second", r.animation_bytes),
+        (_, Some(f)) => println!("animation data {} bytes, {f:.1} bytes per frame", r.animation_bytes),
         _ => println!("animation data {} bytes", r.animation_bytes),
     }
     let a = &r.accuracy;
     // Whose float evaluation the tables were checked against.
-    let by = if crate::gltf::is_gltf(std::path::Path::new(&r.source), &[]) {
-        "the glTF evaluation"
-    } else {
-        "ufbx"
-    };
+    let by = if crate::gltf::is_gltf(std::path::Path::new(&r.source), &[]) { "the glTF evaluation" } else { "ufbx" };
     match r.storage {
         StorageMode::BakedVertices => println!(
             "accuracy vs {by}'s true skinning: max {:.3} mean {:.3} GTE units (threshold {:.3}, {:.2}% of the model's height {:.0})",
@@ -458,15 +365,9 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
         ),
     }
     if r.storage == StorageMode::RigidGte && r.max_influences == 1 {
-        println!(
-            "one influence per vertex (--max-influences 1; the default 2 blends joints on the GTE)"
-        );
+        println!("one influence per vertex (--max-influences 1; the default 2 blends joints on the GTE)");
     } else if r.storage == StorageMode::RigidGte {
-        let pairs: Vec<String> = r
-            .blend_pairs
-            .iter()
-            .map(|p| format!("{}+{}[{} in {}]", p.a, p.b, p.vertices, p.groups))
-            .collect();
+        let pairs: Vec<String> = r.blend_pairs.iter().map(|p| format!("{}+{}[{} in {}]", p.a, p.b, p.vertices, p.groups)).collect();
         println!(
             "blended {} of {} vertices ({:.1}%, two influences: --max-influences {}) in {} bone pairs{}{}",
             r.blended_vertices,
@@ -483,10 +384,7 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
         );
     }
     if let Some(fp) = &a.console_fp12 {
-        println!(
-            "console FP12/GTE path vs {by}: max {:.3} mean {:.3} GTE units (informative)",
-            fp.max, fp.mean
-        );
+        println!("console FP12/GTE path vs {by}: max {:.3} mean {:.3} GTE units (informative)", fp.max, fp.mean);
     }
     println!("bounds {:?} .. {:?}", r.bounds[0], r.bounds[1]);
     if r.beyond_two_vertices > 0 && r.storage == StorageMode::RigidGte && r.max_influences == 2 {
@@ -494,8 +392,7 @@ fn print_summary(r: &CompileReport, blob: &std::path::Path) {
             "warning: {} vertices had more than two influences and were reduced to their two strongest (largest dropped weight {:.3})",
             r.beyond_two_vertices, r.largest_dropped_beyond_two
         );
-    } else if r.reduced_vertices > 0 && r.storage == StorageMode::RigidGte && r.max_influences == 1
-    {
+    } else if r.reduced_vertices > 0 && r.storage == StorageMode::RigidGte && r.max_influences == 1 {
         println!(
             "warning: {} vertices had several influences and were reduced to their strongest bone (largest dropped weight {:.3})",
             r.reduced_vertices, r.largest_dropped_weight

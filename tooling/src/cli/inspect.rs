@@ -54,8 +54,7 @@ pub struct Args {
 /// A TIM texture: depth, size, VRAM rectangles (and `--png`, the texture as the GPU reads it).
 fn inspect_tim(args: &Args, bytes: &[u8]) -> Result<(), CliError> {
     let name = args.file.display();
-    let tim = crate::texture::tim::Tim::parse(bytes)
-        .map_err(|e| CliError::invalid(format!("{name}: {e}")))?;
+    let tim = crate::texture::tim::Tim::parse(bytes).map_err(|e| CliError::invalid(format!("{name}: {e}")))?;
     let (w, h) = (tim.texel_width(), tim.image_at.h as u32);
     let rgba = tim.rgba();
     if args.json {
@@ -66,9 +65,7 @@ fn inspect_tim(args: &Args, bytes: &[u8]) -> Result<(), CliError> {
         });
         say(&(serde_json::to_string_pretty(&j).expect("JSON") + "\n"));
     } else {
-        let clut = tim.clut_at.map_or("no CLUT".into(), |c| {
-            format!("CLUT of {} at ({}, {})", tim.clut.len(), c.x, c.y)
-        });
+        let clut = tim.clut_at.map_or("no CLUT".into(), |c| format!("CLUT of {} at ({}, {})", tim.clut.len(), c.x, c.y));
         say(&format!(
             "{name}: TIM, {w}x{h} texels at {} bits; VRAM ({}, {}) {}x{} halfwords; {clut}\n",
             tim.depth.bits().min(15),
@@ -84,10 +81,7 @@ fn inspect_tim(args: &Args, bytes: &[u8]) -> Result<(), CliError> {
             let mut enc = png::Encoder::new(&mut out, w, h);
             enc.set_color(png::ColorType::Rgba);
             enc.set_depth(png::BitDepth::Eight);
-            enc.write_header()
-                .map_err(std::io::Error::other)?
-                .write_image_data(&rgba)
-                .map_err(std::io::Error::other)?;
+            enc.write_header().map_err(std::io::Error::other)?.write_image_data(&rgba).map_err(std::io::Error::other)?;
             crate::compile::write_atomically(&[(png.clone(), out)])
         };
         write().map_err(|e| CliError::invalid(format!("{}: cannot write: {e}", png.display())))?;
@@ -100,29 +94,15 @@ pub fn run(args: Args) -> i32 {
 }
 
 fn inspect(args: &Args) -> Result<(), CliError> {
-    let bytes = std::fs::read(&args.file)
-        .map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", args.file.display())))?;
-    if bytes.starts_with(&crate::texture::tim::ID.to_le_bytes())
-        || args
-            .file
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("tim"))
-    {
+    let bytes = std::fs::read(&args.file).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", args.file.display())))?;
+    if bytes.starts_with(&crate::texture::tim::ID.to_le_bytes()) || args.file.extension().is_some_and(|e| e.eq_ignore_ascii_case("tim")) {
         return inspect_tim(args, &bytes);
     }
     if args.png.is_some() {
-        return Err(CliError::usage(format!(
-            "{}: --png draws a TIM texture; this is not one",
-            args.file.display()
-        )));
+        return Err(CliError::usage(format!("{}: --png draws a TIM texture; this is not one", args.file.display())));
     }
     if bytes.starts_with(&psxanim_runtime::tables::MAGIC) {
-        let r = inspect_tables::report(
-            &args.file.display().to_string(),
-            &bytes,
-            args.clip.as_deref(),
-            args.frame,
-        )?;
+        let r = inspect_tables::report(&args.file.display().to_string(), &bytes, args.clip.as_deref(), args.frame)?;
         if args.json {
             say(&(serde_json::to_string_pretty(&r).expect("the report serialises") + "\n"));
         } else {
@@ -147,22 +127,14 @@ fn inspect(args: &Args) -> Result<(), CliError> {
 
 fn span(times: impl Iterator<Item = f64>) -> String {
     let t: Vec<f64> = times.collect();
-    match (
-        t.iter().copied().reduce(f64::min),
-        t.iter().copied().reduce(f64::max),
-    ) {
+    match (t.iter().copied().reduce(f64::min), t.iter().copied().reduce(f64::max)) {
         (Some(a), Some(b)) => format!(" {a}..{b}"),
         _ => String::new(),
     }
 }
 
 fn track_line(t: &Track) -> String {
-    let times = t
-        .rotation
-        .iter()
-        .map(|k| k.time)
-        .chain(t.translation.iter().map(|k| k.time))
-        .chain(t.scale.iter().map(|k| k.time));
+    let times = t.rotation.iter().map(|k| k.time).chain(t.translation.iter().map(|k| k.time)).chain(t.scale.iter().map(|k| k.time));
     format!(
         "    bone {:<12} rotation {:>4}  translation {:>4}  scale {:>4}  time{}\n",
         t.bone.to_string(),
@@ -175,17 +147,9 @@ fn track_line(t: &Track) -> String {
 
 /// The readable summary.
 pub fn summary(anim: &Animation) -> String {
-    let mut s = format!(
-        "format {} version {}, {} clip(s)\n",
-        anim.format,
-        anim.version,
-        anim.clips.len()
-    );
+    let mut s = format!("format {} version {}, {} clip(s)\n", anim.format, anim.version, anim.clips.len());
     for (i, c) in anim.clips.iter().enumerate() {
-        let rate = c
-            .frame_rate
-            .map(|r| format!(", {r} keys/s"))
-            .unwrap_or_default();
+        let rate = c.frame_rate.map(|r| format!(", {r} keys/s")).unwrap_or_default();
         s += &format!(
             "clip {i} {:?}: {} {}{}, {}, {} track(s), {} event(s)\n",
             c.name,
@@ -200,15 +164,7 @@ pub fn summary(anim: &Animation) -> String {
             s += &track_line(t);
         }
         for e in &c.events {
-            s += &format!(
-                "    event at {}: {:?}{}\n",
-                e.time,
-                e.name,
-                e.data
-                    .as_ref()
-                    .map(|d| format!(" ({d:?})"))
-                    .unwrap_or_default()
-            );
+            s += &format!("    event at {}: {:?}{}\n", e.time, e.name, e.data.as_ref().map(|d| format!(" ({d:?})")).unwrap_or_default());
         }
     }
     s

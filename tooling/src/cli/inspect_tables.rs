@@ -6,10 +6,10 @@
 //! `Gte::transform` is the MVMVA the console runs on each vertex), so what is printed is what the
 //! console would compute, not what the importer meant to store.
 
-use crate::texture::tim::Rect;
 use psxanim_runtime::gte::{Gte, GteModel};
 use psxanim_runtime::math::{Matrix, Vec3i16};
 use psxanim_runtime::render::bones::model_matrices;
+use crate::texture::tim::Rect;
 use psxanim_runtime::tables::{BoneSample, Header, Storage, Tables, VERSION};
 use serde::Serialize;
 
@@ -98,23 +98,12 @@ fn storage_name(s: Storage) -> &'static str {
 
 /// Reads `bytes` (a `.pxsk` blob) and, if `clip` or `frame` is given, decodes that frame (clip by
 /// name or index, default 0; frame default 0).
-pub fn report(
-    path: &str,
-    bytes: &[u8],
-    clip: Option<&str>,
-    frame: Option<usize>,
-) -> Result<TablesReport, CliError> {
+pub fn report(path: &str, bytes: &[u8], clip: Option<&str>, frame: Option<usize>) -> Result<TablesReport, CliError> {
     let version = Header::read(bytes).map(|h| h.version).unwrap_or(VERSION);
-    let t = Tables::parse(bytes).map_err(|e| {
-        CliError::invalid(format!(
-            "{path}: compiled tables (PXSK version {version}): {e:?}"
-        ))
-    })?;
+    let t = Tables::parse(bytes).map_err(|e| CliError::invalid(format!("{path}: compiled tables (PXSK version {version}): {e:?}")))?;
     let mut textures = Vec::with_capacity(t.texture_count());
     for i in 0..t.texture_count() {
-        let x = t
-            .texture(i)
-            .map_err(|e| CliError::invalid(format!("{path}: texture {i}: {e:?}")))?;
+        let x = t.texture(i).map_err(|e| CliError::invalid(format!("{path}: texture {i}: {e:?}")))?;
         textures.push(TextureReport {
             depth_bits: x.depth.bits(),
             width: x.width,
@@ -125,9 +114,7 @@ pub fn report(
         });
     }
     let name = |offset: u16, what: String| -> Result<String, CliError> {
-        t.name(offset)
-            .map(str::to_string)
-            .map_err(|e| CliError::invalid(format!("{path}: the name of {what}: {e:?}")))
+        t.name(offset).map(str::to_string).map_err(|e| CliError::invalid(format!("{path}: the name of {what}: {e:?}")))
     };
     let mut bones = Vec::with_capacity(t.bone_count());
     for b in 0..t.bone_count() {
@@ -141,9 +128,7 @@ pub fn report(
     }
     let mut clips = Vec::with_capacity(t.clip_count());
     for c in 0..t.clip_count() {
-        let entry = t
-            .clip(c)
-            .map_err(|e| CliError::invalid(format!("{path}: clip {c}: {e:?}")))?;
+        let entry = t.clip(c).map_err(|e| CliError::invalid(format!("{path}: clip {c}: {e:?}")))?;
         clips.push(ClipReport {
             name: name(entry.name_offset, format!("clip {c}"))?,
             frames: entry.frame_count,
@@ -156,21 +141,13 @@ pub fn report(
         (clip, frame) => {
             let index = match clip {
                 None => 0,
-                Some(c) => t
-                    .find_clip(c)
-                    .or_else(|| c.parse::<usize>().ok().filter(|&i| i < t.clip_count()))
-                    .ok_or_else(|| {
-                        let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
-                        CliError::invalid(format!(
-                            "{path}: no clip named or numbered '{c}' (clips: {})",
-                            names.join(", ")
-                        ))
-                    })?,
+                Some(c) => t.find_clip(c).or_else(|| c.parse::<usize>().ok().filter(|&i| i < t.clip_count())).ok_or_else(|| {
+                    let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+                    CliError::invalid(format!("{path}: no clip named or numbered '{c}' (clips: {})", names.join(", ")))
+                })?,
             };
             let Some(info) = clips.get(index) else {
-                return Err(CliError::invalid(format!(
-                    "{path}: the tables hold no clip to decode a frame of"
-                )));
+                return Err(CliError::invalid(format!("{path}: the tables hold no clip to decode a frame of")));
             };
             let frame = frame.unwrap_or(0);
             if frame >= info.frames as usize {
@@ -180,14 +157,8 @@ pub fn report(
                     info.frames.saturating_sub(1)
                 )));
             }
-            let positions = positions(&t, index, frame).map_err(|e| {
-                CliError::invalid(format!("{path}: clip '{}' frame {frame}: {e}", info.name))
-            })?;
-            Some(FrameReport {
-                clip: info.name.clone(),
-                frame,
-                positions,
-            })
+            let positions = positions(&t, index, frame).map_err(|e| CliError::invalid(format!("{path}: clip '{}' frame {frame}: {e}", info.name)))?;
+            Some(FrameReport { clip: info.name.clone(), frame, positions })
         }
     };
     Ok(TablesReport {
@@ -202,9 +173,7 @@ pub fn report(
         quads: t.quad_count(),
         primitive_words: t.primitive_words(),
         materials: (0..t.material_count()).map(|m| t.material(m)).collect(),
-        material_textures: (0..t.material_count())
-            .map(|m| t.material_texture(m))
-            .collect(),
+        material_textures: (0..t.material_count()).map(|m| t.material_texture(m)).collect(),
         textures,
         clips,
         blend_groups: (0..t.blend_group_count())
@@ -231,14 +200,12 @@ pub fn positions(t: &Tables, clip: usize, frame: usize) -> Result<Vec<[i32; 3]>,
     match t.storage() {
         Storage::BakedVertices => {
             let mut out = vec![[0i16; 3]; t.vertex_count()];
-            t.decode_baked_frame(clip, frame, &mut out)
-                .map_err(|e| format!("{e:?}"))?;
+            t.decode_baked_frame(clip, frame, &mut out).map_err(|e| format!("{e:?}"))?;
             Ok(out.into_iter().map(|v| v.map(i32::from)).collect())
         }
         Storage::RigidGte => {
             let mut samples = vec![BoneSample::default(); t.bone_count()];
-            t.decode_pose(clip, frame, &mut samples)
-                .map_err(|e| format!("{e:?}"))?;
+            t.decode_pose(clip, frame, &mut samples).map_err(|e| format!("{e:?}"))?;
             let mut gte = Gte::with_backend(GteModel::new());
             let mut matrices = vec![Matrix::IDENTITY; t.bone_count()];
             model_matrices(&mut gte, t, &samples, &mut matrices);
@@ -255,11 +222,7 @@ pub fn positions(t: &Tables, clip: usize, frame: usize) -> Result<Vec<[i32; 3]>,
             // Blended vertices (two bones): each group's blended matrix, as the console's blend stage.
             for g in 0..t.blend_group_count() {
                 let group = t.blend_group(g);
-                let Some(m) =
-                    psxanim_runtime::render::blend::group_matrix(&mut gte, t, &matrices, g)
-                else {
-                    continue;
-                };
+                let Some(m) = psxanim_runtime::render::blend::group_matrix(&mut gte, t, &matrices, g) else { continue };
                 gte.set_matrix(&m);
                 let first = (group.first_vertex as usize).min(out.len());
                 let end = (first + group.vertex_count as usize).min(out.len());
@@ -290,10 +253,7 @@ pub fn summary(r: &TablesReport) -> String {
     );
     for (i, b) in r.bones.iter().enumerate() {
         let parent = b.parent.map_or("-".to_string(), |p| p.to_string());
-        s += &format!(
-            "  bone {i:<3} {:<24} parent {parent:<4} vertices {}+{}\n",
-            b.name, b.first_vertex, b.vertex_count
-        );
+        s += &format!("  bone {i:<3} {:<24} parent {parent:<4} vertices {}+{}\n", b.name, b.first_vertex, b.vertex_count);
     }
     for (i, g) in r.blend_groups.iter().enumerate() {
         s += &format!(
@@ -306,16 +266,9 @@ pub fn summary(r: &TablesReport) -> String {
         );
     }
     for (i, x) in r.textures.iter().enumerate() {
-        let users: Vec<String> = r
-            .material_textures
-            .iter()
-            .enumerate()
-            .filter(|(_, t)| **t == Some(i))
-            .map(|(m, _)| m.to_string())
-            .collect();
-        let clut = x.clut.as_ref().map_or("no CLUT".to_string(), |c| {
-            format!("CLUT at ({}, {})", c.x, c.y)
-        });
+        let users: Vec<String> =
+            r.material_textures.iter().enumerate().filter(|(_, t)| **t == Some(i)).map(|(m, _)| m.to_string()).collect();
+        let clut = x.clut.as_ref().map_or("no CLUT".to_string(), |c| format!("CLUT at ({}, {})", c.x, c.y));
         s += &format!(
             "  texture {i:<3} {}x{} {}-bit{}, VRAM ({}, {}) {}x{} halfwords, {clut} (default place), materials {}\n",
             x.width,
@@ -330,16 +283,10 @@ pub fn summary(r: &TablesReport) -> String {
         );
     }
     for (i, c) in r.clips.iter().enumerate() {
-        s += &format!(
-            "  clip {i:<3} {:<24} {:>5} frames at {} Hz, {} bytes\n",
-            c.name, c.frames, c.rate_hz, c.bytes
-        );
+        s += &format!("  clip {i:<3} {:<24} {:>5} frames at {} Hz, {} bytes\n", c.name, c.frames, c.rate_hz, c.bytes);
     }
     if let Some(f) = &r.frame {
-        s += &format!(
-            "clip '{}' frame {}: model-space vertex positions (GTE units)\n",
-            f.clip, f.frame
-        );
+        s += &format!("clip '{}' frame {}: model-space vertex positions (GTE units)\n", f.clip, f.frame);
         for (i, p) in f.positions.iter().enumerate() {
             s += &format!("  v{i:<4} {:>7} {:>7} {:>7}\n", p[0], p[1], p[2]);
         }

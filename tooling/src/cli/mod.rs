@@ -34,16 +34,10 @@ pub struct CliError {
 
 impl CliError {
     pub fn invalid(message: impl Into<String>) -> CliError {
-        CliError {
-            code: EXIT_INVALID,
-            message: message.into(),
-        }
+        CliError { code: EXIT_INVALID, message: message.into() }
     }
     pub fn usage(message: impl Into<String>) -> CliError {
-        CliError {
-            code: EXIT_USAGE,
-            message: message.into(),
-        }
+        CliError { code: EXIT_USAGE, message: message.into() }
     }
 }
 
@@ -76,8 +70,7 @@ pub fn say_err(line: &str) {
 
 /// Reads and parses `path`, detecting its format by magic, then extension.
 pub fn load(path: &Path) -> Result<Animation, CliError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", path.display())))?;
+    let bytes = std::fs::read(path).map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", path.display())))?;
     let Some(format) = formats::detect(&bytes, Some(path)) else {
         return Err(CliError::invalid(format!(
             "{}: at byte offset 0: expected a known format (magic \"ANIMBIN\", \"ANI\\0\", a .panim header with \
@@ -100,18 +93,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => std::path::PathBuf::from("."),
     };
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "out".into());
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
     let tmp = dir.join(format!(".{name}.psxanim-tmp-{}", std::process::id()));
-    let fail =
-        |e: std::io::Error| CliError::invalid(format!("{}: cannot write: {e}", path.display()));
+    let fail = |e: std::io::Error| CliError::invalid(format!("{}: cannot write: {e}", path.display()));
     let result = (|| {
-        let mut f = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
+        let mut f = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, path)

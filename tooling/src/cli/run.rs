@@ -106,10 +106,7 @@ pub fn run(args: Args) -> i32 {
 fn execute(args: Args) -> Result<(), CliError> {
     if let Some(path) = &args.pcsx_redux {
         if !path.is_file() {
-            return Err(CliError {
-                code: EXIT_EMULATOR,
-                message: format!("--pcsx-redux {}: no such file", path.display()),
-            });
+            return Err(CliError { code: EXIT_EMULATOR, message: format!("--pcsx-redux {}: no such file", path.display()) });
         }
         // The Redux backend finds its binary through this variable; nothing else runs yet.
         std::env::set_var(redux::ENV_VAR, path);
@@ -117,16 +114,10 @@ fn execute(args: Args) -> Result<(), CliError> {
     // Everything about the input is checked before an emulator starts.
     session::check_exe(&args.exe).map_err(|e| CliError::invalid(format!("{e:#}")))?;
     let expectation = match &args.expect {
-        Some(path) => {
-            Some(game_checks::load(path).map_err(|e| CliError::invalid(format!("{e:#}")))?)
-        }
+        Some(path) => Some(game_checks::load(path).map_err(|e| CliError::invalid(format!("{e:#}")))?),
         None => None,
     };
-    let every = if args.shots.is_empty() && args.every.is_none() {
-        Some(DEFAULT_EVERY.min(args.frames))
-    } else {
-        args.every
-    };
+    let every = if args.shots.is_empty() && args.every.is_none() { Some(DEFAULT_EVERY.min(args.frames)) } else { args.every };
     let shots = session::shot_frames(args.frames, &args.shots, every).map_err(CliError::usage)?;
 
     let emulator = match args.emulator {
@@ -143,10 +134,7 @@ fn execute(args: Args) -> Result<(), CliError> {
         return open_window(&args);
     }
     let out_dir = args.out.clone().unwrap_or_else(|| {
-        args.exe
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .map_or_else(|| PathBuf::from("psxanim-run"), |p| p.join("psxanim-run"))
+        args.exe.parent().filter(|p| !p.as_os_str().is_empty()).map_or_else(|| PathBuf::from("psxanim-run"), |p| p.join("psxanim-run"))
     });
     let plan = Plan {
         emulator,
@@ -158,11 +146,7 @@ fn execute(args: Args) -> Result<(), CliError> {
         hang_frames: args.hang_after,
         gif: args.gif,
     };
-    say_err(&format!(
-        "psxanim run: {} on {emulator}, {} frames",
-        args.exe.display(),
-        args.frames
-    ));
+    say_err(&format!("psxanim run: {} on {emulator}, {} frames", args.exe.display(), args.frames));
     let started = std::time::Instant::now();
     let outcome = session::run(&plan).map_err(|e| emulator_error(emulator, e))?;
     let seconds = started.elapsed().as_secs_f64();
@@ -188,18 +172,13 @@ fn execute(args: Args) -> Result<(), CliError> {
             "hung",
             Some(format!(
                 "from frame {since}: {how}{}",
-                pc.map(|pc| format!("; the CPU was at PC {pc:#010x}"))
-                    .unwrap_or_default()
+                pc.map(|pc| format!("; the CPU was at PC {pc:#010x}")).unwrap_or_default()
             )),
             EXIT_HUNG,
         ),
     };
     let failed_checks = checks.iter().filter(|c| !c.passed).count();
-    let code = if code == 0 && failed_checks > 0 {
-        EXIT_INVALID
-    } else {
-        code
-    };
+    let code = if code == 0 && failed_checks > 0 { EXIT_INVALID } else { code };
 
     let tty = outcome.output.tty.as_deref();
     if args.json {
@@ -227,16 +206,8 @@ fn execute(args: Args) -> Result<(), CliError> {
             say("---\n");
         }
         for frame in &outcome.saved {
-            let blank = if frame.colours <= 1 {
-                "  (blank: one colour)"
-            } else {
-                ""
-            };
-            say(&format!(
-                "frame {:>5}: {}{blank}\n",
-                frame.frame,
-                frame.path.display()
-            ));
+            let blank = if frame.colours <= 1 { "  (blank: one colour)" } else { "" };
+            say(&format!("frame {:>5}: {}{blank}\n", frame.frame, frame.path.display()));
         }
         if let Some(sheet) = &outcome.sheet {
             say(&format!("contact sheet: {}\n", sheet.display()));
@@ -245,34 +216,20 @@ fn execute(args: Args) -> Result<(), CliError> {
             say(&format!("gif: {}\n", gif.display()));
         }
         for c in &checks {
-            say(&format!(
-                "{} {}: {}\n",
-                if c.passed { "pass" } else { "FAIL" },
-                c.name,
-                c.detail
-            ));
+            say(&format!("{} {}: {}\n", if c.passed { "pass" } else { "FAIL" }, c.name, c.detail));
         }
         say(&format!(
             "{}: {verdict} ({} of {} frames on {emulator} in {seconds:.1} s){}\n",
             args.exe.display(),
             outcome.frames_run,
             args.frames,
-            reason
-                .as_ref()
-                .map(|r| format!(": {r}"))
-                .unwrap_or_default()
+            reason.as_ref().map(|r| format!(": {r}")).unwrap_or_default()
         ));
     }
     match code {
         0 => Ok(()),
-        EXIT_INVALID => Err(CliError::invalid(format!(
-            "{failed_checks} of {} --expect checks failed",
-            checks.len()
-        ))),
-        code => Err(CliError {
-            code,
-            message: format!("the program {verdict}: {}", reason.unwrap_or_default()),
-        }),
+        EXIT_INVALID => Err(CliError::invalid(format!("{failed_checks} of {} --expect checks failed", checks.len()))),
+        code => Err(CliError { code, message: format!("the program {verdict}: {}", reason.unwrap_or_default()) }),
     }
 }
 
@@ -288,37 +245,23 @@ fn emulator_error(emulator: Emulator, error: RunError) -> CliError {
         RunError::Crashed(why) => format!("{emulator} failed: {why}"),
         RunError::Other(e) => format!("{emulator}: {e:#}"),
     };
-    CliError {
-        code: EXIT_EMULATOR,
-        message,
-    }
+    CliError { code: EXIT_EMULATOR, message }
 }
 
 /// `--window`: PCSX-Redux with its user interface, running the EXE until the user closes it.
 fn open_window(args: &Args) -> Result<(), CliError> {
     if std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none() {
-        return Err(CliError::usage(
-            "--window needs a display (DISPLAY or WAYLAND_DISPLAY is not set)",
-        ));
+        return Err(CliError::usage("--window needs a display (DISPLAY or WAYLAND_DISPLAY is not set)"));
     }
     let Some(binary) = redux::locate(None) else {
-        return Err(CliError {
-            code: EXIT_EMULATOR,
-            message: "--window opens PCSX-Redux, which was not found".into(),
-        });
+        return Err(CliError { code: EXIT_EMULATOR, message: "--window opens PCSX-Redux, which was not found".into() });
     };
     let status = redux::window_command(&binary, &args.exe)
         .status()
-        .map_err(|e| CliError {
-            code: EXIT_EMULATOR,
-            message: format!("could not start {}: {e}", binary.display()),
-        })?;
+        .map_err(|e| CliError { code: EXIT_EMULATOR, message: format!("could not start {}: {e}", binary.display()) })?;
     if status.success() {
         Ok(())
     } else {
-        Err(CliError {
-            code: EXIT_EMULATOR,
-            message: format!("{} exited with {status}", binary.display()),
-        })
+        Err(CliError { code: EXIT_EMULATOR, message: format!("{} exited with {status}", binary.display()) })
     }
 }

@@ -80,38 +80,19 @@ fn generate(model: &str, stem: &str, len: usize, clips: &[String], events: &[Str
         let _ = writeln!(s, "    pub const {c}: usize = {i}; // {:?}", clips[i]);
     }
     let _ = writeln!(s, "    /// Every clip's name, by index.");
-    let _ = writeln!(
-        s,
-        "    pub const NAMES: [&str; {}] = [{}];\n}}\n",
-        clips.len(),
-        quoted(clips, ", ")
-    );
+    let _ = writeln!(s, "    pub const NAMES: [&str; {}] = [{}];\n}}\n", clips.len(), quoted(clips, ", "));
 
     let _ = writeln!(s, "/// The events the clips of {model} carry: `MarkerEvent::name` of `Animator::update_events`.");
     let _ = writeln!(s, "#[allow(dead_code)]\npub mod events {{");
     for (e, name) in event_consts.iter().zip(events) {
         let _ = writeln!(s, "    pub const {e}: &[u8] = {};", byte_string(name));
     }
-    let _ = writeln!(
-        s,
-        "    /// Every event name, in the order the clips first carry them."
-    );
-    let _ = writeln!(
-        s,
-        "    pub const NAMES: [&str; {}] = [{}];\n}}\n",
-        events.len(),
-        quoted(events, ", ")
-    );
+    let _ = writeln!(s, "    /// Every event name, in the order the clips first carry them.");
+    let _ = writeln!(s, "    pub const NAMES: [&str; {}] = [{}];\n}}\n", events.len(), quoted(events, ", "));
 
-    let clip_arms: Vec<(String, String)> = clips
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (format!("{c:?}"), format!("{i}usize")))
-        .collect();
-    let event_arms: Vec<(String, String)> = events
-        .iter()
-        .map(|e| (format!("{e:?}"), byte_string(e)))
-        .collect();
+    let clip_arms: Vec<(String, String)> =
+        clips.iter().enumerate().map(|(i, c)| (format!("{c:?}"), format!("{i}usize"))).collect();
+    let event_arms: Vec<(String, String)> = events.iter().map(|e| (format!("{e:?}"), byte_string(e))).collect();
     let clip_list = match clips {
         [] => "; it has no clips".to_string(),
         _ => format!("; its clips: {}", quoted(clips, ", ")),
@@ -120,24 +101,8 @@ fn generate(model: &str, stem: &str, len: usize, clips: &[String], events: &[Str
         [] => "; its clips carry no events".to_string(),
         _ => format!("; its events: {}", quoted(events, ", ")),
     };
-    write_macro(
-        &mut s,
-        "clip",
-        "the clip's index (a `usize`, as `clips::`)",
-        model,
-        &clip_arms,
-        &clip_list,
-        clips.first(),
-    );
-    write_macro(
-        &mut s,
-        "event",
-        "the event's name (a byte string, as `events::`)",
-        model,
-        &event_arms,
-        &event_list,
-        events.first(),
-    );
+    write_macro(&mut s, "clip", "the clip's index (a `usize`, as `clips::`)", model, &clip_arms, &clip_list, clips.first());
+    write_macro(&mut s, "event", "the event's name (a byte string, as `events::`)", model, &event_arms, &event_list, events.first());
     Generated { text: s, renamed }
 }
 
@@ -152,36 +117,22 @@ fn write_macro(
     example: Option<&String>,
 ) {
     let example = example.map_or_else(|| "\"Name\"".to_string(), |e| format!("{e:?}"));
-    let _ = writeln!(
-        s,
-        "/// `{name}!({example})`: {gives}, checked at build time."
-    );
+    let _ = writeln!(s, "/// `{name}!({example})`: {gives}, checked at build time.");
     let _ = writeln!(s, "#[allow(unused_macros)]\nmacro_rules! {name} {{");
     for (pattern, value) in arms {
         let _ = writeln!(s, "    ({pattern}) => {{ {value} }};");
     }
     let missing = format!("{model} has no {name} named ");
-    let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
-        "an"
-    } else {
-        "a"
-    };
-    let usage = format!(
-        "{name}! takes {article} {name} name as a string literal, as in {name}!({example})"
-    );
+    let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    let usage = format!("{name}! takes {article} {name} name as a string literal, as in {name}!({example})");
     let _ = writeln!(s, "    ($other:literal) => {{ compile_error!(concat!({missing:?}, stringify!($other), {list:?})) }};");
-    let _ = writeln!(
-        s,
-        "    ($($other:tt)*) => {{ compile_error!({usage:?}) }};\n}}"
-    );
+    let _ = writeln!(s, "    ($($other:tt)*) => {{ compile_error!({usage:?}) }};\n}}");
     let _ = writeln!(s, "#[allow(unused_imports)]\npub(crate) use {name};\n");
 }
 
 /// The blob's static: the stem in capitals (as `--rust` always named it).
 fn blob_ident(stem: &str) -> String {
-    let mut ident = stem
-        .to_uppercase()
-        .replace(|c: char| !c.is_ascii_alphanumeric(), "_");
+    let mut ident = stem.to_uppercase().replace(|c: char| !c.is_ascii_alphanumeric(), "_");
     if !ident.starts_with(|c: char| c.is_ascii_alphabetic()) {
         ident.insert_str(0, "MODEL_");
     }
@@ -194,8 +145,7 @@ fn upper_snake(name: &str, prefix: &str) -> String {
     let mut previous: Option<char> = None;
     for c in name.chars() {
         if c.is_ascii_alphanumeric() {
-            let split = c.is_ascii_uppercase()
-                && previous.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit());
+            let split = c.is_ascii_uppercase() && previous.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit());
             if split && !out.is_empty() && !out.ends_with('_') {
                 out.push('_');
             }
@@ -231,17 +181,10 @@ fn constant_names(names: &[String], prefix: &str, what: &str) -> (Vec<String>, V
             n += 1;
         }
         if ident != base {
-            let first = consts
-                .iter()
-                .position(|c| *c == base)
-                .map(|i| names[i].as_str());
+            let first = consts.iter().position(|c| *c == base).map(|i| names[i].as_str());
             renamed.push(match first {
-                Some(first) => {
-                    format!("{what} {first:?} and {name:?} both make {base}: {name:?} is {ident}")
-                }
-                None => format!(
-                    "{what}: {name:?} would make {base}, a name the file uses: it is {ident}"
-                ),
+                Some(first) => format!("{what} {first:?} and {name:?} both make {base}: {name:?} is {ident}"),
+                None => format!("{what}: {name:?} would make {base}, a name the file uses: it is {ident}"),
             });
         }
         taken.push(ident.clone());
@@ -252,11 +195,7 @@ fn constant_names(names: &[String], prefix: &str, what: &str) -> (Vec<String>, V
 
 /// `"a", "b"`: each name as a Rust string literal.
 fn quoted(names: &[String], separator: &str) -> String {
-    names
-        .iter()
-        .map(|n| format!("{n:?}"))
-        .collect::<Vec<_>>()
-        .join(separator)
+    names.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>().join(separator)
 }
 
 /// A byte string literal of `name`'s UTF-8 bytes (`b"step_l"`; other bytes as `\xNN`).
@@ -303,21 +242,11 @@ mod tests {
         for (name, want) in cases {
             assert_eq!(upper_snake(name, "CLIP"), want, "{name:?}");
         }
-        let (consts, renamed) = constant_names(
-            &names(&["Walk", "walk", "WALK", "Names", "Idle"]),
-            "CLIP",
-            "clips",
-        );
+        let (consts, renamed) = constant_names(&names(&["Walk", "walk", "WALK", "Names", "Idle"]), "CLIP", "clips");
         assert_eq!(consts, ["WALK", "WALK_2", "WALK_3", "NAMES_2", "IDLE"]);
         assert_eq!(renamed.len(), 3, "{renamed:?}");
-        assert_eq!(
-            renamed[0],
-            "clips \"Walk\" and \"walk\" both make WALK: \"walk\" is WALK_2"
-        );
-        assert!(
-            renamed[2].contains("\"Names\" would make NAMES, a name the file uses: it is NAMES_2"),
-            "{renamed:?}"
-        );
+        assert_eq!(renamed[0], "clips \"Walk\" and \"walk\" both make WALK: \"walk\" is WALK_2");
+        assert!(renamed[2].contains("\"Names\" would make NAMES, a name the file uses: it is NAMES_2"), "{renamed:?}");
         // A suffix already taken by a name of its own is skipped.
         let (consts, _) = constant_names(&names(&["A_2", "a", "A"]), "CLIP", "clips");
         assert_eq!(consts, ["A_2", "A", "A_3"]);
@@ -332,39 +261,18 @@ mod tests {
 
     #[test]
     fn the_file_holds_the_blob_the_constants_and_the_macros() {
-        let g = generate(
-            "hero.fbx",
-            "hero",
-            1234,
-            &names(&["Walk", "Idle"]),
-            &names(&["step_l"]),
-        );
+        let g = generate("hero.fbx", "hero", 1234, &names(&["Walk", "Idle"]), &names(&["step_l"]));
         let t = &g.text;
         assert!(g.renamed.is_empty());
-        assert!(
-            t.contains(
-                "pub static HERO: &Aligned<[u8; 1234]> = &Aligned(*include_bytes!(\"hero.pxsk\"));"
-            ),
-            "{t}"
-        );
-        assert!(
-            t.contains("pub const WALK: usize = 0;") && t.contains("pub const IDLE: usize = 1;"),
-            "{t}"
-        );
-        assert!(
-            t.contains("pub const NAMES: [&str; 2] = [\"Walk\", \"Idle\"];"),
-            "{t}"
-        );
+        assert!(t.contains("pub static HERO: &Aligned<[u8; 1234]> = &Aligned(*include_bytes!(\"hero.pxsk\"));"), "{t}");
+        assert!(t.contains("pub const WALK: usize = 0;") && t.contains("pub const IDLE: usize = 1;"), "{t}");
+        assert!(t.contains("pub const NAMES: [&str; 2] = [\"Walk\", \"Idle\"];"), "{t}");
         assert!(t.contains("pub const STEP_L: &[u8] = b\"step_l\";"), "{t}");
         assert!(t.contains("(\"Idle\") => { 1usize };"), "{t}");
         assert!(t.contains("(\"step_l\") => { b\"step_l\" };"), "{t}");
         assert!(t.contains(r#"compile_error!(concat!("hero.fbx has no clip named ", stringify!($other), "; its clips: \"Walk\", \"Idle\""))"#), "{t}");
         let empty = generate("x.fbx", "9x", 8, &[], &[]).text;
-        assert!(
-            empty.contains("pub static MODEL_9X:")
-                && empty.contains("pub const NAMES: [&str; 0] = [];"),
-            "{empty}"
-        );
+        assert!(empty.contains("pub static MODEL_9X:") && empty.contains("pub const NAMES: [&str; 0] = [];"), "{empty}");
         assert!(empty.contains("its clips carry no events"), "{empty}");
     }
 
@@ -373,16 +281,7 @@ mod tests {
     fn rustc(dir: &Path) -> Option<std::process::Output> {
         let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
         Command::new(rustc)
-            .args([
-                "--crate-type",
-                "bin",
-                "--edition",
-                "2021",
-                "--emit=metadata",
-                "--crate-name",
-                "generated_check",
-                "--out-dir",
-            ])
+            .args(["--crate-type", "bin", "--edition", "2021", "--emit=metadata", "--crate-name", "generated_check", "--out-dir"])
             .arg(dir.join("out"))
             .arg(dir.join("main.rs"))
             .output()
@@ -398,13 +297,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         let out = dir.join("out");
         std::fs::create_dir_all(&out).unwrap();
-        let g = generate(
-            "hero.fbx",
-            "hero",
-            8,
-            &names(&["Walk", "Idle", "Turn"]),
-            &names(&["step_l", "step_r"]),
-        );
+        let g = generate("hero.fbx", "hero", 8, &names(&["Walk", "Idle", "Turn"]), &names(&["step_l", "step_r"]));
         std::fs::write(out.join("hero.rs"), &g.text).unwrap();
         std::fs::write(out.join("hero.pxsk"), [0u8; 8]).unwrap();
         let include = format!("include!({:?});", out.join("hero.rs").display().to_string());
@@ -427,37 +320,18 @@ mod tests {
             println!("skipped: rustc could not be started (set RUSTC to its path)");
             return;
         };
-        assert!(
-            ok.status.success(),
-            "{}",
-            String::from_utf8_lossy(&ok.stderr)
-        );
+        assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
 
-        std::fs::write(
-            dir.join("main.rs"),
-            main("let _ = clip!(\"Run\");\nlet _ = event!(\"jump\");"),
-        )
-        .unwrap();
+        std::fs::write(dir.join("main.rs"), main("let _ = clip!(\"Run\");\nlet _ = event!(\"jump\");")).unwrap();
         let failed = rustc(&dir).unwrap();
         let stderr = String::from_utf8_lossy(&failed.stderr);
         assert!(!failed.status.success());
-        assert!(
-            stderr
-                .contains(r#"hero.fbx has no clip named "Run"; its clips: "Walk", "Idle", "Turn""#),
-            "{stderr}"
-        );
-        assert!(
-            stderr
-                .contains(r#"hero.fbx has no event named "jump"; its events: "step_l", "step_r""#),
-            "{stderr}"
-        );
+        assert!(stderr.contains(r#"hero.fbx has no clip named "Run"; its clips: "Walk", "Idle", "Turn""#), "{stderr}");
+        assert!(stderr.contains(r#"hero.fbx has no event named "jump"; its events: "step_l", "step_r""#), "{stderr}");
 
         std::fs::write(dir.join("main.rs"), main("let _ = clip!(Walk);")).unwrap();
         let stderr = String::from_utf8_lossy(&rustc(&dir).unwrap().stderr).into_owned();
-        assert!(
-            stderr.contains(r#"clip! takes a clip name as a string literal, as in clip!("Walk")"#),
-            "{stderr}"
-        );
+        assert!(stderr.contains(r#"clip! takes a clip name as a string literal, as in clip!("Walk")"#), "{stderr}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -31,10 +31,7 @@ pub fn run(args: Args) -> i32 {
 
 fn validate(args: &Args) -> Result<(), CliError> {
     let Some(p) = profile::by_name(&args.profile) else {
-        return Err(CliError::usage(format!(
-            "unknown profile {:?} (original, large)",
-            args.profile
-        )));
+        return Err(CliError::usage(format!("unknown profile {:?} (original, large)", args.profile)));
     };
     let anim = load(&args.file)?;
     for warning in profile::warnings(&anim) {
@@ -42,20 +39,11 @@ fn validate(args: &Args) -> Result<(), CliError> {
     }
     let problems = profile::check(&anim, p);
     if problems.is_empty() {
-        say(&format!(
-            "{}: valid {} (profile {})\n",
-            args.file.display(),
-            anim.format,
-            p.name
-        ));
+        say(&format!("{}: valid {} (profile {})\n", args.file.display(), anim.format, p.name));
         return Ok(());
     }
     for problem in &problems {
         say_err(&format!("{}: {problem}", args.file.display()));
     }
-    Err(CliError::invalid(format!(
-        "{}: invalid: {} problem(s)",
-        args.file.display(),
-        problems.len()
-    )))
+    Err(CliError::invalid(format!("{}: invalid: {} problem(s)", args.file.display(), problems.len())))
 }

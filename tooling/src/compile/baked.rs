@@ -4,41 +4,24 @@
 use std::collections::HashMap;
 
 use psxanim_runtime::tables::{
-    delta_byte, delta_word_count, Storage, Tables, BAKED_DELTA_BIAS, BAKED_DELTA_SCALE,
-    FRAME_DELTA, FRAME_RAW,
+    delta_byte, delta_word_count, Storage, Tables, BAKED_DELTA_BIAS, BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_RAW,
 };
 
 use super::blob::{assemble, BlobParts, ClipData, TexturedParts};
 use super::textured::Textures;
 use super::{
-    accuracy, axis_error, clip_parts, common, compile_error, primitive_stream, primitives, quads,
-    report_base, Bounds, ClipReport, CompileReport, Compiled, StorageMode,
+    accuracy, axis_error, clip_parts, common, compile_error, primitive_stream, primitives, quads, report_base,
+    Bounds, ClipReport, CompileReport, Compiled, StorageMode,
 };
 use crate::fbx::{Character, ImportError};
 
 /// The baked-vertices blob of `c` and its report (the accuracy threshold is checked by the caller).
 /// `textured`: the textures and each vertex's UV word, for a textured character.
-pub(super) fn compile(
-    c: &Character,
-    threshold: f64,
-    textured: Option<(&Textures, &[u32])>,
-) -> Result<Compiled, ImportError> {
-    use crate::fbx::limits::{
-        MAX_BAKED_TRIANGLES, MAX_BAKED_VERTICES, MAX_TRIANGLES, MAX_VERTICES,
-    };
+pub(super) fn compile(c: &Character, threshold: f64, textured: Option<(&Textures, &[u32])>) -> Result<Compiled, ImportError> {
+    use crate::fbx::limits::{MAX_BAKED_TRIANGLES, MAX_BAKED_VERTICES, MAX_TRIANGLES, MAX_VERTICES};
     for (what, count, limit, rigid) in [
-        (
-            "vertices",
-            c.vertices.len(),
-            MAX_BAKED_VERTICES,
-            MAX_VERTICES,
-        ),
-        (
-            "triangles",
-            c.triangles.len(),
-            MAX_BAKED_TRIANGLES,
-            MAX_TRIANGLES,
-        ),
+        ("vertices", c.vertices.len(), MAX_BAKED_VERTICES, MAX_VERTICES),
+        ("triangles", c.triangles.len(), MAX_BAKED_TRIANGLES, MAX_TRIANGLES),
     ] {
         if count > limit {
             return Err(compile_error(
@@ -90,20 +73,11 @@ pub(super) fn compile(
     let views = std::iter::once(&bind[..])
         .chain(decoded_all.iter().flatten().map(Vec::as_slice))
         .collect();
-    let stream = primitive_stream(
-        c,
-        &faces,
-        primitives::turnable(views, quads::MAX_BAKED_QUAD_BEND),
-    )?;
+    let stream = primitive_stream(c, &faces, primitives::turnable(views, quads::MAX_BAKED_QUAD_BEND))?;
     let parts = BlobParts {
         storage: Storage::BakedVertices,
         bounds: bounds.to_i16(),
-        bones: c
-            .bones
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (com.bone_names[i], b.parent, 0, 0))
-            .collect(),
+        bones: c.bones.iter().enumerate().map(|(i, b)| (com.bone_names[i], b.parent, 0, 0)).collect(),
         vertices: &bind,
         primitives: stream,
         materials: com.materials.clone(),
@@ -111,10 +85,7 @@ pub(super) fn compile(
         payloads: &payloads.bytes,
         blend_pairs: vec![],
         blend_groups: vec![],
-        textured: textured.map(|(textures, uvs)| TexturedParts {
-            textures,
-            uvs: uvs.to_vec(),
-        }),
+        textured: textured.map(|(textures, uvs)| TexturedParts { textures, uvs: uvs.to_vec() }),
         normals: None,
     };
     let assembled = assemble(&parts).map_err(|m| compile_error(c, m))?;
@@ -124,18 +95,12 @@ pub(super) fn compile(
     let mut frame = vec![[0i16; 3]; c.vertices.len()];
     for (ci, clip) in decoded_all.iter().enumerate() {
         for (f, expected) in clip.iter().enumerate() {
-            t.decode_baked_frame(ci, f, &mut frame).map_err(|e| {
-                compile_error(
-                    c,
-                    format!("internal: frame {f} of clip {ci} unreadable: {e:?}"),
-                )
-            })?;
+            t.decode_baked_frame(ci, f, &mut frame)
+                .map_err(|e| compile_error(c, format!("internal: frame {f} of clip {ci} unreadable: {e:?}")))?;
             if &frame != expected {
                 return Err(compile_error(
                     c,
-                    format!(
-                        "internal: frame {f} of clip {ci} decodes differently from its encoding"
-                    ),
+                    format!("internal: frame {f} of clip {ci} decodes differently from its encoding"),
                 ));
             }
         }
@@ -144,12 +109,8 @@ pub(super) fn compile(
         r.bytes = *bytes;
         r.bytes_per_frame = Some(*bytes as f64 / r.frames as f64);
     }
-    let mut accuracy = accuracy(
-        c,
-        threshold,
-        |clip, frame, v| decoded_all[clip][frame][v].map(|x| x as f64),
-        |clip, frame, v| c.clips[clip].rigid_reference[frame][v],
-    );
+    let mut accuracy =
+        accuracy(c, threshold, |clip, frame, v| decoded_all[clip][frame][v].map(|x| x as f64), |clip, frame, v| c.clips[clip].rigid_reference[frame][v]);
     accuracy.checked = "skinned";
     let animation_bytes: usize = assembled.clip_bytes.iter().sum();
     let frames: usize = c.clips.iter().map(|cl| cl.frame_count()).sum();
@@ -170,10 +131,7 @@ pub(super) fn compile(
             accuracy,
         )
     };
-    Ok(Compiled {
-        blob: assembled.blob,
-        report,
-    })
+    Ok(Compiled { blob: assembled.blob, report })
 }
 
 /// Rounds a model-space position to i16 GTE units (the import already checked the +-7.5 m range).
@@ -253,17 +211,11 @@ mod tests {
     #[test]
     fn small_moves_are_deltas_and_large_ones_escape() {
         let bind = [[0i16, 100, -100], [1000, 0, 0]];
-        let target = [
-            [16.0 * 127.0, 100.0 - 17.0, -100.0 - 16.0 * 128.0],
-            [1000.0 + 16.0 * 128.0, 3.0, 0.0],
-        ];
+        let target = [[16.0 * 127.0, 100.0 - 17.0, -100.0 - 16.0 * 128.0], [1000.0 + 16.0 * 128.0, 3.0, 0.0]];
         let (payload, decoded) = encode_frame(&bind, &target);
         assert_eq!(payload[..4], [FRAME_DELTA, 0, 1, 0]);
         // Coordinates 0, 2, 1, 3 then 4, 6, 5, 7 (6 and 7 unused), as delta + 128; coordinate 3 escapes.
-        assert_eq!(
-            payload[4..12],
-            [127 + 128, 0, 128 - 1, 128, 128, 128, 128, 128]
-        );
+        assert_eq!(payload[4..12], [127 + 128, 0, 128 - 1, 128, 128, 128, 128, 128]);
         assert_eq!(payload[12..16], [3, 0, 0xE8, 0x0B]);
         assert_eq!(payload.len(), 16);
         assert_eq!(decoded, vec![[2032, 84, -2148], [3048, 0, 0]]);

@@ -2,8 +2,8 @@
 
 use psxanim_runtime::math::Matrix;
 use psxanim_runtime::tables::{
-    decode_lane, delta_word_count, Header, Storage, CLIP_SIZE, HEADER_SIZE, HEADER_SIZE_V6,
-    HEADER_SIZE_V7, MAGIC, NORMALS_AT, NO_PARENT, TEXTURES_AT, UVS_AT, VERSION, VERSION_TEXTURED,
+    decode_lane, delta_word_count, Header, Storage, CLIP_SIZE, HEADER_SIZE, HEADER_SIZE_V6, HEADER_SIZE_V7, MAGIC, NORMALS_AT, NO_PARENT, TEXTURES_AT, UVS_AT, VERSION,
+    VERSION_TEXTURED,
 };
 
 use super::primitives::Stream;
@@ -87,31 +87,17 @@ pub struct Assembled {
 pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     let mut strings = Vec::new();
     let mut name = |s: &str| -> Result<u16, String> {
-        let at = u16::try_from(strings.len())
-            .map_err(|_| "names exceed the 64 KiB string table".to_string())?;
-        let len =
-            u8::try_from(s.len()).map_err(|_| format!("name '{s}' is longer than 255 bytes"))?;
+        let at = u16::try_from(strings.len()).map_err(|_| "names exceed the 64 KiB string table".to_string())?;
+        let len = u8::try_from(s.len()).map_err(|_| format!("name '{s}' is longer than 255 bytes"))?;
         strings.push(len);
         strings.extend_from_slice(s.as_bytes());
         Ok(at)
     };
-    let bone_names: Vec<u16> = parts
-        .bones
-        .iter()
-        .map(|b| name(b.0))
-        .collect::<Result<_, _>>()?;
-    let clip_names: Vec<u16> = parts
-        .clips
-        .iter()
-        .map(|c| name(c.name))
-        .collect::<Result<_, _>>()?;
+    let bone_names: Vec<u16> = parts.bones.iter().map(|b| name(b.0)).collect::<Result<_, _>>()?;
+    let clip_names: Vec<u16> = parts.clips.iter().map(|c| name(c.name)).collect::<Result<_, _>>()?;
     let mut event_names = Vec::new();
     for c in &parts.clips {
-        let names: Vec<u16> = c
-            .events
-            .iter()
-            .map(|(_, n)| name(n))
-            .collect::<Result<_, _>>()?;
+        let names: Vec<u16> = c.events.iter().map(|(_, n)| name(n)).collect::<Result<_, _>>()?;
         event_names.push(names);
     }
     for m in &parts.materials {
@@ -120,16 +106,9 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
 
     // A textured blob is version 7: the version 6 header (the blend section's offset and counts at
     // 64..72), then the texture section's offsets; any other keeps version 6's layout, byte for byte.
-    let has_textures = parts
-        .textured
-        .as_ref()
-        .is_some_and(|t| !t.textures.is_empty());
+    let has_textures = parts.textured.as_ref().is_some_and(|t| !t.textures.is_empty());
     let textured = has_textures || parts.normals.is_some();
-    let header_size = if textured {
-        HEADER_SIZE_V7
-    } else {
-        HEADER_SIZE_V6
-    };
+    let header_size = if textured { HEADER_SIZE_V7 } else { HEADER_SIZE_V6 };
     let mut out = vec![0u8; header_size];
     let strings_offset = out.len();
     out.extend_from_slice(&strings);
@@ -162,12 +141,7 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     let materials_offset = out.len();
     for (m, (_, rgb)) in parts.materials.iter().enumerate() {
         out.extend_from_slice(rgb);
-        out.push(
-            parts
-                .textured
-                .as_ref()
-                .map_or(0, |t| t.textures.material_byte(m)),
-        );
+        out.push(parts.textured.as_ref().map_or(0, |t| t.textures.material_byte(m)));
     }
     let clips_offset = out.len();
     out.resize(out.len() + CLIP_SIZE * parts.clips.len(), 0);
@@ -190,24 +164,16 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         let start = if c.events.is_empty() { 0 } else { out.len() };
         for ((frame, _), n) in c.events.iter().zip(names) {
             if *frame >= c.frame_count as usize {
-                return Err(format!(
-                    "clip '{}': event at frame {frame}, past its {} frames",
-                    c.name, c.frame_count
-                ));
+                return Err(format!("clip '{}': event at frame {frame}, past its {} frames", c.name, c.frame_count));
             }
             put_u16(&mut out, *frame as u16);
             put_u16(&mut out, *n);
         }
-        let count = u16::try_from(c.events.len())
-            .map_err(|_| format!("clip '{}': more than 65535 events", c.name))?;
+        let count = u16::try_from(c.events.len()).map_err(|_| format!("clip '{}': more than 65535 events", c.name))?;
         event_ranges.push((start, count));
     }
     align4(&mut out);
-    let blend_offset = if parts.blend_groups.is_empty() {
-        0
-    } else {
-        out.len()
-    };
+    let blend_offset = if parts.blend_groups.is_empty() { 0 } else { out.len() };
     if blend_offset != 0 {
         for (a, b, rel) in &parts.blend_pairs {
             put_u16(&mut out, *a);
@@ -231,11 +197,7 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     let (textures_offset, uvs_offset) = match &parts.textured {
         Some(t) if !t.textures.is_empty() => {
             if t.uvs.len() != parts.vertices.len() {
-                return Err(format!(
-                    "internal: {} UV words for {} vertices",
-                    t.uvs.len(),
-                    parts.vertices.len()
-                ));
+                return Err(format!("internal: {} UV words for {} vertices", t.uvs.len(), parts.vertices.len()));
             }
             let uvs = out.len();
             for w in &t.uvs {
@@ -248,11 +210,7 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     let normals_offset = match &parts.normals {
         Some(normals) => {
             if normals.len() != parts.vertices.len() {
-                return Err(format!(
-                    "internal: {} normals for {} vertices",
-                    normals.len(),
-                    parts.vertices.len()
-                ));
+                return Err(format!("internal: {} normals for {} vertices", normals.len(), parts.vertices.len()));
             }
             let at = out.len();
             for n in normals {
@@ -292,9 +250,7 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         out[e..e + CLIP_SIZE].copy_from_slice(&entry);
     }
 
-    let count = |what: &str, n: usize| {
-        u16::try_from(n).map_err(|_| format!("{n} {what} exceed a u16 count"))
-    };
+    let count = |what: &str, n: usize| u16::try_from(n).map_err(|_| format!("{n} {what} exceed a u16 count"));
     let offset = |n: usize| n as u32;
     let b = parts.bounds;
     let header = Header {
@@ -320,25 +276,16 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
     // The struct's in-memory bytes are the stored ones on this little-endian host.
     const { assert!(cfg!(target_endian = "little")) };
     out[..HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
-    let (pairs, groups) = if blend_offset == 0 {
-        (0, 0)
-    } else {
-        (parts.blend_pairs.len(), parts.blend_groups.len())
-    };
+    let (pairs, groups) = if blend_offset == 0 { (0, 0) } else { (parts.blend_pairs.len(), parts.blend_groups.len()) };
     out[HEADER_SIZE..HEADER_SIZE + 4].copy_from_slice(&(blend_offset as u32).to_le_bytes());
-    out[HEADER_SIZE + 4..HEADER_SIZE + 6]
-        .copy_from_slice(&count("blend pairs", pairs)?.to_le_bytes());
-    out[HEADER_SIZE + 6..HEADER_SIZE_V6]
-        .copy_from_slice(&count("blend groups", groups)?.to_le_bytes());
+    out[HEADER_SIZE + 4..HEADER_SIZE + 6].copy_from_slice(&count("blend pairs", pairs)?.to_le_bytes());
+    out[HEADER_SIZE + 6..HEADER_SIZE_V6].copy_from_slice(&count("blend groups", groups)?.to_le_bytes());
     if textured {
         out[TEXTURES_AT..TEXTURES_AT + 4].copy_from_slice(&(textures_offset as u32).to_le_bytes());
         out[UVS_AT..UVS_AT + 4].copy_from_slice(&(uvs_offset as u32).to_le_bytes());
         out[NORMALS_AT..NORMALS_AT + 4].copy_from_slice(&(normals_offset as u32).to_le_bytes());
     }
-    Ok(Assembled {
-        blob: out,
-        clip_bytes,
-    })
+    Ok(Assembled { blob: out, clip_bytes })
 }
 
 /// Size of the baked payload at `at` (header included).

@@ -43,27 +43,22 @@ struct BoneJson {
 impl SkeletonSpec {
     /// Parses the skeleton JSON (see the module documentation); errors name the bone at fault.
     pub fn from_json(text: &str) -> Result<SkeletonSpec, String> {
-        let json: SkeletonJson =
-            serde_json::from_str(text).map_err(|e| format!("skeleton JSON: {e}"))?;
-        let mut spec = SkeletonSpec {
-            parents: Vec::new(),
-            bind: Vec::new(),
-        };
+        let json: SkeletonJson = serde_json::from_str(text).map_err(|e| format!("skeleton JSON: {e}"))?;
+        let mut spec = SkeletonSpec { parents: Vec::new(), bind: Vec::new() };
         for (bone, b) in json.bones.iter().enumerate() {
             let parent = match b.parent {
                 None => ROOT,
                 Some(p) if (p as usize) < bone => p as u8,
-                Some(p) => return Err(format!(
-                    "bone {bone}: parent {p} is not an earlier bone (bones must come parent-first)"
-                )),
+                Some(p) => {
+                    return Err(format!(
+                        "bone {bone}: parent {p} is not an earlier bone (bones must come parent-first)"
+                    ))
+                }
             };
             let [w, x, y, z] = b.rotation;
             let [tx, ty, tz] = b.translation;
             spec.parents.push(parent);
-            spec.bind.push(LocalTransform::new(
-                Quat::new(w, x, y, z),
-                Vec3i32::new(tx, ty, tz),
-            ));
+            spec.bind.push(LocalTransform::new(Quat::new(w, x, y, z), Vec3i32::new(tx, ty, tz)));
         }
         spec.skeleton()?;
         Ok(spec)
@@ -78,11 +73,7 @@ impl SkeletonSpec {
 /// Compiles the clips of `animbin` named in `only` (every clip when empty, in file order) for
 /// `skeleton`. The ANIMBIN is read with the large capacity profile; the blob is read back with
 /// `ClipBin::parse` before it is returned.
-pub fn compile_clips(
-    animbin: &[u8],
-    skeleton: &SkeletonSpec,
-    only: &[String],
-) -> Result<Vec<u8>, String> {
+pub fn compile_clips(animbin: &[u8], skeleton: &SkeletonSpec, only: &[String]) -> Result<Vec<u8>, String> {
     let sk = skeleton.skeleton()?;
     let manager = LargeAnimationManager::parse(animbin, sk.len()).map_err(|e| e.to_string())?;
     let mut clips: Vec<Clip<'_>> = Vec::new();
@@ -91,18 +82,15 @@ pub fn compile_clips(
     } else {
         for name in only {
             let clip = manager.find(name.as_bytes()).ok_or_else(|| {
-                let names: Vec<String> = manager
-                    .clips()
-                    .map(|c| String::from_utf8_lossy(c.name()).into_owned())
-                    .collect();
+                let names: Vec<String> =
+                    manager.clips().map(|c| String::from_utf8_lossy(c.name()).into_owned()).collect();
                 format!("no clip named {name:?} (the file has {})", names.join(", "))
             })?;
             clips.push(clip);
         }
     }
     let mut out = vec![0u8; clipbin::compiled_size(sk.len(), &clips)];
-    let size = clipbin::compile::<_, MAX_BONES>(&mut Gte::new(), sk, &clips, &mut out)
-        .map_err(|e| e.to_string())?;
+    let size = clipbin::compile::<_, MAX_BONES>(&mut Gte::new(), sk, &clips, &mut out).map_err(|e| e.to_string())?;
     out.truncate(size);
     ClipBin::parse(&out, &sk).map_err(|e| format!("compiled blob does not read back: {e}"))?;
     Ok(out)
@@ -153,10 +141,7 @@ mod tests {
         let sk = spec.skeleton().unwrap();
         let bin = ClipBin::parse(&blob, &sk).unwrap();
         let clip = bin.find(b"bend").unwrap();
-        assert_eq!(
-            (clip.frames(), clip.looping(), clip.marker(0)),
-            (4, true, Some((&b"mid"[..], 2)))
-        );
+        assert_eq!((clip.frames(), clip.looping(), clip.marker(0)), (4, true, Some((&b"mid"[..], 2))));
         let manager = LargeAnimationManager::parse(&bytes, 2).unwrap();
         let mut c = SkeletonController::<2>::new(sk).unwrap();
         c.play(manager.clip(0).unwrap(), true).unwrap();
@@ -170,11 +155,7 @@ mod tests {
         // Frame 2: bone 1 turned 90 degrees about X (rows y and z swapped, within FP12 rounding).
         let mut p = [Matrix::IDENTITY; 2];
         clip.write_pose(2, &mut p);
-        assert!(
-            p[1].rotation[1][1].abs() < 8 && (p[1].rotation[2][1] - 4096).abs() < 8,
-            "{:?}",
-            p[1]
-        );
+        assert!(p[1].rotation[1][1].abs() < 8 && (p[1].rotation[2][1] - 4096).abs() < 8, "{:?}", p[1]);
     }
 
     #[test]
@@ -184,10 +165,9 @@ mod tests {
         assert!(e.contains("\"walk\"") && e.contains("bend"), "{e}");
         let e = compile_clips(&animbin()[..60], &spec, &[]).unwrap_err();
         assert!(e.contains("offset"), "{e}");
-        let e = SkeletonSpec::from_json(
-            r#"{"bones": [{"parent": 0, "rotation": [4096,0,0,0], "translation": [0,0,0]}]}"#,
-        )
-        .unwrap_err();
+        let e =
+            SkeletonSpec::from_json(r#"{"bones": [{"parent": 0, "rotation": [4096,0,0,0], "translation": [0,0,0]}]}"#)
+                .unwrap_err();
         assert!(e.contains("bone 0") && e.contains("parent-first"), "{e}");
         let e = SkeletonSpec::from_json(
             r#"{"bones": [{"parent": null, "rotation": [100,0,0,0], "translation": [0,0,0]}]}"#,
@@ -199,8 +179,6 @@ mod tests {
             r#"{"bones": [{"parent": null, "rotation": [4096,0,0,0], "translation": [0,0,0]}]}"#,
         )
         .unwrap();
-        assert!(compile_clips(&animbin(), &one, &[])
-            .unwrap_err()
-            .contains("joint 1"));
+        assert!(compile_clips(&animbin(), &one, &[]).unwrap_err().contains("joint 1"));
     }
 }

@@ -32,16 +32,16 @@ mod baked;
 mod blob;
 /// ANIMBIN clips compiled into per-frame poses (CLIPBIN).
 pub mod clips;
-pub mod normals;
 mod pose;
 mod primitives;
 mod quads;
 mod rigid;
 mod rigid_layout;
+pub mod normals;
 pub mod seams;
 pub mod textured;
-mod vertex_order;
 mod write;
+mod vertex_order;
 
 pub use write::write_atomically;
 
@@ -257,10 +257,7 @@ struct Bounds {
 
 impl Bounds {
     fn new() -> Self {
-        Self {
-            min: [f64::INFINITY; 3],
-            max: [f64::NEG_INFINITY; 3],
-        }
+        Self { min: [f64::INFINITY; 3], max: [f64::NEG_INFINITY; 3] }
     }
     fn add(&mut self, p: [f64; 3]) {
         self.min = [0, 1, 2].map(|c| self.min[c].min(p[c]));
@@ -269,10 +266,7 @@ impl Bounds {
     /// Rounded outwards and widened by one unit (the GTE truncates); clamped to i16.
     fn to_i16(&self) -> [[i16; 3]; 2] {
         let clamp = |v: f64| v.clamp(i16::MIN as f64, i16::MAX as f64) as i16;
-        [
-            self.min.map(|v| clamp(v.floor() - 1.0)),
-            self.max.map(|v| clamp(v.ceil() + 1.0)),
-        ]
+        [self.min.map(|v| clamp(v.floor() - 1.0)), self.max.map(|v| clamp(v.ceil() + 1.0))]
     }
 }
 
@@ -299,20 +293,13 @@ impl ErrorAcc {
         self.n += 1;
     }
     fn finish(mut self) -> ErrorStats {
-        self.stats.mean = if self.n > 0 {
-            self.sum / self.n as f64
-        } else {
-            0.0
-        };
+        self.stats.mean = if self.n > 0 { self.sum / self.n as f64 } else { 0.0 };
         self.stats
     }
 }
 
 fn compile_error(c: &Character, message: String) -> ImportError {
-    ImportError::Compile {
-        path: c.source.clone(),
-        message,
-    }
+    ImportError::Compile { path: c.source.clone(), message }
 }
 
 /// Compiles `c`; fails on the animation-size limit or the accuracy threshold.
@@ -323,11 +310,7 @@ pub fn compile(c: &Character, options: &CompileOptions) -> Result<Compiled, Impo
 /// [`compile`] with `textures` (from `crate::texture::convert_all`, [`Textures::from_converted`]):
 /// vertices split at UV seams (`seams`), the textures, their default places and each vertex's UV in
 /// the blob. Without textures it is [`compile`]: the same blob, byte for byte.
-pub fn compile_textured(
-    c: &Character,
-    options: &CompileOptions,
-    textures: &Textures,
-) -> Result<Compiled, ImportError> {
+pub fn compile_textured(c: &Character, options: &CompileOptions, textures: &Textures) -> Result<Compiled, ImportError> {
     if options.lighting && options.storage == StorageMode::BakedVertices {
         return Err(compile_error(
             c,
@@ -350,14 +333,7 @@ pub fn compile_textured(
         });
         let uvs: Vec<u32> = split.1.iter().map(|k| k.map_or(0, |k| k.0)).collect();
         let ns: Option<Vec<[f64; 3]>> = normals.as_ref().map(|_| {
-            split
-                .1
-                .iter()
-                .map(|k| {
-                    k.and_then(|k| k.1)
-                        .map_or([0.0, 0.0, 1.0], |n| n.map(|x| x as f64 / 4096.0))
-                })
-                .collect()
+            split.1.iter().map(|k| k.and_then(|k| k.1).map_or([0.0, 0.0, 1.0], |n| n.map(|x| x as f64 / 4096.0))).collect()
         });
         (&split.0, (!textures.is_empty()).then_some(uvs), ns)
     };
@@ -368,19 +344,9 @@ pub fn compile_textured(
     let out = match options.storage {
         StorageMode::RigidGte => {
             let tolerance = options.pose_tolerance.unwrap_or(RIGID_FORMAT_BUDGET);
-            rigid::compile(
-                c,
-                options.max_error,
-                tolerance,
-                &rigid::Blending::of(options),
-                surface,
-            )?
+            rigid::compile(c, options.max_error, tolerance, &rigid::Blending::of(options), surface)?
         }
-        StorageMode::BakedVertices => baked::compile(
-            c,
-            options.max_error.unwrap_or(DEFAULT_BAKED_THRESHOLD),
-            surface.textured,
-        )?,
+        StorageMode::BakedVertices => baked::compile(c, options.max_error.unwrap_or(DEFAULT_BAKED_THRESHOLD), surface.textured)?,
     };
     let threshold = out.report.accuracy.threshold;
     if out.report.animation_bytes > MAX_ANIMATION_BYTES {
@@ -422,10 +388,7 @@ pub fn rigid_threshold_for(c: &Character, format_budget: f64) -> f64 {
     for clip in &c.clips {
         for pose in &clip.poses {
             for m in pose {
-                let row =
-                    m.m.iter()
-                        .map(|r| r.iter().map(|v| v.abs()).sum::<f64>())
-                        .fold(0.0, f64::max);
+                let row = m.m.iter().map(|r| r.iter().map(|v| v.abs()).sum::<f64>()).fold(0.0, f64::max);
                 rounding = rounding.max(0.5 * row);
             }
         }
@@ -441,11 +404,7 @@ struct Common<'a> {
 fn common(c: &Character) -> Common<'_> {
     Common {
         bone_names: c.bones.iter().map(|b| b.name.as_str()).collect(),
-        materials: c
-            .materials
-            .iter()
-            .map(|m| (m.name.as_str(), m.rgb))
-            .collect(),
+        materials: c.materials.iter().map(|m| (m.name.as_str(), m.rgb)).collect(),
     }
 }
 
@@ -454,10 +413,7 @@ fn u16_of(c: &Character, what: &str, n: usize) -> Result<u16, ImportError> {
 }
 
 /// The blob's clip table: one part per clip of `c`, in order, holding its compiled `data`.
-fn clip_parts(
-    c: &Character,
-    data: impl IntoIterator<Item = ClipData>,
-) -> Result<Vec<ClipPart<'_>>, ImportError> {
+fn clip_parts(c: &Character, data: impl IntoIterator<Item = ClipData>) -> Result<Vec<ClipPart<'_>>, ImportError> {
     c.clips
         .iter()
         .zip(data)
@@ -495,11 +451,7 @@ fn accuracy(
     compiled: impl Fn(usize, usize, usize) -> [f64; 3],
     reference: impl Fn(usize, usize, usize) -> [f64; 3],
 ) -> Accuracy {
-    let (mut rigid, mut skinned, mut one_bone) = (
-        ErrorAcc::default(),
-        ErrorAcc::default(),
-        ErrorAcc::default(),
-    );
+    let (mut rigid, mut skinned, mut one_bone) = (ErrorAcc::default(), ErrorAcc::default(), ErrorAcc::default());
     for (ci, clip) in c.clips.iter().enumerate() {
         for f in 0..clip.frame_count() {
             for v in 0..c.vertices.len() {
@@ -507,33 +459,19 @@ fn accuracy(
                 let at = (ci, f, c.vertices[v].source_index);
                 rigid.add(axis_error(p, reference(ci, f, v)), at, v);
                 skinned.add(axis_error(p, clip.skinned_reference[f][v]), at, v);
-                one_bone.add(
-                    axis_error(clip.rigid_reference[f][v], clip.skinned_reference[f][v]),
-                    at,
-                    v,
-                );
+                one_bone.add(axis_error(clip.rigid_reference[f][v], clip.skinned_reference[f][v]), at, v);
             }
         }
     }
     let model_height = model_height(c);
     let versus_skinned = skinned.finish();
     let one_bone = one_bone.finish();
-    let percent = |e: f64| {
-        if model_height > 0.0 {
-            100.0 * e / model_height
-        } else {
-            0.0
-        }
-    };
+    let percent = |e: f64| if model_height > 0.0 { 100.0 * e / model_height } else { 0.0 };
     Accuracy {
         one_bone_percent_of_height: percent(one_bone.max),
         one_bone_versus_skinned: one_bone,
         versus_rigid: rigid.finish(),
-        skinned_percent_of_height: if model_height > 0.0 {
-            100.0 * versus_skinned.max / model_height
-        } else {
-            0.0
-        },
+        skinned_percent_of_height: if model_height > 0.0 { 100.0 * versus_skinned.max / model_height } else { 0.0 },
         versus_skinned,
         model_height,
         checked: "rigid",
@@ -551,11 +489,7 @@ pub fn model_height(c: &Character) -> f64 {
     }
     let extent = [0, 1, 2].map(|k| (b.max[k] - b.min[k]).max(0.0));
     let largest = extent.iter().copied().fold(0.0, f64::max);
-    if extent[1] >= 0.1 * largest {
-        extent[1]
-    } else {
-        largest
-    }
+    if extent[1] >= 0.1 * largest { extent[1] } else { largest }
 }
 
 fn report_base(
@@ -585,11 +519,7 @@ fn report_base(
         props: c
             .props
             .iter()
-            .map(|p| PropReport {
-                mesh: p.mesh.clone(),
-                bone: c.bones[p.bone].name.clone(),
-                vertices: p.vertices,
-            })
+            .map(|p| PropReport { mesh: p.mesh.clone(), bone: c.bones[p.bone].name.clone(), vertices: p.vertices })
             .collect(),
         ranges: vec![],
         max_format_error: clips.iter().map(|r| r.format_error).fold(0.0, f64::max),

@@ -17,11 +17,7 @@ fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 }
 
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
 fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
@@ -39,22 +35,12 @@ fn unit(a: [f64; 3]) -> Option<[f64; 3]> {
 pub fn corner_normals(c: &Character) -> Vec<[[f64; 3]; 3]> {
     let p = |v: usize| c.vertices[v].bind;
     // Area-weighted face normals (the cross product's length is twice the area).
-    let faces: Vec<[f64; 3]> = c
-        .triangles
-        .iter()
-        .map(|t| {
-            cross(
-                sub(p(t.vertices[1]), p(t.vertices[0])),
-                sub(p(t.vertices[2]), p(t.vertices[0])),
-            )
-        })
-        .collect();
+    let faces: Vec<[f64; 3]> = c.triangles.iter().map(|t| cross(sub(p(t.vertices[1]), p(t.vertices[0])), sub(p(t.vertices[2]), p(t.vertices[0])))).collect();
     let units: Vec<Option<[f64; 3]>> = faces.iter().map(|f| unit(*f)).collect();
     // The triangles around each vertex (by position: a mesh's vertices split for other reasons, UVs
     // or meshes, still share their surface).
     let key = |v: usize| p(v).map(|x| (x * 16.0).round() as i64);
-    let mut around: std::collections::HashMap<[i64; 3], Vec<usize>> =
-        std::collections::HashMap::new();
+    let mut around: std::collections::HashMap<[i64; 3], Vec<usize>> = std::collections::HashMap::new();
     for (t, tri) in c.triangles.iter().enumerate() {
         for &v in &tri.vertices {
             around.entry(key(v)).or_default().push(t);
@@ -74,11 +60,7 @@ pub fn corner_normals(c: &Character) -> Vec<[[f64; 3]; 3]> {
                         _ => false,
                     };
                     if smooth {
-                        sum = [
-                            sum[0] + faces[o][0],
-                            sum[1] + faces[o][1],
-                            sum[2] + faces[o][2],
-                        ];
+                        sum = [sum[0] + faces[o][0], sum[1] + faces[o][1], sum[2] + faces[o][2]];
                     }
                 }
                 unit(sum).or(units[t]).unwrap_or([0.0, 0.0, 1.0])
@@ -105,27 +87,10 @@ mod tests {
             vertices: points
                 .iter()
                 .enumerate()
-                .map(|(i, p)| Vertex {
-                    bind: *p,
-                    bone: 0,
-                    second: None,
-                    second_fix: crate::fbx::Affine::IDENTITY,
-                    mesh: "M".into(),
-                    source_index: i,
-                })
+                .map(|(i, p)| Vertex { bind: *p, bone: 0, second: None, second_fix: crate::fbx::Affine::IDENTITY, mesh: "M".into(), source_index: i })
                 .collect(),
-            triangles: triangles
-                .iter()
-                .map(|t| Triangle {
-                    vertices: *t,
-                    material: 0,
-                })
-                .collect(),
-            materials: vec![Material {
-                name: "m".into(),
-                rgb: [1, 2, 3],
-                texture: None,
-            }],
+            triangles: triangles.iter().map(|t| Triangle { vertices: *t, material: 0 }).collect(),
+            materials: vec![Material { name: "m".into(), rgb: [1, 2, 3], texture: None }],
             clips: vec![],
             weights: WeightReduction::default(),
             props: vec![],
@@ -141,42 +106,20 @@ mod tests {
         // Two triangles at 90 degrees (the floor z = 0 facing +Z, a wall x = 0 facing +X) share the
         // edge (0,0,0)-(0,1,0).
         let c = character(
-            &[
-                [0.0, 0.0, 0.0],
-                [0.0, 1.0, 0.0],
-                [1.0, 0.0, 0.0],
-                [0.0, 0.0, 1.0],
-            ],
+            &[[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]],
             &[[0, 2, 1], [0, 1, 3]],
         );
         let n = corner_normals(&c);
         for corner in n[0] {
             assert!(dot(corner, [0.0, 0.0, 1.0]) > 0.999, "{corner:?}");
         }
-        assert!(
-            n[0].iter().all(|a| (dot(*a, n[0][0]) - 1.0).abs() < 1e-9),
-            "a hard edge: each face keeps its own"
-        );
+        assert!(n[0].iter().all(|a| (dot(*a, n[0][0]) - 1.0).abs() < 1e-9), "a hard edge: each face keeps its own");
         // A shallow fold (20 degrees) averages at the shared vertices only.
-        let c = character(
-            &[
-                [0.0, 0.0, 0.0],
-                [0.0, 1.0, 0.0],
-                [1.0, 0.0, 0.0],
-                [-1.0, 0.0, 0.36],
-            ],
-            &[[0, 2, 1], [0, 1, 3]],
-        );
+        let c = character(&[[0.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [-1.0, 0.0, 0.36]], &[[0, 2, 1], [0, 1, 3]]);
         let n = corner_normals(&c);
         let shared = n[0][0];
-        assert!(
-            (dot(shared, n[1][0]) - 1.0).abs() < 1e-9,
-            "both triangles give the shared vertex one normal"
-        );
-        assert!(
-            dot(shared, n[0][1]) > 0.9 && dot(shared, n[0][1]) < 0.9999,
-            "the unshared corner keeps its face's"
-        );
+        assert!((dot(shared, n[1][0]) - 1.0).abs() < 1e-9, "both triangles give the shared vertex one normal");
+        assert!(dot(shared, n[0][1]) > 0.9 && dot(shared, n[0][1]) < 0.9999, "the unshared corner keeps its face's");
         assert_eq!(fp12([0.0, -1.0, 0.5f64.sqrt()]), [0, -4096, 2896]);
     }
 }

@@ -15,9 +15,8 @@
 //! frames per block for the clip ([`PoseData::sign_flips`]).
 
 use psxanim_runtime::tables::{
-    block_count_of, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_DESCRIPTOR_SIZE, CHANNEL_IDENTITY,
-    CHANNEL_NARROW, ROTATION_STORED_FRAC, SCALE_FRAC, TRANSLATION_FRAC, WIDTHS_DROPPED_SHIFT,
-    WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
+    block_count_of, CHANNELS_PER_BONE, CHANNEL_ANIMATED, CHANNEL_IDENTITY, CHANNEL_NARROW, CHANNEL_DESCRIPTOR_SIZE, ROTATION_STORED_FRAC, SCALE_FRAC,
+    TRANSLATION_FRAC, WIDTHS_DROPPED_SHIFT, WIDTHS_RESIDUAL_SHIFT, WIDTH_BITS,
 };
 
 use crate::fbx::Trs;
@@ -100,38 +99,18 @@ struct Channel {
 
 fn quantise(values: impl Iterator<Item = Vec<f64>>, k: i32) -> Vec<Vec<i64>> {
     let s = (k as f64).exp2();
-    values
-        .map(|v| v.iter().map(|c| (c * s).round() as i64).collect())
-        .collect()
+    values.map(|v| v.iter().map(|c| (c * s).round() as i64).collect()).collect()
 }
 
 /// `rotation`: a block may be stored negated, and -v can need one bit more than v (v = -2^n).
 fn channel(values: Vec<Vec<i64>>, k: i32, rotation: bool) -> Result<Channel, String> {
     let animated = values.iter().any(|v| *v != values[0]);
-    let bits = |v: i64| {
-        if rotation {
-            signed_bits(v).max(signed_bits(-v))
-        } else {
-            signed_bits(v)
-        }
-    };
-    let max_bits = values
-        .iter()
-        .flatten()
-        .map(|v| bits(*v))
-        .max()
-        .unwrap_or(0)
-        .max(1);
+    let bits = |v: i64| if rotation { signed_bits(v).max(signed_bits(-v)) } else { signed_bits(v) };
+    let max_bits = values.iter().flatten().map(|v| bits(*v)).max().unwrap_or(0).max(1);
     if max_bits > 32 {
         return Err(format!("a pose value needs {max_bits} bits (more than 32)"));
     }
-    Ok(Channel {
-        animated,
-        flags: 0,
-        k: k as u8,
-        base_bits: max_bits as u8,
-        values,
-    })
+    Ok(Channel { animated, flags: 0, k: k as u8, base_bits: max_bits as u8, values })
 }
 
 fn steps(alpha: f64, reach: f64) -> (i32, i32, i32) {
@@ -175,27 +154,15 @@ fn dropped_component(values: &[Vec<i64>]) -> Dropped {
     // A component keeping its sign but passing near zero rebuilds imprecisely (a halfword's rounding
     // grows by 1 / (2 * component)): below 0.3, a component changing sign but staying far from zero
     // (stored negated on the frames where it is negative) is the better choice.
-    let unit = values
-        .iter()
-        .map(|v| v.iter().map(|c| (c * c) as f64).sum::<f64>().sqrt())
-        .fold(0.0, f64::max);
+    let unit = values.iter().map(|v| v.iter().map(|c| (c * c) as f64).sum::<f64>().sqrt()).fold(0.0, f64::max);
     if let Some((component, negate, _)) = best.filter(|b| b.2 as f64 >= 0.3 * unit) {
-        return Dropped {
-            component,
-            negated: vec![negate; values.len()],
-        };
+        return Dropped { component, negated: vec![negate; values.len()] };
     }
     if let Some((component, negate, _)) = best.filter(|b| (0..4).all(|c| smallest(c) <= b.2)) {
-        return Dropped {
-            component,
-            negated: vec![negate; values.len()],
-        };
+        return Dropped { component, negated: vec![negate; values.len()] };
     }
     let component = (0..4).rev().max_by_key(|c| smallest(*c)).unwrap_or(0);
-    Dropped {
-        component,
-        negated: values.iter().map(|v| v[component] < 0).collect(),
-    }
+    Dropped { component, negated: values.iter().map(|v| v[component] < 0).collect() }
 }
 
 /// One animated component's fields in a block: its first value, first difference and second
@@ -210,32 +177,15 @@ struct ComponentFields {
 }
 
 fn component_fields(v: &[i64], rotation: bool) -> Result<ComponentFields, String> {
-    let wrap = |x: i64| {
-        if rotation {
-            x as i16 as i64
-        } else {
-            x as i32 as i64
-        }
-    };
+    let wrap = |x: i64| if rotation { x as i16 as i64 } else { x as i32 as i64 };
     let d1 = if v.len() >= 2 { wrap(v[1] - v[0]) } else { 0 };
-    let residuals: Vec<i64> = (2..v.len())
-        .map(|i| wrap((v[i] - v[i - 1]) - (v[i - 1] - v[i - 2])))
-        .collect();
+    let residuals: Vec<i64> = (2..v.len()).map(|i| wrap((v[i] - v[i - 1]) - (v[i - 1] - v[i - 2]))).collect();
     let wb = signed_bits(d1);
     let wr = residuals.iter().map(|r| signed_bits(*r)).max().unwrap_or(0);
     if wb > MAX_DELTA_BITS || wr > MAX_DELTA_BITS {
-        return Err(format!(
-            "a pose delta needs {} bits (at most {MAX_DELTA_BITS})",
-            wb.max(wr)
-        ));
+        return Err(format!("a pose delta needs {} bits (at most {MAX_DELTA_BITS})", wb.max(wr)));
     }
-    Ok(ComponentFields {
-        base: v[0],
-        d1,
-        residuals,
-        wb,
-        wr,
-    })
+    Ok(ComponentFields { base: v[0], d1, residuals, wb, wr })
 }
 
 /// Widest first or second difference (a 5-bit width field).
@@ -249,11 +199,7 @@ struct BlockChannel {
     flips: usize,
 }
 
-fn block_channel(
-    ch: &Channel,
-    rotation: bool,
-    range: std::ops::RangeInclusive<usize>,
-) -> Result<BlockChannel, String> {
+fn block_channel(ch: &Channel, rotation: bool, range: std::ops::RangeInclusive<usize>) -> Result<BlockChannel, String> {
     let mut frames: Vec<Vec<i64>> = ch.values[range].to_vec();
     let (mut dropped, mut flips) = (0, 0);
     let components: Vec<usize> = if rotation {
@@ -272,11 +218,7 @@ fn block_channel(
         .into_iter()
         .map(|c| component_fields(&frames.iter().map(|f| f[c]).collect::<Vec<_>>(), rotation))
         .collect::<Result<_, _>>()?;
-    Ok(BlockChannel {
-        components,
-        dropped,
-        flips,
-    })
+    Ok(BlockChannel { components, dropped, flips })
 }
 
 /// One clip's pose data, and how many times a rotation changes sign between two frames of a block.
@@ -313,22 +255,8 @@ pub fn encode_clip(
             .collect();
         let parts = [
             (channel(rot, kr, true)?, ROTATION_STORED_FRAC as i32),
-            (
-                channel(
-                    quantise(t.samples.iter().map(|s| s.translation.to_vec()), kt),
-                    kt,
-                    false,
-                )?,
-                TRANSLATION_FRAC as i32,
-            ),
-            (
-                channel(
-                    quantise(t.samples.iter().map(|s| s.scale.to_vec()), ks),
-                    ks,
-                    false,
-                )?,
-                SCALE_FRAC as i32,
-            ),
+            (channel(quantise(t.samples.iter().map(|s| s.translation.to_vec()), kt), kt, false)?, TRANSLATION_FRAC as i32),
+            (channel(quantise(t.samples.iter().map(|s| s.scale.to_vec()), ks), ks, false)?, SCALE_FRAC as i32),
         ];
         for (kind, (ch, frac)) in parts.into_iter().enumerate() {
             if !ch.animated {
@@ -345,30 +273,19 @@ pub fn encode_clip(
                     1 => &[0.0; 3],
                     _ => &[1.0; 3],
                 };
-                let at = |f: i32| {
-                    v.iter()
-                        .map(move |c| (c * (f as f64).exp2()).round() as i64)
-                };
+                let at = |f: i32| v.iter().map(move |c| (c * (f as f64).exp2()).round() as i64);
                 let mut flags = 0;
-                if at(frac).eq(identity
-                    .iter()
-                    .map(|c| (c * (frac as f64).exp2()).round() as i64))
-                {
+                if at(frac).eq(identity.iter().map(|c| (c * (frac as f64).exp2()).round() as i64)) {
                     flags = CHANNEL_IDENTITY;
                 } else if kind == 0 {
-                    at(frac).for_each(|c| {
-                        constants.extend_from_slice(&(c.clamp(-32767, 32767) as i16).to_le_bytes())
-                    });
+                    at(frac).for_each(|c| constants.extend_from_slice(&(c.clamp(-32767, 32767) as i16).to_le_bytes()));
                 } else if at(ch.k as i32).all(|c| i16::try_from(c).is_ok()) {
                     flags = CHANNEL_NARROW;
-                    at(ch.k as i32)
-                        .for_each(|c| constants.extend_from_slice(&(c as i16).to_le_bytes()));
+                    at(ch.k as i32).for_each(|c| constants.extend_from_slice(&(c as i16).to_le_bytes()));
                     constants.extend_from_slice(&[0, 0]);
                 } else {
                     for c in at(frac) {
-                        let c = i32::try_from(c).map_err(|_| {
-                            format!("a constant pose value {c} does not fit 32 bits")
-                        })?;
+                        let c = i32::try_from(c).map_err(|_| format!("a constant pose value {c} does not fit 32 bits"))?;
                         constants.extend_from_slice(&c.to_le_bytes());
                     }
                 }
@@ -378,9 +295,7 @@ pub fn encode_clip(
             channels.push(ch);
         }
     }
-    let animated: Vec<usize> = (0..channels.len())
-        .filter(|i| channels[*i].animated)
-        .collect();
+    let animated: Vec<usize> = (0..channels.len()).filter(|i| channels[*i].animated).collect();
     let blocks = block_count_of(frame_count, block_frames);
     let mut w = BitWriter::default();
     let (mut block_offsets, mut widths) = (Vec::with_capacity(blocks), Vec::new());
@@ -395,29 +310,22 @@ pub fn encode_clip(
             sign_flips += bc.flips;
             let mut word = (bc.dropped as u32) << WIDTHS_DROPPED_SHIFT;
             for (c, f) in bc.components.iter().enumerate() {
-                word |= f.wb << (WIDTH_BITS * c as u32)
-                    | f.wr << (WIDTHS_RESIDUAL_SHIFT + WIDTH_BITS * c as u32);
+                word |= f.wb << (WIDTH_BITS * c as u32) | f.wr << (WIDTHS_RESIDUAL_SHIFT + WIDTH_BITS * c as u32);
             }
             widths.extend_from_slice(&word.to_le_bytes());
             fields.push((channels[i].base_bits, bc));
         }
         for (base_bits, bc) in &fields {
-            bc.components
-                .iter()
-                .for_each(|f| w.write_signed(f.base, *base_bits as u32));
+            bc.components.iter().for_each(|f| w.write_signed(f.base, *base_bits as u32));
         }
         if n >= 2 {
             for (_, bc) in &fields {
-                bc.components
-                    .iter()
-                    .for_each(|f| w.write_signed(f.d1, f.wb));
+                bc.components.iter().for_each(|f| w.write_signed(f.d1, f.wb));
             }
         }
         for r in 0..n.saturating_sub(2) {
             for (_, bc) in &fields {
-                bc.components
-                    .iter()
-                    .for_each(|f| w.write_signed(f.residuals[r], f.wr));
+                bc.components.iter().for_each(|f| w.write_signed(f.residuals[r], f.wr));
             }
         }
     }
@@ -428,11 +336,7 @@ pub fn encode_clip(
     out.extend_from_slice(&0u16.to_le_bytes());
     for ch in &channels {
         let mut d = [0u8; CHANNEL_DESCRIPTOR_SIZE];
-        d[0] = if ch.animated {
-            CHANNEL_ANIMATED
-        } else {
-            ch.flags
-        };
+        d[0] = if ch.animated { CHANNEL_ANIMATED } else { ch.flags };
         d[1] = ch.k;
         d[2] = ch.base_bits;
         out.extend_from_slice(&d);
@@ -443,10 +347,7 @@ pub fn encode_clip(
     }
     out.extend_from_slice(&widths);
     out.extend_from_slice(&w.into_bytes());
-    Ok(PoseData {
-        bytes: out,
-        sign_flips,
-    })
+    Ok(PoseData { bytes: out, sign_flips })
 }
 
 /// Makes consecutive rotations take the short way (q and -q are the same rotation), so deltas stay small.
@@ -468,14 +369,7 @@ mod tests {
     #[test]
     fn bit_writer_matches_the_runtime_reader() {
         let mut w = BitWriter::default();
-        let values: [(i64, u32); 6] = [
-            (3, 3),
-            (-4, 3),
-            (0, 0),
-            (-70000, 18),
-            (-1, 1),
-            (i32::MIN as i64, 32),
-        ];
+        let values: [(i64, u32); 6] = [(3, 3), (-4, 3), (0, 0), (-70000, 18), (-1, 1), (i32::MIN as i64, 32)];
         for (v, width) in values {
             w.write_signed(v, width);
         }
@@ -491,32 +385,17 @@ mod tests {
         let v = |rows: &[[i64; 4]]| rows.iter().map(|r| r.to_vec()).collect::<Vec<_>>();
         let of = |d: Dropped| (d.component, d.sign_flips(), d.negated);
         // x keeps its sign (smallest 2), z is zero throughout (smallest 0), y and w change sign.
-        assert_eq!(
-            of(dropped_component(&v(&[[3, -1, 0, 5], [2, 1, 0, -4]]))),
-            (0, 0, vec![false, false])
-        );
-        assert_eq!(
-            of(dropped_component(&v(&[[-3, 1, 0, 5], [-2, -1, 0, -4]]))),
-            (0, 0, vec![true, true])
-        );
+        assert_eq!(of(dropped_component(&v(&[[3, -1, 0, 5], [2, 1, 0, -4]]))), (0, 0, vec![false, false]));
+        assert_eq!(of(dropped_component(&v(&[[-3, 1, 0, 5], [-2, -1, 0, -4]]))), (0, 0, vec![true, true]));
         // Zero belongs to either sign: 0 then -5 is stored negated.
-        assert_eq!(
-            of(dropped_component(&v(&[[0, 1, 0, 9], [-5, -1, 1, 9]]))),
-            (3, 0, vec![false, false])
-        );
+        assert_eq!(of(dropped_component(&v(&[[0, 1, 0, 9], [-5, -1, 1, 9]]))), (3, 0, vec![false, false]));
         // A component keeping its sign near zero (x: 0) is worse than one changing sign far from it
         // (w: 4 and 5, stored with w positive).
-        assert_eq!(
-            of(dropped_component(&v(&[[0, 1, 0, 5], [-5, -1, 1, -4]]))),
-            (3, 1, vec![false, true])
-        );
+        assert_eq!(of(dropped_component(&v(&[[0, 1, 0, 5], [-5, -1, 1, -4]]))), (3, 1, vec![false, true]));
         // Every component changes sign: the one farthest from zero at the samples (w: 4), each frame
         // stored with it positive.
         let turning = v(&[[1, -2, 1, 5], [-1, 2, -3, -4], [-2, 3, 1, 6]]);
-        assert_eq!(
-            of(dropped_component(&turning)),
-            (3, 2, vec![false, true, false])
-        );
+        assert_eq!(of(dropped_component(&turning)), (3, 2, vec![false, true, false]));
     }
 
     #[test]
@@ -543,10 +422,7 @@ mod tests {
                 }
             })
             .collect();
-        let tracks = [BoneTrack {
-            samples,
-            reach: 4096.0,
-        }];
+        let tracks = [BoneTrack { samples, reach: 4096.0 }];
         assert!(encode_clip(&tracks, 16, 16, 1.0).unwrap().sign_flips > 0);
         let small = encode_clip(&tracks, 16, 2, 1.0).unwrap();
         assert_eq!(small.sign_flips, 0);

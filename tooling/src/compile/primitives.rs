@@ -18,9 +18,8 @@
 use std::collections::HashMap;
 
 use psxanim_runtime::tables::primitives::{
-    pack3, pack_pair, run_header_from, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, MAX_INDEXED_VERTICES,
-    MAX_RUN_BASE, MAX_STREAM_VERTICES, MAX_STRIP_INDEXED_VERTICES, RUN_BASE_UNIT, RUN_QUADS,
-    RUN_STRIP, RUN_TRIANGLES, STREAM_END,
+    pack3, pack_pair, run_header_from, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, MAX_INDEXED_VERTICES, MAX_RUN_BASE,
+    MAX_STREAM_VERTICES, MAX_STRIP_INDEXED_VERTICES, RUN_BASE_UNIT, RUN_QUADS, RUN_STRIP, RUN_TRIANGLES, STREAM_END,
 };
 
 use super::quads::{flat_quad, Face};
@@ -275,17 +274,8 @@ fn window(lo: usize, hi: usize, reach: usize) -> Option<usize> {
 /// `items` (a primitive's vertices each) split greedily into pieces of at most [`MAX_RUN_COUNT`]
 /// primitives whose vertices all lie within `reach` of one base: `(base, first, count)`. A strip's
 /// pieces (`shared`) share their boundary pair, so a piece of `count` quads spans `count + 1` items.
-fn pieces<const N: usize>(
-    items: &[[u16; N]],
-    reach: usize,
-    shared: bool,
-) -> Result<Vec<(usize, usize, usize)>, String> {
-    let span = |t: &[u16; N]| {
-        (
-            *t.iter().min().unwrap_or(&0) as usize,
-            *t.iter().max().unwrap_or(&0) as usize,
-        )
-    };
+fn pieces<const N: usize>(items: &[[u16; N]], reach: usize, shared: bool) -> Result<Vec<(usize, usize, usize)>, String> {
+    let span = |t: &[u16; N]| (*t.iter().min().unwrap_or(&0) as usize, *t.iter().max().unwrap_or(&0) as usize);
     let extra = shared as usize;
     let mut out = Vec::new();
     let mut first = 0;
@@ -305,10 +295,7 @@ fn pieces<const N: usize>(
         }
         let count = (end - first).saturating_sub(extra);
         let Some(base) = base.filter(|_| count > 0) else {
-            let (a, b) = (
-                span(&items[first]),
-                span(&items[(first + extra).min(items.len() - 1)]),
-            );
+            let (a, b) = (span(&items[first]), span(&items[(first + extra).min(items.len() - 1)]));
             return Err(format!(
                 "a primitive uses vertices {} and {}, {} apart; one run reaches {} vertices from a base that is a \
                  multiple of {RUN_BASE_UNIT}, at most {MAX_STREAM_VERTICES}",
@@ -328,11 +315,7 @@ fn pieces<const N: usize>(
 /// runs split into few windows), else as they are (a character within one window keeps its order).
 fn by_first_vertex<const N: usize>(items: &[[u16; N]]) -> Vec<[u16; N]> {
     let mut out = items.to_vec();
-    if items
-        .iter()
-        .flatten()
-        .any(|&v| v as usize >= MAX_INDEXED_VERTICES)
-    {
+    if items.iter().flatten().any(|&v| v as usize >= MAX_INDEXED_VERTICES) {
         out.sort_by_key(|t| *t.iter().min().unwrap_or(&0));
     }
     out
@@ -360,13 +343,7 @@ pub fn encode(runs: &[Run], colours: &[[u8; 3]]) -> Result<Stream, String> {
             Body::Triangles(ts) => {
                 let ts = by_first_vertex(ts);
                 for (base, first, count) in pieces(&ts, MAX_INDEXED_VERTICES, false)? {
-                    head(
-                        RUN_TRIANGLES,
-                        count,
-                        base,
-                        GP0_FLAT_TRIANGLE,
-                        &mut out.words,
-                    );
+                    head(RUN_TRIANGLES, count, base, GP0_FLAT_TRIANGLE, &mut out.words);
                     out.words.extend(ts[first..first + count].iter().map(|t| {
                         let [a, b, c] = t.map(|v| v as usize - base);
                         pack3(a, b, c)
@@ -831,10 +808,7 @@ mod tests {
         );
         // Past one window: runs from the unit below their first vertex, in the order of it.
         let far = encode(
-            &[Run {
-                material: 0,
-                body: Body::Triangles(vec![[3000, 3001, 3900], [0, 1, 1023], [1500, 1501, 1502]]),
-            }],
+            &[Run { material: 0, body: Body::Triangles(vec![[3000, 3001, 3900], [0, 1, 1023], [1500, 1501, 1502]]) }],
             &[[0; 3]],
         )
         .unwrap();
@@ -855,14 +829,7 @@ mod tests {
             ]
         );
         // No window holds a triangle whose vertices lie 1,024 apart.
-        let err = encode(
-            &[Run {
-                material: 0,
-                body: Body::Triangles(vec![[0, 1, 2], [1000, 2030, 2031]]),
-            }],
-            &[[0; 3]],
-        )
-        .unwrap_err();
+        let err = encode(&[Run { material: 0, body: Body::Triangles(vec![[0, 1, 2], [1000, 2030, 2031]]) }], &[[0; 3]]).unwrap_err();
         assert!(err.contains("vertices 1000 and 2031, 1031 apart"), "{err}");
         assert!(encode(
             &[Run {

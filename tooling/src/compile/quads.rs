@@ -119,13 +119,8 @@ fn as_quad(t1: [u16; 3], t2: [u16; 3]) -> Option<[u16; 4]> {
 pub fn flat_quad(p: [[i16; 3]; 4], max_bend: f64) -> bool {
     let [a, b, c, d] = p.map(|v| v.map(i128::from));
     let sub = |u: [i128; 3], v: [i128; 3]| [u[0] - v[0], u[1] - v[1], u[2] - v[2]];
-    let cross = |u: [i128; 3], v: [i128; 3]| {
-        [
-            u[1] * v[2] - u[2] * v[1],
-            u[2] * v[0] - u[0] * v[2],
-            u[0] * v[1] - u[1] * v[0],
-        ]
-    };
+    let cross =
+        |u: [i128; 3], v: [i128; 3]| [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
     let dot = |u: [i128; 3], v: [i128; 3]| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
     let (ab, ac, ad) = (sub(b, a), sub(c, a), sub(d, a));
     let (n1, n2) = (cross(ab, ac), cross(ac, ad));
@@ -177,10 +172,7 @@ pub(crate) mod tests {
     }
 
     fn drawn(triangles: impl IntoIterator<Item = ([u16; 3], u8)>) -> Vec<([u16; 3], u8)> {
-        let mut out: Vec<_> = triangles
-            .into_iter()
-            .map(|(v, m)| (normalised(v), m))
-            .collect();
+        let mut out: Vec<_> = triangles.into_iter().map(|(v, m)| (normalised(v), m)).collect();
         out.sort();
         out
     }
@@ -340,10 +332,7 @@ pub(crate) mod tests {
         (4usize..10).prop_flat_map(|n| {
             let corner = prop::array::uniform3(-2i16..=2).prop_map(|v| v.map(|c| c * 50));
             let triangle = (prop::array::uniform3(0..n as u16), 0u8..2);
-            (
-                prop::collection::vec(corner, n),
-                prop::collection::vec(triangle, 0..24),
-            )
+            (prop::collection::vec(corner, n), prop::collection::vec(triangle, 0..24))
         })
     }
 
@@ -351,42 +340,23 @@ pub(crate) mod tests {
     /// along either diagonal, rotated, sometimes re-wound or split between materials, maybe shuffled.
     pub(crate) fn grid() -> impl Strategy<Value = Mesh> {
         let lift = prop::sample::select(vec![0i16, 0, 0, 1, -1, 2, 40]);
-        let cell = (
-            any::<bool>(),
-            0u8..3,
-            0usize..3,
-            0usize..3,
-            prop::bool::weighted(0.1),
-        );
-        (
-            prop::collection::vec(lift, 9),
-            prop::collection::vec(cell, 4),
-        )
-            .prop_flat_map(|(lifts, cells)| {
-                let p: Vec<[i16; 3]> = (0..9)
-                    .map(|k| [(k % 3) as i16 * 50, (k / 3) as i16 * 50, lifts[k]])
-                    .collect();
-                let rot = |t: [u16; 3], r: usize| [t[r], t[(r + 1) % 3], t[(r + 2) % 3]];
-                let mut tris = Vec::new();
-                for (cell, &(diagonal, materials, r1, r2, rewind)) in cells.iter().enumerate() {
-                    let v = |dx: u16, dy: u16| (cell as u16 / 2 + dy) * 3 + cell as u16 % 2 + dx;
-                    let [a, b, c, d] = [v(0, 0), v(1, 0), v(1, 1), v(0, 1)];
-                    let (t1, mut t2) = if diagonal {
-                        ([a, b, c], [a, c, d])
-                    } else {
-                        ([b, c, d], [b, d, a])
-                    };
-                    if rewind {
-                        t2.swap(1, 2);
-                    }
-                    tris.push((rot(t1, r1), materials.min(1)));
-                    tris.push((rot(t2, r2), materials % 2));
+        let cell = (any::<bool>(), 0u8..3, 0usize..3, 0usize..3, prop::bool::weighted(0.1));
+        (prop::collection::vec(lift, 9), prop::collection::vec(cell, 4)).prop_flat_map(|(lifts, cells)| {
+            let p: Vec<[i16; 3]> = (0..9).map(|k| [(k % 3) as i16 * 50, (k / 3) as i16 * 50, lifts[k]]).collect();
+            let rot = |t: [u16; 3], r: usize| [t[r], t[(r + 1) % 3], t[(r + 2) % 3]];
+            let mut tris = Vec::new();
+            for (cell, &(diagonal, materials, r1, r2, rewind)) in cells.iter().enumerate() {
+                let v = |dx: u16, dy: u16| (cell as u16 / 2 + dy) * 3 + cell as u16 % 2 + dx;
+                let [a, b, c, d] = [v(0, 0), v(1, 0), v(1, 1), v(0, 1)];
+                let (t1, mut t2) = if diagonal { ([a, b, c], [a, c, d]) } else { ([b, c, d], [b, d, a]) };
+                if rewind {
+                    t2.swap(1, 2);
                 }
-                (
-                    Just(p),
-                    prop_oneof![Just(tris.clone()), Just(tris).prop_shuffle()],
-                )
-            })
+                tris.push((rot(t1, r1), materials.min(1)));
+                tris.push((rot(t2, r2), materials % 2));
+            }
+            (Just(p), prop_oneof![Just(tris.clone()), Just(tris).prop_shuffle()])
+        })
     }
 
     proptest! {

@@ -1,17 +1,15 @@
 //! Rigid GTE compilation: vertices grouped into one contiguous range per bone (its strongest influence),
 //! stored in that bone's local space, and per-bone pose samples in the compact format.
 
-use psxanim_runtime::tables::{
-    BoneSample, Storage, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC,
-};
+use psxanim_runtime::tables::{BoneSample, Storage, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
 
 use super::blob::{assemble, BlobParts, ClipData, ClipPart, TexturedParts};
-use super::pose::{self, make_continuous, BoneTrack};
-use super::rigid_layout::{BlendGroup, BlendPair, RigidLayout, Slot};
 use super::Surface;
+use super::rigid_layout::{BlendGroup, BlendPair, RigidLayout, Slot};
+use super::pose::{self, make_continuous, BoneTrack};
 use super::{
-    accuracy, axis_error, clip_parts, common, compile_error, primitive_stream, primitives, quads,
-    report_base, u16_of, Bounds, ClipReport, CompileReport, Compiled, ErrorAcc, StorageMode,
+    accuracy, axis_error, clip_parts, common, compile_error, primitive_stream, primitives, quads, report_base,
+    u16_of, Bounds, ClipReport, CompileReport, Compiled, ErrorAcc, StorageMode,
     SKINNING_WARNING_SHARE,
 };
 use crate::fbx::{Affine, Character, Clip, ImportError, Trs};
@@ -29,11 +27,7 @@ pub(super) fn compile(
     surface: Surface,
 ) -> Result<Compiled, ImportError> {
     if let Some(s) = c.blend_shapes.first() {
-        let all: Vec<String> = c
-            .blend_shapes
-            .iter()
-            .map(|s| format!("'{}' (mesh '{}')", s.shape, s.mesh))
-            .collect();
+        let all: Vec<String> = c.blend_shapes.iter().map(|s| format!("'{}' (mesh '{}')", s.shape, s.mesh)).collect();
         return Err(compile_error(
             c,
             format!(
@@ -68,25 +62,12 @@ pub(super) fn compile(
         .bones
         .iter()
         .enumerate()
-        .map(|(i, b)| {
-            (
-                com.bone_names[i],
-                b.parent,
-                layout.ranges[i].0,
-                layout.ranges[i].1,
-            )
-        })
+        .map(|(i, b)| (com.bone_names[i], b.parent, layout.ranges[i].0, layout.ranges[i].1))
         .collect();
-    let triangles: Vec<([u16; 3], u8)> = c
-        .triangles
-        .iter()
-        .map(|t| (t.vertices.map(|v| layout.remap[v] as u16), t.material as u8))
-        .collect();
+    let triangles: Vec<([u16; 3], u8)> =
+        c.triangles.iter().map(|t| (t.vertices.map(|v| layout.remap[v] as u16), t.material as u8)).collect();
     // A quad's four corners in one rigid range or one blend group: one matrix moves them all.
-    let faces = quads::pair_quads(
-        &triangles,
-        quads::rigid_planar(&layout.local, &layout.slot_ranges()),
-    );
+    let faces = quads::pair_quads(&triangles, quads::rigid_planar(&layout.local, &layout.slot_ranges()));
     // One matrix moves a quad's four corners (all on one bone): its bone-local shape is every pose's.
     let turnable = primitives::turnable(vec![&layout.local], quads::MAX_QUAD_BEND);
     let stream = primitive_stream(c, &faces, turnable)?;
@@ -102,19 +83,9 @@ pub(super) fn compile(
     let mut warnings = Vec::new();
     for clip in &c.clips {
         let tracks = tracks(c, clip, &reach).map_err(|m| compile_error(c, m))?;
-        let exact: Vec<Vec<[f64; 3]>> = clip
-            .poses
-            .iter()
-            .map(|pose| positions(pose, &layout))
-            .collect();
-        let EncodedClip {
-            data,
-            worst,
-            decoded,
-            ..
-        } = encode_pose_clip(
-            c, clip, &tracks, &exact, &bones, &layout, &parents, tolerance,
-        )?;
+        let exact: Vec<Vec<[f64; 3]>> = clip.poses.iter().map(|pose| positions(pose, &layout)).collect();
+        let EncodedClip { data, worst, decoded, .. } =
+            encode_pose_clip(c, clip, &tracks, &exact, &bones, &layout, &parents, tolerance)?;
         if worst > tolerance {
             warnings.push(format!(
                 "clip '{}': no pose precision keeps vertices within {tolerance} GTE unit of the exact samples; \
@@ -132,9 +103,7 @@ pub(super) fn compile(
         }
         clip_reports.push(ClipReport {
             bytes: data.len(),
-            bytes_per_bone_second: Some(
-                data.len() as f64 / (c.bones.len() as f64 * clip.seconds()),
-            ),
+            bytes_per_bone_second: Some(data.len() as f64 / (c.bones.len() as f64 * clip.seconds())),
             ..ClipReport::new(clip, worst)
         });
         clip_data.push(data);
@@ -158,10 +127,7 @@ pub(super) fn compile(
             for (old, w) in uvs.iter().enumerate() {
                 placed[layout.remap[old]] = *w;
             }
-            TexturedParts {
-                textures,
-                uvs: placed,
-            }
+            TexturedParts { textures, uvs: placed }
         }),
         normals: surface.normals.map(|normals| {
             // Each normal in its vertex's bone space (the bind rotation's inverse), FP12, in the
@@ -169,12 +135,8 @@ pub(super) fn compile(
             let mut placed = vec![[0i16; 3]; normals.len()];
             for (old, n) in normals.iter().enumerate() {
                 let inv = c.bones[c.vertices[old].bone].bind.inverse();
-                let local = inv
-                    .m
-                    .map(|row| row[0] * n[0] + row[1] * n[1] + row[2] * n[2]);
-                let len = (local[0] * local[0] + local[1] * local[1] + local[2] * local[2])
-                    .sqrt()
-                    .max(1e-12);
+                let local = inv.m.map(|row| row[0] * n[0] + row[1] * n[1] + row[2] * n[2]);
+                let len = (local[0] * local[0] + local[1] * local[1] + local[2] * local[2]).sqrt().max(1e-12);
                 placed[layout.remap[old]] = super::normals::fp12(local.map(|x| x / len));
             }
             placed
@@ -185,23 +147,14 @@ pub(super) fn compile(
         .map_err(|e| compile_error(c, format!("internal: compiled blob unreadable: {e:?}")))?;
 
     // Accuracy: decoded positions are in the new order; references in the original order.
-    let worst_format = clip_reports
-        .iter()
-        .map(|r| r.format_error)
-        .fold(tolerance, f64::max);
+    let worst_format = clip_reports.iter().map(|r| r.format_error).fold(tolerance, f64::max);
     let threshold = max_error.unwrap_or_else(|| super::rigid_threshold_for(c, worst_format));
     // The rigid figure's reference: ufbx's evaluation on the vertex's bone, or for a blended vertex
     // that and ufbx's pose of its second bone, blended with the stored weight.
     let second: Vec<Option<(usize, f64, [f64; 3])>> = (0..c.vertices.len())
         .map(|old| {
             let v = &c.vertices[old];
-            blending.weight(v).map(|(b, w)| {
-                (
-                    b,
-                    w as f64 / 4096.0,
-                    c.bones[b].bind.inverse().apply(v.second_fix.apply(v.bind)),
-                )
-            })
+            blending.weight(v).map(|(b, w)| (b, w as f64 / 4096.0, c.bones[b].bind.inverse().apply(v.second_fix.apply(v.bind))))
         })
         .collect();
     let reference = |clip: usize, frame: usize, old: usize| {
@@ -214,25 +167,15 @@ pub(super) fn compile(
             }
         }
     };
-    let mut accuracy = accuracy(
-        c,
-        threshold,
-        |clip, frame, old| decoded_all[clip][frame][layout.remap[old]],
-        reference,
-    );
-    let final_tables =
-        Tables::parse(&assembled.blob).map_err(|e| compile_error(c, format!("internal: {e:?}")))?;
+    let mut accuracy = accuracy(c, threshold, |clip, frame, old| decoded_all[clip][frame][layout.remap[old]], reference);
+    let final_tables = Tables::parse(&assembled.blob).map_err(|e| compile_error(c, format!("internal: {e:?}")))?;
     let mut console = ErrorAcc::default();
     for (ci, clip) in c.clips.iter().enumerate() {
         for f in 0..clip.frame_count() {
-            let p = console_positions(&final_tables, ci, f, &parents, &layout)
-                .map_err(|m| compile_error(c, m))?;
+            let p =
+                console_positions(&final_tables, ci, f, &parents, &layout).map_err(|m| compile_error(c, m))?;
             for (old, v) in c.vertices.iter().enumerate() {
-                console.add(
-                    axis_error(p[layout.remap[old]], reference(ci, f, old)),
-                    (ci, f, v.source_index),
-                    old,
-                );
+                console.add(axis_error(p[layout.remap[old]], reference(ci, f, old)), (ci, f, v.source_index), old);
             }
         }
     }
@@ -266,8 +209,7 @@ pub(super) fn compile(
             .filter(|(_, r)| r.1 > 0)
             .map(|(b, r)| (b.name.clone(), r.0, r.1))
             .collect(),
-        bytes_per_bone_second: (seconds > 0.0)
-            .then(|| animation_bytes as f64 / (c.bones.len() as f64 * seconds)),
+        bytes_per_bone_second: (seconds > 0.0).then(|| animation_bytes as f64 / (c.bones.len() as f64 * seconds)),
         bytes_per_frame: None,
         blended_vertices: layout.blended(),
         max_influences: if blending.two { 2 } else { 1 },
@@ -276,8 +218,7 @@ pub(super) fn compile(
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let groups: Vec<&BlendGroup> =
-                    layout.groups.iter().filter(|g| g.pair == i).collect();
+                let groups: Vec<&BlendGroup> = layout.groups.iter().filter(|g| g.pair == i).collect();
                 super::BlendPairReport {
                     a: c.bones[p.a].name.clone(),
                     b: c.bones[p.b].name.clone(),
@@ -298,10 +239,7 @@ pub(super) fn compile(
     };
     let mut report = report;
     report.warnings.extend(warnings);
-    Ok(Compiled {
-        blob: assembled.blob,
-        report,
-    })
+    Ok(Compiled { blob: assembled.blob, report })
 }
 
 /// One clip's pose data, the largest vertex error it adds and the decoded positions (new order).
@@ -337,23 +275,9 @@ fn encode_pose_clip(
     parents: &[Option<usize>],
     tolerance: f64,
 ) -> Result<EncodedClip, ImportError> {
-    let mut misses = Misses {
-        closest: None,
-        refused: None,
-    };
+    let mut misses = Misses { closest: None, refused: None };
     let mut search = |block_frames| {
-        coarsest_precision(
-            c,
-            clip,
-            tracks,
-            exact,
-            bones,
-            layout,
-            parents,
-            block_frames,
-            tolerance,
-            &mut misses,
-        )
+        coarsest_precision(c, clip, tracks, exact, bones, layout, parents, block_frames, tolerance, &mut misses)
     };
     let mut best = search(pose::MAX_BLOCK_FRAMES)?;
     if let Some(found) = best.take_if(|b| b.sign_flips == 0) {
@@ -361,30 +285,17 @@ fn encode_pose_clip(
     }
     for block_frames in (1..pose::MAX_BLOCK_FRAMES).rev() {
         if let Some(found) = search(block_frames)? {
-            if best
-                .as_ref()
-                .is_none_or(|b| found.data.len() < b.data.len())
-            {
+            if best.as_ref().is_none_or(|b| found.data.len() < b.data.len()) {
                 best = Some(found);
             }
         }
     }
     match (best, misses) {
         (Some(found), _) => Ok(found),
-        (
-            None,
-            Misses {
-                closest: Some(closest),
-                ..
-            },
-        ) => Ok(closest),
+        (None, Misses { closest: Some(closest), .. }) => Ok(closest),
         (None, Misses { refused, .. }) => Err(compile_error(
             c,
-            format!(
-                "clip '{}': {}",
-                clip.name,
-                refused.unwrap_or_else(|| "no pose precision was tried".into())
-            ),
+            format!("clip '{}': {}", clip.name, refused.unwrap_or_else(|| "no pose precision was tried".into())),
         )),
     }
 }
@@ -408,16 +319,14 @@ fn coarsest_precision(
     let frame_count = u16_of(c, "frame count", clip.frame_count())?;
     for step in 0..60 {
         let alpha = 8.0 * 0.8f64.powi(step);
-        let pose::PoseData {
-            bytes: data,
-            sign_flips,
-        } = match pose::encode_clip(tracks, clip.frame_count(), block_frames, alpha) {
-            Ok(data) => data,
-            Err(m) => {
-                misses.refused = Some(m);
-                return Ok(None);
-            }
-        };
+        let pose::PoseData { bytes: data, sign_flips } =
+            match pose::encode_clip(tracks, clip.frame_count(), block_frames, alpha) {
+                Ok(data) => data,
+                Err(m) => {
+                    misses.refused = Some(m);
+                    return Ok(None);
+                }
+            };
         let parts = BlobParts {
             storage: Storage::RigidGte,
             bounds: [[0; 3]; 2],
@@ -444,21 +353,11 @@ fn coarsest_precision(
         let mut worst: f64 = 0.0;
         let mut decoded = Vec::new();
         for (f, ex) in exact.iter().enumerate() {
-            let d =
-                decoded_positions(&t, 0, f, parents, layout).map_err(|m| compile_error(c, m))?;
-            worst = ex
-                .iter()
-                .zip(&d)
-                .map(|(a, b)| axis_error(*a, *b))
-                .fold(worst, f64::max);
+            let d = decoded_positions(&t, 0, f, parents, layout).map_err(|m| compile_error(c, m))?;
+            worst = ex.iter().zip(&d).map(|(a, b)| axis_error(*a, *b)).fold(worst, f64::max);
             decoded.push(d);
         }
-        let encoded = EncodedClip {
-            data,
-            sign_flips,
-            worst,
-            decoded,
-        };
+        let encoded = EncodedClip { data, sign_flips, worst, decoded };
         if worst <= tolerance {
             return Ok(Some(encoded));
         }
@@ -484,11 +383,7 @@ pub struct Blending {
 
 impl Blending {
     pub fn of(o: &super::CompileOptions) -> Blending {
-        Blending {
-            two: o.max_influences >= 2,
-            threshold: o.blend_threshold,
-            levels: o.blend_levels.max(2),
-        }
+        Blending { two: o.max_influences >= 2, threshold: o.blend_threshold, levels: o.blend_levels.max(2) }
     }
 
     /// Vertex `v`'s second bone and its quantised share (FP12, 1..=2048), or None when it stays rigid
@@ -508,15 +403,12 @@ impl Blending {
 /// Each vertex's slot and the pairs they name (sorted by bones). A pair is two bones and one `rel`:
 /// vertices whose clusters were bound at different poses (`Vertex::second_fix`) get pairs of their own.
 pub fn slots(c: &Character, blending: &Blending) -> (Vec<Slot>, Vec<BlendPair>) {
-    let weights: Vec<Option<(usize, u16)>> =
-        c.vertices.iter().map(|v| blending.weight(v)).collect();
+    let weights: Vec<Option<(usize, u16)>> = c.vertices.iter().map(|v| blending.weight(v)).collect();
     let mut raw: Vec<(usize, usize, Affine)> = Vec::new();
     let mut of_vertex: Vec<Option<(usize, u16)>> = vec![None; c.vertices.len()];
     for (i, (v, w)) in c.vertices.iter().zip(&weights).enumerate() {
         let Some((b, weight)) = *w else { continue };
-        let same = |p: &(usize, usize, Affine)| {
-            p.0 == v.bone && p.1 == b && p.2.max_difference(&v.second_fix) < 1e-6
-        };
+        let same = |p: &(usize, usize, Affine)| p.0 == v.bone && p.1 == b && p.2.max_difference(&v.second_fix) < 1e-6;
         let k = raw.iter().position(same).unwrap_or_else(|| {
             raw.push((v.bone, b, v.second_fix));
             raw.len() - 1
@@ -534,24 +426,14 @@ pub fn slots(c: &Character, blending: &Blending) -> (Vec<Slot>, Vec<BlendPair>) 
         .map(|&k| {
             let (a, b, fix) = raw[k];
             let rel = c.bones[b].bind.inverse().mul(&fix).mul(&c.bones[a].bind);
-            let e =
-                |i: usize, j: usize| (rel.m[i][j] * 4096.0).round().clamp(-32768.0, 32767.0) as i16;
+            let e = |i: usize, j: usize| (rel.m[i][j] * 4096.0).round().clamp(-32768.0, 32767.0) as i16;
             // Within i16 (the blob stores it so); a pair further apart fails when the blob is assembled.
             let t = |i: usize| rel.t[i].round().clamp(i32::MIN as f64, i32::MAX as f64) as i32;
             let rel_fixed = psxanim_runtime::math::Matrix::new(
-                [
-                    [e(0, 0), e(0, 1), e(0, 2)],
-                    [e(1, 0), e(1, 1), e(1, 2)],
-                    [e(2, 0), e(2, 1), e(2, 2)],
-                ],
+                [[e(0, 0), e(0, 1), e(0, 2)], [e(1, 0), e(1, 1), e(1, 2)], [e(2, 0), e(2, 1), e(2, 2)]],
                 psxanim_runtime::math::Vec3i32::new(t(0), t(1), t(2)),
             );
-            BlendPair {
-                a,
-                b,
-                rel,
-                rel_fixed,
-            }
+            BlendPair { a, b, rel, rel_fixed }
         })
         .collect();
     let slots = c
@@ -599,30 +481,13 @@ pub fn layout(c: &Character, blending: &Blending) -> Result<RigidLayout, String>
                 ranges[b].1 += 1;
             }
             Slot::Blend(pair, weight) => match groups.last_mut() {
-                Some(g)
-                    if g.pair == pair
-                        && g.weight == weight
-                        && (g.first + g.count) as usize == new =>
-                {
-                    g.count += 1
-                }
-                _ => groups.push(BlendGroup {
-                    pair,
-                    weight,
-                    first: new as u16,
-                    count: 1,
-                }),
+                Some(g) if g.pair == pair && g.weight == weight && (g.first + g.count) as usize == new => g.count += 1,
+                _ => groups.push(BlendGroup { pair, weight, first: new as u16, count: 1 }),
             },
         }
     }
     groups.sort_by_key(|g| (g.pair, g.weight, g.first));
-    Ok(RigidLayout {
-        remap,
-        local,
-        ranges,
-        pairs,
-        groups,
-    })
+    Ok(RigidLayout { remap, local, ranges, pairs, groups })
 }
 
 /// How far each bone's motion reaches: the farthest vertex of the bone or its descendants from the
@@ -633,10 +498,7 @@ pub fn reaches(c: &Character) -> Vec<f64> {
         let mut b = Some(v.bone);
         while let Some(i) = b {
             let o = c.bones[i].bind.t;
-            let d = ((v.bind[0] - o[0]).powi(2)
-                + (v.bind[1] - o[1]).powi(2)
-                + (v.bind[2] - o[2]).powi(2))
-            .sqrt();
+            let d = ((v.bind[0] - o[0]).powi(2) + (v.bind[1] - o[1]).powi(2) + (v.bind[2] - o[2]).powi(2)).sqrt();
             reach[i] = reach[i].max(d);
             b = c.bones[i].parent;
         }
@@ -670,10 +532,7 @@ pub fn tracks(c: &Character, clip: &Clip, reach: &[f64]) -> Result<Vec<BoneTrack
             samples.push(sample);
         }
         make_continuous(&mut samples);
-        out.push(BoneTrack {
-            samples,
-            reach: reach[b],
-        });
+        out.push(BoneTrack { samples, reach: reach[b] });
     }
     Ok(out)
 }
@@ -711,8 +570,7 @@ fn decoded_model<T>(
     mul: impl Fn(&T, &T) -> T,
 ) -> Result<Vec<T>, String> {
     let mut samples = vec![BoneSample::default(); parents.len()];
-    t.decode_pose(clip, frame, &mut samples)
-        .map_err(|e| format!("decoding clip {clip} frame {frame}: {e:?}"))?;
+    t.decode_pose(clip, frame, &mut samples).map_err(|e| format!("decoding clip {clip} frame {frame}: {e:?}"))?;
     let mut model: Vec<T> = Vec::with_capacity(parents.len());
     for (b, s) in samples.iter().enumerate() {
         let local = local(s);
@@ -728,23 +586,18 @@ fn decoded_model<T>(
 /// Positions (new vertex order) of the local vertices under per-bone model transforms; a blended
 /// vertex at `(1 - w) * model[a] * p + w * model[b] * rel * p` (exact `rel`, the group's weight).
 pub fn positions(model: &[Affine], l: &RigidLayout) -> Vec<[f64; 3]> {
-    transform_vertices(
-        model,
-        l,
-        |m, v| m.apply(v.map(|c| c as f64)),
-        |a, b, pair, w| {
-            let b = b.mul(&pair.rel);
-            let w = w as f64 / 4096.0;
-            let mut m = *a;
-            for i in 0..3 {
-                for j in 0..3 {
-                    m.m[i][j] = a.m[i][j] + (b.m[i][j] - a.m[i][j]) * w;
-                }
-                m.t[i] = a.t[i] + (b.t[i] - a.t[i]) * w;
+    transform_vertices(model, l, |m, v| m.apply(v.map(|c| c as f64)), |a, b, pair, w| {
+        let b = b.mul(&pair.rel);
+        let w = w as f64 / 4096.0;
+        let mut m = *a;
+        for i in 0..3 {
+            for j in 0..3 {
+                m.m[i][j] = a.m[i][j] + (b.m[i][j] - a.m[i][j]) * w;
             }
-            m
-        },
-    )
+            m.t[i] = a.t[i] + (b.t[i] - a.t[i]) * w;
+        }
+        m
+    })
 }
 
 /// `apply(bone's model transform, local vertex)` for every local vertex, in the new vertex order;
@@ -792,9 +645,7 @@ pub fn console_positions(
 ) -> Result<Vec<[f64; 3]>, String> {
     use psxanim_runtime::math::{saturate_i16, Matrix, Quat, Vec3i16, Vec3i32, FRAC_BITS};
     let local = |s: &BoneSample| {
-        let q = s
-            .rotation
-            .map(|v| saturate_i16(round_shift(v as i64, ROTATION_FRAC - FRAC_BITS)));
+        let q = s.rotation.map(|v| saturate_i16(round_shift(v as i64, ROTATION_FRAC - FRAC_BITS)));
         let r = Quat::new(q[3], q[0], q[1], q[2]).to_rotation();
         let mut m = r;
         for row in m.iter_mut() {
@@ -802,20 +653,14 @@ pub fn console_positions(
                 *e = saturate_i16(round_shift(*e as i64 * s.scale[c] as i64, SCALE_FRAC));
             }
         }
-        let tr = s
-            .translation
-            .map(|v| round_shift(v as i64, TRANSLATION_FRAC) as i32);
+        let tr = s.translation.map(|v| round_shift(v as i64, TRANSLATION_FRAC) as i32);
         Matrix::new(m, Vec3i32::new(tr[0], tr[1], tr[2]))
     };
     let model = decoded_model(t, clip, frame, parents, local, Matrix::mul)?;
     Ok(transform_vertices(
         &model,
         l,
-        |m, v| {
-            m.transform(Vec3i16::from_array(*v))
-                .to_array()
-                .map(|c| c as f64)
-        },
+        |m, v| m.transform(Vec3i16::from_array(*v)).to_array().map(|c| c as f64),
         |a, b, pair, w| psxanim_runtime::render::blend::blend_matrix(a, &b.mul(&pair.rel_fixed), w),
     ))
 }
@@ -826,50 +671,20 @@ mod tests {
     use crate::fbx::{Affine, Vertex};
 
     fn vertex(second: Option<(usize, f64)>) -> Vertex {
-        Vertex {
-            bind: [0.0; 3],
-            bone: 0,
-            second,
-            second_fix: Affine::IDENTITY,
-            mesh: "m".into(),
-            source_index: 0,
-        }
+        Vertex { bind: [0.0; 3], bone: 0, second, second_fix: Affine::IDENTITY, mesh: "m".into(), source_index: 0 }
     }
 
     #[test]
     fn the_second_share_is_quantised_to_the_levels_and_below_the_threshold_stays_rigid() {
-        let two = Blending {
-            two: true,
-            threshold: 1.0 / 64.0,
-            levels: 32,
-        };
+        let two = Blending { two: true, threshold: 1.0 / 64.0, levels: 32 };
         assert_eq!(two.weight(&vertex(Some((1, 0.25)))), Some((1, 1024)));
         assert_eq!(two.weight(&vertex(Some((1, 0.5)))), Some((1, 2048)));
         // 0.3 is nearest 10/32.
         assert_eq!(two.weight(&vertex(Some((2, 0.3)))), Some((2, 1280)));
-        assert_eq!(
-            two.weight(&vertex(Some((1, 0.01)))),
-            None,
-            "below the threshold"
-        );
+        assert_eq!(two.weight(&vertex(Some((1, 0.01)))), None, "below the threshold");
         assert_eq!(two.weight(&vertex(None)), None);
-        assert_eq!(
-            Blending {
-                threshold: 0.0,
-                ..two
-            }
-            .weight(&vertex(Some((1, 0.01)))),
-            None,
-            "rounds to level 0"
-        );
-        assert_eq!(
-            Blending { two: false, ..two }.weight(&vertex(Some((1, 0.25)))),
-            None,
-            "--max-influences 1"
-        );
-        assert_eq!(
-            Blending { levels: 4, ..two }.weight(&vertex(Some((1, 0.3)))),
-            Some((1, 1024))
-        );
+        assert_eq!(Blending { threshold: 0.0, ..two }.weight(&vertex(Some((1, 0.01)))), None, "rounds to level 0");
+        assert_eq!(Blending { two: false, ..two }.weight(&vertex(Some((1, 0.25)))), None, "--max-influences 1");
+        assert_eq!(Blending { levels: 4, ..two }.weight(&vertex(Some((1, 0.3)))), Some((1, 1024)));
     }
 }

@@ -46,29 +46,14 @@ pub struct RigidLayout {
 impl RigidLayout {
     /// Every range one matrix moves: the bones' rigid ranges, then the blend groups.
     pub fn slot_ranges(&self) -> Vec<(u16, u16)> {
-        self.ranges
-            .iter()
-            .copied()
-            .chain(self.groups.iter().map(|g| (g.first, g.count)))
-            .collect()
+        self.ranges.iter().copied().chain(self.groups.iter().map(|g| (g.first, g.count))).collect()
     }
 
     /// The blend section as the blob stores it.
-    pub fn blend_parts(
-        &self,
-    ) -> (
-        Vec<super::blob::BlendPairPart>,
-        Vec<super::blob::BlendGroupPart>,
-    ) {
+    pub fn blend_parts(&self) -> (Vec<super::blob::BlendPairPart>, Vec<super::blob::BlendGroupPart>) {
         (
-            self.pairs
-                .iter()
-                .map(|p| (p.a as u16, p.b as u16, p.rel_fixed))
-                .collect(),
-            self.groups
-                .iter()
-                .map(|g| [g.pair as u16, g.weight, g.first, g.count])
-                .collect(),
+            self.pairs.iter().map(|p| (p.a as u16, p.b as u16, p.rel_fixed)).collect(),
+            self.groups.iter().map(|g| [g.pair as u16, g.weight, g.first, g.count]).collect(),
         )
     }
 
@@ -77,3 +62,4 @@ impl RigidLayout {
         self.groups.iter().map(|g| g.count as usize).sum()
     }
 }
+

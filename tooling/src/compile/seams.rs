@@ -41,10 +41,7 @@ pub fn corner_uv(c: &Character, grids: &[Option<TexelGrid>], t: usize, k: usize)
 /// `c` with its vertices split wherever the corners that share one give it different keys
 /// (`corner(t, k)`: corner k of triangle t's UV word, normal, or both), and each new vertex's key
 /// (None for a vertex no corner gives one).
-pub fn split_corners<K: Copy + PartialEq>(
-    c: &Character,
-    corner: impl Fn(usize, usize) -> Option<K>,
-) -> (Character, Vec<Option<K>>) {
+pub fn split_corners<K: Copy + PartialEq>(c: &Character, corner: impl Fn(usize, usize) -> Option<K>) -> (Character, Vec<Option<K>>) {
     // Per old vertex, its distinct keys in the order its triangles first use them.
     let mut keys: Vec<Vec<K>> = vec![Vec::new(); c.vertices.len()];
     for (t, tri) in c.triangles.iter().enumerate() {
@@ -76,17 +73,11 @@ pub fn split_corners<K: Copy + PartialEq>(
     for (t, tri) in out.triangles.iter_mut().enumerate() {
         for k in 0..3 {
             let v = tri.vertices[k];
-            let copy = corner(t, k).map_or(0, |w| {
-                keys[v]
-                    .iter()
-                    .position(|&x| x == w)
-                    .expect("collected above")
-            });
+            let copy = corner(t, k).map_or(0, |w| keys[v].iter().position(|&x| x == w).expect("collected above"));
             tri.vertices[k] = first[v] + copy;
         }
     }
-    let spread =
-        |per_vertex: &Vec<[f64; 3]>| old_of.iter().map(|&v| per_vertex[v]).collect::<Vec<_>>();
+    let spread = |per_vertex: &Vec<[f64; 3]>| old_of.iter().map(|&v| per_vertex[v]).collect::<Vec<_>>();
     for clip in &mut out.clips {
         clip.rigid_reference = clip.rigid_reference.iter().map(spread).collect();
         clip.skinned_reference = clip.skinned_reference.iter().map(spread).collect();
@@ -114,20 +105,10 @@ mod tests {
             vertices: (0..4).map(|i| v(i as f64)).collect(),
             // Two triangles sharing the edge 1-2.
             triangles: vec![
-                Triangle {
-                    vertices: [0, 1, 2],
-                    material: 0,
-                },
-                Triangle {
-                    vertices: [2, 1, 3],
-                    material: 0,
-                },
+                Triangle { vertices: [0, 1, 2], material: 0 },
+                Triangle { vertices: [2, 1, 3], material: 0 },
             ],
-            materials: vec![Material {
-                name: "Skin".into(),
-                rgb: [1, 2, 3],
-                texture: None,
-            }],
+            materials: vec![Material { name: "Skin".into(), rgb: [1, 2, 3], texture: None }],
             clips: vec![Clip {
                 name: "c".into(),
                 rate: 30,
@@ -145,11 +126,7 @@ mod tests {
         }
     }
 
-    const GRID: TexelGrid = TexelGrid {
-        width: 64,
-        height: 32,
-        tiled: false,
-    };
+    const GRID: TexelGrid = TexelGrid { width: 64, height: 32, tiled: false };
 
     #[test]
     fn a_seam_splits_its_vertices_and_nothing_else() {
@@ -160,13 +137,7 @@ mod tests {
         ]);
         let (s, uv) = split(&c, &[Some(GRID)]);
         assert_eq!(s.vertices.len(), 5);
-        assert_eq!(
-            s.vertices
-                .iter()
-                .map(|v| v.source_index)
-                .collect::<Vec<_>>(),
-            [0, 1, 2, 2, 3]
-        );
+        assert_eq!(s.vertices.iter().map(|v| v.source_index).collect::<Vec<_>>(), [0, 1, 2, 2, 3]);
         assert_eq!(s.triangles[0].vertices, [0, 1, 2]);
         assert_eq!(s.triangles[1].vertices, [3, 1, 4]);
         // u | v << 8 in texels: 1.0 lands on the last texel (63, 31), 0.5 rounds to 32 of 0..63.
@@ -184,27 +155,18 @@ mod tests {
         ]);
         c.vertices[2].second = Some((1, 0.25));
         let (s, _) = split(&c, &[Some(GRID)]);
-        assert_eq!(
-            s.vertices.iter().map(|v| v.second).collect::<Vec<_>>(),
-            [None, None, Some((1, 0.25)), Some((1, 0.25)), None]
-        );
+        assert_eq!(s.vertices.iter().map(|v| v.second).collect::<Vec<_>>(), [None, None, Some((1, 0.25)), Some((1, 0.25)), None]);
     }
 
     #[test]
     fn untextured_characters_and_materials_keep_their_vertices() {
-        let uvs = vec![
-            Some([[0.0, 0.0], [1.0, 0.0], [0.5, 1.0]]),
-            Some([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]]),
-        ];
+        let uvs = vec![Some([[0.0, 0.0], [1.0, 0.0], [0.5, 1.0]]), Some([[1.0, 1.0], [1.0, 0.0], [0.0, 1.0]])];
         let c = character(uvs.clone());
         let (s, uv) = split(&c, &[None]);
         assert_eq!((s.vertices.len(), &uv[..]), (4, &[0, 0, 0, 0][..]));
         assert_eq!(s.triangles, c.triangles);
         // Corners a texel apart are two vertices; the same texel from different floats is one.
-        let c = character(vec![
-            Some([[0.0, 0.0], [0.5, 0.0], [0.5, 1.0]]),
-            Some([[0.501, 1.0], [0.5, 0.0], [0.0, 1.0]]),
-        ]);
+        let c = character(vec![Some([[0.0, 0.0], [0.5, 0.0], [0.5, 1.0]]), Some([[0.501, 1.0], [0.5, 0.0], [0.0, 1.0]])]);
         assert_eq!(split(&c, &[Some(GRID)]).0.vertices.len(), 4);
     }
 }

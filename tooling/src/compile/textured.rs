@@ -33,22 +33,10 @@ impl Textures {
     pub fn from_converted(c: &Character, converted: &[(Report, Tim)]) -> Textures {
         let textures: Vec<BlobTexture> = converted
             .iter()
-            .map(|(r, tim)| BlobTexture {
-                tim: tim.clone(),
-                width: r.width,
-                height: r.height,
-                tiled: r.tiling == "texture window",
-            })
+            .map(|(r, tim)| BlobTexture { tim: tim.clone(), width: r.width, height: r.height, tiled: r.tiling == "texture window" })
             .collect();
-        let by_material = c
-            .materials
-            .iter()
-            .map(|m| converted.iter().position(|(r, _)| r.material == m.name))
-            .collect();
-        Textures {
-            textures,
-            by_material,
-        }
+        let by_material = c.materials.iter().map(|m| converted.iter().position(|(r, _)| r.material == m.name)).collect();
+        Textures { textures, by_material }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -59,26 +47,16 @@ impl Textures {
     pub fn grids(&self) -> Vec<Option<TexelGrid>> {
         self.by_material
             .iter()
-            .map(|t| {
-                t.map(|i| {
-                    let t = &self.textures[i];
-                    TexelGrid {
-                        width: t.width,
-                        height: t.height,
-                        tiled: t.tiled,
-                    }
-                })
-            })
+            .map(|t| t.map(|i| {
+                let t = &self.textures[i];
+                TexelGrid { width: t.width, height: t.height, tiled: t.tiled }
+            }))
             .collect()
     }
 
     /// The material table's fourth byte: texture index + 1, 0 untextured.
     pub fn material_byte(&self, material: usize) -> u8 {
-        self.by_material
-            .get(material)
-            .copied()
-            .flatten()
-            .map_or(0, |i| i as u8 + 1)
+        self.by_material.get(material).copied().flatten().map_or(0, |i| i as u8 + 1)
     }
 }
 
@@ -86,10 +64,7 @@ impl Textures {
 /// then each texture's image and CLUT halfwords.
 pub fn write_section(out: &mut Vec<u8>, textures: &[BlobTexture]) -> Result<usize, String> {
     if textures.len() > psxanim_runtime::tables::textures::MAX_TEXTURES {
-        return Err(format!(
-            "{} textures: a character may have 8",
-            textures.len()
-        ));
+        return Err(format!("{} textures: a character may have 8", textures.len()));
     }
     let start = out.len();
     out.extend_from_slice(&(textures.len() as u16).to_le_bytes());
@@ -120,15 +95,7 @@ pub fn write_section(out: &mut Vec<u8>, textures: &[BlobTexture]) -> Result<usiz
             Depth::Fifteen => 15,
         });
         e.push(if t.tiled { TEXTURE_TILED } else { 0 });
-        for v in [
-            t.width as u16,
-            t.height as u16,
-            tim.depth.clut_entries() as u16,
-            tim.image_at.x,
-            tim.image_at.y,
-            clut.x,
-            clut.y,
-        ] {
+        for v in [t.width as u16, t.height as u16, tim.depth.clut_entries() as u16, tim.image_at.x, tim.image_at.y, clut.x, clut.y] {
             e.extend_from_slice(&v.to_le_bytes());
         }
         e.extend_from_slice(&(data as u32).to_le_bytes());

@@ -34,11 +34,7 @@ use crate::fbx::Character;
 /// character is laid out bone by bone ([`centred_bones`]); a blended vertex belongs to its strongest
 /// bone `a`'s stretch, its groups beside `a`'s rigid range on the side of the pair's other bone (where
 /// the joint is), so a triangle across the joint stays within a window.
-pub fn rigid_order(
-    c: &Character,
-    slots: &[Slot],
-    pairs: &[BlendPair],
-) -> Result<Vec<usize>, String> {
+pub fn rigid_order(c: &Character, slots: &[Slot], pairs: &[BlendPair]) -> Result<Vec<usize>, String> {
     let mut plain: Vec<usize> = (0..c.vertices.len()).collect();
     plain.sort_by_key(|&v| slots[v]); // stable: keeps the file's order within a slot
     if c.vertices.len() <= MAX_INDEXED_VERTICES || farthest_triangle(c, &plain).is_none() {
@@ -63,8 +59,7 @@ pub fn rigid_order(
             Slot::Blend(p, _) if place[pairs[p].b] < place[b] => 0,
             Slot::Blend(..) => 2,
         };
-        let mut keyed: Vec<(usize, Slot, usize)> =
-            walked.iter().map(|&v| (side(v), slots[v], v)).collect();
+        let mut keyed: Vec<(usize, Slot, usize)> = walked.iter().map(|&v| (side(v), slots[v], v)).collect();
         keyed.sort_by_key(|k| (k.0, if k.0 == 1 { Slot::Rigid(0) } else { k.1 })); // stable: the walk's order inside
         order.extend(keyed.into_iter().map(|k| k.2));
     }
@@ -73,11 +68,7 @@ pub fn rigid_order(
         Some((t, span)) => {
             let tri = &c.triangles[t];
             let v = &c.vertices[tri.vertices[0]];
-            let mut names: Vec<&str> = tri
-                .vertices
-                .iter()
-                .map(|&v| c.bones[c.vertices[v].bone].name.as_str())
-                .collect();
+            let mut names: Vec<&str> = tri.vertices.iter().map(|&v| c.bones[c.vertices[v].bone].name.as_str()).collect();
             names.dedup();
             Err(format!(
                 "mesh '{}': a triangle of vertices {} (bones '{}') lies {span} vertices apart in any order of the \
@@ -168,12 +159,7 @@ pub fn centred_bones(c: &Character) -> Vec<usize> {
 
 /// The vertices of one bone's range (`members`, in file order) in blob order (see the module's
 /// documentation); `place[b]` is bone b's position in range order.
-fn range_order(
-    c: &Character,
-    members: &[usize],
-    neighbours: &[Vec<usize>],
-    place: &[usize],
-) -> Vec<usize> {
+fn range_order(c: &Character, members: &[usize], neighbours: &[Vec<usize>], place: &[usize]) -> Vec<usize> {
     let Some(&first) = members.first() else {
         return Vec::new();
     };
@@ -188,20 +174,9 @@ fn range_order(
             }
         })
     };
-    let from_before: Vec<usize> = members
-        .iter()
-        .copied()
-        .filter(|&v| joined(v, true))
-        .collect();
+    let from_before: Vec<usize> = members.iter().copied().filter(|&v| joined(v, true)).collect();
     let (seeds, reverse) = if from_before.is_empty() {
-        (
-            members
-                .iter()
-                .copied()
-                .filter(|&v| joined(v, false))
-                .collect(),
-            true,
-        )
+        (members.iter().copied().filter(|&v| joined(v, false)).collect(), true)
     } else {
         (from_before, false)
     };

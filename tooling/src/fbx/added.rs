@@ -44,19 +44,10 @@ pub struct AddedClip {
 /// Puts every clip of `anim` (read from `file`) onto `c`'s skeleton, sampled at `rate` Hz. The clips
 /// are returned, not added; `model` names the model in errors. Errors name the file, clip, bone or
 /// limit.
-pub fn clips_onto(
-    c: &Character,
-    anim: &Animation,
-    file: &Path,
-    model: &Path,
-    rate: u32,
-) -> Result<Vec<(Clip, AddedClip)>, String> {
+pub fn clips_onto(c: &Character, anim: &Animation, file: &Path, model: &Path, rate: u32) -> Result<Vec<(Clip, AddedClip)>, String> {
     let bone_names: Vec<&str> = c.bones.iter().map(|b| b.name.as_str()).collect();
     let bind_local = bind_local(c, model)?;
-    let stem = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "clip".into());
+    let stem = file.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "clip".into());
     let mut out = Vec::new();
     for (ci, clip) in anim.clips.iter().enumerate() {
         // Some formats (`.ani`) name no clip: use the file's name.
@@ -77,10 +68,7 @@ pub fn clips_onto(
                 bone_names.join(", ")
             ));
         }
-        let unmatched: Vec<String> = (0..c.bones.len())
-            .filter(|&b| track_of_bone[b].is_none())
-            .map(|b| bone_names[b].to_string())
-            .collect();
+        let unmatched: Vec<String> = (0..c.bones.len()).filter(|&b| track_of_bone[b].is_none()).map(|b| bone_names[b].to_string()).collect();
 
         if clip.time_unit == TimeUnit::Frame && clip.frame_rate.is_none() {
             losses.push(format!("clip {name:?}: its frames have no stated rate; {DEFAULT_FRAME_RATE} frames per second assumed"));
@@ -110,70 +98,34 @@ pub fn clips_onto(
             .tracks
             .iter()
             .map(|t| {
-                let mut k: Vec<(f64, [f64; 4])> = t
-                    .rotation
-                    .iter()
-                    .filter(|k| k.time.is_finite())
-                    .map(|k| {
-                        (
-                            samples(k.time),
-                            [k.value.x, k.value.y, k.value.z, k.value.w],
-                        )
-                    })
-                    .collect();
+                let mut k: Vec<(f64, [f64; 4])> =
+                    t.rotation.iter().filter(|k| k.time.is_finite()).map(|k| (samples(k.time), [k.value.x, k.value.y, k.value.z, k.value.w])).collect();
                 k.sort_by(|a, b| a.0.total_cmp(&b.0));
                 k
             })
             .collect();
         let used = |ti: &usize| track_of_bone.contains(&Some(*ti));
-        if keys
-            .iter()
-            .enumerate()
-            .filter(|(ti, _)| used(ti))
-            .any(|(_, k)| k.iter().any(|(s, _)| !on_grid(*s)))
-        {
+        if keys.iter().enumerate().filter(|(ti, _)| used(ti)).any(|(_, k)| k.iter().any(|(s, _)| !on_grid(*s))) {
             losses.push(format!("clip {name:?}: resampled time: rotation keys between {rate} Hz samples are interpolated"));
         }
-        let moved = clip
-            .tracks
-            .iter()
-            .enumerate()
-            .filter(|(ti, t)| used(ti) && !t.translation.is_empty())
-            .count();
+        let moved = clip.tracks.iter().enumerate().filter(|(ti, t)| used(ti) && !t.translation.is_empty()).count();
         if moved > 0 {
             losses.push(format!("clip {name:?}: translation keys of {moved} tracks dropped (the bind translations are kept: the file's units are not the model's)"));
         }
-        let scaled = clip
-            .tracks
-            .iter()
-            .enumerate()
-            .filter(|(ti, t)| used(ti) && !t.scale.is_empty())
-            .count();
+        let scaled = clip.tracks.iter().enumerate().filter(|(ti, t)| used(ti) && !t.scale.is_empty()).count();
         if scaled > 0 {
-            losses.push(format!(
-                "clip {name:?}: scale keys of {scaled} tracks dropped"
-            ));
+            losses.push(format!("clip {name:?}: scale keys of {scaled} tracks dropped"));
         }
-        let (poses, reference) =
-            pose_from_rotation_keys(c, &bind_local, &track_of_bone, &keys, frames, |f| f as f64);
+        let (poses, reference) = pose_from_rotation_keys(c, &bind_local, &track_of_bone, &keys, frames, |f| f as f64);
         let mut events: Vec<(usize, String)> = Vec::new();
         for e in clip.events.iter().filter(|e| e.time.is_finite()) {
             let s = samples(e.time);
             if !on_grid(s) {
-                losses.push(format!(
-                    "clip {name:?}: event times rounded to {rate} Hz samples"
-                ));
+                losses.push(format!("clip {name:?}: event times rounded to {rate} Hz samples"));
             }
-            events.push((
-                (s.round().max(0.0) as usize).min(frames - 1),
-                e.name.clone(),
-            ));
+            events.push(((s.round().max(0.0) as usize).min(frames - 1), e.name.clone()));
         }
-        if clip
-            .events
-            .iter()
-            .any(|e| e.data.as_deref().is_some_and(|d| !d.is_empty()))
-        {
+        if clip.events.iter().any(|e| e.data.as_deref().is_some_and(|d| !d.is_empty())) {
             losses.push(format!("clip {name:?}: event data dropped: the tables' events have only a name and a frame"));
         }
         events.sort_by_key(|e| e.0);
@@ -189,27 +141,14 @@ pub fn clips_onto(
             matches,
             losses,
         };
-        out.push((
-            Clip {
-                name,
-                rate,
-                poses,
-                rigid_reference: reference.clone(),
-                skinned_reference: reference,
-                events,
-            },
-            report,
-        ));
+        out.push((Clip { name, rate, poses, rigid_reference: reference.clone(), skinned_reference: reference, events }, report));
     }
     Ok(out)
 }
 
 /// The track of each bone of `c` and the tracks that match none, as `"BONE (track N)"` ([`aliases`]'s
 /// rules; the matches themselves are [`aliases::match_tracks`]'s).
-pub(crate) fn match_tracks(
-    c: &Character,
-    clip: &crate::model::Clip,
-) -> (Vec<Option<usize>>, Vec<String>) {
+pub(crate) fn match_tracks(c: &Character, clip: &crate::model::Clip) -> (Vec<Option<usize>>, Vec<String>) {
     let (track_of_bone, unmatched, _) = aliases::match_tracks(c, clip);
     (track_of_bone, unmatched)
 }
@@ -223,13 +162,7 @@ pub(crate) fn bind_local(c: &Character, model: &Path) -> Result<Vec<Trs>, String
                 Some(p) => c.bones[p].bind.inverse().mul(&bone.bind),
                 None => bone.bind,
             };
-            local.decompose().map_err(|e| {
-                format!(
-                    "{}: bone '{}': bind transform: {e:?}",
-                    model.display(),
-                    bone.name
-                )
-            })
+            local.decompose().map_err(|e| format!("{}: bone '{}': bind transform: {e:?}", model.display(), bone.name))
         })
         .collect()
 }
@@ -254,15 +187,10 @@ pub(crate) fn pose_from_rotation_keys(
         let mut model: Vec<Affine> = Vec::with_capacity(c.bones.len());
         for (b, bone) in c.bones.iter().enumerate() {
             let mut trs = bind_local[b];
-            if let Some(k) = track_of_bone[b]
-                .map(|ti| &keys[ti])
-                .filter(|k| !k.is_empty())
-            {
+            if let Some(k) = track_of_bone[b].map(|ti| &keys[ti]).filter(|k| !k.is_empty()) {
                 let i = k.partition_point(|(kt, _)| *kt <= t);
                 trs.rotation = match (i.checked_sub(1).map(|j| k[j]), k.get(i)) {
-                    (Some((t0, q0)), Some(&(t1, q1))) if t1 > t0 => {
-                        nlerp(q0, q1, (t - t0) / (t1 - t0))
-                    }
+                    (Some((t0, q0)), Some(&(t1, q1))) if t1 > t0 => nlerp(q0, q1, (t - t0) / (t1 - t0)),
                     (Some((_, q)), _) | (None, Some(&(_, q))) => q,
                     (None, None) => trs.rotation,
                 };
@@ -274,16 +202,7 @@ pub(crate) fn pose_from_rotation_keys(
                 None => local,
             });
         }
-        reference.push(
-            c.vertices
-                .iter()
-                .map(|v| {
-                    model[v.bone]
-                        .mul(&c.bones[v.bone].bind.inverse())
-                        .apply(v.bind)
-                })
-                .collect(),
-        );
+        reference.push(c.vertices.iter().map(|v| model[v.bone].mul(&c.bones[v.bone].bind.inverse()).apply(v.bind)).collect());
         poses.push(model);
     }
     (poses, reference)

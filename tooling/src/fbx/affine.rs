@@ -34,20 +34,10 @@ pub const SINGULAR_TOLERANCE: f64 = 1e-9;
 pub const SHEAR_TOLERANCE: f64 = 1e-3;
 
 impl Affine {
-    pub const IDENTITY: Affine = Affine {
-        m: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
-        t: [0.0; 3],
-    };
+    pub const IDENTITY: Affine = Affine { m: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]], t: [0.0; 3] };
 
     pub fn from_ufbx(m: &ufbx::Matrix) -> Self {
-        Affine {
-            m: [
-                [m.m00, m.m01, m.m02],
-                [m.m10, m.m11, m.m12],
-                [m.m20, m.m21, m.m22],
-            ],
-            t: [m.m03, m.m13, m.m23],
-        }
+        Affine { m: [[m.m00, m.m01, m.m02], [m.m10, m.m11, m.m12], [m.m20, m.m21, m.m22]], t: [m.m03, m.m13, m.m23] }
     }
 
     pub fn linear(m: [[f64; 3]; 3]) -> Self {
@@ -61,19 +51,13 @@ impl Affine {
                 *v = (0..3).map(|k| self.m[r][k] * o.m[k][c]).sum();
             }
         }
-        Affine {
-            m,
-            t: self.apply(o.t),
-        }
+        Affine { m, t: self.apply(o.t) }
     }
 
     /// Largest difference between two entries (matrix or translation) of `self` and `o`.
     pub fn max_difference(&self, o: &Affine) -> f64 {
-        let m = (0..3)
-            .flat_map(|r| (0..3).map(move |c| (r, c)))
-            .map(|(r, c)| (self.m[r][c] - o.m[r][c]).abs());
-        m.chain((0..3).map(|k| (self.t[k] - o.t[k]).abs()))
-            .fold(0.0, f64::max)
+        let m = (0..3).flat_map(|r| (0..3).map(move |c| (r, c))).map(|(r, c)| (self.m[r][c] - o.m[r][c]).abs());
+        m.chain((0..3).map(|k| (self.t[k] - o.t[k]).abs())).fold(0.0, f64::max)
     }
 
     pub fn apply(&self, p: [f64; 3]) -> [f64; 3] {
@@ -86,8 +70,7 @@ impl Affine {
 
     pub fn determinant(&self) -> f64 {
         let m = &self.m;
-        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
-            - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
             + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
     }
 
@@ -109,9 +92,7 @@ impl Affine {
     pub fn check(&self) -> Result<(), Degenerate> {
         let det = self.relative_determinant();
         if !det.is_finite() || det.abs() < SINGULAR_TOLERANCE {
-            return Err(Degenerate::Singular {
-                det: self.determinant(),
-            });
+            return Err(Degenerate::Singular { det: self.determinant() });
         }
         let mut worst: f64 = 0.0;
         for (a, b) in [(0, 1), (0, 2), (1, 2)] {
@@ -147,20 +128,13 @@ impl Affine {
         ];
         let lin = Affine::linear(inv);
         let t = lin.apply(self.t);
-        Affine {
-            m: inv,
-            t: [-t[0], -t[1], -t[2]],
-        }
+        Affine { m: inv, t: [-t[0], -t[1], -t[2]] }
     }
 
     /// Splits into translation, rotation and scale (a mirror becomes a negative x scale).
     pub fn decompose(&self) -> Result<Trs, Degenerate> {
         self.check()?;
-        let mut scale = [
-            norm(self.column(0)),
-            norm(self.column(1)),
-            norm(self.column(2)),
-        ];
+        let mut scale = [norm(self.column(0)), norm(self.column(1)), norm(self.column(2))];
         if self.determinant() < 0.0 {
             scale[0] = -scale[0];
         }
@@ -170,11 +144,7 @@ impl Affine {
                 rr[c] = self.m[row][c] / s;
             }
         }
-        Ok(Trs {
-            translation: self.t,
-            rotation: quat_from_rotation(&r),
-            scale,
-        })
+        Ok(Trs { translation: self.t, rotation: quat_from_rotation(&r), scale })
     }
 
     /// Rebuilds `T * R * S`.
@@ -186,10 +156,7 @@ impl Affine {
                 *v = r[row][c] * trs.scale[c];
             }
         }
-        Affine {
-            m,
-            t: trs.translation,
-        }
+        Affine { m, t: trs.translation }
     }
 
     /// The same transform with the 3x3 part's columns divided by `scale` (removes a bind scale).
@@ -217,36 +184,16 @@ pub fn quat_from_rotation(r: &[[f64; 3]; 3]) -> [f64; 4] {
     let trace = r[0][0] + r[1][1] + r[2][2];
     let q = if trace > 0.0 {
         let s = (trace + 1.0).sqrt() * 2.0;
-        [
-            (r[2][1] - r[1][2]) / s,
-            (r[0][2] - r[2][0]) / s,
-            (r[1][0] - r[0][1]) / s,
-            0.25 * s,
-        ]
+        [(r[2][1] - r[1][2]) / s, (r[0][2] - r[2][0]) / s, (r[1][0] - r[0][1]) / s, 0.25 * s]
     } else if r[0][0] > r[1][1] && r[0][0] > r[2][2] {
         let s = (1.0 + r[0][0] - r[1][1] - r[2][2]).sqrt() * 2.0;
-        [
-            0.25 * s,
-            (r[0][1] + r[1][0]) / s,
-            (r[0][2] + r[2][0]) / s,
-            (r[2][1] - r[1][2]) / s,
-        ]
+        [0.25 * s, (r[0][1] + r[1][0]) / s, (r[0][2] + r[2][0]) / s, (r[2][1] - r[1][2]) / s]
     } else if r[1][1] > r[2][2] {
         let s = (1.0 + r[1][1] - r[0][0] - r[2][2]).sqrt() * 2.0;
-        [
-            (r[0][1] + r[1][0]) / s,
-            0.25 * s,
-            (r[1][2] + r[2][1]) / s,
-            (r[0][2] - r[2][0]) / s,
-        ]
+        [(r[0][1] + r[1][0]) / s, 0.25 * s, (r[1][2] + r[2][1]) / s, (r[0][2] - r[2][0]) / s]
     } else {
         let s = (1.0 + r[2][2] - r[0][0] - r[1][1]).sqrt() * 2.0;
-        [
-            (r[0][2] + r[2][0]) / s,
-            (r[1][2] + r[2][1]) / s,
-            0.25 * s,
-            (r[1][0] - r[0][1]) / s,
-        ]
+        [(r[0][2] + r[2][0]) / s, (r[1][2] + r[2][1]) / s, 0.25 * s, (r[1][0] - r[0][1]) / s]
     };
     let n = (q.iter().map(|c| c * c).sum::<f64>()).sqrt();
     [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
@@ -258,21 +205,9 @@ pub fn rotation_from_quat(q: [f64; 4]) -> [[f64; 3]; 3] {
     let s = if n2 > 0.0 { 2.0 / n2 } else { 0.0 };
     let [x, y, z, w] = q;
     [
-        [
-            1.0 - s * (y * y + z * z),
-            s * (x * y - w * z),
-            s * (x * z + w * y),
-        ],
-        [
-            s * (x * y + w * z),
-            1.0 - s * (x * x + z * z),
-            s * (y * z - w * x),
-        ],
-        [
-            s * (x * z - w * y),
-            s * (y * z + w * x),
-            1.0 - s * (x * x + y * y),
-        ],
+        [1.0 - s * (y * y + z * z), s * (x * y - w * z), s * (x * z + w * y)],
+        [s * (x * y + w * z), 1.0 - s * (x * x + z * z), s * (y * z - w * x)],
+        [s * (x * z - w * y), s * (y * z + w * x), 1.0 - s * (x * x + y * y)],
     ]
 }
 
@@ -281,25 +216,15 @@ mod tests {
     use super::*;
 
     fn close(a: &Affine, b: &Affine) -> bool {
-        (0..3).all(|r| {
-            (0..3).all(|c| (a.m[r][c] - b.m[r][c]).abs() < 1e-9) && (a.t[r] - b.t[r]).abs() < 1e-9
-        })
+        (0..3).all(|r| (0..3).all(|c| (a.m[r][c] - b.m[r][c]).abs() < 1e-9) && (a.t[r] - b.t[r]).abs() < 1e-9)
     }
 
     #[test]
     fn decompose_round_trips_rotations_past_180_degrees_and_mirrors() {
-        for (angle, scale) in [
-            (0.3, [1.0, 2.0, 0.5]),
-            (3.5, [1.0, 1.0, 1.0]),
-            (-2.9, [-1.5, 1.0, 1.0]),
-        ] {
+        for (angle, scale) in [(0.3, [1.0, 2.0, 0.5]), (3.5, [1.0, 1.0, 1.0]), (-2.9, [-1.5, 1.0, 1.0])] {
             let s = (angle / 2.0f64).sin();
             let q = [0.6 * s, 0.0, 0.8 * s, (angle / 2.0f64).cos()];
-            let a = Affine::from_trs(&Trs {
-                translation: [1.0, -2.0, 3.0],
-                rotation: q,
-                scale,
-            });
+            let a = Affine::from_trs(&Trs { translation: [1.0, -2.0, 3.0], rotation: q, scale });
             let back = Affine::from_trs(&a.decompose().unwrap());
             assert!(close(&a, &back), "{angle}");
         }
@@ -311,10 +236,7 @@ mod tests {
         assert!(matches!(shear.check(), Err(Degenerate::Shear { .. })));
         let flat = Affine::linear([[1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]]);
         assert!(matches!(flat.check(), Err(Degenerate::Singular { .. })));
-        let inv = Affine {
-            m: [[0.0, -2.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 3.0]],
-            t: [4.0, 5.0, 6.0],
-        };
+        let inv = Affine { m: [[0.0, -2.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 3.0]], t: [4.0, 5.0, 6.0] };
         assert!(close(&inv.mul(&inv.inverse()), &Affine::IDENTITY));
     }
 }

@@ -30,14 +30,9 @@ fn parse_list(text: &str) -> Result<EventList, String> {
             return Err(format!("expected name@frame, found {item:?}"));
         };
         let name = name.trim();
-        let frame: f64 = frame
-            .trim()
-            .parse()
-            .map_err(|_| format!("expected a frame number after '@' in {item:?}"))?;
+        let frame: f64 = frame.trim().parse().map_err(|_| format!("expected a frame number after '@' in {item:?}"))?;
         if name.is_empty() || name.len() > 255 || !frame.is_finite() || frame < 0.0 {
-            return Err(format!(
-                "expected a name of 1..=255 bytes and a frame of 0 or more in {item:?}"
-            ));
+            return Err(format!("expected a name of 1..=255 bytes and a frame of 0 or more in {item:?}"));
         }
         out.push((name.to_string(), frame));
     }
@@ -75,11 +70,7 @@ pub fn clip_events(
     rate: u32,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<(usize, String)>, ImportError> {
-    let bad = |owner: String, message: String| ImportError::Events {
-        path: path.into(),
-        owner,
-        message,
-    };
+    let bad = |owner: String, message: String| ImportError::Events { path: path.into(), owner, message };
     let mut found: Vec<(String, f64, String)> = Vec::new();
     if let Some(text) = property(&stack.element) {
         let owner = format!("animation stack '{}'", &*stack.element.name);
@@ -88,9 +79,7 @@ pub fn clip_events(
         }
     }
     for node in scene.nodes.as_ref().iter() {
-        let Some(text) = property(&node.element) else {
-            continue;
-        };
+        let Some(text) = property(&node.element) else { continue };
         let owner = format!("node '{}'", &*node.element.name);
         for (c, list) in parse_by_clip(text).map_err(|m| bad(owner.clone(), m))? {
             if c == clip || c.rsplit('|').next() == Some(clip) {
@@ -98,11 +87,7 @@ pub fn clip_events(
             }
         }
     }
-    let fps = if scene.settings.frames_per_second > 0.0 {
-        scene.settings.frames_per_second
-    } else {
-        30.0
-    };
+    let fps = if scene.settings.frames_per_second > 0.0 { scene.settings.frames_per_second } else { 30.0 };
     let mut events = Vec::new();
     for (name, frame, owner) in found {
         let sample = frame / fps * rate as f64;
@@ -125,19 +110,10 @@ mod tests {
 
     #[test]
     fn lists_parse_and_bad_text_is_named() {
-        assert_eq!(
-            parse_list(" step_l@4, step_r @ 19.5 ,").unwrap(),
-            [("step_l".to_string(), 4.0), ("step_r".to_string(), 19.5)]
-        );
+        assert_eq!(parse_list(" step_l@4, step_r @ 19.5 ,").unwrap(), [("step_l".to_string(), 4.0), ("step_r".to_string(), 19.5)]);
         assert_eq!(
             parse_by_clip("Walk: a@1; Idle: b@2, c@3").unwrap(),
-            [
-                ("Walk".to_string(), vec![("a".to_string(), 1.0)]),
-                (
-                    "Idle".to_string(),
-                    vec![("b".to_string(), 2.0), ("c".to_string(), 3.0)]
-                )
-            ]
+            [("Walk".to_string(), vec![("a".to_string(), 1.0)]), ("Idle".to_string(), vec![("b".to_string(), 2.0), ("c".to_string(), 3.0)])]
         );
         assert!(parse_list("a@x").unwrap_err().contains("frame number"));
         assert!(parse_list("a4").unwrap_err().contains("name@frame"));

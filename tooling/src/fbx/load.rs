@@ -4,11 +4,10 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::affine::{Affine, Degenerate};
-use super::error::{check_range, degenerate};
 use super::limits::*;
+use super::error::{check_range, degenerate};
 use super::{
-    AnimatedShape, Bone, Character, Clip, ImportError, ImportOptions, Material, Prop, TextureRef,
-    Triangle, Vertex, WeightReduction,
+    AnimatedShape, Bone, Character, Clip, ImportError, ImportOptions, Material, Prop, TextureRef, Triangle, Vertex, WeightReduction,
 };
 
 /// Weights at or below this are treated as absent (exporters write tiny leftovers).
@@ -44,21 +43,12 @@ pub fn import(
 ) -> Result<Character, ImportError> {
     let p = path.display().to_string();
     if options.rate == 0 || options.rate > 60 {
-        return Err(ImportError::BadRate {
-            path: p,
-            rate: options.rate,
-        });
+        return Err(ImportError::BadRate { path: p, rate: options.rate });
     }
     // Embedded media are kept: a binary FBX may carry its textures.
-    let opts = ufbx::LoadOpts {
-        load_external_files: false,
-        ignore_embedded: false,
-        ..Default::default()
-    };
-    let scene = ufbx::load_file(&p, opts).map_err(|e| ImportError::Load {
-        path: p.clone(),
-        message: e.description.to_string(),
-    })?;
+    let opts = ufbx::LoadOpts { load_external_files: false, ignore_embedded: false, ..Default::default() };
+    let scene = ufbx::load_file(&p, opts)
+        .map_err(|e| ImportError::Load { path: p.clone(), message: e.description.to_string() })?;
     let conv = options.scaled(file_to_model(&scene.settings));
     let mut warnings = Vec::new();
     if scene.settings.axes.up == ufbx::CoordinateAxis::Unknown {
@@ -73,51 +63,27 @@ pub fn import(
     // show it); the FBX skin alone does not: apply it for files Maya wrote. Where every skinned mesh
     // moved alike and no prop rides the bones, the skeleton itself carries the move (`skeleton_move`),
     // which rigid-gte can store; otherwise only the skinned reference takes it.
-    let skin_follows_mesh_node = scene
-        .metadata
-        .original_application
-        .name
-        .to_ascii_lowercase()
-        .contains("maya");
-    let moves_skeleton = skin_follows_mesh_node
-        && {
-            let moves = node_moves(&scene, &meshes);
-            let moved: Vec<&(&str, Affine)> = moves
-                .iter()
-                .filter(|(_, m)| m.max_difference(&Affine::IDENTITY) > 1e-6)
-                .collect();
-            let alike = moved
-                .iter()
-                .all(|(_, m)| m.max_difference(&moved[0].1) <= 1e-6);
-            let props = meshes.iter().any(|m| matches!(m.binding, Binding::Prop(_)));
-            if !moved.is_empty() && (moved.len() < moves.len() || !alike || props) {
-                let names: Vec<String> = moved.iter().map(|(n, _)| format!("'{n}'")).collect();
-                warnings.push(format!(
+    let skin_follows_mesh_node = scene.metadata.original_application.name.to_ascii_lowercase().contains("maya");
+    let moves_skeleton = skin_follows_mesh_node && {
+        let moves = node_moves(&scene, &meshes);
+        let moved: Vec<&(&str, Affine)> = moves.iter().filter(|(_, m)| m.max_difference(&Affine::IDENTITY) > 1e-6).collect();
+        let alike = moved.iter().all(|(_, m)| m.max_difference(&moved[0].1) <= 1e-6);
+        let props = meshes.iter().any(|m| matches!(m.binding, Binding::Prop(_)));
+        if !moved.is_empty() && (moved.len() < moves.len() || !alike || props) {
+            let names: Vec<String> = moved.iter().map(|(n, _)| format!("'{n}'")).collect();
+            warnings.push(format!(
                 "mesh node(s) {} moved after binding: the skin follows the node in baked-vertices (as Maya shows it), \
                  but rigid-gte keeps it where it was bound (the other meshes or props follow the bones unmoved)",
                 names.join(", ")
             ));
-            }
-            !moved.is_empty() && moved.len() == moves.len() && alike && !props
-        };
-    let rest_move = if moves_skeleton {
-        skeleton_move(&scene, &meshes)
-    } else {
-        None
+        }
+        !moved.is_empty() && moved.len() == moves.len() && alike && !props
     };
+    let rest_move = if moves_skeleton { skeleton_move(&scene, &meshes) } else { None };
     let world_conv = rest_move.map_or(conv, |m| conv.mul(&m));
-    let Skeleton {
-        bones,
-        bone_of_node,
-        bind_of_node,
-    } = skeleton(&p, &scene, &meshes, &world_conv)?;
-    let BoundVertices {
-        vertices,
-        weights,
-        clusters,
-        props,
-        unweighted,
-    } = bind_vertices(&p, &meshes, &bone_of_node, &bind_of_node, &world_conv)?;
+    let Skeleton { bones, bone_of_node, bind_of_node } = skeleton(&p, &scene, &meshes, &world_conv)?;
+    let BoundVertices { vertices, weights, clusters, props, unweighted } =
+        bind_vertices(&p, &meshes, &bone_of_node, &bind_of_node, &world_conv)?;
     for (mesh, count, first, bone) in &unweighted {
         warnings.push(format!(
             "mesh '{mesh}': {count} vertices have no skin weight (first: vertex {first}); they stay on the mesh's \
@@ -128,12 +94,7 @@ pub fn import(
 
     let limit = |what, count, limit| {
         if count > limit {
-            Err(ImportError::TooMany {
-                path: p.clone(),
-                what,
-                count,
-                limit,
-            })
+            Err(ImportError::TooMany { path: p.clone(), what, count, limit })
         } else {
             Ok(())
         }
@@ -142,12 +103,7 @@ pub fn import(
     limit("triangles", triangles.len(), MAX_TRIANGLES)?;
     limit("skeleton bones", bones.len(), MAX_NODES)?;
     limit("nodes", character_nodes(&scene) - skipped, MAX_NODES)?;
-    check_range(
-        &p,
-        &vertices,
-        &vertices.iter().map(|v| v.bind).collect::<Vec<_>>(),
-        "bind pose",
-    )?;
+    check_range(&p, &vertices, &vertices.iter().map(|v| v.bind).collect::<Vec<_>>(), "bind pose")?;
 
     let shapes = blend_channels(&meshes);
     let mut shape_used: Vec<Option<String>> = vec![None; shapes.len()];
@@ -181,39 +137,15 @@ pub fn import(
             progress(name, frame, frames);
             let time = (begin + frame as f64 / options.rate as f64).min(end.max(begin));
             let context = format!("clip '{name}' frame {frame} (t = {time:.3} s)");
-            let eval_opts = ufbx::EvaluateOpts {
-                evaluate_skinning: true,
-                ..Default::default()
-            };
-            let evaluated =
-                ufbx::evaluate_scene(&scene, &stack.anim, time, eval_opts).map_err(|e| {
-                    ImportError::Load {
-                        path: p.clone(),
-                        message: format!("evaluating {context}: {}", e.description),
-                    }
-                })?;
-            let frame_move = if moves_skeleton {
-                skeleton_move(&evaluated, &meshes)
-            } else {
-                None
-            };
+            let eval_opts = ufbx::EvaluateOpts { evaluate_skinning: true, ..Default::default() };
+            let evaluated = ufbx::evaluate_scene(&scene, &stack.anim, time, eval_opts).map_err(|e| {
+                ImportError::Load { path: p.clone(), message: format!("evaluating {context}: {}", e.description) }
+            })?;
+            let frame_move = if moves_skeleton { skeleton_move(&evaluated, &meshes) } else { None };
             let frame_conv = frame_move.map_or(conv, |m| conv.mul(&m));
-            clip.poses.push(sample_pose(
-                &p,
-                &evaluated,
-                &bones,
-                &bone_of_node,
-                &frame_conv,
-                &context,
-            )?);
-            let (rigid, skinned) = reference_positions(
-                &evaluated,
-                &meshes,
-                &clusters,
-                &conv,
-                skin_follows_mesh_node,
-                frame_move.as_ref(),
-            );
+            clip.poses.push(sample_pose(&p, &evaluated, &bones, &bone_of_node, &frame_conv, &context)?);
+            let (rigid, skinned) =
+                reference_positions(&evaluated, &meshes, &clusters, &conv, skin_follows_mesh_node, frame_move.as_ref());
             for (used, (_, _, channel)) in shape_used.iter_mut().zip(&shapes) {
                 let weight = evaluated.blend_channels[*channel as usize].weight;
                 if used.is_none() && weight.abs() > WEIGHT_EPSILON {
@@ -225,15 +157,7 @@ pub fn import(
             clip.rigid_reference.push(rigid);
             clip.skinned_reference.push(skinned);
         }
-        clip.events = super::events::clip_events(
-            &p,
-            &scene,
-            stack,
-            name,
-            frames,
-            options.rate,
-            &mut warnings,
-        )?;
+        clip.events = super::events::clip_events(&p, &scene, stack, name, frames, options.rate, &mut warnings)?;
         clips.push(clip);
     }
     let mut blend_shapes = Vec::new();
@@ -245,27 +169,11 @@ pub fn import(
         }
     }
     if !ignored.is_empty() {
-        warnings.push(format!(
-            "blend shapes no clip animates (weight 0 throughout), ignored: {}",
-            ignored.join(", ")
-        ));
+        warnings.push(format!("blend shapes no clip animates (weight 0 throughout), ignored: {}", ignored.join(", ")));
     }
 
     let instanced_skins = instanced_skins(&meshes);
-    Ok(Character {
-        source: p,
-        bones,
-        vertices,
-        triangles,
-        materials,
-        clips,
-        weights,
-        props,
-        blend_shapes,
-        uvs,
-        instanced_skins,
-        warnings,
-    })
+    Ok(Character { source: p, bones, vertices, triangles, materials, clips, weights, props, blend_shapes, uvs, instanced_skins, warnings })
 }
 
 /// The linear map from the file's axes and units to model space (PSX axes, GTE units).
@@ -273,25 +181,13 @@ pub fn file_to_model(settings: &ufbx::SceneSettings) -> Affine {
     use ufbx::CoordinateAxis as A;
     let mut axes = settings.axes;
     if axes.up == A::Unknown || axes.right == A::Unknown || axes.front == A::Unknown {
-        axes = ufbx::CoordinateAxes {
-            right: A::PositiveX,
-            up: A::PositiveY,
-            front: A::PositiveZ,
-        };
+        axes = ufbx::CoordinateAxes { right: A::PositiveX, up: A::PositiveY, front: A::PositiveZ };
     }
-    let unit = if settings.unit_meters > 0.0 {
-        settings.unit_meters
-    } else {
-        0.01
-    };
+    let unit = if settings.unit_meters > 0.0 { settings.unit_meters } else { 0.01 };
     let scale = unit * GTE_UNITS_PER_METRE;
     // Where each role points in model space: right = +X, up = -Y, toward the viewer = -Z.
     let mut m = [[0.0; 3]; 3];
-    for (axis, target) in [
-        (axes.right, [1.0, 0.0, 0.0]),
-        (axes.up, [0.0, -1.0, 0.0]),
-        (axes.front, [0.0, 0.0, -1.0]),
-    ] {
+    for (axis, target) in [(axes.right, [1.0, 0.0, 0.0]), (axes.up, [0.0, -1.0, 0.0]), (axes.front, [0.0, 0.0, -1.0])] {
         let (index, sign) = match axis {
             A::PositiveX => (0, 1.0),
             A::NegativeX => (0, -1.0),
@@ -312,12 +208,7 @@ pub fn file_to_model(settings: &ufbx::SceneSettings) -> Affine {
 /// leaf bones) and mesh nodes count; the scene root does not, and neither do cameras and lights,
 /// which Blender's default scene exports next to the character but which are no part of it.
 fn character_nodes(scene: &ufbx::Scene) -> usize {
-    scene
-        .nodes
-        .as_ref()
-        .iter()
-        .filter(|n| !n.is_root && n.camera.is_none() && n.light.is_none())
-        .count()
+    scene.nodes.as_ref().iter().filter(|n| !n.is_root && n.camera.is_none() && n.light.is_none()).count()
 }
 
 /// The meshes an import takes (see [`character_meshes`]): the chosen ones with their bindings, how
@@ -327,22 +218,10 @@ type ChosenMeshes<'s> = (Vec<MeshInstance<'s>>, usize, Vec<(String, usize)>);
 /// Every mesh of the scene chosen by `--meshes` / `--skip-mesh` with its binding: skinned meshes, and
 /// unskinned ones under a bone (props); how many mesh nodes were left out; and those `--skinned-only`
 /// left out (name, vertices), which without it are an error naming them all.
-fn character_meshes<'s>(
-    p: &str,
-    scene: &'s ufbx::Scene,
-    options: &ImportOptions,
-) -> Result<ChosenMeshes<'s>, ImportError> {
-    let mesh_names: Vec<&str> = scene
-        .nodes
-        .as_ref()
-        .iter()
-        .filter(|n| n.mesh.is_some())
-        .map(|n| &*n.element.name)
-        .collect();
-    for (option, wanted) in [
-        ("--meshes", options.meshes.as_deref().unwrap_or(&[])),
-        ("--skip-mesh", &options.skip_meshes[..]),
-    ] {
+fn character_meshes<'s>(p: &str, scene: &'s ufbx::Scene, options: &ImportOptions) -> Result<ChosenMeshes<'s>, ImportError> {
+    let mesh_names: Vec<&str> =
+        scene.nodes.as_ref().iter().filter(|n| n.mesh.is_some()).map(|n| &*n.element.name).collect();
+    for (option, wanted) in [("--meshes", options.meshes.as_deref().unwrap_or(&[])), ("--skip-mesh", &options.skip_meshes[..])] {
         if let Some(unknown) = wanted.iter().find(|w| !mesh_names.contains(&w.as_str())) {
             return Err(ImportError::UnknownMesh {
                 path: p.into(),
@@ -353,11 +232,7 @@ fn character_meshes<'s>(
         }
     }
     let chosen = |name: &str| {
-        options
-            .meshes
-            .as_ref()
-            .is_none_or(|m| m.iter().any(|w| w == name))
-            && !options.skip_meshes.iter().any(|w| w == name)
+        options.meshes.as_ref().is_none_or(|m| m.iter().any(|w| w == name)) && !options.skip_meshes.iter().any(|w| w == name)
     };
     let mut out = Vec::new();
     let mut skipped = 0;
@@ -366,9 +241,7 @@ fn character_meshes<'s>(
     let mut copy_hint = String::new();
     let skeleton_nodes = SkeletonNodes::of(scene);
     for node in scene.nodes.as_ref().iter() {
-        let Some(mesh) = node.mesh.as_ref() else {
-            continue;
-        };
+        let Some(mesh) = node.mesh.as_ref() else { continue };
         let mesh: &ufbx::Mesh = mesh;
         let name = node.element.name.to_string();
         if !chosen(&name) {
@@ -408,12 +281,8 @@ fn character_meshes<'s>(
             }
             1 => Binding::Skin(&mesh.skin_deformers[0]),
             n => {
-                let names: Vec<String> = mesh
-                    .skin_deformers
-                    .as_ref()
-                    .iter()
-                    .map(|s| format!("'{}'", &*s.element.name))
-                    .collect();
+                let names: Vec<String> =
+                    mesh.skin_deformers.as_ref().iter().map(|s| format!("'{}'", &*s.element.name)).collect();
                 return Err(ImportError::MultipleSkins {
                     path: p.into(),
                     mesh: name,
@@ -424,20 +293,12 @@ fn character_meshes<'s>(
         };
         let unweighted_bone = match binding {
             // No bone above the mesh's node: they stay where the scene puts them, on its root.
-            Binding::Skin(skin)
-                if (0..mesh.num_vertices).any(|v| strongest_weight(skin, v).is_none()) =>
-            {
+            Binding::Skin(skin) if (0..mesh.num_vertices).any(|v| strongest_weight(skin, v).is_none()) => {
                 Some(skeleton_nodes.prop_bone(node).unwrap_or(&scene.root_node))
             }
             _ => None,
         };
-        out.push(MeshInstance {
-            node,
-            mesh,
-            binding,
-            unweighted_bone,
-            first_vertex,
-        });
+        out.push(MeshInstance { node, mesh, binding, unweighted_bone, first_vertex });
         first_vertex += mesh.num_vertices;
     }
     if !unbound.is_empty() && !options.skinned_only {
@@ -458,33 +319,21 @@ fn skinned_original(scene: &ufbx::Scene, copy: &ufbx::Mesh) -> Option<String> {
         .iter()
         .filter(|m| m.element.element_id != copy.element.element_id && !m.skin_deformers.is_empty())
         .filter(|m| *m.element.name == *copy.element.name && m.num_vertices == copy.num_vertices)
-        .find_map(|m| {
-            m.element
-                .instances
-                .first()
-                .map(|n| n.element.name.to_string())
-        })
+        .find_map(|m| m.element.instances.first().map(|n| n.element.name.to_string()))
 }
 
 /// Groups of meshes (node names) that instance one skinned geometry: the skin places each vertex once,
 /// so every instance but the first would have to move with bones it is not bound to.
 fn instanced_skins(meshes: &[MeshInstance]) -> Vec<Vec<String>> {
     let mut groups: Vec<(u32, Vec<String>)> = Vec::new();
-    for m in meshes
-        .iter()
-        .filter(|m| matches!(m.binding, Binding::Skin(_)))
-    {
+    for m in meshes.iter().filter(|m| matches!(m.binding, Binding::Skin(_))) {
         let id = m.mesh.element.element_id;
         match groups.iter_mut().find(|(g, _)| *g == id) {
             Some((_, names)) => names.push(m.node.element.name.to_string()),
             None => groups.push((id, vec![m.node.element.name.to_string()])),
         }
     }
-    groups
-        .into_iter()
-        .map(|(_, names)| names)
-        .filter(|n| n.len() > 1)
-        .collect()
+    groups.into_iter().map(|(_, names)| names).filter(|n| n.len() > 1).collect()
 }
 
 /// The blend shape channels of the meshes: mesh name, channel name, the channel's typed id (its index in
@@ -494,11 +343,7 @@ fn blend_channels(meshes: &[MeshInstance]) -> Vec<(String, String, u32)> {
     for m in meshes {
         for deformer in m.mesh.blend_deformers.as_ref().iter() {
             for channel in deformer.channels.as_ref().iter() {
-                out.push((
-                    m.node.element.name.to_string(),
-                    channel.element.name.to_string(),
-                    channel.element.typed_id,
-                ));
+                out.push((m.node.element.name.to_string(), channel.element.name.to_string(), channel.element.typed_id));
             }
         }
     }
@@ -512,18 +357,12 @@ fn node_moves<'a>(scene: &ufbx::Scene, meshes: &[MeshInstance<'a>]) -> Vec<(&'a 
     meshes
         .iter()
         .filter_map(|m| {
-            let Binding::Skin(_) = m.binding else {
-                return None;
-            };
+            let Binding::Skin(_) = m.binding else { return None };
             let mesh: &ufbx::Mesh = &scene.meshes[m.mesh.element.typed_id as usize];
             let node: &ufbx::Node = &scene.nodes[m.node.element.typed_id as usize];
             let c0 = mesh.skin_deformers.first()?.clusters.first()?;
-            let bound =
-                Affine::from_ufbx(&c0.bind_to_world).mul(&Affine::from_ufbx(&c0.geometry_to_bone));
-            Some((
-                &*m.node.element.name,
-                Affine::from_ufbx(&node.geometry_to_world).mul(&bound.inverse()),
-            ))
+            let bound = Affine::from_ufbx(&c0.bind_to_world).mul(&Affine::from_ufbx(&c0.geometry_to_bone));
+            Some((&*m.node.element.name, Affine::from_ufbx(&node.geometry_to_world).mul(&bound.inverse())))
         })
         .collect()
 }
@@ -539,7 +378,9 @@ fn skeleton_move(scene: &ufbx::Scene, meshes: &[MeshInstance]) -> Option<Affine>
 fn uses_dual_quaternions(skin: &ufbx::SkinDeformer) -> bool {
     match skin.skinning_method {
         ufbx::SkinningMethod::DualQuaternion => true,
-        ufbx::SkinningMethod::BlendedDqLinear => skin.vertices.iter().any(|v| v.dq_weight > 0.0),
+        ufbx::SkinningMethod::BlendedDqLinear => {
+            skin.vertices.iter().any(|v| v.dq_weight > 0.0)
+        }
         _ => false,
     }
 }
@@ -554,27 +395,12 @@ struct SkeletonNodes {
 
 impl SkeletonNodes {
     fn of(scene: &ufbx::Scene) -> Self {
-        let clusters = scene
-            .skin_clusters
-            .as_ref()
-            .iter()
-            .filter_map(|c| c.bone_node.as_ref());
-        let declared = scene
-            .nodes
-            .as_ref()
-            .iter()
-            .filter(|n| n.bone.is_some() && !n.is_root);
-        let bones: HashSet<u32> = clusters
-            .map(|n| n.element.typed_id)
-            .chain(declared.map(|n| n.element.typed_id))
-            .collect();
+        let clusters = scene.skin_clusters.as_ref().iter().filter_map(|c| c.bone_node.as_ref());
+        let declared = scene.nodes.as_ref().iter().filter(|n| n.bone.is_some() && !n.is_root);
+        let bones: HashSet<u32> =
+            clusters.map(|n| n.element.typed_id).chain(declared.map(|n| n.element.typed_id)).collect();
         let mut holders = HashSet::new();
-        for node in scene
-            .nodes
-            .as_ref()
-            .iter()
-            .filter(|n| bones.contains(&n.element.typed_id))
-        {
+        for node in scene.nodes.as_ref().iter().filter(|n| bones.contains(&n.element.typed_id)) {
             let mut at: Option<&ufbx::Node> = Some(node);
             // Stops at the root, or where a previous walk already went up.
             while let Some(n) = at.filter(|n| !n.is_root && holders.insert(n.element.typed_id)) {
@@ -589,10 +415,8 @@ impl SkeletonNodes {
     /// the armature object itself follows that object, which then joins the skeleton as a bone).
     /// None: no bone above it.
     fn prop_bone<'s>(&self, mesh_node: &'s ufbx::Node) -> Option<&'s ufbx::Node> {
-        let ancestors = || {
-            std::iter::successors(mesh_node.parent.as_deref(), |n| n.parent.as_deref())
-                .filter(|n| !n.is_root)
-        };
+        let ancestors =
+            || std::iter::successors(mesh_node.parent.as_deref(), |n| n.parent.as_deref()).filter(|n| !n.is_root);
         ancestors()
             .find(|n| self.bones.contains(&n.element.typed_id))
             .or_else(|| ancestors().find(|n| self.holders.contains(&n.element.typed_id)))
@@ -602,27 +426,11 @@ impl SkeletonNodes {
 /// `degenerate` for a node's own transform: a shear error also names its usual cause, an ancestor
 /// (often the armature object itself, or a bone with scale keys) scaled non-uniformly while this node
 /// is rotated relative to it. `node` is read at the same time as the failing matrix.
-fn degenerate_node(
-    p: &str,
-    name: &str,
-    context: &str,
-    node: &ufbx::Node,
-    d: Degenerate,
-) -> ImportError {
+fn degenerate_node(p: &str, name: &str, context: &str, node: &ufbx::Node, d: Degenerate) -> ImportError {
     match degenerate(p, name, context, d) {
-        ImportError::Shear {
-            path,
-            node: name,
-            context,
-            degrees,
-            ..
-        } => ImportError::Shear {
-            path,
-            node: name,
-            context,
-            degrees,
-            hint: scaled_ancestor(node),
-        },
+        ImportError::Shear { path, node: name, context, degrees, .. } => {
+            ImportError::Shear { path, node: name, context, degrees, hint: scaled_ancestor(node) }
+        }
         other => other,
     }
 }
@@ -644,10 +452,7 @@ fn scaled_ancestor(node: &ufbx::Node) -> String {
 
 /// Relative spread of three scale factors when it exceeds 0.1 %, else `None`.
 fn non_uniform(x: f64, y: f64, z: f64) -> Option<f64> {
-    let (lo, hi) = (
-        x.abs().min(y.abs()).min(z.abs()),
-        x.abs().max(y.abs()).max(z.abs()),
-    );
+    let (lo, hi) = (x.abs().min(y.abs()).min(z.abs()), x.abs().max(y.abs()).max(z.abs()));
     let spread = if hi > 0.0 { (hi - lo) / hi } else { 0.0 };
     (spread > 1e-3).then_some(spread)
 }
@@ -666,40 +471,20 @@ struct Skeleton {
 }
 
 /// The bones: cluster nodes and the nodes props follow.
-fn skeleton(
-    p: &str,
-    scene: &ufbx::Scene,
-    meshes: &[MeshInstance],
-    conv: &Affine,
-) -> Result<Skeleton, ImportError> {
+fn skeleton(p: &str, scene: &ufbx::Scene, meshes: &[MeshInstance], conv: &Affine) -> Result<Skeleton, ImportError> {
     let mut bind_of_node: HashMap<u32, Affine> = HashMap::new();
     for m in meshes {
-        let Binding::Skin(skin) = m.binding else {
-            continue;
-        };
+        let Binding::Skin(skin) = m.binding else { continue };
         for cluster in skin.clusters.as_ref().iter() {
             // The mesh's own bind placement must be invertible. It only ever moves points (it is never
             // split into translation, rotation and scale), so it may shear: the inverse of a bone's
             // bind with non-uniform scale (MotionBuilder's RrSs, Maya's segment scale compensate) does.
-            let bone_name = cluster
-                .bone_node
-                .as_ref()
-                .map(|n| n.element.name.to_string())
-                .unwrap_or_default();
-            if let Err(d @ Degenerate::Singular { .. }) =
-                Affine::from_ufbx(&cluster.geometry_to_bone).check()
-            {
-                return Err(degenerate(
-                    p,
-                    &m.node.element.name,
-                    &format!("bind pose (mesh geometry to bone '{bone_name}')"),
-                    d,
-                ));
+            let bone_name = cluster.bone_node.as_ref().map(|n| n.element.name.to_string()).unwrap_or_default();
+            if let Err(d @ Degenerate::Singular { .. }) = Affine::from_ufbx(&cluster.geometry_to_bone).check() {
+                return Err(degenerate(p, &m.node.element.name, &format!("bind pose (mesh geometry to bone '{bone_name}')"), d));
             }
             if let Some(node) = cluster.bone_node.as_ref() {
-                bind_of_node
-                    .entry(node.element.typed_id)
-                    .or_insert_with(|| Affine::from_ufbx(&cluster.bind_to_world));
+                bind_of_node.entry(node.element.typed_id).or_insert_with(|| Affine::from_ufbx(&cluster.bind_to_world));
             }
         }
     }
@@ -709,9 +494,7 @@ fn skeleton(
             (Binding::Prop(node), _) | (Binding::Skin(_), Some(node)) => node,
             (Binding::Skin(_), None) => continue,
         };
-        bind_of_node
-            .entry(node.element.typed_id)
-            .or_insert_with(|| Affine::from_ufbx(&node.node_to_world));
+        bind_of_node.entry(node.element.typed_id).or_insert_with(|| Affine::from_ufbx(&node.node_to_world));
     }
     let mut bones = Vec::new();
     let mut bone_of_node = HashMap::new();
@@ -721,37 +504,19 @@ fn skeleton(
         let mut here = parent;
         if let Some(bind_world) = bind_of_node.get(&node.element.typed_id) {
             // The scene's root is a bone only for unweighted vertices of a mesh with no bone above it.
-            let name = if node.is_root {
-                SCENE_ROOT_BONE.to_string()
-            } else {
-                node.element.name.to_string()
-            };
+            let name = if node.is_root { SCENE_ROOT_BONE.to_string() } else { node.element.name.to_string() };
             let g = conv.mul(bind_world);
-            g.check().map_err(|d| {
-                degenerate_node(p, &name, "bind pose (skin cluster bind matrix)", node, d)
-            })?;
-            let scale = g
-                .decompose()
-                .map_err(|d| degenerate(p, &name, "bind pose", d))?
-                .scale;
+            g.check().map_err(|d| degenerate_node(p, &name, "bind pose (skin cluster bind matrix)", node, d))?;
+            let scale = g.decompose().map_err(|d| degenerate(p, &name, "bind pose", d))?.scale;
             bone_of_node.insert(node.element.typed_id, bones.len());
             here = Some(bones.len());
-            bones.push(Bone {
-                name,
-                parent,
-                bind: g.unscaled(scale),
-                bind_scale: scale,
-            });
+            bones.push(Bone { name, parent, bind: g.unscaled(scale), bind_scale: scale });
         }
         for child in node.children.as_ref().iter().rev() {
             stack.push((child, here));
         }
     }
-    Ok(Skeleton {
-        bones,
-        bone_of_node,
-        bind_of_node,
-    })
+    Ok(Skeleton { bones, bone_of_node, bind_of_node })
 }
 
 /// Every mesh's vertices, each on one bone (skinned meshes: the strongest influence; props: their bone).
@@ -777,9 +542,7 @@ fn bind_vertices(
     let mut out = BoundVertices::default();
     for m in meshes {
         match m.binding {
-            Binding::Skin(skin) => {
-                reduce_skin(p, m, skin, bone_of_node, bind_of_node, conv, &mut out)?
-            }
+            Binding::Skin(skin) => reduce_skin(p, m, skin, bone_of_node, bind_of_node, conv, &mut out)?,
             Binding::Prop(node) => {
                 let mesh_name = m.node.element.name.to_string();
                 let bone = bone_of_node[&node.element.typed_id];
@@ -787,19 +550,10 @@ fn bind_vertices(
                 // scene as loaded, then put on the bone's bind.
                 let bone_world = Affine::from_ufbx(&node.node_to_world);
                 bone_world.check().map_err(|d| {
-                    degenerate(
-                        p,
-                        &node.element.name,
-                        &format!("the file's rest placement (prop '{mesh_name}')"),
-                        d,
-                    )
+                    degenerate(p, &node.element.name, &format!("the file's rest placement (prop '{mesh_name}')"), d)
                 })?;
-                let on_bone = bone_world
-                    .inverse()
-                    .mul(&Affine::from_ufbx(&m.node.geometry_to_world));
-                let to_model = conv
-                    .mul(&bind_of_node[&node.element.typed_id])
-                    .mul(&on_bone);
+                let on_bone = bone_world.inverse().mul(&Affine::from_ufbx(&m.node.geometry_to_world));
+                let to_model = conv.mul(&bind_of_node[&node.element.typed_id]).mul(&on_bone);
                 for (v, pos) in m.mesh.vertices.iter().enumerate() {
                     out.vertices.push(Vertex {
                         bind: to_model.apply([pos.x, pos.y, pos.z]),
@@ -811,11 +565,7 @@ fn bind_vertices(
                     });
                     out.clusters.push(None);
                 }
-                out.props.push(Prop {
-                    mesh: mesh_name,
-                    bone,
-                    vertices: m.mesh.num_vertices,
-                });
+                out.props.push(Prop { mesh: mesh_name, bone, vertices: m.mesh.num_vertices });
             }
         }
     }
@@ -841,29 +591,13 @@ fn reduce_skin(
     let (mut unweighted, mut first_unweighted) = (0usize, None);
     // Unweighted vertices stay on the mesh's node: rigidly on the bone it hangs under, as props do.
     let on_node = m.unweighted_bone.map(|node| {
-        let on_bone = Affine::from_ufbx(&node.node_to_world)
-            .inverse()
-            .mul(&Affine::from_ufbx(&m.node.geometry_to_world));
-        (
-            bone_of_node[&node.element.typed_id],
-            conv.mul(&bind_of_node[&node.element.typed_id])
-                .mul(&on_bone),
-            node,
-        )
+        let on_bone = Affine::from_ufbx(&node.node_to_world).inverse().mul(&Affine::from_ufbx(&m.node.geometry_to_world));
+        (bone_of_node[&node.element.typed_id], conv.mul(&bind_of_node[&node.element.typed_id]).mul(&on_bone), node)
     });
     for v in 0..m.mesh.num_vertices {
         if let Some((weight, cluster)) = negative_weight(skin, v) {
-            let bone = cluster.bone_node.as_ref().map_or_else(
-                || cluster.element.name.to_string(),
-                |n| n.element.name.to_string(),
-            );
-            return Err(ImportError::BadWeight {
-                path: p.into(),
-                mesh: mesh_name,
-                vertex: v,
-                bone,
-                weight,
-            });
+            let bone = cluster.bone_node.as_ref().map_or_else(|| cluster.element.name.to_string(), |n| n.element.name.to_string());
+            return Err(ImportError::BadWeight { path: p.into(), mesh: mesh_name, vertex: v, bone, weight });
         }
         let usable = usable_weights(skin, v);
         let Some(strongest) = strongest_weight(skin, v) else {
@@ -871,25 +605,14 @@ fn reduce_skin(
             first_unweighted.get_or_insert(v);
             if let Some((bone, to_model, _)) = &on_node {
                 let pos = m.mesh.vertices[v];
-                out.vertices.push(Vertex {
-                    bind: to_model.apply([pos.x, pos.y, pos.z]),
-                    bone: *bone,
-                    second: None,
-                    second_fix: Affine::IDENTITY,
-                    mesh: mesh_name.clone(),
-                    source_index: v,
-                });
+                out.vertices.push(Vertex { bind: to_model.apply([pos.x, pos.y, pos.z]), bone: *bone, second: None, second_fix: Affine::IDENTITY, mesh: mesh_name.clone(), source_index: v });
                 out.clusters.push(None);
             }
             continue;
         };
         if usable.len() > 1 {
             report.reduced_vertices += 1;
-            let largest = usable
-                .iter()
-                .filter(|w| !std::ptr::eq(**w, strongest))
-                .map(|w| w.weight)
-                .fold(0.0, f64::max);
+            let largest = usable.iter().filter(|w| !std::ptr::eq(**w, strongest)).map(|w| w.weight).fold(0.0, f64::max);
             report.largest_dropped_weight = report.largest_dropped_weight.max(largest);
         }
         if usable.len() > 2 {
@@ -901,10 +624,7 @@ fn reduce_skin(
         let cluster: &ufbx::SkinCluster = &skin.clusters[strongest.cluster_index as usize];
         let node = cluster.bone_node.as_ref().expect("filtered above");
         let bone = bone_of_node[&node.element.typed_id];
-        let bone_bind = bind_of_node
-            .get(&node.element.typed_id)
-            .copied()
-            .unwrap_or_else(|| Affine::from_ufbx(&cluster.bind_to_world));
+        let bone_bind = bind_of_node.get(&node.element.typed_id).copied().unwrap_or_else(|| Affine::from_ufbx(&cluster.bind_to_world));
         let world = bone_bind.mul(&Affine::from_ufbx(&cluster.geometry_to_bone));
         let pos = m.mesh.vertices[v];
         // The second strongest influence (ties: the lower cluster index), its share of the two.
@@ -912,24 +632,16 @@ fn reduce_skin(
         let second = usable
             .iter()
             .filter(|w| !std::ptr::eq(**w, strongest))
-            .max_by(|a, b| {
-                a.weight
-                    .total_cmp(&b.weight)
-                    .then(b.cluster_index.cmp(&a.cluster_index))
-            })
+            .max_by(|a, b| a.weight.total_cmp(&b.weight).then(b.cluster_index.cmp(&a.cluster_index)))
             .and_then(|w| {
                 let other_cluster: &ufbx::SkinCluster = &skin.clusters[w.cluster_index as usize];
                 let node = other_cluster.bone_node.as_ref()?;
                 let other = bone_of_node[&node.element.typed_id];
-                let other_bind = bind_of_node
-                    .get(&node.element.typed_id)
-                    .copied()
-                    .unwrap_or_else(|| Affine::from_ufbx(&other_cluster.bind_to_world));
+                let other_bind =
+                    bind_of_node.get(&node.element.typed_id).copied().unwrap_or_else(|| Affine::from_ufbx(&other_cluster.bind_to_world));
                 // Model from geometry through each cluster: the second's place from the first's.
-                let through =
-                    |bind: Affine, g2b: &ufbx::Matrix| conv.mul(&bind).mul(&Affine::from_ufbx(g2b));
-                second_fix = through(other_bind, &other_cluster.geometry_to_bone)
-                    .mul(&through(bone_bind, &cluster.geometry_to_bone).inverse());
+                let through = |bind: Affine, g2b: &ufbx::Matrix| conv.mul(&bind).mul(&Affine::from_ufbx(g2b));
+                second_fix = through(other_bind, &other_cluster.geometry_to_bone).mul(&through(bone_bind, &cluster.geometry_to_bone).inverse());
                 (other != bone).then_some((other, w.weight / (w.weight + strongest.weight)))
             });
         out.vertices.push(Vertex {
@@ -943,13 +655,8 @@ fn reduce_skin(
         out.clusters.push(Some(strongest.cluster_index as usize));
     }
     if let (true, Some((_, _, node))) = (unweighted > 0, &on_node) {
-        let bone = if node.is_root {
-            SCENE_ROOT_BONE.to_string()
-        } else {
-            node.element.name.to_string()
-        };
-        out.unweighted
-            .push((mesh_name, unweighted, first_unweighted.unwrap_or(0), bone));
+        let bone = if node.is_root { SCENE_ROOT_BONE.to_string() } else { node.element.name.to_string() };
+        out.unweighted.push((mesh_name, unweighted, first_unweighted.unwrap_or(0), bone));
     } else if unweighted > 0 {
         return Err(ImportError::UnweightedVertices {
             path: p.into(),
@@ -965,53 +672,33 @@ fn reduce_skin(
 fn negative_weight(skin: &ufbx::SkinDeformer, v: usize) -> Option<(f64, &ufbx::SkinCluster)> {
     let sv = skin.vertices.get(v).copied().unwrap_or_default();
     let begin = sv.weight_begin as usize;
-    let weights = skin
-        .weights
-        .get(begin..begin + sv.num_weights as usize)
-        .unwrap_or(&[]);
-    weights
-        .iter()
-        .find(|w| w.weight < -WEIGHT_EPSILON)
-        .and_then(|w| Some((w.weight, &**skin.clusters.get(w.cluster_index as usize)?)))
+    let weights = skin.weights.get(begin..begin + sv.num_weights as usize).unwrap_or(&[]);
+    weights.iter().find(|w| w.weight < -WEIGHT_EPSILON).and_then(|w| Some((w.weight, &**skin.clusters.get(w.cluster_index as usize)?)))
 }
 
 /// The weights of vertex `v` that count: above the epsilon, on a cluster with a bone.
 fn usable_weights(skin: &ufbx::SkinDeformer, v: usize) -> Vec<&ufbx::SkinWeight> {
     let sv = skin.vertices.get(v).copied().unwrap_or_default();
     let begin = sv.weight_begin as usize;
-    let weights = skin
-        .weights
-        .get(begin..begin + sv.num_weights as usize)
-        .unwrap_or(&[]);
+    let weights = skin.weights.get(begin..begin + sv.num_weights as usize).unwrap_or(&[]);
     weights
         .iter()
         .filter(|w| w.weight > WEIGHT_EPSILON)
-        .filter(|w| {
-            skin.clusters
-                .get(w.cluster_index as usize)
-                .and_then(|c| c.bone_node.as_ref())
-                .is_some()
-        })
+        .filter(|w| skin.clusters.get(w.cluster_index as usize).and_then(|c| c.bone_node.as_ref()).is_some())
         .collect()
 }
 
 /// The strongest usable weight of vertex `v` (ties: the lower cluster index); None when it has none.
 fn strongest_weight(skin: &ufbx::SkinDeformer, v: usize) -> Option<&ufbx::SkinWeight> {
-    usable_weights(skin, v).into_iter().max_by(|a, b| {
-        a.weight
-            .total_cmp(&b.weight)
-            .then(b.cluster_index.cmp(&a.cluster_index))
-    })
+    usable_weights(skin, v)
+        .into_iter()
+        .max_by(|a, b| a.weight.total_cmp(&b.weight).then(b.cluster_index.cmp(&a.cluster_index)))
 }
 
 /// The material's base-colour texture (PBR base colour, else the FBX diffuse colour's), with its
 /// embedded content and the file names the FBX gives for it.
 fn base_texture(mat: &ufbx::Material) -> Option<TextureRef> {
-    let t: &ufbx::Texture = mat.pbr.base_color.texture.as_ref().or(mat
-        .fbx
-        .diffuse_color
-        .texture
-        .as_ref())?;
+    let t: &ufbx::Texture = mat.pbr.base_color.texture.as_ref().or(mat.fbx.diffuse_color.texture.as_ref())?;
     let mut paths: Vec<String> = Vec::new();
     for p in [&t.relative_filename, &t.absolute_filename, &t.filename] {
         if !p.is_empty() && !paths.iter().any(|q| q == &**p) {
@@ -1019,15 +706,8 @@ fn base_texture(mat: &ufbx::Material) -> Option<TextureRef> {
         }
     }
     let embedded = (!t.content.is_empty()).then(|| t.content.to_vec());
-    let name = paths
-        .first()
-        .cloned()
-        .unwrap_or_else(|| t.element.name.to_string());
-    Some(TextureRef {
-        name,
-        embedded,
-        paths,
-    })
+    let name = paths.first().cloned().unwrap_or_else(|| t.element.name.to_string());
+    Some(TextureRef { name, embedded, paths })
 }
 
 /// Each triangle's corners' UVs, or None (`Character::uvs`).
@@ -1043,27 +723,17 @@ fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Mater
     for m in meshes {
         let mut local_materials = Vec::new();
         for mat in m.mesh.materials.as_ref().iter() {
-            let index = *material_of_element
-                .entry(mat.element.element_id)
-                .or_insert_with(|| {
-                    materials.push(Material {
-                        name: mat.element.name.to_string(),
-                        rgb: base_colour(mat),
-                        texture: base_texture(mat),
-                    });
-                    materials.len() - 1
-                });
+            let index = *material_of_element.entry(mat.element.element_id).or_insert_with(|| {
+                materials.push(Material { name: mat.element.name.to_string(), rgb: base_colour(mat), texture: base_texture(mat) });
+                materials.len() - 1
+            });
             local_materials.push(index);
         }
         let default_material = |materials: &mut Vec<Material>| {
             if let Some(i) = materials.iter().position(|m| m.name == "(default)") {
                 return i;
             }
-            materials.push(Material {
-                name: "(default)".into(),
-                rgb: [128, 128, 128],
-                texture: None,
-            });
+            materials.push(Material { name: "(default)".into(), rgb: [128, 128, 128], texture: None });
             materials.len() - 1
         };
         let mut scratch = vec![0u32; m.mesh.max_face_triangles * 3];
@@ -1071,12 +741,7 @@ fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Mater
             if face.num_indices < 3 {
                 continue;
             }
-            let material = match m
-                .mesh
-                .face_material
-                .get(f)
-                .and_then(|i| local_materials.get(*i as usize))
-            {
+            let material = match m.mesh.face_material.get(f).and_then(|i| local_materials.get(*i as usize)) {
                 Some(i) => *i,
                 None => default_material(&mut materials),
             };
@@ -1085,10 +750,7 @@ fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Mater
             for tri in scratch[..n * 3].chunks(3) {
                 let v = |k: usize| m.first_vertex + m.mesh.vertex_indices[tri[k] as usize] as usize;
                 let order = if flip { [0, 2, 1] } else { [0, 1, 2] };
-                triangles.push(Triangle {
-                    vertices: order.map(v),
-                    material,
-                });
+                triangles.push(Triangle { vertices: order.map(v), material });
                 uvs.push(uv_set.exists.then(|| {
                     order.map(|k| {
                         let uv = uv_set.values[uv_set.indices[tri[k] as usize] as usize];
@@ -1105,11 +767,7 @@ fn triangulate(meshes: &[MeshInstance], flip: bool) -> (Vec<Triangle>, Vec<Mater
 }
 
 fn base_colour(mat: &ufbx::Material) -> [u8; 3] {
-    let map = if mat.fbx.diffuse_color.has_value {
-        &mat.fbx.diffuse_color
-    } else {
-        &mat.pbr.base_color
-    };
+    let map = if mat.fbx.diffuse_color.has_value { &mat.fbx.diffuse_color } else { &mat.pbr.base_color };
     let c = map.value_vec4;
     let to_u8 = |v: f64| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
     [to_u8(c.x), to_u8(c.y), to_u8(c.z)]
@@ -1122,19 +780,12 @@ fn select_stacks<'s>(
 ) -> Result<Vec<(String, &'s ufbx::AnimStack)>, ImportError> {
     // ufbx adds a take named "(internal)" for animation stored outside any take of old files (FBX 5000
     // and earlier); it is not the file's, and becomes no clip when the file has takes of its own.
-    let all_stacks: Vec<&ufbx::AnimStack> =
-        scene.anim_stacks.as_ref().iter().map(|s| &**s).collect();
-    let own: Vec<&ufbx::AnimStack> = all_stacks
-        .iter()
-        .copied()
-        .filter(|s| &*s.element.name != INTERNAL_TAKE)
-        .collect();
+    let all_stacks: Vec<&ufbx::AnimStack> = scene.anim_stacks.as_ref().iter().map(|s| &**s).collect();
+    let own: Vec<&ufbx::AnimStack> = all_stacks.iter().copied().filter(|s| &*s.element.name != INTERNAL_TAKE).collect();
     let stacks = if own.is_empty() { all_stacks } else { own };
     let names = clip_names(&stacks.iter().map(|s| &*s.element.name).collect::<Vec<_>>());
     let all: Vec<(String, &ufbx::AnimStack)> = names.into_iter().zip(stacks).collect();
-    let Some(wanted) = &options.clips else {
-        return Ok(all);
-    };
+    let Some(wanted) = &options.clips else { return Ok(all) };
     wanted
         .iter()
         .map(|name| {
@@ -1144,11 +795,7 @@ fn select_stacks<'s>(
                 .ok_or_else(|| ImportError::UnknownClip {
                     path: p.into(),
                     name: name.clone(),
-                    available: all
-                        .iter()
-                        .map(|(n, _)| n.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    available: all.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>().join(", "),
                 })
         })
         .collect()
@@ -1174,11 +821,7 @@ fn clip_span(stack: &ufbx::AnimStack) -> (f64, f64) {
             }
         }
     }
-    if hi > lo {
-        (lo, hi)
-    } else {
-        (stack.time_begin, stack.time_end)
-    }
+    if hi > lo { (lo, hi) } else { (stack.time_begin, stack.time_end) }
 }
 
 /// `Armature|Walk` (Blender's object|action naming) -> `Walk`.
@@ -1195,13 +838,7 @@ fn clip_names(stacks: &[&str]) -> Vec<String> {
     let mut names: Vec<String> = short
         .iter()
         .zip(stacks)
-        .map(|(n, full)| {
-            if short.iter().filter(|m| *m == n).count() > 1 {
-                full.to_string()
-            } else {
-                n.clone()
-            }
-        })
+        .map(|(n, full)| if short.iter().filter(|m| *m == n).count() > 1 { full.to_string() } else { n.clone() })
         .collect();
     for i in 0..names.len() {
         let mut k = 1;
@@ -1223,12 +860,9 @@ fn sample_pose(
 ) -> Result<Vec<Affine>, ImportError> {
     let mut pose = vec![Affine::IDENTITY; bones.len()];
     for node in evaluated.nodes.as_ref().iter() {
-        let Some(&b) = bone_of_node.get(&node.element.typed_id) else {
-            continue;
-        };
+        let Some(&b) = bone_of_node.get(&node.element.typed_id) else { continue };
         let g = conv.mul(&Affine::from_ufbx(&node.node_to_world));
-        g.check()
-            .map_err(|d| degenerate_node(p, &bones[b].name, context, node, d))?;
+        g.check().map_err(|d| degenerate_node(p, &bones[b].name, context, node, d))?;
         pose[b] = g.unscaled(bones[b].bind_scale);
     }
     // Parent-relative transforms may shear where ufbx's inheritance modes (Maya's segment scale
@@ -1269,8 +903,7 @@ fn reference_positions(
         let skin: &ufbx::SkinDeformer = &mesh.skin_deformers[0];
         let node_move = match (skin_follows_mesh_node, skin.clusters.first()) {
             (true, Some(c0)) => {
-                let bound = Affine::from_ufbx(&c0.bind_to_world)
-                    .mul(&Affine::from_ufbx(&c0.geometry_to_bone));
+                let bound = Affine::from_ufbx(&c0.bind_to_world).mul(&Affine::from_ufbx(&c0.geometry_to_bone));
                 Some(Affine::from_ufbx(&node.geometry_to_world).mul(&bound.inverse()))
             }
             _ => None,
@@ -1290,11 +923,7 @@ fn reference_positions(
             rigid.push(conv.mul(&on_bone).apply([pos.x, pos.y, pos.z]));
             let s = mesh.skinned_position.values.get(v).copied().unwrap_or(pos);
             let s = [s.x, s.y, s.z];
-            let world = if mesh.skinned_is_local {
-                Affine::from_ufbx(&node.geometry_to_world).apply(s)
-            } else {
-                s
-            };
+            let world = if mesh.skinned_is_local { Affine::from_ufbx(&node.geometry_to_world).apply(s) } else { s };
             skinned.push(conv.apply(node_move.as_ref().map_or(world, |m| m.apply(world))));
         }
     }
@@ -1316,15 +945,10 @@ fn check_props_follow(
     context: &str,
 ) -> Result<(), ImportError> {
     for m in meshes {
-        let Binding::Prop(bone) = m.binding else {
-            continue;
-        };
-        let on_bone = Affine::from_ufbx(&bone.node_to_world)
-            .inverse()
-            .mul(&Affine::from_ufbx(&m.node.geometry_to_world));
-        let carried = conv.mul(&Affine::from_ufbx(
-            &evaluated.nodes[bone.element.typed_id as usize].node_to_world,
-        ));
+        let Binding::Prop(bone) = m.binding else { continue };
+        let on_bone =
+            Affine::from_ufbx(&bone.node_to_world).inverse().mul(&Affine::from_ufbx(&m.node.geometry_to_world));
+        let carried = conv.mul(&Affine::from_ufbx(&evaluated.nodes[bone.element.typed_id as usize].node_to_world));
         let carried = carried.mul(&on_bone);
         let drift = m
             .mesh
@@ -1384,13 +1008,9 @@ Connections:  {
 
     #[test]
     fn cameras_and_lights_do_not_count_against_the_node_limit() {
-        let scene =
-            ufbx::load_memory(HELPER_CAMERA_LIGHT.as_bytes(), ufbx::LoadOpts::default()).unwrap();
+        let scene = ufbx::load_memory(HELPER_CAMERA_LIGHT.as_bytes(), ufbx::LoadOpts::default()).unwrap();
         // The file parsed as written: root + 3 nodes, one camera, one light.
-        assert_eq!(
-            (scene.nodes.len(), scene.cameras.len(), scene.lights.len()),
-            (4, 1, 1)
-        );
+        assert_eq!((scene.nodes.len(), scene.cameras.len(), scene.lights.len()), (4, 1, 1));
         assert_eq!(character_nodes(&scene), 1);
     }
 
@@ -1406,10 +1026,7 @@ Connections:  {
 
     #[test]
     fn clip_names_strip_the_object_prefix_when_unique() {
-        assert_eq!(
-            clip_names(&["Armature|Idle", "Armature|Walk"]),
-            ["Idle", "Walk"]
-        );
+        assert_eq!(clip_names(&["Armature|Idle", "Armature|Walk"]), ["Idle", "Walk"]);
     }
 
     #[test]
@@ -1423,9 +1040,6 @@ Connections:  {
 
     #[test]
     fn clip_names_number_identical_stack_names() {
-        assert_eq!(
-            clip_names(&["Take 001", "Take 001", "Take 001"]),
-            ["Take 001", "Take 001#2", "Take 001#3"]
-        );
+        assert_eq!(clip_names(&["Take 001", "Take 001", "Take 001"]), ["Take 001", "Take 001#2", "Take 001#3"]);
     }
 }

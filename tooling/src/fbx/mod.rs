@@ -99,14 +99,7 @@ pub struct ImportOptions {
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        Self {
-            rate: 30,
-            clips: None,
-            meshes: None,
-            skip_meshes: Vec::new(),
-            skinned_only: false,
-            scale: 1.0,
-        }
+        Self { rate: 30, clips: None, meshes: None, skip_meshes: Vec::new(), skinned_only: false, scale: 1.0 }
     }
 }
 
@@ -191,11 +184,7 @@ impl TextureRef {
     /// A texture the file names by `name` only (a URI, or an embedded image's name).
     pub fn named(name: impl Into<String>) -> Self {
         let name = name.into();
-        TextureRef {
-            paths: vec![name.clone()],
-            name,
-            embedded: None,
-        }
+        TextureRef { paths: vec![name.clone()], name, embedded: None }
     }
 }
 

@@ -17,14 +17,14 @@
 //! before anything is allocated for it.
 
 use super::record::{put, Finite, Reader};
+use binrw::{binrw, BinRead, BinWrite, Endian};
+use std::fmt::Display;
 use super::timebase::{bone_name, retime, round_time, single_clip};
 use super::{write_error, Losses, ParseError, WriteError};
 use crate::model::{
-    decode_text, encode_text, Animation, Bone, Clip, ClipExtras, Event, Format, Quat, RotationKey,
-    Sampler, StoredRotation, TimeUnit, Track, VectorKey,
+    decode_text, encode_text, Animation, Bone, Clip, ClipExtras, Event, Format, Quat, RotationKey, Sampler,
+    StoredRotation, TimeUnit, Track, VectorKey,
 };
-use binrw::{binrw, BinRead, BinWrite, Endian};
-use std::fmt::Display;
 
 pub const MAGIC: &[u8] = b"ANI\0";
 pub const VERSIONS: [u32; 3] = [4000, 4001, 4002];
@@ -57,10 +57,7 @@ where
 
 const KEY_LAYOUT: &str = "rotation, f32 x, y, z position, i32 time in ms";
 
-fn read_string(
-    c: &mut Reader,
-    what: impl Display,
-) -> Result<(String, Option<Vec<u8>>), ParseError> {
+fn read_string(c: &mut Reader, what: impl Display) -> Result<(String, Option<Vec<u8>>), ParseError> {
     let len: u32 = c.read(format_args!("the u32 byte length of {what}"))?;
     // `bytes` checks the length against the rest of the file before anything is copied.
     Ok(decode_text(c.bytes(len as usize, what)?))
@@ -68,42 +65,24 @@ fn read_string(
 
 /// A signed `i32` count (`what`) of `items` taking at least `min_bytes` each: negative counts and counts
 /// the rest of the file cannot hold are rejected before anything is allocated.
-fn read_count(
-    c: &mut Reader,
-    what: &str,
-    items: &str,
-    min_bytes: usize,
-) -> Result<usize, ParseError> {
+fn read_count(c: &mut Reader, what: &str, items: &str, min_bytes: usize) -> Result<usize, ParseError> {
     let at = c.pos();
     let n: i32 = c.read(format_args!("{what} (i32)"))?;
     if n < 0 {
         return Err(ParseError::new(at, format!("{what} >= 0, found {n}")));
     }
-    c.count(
-        n as u64,
-        min_bytes,
-        format_args!("{items} (read from {what})"),
-    )
+    c.count(n as u64, min_bytes, format_args!("{items} (read from {what})"))
 }
 
 pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     if !bytes.starts_with(MAGIC) {
         let found = &bytes[..bytes.len().min(MAGIC.len())];
-        return Err(ParseError::new(
-            0,
-            format!(
-                "the magic \"ANI\\0\", found {:?}",
-                String::from_utf8_lossy(found)
-            ),
-        ));
+        return Err(ParseError::new(0, format!("the magic \"ANI\\0\", found {:?}", String::from_utf8_lossy(found))));
     }
     let mut c = Reader::new(bytes, Endian::Little);
     let FileHeader { version } = c.read("the 8-byte header (\"ANI\\0\", i32 version)")?;
     if !VERSIONS.contains(&(version as u32)) || version < 0 {
-        return Err(ParseError::new(
-            4,
-            format!("version 4000, 4001 or 4002, found {version}"),
-        ));
+        return Err(ParseError::new(4, format!("version 4000, 4001 or 4002, found {version}")));
     }
     let version = version as u32;
 
@@ -113,13 +92,7 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
         let (name, raw_name) = read_string(&mut c, format_args!("the type of event {i}"))?;
         let (data, raw_data) = read_string(&mut c, format_args!("the sub info of event {i}"))?;
         let Finite(time) = c.read(format_args!("the f32 time of event {i}"))?;
-        events.push(Event {
-            time: time as f64,
-            name,
-            data: Some(data),
-            raw_name,
-            raw_data,
-        });
+        events.push(Event { time: time as f64, name, data: Some(data), raw_name, raw_data });
     }
     events.sort_by(|a, b| a.time.total_cmp(&b.time));
     let total: i32 = c.read("the i32 total time")?;
@@ -130,29 +103,19 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     for i in 0..track_count {
         let (name, raw) = read_string(&mut c, format_args!("the bone name of track {i}"))?;
         let Finite(weight) = c.read(format_args!("the f32 weight of track {i}"))?;
-        let key_count = read_count(
-            &mut c,
-            &format!("the key count of track {i} ({name:?})"),
-            "keys",
-            key_bytes,
-        )?;
+        let key_count = read_count(&mut c, &format!("the key count of track {i} ({name:?})"), "keys", key_bytes)?;
         let mut track = Track::new(Bone::Name(name));
         track.extras.ani_weight = Some(weight);
         track.extras.raw_bone_name = raw;
         match version {
-            4000 => read_keys(&mut c, &mut track, key_count, i, |r: [Finite; 4]| {
-                StoredRotation::Ani4000(r.map(|f| f.0.to_bits()))
-            })?,
+            4000 => read_keys(&mut c, &mut track, key_count, i, |r: [Finite; 4]| StoredRotation::Ani4000(r.map(|f| f.0.to_bits())))?,
             4001 => read_keys(&mut c, &mut track, key_count, i, StoredRotation::Ani4001)?,
             _ => read_keys(&mut c, &mut track, key_count, i, StoredRotation::Ani4002)?,
         }
         tracks.push(track);
     }
     if c.remaining() != 0 {
-        return Err(c.error(format!(
-            "the end of the file after {track_count} tracks, found {} more bytes",
-            c.remaining()
-        )));
+        return Err(c.error(format!("the end of the file after {track_count} tracks, found {} more bytes", c.remaining())));
     }
     let clip = Clip {
         name: String::new(),
@@ -164,22 +127,11 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
         events,
         extras: ClipExtras::default(),
     };
-    Ok(Animation {
-        format: Format::Ani,
-        version,
-        clips: vec![clip],
-        warnings: Vec::new(),
-    })
+    Ok(Animation { format: Format::Ani, version, clips: vec![clip], warnings: Vec::new() })
 }
 
 /// The `count` keys of track `index`, whose rotations are `R` words made into stored rotations by `stored`.
-fn read_keys<R>(
-    c: &mut Reader,
-    track: &mut Track,
-    count: usize,
-    index: usize,
-    stored: impl Fn(R) -> StoredRotation,
-) -> Result<(), ParseError>
+fn read_keys<R>(c: &mut Reader, track: &mut Track, count: usize, index: usize, stored: impl Fn(R) -> StoredRotation) -> Result<(), ParseError>
 where
     R: for<'a> BinRead<Args<'a> = ()> + for<'a> BinWrite<Args<'a> = ()> + 'static,
 {
@@ -189,15 +141,8 @@ where
         let key: Key<R> = c.read(format_args!("key {k} of track {index} ({KEY_LAYOUT})"))?;
         let time = key.time as f64;
         let stored = stored(key.rotation);
-        track.rotation.push(RotationKey {
-            time,
-            value: decode_rotation(stored),
-            stored: Some(stored),
-        });
-        track.translation.push(VectorKey {
-            time,
-            value: key.position.map(|f| f.0 as f64),
-        });
+        track.rotation.push(RotationKey { time, value: decode_rotation(stored), stored: Some(stored) });
+        track.translation.push(VectorKey { time, value: key.position.map(|f| f.0 as f64) });
     }
     Ok(())
 }
@@ -237,19 +182,12 @@ pub fn decode_rotation(stored: StoredRotation) -> Quat {
 fn stored_matches(stored: StoredRotation, version: u32) -> bool {
     matches!(
         (stored, version),
-        (StoredRotation::Ani4000(_), 4000)
-            | (StoredRotation::Ani4001(_), 4001)
-            | (StoredRotation::Ani4002(_), 4002)
+        (StoredRotation::Ani4000(_), 4000) | (StoredRotation::Ani4001(_), 4001) | (StoredRotation::Ani4002(_), 4002)
     )
 }
 
 /// The stored rotation of `q` in `version`, reusing the key's own words while it is unedited.
-pub fn encode_rotation(
-    key_value: Quat,
-    stored: Option<StoredRotation>,
-    version: u32,
-    losses: &mut Losses,
-) -> StoredRotation {
+pub fn encode_rotation(key_value: Quat, stored: Option<StoredRotation>, version: u32, losses: &mut Losses) -> StoredRotation {
     if let Some(s) = stored {
         if stored_matches(s, version) && decode_rotation(s) == key_value {
             return s;
@@ -263,13 +201,7 @@ pub fn encode_rotation(
         4001 => {
             let q = key_value.normalized();
             let mut xyzw = [q.x, q.y, q.z, q.w];
-            let largest = (0..4).fold(0, |best, i| {
-                if xyzw[i].abs() > xyzw[best].abs() {
-                    i
-                } else {
-                    best
-                }
-            });
+            let largest = (0..4).fold(0, |best, i| if xyzw[i].abs() > xyzw[best].abs() { i } else { best });
             if xyzw[largest] < 0.0 {
                 xyzw.iter_mut().for_each(|v| *v = -*v);
             }
@@ -296,9 +228,7 @@ pub fn encode_rotation(
     };
     let back = decode_rotation(out);
     if back != key_value && back != key_value.neg() {
-        losses.add(format!(
-            "precision: rotations quantised to .ani {version} words"
-        ));
+        losses.add(format!("precision: rotations quantised to .ani {version} words"));
     }
     out
 }
@@ -327,31 +257,19 @@ fn to_i32(v: i64, what: &str) -> Result<i32, WriteError> {
 
 pub fn write(anim: &Animation, version: u32, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
     if !VERSIONS.contains(&version) {
-        return write_error(format!(
-            ".ani version must be 4000, 4001 or 4002, not {version}"
-        ));
+        return write_error(format!(".ani version must be 4000, 4001 or 4002, not {version}"));
     }
     let source = single_clip(anim, ".ani", losses)?;
     let clip = retime(source, TimeUnit::Ms, 1.0, losses);
     let mut out = Vec::new();
-    put(
-        &mut out,
-        Endian::Little,
-        &FileHeader {
-            version: version as i32,
-        },
-    )?;
+    put(&mut out, Endian::Little, &FileHeader { version: version as i32 })?;
 
     let mut events = clip.events.clone();
     events.sort_by(|a, b| a.time.total_cmp(&b.time));
     out.extend_from_slice(&to_i32(events.len() as i64, "event count")?.to_le_bytes());
     for e in &events {
         put_string(&mut out, &e.name, e.raw_name.as_deref());
-        put_string(
-            &mut out,
-            e.data.as_deref().unwrap_or(""),
-            e.raw_data.as_deref(),
-        );
+        put_string(&mut out, e.data.as_deref().unwrap_or(""), e.raw_data.as_deref());
         put_f32(&mut out, e.time, losses);
     }
     let total = round_time(clip.length, "total time", losses);
@@ -366,12 +284,7 @@ pub fn write(anim: &Animation, version: u32, losses: &mut Losses) -> Result<Vec<
     Ok(out)
 }
 
-fn write_track(
-    out: &mut Vec<u8>,
-    track: &Track,
-    version: u32,
-    losses: &mut Losses,
-) -> Result<(), WriteError> {
+fn write_track(out: &mut Vec<u8>, track: &Track, version: u32, losses: &mut Losses) -> Result<(), WriteError> {
     let name = bone_name(&track.bone, losses);
     put_string(out, &name, track.extras.raw_bone_name.as_deref());
     put_f32(out, track.extras.ani_weight.unwrap_or(1.0) as f64, losses);
@@ -381,28 +294,14 @@ fn write_track(
     // Every .ani key carries a rotation and a position: pair them directly when the times agree,
     // else sample both at the union of the times.
     let paired = track.rotation.len() == track.translation.len()
-        && track
-            .rotation
-            .iter()
-            .zip(&track.translation)
-            .all(|(r, t)| r.time == t.time);
+        && track.rotation.iter().zip(&track.translation).all(|(r, t)| r.time == t.time);
     let keys: Vec<(f64, Quat, Option<StoredRotation>, [f64; 3])> = if paired {
-        track
-            .rotation
-            .iter()
-            .zip(&track.translation)
-            .map(|(r, t)| (r.time, r.value, r.stored, t.value))
-            .collect()
+        track.rotation.iter().zip(&track.translation).map(|(r, t)| (r.time, r.value, r.stored, t.value)).collect()
     } else {
         if track.translation.is_empty() && !track.rotation.is_empty() {
             losses.add("tracks without translation written with position (0, 0, 0)");
         }
-        let mut times: Vec<f64> = track
-            .rotation
-            .iter()
-            .map(|k| k.time)
-            .chain(track.translation.iter().map(|k| k.time))
-            .collect();
+        let mut times: Vec<f64> = track.rotation.iter().map(|k| k.time).chain(track.translation.iter().map(|k| k.time)).collect();
         times.sort_by(f64::total_cmp);
         times.dedup();
         let s = Sampler::new(track);
@@ -423,33 +322,11 @@ fn write_track(
         let position = pos.map(|v| Finite(to_f32(v, losses)));
         let time = to_i32(round_time(time, "key time", losses), "key time")?;
         match rotation {
-            StoredRotation::Ani4000(bits) => put(
-                out,
-                Endian::Little,
-                &Key {
-                    rotation: bits.map(|b| Finite(f32::from_bits(b))),
-                    position,
-                    time,
-                },
-            )?,
-            StoredRotation::Ani4001(rotation) => put(
-                out,
-                Endian::Little,
-                &Key {
-                    rotation,
-                    position,
-                    time,
-                },
-            )?,
-            StoredRotation::Ani4002(rotation) => put(
-                out,
-                Endian::Little,
-                &Key {
-                    rotation,
-                    position,
-                    time,
-                },
-            )?,
+            StoredRotation::Ani4000(bits) => {
+                put(out, Endian::Little, &Key { rotation: bits.map(|b| Finite(f32::from_bits(b))), position, time })?
+            }
+            StoredRotation::Ani4001(rotation) => put(out, Endian::Little, &Key { rotation, position, time })?,
+            StoredRotation::Ani4002(rotation) => put(out, Endian::Little, &Key { rotation, position, time })?,
             _ => return write_error("a rotation that is not .ani words"),
         }
     }

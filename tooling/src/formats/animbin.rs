@@ -18,13 +18,13 @@
 //! are code here.
 
 use super::record::{put, Reader};
+use binrw::{binrw, Endian};
 use super::timebase::{bone_id, retime, whole, DEFAULT_FRAME_RATE};
 use super::{write_error, AnimbinMode, Losses, ParseError, WriteError};
 use crate::model::{
-    decode_text, Animation, Bone, Clip, ClipExtras, Event, Format, Quat, RotationKey, Sampler,
-    StoredRotation, TimeUnit, Track, VectorKey,
+    decode_text, Animation, Bone, Clip, ClipExtras, Event, Format, Quat, RotationKey, Sampler, StoredRotation, TimeUnit,
+    Track, VectorKey,
 };
-use binrw::{binrw, Endian};
 
 pub const MAGIC: &[u8] = b"ANIMBIN";
 pub const NAME_BYTES: usize = 32;
@@ -86,17 +86,10 @@ struct Marker {
 pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     if !bytes.starts_with(MAGIC) {
         let found = &bytes[..bytes.len().min(MAGIC.len())];
-        return Err(ParseError::new(
-            0,
-            format!(
-                "the magic \"ANIMBIN\", found {:?}",
-                String::from_utf8_lossy(found)
-            ),
-        ));
+        return Err(ParseError::new(0, format!("the magic \"ANIMBIN\", found {:?}", String::from_utf8_lossy(found))));
     }
     let mut c = Reader::new(bytes, Endian::Little);
-    let header: FileHeader =
-        c.read("the 9-byte file header (\"ANIMBIN\", u8 version, u8 animation count)")?;
+    let header: FileHeader = c.read("the 9-byte file header (\"ANIMBIN\", u8 version, u8 animation count)")?;
     let mut clips = Vec::with_capacity(header.clip_count as usize);
     for clip_index in 0..header.clip_count {
         clips.push(read_clip(&mut c, clip_index)?);
@@ -107,10 +100,7 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
         let tracks = whole_tracks(&bytes[at..]);
         let what = match tracks {
             Some(n) if clips.last().is_some_and(|clip| clip.events.is_empty()) => {
-                format!(
-                    " (they are {n} whole track(s) beyond the last animation's declared {})",
-                    clips.last().map_or(0, |c| c.tracks.len())
-                )
+                format!(" (they are {n} whole track(s) beyond the last animation's declared {})", clips.last().map_or(0, |c| c.tracks.len()))
             }
             _ => String::new(),
         };
@@ -121,12 +111,7 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
             header.clip_count
         ));
     }
-    Ok(Animation {
-        format: Format::Animbin,
-        version: header.version as u32,
-        clips,
-        warnings,
-    })
+    Ok(Animation { format: Format::Animbin, version: header.version as u32, clips, warnings })
 }
 
 /// How many whole track records `bytes` holds exactly, if it is nothing else.
@@ -160,18 +145,9 @@ fn read_clip(c: &mut Reader, clip_index: u8) -> Result<Clip, ParseError> {
     let tracks_n = c.count(header.track_count as u64, TRACK_HEADER_BYTES, "tracks")?;
     let mut tracks = Vec::with_capacity(tracks_n);
     for track_index in 0..header.track_count {
-        let TrackHeader {
-            track_type,
-            joint,
-            key_count,
-        } = c.read(format_args!(
-            "the 4-byte header of track {track_index} (u8 type, u8 joint id, u16 key count)"
-        ))?;
-        let keys_n = c.count(
-            key_count as u64,
-            MIN_KEY_BYTES,
-            format_args!("keys of track {track_index} (joint {joint})"),
-        )?;
+        let TrackHeader { track_type, joint, key_count } =
+            c.read(format_args!("the 4-byte header of track {track_index} (u8 type, u8 joint id, u16 key count)"))?;
+        let keys_n = c.count(key_count as u64, MIN_KEY_BYTES, format_args!("keys of track {track_index} (joint {joint})"))?;
         let mut track = Track::new(Bone::Id(joint as u32));
         track.extras.animbin_type = Some(track_type);
         let mut order = Vec::with_capacity(keys_n);
@@ -183,18 +159,11 @@ fn read_clip(c: &mut Reader, clip_index: u8) -> Result<Clip, ParseError> {
             let frame = key.frame as f64;
             match key.value {
                 KeyValue::Rotation(w) => {
-                    track.rotation.push(RotationKey {
-                        time: frame,
-                        value: decode_fp12(w),
-                        stored: Some(StoredRotation::Fp12(w)),
-                    });
+                    track.rotation.push(RotationKey { time: frame, value: decode_fp12(w), stored: Some(StoredRotation::Fp12(w)) });
                     order.push(false);
                 }
                 KeyValue::Translation(v) => {
-                    track.translation.push(VectorKey {
-                        time: frame,
-                        value: v.map(|x| x as f64 / FP12),
-                    });
+                    track.translation.push(VectorKey { time: frame, value: v.map(|x| x as f64 / FP12) });
                     order.push(true);
                 }
             }
@@ -204,11 +173,7 @@ fn read_clip(c: &mut Reader, clip_index: u8) -> Result<Clip, ParseError> {
         }
         tracks.push(track);
     }
-    let markers = c.records::<Marker>(
-        header.marker_count as u64,
-        MARKER_BYTES,
-        "markers (char[32] name, u16 frame)",
-    )?;
+    let markers = c.records::<Marker>(header.marker_count as u64, MARKER_BYTES, "markers (char[32] name, u16 frame)")?;
     let events = markers
         .into_iter()
         .map(|m| {
@@ -226,11 +191,7 @@ fn read_clip(c: &mut Reader, clip_index: u8) -> Result<Clip, ParseError> {
         frame_rate: None,
         tracks,
         events,
-        extras: ClipExtras {
-            raw_name,
-            animbin_flags: Some(header.flags),
-            ..ClipExtras::default()
-        },
+        extras: ClipExtras { raw_name, animbin_flags: Some(header.flags), ..ClipExtras::default() },
     })
 }
 
@@ -241,11 +202,7 @@ fn fp12_i16(v: f64, mode: AnimbinMode) -> i16 {
         AnimbinMode::Correct => scaled.round(),
         AnimbinMode::Original => scaled.trunc(),
     };
-    if q.is_nan() {
-        0
-    } else {
-        q.clamp(i16::MIN as f64, i16::MAX as f64) as i16
-    }
+    if q.is_nan() { 0 } else { q.clamp(i16::MIN as f64, i16::MAX as f64) as i16 }
 }
 
 fn fp12_i32(v: f64, mode: AnimbinMode, losses: &mut Losses) -> i32 {
@@ -260,29 +217,15 @@ fn fp12_i32(v: f64, mode: AnimbinMode, losses: &mut Losses) -> i32 {
     if !(i32::MIN as f64..=i32::MAX as f64).contains(&q) {
         losses.add("translation outside the i32 FP12 range clamped");
     }
-    if q.is_nan() {
-        0
-    } else {
-        q.clamp(i32::MIN as f64, i32::MAX as f64) as i32
-    }
+    if q.is_nan() { 0 } else { q.clamp(i32::MIN as f64, i32::MAX as f64) as i32 }
 }
 
 fn decode_fp12(w: [i16; 4]) -> Quat {
-    Quat::new(
-        w[0] as f64 / FP12,
-        w[1] as f64 / FP12,
-        w[2] as f64 / FP12,
-        w[3] as f64 / FP12,
-    )
+    Quat::new(w[0] as f64 / FP12, w[1] as f64 / FP12, w[2] as f64 / FP12, w[3] as f64 / FP12)
 }
 
 /// The stored words of a rotation key: its kept words while it is unedited, else a new encoding.
-fn encode_rotation(
-    key: &RotationKey,
-    prev: Option<Quat>,
-    mode: AnimbinMode,
-    losses: &mut Losses,
-) -> [i16; 4] {
+fn encode_rotation(key: &RotationKey, prev: Option<Quat>, mode: AnimbinMode, losses: &mut Losses) -> [i16; 4] {
     if let Some(StoredRotation::Fp12(w)) = key.stored {
         if decode_fp12(w) == key.value {
             return w;
@@ -295,12 +238,7 @@ fn encode_rotation(
             q = q.neg();
         }
     }
-    let w = [
-        fp12_i16(q.w, mode),
-        fp12_i16(q.x, mode),
-        fp12_i16(q.y, mode),
-        fp12_i16(q.z, mode),
-    ];
+    let w = [fp12_i16(q.w, mode), fp12_i16(q.x, mode), fp12_i16(q.y, mode), fp12_i16(q.z, mode)];
     if decode_fp12(w) != q {
         losses.add("precision: rotations quantised to FP12 (1/4096)");
     }
@@ -315,8 +253,7 @@ fn frame_u16(t: f64, what: &str, losses: &mut Losses) -> Result<u16, WriteError>
             t.round() as i64
         }
     };
-    u16::try_from(f)
-        .or_else(|_| write_error(format!("{what} {t} is outside ANIMBIN's u16 frame range")))
+    u16::try_from(f).or_else(|_| write_error(format!("{what} {t} is outside ANIMBIN's u16 frame range")))
 }
 
 /// The 32-byte field of a name: its kept field while the text is unchanged, else the text, padded.
@@ -326,9 +263,7 @@ fn name_field(text: &str, raw: Option<&[u8]>, losses: &mut Losses) -> [u8; NAME_
         _ => text.as_bytes().to_vec(),
     };
     if field.len() > NAME_BYTES {
-        losses.add(format!(
-            "name {text:?} truncated to ANIMBIN's {NAME_BYTES} bytes"
-        ));
+        losses.add(format!("name {text:?} truncated to ANIMBIN's {NAME_BYTES} bytes"));
         field.truncate(NAME_BYTES);
     }
     let mut out = [0u8; NAME_BYTES];
@@ -341,27 +276,11 @@ fn read_field_text(field: &[u8]) -> String {
     decode_text(&field[..end]).0
 }
 
-pub fn write(
-    anim: &Animation,
-    mode: AnimbinMode,
-    losses: &mut Losses,
-) -> Result<Vec<u8>, WriteError> {
+pub fn write(anim: &Animation, mode: AnimbinMode, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
     let mut out = Vec::new();
-    let version = if anim.format == Format::Animbin {
-        anim.version.min(255) as u8
-    } else {
-        1
-    };
-    let clip_count = u8::try_from(anim.clips.len())
-        .or_else(|_| write_error("ANIMBIN holds at most 255 animations"))?;
-    put(
-        &mut out,
-        Endian::Little,
-        &FileHeader {
-            version,
-            clip_count,
-        },
-    )?;
+    let version = if anim.format == Format::Animbin { anim.version.min(255) as u8 } else { 1 };
+    let clip_count = u8::try_from(anim.clips.len()).or_else(|_| write_error("ANIMBIN holds at most 255 animations"))?;
+    put(&mut out, Endian::Little, &FileHeader { version, clip_count })?;
     let from_animbin = anim.format == Format::Animbin;
     for source in &anim.clips {
         let mut clip = retime(source, TimeUnit::Frame, DEFAULT_FRAME_RATE, losses);
@@ -387,21 +306,9 @@ fn onto_frames(clip: &mut Clip, losses: &mut Losses) {
     let length = clip.length.round();
     let last = if length >= 1.0 { length - 1.0 } else { 0.0 };
     let fits = |t: f64| whole(t).is_some_and(|f| f >= 0 && f as f64 <= last);
-    let frame_of = |t: f64| {
-        if t.is_finite() {
-            t.round().clamp(0.0, last)
-        } else {
-            0.0
-        }
-    };
+    let frame_of = |t: f64| if t.is_finite() { t.round().clamp(0.0, last) } else { 0.0 };
     for track in &mut clip.tracks {
-        if track
-            .rotation
-            .iter()
-            .map(|k| k.time)
-            .chain(track.translation.iter().map(|k| k.time))
-            .all(fits)
-        {
+        if track.rotation.iter().map(|k| k.time).chain(track.translation.iter().map(|k| k.time)).all(fits) {
             continue;
         }
         let sampler = Sampler::new(track);
@@ -418,25 +325,16 @@ fn onto_frames(clip: &mut Clip, losses: &mut Losses) {
             }
             groups
         };
-        let lone = |members: &[usize], times: &[f64], f: f64| {
-            members.len() == 1 && (times[members[0]] - f).abs() <= SNAP_FRAMES
-        };
+        let lone = |members: &[usize], times: &[f64], f: f64| members.len() == 1 && (times[members[0]] - f).abs() <= SNAP_FRAMES;
         let rotation_times: Vec<f64> = sampler.rotation.iter().map(|k| k.time).collect();
         track.rotation = groups(rotation_times.clone())
             .into_iter()
             .filter_map(|(f, members)| {
                 if lone(&members, &rotation_times, f) {
-                    return Some(RotationKey {
-                        time: f,
-                        ..sampler.rotation[members[0]].clone()
-                    });
+                    return Some(RotationKey { time: f, ..sampler.rotation[members[0]].clone() });
                 }
                 sampled = true;
-                sampler.rotation(f).map(|value| RotationKey {
-                    time: f,
-                    value,
-                    stored: None,
-                })
+                sampler.rotation(f).map(|value| RotationKey { time: f, value, stored: None })
             })
             .collect();
         let translation_times: Vec<f64> = sampler.translation.iter().map(|k| k.time).collect();
@@ -444,15 +342,10 @@ fn onto_frames(clip: &mut Clip, losses: &mut Losses) {
             .into_iter()
             .filter_map(|(f, members)| {
                 if lone(&members, &translation_times, f) {
-                    return Some(VectorKey {
-                        time: f,
-                        ..sampler.translation[members[0]]
-                    });
+                    return Some(VectorKey { time: f, ..sampler.translation[members[0]] });
                 }
                 sampled = true;
-                sampler
-                    .translation(f)
-                    .map(|value| VectorKey { time: f, value })
+                sampler.translation(f).map(|value| VectorKey { time: f, value })
             })
             .collect();
         track.extras.animbin_key_order = None;
@@ -464,20 +357,12 @@ fn onto_frames(clip: &mut Clip, losses: &mut Losses) {
     }
 }
 
-fn write_clip(
-    out: &mut Vec<u8>,
-    clip: &Clip,
-    mode: AnimbinMode,
-    keep_order: bool,
-    losses: &mut Losses,
-) -> Result<(), WriteError> {
+fn write_clip(out: &mut Vec<u8>, clip: &Clip, mode: AnimbinMode, keep_order: bool, losses: &mut Losses) -> Result<(), WriteError> {
     let name = name_field(&clip.name, clip.extras.raw_name.as_deref(), losses);
     let flags = match mode {
         AnimbinMode::Original => {
             if !clip.looping {
-                losses.add(
-                    "original exporter mode writes flags = 1: non-looping clips become looping",
-                );
+                losses.add("original exporter mode writes flags = 1: non-looping clips become looping");
             }
             1
         }
@@ -488,11 +373,7 @@ fn write_clip(
     let mut tracks = Vec::new();
     for track in &clip.tracks {
         let joint = bone_id(&track.bone)?;
-        let joint = u8::try_from(joint).or_else(|_| {
-            write_error(format!(
-                "joint id {joint} does not fit ANIMBIN's u8 jointId"
-            ))
-        })?;
+        let joint = u8::try_from(joint).or_else(|_| write_error(format!("joint id {joint} does not fit ANIMBIN's u8 jointId")))?;
         if !track.scale.is_empty() {
             losses.add("scale dropped: ANIMBIN has no scale keys");
         }
@@ -501,21 +382,9 @@ fn write_clip(
         }
         tracks.push((joint, track));
     }
-    let track_count =
-        u16::try_from(tracks.len()).or_else(|_| write_error("more than 65535 tracks in a clip"))?;
-    let marker_count = u16::try_from(clip.events.len())
-        .or_else(|_| write_error("more than 65535 markers in a clip"))?;
-    put(
-        out,
-        Endian::Little,
-        &ClipHeader {
-            name,
-            flags,
-            length,
-            track_count,
-            marker_count,
-        },
-    )?;
+    let track_count = u16::try_from(tracks.len()).or_else(|_| write_error("more than 65535 tracks in a clip"))?;
+    let marker_count = u16::try_from(clip.events.len()).or_else(|_| write_error("more than 65535 markers in a clip"))?;
+    put(out, Endian::Little, &ClipHeader { name, flags, length, track_count, marker_count })?;
 
     for (joint, track) in tracks {
         write_track(out, joint, track, mode, keep_order, losses)?;
@@ -529,26 +398,12 @@ fn write_clip(
         if event.data.as_deref().is_some_and(|d| !d.is_empty()) {
             losses.add("event data dropped: ANIMBIN markers have only a name and a frame");
         }
-        put(
-            out,
-            Endian::Little,
-            &Marker {
-                name,
-                frame: frame_u16(event.time, "marker time", losses)?,
-            },
-        )?;
+        put(out, Endian::Little, &Marker { name, frame: frame_u16(event.time, "marker time", losses)? })?;
     }
     Ok(())
 }
 
-fn write_track(
-    out: &mut Vec<u8>,
-    joint: u8,
-    track: &Track,
-    mode: AnimbinMode,
-    keep_order: bool,
-    losses: &mut Losses,
-) -> Result<(), WriteError> {
+fn write_track(out: &mut Vec<u8>, joint: u8, track: &Track, mode: AnimbinMode, keep_order: bool, losses: &mut Losses) -> Result<(), WriteError> {
     let mut rotation = track.rotation.clone();
     let mut translation = track.translation.clone();
     if !keep_order {
@@ -563,21 +418,10 @@ fn write_track(
         {
             order.clone()
         }
-        _ => std::iter::repeat_n(false, rotation.len())
-            .chain(std::iter::repeat_n(true, translation.len()))
-            .collect(),
+        _ => std::iter::repeat_n(false, rotation.len()).chain(std::iter::repeat_n(true, translation.len())).collect(),
     };
-    let key_count = u16::try_from(order.len())
-        .or_else(|_| write_error(format!("joint {joint}: more than 65535 keys")))?;
-    put(
-        out,
-        Endian::Little,
-        &TrackHeader {
-            track_type: track.extras.animbin_type.unwrap_or(0),
-            joint,
-            key_count,
-        },
-    )?;
+    let key_count = u16::try_from(order.len()).or_else(|_| write_error(format!("joint {joint}: more than 65535 keys")))?;
+    put(out, Endian::Little, &TrackHeader { track_type: track.extras.animbin_type.unwrap_or(0), joint, key_count })?;
     let (mut r, mut t) = (0, 0);
     let mut prev: Option<Quat> = None;
     for is_translation in order {
@@ -585,28 +429,14 @@ fn write_track(
             let key = &translation[t];
             t += 1;
             let value = KeyValue::Translation(key.value.map(|v| fp12_i32(v, mode, losses)));
-            put(
-                out,
-                Endian::Little,
-                &Key {
-                    frame: frame_u16(key.time, "key time", losses)?,
-                    value,
-                },
-            )?;
+            put(out, Endian::Little, &Key { frame: frame_u16(key.time, "key time", losses)?, value })?;
         } else {
             let key = &rotation[r];
             r += 1;
             let frame = frame_u16(key.time, "key time", losses)?;
             let w = encode_rotation(key, prev, mode, losses);
             prev = Some(decode_fp12(w));
-            put(
-                out,
-                Endian::Little,
-                &Key {
-                    frame,
-                    value: KeyValue::Rotation(w),
-                },
-            )?;
+            put(out, Endian::Little, &Key { frame, value: KeyValue::Rotation(w) })?;
         }
     }
     Ok(())

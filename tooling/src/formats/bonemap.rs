@@ -48,14 +48,10 @@ impl BoneMap {
                 continue;
             }
             let Some((from, to)) = content.split_once('=') else {
-                return Err(format!(
-                    "line {line_no}: expected `FROM = TO`, found {content:?}"
-                ));
+                return Err(format!("line {line_no}: expected `FROM = TO`, found {content:?}"));
             };
-            let from =
-                parse_side(from).map_err(|e| format!("line {line_no}: expected {e} before `=`"))?;
-            let to =
-                parse_side(to).map_err(|e| format!("line {line_no}: expected {e} after `=`"))?;
+            let from = parse_side(from).map_err(|e| format!("line {line_no}: expected {e} before `=`"))?;
+            let to = parse_side(to).map_err(|e| format!("line {line_no}: expected {e} after `=`"))?;
             if map.insert(from.clone(), to).is_some() {
                 return Err(format!("line {line_no}: bone {from} is mapped twice"));
             }
@@ -78,10 +74,7 @@ impl BoneMap {
                     track.extras.raw_bone_name = None;
                 }
                 if !seen.insert(track.bone.clone()) {
-                    return Err(format!(
-                        "clip {:?}: two tracks map to bone {}",
-                        clip.name, track.bone
-                    ));
+                    return Err(format!("clip {:?}: two tracks map to bone {}", clip.name, track.bone));
                 }
             }
         }

@@ -81,18 +81,9 @@ fn track_doc(track: &Track, format: Format) -> TrackDoc {
             Bone::Id(id) => BoneDoc::Id(*id),
             Bone::Name(name) => BoneDoc::Name(name.clone()),
         },
-        rotation: rotation
-            .iter()
-            .map(|k| (Time(k.time), k.value.w, k.value.x, k.value.y, k.value.z))
-            .collect(),
-        translation: translation
-            .iter()
-            .map(|k| (Time(k.time), k.value[0], k.value[1], k.value[2]))
-            .collect(),
-        scale: scale
-            .iter()
-            .map(|k| (Time(k.time), k.value[0], k.value[1], k.value[2]))
-            .collect(),
+        rotation: rotation.iter().map(|k| (Time(k.time), k.value.w, k.value.x, k.value.y, k.value.z)).collect(),
+        translation: translation.iter().map(|k| (Time(k.time), k.value[0], k.value[1], k.value[2])).collect(),
+        scale: scale.iter().map(|k| (Time(k.time), k.value[0], k.value[1], k.value[2])).collect(),
         euler_s16,
     }
 }
@@ -107,14 +98,7 @@ fn clip_doc(clip: &Clip, format: Format) -> ClipDoc {
         length: Time(clip.length),
         frame_rate: clip.frame_rate,
         tracks: clip.tracks.iter().map(|t| track_doc(t, format)).collect(),
-        events: events
-            .into_iter()
-            .map(|e| EventDoc {
-                time: Time(e.time),
-                name: e.name,
-                data: e.data,
-            })
-            .collect(),
+        events: events.into_iter().map(|e| EventDoc { time: Time(e.time), name: e.name, data: e.data }).collect(),
     }
 }
 
@@ -123,11 +107,7 @@ pub fn to_json(anim: &Animation) -> String {
     let doc = Document {
         format: anim.format.name(),
         version: anim.version,
-        clips: anim
-            .clips
-            .iter()
-            .map(|c| clip_doc(c, anim.format))
-            .collect(),
+        clips: anim.clips.iter().map(|c| clip_doc(c, anim.format)).collect(),
     };
     // Serialising plain structs of numbers and strings cannot fail.
     serde_json::to_string_pretty(&doc).unwrap_or_default()

@@ -10,14 +10,14 @@ use crate::model::{Animation, Format};
 use std::fmt;
 use std::path::Path;
 
-pub mod ani;
 pub mod animbin;
+pub mod ani;
 pub mod bonemap;
+mod record;
 pub mod json;
 pub mod mp_anim;
 pub mod panim;
 pub mod profile;
-mod record;
 pub mod timebase;
 
 /// A malformed input: where, and what the reader expected there.
@@ -29,20 +29,13 @@ pub struct ParseError {
 
 impl ParseError {
     pub fn new(offset: usize, expected: impl Into<String>) -> ParseError {
-        ParseError {
-            offset,
-            expected: expected.into(),
-        }
+        ParseError { offset, expected: expected.into() }
     }
 }
 
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "at byte offset {} (0x{:x}): expected {}",
-            self.offset, self.offset, self.expected
-        )
+        write!(f, "at byte offset {} (0x{:x}): expected {}", self.offset, self.offset, self.expected)
     }
 }
 
@@ -153,11 +146,7 @@ pub struct Tolerance {
 
 impl Default for Tolerance {
     fn default() -> Self {
-        Tolerance {
-            rotation: 0.5f64.to_radians(),
-            translation: 1e-3,
-            reduce_stored: false,
-        }
+        Tolerance { rotation: 0.5f64.to_radians(), translation: 1e-3, reduce_stored: false }
     }
 }
 
@@ -204,30 +193,17 @@ pub fn read(format: Format, bytes: &[u8]) -> Result<Animation, ParseError> {
 }
 
 /// Writes `anim` as `target`, adding what the target cannot hold to `losses`.
-pub fn write(
-    anim: &Animation,
-    target: Target,
-    tolerance: Tolerance,
-    losses: &mut Losses,
-) -> Result<Vec<u8>, WriteError> {
+pub fn write(anim: &Animation, target: Target, tolerance: Tolerance, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
     match target {
         Target::Animbin(mode) => animbin::write(anim, mode, losses),
         Target::MpAnim(version) => {
-            match version.unwrap_or(if anim.format == Format::MpAnim {
-                anim.version
-            } else {
-                2
-            }) {
+            match version.unwrap_or(if anim.format == Format::MpAnim { anim.version } else { 2 }) {
                 0 => mp_anim::write_v0(anim, losses),
                 _ => mp_anim::write_v2(anim, tolerance, losses),
             }
         }
         Target::Ani(version) => {
-            let version = version.unwrap_or(if anim.format == Format::Ani {
-                anim.version
-            } else {
-                4000
-            });
+            let version = version.unwrap_or(if anim.format == Format::Ani { anim.version } else { 4000 });
             ani::write(anim, version, losses)
         }
         Target::Panim => panim::write(anim, losses),

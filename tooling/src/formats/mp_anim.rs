@@ -24,13 +24,10 @@
 //! from 0 to 32 bits, packed LSB first across words, which is no fixed layout) are code here.
 
 use super::record::{put, Finite, Reader};
+use binrw::{binrw, Endian};
 use super::timebase::{bone_id, frame_rate, retime, single_clip, whole};
 use super::{write_error, Losses, ParseError, Tolerance, WriteError};
-use crate::model::{
-    Animation, Bone, Clip, ClipExtras, Format, MpExtras, Quat, RotationKey, Sampler, TimeUnit,
-    Track, VectorKey,
-};
-use binrw::{binrw, Endian};
+use crate::model::{Animation, Bone, Clip, ClipExtras, Format, MpExtras, Quat, RotationKey, Sampler, TimeUnit, Track, VectorKey};
 use std::f64::consts::FRAC_PI_2;
 
 /// Rotation divisor a correct encoder uses.
@@ -112,20 +109,14 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     match c.read::<u32>("the version word (0 or 2)")? {
         0 => read_v0(&mut c),
         2 => read_v2(&mut c),
-        v => Err(ParseError::new(
-            0,
-            format!("ANIM version 0 or 2, found {v}"),
-        )),
+        v => Err(ParseError::new(0, format!("ANIM version 0 or 2, found {v}"))),
     }
 }
 
 fn positive_interval(interval: Finite, at: usize) -> Result<f64, ParseError> {
     let interval = interval.0 as f64;
     if interval <= 0.0 {
-        return Err(ParseError::new(
-            at,
-            format!("a positive key interval in seconds, found {interval}"),
-        ));
+        return Err(ParseError::new(at, format!("a positive key interval in seconds, found {interval}")));
     }
     Ok(interval)
 }
@@ -139,9 +130,7 @@ fn read_v0(c: &mut Reader) -> Result<Animation, ParseError> {
     let bone_entry_count: u32 = c.read("the u32 rotation index count")?;
     let n = c.count(bone_entry_count as u64, 1, "rotation indices")?;
     let bone_map_at = c.pos();
-    let bone_map = c
-        .bytes(n, "the rotation indices (bone id -> rotation channel)")?
-        .to_vec();
+    let bone_map = c.bytes(n, "the rotation indices (bone id -> rotation channel)")?.to_vec();
     // Bones with a rotation channel, in bone order, and each channel's bone.
     let animated: Vec<usize> = (0..n).filter(|&b| bone_map[b] != 0xFF).collect();
     let rotation_channels = animated.len();
@@ -168,18 +157,11 @@ fn read_v0(c: &mut Reader) -> Result<Animation, ParseError> {
     if m < rotation_channels {
         return Err(ParseError::new(
             trans_map_count_at,
-            format!(
-                "a translation index for each of the {rotation_channels} animated bones, found {m}"
-            ),
+            format!("a translation index for each of the {rotation_channels} animated bones, found {m}"),
         ));
     }
     let trans_map_at = c.pos();
-    let trans_map = c
-        .bytes(
-            m,
-            "the translation indices (animated bone -> translation channel)",
-        )?
-        .to_vec();
+    let trans_map = c.bytes(m, "the translation indices (animated bone -> translation channel)")?.to_vec();
     let translation_channels = trans_map.iter().filter(|&&t| t != 0xFF).count();
     let mut translation_of: Vec<Option<usize>> = vec![None; rotation_channels];
     let mut used = vec![false; translation_channels];
@@ -196,19 +178,9 @@ fn read_v0(c: &mut Reader) -> Result<Animation, ParseError> {
         }
         match used.get_mut(t as usize) {
             None => {
-                return Err(ParseError::new(
-                    at,
-                    format!(
-                        "a translation channel below {translation_channels} or 0xFF, found {t}"
-                    ),
-                ))
+                return Err(ParseError::new(at, format!("a translation channel below {translation_channels} or 0xFF, found {t}")))
             }
-            Some(true) => {
-                return Err(ParseError::new(
-                    at,
-                    format!("one bone per translation channel; channel {t} is used twice"),
-                ))
-            }
+            Some(true) => return Err(ParseError::new(at, format!("one bone per translation channel; channel {t} is used twice"))),
             Some(slot) => *slot = true,
         }
         translation_of[i] = Some(t as usize);
@@ -231,9 +203,7 @@ fn read_v0(c: &mut Reader) -> Result<Animation, ParseError> {
     for _ in 0..rotation_channels {
         let mut keys_of = Vec::with_capacity(keys);
         for _ in 0..keys {
-            let [w, x, y, z] = c
-                .read::<[Finite; 4]>("a quaternion (f32 w, x, y, z)")?
-                .map(|v| v.0 as f64);
+            let [w, x, y, z] = c.read::<[Finite; 4]>("a quaternion (f32 w, x, y, z)")?.map(|v| v.0 as f64);
             keys_of.push(Quat::new(w, x, y, z));
         }
         rotations.push(keys_of);
@@ -252,10 +222,7 @@ fn read_v0(c: &mut Reader) -> Result<Animation, ParseError> {
     for _ in 0..translation_channels {
         let mut keys_of = Vec::with_capacity(keys);
         for _ in 0..keys {
-            keys_of.push(
-                c.read::<[Finite; 3]>("a translation (f32 x, y, z)")?
-                    .map(|v| v.0 as f64),
-            );
+            keys_of.push(c.read::<[Finite; 3]>("a translation (f32 x, y, z)")?.map(|v| v.0 as f64));
         }
         translations.push(keys_of);
     }
@@ -265,10 +232,7 @@ fn read_v0(c: &mut Reader) -> Result<Animation, ParseError> {
     if let Some(i) = padding.iter().position(|&b| b != 0xFF) {
         return Err(ParseError::new(
             padding_at + i,
-            format!(
-                "the end of the file or 0xFF padding after the EVNT id, found 0x{:02X}",
-                padding[i]
-            ),
+            format!("the end of the file or 0xFF padding after the EVNT id, found 0x{:02X}", padding[i]),
         ));
     }
 
@@ -277,24 +241,9 @@ fn read_v0(c: &mut Reader) -> Result<Animation, ParseError> {
     for (n, &bone) in animated.iter().enumerate() {
         let mut track = Track::new(Bone::Id(bone as u32));
         let ch = bone_map[bone] as usize;
-        track.rotation = rotations[ch]
-            .iter()
-            .enumerate()
-            .map(|(k, &q)| RotationKey {
-                time: time(k),
-                value: q,
-                stored: None,
-            })
-            .collect();
+        track.rotation = rotations[ch].iter().enumerate().map(|(k, &q)| RotationKey { time: time(k), value: q, stored: None }).collect();
         if let Some(t) = translation_of[n] {
-            track.translation = translations[t]
-                .iter()
-                .enumerate()
-                .map(|(k, &v)| VectorKey {
-                    time: time(k),
-                    value: v,
-                })
-                .collect();
+            track.translation = translations[t].iter().enumerate().map(|(k, &v)| VectorKey { time: time(k), value: v }).collect();
         }
         tracks.push(track);
     }
@@ -318,13 +267,7 @@ fn read_v0(c: &mut Reader) -> Result<Animation, ParseError> {
     })
 }
 
-fn mp_clip(
-    duration: f64,
-    interval: f64,
-    looping: bool,
-    tracks: Vec<Track>,
-    extras: MpExtras,
-) -> Clip {
+fn mp_clip(duration: f64, interval: f64, looping: bool, tracks: Vec<Track>, extras: MpExtras) -> Clip {
     Clip {
         name: String::new(),
         looping,
@@ -333,10 +276,7 @@ fn mp_clip(
         frame_rate: Some(1.0 / interval),
         tracks,
         events: Vec::new(),
-        extras: ClipExtras {
-            mp: Some(extras),
-            ..ClipExtras::default()
-        },
+        extras: ClipExtras { mp: Some(extras), ..ClipExtras::default() },
     }
 }
 
@@ -352,9 +292,7 @@ struct Channel {
 impl Channel {
     fn key_bits(&self) -> u64 {
         let rot: u64 = 1 + self.rotation.iter().map(|r| r.1 as u64).sum::<u64>();
-        rot + self
-            .translation
-            .map_or(0, |t| t.iter().map(|r| r.1 as u64).sum())
+        rot + self.translation.map_or(0, |t| t.iter().map(|r| r.1 as u64).sum())
     }
 }
 
@@ -426,16 +364,10 @@ fn read_v2(c: &mut Reader) -> Result<Animation, ParseError> {
     let interval = positive_interval(interval, V2_INTERVAL_AT)?;
     let looping = looping != 0;
     if rotation_divisor == 0 {
-        return Err(ParseError::new(
-            V2_DIVISOR_AT,
-            "a non-zero rotation divisor",
-        ));
+        return Err(ParseError::new(V2_DIVISOR_AT, "a non-zero rotation divisor"));
     }
     if frame_count == 0 {
-        return Err(ParseError::new(
-            V2_FRAME_COUNT_AT,
-            "a key bitmap of at least one frame",
-        ));
+        return Err(ParseError::new(V2_FRAME_COUNT_AT, "a key bitmap of at least one frame"));
     }
     let bitmap: Vec<u32> = c.records(frame_count.div_ceil(32) as u64, 4, "key bitmap words")?;
     let keyed = |f: u32| bitmap[(f / 32) as usize] >> (f % 32) & 1 == 1;
@@ -443,10 +375,7 @@ fn read_v2(c: &mut Reader) -> Result<Animation, ParseError> {
         let at = c.pos();
         let n: u32 = c.read(format_args!("{what} (u32)"))?;
         if n != channel_count {
-            return Err(ParseError::new(
-                at,
-                format!("{what} equal to the header's {channel_count}, found {n}"),
-            ));
+            return Err(ParseError::new(at, format!("{what} equal to the header's {channel_count}, found {n}")));
         }
     }
     let n = c.count(channel_count as u64, 17, "bone channel descriptors")?;
@@ -457,11 +386,7 @@ fn read_v2(c: &mut Reader) -> Result<Animation, ParseError> {
              u16 translation key count, then those of tx, ty, tz when it is not 0)"
         ))?;
         let pair = |c: [Component; 3]| c.map(|c| (c.initial, c.width.bits));
-        channels.push(Channel {
-            bone: d.bone,
-            rotation: pair(d.rotation),
-            translation: d.translation.map(pair),
-        });
+        channels.push(Channel { bone: d.bone, rotation: pair(d.rotation), translation: d.translation.map(pair) });
     }
     let key_frames: Vec<u32> = (1..frame_count).filter(|&f| keyed(f)).collect();
     let frame_bits: u64 = channels.iter().map(Channel::key_bits).sum();
@@ -483,28 +408,16 @@ fn read_v2(c: &mut Reader) -> Result<Animation, ParseError> {
     let mut sums: Vec<([i64; 3], [i64; 3])> = Vec::with_capacity(channels.len());
     for ch in &channels {
         let r = ch.rotation.map(|(init, _)| init as i64);
-        let t = ch
-            .translation
-            .map_or([0; 3], |t| t.map(|(init, _)| init as i64));
+        let t = ch.translation.map_or([0; 3], |t| t.map(|(init, _)| init as i64));
         let mut track = Track::new(Bone::Id(ch.bone));
-        track.rotation.push(RotationKey {
-            time: 0.0,
-            value: decode_rotation(r, false, divisor),
-            stored: None,
-        });
+        track.rotation.push(RotationKey { time: 0.0, value: decode_rotation(r, false, divisor), stored: None });
         if ch.translation.is_some() {
-            track.translation.push(VectorKey {
-                time: 0.0,
-                value: t.map(|v| v as f64 * mult),
-            });
+            track.translation.push(VectorKey { time: 0.0, value: t.map(|v| v as f64 * mult) });
         }
         tracks.push(track);
         sums.push((r, t));
     }
-    let mut bits = BitReader {
-        words: stream,
-        bit: 0,
-    };
+    let mut bits = BitReader { words: stream, bit: 0 };
     for &f in &key_frames {
         let time = f as f64 * interval;
         for (i, ch) in channels.iter().enumerate() {
@@ -513,19 +426,12 @@ fn read_v2(c: &mut Reader) -> Result<Animation, ParseError> {
             for (axis, (_, q)) in ch.rotation.iter().enumerate() {
                 r[axis] = r[axis].wrapping_add(bits.signed(*q));
             }
-            tracks[i].rotation.push(RotationKey {
-                time,
-                value: decode_rotation(*r, negative_w, divisor),
-                stored: None,
-            });
+            tracks[i].rotation.push(RotationKey { time, value: decode_rotation(*r, negative_w, divisor), stored: None });
             if let Some(tr) = ch.translation {
                 for (axis, (_, q)) in tr.iter().enumerate() {
                     t[axis] = t[axis].wrapping_add(bits.signed(*q));
                 }
-                tracks[i].translation.push(VectorKey {
-                    time,
-                    value: t.map(|v| v as f64 * mult),
-                });
+                tracks[i].translation.push(VectorKey { time, value: t.map(|v| v as f64 * mult) });
             }
         }
     }
@@ -541,12 +447,7 @@ fn read_v2(c: &mut Reader) -> Result<Animation, ParseError> {
         time_states: None,
         frame_count: Some(frame_count),
     };
-    Ok(Animation {
-        format: Format::MpAnim,
-        version: 2,
-        clips: vec![mp_clip(duration, interval, looping, tracks, extras)],
-        warnings: Vec::new(),
-    })
+    Ok(Animation { format: Format::MpAnim, version: 2, clips: vec![mp_clip(duration, interval, looping, tracks, extras)], warnings: Vec::new() })
 }
 
 /// A clip resampled onto a uniform frame grid: per track, per frame, the rotation and translation.
@@ -580,25 +481,16 @@ fn grid(anim: &Animation, losses: &mut Losses) -> Result<Grid, WriteError> {
     for track in &clip.tracks {
         let id = bone_id(&track.bone)?;
         if id > MAX_BONE_ID {
-            return write_error(format!(
-                "bone id {id}: the ANIM writers accept ids up to {MAX_BONE_ID}"
-            ));
+            return write_error(format!("bone id {id}: the ANIM writers accept ids up to {MAX_BONE_ID}"));
         }
         if bones.contains(&id) {
-            return write_error(format!(
-                "bone {id} has two tracks; ANIM holds one channel per bone"
-            ));
+            return write_error(format!("bone {id} has two tracks; ANIM holds one channel per bone"));
         }
         bones.push(id);
         if !track.scale.is_empty() {
             losses.add("scale dropped: ANIM has no scale keys");
         }
-        for t in track
-            .rotation
-            .iter()
-            .map(|k| k.time)
-            .chain(track.translation.iter().map(|k| k.time))
-        {
+        for t in track.rotation.iter().map(|k| k.time).chain(track.translation.iter().map(|k| k.time)) {
             let f = t / interval;
             match whole(f) {
                 Some(f) if f >= 0 => last = last.max(f as usize),
@@ -610,16 +502,12 @@ fn grid(anim: &Animation, losses: &mut Losses) -> Result<Grid, WriteError> {
         }
     }
     if off_grid {
-        losses.add(format!(
-            "resampled time: keys moved onto ANIM's uniform grid of {interval} s"
-        ));
+        losses.add(format!("resampled time: keys moved onto ANIM's uniform grid of {interval} s"));
     }
     let extras = clip.extras.mp.clone();
     let frames = (last + 1).max(extras.as_ref().and_then(|e| e.frame_count).unwrap_or(0) as usize);
     if frames > 65535 {
-        return write_error(format!(
-            "{frames} frames: more than ANIM's 65535 keys per channel"
-        ));
+        return write_error(format!("{frames} frames: more than ANIM's 65535 keys per channel"));
     }
     if !clip.events.is_empty() {
         losses.add("events dropped: ANIM refers to a separate EVNT resource");
@@ -632,32 +520,17 @@ fn grid(anim: &Animation, losses: &mut Losses) -> Result<Grid, WriteError> {
             (0..frames)
                 .map(|f| {
                     let t = f as f64 * interval;
-                    exact_rotation(&s, t)
-                        .or_else(|| s.rotation(t))
-                        .unwrap_or(Quat::IDENTITY)
+                    exact_rotation(&s, t).or_else(|| s.rotation(t)).unwrap_or(Quat::IDENTITY)
                 })
                 .collect(),
         );
         translation.push(if track.translation.is_empty() {
             None
         } else {
-            Some(
-                (0..frames)
-                    .map(|f| s.translation(f as f64 * interval).unwrap_or([0.0; 3]))
-                    .collect(),
-            )
+            Some((0..frames).map(|f| s.translation(f as f64 * interval).unwrap_or([0.0; 3])).collect())
         });
     }
-    Ok(Grid {
-        interval,
-        duration: clip.length,
-        frames,
-        bones,
-        rotation,
-        translation,
-        looping: clip.looping,
-        extras,
-    })
+    Ok(Grid { interval, duration: clip.length, frames, bones, rotation, translation, looping: clip.looping, extras })
 }
 
 /// The step of the grid the keys of a millisecond clip sit on: the greatest common divisor of their
@@ -668,20 +541,11 @@ fn millisecond_grid(clip: &Clip) -> Option<f64> {
         return None;
     }
     fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 {
-            a
-        } else {
-            gcd(b, a % b)
-        }
+        if b == 0 { a } else { gcd(b, a % b) }
     }
     let mut step = 0u64;
     let mut last = 0u64;
-    for t in clip.tracks.iter().flat_map(|t| {
-        t.rotation
-            .iter()
-            .map(|k| k.time)
-            .chain(t.translation.iter().map(|k| k.time))
-    }) {
+    for t in clip.tracks.iter().flat_map(|t| t.rotation.iter().map(|k| k.time).chain(t.translation.iter().map(|k| k.time))) {
         let ms = whole(t).filter(|&v| v >= 0)? as u64;
         step = gcd(step, ms);
         last = last.max(ms);
@@ -693,10 +557,7 @@ fn millisecond_grid(clip: &Clip) -> Option<f64> {
 fn exact_rotation(s: &Sampler, t: f64) -> Option<Quat> {
     let eps = 1e-9 * t.abs().max(1.0);
     let i = s.rotation.partition_point(|k| k.time < t - eps);
-    s.rotation
-        .get(i)
-        .filter(|k| (k.time - t).abs() <= eps)
-        .map(|k| k.value)
+    s.rotation.get(i).filter(|k| (k.time - t).abs() <= eps).map(|k| k.value)
 }
 
 fn f32_exact(v: f64, losses: &mut Losses) -> f32 {
@@ -741,11 +602,7 @@ pub fn write_v0(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteE
         .map(|&b| b as usize + 1)
         .max()
         .unwrap_or(0)
-        .max(
-            extras
-                .and_then(|e| e.bone_entry_count)
-                .map_or(V0_BONE_SLOTS, |n| n as usize),
-        );
+        .max(extras.and_then(|e| e.bone_entry_count).map_or(V0_BONE_SLOTS, |n| n as usize));
     word(&mut out, entries as u32);
     let mut map = vec![0xFFu8; entries];
     for (ch, &i) in order.iter().enumerate() {
@@ -770,10 +627,7 @@ pub fn write_v0(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteE
             }
         }
     }
-    let translated: Vec<&Vec<[f64; 3]>> = order
-        .iter()
-        .filter_map(|&i| g.translation[i].as_ref())
-        .collect();
+    let translated: Vec<&Vec<[f64; 3]>> = order.iter().filter_map(|&i| g.translation[i].as_ref()).collect();
     word(&mut out, (translated.len() * g.frames) as u32);
     for keys in translated {
         for v in keys.iter().flatten() {
@@ -806,11 +660,7 @@ struct Quantised {
     translation: Option<Vec<[i64; 3]>>,
 }
 
-pub fn write_v2(
-    anim: &Animation,
-    tolerance: Tolerance,
-    losses: &mut Losses,
-) -> Result<Vec<u8>, WriteError> {
+pub fn write_v2(anim: &Animation, tolerance: Tolerance, losses: &mut Losses) -> Result<Vec<u8>, WriteError> {
     let g = grid(anim, losses)?;
     // A version 2 source keeps its keys, its rotation divisor and its W signs unless asked to reduce.
     let stored = if anim.format == Format::MpAnim && anim.version == 2 && !tolerance.reduce_stored {
@@ -826,18 +676,8 @@ pub fn write_v2(
     let divisor = divisor as f64;
     // Translation multiplier: the kept one when every value still fits the i16 initial values, else the
     // smallest f32 step that fits the largest value.
-    let max_abs = g
-        .translation
-        .iter()
-        .flatten()
-        .flatten()
-        .flatten()
-        .fold(0.0f64, |m, v| m.max(v.abs()));
-    let kept = g
-        .extras
-        .as_ref()
-        .map(|e| e.translation_multiplier as f64)
-        .filter(|&m| m > 0.0 && max_abs / m <= 32767.0);
+    let max_abs = g.translation.iter().flatten().flatten().flatten().fold(0.0f64, |m, v| m.max(v.abs()));
+    let kept = g.extras.as_ref().map(|e| e.translation_multiplier as f64).filter(|&m| m > 0.0 && max_abs / m <= 32767.0);
     let mult = match kept {
         Some(m) => m,
         None if max_abs == 0.0 => 1.0,
@@ -868,15 +708,8 @@ pub fn write_v2(
                 (quantise_rotation(q, divisor), q.w < 0.0)
             })
             .collect();
-        let translation = g.translation[i].as_ref().map(|t| {
-            t.iter()
-                .map(|v| v.map(|x| (x / mult).round() as i64))
-                .collect()
-        });
-        channels.push(Quantised {
-            rotation,
-            translation,
-        });
+        let translation = g.translation[i].as_ref().map(|t| t.iter().map(|v| v.map(|x| (x / mult).round() as i64)).collect());
+        channels.push(Quantised { rotation, translation });
     }
     if stored.is_none() {
         losses.add("precision: ANIM version 2 quantises rotations to 1/32767 of a quarter turn and translations to the multiplier");
@@ -923,21 +756,14 @@ pub fn write_v2(
     word(&mut out, g.bones.len() as u32);
 
     let mut writer = BitWriter::default();
-    let key_count = u16::try_from(kept_frames.len())
-        .or_else(|_| write_error("more than 65535 keys per channel"))?;
+    let key_count = u16::try_from(kept_frames.len()).or_else(|_| write_error("more than 65535 keys per channel"))?;
     let mut widths = Vec::new();
     for (i, ch) in channels.iter().enumerate() {
         let r: Vec<[i64; 3]> = kept_frames.iter().map(|&f| ch.rotation[f].0).collect();
         let rq = axis_widths(&r);
-        let t: Option<Vec<[i64; 3]>> = ch
-            .translation
-            .as_ref()
-            .map(|t| kept_frames.iter().map(|&f| t[f]).collect());
+        let t: Option<Vec<[i64; 3]>> = ch.translation.as_ref().map(|t| kept_frames.iter().map(|&f| t[f]).collect());
         let tq = t.as_ref().map(|t| axis_widths(t));
-        let component = |initial: i64, bits: u8| Component {
-            initial: initial.clamp(-32768, 32767) as i16,
-            width: BitWidth { bits },
-        };
+        let component = |initial: i64, bits: u8| Component { initial: initial.clamp(-32768, 32767) as i16, width: BitWidth { bits } };
         let translation = match (&t, tq) {
             (Some(t), Some(tq)) => Some([0, 1, 2].map(|axis| component(t[0][axis], tq[axis]))),
             _ => None,
@@ -946,10 +772,7 @@ pub fn write_v2(
             bone: g.bones[i],
             key_count,
             // The initial rotation is written as its low 16 bits, as quantised.
-            rotation: [0, 1, 2].map(|axis| Component {
-                initial: r[0][axis] as i16,
-                width: BitWidth { bits: rq[axis] },
-            }),
+            rotation: [0, 1, 2].map(|axis| Component { initial: r[0][axis] as i16, width: BitWidth { bits: rq[axis] } }),
             translation_keys: if translation.is_some() { key_count } else { 0 },
             translation,
         };
@@ -962,10 +785,7 @@ pub fn write_v2(
             let (rq, tq) = widths[i];
             writer.push(ch.rotation[f].1 as u64, 1);
             for (axis, &width) in rq.iter().enumerate() {
-                writer.push(
-                    (ch.rotation[f].0[axis] - ch.rotation[prev].0[axis]) as u64,
-                    width,
-                );
+                writer.push((ch.rotation[f].0[axis] - ch.rotation[prev].0[axis]) as u64, width);
             }
             if let (Some(t), Some(tq)) = (&ch.translation, tq) {
                 for axis in 0..3 {
@@ -991,12 +811,7 @@ fn stored_key_frames(anim: &Animation, g: &Grid) -> Option<Vec<usize>> {
     let clip = anim.clips.first()?;
     let mut frames = vec![0usize];
     for track in &clip.tracks {
-        for t in track
-            .rotation
-            .iter()
-            .map(|k| k.time)
-            .chain(track.translation.iter().map(|k| k.time))
-        {
+        for t in track.rotation.iter().map(|k| k.time).chain(track.translation.iter().map(|k| k.time)) {
             let f = whole(t / g.interval).filter(|&f| f >= 0 && (f as usize) < g.frames)?;
             frames.push(f as usize);
         }
@@ -1033,22 +848,9 @@ impl BitWriter {
 
 /// Frames to keep: the first, the last, and every frame interpolation between its kept neighbours
 /// cannot reproduce within the tolerance (greedy: each span is extended as far as it stays within).
-fn select_keys(
-    g: &Grid,
-    channels: &[Quantised],
-    divisor: f64,
-    mult: f64,
-    tol: Tolerance,
-) -> Vec<usize> {
-    let decoded: Vec<Vec<Quat>> = channels
-        .iter()
-        .map(|ch| {
-            ch.rotation
-                .iter()
-                .map(|&(v, neg)| decode_rotation(v, neg, divisor))
-                .collect()
-        })
-        .collect();
+fn select_keys(g: &Grid, channels: &[Quantised], divisor: f64, mult: f64, tol: Tolerance) -> Vec<usize> {
+    let decoded: Vec<Vec<Quat>> =
+        channels.iter().map(|ch| ch.rotation.iter().map(|&(v, neg)| decode_rotation(v, neg, divisor)).collect()).collect();
     let reproduces = |a: usize, b: usize| -> bool {
         (a + 1..b).all(|j| {
             let t = (j - a) as f64 / (b - a) as f64;

@@ -25,13 +25,13 @@
 //! bounds of every count are code here: they are searches and checks, not fixed layouts.
 
 use super::record::{put, Reader};
+use binrw::{binrw, Endian};
 use super::timebase::{bone_id, retime, round_time, single_clip};
 use super::{write_error, Losses, ParseError, WriteError};
 use crate::model::{
-    decode_text, Animation, Bone, Clip, ClipExtras, Format, PanimExtras, Quat, RotationKey,
-    Sampler, StoredRotation, TimeUnit, Track, VectorKey,
+    decode_text, Animation, Bone, Clip, ClipExtras, Format, PanimExtras, Quat, RotationKey, Sampler, StoredRotation,
+    TimeUnit, Track, VectorKey,
 };
-use binrw::{binrw, Endian};
 use std::f64::consts::TAU;
 
 pub const HEADER_BYTES: usize = 100;
@@ -74,11 +74,7 @@ pub fn radians_to_s16(r: f64) -> i16 {
 }
 
 pub fn euler_to_quat(e: [i16; 3]) -> Quat {
-    Quat::from_euler_xyz(
-        s16_to_radians(e[0]),
-        s16_to_radians(e[1]),
-        s16_to_radians(e[2]),
-    )
+    Quat::from_euler_xyz(s16_to_radians(e[0]), s16_to_radians(e[1]), s16_to_radians(e[2]))
 }
 
 /// A per-bone optional section, as parsed.
@@ -134,26 +130,13 @@ fn fixed_text(field: &[u8]) -> (String, Option<Vec<u8>>) {
 
 pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     let mut c = Reader::new(bytes, Endian::Big);
-    let header: Header = c.read(
-        "the 100-byte header (char[64] name, char[32] author, u8 loop, u16 length, u8 node count)",
-    )?;
+    let header: Header = c.read("the 100-byte header (char[64] name, char[32] author, u8 loop, u16 length, u8 node count)")?;
     let (name, raw_name) = fixed_text(&header.name);
     let (author, raw_author) = fixed_text(&header.author);
-    let Header {
-        loop_byte,
-        length,
-        node_count,
-        ..
-    } = header;
+    let Header { loop_byte, length, node_count, .. } = header;
     let tag = c.bytes(VALUES_TAG.len(), "the \"values\" tag at offset 100")?;
     if tag != VALUES_TAG {
-        return Err(ParseError::new(
-            HEADER_BYTES,
-            format!(
-                "the \"values\" tag, found {:?}",
-                String::from_utf8_lossy(tag)
-            ),
-        ));
+        return Err(ParseError::new(HEADER_BYTES, format!("the \"values\" tag, found {:?}", String::from_utf8_lossy(tag))));
     }
     let values_at = c.pos();
     let (value_count, tail) = split_values(bytes, values_at)?;
@@ -169,16 +152,8 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     let shown = (length as usize).max(1);
     // Shared value runs let a small file describe many keys; keep the decoded size proportional to
     // the file's (a few hundred bytes of model per byte of file at most).
-    let keys: usize = tail
-        .indices
-        .chunks(3)
-        .map(|axes| {
-            axes.iter()
-                .map(|p| (p.0 as usize).min(shown))
-                .max()
-                .unwrap_or(0)
-        })
-        .sum();
+    let keys: usize =
+        tail.indices.chunks(3).map(|axes| axes.iter().map(|p| (p.0 as usize).min(shown)).max().unwrap_or(0)).sum();
     let budget = MIN_KEY_BUDGET + KEYS_PER_BYTE * bytes.len();
     if keys > budget {
         let indices_at = values_at + value_count * 2 + INDICES_TAG.len();
@@ -187,12 +162,9 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
             format!("index frame counts totalling at most {budget} keys for a {}-byte file, found {keys}", bytes.len()),
         ));
     }
-    let values: Vec<i16> =
-        Reader::at(bytes, values_at, Endian::Big).records(value_count as u64, 2, "s16 values")?;
+    let values: Vec<i16> = Reader::at(bytes, values_at, Endian::Big).records(value_count as u64, 2, "s16 values")?;
 
-    let mut tracks: Vec<Track> = (0..bones.max(1) as u32)
-        .map(|b| Track::new(Bone::Id(b)))
-        .collect();
+    let mut tracks: Vec<Track> = (0..bones.max(1) as u32).map(|b| Track::new(Bone::Id(b))).collect();
     let stream = |pair: (u16, u16)| -> Vec<i16> {
         let (count, offset) = (pair.0 as usize, pair.1 as usize);
         values[offset..offset + count].to_vec()
@@ -201,24 +173,15 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     let axes: Vec<Vec<i16>> = (0..3).map(|a| stream(tail.indices[a])).collect();
     let frames = axes.iter().map(Vec::len).max().unwrap_or(1).min(shown);
     tracks[0].translation = (0..frames)
-        .map(|f| VectorKey {
-            time: f as f64,
-            value: [0, 1, 2].map(|a| held(&axes[a], f) as f64),
-        })
+        .map(|f| VectorKey { time: f as f64, value: [0, 1, 2].map(|a| held(&axes[a], f) as f64) })
         .collect();
     for (node, track) in tracks.iter_mut().enumerate().take(bones) {
-        let axes: Vec<Vec<i16>> = (0..3)
-            .map(|a| stream(tail.indices[3 + node * 3 + a]))
-            .collect();
+        let axes: Vec<Vec<i16>> = (0..3).map(|a| stream(tail.indices[3 + node * 3 + a])).collect();
         let frames = axes.iter().map(Vec::len).max().unwrap_or(1).min(shown);
         track.rotation = (0..frames)
             .map(|f| {
                 let e = [0, 1, 2].map(|a| held(&axes[a], f));
-                RotationKey {
-                    time: f as f64,
-                    value: euler_to_quat(e),
-                    stored: Some(StoredRotation::PanimEuler(e)),
-                }
+                RotationKey { time: f as f64, value: euler_to_quat(e), stored: Some(StoredRotation::PanimEuler(e)) }
             })
             .collect();
     }
@@ -233,13 +196,7 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
                     .enumerate()
                     .map(|(f, v)| VectorKey {
                         time: f as f64,
-                        value: v.map(|x| {
-                            if scale {
-                                x as f64 / SCALE_ONE
-                            } else {
-                                x as f64
-                            }
-                        }),
+                        value: v.map(|x| if scale { x as f64 / SCALE_ONE } else { x as f64 }),
                     })
                     .collect();
                 (bone + 1, keys)
@@ -258,11 +215,7 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
     }
     let hidden = |section: &Option<Section>| -> Vec<(usize, Vec<[i16; 3]>)> {
         section.as_ref().map_or(Vec::new(), |s| {
-            s.bones
-                .iter()
-                .filter(|(_, f)| f.len() > shown)
-                .map(|(bone, f)| (bone + 1, f[shown..].to_vec()))
-                .collect()
+            s.bones.iter().filter(|(_, f)| f.len() > shown).map(|(bone, f)| (bone + 1, f[shown..].to_vec())).collect()
         })
     };
     let extras = PanimExtras {
@@ -273,10 +226,7 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
         node_count,
         values,
         indices: tail.indices,
-        translations: tail
-            .translations
-            .as_ref()
-            .map(|s| (s.frame_count, s.bone_count)),
+        translations: tail.translations.as_ref().map(|s| (s.frame_count, s.bone_count)),
         scales: tail.scales.as_ref().map(|s| (s.frame_count, s.bone_count)),
     };
     let clip = Clip {
@@ -287,18 +237,9 @@ pub fn read(bytes: &[u8]) -> Result<Animation, ParseError> {
         frame_rate: Some(FRAME_RATE),
         tracks,
         events: Vec::new(),
-        extras: ClipExtras {
-            raw_name,
-            panim: Some(extras),
-            ..ClipExtras::default()
-        },
+        extras: ClipExtras { raw_name, panim: Some(extras), ..ClipExtras::default() },
     };
-    Ok(Animation {
-        format: Format::Panim,
-        version: 0,
-        clips: vec![clip],
-        warnings,
-    })
+    Ok(Animation { format: Format::Panim, version: 0, clips: vec![clip], warnings })
 }
 
 /// The value at frame `f` of a stored stream: held at its last value past its end.
@@ -381,12 +322,7 @@ fn split_values(bytes: &[u8], values_at: usize) -> Result<(usize, Tail), ParseEr
 /// Parses everything after the value table, for an index table from `indices_at` to `indices_end`.
 /// The layout (section tags, sizes, end of file) is checked before the index pairs and before any
 /// section data is decoded, so a rejected candidate costs little however large the file.
-fn parse_tail(
-    bytes: &[u8],
-    indices_at: usize,
-    indices_end: usize,
-    value_count: usize,
-) -> Result<Tail, ParseError> {
+fn parse_tail(bytes: &[u8], indices_at: usize, indices_end: usize, value_count: usize) -> Result<Tail, ParseError> {
     let pairs = (indices_end - indices_at) / 4;
     let bones = pairs / 3 - 1;
     let mut c = Reader::at(bytes, indices_at, Endian::Big);
@@ -394,10 +330,7 @@ fn parse_tail(
     let non_root = bones.saturating_sub(1);
     let sections_at = c.pos();
     let mut has = [false; 2];
-    for (i, (tag, what)) in [(TRANSLATIONS_TAG, "translations"), (SCALES_TAG, "scales")]
-        .into_iter()
-        .enumerate()
-    {
+    for (i, (tag, what)) in [(TRANSLATIONS_TAG, "translations"), (SCALES_TAG, "scales")].into_iter().enumerate() {
         if bytes[c.pos()..].starts_with(tag) {
             c.bytes(tag.len(), what)?;
             parse_section(&mut c, non_root, what, false)?;
@@ -416,24 +349,14 @@ fn parse_tail(
     for i in 0..pairs {
         let at = c.pos();
         let IndexPair { count, offset } = c.read("an index pair (u16 frame count, u16 offset)")?;
-        let what = if i < 3 {
-            format!("root translation axis {i}")
-        } else {
-            format!("node {} rotation axis {}", (i - 3) / 3, (i - 3) % 3)
-        };
+        let what = if i < 3 { format!("root translation axis {i}") } else { format!("node {} rotation axis {}", (i - 3) / 3, (i - 3) % 3) };
         if count == 0 {
-            return Err(ParseError::new(
-                at,
-                format!("a frame count of at least 1 for {what}"),
-            ));
+            return Err(ParseError::new(at, format!("a frame count of at least 1 for {what}")));
         }
         if offset as usize + count as usize > value_count {
             return Err(ParseError::new(
                 at,
-                format!(
-                    "{what}: values {offset}..{} inside the {value_count}-entry value table",
-                    offset as usize + count as usize
-                ),
+                format!("{what}: values {offset}..{} inside the {value_count}-entry value table", offset as usize + count as usize),
             ));
         }
         indices.push((count, offset));
@@ -449,27 +372,13 @@ fn parse_tail(
         c.bytes(SCALES_TAG.len(), "the scales tag")?;
         scales = parse_section(&mut c, non_root, "scales", true)?;
     }
-    Ok(Tail {
-        indices,
-        translations,
-        scales,
-    })
+    Ok(Tail { indices, translations, scales })
 }
 
 /// One optional section; with `decode` false only its layout is checked and skipped.
-fn parse_section(
-    c: &mut Reader,
-    non_root: usize,
-    what: &str,
-    decode: bool,
-) -> Result<Option<Section>, ParseError> {
+fn parse_section(c: &mut Reader, non_root: usize, what: &str, decode: bool) -> Result<Option<Section>, ParseError> {
     let count_at = c.pos() + 2;
-    let SectionHeader {
-        frame_count,
-        bone_count,
-    } = c.read(format_args!(
-        "the {what} header (u16 frame count, u16 bone count)"
-    ))?;
+    let SectionHeader { frame_count, bone_count } = c.read(format_args!("the {what} header (u16 frame count, u16 bone count)"))?;
     if bone_count as usize > non_root {
         return Err(ParseError::new(
             count_at,
@@ -477,58 +386,34 @@ fn parse_section(
         ));
     }
     let mask_at = c.pos();
-    let mask = c.bytes(
-        (bone_count as usize).div_ceil(8),
-        format_args!("the {what} bitmask"),
-    )?;
-    let present: Vec<usize> = (0..bone_count as usize)
-        .filter(|&b| mask[b / 8] >> (b % 8) & 1 == 1)
-        .collect();
+    let mask = c.bytes((bone_count as usize).div_ceil(8), format_args!("the {what} bitmask"))?;
+    let present: Vec<usize> = (0..bone_count as usize).filter(|&b| mask[b / 8] >> (b % 8) & 1 == 1).collect();
     let set_bits: u32 = mask.iter().map(|b| b.count_ones()).sum();
     if set_bits as usize != present.len() {
-        return Err(ParseError::new(
-            mask_at,
-            format!("no {what} bitmask bits beyond bone {bone_count}"),
-        ));
+        return Err(ParseError::new(mask_at, format!("no {what} bitmask bits beyond bone {bone_count}")));
     }
     let per_bone = frame_count as usize * 6;
-    c.count(
-        present.len() as u64,
-        per_bone,
-        format_args!("{what} bone tracks"),
-    )?;
+    c.count(present.len() as u64, per_bone, format_args!("{what} bone tracks"))?;
     if !decode {
         c.bytes(present.len() * per_bone, what)?;
         return Ok(None);
     }
     let mut bones = Vec::with_capacity(present.len());
     for bone in present {
-        let flat: Vec<i16> = c.records(
-            frame_count as u64 * 3,
-            2,
-            format_args!("s16 {what} of bone {}", bone + 1),
-        )?;
-        bones.push((
-            bone,
-            flat.chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect(),
-        ));
+        let flat: Vec<i16> = c.records(frame_count as u64 * 3, 2, format_args!("s16 {what} of bone {}", bone + 1))?;
+        bones.push((bone, flat.chunks_exact(3).map(|v| [v[0], v[1], v[2]]).collect()));
     }
-    Ok(Some(Section {
-        frame_count,
-        bone_count,
-        bones,
-    }))
+    Ok(Some(Section { frame_count, bone_count, bones }))
 }
 
 /// A fixed text field: its kept bytes while the text is unchanged, else the text, zero-padded.
 fn fixed_field<const N: usize>(text: &str, raw: Option<&[u8]>, losses: &mut Losses) -> [u8; N] {
     let n = N;
     let mut field = match raw {
-        Some(raw)
-            if raw.len() == n && {
-                let end = raw.iter().position(|&b| b == 0).unwrap_or(n);
-                decode_text(&raw[..end]).0 == text
-            } =>
+        Some(raw) if raw.len() == n && {
+            let end = raw.iter().position(|&b| b == 0).unwrap_or(n);
+            decode_text(&raw[..end]).0 == text
+        } =>
         {
             raw.to_vec()
         }
@@ -551,11 +436,7 @@ fn to_s16(v: f64, what: &str, losses: &mut Losses) -> i16 {
     if !(i16::MIN as f64..=i16::MAX as f64).contains(&r) {
         losses.add(format!("{what} outside the s16 range clamped"));
     }
-    if r.is_nan() {
-        0
-    } else {
-        r.clamp(i16::MIN as f64, i16::MAX as f64) as i16
-    }
+    if r.is_nan() { 0 } else { r.clamp(i16::MIN as f64, i16::MAX as f64) as i16 }
 }
 
 /// The s16 Euler angles of a track at frame `f`: a key's stored angles where the key is unedited and
@@ -587,10 +468,7 @@ fn place_stream(values: &mut Vec<i16>, stream: &[i16]) -> usize {
         return at;
     }
     // The tail of the table may already hold a prefix of the stream.
-    let overlap = (1..stream.len())
-        .rev()
-        .find(|&k| values.len() >= k && values[values.len() - k..] == stream[..k])
-        .unwrap_or(0);
+    let overlap = (1..stream.len()).rev().find(|&k| values.len() >= k && values[values.len() - k..] == stream[..k]).unwrap_or(0);
     let at = values.len() - overlap;
     values.extend_from_slice(&stream[overlap..]);
     at
@@ -618,17 +496,13 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
     for track in &clip.tracks {
         let id = bone_id(&track.bone)? as usize;
         if id >= 255 {
-            return write_error(format!(
-                "bone {id}: .panim holds at most 255 nodes (ids 0..254)"
-            ));
+            return write_error(format!("bone {id}: .panim holds at most 255 nodes (ids 0..254)"));
         }
         if by_node.len() <= id {
             by_node.resize(id + 1, None);
         }
         if by_node[id].is_some() {
-            return write_error(format!(
-                "bone {id} has two tracks; .panim holds one per node"
-            ));
+            return write_error(format!("bone {id} has two tracks; .panim holds one per node"));
         }
         by_node[id] = Some(track);
     }
@@ -638,20 +512,13 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
     by_node.resize(node_count, None);
 
     let length = round_time(clip.length, "clip length", losses);
-    let length = u16::try_from(length.max(0))
-        .or_else(|_| write_error(format!("clip length {length} does not fit .panim's u16")))?;
+    let length = u16::try_from(length.max(0)).or_else(|_| write_error(format!("clip length {length} does not fit .panim's u16")))?;
     let last_key = clip
         .tracks
         .iter()
-        .flat_map(|t| {
-            t.rotation
-                .iter()
-                .map(|k| k.time)
-                .chain(t.translation.iter().map(|k| k.time))
-        })
+        .flat_map(|t| t.rotation.iter().map(|k| k.time).chain(t.translation.iter().map(|k| k.time)))
         .fold(0.0f64, f64::max);
-    let frames =
-        (length as usize).max(round_time(last_key, "key time", losses).max(0) as usize + 1);
+    let frames = (length as usize).max(round_time(last_key, "key time", losses).max(0) as usize + 1);
     if frames > 65535 {
         return write_error(format!("{frames} frames: .panim counts frames in u16"));
     }
@@ -664,41 +531,30 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
         streams.push(
             (0..frames)
                 .map(|f| {
-                    let v = root
-                        .and_then(|s| s.translation(f as f64))
-                        .map_or(0.0, |v| v[axis]);
+                    let v = root.and_then(|s| s.translation(f as f64)).map_or(0.0, |v| v[axis]);
                     to_s16(v, "root translation", losses)
                 })
                 .collect(),
         );
     }
     for (track, sampler) in by_node.iter().zip(&samplers) {
-        let angles: Vec<[i16; 3]> = (0..frames)
-            .map(|f| sampler.as_ref().map_or([0; 3], |s| euler_at(s, f)))
-            .collect();
+        let angles: Vec<[i16; 3]> = (0..frames).map(|f| sampler.as_ref().map_or([0; 3], |s| euler_at(s, f))).collect();
         for axis in 0..3 {
             streams.push(angles.iter().map(|e| e[axis]).collect());
         }
-        if track.is_some_and(|t| {
-            t.rotation
-                .iter()
-                .any(|k| !matches!(k.stored, Some(StoredRotation::PanimEuler(_))))
-        }) {
+        if track.is_some_and(|t| t.rotation.iter().any(|k| !matches!(k.stored, Some(StoredRotation::PanimEuler(_))))) {
             losses.add("precision: rotations converted to s16 Euler angles (360/65536 degrees)");
         }
     }
 
     let (values, indices) = match extras {
-        Some(e) if e.indices.len() == streams.len() && tables_match(e, &streams) => {
-            (e.values.clone(), e.indices.clone())
-        }
+        Some(e) if e.indices.len() == streams.len() && tables_match(e, &streams) => (e.values.clone(), e.indices.clone()),
         _ => build_tables(&streams)?,
     };
 
     let mut out = Vec::new();
     let name = fixed_field(&clip.name, clip.extras.raw_name.as_deref(), losses);
-    let (author, raw_author) =
-        extras.map_or(("", None), |e| (e.author.as_str(), e.raw_author.as_deref()));
+    let (author, raw_author) = extras.map_or(("", None), |e| (e.author.as_str(), e.raw_author.as_deref()));
     let author = fixed_field(author, raw_author, losses);
     let loop_byte = match (clip.looping, extras.map(|e| e.loop_byte)) {
         (true, Some(b)) if b != 0 => b,
@@ -710,21 +566,9 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
         Some(e) if stored_bones == Some(node_count) => e.node_count,
         _ => u8::try_from(node_count).or_else(|_| write_error("more than 255 nodes"))?,
     };
-    put(
-        &mut out,
-        Endian::Big,
-        &Header {
-            name,
-            author,
-            loop_byte,
-            length,
-            node_count: node_byte,
-        },
-    )?;
+    put(&mut out, Endian::Big, &Header { name, author, loop_byte, length, node_count: node_byte })?;
     out.extend_from_slice(VALUES_TAG);
-    values
-        .iter()
-        .for_each(|v| out.extend_from_slice(&v.to_be_bytes()));
+    values.iter().for_each(|v| out.extend_from_slice(&v.to_be_bytes()));
     out.extend_from_slice(INDICES_TAG);
     for &(count, offset) in &indices {
         put(&mut out, Endian::Big, &IndexPair { count, offset })?;
@@ -733,45 +577,24 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
     let from_panim = extras.is_some();
     let section = |scale: bool, losses: &mut Losses| -> Result<Option<Vec<u8>>, WriteError> {
         let kept = extras.and_then(|e| if scale { e.scales } else { e.translations });
-        let keys_of = |t: &Track| {
-            if scale {
-                t.scale.clone()
-            } else {
-                t.translation.clone()
-            }
-        };
+        let keys_of = |t: &Track| if scale { t.scale.clone() } else { t.translation.clone() };
         let fc = kept.map_or(frames, |k| k.0 as usize);
-        let bc = kept
-            .map_or(node_count - 1, |k| k.1 as usize)
-            .max(node_count - 1);
+        let bc = kept.map_or(node_count - 1, |k| k.1 as usize).max(node_count - 1);
         let mut mask = vec![0u8; bc.div_ceil(8)];
         let mut data = Vec::new();
         for bone in 0..bc {
-            let Some(track) = by_node.get(bone + 1).copied().flatten() else {
-                continue;
-            };
+            let Some(track) = by_node.get(bone + 1).copied().flatten() else { continue };
             let mut keys = keys_of(track);
             if keys.is_empty() {
                 continue;
             }
             keys.sort_by(|a, b| a.time.total_cmp(&b.time));
-            let sorted = Sampler {
-                rotation: Vec::new(),
-                translation: keys,
-                scale: Vec::new(),
-            };
-            let hidden = extras.and_then(|e| {
-                e.hidden_section_frames[scale as usize]
-                    .iter()
-                    .find(|h| h.0 == bone + 1)
-            });
+            let sorted = Sampler { rotation: Vec::new(), translation: keys, scale: Vec::new() };
+            let hidden = extras.and_then(|e| e.hidden_section_frames[scale as usize].iter().find(|h| h.0 == bone + 1));
             let per_frame: Vec<[i16; 3]> = (0..fc)
                 .map(|f| {
                     // Frames past the clip are never shown: the stored values stay.
-                    if let Some(v) = f
-                        .checked_sub(length.max(1) as usize)
-                        .and_then(|i| hidden.and_then(|h| h.1.get(i)))
-                    {
+                    if let Some(v) = f.checked_sub(length.max(1) as usize).and_then(|i| hidden.and_then(|h| h.1.get(i))) {
                         return *v;
                     }
                     let v = sorted.translation(f as f64).unwrap_or([0.0; 3]);
@@ -787,23 +610,13 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
                 continue;
             }
             mask[bone / 8] |= 1 << (bone % 8);
-            per_frame
-                .iter()
-                .flatten()
-                .for_each(|x| data.extend_from_slice(&x.to_be_bytes()));
+            per_frame.iter().flatten().for_each(|x| data.extend_from_slice(&x.to_be_bytes()));
         }
         if data.is_empty() && kept.is_none() {
             return Ok(None);
         }
         let mut out = Vec::new();
-        put(
-            &mut out,
-            Endian::Big,
-            &SectionHeader {
-                frame_count: fc as u16,
-                bone_count: bc as u16,
-            },
-        )?;
+        put(&mut out, Endian::Big, &SectionHeader { frame_count: fc as u16, bone_count: bc as u16 })?;
         out.extend_from_slice(&mask);
         out.extend_from_slice(&data);
         Ok(Some(out))
@@ -821,17 +634,12 @@ pub fn write(anim: &Animation, losses: &mut Losses) -> Result<Vec<u8>, WriteErro
 
 /// Whether the kept tables produce exactly `streams` on every frame (then they are written back as is).
 fn tables_match(e: &PanimExtras, streams: &[Vec<i16>]) -> bool {
-    e.indices
-        .iter()
-        .zip(streams)
-        .all(|(&(count, offset), stream)| {
-            let (count, offset) = (count as usize, offset as usize);
-            let Some(stored) = e.values.get(offset..offset + count) else {
-                return false;
-            };
-            // Values past the clip's last frame (public files store frame `length`) are never shown.
-            count >= 1 && (0..stream.len()).all(|f| held(stored, f) == stream[f])
-        })
+    e.indices.iter().zip(streams).all(|(&(count, offset), stream)| {
+        let (count, offset) = (count as usize, offset as usize);
+        let Some(stored) = e.values.get(offset..offset + count) else { return false };
+        // Values past the clip's last frame (public files store frame `length`) are never shown.
+        count >= 1 && (0..stream.len()).all(|f| held(stored, f) == stream[f])
+    })
 }
 
 /// A value table and its `(frame count, offset)` index pairs.
@@ -843,8 +651,7 @@ fn build_tables(streams: &[Vec<i16>]) -> Result<Tables, WriteError> {
     for stream in streams {
         let s = trim(stream);
         let at = place_stream(&mut values, s);
-        let offset = u16::try_from(at)
-            .or_else(|_| write_error("the value table outgrew .panim's u16 offsets"))?;
+        let offset = u16::try_from(at).or_else(|_| write_error("the value table outgrew .panim's u16 offsets"))?;
         indices.push((s.len() as u16, offset));
     }
     Ok((values, indices))

@@ -18,29 +18,14 @@ pub struct Profile {
 }
 
 /// The original runtime's arrays (`animation.hh`): the default.
-pub const ORIGINAL: Profile = Profile {
-    name: "original",
-    animations: 5,
-    tracks: 50,
-    keys: 30,
-    markers: 5,
-};
+pub const ORIGINAL: Profile = Profile { name: "original", animations: 5, tracks: 50, keys: 30, markers: 5 };
 /// The runtime's larger capacity profile.
-pub const LARGE: Profile = Profile {
-    name: "large",
-    animations: 32,
-    tracks: 256,
-    keys: 2048,
-    markers: 32,
-};
+pub const LARGE: Profile = Profile { name: "large", animations: 32, tracks: 256, keys: 2048, markers: 32 };
 
 pub const PROFILES: [Profile; 2] = [ORIGINAL, LARGE];
 
 pub fn by_name(name: &str) -> Option<Profile> {
-    PROFILES
-        .iter()
-        .copied()
-        .find(|p| p.name.eq_ignore_ascii_case(name))
+    PROFILES.iter().copied().find(|p| p.name.eq_ignore_ascii_case(name))
 }
 
 /// Everything in `anim` the profile's runtime would not accept; empty when valid.
@@ -78,42 +63,21 @@ fn is_unit(q: Quat) -> bool {
 
 fn check_animbin(anim: &Animation, p: Profile, problems: &mut Vec<String>) {
     let limit = |what: &str, n: usize, max: usize, name: &str| {
-        format!(
-            "{what}: {n} exceeds the {} profile's limit of {max} ({name})",
-            p.name
-        )
+        format!("{what}: {n} exceeds the {} profile's limit of {max} ({name})", p.name)
     };
     if anim.version != 1 {
-        problems.push(format!(
-            "version {} (the runtime knows version 1)",
-            anim.version
-        ));
+        problems.push(format!("version {} (the runtime knows version 1)", anim.version));
     }
     if anim.clips.len() > p.animations {
-        problems.push(limit(
-            "animations per file",
-            anim.clips.len(),
-            p.animations,
-            "MAX_ANIMATIONS",
-        ));
+        problems.push(limit("animations per file", anim.clips.len(), p.animations, "MAX_ANIMATIONS"));
     }
     for (ci, clip) in anim.clips.iter().enumerate() {
         let at = format!("animation {ci} ({:?})", clip.name);
         if clip.tracks.len() > p.tracks {
-            problems.push(limit(
-                &format!("{at}: tracks"),
-                clip.tracks.len(),
-                p.tracks,
-                "MAX_TRACKS",
-            ));
+            problems.push(limit(&format!("{at}: tracks"), clip.tracks.len(), p.tracks, "MAX_TRACKS"));
         }
         if clip.events.len() > p.markers {
-            problems.push(limit(
-                &format!("{at}: markers"),
-                clip.events.len(),
-                p.markers,
-                "MAX_MARKERS",
-            ));
+            problems.push(limit(&format!("{at}: markers"), clip.events.len(), p.markers, "MAX_MARKERS"));
         }
         if clip.length < 1.0 {
             problems.push(format!("{at}: length 0; a clip needs at least one frame"));
@@ -126,50 +90,33 @@ fn check_animbin(anim: &Animation, p: Profile, problems: &mut Vec<String>) {
             let tat = format!("{at}, track {ti} (joint {})", track.bone);
             let keys = track.rotation.len() + track.translation.len();
             if keys == 0 {
-                problems.push(format!(
-                    "{tat}: no keys; the original runtime reads keys[-1] for an empty track"
-                ));
+                problems.push(format!("{tat}: no keys; the original runtime reads keys[-1] for an empty track"));
             }
             if keys > p.keys {
                 problems.push(limit(&format!("{tat}: keys"), keys, p.keys, "MAX_KEYS"));
             }
             for (kind, times) in [
-                (
-                    "rotation",
-                    track.rotation.iter().map(|k| k.time).collect::<Vec<_>>(),
-                ),
-                (
-                    "translation",
-                    track.translation.iter().map(|k| k.time).collect(),
-                ),
+                ("rotation", track.rotation.iter().map(|k| k.time).collect::<Vec<_>>()),
+                ("translation", track.translation.iter().map(|k| k.time).collect()),
             ] {
                 if times.is_empty() {
                     continue;
                 }
                 if channels.contains(&(track.bone.clone(), kind)) {
-                    problems.push(format!(
-                        "{tat}: a second track animating the {kind} of this joint"
-                    ));
+                    problems.push(format!("{tat}: a second track animating the {kind} of this joint"));
                 }
                 channels.push((track.bone.clone(), kind));
                 if times.windows(2).any(|w| w[1] <= w[0]) {
-                    problems.push(format!(
-                        "{tat}: {kind} key frames are not strictly increasing"
-                    ));
+                    problems.push(format!("{tat}: {kind} key frames are not strictly increasing"));
                 }
                 if let Some(t) = times.iter().find(|&&t| t >= clip.length) {
-                    problems.push(format!(
-                        "{tat}: a {kind} key at frame {t}, past the clip's last frame {}",
-                        clip.length - 1.0
-                    ));
+                    problems.push(format!("{tat}: a {kind} key at frame {t}, past the clip's last frame {}", clip.length - 1.0));
                 }
             }
         }
         for (mi, e) in clip.events.iter().enumerate() {
             if unterminated(&e.name, e.raw_name.as_deref()) {
-                problems.push(format!(
-                    "{at}, marker {mi}: the name fills all 32 bytes with no terminator"
-                ));
+                problems.push(format!("{at}, marker {mi}: the name fills all 32 bytes with no terminator"));
             }
         }
     }

@@ -20,10 +20,7 @@ pub struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     pub fn new(data: &'a [u8], endian: Endian) -> Reader<'a> {
-        Reader {
-            io: Cursor::new(data),
-            endian,
-        }
+        Reader { io: Cursor::new(data), endian }
     }
 
     /// A reader from `pos` (clamped to the end of the data).
@@ -60,10 +57,7 @@ impl<'a> Reader<'a> {
     /// `n` raw bytes (names, string bodies, bit streams), checked against what remains.
     pub fn bytes(&mut self, n: usize, what: impl Display) -> Result<&'a [u8], ParseError> {
         if n > self.remaining() {
-            return Err(self.error(format!(
-                "{what} ({n} bytes), but only {} bytes remain",
-                self.remaining()
-            )));
+            return Err(self.error(format!("{what} ({n} bytes), but only {} bytes remain", self.remaining())));
         }
         let at = self.pos();
         self.io.set_position((at + n) as u64);
@@ -72,12 +66,7 @@ impl<'a> Reader<'a> {
 
     /// Checks that `count` elements of `elem_bytes` each fit in what remains, before anything is
     /// allocated for them, and returns the count as `usize`.
-    pub fn count(
-        &self,
-        count: u64,
-        elem_bytes: usize,
-        what: impl Display,
-    ) -> Result<usize, ParseError> {
+    pub fn count(&self, count: u64, elem_bytes: usize, what: impl Display) -> Result<usize, ParseError> {
         match count.checked_mul(elem_bytes as u64) {
             Some(need) if need <= self.remaining() as u64 => Ok(count as usize),
             _ => Err(self.error(format!(
@@ -89,12 +78,7 @@ impl<'a> Reader<'a> {
 
     /// `count` records, after checking that `count` of at least `min_bytes` each fit in what remains
     /// (binrw reads runs of integers as one block).
-    pub fn records<T>(
-        &mut self,
-        count: u64,
-        min_bytes: usize,
-        what: impl Display,
-    ) -> Result<Vec<T>, ParseError>
+    pub fn records<T>(&mut self, count: u64, min_bytes: usize, what: impl Display) -> Result<Vec<T>, ParseError>
     where
         T: for<'b> BinRead<Args<'b> = ()> + 'static,
     {
@@ -102,11 +86,7 @@ impl<'a> Reader<'a> {
         self.read_with(VecArgs { count, inner: () }, format_args!("{count} {what}"))
     }
 
-    fn read_with<T: BinRead>(
-        &mut self,
-        args: T::Args<'_>,
-        what: impl Display,
-    ) -> Result<T, ParseError> {
+    fn read_with<T: BinRead>(&mut self, args: T::Args<'_>, what: impl Display) -> Result<T, ParseError> {
         let start = self.pos();
         T::read_options(&mut self.io, self.endian, args).map_err(|e| {
             let err = self.parse_error(&e, start, &what);
@@ -123,25 +103,15 @@ impl<'a> Reader<'a> {
         match e {
             E::Backtrace(b) => self.parse_error(&b.error, start, what),
             E::Io(_) => short(),
-            E::AssertFail { pos, message } => {
-                ParseError::new(*pos as usize, format!("{message} (in {what})"))
-            }
+            E::AssertFail { pos, message } => ParseError::new(*pos as usize, format!("{message} (in {what})")),
             E::Custom { pos, err } => ParseError::new(*pos as usize, format!("{err} (in {what})")),
-            E::BadMagic { pos, found } => {
-                ParseError::new(*pos as usize, format!("{what}, found {found:?}"))
-            }
+            E::BadMagic { pos, found } => ParseError::new(*pos as usize, format!("{what}, found {found:?}")),
             // A tagged record whose tag matched no variant (or whose variant's data was cut short).
-            E::EnumErrors {
-                pos,
-                variant_errors,
-            } => {
+            E::EnumErrors { pos, variant_errors } => {
                 if variant_errors.iter().any(|(_, v)| v.root_cause().is_eof()) {
                     return short();
                 }
-                match variant_errors
-                    .iter()
-                    .find(|(_, v)| !matches!(v.root_cause(), E::BadMagic { .. }))
-                {
+                match variant_errors.iter().find(|(_, v)| !matches!(v.root_cause(), E::BadMagic { .. })) {
                     Some((_, v)) => self.parse_error(v, start, what),
                     None => {
                         let found = self.data().get(*pos as usize).copied().unwrap_or(0);
@@ -160,9 +130,7 @@ pub fn put<T>(out: &mut Vec<u8>, endian: Endian, record: &T) -> Result<(), Write
 where
     T: for<'b> BinWrite<Args<'b> = ()>,
 {
-    record
-        .write_options(&mut NoSeek::new(out), endian, ())
-        .map_err(|e| WriteError(format!("writing a record: {e}")))
+    record.write_options(&mut NoSeek::new(out), endian, ()).map_err(|e| WriteError(format!("writing a record: {e}")))
 }
 
 /// A finite `f32`: NaN and infinity have no meaning in a key, so reading one is an error at its offset.
@@ -172,20 +140,13 @@ pub struct Finite(pub f32);
 impl BinRead for Finite {
     type Args<'a> = ();
 
-    fn read_options<R: binrw::io::Read + Seek>(
-        reader: &mut R,
-        endian: Endian,
-        (): (),
-    ) -> binrw::BinResult<Self> {
+    fn read_options<R: binrw::io::Read + Seek>(reader: &mut R, endian: Endian, (): ()) -> binrw::BinResult<Self> {
         let pos = reader.stream_position()?;
         let v = f32::read_options(reader, endian, ())?;
         if v.is_finite() {
             Ok(Finite(v))
         } else {
-            Err(binrw::Error::AssertFail {
-                pos,
-                message: format!("a finite f32, found {v}"),
-            })
+            Err(binrw::Error::AssertFail { pos, message: format!("a finite f32, found {v}") })
         }
     }
 }
@@ -193,12 +154,7 @@ impl BinRead for Finite {
 impl BinWrite for Finite {
     type Args<'a> = ();
 
-    fn write_options<W: binrw::io::Write + Seek>(
-        &self,
-        writer: &mut W,
-        endian: Endian,
-        (): (),
-    ) -> binrw::BinResult<()> {
+    fn write_options<W: binrw::io::Write + Seek>(&self, writer: &mut W, endian: Endian, (): ()) -> binrw::BinResult<()> {
         self.0.write_options(writer, endian, ())
     }
 }

@@ -41,17 +41,10 @@ pub fn retime(clip: &Clip, unit: TimeUnit, rate: f64, losses: &mut Losses) -> Cl
     let map = |t: f64| t * scale;
     out.time_unit = unit;
     out.length = map(clip.length);
-    out.frame_rate = if unit == TimeUnit::Frame {
-        Some(rate)
-    } else {
-        clip.frame_rate.or(Some(frame_rate(clip)))
-    };
+    out.frame_rate = if unit == TimeUnit::Frame { Some(rate) } else { clip.frame_rate.or(Some(frame_rate(clip))) };
     for track in &mut out.tracks {
         track.rotation.iter_mut().for_each(|k| k.time = map(k.time));
-        track
-            .translation
-            .iter_mut()
-            .for_each(|k| k.time = map(k.time));
+        track.translation.iter_mut().for_each(|k| k.time = map(k.time));
         track.scale.iter_mut().for_each(|k| k.time = map(k.time));
     }
     out.events.iter_mut().for_each(|e| e.time = map(e.time));
@@ -73,9 +66,7 @@ pub fn round_time(t: f64, what: &str, losses: &mut Losses) -> i64 {
     match whole(t) {
         Some(v) => v,
         None => {
-            losses.add(format!(
-                "{what}: times rounded to whole units (resampled time)"
-            ));
+            losses.add(format!("{what}: times rounded to whole units (resampled time)"));
             if t.is_finite() {
                 t.round().clamp(-9.0e15, 9.0e15) as i64
             } else {
@@ -105,20 +96,14 @@ pub fn bone_name(bone: &Bone, losses: &mut Losses) -> String {
     match bone {
         Bone::Name(name) => name.clone(),
         Bone::Id(id) => {
-            losses.add(
-                "bone ids written as decimal names (map them to skeleton names with --bone-map)",
-            );
+            losses.add("bone ids written as decimal names (map them to skeleton names with --bone-map)");
             id.to_string()
         }
     }
 }
 
 /// The one clip of a single-clip format: the first, with the others reported as lost.
-pub fn single_clip<'a>(
-    anim: &'a Animation,
-    target: &str,
-    losses: &mut Losses,
-) -> Result<&'a Clip, WriteError> {
+pub fn single_clip<'a>(anim: &'a Animation, target: &str, losses: &mut Losses) -> Result<&'a Clip, WriteError> {
     if anim.clips.len() > 1 {
         losses.add(format!(
             "{target} holds one clip: only the first of {} clips was written",

@@ -45,22 +45,14 @@ pub struct Animation {
     pub end: f64,
 }
 
-const ROTATION_TYPES: &[(DataType, Option<bool>)] = &[
-    FLOAT,
-    (DataType::I8, Some(true)),
-    (DataType::U8, Some(true)),
-    (DataType::I16, Some(true)),
-    (DataType::U16, Some(true)),
-];
+const ROTATION_TYPES: &[(DataType, Option<bool>)] =
+    &[FLOAT, (DataType::I8, Some(true)), (DataType::U8, Some(true)), (DataType::I16, Some(true)), (DataType::U16, Some(true))];
 
 /// Reads every animation of the document.
 pub fn animations(src: &Source, names: &[String]) -> Result<Vec<Animation>, GltfError> {
     let mut out = Vec::new();
     for anim in src.doc.animations() {
-        let name = anim
-            .name()
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("Animation{}", anim.index()));
+        let name = anim.name().map(str::to_string).unwrap_or_else(|| format!("Animation{}", anim.index()));
         let mut channels = Vec::new();
         let mut morph_nodes = Vec::new();
         let (mut begin, mut end) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -84,36 +76,18 @@ pub fn animations(src: &Source, names: &[String]) -> Result<Vec<Animation>, Gltf
                 }
             };
             let sampler = channel.sampler();
-            let usage = format!(
-                "{path:?} keys of animation '{name}' channel {ci}, node '{}'",
-                names[node]
-            );
+            let usage = format!("{path:?} keys of animation '{name}' channel {ci}, node '{}'", names[node]);
             let times = src.read(
                 &sampler.input(),
-                &Expect {
-                    usage: format!("times of {usage}"),
-                    dimensions: &[Dimensions::Scalar],
-                    types: &[FLOAT],
-                },
+                &Expect { usage: format!("times of {usage}"), dimensions: &[Dimensions::Scalar], types: &[FLOAT] },
             )?;
             let (dims, types): (&'static [Dimensions], _) = match path {
                 Path::Rotation => (&[Dimensions::Vec4], ROTATION_TYPES),
                 _ => (&[Dimensions::Vec3], &[FLOAT][..]),
             };
-            let values = src.read(
-                &sampler.output(),
-                &Expect {
-                    usage: format!("values of {usage}"),
-                    dimensions: dims,
-                    types,
-                },
-            )?;
+            let values = src.read(&sampler.output(), &Expect { usage: format!("values of {usage}"), dimensions: dims, types })?;
             let n = if path == Path::Rotation { 4 } else { 3 };
-            let per_key = if sampler.interpolation() == Interpolation::CubicSpline {
-                3 * n
-            } else {
-                n
-            };
+            let per_key = if sampler.interpolation() == Interpolation::CubicSpline { 3 * n } else { n };
             if times.is_empty() {
                 return Err(bad("has no keys; expected at least one".into()));
             }
@@ -127,51 +101,27 @@ pub fn animations(src: &Source, names: &[String]) -> Result<Vec<Animation>, Gltf
                 )));
             }
             if let Some(k) = times.windows(2).position(|w| w[1] <= w[0]) {
-                return Err(bad(format!(
-                    "key times must increase; key {} is at {} s after {} s",
-                    k + 1,
-                    times[k + 1],
-                    times[k]
-                )));
+                return Err(bad(format!("key times must increase; key {} is at {} s after {} s", k + 1, times[k + 1], times[k])));
             }
             if times[0] < 0.0 {
-                return Err(bad(format!(
-                    "key 0 is at {} s; expected times of 0 or more",
-                    times[0]
-                )));
+                return Err(bad(format!("key 0 is at {} s; expected times of 0 or more", times[0])));
             }
             begin = begin.min(times[0]);
             end = end.max(times[times.len() - 1]);
-            channels.push(Channel {
-                node,
-                path,
-                interpolation: sampler.interpolation(),
-                times,
-                values,
-            });
+            channels.push(Channel { node, path, interpolation: sampler.interpolation(), times, values });
         }
         if channels.is_empty() {
             begin = 0.0;
             end = 0.0;
         }
-        out.push(Animation {
-            name,
-            channels,
-            morph_nodes,
-            begin,
-            end,
-        });
+        out.push(Animation { name, channels, morph_nodes, begin, end });
     }
     Ok(out)
 }
 
 impl Channel {
     fn width(&self) -> usize {
-        if self.path == Path::Rotation {
-            4
-        } else {
-            3
-        }
+        if self.path == Path::Rotation { 4 } else { 3 }
     }
 
     /// The key's value (the middle of a cubic triple).
@@ -208,18 +158,14 @@ impl Channel {
                 (0..n).map(|c| a[c] + (b[c] - a[c]) * s).collect()
             }
             Interpolation::CubicSpline => {
-                let key = |k: usize, part: usize| {
-                    &self.values[k * 3 * n + part * n..k * 3 * n + (part + 1) * n]
-                };
+                let key = |k: usize, part: usize| &self.values[k * 3 * n + part * n..k * 3 * n + (part + 1) * n];
                 let (v0, b0, a1, v1) = (key(k, 1), key(k, 2), key(k + 1, 0), key(k + 1, 1));
                 let (s2, s3) = (s * s, s * s * s);
                 let h00 = 2.0 * s3 - 3.0 * s2 + 1.0;
                 let h10 = s3 - 2.0 * s2 + s;
                 let h01 = -2.0 * s3 + 3.0 * s2;
                 let h11 = s3 - s2;
-                (0..n)
-                    .map(|c| h00 * v0[c] + h10 * dt * b0[c] + h01 * v1[c] + h11 * dt * a1[c])
-                    .collect()
+                (0..n).map(|c| h00 * v0[c] + h10 * dt * b0[c] + h01 * v1[c] + h11 * dt * a1[c]).collect()
             }
         };
         self.finish(out)
@@ -269,21 +215,13 @@ impl Animation {
             }
         }
         if let Some((node, path, t, interpolation)) = first {
-            let what = if interpolation == Interpolation::Step {
-                "STEP changes move to the next sample"
-            } else {
-                "their exact values are not stored"
-            };
+            let what = if interpolation == Interpolation::Step { "STEP changes move to the next sample" } else { "their exact values are not stored" };
             out.push(format!(
                 "clip '{}': {between} of {total} keys fall between the {rate} Hz samples (first: node '{}' {path:?} at {t:.4} s); {what}",
                 self.name, names[node]
             ));
         }
-        let cubic = self
-            .channels
-            .iter()
-            .filter(|c| c.interpolation == Interpolation::CubicSpline)
-            .count();
+        let cubic = self.channels.iter().filter(|c| c.interpolation == Interpolation::CubicSpline).count();
         if cubic > 0 {
             out.push(format!(
                 "clip '{}': {cubic} cubic-spline channel(s) sampled at {rate} Hz; the console interpolates linearly between samples",
@@ -299,31 +237,15 @@ mod tests {
     use super::*;
 
     fn channel(path: Path, interpolation: Interpolation, times: &[f64], values: &[f64]) -> Channel {
-        Channel {
-            node: 0,
-            path,
-            interpolation,
-            times: times.to_vec(),
-            values: values.to_vec(),
-        }
+        Channel { node: 0, path, interpolation, times: times.to_vec(), values: values.to_vec() }
     }
 
     #[test]
     fn step_holds_linear_interpolates_and_ends_hold() {
-        let step = channel(
-            Path::Translation,
-            Interpolation::Step,
-            &[0.0, 1.0],
-            &[0.0, 0.0, 0.0, 2.0, 4.0, 6.0],
-        );
+        let step = channel(Path::Translation, Interpolation::Step, &[0.0, 1.0], &[0.0, 0.0, 0.0, 2.0, 4.0, 6.0]);
         assert_eq!(step.sample(0.99), [0.0, 0.0, 0.0]);
         assert_eq!(step.sample(1.0), [2.0, 4.0, 6.0]);
-        let linear = channel(
-            Path::Translation,
-            Interpolation::Linear,
-            &[1.0, 3.0],
-            &[0.0, 0.0, 0.0, 2.0, 4.0, 6.0],
-        );
+        let linear = channel(Path::Translation, Interpolation::Linear, &[1.0, 3.0], &[0.0, 0.0, 0.0, 2.0, 4.0, 6.0]);
         assert_eq!(linear.sample(2.0), [1.0, 2.0, 3.0]);
         assert_eq!(linear.sample(0.0), [0.0, 0.0, 0.0]);
         assert_eq!(linear.sample(9.0), [2.0, 4.0, 6.0]);
@@ -333,41 +255,20 @@ mod tests {
     fn linear_rotation_is_a_slerp() {
         let h = std::f64::consts::FRAC_1_SQRT_2;
         // 0 to 90 degrees about Y: halfway is 45 degrees.
-        let c = channel(
-            Path::Rotation,
-            Interpolation::Linear,
-            &[0.0, 1.0],
-            &[0.0, 0.0, 0.0, 1.0, 0.0, h, 0.0, h],
-        );
+        let c = channel(Path::Rotation, Interpolation::Linear, &[0.0, 1.0], &[0.0, 0.0, 0.0, 1.0, 0.0, h, 0.0, h]);
         let q = c.sample(0.5);
         let half = (std::f64::consts::PI / 8.0).sin();
-        assert!(
-            (q[1] - half).abs() < 1e-12
-                && (q[3] - (std::f64::consts::PI / 8.0).cos()).abs() < 1e-12,
-            "{q:?}"
-        );
+        assert!((q[1] - half).abs() < 1e-12 && (q[3] - (std::f64::consts::PI / 8.0).cos()).abs() < 1e-12, "{q:?}");
     }
 
     #[test]
     fn cubic_spline_is_the_hermite_curve_with_tangents_scaled_by_the_interval() {
         // One component x(t) = t^2 on keys 0 and 2 s: values 0 and 4, slopes 0 and 4 (tangents per second).
         let key = |a: f64, v: f64, b: f64| [a, 0.0, 0.0, v, 0.0, 0.0, b, 0.0, 0.0];
-        let values: Vec<f64> = key(9.0, 0.0, 0.0)
-            .into_iter()
-            .chain(key(4.0, 4.0, 9.0))
-            .collect();
-        let c = channel(
-            Path::Translation,
-            Interpolation::CubicSpline,
-            &[0.0, 2.0],
-            &values,
-        );
+        let values: Vec<f64> = key(9.0, 0.0, 0.0).into_iter().chain(key(4.0, 4.0, 9.0)).collect();
+        let c = channel(Path::Translation, Interpolation::CubicSpline, &[0.0, 2.0], &values);
         for t in [0.25, 0.5, 1.0, 1.5] {
-            assert!(
-                (c.sample(t)[0] - t * t).abs() < 1e-12,
-                "{t}: {:?}",
-                c.sample(t)
-            );
+            assert!((c.sample(t)[0] - t * t).abs() < 1e-12, "{t}: {:?}", c.sample(t));
         }
         // The in-tangent of the first key and the out-tangent of the last play no part.
         assert_eq!(c.sample(2.0)[0], 4.0);
@@ -375,17 +276,9 @@ mod tests {
 
     #[test]
     fn cubic_rotations_come_out_normalised() {
-        let values = [
-            0.0, 0.0, 0.0, 0.0, /* value */ 0.0, 0.0, 0.0, 1.0, /* out */ 0.0, 3.0, 0.0,
-            0.0, /* in */ 0.0, 3.0, 0.0, 0.0, /* value */ 0.0, 1.0, 0.0, 0.0, 0.0, 0.0,
-            0.0, 0.0,
-        ];
-        let c = channel(
-            Path::Rotation,
-            Interpolation::CubicSpline,
-            &[0.0, 1.0],
-            &values,
-        );
+        let values = [0.0, 0.0, 0.0, 0.0, /* value */ 0.0, 0.0, 0.0, 1.0, /* out */ 0.0, 3.0, 0.0, 0.0,
+            /* in */ 0.0, 3.0, 0.0, 0.0, /* value */ 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0];
+        let c = channel(Path::Rotation, Interpolation::CubicSpline, &[0.0, 1.0], &values);
         let q = c.sample(0.5);
         let n: f64 = q.iter().map(|v| v * v).sum();
         assert!((n - 1.0).abs() < 1e-12, "{q:?}");

@@ -30,10 +30,7 @@ pub struct Source {
 /// Reads `path` (`.gltf` or `.glb`, told apart by the GLB magic).
 pub fn open(path: &Path) -> Result<Source, GltfError> {
     let p = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| GltfError::Read {
-        path: p.clone(),
-        message: e.to_string(),
-    })?;
+    let bytes = std::fs::read(path).map_err(|e| GltfError::Read { path: p.clone(), message: e.to_string() })?;
     let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
     parse(&p, &bytes, Some(&folder))
 }
@@ -42,48 +39,29 @@ pub fn open(path: &Path) -> Result<Source, GltfError> {
 pub fn parse(p: &str, bytes: &[u8], folder: Option<&Path>) -> Result<Source, GltfError> {
     if bytes.starts_with(b"glTF") {
         if bytes.len() < 12 {
-            return Err(GltfError::Parse {
-                path: p.into(),
-                message: format!(
-                    "truncated GLB: {} bytes, the header alone takes 12",
-                    bytes.len()
-                ),
-            });
+            return Err(GltfError::Parse { path: p.into(), message: format!("truncated GLB: {} bytes, the header alone takes 12", bytes.len()) });
         }
         let declared = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
         if declared != bytes.len() {
             return Err(GltfError::Parse {
                 path: p.into(),
-                message: format!(
-                    "truncated or padded GLB: its header says {declared} bytes, the file has {}",
-                    bytes.len()
-                ),
+                message: format!("truncated or padded GLB: its header says {declared} bytes, the file has {}", bytes.len()),
             });
         }
     }
-    let parse_err = |e: gltf::Error| GltfError::Parse {
-        path: p.into(),
-        message: e.to_string(),
-    };
-    let gltf::Gltf { document, blob } =
-        gltf::Gltf::from_slice_without_validation(bytes).map_err(parse_err)?;
+    let parse_err = |e: gltf::Error| GltfError::Parse { path: p.into(), message: e.to_string() };
+    let gltf::Gltf { document, blob } = gltf::Gltf::from_slice_without_validation(bytes).map_err(parse_err)?;
     let root = document.into_json();
     // The crate's validation indexes a primitive's POSITION accessor before checking it (and panics on
     // one out of range), and never checks an animation channel's target (node and path; its accessors
     // panic on them): those first.
     for (m, mesh) in root.meshes.iter().enumerate() {
         for (k, prim) in mesh.primitives.iter().enumerate() {
-            if let Some(a) = prim.attributes.get(&gltf::json::validation::Checked::Valid(
-                gltf::Semantic::Positions,
-            )) {
+            if let Some(a) = prim.attributes.get(&gltf::json::validation::Checked::Valid(gltf::Semantic::Positions)) {
                 if a.value() >= root.accessors.len() {
                     return Err(GltfError::Parse {
                         path: p.into(),
-                        message: format!(
-                            "mesh {m} primitive {k}: POSITION is accessor {}; the file has {}",
-                            a.value(),
-                            root.accessors.len()
-                        ),
+                        message: format!("mesh {m} primitive {k}: POSITION is accessor {}; the file has {}", a.value(), root.accessors.len()),
                     });
                 }
             }
@@ -91,10 +69,7 @@ pub fn parse(p: &str, bytes: &[u8], folder: Option<&Path>) -> Result<Source, Glt
     }
     for (a, anim) in root.animations.iter().enumerate() {
         for (c, channel) in anim.channels.iter().enumerate() {
-            if !matches!(
-                channel.target.path,
-                gltf::json::validation::Checked::Valid(_)
-            ) {
+            if !matches!(channel.target.path, gltf::json::validation::Checked::Valid(_)) {
                 return Err(GltfError::Parse {
                     path: p.into(),
                     message: format!("animation {a} channel {c}: the target path is not translation, rotation, scale or weights"),
@@ -103,11 +78,7 @@ pub fn parse(p: &str, bytes: &[u8], folder: Option<&Path>) -> Result<Source, Glt
             if channel.target.node.value() >= root.nodes.len() {
                 return Err(GltfError::Parse {
                     path: p.into(),
-                    message: format!(
-                        "animation {a} channel {c} targets node {}; the file has {}",
-                        channel.target.node.value(),
-                        root.nodes.len()
-                    ),
+                    message: format!("animation {a} channel {c} targets node {}; the file has {}", channel.target.node.value(), root.nodes.len()),
                 });
             }
         }
@@ -115,77 +86,40 @@ pub fn parse(p: &str, bytes: &[u8], folder: Option<&Path>) -> Result<Source, Glt
     let document = gltf::Document::from_json(root).map_err(parse_err)?;
     let mut buffers = Vec::new();
     for buffer in document.buffers() {
-        let bad = |message: String| GltfError::Buffer {
-            path: p.into(),
-            buffer: buffer.index(),
-            message,
-        };
+        let bad = |message: String| GltfError::Buffer { path: p.into(), buffer: buffer.index(), message };
         let data = match buffer.source() {
-            gltf::buffer::Source::Bin => blob.clone().ok_or_else(|| {
-                bad("refers to the GLB's BIN chunk, and the file has none".into())
-            })?,
+            gltf::buffer::Source::Bin => {
+                blob.clone().ok_or_else(|| bad("refers to the GLB's BIN chunk, and the file has none".into()))?
+            }
             gltf::buffer::Source::Uri(uri) => load_uri(uri, folder).map_err(bad)?,
         };
         if data.len() < buffer.length() {
-            return Err(bad(format!(
-                "declares {} bytes (byteLength) but holds {}",
-                buffer.length(),
-                data.len()
-            )));
+            return Err(bad(format!("declares {} bytes (byteLength) but holds {}", buffer.length(), data.len())));
         }
         buffers.push(data);
     }
-    Ok(Source {
-        path: p.into(),
-        doc: document,
-        buffers,
-    })
+    Ok(Source { path: p.into(), doc: document, buffers })
 }
 
 /// The bytes of a buffer URI: a base64 `data:` URI, or a file inside `folder`.
 fn load_uri(uri: &str, folder: Option<&Path>) -> Result<Vec<u8>, String> {
     if let Some(rest) = uri.strip_prefix("data:") {
-        let (_, payload) = rest
-            .split_once(";base64,")
-            .ok_or("a data: URI must be base64 (data:...;base64,...)")?;
-        return base64::engine::general_purpose::STANDARD
-            .decode(payload)
-            .map_err(|e| format!("data: URI: bad base64: {e}"));
+        let (_, payload) = rest.split_once(";base64,").ok_or("a data: URI must be base64 (data:...;base64,...)")?;
+        return base64::engine::general_purpose::STANDARD.decode(payload).map_err(|e| format!("data: URI: bad base64: {e}"));
     }
     let relative = PathBuf::from(percent_decode(uri)?);
-    let scheme = uri.split_once(':').is_some_and(|(s, _)| {
-        !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-    });
-    if scheme
-        || relative.is_absolute()
-        || relative
-            .components()
-            .any(|c| matches!(c, Component::Prefix(_) | Component::RootDir))
-    {
+    let scheme = uri.split_once(':').is_some_and(|(s, _)| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)));
+    if scheme || relative.is_absolute() || relative.components().any(|c| matches!(c, Component::Prefix(_) | Component::RootDir)) {
         return Err(format!("URI '{uri}' is not a relative path; a buffer must be a file in the document's folder or a data: URI"));
     }
-    let folder =
-        folder.ok_or_else(|| format!("URI '{uri}': no folder to read external buffers from"))?;
+    let folder = folder.ok_or_else(|| format!("URI '{uri}': no folder to read external buffers from"))?;
     let file = folder.join(&relative);
-    let base = folder.canonicalize().map_err(|e| {
-        format!(
-            "URI '{uri}': the folder {} cannot be read: {e}",
-            folder.display()
-        )
-    })?;
-    let resolved = file
-        .canonicalize()
-        .map_err(|_| format!("URI '{uri}': {} does not exist", file.display()))?;
+    let base = folder.canonicalize().map_err(|e| format!("URI '{uri}': the folder {} cannot be read: {e}", folder.display()))?;
+    let resolved = file.canonicalize().map_err(|_| format!("URI '{uri}': {} does not exist", file.display()))?;
     if !resolved.starts_with(&base) {
-        return Err(format!(
-            "URI '{uri}' leaves the document's folder ({}); a buffer must be a file inside it",
-            base.display()
-        ));
+        return Err(format!("URI '{uri}' leaves the document's folder ({}); a buffer must be a file inside it", base.display()));
     }
-    std::fs::read(&resolved)
-        .map_err(|e| format!("URI '{uri}': cannot read {}: {e}", resolved.display()))
+    std::fs::read(&resolved).map_err(|e| format!("URI '{uri}': cannot read {}: {e}", resolved.display()))
 }
 
 fn percent_decode(uri: &str) -> Result<String, String> {
@@ -194,10 +128,7 @@ fn percent_decode(uri: &str) -> Result<String, String> {
     let mut i = 0;
     while i < bytes.len() {
         if bytes[i] == b'%' {
-            let hex = bytes
-                .get(i + 1..i + 3)
-                .and_then(|h| std::str::from_utf8(h).ok())
-                .and_then(|h| u8::from_str_radix(h, 16).ok());
+            let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok()).and_then(|h| u8::from_str_radix(h, 16).ok());
             out.push(hex.ok_or_else(|| format!("URI '{uri}': bad percent escape at byte {i}"))?);
             i += 3;
         } else {
@@ -244,11 +175,7 @@ fn type_name(t: DataType, normalized: bool) -> String {
         DataType::U32 => "UNSIGNED_INT",
         DataType::F32 => "FLOAT",
     };
-    if normalized {
-        format!("normalized {n}")
-    } else {
-        n.to_string()
-    }
+    if normalized { format!("normalized {n}") } else { n.to_string() }
 }
 
 fn component_size(t: DataType) -> usize {
@@ -291,12 +218,7 @@ impl Source {
             (Some(uri), _) if uri.starts_with("data:") => load_uri(uri, None).ok(),
             (None, Some(view)) => {
                 let view = self.doc.views().nth(view.value())?;
-                self.view_bytes(&view, &|m| GltfError::Parse {
-                    path: self.path.clone(),
-                    message: m,
-                })
-                .ok()
-                .map(<[u8]>::to_vec)
+                self.view_bytes(&view, &|m| GltfError::Parse { path: self.path.clone(), message: m }).ok().map(<[u8]>::to_vec)
             }
             _ => None,
         }
@@ -309,16 +231,9 @@ impl Source {
     }
 
     /// The bytes of a buffer view, checked against its buffer.
-    fn view_bytes(
-        &self,
-        view: &gltf::buffer::View,
-        bad: &dyn Fn(String) -> GltfError,
-    ) -> Result<&[u8], GltfError> {
+    fn view_bytes(&self, view: &gltf::buffer::View, bad: &dyn Fn(String) -> GltfError) -> Result<&[u8], GltfError> {
         let buffer = &self.buffers[view.buffer().index()];
-        let end = view
-            .offset()
-            .checked_add(view.length())
-            .filter(|e| *e <= buffer.len());
+        let end = view.offset().checked_add(view.length()).filter(|e| *e <= buffer.len());
         let Some(end) = end else {
             return Err(bad(format!(
                 "buffer view {} spans bytes {}..{} of buffer {}, which holds {} bytes",
@@ -337,28 +252,14 @@ impl Source {
         let bad = |message: String| GltfError::Accessor {
             path: self.path.clone(),
             accessor: accessor.index(),
-            name: accessor
-                .name()
-                .map(|n| format!(" '{n}'"))
-                .unwrap_or_default(),
+            name: accessor.name().map(|n| format!(" '{n}'")).unwrap_or_default(),
             usage: expect.usage.clone(),
             message,
         };
-        let (t, normalized, dims) = (
-            accessor.data_type(),
-            accessor.normalized(),
-            accessor.dimensions(),
-        );
-        let type_ok = expect
-            .types
-            .iter()
-            .any(|(et, en)| *et == t && en.is_none_or(|n| n == normalized));
+        let (t, normalized, dims) = (accessor.data_type(), accessor.normalized(), accessor.dimensions());
+        let type_ok = expect.types.iter().any(|(et, en)| *et == t && en.is_none_or(|n| n == normalized));
         if !expect.dimensions.contains(&dims) || !type_ok {
-            let wanted: Vec<String> = expect
-                .types
-                .iter()
-                .map(|(et, en)| type_name(*et, en.unwrap_or(false)))
-                .collect();
+            let wanted: Vec<String> = expect.types.iter().map(|(et, en)| type_name(*et, en.unwrap_or(false))).collect();
             let shapes: Vec<&str> = expect.dimensions.iter().map(|d| dims_name(*d)).collect();
             return Err(bad(format!(
                 "is {} {}; expected {} of {}",
@@ -378,14 +279,10 @@ impl Source {
                 let bytes = self.view_bytes(&view, &bad)?;
                 let stride = view.stride().unwrap_or(element);
                 if stride < element {
-                    return Err(bad(format!(
-                        "byteStride {stride} is smaller than one element ({element} bytes)"
-                    )));
+                    return Err(bad(format!("byteStride {stride} is smaller than one element ({element} bytes)")));
                 }
                 if count > 0 {
-                    let last = (count - 1) as u128 * stride as u128
-                        + accessor.offset() as u128
-                        + element as u128;
+                    let last = (count - 1) as u128 * stride as u128 + accessor.offset() as u128 + element as u128;
                     if last > bytes.len() as u128 {
                         return Err(bad(format!(
                             "{count} elements of {element} bytes (stride {stride}) from offset {} need {last} bytes; buffer view {} has {}",
@@ -398,9 +295,7 @@ impl Source {
                 Some((bytes, stride))
             }
             None if count > MAX_ZERO_ELEMENTS => {
-                return Err(bad(format!(
-                    "has no buffer view and {count} elements; expected at most {MAX_ZERO_ELEMENTS}"
-                )));
+                return Err(bad(format!("has no buffer view and {count} elements; expected at most {MAX_ZERO_ELEMENTS}")));
             }
             None => None,
         };
@@ -425,33 +320,21 @@ impl Source {
             };
             let isize = component_size(it);
             let (ioff, voff) = (sparse.indices().offset(), sparse.values().offset());
-            if ioff as u128 + (k * isize) as u128 > ibytes.len() as u128
-                || voff as u128 + (k as u128) * element as u128 > vbytes.len() as u128
-            {
-                return Err(bad(format!(
-                    "its {k} sparse indices or values run past their buffer views"
-                )));
+            if ioff as u128 + (k * isize) as u128 > ibytes.len() as u128 || voff as u128 + (k as u128) * element as u128 > vbytes.len() as u128 {
+                return Err(bad(format!("its {k} sparse indices or values run past their buffer views")));
             }
             for j in 0..k {
                 let index = component(&ibytes[ioff + j * isize..], it, false) as usize;
                 if index >= count {
-                    return Err(bad(format!(
-                        "sparse index {j} is {index}; expected below the count {count}"
-                    )));
+                    return Err(bad(format!("sparse index {j} is {index}; expected below the count {count}")));
                 }
                 for c in 0..n {
-                    out[index * n + c] =
-                        component(&vbytes[voff + j * element + c * size..], t, normalized);
+                    out[index * n + c] = component(&vbytes[voff + j * element + c * size..], t, normalized);
                 }
             }
         }
         if let Some(i) = out.iter().position(|v| !v.is_finite()) {
-            return Err(bad(format!(
-                "element {} component {} is {}; expected finite numbers",
-                i / n,
-                i % n,
-                out[i]
-            )));
+            return Err(bad(format!("element {} component {} is {}; expected finite numbers", i / n, i % n, out[i])));
         }
         Ok(out)
     }
@@ -481,19 +364,10 @@ mod tests {
         let escape = load_uri("%2E%2E/secret.bin", Some(&inner)).unwrap_err();
         assert!(escape.contains("leaves the document's folder"), "{escape}");
         let absolute = dir.path().join("secret.bin").display().to_string();
-        assert!(load_uri(&absolute, Some(&inner))
-            .unwrap_err()
-            .contains("not a relative path"));
-        assert!(load_uri("file:///etc/passwd", Some(&inner))
-            .unwrap_err()
-            .contains("not a relative path"));
-        assert!(load_uri("missing.bin", Some(&inner))
-            .unwrap_err()
-            .contains("does not exist"));
-        assert_eq!(
-            load_uri("data:application/octet-stream;base64,AQID", None).unwrap(),
-            [1, 2, 3]
-        );
+        assert!(load_uri(&absolute, Some(&inner)).unwrap_err().contains("not a relative path"));
+        assert!(load_uri("file:///etc/passwd", Some(&inner)).unwrap_err().contains("not a relative path"));
+        assert!(load_uri("missing.bin", Some(&inner)).unwrap_err().contains("does not exist"));
+        assert_eq!(load_uri("data:application/octet-stream;base64,AQID", None).unwrap(), [1, 2, 3]);
     }
 
     #[test]

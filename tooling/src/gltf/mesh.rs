@@ -84,39 +84,16 @@ pub fn geometry(
     skins: &[Skin],
 ) -> Result<Geometry, GltfError> {
     let p = &src.path;
-    let mut g = Geometry {
-        vertices: vec![],
-        triangles: vec![],
-        uvs: vec![],
-        materials: vec![],
-        warnings: vec![],
-        morph_nodes: vec![],
-    };
+    let mut g = Geometry { vertices: vec![], triangles: vec![], uvs: vec![], materials: vec![], warnings: vec![], morph_nodes: vec![] };
     let mut material_index: HashMap<Option<usize>, usize> = HashMap::new();
     for &(node_index, binding) in meshes {
-        let node = src
-            .doc
-            .nodes()
-            .nth(node_index)
-            .expect("mesh node index from the document");
+        let node = src.doc.nodes().nth(node_index).expect("mesh node index from the document");
         let mesh = node.mesh().expect("a mesh node");
         let node_name = &nodes.names[node_index];
-        let node_err = |message: String| GltfError::Node {
-            path: p.clone(),
-            node: node_index,
-            name: node_name.clone(),
-            message,
-        };
+        let node_err = |message: String| GltfError::Node { path: p.clone(), node: node_index, name: node_name.clone(), message };
         let primitives: Vec<gltf::Primitive> = mesh.primitives().collect();
-        let mesh_name = mesh
-            .name()
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("mesh{}", mesh.index()));
-        let targets: usize = primitives
-            .iter()
-            .map(|pr| pr.morph_targets().count())
-            .max()
-            .unwrap_or(0);
+        let mesh_name = mesh.name().map(str::to_string).unwrap_or_else(|| format!("mesh{}", mesh.index()));
+        let targets: usize = primitives.iter().map(|pr| pr.morph_targets().count()).max().unwrap_or(0);
         if targets > 0 {
             let weights = node.weights().or(mesh.weights()).unwrap_or(&[]);
             if weights.iter().any(|w| *w != 0.0) {
@@ -130,71 +107,37 @@ pub fn geometry(
         // Vertex of the node by exact position and influences (skin slot, weight bits).
         let mut welded: HashMap<Vec<u64>, usize> = HashMap::new();
         for (k, prim) in primitives.iter().enumerate() {
-            let label = if primitives.len() > 1 {
-                format!("{node_name} primitive {k}")
-            } else {
-                node_name.clone()
-            };
+            let label = if primitives.len() > 1 { format!("{node_name} primitive {k}") } else { node_name.clone() };
             let what = format!("mesh node '{node_name}' primitive {k}");
             let mode = prim.mode();
-            if !matches!(
-                mode,
-                Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan
-            ) {
+            if !matches!(mode, Mode::Triangles | Mode::TriangleStrip | Mode::TriangleFan) {
                 return Err(node_err(format!(
                     "mesh '{mesh_name}' primitive {k} draws {}; only triangles (TRIANGLES, TRIANGLE_STRIP, TRIANGLE_FAN) are supported",
                     mode_name(mode)
                 )));
             }
-            let pos_acc = prim.get(&gltf::Semantic::Positions).ok_or_else(|| {
-                node_err(format!("mesh '{mesh_name}' primitive {k} has no POSITION"))
-            })?;
-            let positions = src.read(
-                &pos_acc,
-                &Expect {
-                    usage: format!("POSITION of {what}"),
-                    dimensions: &[Dimensions::Vec3],
-                    types: &[FLOAT],
-                },
-            )?;
+            let pos_acc = prim.get(&gltf::Semantic::Positions).ok_or_else(|| node_err(format!("mesh '{mesh_name}' primitive {k} has no POSITION")))?;
+            let positions = src.read(&pos_acc, &Expect { usage: format!("POSITION of {what}"), dimensions: &[Dimensions::Vec3], types: &[FLOAT] })?;
             let count = pos_acc.count();
             // Influences per glTF vertex: (slot in the skin, weight).
             let mut influences: Vec<Vec<(usize, f64)>> = vec![Vec::new(); count];
             if let Binding::Skin(s) = binding {
                 let skin = &skins[s];
                 let mut set = 0;
-                while let (Some(ja), Some(wa)) = (
-                    prim.get(&gltf::Semantic::Joints(set)),
-                    prim.get(&gltf::Semantic::Weights(set)),
-                ) {
-                    let joints = src.read(
-                        &ja,
-                        &Expect {
-                            usage: format!("JOINTS_{set} of {what}"),
-                            dimensions: &[Dimensions::Vec4],
-                            types: &[(DataType::U8, Some(false)), (DataType::U16, Some(false))],
-                        },
-                    )?;
-                    let weights = src.read(
-                        &wa,
-                        &Expect {
-                            usage: format!("WEIGHTS_{set} of {what}"),
-                            dimensions: &[Dimensions::Vec4],
-                            types: &[
-                                FLOAT,
-                                (DataType::U8, Some(true)),
-                                (DataType::U16, Some(true)),
-                            ],
-                        },
-                    )?;
+                while let (Some(ja), Some(wa)) = (prim.get(&gltf::Semantic::Joints(set)), prim.get(&gltf::Semantic::Weights(set))) {
+                    let joints = src.read(&ja, &Expect {
+                        usage: format!("JOINTS_{set} of {what}"),
+                        dimensions: &[Dimensions::Vec4],
+                        types: &[(DataType::U8, Some(false)), (DataType::U16, Some(false))],
+                    })?;
+                    let weights = src.read(&wa, &Expect {
+                        usage: format!("WEIGHTS_{set} of {what}"),
+                        dimensions: &[Dimensions::Vec4],
+                        types: &[FLOAT, (DataType::U8, Some(true)), (DataType::U16, Some(true))],
+                    })?;
                     for (acc, n) in [(&ja, joints.len() / 4), (&wa, weights.len() / 4)] {
                         if n != count {
-                            return Err(accessor_err(
-                                p,
-                                acc,
-                                format!("JOINTS_{set}/WEIGHTS_{set} of {what}"),
-                                format!("holds {n} elements; expected one per vertex, {count}"),
-                            ));
+                            return Err(accessor_err(p, acc, format!("JOINTS_{set}/WEIGHTS_{set} of {what}"), format!("holds {n} elements; expected one per vertex, {count}")));
                         }
                     }
                     for v in 0..count {
@@ -204,25 +147,15 @@ pub fn geometry(
                                 continue;
                             }
                             if j >= skin.joints.len() {
-                                return Err(accessor_err(
-                                    p,
-                                    &ja,
-                                    format!("JOINTS_{set} of {what}"),
-                                    format!(
+                                return Err(accessor_err(p, &ja, format!("JOINTS_{set} of {what}"), format!(
                                     "vertex {v} names joint {j}; skin '{}' has {} joints (0..{})",
                                     skin.name,
                                     skin.joints.len(),
                                     skin.joints.len().saturating_sub(1)
-                                ),
-                                ));
+                                )));
                             }
                             if w < 0.0 {
-                                return Err(accessor_err(
-                                    p,
-                                    &wa,
-                                    format!("WEIGHTS_{set} of {what}"),
-                                    format!("vertex {v} has weight {w}; expected 0 or more"),
-                                ));
+                                return Err(accessor_err(p, &wa, format!("WEIGHTS_{set} of {what}"), format!("vertex {v} has weight {w}; expected 0 or more")));
                             }
                             match influences[v].iter_mut().find(|(s, _)| *s == j) {
                                 Some(e) => e.1 += w,
@@ -233,54 +166,26 @@ pub fn geometry(
                     set += 1;
                 }
                 if set == 0 {
-                    return Err(node_err(format!(
-                        "mesh '{mesh_name}' primitive {k} has a skin but no JOINTS_0 and WEIGHTS_0"
-                    )));
+                    return Err(node_err(format!("mesh '{mesh_name}' primitive {k} has a skin but no JOINTS_0 and WEIGHTS_0")));
                 }
-                let unweighted: Vec<usize> =
-                    (0..count).filter(|v| influences[*v].is_empty()).collect();
+                let unweighted: Vec<usize> = (0..count).filter(|v| influences[*v].is_empty()).collect();
                 if let Some(&first) = unweighted.first() {
-                    return Err(GltfError::Profile(ImportError::UnweightedVertices {
-                        path: p.clone(),
-                        mesh: label,
-                        count: unweighted.len(),
-                        first,
-                    }));
+                    return Err(GltfError::Profile(ImportError::UnweightedVertices { path: p.clone(), mesh: label, count: unweighted.len(), first }));
                 }
             }
             let texcoords = match prim.get(&gltf::Semantic::TexCoords(0)) {
                 Some(acc) => {
                     let usage = format!("TEXCOORD_0 of {what}");
-                    let t = src.read(
-                        &acc,
-                        &Expect {
-                            usage: usage.clone(),
-                            dimensions: &[Dimensions::Vec2],
-                            types: &[
-                                FLOAT,
-                                (DataType::U8, Some(true)),
-                                (DataType::U16, Some(true)),
-                            ],
-                        },
-                    )?;
+                    let t = src.read(&acc, &Expect {
+                        usage: usage.clone(),
+                        dimensions: &[Dimensions::Vec2],
+                        types: &[FLOAT, (DataType::U8, Some(true)), (DataType::U16, Some(true))],
+                    })?;
                     if t.len() / 2 != count {
-                        return Err(accessor_err(
-                            p,
-                            &acc,
-                            usage,
-                            format!(
-                                "holds {} elements; expected one per vertex, {count}",
-                                t.len() / 2
-                            ),
-                        ));
+                        return Err(accessor_err(p, &acc, usage, format!("holds {} elements; expected one per vertex, {count}", t.len() / 2)));
                     }
                     if let Some(i) = t.iter().position(|c| !c.is_finite()) {
-                        return Err(accessor_err(
-                            p,
-                            &acc,
-                            usage,
-                            format!("vertex {} has a texture coordinate of {}", i / 2, t[i]),
-                        ));
+                        return Err(accessor_err(p, &acc, usage, format!("vertex {} has a texture coordinate of {}", i / 2, t[i])));
                     }
                     Some(t)
                 }
@@ -289,28 +194,13 @@ pub fn geometry(
             let indices: Vec<usize> = match prim.indices() {
                 Some(acc) => {
                     let usage = format!("indices of {what}");
-                    let raw = src.read(
-                        &acc,
-                        &Expect {
-                            usage: usage.clone(),
-                            dimensions: &[Dimensions::Scalar],
-                            types: &[
-                                (DataType::U8, Some(false)),
-                                (DataType::U16, Some(false)),
-                                (DataType::U32, Some(false)),
-                            ],
-                        },
-                    )?;
+                    let raw = src.read(&acc, &Expect {
+                        usage: usage.clone(),
+                        dimensions: &[Dimensions::Scalar],
+                        types: &[(DataType::U8, Some(false)), (DataType::U16, Some(false)), (DataType::U32, Some(false))],
+                    })?;
                     if let Some(i) = raw.iter().position(|i| *i as usize >= count) {
-                        return Err(accessor_err(
-                            p,
-                            &acc,
-                            usage,
-                            format!(
-                                "index {i} is {}; the primitive has {count} vertices",
-                                raw[i]
-                            ),
-                        ));
+                        return Err(accessor_err(p, &acc, usage, format!("index {i} is {}; the primitive has {count} vertices", raw[i])));
                     }
                     raw.into_iter().map(|i| i as usize).collect()
                 }
@@ -318,21 +208,10 @@ pub fn geometry(
             };
             let corners: Vec<[usize; 3]> = match mode {
                 Mode::TriangleStrip => (2..indices.len())
-                    .map(|i| {
-                        if i % 2 == 0 {
-                            [indices[i - 2], indices[i - 1], indices[i]]
-                        } else {
-                            [indices[i - 1], indices[i - 2], indices[i]]
-                        }
-                    })
+                    .map(|i| if i % 2 == 0 { [indices[i - 2], indices[i - 1], indices[i]] } else { [indices[i - 1], indices[i - 2], indices[i]] })
                     .collect(),
-                Mode::TriangleFan => (2..indices.len())
-                    .map(|i| [indices[0], indices[i - 1], indices[i]])
-                    .collect(),
-                _ => indices
-                    .chunks_exact(3)
-                    .map(|c| [c[0], c[1], c[2]])
-                    .collect(),
+                Mode::TriangleFan => (2..indices.len()).map(|i| [indices[0], indices[i - 1], indices[i]]).collect(),
+                _ => indices.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect(),
             };
             // Only the vertices the triangles use, welded across the node's primitives by the exact
             // position and influences.
@@ -348,50 +227,26 @@ pub fn geometry(
                     e.1 /= total;
                 }
                 inf.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-                let key: Vec<u64> = position
-                    .iter()
-                    .map(|c| c.to_bits())
-                    .chain(inf.iter().flat_map(|(j, w)| [*j as u64, w.to_bits()]))
-                    .collect();
+                let key: Vec<u64> = position.iter().map(|c| c.to_bits()).chain(inf.iter().flat_map(|(j, w)| [*j as u64, w.to_bits()])).collect();
                 let index = *welded.entry(key).or_insert_with(|| {
                     let (influences, joint_slots) = match binding {
-                        Binding::Skin(s) => (
-                            inf.iter().map(|(j, w)| (skins[s].joints[*j], *w)).collect(),
-                            inf.iter().map(|(j, _)| *j).collect(),
-                        ),
+                        Binding::Skin(s) => (inf.iter().map(|(j, w)| (skins[s].joints[*j], *w)).collect(), inf.iter().map(|(j, _)| *j).collect()),
                         Binding::Prop(_) => (Vec::new(), Vec::new()),
                     };
-                    g.vertices.push(RawVertex {
-                        position,
-                        influences,
-                        joint_slots,
-                        mesh_node: node_index,
-                        binding,
-                        label: label.clone(),
-                        source_index: v,
-                    });
+                    g.vertices.push(RawVertex { position, influences, joint_slots, mesh_node: node_index, binding, label: label.clone(), source_index: v });
                     g.vertices.len() - 1
                 });
                 remap.insert(v, index);
             }
-            let material = *material_index
-                .entry(prim.material().index())
-                .or_insert_with(|| {
-                    g.materials.push(material(src, &prim.material()));
-                    g.materials.len() - 1
-                });
+            let material = *material_index.entry(prim.material().index()).or_insert_with(|| {
+                g.materials.push(material(src, &prim.material()));
+                g.materials.len() - 1
+            });
             for c in corners {
                 let v = c.map(|i| remap[&i]);
                 if v[0] != v[1] && v[1] != v[2] && v[0] != v[2] {
-                    g.triangles.push(Triangle {
-                        vertices: v,
-                        material,
-                    });
-                    g.uvs.push(
-                        texcoords
-                            .as_ref()
-                            .map(|t| c.map(|i| [t[2 * i], t[2 * i + 1]])),
-                    );
+                    g.triangles.push(Triangle { vertices: v, material });
+                    g.uvs.push(texcoords.as_ref().map(|t| c.map(|i| [t[2 * i], t[2 * i + 1]])));
                 }
             }
         }
@@ -400,22 +255,12 @@ pub fn geometry(
 }
 
 fn accessor_err(p: &str, acc: &gltf::Accessor, usage: String, message: String) -> GltfError {
-    GltfError::Accessor {
-        path: p.into(),
-        accessor: acc.index(),
-        name: acc.name().map(|n| format!(" '{n}'")).unwrap_or_default(),
-        usage,
-        message,
-    }
+    GltfError::Accessor { path: p.into(), accessor: acc.index(), name: acc.name().map(|n| format!(" '{n}'")).unwrap_or_default(), usage, message }
 }
 
 fn material(src: &Source, m: &gltf::Material) -> Material {
     let Some(index) = m.index() else {
-        return Material {
-            name: "(default)".into(),
-            rgb: [128, 128, 128],
-            texture: None,
-        };
+        return Material { name: "(default)".into(), rgb: [128, 128, 128], texture: None };
     };
     let pbr = m.pbr_metallic_roughness();
     let c = pbr.base_color_factor();
@@ -427,21 +272,11 @@ fn material(src: &Source, m: &gltf::Material) -> Material {
         match src.image_file(image.index()) {
             Some(file) => TextureRef::named(file),
             None => TextureRef {
-                name: image
-                    .name()
-                    .map(str::to_string)
-                    .unwrap_or_else(|| format!("image{} (embedded)", image.index())),
+                name: image.name().map(str::to_string).unwrap_or_else(|| format!("image{} (embedded)", image.index())),
                 embedded: src.embedded_image(image.index()),
                 paths: Vec::new(),
             },
         }
     });
-    Material {
-        name: m
-            .name()
-            .map(str::to_string)
-            .unwrap_or_else(|| format!("material{index}")),
-        rgb: [to_u8(c[0]), to_u8(c[1]), to_u8(c[2])],
-        texture,
-    }
+    Material { name: m.name().map(str::to_string).unwrap_or_else(|| format!("material{index}")), rgb: [to_u8(c[0]), to_u8(c[1]), to_u8(c[2])], texture }
 }

@@ -39,10 +39,7 @@ pub fn affine_of(cols: [[f32; 4]; 4]) -> Affine {
             *v = cols[c][r] as f64;
         }
     }
-    Affine {
-        m,
-        t: [cols[3][0] as f64, cols[3][1] as f64, cols[3][2] as f64],
-    }
+    Affine { m, t: [cols[3][0] as f64, cols[3][1] as f64, cols[3][2] as f64] }
 }
 
 impl Nodes {
@@ -53,16 +50,8 @@ impl Nodes {
         let mut local = Vec::with_capacity(count);
         let mut parent: Vec<Option<usize>> = vec![None; count];
         for node in doc.nodes() {
-            let name = node
-                .name()
-                .map(str::to_string)
-                .unwrap_or_else(|| format!("node{}", node.index()));
-            let bad = |message: String| GltfError::Node {
-                path: p.into(),
-                node: node.index(),
-                name: name.clone(),
-                message,
-            };
+            let name = node.name().map(str::to_string).unwrap_or_else(|| format!("node{}", node.index()));
+            let bad = |message: String| GltfError::Node { path: p.into(), node: node.index(), name: name.clone(), message };
             let l = match node.transform() {
                 gltf::scene::Transform::Matrix { matrix } => {
                     if matrix.iter().flatten().any(|v| !v.is_finite()) {
@@ -70,29 +59,18 @@ impl Nodes {
                     }
                     Local::Matrix(affine_of(matrix))
                 }
-                gltf::scene::Transform::Decomposed {
-                    translation: t,
-                    rotation: r,
-                    scale: s,
-                } => {
+                gltf::scene::Transform::Decomposed { translation: t, rotation: r, scale: s } => {
                     if t.iter().chain(&r).chain(&s).any(|v| !v.is_finite()) {
                         return Err(bad(format!(
                             "its translation {t:?}, rotation {r:?} or scale {s:?} holds a non-finite number; expected finite numbers"
                         )));
                     }
-                    Local::Trs(Trs {
-                        translation: t.map(f64::from),
-                        rotation: r.map(f64::from),
-                        scale: s.map(f64::from),
-                    })
+                    Local::Trs(Trs { translation: t.map(f64::from), rotation: r.map(f64::from), scale: s.map(f64::from) })
                 }
             };
             for child in node.children() {
                 if parent[child.index()].is_some() || child.index() == node.index() {
-                    return Err(bad(format!(
-                        "node {} has more than one parent; expected a tree",
-                        child.index()
-                    )));
+                    return Err(bad(format!("node {} has more than one parent; expected a tree", child.index())));
                 }
                 parent[child.index()] = Some(node.index());
             }
@@ -117,20 +95,10 @@ impl Nodes {
             }
             in_scene[n] = true;
             order.push(n);
-            let children: Vec<usize> = doc
-                .nodes()
-                .nth(n)
-                .map(|node| node.children().map(|c| c.index()).collect())
-                .unwrap_or_default();
+            let children: Vec<usize> = doc.nodes().nth(n).map(|node| node.children().map(|c| c.index()).collect()).unwrap_or_default();
             stack.extend(children.into_iter().rev());
         }
-        Ok(Nodes {
-            names,
-            parent,
-            local,
-            order,
-            in_scene,
-        })
+        Ok(Nodes { names, parent, local, order, in_scene })
     }
 
     /// Ancestors of `n`, nearest first.

@@ -31,46 +31,25 @@ pub struct Skin {
 }
 
 pub fn read_skin(src: &Source, nodes: &Nodes, skin: &gltf::Skin) -> Result<Skin, GltfError> {
-    let name = skin
-        .name()
-        .map(str::to_string)
-        .unwrap_or_else(|| format!("skin{}", skin.index()));
+    let name = skin.name().map(str::to_string).unwrap_or_else(|| format!("skin{}", skin.index()));
     let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
     let inverse_bind = match skin.inverse_bind_matrices() {
         None => vec![Affine::IDENTITY; joints.len()],
         Some(acc) => {
             let usage = format!("inverse bind matrices of skin '{name}'");
-            let m = src.read(
-                &acc,
-                &Expect {
-                    usage: usage.clone(),
-                    dimensions: &[Dimensions::Mat4],
-                    types: &[FLOAT],
-                },
-            )?;
+            let m = src.read(&acc, &Expect { usage: usage.clone(), dimensions: &[Dimensions::Mat4], types: &[FLOAT] })?;
             if acc.count() < joints.len() {
                 return Err(GltfError::Accessor {
                     path: src.path.clone(),
                     accessor: acc.index(),
                     name: acc.name().map(|n| format!(" '{n}'")).unwrap_or_default(),
                     usage,
-                    message: format!(
-                        "holds {} matrices; expected one per joint, {}",
-                        acc.count(),
-                        joints.len()
-                    ),
+                    message: format!("holds {} matrices; expected one per joint, {}", acc.count(), joints.len()),
                 });
             }
             (0..joints.len())
                 .map(|j| {
-                    let c = |k: usize| {
-                        [
-                            m[j * 16 + k * 4] as f32,
-                            m[j * 16 + k * 4 + 1] as f32,
-                            m[j * 16 + k * 4 + 2] as f32,
-                            m[j * 16 + k * 4 + 3] as f32,
-                        ]
-                    };
+                    let c = |k: usize| [m[j * 16 + k * 4] as f32, m[j * 16 + k * 4 + 1] as f32, m[j * 16 + k * 4 + 2] as f32, m[j * 16 + k * 4 + 3] as f32];
                     super::nodes::affine_of([c(0), c(1), c(2), c(3)])
                 })
                 .collect()
@@ -98,13 +77,7 @@ pub fn read_skin(src: &Source, nodes: &Nodes, skin: &gltf::Skin) -> Result<Skin,
             });
         }
     }
-    Ok(Skin {
-        index: skin.index(),
-        name,
-        joints,
-        inverse_bind,
-        has_inverse_bind: skin.inverse_bind_matrices().is_some(),
-    })
+    Ok(Skin { index: skin.index(), name, joints, inverse_bind, has_inverse_bind: skin.inverse_bind_matrices().is_some() })
 }
 
 /// The runtime skeleton.
@@ -129,9 +102,7 @@ pub fn skeleton(
     for skin in skins {
         let place = placement(nodes, skin, rest_world);
         for (j, &node) in skin.joints.iter().enumerate() {
-            bind_of_node
-                .entry(node)
-                .or_insert_with(|| place.mul(&skin.inverse_bind[j].inverse()));
+            bind_of_node.entry(node).or_insert_with(|| place.mul(&skin.inverse_bind[j].inverse()));
         }
     }
     for &node in prop_nodes {
@@ -140,30 +111,15 @@ pub fn skeleton(
     let mut bones = Vec::new();
     let mut bone_of_node = HashMap::new();
     for &n in &nodes.order {
-        let Some(bind) = bind_of_node.get(&n) else {
-            continue;
-        };
-        let parent = nodes
-            .ancestors(n)
-            .find_map(|a| bone_of_node.get(&a).copied());
+        let Some(bind) = bind_of_node.get(&n) else { continue };
+        let parent = nodes.ancestors(n).find_map(|a| bone_of_node.get(&a).copied());
         let g = conv.mul(bind);
         let name = nodes.names[n].clone();
-        let trs = g
-            .decompose()
-            .map_err(|d| degenerate(p, &name, "bind pose (inverse bind matrix)", d))?;
+        let trs = g.decompose().map_err(|d| degenerate(p, &name, "bind pose (inverse bind matrix)", d))?;
         bone_of_node.insert(n, bones.len());
-        bones.push(Bone {
-            name,
-            parent,
-            bind: g.unscaled(trs.scale),
-            bind_scale: trs.scale,
-        });
+        bones.push(Bone { name, parent, bind: g.unscaled(trs.scale), bind_scale: trs.scale });
     }
-    Ok(Skeleton {
-        bones,
-        bone_of_node,
-        bind_of_node,
-    })
+    Ok(Skeleton { bones, bone_of_node, bind_of_node })
 }
 
 /// Where the scene puts the skin's bind space: its root joint's rest world transform times that
@@ -178,19 +134,13 @@ fn placement(nodes: &Nodes, skin: &Skin, rest_world: &[Affine]) -> Affine {
     if !skin.has_inverse_bind {
         return Affine::IDENTITY;
     }
-    let Some((slot, &root)) = nodes
-        .order
-        .iter()
-        .find_map(|n| skin.joints.iter().enumerate().find(|(_, j)| *j == n))
-    else {
+    let Some((slot, &root)) = nodes.order.iter().find_map(|n| skin.joints.iter().enumerate().find(|(_, j)| *j == n)) else {
         return Affine::IDENTITY;
     };
     let place = rest_world[root].mul(&skin.inverse_bind[slot]);
     // Consistent skins keep their binds bit for bit.
     let near = |a: f64, b: f64| (a - b).abs() <= 1e-6 * (1.0 + b.abs());
-    let identity = (0..3).all(|r| {
-        (0..3).all(|c| near(place.m[r][c], if r == c { 1.0 } else { 0.0 })) && near(place.t[r], 0.0)
-    });
+    let identity = (0..3).all(|r| (0..3).all(|c| near(place.m[r][c], if r == c { 1.0 } else { 0.0 })) && near(place.t[r], 0.0));
     if identity {
         Affine::IDENTITY
     } else {

@@ -31,11 +31,7 @@ pub struct Orbit {
 impl Default for Orbit {
     /// A three-quarter view from slightly above.
     fn default() -> Self {
-        Orbit {
-            yaw: 30.0,
-            pitch: 12.0,
-            zoom: 1.0,
-        }
+        Orbit { yaw: 30.0, pitch: 12.0, zoom: 1.0 }
     }
 }
 
@@ -50,11 +46,7 @@ pub struct Framing {
 }
 
 fn degrees_to_angle(d: f64) -> Angle {
-    let d = if d.is_finite() {
-        d.rem_euclid(360.0)
-    } else {
-        0.0
-    };
+    let d = if d.is_finite() { d.rem_euclid(360.0) } else { 0.0 };
     ((d / 360.0 * 65536.0).round() as u32 & 0xFFFF) as Angle
 }
 
@@ -70,13 +62,8 @@ impl Framing {
             .sum::<f64>()
             .sqrt()
             .max(16.0);
-        let zoom = if orbit.zoom.is_finite() {
-            orbit.zoom.clamp(0.1, 20.0)
-        } else {
-            1.0
-        };
-        let distance =
-            (radius * PROJECTION_H as f64 / (FIT_RADIUS_PIXELS * zoom)).max(radius * 1.05 + 64.0);
+        let zoom = if orbit.zoom.is_finite() { orbit.zoom.clamp(0.1, 20.0) } else { 1.0 };
+        let distance = (radius * PROJECTION_H as f64 / (FIT_RADIUS_PIXELS * zoom)).max(radius * 1.05 + 64.0);
         let view = Camera::orbit(
             Vec3i32::new(center[0], center[1], center[2]),
             distance.round() as i32,
@@ -96,16 +83,8 @@ impl Framing {
             near,
         };
         let r = view.rotation.map(|row| row.map(|v| v as f64 / 4096.0));
-        let t = [
-            view.translation.x as f64,
-            view.translation.y as f64,
-            view.translation.z as f64,
-        ];
-        Framing {
-            camera,
-            view_f64: (r, t),
-            lighting: None,
-        }
+        let t = [view.translation.x as f64, view.translation.y as f64, view.translation.z as f64];
+        Framing { camera, view_f64: (r, t), lighting: None }
     }
 
     /// The same framing lit as a game might light it: one white light from the camera's upper left
@@ -119,15 +98,8 @@ impl Framing {
         let world = [0, 1, 2].map(|j| (0..3).map(|i| r[i][j] * toward[i]).sum::<f64>());
         let len = world.iter().map(|c| c * c).sum::<f64>().sqrt().max(1e-9);
         let d = world.map(|c| (c / len * 4096.0).round() as i16);
-        let lighting = Lighting::one(
-            Vec3i16::new(d[0], d[1], d[2]),
-            [112, 112, 112],
-            [64, 64, 64],
-        );
-        Framing {
-            lighting: Some(lighting),
-            ..self
-        }
+        let lighting = Lighting::one(Vec3i16::new(d[0], d[1], d[2]), [112, 112, 112], [64, 64, 64]);
+        Framing { lighting: Some(lighting), ..self }
     }
 
     /// The f64 perspective projection of a model-space point: screen x, y and camera depth.
@@ -136,11 +108,7 @@ impl Framing {
         let c = [0, 1, 2].map(|i| r[i][0] * p[0] + r[i][1] * p[1] + r[i][2] * p[2] + t[i]);
         let z = c[2].max(1.0);
         let h = self.camera.projection as f64;
-        [
-            self.camera.center.0 as f64 + c[0] * h / z,
-            self.camera.center.1 as f64 + c[1] * h / z,
-            c[2],
-        ]
+        [self.camera.center.0 as f64 + c[0] * h / z, self.camera.center.1 as f64 + c[1] * h / z, c[2]]
     }
 }
 
@@ -152,26 +120,13 @@ mod tests {
     fn box_centre_projects_to_screen_centre_and_box_stays_on_screen() {
         let bounds = [[-1000, -7000, -500], [1000, 0, 500]];
         for (yaw, pitch) in [(0.0, 0.0), (90.0, -30.0), (200.0, 45.0)] {
-            let f = Framing::new(
-                bounds,
-                Orbit {
-                    yaw,
-                    pitch,
-                    zoom: 1.0,
-                },
-            );
+            let f = Framing::new(bounds, Orbit { yaw, pitch, zoom: 1.0 });
             let p = f.project_f64([0.0, -3500.0, 0.0]);
-            assert!(
-                (p[0] - 160.0).abs() < 0.5 && (p[1] - 120.0).abs() < 0.5,
-                "{p:?}"
-            );
+            assert!((p[0] - 160.0).abs() < 0.5 && (p[1] - 120.0).abs() < 0.5, "{p:?}");
             for corner in 0..8 {
                 let c = [0, 1, 2].map(|a| bounds[(corner >> a) & 1][a] as f64);
                 let q = f.project_f64(c);
-                assert!(
-                    (0.0..320.0).contains(&q[0]) && (0.0..240.0).contains(&q[1]),
-                    "corner {c:?} -> {q:?}"
-                );
+                assert!((0.0..320.0).contains(&q[0]) && (0.0..240.0).contains(&q[1]), "corner {c:?} -> {q:?}");
             }
         }
     }
@@ -179,32 +134,11 @@ mod tests {
     #[test]
     fn zoom_enlarges_and_garbage_orbit_is_tamed() {
         let bounds = [[-1000, -1000, -1000], [1000, 1000, 1000]];
-        let near = Framing::new(
-            bounds,
-            Orbit {
-                yaw: 0.0,
-                pitch: 0.0,
-                zoom: 2.0,
-            },
-        );
-        let far = Framing::new(
-            bounds,
-            Orbit {
-                yaw: 0.0,
-                pitch: 0.0,
-                zoom: 1.0,
-            },
-        );
+        let near = Framing::new(bounds, Orbit { yaw: 0.0, pitch: 0.0, zoom: 2.0 });
+        let far = Framing::new(bounds, Orbit { yaw: 0.0, pitch: 0.0, zoom: 1.0 });
         let x = |f: &Framing| f.project_f64([1000.0, 0.0, 0.0])[0] - 160.0;
         assert!(x(&near) > 1.5 * x(&far));
-        let odd = Framing::new(
-            bounds,
-            Orbit {
-                yaw: f64::NAN,
-                pitch: f64::INFINITY,
-                zoom: f64::NAN,
-            },
-        );
+        let odd = Framing::new(bounds, Orbit { yaw: f64::NAN, pitch: f64::INFINITY, zoom: f64::NAN });
         assert_eq!(odd.camera, far.camera);
         assert_eq!(degrees_to_angle(-90.0), 0xC000);
     }

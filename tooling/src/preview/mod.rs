@@ -43,25 +43,13 @@ pub fn for_each_frame(
     mut each: impl FnMut(Canvas) -> Result<(), String>,
 ) -> Result<(), String> {
     let framing = Framing::new(subject.bounds(), options.orbit);
-    let framing = if options.light {
-        framing.lit()
-    } else {
-        framing
-    };
+    let framing = if options.light { framing.lit() } else { framing };
     let character = match (options.compare, &subject.character) {
         (true, Some(c)) => Some(c),
-        (true, None) => {
-            return Err(format!(
-                "{}: --compare needs an FBX input (compiled tables keep no float pose)",
-                subject.source
-            ))
-        }
+        (true, None) => return Err(format!("{}: --compare needs an FBX input (compiled tables keep no float pose)", subject.source)),
         (false, _) => None,
     };
-    let vram = subject
-        .tables(options.storage)
-        .ok()
-        .and_then(|t| vram::Vram::of(&t));
+    let vram = subject.tables(options.storage).ok().and_then(|t| vram::Vram::of(&t));
     for f in frames {
         let shot = subject.shot(clip, f, options.storage, &framing)?;
         // A model without triangles is only a skeleton: always draw it.
@@ -72,12 +60,7 @@ pub fn for_each_frame(
                 let mut pair = Canvas::new(2 * SCREEN_WIDTH, SCREEN_HEIGHT, shot::BACKGROUND);
                 pair.blit(&console, 0, 0);
                 let float = reference::paint(c, clip, f, &framing, SCREEN_WIDTH, SCREEN_HEIGHT)
-                    .ok_or_else(|| {
-                        format!(
-                            "{}: no float pose for clip {clip} frame {f}",
-                            subject.source
-                        )
-                    })?;
+                    .ok_or_else(|| format!("{}: no float pose for clip {clip} frame {f}", subject.source))?;
                 pair.blit(&float, SCREEN_WIDTH, 0);
                 pair
             }
@@ -88,12 +71,7 @@ pub fn for_each_frame(
 }
 
 /// Draws `frames` of clip `clip` into a list (for short ranges: a contact sheet).
-pub fn render_frames(
-    subject: &Subject,
-    clip: usize,
-    frames: std::ops::Range<usize>,
-    options: &FrameOptions,
-) -> Result<Vec<Canvas>, String> {
+pub fn render_frames(subject: &Subject, clip: usize, frames: std::ops::Range<usize>, options: &FrameOptions) -> Result<Vec<Canvas>, String> {
     let mut out = Vec::with_capacity(frames.len());
     for_each_frame(subject, clip, frames, options, |c| {
         out.push(c);
@@ -103,24 +81,10 @@ pub fn render_frames(
 }
 
 /// Writes an animated GIF of `frames` of clip `clip`, one picture in memory at a time.
-pub fn gif(
-    subject: &Subject,
-    clip: usize,
-    frames: std::ops::Range<usize>,
-    options: &FrameOptions,
-) -> Result<Vec<u8>, String> {
-    let width = if options.compare {
-        2 * SCREEN_WIDTH
-    } else {
-        SCREEN_WIDTH
-    };
+pub fn gif(subject: &Subject, clip: usize, frames: std::ops::Range<usize>, options: &FrameOptions) -> Result<Vec<u8>, String> {
+    let width = if options.compare { 2 * SCREEN_WIDTH } else { SCREEN_WIDTH };
     let rate = subject.clips.get(clip).map(|c| c.rate).unwrap_or(30);
-    let mut writer = picture::GifWriter::new(
-        width,
-        SCREEN_HEIGHT,
-        Some(&palette(subject)),
-        picture::gif_delay(rate),
-    )?;
+    let mut writer = picture::GifWriter::new(width, SCREEN_HEIGHT, Some(&palette(subject)), picture::gif_delay(rate))?;
     for_each_frame(subject, clip, frames, options, |c| writer.add(&c))?;
     writer.finish()
 }
@@ -129,12 +93,7 @@ pub fn gif(
 /// as the GPU stores it.
 pub fn palette(subject: &Subject) -> Vec<[u8; 3]> {
     let mut colours = vec![shot::BACKGROUND, shot::BONE_LINE, shot::JOINT_DOT];
-    colours.extend(
-        subject
-            .material_colours()
-            .into_iter()
-            .map(raster::vram_colour),
-    );
+    colours.extend(subject.material_colours().into_iter().map(raster::vram_colour));
     let mut seen = std::collections::HashSet::new();
     colours.retain(|c| seen.insert(*c));
     colours

@@ -9,23 +9,12 @@ const SHEET_GAP: usize = 2;
 
 /// Lays `frames` (all the same size) out in rows of [`SHEET_COLUMNS`].
 pub fn contact_sheet(frames: &[Canvas], gap_colour: [u8; 3]) -> Canvas {
-    let (w, h) = frames
-        .first()
-        .map(|f| (f.width, f.height))
-        .unwrap_or((1, 1));
+    let (w, h) = frames.first().map(|f| (f.width, f.height)).unwrap_or((1, 1));
     let cols = frames.len().clamp(1, SHEET_COLUMNS);
     let rows = frames.len().div_ceil(cols).max(1);
-    let mut sheet = Canvas::new(
-        cols * (w + SHEET_GAP) - SHEET_GAP,
-        rows * (h + SHEET_GAP) - SHEET_GAP,
-        gap_colour,
-    );
+    let mut sheet = Canvas::new(cols * (w + SHEET_GAP) - SHEET_GAP, rows * (h + SHEET_GAP) - SHEET_GAP, gap_colour);
     for (i, f) in frames.iter().enumerate() {
-        sheet.blit(
-            f,
-            (i % cols) * (w + SHEET_GAP),
-            (i / cols) * (h + SHEET_GAP),
-        );
+        sheet.blit(f, (i % cols) * (w + SHEET_GAP), (i / cols) * (h + SHEET_GAP));
     }
     sheet
 }
@@ -38,8 +27,7 @@ pub fn encode_png(canvas: &Canvas) -> Result<Vec<u8>, String> {
         enc.set_color(png::ColorType::Rgb);
         enc.set_depth(png::BitDepth::Eight);
         let mut w = enc.write_header().map_err(|e| format!("PNG: {e}"))?;
-        w.write_image_data(&canvas.rgb)
-            .map_err(|e| format!("PNG: {e}"))?;
+        w.write_image_data(&canvas.rgb).map_err(|e| format!("PNG: {e}"))?;
     }
     Ok(out)
 }
@@ -62,57 +50,28 @@ pub struct GifWriter {
 }
 
 impl GifWriter {
-    pub fn new(
-        width: usize,
-        height: usize,
-        palette: Option<&[[u8; 3]]>,
-        delay_cs: u16,
-    ) -> Result<GifWriter, String> {
+    pub fn new(width: usize, height: usize, palette: Option<&[[u8; 3]]>, delay_cs: u16) -> Result<GifWriter, String> {
         let w = u16::try_from(width).map_err(|_| "GIF: too wide")?;
         let h = u16::try_from(height).map_err(|_| "GIF: too tall")?;
-        let palette = palette
-            .filter(|p| !p.is_empty() && p.len() <= 256)
-            .unwrap_or(&[]);
+        let palette = palette.filter(|p| !p.is_empty() && p.len() <= 256).unwrap_or(&[]);
         let global: Vec<u8> = palette.iter().flatten().copied().collect();
-        let mut encoder =
-            gif::Encoder::new(Vec::new(), w, h, &global).map_err(|e| format!("GIF: {e}"))?;
-        encoder
-            .set_repeat(gif::Repeat::Infinite)
-            .map_err(|e| format!("GIF: {e}"))?;
-        let index = palette
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (*c, i as u8))
-            .collect();
-        Ok(GifWriter {
-            encoder,
-            index,
-            width: w,
-            height: h,
-            delay_cs,
-        })
+        let mut encoder = gif::Encoder::new(Vec::new(), w, h, &global).map_err(|e| format!("GIF: {e}"))?;
+        encoder.set_repeat(gif::Repeat::Infinite).map_err(|e| format!("GIF: {e}"))?;
+        let index = palette.iter().enumerate().map(|(i, c)| (*c, i as u8)).collect();
+        Ok(GifWriter { encoder, index, width: w, height: h, delay_cs })
     }
 
     pub fn add(&mut self, canvas: &Canvas) -> Result<(), String> {
         if (canvas.width, canvas.height) != (self.width as usize, self.height as usize) {
-            return Err(format!(
-                "GIF: frame of {}x{} in a {}x{} animation",
-                canvas.width, canvas.height, self.width, self.height
-            ));
+            return Err(format!("GIF: frame of {}x{} in a {}x{} animation", canvas.width, canvas.height, self.width, self.height));
         }
-        let indexed: Option<Vec<u8>> = canvas
-            .rgb
-            .chunks_exact(3)
-            .map(|c| self.index.get(&[c[0], c[1], c[2]]).copied())
-            .collect();
+        let indexed: Option<Vec<u8>> = canvas.rgb.chunks_exact(3).map(|c| self.index.get(&[c[0], c[1], c[2]]).copied()).collect();
         let mut frame = match indexed {
             Some(buffer) => gif::Frame::from_indexed_pixels(self.width, self.height, buffer, None),
             None => gif::Frame::from_rgb_speed(self.width, self.height, &canvas.rgb, 10),
         };
         frame.delay = self.delay_cs;
-        self.encoder
-            .write_frame(&frame)
-            .map_err(|e| format!("GIF: {e}"))
+        self.encoder.write_frame(&frame).map_err(|e| format!("GIF: {e}"))
     }
 
     pub fn finish(self) -> Result<Vec<u8>, String> {
@@ -165,31 +124,20 @@ mod tests {
         let mut got = Vec::new();
         while let Some(f) = dec.read_next_frame().unwrap() {
             assert_eq!(f.delay, 3);
-            got.push(
-                f.buffer
-                    .chunks_exact(4)
-                    .flat_map(|c| [c[0], c[1], c[2]])
-                    .collect::<Vec<u8>>(),
-            );
+            got.push(f.buffer.chunks_exact(4).flat_map(|c| [c[0], c[1], c[2]]).collect::<Vec<u8>>());
         }
         assert_eq!(got, vec![a.rgb.clone(), b.rgb.clone()]);
 
         // A colour missing from a given palette is quantised, not dropped or mis-indexed.
         let mut w = GifWriter::new(8, 4, Some(&[[1, 2, 3]]), 5).unwrap();
         w.add(&b).unwrap();
-        assert!(
-            w.add(&Canvas::new(4, 4, [0; 3])).is_err(),
-            "frame size is checked"
-        );
+        assert!(w.add(&Canvas::new(4, 4, [0; 3])).is_err(), "frame size is checked");
         let bytes = w.finish().unwrap();
         let mut dec = gif::DecodeOptions::new();
         dec.set_color_output(gif::ColorOutput::RGBA);
         let mut dec = dec.read_info(bytes.as_slice()).unwrap();
         let f = dec.read_next_frame().unwrap().unwrap();
-        assert!(f.buffer.chunks_exact(4).all(|c| c[..3]
-            .iter()
-            .zip([9u8, 9, 9])
-            .all(|(x, y)| x.abs_diff(y) <= 8)));
+        assert!(f.buffer.chunks_exact(4).all(|c| c[..3].iter().zip([9u8, 9, 9]).all(|(x, y)| x.abs_diff(y) <= 8)));
     }
 
     #[test]

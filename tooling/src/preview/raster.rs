@@ -58,14 +58,8 @@ impl Canvas {
     fn cover(&mut self, v: [[i32; 2]; 3], mut pixel: impl FnMut([i64; 3], i64) -> Option<[u8; 3]>) {
         let xs = v.map(|p| p[0]);
         let ys = v.map(|p| p[1]);
-        let (x0, x1) = (
-            *xs.iter().min().unwrap_or(&0),
-            *xs.iter().max().unwrap_or(&0),
-        );
-        let (y0, y1) = (
-            *ys.iter().min().unwrap_or(&0),
-            *ys.iter().max().unwrap_or(&0),
-        );
+        let (x0, x1) = (*xs.iter().min().unwrap_or(&0), *xs.iter().max().unwrap_or(&0));
+        let (y0, y1) = (*ys.iter().min().unwrap_or(&0), *ys.iter().max().unwrap_or(&0));
         if x1 - x0 > MAX_POLYGON_WIDTH || y1 - y0 > MAX_POLYGON_HEIGHT {
             return;
         }
@@ -75,11 +69,7 @@ impl Canvas {
         }
         // Orient counter-clockwise in maths terms (clockwise on a y-down screen) so that "inside"
         // means every edge function is positive; `order` maps the weights back to `v`'s corners.
-        let (o, order) = if area < 0 {
-            ([v[0], v[2], v[1]], [0, 2, 1])
-        } else {
-            (v, [0, 1, 2])
-        };
+        let (o, order) = if area < 0 { ([v[0], v[2], v[1]], [0, 2, 1]) } else { (v, [0, 1, 2]) };
         let edges = [(o[1], o[2]), (o[2], o[0]), (o[0], o[1])];
         let bias = edges.map(|(a, b)| if is_top_left(a, b) { 0 } else { -1 });
         for y in y0.max(0)..=y1.min(self.height as i32 - 1) {
@@ -102,39 +92,21 @@ impl Canvas {
     /// Fills the triangle `v` with texels: `uv` per corner, interpolated affinely over the screen as the
     /// GPU does (no perspective), each pixel's (u, v) truncated to a texel; `texel` gives its colour or
     /// None (transparent: the pixel is left as it is).
-    pub fn fill_textured(
-        &mut self,
-        v: [[i32; 2]; 3],
-        uv: [[u8; 2]; 3],
-        texel: impl Fn(u8, u8) -> Option<[u8; 3]>,
-    ) {
-        self.cover(v, |w, area| {
-            texel(
-                mix(w, area, uv.map(|c| c[0])) as u8,
-                mix(w, area, uv.map(|c| c[1])) as u8,
-            )
-        });
+    pub fn fill_textured(&mut self, v: [[i32; 2]; 3], uv: [[u8; 2]; 3], texel: impl Fn(u8, u8) -> Option<[u8; 3]>) {
+        self.cover(v, |w, area| texel(mix(w, area, uv.map(|c| c[0])) as u8, mix(w, area, uv.map(|c| c[1])) as u8));
     }
 
     /// Fills the triangle `v` Gouraud-shaded: `colours` per corner interpolated over the screen (each
     /// pixel's value truncated); with `texture` (`uv` per corner and the texel fetch, a 15-bit texel or
     /// None for transparent) each texel's 5-bit channels times the colour / 128, saturated, as the GPU
     /// modulates; without, the colour itself stored in 15 bits.
-    pub fn fill_shaded(
-        &mut self,
-        v: [[i32; 2]; 3],
-        colours: [[u8; 3]; 3],
-        texture: Option<TexelSource>,
-    ) {
+    pub fn fill_shaded(&mut self, v: [[i32; 2]; 3], colours: [[u8; 3]; 3], texture: Option<TexelSource>) {
         let widen = |c: u32| ((c << 3) | (c >> 2)) as u8;
         self.cover(v, |w, area| {
             let colour = [0, 1, 2].map(|c| mix(w, area, colours.map(|k| k[c])));
             Some(match &texture {
                 Some((uv, texel)) => {
-                    let t = texel(
-                        mix(w, area, uv.map(|c| c[0])) as u8,
-                        mix(w, area, uv.map(|c| c[1])) as u8,
-                    )?;
+                    let t = texel(mix(w, area, uv.map(|c| c[0])) as u8, mix(w, area, uv.map(|c| c[1])) as u8)?;
                     let t5 = [t & 31, (t >> 5) & 31, (t >> 10) & 31];
                     [0, 1, 2].map(|c| widen(((t5[c] as u32 * colour[c]) >> 7).min(31)))
                 }
@@ -203,16 +175,11 @@ impl Canvas {
 /// Twice the signed area of (a, b, p): positive when p is to the left of a->b in maths orientation.
 /// A per-corner byte value at a pixel: the weighted sum, floored, within 0..=255.
 fn mix(w: [i64; 3], area: i64, at: [u8; 3]) -> u32 {
-    (0..3)
-        .map(|i| w[i] * at[i] as i64)
-        .sum::<i64>()
-        .div_euclid(area)
-        .clamp(0, 255) as u32
+    (0..3).map(|i| w[i] * at[i] as i64).sum::<i64>().div_euclid(area).clamp(0, 255) as u32
 }
 
 fn cross(a: [i32; 2], b: [i32; 2], p: [i32; 2]) -> i64 {
-    (b[0] as i64 - a[0] as i64) * (p[1] as i64 - a[1] as i64)
-        - (b[1] as i64 - a[1] as i64) * (p[0] as i64 - a[0] as i64)
+    (b[0] as i64 - a[0] as i64) * (p[1] as i64 - a[1] as i64) - (b[1] as i64 - a[1] as i64) * (p[0] as i64 - a[0] as i64)
 }
 
 /// Whether edge a->b of a triangle oriented so that inside is positive is a top or a left edge. With
@@ -231,10 +198,7 @@ mod tests {
     const RED: [u8; 3] = [255, 0, 0];
 
     fn count(c: &Canvas, col: [u8; 3]) -> usize {
-        (0..c.height)
-            .flat_map(|y| (0..c.width).map(move |x| (x, y)))
-            .filter(|&(x, y)| c.pixel(x, y) == col)
-            .count()
+        (0..c.height).flat_map(|y| (0..c.width).map(move |x| (x, y))).filter(|&(x, y)| c.pixel(x, y) == col).count()
     }
 
     #[test]

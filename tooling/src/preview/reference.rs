@@ -9,14 +9,7 @@ use super::shot::BACKGROUND;
 use crate::fbx::Character;
 
 /// Paints frame `frame` of clip `clip` of the float evaluation; `None` when out of range.
-pub fn paint(
-    c: &Character,
-    clip: usize,
-    frame: usize,
-    framing: &Framing,
-    width: usize,
-    height: usize,
-) -> Option<Canvas> {
+pub fn paint(c: &Character, clip: usize, frame: usize, framing: &Framing, width: usize, height: usize) -> Option<Canvas> {
     let positions = c.clips.get(clip)?.skinned_reference.get(frame)?;
     let screen: Vec<[f64; 3]> = positions.iter().map(|p| framing.project_f64(*p)).collect();
     let near = framing.camera.near as f64;
@@ -24,14 +17,11 @@ pub fn paint(
     // the console's NCLIP test does.
     let mut order: Vec<(f64, usize)> = Vec::with_capacity(c.triangles.len());
     for (i, t) in c.triangles.iter().enumerate() {
-        let p = t
-            .vertices
-            .map(|v| screen.get(v).copied().unwrap_or([0.0, 0.0, -1.0]));
+        let p = t.vertices.map(|v| screen.get(v).copied().unwrap_or([0.0, 0.0, -1.0]));
         if p.iter().any(|q| q[2] < near) {
             continue;
         }
-        let area =
-            (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
+        let area = (p[1][0] - p[0][0]) * (p[2][1] - p[0][1]) - (p[1][1] - p[0][1]) * (p[2][0] - p[0][0]);
         if area <= 0.0 {
             continue;
         }
@@ -41,14 +31,8 @@ pub fn paint(
     let mut canvas = Canvas::new(width, height, BACKGROUND);
     for (_, i) in order {
         let t = &c.triangles[i];
-        let xy = t
-            .vertices
-            .map(|v| [screen[v][0].round() as i32, screen[v][1].round() as i32]);
-        let rgb = c
-            .materials
-            .get(t.material)
-            .map(|m| m.rgb)
-            .unwrap_or([255, 0, 255]);
+        let xy = t.vertices.map(|v| [screen[v][0].round() as i32, screen[v][1].round() as i32]);
+        let rgb = c.materials.get(t.material).map(|m| m.rgb).unwrap_or([255, 0, 255]);
         canvas.fill_triangle(xy, vram_colour(rgb));
     }
     Some(canvas)

@@ -37,11 +37,7 @@ const MAX_CONNECTIONS: usize = 32;
 /// Binds `127.0.0.1:port` (0: any free port) or says clearly why not.
 pub fn bind(port: u16) -> Result<TcpListener, CliError> {
     TcpListener::bind(("127.0.0.1", port)).map_err(|e| {
-        let why = if e.kind() == std::io::ErrorKind::AddrInUse {
-            "the port is already in use (choose another with --port)".to_string()
-        } else {
-            e.to_string()
-        };
+        let why = if e.kind() == std::io::ErrorKind::AddrInUse { "the port is already in use (choose another with --port)".to_string() } else { e.to_string() };
         CliError::invalid(format!("cannot listen on 127.0.0.1:{port}: {why}"))
     })
 }
@@ -75,11 +71,7 @@ pub struct Response {
 
 impl Response {
     fn json(status: u16, v: &Value) -> Response {
-        Response {
-            status,
-            content_type: "application/json",
-            body: v.to_string().into_bytes(),
-        }
+        Response { status, content_type: "application/json", body: v.to_string().into_bytes() }
     }
     fn error(status: u16, message: impl Into<String>) -> Response {
         Response::json(status, &json!({ "error": message.into() }))
@@ -132,11 +124,7 @@ fn write_response(out: &mut TcpStream, response: &Response) -> std::io::Result<(
 pub fn respond(subject: &Subject, target: &str) -> Response {
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
     match path {
-        "/" | "/index.html" => Response {
-            status: 200,
-            content_type: "text/html; charset=utf-8",
-            body: PAGE.as_bytes().to_vec(),
-        },
+        "/" | "/index.html" => Response { status: 200, content_type: "text/html; charset=utf-8", body: PAGE.as_bytes().to_vec() },
         "/api/info" => Response::json(200, &info(subject)),
         "/api/frame" => match frame(subject, query) {
             Ok(v) => Response::json(200, &v),
@@ -155,19 +143,11 @@ fn info(subject: &Subject) -> Value {
         .clips
         .iter()
         .map(|c| {
-            let events: Vec<Value> = c
-                .events
-                .iter()
-                .map(|(f, n)| json!({ "frame": f, "name": n }))
-                .collect();
+            let events: Vec<Value> = c.events.iter().map(|(f, n)| json!({ "frame": f, "name": n })).collect();
             json!({ "name": c.name, "frames": c.frames, "rate": c.rate, "events": events })
         })
         .collect();
-    let bones: Vec<&str> = subject
-        .character
-        .as_ref()
-        .map(|c| c.bones.iter().map(|b| b.name.as_str()).collect())
-        .unwrap_or_default();
+    let bones: Vec<&str> = subject.character.as_ref().map(|c| c.bones.iter().map(|b| b.name.as_str()).collect()).unwrap_or_default();
     json!({
         "source": subject.source,
         "clips": clips,
@@ -182,18 +162,12 @@ fn info(subject: &Subject) -> Value {
 }
 
 fn param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
-    query
-        .split('&')
-        .filter_map(|kv| kv.split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v)
+    query.split('&').filter_map(|kv| kv.split_once('=')).find(|(k, _)| *k == name).map(|(_, v)| v)
 }
 
 fn number<T: std::str::FromStr>(query: &str, name: &str, default: Option<T>) -> Result<T, String> {
     match param(query, name) {
-        Some(v) => v
-            .parse()
-            .map_err(|_| format!("parameter {name}={v} is not a number")),
+        Some(v) => v.parse().map_err(|_| format!("parameter {name}={v} is not a number")),
         None => default.ok_or_else(|| format!("parameter {name} is missing")),
     }
 }
@@ -201,91 +175,41 @@ fn number<T: std::str::FromStr>(query: &str, name: &str, default: Option<T>) -> 
 fn frame(subject: &Subject, query: &str) -> Result<Value, String> {
     let clip: usize = number(query, "clip", None)?;
     let f: usize = number(query, "frame", None)?;
-    let info = subject
-        .clips
-        .get(clip)
-        .ok_or_else(|| format!("clip {clip} does not exist ({} clips)", subject.clips.len()))?;
+    let info = subject.clips.get(clip).ok_or_else(|| format!("clip {clip} does not exist ({} clips)", subject.clips.len()))?;
     if f >= info.frames {
-        return Err(format!(
-            "clip '{}' has {} frames, frame {f} does not exist",
-            info.name, info.frames
-        ));
+        return Err(format!("clip '{}' has {} frames, frame {f} does not exist", info.name, info.frames));
     }
     let storage = match param(query, "storage").unwrap_or("rigid-gte") {
         "rigid-gte" => StorageMode::RigidGte,
         "baked-vertices" => StorageMode::BakedVertices,
-        other => {
-            return Err(format!(
-                "storage {other} is not rigid-gte or baked-vertices"
-            ))
-        }
+        other => return Err(format!("storage {other} is not rigid-gte or baked-vertices")),
     };
     let d = Orbit::default();
-    let orbit = Orbit {
-        yaw: number(query, "yaw", Some(d.yaw))?,
-        pitch: number(query, "pitch", Some(d.pitch))?,
-        zoom: number(query, "zoom", Some(d.zoom))?,
-    };
+    let orbit = Orbit { yaw: number(query, "yaw", Some(d.yaw))?, pitch: number(query, "pitch", Some(d.pitch))?, zoom: number(query, "zoom", Some(d.zoom))? };
     let framing = Framing::new(subject.bounds(), orbit);
     let shot = subject.shot(clip, f, storage, &framing)?;
     let tables = subject.tables(storage)?;
     // Which bone moves each triangle: the rigid range holding its first vertex.
-    let bone_of_vertex = |v: u16| {
-        (0..tables.bone_count()).find(|&b| {
-            let bone = tables.bone(b);
-            (bone.first_vertex..bone.first_vertex + bone.vertex_count).contains(&v)
-        })
-    };
+    let bone_of_vertex = |v: u16| (0..tables.bone_count()).find(|&b| {
+        let bone = tables.bone(b);
+        (bone.first_vertex..bone.first_vertex + bone.vertex_count).contains(&v)
+    });
     // The first vertex of each triangle (a quad's two triangles share its first point).
-    let first_vertex: Vec<u16> = tables
-        .primitives()
-        .flat_map(|p| std::iter::repeat_n(p.points[0], p.triangle_count()))
-        .collect();
+    let first_vertex: Vec<u16> = tables.primitives().flat_map(|p| std::iter::repeat_n(p.points[0], p.triangle_count())).collect();
     let mut bounds = [i32::MAX, i32::MAX, i32::MIN, i32::MIN];
     let triangles: Vec<[i32; 11]> = shot
         .triangles
         .iter()
         .map(|t| {
             for p in &t.xy {
-                bounds = [
-                    bounds[0].min(p.x as i32),
-                    bounds[1].min(p.y as i32),
-                    bounds[2].max(p.x as i32),
-                    bounds[3].max(p.y as i32),
-                ];
+                bounds = [bounds[0].min(p.x as i32), bounds[1].min(p.y as i32), bounds[2].max(p.x as i32), bounds[3].max(p.y as i32)];
             }
             let c = vram_colour(t.colour);
-            let bone = first_vertex
-                .get(t.index as usize)
-                .and_then(|&v| bone_of_vertex(v))
-                .map(|b| b as i32)
-                .unwrap_or(-1);
-            [
-                t.xy[0].x as i32,
-                t.xy[0].y as i32,
-                t.xy[1].x as i32,
-                t.xy[1].y as i32,
-                t.xy[2].x as i32,
-                t.xy[2].y as i32,
-                c[0] as i32,
-                c[1] as i32,
-                c[2] as i32,
-                bone,
-                t.index as i32,
-            ]
+            let bone = first_vertex.get(t.index as usize).and_then(|&v| bone_of_vertex(v)).map(|b| b as i32).unwrap_or(-1);
+            [t.xy[0].x as i32, t.xy[0].y as i32, t.xy[1].x as i32, t.xy[1].y as i32, t.xy[2].x as i32, t.xy[2].y as i32, c[0] as i32, c[1] as i32, c[2] as i32, bone, t.index as i32]
         })
         .collect();
-    let joints: Vec<[i64; 3]> = shot
-        .joints
-        .iter()
-        .map(|j| {
-            [
-                j.xy[0] as i64,
-                j.xy[1] as i64,
-                j.parent.map(|q| q as i64).unwrap_or(-1),
-            ]
-        })
-        .collect();
+    let joints: Vec<[i64; 3]> = shot.joints.iter().map(|j| [j.xy[0] as i64, j.xy[1] as i64, j.parent.map(|q| q as i64).unwrap_or(-1)]).collect();
     Ok(json!({
         "clip": clip,
         "frame": f,

@@ -47,37 +47,17 @@ impl TriangleSink for Collect {
 }
 
 /// Runs the render stages for `frame` of clip `clip` (sample exactly, no blending).
-pub fn triangles(
-    tables: &Tables,
-    clip: usize,
-    frame: usize,
-    framing: &Framing,
-) -> Result<Vec<DrawnTriangle>, String> {
+pub fn triangles(tables: &Tables, clip: usize, frame: usize, framing: &Framing) -> Result<Vec<DrawnTriangle>, String> {
     let mut gte = Gte::with_backend(GteModel::new());
     framing.camera.load(&mut gte);
-    let frame16 = u16::try_from(frame)
-        .map_err(|_| format!("frame {frame} is beyond the tables' 16-bit frame numbers"))?;
-    let sample = FrameSample {
-        clip: clip as u16,
-        frame: frame16,
-        next: frame16,
-        weight: 0,
-    };
+    let frame16 = u16::try_from(frame).map_err(|_| format!("frame {frame} is beyond the tables' 16-bit frame numbers"))?;
+    let sample = FrameSample { clip: clip as u16, frame: frame16, next: frame16, weight: 0 };
     // Every character the importer takes (rigid-gte: up to 4,096 vertices).
     let mut scratch = Box::<Scratch<{ crate::fbx::limits::MAX_VERTICES }>>::new(Scratch::new());
     scratch.lighting = framing.lighting;
     let mut sink = Collect(Vec::with_capacity(tables.triangle_count()));
-    let outcome = render(
-        &mut gte,
-        tables,
-        &framing.camera,
-        &Matrix::IDENTITY,
-        Some(sample),
-        &mut scratch,
-        &mut sink,
-        &mut |_| {},
-    )
-    .map_err(|e| format!("clip {clip} frame {frame}: the render stages failed: {e:?}"))?;
+    let outcome = render(&mut gte, tables, &framing.camera, &Matrix::IDENTITY, Some(sample), &mut scratch, &mut sink, &mut |_| {})
+        .map_err(|e| format!("clip {clip} frame {frame}: the render stages failed: {e:?}"))?;
     if outcome == Outcome::Culled {
         return Ok(Vec::new());
     }
@@ -88,39 +68,23 @@ pub fn triangles(
 
 /// Screen positions of every bone origin of a rigid-gte blob at `frame`, from the same decoded samples
 /// and GTE composition the renderer uses.
-pub fn joints(
-    tables: &Tables,
-    clip: usize,
-    frame: usize,
-    framing: &Framing,
-) -> Result<Vec<Joint>, String> {
+pub fn joints(tables: &Tables, clip: usize, frame: usize, framing: &Framing) -> Result<Vec<Joint>, String> {
     if tables.storage() != Storage::RigidGte {
         return Ok(Vec::new());
     }
     let mut gte = Gte::with_backend(GteModel::new());
     framing.camera.load(&mut gte);
     let mut samples = vec![BoneSample::default(); tables.bone_count()];
-    tables
-        .decode_pose(clip, frame, &mut samples)
-        .map_err(|e| format!("clip {clip} frame {frame}: {e:?}"))?;
+    tables.decode_pose(clip, frame, &mut samples).map_err(|e| format!("clip {clip} frame {frame}: {e:?}"))?;
     let mut matrices = vec![Matrix::IDENTITY; tables.bone_count()];
-    bones::bone_matrices(
-        &mut gte,
-        tables,
-        &samples,
-        &framing.camera.view,
-        &mut matrices,
-    );
+    bones::bone_matrices(&mut gte, tables, &samples, &framing.camera.view, &mut matrices);
     Ok(matrices
         .iter()
         .enumerate()
         .map(|(b, m)| {
             gte.set_matrix(m);
             let p = gte.rtps(Vec3i16::new(0, 0, 0));
-            Joint {
-                xy: [p.xy.x as i32, p.xy.y as i32],
-                parent: tables.bone(b).parent.map(|p| p as usize),
-            }
+            Joint { xy: [p.xy.x as i32, p.xy.y as i32], parent: tables.bone(b).parent.map(|p| p as usize) }
         })
         .collect())
 }
@@ -136,29 +100,16 @@ pub const JOINT_DOT: [u8; 3] = [255, 64, 160];
 pub enum Fill {
     Flat([u8; 3]),
     /// Each corner's `u | v << 8`, the texture page and the CLUT word (`vram::Words` applied).
-    Textured {
-        uv: [[u8; 2]; 3],
-        page: u16,
-        clut: u16,
-    },
+    Textured { uv: [[u8; 2]; 3], page: u16, clut: u16 },
     /// Lit (`render::light`): each corner's colour, Gouraud-shaded; textured, each texel modulated by it.
     Gouraud([[u8; 3]; 3]),
-    TexturedGouraud {
-        uv: [[u8; 2]; 3],
-        page: u16,
-        clut: u16,
-        colours: [[u8; 3]; 3],
-    },
+    TexturedGouraud { uv: [[u8; 2]; 3], page: u16, clut: u16, colours: [[u8; 3]; 3] },
 }
 
 impl Fill {
     /// From a textured packet's three UV words (CLUT word in the first's high half, page in the second's).
     pub fn textured(words: [u32; 3]) -> Fill {
-        Fill::Textured {
-            uv: words.map(|w| [w as u8, (w >> 8) as u8]),
-            page: (words[1] >> 16) as u16,
-            clut: (words[0] >> 16) as u16,
-        }
+        Fill::Textured { uv: words.map(|w| [w as u8, (w >> 8) as u8]), page: (words[1] >> 16) as u16, clut: (words[0] >> 16) as u16 }
     }
 
     /// What the console's ordering-table sink draws for `t` (`render::ot`): with `words` (its textured
@@ -169,17 +120,10 @@ impl Fill {
         match (words, t.rgb) {
             (Some(words), None) => Fill::textured(words),
             (Some(words), Some(light)) => match Fill::textured(words) {
-                Fill::Textured { uv, page, clut } => Fill::TexturedGouraud {
-                    uv,
-                    page,
-                    clut,
-                    colours: light.map(rgb),
-                },
+                Fill::Textured { uv, page, clut } => Fill::TexturedGouraud { uv, page, clut, colours: light.map(rgb) },
                 other => other,
             },
-            (None, Some(light)) => {
-                Fill::Gouraud(light.map(|l| psxanim_runtime::render::light::modulate(t.colour, l)))
-            }
+            (None, Some(light)) => Fill::Gouraud(light.map(|l| psxanim_runtime::render::light::modulate(t.colour, l))),
             (None, None) => Fill::Flat(t.colour),
         }
     }
@@ -189,25 +133,11 @@ impl Fill {
 pub fn paint_triangle(canvas: &mut Canvas, t: &DrawnTriangle, fill: Fill, vram: Option<&Vram>) {
     let xy = t.xy.map(|p| [p.x as i32, p.y as i32]);
     match (fill, vram) {
-        (Fill::Textured { uv, page, clut }, Some(vram)) => {
-            canvas.fill_textured(xy, uv, |u, v| vram.texel(page, clut, u, v).map(texel_rgb))
+        (Fill::Textured { uv, page, clut }, Some(vram)) => canvas.fill_textured(xy, uv, |u, v| vram.texel(page, clut, u, v).map(texel_rgb)),
+        (Fill::TexturedGouraud { uv, page, clut, colours }, Some(vram)) => {
+            canvas.fill_shaded(xy, colours, Some((uv, &|u, v| vram.texel(page, clut, u, v))))
         }
-        (
-            Fill::TexturedGouraud {
-                uv,
-                page,
-                clut,
-                colours,
-            },
-            Some(vram),
-        ) => canvas.fill_shaded(
-            xy,
-            colours,
-            Some((uv, &|u, v| vram.texel(page, clut, u, v))),
-        ),
-        (Fill::Gouraud(colours) | Fill::TexturedGouraud { colours, .. }, _) => {
-            canvas.fill_shaded(xy, colours, None)
-        }
+        (Fill::Gouraud(colours) | Fill::TexturedGouraud { colours, .. }, _) => canvas.fill_shaded(xy, colours, None),
         _ => canvas.fill_triangle(xy, vram_colour(t.colour)),
     }
 }
@@ -218,11 +148,7 @@ pub fn paint_triangle(canvas: &mut Canvas, t: &DrawnTriangle, fill: Fill, vram: 
 pub fn paint(shot: &Shot, vram: Option<&Vram>, width: usize, height: usize, bones: bool) -> Canvas {
     let mut canvas = Canvas::new(width, height, BACKGROUND);
     for t in &shot.triangles {
-        let fill = Fill::of(
-            t,
-            vram.filter(|_| t.texture != 0)
-                .map(|vram| packet_uvs(t, vram)),
-        );
+        let fill = Fill::of(t, vram.filter(|_| t.texture != 0).map(|vram| packet_uvs(t, vram)));
         paint_triangle(&mut canvas, t, fill, vram);
     }
     if bones {

@@ -20,10 +20,7 @@ impl Vram {
             return None;
         }
         let placement = Placement::default_of(tables, &[]).ok()?;
-        let mut vram = Vram {
-            halfwords: vec![0; VRAM_WIDTH as usize * VRAM_HEIGHT as usize],
-            placement,
-        };
+        let mut vram = Vram { halfwords: vec![0; VRAM_WIDTH as usize * VRAM_HEIGHT as usize], placement };
         vram.upload_all(tables, &placement);
         Some(vram)
     }
@@ -31,10 +28,7 @@ impl Vram {
     /// An empty VRAM for several characters' textures ([`upload_all`](Self::upload_all) each one
     /// with its own placement); `placement` is the one [`Vram::of`] would use, here `first`'s.
     pub fn empty(first: Placement) -> Vram {
-        Vram {
-            halfwords: vec![0; VRAM_WIDTH as usize * VRAM_HEIGHT as usize],
-            placement: first,
-        }
+        Vram { halfwords: vec![0; VRAM_WIDTH as usize * VRAM_HEIGHT as usize], placement: first }
     }
 
     /// Uploads `tables`' textures where `placement` puts them.
@@ -46,10 +40,7 @@ impl Vram {
 
     fn upload(&mut self, r: Rect, bytes: &[u8]) {
         for (i, h) in bytes.chunks_exact(2).take(r.halfwords()).enumerate() {
-            let (x, y) = (
-                r.x as usize + i % r.w as usize,
-                r.y as usize + i / r.w as usize,
-            );
+            let (x, y) = (r.x as usize + i % r.w as usize, r.y as usize + i / r.w as usize);
             self.halfwords[y * VRAM_WIDTH as usize + x] = u16::from_le_bytes([h[0], h[1]]);
         }
     }
@@ -65,14 +56,8 @@ impl Vram {
         let (cx, cy) = ((clut & 0x3F) as usize * 16, (clut >> 6) as usize);
         let (u, v) = (u as usize, v as usize);
         let c = match (page >> 7) & 3 {
-            0 => self.at(
-                cx + ((self.at(px + u / 4, py + v) >> (4 * (u % 4))) & 0xF) as usize,
-                cy,
-            ),
-            1 => self.at(
-                cx + ((self.at(px + u / 2, py + v) >> (8 * (u % 2))) & 0xFF) as usize,
-                cy,
-            ),
+            0 => self.at(cx + ((self.at(px + u / 4, py + v) >> (4 * (u % 4))) & 0xF) as usize, cy),
+            1 => self.at(cx + ((self.at(px + u / 2, py + v) >> (8 * (u % 2))) & 0xFF) as usize, cy),
             _ => self.at(px + u, py + v),
         };
         (c != 0).then_some(c)

@@ -51,14 +51,7 @@ impl ConsoleTexture {
 
     /// The BGR555 colour of texel (x, y), 0 for transparent (what the GPU reads through the CLUT).
     pub fn texel(&self, x: u32, y: u32) -> u16 {
-        super::tim::texel_colour(
-            self.depth,
-            &self.clut,
-            &self.halfwords,
-            self.row_halfwords() as usize,
-            x as usize,
-            y as usize,
-        )
+        super::tim::texel_colour(self.depth, &self.clut, &self.halfwords, self.row_halfwords() as usize, x as usize, y as usize)
     }
 }
 
@@ -78,41 +71,24 @@ pub fn bgr555(r: u8, g: u8, b: u8, a: u8) -> u16 {
 
 /// Converts `image` at `depth` (None: chosen from the image), dithering when quantised if `dither`.
 /// Fails on an empty image.
-pub fn convert(
-    image: &RgbaImage,
-    depth: Option<Depth>,
-    dither: bool,
-) -> Result<ConsoleTexture, String> {
+pub fn convert(image: &RgbaImage, depth: Option<Depth>, dither: bool) -> Result<ConsoleTexture, String> {
     let (w0, h0) = image.dimensions();
     if w0 == 0 || h0 == 0 {
         return Err(format!("the image is {w0}x{h0}"));
     }
     let (image, resized_from) = if w0 > MAX_SIDE || h0 > MAX_SIDE {
         let scale = MAX_SIDE as f64 / w0.max(h0) as f64;
-        let (w, h) = (
-            ((w0 as f64 * scale).round() as u32).max(1),
-            ((h0 as f64 * scale).round() as u32).max(1),
-        );
-        (
-            image::imageops::resize(image, w, h, image::imageops::FilterType::Lanczos3),
-            Some((w0, h0)),
-        )
+        let (w, h) = (((w0 as f64 * scale).round() as u32).max(1), ((h0 as f64 * scale).round() as u32).max(1));
+        (image::imageops::resize(image, w, h, image::imageops::FilterType::Lanczos3), Some((w0, h0)))
     } else {
         (image.clone(), None)
     };
     let (width, height) = image.dimensions();
-    let colours: Vec<u16> = image
-        .pixels()
-        .map(|p| bgr555(p[0], p[1], p[2], p[3]))
-        .collect();
+    let colours: Vec<u16> = image.pixels().map(|p| bgr555(p[0], p[1], p[2], p[3])).collect();
     let mut distinct = colours.clone();
     distinct.sort_unstable();
     distinct.dedup();
-    let depth = depth.unwrap_or(if distinct.len() <= 16 {
-        Depth::Four
-    } else {
-        Depth::Eight
-    });
+    let depth = depth.unwrap_or(if distinct.len() <= 16 { Depth::Four } else { Depth::Eight });
     let per = depth.per_halfword() as u32;
     let row = width.div_ceil(per);
     let mut out = ConsoleTexture {
@@ -131,20 +107,11 @@ pub fn convert(
         _ if distinct.len() <= depth.clut_entries() => {
             // Exact: the CLUT is the image's colours (transparent first, when present).
             out.clut[..distinct.len()].copy_from_slice(&distinct);
-            colours
-                .iter()
-                .map(|c| distinct.binary_search(c).expect("a colour of the image") as u16)
-                .collect()
+            colours.iter().map(|c| distinct.binary_search(c).expect("a colour of the image") as u16).collect()
         }
         _ => {
             out.quantised = true;
-            quantise(
-                &image,
-                &colours,
-                depth.clut_entries(),
-                dither,
-                &mut out.clut,
-            )
+            quantise(&image, &colours, depth.clut_entries(), dither, &mut out.clut)
         }
     };
     for y in 0..height {
@@ -162,36 +129,19 @@ pub fn convert(
 
 /// The CLUT indices of `image`'s texels, the CLUT (`entries` long) written into `clut`: quantette's
 /// palette of the opaque texels, entry 0 transparent when any texel is.
-fn quantise(
-    image: &RgbaImage,
-    colours: &[u16],
-    entries: usize,
-    dither: bool,
-    clut: &mut [u16],
-) -> Vec<u16> {
+fn quantise(image: &RgbaImage, colours: &[u16], entries: usize, dither: bool, clut: &mut [u16]) -> Vec<u16> {
     let transparent = colours.contains(&0);
     let shift = transparent as u16;
     // Transparent texels take an opaque neighbour's colour for the quantiser (their index is then 0).
-    let fill = image
-        .pixels()
-        .find(|p| p[3] >= 128)
-        .map_or([0, 0, 0], |p| [p[0], p[1], p[2]]);
+    let fill = image.pixels().find(|p| p[3] >= 128).map_or([0, 0, 0], |p| [p[0], p[1], p[2]]);
     let rgb: Vec<Srgb<u8>> = image
         .pixels()
-        .map(|p| {
-            if p[3] >= 128 {
-                Srgb::new(p[0], p[1], p[2])
-            } else {
-                Srgb::new(fill[0], fill[1], fill[2])
-            }
-        })
+        .map(|p| if p[3] >= 128 { Srgb::new(p[0], p[1], p[2]) } else { Srgb::new(fill[0], fill[1], fill[2]) })
         .collect();
     let (w, h) = image.dimensions();
     let input = ImageRef::new(w, h, rgb.as_slice()).expect("one colour a texel");
     let indexed = Pipeline::new()
-        .palette_size(PaletteSize::from_usize_clamped(
-            entries - transparent as usize,
-        ))
+        .palette_size(PaletteSize::from_usize_clamped(entries - transparent as usize))
         .ditherer(dither.then(FloydSteinberg::new))
         .input_image(input)
         .output_srgb8_indexed_image();
@@ -216,11 +166,7 @@ mod tests {
 
     #[test]
     fn colours_follow_the_consoles_rules() {
-        assert_eq!(
-            bgr555(0, 0, 0, 255),
-            0x8000,
-            "opaque black keeps the STP bit"
-        );
+        assert_eq!(bgr555(0, 0, 0, 255), 0x8000, "opaque black keeps the STP bit");
         assert_eq!(bgr555(255, 0, 0, 127), 0, "alpha under half is transparent");
         assert_eq!(bgr555(255, 0, 0, 128), 0x001F);
         assert_eq!(bgr555(0, 255, 0, 255), 0x03E0);
@@ -232,72 +178,34 @@ mod tests {
     #[test]
     fn few_colours_make_an_exact_4_bit_texture_and_more_an_8_bit_one() {
         // 3 x 2: red, transparent, black / green, red, blue.
-        let px = [
-            [255, 0, 0, 255],
-            [9, 9, 9, 0],
-            [0, 0, 0, 255],
-            [0, 255, 0, 255],
-            [255, 0, 0, 255],
-            [0, 0, 255, 255],
-        ];
+        let px = [[255, 0, 0, 255], [9, 9, 9, 0], [0, 0, 0, 255], [0, 255, 0, 255], [255, 0, 0, 255], [0, 0, 255, 255]];
         let img = image(3, 2, |x, y| px[(y * 3 + x) as usize]);
         let t = convert(&img, None, false).unwrap();
-        assert_eq!(
-            (
-                t.depth,
-                t.width,
-                t.height,
-                t.row_halfwords(),
-                t.source_colours,
-                t.quantised
-            ),
-            (Depth::Four, 3, 2, 1, 5, false)
-        );
+        assert_eq!((t.depth, t.width, t.height, t.row_halfwords(), t.source_colours, t.quantised), (Depth::Four, 3, 2, 1, 5, false));
         assert_eq!(&t.clut[..5], &[0, 0x001F, 0x03E0, 0x7C00, 0x8000]);
-        let texels: Vec<u16> = (0..2)
-            .flat_map(|y| (0..3).map(move |x| (x, y)))
-            .map(|(x, y)| t.texel(x, y))
-            .collect();
+        let texels: Vec<u16> = (0..2).flat_map(|y| (0..3).map(move |x| (x, y))).map(|(x, y)| t.texel(x, y)).collect();
         assert_eq!(texels, [0x001F, 0, 0x8000, 0x03E0, 0x001F, 0x7C00]);
         // Row 0 packs indices 1, 0, 4 lowest bits first.
         assert_eq!(t.halfwords[0], 1 | 4 << 8);
         // Asked for 8 bits: the same texels, two a halfword.
         let e = convert(&img, Some(Depth::Eight), false).unwrap();
-        assert_eq!(
-            (e.depth, e.row_halfwords(), e.clut.len()),
-            (Depth::Eight, 2, 256)
-        );
+        assert_eq!((e.depth, e.row_halfwords(), e.clut.len()), (Depth::Eight, 2, 256));
         assert!((0..2).all(|y| (0..3).all(|x| e.texel(x, y) == t.texel(x, y))));
         // 15-bit: the colours themselves.
         let f = convert(&img, Some(Depth::Fifteen), false).unwrap();
-        assert_eq!(
-            (f.clut.len(), f.halfwords.len(), f.halfwords[2]),
-            (0, 6, 0x8000)
-        );
+        assert_eq!((f.clut.len(), f.halfwords.len(), f.halfwords[2]), (0, 6, 0x8000));
     }
 
     #[test]
     fn many_colours_are_quantised_with_transparency_kept_and_large_images_fit_a_page() {
         // A 300 x 20 gradient with a transparent column: resized to 256 x 17, 8-bit, quantised.
-        let img = image(300, 20, |x, y| {
-            if x == 150 {
-                [0, 0, 0, 0]
-            } else {
-                [(x % 256) as u8, (y * 12) as u8, 255 - (x % 200) as u8, 255]
-            }
-        });
+        let img = image(300, 20, |x, y| if x == 150 { [0, 0, 0, 0] } else { [(x % 256) as u8, (y * 12) as u8, 255 - (x % 200) as u8, 255] });
         for dither in [false, true] {
             let t = convert(&img, None, dither).unwrap();
-            assert_eq!(
-                (t.depth, t.width, t.height, t.resized_from, t.quantised),
-                (Depth::Eight, 256, 17, Some((300, 20)), true)
-            );
+            assert_eq!((t.depth, t.width, t.height, t.resized_from, t.quantised), (Depth::Eight, 256, 17, Some((300, 20)), true));
             assert!(t.source_colours > 256);
             assert_eq!(t.clut[0], 0, "entry 0 is transparent");
-            assert!(
-                t.clut[1..].iter().all(|&c| c != 0),
-                "every other entry opaque"
-            );
+            assert!(t.clut[1..].iter().all(|&c| c != 0), "every other entry opaque");
             // The resized transparent column (x = 128 of 256) stays transparent.
             assert!((0..17).all(|y| t.texel(128, y) == 0));
             assert!((0..17).all(|y| t.texel(5, y) != 0));
@@ -305,8 +213,6 @@ mod tests {
         // 4-bit asked of a many-coloured image: 15 colours and transparency.
         let t = convert(&img, Some(Depth::Four), false).unwrap();
         assert_eq!((t.clut.len(), t.clut[0], t.row_halfwords()), (16, 0, 64));
-        assert!(convert(&image(0, 5, |_, _| [0; 4]), None, false)
-            .unwrap_err()
-            .contains("0x5"));
+        assert!(convert(&image(0, 5, |_, _| [0; 4]), None, false).unwrap_err().contains("0x5"));
     }
 }

@@ -17,11 +17,7 @@ pub enum Found {
 
 /// The image `texture` names, for a model in `model_dir`, also looking in `textures_dir`: its bytes
 /// and where they came from, or every place tried.
-pub fn find(
-    texture: &TextureRef,
-    model_dir: &Path,
-    textures_dir: Option<&Path>,
-) -> Result<(Vec<u8>, Found), Vec<String>> {
+pub fn find(texture: &TextureRef, model_dir: &Path, textures_dir: Option<&Path>) -> Result<(Vec<u8>, Found), Vec<String>> {
     if let Some(bytes) = texture.embedded.as_ref().filter(|b| !b.is_empty()) {
         return Ok((bytes.clone(), Found::Embedded));
     }
@@ -35,11 +31,7 @@ pub fn find(
     for p in &texture.paths {
         // A path written on another system: both separators split it.
         let written = PathBuf::from(p.replace('\\', "/"));
-        add(if written.is_absolute() {
-            written.clone()
-        } else {
-            model_dir.join(&written)
-        });
+        add(if written.is_absolute() { written.clone() } else { model_dir.join(&written) });
         if let Some(name) = written.file_name() {
             add(model_dir.join(name));
             if let Some(dir) = textures_dir {
@@ -71,37 +63,17 @@ mod tests {
         std::fs::write(model.path().join("tex/skin.png"), b"relative").unwrap();
         std::fs::write(model.path().join("beside.png"), b"beside").unwrap();
         std::fs::write(extra.path().join("elsewhere.png"), b"dir").unwrap();
-        let t = |paths: &[&str]| TextureRef {
-            name: paths[0].into(),
-            embedded: None,
-            paths: paths.iter().map(|s| s.to_string()).collect(),
-        };
+        let t = |paths: &[&str]| TextureRef { name: paths[0].into(), embedded: None, paths: paths.iter().map(|s| s.to_string()).collect() };
         let found = |r: &TextureRef| find(r, model.path(), Some(extra.path())).map(|(b, _)| b);
         assert_eq!(found(&t(&["tex/skin.png"])).unwrap(), b"relative");
         // An absolute path from the artist's machine (either separator), the file beside the model.
-        assert_eq!(
-            found(&t(&["C:\\Users\\artist\\beside.png"])).unwrap(),
-            b"beside"
-        );
-        assert_eq!(
-            found(&t(&["/home/artist/textures/beside.png"])).unwrap(),
-            b"beside"
-        );
+        assert_eq!(found(&t(&["C:\\Users\\artist\\beside.png"])).unwrap(), b"beside");
+        assert_eq!(found(&t(&["/home/artist/textures/beside.png"])).unwrap(), b"beside");
         assert_eq!(found(&t(&["/nowhere/elsewhere.png"])).unwrap(), b"dir");
-        let embedded = TextureRef {
-            name: "inside".into(),
-            embedded: Some(b"embedded".to_vec()),
-            paths: vec!["/nowhere/x.png".into()],
-        };
-        assert_eq!(
-            find(&embedded, model.path(), None).unwrap(),
-            (b"embedded".to_vec(), Found::Embedded)
-        );
+        let embedded = TextureRef { name: "inside".into(), embedded: Some(b"embedded".to_vec()), paths: vec!["/nowhere/x.png".into()] };
+        assert_eq!(find(&embedded, model.path(), None).unwrap(), (b"embedded".to_vec(), Found::Embedded));
         let tried = find(&t(&["/gone/missing.png"]), model.path(), Some(extra.path())).unwrap_err();
         assert_eq!(tried.len(), 3, "{tried:?}");
-        assert!(
-            tried[0].starts_with("/gone/missing.png") && tried[2].contains("missing.png"),
-            "{tried:?}"
-        );
+        assert!(tried[0].starts_with("/gone/missing.png") && tried[2].contains("missing.png"), "{tried:?}");
     }
 }

@@ -78,9 +78,7 @@ pub fn texel(uv: f64, size: u32, tiled: bool) -> u32 {
 fn uv_range(c: &Character, m: usize) -> Option<[[f64; 2]; 2]> {
     let mut range: Option<[[f64; 2]; 2]> = None;
     for (t, uvs) in c.triangles.iter().zip(&c.uvs) {
-        let Some(uvs) = uvs.filter(|_| t.material == m) else {
-            continue;
-        };
+        let Some(uvs) = uvs.filter(|_| t.material == m) else { continue };
         for uv in uvs {
             let r = range.get_or_insert([uv, uv]);
             for k in 0..2 {
@@ -97,20 +95,10 @@ pub type Converted = (Vec<(Report, Tim)>, Vec<String>);
 
 /// Every textured material of `c` (a model in `model_dir`) converted and placed: the reports, their
 /// TIM files' contents and the warnings; or an error naming the material (nothing is written then).
-pub fn convert_all(
-    c: &Character,
-    model_dir: &Path,
-    options: &Options,
-) -> Result<Converted, String> {
+pub fn convert_all(c: &Character, model_dir: &Path, options: &Options) -> Result<Converted, String> {
     let mut warnings = Vec::new();
     // Per texture: material, source, the converted image, its UV range and tiling.
-    type One = (
-        String,
-        String,
-        ConsoleTexture,
-        Option<[[f64; 2]; 2]>,
-        &'static str,
-    );
+    type One = (String, String, ConsoleTexture, Option<[[f64; 2]; 2]>, &'static str);
     let mut converted: Vec<One> = Vec::new();
     for (index, m) in c.materials.iter().enumerate() {
         let Some(texture) = &m.texture else { continue };
@@ -140,21 +128,10 @@ pub fn convert_all(
             Found::File(p) => p.display().to_string(),
         };
         let image = image::load_from_memory(&bytes)
-            .map_err(|e| {
-                format!(
-                    "material '{}': image '{}' ({source}, {} bytes) cannot be decoded: {e}",
-                    m.name,
-                    texture.name,
-                    bytes.len()
-                )
-            })?
+            .map_err(|e| format!("material '{}': image '{}' ({source}, {} bytes) cannot be decoded: {e}", m.name, texture.name, bytes.len()))?
             .to_rgba8();
-        let t = convert::convert(&image, options.depth, options.dither).map_err(|e| {
-            format!(
-                "material '{}': image '{}' ({source}): {e}",
-                m.name, texture.name
-            )
-        })?;
+        let t = convert::convert(&image, options.depth, options.dither)
+            .map_err(|e| format!("material '{}': image '{}' ({source}): {e}", m.name, texture.name))?;
         if let Some((w, h)) = t.resized_from {
             warnings.push(format!(
                 "material '{}': image '{}' is {w}x{h}, larger than a 256x256 texture page: resized to {}x{}",
@@ -162,15 +139,8 @@ pub fn convert_all(
             ));
         }
         let range = uv_range(c, index);
-        let outside = range.is_some_and(|[lo, hi]| {
-            lo.iter()
-                .chain(&hi)
-                .any(|&x| !(-1e-6..=1.0 + 1e-6).contains(&x))
-        });
-        let tiling = match (
-            outside,
-            t.width.is_power_of_two() && t.height.is_power_of_two(),
-        ) {
+        let outside = range.is_some_and(|[lo, hi]| lo.iter().chain(&hi).any(|&x| !(-1e-6..=1.0 + 1e-6).contains(&x)));
+        let tiling = match (outside, t.width.is_power_of_two() && t.height.is_power_of_two()) {
             (false, _) => "none",
             (true, true) => "texture window",
             (true, false) => {
@@ -187,14 +157,8 @@ pub fn convert_all(
         };
         converted.push((m.name.clone(), source, t, range, tiling));
     }
-    let needs: Vec<place::Need> = converted
-        .iter()
-        .map(|(_, _, t, _, _)| place::Need {
-            depth: t.depth,
-            width: t.width,
-            height: t.height,
-        })
-        .collect();
+    let needs: Vec<place::Need> =
+        converted.iter().map(|(_, _, t, _, _)| place::Need { depth: t.depth, width: t.width, height: t.height }).collect();
     let placed = place::place(&needs)?;
     let out = converted
         .into_iter()
@@ -219,13 +183,7 @@ pub fn convert_all(
                 uv_range,
                 tiling,
             };
-            let tim = Tim {
-                depth: t.depth,
-                clut_at: clut,
-                clut: t.clut,
-                image_at: vram,
-                image: t.halfwords,
-            };
+            let tim = Tim { depth: t.depth, clut_at: clut, clut: t.clut, image_at: vram, image: t.halfwords };
             (report, tim)
         })
         .collect();
@@ -234,16 +192,7 @@ pub fn convert_all(
 
 /// A file-name-safe form of a material name, for `<model>.<material>.tim`.
 pub fn file_part(material: &str) -> String {
-    let s: String = material
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let s: String = material.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
     if s.is_empty() {
         "material".into()
     } else {
@@ -258,15 +207,9 @@ mod tests {
     #[test]
     fn texture_coordinates_land_on_texels_inside_the_island() {
         // 0 and 1 on the first and last texels; the middle rounds; outside is clamped.
-        assert_eq!(
-            [0.0, 1.0, 0.5, 0.25, -0.2, 1.7].map(|u| texel(u, 64, false)),
-            [0, 63, 32, 16, 0, 63]
-        );
+        assert_eq!([0.0, 1.0, 0.5, 0.25, -0.2, 1.7].map(|u| texel(u, 64, false)), [0, 63, 32, 16, 0, 63]);
         // Tiled (a power of two the texture window repeats): wrapped, whole texels.
-        assert_eq!(
-            [0.0, 0.999, 1.0, 1.5, -0.25].map(|u| texel(u, 64, true)),
-            [0, 63, 0, 32, 48]
-        );
+        assert_eq!([0.0, 0.999, 1.0, 1.5, -0.25].map(|u| texel(u, 64, true)), [0, 63, 0, 32, 48]);
         assert_eq!(texel(0.7, 1, false), 0);
     }
 }

@@ -43,19 +43,9 @@ pub fn place(needs: &[Need]) -> Result<Vec<(Rect, Option<Rect>)>, String> {
             (x, 0)
         };
         if tx + w > 1024 {
-            return Err(format!(
-                "texture {i} ({}x{} at {} bits) does not fit in VRAM beside the others",
-                n.width,
-                n.height,
-                n.depth.bits()
-            ));
+            return Err(format!("texture {i} ({}x{} at {} bits) does not fit in VRAM beside the others", n.width, n.height, n.depth.bits()));
         }
-        let image = Rect {
-            x: tx as u16,
-            y: ty as u16,
-            w: w as u16,
-            h: n.height as u16,
-        };
+        let image = Rect { x: tx as u16, y: ty as u16, w: w as u16, h: n.height as u16 };
         let clut = match n.depth.clut_entries() {
             0 => None,
             entries => {
@@ -64,16 +54,9 @@ pub fn place(needs: &[Need]) -> Result<Vec<(Rect, Option<Rect>)>, String> {
                     clut_y += 1;
                 }
                 if clut_y >= 512 {
-                    return Err(format!(
-                        "texture {i}'s CLUT does not fit in the rows under the frame buffers"
-                    ));
+                    return Err(format!("texture {i}'s CLUT does not fit in the rows under the frame buffers"));
                 }
-                let r = Rect {
-                    x: clut_x as u16,
-                    y: clut_y as u16,
-                    w: entries as u16,
-                    h: 1,
-                };
+                let r = Rect { x: clut_x as u16, y: clut_y as u16, w: entries as u16, h: 1 };
                 clut_x += entries as u32;
                 Some(r)
             }
@@ -89,79 +72,17 @@ mod tests {
 
     #[test]
     fn textures_go_beside_the_frame_buffers_inside_one_page_each_and_never_overlap() {
-        let n = |depth, width, height| Need {
-            depth,
-            width,
-            height,
-        };
-        let placed = place(&[
-            n(Depth::Four, 256, 256),
-            n(Depth::Eight, 64, 64),
-            n(Depth::Eight, 128, 100),
-            n(Depth::Fifteen, 32, 32),
-        ])
-        .unwrap();
-        assert_eq!(
-            placed[0],
-            (
-                Rect {
-                    x: 320,
-                    y: 0,
-                    w: 64,
-                    h: 256
-                },
-                Some(Rect {
-                    x: 0,
-                    y: 480,
-                    w: 16,
-                    h: 1
-                })
-            )
-        );
-        assert_eq!(
-            placed[1].0,
-            Rect {
-                x: 320,
-                y: 256,
-                w: 32,
-                h: 64
-            }
-        );
-        assert_eq!(
-            placed[1].1,
-            Some(Rect {
-                x: 16,
-                y: 480,
-                w: 256,
-                h: 1
-            })
-        );
+        let n = |depth, width, height| Need { depth, width, height };
+        let placed = place(&[n(Depth::Four, 256, 256), n(Depth::Eight, 64, 64), n(Depth::Eight, 128, 100), n(Depth::Fifteen, 32, 32)]).unwrap();
+        assert_eq!(placed[0], (Rect { x: 320, y: 0, w: 64, h: 256 }, Some(Rect { x: 0, y: 480, w: 16, h: 1 })));
+        assert_eq!(placed[1].0, Rect { x: 320, y: 256, w: 32, h: 64 });
+        assert_eq!(placed[1].1, Some(Rect { x: 16, y: 480, w: 256, h: 1 }));
         // The third CLUT no longer fits in row 480 under the 320-wide frame buffers.
-        assert_eq!(
-            placed[2].1,
-            Some(Rect {
-                x: 0,
-                y: 481,
-                w: 256,
-                h: 1
-            })
-        );
+        assert_eq!(placed[2].1, Some(Rect { x: 0, y: 481, w: 256, h: 1 }));
         assert_eq!(placed[3].1, None);
-        let rects: Vec<Rect> = placed
-            .iter()
-            .flat_map(|(i, c)| std::iter::once(*i).chain(*c))
-            .collect();
+        let rects: Vec<Rect> = placed.iter().flat_map(|(i, c)| std::iter::once(*i).chain(*c)).collect();
         for (i, a) in rects.iter().enumerate() {
-            assert!(
-                a.in_vram()
-                    && !a.overlaps(&Rect {
-                        x: 0,
-                        y: 0,
-                        w: 320,
-                        h: 480
-                    }),
-                "{a:?}"
-            );
+            assert!(a.in_vram() && !a.overlaps(&Rect { x: 0, y: 0, w: 320, h: 480 }), "{a:?}");
             for b in &rects[i + 1..] {
                 assert!(!a.overlaps(b), "{a:?} {b:?}");
             }
@@ -171,8 +92,6 @@ mod tests {
             }
         }
         // Eleven 15-bit 256 x 256 textures need 11 x 256 halfwords of width: more than VRAM has.
-        assert!(place(&[n(Depth::Fifteen, 256, 256); 11])
-            .unwrap_err()
-            .contains("does not fit in VRAM"));
+        assert!(place(&[n(Depth::Fifteen, 256, 256); 11]).unwrap_err().contains("does not fit in VRAM"));
     }
 }

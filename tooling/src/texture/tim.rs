@@ -30,23 +30,13 @@ pub struct Rect {
 /// serialisation the reports need.
 impl From<psxanim_runtime::tables::textures::Rect> for Rect {
     fn from(r: psxanim_runtime::tables::textures::Rect) -> Rect {
-        Rect {
-            x: r.x,
-            y: r.y,
-            w: r.w,
-            h: r.h,
-        }
+        Rect { x: r.x, y: r.y, w: r.w, h: r.h }
     }
 }
 
 impl Rect {
     fn runtime(&self) -> psxanim_runtime::tables::textures::Rect {
-        psxanim_runtime::tables::textures::Rect {
-            x: self.x,
-            y: self.y,
-            w: self.w,
-            h: self.h,
-        }
+        psxanim_runtime::tables::textures::Rect { x: self.x, y: self.y, w: self.w, h: self.h }
     }
 
     pub fn overlaps(&self, o: &Rect) -> bool {
@@ -102,28 +92,12 @@ impl Depth {
 /// The colour of texel (x, y) of packed `image` (`row` halfwords a row, texels lowest bits first) as
 /// the GPU reads it: through `clut` at 4 and 8 bits, the halfword itself at 15; 0 (transparent) where
 /// the image or the CLUT does not reach.
-pub fn texel_colour(
-    depth: Depth,
-    clut: &[u16],
-    image: &[u16],
-    row: usize,
-    x: usize,
-    y: usize,
-) -> u16 {
-    let word = image
-        .get(y * row + x / depth.per_halfword() as usize)
-        .copied()
-        .unwrap_or(0);
+pub fn texel_colour(depth: Depth, clut: &[u16], image: &[u16], row: usize, x: usize, y: usize) -> u16 {
+    let word = image.get(y * row + x / depth.per_halfword() as usize).copied().unwrap_or(0);
     match depth {
         Depth::Fifteen => word,
-        Depth::Four => clut
-            .get(((word >> (4 * (x % 4))) & 0xF) as usize)
-            .copied()
-            .unwrap_or(0),
-        Depth::Eight => clut
-            .get(((word >> (8 * (x % 2))) & 0xFF) as usize)
-            .copied()
-            .unwrap_or(0),
+        Depth::Four => clut.get(((word >> (4 * (x % 4))) & 0xF) as usize).copied().unwrap_or(0),
+        Depth::Eight => clut.get(((word >> (8 * (x % 2))) & 0xFF) as usize).copied().unwrap_or(0),
     }
 }
 
@@ -169,21 +143,9 @@ impl Tim {
         let mut out = Vec::with_capacity(4 * w * h);
         for y in 0..h {
             for x in 0..w {
-                let c = texel_colour(
-                    self.depth,
-                    &self.clut,
-                    &self.image,
-                    self.image_at.w as usize,
-                    x,
-                    y,
-                );
+                let c = texel_colour(self.depth, &self.clut, &self.image, self.image_at.w as usize, x, y);
                 let five = |v: u16| ((v & 31) * 255 / 31) as u8;
-                out.extend([
-                    five(c),
-                    five(c >> 5),
-                    five(c >> 10),
-                    if c == 0 { 0 } else { 255 },
-                ]);
+                out.extend([five(c), five(c >> 5), five(c >> 10), if c == 0 { 0 } else { 255 }]);
             }
         }
         out
@@ -192,19 +154,11 @@ impl Tim {
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Cursor::new(Vec::new());
         let flags = self.depth.mode() | if self.clut_at.is_some() { FLAG_CLUT } else { 0 };
-        FileHeader { id: ID, flags }
-            .write(&mut out)
-            .expect("writing to a Vec cannot fail");
+        FileHeader { id: ID, flags }.write(&mut out).expect("writing to a Vec cannot fail");
         let block = |at: Rect, words: &[u16], out: &mut Cursor<Vec<u8>>| {
-            BlockHeader {
-                size: 12 + 2 * words.len() as u32,
-                x: at.x,
-                y: at.y,
-                w: at.w,
-                h: at.h,
-            }
-            .write(out)
-            .expect("writing to a Vec cannot fail");
+            BlockHeader { size: 12 + 2 * words.len() as u32, x: at.x, y: at.y, w: at.w, h: at.h }
+                .write(out)
+                .expect("writing to a Vec cannot fail");
             for w in words {
                 w.write_le(out).expect("writing to a Vec cannot fail");
             }
@@ -218,13 +172,9 @@ impl Tim {
 
     pub fn parse(bytes: &[u8]) -> Result<Tim, String> {
         let mut r = Cursor::new(bytes);
-        let header = FileHeader::read(&mut r)
-            .map_err(|_| "offset 0: shorter than a TIM header (8 bytes)".to_string())?;
+        let header = FileHeader::read(&mut r).map_err(|_| "offset 0: shorter than a TIM header (8 bytes)".to_string())?;
         if header.id != ID {
-            return Err(format!(
-                "offset 0: id {:#x}, expected 0x10 (a TIM file)",
-                header.id
-            ));
+            return Err(format!("offset 0: id {:#x}, expected 0x10 (a TIM file)", header.id));
         }
         let depth = match header.flags & 3 {
             0 => Depth::Four,
@@ -234,33 +184,14 @@ impl Tim {
         };
         let block = |r: &mut Cursor<&[u8]>| -> Result<(Rect, Vec<u16>), String> {
             let at = r.position() as usize;
-            let h = BlockHeader::read(r)
-                .map_err(|_| format!("offset {at}: a block header runs past the file"))?;
+            let h = BlockHeader::read(r).map_err(|_| format!("offset {at}: a block header runs past the file"))?;
             let count = h.w as usize * h.h as usize;
             if h.size as usize != 12 + 2 * count {
-                return Err(format!(
-                    "offset {at}: block size {} for a {}x{} rectangle (expected {})",
-                    h.size,
-                    h.w,
-                    h.h,
-                    12 + 2 * count
-                ));
+                return Err(format!("offset {at}: block size {} for a {}x{} rectangle (expected {})", h.size, h.w, h.h, 12 + 2 * count));
             }
-            let data = bytes
-                .get(at + 12..at + 12 + 2 * count)
-                .ok_or_else(|| format!("offset {at}: the block runs past the file"))?;
+            let data = bytes.get(at + 12..at + 12 + 2 * count).ok_or_else(|| format!("offset {at}: the block runs past the file"))?;
             r.set_position((at + 12 + 2 * count) as u64);
-            Ok((
-                Rect {
-                    x: h.x,
-                    y: h.y,
-                    w: h.w,
-                    h: h.h,
-                },
-                data.chunks_exact(2)
-                    .map(|c| u16::from_le_bytes([c[0], c[1]]))
-                    .collect(),
-            ))
+            Ok((Rect { x: h.x, y: h.y, w: h.w, h: h.h }, data.chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect()))
         };
         let (clut_at, clut) = if header.flags & FLAG_CLUT != 0 {
             let (at, words) = block(&mut r)?;
@@ -269,13 +200,7 @@ impl Tim {
             (None, Vec::new())
         };
         let (image_at, image) = block(&mut r)?;
-        Ok(Tim {
-            depth,
-            clut_at,
-            clut,
-            image_at,
-            image,
-        })
+        Ok(Tim { depth, clut_at, clut, image_at, image })
     }
 }
 
@@ -284,24 +209,12 @@ mod tests {
     use super::*;
 
     fn sample(depth: Depth) -> Tim {
-        let clut_at = (depth != Depth::Fifteen).then_some(Rect {
-            x: 0,
-            y: 480,
-            w: depth.clut_entries() as u16,
-            h: 1,
-        });
+        let clut_at = (depth != Depth::Fifteen).then_some(Rect { x: 0, y: 480, w: depth.clut_entries() as u16, h: 1 });
         Tim {
             depth,
             clut_at,
-            clut: (0..depth.clut_entries() as u16)
-                .map(|i| (i * 3) | 0x8000)
-                .collect(),
-            image_at: Rect {
-                x: 320,
-                y: 0,
-                w: 2,
-                h: 3,
-            },
+            clut: (0..depth.clut_entries() as u16).map(|i| (i * 3) | 0x8000).collect(),
+            image_at: Rect { x: 320, y: 0, w: 2, h: 3 },
             image: vec![1, 2, 3, 4, 5, 6],
         }
     }
@@ -315,10 +228,7 @@ mod tests {
             assert_eq!(&b[..4], &[0x10, 0, 0, 0]);
             let clut_bytes = t.clut_at.map_or(0, |_| 12 + 2 * depth.clut_entries());
             assert_eq!(b.len(), 8 + clut_bytes + 12 + 12);
-            assert_eq!(
-                b[4] as u32,
-                depth.mode() | if t.clut_at.is_some() { 8 } else { 0 }
-            );
+            assert_eq!(b[4] as u32, depth.mode() | if t.clut_at.is_some() { 8 } else { 0 });
         }
         // A 4-bit texture of 2 halfwords a row is 8 texels wide.
         assert_eq!(sample(Depth::Four).texel_width(), 8);
@@ -344,18 +254,10 @@ mod tests {
     fn damaged_files_are_refused_naming_the_offset() {
         let b = sample(Depth::Four).to_bytes();
         assert!(Tim::parse(&b[..6]).unwrap_err().contains("offset 0"));
-        assert!(
-            Tim::parse(&b[..b.len() - 1])
-                .unwrap_err()
-                .contains("runs past the file"),
-            "{}",
-            Tim::parse(&b[..b.len() - 1]).unwrap_err()
-        );
+        assert!(Tim::parse(&b[..b.len() - 1]).unwrap_err().contains("runs past the file"), "{}", Tim::parse(&b[..b.len() - 1]).unwrap_err());
         let mut wrong = b.clone();
         wrong[8] = 0;
-        assert!(Tim::parse(&wrong)
-            .unwrap_err()
-            .starts_with("offset 8: block size"));
+        assert!(Tim::parse(&wrong).unwrap_err().starts_with("offset 8: block size"));
         let mut not = b.clone();
         not[0] = 0x11;
         assert!(Tim::parse(&not).unwrap_err().contains("expected 0x10"));
@@ -363,9 +265,7 @@ mod tests {
         deep[4] = 3;
         assert!(Tim::parse(&deep).unwrap_err().contains("24-bit"));
         let r = |x, y, w, h| Rect { x, y, w, h };
-        assert!(
-            r(0, 0, 10, 10).overlaps(&r(9, 9, 1, 1)) && !r(0, 0, 10, 10).overlaps(&r(10, 0, 5, 5))
-        );
+        assert!(r(0, 0, 10, 10).overlaps(&r(9, 9, 1, 1)) && !r(0, 0, 10, 10).overlaps(&r(10, 0, 5, 5)));
         assert!(r(960, 0, 64, 512).in_vram() && !r(961, 0, 64, 1).in_vram());
     }
 }

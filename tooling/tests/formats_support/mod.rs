@@ -66,12 +66,7 @@ impl Bytes {
 
 /// ANIMBIN rotation key: frame, keyType 0, w x y z.
 pub fn animbin_rot(b: Bytes, frame: u16, q: [i16; 4]) -> Bytes {
-    b.u16le(frame)
-        .u8(0)
-        .i16le(q[0])
-        .i16le(q[1])
-        .i16le(q[2])
-        .i16le(q[3])
+    b.u16le(frame).u8(0).i16le(q[0]).i16le(q[1]).i16le(q[2]).i16le(q[3])
 }
 
 /// ANIMBIN translation key: frame, keyType 1, x y z.
@@ -88,12 +83,7 @@ pub fn angle(a: Quat, b: Quat) -> f64 {
 pub fn max_rotation_error(a: &Track, b: &Track, times: &[f64], scale_b: f64) -> f64 {
     times
         .iter()
-        .map(|&t| {
-            angle(
-                a.sample_rotation(t).unwrap(),
-                b.sample_rotation(t * scale_b).unwrap(),
-            )
-        })
+        .map(|&t| angle(a.sample_rotation(t).unwrap(), b.sample_rotation(t * scale_b).unwrap()))
         .fold(0.0, f64::max)
 }
 
@@ -101,10 +91,7 @@ pub fn max_translation_error(a: &Track, b: &Track, times: &[f64], scale_b: f64) 
     times
         .iter()
         .map(|&t| {
-            let (x, y) = (
-                a.sample_translation(t).unwrap(),
-                b.sample_translation(t * scale_b).unwrap(),
-            );
+            let (x, y) = (a.sample_translation(t).unwrap(), b.sample_translation(t * scale_b).unwrap());
             (0..3).map(|i| (x[i] - y[i]).abs()).fold(0.0, f64::max)
         })
         .fold(0.0, f64::max)

@@ -52,18 +52,8 @@ pub fn figures(view: &RecordView) -> Result<AnimCycles> {
     };
     let group = |g: usize| -> Vec<Timed> { (0..n).map(|i| timed(g * n + i)).collect() };
     let animbin = group(0);
-    ensure!(
-        animbin.iter().all(|t| t.slowest_cycles > 0.0),
-        "the record holds no ANIMBIN timings (cycle slots 0..={})",
-        2 * n - 1
-    );
-    let of = |bones: usize| {
-        animbin
-            .iter()
-            .find(|t| t.bones == bones)
-            .map(|t| (t.slowest_cycles, t.average_cycles))
-            .unwrap_or_default()
-    };
+    ensure!(animbin.iter().all(|t| t.slowest_cycles > 0.0), "the record holds no ANIMBIN timings (cycle slots 0..={})", 2 * n - 1);
+    let of = |bones: usize| animbin.iter().find(|t| t.bones == bones).map(|t| (t.slowest_cycles, t.average_cycles)).unwrap_or_default();
     let ((s15, a15), (s20, a20), (s50, a50)) = (of(15), of(20), of(50));
     let (empty_avg, _) = scenario::cycle_slots(scenario::TIMED_SLOTS - 1);
     Ok(AnimCycles {
@@ -86,8 +76,7 @@ pub fn cycle_checks(emulator: &str, view: Option<&RecordView>, artifacts: &Path)
     let result = (|| -> Result<String> {
         let f = figures(view.context("no record")?)?;
         let path = artifacts.join(format!("cycles-anim-{emulator}.json"));
-        std::fs::write(&path, serde_json::to_string_pretty(&f)? + "\n")
-            .with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(&path, serde_json::to_string_pretty(&f)? + "\n").with_context(|| format!("writing {}", path.display()))?;
         Ok(format!(
             "ANIMBIN update + evaluate, slowest / average of {} frames: 15 bones {:.0} / {:.0}, 20 bones {:.0} / {:.0}, 50 bones {:.0} / {:.0} cycles; {}",
             f.frames,
@@ -128,19 +117,10 @@ mod tests {
         let f = figures(&RecordView::find(bytes).unwrap()).unwrap();
         // 20 bones is the second of TIMED_BONES: probe slot 1.
         assert_eq!(scenario::TIMED_BONES[1], 20);
-        assert_eq!(
-            (
-                f.animbin_pose_20_bones_cycles,
-                f.animbin_pose_20_bones_average_cycles
-            ),
-            (201.0 * 8.0, 101.0 * 8.0)
-        );
+        assert_eq!((f.animbin_pose_20_bones_cycles, f.animbin_pose_20_bones_average_cycles), (201.0 * 8.0, 101.0 * 8.0));
         assert_eq!(f.animbin_pose_50_bones_cycles, 202.0 * 8.0);
         assert_eq!(f.compiled_pose[0].average_cycles, 106.0 * 8.0);
-        assert_eq!(
-            f.empty_section_cycles,
-            (100 + scenario::TIMED_SLOTS as u32 - 1) as f64 * 8.0
-        );
+        assert_eq!(f.empty_section_cycles, (100 + scenario::TIMED_SLOTS as u32 - 1) as f64 * 8.0);
         let json = serde_json::to_value(&f).unwrap();
         assert!(json["animbin_pose_20_bones_cycles"].is_number());
     }

@@ -24,20 +24,10 @@ type Blobs = [Vec<u8>; play::CHARACTERS.len()];
 
 fn blobs(ws: &Path) -> Result<Blobs> {
     let read = |path: std::path::PathBuf| {
-        std::fs::read(&path).with_context(|| {
-            format!(
-                "{} is missing: run `cargo xtask build-exe --example psx-game` first",
-                path.display()
-            )
-        })
+        std::fs::read(&path).with_context(|| format!("{} is missing: run `cargo xtask build-exe --example psx-game` first", path.display()))
     };
     use super::character::{atlas_path, dense_path, gltf_path, textured_path};
-    Ok([
-        read(gltf_path(ws))?,
-        read(dense_path(ws))?,
-        read(textured_path(ws))?,
-        read(atlas_path(ws))?,
-    ])
+    Ok([read(gltf_path(ws))?, read(dense_path(ws))?, read(textured_path(ws))?, read(atlas_path(ws))?])
 }
 
 /// The game's state at `play::MEASURED_FRAME` and its outcomes that frame, as the console computes them.
@@ -53,44 +43,22 @@ struct HostFrame {
 
 fn host_frame(blobs: &Blobs) -> Result<HostFrame> {
     let tables = blobs_tables(blobs)?;
-    let mut game =
-        play::Game::new(tables).map_err(|e| anyhow::anyhow!("the game's clips: {e:?}"))?;
+    let mut game = play::Game::new(tables).map_err(|e| anyhow::anyhow!("the game's clips: {e:?}"))?;
     for _ in 0..play::MEASURED_FRAME {
         game.update(1);
     }
     let mut list = Box::new(DrawList::<{ play::OT_DEPTHS }, { play::PACKET_WORDS }>::new());
     list.clear();
     let mut sink = OtSink::new(list.frame(), Shading::Flat);
-    let mut scratch =
-        Box::<Scratch<{ psxanim_runtime::tables::primitives::MAX_STREAM_VERTICES }>>::new(
-            Scratch::new(),
-        );
+    let mut scratch = Box::<Scratch<{ psxanim_runtime::tables::primitives::MAX_STREAM_VERTICES }>>::new(Scratch::new());
     let mut probe = [0u32; play::PROBE_WORDS];
-    let outcomes = game.draw(
-        &mut Gte::with_backend(GteModel::default()),
-        &mut scratch,
-        &mut sink,
-        &mut |_, _| {},
-        Some(&mut probe),
-    );
+    let outcomes = game.draw(&mut Gte::with_backend(GteModel::default()), &mut scratch, &mut sink, &mut |_, _| {}, Some(&mut probe));
     for (o, a) in outcomes.iter().zip(&play::ACTORS) {
-        ensure!(
-            matches!(o, Ok(Outcome::Drawn(_))),
-            "the host does not draw {} at frame {}: {o:?}",
-            a.clip,
-            play::MEASURED_FRAME
-        );
+        ensure!(matches!(o, Ok(Outcome::Drawn(_))), "the host does not draw {} at frame {}: {o:?}", a.clip, play::MEASURED_FRAME);
     }
-    let uploads = game
-        .placements
-        .iter()
-        .zip(&tables)
-        .flat_map(|(p, t)| p.iter().flat_map(move |p| p.uploads(t)));
+    let uploads = game.placements.iter().zip(&tables).flat_map(|(p, t)| p.iter().flat_map(move |p| p.uploads(t)));
     let vram = play::vram_words(uploads.flat_map(|(rect, bytes)| play::upload_words(rect, bytes)));
-    ensure!(
-        vram[0] > 0,
-        "the textured character uploads no texture: the VRAM check proves nothing"
-    );
+    ensure!(vram[0] > 0, "the textured character uploads no texture: the VRAM check proves nothing");
     Ok(HostFrame {
         vram,
         probe,
@@ -111,46 +79,23 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
         .enumerate()
         .map(|(i, &value)| {
             let a = &play::ACTORS[i / play::WORDS_PER_ACTOR];
-            let name = format!(
-                "{}.{}.{}",
-                play::CHARACTERS[a.character],
-                a.clip,
-                play::ACTOR_FIELDS[i % play::WORDS_PER_ACTOR]
-            );
+            let name = format!("{}.{}.{}", play::CHARACTERS[a.character], a.clip, play::ACTOR_FIELDS[i % play::WORDS_PER_ACTOR]);
             Word { name, value }
         })
         .collect();
     for (name, &value) in play::FRAME_FIELDS.iter().zip(&host.frame) {
-        words.push(Word {
-            name: format!("frame.{name}"),
-            value,
-        });
+        words.push(Word { name: format!("frame.{name}"), value });
     }
     let mut damaged = blobs[0].clone();
     play::corrupt(&mut damaged);
     let [code, offset] = play::corruption_words(&damaged);
-    ensure!(
-        code != 0,
-        "the damaged blob copy parses: the corruption proves nothing"
-    );
-    words.push(Word {
-        name: "damaged_blob.error_code".into(),
-        value: code,
-    });
-    words.push(Word {
-        name: "damaged_blob.error_offset".into(),
-        value: offset,
-    });
+    ensure!(code != 0, "the damaged blob copy parses: the corruption proves nothing");
+    words.push(Word { name: "damaged_blob.error_code".into(), value: code });
+    words.push(Word { name: "damaged_blob.error_offset".into(), value: offset });
     for (name, &value) in play::VRAM_FIELDS.iter().zip(&host.vram) {
-        words.push(Word {
-            name: format!("textures.{name}"),
-            value,
-        });
+        words.push(Word { name: format!("textures.{name}"), value });
     }
-    Ok(Expectation {
-        program: play::PROGRAM,
-        words,
-    })
+    Ok(Expectation { program: play::PROGRAM, words })
 }
 
 /// The game's drawing costs at the measured frame, from its record (root counter 2 ticks).
@@ -194,21 +139,13 @@ const FRAME_30FPS_CYCLES: f64 = 33_868_800.0 / 30.0;
 fn cycles(blobs: &Blobs, view: &RecordView) -> Result<GameCycles> {
     let host = host_frame(blobs)?;
     let cyc = |slot: usize| view.cycles(slot) as f64 * CYCLES_PER_TICK;
-    let actors: Vec<[f64; play::STAGES]> = (0..play::ACTORS.len())
-        .map(|a| std::array::from_fn(|s| cyc(play::STAGES * a + s)))
-        .collect();
-    ensure!(
-        actors.iter().all(|a| a[2] > 0.0 && a[3] > 0.0),
-        "the record holds no stage cycles of frame {}",
-        play::MEASURED_FRAME
-    );
-    let drawn: u32 = (0..play::ACTORS.len())
-        .map(|a| host.probe[a * play::WORDS_PER_ACTOR])
-        .sum();
+    let actors: Vec<[f64; play::STAGES]> =
+        (0..play::ACTORS.len()).map(|a| std::array::from_fn(|s| cyc(play::STAGES * a + s))).collect();
+    ensure!(actors.iter().all(|a| a[2] > 0.0 && a[3] > 0.0), "the record holds no stage cycles of frame {}", play::MEASURED_FRAME);
+    let drawn: u32 = (0..play::ACTORS.len()).map(|a| host.probe[a * play::WORDS_PER_ACTOR]).sum();
     let projection: f64 = actors.iter().map(|a| a[2]).sum();
     let triangles: f64 = actors.iter().map(|a| a[3]).sum();
-    let (vertices, considered): (usize, usize) =
-        (host.vertices.iter().sum(), host.triangles.iter().sum());
+    let (vertices, considered): (usize, usize) = (host.vertices.iter().sum(), host.triangles.iter().sum());
     // An actor's projection stage per vertex, its triangle stage per triangle considered and drawn,
     // and its pose stages.
     let figures = |character: &str| -> Result<(f64, f64, f64, f64)> {
@@ -217,17 +154,10 @@ fn cycles(blobs: &Blobs, view: &RecordView) -> Result<GameCycles> {
             .position(|a| play::CHARACTERS[a.character] == character)
             .with_context(|| format!("no actor plays {character}"))?;
         let t_drawn = host.probe[t * play::WORDS_PER_ACTOR].max(1) as f64;
-        Ok((
-            actors[t][2] / host.vertices[t] as f64,
-            actors[t][3] / host.triangles[t] as f64,
-            actors[t][3] / t_drawn,
-            actors[t][0] + actors[t][1],
-        ))
+        Ok((actors[t][2] / host.vertices[t] as f64, actors[t][3] / host.triangles[t] as f64, actors[t][3] / t_drawn, actors[t][0] + actors[t][1]))
     };
     let (per_vertex, per_considered, per_drawn, pose) = figures(TEXTURED_CHARACTER)?;
-    let four = |per_triangle: f64| {
-        100.0 * 4.0 * (512.0 * per_vertex + 1024.0 * per_triangle + pose) / FRAME_30FPS_CYCLES
-    };
+    let four = |per_triangle: f64| 100.0 * 4.0 * (512.0 * per_vertex + 1024.0 * per_triangle + pose) / FRAME_30FPS_CYCLES;
     let mixed = figures(MIXED_CHARACTER)?;
     Ok(GameCycles {
         mixed_lit_cycles_per_vertex: mixed.0,
@@ -248,18 +178,12 @@ fn cycles(blobs: &Blobs, view: &RecordView) -> Result<GameCycles> {
 }
 
 /// The cycle figures as a check, written to `artifacts/cycles-psx-game-EMULATOR.json`.
-pub fn cycle_checks(
-    ws: &Path,
-    emulator: &str,
-    view: Option<&RecordView>,
-    artifacts: &Path,
-) -> Vec<Check> {
+pub fn cycle_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, artifacts: &Path) -> Vec<Check> {
     let result = (|| -> Result<String> {
         let view = view.context("no record")?;
         let figures = cycles(&blobs(ws)?, view)?;
         let path = artifacts.join(format!("cycles-psx-game-{emulator}.json"));
-        std::fs::write(&path, serde_json::to_string_pretty(&figures)? + "\n")
-            .with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(&path, serde_json::to_string_pretty(&figures)? + "\n").with_context(|| format!("writing {}", path.display()))?;
         Ok(format!(
             "{:.1} cyc/vertex projected, {:.1} cyc/triangle considered, {:.1} per drawn triangle; textured lit: {:.1} cyc/vertex, {:.1} per drawn triangle, four characters {:.1}% of a 30 fps frame; whole draw {:.0} cyc; {}",
             figures.cycles_per_vertex,
@@ -291,11 +215,7 @@ pub const PICTURE_AGREEMENT_PCSX_REARMED: f64 = 0.85;
 /// character's textures where the game placed them), numbered in emission order.
 struct Painted {
     placement: Option<psxanim_runtime::vram::Placement>,
-    triangles: Vec<(
-        u32,
-        psxanim_runtime::render::DrawnTriangle,
-        psxanim::preview::shot::Fill,
-    )>,
+    triangles: Vec<(u32, psxanim_runtime::render::DrawnTriangle, psxanim::preview::shot::Fill)>,
 }
 
 impl psxanim_runtime::render::TriangleSink for Painted {
@@ -320,54 +240,28 @@ impl psxanim_runtime::render::TriangleSink for Painted {
 /// The host's pictures of game frames 0..=`last`, each handed to `each` with its frame number: the
 /// triangles in the order the ordering table draws them, painted by the preview's rasteriser from the
 /// same VRAM the game uploads.
-fn host_pictures(
-    blobs: &Blobs,
-    last: u32,
-    each: &mut dyn FnMut(u32, &psxanim::preview::raster::Canvas),
-) -> Result<()> {
+fn host_pictures(blobs: &Blobs, last: u32, each: &mut dyn FnMut(u32, &psxanim::preview::raster::Canvas)) -> Result<()> {
     use psxanim::preview::{raster::Canvas, shot, vram::Vram};
     let tables = blobs_tables(blobs)?;
-    let mut game =
-        play::Game::new(tables).map_err(|e| anyhow::anyhow!("the game's set-up: {e:?}"))?;
+    let mut game = play::Game::new(tables).map_err(|e| anyhow::anyhow!("the game's set-up: {e:?}"))?;
     let mut vram: Option<Vram> = None;
     for (p, t) in game.placements.iter().zip(&tables) {
         if let Some(p) = p {
             vram.get_or_insert_with(|| Vram::empty(*p)).upload_all(t, p);
         }
     }
-    let mut scratch =
-        Box::<Scratch<{ psxanim_runtime::tables::primitives::MAX_STREAM_VERTICES }>>::new(
-            Scratch::new(),
-        );
+    let mut scratch = Box::<Scratch<{ psxanim_runtime::tables::primitives::MAX_STREAM_VERTICES }>>::new(Scratch::new());
     for frame in 0..=last {
-        let mut sink = Painted {
-            placement: None,
-            triangles: Vec::new(),
-        };
-        let outcomes = game.draw(
-            &mut Gte::with_backend(GteModel::default()),
-            &mut scratch,
-            &mut sink,
-            &mut |_, _| {},
-            None,
-        );
+        let mut sink = Painted { placement: None, triangles: Vec::new() };
+        let outcomes = game.draw(&mut Gte::with_backend(GteModel::default()), &mut scratch, &mut sink, &mut |_, _| {}, None);
         if let Some(e) = outcomes.iter().find_map(|o| o.err()) {
             anyhow::bail!("the host cannot draw game frame {frame}: {e:?}");
         }
-        let mut list: Vec<(u32, (psxanim_runtime::render::DrawnTriangle, shot::Fill))> = sink
-            .triangles
-            .into_iter()
-            .map(|(i, t, f)| (i, (t, f)))
-            .collect();
+        let mut list: Vec<(u32, (psxanim_runtime::render::DrawnTriangle, shot::Fill))> =
+            sink.triangles.into_iter().map(|(i, t, f)| (i, (t, f))).collect();
         // The ordering table: the deepest entry the sink uses is its table's last but one.
-        psxanim_runtime::render::triangles::sort_draw_order(&mut list, |(t, _)| {
-            t.otz.min(play::OT_DEPTHS as u16 - 2)
-        });
-        let mut canvas = Canvas::new(
-            play::SCREEN.0 as usize,
-            play::SCREEN.1 as usize,
-            psxanim::preview::raster::vram_colour(BACKGROUND),
-        );
+        psxanim_runtime::render::triangles::sort_draw_order(&mut list, |(t, _)| t.otz.min(play::OT_DEPTHS as u16 - 2));
+        let mut canvas = Canvas::new(play::SCREEN.0 as usize, play::SCREEN.1 as usize, psxanim::preview::raster::vram_colour(BACKGROUND));
         for (_, (t, fill)) in &list {
             shot::paint_triangle(&mut canvas, t, *fill, vram.as_ref());
         }
@@ -378,10 +272,7 @@ fn host_pictures(
 }
 
 fn blobs_tables(blobs: &Blobs) -> Result<[Tables<'_>; play::CHARACTERS.len()]> {
-    let parse = |i: usize| {
-        Tables::parse(&blobs[i])
-            .map_err(|e| anyhow::anyhow!("{} tables: {e:?}", play::CHARACTERS[i]))
-    };
+    let parse = |i: usize| Tables::parse(&blobs[i]).map_err(|e| anyhow::anyhow!("{} tables: {e:?}", play::CHARACTERS[i]));
     Ok([parse(0)?, parse(1)?, parse(2)?, parse(3)?])
 }
 
@@ -392,11 +283,7 @@ fn blobs_tables(blobs: &Blobs) -> Result<[Tables<'_>; play::CHARACTERS.len()]> {
 fn agreement(console: &[u8], host: &[u8]) -> (f64, usize) {
     let (w, h) = (play::SCREEN.0 as i32, play::SCREEN.1 as i32);
     let five = |c: u8| c as i32 >> 3;
-    let near = |a: &[u8], b: &[u8]| {
-        a.iter()
-            .zip(b)
-            .all(|(x, y)| (five(*x) - five(*y)).abs() <= 1)
-    };
+    let near = |a: &[u8], b: &[u8]| a.iter().zip(b).all(|(x, y)| (five(*x) - five(*y)).abs() <= 1);
     let bg = psxanim::preview::raster::vram_colour(BACKGROUND);
     let px = |img: &[u8], x: i32, y: i32| -> [u8; 3] {
         let o = 3 * (y * w + x) as usize;
@@ -415,11 +302,7 @@ fn agreement(console: &[u8], host: &[u8]) -> (f64, usize) {
                 agreed += near(&c, &hp) as usize;
             }
         }
-        let share = if counted == 0 {
-            0.0
-        } else {
-            agreed as f64 / counted as f64
-        };
+        let share = if counted == 0 { 0.0 } else { agreed as f64 / counted as f64 };
         if share > best.0 {
             best = (share, counted);
         }
@@ -430,12 +313,7 @@ fn agreement(console: &[u8], host: &[u8]) -> (f64, usize) {
 /// Each screenshot against the host's picture of the game frame it shows (the one that agrees best
 /// among the frames the game can have drawn by then): at least [`PICTURE_AGREEMENT`] of the
 /// characters' pixels, textured and flat, within one step of 5-bit colour.
-pub fn picture_checks(
-    ws: &Path,
-    emulator: &str,
-    shots: &[psxanim_emulator::Screenshot],
-    artifacts: &Path,
-) -> Vec<Check> {
+pub fn picture_checks(ws: &Path, emulator: &str, shots: &[psxanim_emulator::Screenshot], artifacts: &Path) -> Vec<Check> {
     let result = (|| -> Result<Vec<(f64, usize, u32)>> {
         let blobs = blobs(ws)?;
         let last = shots.iter().map(|s| s.frame).max().unwrap_or(0);
@@ -447,10 +325,7 @@ pub fn picture_checks(
                     if share > best.0 {
                         *best = (share, pixels, frame);
                         // The host's picture beside the emulator's screenshot, for a person to compare.
-                        let path = artifacts.join(format!(
-                            "psx-game-{emulator}-frame{:04}-host.png",
-                            shot.frame
-                        ));
+                        let path = artifacts.join(format!("psx-game-{emulator}-frame{:04}-host.png", shot.frame));
                         if let Ok(png) = psxanim::preview::picture::encode_png(host) {
                             let _ = std::fs::write(path, png);
                         }
@@ -493,19 +368,13 @@ mod tests {
             eprintln!("SKIPPED: no generated character tables; run `cargo xtask build-exe --example psx-game`");
             return;
         };
-        let t = play::CHARACTERS
-            .iter()
-            .position(|&c| c == TEXTURED_CHARACTER)
-            .unwrap();
+        let t = play::CHARACTERS.iter().position(|&c| c == TEXTURED_CHARACTER).unwrap();
         let tables = Tables::parse(&blobs[t]).unwrap();
         assert!(tables.has_normals());
         let camera = play::camera();
         let matrices: Vec<Matrix> = (0..tables.bone_count())
             .map(|b| {
-                let world = camera::placement(
-                    Vec3i32::new(300 * b as i32 - 1500, 100, 40 * b as i32),
-                    (0x1700 * b) as u16,
-                );
+                let world = camera::placement(Vec3i32::new(300 * b as i32 - 1500, 100, 40 * b as i32), (0x1700 * b) as u16);
                 camera.view.mul(&world)
             })
             .collect();
@@ -515,34 +384,11 @@ mod tests {
             camera.load(&mut gte);
             let (mut sxy, mut sz, mut rgb) = (vec![0u32; n], vec![0u32; n], vec![0u32; n]);
             if fused {
-                assert!(light::project_light_rigid(
-                    &mut gte,
-                    &tables,
-                    &play::LIGHTING,
-                    &camera.view,
-                    &matrices,
-                    &mut sxy,
-                    &mut sz,
-                    &mut rgb
-                ));
-                light::light_blended(
-                    &mut gte,
-                    &tables,
-                    &play::LIGHTING,
-                    &camera.view,
-                    &matrices,
-                    &mut rgb,
-                );
+                assert!(light::project_light_rigid(&mut gte, &tables, &play::LIGHTING, &camera.view, &matrices, &mut sxy, &mut sz, &mut rgb));
+                light::light_blended(&mut gte, &tables, &play::LIGHTING, &camera.view, &matrices, &mut rgb);
             } else {
                 project::project_rigid(&mut gte, &tables, &matrices, &mut sxy, &mut sz, None);
-                light::light_rigid(
-                    &mut gte,
-                    &tables,
-                    &play::LIGHTING,
-                    &camera.view,
-                    &matrices,
-                    &mut rgb,
-                );
+                light::light_rigid(&mut gte, &tables, &play::LIGHTING, &camera.view, &matrices, &mut rgb);
             }
             (sxy, sz, rgb)
         };

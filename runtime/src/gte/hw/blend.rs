@@ -23,10 +23,7 @@
 //!   $10, $13; `Bt` in $13, $14, $15 less `At` ($22-$24).
 
 use super::{asm_clobbering, cop2, ctc2_from, lwc2, mfc2_to, mtc2_from, swc2};
-use crate::gte::blend::{
-    BlendGroups, GPF_SF1, GROUP_WORDS, INTPL_SF1, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1,
-    MVMVA_RT_V2, WORK_AT,
-};
+use crate::gte::blend::{BlendGroups, GPF_SF1, GROUP_WORDS, INTPL_SF1, MVMVA_RT_V0, MVMVA_RT_V0_TR, MVMVA_RT_V1, MVMVA_RT_V2, WORK_AT};
 use crate::gte::regs::{cmd, ctrl, data};
 
 /// The scratchpad's base: the work area's words are at `WORK_AT - SCRATCHPAD` from it.

@@ -14,14 +14,7 @@ use crate::gte::{MVMVA_RT_V0, MVMVA_RT_V1, MVMVA_RT_V2};
 use crate::math::Matrix;
 
 #[inline(always)]
-pub(super) fn compose_columns(
-    parent: &Matrix,
-    load: bool,
-    words: &[u32; 5],
-    t_xy: u32,
-    t_z: u32,
-    out: &mut Matrix,
-) {
+pub(super) fn compose_columns(parent: &Matrix, load: bool, words: &[u32; 5], t_xy: u32, t_z: u32, out: &mut Matrix) {
     // SAFETY: reads the parent matrix (its rotation's first 18 bytes as words and a half-word, its
     // translation) and the five words, writes the output matrix's rotation and translation (not its
     // padding). Two instructions separate each mtc2/ctc2 from the next command; no loaded register

@@ -16,12 +16,7 @@ use crate::gte::regs::{cmd, data};
 use crate::gte::{GPF_SF0, SQR_SF0};
 
 #[inline(always)]
-pub(super) fn nlerp_rotation(
-    a: [u32; 2],
-    b: [u32; 2],
-    t: i32,
-    matrix: &mut [u32; 5],
-) -> Option<[u32; 2]> {
+pub(super) fn nlerp_rotation(a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32; 5]) -> Option<[u32; 2]> {
     let (c1, c2, c3, sq): (i32, i32, i32, i32);
     // SAFETY: GTE registers only. Two instructions separate each mtc2 from the next command; no
     // mfc2'd register is read by the next instruction.

@@ -12,10 +12,7 @@
 use core::arch::asm;
 
 use super::{cop2, lwc2, mfc2, mfc2_to, mtc2_from, swc2};
-use crate::gte::packets::{
-    FlatPackets, FlatPrimitives, PacketList, FLAT_PACKET_WORDS, MAX_SPAN_X, MAX_SPAN_Y,
-    QUAD_PACKET_WORDS,
-};
+use crate::gte::packets::{FlatPackets, FlatPrimitives, PacketList, FLAT_PACKET_WORDS, MAX_SPAN_X, MAX_SPAN_Y, QUAD_PACKET_WORDS};
 use crate::gte::regs::{cmd, data};
 
 // The span test below has these limits written out, and the run header's base its unit.
@@ -29,13 +26,7 @@ const _: () = assert!(crate::tables::primitives::RUN_BASE_UNIT * 4 == 1 << 6);
 /// drawn (in the low half of `$17`). Clobbers `$2`, `$5`, `$8`.
 macro_rules! link_packet {
     (untested, $words:literal, $triangles:literal) => {
-        concat!(
-            "sltu $5, $22, $8\n",
-            "beqz $5, 1f\n",
-            "sll $8, $8, 2\n",
-            "sll $8, $22, 2\n",
-            link_packet!(tail, $words, $triangles)
-        )
+        concat!("sltu $5, $22, $8\n", "beqz $5, 1f\n", "sll $8, $8, 2\n", "sll $8, $22, 2\n", link_packet!(tail, $words, $triangles))
     };
     (tested, $words:literal, $triangles:literal) => {
         concat!(
@@ -133,31 +124,19 @@ macro_rules! near_test {
 macro_rules! span_pair {
     ($reject:literal, $a:literal, $b:literal) => {
         concat!(
-            "sll $2, ",
-            $a,
-            ", 16\n",
-            "sll $3, ",
-            $b,
-            ", 16\n",
+            "sll $2, ", $a, ", 16\n",
+            "sll $3, ", $b, ", 16\n",
             "subu $2, $2, $3\n",
             "sra $2, $2, 16\n",
             "addiu $2, $2, 1023\n",
             "sltiu $2, $2, 2047\n",
-            "beqz $2, ",
-            $reject,
-            "\n",
-            "sra $2, ",
-            $a,
-            ", 16\n",
-            "sra $3, ",
-            $b,
-            ", 16\n",
+            "beqz $2, ", $reject, "\n",
+            "sra $2, ", $a, ", 16\n",
+            "sra $3, ", $b, ", 16\n",
             "subu $2, $2, $3\n",
             "addiu $2, $2, 511\n",
             "sltiu $2, $2, 1023\n",
-            "beqz $2, ",
-            $reject,
-            "\n",
+            "beqz $2, ", $reject, "\n",
             "nop\n",
         )
     };
@@ -170,11 +149,7 @@ macro_rules! span_test {
         ""
     };
     (tested, $reject:literal, $a:literal, $b:literal, $c:literal) => {
-        concat!(
-            span_pair!($reject, $a, $b),
-            span_pair!($reject, $b, $c),
-            span_pair!($reject, $a, $c)
-        )
+        concat!(span_pair!($reject, $a, $b), span_pair!($reject, $b, $c), span_pair!($reject, $a, $c))
     };
     (tested, $reject:literal, $a:literal, $b:literal, $c:literal, $d:literal) => {
         concat!(
@@ -193,13 +168,7 @@ macro_rules! strip_points {
         "# {r_sxy0_4} {r_sxy1_5} {r_sxy2_25}\n"
     };
     (tested) => {
-        concat!(
-            ".word {r_sxy0_4}\n",
-            ".word {r_sxy1_5}\n",
-            ".word {r_sxy2_25}\n",
-            "lw $7, 0($16)\n",
-            "nop\n"
-        )
+        concat!(".word {r_sxy0_4}\n", ".word {r_sxy1_5}\n", ".word {r_sxy2_25}\n", "lw $7, 0($16)\n", "nop\n")
     };
 }
 

@@ -11,9 +11,9 @@
 
 use super::{asm_clobbering, cop2, ctc2_from, mfc2_to, mtc2_from, swc2};
 use crate::gte::regs::{ctrl, data};
-use crate::gte::PoseQ14;
 use crate::gte::{GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, SQR_SF0};
 use crate::math::Matrix;
+use crate::gte::PoseQ14;
 use crate::tables::BoneSample;
 
 /// Byte offsets of a `BoneSample`'s fields (not `repr(C)`: taken from the compiler).
@@ -51,35 +51,19 @@ macro_rules! column0 {
 macro_rules! parent_rt_tr {
     ($p:literal) => {
         concat!(
-            "lw $3, 0(",
-            $p,
-            ")\n",
-            "lw $7, 4(",
-            $p,
-            ")\n",
-            "lw $9, 8(",
-            $p,
-            ")\n",
+            "lw $3, 0(", $p, ")\n",
+            "lw $7, 4(", $p, ")\n",
+            "lw $9, 8(", $p, ")\n",
             ".word {rt0}\n",
-            "lw $3, 12(",
-            $p,
-            ")\n",
+            "lw $3, 12(", $p, ")\n",
             ".word {rt1}\n",
-            "lh $7, 16(",
-            $p,
-            ")\n",
+            "lh $7, 16(", $p, ")\n",
             ".word {rt2}\n",
-            "lw $9, 20(",
-            $p,
-            ")\n",
+            "lw $9, 20(", $p, ")\n",
             ".word {rt3}\n",
-            "lw $3, 24(",
-            $p,
-            ")\n",
+            "lw $3, 24(", $p, ")\n",
             ".word {rt4}\n",
-            "lw $7, 28(",
-            $p,
-            ")\n",
+            "lw $7, 28(", $p, ")\n",
             ".word {trx}\n",
             ".word {try_}\n",
             ".word {trz}\n",
@@ -461,12 +445,7 @@ pub(super) fn compose_q14(parent: &Matrix, pose: &PoseQ14, out: &mut Matrix) {
 /// Registers (beyond `compose_q14`'s map, which the body keeps: $4 the pose, $6 the output): $2 the
 /// output's end, $8 the next parent step (`tables::Tables::parent_steps`), $5 the object matrix,
 /// $10 the parent while it loads (then `yz`).
-pub(super) fn compose_q14_chain(
-    steps: &[u8],
-    poses: &[PoseQ14],
-    object: &Matrix,
-    out: &mut [Matrix],
-) {
+pub(super) fn compose_q14_chain(steps: &[u8], poses: &[PoseQ14], object: &Matrix, out: &mut [Matrix]) {
     let n = steps.len().min(poses.len()).min(out.len());
     let out = &mut out[..n];
     let range = out.as_mut_ptr_range();

@@ -40,14 +40,8 @@
 //! `$9` past its header, as does the end word: the caller draws that run and calls again after it.
 
 use super::{asm_clobbering, cop2, ctc2_from, lwc2, mfc2_to, mtc2_from, swc2};
-use crate::console::prim::{
-    GOURAUD_QUAD, GOURAUD_TRIANGLE, NEUTRAL, TEXTURED_GOURAUD_QUAD, TEXTURED_GOURAUD_TRIANGLE,
-    TEXTURED_QUAD, TEXTURED_TRIANGLE,
-};
-use crate::gte::packets::{
-    FlatPackets, PacketList, SurfaceRuns, FLAT_PACKET_WORDS, LEFT_TO_CALLER, NO_TEXTURE,
-    QUAD_PACKET_WORDS,
-};
+use crate::console::prim::{GOURAUD_QUAD, GOURAUD_TRIANGLE, NEUTRAL, TEXTURED_GOURAUD_QUAD, TEXTURED_GOURAUD_TRIANGLE, TEXTURED_QUAD, TEXTURED_TRIANGLE};
+use crate::gte::packets::{FlatPackets, PacketList, SurfaceRuns, FLAT_PACKET_WORDS, LEFT_TO_CALLER, NO_TEXTURE, QUAD_PACKET_WORDS};
 use crate::gte::regs::{cmd, ctrl, data};
 
 /// Materials the parameter block holds (the definition hands the loop no more).
@@ -86,21 +80,13 @@ macro_rules! link {
             "addu $8, $8, $21\n",
             "lw $5, 0($8)\n",
             "and $4, $18, $23\n",
-            "addiu $17, $17, ",
-            $triangles,
-            "\n",
-            "addiu $19, $19, -",
-            $words,
-            "\n",
+            "addiu $17, $17, ", $triangles, "\n",
+            "addiu $19, $19, -", $words, "\n",
             "and $5, $5, $23\n",
-            "or $5, $5, ",
-            $len,
-            "\n",
+            "or $5, $5, ", $len, "\n",
             "sw $5, 0($18)\n",
             "sw $4, 0($8)\n",
-            "addiu $18, $18, 4 * ",
-            $words,
-            "\n",
+            "addiu $18, $18, 4 * ", $words, "\n",
         )
     };
 }
@@ -126,9 +112,7 @@ macro_rules! load_facing {
             ".word {w_sxy1_5}\n",
             "addiu $13, $13, -1\n",
             ".word {w_sxy2_8}\n",
-            "addiu $9, $9, ",
-            $stride,
-            "\n",
+            "addiu $9, $9, ", $stride, "\n",
             "nop\n",
             ".word {nclip}\n",
         )
@@ -140,11 +124,7 @@ macro_rules! load_facing {
 /// command with the neutral colour. Clobbers `$4`, `$5`, `$10`, `$16`.
 macro_rules! triangle_colours {
     (unlit) => {
-        concat!(
-            "lui $5, {cmd3}\n",
-            "ori $5, $5, {neutral}\n",
-            "sw $5, 4($18)\n"
-        )
+        concat!("lui $5, {cmd3}\n", "ori $5, $5, {neutral}\n", "sw $5, 4($18)\n")
     };
     (lit) => {
         concat!(
@@ -171,11 +151,7 @@ macro_rules! triangle_colours {
 /// (b, c, a, d). Clobbers `$4`, `$5`, `$8`, `$10`, `$14`.
 macro_rules! quad_colours {
     (unlit) => {
-        concat!(
-            "lui $5, {cmd4}\n",
-            "ori $5, $5, {neutral}\n",
-            "sw $5, 4($18)\n"
-        )
+        concat!("lui $5, {cmd4}\n", "ori $5, $5, {neutral}\n", "sw $5, 4($18)\n")
     };
     (lit) => {
         concat!(
@@ -205,11 +181,7 @@ macro_rules! quad_colours {
 /// write their colours in `strip_walk`). Clobbers `$5`.
 macro_rules! strip_colours {
     (unlit) => {
-        concat!(
-            "lui $5, {cmd4}\n",
-            "ori $5, $5, {neutral}\n",
-            "sw $5, 4($18)\n"
-        )
+        concat!("lui $5, {cmd4}\n", "ori $5, $5, {neutral}\n", "sw $5, 4($18)\n")
     };
 }
 
@@ -256,14 +228,7 @@ macro_rules! gouraud_setup {
 /// the header's decoding (`14:`). Otherwise the loop ends (`9:`, which follows).
 macro_rules! untextured_run {
     (unlit) => {
-        concat!(
-            "addiu $5, $24, 1\n",
-            "bnez $5, 9f\n",
-            "nop\n",
-            "lw $3, 0($9)\n",
-            "b 14b\n",
-            "nop\n"
-        )
+        concat!("addiu $5, $24, 1\n", "bnez $5, 9f\n", "nop\n", "lw $3, 0($9)\n", "b 14b\n", "nop\n")
     };
     (lit) => {
         concat!(

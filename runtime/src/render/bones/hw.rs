@@ -21,10 +21,7 @@ use crate::gte::hw::asm_clobbering;
 /// first: each step reads LO, then issues the next product two instructions later).
 macro_rules! lerp_step {
     ($d:literal, $q:literal) => {
-        concat!(
-            "mflo ", $d, "\n", "sra ", $d, ", ", $d, ", 12\n", "addu ", $q, ", ", $q, ", ", $d,
-            "\n"
-        )
+        concat!("mflo ", $d, "\n", "sra ", $d, ", ", $d, ", 12\n", "addu ", $q, ", ", $q, ", ", $d, "\n")
     };
 }
 
@@ -38,8 +35,7 @@ macro_rules! lerp_xyz {
             "mult $21, $7\n",
             "subu $22, $17, $13\n",
             "subu $23, $18, $14\n",
-            $fill,
-            "\n",
+            $fill, "\n",
             lerp_step!("$21", "$12"),
             "mult $22, $7\n",
             "nop\n",
@@ -56,51 +52,21 @@ macro_rules! lerp_xyz {
 /// The low halfword of `$lo` and the high of `$hi` into `$lo`.
 macro_rules! pack {
     ($lo:literal, $hi:literal) => {
-        concat!(
-            "andi ",
-            $lo,
-            ", ",
-            $lo,
-            ", 0xFFFF\n",
-            "sll ",
-            $hi,
-            ", ",
-            $hi,
-            ", 16\n",
-            "or ",
-            $lo,
-            ", ",
-            $lo,
-            ", ",
-            $hi,
-            "\n"
-        )
+        concat!("andi ", $lo, ", ", $lo, ", 0xFFFF\n", "sll ", $hi, ", ", $hi, ", 16\n", "or ", $lo, ", ", $lo, ", ", $hi, "\n")
     };
 }
 
 /// `|$r|` ORed into `$20`.
 macro_rules! or_abs {
     ($r:literal) => {
-        concat!(
-            "sra $21, ",
-            $r,
-            ", 31\n",
-            "xor $22, ",
-            $r,
-            ", $21\n",
-            "subu $22, $22, $21\n",
-            "or $20, $20, $22\n"
-        )
+        concat!("sra $21, ", $r, ", 31\n", "xor $22, ", $r, ", $21\n", "subu $22, $22, $21\n", "or $20, $20, $22\n")
     };
 }
 
 /// `$q = ($q * s + 2^15) >> 16` (s in $20, 2^15 in $25), the `mult` issued first.
 macro_rules! scale_step {
     ($q:literal) => {
-        concat!(
-            "mult ", $q, ", $20\n", "nop\n", "nop\n", "mflo ", $q, "\n", "addu ", $q, ", ", $q,
-            ", $25\n", "sra ", $q, ", ", $q, ", 16\n"
-        )
+        concat!("mult ", $q, ", $20\n", "nop\n", "nop\n", "mflo ", $q, "\n", "addu ", $q, ", ", $q, ", $25\n", "sra ", $q, ", ", $q, ", 16\n")
     };
 }
 

@@ -41,9 +41,7 @@ macro_rules! channel {
     ($fields:expr, $width:expr, $load:expr, $sext:expr, $update:expr, $room:literal, $stride:literal) => {
         concat!(
             $fields,
-            "addiu $24, $7, ",
-            $room,
-            "\n",
+            "addiu $24, $7, ", $room, "\n",
             "sltu $24, $21, $24\n",
             "bnez $24, 9f\n",
             "li $17, 3\n",
@@ -72,9 +70,7 @@ macro_rules! channel {
             "addiu $17, $17, -1\n",
             $update,
             "bnez $17, 3b\n",
-            "addiu $7, $7, ",
-            $stride,
-            "\n",
+            "addiu $7, $7, ", $stride, "\n",
         )
     };
 }
@@ -135,11 +131,7 @@ macro_rules! delta_sext {
 /// done) when `p` does not lie within `p.clip`.
 pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
     let clip = p.clip;
-    if p.descriptors + p.channels > clip.len()
-        || p.channels % 3 != 0
-        || p.widths + p.animated > clip.len()
-        || p.stream > clip.len()
-    {
+    if p.descriptors + p.channels > clip.len() || p.channels % 3 != 0 || p.widths + p.animated > clip.len() || p.stream > clip.len() {
         return None;
     }
     let base = clip.as_ptr();
@@ -250,18 +242,9 @@ pub(super) struct Write<'a> {
 /// [`super::write_q14_from`] on the console for the common case: every bone's scale the identity,
 /// every rotation component within +-32767. `Some(fits)` as the Rust loop gives it, or `None` (`out` partly
 /// written) for the Rust loop to do the whole frame.
-pub(super) fn write_q14(
-    wr: &Write,
-    state: &[u32],
-    weight: u32,
-    out: &mut [super::PoseQ14],
-) -> Option<bool> {
+pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super::PoseQ14]) -> Option<bool> {
     let clip = wr.clip;
-    if wr.descriptors + 3 * out.len() > clip.len()
-        || wr.constants > clip.len()
-        || wr.widths > clip.len()
-        || weight > 4096
-    {
+    if wr.descriptors + 3 * out.len() > clip.len() || wr.constants > clip.len() || wr.widths > clip.len() || weight > 4096 {
         return None;
     }
     let base = clip.as_ptr();

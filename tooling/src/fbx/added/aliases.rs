@@ -47,33 +47,19 @@ pub struct TrackMatch {
 
 /// The track of each bone of `c`, the tracks matching none (as `"BONE (track N)"`) and every match with
 /// its rule, in track order.
-pub fn match_tracks(
-    c: &Character,
-    clip: &Clip,
-) -> (Vec<Option<usize>>, Vec<String>, Vec<TrackMatch>) {
+pub fn match_tracks(c: &Character, clip: &Clip) -> (Vec<Option<usize>>, Vec<String>, Vec<TrackMatch>) {
     let mut track_of_bone: Vec<Option<usize>> = vec![None; c.bones.len()];
     let mut rule_of_track: Vec<Option<&'static str>> = vec![None; clip.tracks.len()];
     for (level, rule) in RULES.iter().enumerate() {
         let bone_keys: Vec<Option<String>> = c.bones.iter().map(|b| key(&b.name, level)).collect();
         let mut found: Vec<(usize, usize)> = Vec::new();
-        for (ti, track) in clip
-            .tracks
-            .iter()
-            .enumerate()
-            .filter(|(ti, _)| rule_of_track[*ti].is_none())
-        {
+        for (ti, track) in clip.tracks.iter().enumerate().filter(|(ti, _)| rule_of_track[*ti].is_none()) {
             let fits: Vec<usize> = match &track.bone {
-                Bone::Id(id) if level == 0 => Some(*id as usize)
-                    .filter(|&i| i < c.bones.len())
-                    .into_iter()
-                    .collect(),
+                Bone::Id(id) if level == 0 => Some(*id as usize).filter(|&i| i < c.bones.len()).into_iter().collect(),
                 Bone::Id(_) => Vec::new(),
                 Bone::Name(n) => match key(n, level) {
                     Some(k) => (0..c.bones.len())
-                        .filter(|&b| {
-                            track_of_bone[b].is_none()
-                                && bone_keys[b].as_deref() == Some(k.as_str())
-                        })
+                        .filter(|&b| track_of_bone[b].is_none() && bone_keys[b].as_deref() == Some(k.as_str()))
                         .collect(),
                     None => Vec::new(),
                 },
@@ -96,19 +82,12 @@ pub fn match_tracks(
     for (ti, track) in clip.tracks.iter().enumerate() {
         match rule_of_track[ti] {
             Some(rule) => {
-                let b = track_of_bone
-                    .iter()
-                    .position(|t| *t == Some(ti))
-                    .expect("a matched track has its bone");
+                let b = track_of_bone.iter().position(|t| *t == Some(ti)).expect("a matched track has its bone");
                 let name = match &track.bone {
                     Bone::Name(n) => n.clone(),
                     Bone::Id(id) => id.to_string(),
                 };
-                matches.push(TrackMatch {
-                    track: name,
-                    bone: c.bones[b].name.clone(),
-                    rule,
-                });
+                matches.push(TrackMatch { track: name, bone: c.bones[b].name.clone(), rule });
             }
             None => unmatched.push(format!("{} (track {ti})", track.bone)),
         }
@@ -125,10 +104,7 @@ fn key(name: &str, level: usize) -> Option<String> {
         2 => Some(words(unprefixed(name)).concat()),
         _ => {
             let mut w = words(unprefixed(name));
-            let side = match w
-                .iter()
-                .position(|w| matches!(w.as_str(), "l" | "left" | "r" | "right"))
-            {
+            let side = match w.iter().position(|w| matches!(w.as_str(), "l" | "left" | "r" | "right")) {
                 Some(i) if w.remove(i).starts_with('l') => "L",
                 Some(_) => "R",
                 None if level == 3 => return None,
@@ -141,9 +117,7 @@ fn key(name: &str, level: usize) -> Option<String> {
             if level == 3 {
                 return Some(format!("{side}:{rest}"));
             }
-            let line = ALIASES
-                .iter()
-                .position(|line| line.contains(&rest.as_str()))?;
+            let line = ALIASES.iter().position(|line| line.contains(&rest.as_str()))?;
             Some(format!("{side}:alias{line}"))
         }
     }
@@ -154,13 +128,7 @@ fn key(name: &str, level: usize) -> Option<String> {
 fn unprefixed(name: &str) -> &str {
     let name = name.rsplit([':', '|']).next().unwrap_or(name);
     match name.split_once(' ') {
-        Some((first, rest))
-            if first.len() > 3
-                && first[..3].eq_ignore_ascii_case("bip")
-                && first[3..].bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            rest
-        }
+        Some((first, rest)) if first.len() > 3 && first[..3].eq_ignore_ascii_case("bip") && first[3..].bytes().all(|b| b.is_ascii_digit()) => rest,
         _ => name,
     }
 }
@@ -179,10 +147,7 @@ fn words(name: &str) -> Vec<String> {
             previous = None;
             continue;
         }
-        if ch.is_uppercase()
-            && previous.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit())
-            && !current.is_empty()
-        {
+        if ch.is_uppercase() && previous.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit()) && !current.is_empty() {
             out.push(std::mem::take(&mut current));
         }
         current.extend(ch.to_lowercase());
@@ -199,19 +164,14 @@ mod tests {
     use super::{key, words};
 
     fn same(a: &str, b: &str) -> Option<&'static str> {
-        (0..5)
-            .find(|&l| key(a, l).is_some() && key(a, l) == key(b, l))
-            .map(|l| super::RULES[l])
+        (0..5).find(|&l| key(a, l).is_some() && key(a, l) == key(b, l)).map(|l| super::RULES[l])
     }
 
     #[test]
     fn names_split_into_lowercase_words() {
         assert_eq!(words("LeftUpLeg"), ["left", "up", "leg"]);
         assert_eq!(words("UpperArm.L"), ["upper", "arm", "l"]);
-        assert_eq!(
-            words("mixamorig:LeftForeArm"),
-            ["mixamorig", "left", "fore", "arm"]
-        );
+        assert_eq!(words("mixamorig:LeftForeArm"), ["mixamorig", "left", "fore", "arm"]);
         assert_eq!(words("Bip01 L UpperArm"), ["bip01", "l", "upper", "arm"]);
         assert_eq!(words("spine_01"), ["spine", "01"]);
         assert_eq!(words("HEAD"), ["head"]);

@@ -138,8 +138,7 @@ fn storage_per_bone_second(t: &Tables) -> Option<f64> {
     for c in 0..t.clip_count() {
         let clip = t.clip(c).ok()?;
         bytes += clip.data_size as f64;
-        bone_seconds +=
-            t.bone_count() as f64 * clip.frame_count as f64 / clip.rate_hz.max(1) as f64;
+        bone_seconds += t.bone_count() as f64 * clip.frame_count as f64 / clip.rate_hz.max(1) as f64;
     }
     (bone_seconds > 0.0).then(|| bytes / bone_seconds)
 }
@@ -162,11 +161,7 @@ pub struct InstanceCycles {
     pub triangles_drawn: u32,
 }
 
-pub(super) fn cycle_figures(
-    models: scene::Models,
-    twenty_blob: Option<&[u8]>,
-    view: &RecordView,
-) -> Result<CycleFigures> {
+pub(super) fn cycle_figures(models: scene::Models, twenty_blob: Option<&[u8]>, view: &RecordView) -> Result<CycleFigures> {
     let at = view.cycles(scene::SLOT_FRAME);
     ensure!(
         at == scene::MEASURED_FRAME,
@@ -200,11 +195,7 @@ pub(super) fn cycle_figures(
     }
     let drawn: Vec<&InstanceCycles> = instances.iter().filter(|c| !c.culled).collect();
     let mean = |f: &dyn Fn(&InstanceCycles) -> Option<f64>, model: Option<&str>| -> Option<f64> {
-        let v: Vec<f64> = drawn
-            .iter()
-            .filter(|c| model.is_none_or(|m| c.storage == m))
-            .filter_map(|c| f(c))
-            .collect();
+        let v: Vec<f64> = drawn.iter().filter(|c| model.is_none_or(|m| c.storage == m)).filter_map(|c| f(c)).collect();
         (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
     };
     let rigid_cpv = mean(&|c| Some(c.projection / c.vertices as f64), Some("Rigid"));
@@ -217,15 +208,12 @@ pub(super) fn cycle_figures(
         (ticks != 0).then_some(ticks as f64 * CYCLES_PER_TICK / scene::COMPOSE_BENCH_RUNS as f64)
     };
     let compact_ticks = view.cycles(scene::SLOT_COMPACT_BENCH);
-    let compose_20 = (bench_ticks != 0)
-        .then(|| bench_ticks as f64 * CYCLES_PER_TICK / scene::COMPOSE_BENCH_RUNS as f64);
+    let compose_20 = (bench_ticks != 0).then(|| bench_ticks as f64 * CYCLES_PER_TICK / scene::COMPOSE_BENCH_RUNS as f64);
     let lookup = mean(&|c| Some(c.decode), Some("Rigid"));
     let pose_20 = lookup.zip(compose_20).map(|(l, c)| l + c);
     let cache_ticks = view.cycles(scene::SLOT_POSE_CACHE);
     let face = |kind: scene::FaceBench, front: bool, clip_tests: bool| {
-        let i = scene::FACE_BENCH_CASES
-            .iter()
-            .position(|&c| c == (kind, front, clip_tests))?;
+        let i = scene::FACE_BENCH_CASES.iter().position(|&c| c == (kind, front, clip_tests))?;
         let ticks = view.cycles(scene::SLOT_FACE_BENCH + i);
         let per = scene::FACE_BENCH_RUNS as f64 * scene::FACE_BENCH_TRIANGLES as f64;
         (ticks != 0).then(|| ticks as f64 * CYCLES_PER_TICK / per)
@@ -242,10 +230,7 @@ pub(super) fn cycle_figures(
         let ticks = view.cycles(slot);
         (ticks != 0).then(|| ticks as f64 * CYCLES_PER_TICK / scene::POSE_BENCH_RUNS as f64)
     };
-    let (sample_20, posed_20) = (
-        pose_bench(scene::SLOT_SAMPLE_MATRIX_BENCH),
-        pose_bench(scene::SLOT_POSE_MATRICES_BENCH),
-    );
+    let (sample_20, posed_20) = (pose_bench(scene::SLOT_SAMPLE_MATRIX_BENCH), pose_bench(scene::SLOT_POSE_MATRICES_BENCH));
     let padded_q14_20 = pose_bench(scene::SLOT_POSE_MATRICES_Q14_SCRATCHPAD_BENCH);
     let posed_q14_20 = pose_bench(scene::SLOT_POSE_MATRICES_Q14_BENCH);
     let composed_q14_20 = pose_bench(scene::SLOT_COMPOSE_Q14_BENCH);
@@ -257,47 +242,32 @@ pub(super) fn cycle_figures(
     let state_words = view.cycles(stream_bench::SLOT_STATE_WORDS);
     let twenty = twenty_blob.and_then(|b| Tables::parse(b).ok());
     let twenty_bones = twenty.as_ref().map_or(0, |t| t.bone_count());
-    let per_drawn = mean(
-        &|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64),
-        None,
-    );
+    let per_drawn = mean(&|c| (c.triangles_drawn > 0).then(|| c.triangles / c.triangles_drawn as f64), None);
     let four = match (rigid_cpv, per_tri, rigid_pose) {
-        (Some(v), Some(t), Some(p)) => {
-            Some(100.0 * 4.0 * (512.0 * v + 1024.0 * t + p) / CYCLES_PER_30FPS_FRAME)
-        }
+        (Some(v), Some(t), Some(p)) => Some(100.0 * 4.0 * (512.0 * v + 1024.0 * t + p) / CYCLES_PER_30FPS_FRAME),
         _ => None,
     };
     Ok(CycleFigures {
         measured_frame: scene::MEASURED_FRAME,
-        scene_cycles: instances
-            .iter()
-            .map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles)
-            .sum(),
+        scene_cycles: instances.iter().map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles).sum(),
         rigid_cycles_per_vertex: rigid_cpv,
         rigid_vertex_cycles: {
             let ticks = view.cycles(scene::SLOT_RIGID_PROJECT_BENCH);
             let rigid_vertices = models.rigid.vertex_count() - models.rigid.blended_vertex_count();
-            (ticks != 0 && rigid_vertices > 0).then(|| {
-                ticks as f64 * CYCLES_PER_TICK
-                    / scene::PROJECT_BENCH_RUNS as f64
-                    / rigid_vertices as f64
-            })
+            (ticks != 0 && rigid_vertices > 0)
+                .then(|| ticks as f64 * CYCLES_PER_TICK / scene::PROJECT_BENCH_RUNS as f64 / rigid_vertices as f64)
         },
         blended_vertex_cycles: {
             let ticks = view.cycles(scene::SLOT_BLEND_PROJECT_BENCH);
             let blended = models.rigid.blended_vertex_count();
-            (ticks != 0 && blended > 0).then(|| {
-                ticks as f64 * CYCLES_PER_TICK / scene::PROJECT_BENCH_RUNS as f64 / blended as f64
-            })
+            (ticks != 0 && blended > 0).then(|| ticks as f64 * CYCLES_PER_TICK / scene::PROJECT_BENCH_RUNS as f64 / blended as f64)
         },
         blended_vertices: models.rigid.blended_vertex_count(),
         blend_groups: models.rigid.blend_group_count(),
         blend_group_matrix_cycles: {
             let ticks = view.cycles(scene::SLOT_BLEND_MATRICES_BENCH);
             let groups = models.rigid.blend_group_count();
-            (ticks != 0 && groups > 0).then(|| {
-                ticks as f64 * CYCLES_PER_TICK / scene::PROJECT_BENCH_RUNS as f64 / groups as f64
-            })
+            (ticks != 0 && groups > 0).then(|| ticks as f64 * CYCLES_PER_TICK / scene::PROJECT_BENCH_RUNS as f64 / groups as f64)
         },
         baked_cycles_per_vertex: baked_cpv,
         rigid_pose_cycles: rigid_pose,
@@ -316,22 +286,14 @@ pub(super) fn cycle_figures(
         baked_decode_cycles_per_vertex: baked_bench(baked_paths::SLOT_BAKED_BENCH),
         baked_decode_slowest_frame: (view.cycles(baked_paths::SLOT_BAKED_BENCH) != 0).then(|| {
             let which = view.cycles(baked_paths::SLOT_BAKED_SLOWEST_FRAME) as usize;
-            let name = models
-                .baked
-                .clip(which >> 16)
-                .ok()
-                .and_then(|c| models.baked.name(c.name_offset).ok())
-                .unwrap_or("?");
+            let name = models.baked.clip(which >> 16).ok().and_then(|c| models.baked.name(c.name_offset).ok()).unwrap_or("?");
             format!("{name} frame {}", which & 0xFFFF)
         }),
         baked_decode_no_escapes_cycles_per_vertex: baked_bench(baked_paths::SLOT_BAKED_NO_ESCAPES),
         baked_decode_raw_cycles_per_vertex: baked_bench(baked_paths::SLOT_BAKED_RAW),
         cycles_per_triangle_considered: per_tri,
         cycles_per_drawn_triangle: per_drawn,
-        offscreen_cycles: instances
-            .iter()
-            .find(|c| c.culled)
-            .map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles),
+        offscreen_cycles: instances.iter().find(|c| c.culled).map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles),
         four_512_vertex_characters_percent_of_30fps_frame: four,
         back_face_cycles: face(scene::FaceBench::Triangles, false, false),
         front_face_cycles: face(scene::FaceBench::Triangles, true, false),
@@ -341,10 +303,8 @@ pub(super) fn cycle_figures(
         quad_front_face_cycles: face(scene::FaceBench::Quads, true, false),
         strip_back_face_cycles: face(scene::FaceBench::Strip, false, false),
         strip_front_face_cycles: face(scene::FaceBench::Strip, true, false),
-        crossfade_rigid_blend_cycles_per_bone: fade(0)
-            .map(|c| c / models.rigid.bone_count() as f64),
-        crossfade_baked_blend_cycles_per_vertex: fade(1)
-            .map(|c| c / models.baked.vertex_count() as f64),
+        crossfade_rigid_blend_cycles_per_bone: fade(0).map(|c| c / models.rigid.bone_count() as f64),
+        crossfade_baked_blend_cycles_per_vertex: fade(1).map(|c| c / models.baked.vertex_count() as f64),
         crossfade_rigid_decode_cycles: fade(2),
         crossfade_baked_decode_cycles: fade(3),
         sample_matrix_20_bones_cycles: sample_20,
@@ -354,76 +314,45 @@ pub(super) fn cycle_figures(
         bone_matrices_q14_20_bones_cycles: posed_q14_20,
         bone_matrices_q14_cycles_per_bone: posed_q14_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
         compose_q14_cycles_per_bone: composed_q14_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
-        bone_matrices_q14_scratchpad_cycles_per_bone: padded_q14_20
-            .map(|c| c / scene::POSE_BENCH_BONES as f64),
+        bone_matrices_q14_scratchpad_cycles_per_bone: padded_q14_20.map(|c| c / scene::POSE_BENCH_BONES as f64),
         animator_bytes: std::mem::size_of::<psxanim_runtime::anim::Animator>(),
         compact_pose_20_bones_cycles: stream(stream_bench::SLOT_POSE_SLOWEST),
-        compact_pose_20_bones_average_cycles: stream(stream_bench::SLOT_POSE_TOTAL)
-            .map(|c| c / stream_bench::FRAMES as f64),
+        compact_pose_20_bones_average_cycles: stream(stream_bench::SLOT_POSE_TOTAL).map(|c| c / stream_bench::FRAMES as f64),
         compact_decode_20_bones_cycles: stream(stream_bench::SLOT_DECODE_SLOWEST),
         compact_bone_matrices_20_bones_cycles: stream(stream_bench::SLOT_MATRICES_SLOWEST),
         compact_seek_20_bones_cycles: stream(stream_bench::SLOT_SEEK_SLOWEST),
-        compact_seek_block_start_20_bones_cycles: stream(
-            stream_bench::SLOT_SEEK_BLOCK_START_SLOWEST,
-        ),
+        compact_seek_block_start_20_bones_cycles: stream(stream_bench::SLOT_SEEK_BLOCK_START_SLOWEST),
         compact_stepped_20_bones_cycles: stream(stream_bench::SLOT_STEPPED_SLOWEST),
         compact_crossfade_20_bones_cycles: stream(stream_bench::SLOT_CROSSFADE_SLOWEST),
-        compact_crossfade_decode_20_bones_cycles: stream(
-            stream_bench::SLOT_CROSSFADE_DECODE_SLOWEST,
-        ),
+        compact_crossfade_decode_20_bones_cycles: stream(stream_bench::SLOT_CROSSFADE_DECODE_SLOWEST),
         compact_split_record_20_bones_cycles: stream(stream_bench::SLOT_SPLIT_RECORD_SLOWEST),
         compact_split_write_20_bones_cycles: stream(stream_bench::SLOT_SPLIT_WRITE_SLOWEST),
         compact_split_compose_20_bones_cycles: stream(stream_bench::SLOT_SPLIT_COMPOSE_SLOWEST),
-        compact_split_record_20_bones_average_cycles: stream(stream_bench::SLOT_SPLIT_RECORD_TOTAL)
-            .map(|c| c / stream_bench::FRAMES as f64),
-        compact_split_write_20_bones_average_cycles: stream(stream_bench::SLOT_SPLIT_WRITE_TOTAL)
-            .map(|c| c / stream_bench::FRAMES as f64),
+        compact_split_record_20_bones_average_cycles: stream(stream_bench::SLOT_SPLIT_RECORD_TOTAL).map(|c| c / stream_bench::FRAMES as f64),
+        compact_split_write_20_bones_average_cycles: stream(stream_bench::SLOT_SPLIT_WRITE_TOTAL).map(|c| c / stream_bench::FRAMES as f64),
         decoder_state_bytes_per_bone: (state_words != 0 && twenty_bones != 0).then(|| {
-            (4 * state_words as usize
-                + std::mem::size_of::<psxanim_runtime::tables::stream::VoiceState>())
-                as f64
-                / twenty_bones as f64
+            (4 * state_words as usize + std::mem::size_of::<psxanim_runtime::tables::stream::VoiceState>()) as f64 / twenty_bones as f64
         }),
-        four_512_vertex_characters_percent_of_60fps_frame_compact: match (
-            rigid_cpv,
-            per_tri,
-            stream(stream_bench::SLOT_POSE_SLOWEST),
-        ) {
-            (Some(v), Some(t), Some(p)) => {
-                Some(100.0 * 4.0 * (512.0 * v + 1024.0 * t + p) / (CYCLES_PER_30FPS_FRAME / 2.0))
-            }
+        four_512_vertex_characters_percent_of_60fps_frame_compact: match (rigid_cpv, per_tri, stream(stream_bench::SLOT_POSE_SLOWEST)) {
+            (Some(v), Some(t), Some(p)) => Some(100.0 * 4.0 * (512.0 * v + 1024.0 * t + p) / (CYCLES_PER_30FPS_FRAME / 2.0)),
             _ => None,
         },
         storage_bytes_per_bone_second: storage_per_bone_second(&models.rigid),
-        storage_bytes_per_bone_second_twenty_bones: twenty
-            .as_ref()
-            .and_then(storage_per_bone_second),
+        storage_bytes_per_bone_second_twenty_bones: twenty.as_ref().and_then(storage_per_bone_second),
         instances,
     })
 }
 
 /// The cycle figures, reported and written to `artifacts/cycles-character-EMULATOR.json` (present or
 /// not is the check).
-pub(super) fn cycle_checks(
-    models: scene::Models,
-    twenty_blob: Option<&[u8]>,
-    emulator: &str,
-    view: Option<&RecordView>,
-    artifacts: &Path,
-) -> Vec<Check> {
+pub(super) fn cycle_checks(models: scene::Models, twenty_blob: Option<&[u8]>, emulator: &str, view: Option<&RecordView>, artifacts: &Path) -> Vec<Check> {
     let mut checks = Vec::new();
-    match view
-        .context("no record")
-        .and_then(|v| cycle_figures(models, twenty_blob, v))
-    {
+    match view.context("no record").and_then(|v| cycle_figures(models, twenty_blob, v)) {
         Ok(f) => {
             let path = artifacts.join(format!("cycles-character-{emulator}.json"));
             let written = serde_json::to_string_pretty(&f)
                 .map_err(anyhow::Error::from)
-                .and_then(|t| {
-                    std::fs::write(&path, t + "\n")
-                        .with_context(|| format!("writing {}", path.display()))
-                });
+                .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
                 "rigid {} cyc/vertex (rigid ranges {} per vertex, blended {} per vertex: {} in {} groups), baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc, model-view matrices {} cyc ({} per bone; {} per bone from PoseQ14); 20-bone compact pose (forward, interpolated, slowest of {}): {} cyc = decode {} + matrices {}, seek {} ({} to a block's start), crossfade frame {} (decode and blend {}), split: record {} + write {} + compose {}, state {} bytes/bone, storage {} bytes/bone-s ({} for the 20-bone Walk), 4x512v/1024t compact = {}% of a 60 Hz frame; Animator {} bytes; {}",

@@ -19,18 +19,18 @@ use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "../../../../examples/character/src/scene.rs"]
+#[allow(dead_code)]
+mod scene;
+#[path = "../../../../examples/character/src/stream_bench.rs"]
+#[allow(dead_code)] // the console's scheduling constant
+pub(super) mod stream_bench;
 #[path = "../../../../examples/character/src/baked_paths.rs"]
 #[allow(dead_code)]
 mod baked_paths;
 mod cycles;
 mod record;
-#[path = "../../../../examples/character/src/scene.rs"]
-#[allow(dead_code)]
-mod scene;
 mod screen;
-#[path = "../../../../examples/character/src/stream_bench.rs"]
-#[allow(dead_code)] // the console's scheduling constant
-pub(super) mod stream_bench;
 
 pub use record::expectation;
 
@@ -68,9 +68,7 @@ pub fn twenty_path(ws: &Path) -> PathBuf {
 const GLTF: &str = "tests/fixtures/gltf/blender_character.glb";
 
 pub fn gltf_path(ws: &Path) -> PathBuf {
-    tables_dir(ws)
-        .join("rigid-gte")
-        .join("blender_character.pxsk")
+    tables_dir(ws).join("rigid-gte").join("blender_character.pxsk")
 }
 
 /// The character as one continuous skin of 2,946 vertices (rigid only: baked-vertices takes 512): the
@@ -78,9 +76,7 @@ pub fn gltf_path(ws: &Path) -> PathBuf {
 const DENSE: &str = "tests/fixtures/fbx/dense_character.fbx";
 
 pub fn dense_path(ws: &Path) -> PathBuf {
-    tables_dir(ws)
-        .join("rigid-gte")
-        .join("dense_character.pxsk")
+    tables_dir(ws).join("rigid-gte").join("dense_character.pxsk")
 }
 
 /// The character with a painted texture embedded in its FBX (rigid only): the psx-game example draws it
@@ -88,9 +84,7 @@ pub fn dense_path(ws: &Path) -> PathBuf {
 const TEXTURED: &str = "tests/fixtures/fbx/textured_embedded.fbx";
 
 pub fn textured_path(ws: &Path) -> PathBuf {
-    tables_dir(ws)
-        .join("rigid-gte")
-        .join("textured_embedded.pxsk")
+    tables_dir(ws).join("rigid-gte").join("textured_embedded.pxsk")
 }
 
 /// The same character with one material over it all, its atlas image embedded: every triangle
@@ -121,21 +115,11 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
     for (fixture, storage, added, name) in imports {
         let out = staging.join(storage);
         let mut cmd = Command::new("cargo");
-        cmd.args([
-            "run",
-            "--quiet",
-            "--release",
-            "-p",
-            "psxanim",
-            "--bin",
-            "psxanim",
-            "--",
-            "import",
-        ])
-        .arg(ws.join(fixture))
-        .args(["--storage", storage, "-o"])
-        .arg(&out)
-        .current_dir(ws);
+        cmd.args(["run", "--quiet", "--release", "-p", "psxanim", "--bin", "psxanim", "--", "import"])
+            .arg(ws.join(fixture))
+            .args(["--storage", storage, "-o"])
+            .arg(&out)
+            .current_dir(ws);
         if let Some(added) = added {
             cmd.args(["--add-clips", added]);
         }
@@ -154,28 +138,15 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
         if let Some(n) = influences {
             cmd.args(["--max-influences", n]);
         }
-        for var in [
-            "RUSTUP_TOOLCHAIN",
-            "RUSTC",
-            "RUSTC_WRAPPER",
-            "RUSTFLAGS",
-            "CARGO_ENCODED_RUSTFLAGS",
-            "CARGO_BUILD_TARGET",
-        ] {
+        for var in ["RUSTUP_TOOLCHAIN", "RUSTC", "RUSTC_WRAPPER", "RUSTFLAGS", "CARGO_ENCODED_RUSTFLAGS", "CARGO_BUILD_TARGET"] {
             cmd.env_remove(var);
         }
         println!(
             "character: psxanim import {fixture} --storage {storage}{}{}",
-            added
-                .map(|a| format!(" --add-clips {a}"))
-                .unwrap_or_default(),
-            influences
-                .map(|n| format!(" --max-influences {n}"))
-                .unwrap_or_default()
+            added.map(|a| format!(" --add-clips {a}")).unwrap_or_default(),
+            influences.map(|n| format!(" --max-influences {n}")).unwrap_or_default()
         );
-        let output = cmd
-            .output()
-            .context("could not start cargo run -p psxanim")?;
+        let output = cmd.output().context("could not start cargo run -p psxanim")?;
         if !output.status.success() {
             bail!(
                 "psxanim import --storage {storage} failed ({}):\n{}{}",
@@ -185,8 +156,7 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
             );
         }
         let fresh = out.join(name);
-        let bytes =
-            std::fs::read(&fresh).with_context(|| format!("reading {}", fresh.display()))?;
+        let bytes = std::fs::read(&fresh).with_context(|| format!("reading {}", fresh.display()))?;
         let dest = tables_dir(ws).join(storage).join(name);
         if std::fs::read(&dest).ok().as_deref() != Some(&bytes[..]) {
             std::fs::create_dir_all(dest.parent().expect("blob path has a folder"))?;
@@ -207,24 +177,11 @@ impl Blobs {
     fn read(ws: &Path) -> Result<Self> {
         let read = |storage| {
             let p = blob_path(ws, storage);
-            std::fs::read(&p).with_context(|| {
-                format!(
-                    "{} is missing: run `cargo xtask build-exe character` first",
-                    p.display()
-                )
-            })
+            std::fs::read(&p).with_context(|| format!("{} is missing: run `cargo xtask build-exe character` first", p.display()))
         };
-        let twenty = std::fs::read(twenty_path(ws)).with_context(|| {
-            format!(
-                "{} is missing: run `cargo xtask build-exe character` first",
-                twenty_path(ws).display()
-            )
-        })?;
-        Ok(Blobs {
-            rigid: read(STORAGES[0])?,
-            baked: read(STORAGES[1])?,
-            twenty,
-        })
+        let twenty = std::fs::read(twenty_path(ws))
+            .with_context(|| format!("{} is missing: run `cargo xtask build-exe character` first", twenty_path(ws).display()))?;
+        Ok(Blobs { rigid: read(STORAGES[0])?, baked: read(STORAGES[1])?, twenty })
     }
 
     /// A buffer for the rigid blob's pose cache, sized as the program sizes its static one.
@@ -239,19 +196,9 @@ impl Blobs {
         }
         let rigid = parse(&self.rigid, "rigid-gte")?;
         let mut scratch = Box::<Scratch>::new(Scratch::new());
-        let poses = PoseCache::build(
-            &mut host_gte(),
-            &rigid,
-            pose_buffer,
-            &mut scratch,
-            &mut || {},
-        )
-        .map_err(|e| anyhow::anyhow!("rigid pose cache: {e:?}"))?;
-        Ok(scene::Models {
-            rigid,
-            baked: parse(&self.baked, "baked-vertices")?,
-            rigid_poses: Some(poses),
-        })
+        let poses = PoseCache::build(&mut host_gte(), &rigid, pose_buffer, &mut scratch, &mut || {})
+            .map_err(|e| anyhow::anyhow!("rigid pose cache: {e:?}"))?;
+        Ok(scene::Models { rigid, baked: parse(&self.baked, "baked-vertices")?, rigid_poses: Some(poses) })
     }
 }
 
@@ -260,13 +207,7 @@ pub(super) fn host_gte() -> Gte<GteModel> {
 }
 
 /// The checks beyond the record words: the screenshots (`screen`) and the cycle figures (`cycles`).
-pub fn screen_checks(
-    ws: &Path,
-    emulator: &str,
-    view: Option<&RecordView>,
-    shots: &[Screenshot],
-    artifacts: &Path,
-) -> Vec<Check> {
+pub fn screen_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, shots: &[Screenshot], artifacts: &Path) -> Vec<Check> {
     let blobs = match Blobs::read(ws) {
         Ok(b) => b,
         Err(e) => return vec![Check::new("character.tables", false, format!("{e:#}"))],
@@ -277,13 +218,7 @@ pub fn screen_checks(
         Err(e) => return vec![Check::new("character.tables", false, format!("{e:#}"))],
     };
     let mut checks = screen::silhouette_checks(models, shots);
-    checks.extend(cycles::cycle_checks(
-        models,
-        Some(&blobs.twenty),
-        emulator,
-        view,
-        artifacts,
-    ));
+    checks.extend(cycles::cycle_checks(models, Some(&blobs.twenty), emulator, view, artifacts));
     checks
 }
 
@@ -298,10 +233,7 @@ mod tests {
     use super::screen::*;
     use super::*;
 
-    fn models_or_skip<'b>(
-        blobs: &'b Option<Blobs>,
-        pose_buffer: &'b mut Vec<PackedMatrix>,
-    ) -> Option<scene::Models<'b>> {
+    fn models_or_skip<'b>(blobs: &'b Option<Blobs>, pose_buffer: &'b mut Vec<PackedMatrix>) -> Option<scene::Models<'b>> {
         let b = blobs.as_ref()?;
         *pose_buffer = b.pose_buffer();
         Some(b.models(pose_buffer).expect("generated tables parse"))
@@ -311,9 +243,7 @@ mod tests {
     fn blobs() -> Option<Blobs> {
         let b = Blobs::read(&crate::workspace_root()).ok();
         if b.is_none() {
-            eprintln!(
-                "SKIPPED: no generated character tables; run `cargo xtask build-exe character`"
-            );
+            eprintln!("SKIPPED: no generated character tables; run `cargo xtask build-exe character`");
         }
         b
     }
@@ -341,12 +271,7 @@ mod tests {
                 }
             }
         }
-        Screenshot {
-            frame,
-            width: w,
-            height: h,
-            rgb,
-        }
+        Screenshot { frame, width: w, height: h, rgb }
     }
 
     #[test]
@@ -364,18 +289,12 @@ mod tests {
     fn the_host_scene_draws_three_characters_and_culls_the_fourth() {
         let blobs = blobs();
         let mut pose_buffer = Vec::new();
-        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else {
-            return;
-        };
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         for frame in [0, 45, 200] {
             let h = host_frame(models, frame).unwrap();
             assert_eq!(h.outcomes[3], Outcome::Culled, "frame {frame}");
             for i in 0..3 {
-                assert!(
-                    h.triangles[i].len() > 100,
-                    "frame {frame} instance {i}: {} triangles",
-                    h.triangles[i].len()
-                );
+                assert!(h.triangles[i].len() > 100, "frame {frame} instance {i}: {} triangles", h.triangles[i].len());
             }
         }
     }
@@ -384,9 +303,7 @@ mod tests {
     fn the_live_scene_fires_the_one_shots_events() {
         let blobs = blobs();
         let mut pose_buffer = Vec::new();
-        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else {
-            return;
-        };
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         let mut s = scene::Scene::new(models).unwrap();
         let mut fired = Vec::new();
         for _ in 0..scene::FADE_PERIOD {
@@ -405,15 +322,10 @@ mod tests {
     fn screenshots_matching_the_host_pass_and_shifted_ones_fail() {
         let blobs = blobs();
         let mut pose_buffer = Vec::new();
-        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else {
-            return;
-        };
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         let ws = crate::workspace_root();
         let frames = [30u32, 90];
-        let shots: Vec<Screenshot> = frames
-            .iter()
-            .map(|&f| shot_of(&host_frame(models, f).unwrap().triangles.concat(), f))
-            .collect();
+        let shots: Vec<Screenshot> = frames.iter().map(|&f| shot_of(&host_frame(models, f).unwrap().triangles.concat(), f)).collect();
         let dir = tempfile::tempdir().unwrap();
         let mut bordered = shots.clone();
         // As mednafen shows it: the picture one pixel to the right, behind a black first column.
@@ -424,23 +336,12 @@ mod tests {
                 row[..3].copy_from_slice(&[0, 0, 0]);
             }
         }
-        assert_eq!(
-            silhouette_box(&bordered[0]),
-            silhouette_box(&shots[0]),
-            "a border column is not the scene"
-        );
+        assert_eq!(silhouette_box(&bordered[0]), silhouette_box(&shots[0]), "a border column is not the scene");
         let checks = screen_checks(&ws, "test", None, &shots, dir.path());
-        let failed: Vec<_> = checks
-            .iter()
-            .filter(|c| !c.passed)
-            .map(|c| c.name.as_str())
-            .collect();
+        let failed: Vec<_> = checks.iter().filter(|c| !c.passed).map(|c| c.name.as_str()).collect();
         assert_eq!(failed, ["character.cycles"], "{checks:?}"); // no record given
                                                                 // The same picture labelled with another frame must not match.
-        let wrong = vec![
-            shot_of(&host_frame(models, 30).unwrap().triangles.concat(), 95),
-            shots[1].clone(),
-        ];
+        let wrong = vec![shot_of(&host_frame(models, 30).unwrap().triangles.concat(), 95), shots[1].clone()];
         let checks = screen_checks(&ws, "test", None, &wrong, dir.path());
         assert!(!checks[0].passed, "{checks:?}");
     }
@@ -450,9 +351,7 @@ mod tests {
     fn the_triangles_kept_are_nearer_than_the_ones_culled() {
         let blobs = blobs();
         let mut pose_buffer = Vec::new();
-        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else {
-            return;
-        };
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         for (model, tables) in [("rigid", &models.rigid), ("baked", &models.baked)] {
             let camera = scene::camera_at(0);
             let mut gte = host_gte();
@@ -505,18 +404,8 @@ mod tests {
                 }
             }
             let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-            assert!(
-                near.len() > 100 && far.len() > 100,
-                "{model}: {} kept, {} culled",
-                near.len(),
-                far.len()
-            );
-            assert!(
-                mean(&near) < mean(&far),
-                "{model}: kept triangles at mean depth {}, culled at {}",
-                mean(&near),
-                mean(&far)
-            );
+            assert!(near.len() > 100 && far.len() > 100, "{model}: {} kept, {} culled", near.len(), far.len());
+            assert!(mean(&near) < mean(&far), "{model}: kept triangles at mean depth {}, culled at {}", mean(&near), mean(&far));
         }
     }
 
@@ -531,53 +420,27 @@ mod tests {
         use psxanim_runtime::tables::BoneSample;
         let blobs = blobs();
         let mut pose_buffer = Vec::new();
-        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else {
-            return;
-        };
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         let t = &models.rigid;
         let mut stream = Box::new(PoseStream::<256>::new());
-        let (mut seq, mut random) = (
-            vec![BoneSample::default(); t.bone_count()],
-            vec![BoneSample::default(); t.bone_count()],
-        );
+        let (mut seq, mut random) = (vec![BoneSample::default(); t.bone_count()], vec![BoneSample::default(); t.bone_count()]);
         let mut frames = 0;
         for c in 0..t.clip_count() {
             for f in 0..t.clip(c).unwrap().frame_count as usize {
-                let s = FrameSample {
-                    clip: c as u16,
-                    frame: f as u16,
-                    next: f as u16,
-                    weight: 0,
-                };
+                let s = FrameSample { clip: c as u16, frame: f as u16, next: f as u16, weight: 0 };
                 stream.sample(t, &s, &mut seq).unwrap();
                 t.decode_pose(c, f, &mut random).unwrap();
                 assert_eq!(seq, random, "clip {c} frame {f}");
                 // The cached entry: the per-register compose chain (64-bit translation) gives the same.
                 let mut model = vec![psxanim_runtime::math::Matrix::IDENTITY; t.bone_count()];
                 let identity = psxanim_runtime::math::Matrix::IDENTITY;
-                psxanim_runtime::render::bones::bone_matrices(
-                    &mut host_gte(),
-                    t,
-                    &random,
-                    &identity,
-                    &mut model,
-                );
-                let cached: Vec<_> = models
-                    .rigid_poses
-                    .unwrap()
-                    .pose(c, f)
-                    .unwrap()
-                    .iter()
-                    .map(|p| p.unpack())
-                    .collect();
+                psxanim_runtime::render::bones::bone_matrices(&mut host_gte(), t, &random, &identity, &mut model);
+                let cached: Vec<_> = models.rigid_poses.unwrap().pose(c, f).unwrap().iter().map(|p| p.unpack()).collect();
                 assert_eq!(cached, model, "cached clip {c} frame {f}");
                 frames += 1;
             }
         }
-        assert_eq!(
-            frames * t.bone_count(),
-            pose_cache::entries_for_blob(&blobs.as_ref().unwrap().rigid)
-        );
+        assert_eq!(frames * t.bone_count(), pose_cache::entries_for_blob(&blobs.as_ref().unwrap().rigid));
         assert!(frames > 16, "several blocks compared ({frames} frames)");
     }
 
@@ -591,38 +454,21 @@ mod tests {
         use psxanim_runtime::tables::BoneSample;
         let blobs = blobs();
         let mut pose_buffer = Vec::new();
-        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else {
-            return;
-        };
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         let t = &models.rigid;
-        let (mut samples, mut poses) = (
-            Box::new(PoseStream::<256>::new()),
-            Box::new(PoseStream::<256>::new()),
-        );
-        let (mut seq, mut q14) = (
-            vec![BoneSample::default(); t.bone_count()],
-            vec![PoseQ14::default(); t.bone_count()],
-        );
+        let (mut samples, mut poses) = (Box::new(PoseStream::<256>::new()), Box::new(PoseStream::<256>::new()));
+        let (mut seq, mut q14) = (vec![BoneSample::default(); t.bone_count()], vec![PoseQ14::default(); t.bone_count()]);
         let mut compared = 0;
         for c in 0..t.clip_count() {
             let frames = t.clip(c).unwrap().frame_count;
             for f in 0..frames {
                 for weight in [0u16, 1024, 2048, 3000] {
                     let next = if f + 1 < frames { f + 1 } else { f };
-                    let s = FrameSample {
-                        clip: c as u16,
-                        frame: f,
-                        next,
-                        weight,
-                    };
+                    let s = FrameSample { clip: c as u16, frame: f, next, weight };
                     samples.sample(t, &s, &mut seq).unwrap();
                     let fits = poses.pose_q14(t, &s, &mut q14).unwrap();
                     let expected: Option<Vec<_>> = seq.iter().map(PoseQ14::from_sample).collect();
-                    assert_eq!(
-                        fits,
-                        expected.is_some(),
-                        "clip {c} frame {f} weight {weight}: has the GTE's form"
-                    );
+                    assert_eq!(fits, expected.is_some(), "clip {c} frame {f} weight {weight}: has the GTE's form");
                     if let Some(expected) = expected {
                         assert_eq!(q14, expected, "clip {c} frame {f} weight {weight}");
                         compared += 1;
@@ -633,19 +479,10 @@ mod tests {
         assert!(compared > 64, "{compared} poses compared");
         // A PoseStream sized at compile time fits every clip, the 20-bone Walk too.
         let twenty = Tables::parse(&blobs.as_ref().unwrap().twenty).unwrap();
-        for (blob, t) in [
-            (&blobs.as_ref().unwrap().rigid, t),
-            (&blobs.as_ref().unwrap().twenty, &twenty),
-        ] {
-            assert_eq!(
-                psxanim_runtime::tables::stream::words_for_blob(blob),
-                psxanim_runtime::tables::stream::max_words_needed(t)
-            );
+        for (blob, t) in [(&blobs.as_ref().unwrap().rigid, t), (&blobs.as_ref().unwrap().twenty, &twenty)] {
+            assert_eq!(psxanim_runtime::tables::stream::words_for_blob(blob), psxanim_runtime::tables::stream::max_words_needed(t));
         }
-        assert_eq!(
-            psxanim_runtime::tables::stream::words_for_blob(&blobs.as_ref().unwrap().baked),
-            0
-        );
+        assert_eq!(psxanim_runtime::tables::stream::words_for_blob(&blobs.as_ref().unwrap().baked), 0);
     }
 
     /// `render_streamed`'s crossfade: the two voices' poses blended in the GTE's form
@@ -660,62 +497,33 @@ mod tests {
         use psxanim_runtime::tables::BoneSample;
         let blobs = blobs();
         let mut pose_buffer = Vec::new();
-        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else {
-            return;
-        };
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         let t = &models.rigid;
         let n = t.bone_count();
         let (mut compared, mut rounded) = (0, 0);
         for to in 0..t.clip_count() {
             for from in 0..t.clip_count() {
-                let (mut samples, mut poses) = (
-                    Box::new(PoseStream::<256>::new()),
-                    Box::new(PoseStream::<256>::new()),
-                );
+                let (mut samples, mut poses) = (Box::new(PoseStream::<256>::new()), Box::new(PoseStream::<256>::new()));
                 let frames = |c: usize| t.clip(c).unwrap().frame_count;
                 for step in 0..24u16 {
                     // The incoming clip from its start, the outgoing from frame 5, both at 60 Hz.
                     let at = |c: usize, f: u16| {
                         let (frame, last) = (f / 2 % frames(c), frames(c) - 1);
-                        FrameSample {
-                            clip: c as u16,
-                            frame,
-                            next: (frame + 1).min(last),
-                            weight: if f % 2 == 1 && frame < last { 2048 } else { 0 },
-                        }
+                        FrameSample { clip: c as u16, frame, next: (frame + 1).min(last), weight: if f % 2 == 1 && frame < last { 2048 } else { 0 } }
                     };
                     let (current, outgoing) = (at(to, step), at(from, step + 10));
                     let weight = (step as u32 * 4096 / 24).min(4096) as u16;
-                    let (mut seq, mut from_seq) = (
-                        vec![BoneSample::default(); n],
-                        vec![BoneSample::default(); n],
-                    );
-                    samples
-                        .sample_pair(t, &current, &mut seq, Some((&outgoing, &mut from_seq)))
-                        .unwrap();
+                    let (mut seq, mut from_seq) = (vec![BoneSample::default(); n], vec![BoneSample::default(); n]);
+                    samples.sample_pair(t, &current, &mut seq, Some((&outgoing, &mut from_seq))).unwrap();
                     crossfade_samples(&from_seq, &mut seq, weight);
-                    let (mut q14, mut from_q14) =
-                        (vec![PoseQ14::default(); n], vec![PoseQ14::default(); n]);
-                    let fits = poses
-                        .pose_q14_pair(t, &current, &mut q14, &outgoing, &mut from_q14)
-                        .unwrap()
-                        && crossfade_q14(&from_q14, &mut q14, weight);
+                    let (mut q14, mut from_q14) = (vec![PoseQ14::default(); n], vec![PoseQ14::default(); n]);
+                    let fits = poses.pose_q14_pair(t, &current, &mut q14, &outgoing, &mut from_q14).unwrap() && crossfade_q14(&from_q14, &mut q14, weight);
                     let expected: Option<Vec<_>> = seq.iter().map(PoseQ14::from_sample).collect();
-                    let (Some(expected), true) = (expected, fits) else {
-                        continue;
-                    };
+                    let (Some(expected), true) = (expected, fits) else { continue };
                     for (b, (got, want)) in q14.iter().zip(&expected).enumerate() {
-                        assert_eq!(
-                            got.rotation, want.rotation,
-                            "{from} -> {to} step {step} bone {b}"
-                        );
+                        assert_eq!(got.rotation, want.rotation, "{from} -> {to} step {step} bone {b}");
                         for (g, w) in got.translation.iter().zip(&want.translation) {
-                            assert!(
-                                (g - w).abs() <= 1,
-                                "{from} -> {to} step {step} bone {b}: {:?} vs {:?}",
-                                got.translation,
-                                want.translation
-                            );
+                            assert!((g - w).abs() <= 1, "{from} -> {to} step {step} bone {b}: {:?} vs {:?}", got.translation, want.translation);
                         }
                         rounded += usize::from(got.translation != want.translation);
                     }
@@ -734,28 +542,13 @@ mod tests {
     #[test]
     fn the_fuzz_harness_holds_on_the_fixtures() {
         let Some(blobs) = blobs() else { return };
-        for (name, blob) in [
-            ("character rigid", &blobs.rigid),
-            ("twenty_bones", &blobs.twenty),
-            ("character baked", &blobs.baked),
-        ] {
+        for (name, blob) in [("character rigid", &blobs.rigid), ("twenty_bones", &blobs.twenty), ("character baked", &blobs.baked)] {
             let [aligned, odd] = tables_support::exercise_aligned_and_odd(blob);
             assert_eq!(aligned, odd, "{name}: the same wherever the blob lies");
             // (The harness also asks for frames and clips past the end: those renders fail, as they must.)
-            assert!(
-                aligned.parsed && aligned.drawn > 0 && aligned.drawn_looking_away == 0,
-                "{name}: {aligned:?}"
-            );
-            assert_eq!(
-                aligned.cache_built,
-                name != "character baked",
-                "{name}: a rigid blob's pose cache builds"
-            );
-            assert_eq!(
-                aligned.events > 0,
-                name.starts_with("character"),
-                "{name}: the character's clip events fire (the Walk has none)"
-            );
+            assert!(aligned.parsed && aligned.drawn > 0 && aligned.drawn_looking_away == 0, "{name}: {aligned:?}");
+            assert_eq!(aligned.cache_built, name != "character baked", "{name}: a rigid blob's pose cache builds");
+            assert_eq!(aligned.events > 0, name.starts_with("character"), "{name}: the character's clip events fire (the Walk has none)");
         }
     }
 
@@ -763,111 +556,44 @@ mod tests {
     fn the_expectation_holds_every_probe_word() {
         let blobs = blobs();
         let mut pose_buffer = Vec::new();
-        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else {
-            return;
-        };
+        let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         let e = expectation(&crate::workspace_root()).unwrap();
         let baked = 2 * models.baked.vertex_count() * scene::BAKED_PROBES.len();
-        let rigid = models
-            .rigid
-            .vertex_count()
-            .div_ceil(scene::RIGID_PROBE_STRIDE)
-            * scene::RIGID_PROBES.len();
+        let rigid = models.rigid.vertex_count().div_ceil(scene::RIGID_PROBE_STRIDE) * scene::RIGID_PROBES.len();
         let corrupt = scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION;
         let flat = scene::FLAT_RUNS * scene::FLAT_RUN_WORDS;
-        let paths = baked_paths::PATH_PROBES.len() * 2 * models.baked.vertex_count()
-            + baked_paths::ERROR_WORDS;
-        let fade_steps = |m: scene::Model| {
-            scene::FADE_PROBES
-                .iter()
-                .filter(|p| p.model == m)
-                .map(|p| p.probe_steps.len())
-                .sum::<usize>()
-        };
-        let fades = 8 * models.rigid.bone_count() * fade_steps(scene::Model::Rigid)
-            + 2 * models.baked.vertex_count() * fade_steps(scene::Model::Baked);
+        let paths = baked_paths::PATH_PROBES.len() * 2 * models.baked.vertex_count() + baked_paths::ERROR_WORDS;
+        let fade_steps = |m: scene::Model| scene::FADE_PROBES.iter().filter(|p| p.model == m).map(|p| p.probe_steps.len()).sum::<usize>();
+        let fades = 8 * models.rigid.bone_count() * fade_steps(scene::Model::Rigid) + 2 * models.baked.vertex_count() * fade_steps(scene::Model::Baked);
         // The one-shot from wave.ani: "lift" at frame 6 and "wave" at 15, crossed on those steps of
         // the event timeline (it starts at time 0), then the count and the Animator's bytes.
         let events = [6 << 16, 6, 15 << 16 | 1, 15, 2];
         let cache_at = baked + rigid + corrupt + flat;
         let stream = stream_bench::WORDS;
         // Every blended vertex's SXY and SZ per blend probe and per rigid crossfade's first step.
-        let rigid_fades = scene::FADE_PROBES
-            .iter()
-            .filter(|p| p.model == scene::Model::Rigid)
-            .count();
-        let blends =
-            2 * models.rigid.blended_vertex_count() * (scene::BLEND_PROBES.len() + rigid_fades);
-        assert!(
-            models.rigid.blended_vertex_count() > 0,
-            "the fixture character blends its joints"
-        );
-        assert_eq!(
-            e.words.len(),
-            cache_at + 1 + paths + fades + events.len() + 1 + blends + 1 + stream
-        );
+        let rigid_fades = scene::FADE_PROBES.iter().filter(|p| p.model == scene::Model::Rigid).count();
+        let blends = 2 * models.rigid.blended_vertex_count() * (scene::BLEND_PROBES.len() + rigid_fades);
+        assert!(models.rigid.blended_vertex_count() > 0, "the fixture character blends its joints");
+        assert_eq!(e.words.len(), cache_at + 1 + paths + fades + events.len() + 1 + blends + 1 + stream);
         let blend_at = cache_at + 1 + paths + fades + events.len() + 1;
-        assert!(
-            e.words[blend_at]
-                .name
-                .starts_with("blend.compact.step0.sxy.v"),
-            "{}",
-            e.words[blend_at].name
-        );
-        assert!(
-            e.words[blend_at + blends - 1]
-                .name
-                .starts_with("blend.fade."),
-            "{}",
-            e.words[blend_at + blends - 1].name
-        );
+        assert!(e.words[blend_at].name.starts_with("blend.compact.step0.sxy.v"), "{}", e.words[blend_at].name);
+        assert!(e.words[blend_at + blends - 1].name.starts_with("blend.fade."), "{}", e.words[blend_at + blends - 1].name);
         assert_eq!(e.words[cache_at].name, "pose_cache.hash");
-        assert_eq!(
-            e.words[cache_at + paths].name,
-            "baked.path.bad_escape1.output_hash"
-        );
-        let tail: Vec<u32> = e.words[cache_at + 1 + paths + fades..]
-            .iter()
-            .map(|w| w.value)
-            .collect();
+        assert_eq!(e.words[cache_at + paths].name, "baked.path.bad_escape1.output_hash");
+        let tail: Vec<u32> = e.words[cache_at + 1 + paths + fades..].iter().map(|w| w.value).collect();
         assert_eq!(tail[..events.len()], events);
         assert_eq!(e.words[blend_at + blends].name, "blend.shapes.hash");
         let fades_end = e.words.len() - stream;
         assert_eq!(e.words[blend_at - 1].name, "animator.bytes.step0.0");
         // The 20-bone forward decoding: distinct frames hash differently, and the Walk's state fits.
-        let hashes: std::collections::HashSet<u32> = e.words
-            [fades_end..fades_end + stream_bench::FRAMES as usize]
-            .iter()
-            .map(|w| w.value)
-            .collect();
-        assert!(
-            hashes.len() > stream_bench::FRAMES as usize / 2,
-            "{} distinct frame hashes",
-            hashes.len()
-        );
+        let hashes: std::collections::HashSet<u32> = e.words[fades_end..fades_end + stream_bench::FRAMES as usize].iter().map(|w| w.value).collect();
+        assert!(hashes.len() > stream_bench::FRAMES as usize / 2, "{} distinct frame hashes", hashes.len());
         let state = &e.words[e.words.len() - stream_bench::CLIP_HASHES - 1];
-        assert_eq!(
-            (
-                state.name.as_str(),
-                state.value <= stream_bench::STREAM_WORDS as u32
-            ),
-            ("stream.state_words", true)
-        );
+        assert_eq!((state.name.as_str(), state.value <= stream_bench::STREAM_WORDS as u32), ("stream.state_words", true));
         // Then each clip of the fixture character played through a PoseStream: four clips, distinct.
-        let clips: std::collections::HashSet<u32> = e.words
-            [e.words.len() - stream_bench::CLIP_HASHES..]
-            .iter()
-            .map(|w| w.value)
-            .collect();
-        assert_eq!(
-            (clips.len(), clips.contains(&0)),
-            (stream_bench::CLIP_HASHES, false),
-            "clip hashes"
-        );
-        assert_eq!(
-            e.words.last().map(|w| w.name.as_str()),
-            Some("stream.clip3.hash")
-        );
+        let clips: std::collections::HashSet<u32> = e.words[e.words.len() - stream_bench::CLIP_HASHES..].iter().map(|w| w.value).collect();
+        assert_eq!((clips.len(), clips.contains(&0)), (stream_bench::CLIP_HASHES, false), "clip hashes");
+        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("stream.clip3.hash"));
         // The packet loop's runs (drawn, rejected, words). Triangles, with the tests, room for all: the
         // front, wide-but-drawable and two more front faces drawn, near, too wide and too tall
         // rejected; room for three: one more rejected. Without the tests, room for all: everything
@@ -877,11 +603,7 @@ mod tests {
         // Without the tests: everything facing the camera drawn (41 words).
         let counts = |run: usize| {
             let at = baked + rigid + corrupt + run * scene::FLAT_RUN_WORDS;
-            (
-                e.words[at].value,
-                e.words[at + 1].value,
-                e.words[at + 2].value,
-            )
+            (e.words[at].value, e.words[at + 1].value, e.words[at + 2].value)
         };
         let runs: Vec<_> = (0..scene::FLAT_RUNS).map(counts).collect();
         assert_eq!(
@@ -899,10 +621,7 @@ mod tests {
         );
         assert_eq!(e.words[0].name, "baked.xy.Turn20.v0");
         // Each corrupted copy fails with the error its damage calls for (codes of scene::error_code).
-        let values: Vec<(&str, u32)> = e.words[baked + rigid..]
-            .iter()
-            .map(|w| (w.name.as_str(), w.value))
-            .collect();
+        let values: Vec<(&str, u32)> = e.words[baked + rigid..].iter().map(|w| (w.name.as_str(), w.value)).collect();
         let b = blobs.as_ref().expect("models came from the blobs");
         let clips_past_end = (b.rigid.len() as u32 + 3) & !3;
         assert_eq!(
@@ -915,34 +634,14 @@ mod tests {
             ]
         );
         // Refused at parse: the block's records would run past the stream (BadClipData).
-        assert_eq!(
-            (values[4].0, values[4].1),
-            ("corrupt.rigid.block-at-stream-end.code", 14),
-            "records past the stream"
-        );
-        assert!(
-            values[5].1 > 64 && (values[5].1 as usize) < b.rigid.len(),
-            "{:?}",
-            values[5]
-        );
-        assert_eq!(
-            (values[6].0, values[6].1),
-            ("corrupt.baked.bad-frame-mode.code", 18),
-            "bad frame payload"
-        );
-        assert!(
-            values[7].1 > 64 && (values[7].1 as usize) < b.baked.len(),
-            "{:?}",
-            values[7]
-        );
+        assert_eq!((values[4].0, values[4].1), ("corrupt.rigid.block-at-stream-end.code", 14), "records past the stream");
+        assert!(values[5].1 > 64 && (values[5].1 as usize) < b.rigid.len(), "{:?}", values[5]);
+        assert_eq!((values[6].0, values[6].1), ("corrupt.baked.bad-frame-mode.code", 18), "bad frame payload");
+        assert!(values[7].1 > 64 && (values[7].1 as usize) < b.baked.len(), "{:?}", values[7]);
         // Rigid probes land on screen (a culled probe would leave stale or zero SXY words).
         for w in &e.words[baked..baked + rigid] {
             let (x, y) = (w.value as u16 as i16, (w.value >> 16) as u16 as i16);
-            assert!(
-                (0..320).contains(&x) && (0..240).contains(&y),
-                "{}: ({x}, {y})",
-                w.name
-            );
+            assert!((0..320).contains(&x) && (0..240).contains(&y), "{}: ({x}, {y})", w.name);
         }
     }
 }

@@ -9,71 +9,41 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
     let models = blobs.models(&mut pose_buffer)?;
     let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut values = Vec::new();
-    scene::probe_words(&models, &mut host_gte(), &mut scratch, &mut |w| {
-        values.push(w)
-    })
-    .map_err(|e| anyhow::anyhow!("host probe failed: {e:?}"))?;
+    scene::probe_words(&models, &mut host_gte(), &mut scratch, &mut |w| values.push(w))
+        .map_err(|e| anyhow::anyhow!("host probe failed: {e:?}"))?;
     let (bv, rv) = (models.baked.vertex_count(), models.rigid.vertex_count());
     let words = values
         .into_iter()
         .enumerate()
         .map(|(i, value)| {
             let (clip, frame, what, vertex) = scene::probe_word_name(i, bv, rv);
-            Word {
-                name: format!("{what}.{clip}{frame}.v{vertex}"),
-                value,
-            }
+            Word { name: format!("{what}.{clip}{frame}.v{vertex}"), value }
         })
         .collect::<Vec<_>>();
-    let cache = Word {
-        name: "pose_cache.hash".to_string(),
-        value: scene::pose_cache_hash(&models),
-    };
+    let cache = Word { name: "pose_cache.hash".to_string(), value: scene::pose_cache_hash(&models) };
     let paths = baked_path_expectation(&blobs, bv)?;
     let mut fades = Vec::new();
     scene::fade_probe_words(&models, &mut host_gte(), &mut scratch, &mut |value, l| {
-        fades.push(Word {
-            name: format!("{}.step{}.{}", l.what, l.step, l.index),
-            value,
-        })
+        fades.push(Word { name: format!("{}.step{}.{}", l.what, l.step, l.index), value })
     })
     .map_err(|e| anyhow::anyhow!("host fade probe failed: {e:?}"))?;
     // Every blended vertex's SXY and SZ, from both pose sources and through crossfades.
     let mut blends = Vec::new();
     scene::blend_probe_words(&models, &mut host_gte(), &mut scratch, &mut |value, l| {
         let axis = if blends.len() % 2 == 0 { "sxy" } else { "sz" };
-        blends.push(Word {
-            name: format!("{}.step{}.{axis}.v{}", l.what, l.step, l.index),
-            value,
-        })
+        blends.push(Word { name: format!("{}.step{}.{axis}.v{}", l.what, l.step, l.index), value })
     })
     .map_err(|e| anyhow::anyhow!("host blend probe failed: {e:?}"))?;
-    ensure!(
-        models.rigid.blended_vertex_count() == 0 || !blends.is_empty(),
-        "no blend probe words for a rigid blob with blended vertices"
-    );
+    ensure!(models.rigid.blended_vertex_count() == 0 || !blends.is_empty(), "no blend probe words for a rigid blob with blended vertices");
     // The blend loop on every group shape (a copy of the rigid blob with its groups rewritten).
     let mut copy = vec![0u8; blobs.rigid.len()];
     let shapes = scene::blend_shapes_word(&blobs.rigid, &mut copy, &mut host_gte(), &mut scratch)
         .map_err(|e| anyhow::anyhow!("host blend shapes probe failed: {e:?}"))?;
-    let shapes = vec![Word {
-        name: "blend.shapes.hash".to_string(),
-        value: shapes,
-    }];
+    let shapes = vec![Word { name: "blend.shapes.hash".to_string(), value: shapes }];
     Ok(Expectation {
         program: *b"CHAR",
-        words: [
-            words,
-            corruption_expectation(&blobs)?,
-            flat_packet_expectation(),
-            vec![cache],
-            paths,
-            fades,
-            blends,
-            shapes,
-            stream_expectation(&blobs)?,
-        ]
-        .concat(),
+        words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache], paths, fades, blends, shapes, stream_expectation(&blobs)?]
+            .concat(),
     })
 }
 
@@ -81,42 +51,18 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
 /// seek's, each stepped frame's and each crossfade frame's matrices hashed, then the decoder words of one voice, then each of
 /// the fixture character's clips played at 60 Hz (its poses or samples hashed).
 pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
-    let twenty =
-        Tables::parse(&blobs.twenty).map_err(|e| anyhow::anyhow!("twenty_bones tables: {e:?}"))?;
+    let twenty = Tables::parse(&blobs.twenty).map_err(|e| anyhow::anyhow!("twenty_bones tables: {e:?}"))?;
     let rigid = Tables::parse(&blobs.rigid).map_err(|e| anyhow::anyhow!("rigid tables: {e:?}"))?;
-    let walk = twenty
-        .find_clip("Walk")
-        .and_then(|c| twenty.clip(c).ok())
-        .context("the 20-bone Walk")?;
+    let walk = twenty.find_clip("Walk").and_then(|c| twenty.clip(c).ok()).context("the 20-bone Walk")?;
     let at = walk.data_offset as usize;
-    let block_frames = blobs
-        .twenty
-        .get(at..at + 2)
-        .map(|b| u16::from_le_bytes([b[0], b[1]]));
-    ensure!(
-        block_frames == Some(stream_bench::BLOCK_FRAMES),
-        "the 20-bone Walk's blocks: {block_frames:?} frames, the bench assumes {}",
-        stream_bench::BLOCK_FRAMES
-    );
+    let block_frames = blobs.twenty.get(at..at + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
+    ensure!(block_frames == Some(stream_bench::BLOCK_FRAMES), "the 20-bone Walk's blocks: {block_frames:?} frames, the bench assumes {}", stream_bench::BLOCK_FRAMES);
     let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut values = Vec::new();
     let object = scene::camera_at(0).view;
-    stream_bench::stream_words(
-        &twenty,
-        &rigid,
-        &object,
-        &mut host_gte(),
-        &mut scratch,
-        &mut || 0,
-        &mut |_, _| {},
-        &mut |w| values.push(w),
-    )
-    .map_err(|e| anyhow::anyhow!("host stream bench failed: {e:?}"))?;
-    ensure!(
-        values.len() == stream_bench::WORDS,
-        "stream words: {}",
-        values.len()
-    );
+    stream_bench::stream_words(&twenty, &rigid, &object, &mut host_gte(), &mut scratch, &mut || 0, &mut |_, _| {}, &mut |w| values.push(w))
+        .map_err(|e| anyhow::anyhow!("host stream bench failed: {e:?}"))?;
+    ensure!(values.len() == stream_bench::WORDS, "stream words: {}", values.len());
     let frames = stream_bench::FRAMES as usize;
     let stepped_end = frames + stream_bench::SEEKS.len() + stream_bench::STEPPED_FRAMES as usize;
     Ok(values
@@ -125,23 +71,11 @@ pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
         .map(|(i, value)| {
             let name = match i {
                 i if i < frames => format!("stream.interpolated.frame{i}.hash"),
-                i if i < frames + stream_bench::SEEKS.len() => {
-                    format!("stream.seek.frame{}.hash", stream_bench::SEEKS[i - frames])
-                }
-                i if i < stepped_end => format!(
-                    "stream.stepped.frame{}.hash",
-                    i - frames - stream_bench::SEEKS.len()
-                ),
-                i if i < stepped_end + stream_bench::FADE_FRAMES as usize => {
-                    format!("stream.crossfade.frame{}.hash", i - stepped_end)
-                }
-                i if i == stream_bench::WORDS - stream_bench::CLIP_HASHES - 1 => {
-                    "stream.state_words".to_string()
-                }
-                i => format!(
-                    "stream.clip{}.hash",
-                    i + stream_bench::CLIP_HASHES - stream_bench::WORDS
-                ),
+                i if i < frames + stream_bench::SEEKS.len() => format!("stream.seek.frame{}.hash", stream_bench::SEEKS[i - frames]),
+                i if i < stepped_end => format!("stream.stepped.frame{}.hash", i - frames - stream_bench::SEEKS.len()),
+                i if i < stepped_end + stream_bench::FADE_FRAMES as usize => format!("stream.crossfade.frame{}.hash", i - stepped_end),
+                i if i == stream_bench::WORDS - stream_bench::CLIP_HASHES - 1 => "stream.state_words".to_string(),
+                i => format!("stream.clip{}.hash", i + stream_bench::CLIP_HASHES - stream_bench::WORDS),
             };
             Word { name, value }
         })
@@ -154,21 +88,11 @@ pub(super) fn baked_path_expectation(blobs: &Blobs, vertices: usize) -> Result<V
     let mut buffer = vec![0u8; blobs.baked.len()];
     let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut values = Vec::new();
-    baked_paths::baked_path_words(&blobs.baked, &mut buffer, &mut scratch, &mut |w| {
-        values.push(w)
-    });
+    baked_paths::baked_path_words(&blobs.baked, &mut buffer, &mut scratch, &mut |w| values.push(w));
     let per = 2 * vertices;
-    ensure!(
-        values.len() == baked_paths::PATH_PROBES.len() * per + baked_paths::ERROR_WORDS,
-        "baked path words: {} words ({:x?})",
-        values.len(),
-        values.first()
-    );
+    ensure!(values.len() == baked_paths::PATH_PROBES.len() * per + baked_paths::ERROR_WORDS, "baked path words: {} words ({:x?})", values.len(), values.first());
     for error in values[values.len() - baked_paths::ERROR_WORDS..].chunks_exact(3) {
-        ensure!(
-            error[0] == 18 && error[1] > 64,
-            "an escape past the vertices must fail (code 18), found {error:?}"
-        );
+        ensure!(error[0] == 18 && error[1] > 64, "an escape past the vertices must fail (code 18), found {error:?}");
     }
     Ok(values
         .into_iter()
@@ -177,18 +101,11 @@ pub(super) fn baked_path_expectation(blobs: &Blobs, vertices: usize) -> Result<V
             let name = if i < baked_paths::PATH_PROBES.len() * per {
                 let within = i % per;
                 let axis = if within & 1 == 0 { "xy" } else { "z" };
-                format!(
-                    "baked.path.{}.{axis}.v{}",
-                    baked_paths::PATH_PROBES[i / per],
-                    within / 2
-                )
+                format!("baked.path.{}.{axis}.v{}", baked_paths::PATH_PROBES[i / per], within / 2)
             } else {
                 let k = i - baked_paths::PATH_PROBES.len() * per;
                 let what = ["code", "offset", "output_hash"][k % 3];
-                format!(
-                    "baked.path.bad_escape{}.{what}",
-                    baked_paths::BAD_ESCAPES[k / 3]
-                )
+                format!("baked.path.bad_escape{}.{what}", baked_paths::BAD_ESCAPES[k / 3])
             };
             Word { name, value }
         })
@@ -201,37 +118,13 @@ pub(super) fn corruption_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
     let mut buffer = vec![0u8; blobs.rigid.len().max(blobs.baked.len())];
     let mut scratch = Box::<Scratch>::new(Scratch::new());
     let mut values = Vec::new();
-    scene::corruption_words(
-        &blobs.rigid,
-        &blobs.baked,
-        &mut buffer,
-        &mut host_gte(),
-        &mut scratch,
-        &mut |w| values.push(w),
-    );
-    ensure!(
-        values.len() == scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION,
-        "corruption words: {} words",
-        values.len()
-    );
+    scene::corruption_words(&blobs.rigid, &blobs.baked, &mut buffer, &mut host_gte(), &mut scratch, &mut |w| values.push(w));
+    ensure!(values.len() == scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION, "corruption words: {} words", values.len());
     let mut words = Vec::new();
-    for (c, pair) in scene::CORRUPTIONS
-        .iter()
-        .zip(values.chunks_exact(scene::WORDS_PER_CORRUPTION))
-    {
-        ensure!(
-            pair[0] != 0,
-            "corrupted blob {} was accepted by the runtime (no error to check)",
-            c.name()
-        );
-        words.push(Word {
-            name: format!("corrupt.{}.code", c.name()),
-            value: pair[0],
-        });
-        words.push(Word {
-            name: format!("corrupt.{}.offset", c.name()),
-            value: pair[1],
-        });
+    for (c, pair) in scene::CORRUPTIONS.iter().zip(values.chunks_exact(scene::WORDS_PER_CORRUPTION)) {
+        ensure!(pair[0] != 0, "corrupted blob {} was accepted by the runtime (no error to check)", c.name());
+        words.push(Word { name: format!("corrupt.{}.code", c.name()), value: pair[0] });
+        words.push(Word { name: format!("corrupt.{}.offset", c.name()), value: pair[1] });
     }
     Ok(words)
 }
@@ -252,10 +145,7 @@ pub(super) fn flat_packet_expectation() -> Vec<Word> {
                 t if t < 3 + 8 => format!("table{}", t - 3),
                 w => format!("arena{}", w - 11),
             };
-            Word {
-                name: format!("flat.run{run}.{what}"),
-                value,
-            }
+            Word { name: format!("flat.run{run}.{what}"), value }
         })
         .collect()
 }

@@ -21,10 +21,7 @@ impl PixelBox {
     fn union(a: Option<PixelBox>, b: PixelBox) -> PixelBox {
         match a {
             None => b,
-            Some(a) => PixelBox {
-                min: (a.min.0.min(b.min.0), a.min.1.min(b.min.1)),
-                max: (a.max.0.max(b.max.0), a.max.1.max(b.max.1)),
-            },
+            Some(a) => PixelBox { min: (a.min.0.min(b.min.0), a.min.1.min(b.min.1)), max: (a.max.0.max(b.max.0), a.max.1.max(b.max.1)) },
         }
     }
     fn within(&self, o: &PixelBox, tolerance: i32) -> bool {
@@ -51,13 +48,7 @@ pub(super) fn host_frame(models: scene::Models, frame: u32) -> Result<HostFrame>
     let mut sinks: Vec<Collect> = (0..scene::INSTANCES).map(|_| Collect::default()).collect();
     // One sink per instance: render them one by one through the scene's own loop order.
     let mut all = Collect::default();
-    let outcomes = s.render(
-        &s.camera(),
-        &mut gte,
-        &mut scratch,
-        &mut all,
-        &mut |_, _| {},
-    );
+    let outcomes = s.render(&s.camera(), &mut gte, &mut scratch, &mut all, &mut |_, _| {});
     let mut outcomes_ok = Vec::new();
     let mut at = 0;
     for (i, o) in outcomes.iter().enumerate() {
@@ -69,10 +60,7 @@ pub(super) fn host_frame(models: scene::Models, frame: u32) -> Result<HostFrame>
         }
         outcomes_ok.push(o);
     }
-    Ok(HostFrame {
-        outcomes: outcomes_ok,
-        triangles: sinks.into_iter().map(|c| c.0).collect(),
-    })
+    Ok(HostFrame { outcomes: outcomes_ok, triangles: sinks.into_iter().map(|c| c.0).collect() })
 }
 
 /// The pixels the GPU fills for these triangles: vertex extents, right and bottom edges exclusive,
@@ -91,10 +79,7 @@ pub(super) fn drawn_box(triangles: &[DrawnTriangle]) -> Option<PixelBox> {
     let top = scene::FRAME_CODE_BLOCK.1 as i32;
     b.map(|b| PixelBox {
         min: (b.min.0.max(0), b.min.1.max(top)),
-        max: (
-            b.max.0.min(scene::SCREEN.0 as i32 - 1),
-            b.max.1.min(scene::SCREEN.1 as i32 - 1),
-        ),
+        max: (b.max.0.min(scene::SCREEN.0 as i32 - 1), b.max.1.min(scene::SCREEN.1 as i32 - 1)),
     })
 }
 
@@ -106,10 +91,7 @@ pub(super) fn pixel(shot: &Screenshot, x: u32, y: u32) -> [u8; 3] {
 /// The frame number drawn on the top rows of a screenshot.
 pub(super) fn frame_code(shot: &Screenshot) -> Result<u32> {
     let (w, h) = scene::FRAME_CODE_BLOCK;
-    ensure!(
-        shot.width as u16 >= w * scene::FRAME_CODE_BITS as u16 && shot.height as u16 > h,
-        "screenshot too small for the frame code"
-    );
+    ensure!(shot.width as u16 >= w * scene::FRAME_CODE_BITS as u16 && shot.height as u16 > h, "screenshot too small for the frame code");
     let mut frame = 0;
     for bit in 0..scene::FRAME_CODE_BITS {
         let p = pixel(shot, bit * w as u32 + w as u32 / 2, h as u32 / 2);
@@ -117,9 +99,7 @@ pub(super) fn frame_code(shot: &Screenshot) -> Result<u32> {
         match sum {
             s if s >= 3 * 200 => frame |= 1 << bit,
             s if s <= 3 * 40 => {}
-            _ => bail!(
-                "no frame code at the top left: block {bit} is {p:?}, neither black nor white"
-            ),
+            _ => bail!("no frame code at the top left: block {bit} is {p:?}, neither black nor white"),
         }
     }
     Ok(frame)
@@ -147,28 +127,17 @@ pub(super) fn silhouette_box(shot: &Screenshot) -> Option<PixelBox> {
         c != background && (0..shot.width).all(|x| pixel(shot, x, y) == c)
     };
     let columns: Vec<bool> = (0..shot.width).map(border_column).collect();
-    let rows: Vec<bool> = (0..shot.height)
-        .map(|y| y >= top && border_row(y))
-        .collect();
+    let rows: Vec<bool> = (0..shot.height).map(|y| y >= top && border_row(y)).collect();
     let mut b: Option<PixelBox> = None;
     for y in top..shot.height {
         for x in 0..shot.width {
             if !columns[x as usize] && !rows[y as usize] && pixel(shot, x, y) != background {
-                b = Some(PixelBox::union(
-                    b,
-                    PixelBox {
-                        min: (x as i32, y as i32),
-                        max: (x as i32, y as i32),
-                    },
-                ));
+                b = Some(PixelBox::union(b, PixelBox { min: (x as i32, y as i32), max: (x as i32, y as i32) }));
             }
         }
     }
     let shift = columns.iter().take_while(|&&border| border).count() as i32;
-    b.map(|b| PixelBox {
-        min: (b.min.0 - shift, b.min.1),
-        max: (b.max.0 - shift, b.max.1),
-    })
+    b.map(|b| PixelBox { min: (b.min.0 - shift, b.min.1), max: (b.max.0 - shift, b.max.1) })
 }
 
 /// (a) The screenshots differ where the characters are; (d) each silhouette's box matches the host's
@@ -190,8 +159,7 @@ pub(super) fn silhouette_checks(models: scene::Models, shots: &[Screenshot]) -> 
             let all: Vec<DrawnTriangle> = host.triangles.concat();
             let expected = drawn_box(&all).context("the host draws nothing at this frame")?;
             let found = silhouette_box(shot).context("the screenshot is one flat colour")?;
-            let detail =
-                format!("program frame {frame}: host box {expected:?}, screenshot box {found:?}");
+            let detail = format!("program frame {frame}: host box {expected:?}, screenshot box {found:?}");
             ensure!(found.within(&expected, 1), "{detail}");
             Ok((expected, detail))
         })();
@@ -203,15 +171,8 @@ pub(super) fn silhouette_checks(models: scene::Models, shots: &[Screenshot]) -> 
             Err(e) => checks.push(Check::new(name, false, format!("{e:#}"))),
         }
     }
-    if let (Some(first), Some(last), true) = (
-        shots.first(),
-        shots.last(),
-        host_boxes.len() == shots.len() && shots.len() >= 2,
-    ) {
-        let region = host_boxes
-            .iter()
-            .fold(None, |acc, b| Some(PixelBox::union(acc, *b)))
-            .expect("two boxes");
+    if let (Some(first), Some(last), true) = (shots.first(), shots.last(), host_boxes.len() == shots.len() && shots.len() >= 2) {
+        let region = host_boxes.iter().fold(None, |acc, b| Some(PixelBox::union(acc, *b))).expect("two boxes");
         let mut changed = 0;
         for y in region.min.1..=region.max.1 {
             for x in region.min.0..=region.max.0 {
@@ -223,16 +184,10 @@ pub(super) fn silhouette_checks(models: scene::Models, shots: &[Screenshot]) -> 
         checks.push(Check::new(
             "character.frames_differ_at_characters",
             changed >= MIN_CHANGED_PIXELS,
-            format!(
-                "{changed} pixels differ inside {region:?} (at least {MIN_CHANGED_PIXELS} wanted)"
-            ),
+            format!("{changed} pixels differ inside {region:?} (at least {MIN_CHANGED_PIXELS} wanted)"),
         ));
     } else {
-        checks.push(Check::new(
-            "character.frames_differ_at_characters",
-            false,
-            "needs two screenshots with a readable frame code",
-        ));
+        checks.push(Check::new("character.frames_differ_at_characters", false, "needs two screenshots with a readable frame code"));
     }
     checks
 }
