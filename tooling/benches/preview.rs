@@ -22,7 +22,7 @@ fn gif(subject: &Subject, storage: StorageMode) -> usize {
         orbit: Orbit::default(),
         bones: true,
         compare: false,
-        light: false,
+        light: Default::default(),
     };
     psxanim::preview::gif(subject, clip, 0..FRAMES, &options)
         .expect("GIF renders")

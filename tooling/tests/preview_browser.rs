@@ -1,7 +1,9 @@
 //! The web viewer in a real browser: starts `psxanim preview FIXTURE --serve --port 0`, then runs
 //! `tests/browser/viewer.test.mjs` (playwright-core driving headless Debian chromium), which checks
-//! that the character is drawn within its projected bounds, that scrubbing changes the picture where
-//! the bones move, that the clip selector switches clips and that the skeleton toggle shows bones.
+//! that the character is drawn within its projected bounds, that each canvas is the server's picture
+//! (`/api/picture`) pixel for pixel, that scrubbing changes the picture where the bones move, that the
+//! clip selector switches clips, that the skeleton and light toggles do what they say, and that a
+//! textured character served with `--light` starts lit with its texels.
 //!
 //! Needs `/usr/bin/chromium` (or `$CHROMIUM`), `node`, and `npm ci` run in `tests/browser`. When any
 //! is missing the test says so and passes, unless `CI` is set: then it fails.
@@ -70,11 +72,15 @@ fn viewer_in_headless_chromium() {
         "--skeleton",
         fixture.to_str().unwrap(),
     ]);
+    // A third for textures and light: the painted character, served lit.
+    let textured = repo().join("tests/fixtures/fbx/textured_embedded.fbx");
+    let (textured_server, textured_url) = serve(&[textured.to_str().unwrap(), "--light"]);
 
     let out = Command::new("node")
         .arg("viewer.test.mjs")
         .arg(&url)
         .arg(&markers_url)
+        .arg(&textured_url)
         .current_dir(repo().join("tests/browser"))
         .output()
         .expect("node runs");
@@ -85,7 +91,7 @@ fn viewer_in_headless_chromium() {
     );
     assert!(out.status.success(), "browser test failed:\n{log}");
     assert!(log.contains("viewer test passed"), "{log}");
-    drop((server, markers_server));
+    drop((server, markers_server, textured_server));
 }
 
 /// Starts `psxanim preview ARGS --serve --port 0` and returns it with the address it prints.

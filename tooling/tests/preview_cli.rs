@@ -10,11 +10,29 @@ use psxanim::model::{
     Animation, Bone, Clip, ClipExtras, Event, Format, Quat, RotationKey, TimeUnit, Track,
 };
 use psxanim::preview::camera::{Framing, Orbit};
-use psxanim::preview::serve::respond;
-use psxanim::preview::subject::Subject;
+use psxanim::preview::serve::{respond, Viewer};
+use psxanim::preview::subject::{Normals, Subject};
+use psxanim::preview::LightOptions;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx/character.fbx")
+}
+
+/// The painted character (`tests/fixtures/fbx/make_fixtures.py`: the image embedded in the FBX).
+fn textured_fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx/textured_embedded.fbx")
+}
+
+/// The web viewer of `subject`, light off at first.
+fn viewer(subject: Subject) -> Viewer {
+    Viewer {
+        subject,
+        initial_light: LightOptions::default(),
+    }
+}
+
+fn json(r: &psxanim::preview::serve::Response) -> serde_json::Value {
+    serde_json::from_slice(&r.body).unwrap()
 }
 
 fn psxanim(args: &[&str]) -> Output {
@@ -403,8 +421,7 @@ fn animation_file_drives_the_fbx_skeleton() {
 
     // Markers reach the viewer's clip list.
     let subject = Subject::load(&ani, Some(&fixture()), &[StorageMode::RigidGte]).unwrap();
-    let info: serde_json::Value =
-        serde_json::from_slice(&respond(&subject, "/api/info").body).unwrap();
+    let info = json(&respond(&viewer(subject), "/api/info"));
     assert_eq!(
         info["clips"][0]["events"][0],
         serde_json::json!({ "frame": 15, "name": "halfway" })
@@ -450,35 +467,56 @@ fn viewer_api_answers_frames_and_rejects_bad_queries() {
         &[StorageMode::RigidGte, StorageMode::BakedVertices],
     )
     .unwrap();
-    let page = respond(&subject, "/");
+    let viewer = viewer(subject);
+    let page = respond(&viewer, "/");
     assert_eq!(page.status, 200);
     let html = String::from_utf8(page.body).unwrap();
     assert!(
         !html.contains("http://") && !html.contains("https://") && !html.contains("src="),
         "the page loads nothing from elsewhere"
     );
-    let frame: serde_json::Value = serde_json::from_slice(
-        &respond(&subject, "/api/frame?clip=0&frame=3&storage=baked-vertices").body,
-    )
-    .unwrap();
+    let frame = json(&respond(
+        &viewer,
+        "/api/frame?clip=0&frame=3&storage=baked-vertices",
+    ));
     assert_eq!(
         (frame["clip"].as_u64(), frame["frame"].as_u64()),
         (Some(0), Some(3))
     );
     assert!(frame["triangles"].as_array().unwrap().len() > 100);
-    for bad in [
-        "/api/frame?clip=9&frame=0",
-        "/api/frame?clip=0&frame=9999",
-        "/api/frame?clip=0",
-        "/api/frame?clip=0&frame=0&storage=wire",
-        "/api/frame?clip=0&frame=0&yaw=x",
+    let picture = respond(
+        &viewer,
+        "/api/picture?clip=0&frame=3&storage=baked-vertices",
+    );
+    assert_eq!((picture.status, picture.content_type), (200, "image/png"));
+    assert_eq!(
+        image::load_from_memory(&picture.body)
+            .unwrap()
+            .to_rgb8()
+            .dimensions(),
+        (320, 240)
+    );
+    // Each bad query is refused with what is wrong, on both routes.
+    for (query, says) in [
+        ("clip=9&frame=0", "clip 9 does not exist"),
+        ("clip=0&frame=9999", "frame 9999 does not exist"),
+        ("clip=0", "parameter frame is missing"),
+        ("clip=0&frame=0&storage=wire", "storage wire is not"),
+        ("clip=0&frame=0&yaw=x", "yaw=x is not a number"),
+        ("clip=0&frame=0&light=yes", "light=yes is not 0 or 1"),
     ] {
-        let r = respond(&subject, bad);
-        assert_eq!(r.status, 400, "{bad}");
-        let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
-        assert!(v["error"].as_str().is_some_and(|e| !e.is_empty()), "{bad}");
+        for route in ["/api/frame", "/api/picture"] {
+            let r = respond(&viewer, &format!("{route}?{query}"));
+            assert_eq!(
+                (r.status, r.content_type),
+                (400, "application/json"),
+                "{route}?{query}"
+            );
+            let error = json(&r)["error"].as_str().unwrap_or_default().to_string();
+            assert!(error.contains(says), "{route}?{query}: {error}");
+        }
     }
-    assert_eq!(respond(&subject, "/nothing").status, 404);
+    assert_eq!(respond(&viewer, "/nothing").status, 404);
 }
 
 #[test]
@@ -573,7 +611,7 @@ fn animbin_tracks_match_bones_by_index() {
 
 /// `--light`: the GTE's lighting drawn as the console draws it. The light side of the character is
 /// brighter than the unlit picture and the far side darker; compiled tables without normals are drawn
-/// unlit with a warning; the web viewer refuses it.
+/// unlit with a warning.
 #[test]
 fn light_shades_the_character_as_the_console_does() {
     let dir = tempfile::tempdir().unwrap();
@@ -631,11 +669,167 @@ fn light_shades_the_character_as_the_console_does() {
         "{warning}"
     );
     assert_eq!(plain, unlit);
-    let o = psxanim(&["preview", fixture().to_str().unwrap(), "--serve", "--light"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("--light draws pictures"),
-        "{}",
-        stderr(&o)
+}
+
+/// The web viewer's picture of a frame is the PNG `preview --out` writes for it, byte for byte: the
+/// painted character's texels through the VRAM model, lit (modulated, Gouraud) and unlit, in both
+/// storage modes, from one viewer that holds tables with and without normals.
+#[test]
+fn viewer_picture_is_the_preview_png_byte_for_byte_textured_lit_and_unlit() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = textured_fixture();
+    let subject = Subject::load_with(
+        &input,
+        None,
+        &[StorageMode::RigidGte, StorageMode::BakedVertices],
+        &Default::default(),
+        Normals::Both,
+    )
+    .unwrap();
+    let viewer = viewer(subject);
+    let clip = viewer.subject.clip_index("Walk").unwrap();
+    let info = json(&respond(&viewer, "/api/info"));
+    assert_eq!(
+        info["light"],
+        serde_json::json!([{ "name": "light", "label": "Light", "on": false }])
     );
+    assert_eq!(
+        info["lightable"],
+        serde_json::json!({ "rigid-gte": true, "baked-vertices": false })
+    );
+    let camera = ["--yaw", "-40", "--pitch", "20", "--zoom", "1.3"];
+    let mut pictures = std::collections::HashMap::new();
+    for storage in ["rigid-gte", "baked-vertices"] {
+        for light in [false, true] {
+            let out = dir.path().join(format!("{storage}-{light}.png"));
+            let mut args = vec![
+                "preview",
+                input.to_str().unwrap(),
+                "--clip",
+                "Walk",
+                "--frames",
+                "7",
+                "--storage",
+                storage,
+                "--out",
+                out.to_str().unwrap(),
+            ];
+            args.extend_from_slice(&camera);
+            if light {
+                args.push("--light");
+            }
+            let o = psxanim(&args);
+            assert!(o.status.success(), "{}", stderr(&o));
+            let query = format!(
+                "clip={clip}&frame=7&storage={storage}&yaw=-40&pitch=20&zoom=1.3&light={}",
+                u8::from(light)
+            );
+            let served = respond(&viewer, &format!("/api/picture?{query}"));
+            assert_eq!(
+                served.status,
+                200,
+                "{}",
+                String::from_utf8_lossy(&served.body)
+            );
+            assert!(
+                served.body == std::fs::read(&out).unwrap(),
+                "{storage}, light {light}: the viewer's PNG is preview --out's"
+            );
+            let frame = json(&respond(&viewer, &format!("/api/frame?{query}")));
+            assert_eq!(
+                frame["lit"],
+                light && storage == "rigid-gte",
+                "{storage}, light {light}"
+            );
+            pictures.insert(
+                (storage, light),
+                image::load_from_memory(&served.body).unwrap().to_rgb8(),
+            );
+        }
+    }
+    // Textured: many pixels of colours no material has (texels); every colour a 15-bit one widened as
+    // the GPU stores it; lit differs from unlit where the character is; baked tables carry no normals,
+    // so they are drawn unlit either way.
+    let unlit = &pictures[&("rigid-gte", false)];
+    let flat = psxanim::preview::palette(&viewer.subject);
+    let texels = unlit.pixels().filter(|p| !flat.contains(&p.0)).count();
+    assert!(texels > 300, "{texels} pixels of texel colours");
+    let background = psxanim::preview::shot::BACKGROUND;
+    assert!(
+        unlit
+            .pixels()
+            .all(|p| p.0 == background || psxanim::preview::raster::vram_colour(p.0) == p.0),
+        "15-bit colours"
+    );
+    let changed = unlit
+        .pixels()
+        .zip(pictures[&("rigid-gte", true)].pixels())
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(changed > 1000, "light changes {changed} pixels");
+    assert_eq!(
+        pictures[&("baked-vertices", false)],
+        pictures[&("baked-vertices", true)]
+    );
+}
+
+/// `--serve --light`: the viewer starts lit, and answers on localhost what `respond` answers.
+#[test]
+fn serve_with_light_starts_lit() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    struct Server(std::process::Child);
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let child = Command::new(env!("CARGO_BIN_EXE_psxanim"))
+        .args([
+            "preview",
+            fixture().to_str().unwrap(),
+            "--serve",
+            "--light",
+            "--port",
+            "0",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut server = Server(child);
+    let mut line = String::new();
+    BufReader::new(server.0.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .split("http://")
+        .nth(1)
+        .and_then(|s| s.split('/').next())
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .to_string();
+    assert!(addr.starts_with("127.0.0.1:"), "{addr}");
+    let get = |target: &str| {
+        let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+        write!(stream, "GET {target} HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).unwrap();
+        let head_end = response.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        (
+            String::from_utf8_lossy(&response[..head_end]).into_owned(),
+            response[head_end..].to_vec(),
+        )
+    };
+    let (head, body) = get("/api/info");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    let info: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(info["light"][0]["on"], true, "{info}");
+    let (head, body) = get("/api/picture?clip=0&frame=2&light=1");
+    assert!(
+        head.starts_with("HTTP/1.1 200") && head.contains("Content-Type: image/png"),
+        "{head}"
+    );
+    assert!(image::load_from_memory(&body).is_ok());
+    let (head, body) = get("/api/picture?clip=0&frame=2&zoom=near");
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}");
+    assert!(String::from_utf8_lossy(&body).contains("zoom=near is not a number"));
 }

@@ -9,8 +9,8 @@ use super::import::StorageArg;
 use super::{finish, write_atomic, CliError};
 use crate::compile::StorageMode;
 use crate::preview::camera::Orbit;
-use crate::preview::subject::Subject;
-use crate::preview::{picture, render_frames, serve, FrameOptions};
+use crate::preview::subject::{Normals, Subject};
+use crate::preview::{picture, render_frames, serve, FrameOptions, LightOptions};
 
 /// Most frames on one contact sheet; longer ranges are sampled evenly.
 pub const MAX_SHEET_FRAMES: usize = 60;
@@ -63,7 +63,7 @@ pub struct Args {
     /// Light the character as a game would with `render::light` (the console's GTE lighting, Gouraud
     /// shaded, textures modulated): one white light from the camera's upper left and an ambient. An
     /// FBX or glTF is compiled with normals (as `import --lighting`); compiled tables must have been
-    /// imported with `--lighting`. Pictures only (not the web viewer).
+    /// imported with `--lighting`. With --serve: the viewer's light toggle starts on.
     #[arg(long)]
     pub light: bool,
     /// Camera yaw in degrees.
@@ -75,7 +75,9 @@ pub struct Args {
     /// Camera zoom (1 frames the whole animation).
     #[arg(long, default_value_t = 1.0)]
     pub zoom: f64,
-    /// Serve the web viewer on localhost instead of writing a picture.
+    /// Serve the web viewer on localhost instead of writing a picture: every clip in both storage modes,
+    /// each frame painted as `--out` paints it (textures, CLUTs, modulation, 15-bit colour), with a
+    /// light toggle (on at start with --light) and a skeleton toggle.
     #[arg(long)]
     pub serve: bool,
     /// Port of the viewer (0: any free port; the address is printed).
@@ -116,8 +118,9 @@ pub fn parse_frames(text: &str, frames: usize) -> Result<Range<usize>, CliError>
     Ok(range)
 }
 
-/// The input, with `--add-clips` when given, the meshes `--meshes` / `--skip-mesh` choose, at `--scale`.
-fn load_subject(args: &Args, modes: &[StorageMode]) -> Result<Subject, CliError> {
+/// The input, with `--add-clips` when given, the meshes `--meshes` / `--skip-mesh` choose, at `--scale`,
+/// its rigid-gte tables with or without normals as `normals` says.
+fn load_subject(args: &Args, modes: &[StorageMode], normals: Normals) -> Result<Subject, CliError> {
     let options = args
         .mesh_choice
         .options(crate::fbx::ImportOptions::default())?;
@@ -128,14 +131,14 @@ fn load_subject(args: &Args, modes: &[StorageMode]) -> Result<Subject, CliError>
             args.bone_map.as_deref(),
             modes,
             &options,
-            args.light,
+            normals,
         ),
         None => Subject::load_with(
             &args.input,
             args.skeleton.as_deref(),
             modes,
             &options,
-            args.light,
+            normals,
         ),
     }
 }
@@ -151,14 +154,14 @@ fn execute(args: Args) -> Result<(), CliError> {
                 "--serve shows every clip in the browser; drop --out, --clip and --frames",
             ));
         }
-        if args.light {
-            return Err(CliError::usage(
-                "--light draws pictures (--out); the web viewer is not lit yet",
-            ));
-        }
         // Bind before the (slower) import, so a busy port is reported at once.
         let listener = serve::bind(args.port)?;
-        let subject = load_subject(&args, &[StorageMode::RigidGte, StorageMode::BakedVertices])?;
+        // Both kinds of rigid tables: the page's light toggle shows either.
+        let subject = load_subject(
+            &args,
+            &[StorageMode::RigidGte, StorageMode::BakedVertices],
+            Normals::Both,
+        )?;
         let addr = listener
             .local_addr()
             .map_err(|e| CliError::invalid(format!("cannot read the listening address: {e}")))?;
@@ -167,7 +170,13 @@ fn execute(args: Args) -> Result<(), CliError> {
             subject.source
         );
         let _ = std::io::stdout().flush();
-        return serve::run(subject, listener);
+        return serve::run(
+            serve::Viewer {
+                subject,
+                initial_light: LightOptions { light: args.light },
+            },
+            listener,
+        );
     }
     let out = args
         .out
@@ -187,7 +196,15 @@ fn execute(args: Args) -> Result<(), CliError> {
         .clip
         .as_deref()
         .ok_or_else(|| CliError::usage("give --clip NAME"))?;
-    let subject = load_subject(&args, &[storage])?;
+    let subject = load_subject(
+        &args,
+        &[storage],
+        if args.light {
+            Normals::With
+        } else {
+            Normals::Without
+        },
+    )?;
     let clip = subject.clip_index(clip_name)?;
     let info = &subject.clips[clip];
     let range = match &args.frames {
@@ -228,7 +245,7 @@ fn execute(args: Args) -> Result<(), CliError> {
         },
         bones: args.bones,
         compare: args.compare,
-        light: args.light,
+        light: LightOptions { light: args.light },
     };
     let bytes = if ext == "gif" {
         if range.len() > MAX_GIF_FRAMES {

@@ -3,7 +3,8 @@
 //! Every picture shows what the console computes: the pose comes from the compiled tables through the
 //! runtime's render stages on the bit-exact GTE model ([`shot`]), and a small rasteriser that follows
 //! the GPU's fill rule paints the triangles in ordering-table order ([`raster`]). The float pose of
-//! ufbx ([`reference`]) can be shown beside it. The viewer ([`serve`]) gets the same triangles as JSON.
+//! ufbx ([`reference`]) can be shown beside it. The viewer ([`serve`]) shows the same pictures, with the
+//! triangles as JSON for its overlay.
 
 pub mod camera;
 pub mod picture;
@@ -20,6 +21,25 @@ use subject::Subject;
 
 use crate::compile::StorageMode;
 
+/// How a preview lights the character: the one place `preview`'s flags and the web viewer's toggles
+/// (`serve::LIGHT_SETTINGS`) set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LightOptions {
+    /// Lit by `Framing::lit`'s light (tables with normals).
+    pub light: bool,
+}
+
+impl LightOptions {
+    /// `framing` with these settings' light.
+    pub fn apply(self, framing: Framing) -> Framing {
+        if self.light {
+            framing.lit()
+        } else {
+            framing
+        }
+    }
+}
+
 /// How to draw the frames of a clip.
 #[derive(Clone, Copy, Debug)]
 pub struct FrameOptions {
@@ -29,8 +49,7 @@ pub struct FrameOptions {
     pub bones: bool,
     /// The ufbx float pose to the right of the console's.
     pub compare: bool,
-    /// Lit by `Framing::lit`'s light (tables with normals).
-    pub light: bool,
+    pub light: LightOptions,
 }
 
 /// Draws `frames` of clip `clip`, one canvas per frame (twice as wide with `compare`), handing each
@@ -42,12 +61,9 @@ pub fn for_each_frame(
     options: &FrameOptions,
     mut each: impl FnMut(Canvas) -> Result<(), String>,
 ) -> Result<(), String> {
-    let framing = Framing::new(subject.bounds(), options.orbit);
-    let framing = if options.light {
-        framing.lit()
-    } else {
-        framing
-    };
+    let framing = options
+        .light
+        .apply(Framing::new(subject.bounds(), options.orbit));
     let character = match (options.compare, &subject.character) {
         (true, Some(c)) => Some(c),
         (true, None) => {
@@ -59,7 +75,7 @@ pub fn for_each_frame(
         (false, _) => None,
     };
     let vram = subject
-        .tables(options.storage)
+        .drawn_tables(options.storage, framing.lighting.is_some())
         .ok()
         .and_then(|t| vram::Vram::of(&t));
     for f in frames {

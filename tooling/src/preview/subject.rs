@@ -31,6 +31,16 @@ pub struct ClipInfo {
     pub events: Vec<(usize, String)>,
 }
 
+/// Which rigid-gte tables an FBX or glTF character is compiled to: without normals, with each vertex's
+/// normal (as `import --lighting`, for `preview --light`), or both (the web viewer's light toggle shows
+/// each as `preview` draws it, with or without `--light`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Normals {
+    Without,
+    With,
+    Both,
+}
+
 /// A loaded input, ready to draw.
 pub struct Subject {
     pub source: String,
@@ -38,6 +48,8 @@ pub struct Subject {
     pub character: Option<Character>,
     rigid: Option<Vec<u8>>,
     baked: Option<Vec<u8>>,
+    /// With [`Normals::Both`]: the rigid-gte tables with normals, drawn when lit (`rigid` has none).
+    lit_rigid: Option<Vec<u8>>,
     pub clips: Vec<ClipInfo>,
 }
 
@@ -69,18 +81,18 @@ impl Subject {
             skeleton,
             modes,
             &fbx::ImportOptions::default(),
-            false,
+            Normals::Without,
         )
     }
 
     /// [`Subject::load`] importing FBX files with `options` (the meshes `--meshes` / `--skip-mesh` choose),
-    /// compiled with each vertex's normal when `lit` (as `import --lighting`).
+    /// its rigid-gte tables compiled with or without each vertex's normal as `lit` says.
     pub fn load_with(
         input: &Path,
         skeleton: Option<&Path>,
         modes: &[StorageMode],
         options: &fbx::ImportOptions,
-        lit: bool,
+        lit: Normals,
     ) -> Result<Subject, CliError> {
         let bytes = std::fs::read(input)
             .map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", input.display())))?;
@@ -142,6 +154,7 @@ impl Subject {
             character: None,
             rigid,
             baked,
+            lit_rigid: None,
             clips,
         })
     }
@@ -160,18 +173,18 @@ impl Subject {
             bone_map,
             modes,
             &fbx::ImportOptions::default(),
-            false,
+            Normals::Without,
         )
     }
 
-    /// [`Subject::load_with_clips`] importing the FBX with `options`, with normals when `lit`.
+    /// [`Subject::load_with_clips`] importing the FBX with `options`, with normals as `lit` says.
     pub fn load_with_clips_with(
         input: &Path,
         files: &[std::path::PathBuf],
         bone_map: Option<&Path>,
         modes: &[StorageMode],
         options: &fbx::ImportOptions,
-        lit: bool,
+        lit: Normals,
     ) -> Result<Subject, CliError> {
         let bytes = std::fs::read(input)
             .map_err(|e| CliError::invalid(format!("{}: cannot read: {e}", input.display())))?;
@@ -191,7 +204,7 @@ impl Subject {
     fn from_character(
         character: Character,
         modes: &[StorageMode],
-        lit: bool,
+        lit: Normals,
     ) -> Result<Subject, CliError> {
         // Textures as `import` converts them by default; one that is missing or unreadable leaves its
         // material in its colour here (the preview says so), where `import` would stop.
@@ -214,9 +227,10 @@ impl Subject {
                 Textures::default()
             }
         };
-        let build = |character: &Character, mode: StorageMode| -> Result<Vec<u8>, CliError> {
-            // Normals for the light (rigid-gte only: baked-vertices refuses them).
-            let lighting = lit && mode == StorageMode::RigidGte;
+        let build = |character: &Character,
+                     mode: StorageMode,
+                     lighting: bool|
+         -> Result<Vec<u8>, CliError> {
             let options = CompileOptions {
                 storage: mode,
                 max_error: Some(f64::INFINITY),
@@ -230,21 +244,31 @@ impl Subject {
         };
         // The skeleton overlay reads rigid pose samples, so a baked preview compiles both; for the overlay
         // alone, animated blend shapes (which rigid-gte refuses, and which move no bone) are left out.
-        let rigid = if modes.contains(&StorageMode::RigidGte) || character.blend_shapes.is_empty() {
-            build(&character, StorageMode::RigidGte)?
-        } else {
-            build(
-                &Character {
+        // Normals for the light: rigid-gte only (baked-vertices refuses them).
+        let overlay_only;
+        let rigid_source =
+            if modes.contains(&StorageMode::RigidGte) || character.blend_shapes.is_empty() {
+                &character
+            } else {
+                overlay_only = Character {
                     blend_shapes: Vec::new(),
                     instanced_skins: Vec::new(),
                     ..character.clone()
-                },
-                StorageMode::RigidGte,
-            )?
+                };
+                &overlay_only
+            };
+        let rigid = Some(build(
+            rigid_source,
+            StorageMode::RigidGte,
+            lit == Normals::With,
+        )?);
+        let lit_rigid = if lit == Normals::Both && modes.contains(&StorageMode::RigidGte) {
+            Some(build(&character, StorageMode::RigidGte, true)?)
+        } else {
+            None
         };
-        let rigid = Some(rigid);
         let baked = if modes.contains(&StorageMode::BakedVertices) {
-            Some(build(&character, StorageMode::BakedVertices)?)
+            Some(build(&character, StorageMode::BakedVertices, false)?)
         } else {
             None
         };
@@ -263,6 +287,7 @@ impl Subject {
             character: Some(character),
             rigid,
             baked,
+            lit_rigid,
             clips,
         })
     }
@@ -302,8 +327,26 @@ impl Subject {
                 storage_name(mode)
             )
         })?;
+        self.parse(bytes)
+    }
+
+    fn parse<'a>(&self, bytes: &'a [u8]) -> Result<Tables<'a>, String> {
         Tables::parse(bytes)
             .map_err(|e| format!("{}: internal: tables unreadable: {e:?}", self.source))
+    }
+
+    /// The tables a frame of `mode` is drawn from, lit (`lit`) or not: those with normals when the
+    /// subject holds both kinds ([`Normals::Both`]), else [`tables`](Self::tables).
+    pub fn drawn_tables(&self, mode: StorageMode, lit: bool) -> Result<Tables<'_>, String> {
+        match (&self.lit_rigid, mode) {
+            (Some(bytes), StorageMode::RigidGte) if lit => self.parse(bytes),
+            _ => self.tables(mode),
+        }
+    }
+
+    /// Whether a lit frame of `mode` is drawn lit (its tables carry normals).
+    pub fn lightable(&self, mode: StorageMode) -> bool {
+        self.drawn_tables(mode, true).is_ok_and(|t| t.has_normals())
     }
 
     /// Index of the clip `name`, or an error listing the clips there are.
@@ -344,6 +387,7 @@ impl Subject {
     }
 
     /// What the console draws for `frame` of `clip` in `mode`, with the skeleton from the rigid samples.
+    /// Lit (`framing.lighting`), from the tables with normals ([`drawn_tables`](Self::drawn_tables)).
     pub fn shot(
         &self,
         clip: usize,
@@ -351,7 +395,12 @@ impl Subject {
         mode: StorageMode,
         framing: &Framing,
     ) -> Result<Shot, String> {
-        let triangles = shot::triangles(&self.tables(mode)?, clip, frame, framing)?;
+        let triangles = shot::triangles(
+            &self.drawn_tables(mode, framing.lighting.is_some())?,
+            clip,
+            frame,
+            framing,
+        )?;
         let joints = match &self.rigid {
             Some(_) => shot::joints(&self.tables(StorageMode::RigidGte)?, clip, frame, framing)?,
             None => Vec::new(),
