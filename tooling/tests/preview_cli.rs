@@ -31,6 +31,25 @@ fn viewer(subject: Subject) -> Viewer {
     }
 }
 
+/// `psxanim preview INPUT --clip Walk --frames FRAME --out OUT EXTRA...`, which must succeed; its stderr.
+fn walk_frame_png(input: &Path, frame: usize, out: &Path, extra: &[&str]) -> String {
+    let frame = frame.to_string();
+    let mut args = vec![
+        "preview",
+        input.to_str().unwrap(),
+        "--clip",
+        "Walk",
+        "--frames",
+        &frame,
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let o = psxanim(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    stderr(&o)
+}
+
 fn json(r: &psxanim::preview::serve::Response) -> serde_json::Value {
     serde_json::from_slice(&r.body).unwrap()
 }
@@ -617,20 +636,8 @@ fn light_shades_the_character_as_the_console_does() {
     let dir = tempfile::tempdir().unwrap();
     let picture = |extra: &[&str], input: &Path, name: &str| {
         let out = dir.path().join(name);
-        let mut args = vec![
-            "preview",
-            input.to_str().unwrap(),
-            "--clip",
-            "Walk",
-            "--frames",
-            "10",
-            "--out",
-            out.to_str().unwrap(),
-        ];
-        args.extend_from_slice(extra);
-        let o = psxanim(&args);
-        assert!(o.status.success(), "{}", stderr(&o));
-        (image::open(&out).unwrap().to_rgb8(), stderr(&o))
+        let warnings = walk_frame_png(input, 10, &out, extra);
+        (image::open(&out).unwrap().to_rgb8(), warnings)
     };
     let (unlit, _) = picture(&[], &fixture(), "unlit.png");
     let (lit, _) = picture(&["--light"], &fixture(), "lit.png");
@@ -702,24 +709,12 @@ fn viewer_picture_is_the_preview_png_byte_for_byte_textured_lit_and_unlit() {
     for storage in ["rigid-gte", "baked-vertices"] {
         for light in [false, true] {
             let out = dir.path().join(format!("{storage}-{light}.png"));
-            let mut args = vec![
-                "preview",
-                input.to_str().unwrap(),
-                "--clip",
-                "Walk",
-                "--frames",
-                "7",
-                "--storage",
-                storage,
-                "--out",
-                out.to_str().unwrap(),
-            ];
-            args.extend_from_slice(&camera);
+            let mut extra = vec!["--storage", storage];
+            extra.extend_from_slice(&camera);
             if light {
-                args.push("--light");
+                extra.push("--light");
             }
-            let o = psxanim(&args);
-            assert!(o.status.success(), "{}", stderr(&o));
+            walk_frame_png(&input, 7, &out, &extra);
             let query = format!(
                 "clip={clip}&frame=7&storage={storage}&yaw=-40&pitch=20&zoom=1.3&light={}",
                 u8::from(light)
