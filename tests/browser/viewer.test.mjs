@@ -1,6 +1,7 @@
 // Drives the `psxanim preview --serve` viewer in headless Debian chromium and checks what it draws.
-// Usage: node viewer.test.mjs http://127.0.0.1:PORT/ [http://127.0.0.1:PORT2/]
-// The optional second viewer shows a clip with event markers (an animation file on a skeleton).
+// Usage: node viewer.test.mjs http://127.0.0.1:PORT/ [http://127.0.0.1:PORT2/ [http://127.0.0.1:PORT3/]]
+// The optional second viewer shows a clip with event markers (an animation file on a skeleton), the
+// third a textured character served with `--light`.
 // (tooling/tests/preview_browser.rs starts the server and runs this.) Exits non-zero on any failure.
 import { chromium } from "playwright-core";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -9,6 +10,7 @@ import { join } from "node:path";
 
 const url = process.argv[2];
 const markersUrl = process.argv[3];
+const texturedUrl = process.argv[4];
 if (!url) {
   console.error("usage: node viewer.test.mjs http://127.0.0.1:PORT/");
   process.exit(2);
@@ -35,6 +37,24 @@ async function pixels(page, storage) {
   return page.evaluate((s) => {
     const c = viewer.views[s];
     return Array.from(c.getContext("2d").getImageData(0, 0, c.width, c.height).data);
+  }, storage);
+}
+
+// How many pixels of `storage`'s canvas differ from the server's picture of what the page shows
+// (/api/picture, decoded without colour conversion).
+async function offServer(page, storage) {
+  return page.evaluate(async (s) => {
+    const bitmap = await getPicture(`/api/picture?${frameQuery(s)}`);
+    const c = new OffscreenCanvas(bitmap.width, bitmap.height);
+    const ctx = c.getContext("2d");
+    ctx.drawImage(bitmap, 0, 0);
+    const want = ctx.getImageData(0, 0, c.width, c.height).data;
+    const view = viewer.views[s];
+    const got = view.getContext("2d").getImageData(0, 0, view.width, view.height).data;
+    if (want.length !== got.length) return -1;
+    let n = 0;
+    for (let i = 0; i < want.length; i += 4) if (want[i] !== got[i] || want[i + 1] !== got[i + 1] || want[i + 2] !== got[i + 2]) n++;
+    return n;
   }, storage);
 }
 
@@ -154,7 +174,7 @@ async function main() {
       "--disable-component-update", "--disable-sync"],
   });
   // Nothing but the local server may be contacted (the page is self-contained).
-  const origins = [url, markersUrl].filter(Boolean).map((u) => new URL(u).origin);
+  const origins = [url, markersUrl, texturedUrl].filter(Boolean).map((u) => new URL(u).origin);
   const foreign = [];
   await context.route("**/*", (route) => {
     if (origins.includes(new URL(route.request().url()).origin)) return route.continue();
@@ -231,7 +251,35 @@ async function main() {
     await settled(page);
     check(differing(before, await pixels(page, RIGID), width).length === 0, "turning the skeleton off restores the picture");
 
-    // 5. Event markers sit on the scrub bar at their frames; scrubbing a clip that moves one arm
+    // 5. Each canvas is the server's picture, pixel for pixel.
+    for (const storage of info.storages) {
+      const off = await offServer(page, storage);
+      check(off === 0, `${storage}: the canvas is the server's picture (${off} pixels differ)`);
+    }
+
+    // 6. The light toggle lights the rigid-gte character (tables with normals) where it is drawn, and
+    // says that baked-vertices, without normals, stays unlit.
+    check(info.light.some((l) => l.name === "light" && l.on === false), "the light starts off");
+    const dark = await pixels(page, RIGID);
+    const box = (await last(page, RIGID)).bounds;
+    await page.check("#light-light");
+    await settled(page);
+    const lit = await pixels(page, RIGID);
+    const litDiff = differing(dark, lit, width);
+    const outsideBox = litDiff.filter(([x, y]) => x < box[0] - 1 || x > box[2] + 1 || y < box[1] - 1 || y > box[3] + 1).length;
+    check(litDiff.length > 500 && outsideBox === 0, `the light changes ${litDiff.length} pixels, ${outsideBox} outside the character's box`);
+    check((await last(page, RIGID)).lit === true, "rigid-gte is drawn lit");
+    for (const storage of info.storages) {
+      const off = await offServer(page, storage);
+      check(off === 0, `${storage} lit: the canvas is the server's picture (${off} pixels differ)`);
+      const caption = await page.textContent(`figure:has(#view-${storage}) figcaption`);
+      check(caption.includes("unlit") === !info.lightable[storage], `${storage} caption: "${caption}"`);
+    }
+    await page.uncheck("#light-light");
+    await settled(page);
+    check(differing(dark, await pixels(page, RIGID), width).length === 0, "turning the light off restores the picture");
+
+    // 7. Event markers sit on the scrub bar at their frames; scrubbing a clip that moves one arm
     // changes that arm and nothing else.
     if (markersUrl) {
       await page.goto(new URL("/?play=0", markersUrl).href);
@@ -245,6 +293,22 @@ async function main() {
         const left = (100 * e.frame) / (clip.frames - 1);
         check(markers[i].title.includes(e.name) && Math.abs(markers[i].left - left) < 0.01, `marker "${markers[i].title}" at ${markers[i].left.toFixed(1)}%`);
       });
+    }
+
+    // 8. A textured character served with --light: the page starts lit and shows the server's picture,
+    // texels and all (colours no triangle's material has).
+    if (texturedUrl) {
+      await page.goto(new URL("/?play=0", texturedUrl).href);
+      await settled(page);
+      check(await page.isChecked("#light-light"), "--light: the light toggle starts on");
+      check((await last(page, RIGID)).lit === true, "the textured character is drawn lit");
+      const off = await offServer(page, RIGID);
+      check(off === 0, `textured: the canvas is the server's picture (${off} pixels differ)`);
+      const px = await pixels(page, RIGID);
+      const flat = new Set([background.join(","), ...(await last(page, RIGID)).triangles.map((t) => `${t[6]},${t[7]},${t[8]}`)]);
+      let texels = 0;
+      for (let i = 0; i < px.length; i += 4) if (!flat.has(`${px[i]},${px[i + 1]},${px[i + 2]}`)) texels++;
+      check(texels > 300, `textured: ${texels} pixels of texel or shaded colours`);
     }
 
     check(errors.length === 0, `no script errors (${errors.join("; ")})`);

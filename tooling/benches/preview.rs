@@ -17,8 +17,16 @@ const FRAMES: usize = 30;
 
 fn gif(subject: &Subject, storage: StorageMode) -> usize {
     let clip = subject.clip_index("Walk").expect("fixture has Walk");
-    let options = FrameOptions { storage, orbit: Orbit::default(), bones: true, compare: false, light: false };
-    psxanim::preview::gif(subject, clip, 0..FRAMES, &options).expect("GIF renders").len()
+    let options = FrameOptions {
+        storage,
+        orbit: Orbit::default(),
+        bones: true,
+        compare: false,
+        light: Default::default(),
+    };
+    psxanim::preview::gif(subject, clip, 0..FRAMES, &options)
+        .expect("GIF renders")
+        .len()
 }
 
 fn report(what: &str, mut times: Vec<Duration>, bytes: usize) {
@@ -44,7 +52,15 @@ fn main() {
             whole.push(end - start);
             drawing.push(end - loaded);
         }
-        report(&format!("{storage:?} {FRAMES}-frame GIF, FBX to file"), whole, bytes);
-        report(&format!("{storage:?} {FRAMES}-frame GIF, drawing and encoding only"), drawing, bytes);
+        report(
+            &format!("{storage:?} {FRAMES}-frame GIF, FBX to file"),
+            whole,
+            bytes,
+        );
+        report(
+            &format!("{storage:?} {FRAMES}-frame GIF, drawing and encoding only"),
+            drawing,
+            bytes,
+        );
     }
 }
