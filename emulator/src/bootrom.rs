@@ -1,14 +1,22 @@
 //! Our own 512 KiB boot ROM for emulators that need a BIOS (mednafen). No Sony code: the words below are
 //! assembled here. At the reset vector it does what the BIOS does before it starts a game, for programs
-//! that make no BIOS calls but the TTY ones: memory-control registers, COP0, kernel vectors, then it copies the PS-EXE it
-//! carries (embedded in the ROM) into RAM, zeroes its BSS, sets SP/FP/GP and jumps to its entry point.
+//! that make no BIOS calls but the TTY ones: memory-control registers, COP0, kernel vectors, then it copies the
+//! PS-EXE's text into RAM, zeroes its BSS, sets SP/FP/GP and jumps to its entry point.
+//!
+//! The text is not in the ROM: the emulator is handed the PS-EXE itself as its content, and mednafen's
+//! PSX core maps a loaded EXE's text at expansion region 1 from [`TEXT_SOURCE`] on (its own side-loader
+//! copies it from there). The ROM copies it from there too, so a program may fill RAM: its text may
+//! reach 0x80200000 from above the 64 KiB kernel area (1,966,080 bytes from 0x80010000), where a ROM
+//! that carried the EXE held at most 491,520 bytes. Before the copy the ROM compares the text's first
+//! and last words there with the program's (built into the ROM): a core that does not map the text
+//! leaves [`mailbox::NO_TEXT`] in the mailbox and stops, which the host reports.
 //!
 //! ROM layout (offsets from 0xBFC00000):
 //! - `0x0000` reset code;
 //! - `0x1000` the kernel blob copied to RAM 0x80000080 (exception vector, the A0/B0 TTY calls, a
 //!   return-0 C0 stub, the exception handler);
 //! - `0x6990` untouched: mednafen's own EXE side-loader writes a jump there (the ROM never runs it);
-//! - `0x8000` the PS-EXE file (2 KiB header + text), zero padding up to 512 KiB.
+//! - zero padding up to 512 KiB.
 //!
 //! The ROM leaves a mailbox in low RAM (see [`mailbox`]) so the host can tell when the program started
 //! and whether it raised exceptions, and what the program printed (its TTY buffer).
@@ -29,9 +37,9 @@ pub const ROM_BASE: u32 = 0xBFC0_0000;
 const KERNEL_BLOB_OFFSET: usize = 0x1000;
 /// The word mednafen patches when it is handed a PS-EXE as content; nothing of ours may live there.
 const MEDNAFEN_PATCH_OFFSET: usize = 0x6990;
-pub const EXE_OFFSET: usize = 0x8000;
-/// The largest PS-EXE file (header + text) the ROM can carry.
-pub const MAX_EXE_FILE: usize = ROM_SIZE - EXE_OFFSET;
+/// Where mednafen's core shows the text of the PS-EXE it was handed: expansion region 1 (0x1F000000)
+/// past its own 64 KiB of loader memory, read uncached.
+pub const TEXT_SOURCE: u32 = 0xBF01_0000;
 
 /// Where the kernel blob lands: the general exception vector.
 const KERNEL_BLOB_RAM: u32 = 0x8000_0080;
@@ -48,6 +56,8 @@ pub mod mailbox {
     pub const LAST_CAUSE: usize = 0x20C;
     /// "PXBR" little-endian.
     pub const HANDED_OVER: u32 = u32::from_le_bytes(*b"PXBR");
+    /// "PXNT": the program's text is not at `TEXT_SOURCE` (the ROM stopped before copying it).
+    pub const NO_TEXT: u32 = u32::from_le_bytes(*b"PXNT");
     /// Characters the program wrote through the BIOS's TTY calls since it started (all of them, also
     /// those past the buffer's end).
     pub const TTY_LEN: usize = 0x210;
@@ -73,14 +83,8 @@ const MEMORY_CONTROL: [(u16, u32); 10] = [
 /// Cache control (0xFFFE0130) as the BIOS leaves it: instruction cache and scratchpad enabled.
 const CACHE_CONTROL: u32 = 0x0001_E988;
 
-/// Builds the ROM image that boots `exe`.
+/// Builds the ROM image that boots `exe`, whose text the emulator shows at [`TEXT_SOURCE`].
 pub fn build(exe: &PsExe) -> Result<Vec<u8>> {
-    let exe_file = exe.to_file_bytes();
-    ensure!(
-        exe_file.len() <= MAX_EXE_FILE,
-        "the PS-EXE is {} bytes (header + text) but the boot ROM can carry at most {MAX_EXE_FILE} bytes",
-        exe_file.len()
-    );
     let reset = reset_code(exe)?;
     let kernel = kernel_blob()?;
     ensure!(
@@ -96,7 +100,6 @@ pub fn build(exe: &PsExe) -> Result<Vec<u8>> {
     rom[..4 * reset.len()].copy_from_slice(&to_bytes(&reset));
     rom[KERNEL_BLOB_OFFSET..KERNEL_BLOB_OFFSET + 4 * kernel.len()]
         .copy_from_slice(&to_bytes(&kernel));
-    rom[EXE_OFFSET..EXE_OFFSET + exe_file.len()].copy_from_slice(&exe_file);
     Ok(rom)
 }
 
@@ -129,6 +132,40 @@ fn copy_words(a: &mut Asm, src: u32, dst: u32, words: u32) {
     a.emit(addiu(T1, T1, 4)); // also covers lw's load delay before T3 is used
     a.bne(T1, T2, top);
     a.emit(sw(T3, -4, T1));
+}
+
+/// The text's first and last words at [`TEXT_SOURCE`] must be the program's; otherwise the ROM writes
+/// [`mailbox::NO_TEXT`] and spins (no code for an empty text).
+fn check_text_source(a: &mut Asm, exe: &PsExe) {
+    let words = exe.text.len().div_ceil(4);
+    if words == 0 {
+        return;
+    }
+    let word = |i: usize| {
+        let mut w = [0u8; 4];
+        let bytes = exe.text.get(4 * i..).unwrap_or_default();
+        let n = bytes.len().min(4);
+        w[..n].copy_from_slice(&bytes[..n]);
+        u32::from_le_bytes(w)
+    };
+    let (missing, present) = (a.new_label(), a.new_label());
+    for i in [0, words - 1] {
+        a.li(T0, TEXT_SOURCE + 4 * i as u32);
+        a.emit(lw(T1, 0, T0));
+        a.li(T2, word(i));
+        a.bne(T1, T2, missing); // T1 arrived during li's two instructions
+        a.emit(NOP);
+    }
+    a.j(present);
+    a.emit(NOP);
+    a.bind(missing);
+    a.li(T0, mailbox::NO_TEXT);
+    a.emit(sw(T0, mailbox::STATE as i16, ZERO));
+    let spin = a.new_label();
+    a.bind(spin);
+    a.j(spin);
+    a.emit(NOP);
+    a.bind(present);
 }
 
 /// Zeroes `len` bytes from `dst`, byte by byte (BSS needs no alignment).
@@ -180,12 +217,8 @@ fn reset_code(exe: &PsExe) -> Result<Vec<u32>> {
 
     // Text first, then BSS: a BSS that overlaps the text wins, as with the BIOS.
     let text_words = exe.text.len().div_ceil(4) as u32;
-    copy_words(
-        &mut a,
-        ROM_BASE + (EXE_OFFSET + psexe::HEADER_SIZE) as u32,
-        exe.t_addr,
-        text_words,
-    );
+    check_text_source(&mut a, exe);
+    copy_words(&mut a, TEXT_SOURCE, exe.t_addr, text_words);
     zero_bytes(&mut a, exe.b_addr, exe.b_size);
 
     a.li(SP, exe.initial_sp());
@@ -402,18 +435,16 @@ mod tests {
     }
 
     #[test]
-    fn layout_embeds_the_exe_and_keeps_the_patch_word_free() {
+    fn layout_keeps_the_patch_word_free_and_carries_no_text() {
         let program = exe(0x1800);
         let rom = build(&program).unwrap();
         assert_eq!(rom.len(), ROM_SIZE);
         // The reset vector starts with `lui t0, 0x1F80` (memory control base).
         assert_eq!(word_at(&rom, 0), 0x3C08_1F80);
-        // The embedded file parses back to the same program.
-        let embedded = PsExe::parse(&rom[EXE_OFFSET..], "rom").unwrap();
-        assert_eq!(embedded, program);
-        // Mednafen's patch word and everything after the EXE are zero.
+        // Mednafen's patch word and everything past the kernel blob are zero: the text is not here.
         assert_eq!(word_at(&rom, MEDNAFEN_PATCH_OFFSET), 0);
-        assert!(rom[EXE_OFFSET + 0x800 + 0x1800..].iter().all(|&b| b == 0));
+        let kernel_end = KERNEL_BLOB_OFFSET + 4 * kernel_blob().unwrap().len();
+        assert!(rom[kernel_end..].iter().all(|&b| b == 0));
         // Kernel blob: exception vector jumps to the handler at 0x100; the 0xA0 and 0xB0 entries jump
         // to the TTY calls' dispatchers past the mailbox; the 0xC0 stub returns 0.
         assert_eq!(word_at(&rom, KERNEL_BLOB_OFFSET), 0x0800_0040);
@@ -427,6 +458,44 @@ mod tests {
         // The mailbox lies between the handler and the TTY code: it is zeroed after the copy.
         assert!(EXCEPTION_HANDLER_RAM + 4 * 32 <= 0x8000_0000 + mailbox::STATE as u32);
         assert!(0x8000_0000 + (mailbox::TTY_LEN as u32) + 4 <= TTY_CODE_RAM);
+    }
+
+    /// Words of `code` that load `value` into `reg` (`li`).
+    fn loads(code: &[u32], reg: Reg, value: u32) -> bool {
+        code.windows(2).any(|w| w == [lui(reg, (value >> 16) as u16), ori(reg, reg, value as u16)])
+    }
+
+    #[test]
+    fn reset_code_checks_the_text_at_its_source_then_copies_all_of_it() {
+        let program = exe(0x1800);
+        let code = reset_code(&program).unwrap();
+        // The first and last text words are compared with the program's, at the text's source.
+        let last = u32::from_le_bytes(program.text[0x17FC..0x1800].try_into().unwrap());
+        let first = u32::from_le_bytes(program.text[..4].try_into().unwrap());
+        for (address, value) in [(TEXT_SOURCE, first), (TEXT_SOURCE + 0x17FC, last)] {
+            assert!(loads(&code, T0, address) && loads(&code, T2, value), "{address:#x}: {value:#x}");
+        }
+        assert!(loads(&code, T0, mailbox::NO_TEXT), "a missing text is reported");
+        // The copy: from the source to t_addr, up to t_addr + the text.
+        assert!(loads(&code, T0, TEXT_SOURCE) && loads(&code, T1, program.t_addr) && loads(&code, T2, program.t_addr + 0x1800));
+    }
+
+    #[test]
+    fn a_program_filling_ram_above_the_kernel_area_boots() {
+        // 1,966,080 bytes of text from 0x80010000: RAM's 2 MiB but the kernel area, four times what a
+        // ROM that carried the EXE could hold (491,520 bytes).
+        let mut program = exe(psexe::RAM_SIZE as usize - psexe::KERNEL_AREA as usize);
+        program.b_size = 0;
+        let bytes = program.to_file_bytes();
+        let parsed = PsExe::parse(&bytes, "large.exe").unwrap();
+        assert_eq!(build(&parsed).unwrap().len(), ROM_SIZE);
+        let code = reset_code(&parsed).unwrap();
+        assert!(loads(&code, T2, 0x8020_0000), "the copy ends at the end of RAM");
+        // One word more does not fit in RAM: refused before a ROM is built.
+        let mut bigger = bytes.clone();
+        bigger[0x1C..0x20].copy_from_slice(&(parsed.text.len() as u32 + 4).to_le_bytes());
+        bigger.extend_from_slice(&[0; 4]);
+        assert!(PsExe::parse(&bigger, "larger.exe").unwrap_err().to_string().contains("must lie within RAM"));
     }
 
     #[test]
@@ -445,16 +514,6 @@ mod tests {
         assert!(words
             .windows(3)
             .any(|w| w == [lui(T1, 0), ori(T1, T1, 0x0B88), sw(T1, 0x1060, T0)]));
-    }
-
-    #[test]
-    fn largest_exe_fits_and_one_more_word_does_not() {
-        let fits = exe(MAX_EXE_FILE - psexe::HEADER_SIZE);
-        // (t_addr + text must stay inside RAM: 0x8001_0000 + 480 KiB is fine.)
-        assert_eq!(build(&fits).unwrap().len(), ROM_SIZE);
-        let too_big = exe(MAX_EXE_FILE - psexe::HEADER_SIZE + 4);
-        let message = build(&too_big).unwrap_err().to_string();
-        assert!(message.contains("at most 491520 bytes"), "{message}");
     }
 
     #[test]

@@ -1,16 +1,18 @@
 //! mednafen backend: Debian's `libretro-beetle-psx` (mednafen's PSX core as a libretro `.so`) driven by
-//! our own libretro frontend, booting our own boot ROM (`crate::bootrom`), which carries the PS-EXE.
+//! our own libretro frontend, booting our own boot ROM (`crate::bootrom`), which starts the PS-EXE.
 //!
-//! How a run goes: the ROM image (with the EXE inside) is written under the three firmware names into a
-//! temporary system folder; the core gets a placeholder PS-EXE as content (it insists on content, and a
-//! PS-EXE is the only kind that needs no disc image; its side-loader hooks BIOS offset 0x6990, which our
-//! ROM never executes). The core library is loaded once in the xtask process; each run then happens in a
+//! How a run goes: the ROM image (built for the EXE's header) is written under the three firmware names
+//! into a temporary system folder; the core gets the PS-EXE itself as content (it insists on content,
+//! and a PS-EXE is the only kind that needs no disc image). The core maps a loaded EXE's text at
+//! expansion region 1 (`bootrom::TEXT_SOURCE`), from where the ROM copies it into RAM: a program may
+//! be as large as RAM holds. The core's own side-loader hooks BIOS offset 0x6990, which our ROM never
+//! executes. The core library is loaded once in the xtask process; each run then happens in a
 //! forked child process (with a pristine copy of the core's globals), so a crash or hang of the core cannot
 //! take the xtask down: the parent enforces the timeout and kills it. Frames are counted from the end of
 //! the frame in which the ROM hands over to the program (seen in the ROM's mailbox in RAM, polled once a
 //! frame): screenshot frame 0 is that frame, frame N the N-th after it. So the program has run N frames
-//! plus the rest of the hand-over frame (the ROM copies about 5 KiB of EXE per ms: a 6 KiB hello starts
-//! in frame 1, the largest EXE, 480 KiB, in frame 6). Screenshots are the core's output: overscan
+//! plus the rest of the hand-over frame (the ROM copies about 77 KiB of text a frame: a 6 KiB hello
+//! starts in frame 1, the largest EXE, 1,966,080 bytes of text, in frame 25). Screenshots are the core's output: overscan
 //! cropped by the core (320 of 350 columns), scanlines 0..=239. RAM and VRAM come from `retro_serialize`
 //! (this core's `retro_get_memory_data` gives no RAM), parsed by `state`; VRAM is left in the work
 //! folder as `mednafen-vram.bin`. The core logs "Error opening file" for the memory cards it does not
@@ -33,7 +35,7 @@ mod state;
 const PACKAGES: [&str; 2] = ["libretro-beetle-psx", "libtrio2"];
 const CORE_FILE: &str = "mednafen_psx_libretro.so";
 const TRIO_FILE: &str = "libtrio.so.2";
-/// Frames the boot ROM may take to hand over (copying a 480 KiB EXE from ROM takes about 6).
+/// Frames the boot ROM may take to hand over (copying the largest EXE, 1.9 MiB, takes 25).
 const BOOT_FRAME_LIMIT: u32 = 120;
 const MAIN_RAM_BYTES: usize = 2 * 1024 * 1024;
 const VRAM_BYTES: usize = 1024 * 1024;
@@ -263,7 +265,7 @@ pub fn run(req: &RunRequest) -> Result<RunOutput, RunError> {
         library,
         system_dir: temp.path().join("system"),
         save_dir: temp.path().join("save"),
-        content: temp.path().join("placeholder.exe"),
+        content: temp.path().join("program.exe"),
         frames: req.frames,
         screenshot_frames: req.screenshot_frames.clone(),
         probe: req.probe,
@@ -273,7 +275,7 @@ pub fn run(req: &RunRequest) -> Result<RunOutput, RunError> {
     };
     bootrom::write_firmware(&plan.system_dir, &rom)?;
     std::fs::create_dir_all(&plan.save_dir)?;
-    std::fs::write(&plan.content, placeholder_exe())?;
+    std::fs::write(&plan.content, content_exe(&exe))?;
     std::fs::create_dir_all(&req.work_dir)
         .with_context(|| format!("creating {}", req.work_dir.display()))?;
     for stale in [
@@ -410,19 +412,12 @@ fn log_tail(log: &str) -> String {
     }
 }
 
-/// A minimal valid PS-EXE (one zero sector of text) for the core to "load": it only unlocks the core.
-fn placeholder_exe() -> Vec<u8> {
-    PsExe {
-        pc: 0x8001_0000,
-        gp: 0,
-        t_addr: 0x8001_0000,
-        b_addr: 0,
-        b_size: 0,
-        s_addr: 0,
-        s_size: 0,
-        text: vec![0; bootrom::psexe::HEADER_SIZE],
-    }
-    .to_file_bytes()
+/// The PS-EXE the core loads as content: the program, its text padded to whole words (the ROM copies
+/// words), exactly the header and `t_size` bytes (the core refuses anything else).
+fn content_exe(exe: &PsExe) -> Vec<u8> {
+    let mut padded = exe.clone();
+    padded.text.resize(exe.text.len().next_multiple_of(4), 0);
+    padded.to_file_bytes()
 }
 
 /// The child process: runs the core, writes the outputs, returns the exit status.
@@ -457,7 +452,7 @@ fn child_run(plan: &Plan, log: std::fs::File) -> anyhow::Result<()> {
         log,
     };
     let core = frontend::Core::start(plan.library, &plan.content, setup)?;
-    frontend::note("the PC/SP/TextStart lines above describe the placeholder content; the boot ROM carries the program");
+    frontend::note("the core loaded the program as content; the boot ROM copies its text into RAM and starts it");
     let started = Instant::now();
 
     let mut boot_frames = 0;
@@ -466,8 +461,14 @@ fn child_run(plan: &Plan, log: std::fs::File) -> anyhow::Result<()> {
         boot_frames += 1;
         let state = core.serialize()?;
         let ram = main_ram(&state)?;
-        if read_word(&ram, mailbox::STATE) == mailbox::HANDED_OVER {
-            break;
+        match read_word(&ram, mailbox::STATE) {
+            mailbox::HANDED_OVER => break,
+            mailbox::NO_TEXT => bail!(
+                "the core does not show the program's text at {:#010x} (expansion region 1), where mednafen's \
+                 PSX core maps a PS-EXE it loads and the boot ROM copies it from: this core build is not supported",
+                bootrom::TEXT_SOURCE
+            ),
+            _ => {}
         }
         if boot_frames >= BOOT_FRAME_LIMIT {
             bail!("the boot ROM did not hand over to the program within {BOOT_FRAME_LIMIT} frames");

@@ -5,11 +5,15 @@ use super::*;
 use crate::bootrom::mips::*;
 
 #[test]
-fn placeholder_content_passes_the_cores_strict_size_check() {
-    // The core throws (and aborts) unless the file is exactly the header plus t_size bytes.
-    let bytes = placeholder_exe();
-    let exe = PsExe::parse(&bytes, "placeholder").unwrap();
+fn content_passes_the_cores_strict_size_check_with_whole_words() {
+    // The core throws (and aborts) unless the file is exactly the header plus t_size bytes; the ROM
+    // copies whole words, so the text is padded to them.
+    let mut program = probe_exe(0x800);
+    program.text.truncate(0x7FE);
+    let bytes = content_exe(&program);
+    let exe = PsExe::parse(&bytes, "content").unwrap();
     assert_eq!(bytes.len(), bootrom::psexe::HEADER_SIZE + exe.text.len());
+    assert_eq!((exe.text.len(), &exe.text[..0x7FE]), (0x800, &program.text[..]));
 }
 
 #[test]
@@ -70,11 +74,14 @@ const GP_VALUE: u32 = 0x8001_2340;
 const STACK: (u32, u32) = (0x8018_0000, 0x100);
 const REACHED_AFTER_SYSCALL: u32 = 0x05CA_11ED;
 const DONE: u32 = 0xC0FF_EE42;
+/// The last word of the probe's text, which it reads back (`RESULTS + 28`): the whole text was copied.
+const LAST_TEXT_WORD: u32 = 0x7E47_E2D5;
 
 /// A PS-EXE that checks what the boot ROM promised: SP and GP, the 0xA0 stub returning 0, `syscall`
-/// resuming after itself, BSS zeroed after the text copy (its BSS covers a text word holding 0xDEADBEEF);
-/// then it fills the screen red and counts in a loop forever.
-fn probe_exe() -> PsExe {
+/// resuming after itself, BSS zeroed after the text copy (its BSS covers a text word holding 0xDEADBEEF),
+/// the last word of its text (`text_len` bytes, `LAST_TEXT_WORD` at the end); then it fills the screen
+/// red and counts in a loop forever.
+fn probe_exe(text_len: usize) -> PsExe {
     let origin = 0x8001_0000;
     let mut a = Asm::new(origin);
     let probe_word = a.new_label();
@@ -96,6 +103,10 @@ fn probe_exe() -> PsExe {
     a.emit(lw(T1, 0, T2));
     a.emit(NOP);
     a.emit(sw(T1, 16, T0));
+    a.li(T2, origin + text_len as u32 - 4);
+    a.emit(lw(T1, 0, T2));
+    a.emit(NOP);
+    a.emit(sw(T1, 28, T0));
     // GPU: reset, 320x240 NTSC, standard display ranges, display on, fill the frame buffer red.
     show_colour(&mut a, 0x00_00FF);
     a.li(T1, DONE);
@@ -111,7 +122,8 @@ fn probe_exe() -> PsExe {
     a.bind(probe_word);
     a.emit(0xDEAD_BEEF);
     let mut text = to_bytes(&a.finish().unwrap());
-    text.resize(0x800, 0);
+    text.resize(text_len, 0);
+    text[text_len - 4..].copy_from_slice(&LAST_TEXT_WORD.to_le_bytes());
     PsExe {
         pc: origin,
         gp: GP_VALUE,
@@ -125,8 +137,12 @@ fn probe_exe() -> PsExe {
 }
 
 fn request(dir: &Path, frames: u32, screenshot_frames: Vec<u32>, timeout: Duration) -> RunRequest {
+    request_sized(dir, 0x800, frames, screenshot_frames, timeout)
+}
+
+fn request_sized(dir: &Path, text_len: usize, frames: u32, screenshot_frames: Vec<u32>, timeout: Duration) -> RunRequest {
     let exe = dir.join("probe.exe");
-    std::fs::write(&exe, probe_exe().to_file_bytes()).unwrap();
+    std::fs::write(&exe, probe_exe(text_len).to_file_bytes()).unwrap();
     RunRequest {
         exe,
         frames,
@@ -173,6 +189,7 @@ fn probe_program_boots_and_sees_what_the_bios_would_give_it() {
         "syscall resumes after itself"
     );
     assert_eq!(word(ram, RESULTS + 16), 0, "BSS zeroed after the text copy");
+    assert_eq!(word(ram, RESULTS + 28), LAST_TEXT_WORD, "the text's last word");
     assert!(word(ram, RESULTS + 24) > 1000, "the loop keeps counting");
     // The mailbox: handed over, exactly one exception (the syscall, ExcCode 8).
     assert_eq!(read_word(ram, mailbox::STATE), mailbox::HANDED_OVER);
@@ -191,6 +208,30 @@ fn probe_program_boots_and_sees_what_the_bios_would_give_it() {
         r > 200 && g < 40 && b < 40,
         "centre pixel is ({r}, {g}, {b}), expected red"
     );
+}
+
+/// An EXE larger than a boot ROM can carry (491,520 bytes: 512 KiB less the ROM's own 32 KiB) boots
+/// and runs: its 1.5 MiB of text reach RAM whole (its last word read back by the program).
+#[test]
+fn an_exe_larger_than_the_rom_boots_and_runs() {
+    if !core_installed() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let text_len = 3 << 19;
+    let req = request_sized(dir.path(), text_len, 10, vec![10], Duration::from_secs(60));
+    assert!(std::fs::metadata(&req.exe).unwrap().len() > 491_520);
+    let out = run(&req).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!((out.fault, out.frames_run), (None, 10), "{}", out.log);
+    assert_eq!(word(&out.ram, RESULTS + 20), DONE, "the program did not run to its loop\n{}", out.log);
+    assert_eq!(word(&out.ram, RESULTS + 28), LAST_TEXT_WORD, "the text's last word");
+    assert_eq!(word(&out.ram, RESULTS + 4), GP_VALUE, "GP");
+    // The text as loaded, past the code (whose BSS word is zeroed) and below the results it writes.
+    let text = probe_exe(text_len).text;
+    let (at, results) = (0x1_0000, (RESULTS & 0x1F_FFFF) as usize - 0x1_0000);
+    assert!(text[0x800..results].iter().any(|&b| b != 0) || text[text_len - 0x1000..].iter().any(|&b| b != 0));
+    assert_eq!(&out.ram[at + 0x800..at + results], &text[0x800..results], "the text in RAM");
+    assert_eq!(&out.ram[at + text_len - 0x1000..at + text_len], &text[text_len - 0x1000..], "the text's end in RAM");
 }
 
 #[test]
