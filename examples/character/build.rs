@@ -25,11 +25,14 @@ fn main() {
         println!("cargo:rerun-if-changed={}", blob.display());
         println!("cargo:rustc-env={var}={}", blob.display());
     }
-    // The 20-bone character of the forward-decoding benches (tests/fixtures/fbx/twenty_bones.fbx).
-    let twenty = tables.join("rigid-gte").join("twenty_bones.pxsk");
-    if !twenty.is_file() {
-        panic!("{} is missing: build this example with `cargo xtask build-exe character`", twenty.display());
+    // The 20-bone character of the forward-decoding benches (tests/fixtures/fbx/twenty_bones.fbx), and
+    // the painted character drawn textured and lit (tests/fixtures/fbx/textured_embedded.fbx, --lighting).
+    for (var, name) in [("CHARACTER_TWENTY", "twenty_bones.pxsk"), ("CHARACTER_TEXTURED", "textured_embedded.pxsk")] {
+        let blob = tables.join("rigid-gte").join(name);
+        if !blob.is_file() {
+            panic!("{} is missing: build this example with `cargo xtask build-exe character`", blob.display());
+        }
+        println!("cargo:rerun-if-changed={}", blob.display());
+        println!("cargo:rustc-env={var}={}", blob.display());
     }
-    println!("cargo:rerun-if-changed={}", twenty.display());
-    println!("cargo:rustc-env=CHARACTER_TWENTY={}", twenty.display());
 }

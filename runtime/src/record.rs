@@ -4,6 +4,8 @@
 //! finds it in a RAM dump taken by any emulator backend and reads it back). The program writes the magic
 //! words at start-up; the reader scans RAM for them, so the record can live anywhere (`.bss` is fine).
 
+pub mod digest;
+
 /// First magic word, "PXAN" little-endian.
 pub const MAGIC0: u32 = u32::from_le_bytes(*b"PXAN");
 /// Second magic word, "VREC" little-endian.

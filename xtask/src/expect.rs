@@ -14,6 +14,8 @@ pub mod psx_game;
 pub mod anim_cycles;
 /// The C example (expectation through the C API on the host, and cycle figures).
 pub mod c_game;
+/// A textured, lit character's cycle figures (psx-game's and the character example's).
+pub mod textured_cycles;
 
 #[path = "../../examples/hello/src/gte_probe.rs"]
 #[allow(dead_code)]

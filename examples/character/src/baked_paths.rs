@@ -9,7 +9,7 @@
 //! into half-word-aligned output (the console's asm loop and its Rust path), the raw frame, two
 //! "Idle" frames sharing a payload; then the error and output hash of the delta frame with its last,
 //! then its second escape pointing past the vertices.
-use psxanim_runtime::render::Scratch;
+use super::scene::SceneScratch;
 use psxanim_runtime::tables::{delta_byte, delta_word_count, TableError, Tables, BAKED_DELTA_BIAS, FRAME_DELTA, FRAME_HEADER_SIZE, FRAME_RAW};
 
 /// Cycle slots of the start-up bench: the slowest decode of every frame of every baked clip
@@ -104,13 +104,13 @@ fn shared_pair(t: &Tables) -> Option<(usize, usize, usize)> {
 /// The record words of the baked paths (module docs): `buffer` (word-aligned on the console) must
 /// hold the baked blob; it is left damaged. On a failure to build the probes, one word: 0xBAD0 plus
 /// the error code.
-pub fn baked_path_words(baked: &[u8], buffer: &mut [u8], scratch: &mut Scratch, push: &mut dyn FnMut(u32)) {
+pub fn baked_path_words(baked: &[u8], buffer: &mut [u8], scratch: &mut SceneScratch, push: &mut dyn FnMut(u32)) {
     if let Err(e) = path_words(baked, buffer, scratch, push) {
         push(0xBAD0 + e.code());
     }
 }
 
-fn path_words(baked: &[u8], buffer: &mut [u8], scratch: &mut Scratch, push: &mut dyn FnMut(u32)) -> Result<(), TableError> {
+fn path_words(baked: &[u8], buffer: &mut [u8], scratch: &mut SceneScratch, push: &mut dyn FnMut(u32)) -> Result<(), TableError> {
     let short = TableError::OutputTooSmall { needed: baked.len(), len: buffer.len() };
     let bytes = buffer.get_mut(..baked.len()).ok_or(short)?;
     bytes.copy_from_slice(baked);

@@ -1,8 +1,10 @@
-//! character: the imported fixture character on the console, in both storage modes.
+//! character: the imported fixture character on the console, in both storage modes, and textured and lit.
 //!
 //! Four instances share two embedded blobs (rigid GTE and baked vertices, generated at build time by
-//! `psxanim import`, see build.rs); one stands far below the floor and is culled every frame. The camera
-//! orbits. The rigid instances pose from a pose cache built at start-up (`POSE_CACHE`, in `.bss`). The
+//! `psxanim import`, see build.rs); one stands far below the floor and is culled every frame. A fifth
+//! draws the painted character (`textured_embedded.fbx`) textured and lit: its textures are placed
+//! clear of the frame buffers (`scene::texture_placement`), uploaded at start-up through GP0
+//! (`console::gpu::load_image`) and read back through GPUREAD for the record. The camera orbits. The rigid instances pose from a pose cache built at start-up (`POSE_CACHE`, in `.bss`). The
 //! scene is `scene.rs`, shared with the host's expectation.
 //!
 //! Verification record (program "CHAR"):
@@ -13,10 +15,12 @@
 //!   baked decoder's paths (`baked_paths::baked_path_words`), the crossfade and blended-vertex probes
 //!   (`scene::fade_probe_words`, `scene::blend_probe_words`), all but the first computed at frame
 //!   `LATE_WORDS_AT_FRAME` (the first picture is not kept waiting for them), then the stream bench's
-//!   words at frame `stream_bench::RUN_AT_FRAME`;
+//!   words at frame `stream_bench::RUN_AT_FRAME`, then at frame `scene::TEXTURED_FRAMES` the textures'
+//!   words read back from VRAM (count and hash, `record::digest`) and, for every frame before it, the
+//!   textured instance's packet words (count and hash of its GP0 words);
 //! - cycles, in root counter 2 ticks (8 CPU cycles) at frame `scene::MEASURED_FRAME`: slot
-//!   `STAGES * i + s` is instance `i`'s stage `s` (0 bounds test, 1 decode, 2 bone matrices, 3
-//!   projection, 4 triangles); slot `SLOT_SCENE` the whole scene (wraps past 65,535 ticks); slot
+//!   `scene::stage_slot(i, s)` is instance `i`'s stage `s` (0 bounds test, 1 decode, 2 bone matrices, 3
+//!   projection and light, 4 triangles); slot `SLOT_SCENE` the whole scene (wraps past 65,535 ticks); slot
 //!   `SLOT_FRAME` the measured frame number. That frame is timed from after the previous frame's
 //!   list has left by DMA (on hardware it shares the bus with the CPU) and after the frame's camera
 //!   and the instances' world matrices (game logic) are computed: the figures are the stages' own.
@@ -38,12 +42,13 @@ use psxanim_runtime::console::prim::{self, Color};
 use psxanim_runtime::console::{dma, gpu, panic, timer, vsync};
 use psxanim_runtime::gte::{Cop2, FlatPrimitives, Gte, PackedMatrix, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE, LINK_MASK};
 use psxanim_runtime::tables::primitives::{pack3, pack_pair, run_header, RUN_QUADS, RUN_STRIP, RUN_TRIANGLES, STREAM_END};
+use psxanim_runtime::record::digest::{self, RectReader, WordHash};
 use psxanim_runtime::record::{status, Record};
 use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::pose_cache::{self, PoseCache};
-use psxanim_runtime::render::{Scratch, Stage};
+use psxanim_runtime::render::Stage;
 use psxanim_runtime::tables::{TableError, Tables};
-use scene::{error_offset, render_error_detail};
+use scene::{error_offset, render_error_detail, SceneScratch};
 
 #[allow(dead_code)] // the word counts and names serve the host only
 mod baked_paths;
@@ -52,7 +57,7 @@ mod scene;
 mod stream_bench;
 use scene::{
     FaceBench, Models, Scene, BLEND_BENCH_WEIGHTS, COMPOSE_BENCH_BONES, COMPOSE_BENCH_RUNS, FACE_BENCH_CASES, FACE_BENCH_RUNS, FACE_BENCH_TRIANGLES, FRAME_CODE_BITS,
-    FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, SLOT_BLEND_BENCH, SLOT_COMPACT_BENCH, SLOT_COMPOSE_BENCH, SLOT_FACE_BENCH, SLOT_FADE_BENCH, SLOT_FRAME,
+    FRAME_CODE_BLOCK, INSTANCES, MEASURED_FRAME, OT_DEPTHS, PACKET_WORDS, SLOT_BLEND_BENCH, SLOT_COMPACT_BENCH, SLOT_COMPOSE_BENCH, SLOT_FACE_BENCH, SLOT_FADE_BENCH, SLOT_FRAME,
     SLOT_POSE_CACHE, SLOT_SCENE, STAGES,
 };
 
@@ -61,6 +66,8 @@ use scene::{
 struct Aligned<T: ?Sized>(T);
 static RIGID: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_RIGID")));
 static BAKED: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_BAKED")));
+/// The painted character (textured, with normals), drawn textured and lit.
+static TEXTURED: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_TEXTURED")));
 /// The 20-bone character of the forward-decoding benches (`stream_bench`).
 static TWENTY: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_TWENTY")));
 /// Room for a damaged copy of the larger blob (`scene::corruption_words`).
@@ -77,26 +84,40 @@ static mut BLOB_COPY: Aligned<[u8; BLOB_COPY_BYTES]> = Aligned([0; BLOB_COPY_BYT
 const POSE_CACHE_ENTRIES: usize = pose_cache::entries_for_blob(include_bytes!(env!("CHARACTER_RIGID")));
 static mut POSE_CACHE: [PackedMatrix; POSE_CACHE_ENTRIES] = [PackedMatrix { words: [0; 6] }; POSE_CACHE_ENTRIES];
 
-/// Packet words per frame: three characters of 660 triangles, at most half facing the camera, 5 words
-/// each, with room to spare.
-const PACKET_WORDS: usize = 12 * 1024;
 
 static mut RECORD: Record = Record::ZERO;
 static mut DRAW: DoubleBuffered<OT_DEPTHS, PACKET_WORDS> = DoubleBuffered::new();
-static mut SCRATCH: Scratch = Scratch::new();
+static mut SCRATCH: SceneScratch = SceneScratch::new();
 
 const BACKGROUND: Color = Color::new(16, 24, 64);
 /// Error codes in `Record::error`.
 const ERROR_TABLES: u32 = u32::from_le_bytes(*b"TBLE");
 const ERROR_RENDER: u32 = u32::from_le_bytes(*b"REND");
+/// VRAM refused the textures' place (`vram::PlacementError::code` as detail).
+const ERROR_VRAM: u32 = u32::from_le_bytes(*b"VRAM");
 
 fn load_models() -> Result<Models<'static>, TableError> {
-    Ok(Models { rigid: Tables::parse(&RIGID.0)?, baked: Tables::parse(&BAKED.0)?, rigid_poses: None })
+    Ok(Models { rigid: Tables::parse(&RIGID.0)?, baked: Tables::parse(&BAKED.0)?, textured: Tables::parse(&TEXTURED.0)?, rigid_poses: None, textures: None })
+}
+
+/// Uploads the textures where `models.textures` places them (through GP0, at start-up), then reads
+/// them back from VRAM: their words' count and hash (`record::digest`), for the record.
+fn upload_textures(models: &Models) -> [u32; 2] {
+    let mut hash = WordHash::new();
+    let Some(placement) = models.textures.as_ref() else { return hash.words() };
+    for (rect, bytes) in placement.uploads(&models.textured) {
+        gpu::load_image(rect, bytes);
+    }
+    for (rect, _) in placement.uploads(&models.textured) {
+        let mut read = RectReader::new(&mut hash, rect);
+        gpu::read_image(rect, &mut |w| read.add(w));
+    }
+    hash.words()
 }
 
 /// Builds the rigid blob's pose cache; returns it (or `None`: the compact path then poses the rigid
 /// instances, as on the host) and the root counter 2 ticks the build took, timed frame by frame.
-fn build_pose_cache(gte: &mut Gte, rigid: &Tables<'static>, scratch: &mut Scratch) -> (Option<PoseCache<'static>>, u32) {
+fn build_pose_cache(gte: &mut Gte, rigid: &Tables<'static>, scratch: &mut SceneScratch) -> (Option<PoseCache<'static>>, u32) {
     // SAFETY: the only reference to this static, taken once.
     let buffer = unsafe { &mut *core::ptr::addr_of_mut!(POSE_CACHE) };
     let mut ticks = 0u32;
@@ -111,7 +132,7 @@ fn build_pose_cache(gte: &mut Gte, rigid: &Tables<'static>, scratch: &mut Scratc
 
 /// Ticks of `COMPOSE_BENCH_RUNS` Pose stages of a `COMPOSE_BENCH_BONES`-bone skeleton (the first
 /// cached entries stand in for its model-space bones), 0 without enough entries.
-fn compose_bench(gte: &mut Gte, cache: &PoseCache, scratch: &mut Scratch) -> u32 {
+fn compose_bench(gte: &mut Gte, cache: &PoseCache, scratch: &mut SceneScratch) -> u32 {
     let (Some(poses), Some(out)) = (cache.entries().get(..COMPOSE_BENCH_BONES), scratch.matrices.get_mut(..COMPOSE_BENCH_BONES)) else {
         return 0;
     };
@@ -125,7 +146,7 @@ fn compose_bench(gte: &mut Gte, cache: &PoseCache, scratch: &mut Scratch) -> u32
 }
 
 /// Ticks of the compact path's pose of "Walk" at `MEASURED_FRAME` (0 if it fails).
-fn compact_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> u32 {
+fn compact_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut SceneScratch) -> u32 {
     let bones = rigid.bone_count().min(scratch.samples.len());
     let object = scene::camera_at(0).view;
     let clip = rigid.find_clip("Walk").unwrap_or(usize::MAX);
@@ -142,7 +163,7 @@ fn compact_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> u32 {
 /// the rigid ranges), then of the blend groups' matrices alone
 /// (`blend::group_matrix`), posed with "Walk" at `MEASURED_FRAME`
 /// (`scene::SLOT_RIGID_PROJECT_BENCH`, `scene::SLOT_BLEND_PROJECT_BENCH`). Zeros if the decode fails.
-fn project_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 3] {
+fn project_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut SceneScratch) -> [u32; 3] {
     use psxanim_runtime::render::{blend, bones, project};
     let bones_n = rigid.bone_count().min(scratch.samples.len());
     let n = rigid.vertex_count().min(scratch.sxy.len());
@@ -189,7 +210,7 @@ fn project_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 
 /// on them (the object as every bone's parent). The skeleton is the rigid
 /// blob's bones repeated (each copy's roots hang from the object), posed with "Walk" at
 /// `MEASURED_FRAME`. Zeros if the decode fails.
-fn pose_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 5] {
+fn pose_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut SceneScratch) -> [u32; 5] {
     use psxanim_runtime::render::bones;
     const N: usize = scene::POSE_BENCH_BONES;
     let bones_n = rigid.bone_count().min(N);
@@ -263,7 +284,7 @@ fn pose_bench(gte: &mut Gte, rigid: &Tables, scratch: &mut Scratch) -> [u32; 5] 
 /// samples (Walk frame 10 toward Idle frame 0, halfway), the baked blend of every vertex's position
 /// (Turn frame 20 toward Walk frame 7, halfway), then a whole rigid and baked Decode stage of a
 /// fading instance. 0 where a decode fails.
-fn fade_bench(gte: &mut Gte, models: &scene::Models, scratch: &mut Scratch) -> [u32; scene::FADE_BENCH_SLOTS] {
+fn fade_bench(gte: &mut Gte, models: &scene::Models, scratch: &mut SceneScratch) -> [u32; scene::FADE_BENCH_SLOTS] {
     use psxanim_runtime::anim::{Fade, FrameSample, PoseSample};
     use psxanim_runtime::render::{bones, fade};
     let mut out = [0; scene::FADE_BENCH_SLOTS];
@@ -401,7 +422,7 @@ fn face_bench(gte: &mut Gte, kind: FaceBench, front: bool, clip_tests: bool) -> 
 
 /// The baked decode bench (`baked_paths::SLOT_BAKED_*`): every frame of every baked clip decoded
 /// and timed alone, then the synthetic raw frame from a copy in `buffer`.
-fn baked_bench(baked: &Tables, buffer: &mut [u8], scratch: &mut Scratch, record: &mut Record) {
+fn baked_bench(baked: &Tables, buffer: &mut [u8], scratch: &mut SceneScratch, record: &mut Record) {
     let n = baked.vertex_count().min(scratch.positions.len());
     let (mut slowest, mut which, mut no_escapes) = (0u32, 0u32, 0u32);
     for clip in 0..baked.clip_count() {
@@ -443,7 +464,7 @@ const LATE_WORDS_AT_FRAME: u32 = 2;
 /// The record's words after `scene::probe_words`, in the record's order: the corrupted blob copies,
 /// the packet loop's synthetic triangles, the pose cache's hash, the baked decode bench and paths,
 /// the crossfade probes, the blended vertices' probes and the blend loop's group shapes' hash.
-fn late_words(models: &scene::Models, gte: &mut Gte, scratch: &mut Scratch, record: &mut Record) {
+fn late_words(models: &scene::Models, gte: &mut Gte, scratch: &mut SceneScratch, record: &mut Record) {
     // SAFETY: the only reference to this static, taken once (this runs at one frame).
     let copy = unsafe { &mut (*core::ptr::addr_of_mut!(BLOB_COPY)).0 };
     scene::corruption_words(&RIGID.0, &BAKED.0, copy, gte, scratch, &mut |w| record.push(w));
@@ -477,8 +498,14 @@ extern "C" fn main() -> ! {
     timer::start();
     let mut gte = Gte::new();
 
+    let mut vram_words = [0; 2];
     let mut scene = match load_models().and_then(Scene::new) {
         Ok(mut scene) => {
+            match scene::texture_placement(&scene.models.textured) {
+                Ok(p) => scene.models.textures = Some(p),
+                Err(e) => record.fail(ERROR_VRAM, e.code()),
+            }
+            vram_words = upload_textures(&scene.models);
             let (poses, ticks) = build_pose_cache(&mut gte, &scene.models.rigid, scratch);
             scene.models.rigid_poses = poses;
             record.set_cycles(SLOT_POSE_CACHE, ticks);
@@ -506,7 +533,8 @@ extern "C" fn main() -> ! {
                 record.set_cycles(SLOT_FACE_BENCH + i, face_bench(&mut gte, kind, front, clip_tests));
             }
             match scene::probe_words(&scene.models, &mut gte, scratch, &mut |w| record.push(w)) {
-                Ok(()) => record.status = status::DONE,
+                Ok(()) if record.status == status::RUNNING => record.status = status::DONE,
+                Ok(()) => {}
                 Err(e) => record.fail(ERROR_RENDER, render_error_detail(&e)),
             }
             Some(scene)
@@ -517,6 +545,7 @@ extern "C" fn main() -> ! {
         }
     };
 
+    let mut textured_words = [[0u32; 2]; scene::TEXTURED_FRAMES as usize];
     loop {
         let frame = scene.as_ref().map_or(record.frames, |s| s.frame);
         let buffer = draw.building_index();
@@ -548,7 +577,7 @@ extern "C" fn main() -> ! {
             let started = timer::now();
             let mut last = started;
             let mut sink = OtSink::new(list.frame(), Shading::Flat);
-            let outcomes = scene.render(&camera, &mut gte, scratch, &mut sink, &mut |i, stage| {
+            let (outcomes, textured) = scene.render(&camera, &mut gte, scratch, &mut sink, &|s| s.packets.used_words(), &mut |i, stage| {
                 let now = timer::now();
                 let s = match stage {
                     Stage::Bounds => 0,
@@ -562,6 +591,15 @@ extern "C" fn main() -> ! {
                 last = now;
             });
             let total = timer::ticks_since(started);
+            drop(sink);
+            if let Some(words) = textured_words.get_mut(scene.frame as usize) {
+                *words = digest::packet_words(list.packets().get(textured).unwrap_or(&[]));
+            }
+            if scene.frame == scene::TEXTURED_FRAMES {
+                for &w in vram_words.iter().chain(textured_words.iter().flatten()) {
+                    record.push(w);
+                }
+            }
             for outcome in outcomes.iter() {
                 if let Err(e) = outcome {
                     record.fail(ERROR_RENDER, render_error_detail(e));
@@ -570,7 +608,7 @@ extern "C" fn main() -> ! {
             if scene.frame == MEASURED_FRAME {
                 for (i, stages) in ticks.iter().enumerate() {
                     for (s, &t) in stages.iter().enumerate() {
-                        record.set_cycles(STAGES * i + s, t as u32);
+                        record.set_cycles(scene::stage_slot(i, s), t as u32);
                     }
                 }
                 record.set_cycles(SLOT_SCENE, total as u32);

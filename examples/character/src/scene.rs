@@ -9,11 +9,14 @@ use psxanim_runtime::gte::{
     Cop2, FlatPrimitives, Gte, PacketList, FLAT_PACKET_WORDS, GP0_FLAT_QUAD, GP0_FLAT_TRIANGLE,
     LINK_MASK, QUAD_PACKET_WORDS,
 };
-use psxanim_runtime::math::{Matrix, Vec3i32};
+use psxanim_runtime::math::{Matrix, Vec3i16, Vec3i32};
 use psxanim_runtime::render::camera::{self, Angle, Camera};
+use psxanim_runtime::render::light::Lighting;
 use psxanim_runtime::render::{
     self, DrawnTriangle, Outcome, PoseCache, RenderError, Scratch, Stage, TriangleSink,
 };
+use psxanim_runtime::tables::textures::Rect;
+use psxanim_runtime::vram::{self, PlacementError};
 use psxanim_runtime::tables::primitives::{
     pack3, pack_pair, run_header, RUN_QUADS, RUN_STRIP, RUN_TRIANGLES, STREAM_END,
 };
@@ -28,12 +31,28 @@ pub const VSYNCS_PER_FRAME: u32 = 2;
 pub const SCREEN: (i16, i16) = (320, 240);
 /// Ordering-table entries (the deepest is the background).
 pub const OT_DEPTHS: usize = 1024;
+/// Packet words per frame: three characters of 660 triangles and the textured one's, at most half
+/// facing the camera, 5 words each (10 a textured, lit triangle), with room to spare.
+pub const PACKET_WORDS: usize = 16 * 1024;
 /// The frame whose per-stage cycle counts the program records (so the host can pair them with counts).
 pub const MEASURED_FRAME: u32 = 20;
-/// Cycle slots per instance (bounds, decode, bone matrices, projection, triangles), then the scene
-/// total, the measured frame number, and the ticks the rigid blob's pose cache took to build at load.
+/// Cycle slots per instance (bounds, decode, bone matrices, projection, triangles: `stage_slot`), then
+/// the scene total, the measured frame number, and the ticks the rigid blob's pose cache took to build
+/// at load.
 pub const STAGES: usize = 5;
-pub const SLOT_SCENE: usize = STAGES * INSTANCES;
+pub const SLOT_SCENE: usize = STAGES * TEXTURED_INSTANCE;
+/// The textured instance's stages, past the benches' slots.
+pub const SLOT_TEXTURED_STAGES: usize = 69;
+
+/// Cycle slot of instance `i`'s stage `s`: the untextured instances' from 0, the textured one's from
+/// `SLOT_TEXTURED_STAGES`.
+pub const fn stage_slot(i: usize, s: usize) -> usize {
+    if i < TEXTURED_INSTANCE {
+        STAGES * i + s
+    } else {
+        SLOT_TEXTURED_STAGES + s
+    }
+}
 pub const SLOT_FRAME: usize = SLOT_SCENE + 1;
 pub const SLOT_POSE_CACHE: usize = SLOT_FRAME + 1;
 /// Slot of the ticks `COMPOSE_BENCH_RUNS` runs of the Pose stage for a `COMPOSE_BENCH_BONES`-bone
@@ -120,11 +139,30 @@ pub const EVENT_FLASH_X: u16 = 272;
 pub const FRAME_CODE_BITS: u32 = 16;
 pub const FRAME_CODE_BLOCK: (u16, u16) = (16, 4);
 
-/// Which table blob an instance uses.
+/// Which table blob an instance uses: the fixture character rigid or baked, or the same character
+/// painted (`tests/fixtures/fbx/textured_embedded.fbx`, rigid, with normals), drawn textured and lit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Model {
     Rigid,
     Baked,
+    Textured,
+}
+
+/// Projected vertices the scene's scratch holds: the textured character's 540 and room to spare (the
+/// host checks every blob fits).
+pub const SCENE_VERTICES: usize = 640;
+pub type SceneScratch = Scratch<SCENE_VERTICES>;
+
+/// The textured instance's light: one warm light from the upper left, in front of the characters (the
+/// direction points from a surface toward the light), and a cool ambient.
+pub const LIGHTING: Lighting = Lighting::one(Vec3i16::new(-2365, -2365, -2365), [150, 140, 120], [56, 56, 72]);
+
+/// The example's two 320 x 240 frame buffers (`console::gpu::buffer_y`), which no texture may overlap.
+pub const FRAME_BUFFERS: [Rect; 1] = [Rect { x: 0, y: 0, w: 320, h: 480 }];
+
+/// Where the textured character's textures go in VRAM: the first free place clear of the frame buffers.
+pub fn texture_placement(textured: &Tables) -> Result<vram::Placement, PlacementError> {
+    vram::Placement::first_fit(textured, &FRAME_BUFFERS)
 }
 
 /// One placed character.
@@ -136,14 +174,21 @@ pub struct Placement {
     pub sampling: Sampling,
 }
 
-/// Three visible instances and one far below the floor (always off screen: culled before any pose work).
-pub const PLACEMENTS: [Placement; 4] = [
+/// Three visible instances, one far below the floor (always off screen: culled before any pose work),
+/// and the textured, lit one behind the others.
+pub const PLACEMENTS: [Placement; 5] = [
     Placement { model: Model::Rigid, position: Vec3i32::new(-4800, 0, 0), yaw: 0x2000, clip: "Walk", sampling: Sampling::Step },
     Placement { model: Model::Rigid, position: Vec3i32::new(0, 0, 3000), yaw: 0, clip: "Idle", sampling: Sampling::Interpolated },
     Placement { model: Model::Baked, position: Vec3i32::new(4800, 0, 0), yaw: 0xE000, clip: "Turn", sampling: Sampling::Step },
     Placement { model: Model::Rigid, position: Vec3i32::new(0, 60_000, 0), yaw: 0, clip: "Walk", sampling: Sampling::Step },
+    Placement { model: Model::Textured, position: Vec3i32::new(0, 0, -3500), yaw: 0x8000, clip: "Idle", sampling: Sampling::Interpolated },
 ];
 pub const INSTANCES: usize = PLACEMENTS.len();
+/// The textured instance (the last drawn, so its packets end the frame's).
+pub const TEXTURED_INSTANCE: usize = 4;
+/// The record holds the textured instance's packet words (`record::digest::packet_words`) of every
+/// frame below this one (the measured frame and the screenshots' among them), pushed at this frame.
+pub const TEXTURED_FRAMES: u32 = 40;
 
 /// The scene's crossfades, every `FADE_PERIOD` frames: (frame within the period, instance, clip,
 /// looping, frames of the fade). Walk to Idle and back on the first rigid instance, Turn to Walk and
@@ -160,12 +205,15 @@ pub const FADES: [(u32, usize, &str, bool, u16); 6] = [
     (85, 1, "Idle", true, 6),
 ];
 
-/// The two embedded blobs, and the rigid one's pose cache (the rigid instances render from it).
+/// The embedded blobs, the rigid one's pose cache (the rigid instances render from it) and where the
+/// textured one's textures are in VRAM (`texture_placement`; None: drawn in its colours).
 #[derive(Clone, Copy)]
 pub struct Models<'a> {
     pub rigid: Tables<'a>,
     pub baked: Tables<'a>,
+    pub textured: Tables<'a>,
     pub rigid_poses: Option<PoseCache<'a>>,
+    pub textures: Option<vram::Placement>,
 }
 
 impl<'a> Models<'a> {
@@ -173,6 +221,7 @@ impl<'a> Models<'a> {
         match m {
             Model::Rigid => &self.rigid,
             Model::Baked => &self.baked,
+            Model::Textured => &self.textured,
         }
     }
 
@@ -180,7 +229,7 @@ impl<'a> Models<'a> {
     pub fn poses(&self, m: Model) -> Option<&PoseCache<'a>> {
         match m {
             Model::Rigid => self.rigid_poses.as_ref(),
-            Model::Baked => None,
+            Model::Baked | Model::Textured => None,
         }
     }
 }
@@ -262,24 +311,43 @@ impl<'a> Scene<'a> {
         camera_at(self.frame)
     }
 
-    /// Draws every instance at the current frame, seen by `camera` (`Scene::camera`). `mark(instance,
-    /// stage)` runs after each stage.
+    /// Draws every instance at the current frame, seen by `camera` (`Scene::camera`), the textured one
+    /// textured where `Models::textures` placed them, and lit. `mark(instance, stage)` runs after each
+    /// stage. Returns the outcomes and what the textured instance added to the sink: `written(sink)`
+    /// before it and after it (an ordering-table sink's packet words).
     pub fn render<B: Cop2, S: TriangleSink + ?Sized>(
         &self,
         camera: &Camera,
         gte: &mut Gte<B>,
-        scratch: &mut Scratch,
+        scratch: &mut SceneScratch,
         sink: &mut S,
+        written: &dyn Fn(&S) -> usize,
         mark: &mut dyn FnMut(usize, Stage),
-    ) -> [Result<Outcome, RenderError>; INSTANCES] {
+    ) -> ([Result<Outcome, RenderError>; INSTANCES], core::ops::Range<usize>) {
         camera.load(gte);
         let mut outcomes = [Ok(Outcome::Culled); INSTANCES];
+        let mut textured = 0..0;
         for (i, p) in PLACEMENTS.iter().enumerate() {
             let (tables, poses) = (self.models.get(p.model), self.models.poses(p.model));
             let animator = &self.animators[i];
+            // Only the textured instance changes the sink's textures and the scratch's light (a
+            // placement is some 300 bytes to copy): the others draw with neither.
+            let painted = p.model == Model::Textured;
+            let before = if painted {
+                sink.place_textures(self.models.textures.as_ref());
+                scratch.lighting = Some(LIGHTING);
+                written(sink)
+            } else {
+                0
+            };
             outcomes[i] = render::render_animated(gte, tables, poses, camera, &self.worlds[i], animator, scratch, sink, &mut |s| mark(i, s));
+            if painted {
+                textured = before..written(sink);
+                sink.place_textures(None);
+                scratch.lighting = None;
+            }
         }
-        outcomes
+        (outcomes, textured)
     }
 }
 
@@ -308,7 +376,7 @@ pub const RIGID_PROBE_STRIDE: usize = 8;
 pub fn probe_words<B: Cop2>(
     models: &Models,
     gte: &mut Gte<B>,
-    scratch: &mut Scratch,
+    scratch: &mut SceneScratch,
     push: &mut dyn FnMut(u32),
 ) -> Result<(), RenderError> {
     let baked = &models.baked;
@@ -389,7 +457,7 @@ fn matrix_words(m: &Matrix, push: &mut dyn FnMut(u32)) {
 /// The crossfade and event probes: per `FADE_PROBES` step, the crossfaded pose the renderer drew
 /// (rigid: every bone's model-view matrix; baked: every blended position), then the events of the
 /// event timeline, then the Animator's size in bytes (its per-instance RAM).
-pub fn fade_probe_words<B: Cop2>(models: &Models, gte: &mut Gte<B>, scratch: &mut Scratch, push: &mut dyn FnMut(u32, FadeLabel)) -> Result<(), RenderError> {
+pub fn fade_probe_words<B: Cop2>(models: &Models, gte: &mut Gte<B>, scratch: &mut SceneScratch, push: &mut dyn FnMut(u32, FadeLabel)) -> Result<(), RenderError> {
     let missing = |t: &Tables| TableError::ClipOutOfRange { clip: usize::MAX, clips: t.clip_count() };
     let camera = camera_with_yaw(0x1000);
     let world = camera::placement(PLACEMENTS[0].position, PLACEMENTS[0].yaw);
@@ -412,7 +480,8 @@ pub fn fade_probe_words<B: Cop2>(models: &Models, gte: &mut Gte<B>, scratch: &mu
             camera.load(gte);
             render::render_animated(gte, tables, models.poses(probe.model), &camera, &world, &a, scratch, &mut Discard, &mut |_| {})?;
             match probe.model {
-                Model::Rigid => {
+                // (Every fade probe plays the fixture itself; a textured one would be rigid-gte too.)
+                Model::Rigid | Model::Textured => {
                     for (bone, m) in scratch.matrices[..tables.bone_count()].iter().enumerate() {
                         matrix_words(m, &mut |w| push(w, FadeLabel { what: "fade.rigid.matrix", step, index: bone }));
                     }
@@ -460,9 +529,9 @@ pub const BLEND_PROBES: [RigidProbe; 3] = [
 /// Words of the blended vertices' probes (`BLEND_PROBES`, then the first step of each rigid
 /// `FADE_PROBES`' crossfade): SXY
 /// then SZ of every blended vertex, group by group.
-pub fn blend_probe_words<B: Cop2>(models: &Models, gte: &mut Gte<B>, scratch: &mut Scratch, push: &mut dyn FnMut(u32, FadeLabel)) -> Result<(), RenderError> {
+pub fn blend_probe_words<B: Cop2>(models: &Models, gte: &mut Gte<B>, scratch: &mut SceneScratch, push: &mut dyn FnMut(u32, FadeLabel)) -> Result<(), RenderError> {
     let rigid = &models.rigid;
-    let blended = |scratch: &Scratch, what: &'static str, step: u32, push: &mut dyn FnMut(u32, FadeLabel)| {
+    let blended = |scratch: &SceneScratch, what: &'static str, step: u32, push: &mut dyn FnMut(u32, FadeLabel)| {
         for g in 0..rigid.blend_group_count() {
             let group = rigid.blend_group(g);
             for v in group.first_vertex as usize..(group.first_vertex + group.vertex_count) as usize {
@@ -608,7 +677,7 @@ impl Corruption {
 
     /// Copies `source` into `buffer` (which must hold it), damages it, then parses and renders it as the
     /// probes do.
-    fn run<B: Cop2>(self, source: &[u8], buffer: &mut [u8], gte: &mut Gte<B>, scratch: &mut Scratch) -> Result<Outcome, RenderError> {
+    fn run<B: Cop2>(self, source: &[u8], buffer: &mut [u8], gte: &mut Gte<B>, scratch: &mut SceneScratch) -> Result<Outcome, RenderError> {
         let Some(bytes) = buffer.get_mut(..source.len()) else {
             return Err(TableError::OutputTooSmall { needed: source.len(), len: buffer.len() }.into());
         };
@@ -618,8 +687,8 @@ impl Corruption {
         self.apply(bytes)?;
         let tables = Tables::parse(bytes)?;
         let (clip, frame) = match self.model() {
-            Model::Rigid => ("Walk", CORRUPT_WALK_FRAME),
             Model::Baked => ("Turn", CORRUPT_TURN_FRAME),
+            Model::Rigid | Model::Textured => ("Walk", CORRUPT_WALK_FRAME),
         };
         let clip = tables.find_clip(clip).unwrap_or(usize::MAX) as u16;
         let sample = psxanim_runtime::anim::FrameSample { clip, frame, next: frame, weight: 0 };
@@ -637,13 +706,13 @@ pub fn corruption_words<B: Cop2>(
     baked: &[u8],
     buffer: &mut [u8],
     gte: &mut Gte<B>,
-    scratch: &mut Scratch,
+    scratch: &mut SceneScratch,
     push: &mut dyn FnMut(u32),
 ) {
     for c in CORRUPTIONS {
         let source = match c.model() {
-            Model::Rigid => rigid,
             Model::Baked => baked,
+            Model::Rigid | Model::Textured => rigid,
         };
         match c.run(source, buffer, gte, scratch) {
             Ok(_) => {
@@ -847,7 +916,7 @@ pub const RESHAPED_GROUPS: [(u16, u16, u16); 10] =
 /// (`copy`, at least as long) whose first blend groups are rewritten as [`RESHAPED_GROUPS`] (same
 /// count, pairs kept below the pair count), posed with Walk frame 15: the console's blend loop against
 /// the host's definition on the group shapes the fixture does not have. 0 without a blend section.
-pub fn blend_shapes_word<B: Cop2>(rigid_blob: &[u8], copy: &mut [u8], gte: &mut Gte<B>, scratch: &mut Scratch) -> Result<u32, RenderError> {
+pub fn blend_shapes_word<B: Cop2>(rigid_blob: &[u8], copy: &mut [u8], gte: &mut Gte<B>, scratch: &mut SceneScratch) -> Result<u32, RenderError> {
     let original = Tables::parse(rigid_blob)?;
     let (groups, pairs) = (original.blend_group_count(), original.blend_pair_count());
     let Some(copy) = copy.get_mut(..rigid_blob.len()).filter(|_| groups != 0) else {

@@ -8,7 +8,8 @@ use psxanim_runtime::anim::{Animator, Fade, FrameSample, Sampling};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::Matrix;
 use psxanim_runtime::render::bones::{bone_matrices, bone_matrices_q14, crossfade_q14, crossfade_samples};
-use psxanim_runtime::render::{PoseStream, PoseVoices, Scratch};
+use super::scene::SceneScratch;
+use psxanim_runtime::render::{PoseStream, PoseVoices};
 use psxanim_runtime::tables::stream::{advance_voice, pose_voice_q14, target, words_needed, VoiceState};
 use psxanim_runtime::tables::{TableError, Tables};
 
@@ -75,7 +76,7 @@ pub const CLIP_FRAMES: u16 = 40;
 /// the GTE's form cannot take, the added wave clip) played at 60 Hz through a `PoseStream` as
 /// `render_streamed` poses it, in the GTE's form or else as samples: per clip, one hash of every
 /// pose or sample written and of the route taken. On the console these are the asm loops.
-fn clip_hashes(rigid: &Tables, scratch: &mut Scratch, push: &mut dyn FnMut(u32)) -> Result<(), TableError> {
+fn clip_hashes(rigid: &Tables, scratch: &mut SceneScratch, push: &mut dyn FnMut(u32)) -> Result<(), TableError> {
     let bones = rigid.bone_count().min(scratch.poses.len());
     for clip in 0..CLIP_HASHES {
         if clip >= rigid.clip_count() {
@@ -117,7 +118,7 @@ fn split<B: Cop2>(
     clip: usize,
     object: &Matrix,
     gte: &mut Gte<B>,
-    scratch: &mut Scratch,
+    scratch: &mut SceneScratch,
     clock: &mut dyn FnMut() -> u16,
 ) -> Result<[u32; 5], TableError> {
     let bones = twenty.bone_count().min(scratch.poses.len());
@@ -173,7 +174,7 @@ pub fn stream_words<B: Cop2>(
     character: &Tables,
     object: &Matrix,
     gte: &mut Gte<B>,
-    scratch: &mut Scratch,
+    scratch: &mut SceneScratch,
     clock: &mut dyn FnMut() -> u16,
     cycles: &mut dyn FnMut(usize, u32),
     push: &mut dyn FnMut(u32),
@@ -181,7 +182,7 @@ pub fn stream_words<B: Cop2>(
     let clip = twenty.find_clip("Walk").ok_or(TableError::ClipOutOfRange { clip: usize::MAX, clips: twenty.clip_count() })?;
     let bones = twenty.bone_count().min(scratch.samples.len());
     let mut stream = PoseStream::<STREAM_WORDS>::new();
-    let mut faded = |stream: &mut PoseStream<STREAM_WORDS>, s: &FrameSample, fade: Option<&Fade>, scratch: &mut Scratch, gte: &mut Gte<B>| {
+    let mut faded = |stream: &mut PoseStream<STREAM_WORDS>, s: &FrameSample, fade: Option<&Fade>, scratch: &mut SceneScratch, gte: &mut Gte<B>| {
         let started = clock();
         // As `render_streamed` poses: in the GTE's form when every bone has it (a crossfade's two
         // poses blended in that form), else as samples.
@@ -209,7 +210,7 @@ pub fn stream_words<B: Cop2>(
         let done = clock();
         Ok::<_, TableError>((decoded.wrapping_sub(started) as u32, done.wrapping_sub(decoded) as u32))
     };
-    let mut pose = |stream: &mut PoseStream<STREAM_WORDS>, s: &FrameSample, scratch: &mut Scratch, gte: &mut Gte<B>| faded(stream, s, None, scratch, gte);
+    let mut pose = |stream: &mut PoseStream<STREAM_WORDS>, s: &FrameSample, scratch: &mut SceneScratch, gte: &mut Gte<B>| faded(stream, s, None, scratch, gte);
     let (mut slowest, mut total, mut slowest_decode, mut slowest_matrices, mut slowest_in_place) = (0, 0, 0, 0, 0);
     let mut a = Animator::new(60, Sampling::Interpolated);
     a.play(twenty, clip, true)?;

@@ -11,7 +11,7 @@
 //! ```
 //!
 //! For `cargo xtask verify` it also leaves a verification record in RAM (program "GAME"): the words
-//! of `play::actor_words` for each actor at `play::MEASURED_FRAME`, the frame's `play::frame_words`
+//! of `play::actor_words` for each actor at `play::MEASURED_FRAME`, the frame's `digest::packet_words`
 //! (its packets' count and hash), then the error code and offset of a damaged copy of the blob (the
 //! game reports it and keeps playing); cycles of each stage at that frame.
 #![no_std]
@@ -23,6 +23,7 @@ use psx::Framebuffer;
 use psxanim_runtime::console::ordering::{clear_table, table_head, FramePackets};
 use psxanim_runtime::console::{gpu, timer};
 use psxanim_runtime::gte::{self, Gte};
+use psxanim_runtime::record::digest::{self, RectReader, WordHash};
 use psxanim_runtime::record::{status, Record};
 use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::{Scratch, Stage};
@@ -171,15 +172,11 @@ fn main() {
             }
         }
         fb.draw_sync();
-        let mut hash = play::WordHash::new();
+        let mut hash = WordHash::new();
         for (placement, tables) in game.placements.iter().zip(&game.tables) {
             for (rect, _) in placement.iter().flat_map(|p| p.uploads(tables)) {
-                let mut left = rect.halfwords();
-                gpu::read_image(rect, &mut |w| {
-                    // The last word of an odd count holds one halfword of the rectangle.
-                    hash.add(if left == 1 { w & 0xFFFF } else { w });
-                    left = left.saturating_sub(2);
-                });
+                let mut read = RectReader::new(&mut hash, rect);
+                gpu::read_image(rect, &mut |w| read.add(w));
             }
         }
         vram = hash.words();
@@ -228,7 +225,7 @@ fn main() {
             }
             if measured {
                 record.set_cycles(SLOT_DRAW, timer::ticks_since(started) as u32);
-                let frame_words = play::frame_words(&packets[..used]);
+                let frame_words = digest::packet_words(&packets[..used]);
                 for w in probe.iter().chain(&frame_words).chain(&corruption).chain(&vram) {
                     record.push(*w);
                 }

@@ -14,6 +14,7 @@
 use psxanim_runtime::anim::{Animator, Sampling};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::{Matrix, Vec3i16, Vec3i32};
+use psxanim_runtime::record::digest;
 use psxanim_runtime::render::light::Lighting;
 use psxanim_runtime::render::camera::{self, Angle, Camera};
 use psxanim_runtime::render::{self, Outcome, PoseStream, RenderError, Scratch, Stage, TriangleSink};
@@ -189,7 +190,7 @@ fn actor_words<const V: usize>(outcome: &Result<Outcome, RenderError>, scratch: 
     match outcome {
         Ok(Outcome::Drawn(s)) => {
             let n = vertices.min(scratch.sxy.len());
-            let hash = fnv(scratch.sxy[..n].iter().chain(&scratch.sz[..n]).copied());
+            let hash = digest::fnv(scratch.sxy[..n].iter().chain(&scratch.sz[..n]).copied());
             [s.drawn, s.back_facing, s.rejected, n as u32, hash]
         }
         Ok(Outcome::Culled) => [0; WORDS_PER_ACTOR],
@@ -197,90 +198,14 @@ fn actor_words<const V: usize>(outcome: &Result<Outcome, RenderError>, scratch: 
     }
 }
 
-/// The record words of the frame's packets (`arena`: the words written, headers included): their
-/// count and an FNV-1a hash of every packet's GP0 words (colour, command and points, in the order the
-/// triangle loop wrote them), the headers left out (they hold RAM addresses).
+/// The record words of the frame's packets (`record::digest::packet_words` of the words written): their
+/// count and a hash of every packet's GP0 words, the headers left out.
 pub const FRAME_FIELDS: [&str; 2] = ["packet_words", "packets_hash"];
 
-pub fn frame_words(arena: &[u32]) -> [u32; FRAME_FIELDS.len()] {
-    let mut at = 0;
-    let mut h = Fnv::new();
-    while let Some(&tag) = arena.get(at) {
-        let len = (tag >> 24) as usize;
-        for &w in arena.get(at + 1..at + 1 + len).unwrap_or(&[]) {
-            h.word(w);
-        }
-        at += 1 + len;
-    }
-    [arena.len() as u32, h.0]
-}
-
-/// The record words of the textures in VRAM: the words uploaded and an FNV-1a hash of them, images
-/// then CLUTs, character by character. The host hashes the blob's words; the console hashes what
-/// it reads back from VRAM after the upload (`upload_words` gives both the same words).
+/// The record words of the textures in VRAM (`record::digest::WordHash`): the words uploaded and a
+/// hash of them, images then CLUTs, character by character. The host hashes the blob's words
+/// (`digest::upload_words`); the console hashes what it reads back from VRAM after the upload.
 pub const VRAM_FIELDS: [&str; 2] = ["vram_words", "vram_hash"];
-
-#[allow(dead_code)] // the host's side: the game hashes what it reads back with `WordHash`
-pub fn vram_words(words: impl Iterator<Item = u32>) -> [u32; VRAM_FIELDS.len()] {
-    let mut h = WordHash::new();
-    words.for_each(|w| h.add(w));
-    h.words()
-}
-
-/// A running count and FNV-1a hash of words (`vram_words`), for words that come one at a time.
-pub struct WordHash {
-    count: u32,
-    hash: Fnv,
-}
-
-impl WordHash {
-    pub fn new() -> Self {
-        WordHash { count: 0, hash: Fnv::new() }
-    }
-    pub fn add(&mut self, w: u32) {
-        self.count += 1;
-        self.hash.word(w);
-    }
-    pub fn words(&self) -> [u32; VRAM_FIELDS.len()] {
-        [self.count, self.hash.0]
-    }
-}
-
-/// The words an upload of `bytes` (little-endian halfwords filling `rect`) sends: two halfwords a
-/// word, the last one's high half 0 when the count is odd (VRAM keeps only the rectangle's).
-#[allow(dead_code)] // the host's side
-pub fn upload_words(rect: Rect, bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
-    let half = move |i: usize| bytes.get(2 * i..2 * i + 2).map_or(0, |h| u16::from_le_bytes([h[0], h[1]]) as u32);
-    let count = rect.halfwords();
-    (0..count.div_ceil(2)).map(move |w| half(2 * w) | if 2 * w + 1 < count { half(2 * w + 1) << 16 } else { 0 })
-}
-
-impl Default for WordHash {
-    fn default() -> Self {
-        WordHash::new()
-    }
-}
-
-/// FNV-1a, a word at a time.
-struct Fnv(u32);
-
-impl Fnv {
-    fn new() -> Self {
-        Fnv(0x811C_9DC5)
-    }
-    fn word(&mut self, w: u32) {
-        for b in w.to_le_bytes() {
-            self.0 = (self.0 ^ b as u32).wrapping_mul(0x0100_0193);
-        }
-    }
-}
-
-/// FNV-1a over words.
-pub fn fnv(words: impl Iterator<Item = u32>) -> u32 {
-    let mut h = Fnv::new();
-    words.for_each(|w| h.word(w));
-    h.0
-}
 
 /// A damaged copy of the blob: its second bone made its own parent (the bones must be parent-first),
 /// as a stray write or a bad patch would. The game must report the parse error and keep playing.

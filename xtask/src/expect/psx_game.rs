@@ -1,11 +1,12 @@
 //! The psx-game example, a psx-sdk-rs game: the record its `play.rs` must leave, computed by the same
 //! file on the runtime's GTE model with the same ordering-table sink, and its stage cycle figures.
+use super::textured_cycles::{TexturedFigures, TexturedStages};
 use super::{Expectation, Word};
 use crate::report::Check;
 use anyhow::{ensure, Context, Result};
 use psxanim_runtime::console::ordering::DrawList;
 use psxanim_runtime::gte::{Gte, GteModel};
-use psxanim_runtime::record::RecordView;
+use psxanim_runtime::record::{digest, RecordView};
 use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::{Outcome, Scratch};
 use psxanim_runtime::tables::Tables;
@@ -32,7 +33,7 @@ fn blobs(ws: &Path) -> Result<Blobs> {
 
 /// The game's state at `play::MEASURED_FRAME` and its outcomes that frame, as the console computes them.
 struct HostFrame {
-    /// The textures' words in VRAM (`play::vram_words`).
+    /// The textures' words in VRAM (`play::VRAM_FIELDS`).
     vram: [u32; play::VRAM_FIELDS.len()],
     probe: [u32; play::PROBE_WORDS],
     frame: [u32; play::FRAME_FIELDS.len()],
@@ -57,12 +58,14 @@ fn host_frame(blobs: &Blobs) -> Result<HostFrame> {
         ensure!(matches!(o, Ok(Outcome::Drawn(_))), "the host does not draw {} at frame {}: {o:?}", a.clip, play::MEASURED_FRAME);
     }
     let uploads = game.placements.iter().zip(&tables).flat_map(|(p, t)| p.iter().flat_map(move |p| p.uploads(t)));
-    let vram = play::vram_words(uploads.flat_map(|(rect, bytes)| play::upload_words(rect, bytes)));
+    let mut hash = digest::WordHash::new();
+    uploads.flat_map(|(rect, bytes)| digest::upload_words(rect, bytes)).for_each(|w| hash.add(w));
+    let vram = hash.words();
     ensure!(vram[0] > 0, "the textured character uploads no texture: the VRAM check proves nothing");
     Ok(HostFrame {
         vram,
         probe,
-        frame: play::frame_words(list.packets()),
+        frame: digest::packet_words(list.packets()),
         vertices: play::ACTORS.map(|a| tables[a.character].vertex_count()),
         triangles: play::ACTORS.map(|a| tables[a.character].triangle_count()),
     })
@@ -108,20 +111,9 @@ pub struct GameCycles {
     pub cycles_per_vertex: f64,
     pub cycles_per_triangle_considered: f64,
     pub cycles_per_drawn_triangle: f64,
-    /// The textured, lit actor (`TEXTURED_CHARACTER`, every triangle textured: POLY_GT3 / GT4): its
-    /// projection stage (lighting included) per vertex, its triangle stage per triangle considered
-    /// and per triangle drawn.
-    pub textured_lit_cycles_per_vertex: f64,
-    pub textured_cycles_per_triangle_considered: f64,
-    pub textured_gouraud_cycles_per_drawn_triangle: f64,
-    /// Issue 22's budget: four such characters of 512 vertices and 1,024 triangles, each costing
-    /// 512 x the per-vertex figure + 1,024 x the per-triangle-considered figure (its back faces as
-    /// many as this one's, as the character example's four-character figures count) + its pose (the
-    /// actor's decode and bone matrices), as a share of a 30 fps frame (33,868,800 / 30 cycles), in percent.
-    pub four_textured_lit_characters_percent_of_30fps_frame: f64,
-    /// The same with all 1,024 triangles charged at the per-drawn-triangle figure (every triangle
-    /// facing the camera): the bound no view exceeds.
-    pub four_textured_lit_characters_percent_of_30fps_frame_all_drawn: f64,
+    /// The textured, lit actor (`TEXTURED_CHARACTER`, every triangle textured: POLY_GT3 / GT4).
+    #[serde(flatten)]
+    pub textured: TexturedFigures,
     /// The lit actor of `MIXED_CHARACTER` (one textured material, three untextured: POLY_GT4 and
     /// POLY_G4, whose colours the GTE's CC makes per point): the same figures.
     pub mixed_lit_cycles_per_vertex: f64,
@@ -133,8 +125,6 @@ pub struct GameCycles {
 const TEXTURED_CHARACTER: &str = "textured_atlas";
 /// The lit character with textured and untextured materials.
 const MIXED_CHARACTER: &str = "textured_embedded";
-/// CPU cycles of one frame at 30 fps.
-const FRAME_30FPS_CYCLES: f64 = 33_868_800.0 / 30.0;
 
 fn cycles(blobs: &Blobs, view: &RecordView) -> Result<GameCycles> {
     let host = host_frame(blobs)?;
@@ -146,28 +136,28 @@ fn cycles(blobs: &Blobs, view: &RecordView) -> Result<GameCycles> {
     let projection: f64 = actors.iter().map(|a| a[2]).sum();
     let triangles: f64 = actors.iter().map(|a| a[3]).sum();
     let (vertices, considered): (usize, usize) = (host.vertices.iter().sum(), host.triangles.iter().sum());
-    // An actor's projection stage per vertex, its triangle stage per triangle considered and drawn,
-    // and its pose stages.
-    let figures = |character: &str| -> Result<(f64, f64, f64, f64)> {
+    // An actor's stages and counts.
+    let stages = |character: &str| -> Result<TexturedStages> {
         let t = play::ACTORS
             .iter()
             .position(|a| play::CHARACTERS[a.character] == character)
             .with_context(|| format!("no actor plays {character}"))?;
-        let t_drawn = host.probe[t * play::WORDS_PER_ACTOR].max(1) as f64;
-        Ok((actors[t][2] / host.vertices[t] as f64, actors[t][3] / host.triangles[t] as f64, actors[t][3] / t_drawn, actors[t][0] + actors[t][1]))
+        Ok(TexturedStages {
+            pose: actors[t][0] + actors[t][1],
+            projection: actors[t][2],
+            triangles: actors[t][3],
+            vertices: host.vertices[t],
+            triangles_considered: host.triangles[t],
+            triangles_drawn: host.probe[t * play::WORDS_PER_ACTOR],
+        })
     };
-    let (per_vertex, per_considered, per_drawn, pose) = figures(TEXTURED_CHARACTER)?;
-    let four = |per_triangle: f64| 100.0 * 4.0 * (512.0 * per_vertex + 1024.0 * per_triangle + pose) / FRAME_30FPS_CYCLES;
-    let mixed = figures(MIXED_CHARACTER)?;
+    let textured = TexturedFigures::of(&stages(TEXTURED_CHARACTER)?);
+    let mixed = TexturedFigures::of(&stages(MIXED_CHARACTER)?);
     Ok(GameCycles {
-        mixed_lit_cycles_per_vertex: mixed.0,
-        mixed_lit_cycles_per_triangle_considered: mixed.1,
-        mixed_lit_cycles_per_drawn_triangle: mixed.2,
-        textured_lit_cycles_per_vertex: per_vertex,
-        textured_cycles_per_triangle_considered: per_considered,
-        textured_gouraud_cycles_per_drawn_triangle: per_drawn,
-        four_textured_lit_characters_percent_of_30fps_frame: four(per_considered),
-        four_textured_lit_characters_percent_of_30fps_frame_all_drawn: four(per_drawn),
+        mixed_lit_cycles_per_vertex: mixed.textured_lit_cycles_per_vertex,
+        mixed_lit_cycles_per_triangle_considered: mixed.textured_cycles_per_triangle_considered,
+        mixed_lit_cycles_per_drawn_triangle: mixed.textured_gouraud_cycles_per_drawn_triangle,
+        textured,
         measured_frame: play::MEASURED_FRAME,
         draw_cycles: cyc(play::SLOT_DRAW),
         cycles_per_vertex: projection / vertices as f64,
@@ -189,9 +179,9 @@ pub fn cycle_checks(ws: &Path, emulator: &str, view: Option<&RecordView>, artifa
             figures.cycles_per_vertex,
             figures.cycles_per_triangle_considered,
             figures.cycles_per_drawn_triangle,
-            figures.textured_lit_cycles_per_vertex,
-            figures.textured_gouraud_cycles_per_drawn_triangle,
-            figures.four_textured_lit_characters_percent_of_30fps_frame,
+            figures.textured.textured_lit_cycles_per_vertex,
+            figures.textured.textured_gouraud_cycles_per_drawn_triangle,
+            figures.textured.four_textured_lit_characters_percent_of_30fps_frame,
             figures.draw_cycles,
             path.display()
         ))

@@ -2,11 +2,16 @@
 //! counts of the same frame.
 use super::screen::host_frame;
 use super::*;
+use crate::expect::textured_cycles::{TexturedFigures, TexturedStages};
 /// Cycle figures from the record (root counter 2 ticks at `scene::MEASURED_FRAME`) and the host's
 /// counts of the same frame.
 #[derive(Debug, Serialize)]
 pub struct CycleFigures {
     pub measured_frame: u32,
+    /// The textured, lit instance (`scene::TEXTURED_INSTANCE`: projection with the light, textured
+    /// Gouraud triangles), under issue 22's names; the other figures are the untextured instances'.
+    #[serde(flatten)]
+    pub textured: TexturedFigures,
     pub instances: Vec<InstanceCycles>,
     /// The sum of every instance's stages (the program's own whole-scene slot wraps past 65,535 ticks).
     pub scene_cycles: f64,
@@ -182,11 +187,11 @@ pub(super) fn cycle_figures(models: scene::Models, twenty_blob: Option<&[u8]>, v
             instance: i,
             storage: format!("{:?}", p.model),
             culled: drawn.is_none(),
-            bounds: cyc(scene::STAGES * i),
-            decode: cyc(scene::STAGES * i + 1),
-            bone_matrices: cyc(scene::STAGES * i + 2),
-            projection: cyc(scene::STAGES * i + 3),
-            triangles: cyc(scene::STAGES * i + 4),
+            bounds: cyc(scene::stage_slot(i, 0)),
+            decode: cyc(scene::stage_slot(i, 1)),
+            bone_matrices: cyc(scene::stage_slot(i, 2)),
+            projection: cyc(scene::stage_slot(i, 3)),
+            triangles: cyc(scene::stage_slot(i, 4)),
             vertices: t.vertex_count(),
             bones: t.bone_count(),
             triangles_considered: t.triangle_count(),
@@ -194,8 +199,10 @@ pub(super) fn cycle_figures(models: scene::Models, twenty_blob: Option<&[u8]>, v
         });
     }
     let drawn: Vec<&InstanceCycles> = instances.iter().filter(|c| !c.culled).collect();
+    // Of the drawn instances of one storage, or of every untextured one (the flat figures).
     let mean = |f: &dyn Fn(&InstanceCycles) -> Option<f64>, model: Option<&str>| -> Option<f64> {
-        let v: Vec<f64> = drawn.iter().filter(|c| model.is_none_or(|m| c.storage == m)).filter_map(|c| f(c)).collect();
+        let flat = |c: &&&InstanceCycles| c.storage != "Textured";
+        let v: Vec<f64> = drawn.iter().filter(|c| model.map_or(flat(c), |m| c.storage == m)).filter_map(|c| f(c)).collect();
         (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
     };
     let rigid_cpv = mean(&|c| Some(c.projection / c.vertices as f64), Some("Rigid"));
@@ -247,7 +254,18 @@ pub(super) fn cycle_figures(models: scene::Models, twenty_blob: Option<&[u8]>, v
         (Some(v), Some(t), Some(p)) => Some(100.0 * 4.0 * (512.0 * v + 1024.0 * t + p) / CYCLES_PER_30FPS_FRAME),
         _ => None,
     };
+    let painted = &instances[scene::TEXTURED_INSTANCE];
+    ensure!(!painted.culled, "the textured instance is not drawn at frame {}", scene::MEASURED_FRAME);
+    let textured = TexturedFigures::of(&TexturedStages {
+        pose: painted.decode + painted.bone_matrices,
+        projection: painted.projection,
+        triangles: painted.triangles,
+        vertices: painted.vertices,
+        triangles_considered: painted.triangles_considered,
+        triangles_drawn: painted.triangles_drawn,
+    });
     Ok(CycleFigures {
+        textured,
         measured_frame: scene::MEASURED_FRAME,
         scene_cycles: instances.iter().map(|c| c.bounds + c.decode + c.bone_matrices + c.projection + c.triangles).sum(),
         rigid_cycles_per_vertex: rigid_cpv,
@@ -355,7 +373,10 @@ pub(super) fn cycle_checks(models: scene::Models, twenty_blob: Option<&[u8]>, em
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "rigid {} cyc/vertex (rigid ranges {} per vertex, blended {} per vertex: {} in {} groups), baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc, model-view matrices {} cyc ({} per bone; {} per bone from PoseQ14); 20-bone compact pose (forward, interpolated, slowest of {}): {} cyc = decode {} + matrices {}, seek {} ({} to a block's start), crossfade frame {} (decode and blend {}), split: record {} + write {} + compose {}, state {} bytes/bone, storage {} bytes/bone-s ({} for the 20-bone Walk), 4x512v/1024t compact = {}% of a 60 Hz frame; Animator {} bytes; {}",
+                "textured lit {:.1} cyc/vertex, {:.1} per drawn textured triangle, four such characters {:.1}% of a 30 fps frame; rigid {} cyc/vertex (rigid ranges {} per vertex, blended {} per vertex: {} in {} groups), baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc, model-view matrices {} cyc ({} per bone; {} per bone from PoseQ14); 20-bone compact pose (forward, interpolated, slowest of {}): {} cyc = decode {} + matrices {}, seek {} ({} to a block's start), crossfade frame {} (decode and blend {}), split: record {} + write {} + compose {}, state {} bytes/bone, storage {} bytes/bone-s ({} for the 20-bone Walk), 4x512v/1024t compact = {}% of a 60 Hz frame; Animator {} bytes; {}",
+                f.textured.textured_lit_cycles_per_vertex,
+                f.textured.textured_gouraud_cycles_per_drawn_triangle,
+                f.textured.four_textured_lit_characters_percent_of_30fps_frame,
                 fmt(f.rigid_cycles_per_vertex),
                 fmt(f.rigid_vertex_cycles),
                 fmt(f.blended_vertex_cycles),

@@ -13,7 +13,8 @@ use anyhow::{bail, ensure, Context, Result};
 use psxanim_runtime::gte::{Gte, GteModel, PackedMatrix};
 use psxanim_runtime::record::RecordView;
 use psxanim_runtime::render::pose_cache::{self, PoseCache};
-use psxanim_runtime::render::{DrawnTriangle, Outcome, Scratch, TriangleSink};
+use psxanim_runtime::render::{DrawnTriangle, Outcome, TriangleSink};
+use scene::SceneScratch;
 use psxanim_runtime::tables::Tables;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -79,8 +80,8 @@ pub fn dense_path(ws: &Path) -> PathBuf {
     tables_dir(ws).join("rigid-gte").join("dense_character.pxsk")
 }
 
-/// The character with a painted texture embedded in its FBX (rigid only): the psx-game example draws it
-/// textured, its texture uploaded to VRAM at start-up.
+/// The character with a painted texture embedded in its FBX (rigid only, with normals): the psx-game
+/// and character examples draw it textured and lit, its texture uploaded to VRAM at start-up.
 const TEXTURED: &str = "tests/fixtures/fbx/textured_embedded.fbx";
 
 pub fn textured_path(ws: &Path) -> PathBuf {
@@ -123,7 +124,7 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
         if let Some(added) = added {
             cmd.args(["--add-clips", added]);
         }
-        // psx-game lights the textured characters: they need their normals.
+        // psx-game and the character example light the textured characters: they need their normals.
         if fixture == TEXTURED || fixture == ATLAS {
             cmd.arg("--lighting");
         }
@@ -166,10 +167,11 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The two blobs, read from `tables_dir`.
+/// The blobs, read from `tables_dir`.
 pub(super) struct Blobs {
     rigid: Vec<u8>,
     baked: Vec<u8>,
+    textured: Vec<u8>,
     pub(super) twenty: Vec<u8>,
 }
 
@@ -179,9 +181,8 @@ impl Blobs {
             let p = blob_path(ws, storage);
             std::fs::read(&p).with_context(|| format!("{} is missing: run `cargo xtask build-exe character` first", p.display()))
         };
-        let twenty = std::fs::read(twenty_path(ws))
-            .with_context(|| format!("{} is missing: run `cargo xtask build-exe character` first", twenty_path(ws).display()))?;
-        Ok(Blobs { rigid: read(STORAGES[0])?, baked: read(STORAGES[1])?, twenty })
+        let read_path = |p: PathBuf| std::fs::read(&p).with_context(|| format!("{} is missing: run `cargo xtask build-exe character` first", p.display()));
+        Ok(Blobs { rigid: read(STORAGES[0])?, baked: read(STORAGES[1])?, textured: read_path(textured_path(ws))?, twenty: read_path(twenty_path(ws))? })
     }
 
     /// A buffer for the rigid blob's pose cache, sized as the program sizes its static one.
@@ -189,16 +190,22 @@ impl Blobs {
         vec![PackedMatrix::default(); pose_cache::entries_for_blob(&self.rigid)]
     }
 
-    /// The tables, and the rigid pose cache built in `pose_buffer` as the program builds it at start-up.
+    /// The tables, the rigid pose cache built in `pose_buffer` and the textures' place, as the program
+    /// makes them at start-up.
     fn models<'b>(&'b self, pose_buffer: &'b mut [PackedMatrix]) -> Result<scene::Models<'b>> {
         fn parse<'b>(b: &'b [u8], what: &str) -> Result<Tables<'b>> {
-            Tables::parse(b).map_err(|e| anyhow::anyhow!("{what} tables: {e:?}"))
+            let t = Tables::parse(b).map_err(|e| anyhow::anyhow!("{what} tables: {e:?}"))?;
+            ensure!(t.vertex_count() <= scene::SCENE_VERTICES, "{what}: {} vertices, the scene's scratch holds {}", t.vertex_count(), scene::SCENE_VERTICES);
+            Ok(t)
         }
         let rigid = parse(&self.rigid, "rigid-gte")?;
-        let mut scratch = Box::<Scratch>::new(Scratch::new());
+        let mut scratch = Box::<SceneScratch>::new(SceneScratch::new());
         let poses = PoseCache::build(&mut host_gte(), &rigid, pose_buffer, &mut scratch, &mut || {})
             .map_err(|e| anyhow::anyhow!("rigid pose cache: {e:?}"))?;
-        Ok(scene::Models { rigid, baked: parse(&self.baked, "baked-vertices")?, rigid_poses: Some(poses) })
+        let textured = parse(&self.textured, "textured")?;
+        ensure!(textured.texture_count() > 0 && textured.has_normals(), "{TEXTURED}: the character example draws it textured and lit");
+        let textures = scene::texture_placement(&textured).map_err(|e| anyhow::anyhow!("{TEXTURED}'s textures in VRAM: {e:?}"))?;
+        Ok(scene::Models { rigid, baked: parse(&self.baked, "baked-vertices")?, textured, rigid_poses: Some(poses), textures: Some(textures) })
     }
 }
 
@@ -356,7 +363,7 @@ mod tests {
             let camera = scene::camera_at(0);
             let mut gte = host_gte();
             camera.load(&mut gte);
-            let mut scratch = Box::<Scratch>::new(Scratch::new());
+            let mut scratch = Box::<SceneScratch>::new(SceneScratch::new());
             let mut kept = Collect::default();
             let sample = psxanim_runtime::anim::FrameSample {
                 clip: 0,

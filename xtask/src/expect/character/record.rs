@@ -7,7 +7,7 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
     let blobs = Blobs::read(ws)?;
     let mut pose_buffer = blobs.pose_buffer();
     let models = blobs.models(&mut pose_buffer)?;
-    let mut scratch = Box::<Scratch>::new(Scratch::new());
+    let mut scratch = Box::<SceneScratch>::new(SceneScratch::new());
     let mut values = Vec::new();
     scene::probe_words(&models, &mut host_gte(), &mut scratch, &mut |w| values.push(w))
         .map_err(|e| anyhow::anyhow!("host probe failed: {e:?}"))?;
@@ -42,8 +42,19 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
     let shapes = vec![Word { name: "blend.shapes.hash".to_string(), value: shapes }];
     Ok(Expectation {
         program: *b"CHAR",
-        words: [words, corruption_expectation(&blobs)?, flat_packet_expectation(), vec![cache], paths, fades, blends, shapes, stream_expectation(&blobs)?]
-            .concat(),
+        words: [
+            words,
+            corruption_expectation(&blobs)?,
+            flat_packet_expectation(),
+            vec![cache],
+            paths,
+            fades,
+            blends,
+            shapes,
+            stream_expectation(&blobs)?,
+            textured_expectation(models)?,
+        ]
+        .concat(),
     })
 }
 
@@ -57,7 +68,7 @@ pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
     let at = walk.data_offset as usize;
     let block_frames = blobs.twenty.get(at..at + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
     ensure!(block_frames == Some(stream_bench::BLOCK_FRAMES), "the 20-bone Walk's blocks: {block_frames:?} frames, the bench assumes {}", stream_bench::BLOCK_FRAMES);
-    let mut scratch = Box::<Scratch>::new(Scratch::new());
+    let mut scratch = Box::<SceneScratch>::new(SceneScratch::new());
     let mut values = Vec::new();
     let object = scene::camera_at(0).view;
     stream_bench::stream_words(&twenty, &rigid, &object, &mut host_gte(), &mut scratch, &mut || 0, &mut |_, _| {}, &mut |w| values.push(w))
@@ -86,7 +97,7 @@ pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
 /// escape past the vertices), after the pose cache hash; checked here to take those paths.
 pub(super) fn baked_path_expectation(blobs: &Blobs, vertices: usize) -> Result<Vec<Word>> {
     let mut buffer = vec![0u8; blobs.baked.len()];
-    let mut scratch = Box::<Scratch>::new(Scratch::new());
+    let mut scratch = Box::<SceneScratch>::new(SceneScratch::new());
     let mut values = Vec::new();
     baked_paths::baked_path_words(&blobs.baked, &mut buffer, &mut scratch, &mut |w| values.push(w));
     let per = 2 * vertices;
@@ -116,7 +127,7 @@ pub(super) fn baked_path_expectation(blobs: &Blobs, vertices: usize) -> Result<V
 /// here to be real errors: a corruption the runtime accepted would prove nothing.
 pub(super) fn corruption_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
     let mut buffer = vec![0u8; blobs.rigid.len().max(blobs.baked.len())];
-    let mut scratch = Box::<Scratch>::new(Scratch::new());
+    let mut scratch = Box::<SceneScratch>::new(SceneScratch::new());
     let mut values = Vec::new();
     scene::corruption_words(&blobs.rigid, &blobs.baked, &mut buffer, &mut host_gte(), &mut scratch, &mut |w| values.push(w));
     ensure!(values.len() == scene::CORRUPTIONS.len() * scene::WORDS_PER_CORRUPTION, "corruption words: {} words", values.len());
@@ -148,4 +159,39 @@ pub(super) fn flat_packet_expectation() -> Vec<Word> {
             Word { name: format!("flat.run{run}.{what}"), value }
         })
         .collect()
+}
+
+/// The textures' words in VRAM (the console reads them back after its upload: their count and hash),
+/// then the textured instance's packet words (count and hash of its GP0 words: UVs, page and CLUT
+/// words, the GTE's lit colours, points) of every frame below `scene::TEXTURED_FRAMES`, drawn by the
+/// scene's own code into an ordering table as on the console.
+pub(super) fn textured_expectation(models: scene::Models) -> Result<Vec<Word>> {
+    use psxanim_runtime::console::ordering::DrawList;
+    use psxanim_runtime::record::digest;
+    use psxanim_runtime::render::ot::{OtSink, Shading};
+    let placement = models.textures.context("the textured character has no place in VRAM")?;
+    let mut hash = digest::WordHash::new();
+    placement.uploads(&models.textured).flat_map(|(rect, bytes)| digest::upload_words(rect, bytes)).for_each(|w| hash.add(w));
+    let [count, vram_hash] = hash.words();
+    ensure!(count > 0, "the textured character uploads no texture: the VRAM check proves nothing");
+    let mut words = vec![Word { name: "textured.vram_words".into(), value: count }, Word { name: "textured.vram_hash".into(), value: vram_hash }];
+    let mut s = scene::Scene::new(models).map_err(|e| anyhow::anyhow!("scene: {e:?}"))?;
+    let mut list = Box::new(DrawList::<{ scene::OT_DEPTHS }, { scene::PACKET_WORDS }>::new());
+    let mut scratch = Box::<SceneScratch>::new(SceneScratch::new());
+    for frame in 0..scene::TEXTURED_FRAMES {
+        list.clear();
+        let mut sink = OtSink::new(list.frame(), Shading::Flat);
+        let (outcomes, textured) = s.render(&s.camera(), &mut host_gte(), &mut scratch, &mut sink, &|k: &OtSink| k.packets.used_words(), &mut |_, _| {});
+        drop(sink);
+        if let Some((i, e)) = outcomes.iter().enumerate().find_map(|(i, o)| o.err().map(|e| (i, e))) {
+            bail!("the host cannot draw instance {i} at frame {frame}: {e:?}");
+        }
+        ensure!(list.used_words() + 256 < scene::PACKET_WORDS, "frame {frame}: {} packet words, near the buffer's {}", list.used_words(), scene::PACKET_WORDS);
+        let [n, h] = digest::packet_words(&list.packets()[textured]);
+        ensure!(n > 0, "the textured instance draws nothing at frame {frame}");
+        words.push(Word { name: format!("textured.frame{frame}.packet_words"), value: n });
+        words.push(Word { name: format!("textured.frame{frame}.packets_hash"), value: h });
+        s.step();
+    }
+    Ok(words)
 }

@@ -43,12 +43,12 @@ pub(super) fn host_frame(models: scene::Models, frame: u32) -> Result<HostFrame>
     for _ in 0..frame {
         s.step();
     }
-    let mut scratch = Box::<Scratch>::new(Scratch::new());
+    let mut scratch = Box::<SceneScratch>::new(SceneScratch::new());
     let mut gte = host_gte();
     let mut sinks: Vec<Collect> = (0..scene::INSTANCES).map(|_| Collect::default()).collect();
     // One sink per instance: render them one by one through the scene's own loop order.
     let mut all = Collect::default();
-    let outcomes = s.render(&s.camera(), &mut gte, &mut scratch, &mut all, &mut |_, _| {});
+    let (outcomes, _) = s.render(&s.camera(), &mut gte, &mut scratch, &mut all, &|c: &Collect| c.0.len(), &mut |_, _| {});
     let mut outcomes_ok = Vec::new();
     let mut at = 0;
     for (i, o) in outcomes.iter().enumerate() {
