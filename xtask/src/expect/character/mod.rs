@@ -293,16 +293,24 @@ mod tests {
     }
 
     #[test]
-    fn the_host_scene_draws_three_characters_and_culls_the_fourth() {
+    fn the_host_scene_draws_four_characters_and_culls_the_fifth_textured_and_lit_last() {
         let blobs = blobs();
         let mut pose_buffer = Vec::new();
         let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         for frame in [0, 45, 200] {
             let h = host_frame(models, frame).unwrap();
             assert_eq!(h.outcomes[3], Outcome::Culled, "frame {frame}");
-            for i in 0..3 {
+            for i in [0, 1, 2, scene::TEXTURED_INSTANCE] {
                 assert!(h.triangles[i].len() > 100, "frame {frame} instance {i}: {} triangles", h.triangles[i].len());
             }
+            // Only the textured instance's triangles carry light (every one) and texels.
+            let count = |i: usize, f: &dyn Fn(&DrawnTriangle) -> bool| h.triangles[i].iter().filter(|t| f(t)).count();
+            let (lit, textured): (&dyn Fn(&DrawnTriangle) -> bool, &dyn Fn(&DrawnTriangle) -> bool) = (&|t| t.rgb.is_some(), &|t| t.texture != 0);
+            let all = h.triangles[scene::TEXTURED_INSTANCE].len();
+            assert_eq!(count(scene::TEXTURED_INSTANCE, lit), all, "frame {frame}");
+            // (The painted character's skin is textured, its clothes keep their colours: 76 of 288.)
+            assert!(count(scene::TEXTURED_INSTANCE, textured) > all / 5, "frame {frame}: {} of {all} textured", count(scene::TEXTURED_INSTANCE, textured));
+            assert_eq!([0, 1, 2].map(|i| count(i, lit) + count(i, textured)), [0; 3]);
         }
     }
 
@@ -331,7 +339,7 @@ mod tests {
         let mut pose_buffer = Vec::new();
         let Some(models) = models_or_skip(&blobs, &mut pose_buffer) else { return };
         let ws = crate::workspace_root();
-        let frames = [30u32, 90];
+        let frames = [10u32, 35];
         let shots: Vec<Screenshot> = frames.iter().map(|&f| shot_of(&host_frame(models, f).unwrap().triangles.concat(), f)).collect();
         let dir = tempfile::tempdir().unwrap();
         let mut bordered = shots.clone();
@@ -348,7 +356,7 @@ mod tests {
         let failed: Vec<_> = checks.iter().filter(|c| !c.passed).map(|c| c.name.as_str()).collect();
         assert_eq!(failed, ["character.cycles"], "{checks:?}"); // no record given
                                                                 // The same picture labelled with another frame must not match.
-        let wrong = vec![shot_of(&host_frame(models, 30).unwrap().triangles.concat(), 95), shots[1].clone()];
+        let wrong = vec![shot_of(&host_frame(models, 10).unwrap().triangles.concat(), 30), shots[1].clone()];
         let checks = screen_checks(&ws, "test", None, &wrong, dir.path());
         assert!(!checks[0].passed, "{checks:?}");
     }
@@ -581,7 +589,14 @@ mod tests {
         let rigid_fades = scene::FADE_PROBES.iter().filter(|p| p.model == scene::Model::Rigid).count();
         let blends = 2 * models.rigid.blended_vertex_count() * (scene::BLEND_PROBES.len() + rigid_fades);
         assert!(models.rigid.blended_vertex_count() > 0, "the fixture character blends its joints");
-        assert_eq!(e.words.len(), cache_at + 1 + paths + fades + events.len() + 1 + blends + 1 + stream);
+        // Then the textures read back from VRAM and the textured instance's packets, frame by frame.
+        let textured = 2 + 2 * scene::TEXTURED_FRAMES as usize;
+        assert_eq!(e.words.len(), cache_at + 1 + paths + fades + events.len() + 1 + blends + 1 + stream + textured);
+        let (textured_at, stream_end) = (e.words.len() - textured, e.words.len() - textured);
+        assert_eq!(e.words[textured_at].name, "textured.vram_words");
+        assert!(e.words[textured_at].value > 1000, "{:?}", e.words[textured_at]);
+        let frame_hashes: std::collections::HashSet<u32> = e.words[textured_at + 2..].iter().skip(1).step_by(2).map(|w| w.value).collect();
+        assert_eq!(frame_hashes.len(), scene::TEXTURED_FRAMES as usize, "each frame's textured packets differ");
         let blend_at = cache_at + 1 + paths + fades + events.len() + 1;
         assert!(e.words[blend_at].name.starts_with("blend.compact.step0.sxy.v"), "{}", e.words[blend_at].name);
         assert!(e.words[blend_at + blends - 1].name.starts_with("blend.fade."), "{}", e.words[blend_at + blends - 1].name);
@@ -590,17 +605,18 @@ mod tests {
         let tail: Vec<u32> = e.words[cache_at + 1 + paths + fades..].iter().map(|w| w.value).collect();
         assert_eq!(tail[..events.len()], events);
         assert_eq!(e.words[blend_at + blends].name, "blend.shapes.hash");
-        let fades_end = e.words.len() - stream;
+        let fades_end = stream_end - stream;
         assert_eq!(e.words[blend_at - 1].name, "animator.bytes.step0.0");
         // The 20-bone forward decoding: distinct frames hash differently, and the Walk's state fits.
         let hashes: std::collections::HashSet<u32> = e.words[fades_end..fades_end + stream_bench::FRAMES as usize].iter().map(|w| w.value).collect();
         assert!(hashes.len() > stream_bench::FRAMES as usize / 2, "{} distinct frame hashes", hashes.len());
-        let state = &e.words[e.words.len() - stream_bench::CLIP_HASHES - 1];
+        let state = &e.words[stream_end - stream_bench::CLIP_HASHES - 1];
         assert_eq!((state.name.as_str(), state.value <= stream_bench::STREAM_WORDS as u32), ("stream.state_words", true));
         // Then each clip of the fixture character played through a PoseStream: four clips, distinct.
-        let clips: std::collections::HashSet<u32> = e.words[e.words.len() - stream_bench::CLIP_HASHES..].iter().map(|w| w.value).collect();
+        let clips: std::collections::HashSet<u32> = e.words[stream_end - stream_bench::CLIP_HASHES..stream_end].iter().map(|w| w.value).collect();
         assert_eq!((clips.len(), clips.contains(&0)), (stream_bench::CLIP_HASHES, false), "clip hashes");
-        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("stream.clip3.hash"));
+        assert_eq!(e.words[stream_end - 1].name, "stream.clip3.hash");
+        assert_eq!(e.words.last().map(|w| w.name.as_str()), Some("textured.frame39.packets_hash"));
         // The packet loop's runs (drawn, rejected, words). Triangles, with the tests, room for all: the
         // front, wide-but-drawable and two more front faces drawn, near, too wide and too tall
         // rejected; room for three: one more rejected. Without the tests, room for all: everything

@@ -155,6 +155,8 @@ pub(super) fn silhouette_checks(models: scene::Models, shots: &[Screenshot]) -> 
                 shot.height
             );
             let frame = frame_code(shot)?;
+            // The record holds the textured instance's packets of the frames below TEXTURED_FRAMES.
+            ensure!(frame < scene::TEXTURED_FRAMES, "program frame {frame}: past the {} frames whose textured packets the record holds", scene::TEXTURED_FRAMES);
             let host = host_frame(models, frame)?;
             let all: Vec<DrawnTriangle> = host.triangles.concat();
             let expected = drawn_box(&all).context("the host draws nothing at this frame")?;
