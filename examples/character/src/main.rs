@@ -591,7 +591,6 @@ extern "C" fn main() -> ! {
                 last = now;
             });
             let total = timer::ticks_since(started);
-            drop(sink);
             if let Some(words) = textured_words.get_mut(scene.frame as usize) {
                 *words = digest::packet_words(list.packets().get(textured).unwrap_or(&[]));
             }

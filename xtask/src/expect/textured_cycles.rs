@@ -9,9 +9,9 @@ pub const FRAME_30FPS_CYCLES: f64 = 33_868_800.0 / 30.0;
 /// and per triangle drawn, and issue 22's budget: four such characters of 512 vertices and 1,024
 /// triangles, each costing 512 x the per-vertex figure + 1,024 x the per-triangle-considered figure
 /// (its back faces as many as this one's, as the four-character figures of the untextured path count)
-/// + its pose (decode and bone matrices), as a share of a 30 fps frame, in percent; and the same with
-/// all 1,024 triangles charged at the per-drawn-triangle figure (every triangle facing the camera:
-/// the bound no view exceeds).
+/// plus its pose (decode and bone matrices), as a share of a 30 fps frame, in percent; and the same
+/// with all 1,024 triangles charged at the per-drawn-triangle figure (every triangle facing the
+/// camera: the bound no view exceeds).
 #[derive(Debug, Clone, Serialize)]
 pub struct TexturedFigures {
     pub textured_lit_cycles_per_vertex: f64,

@@ -182,7 +182,6 @@ pub(super) fn textured_expectation(models: scene::Models) -> Result<Vec<Word>> {
         list.clear();
         let mut sink = OtSink::new(list.frame(), Shading::Flat);
         let (outcomes, textured) = s.render(&s.camera(), &mut host_gte(), &mut scratch, &mut sink, &|k: &OtSink| k.packets.used_words(), &mut |_, _| {});
-        drop(sink);
         if let Some((i, e)) = outcomes.iter().enumerate().find_map(|(i, o)| o.err().map(|e| (i, e))) {
             bail!("the host cannot draw instance {i} at frame {frame}: {e:?}");
         }
