@@ -175,13 +175,13 @@ pub struct Placement {
 }
 
 /// Three visible instances, one far below the floor (always off screen: culled before any pose work),
-/// and the textured, lit one behind the others.
+/// and the textured, lit one left of the others (clear of them on screen while the camera turns).
 pub const PLACEMENTS: [Placement; 5] = [
     Placement { model: Model::Rigid, position: Vec3i32::new(-4800, 0, 0), yaw: 0x2000, clip: "Walk", sampling: Sampling::Step },
     Placement { model: Model::Rigid, position: Vec3i32::new(0, 0, 3000), yaw: 0, clip: "Idle", sampling: Sampling::Interpolated },
     Placement { model: Model::Baked, position: Vec3i32::new(4800, 0, 0), yaw: 0xE000, clip: "Turn", sampling: Sampling::Step },
     Placement { model: Model::Rigid, position: Vec3i32::new(0, 60_000, 0), yaw: 0, clip: "Walk", sampling: Sampling::Step },
-    Placement { model: Model::Textured, position: Vec3i32::new(0, 0, -3500), yaw: 0x8000, clip: "Idle", sampling: Sampling::Interpolated },
+    Placement { model: Model::Textured, position: Vec3i32::new(-8400, 0, -1500), yaw: 0x1000, clip: "Idle", sampling: Sampling::Interpolated },
 ];
 pub const INSTANCES: usize = PLACEMENTS.len();
 /// The textured instance (the last drawn, so its packets end the frame's).
