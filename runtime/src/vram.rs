@@ -15,10 +15,18 @@
 //! ```
 //! so a packet's UV word is one add: `vertex uv + (clut or page word << 16 | uv offset)`.
 //!
+//! A tiled texture (`Texture::tiled`) is drawn through the GPU's texture window instead: its UV
+//! offset is 0 (its vertices' UVs may reach past its size, up to 255, and a carry would spill into
+//! the CLUT word) and [`Words::window`] is the GP0(E2h) word whose offset is its corner in the page,
+//! which must be a multiple of its size ([`Rect::fits_window`]; [`Placement::new`] refuses another
+//! place, [`Placement::first_fit`] finds one). The packet sets that window and restores it.
+//!
 //! [`Placement::new`] refuses what would draw garbage: a texture outside VRAM or one whose texels
-//! lie further than 256 from its texture page's corner (the UVs' reach), a CLUT off its 16-unit grid, any two of the character's rectangles overlapping, or one
+//! lie further than 256 from its texture page's corner (the UVs' reach), a tiled texture off its
+//! window grid, a CLUT off its 16-unit grid, any two of the character's rectangles overlapping, or one
 //! overlapping an area the game reserves (its frame buffers). Nothing here touches the hardware.
 
+use crate::console::prim::{texture_window, NO_TEXTURE_WINDOW};
 use crate::tables::textures::{Rect, Texture, CLUT_X_UNIT, MAX_TEXTURES, PAGE_HEIGHT, PAGE_WIDTH, VRAM_HEIGHT, VRAM_WIDTH};
 use crate::tables::Tables;
 
@@ -46,6 +54,9 @@ pub enum PlacementError {
     Reserved { texture: usize, clut: bool, reserved: Rect },
     /// The tables' texture section did not read (it was checked at parse, so: not the same tables).
     Tables,
+    /// Tiled texture `texture`'s image at `rect` does not start at a multiple of its size within its
+    /// texture page, where the texture window's offset could name its corner.
+    WindowMisaligned { texture: usize, rect: Rect },
 }
 
 impl PlacementError {
@@ -58,6 +69,7 @@ impl PlacementError {
             PlacementError::Overlap { .. } => 4,
             PlacementError::Reserved { .. } => 5,
             PlacementError::Tables => 6,
+            PlacementError::WindowMisaligned { .. } => 7,
         }
     }
 }
@@ -71,6 +83,16 @@ pub struct Words {
     pub page_uv: u32,
     /// The UV offset alone (the third UV word's addend).
     pub uv: u32,
+    /// A tiled texture's GP0(E2h) texture-window word (`prim::texture_window`), which its packets set
+    /// before the polygon and reset after it; 0 for a texture drawn without a window.
+    pub window: u32,
+}
+
+impl Words {
+    /// A triangle's three packet UV words from its corners' texture-relative `uv` words.
+    pub const fn triangle(&self, uv: [u32; 3]) -> [u32; 3] {
+        [uv[0] + self.clut_uv, uv[1] + self.page_uv, uv[2] + self.uv]
+    }
 }
 
 /// The places of a character's textures, checked, and the packet words they give.
@@ -113,7 +135,7 @@ impl Placement {
                         (0..PAGE_HEIGHT / 8).map(move |y| Rect { x: 16 * x, y: row * PAGE_HEIGHT + 8 * y, ..t.image_at })
                     })
                 }))
-                .find(|r| r.fits_texture_page(t.depth, t.width) && free(r, &mine[..n]))
+                .find(|r| r.fits_texture_page(t.depth, t.width) && (!t.tiled || r.fits_window(t.depth, t.width)) && free(r, &mine[..n]))
                 .ok_or(PlacementError::ImageOutside { texture: i, rect: t.image_at })?;
             mine[n] = image;
             n += 1;
@@ -139,8 +161,9 @@ impl Placement {
         self.rects[..self.count].iter().flat_map(|(image, clut)| [Some(*image), *clut]).flatten()
     }
 
-    /// `places[i]` for texture `i`: every rectangle inside VRAM, each image inside one texture page,
-    /// CLUTs on their grid, nothing overlapping another or a `reserved` rectangle.
+    /// `places[i]` for texture `i`: every rectangle inside VRAM, each image inside one texture page
+    /// (a tiled one at a multiple of its size in it), CLUTs on their grid, nothing overlapping another
+    /// or a `reserved` rectangle.
     pub fn new(tables: &Tables, places: &[Place], reserved: &[Rect]) -> Result<Placement, PlacementError> {
         let count = tables.texture_count();
         if places.len() != count {
@@ -152,6 +175,9 @@ impl Placement {
             let image = Rect { x: p.image_x, y: p.image_y, w: t.image_width(), h: t.height };
             if !image.inside_vram() || !image.fits_texture_page(t.depth, t.width) {
                 return Err(PlacementError::ImageOutside { texture: i, rect: image });
+            }
+            if t.tiled && !image.fits_window(t.depth, t.width) {
+                return Err(PlacementError::WindowMisaligned { texture: i, rect: image });
             }
             let clut = t.clut_at.map(|c| Rect { x: p.clut_x, y: p.clut_y, ..c });
             if let Some(c) = clut {
@@ -214,12 +240,20 @@ impl Placement {
     }
 }
 
-/// The CLUT word, page word and UV offset of texture `t` at `image` (CLUT at `clut`).
+/// The CLUT word, page word, UV offset and texture window of texture `t` at `image` (CLUT at `clut`).
+/// A tiled texture's corner goes into the window, not the UVs.
 pub fn words_of(t: &Texture, image: Rect, clut: Option<Rect>) -> Words {
     let clut_word = clut.map_or(0, |c| (c.x / CLUT_X_UNIT) as u32 | (c.y as u32) << 6);
     let page = page_word(image.x, image.y, t.depth.page_mode());
-    let uv = ((image.x % PAGE_WIDTH) * t.depth.per_halfword()) as u32 | ((image.y % PAGE_HEIGHT) as u32) << 8;
-    Words { clut_uv: clut_word << 16 | uv, page_uv: (page as u32) << 16 | uv, uv }
+    let (u, v) = ((image.x % PAGE_WIDTH) * t.depth.per_halfword(), image.y % PAGE_HEIGHT);
+    let (uv, window) = match t.tiled {
+        false => (u as u32 | (v as u32) << 8, 0),
+        true => match texture_window(t.width, t.height, u, v) {
+            NO_TEXTURE_WINDOW => (0, 0),
+            window => (0, window),
+        },
+    };
+    Words { clut_uv: clut_word << 16 | uv, page_uv: (page as u32) << 16 | uv, uv, window }
 }
 
 /// A texture-page attribute: page x (bits 0-3), page y (bit 4), semi-transparency 0 (bits 5-6),

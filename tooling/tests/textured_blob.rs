@@ -71,7 +71,7 @@ fn the_corners_drawn_read_the_file_s_uvs_and_untextured_blobs_are_unchanged() {
         .filter(|(tri, _)| c.materials[tri.material].texture.is_some())
         .map(|(_, uv)| {
             let grid = psxanim::compile::seams::TexelGrid { width: 64, height: 64, tiled: false };
-            let mut w = uv.unwrap().map(|p| psxanim::compile::seams::uv_word(p, grid));
+            let mut w = psxanim::compile::seams::triangle_uv_words(uv.unwrap(), grid);
             w.sort();
             w
         })

@@ -57,6 +57,28 @@ pub const TEXTURED_GOURAUD_QUAD: u32 = 0x3C << 24;
 /// The colour that draws a texel as it is stored (the GPU multiplies by colour / 128).
 pub const NEUTRAL: Color = Color::new(0x80, 0x80, 0x80);
 
+/// GP0(E2h) with no window: texels are read where the UVs say (the GPU's state after reset).
+pub const NO_TEXTURE_WINDOW: u32 = 0xE2 << 24;
+
+/// GP0(E2h), a texture window that repeats a `width` x `height` texture (powers of two, 8 to 256)
+/// whose corner is texel (`u`, `v`) of its page (multiples of its size). psx-spx "GPU Texture
+/// Window": `texel = (texel AND NOT (mask * 8)) OR ((offset AND mask) * 8)`, mask and offset in
+/// 8-texel units (bits 0-4 mask x, 5-9 mask y, 10-14 offset x, 15-19 offset y): each coordinate keeps
+/// its bits below the size and takes the corner's above it. The setting is global GPU state.
+pub const fn texture_window(width: u16, height: u16, u: u16, v: u16) -> u32 {
+    NO_TEXTURE_WINDOW | window_mask(width) | window_mask(height) << 5 | window_offset(u) << 10 | window_offset(v) << 15
+}
+
+/// The window mask that repeats `size` texels: the bits above them, in 8-texel units.
+const fn window_mask(size: u16) -> u32 {
+    ((256u16.saturating_sub(size) >> 3) & 31) as u32
+}
+
+/// The window offset of a corner at texel `corner`, in 8-texel units.
+const fn window_offset(corner: u16) -> u32 {
+    ((corner >> 3) & 31) as u32
+}
+
 /// Fills a VRAM rectangle (absolute coordinates, no blending, no drawing area).
 pub const fn fill_rect(color: Color, x: u16, y: u16, w: u16, h: u16) -> [u32; 3] {
     [FILL_RECT | color.word(), x as u32 | (y as u32) << 16, w as u32 | (h as u32) << 16]
@@ -155,6 +177,9 @@ mod tests {
         assert_eq!(v[1].word(), 0xFFEC_012C);
         assert_eq!(flat_triangle(red, [v[0], v[1], v[2]]), [0x2001_10FF, 0x0002_FFFF, 0xFFEC_012C, 0]);
         assert_eq!(flat_quad(red, v)[0] >> 24, 0x28);
+        // A 32 x 64 texture at (64, 128) of its page: masks (256 - 32) / 8 = 28 and 24, offsets 8 and 16.
+        assert_eq!(texture_window(32, 64, 64, 128), 0xE2 << 24 | 28 | 24 << 5 | 8 << 10 | 16 << 15);
+        assert_eq!(texture_window(256, 256, 0, 0), NO_TEXTURE_WINDOW, "a whole page needs no window");
         let c = [Color::new(1, 0, 0), Color::new(0, 2, 0), Color::new(0, 0, 3), Color::new(4, 4, 4)];
         assert_eq!(
             gouraud_triangle([c[0], c[1], c[2]], [v[0], v[1], v[2]]),

@@ -91,16 +91,31 @@ impl TriangleSink for OtSink<'_> {
 }
 
 /// The textured packet: each corner's UV plus its texture's place (CLUT word, page word, the
-/// texture's corner in its page); out of line, like the gouraud one.
+/// texture's corner in its page); out of line, like the gouraud one. A tiled texture's polygon goes
+/// between its texture window and the reset of it, in one packet (as `render::textured` writes it).
 #[inline(never)]
 fn add_textured(list: &mut FramePackets, depth: usize, t: &DrawnTriangle, v: [Vertex; 3], p: &Placement) -> Result<(), AddError> {
     let w = p.words(t.texture as usize - 1);
-    let uv = [t.uv[0] + w.clut_uv, t.uv[1] + w.page_uv, t.uv[2] + w.uv];
-    match t.rgb {
-        // Lit: each corner's texel times its light colour.
-        Some(rgb) => list.add_array(depth, prim::textured_gouraud_triangle(rgb.map(|l| Color::new(l as u8, (l >> 8) as u8, (l >> 16) as u8)), v, uv)),
-        None => list.add_array(depth, prim::textured_triangle(prim::NEUTRAL, v, uv)),
+    let uv = w.triangle(t.uv);
+    // Lit: each corner's texel times its light colour.
+    let lit = t.rgb.map(|rgb| rgb.map(|l| Color::new(l as u8, (l >> 8) as u8, (l >> 16) as u8)));
+    match (lit, w.window) {
+        (Some(c), 0) => list.add_array(depth, prim::textured_gouraud_triangle(c, v, uv)),
+        (None, 0) => list.add_array(depth, prim::textured_triangle(prim::NEUTRAL, v, uv)),
+        (Some(c), window) => add_windowed(list, depth, window, &prim::textured_gouraud_triangle(c, v, uv)),
+        (None, window) => add_windowed(list, depth, window, &prim::textured_triangle(prim::NEUTRAL, v, uv)),
     }
+}
+
+/// `polygon` between GP0(E2h) `window` and E2h with no window, as one packet.
+fn add_windowed(list: &mut FramePackets, depth: usize, window: u32, polygon: &[u32]) -> Result<(), AddError> {
+    // The longest polygon here: a textured Gouraud triangle's 9 words.
+    let mut words = [0u32; 11];
+    let n = polygon.len().min(9);
+    words[0] = window;
+    words[1..=n].copy_from_slice(&polygon[..n]);
+    words[n + 1] = prim::NO_TEXTURE_WINDOW;
+    list.add(depth, &words[..n + 2])
 }
 
 /// The gouraud packet, out of line: its divisions would otherwise take registers from the flat path.

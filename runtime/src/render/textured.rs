@@ -8,6 +8,11 @@
 //! packet         textured  unlit POLY_FT3 / FT4 (texel as stored)   lit POLY_GT3 / GT4 (texel x light)
 //!                colour    unlit POLY_F3 / F4 (the run's GP0 word)  lit POLY_G3 / G4 (colour x light)
 //! ```
+//! A tiled texture's packet (`vram::Words::window` set) is one linked packet of three commands: its
+//! texture window (GP0 E2h), the polygon, and E2h with no window, 2 words more: the window is global
+//! GPU state and the ordering table interleaves the packets of every character, so each sets its own
+//! and leaves none behind. The console's asm loop leaves tiled materials to this definition.
+//!
 //! A quad is one four-point packet, its points in the stream's drawing order with their UVs and
 //! colours. The same depths, tests and order as [`super::triangles::emit`]'s `add` path, so a host
 //! sink that collects triangles sees what the console draws (a quad as its two triangles).
@@ -36,7 +41,7 @@ pub struct SurfacePrimitives<'a> {
 }
 
 use crate::console::prim::{
-    GOURAUD_QUAD as G4, GOURAUD_TRIANGLE as G3, TEXTURED_GOURAUD_QUAD as GT4, TEXTURED_GOURAUD_TRIANGLE as GT3, TEXTURED_QUAD as FT4,
+    NO_TEXTURE_WINDOW, GOURAUD_QUAD as G4, GOURAUD_TRIANGLE as G3, TEXTURED_GOURAUD_QUAD as GT4, TEXTURED_GOURAUD_TRIANGLE as GT3, TEXTURED_QUAD as FT4,
     TEXTURED_TRIANGLE as FT3,
 };
 /// The texel as stored (0x80 in each channel).
@@ -78,7 +83,7 @@ pub fn surface_packets<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, job: &Surface
             for (m, entry) in textures.iter_mut().enumerate().take(materials) {
                 // The loop adds the first addend's low half to the third and fourth points' UVs.
                 *entry = match tables.material_texture(m).map(|t| p.words(t)) {
-                    Some(w) if w.clut_uv < LEFT_TO_CALLER && w.uv == w.clut_uv & 0xFFFF => [w.clut_uv, w.page_uv],
+                    Some(w) if w.clut_uv < LEFT_TO_CALLER && w.uv == w.clut_uv & 0xFFFF && w.window == 0 => [w.clut_uv, w.page_uv],
                     Some(_) => [LEFT_TO_CALLER, 0],
                     None => [NO_TEXTURE, 0],
                 };
@@ -199,6 +204,9 @@ impl Writer<'_, '_, '_, '_> {
             (false, true) => 2 * N,
             (false, false) => N + 1,
         };
+        // A tiled texture's window set before the polygon and reset after it.
+        let window = textured.map_or(0, |(tex, _)| tex.window);
+        let len = if window != 0 { len + 2 } else { len };
         let size = 1 + len;
         let done = &mut self.done;
         if self.out.arena.len() - done.words < size {
@@ -206,7 +214,12 @@ impl Writer<'_, '_, '_, '_> {
             return;
         }
         // Written straight into the packet buffer (the console has no data cache: no staging copy).
-        let words = &mut self.out.arena[done.words + 1..][..len];
+        let mut words = &mut self.out.arena[done.words + 1..][..len];
+        if window != 0 {
+            words[0] = window;
+            words[len - 1] = NO_TEXTURE_WINDOW;
+            words = &mut words[1..len - 1];
+        }
         match (textured, lit) {
             (Some((tex, uvs)), _) => {
                 // UV words: the CLUT's on the first, the page's on the second, the offset on the rest.

@@ -19,8 +19,10 @@
 //! already use for its projected SXY word. A vertex has one UV: the importer splits vertices at UV
 //! seams. The coordinates count from the texture's corner, not the texture page's, so a game may
 //! place the texture anywhere ([`crate::vram::Placement`] adds the page offset and the CLUT and page
-//! words once per texture). A tiled texture (UVs outside 0..1 on a power-of-two size) is drawn with the
-//! GPU's texture window.
+//! words once per texture). A tiled texture (UVs outside 0..1 on a power-of-two size of 8 to 256
+//! texels each way) is drawn with the GPU's texture window, which repeats it: its UV words may reach
+//! past its size (each triangle's corners keep their offsets, up to 255), and it sits in its page at
+//! a multiple of its size (the window's offset is its corner: [`Rect::fits_window`]).
 //!
 //! [`Section::read`] checks every entry once at parse: depth, size, the default places inside VRAM and
 //! inside one texture page, the data inside the blob, every material's texture index and every UV
@@ -36,6 +38,8 @@ pub const TEXTURE_ENTRY_SIZE: usize = 24;
 pub const TEXTURES_HEADER_SIZE: usize = 4;
 /// A texture's `flags` bit: its UVs repeat it (the GPU's texture window).
 pub const TEXTURE_TILED: u8 = 1;
+/// The texture window's step (GP0(E2h) masks and offsets count 8 texels): the smallest size it repeats.
+pub const WINDOW_STEP: u16 = 8;
 /// VRAM, in 16-bit units.
 pub const VRAM_WIDTH: u16 = 1024;
 pub const VRAM_HEIGHT: u16 = 512;
@@ -123,6 +127,15 @@ impl Rect {
             && self.h > 0
             && (self.x % PAGE_WIDTH) as u32 * depth.per_halfword() as u32 + width as u32 <= 256
             && (self.y % PAGE_HEIGHT) as u32 + self.h as u32 <= PAGE_HEIGHT as u32
+    }
+    /// Whether a tiled texture of `width` x `h` texels at `depth` placed here has its corner at a
+    /// multiple of its size within its texture page, where the texture window's offset can name it
+    /// (the window replaces a texel's high bits with the offset's: the low bits must start at 0).
+    pub const fn fits_window(&self, depth: TexelDepth, width: u16) -> bool {
+        width > 0
+            && self.h > 0
+            && ((self.x % PAGE_WIDTH) * depth.per_halfword()) % width == 0
+            && (self.y % PAGE_HEIGHT) % self.h == 0
     }
     pub const fn overlaps(&self, o: &Rect) -> bool {
         self.x < o.x + o.w && o.x < self.x + self.w && self.y < o.y + o.h && o.y < self.y + self.h
@@ -229,8 +242,9 @@ impl Section {
         if !(1..=256).contains(&width) || !(1..=256).contains(&height) {
             return Err(bad(at + 2, "a texture size of 1 to 256 texels each way"));
         }
-        if flags & TEXTURE_TILED != 0 && !(width.is_power_of_two() && height.is_power_of_two()) {
-            return Err(bad(at + 1, "a tiled texture's size: powers of two (the texture window repeats only those)"));
+        let tiled = flags & TEXTURE_TILED != 0;
+        if tiled && !(width.is_power_of_two() && height.is_power_of_two() && width >= WINDOW_STEP && height >= WINDOW_STEP) {
+            return Err(bad(at + 1, "a tiled texture's size: powers of two of 8 or more (the texture window repeats only those)"));
         }
         if u16_at(bytes, at + 6) != depth.clut_colours() {
             return Err(bad(at + 6, "a CLUT of 16 colours at 4 bits, 256 at 8, none at 15"));
@@ -239,6 +253,9 @@ impl Section {
         let image_at = Rect { x: u16_at(bytes, at + 8), y: u16_at(bytes, at + 10), w, h: height };
         if !image_at.inside_vram() || !image_at.fits_texture_page(depth, width) {
             return Err(bad(at + 8, "a default image place inside VRAM, its texels within 256 of its texture page's corner each way"));
+        }
+        if tiled && !image_at.fits_window(depth, width) {
+            return Err(bad(at + 8, "a tiled texture's default place at a multiple of its size within its texture page"));
         }
         let colours = depth.clut_colours();
         let clut_at = (colours > 0).then_some(Rect { x: u16_at(bytes, at + 12), y: u16_at(bytes, at + 14), w: colours, h: 1 });
@@ -259,7 +276,7 @@ impl Section {
         }
         Ok(Texture {
             depth,
-            tiled: flags & TEXTURE_TILED != 0,
+            tiled,
             width,
             height,
             image_at,

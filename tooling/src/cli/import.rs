@@ -285,7 +285,7 @@ fn execute(args: Args) -> Result<(), CliError> {
             let r = &t.report;
             let clut = r.clut.map_or("no CLUT".to_string(), |c| format!("CLUT {} colours at ({}, {})", r.clut_colours, c.x, c.y));
             println!(
-                "texture '{}' ({}): {}x{}, {}-bit, {} colours{}; VRAM ({}, {}) {}x{} halfwords, {clut} -> {}",
+                "texture '{}' ({}): {}x{}, {}-bit, {} colours{}; VRAM ({}, {}) {}x{} halfwords, {clut}{} -> {}",
                 r.material,
                 r.source,
                 r.width,
@@ -297,6 +297,10 @@ fn execute(args: Args) -> Result<(), CliError> {
                 r.vram.y,
                 r.vram.w,
                 r.vram.h,
+                match r.tiling {
+                    "none" => String::new(),
+                    tiling => format!("; UVs outside 0..1: {tiling}"),
+                },
                 t.tim
             );
         }

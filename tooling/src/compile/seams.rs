@@ -9,7 +9,7 @@
 //! measured vertex by vertex.
 
 use crate::fbx::Character;
-use crate::texture::texel;
+use crate::texture::{texel, tiled_texels};
 
 /// A texture as the splitter sees it: its size in texels and whether its UVs repeat it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,9 +19,15 @@ pub struct TexelGrid {
     pub tiled: bool,
 }
 
-/// The UV word (`u | v << 8`, texels from the texture's corner) of a corner at `uv` on `grid`.
-pub fn uv_word(uv: [f64; 2], grid: TexelGrid) -> u32 {
-    texel(uv[0], grid.width, grid.tiled) | texel(uv[1], grid.height, grid.tiled) << 8
+/// The UV words (`u | v << 8`, texels from the texture's corner) of a triangle's corners at `uv` on
+/// `grid`: each corner alone on an untiled texture (clamped), the three together on a tiled one (their
+/// offsets kept, [`tiled_texels`]), so a vertex may take different words in different triangles.
+pub fn triangle_uv_words(uv: [[f64; 2]; 3], grid: TexelGrid) -> [u32; 3] {
+    if !grid.tiled {
+        return uv.map(|p| texel(p[0], grid.width) | texel(p[1], grid.height) << 8);
+    }
+    let (u, v) = (tiled_texels(uv.map(|p| p[0]), grid.width).0, tiled_texels(uv.map(|p| p[1]), grid.height).0);
+    [0, 1, 2].map(|k| u[k] | v[k] << 8)
 }
 
 /// `c` with its vertices split at UV seams, and each new vertex's UV word (0 for a vertex no
@@ -35,7 +41,7 @@ pub fn split(c: &Character, grids: &[Option<TexelGrid>]) -> (Character, Vec<u32>
 pub fn corner_uv(c: &Character, grids: &[Option<TexelGrid>], t: usize, k: usize) -> Option<u32> {
     let grid = grids.get(c.triangles[t].material).copied().flatten()?;
     let uvs = c.uvs.get(t).copied().flatten()?;
-    Some(uv_word(uvs[k], grid))
+    Some(triangle_uv_words(uvs, grid)[k])
 }
 
 /// `c` with its vertices split wherever the corners that share one give it different keys

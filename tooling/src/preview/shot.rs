@@ -8,10 +8,11 @@ use psxanim_runtime::math::{Matrix, Vec3i16};
 use psxanim_runtime::render::triangles::sort_draw_order;
 use psxanim_runtime::render::{bones, render, DrawnTriangle, Outcome, Scratch, TriangleSink};
 use psxanim_runtime::tables::{BoneSample, Storage, Tables};
+use psxanim_runtime::vram::Placement;
 
 use super::camera::Framing;
 use super::raster::{vram_colour, Canvas};
-use super::vram::{texel_rgb, Vram};
+use super::vram::{texel_rgb, window_texel, Vram};
 
 /// What the console would draw for one frame.
 #[derive(Clone, Debug, Default)]
@@ -22,11 +23,19 @@ pub struct Shot {
     pub joints: Vec<Joint>,
 }
 
-/// A textured triangle's final UV words, as the console's sink writes them: each corner's UV plus its
-/// texture's place (`vram::Words`); the page and CLUT words ride in the first two's high halves.
-pub fn packet_uvs(t: &DrawnTriangle, vram: &Vram) -> [u32; 3] {
-    let w = vram.placement.words(t.texture as usize - 1);
-    [t.uv[0] + w.clut_uv, t.uv[1] + w.page_uv, t.uv[2] + w.uv]
+/// A textured triangle's packet words, as the console's sink writes them (`placement`'s `vram::Words`):
+/// its three final UV words (each corner's UV plus its texture's place; the page and CLUT words ride
+/// in the first two's high halves) and its texture window (a GP0(E2h) word, 0 for none).
+pub fn packet_words(t: &DrawnTriangle, placement: &Placement) -> TexturedWords {
+    let w = placement.words(t.texture as usize - 1);
+    TexturedWords { uv: w.triangle(t.uv), window: w.window }
+}
+
+/// What a textured packet names: its UV words and its texture window (0: none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TexturedWords {
+    pub uv: [u32; 3],
+    pub window: u32,
 }
 
 /// A bone's origin on screen and the index of its parent bone.
@@ -99,30 +108,45 @@ pub const JOINT_DOT: [u8; 3] = [255, 64, 160];
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fill {
     Flat([u8; 3]),
-    /// Each corner's `u | v << 8`, the texture page and the CLUT word (`vram::Words` applied).
-    Textured { uv: [[u8; 2]; 3], page: u16, clut: u16 },
+    Textured(Texturing),
     /// Lit (`render::light`): each corner's colour, Gouraud-shaded; textured, each texel modulated by it.
     Gouraud([[u8; 3]; 3]),
-    TexturedGouraud { uv: [[u8; 2]; 3], page: u16, clut: u16, colours: [[u8; 3]; 3] },
+    TexturedGouraud(Texturing, [[u8; 3]; 3]),
+}
+
+/// Where a textured triangle's texels come from: each corner's `u | v << 8`, the texture page and
+/// CLUT words (`vram::Words` applied) and the texture window (a GP0(E2h) word, 0 for none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Texturing {
+    pub uv: [[u8; 2]; 3],
+    pub page: u16,
+    pub clut: u16,
+    pub window: u32,
+}
+
+impl Texturing {
+    /// From a textured packet's words (CLUT word in the first UV word's high half, page in the second's).
+    pub fn of(words: TexturedWords) -> Texturing {
+        let uv = words.uv;
+        Texturing { uv: uv.map(|w| [w as u8, (w >> 8) as u8]), page: (uv[1] >> 16) as u16, clut: (uv[0] >> 16) as u16, window: words.window }
+    }
+
+    /// The texel the GPU reads at (u, v), through the window: None where transparent.
+    fn texel(&self, vram: &Vram, u: u8, v: u8) -> Option<u16> {
+        let [u, v] = window_texel(self.window, u, v);
+        vram.texel(self.page, self.clut, u, v)
+    }
 }
 
 impl Fill {
-    /// From a textured packet's three UV words (CLUT word in the first's high half, page in the second's).
-    pub fn textured(words: [u32; 3]) -> Fill {
-        Fill::Textured { uv: words.map(|w| [w as u8, (w >> 8) as u8]), page: (words[1] >> 16) as u16, clut: (words[0] >> 16) as u16 }
-    }
-
     /// What the console's ordering-table sink draws for `t` (`render::ot`): with `words` (its textured
-    /// packet's UV words, when its texture is placed), textured; with the triangle's light colours,
+    /// packet's words, when its texture is placed), textured; with the triangle's light colours,
     /// Gouraud (an untextured material's colour modulated by them); else flat.
-    pub fn of(t: &DrawnTriangle, words: Option<[u32; 3]>) -> Fill {
+    pub fn of(t: &DrawnTriangle, words: Option<TexturedWords>) -> Fill {
         let rgb = |l: u32| [l as u8, (l >> 8) as u8, (l >> 16) as u8];
         match (words, t.rgb) {
-            (Some(words), None) => Fill::textured(words),
-            (Some(words), Some(light)) => match Fill::textured(words) {
-                Fill::Textured { uv, page, clut } => Fill::TexturedGouraud { uv, page, clut, colours: light.map(rgb) },
-                other => other,
-            },
+            (Some(words), None) => Fill::Textured(Texturing::of(words)),
+            (Some(words), Some(light)) => Fill::TexturedGouraud(Texturing::of(words), light.map(rgb)),
             (None, Some(light)) => Fill::Gouraud(light.map(|l| psxanim_runtime::render::light::modulate(t.colour, l))),
             (None, None) => Fill::Flat(t.colour),
         }
@@ -133,11 +157,9 @@ impl Fill {
 pub fn paint_triangle(canvas: &mut Canvas, t: &DrawnTriangle, fill: Fill, vram: Option<&Vram>) {
     let xy = t.xy.map(|p| [p.x as i32, p.y as i32]);
     match (fill, vram) {
-        (Fill::Textured { uv, page, clut }, Some(vram)) => canvas.fill_textured(xy, uv, |u, v| vram.texel(page, clut, u, v).map(texel_rgb)),
-        (Fill::TexturedGouraud { uv, page, clut, colours }, Some(vram)) => {
-            canvas.fill_shaded(xy, colours, Some((uv, &|u, v| vram.texel(page, clut, u, v))))
-        }
-        (Fill::Gouraud(colours) | Fill::TexturedGouraud { colours, .. }, _) => canvas.fill_shaded(xy, colours, None),
+        (Fill::Textured(t), Some(vram)) => canvas.fill_textured(xy, t.uv, |u, v| t.texel(vram, u, v).map(texel_rgb)),
+        (Fill::TexturedGouraud(t, colours), Some(vram)) => canvas.fill_shaded(xy, colours, Some((t.uv, &|u, v| t.texel(vram, u, v)))),
+        (Fill::Gouraud(colours) | Fill::TexturedGouraud(_, colours), _) => canvas.fill_shaded(xy, colours, None),
         _ => canvas.fill_triangle(xy, vram_colour(t.colour)),
     }
 }
@@ -148,7 +170,7 @@ pub fn paint_triangle(canvas: &mut Canvas, t: &DrawnTriangle, fill: Fill, vram: 
 pub fn paint(shot: &Shot, vram: Option<&Vram>, width: usize, height: usize, bones: bool) -> Canvas {
     let mut canvas = Canvas::new(width, height, BACKGROUND);
     for t in &shot.triangles {
-        let fill = Fill::of(t, vram.filter(|_| t.texture != 0).map(|vram| packet_uvs(t, vram)));
+        let fill = Fill::of(t, vram.filter(|_| t.texture != 0).map(|vram| packet_words(t, &vram.placement)));
         paint_triangle(&mut canvas, t, fill, vram);
     }
     if bones {

@@ -64,6 +64,17 @@ impl Vram {
     }
 }
 
+/// The texel coordinates the GPU reads for (`u`, `v`) through texture window `window` (a GP0(E2h)
+/// word, 0 for none): psx-spx "GPU Texture Window", `texel = (texel AND NOT (mask * 8)) OR ((offset
+/// AND mask) * 8)` on each axis, masks and offsets in 8-texel units (bits 0-4 mask x, 5-9 mask y,
+/// 10-14 offset x, 15-19 offset y). After the interpolation, before the fetch: a tiled texture
+/// repeats.
+pub fn window_texel(window: u32, u: u8, v: u8) -> [u8; 2] {
+    let field = |shift: u32| ((window >> shift) & 31) as u8;
+    let axis = |t: u8, mask: u8, offset: u8| (t & !(mask << 3)) | ((offset & mask) << 3);
+    [axis(u, field(0), field(10)), axis(v, field(5), field(15))]
+}
+
 /// A 15-bit texel as the display shows it (5 bits a channel widened to 8 by repeating its high bits),
 /// the texel drawn as stored (the packets' neutral colour 0x80).
 pub fn texel_rgb(c: u16) -> [u8; 3] {

@@ -63,15 +63,36 @@ pub struct Report {
 /// A texture coordinate (0..1 across the image, `size` texels) as the texel the GPU reads: 0 and 1 land
 /// on the first and last texels themselves (`round(uv * (size - 1))`), so the GPU's interpolation,
 /// which truncates, never reaches past an island's edge texel into its neighbour across a seam.
-/// Outside 0..1 it is clamped (`tiled` false) or wrapped into the texture (`tiled`, a power-of-two
-/// size the texture window repeats).
-pub fn texel(uv: f64, size: u32, tiled: bool) -> u32 {
+/// Outside 0..1 it is clamped (a texture the texture window does not repeat).
+pub fn texel(uv: f64, size: u32) -> u32 {
     let last = size.saturating_sub(1) as f64;
-    if tiled {
-        let t = (uv * size as f64).floor().rem_euclid(size as f64);
-        return t as u32;
-    }
     (uv.clamp(0.0, 1.0) * last).round() as u32
+}
+
+/// The texels of one triangle's three corners along one axis of a tiled texture (`size` texels, a
+/// power of two the texture window repeats), and whether the triangle spans more than a UV word
+/// reaches (0..=255), its far corners then clamped to 255.
+///
+/// Each corner lands at `round(uv * size)` (one tile is exactly `size` texels, so the pattern repeats
+/// at the file's scale) and the whole triangle moves by whole tiles until its smallest corner lies in
+/// the first: the corners keep their offsets, so the GPU interpolates across tile edges (texel 100 of
+/// a 64-texel texture is texel 36 of the second tile once the window masks it). Wrapping each corner
+/// alone would fold a triangle that crosses a tile edge back over the texture. A far corner exactly at
+/// 256 (four 64-texel tiles) is the edge the GPU does not draw: moved to 255 without a warning.
+pub fn tiled_texels(uv: [f64; 3], size: u32) -> ([u32; 3], bool) {
+    let size = size.max(1) as i64;
+    let t = uv.map(|x| (x * size as f64).round() as i64);
+    let shift = t.iter().min().copied().unwrap_or(0).div_euclid(size) * size;
+    let t = t.map(|x| x - shift);
+    let too_far = t.iter().any(|&x| x > 256);
+    (t.map(|x| x.clamp(0, 255) as u32), too_far)
+}
+
+/// Whether a texture of `width` x `height` texels can be repeated by the GPU's texture window:
+/// powers of two of 8 or more (its masks count 8 texels).
+pub fn window_repeats(width: u32, height: u32) -> bool {
+    let fits = |s: u32| s.is_power_of_two() && s >= psxanim_runtime::tables::textures::WINDOW_STEP as u32;
+    fits(width) && fits(height)
 }
 
 /// The UV range of the triangles of material `m` in `c`.
@@ -88,6 +109,17 @@ fn uv_range(c: &Character, m: usize) -> Option<[[f64; 2]; 2]> {
         }
     }
     range
+}
+
+/// Triangles of material `m` in `c` whose corners, on a tiled `width` x `height` texture, lie further
+/// apart than a packet's UVs reach ([`tiled_texels`]).
+fn too_far_triangles(c: &Character, m: usize, width: u32, height: u32) -> usize {
+    c.triangles
+        .iter()
+        .zip(&c.uvs)
+        .filter_map(|(t, uvs)| uvs.filter(|_| t.material == m))
+        .filter(|uvs| tiled_texels(uvs.map(|p| p[0]), width).1 || tiled_texels(uvs.map(|p| p[1]), height).1)
+        .count()
 }
 
 /// The textures of a character: each one's report and TIM, and the warnings.
@@ -140,13 +172,23 @@ pub fn convert_all(c: &Character, model_dir: &Path, options: &Options) -> Result
         }
         let range = uv_range(c, index);
         let outside = range.is_some_and(|[lo, hi]| lo.iter().chain(&hi).any(|&x| !(-1e-6..=1.0 + 1e-6).contains(&x)));
-        let tiling = match (outside, t.width.is_power_of_two() && t.height.is_power_of_two()) {
+        let tiling = match (outside, window_repeats(t.width, t.height)) {
             (false, _) => "none",
-            (true, true) => "texture window",
+            (true, true) => {
+                let far = too_far_triangles(c, index, t.width, t.height);
+                if far > 0 {
+                    warnings.push(format!(
+                        "material '{}': {far} of its triangles span more than 256 texels of its {}x{} tiled texture, \
+                         more than a packet's UVs reach: their far corners are clamped",
+                        m.name, t.width, t.height
+                    ));
+                }
+                "texture window"
+            }
             (true, false) => {
                 warnings.push(format!(
-                    "material '{}': its UVs reach {:?}, outside 0..1, but the {}x{} texture is no power of two for the \
-                     GPU's texture window to repeat: they are clamped",
+                    "material '{}': its UVs reach {:?}, outside 0..1, but the {}x{} texture is no power of two of 8 \
+                     texels or more for the GPU's texture window to repeat: they are clamped",
                     m.name,
                     range.expect("outside implies a range"),
                     t.width,
@@ -157,8 +199,10 @@ pub fn convert_all(c: &Character, model_dir: &Path, options: &Options) -> Result
         };
         converted.push((m.name.clone(), source, t, range, tiling));
     }
-    let needs: Vec<place::Need> =
-        converted.iter().map(|(_, _, t, _, _)| place::Need { depth: t.depth, width: t.width, height: t.height }).collect();
+    let needs: Vec<place::Need> = converted
+        .iter()
+        .map(|(_, _, t, _, tiling)| place::Need { depth: t.depth, width: t.width, height: t.height, tiled: *tiling == "texture window" })
+        .collect();
     let placed = place::place(&needs)?;
     let out = converted
         .into_iter()
@@ -202,14 +246,26 @@ pub fn file_part(material: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::texel;
+    use super::{texel, tiled_texels, window_repeats};
 
     #[test]
     fn texture_coordinates_land_on_texels_inside_the_island() {
         // 0 and 1 on the first and last texels; the middle rounds; outside is clamped.
-        assert_eq!([0.0, 1.0, 0.5, 0.25, -0.2, 1.7].map(|u| texel(u, 64, false)), [0, 63, 32, 16, 0, 63]);
-        // Tiled (a power of two the texture window repeats): wrapped, whole texels.
-        assert_eq!([0.0, 0.999, 1.0, 1.5, -0.25].map(|u| texel(u, 64, true)), [0, 63, 0, 32, 48]);
-        assert_eq!(texel(0.7, 1, false), 0);
+        assert_eq!([0.0, 1.0, 0.5, 0.25, -0.2, 1.7].map(|u| texel(u, 64)), [0, 63, 32, 16, 0, 63]);
+        assert_eq!(texel(0.7, 1), 0);
+    }
+
+    #[test]
+    fn a_tiled_triangle_keeps_its_corners_offsets() {
+        // Spanning 0..2 of a 64-texel texture: texels 0..128, both tiles, not folded back to 0..63.
+        assert_eq!(tiled_texels([0.0, 2.0, 1.0], 64), ([0, 128, 64], false));
+        // Crossing the edge between tiles 2 and 3 (u 2.75 .. 3.25): moved by two whole tiles.
+        assert_eq!(tiled_texels([2.75, 3.25, 3.0], 64), ([48, 80, 64], false));
+        // Below 0 too: -0.25 .. 0.25 is 48 .. 80 of the tile below.
+        assert_eq!(tiled_texels([-0.25, 0.25, 0.0], 64), ([48, 80, 64], false));
+        // Four whole tiles: the far edge at 256 becomes 255, quietly; further is clamped and told.
+        assert_eq!(tiled_texels([0.0, 4.0, 1.0], 64), ([0, 255, 64], false));
+        assert_eq!(tiled_texels([0.5, 4.5, 1.0], 64), ([32, 255, 64], true));
+        assert!(window_repeats(32, 256) && !window_repeats(48, 64) && !window_repeats(4, 64));
     }
 }

@@ -3,8 +3,10 @@
 //! page's left edge, x a multiple of 64), stacked down a column without crossing the page rows' edge
 //! at y 256 (a page spans 256 x 256 texels: 64 halfwords wide at 4 bits, 128 at 8, 256 at 15, so a
 //! texture stays inside one page and its UVs count from the page's corner); CLUTs in the rows under the
-//! frame buffers (y 480-511, x a multiple of 16). A game may place them itself; this is what `import`
-//! states and the examples use.
+//! frame buffers (y 480-511, x a multiple of 16). A tiled texture (drawn through the texture window)
+//! starts at a multiple of its height down its column (its page's left edge is a multiple of its width
+//! already), where the window's offset can name its corner. A game may place them itself; this is
+//! what `import` states and the examples use.
 
 use super::tim::{Depth, Rect};
 
@@ -14,6 +16,8 @@ pub struct Need {
     pub depth: Depth,
     pub width: u32,
     pub height: u32,
+    /// Drawn through the texture window (a power-of-two size): aligned to its size.
+    pub tiled: bool,
 }
 
 /// The image and CLUT rectangles of each texture (None for a 15-bit texture's CLUT), or why they do
@@ -27,13 +31,15 @@ pub fn place(needs: &[Need]) -> Result<Vec<(Rect, Option<Rect>)>, String> {
         let w = n.width.div_ceil(n.depth.per_halfword() as u32);
         // A page's width: the next texture page boundary at or after x + w.
         let span = w.div_ceil(64) * 64;
-        let (tx, ty) = if y_top + n.height <= 256 && column_width >= span {
-            let at = (x, y_top);
-            y_top += n.height;
+        // A tiled texture's rows start at a multiple of its height (which divides 256).
+        let align = |y: u32| if n.tiled { y.next_multiple_of(n.height) } else { y };
+        let (tx, ty) = if align(y_top) + n.height <= 256 && column_width >= span {
+            let at = (x, align(y_top));
+            y_top = at.1 + n.height;
             at
-        } else if y_bottom + n.height <= 512 && column_width >= span {
-            let at = (x, y_bottom);
-            y_bottom += n.height;
+        } else if align(y_bottom) + n.height <= 512 && column_width >= span {
+            let at = (x, align(y_bottom));
+            y_bottom = at.1 + n.height;
             at
         } else {
             x += column_width;
@@ -72,7 +78,7 @@ mod tests {
 
     #[test]
     fn textures_go_beside_the_frame_buffers_inside_one_page_each_and_never_overlap() {
-        let n = |depth, width, height| Need { depth, width, height };
+        let n = |depth, width, height| Need { depth, width, height, tiled: false };
         let placed = place(&[n(Depth::Four, 256, 256), n(Depth::Eight, 64, 64), n(Depth::Eight, 128, 100), n(Depth::Fifteen, 32, 32)]).unwrap();
         assert_eq!(placed[0], (Rect { x: 320, y: 0, w: 64, h: 256 }, Some(Rect { x: 0, y: 480, w: 16, h: 1 })));
         assert_eq!(placed[1].0, Rect { x: 320, y: 256, w: 32, h: 64 });
@@ -93,5 +99,14 @@ mod tests {
         }
         // Eleven 15-bit 256 x 256 textures need 11 x 256 halfwords of width: more than VRAM has.
         assert!(place(&[n(Depth::Fifteen, 256, 256); 11]).unwrap_err().contains("does not fit in VRAM"));
+    }
+
+    #[test]
+    fn a_tiled_texture_starts_at_a_multiple_of_its_size_in_its_page() {
+        // 40 rows of an untiled texture, then a tiled 32 x 32: down to row 64, not 40; the next
+        // untiled one follows it directly.
+        let tiled = Need { depth: Depth::Four, width: 32, height: 32, tiled: true };
+        let placed = place(&[Need { depth: Depth::Eight, width: 64, height: 40, tiled: false }, tiled, Need { tiled: false, ..tiled }]).unwrap();
+        assert_eq!(placed.iter().map(|(r, _)| (r.x, r.y)).collect::<Vec<_>>(), [(320, 0), (320, 64), (320, 96)]);
     }
 }

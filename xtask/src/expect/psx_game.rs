@@ -210,14 +210,8 @@ struct Painted {
 
 impl psxanim_runtime::render::TriangleSink for Painted {
     fn add(&mut self, t: &psxanim_runtime::render::DrawnTriangle) -> bool {
-        use psxanim::preview::shot::Fill;
-        let words = match (&self.placement, t.texture) {
-            (Some(p), k) if k != 0 => {
-                let w = p.words(k as usize - 1);
-                Some([t.uv[0] + w.clut_uv, t.uv[1] + w.page_uv, t.uv[2] + w.uv])
-            }
-            _ => None,
-        };
+        use psxanim::preview::shot::{packet_words, Fill};
+        let words = self.placement.as_ref().filter(|_| t.texture != 0).map(|p| packet_words(t, p));
         let fill = Fill::of(t, words);
         self.triangles.push((self.triangles.len() as u32, *t, fill));
         true
