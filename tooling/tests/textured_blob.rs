@@ -166,7 +166,7 @@ fn a_damaged_texture_section_is_refused_at_its_offset_and_placements_are_checked
 #[test]
 fn the_preview_paints_textured_triangles_with_the_texels_the_console_reads() {
     use psxanim::preview::camera::{SCREEN_HEIGHT, SCREEN_WIDTH};
-    use psxanim::preview::shot::{self, packet_uvs, Shot};
+    use psxanim::preview::shot::{self, packet_words, Shot};
     use psxanim::preview::vram::{texel_rgb, Vram};
     use psxanim_runtime::gte::ScreenXY;
     let dir = tempfile::tempdir().unwrap();
@@ -186,7 +186,7 @@ fn the_preview_paints_textured_triangles_with_the_texels_the_console_reads() {
         uv: triangle.facing.map(|v| t.vertex_uv(v as usize)),
         rgb: None,
     };
-    let words = packet_uvs(&drawn, &vram);
+    let words = packet_words(&drawn, &vram.placement).uv;
     let (clut, page) = ((words[0] >> 16) as u16, (words[1] >> 16) as u16);
     for (y, x) in (0..64).flat_map(|y| (0..64).map(move |x| (y, x))) {
         let want = psxanim::texture::tim::texel_colour(tim.depth, &tim.clut, &tim.image, tim.image_at.w as usize, x, y);

@@ -153,6 +153,21 @@ mod tests {
     }
 
     #[test]
+    fn a_tiled_triangle_moves_by_whole_tiles_and_splits_the_vertices_it_no_longer_shares() {
+        // u 0.5..1.0 (texels 32..64 of 64) and 1.0..1.5: the second triangle moves back one tile, so
+        // vertices 1 and 2 (u = 1.0) are texel 64 in the first and 0 in the second.
+        let c = character(vec![
+            Some([[0.5, 0.0], [1.0, 0.0], [1.0, 0.5]]),
+            Some([[1.0, 0.5], [1.0, 0.0], [1.5, 0.5]]),
+        ]);
+        let tiled = TexelGrid { width: 64, height: 32, tiled: true };
+        let (s, uv) = split(&c, &[Some(tiled)]);
+        assert_eq!(s.vertices.iter().map(|v| v.source_index).collect::<Vec<_>>(), [0, 1, 1, 2, 2, 3]);
+        assert_eq!(uv, [32, 64, 0, 64 | 16 << 8, 16 << 8, 32 | 16 << 8]);
+        assert_eq!(s.triangles[1].vertices, [4, 2, 5]);
+    }
+
+    #[test]
     fn a_split_vertex_keeps_both_influences() {
         // Vertex 2 (on the seam) follows bones 0 and 1: both its copies still blend the two.
         let mut c = character(vec![
