@@ -15,6 +15,7 @@ fn main() {
         ("CHARACTER_DENSE", "dense_character.pxsk", "tests/fixtures/fbx/dense_character.fbx"),
         ("CHARACTER_TEXTURED", "textured_embedded.pxsk", "tests/fixtures/fbx/textured_embedded.fbx"),
         ("CHARACTER_ATLAS", "textured_atlas.pxsk", "tests/fixtures/fbx/textured_atlas.fbx"),
+        ("CHARACTER_TILED", "textured_tiled.pxsk", "tests/fixtures/fbx/textured_tiled.fbx"),
     ] {
         let blob = tables.join("rigid-gte").join(name);
         if !blob.is_file() {

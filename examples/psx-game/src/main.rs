@@ -3,7 +3,7 @@
 //! psx (0.1.8) owns the machine: its `__start` calls `main`, its panic handler prints, its
 //! `Framebuffer` sets up the GPU and swaps buffers, its DMA channel sends the frame. psxanim's runtime
 //! (default features: no entry point, no panic handler) only enables the GTE and, each vsync, poses the
-//! three actors of `play.rs` and links their triangles into the game's own ordering table and packet
+//! four actors of `play.rs` and links their triangles into the game's own ordering table and packet
 //! buffer. Built with cargo-psx:
 //!
 //! ```text
@@ -41,6 +41,7 @@ const CHARACTER_BYTES: usize = include_bytes!(env!("CHARACTER_RIGID")).len();
 static DENSE: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_DENSE")));
 static TEXTURED: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_TEXTURED")));
 static ATLAS: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_ATLAS")));
+static TILED: &Aligned<[u8]> = &Aligned(*include_bytes!(env!("CHARACTER_TILED")));
 
 /// The renderer projects the largest character's vertices: its scratch is sized for them at compile
 /// time (8 bytes a vertex).
@@ -147,7 +148,7 @@ fn main() {
     let corruption = play::corruption_words(damaged);
 
     let game = Tables::parse(&CHARACTER.0)
-        .and_then(|a| Ok([a, Tables::parse(&DENSE.0)?, Tables::parse(&TEXTURED.0)?, Tables::parse(&ATLAS.0)?]))
+        .and_then(|a| Ok([a, Tables::parse(&DENSE.0)?, Tables::parse(&TEXTURED.0)?, Tables::parse(&ATLAS.0)?, Tables::parse(&TILED.0)?]))
         .map_err(SetupError::Tables)
         .and_then(Game::new);
     let mut game = match game {

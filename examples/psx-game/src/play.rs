@@ -3,9 +3,10 @@
 //! textured and lit, the same character with one atlas texture over all of it
 //! (`textured_atlas.fbx`, as PS1 characters are usually made) walking on the left, textured and lit,
 //! and behind them the same character as one continuous skin of 2,946 vertices
-//! (`dense_character.fbx`, whose primitive runs count from several base vertices), under a fixed
-//! camera; and what its verification record holds. Each textured character's textures go where its
-//! blob proposes unless another's are there (`vram::Placement::first_fit`, clear of the game's two
+//! (`dense_character.fbx`, whose primitive runs count from several base vertices), and on the right
+//! the character whose Shirt repeats a checker through the GPU's texture window
+//! (`textured_tiled.fbx`, unlit, turning), under a fixed camera; and what its verification record
+//! holds. Each textured character's textures go where its blob proposes unless another's are there (`vram::Placement::first_fit`, clear of the game's two
 //! frame buffers); the game uploads them at start-up and reads them back for the record.
 //!
 //! This file is compiled into the game and into the xtask (`xtask/src/expect/psx_game.rs`), which runs
@@ -33,7 +34,7 @@ pub const OT_DEPTHS: usize = 1024;
 pub const MEASURED_FRAME: u32 = 20;
 
 /// The characters the game embeds (`Game::new` takes their tables in this order).
-pub const CHARACTERS: [&str; 4] = ["blender_character", "dense_character", "textured_embedded", "textured_atlas"];
+pub const CHARACTERS: [&str; 5] = ["blender_character", "dense_character", "textured_embedded", "textured_atlas", "textured_tiled"];
 
 /// The scene's light: one warm light from above, to the left and in front of the characters (the
 /// direction points from a surface toward the light: -x left, -y up, -z toward the camera), and a
@@ -57,11 +58,12 @@ pub struct Actor {
     pub yaw: Angle,
 }
 
-pub const ACTORS: [Actor; 4] = [
+pub const ACTORS: [Actor; 5] = [
     Actor { character: 0, clip: "Walk", sampling: Sampling::Step, position: Vec3i32::new(-3000, 0, 0), yaw: 0x2000 },
     Actor { character: 2, clip: "Idle", sampling: Sampling::Interpolated, position: Vec3i32::new(3000, 0, 0), yaw: 0xE000 },
     Actor { character: 1, clip: "Walk", sampling: Sampling::Interpolated, position: Vec3i32::new(0, 0, 6000), yaw: 0x1000 },
     Actor { character: 3, clip: "Walk", sampling: Sampling::Interpolated, position: Vec3i32::new(-6500, 0, 0), yaw: 0x4000 },
+    Actor { character: 4, clip: "Turn", sampling: Sampling::Interpolated, position: Vec3i32::new(7000, 0, 0), yaw: 0xE000 },
 ];
 
 /// Cycle slots (root counter 2 ticks at `MEASURED_FRAME`): per actor its decode, pose, projection and

@@ -27,8 +27,8 @@ fn blobs(ws: &Path) -> Result<Blobs> {
     let read = |path: std::path::PathBuf| {
         std::fs::read(&path).with_context(|| format!("{} is missing: run `cargo xtask build-exe --example psx-game` first", path.display()))
     };
-    use super::character::{atlas_path, dense_path, gltf_path, textured_path};
-    Ok([read(gltf_path(ws))?, read(dense_path(ws))?, read(textured_path(ws))?, read(atlas_path(ws))?])
+    use super::character::{atlas_path, dense_path, gltf_path, textured_path, tiled_path};
+    Ok([read(gltf_path(ws))?, read(dense_path(ws))?, read(textured_path(ws))?, read(atlas_path(ws))?, read(tiled_path(ws))?])
 }
 
 /// The game's state at `play::MEASURED_FRAME` and its outcomes that frame, as the console computes them.
@@ -125,6 +125,10 @@ pub struct GameCycles {
 const TEXTURED_CHARACTER: &str = "textured_atlas";
 /// The lit character with textured and untextured materials.
 const MIXED_CHARACTER: &str = "textured_embedded";
+/// The character whose actor checks the texture window on the console (tiled UVs): left out of the
+/// whole-game figures (its tiled material's packets are written by the Rust definition), which stay
+/// those of the other actors.
+const TILING_CHARACTER: &str = "textured_tiled";
 
 fn cycles(blobs: &Blobs, view: &RecordView) -> Result<GameCycles> {
     let host = host_frame(blobs)?;
@@ -132,10 +136,12 @@ fn cycles(blobs: &Blobs, view: &RecordView) -> Result<GameCycles> {
     let actors: Vec<[f64; play::STAGES]> =
         (0..play::ACTORS.len()).map(|a| std::array::from_fn(|s| cyc(play::STAGES * a + s))).collect();
     ensure!(actors.iter().all(|a| a[2] > 0.0 && a[3] > 0.0), "the record holds no stage cycles of frame {}", play::MEASURED_FRAME);
-    let drawn: u32 = (0..play::ACTORS.len()).map(|a| host.probe[a * play::WORDS_PER_ACTOR]).sum();
-    let projection: f64 = actors.iter().map(|a| a[2]).sum();
-    let triangles: f64 = actors.iter().map(|a| a[3]).sum();
-    let (vertices, considered): (usize, usize) = (host.vertices.iter().sum(), host.triangles.iter().sum());
+    // The whole-game figures: every actor but the texture window's check.
+    let measured: Vec<usize> = (0..play::ACTORS.len()).filter(|&a| play::CHARACTERS[play::ACTORS[a].character] != TILING_CHARACTER).collect();
+    let drawn: u32 = measured.iter().map(|&a| host.probe[a * play::WORDS_PER_ACTOR]).sum();
+    let projection: f64 = measured.iter().map(|&a| actors[a][2]).sum();
+    let triangles: f64 = measured.iter().map(|&a| actors[a][3]).sum();
+    let (vertices, considered): (usize, usize) = (measured.iter().map(|&a| host.vertices[a]).sum(), measured.iter().map(|&a| host.triangles[a]).sum());
     // An actor's stages and counts.
     let stages = |character: &str| -> Result<TexturedStages> {
         let t = play::ACTORS
@@ -257,7 +263,7 @@ fn host_pictures(blobs: &Blobs, last: u32, each: &mut dyn FnMut(u32, &psxanim::p
 
 fn blobs_tables(blobs: &Blobs) -> Result<[Tables<'_>; play::CHARACTERS.len()]> {
     let parse = |i: usize| Tables::parse(&blobs[i]).map_err(|e| anyhow::anyhow!("{} tables: {e:?}", play::CHARACTERS[i]));
-    Ok([parse(0)?, parse(1)?, parse(2)?, parse(3)?])
+    Ok([parse(0)?, parse(1)?, parse(2)?, parse(3)?, parse(4)?])
 }
 
 /// Of the pixels either picture gives a character (not the background), the share whose colours

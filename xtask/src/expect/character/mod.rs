@@ -97,6 +97,14 @@ pub fn atlas_path(ws: &Path) -> PathBuf {
     tables_dir(ws).join("rigid-gte").join("textured_atlas.pxsk")
 }
 
+/// The same character with tiled UVs (its Shirt's checker repeated by the GPU's texture window) and a
+/// clamped texture (rigid only): the psx-game example draws it unlit, to check the window on the console.
+const TILED: &str = "tests/fixtures/fbx/textured_tiled.fbx";
+
+pub fn tiled_path(ws: &Path) -> PathBuf {
+    tables_dir(ws).join("rigid-gte").join("textured_tiled.pxsk")
+}
+
 /// Runs `psxanim import` on the fixture in both storage modes (rigid-gte with `--max-influences 2`, so
 /// its joints blend and the blend stage is verified), and on the 20-bone, glTF, dense and textured
 /// fixtures (the dense and textured ones with one influence, see below; building the tool if needed).
@@ -112,6 +120,7 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
             (DENSE, "rigid-gte", None, "dense_character.pxsk"),
             (TEXTURED, "rigid-gte", None, "textured_embedded.pxsk"),
             (ATLAS, "rigid-gte", None, "textured_atlas.pxsk"),
+            (TILED, "rigid-gte", None, "textured_tiled.pxsk"),
         ]);
     for (fixture, storage, added, name) in imports {
         let out = staging.join(storage);
@@ -124,7 +133,9 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
         if let Some(added) = added {
             cmd.args(["--add-clips", added]);
         }
-        // psx-game and the character example light the textured characters: they need their normals.
+        // psx-game and the character example light the textured characters but the tiled one: they
+        // need their normals. (psx-game draws the tiled one unlit: its texture window's packets are
+        // FT3/FT4, which every emulator draws as the host does.)
         if fixture == TEXTURED || fixture == ATLAS {
             cmd.arg("--lighting");
         }
@@ -132,7 +143,7 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
         // vertices in 165 small groups, 347 of them reduced from more than two influences) and the textured one
         // (whose projection and lighting figures issue 22 measures) stay on one bone a vertex.
         let influences = match fixture {
-            DENSE | TEXTURED | ATLAS => Some("1"),
+            DENSE | TEXTURED | ATLAS | TILED => Some("1"),
             FIXTURE if storage == "rigid-gte" => Some("2"),
             _ => None,
         };
