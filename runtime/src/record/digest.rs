@@ -57,16 +57,22 @@ impl WordHash {
 /// command, points, UVs, page and CLUT words, in the order they were written), the headers left out
 /// (they hold RAM addresses).
 pub fn packet_words(arena: &[u32]) -> [u32; 2] {
-    let mut at = 0;
     let mut h = Fnv::new();
-    while let Some(&tag) = arena.get(at) {
-        let len = (tag >> 24) as usize;
-        for &w in arena.get(at + 1..at + 1 + len).unwrap_or(&[]) {
-            h.word(w);
-        }
-        at += 1 + len;
-    }
+    packets(arena).flatten().for_each(|&w| h.word(w));
     [arena.len() as u32, h.0]
+}
+
+/// Each packet's GP0 words in `arena` (linked packets as [`packet_words`] reads them), in the order
+/// they were written.
+pub fn packets(arena: &[u32]) -> impl Iterator<Item = &[u32]> {
+    let mut at = 0;
+    core::iter::from_fn(move || {
+        let &tag = arena.get(at)?;
+        let len = (tag >> 24) as usize;
+        let words = arena.get(at + 1..at + 1 + len).unwrap_or(&[]);
+        at += 1 + len;
+        Some(words)
+    })
 }
 
 /// The words an upload of `bytes` (little-endian halfwords filling `rect`) sends to VRAM and a read

@@ -62,6 +62,8 @@ fn host_frame(blobs: &Blobs) -> Result<HostFrame> {
     uploads.flat_map(|(rect, bytes)| digest::upload_words(rect, bytes)).for_each(|w| hash.add(w));
     let vram = hash.words();
     ensure!(vram[0] > 0, "the textured character uploads no texture: the VRAM check proves nothing");
+    let windowed = windowed_packets(list.packets());
+    ensure!(windowed > 0, "no packet sets a texture window at frame {}: the tiled character's check proves nothing", play::MEASURED_FRAME);
     Ok(HostFrame {
         vram,
         probe,
@@ -69,6 +71,11 @@ fn host_frame(blobs: &Blobs) -> Result<HostFrame> {
         vertices: play::ACTORS.map(|a| tables[a.character].vertex_count()),
         triangles: play::ACTORS.map(|a| tables[a.character].triangle_count()),
     })
+}
+
+/// Packets of `arena` that set a texture window (GP0 E2h first: a tiled texture's polygon follows).
+fn windowed_packets(arena: &[u32]) -> usize {
+    psxanim_runtime::record::digest::packets(arena).filter(|p| p.first().is_some_and(|w| w >> 24 == 0xE2 && w & 0x000F_FFFF != 0)).count()
 }
 
 /// The record the game must leave: each actor's words at the measured frame, then the damaged blob's
