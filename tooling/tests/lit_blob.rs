@@ -6,11 +6,14 @@ use std::process::Command;
 
 use psxanim_runtime::gte::{Gte, GteModel};
 use psxanim_runtime::math::{Matrix, Vec3i16, Vec3i32};
-use psxanim_runtime::render::camera::{placement, Camera};
+use psxanim_runtime::render::camera::placement;
 use psxanim_runtime::render::light::{modulate, Lighting};
 use psxanim_runtime::render::{render, DrawnTriangle, Outcome, Scratch, TriangleSink};
 use psxanim_runtime::anim::FrameSample;
 use psxanim_runtime::tables::{TableError, Tables, NORMALS_AT, VERSION_TEXTURED};
+
+mod import_support;
+use import_support::front_camera;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx").join(name)
@@ -171,18 +174,6 @@ type Drawing<'a> = dyn FnMut(&mut Scratch<1024>, &mut Gte<GteModel>) -> Result<O
 
 fn placement_at() -> Matrix {
     placement(Vec3i32::ZERO, 0)
-}
-
-/// psx-game's camera: in front of the character, a little above.
-fn front_camera() -> Camera {
-    Camera {
-        view: Camera::orbit(Vec3i32::new(0, -3600, 0), 20_000, 0, 0x0400),
-        center: (160, 120),
-        projection: 320,
-        screen: (320, 240),
-        zsf3: 36,
-        near: 1000,
-    }
 }
 
 /// A blended vertex's normal turns with its group's blended matrix, as its position does: lit with

@@ -4,7 +4,7 @@
 //! the window, the preview samples through it, and misplaced tiled textures are refused.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use psxanim::preview::shot::{self, Shot};
@@ -15,7 +15,7 @@ use psxanim_runtime::console::ordering::DrawList;
 use psxanim_runtime::console::prim::NO_TEXTURE_WINDOW;
 use psxanim_runtime::gte::{Gte, GteModel, ScreenXY};
 use psxanim_runtime::math::Vec3i32;
-use psxanim_runtime::render::camera::{placement, Camera};
+use psxanim_runtime::render::camera::placement;
 use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::{render, DrawnTriangle, Outcome, Scratch};
 use psxanim_runtime::tables::textures::{Rect, TEXTURE_TILED};
@@ -29,9 +29,8 @@ const PANTS: usize = 2;
 /// Texture Window": masks (256 - 32) / 8 = 28 each way, offsets 0 and 64 / 8 = 8.
 const SHIRT_WINDOW: u32 = 0xE2 << 24 | 28 | 28 << 5 | 8 << 15;
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/fbx").join(name)
-}
+mod import_support;
+use import_support::{fixture, front_camera};
 
 /// `psxanim import textured_tiled.fbx --storage rigid-gte --json`: the blob (4-aligned words, as the
 /// console's embedded blob is), the report and the warnings.
@@ -251,16 +250,4 @@ fn misplaced_or_misshapen_tiled_textures_are_refused() {
     let q = Placement::first_fit(&t, &default.taken().collect::<Vec<_>>()).unwrap();
     let shirt = q.rects(SHIRT).unwrap().0;
     assert!(shirt.fits_window(t.texture(SHIRT).unwrap().depth, 32) && shirt != default.rects(SHIRT).unwrap().0, "{shirt:?}");
-}
-
-/// psx-game's camera: in front of the character, a little above.
-fn front_camera() -> Camera {
-    Camera {
-        view: Camera::orbit(Vec3i32::new(0, -3600, 0), 20_000, 0, 0x0400),
-        center: (160, 120),
-        projection: 320,
-        screen: (320, 240),
-        zsf3: 36,
-        near: 1000,
-    }
 }

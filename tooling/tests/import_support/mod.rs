@@ -122,3 +122,17 @@ pub fn source_triangles(c: &Character) -> Vec<([usize; 3], usize)> {
     out.sort();
     out
 }
+
+/// psx-game's camera: in front of the character, a little above.
+pub fn front_camera() -> psxanim_runtime::render::camera::Camera {
+    use psxanim_runtime::math::Vec3i32;
+    use psxanim_runtime::render::camera::Camera;
+    Camera {
+        view: Camera::orbit(Vec3i32::new(0, -3600, 0), 20_000, 0, 0x0400),
+        center: (160, 120),
+        projection: 320,
+        screen: (320, 240),
+        zsf3: 36,
+        near: 1000,
+    }
+}
