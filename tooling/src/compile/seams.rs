@@ -92,11 +92,12 @@ pub fn split_corners<K: Copy + PartialEq>(c: &Character, corner: impl Fn(usize, 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::fbx::{Affine, Clip, Material, Triangle, Vertex, WeightReduction};
 
-    fn character(uvs: Vec<Option<[[f64; 2]; 3]>>) -> Character {
+    /// Four vertices, two triangles of material 0 sharing the edge 1-2, with `uvs`.
+    pub(crate) fn character(uvs: Vec<Option<[[f64; 2]; 3]>>) -> Character {
         let v = |x: f64| Vertex {
             bind: [x, 0.0, 0.0],
             bone: 0,

@@ -246,7 +246,7 @@ pub fn file_part(material: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{texel, tiled_texels, window_repeats};
+    use super::{texel, tiled_texels, too_far_triangles, window_repeats};
 
     #[test]
     fn texture_coordinates_land_on_texels_inside_the_island() {
@@ -267,5 +267,19 @@ mod tests {
         assert_eq!(tiled_texels([0.0, 4.0, 1.0], 64), ([0, 255, 64], false));
         assert_eq!(tiled_texels([0.5, 4.5, 1.0], 64), ([32, 255, 64], true));
         assert!(window_repeats(32, 256) && !window_repeats(48, 64) && !window_repeats(4, 64));
+    }
+
+    #[test]
+    fn triangles_past_a_uv_word_s_reach_are_counted_for_the_warning() {
+        // On a 64 x 64 tiled texture: 0..4 tiles reaches texel 256 (kept, at 255); 0.5..4.5 is past it,
+        // in u or in v.
+        let c = crate::compile::seams::tests::character(vec![
+            Some([[0.0, 0.0], [4.0, 0.0], [0.0, 1.0]]),
+            Some([[0.5, 0.0], [1.0, 4.5], [0.0, 1.0]]),
+        ]);
+        assert_eq!(too_far_triangles(&c, 0, 64, 64), 1);
+        // Of 32 rows, 4.5 tiles are 144: within reach.
+        assert_eq!(too_far_triangles(&c, 0, 64, 32), 0);
+        assert_eq!(too_far_triangles(&c, 1, 64, 64), 0, "another material's triangles");
     }
 }
