@@ -1,8 +1,10 @@
-//! A small software rasteriser that follows the PS1 GPU's rules for flat triangles: integer screen
+//! A small software rasteriser that follows the PS1 GPU's rules for triangles: integer screen
 //! vertices, a pixel is drawn when its top-left corner (the integer point) lies inside the triangle,
 //! edges on the top or left are inside and those on the bottom or right are not, so triangles sharing
 //! an edge never draw a pixel twice or leave a gap. Like the GPU it drops a triangle wider than 1023
 //! or taller than 511 pixels, and colours are stored 15-bit (5 bits per channel) as in VRAM.
+//! Texture coordinates and Gouraud colours are interpolated with the GPU's own fixed-point
+//! arithmetic ([`Plane`]), so each pixel gets the texel and the colour step the console gives it.
 
 /// A textured polygon's corners' UVs and its texel fetch (the 15-bit texel, None where transparent).
 pub type TexelSource<'a> = ([[u8; 2]; 3], &'a dyn Fn(u8, u8) -> Option<u16>);
@@ -50,12 +52,11 @@ impl Canvas {
         }
     }
 
-    /// The pixels the GPU fills for the triangle `v`, each painted with `pixel(w, area)` (None leaves
-    /// it): `w[k]` is corner k's weight, `w / area` its barycentric share at the pixel's top-left
-    /// corner. A pixel exactly on an edge is inside only for top or left edges, so triangles sharing an
-    /// edge never draw a pixel twice or leave a gap; like the GPU, a triangle wider than 1023 or
-    /// taller than 511 pixels is dropped.
-    fn cover(&mut self, v: [[i32; 2]; 3], mut pixel: impl FnMut([i64; 3], i64) -> Option<[u8; 3]>) {
+    /// The pixels the GPU fills for the triangle `v`, each painted with `pixel(x, y)` (None leaves it).
+    /// A pixel exactly on an edge is inside only for top or left edges, so triangles sharing an edge
+    /// never draw a pixel twice or leave a gap; like the GPU, a triangle wider than 1023 or taller
+    /// than 511 pixels is dropped.
+    fn cover(&mut self, v: [[i32; 2]; 3], mut pixel: impl FnMut(i32, i32) -> Option<[u8; 3]>) {
         let xs = v.map(|p| p[0]);
         let ys = v.map(|p| p[1]);
         let (x0, x1) = (*xs.iter().min().unwrap_or(&0), *xs.iter().max().unwrap_or(&0));
@@ -68,15 +69,15 @@ impl Canvas {
             return;
         }
         // Orient counter-clockwise in maths terms (clockwise on a y-down screen) so that "inside"
-        // means every edge function is positive; `order` maps the weights back to `v`'s corners.
-        let (o, order) = if area < 0 { ([v[0], v[2], v[1]], [0, 2, 1]) } else { (v, [0, 1, 2]) };
+        // means every edge function is positive.
+        let o = if area < 0 { [v[0], v[2], v[1]] } else { v };
         let edges = [(o[1], o[2]), (o[2], o[0]), (o[0], o[1])];
         let bias = edges.map(|(a, b)| if is_top_left(a, b) { 0 } else { -1 });
         for y in y0.max(0)..=y1.min(self.height as i32 - 1) {
             for x in x0.max(0)..=x1.min(self.width as i32 - 1) {
                 let w = edges.map(|(a, b)| cross(a, b, [x, y]));
                 if w.iter().zip(bias).all(|(w, bias)| w + bias >= 0) {
-                    if let Some(c) = pixel(order.map(|k| w[k]), area.abs()) {
+                    if let Some(c) = pixel(x, y) {
                         self.put(x, y, c);
                     }
                 }
@@ -90,27 +91,31 @@ impl Canvas {
     }
 
     /// Fills the triangle `v` with texels: `uv` per corner, interpolated affinely over the screen as the
-    /// GPU does (no perspective), each pixel's (u, v) truncated to a texel; `texel` gives its colour or
-    /// None (transparent: the pixel is left as it is).
+    /// GPU does (no perspective, its fixed-point steps: [`Plane`]); `texel` gives the colour of texel
+    /// (u, v) or None (transparent: the pixel is left as it is).
     pub fn fill_textured(&mut self, v: [[i32; 2]; 3], uv: [[u8; 2]; 3], texel: impl Fn(u8, u8) -> Option<[u8; 3]>) {
-        self.cover(v, |w, area| texel(mix(w, area, uv.map(|c| c[0])) as u8, mix(w, area, uv.map(|c| c[1])) as u8));
+        let Some([u, tv]) = Plane::of_pairs(v, uv) else { return };
+        self.cover(v, |x, y| texel(u.at(x, y), tv.at(x, y)));
     }
 
-    /// Fills the triangle `v` Gouraud-shaded: `colours` per corner interpolated over the screen (each
-    /// pixel's value truncated); with `texture` (`uv` per corner and the texel fetch, a 15-bit texel or
+    /// Fills the triangle `v` Gouraud-shaded: `colours` per corner interpolated over the screen as the
+    /// GPU does ([`Plane`]); with `texture` (`uv` per corner and the texel fetch, a 15-bit texel or
     /// None for transparent) each texel's 5-bit channels times the colour / 128, saturated, as the GPU
-    /// modulates; without, the colour itself stored in 15 bits.
+    /// modulates; without, the colour itself stored in 15 bits (its top 5 bits: not dithered, as with
+    /// GP0(E1h) bit 9 clear).
     pub fn fill_shaded(&mut self, v: [[i32; 2]; 3], colours: [[u8; 3]; 3], texture: Option<TexelSource>) {
         let widen = |c: u32| ((c << 3) | (c >> 2)) as u8;
-        self.cover(v, |w, area| {
-            let colour = [0, 1, 2].map(|c| mix(w, area, colours.map(|k| k[c])));
-            Some(match &texture {
-                Some((uv, texel)) => {
-                    let t = texel(mix(w, area, uv.map(|c| c[0])) as u8, mix(w, area, uv.map(|c| c[1])) as u8)?;
+        let Some(rgb) = Plane::of_triples(v, colours) else { return };
+        let uv = texture.map(|(uv, texel)| (Plane::of_pairs(v, uv), texel));
+        self.cover(v, |x, y| {
+            let colour = rgb.map(|p| p.at(x, y) as u32);
+            Some(match &uv {
+                Some((Some([u, tv]), texel)) => {
+                    let t = texel(u.at(x, y), tv.at(x, y))?;
                     let t5 = [t & 31, (t >> 5) & 31, (t >> 10) & 31];
                     [0, 1, 2].map(|c| widen(((t5[c] as u32 * colour[c]) >> 7).min(31)))
                 }
-                None => colour.map(|c| widen(c >> 3)),
+                _ => colour.map(|c| widen(c >> 3)),
             })
         });
     }
@@ -172,12 +177,88 @@ impl Canvas {
     }
 }
 
-/// Twice the signed area of (a, b, p): positive when p is to the left of a->b in maths orientation.
-/// A per-corner byte value at a pixel: the weighted sum, floored, within 0..=255.
-fn mix(w: [i64; 3], area: i64, at: [u8; 3]) -> u32 {
-    (0..3).map(|i| w[i] * at[i] as i64).sum::<i64>().div_euclid(area).clamp(0, 255) as u32
+/// One per-corner byte (a texture coordinate or a colour channel) laid over a triangle the way the
+/// PS1 GPU sets it up, so the preview picks the texel and the colour step the console does. The GPU
+/// does not weigh the corners at each pixel: once per triangle it takes the attribute's gradients
+/// along x and y from the plane through the three corners, each truncated toward zero to 12
+/// fractional bits, starts at one corner with half a step added (rounding to nearest) and steps by
+/// the gradients to every pixel; a pixel's value is the integer part, wrapped to a byte. Across a
+/// wide triangle the truncated gradients drift from the exact plane, so where the exact value sits
+/// near a texel boundary the GPU's stepping lands on the neighbouring texel; the exact-barycentric
+/// floor this replaced disagreed there. This is the arithmetic mednafen's software GPU reproduces
+/// (learnt from reading it, written anew here).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Plane {
+    /// The corner the stepping starts from.
+    origin: [i32; 2],
+    /// Its value in 12-bit fixed point, plus the half that makes the integer part round.
+    start: i64,
+    /// Change per pixel along x and along y, 12-bit fixed point, truncated toward zero.
+    dx: i64,
+    dy: i64,
 }
 
+/// Fractional bits of the GPU's interpolation.
+const PLANE_FRACTION: u32 = 12;
+
+impl Plane {
+    /// The plane of `at` (one value per corner of `v`); None for a triangle of no area.
+    fn new(v: [[i32; 2]; 3], at: [u8; 3]) -> Option<Plane> {
+        let [a, b, c] = v.map(|p| p.map(i64::from));
+        let [va, vb, vc] = at.map(i64::from);
+        // Twice the signed area, and the attribute's own cross products with y and with x: the
+        // gradients are their ratios (Cramer's rule on the two edges from `a`).
+        let area = (b[0] - a[0]) * (c[1] - b[1]) - (c[0] - b[0]) * (b[1] - a[1]);
+        if area == 0 {
+            return None;
+        }
+        let along_x = (vb - va) * (c[1] - b[1]) - (vc - vb) * (b[1] - a[1]);
+        let along_y = (b[0] - a[0]) * (vc - vb) - (c[0] - b[0]) * (vb - va);
+        // Rust's `/` truncates toward zero, as the GPU's divider does.
+        let one = 1i64 << PLANE_FRACTION;
+        let o = start_corner(v);
+        let start = i64::from(at[o]) * one + one / 2;
+        Some(Plane { origin: v[o], start, dx: along_x * one / area, dy: along_y * one / area })
+    }
+
+    /// The value at pixel (x, y): the start corner's plus whole steps, its integer part wrapped to
+    /// a byte (the GPU keeps 8 integer bits: a value stepped past 255 or below 0 wraps).
+    fn at(&self, x: i32, y: i32) -> u8 {
+        let v = self.start + self.dx * i64::from(x - self.origin[0]) + self.dy * i64::from(y - self.origin[1]);
+        (v >> PLANE_FRACTION) as u8
+    }
+
+    /// The planes of both coordinates of per-corner pairs (UVs).
+    fn of_pairs(v: [[i32; 2]; 3], at: [[u8; 2]; 3]) -> Option<[Plane; 2]> {
+        Some([Plane::new(v, at.map(|c| c[0]))?, Plane::new(v, at.map(|c| c[1]))?])
+    }
+
+    /// The planes of all three channels of per-corner colours.
+    fn of_triples(v: [[i32; 2]; 3], at: [[u8; 3]; 3]) -> Option<[Plane; 3]> {
+        Some([Plane::new(v, at.map(|c| c[0]))?, Plane::new(v, at.map(|c| c[1]))?, Plane::new(v, at.map(|c| c[2]))?])
+    }
+}
+
+/// The corner the GPU starts its stepping from: the leftmost, comparing the corners in packet order
+/// as the hardware does (of two with the same x, the later one when it is corner 1 or 2 against
+/// its predecessor, corner 0 against corner 2 when corner 1 lies to the right). Which corner it is
+/// matters: the truncated gradients are exact only there.
+fn start_corner(v: [[i32; 2]; 3]) -> usize {
+    let x = v.map(|p| p[0]);
+    if x[1] <= x[0] {
+        if x[2] <= x[1] {
+            2
+        } else {
+            1
+        }
+    } else if x[2] < x[0] {
+        2
+    } else {
+        0
+    }
+}
+
+/// Twice the signed area of (a, b, p): positive when p is to the left of a->b in maths orientation.
 fn cross(a: [i32; 2], b: [i32; 2], p: [i32; 2]) -> i64 {
     (b[0] as i64 - a[0] as i64) * (p[1] as i64 - a[1] as i64) - (b[1] as i64 - a[1] as i64) * (p[0] as i64 - a[0] as i64)
 }
@@ -243,6 +324,48 @@ mod tests {
         c.fill_triangle([[0, 0], [10, 0], [0, 600]], RED);
         c.fill_triangle([[0, 0], [5, 5], [10, 10]], RED);
         assert_eq!(count(&c, RED), 0);
+    }
+
+    /// Row `y` (its first `n` pixels) of the triangle (0,0), (12,0), (0,2) painted with `uv`, as
+    /// texel u numbers (each texel u painted red 40 + 80 u).
+    fn texel_row(uv: [[u8; 2]; 3], y: usize, n: usize) -> Vec<u8> {
+        let mut c = Canvas::new(12, 2, BG);
+        c.fill_textured([[0, 0], [12, 0], [0, 2]], uv, |u, _| Some([40 + 80 * u, 0, 0]));
+        (0..n).map(|x| (c.pixel(x, y)[0] - 40) / 80).collect()
+    }
+
+    #[test]
+    fn texels_follow_the_gpus_fixed_point_steps() {
+        // Corners (0,0), (12,0), (0,2) in packet order with u = 0, 2, 0 (v = 0): du/dx = 1/6 exactly,
+        // which the GPU holds as trunc(4096 / 6) = 682 in 12-bit fixed point. It starts at the
+        // leftmost corner, (0,0), with half a step added, so pixel x of row 0 takes texel
+        // floor((2048 + 682 x) / 4096):
+        //   x      0 1 2 3 4 5 6 7 8 9 10 11
+        //   GPU    0 0 0 0 1 1 1 1 1 1 2  2
+        // The exact plane floored (what the preview drew before) is floor(x / 6): 1 only from x = 6,
+        // 2 never; rounded exactly it is 1 from x = 3 and 2 from x = 9, where the truncated step
+        // (4094 and 8186, just short of 4096 and 8192) keeps the GPU on the texel before.
+        let uv = [[0, 0], [2, 0], [0, 0]];
+        assert_eq!(texel_row(uv, 0, 12), [0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 2, 2]);
+        // Row 1 (x < 6) steps from the same corner: dy = 0, so the same texels as row 0.
+        assert_eq!(texel_row(uv, 1, 6), [0, 0, 0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn gradients_truncate_toward_zero_from_the_leftmost_corner() {
+        // The same triangle with u = 2, 0, 2: du/dx = -1/6, held as -682 (toward zero, not -683),
+        // from corner (0,0) at 2 + 1/2: floor((10240 - 682 x) / 4096). At x = 3 that is 8194 (2;
+        // floored exactly, 1.5 gives 1) and at x = 9 it is 4102 (1; floored exactly, 0.5 gives 0).
+        assert_eq!(texel_row([[2, 0], [0, 0], [2, 0]], 0, 12), [2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 0, 0]);
+        // Gouraud colours step the same way: red 0, 190, 0 gives dr/dx = 190/12, held as 64853
+        // (exact 64853.33). Pixel 1 is floor((2048 + 64853) / 4096) = 16 (floored exactly, 15.83
+        // gives 15), stored as 16 >> 3 = 2 and shown widened, (2 << 3) | (2 >> 2) = 16 (not 8);
+        // pixel 3 is floor(196607 / 4096) = 47 (rounded exactly, 47.5 gives 48), stored as 5,
+        // shown as 41 (not 49).
+        let mut g = Canvas::new(12, 1, BG);
+        g.fill_shaded([[0, 0], [12, 0], [0, 2]], [[0, 0, 0], [190, 0, 0], [0, 0, 0]], None);
+        assert_eq!(g.pixel(1, 0), [16, 0, 0]);
+        assert_eq!(g.pixel(3, 0), [41, 0, 0]);
     }
 
     #[test]
