@@ -59,6 +59,11 @@ pub struct Args {
     /// imported with `--lighting`. Pictures only (not the web viewer).
     #[arg(long)]
     pub light: bool,
+    /// With --light: fog as the GTE's depth cue draws it (NCDT), from the front of the framed
+    /// character (no fog) to its back (all fog), toward the background's colour; textured triangles
+    /// fade as the console fades them (each texel times the fogged colour / 128).
+    #[arg(long, requires = "light")]
+    pub fog: bool,
     /// Camera yaw in degrees.
     #[arg(long, default_value_t = Orbit::default().yaw, allow_negative_numbers = true)]
     pub yaw: f64,
@@ -156,7 +161,7 @@ fn execute(args: Args) -> Result<(), CliError> {
         };
         eprintln!("psxanim: warning: {}: {why}; drawing it unlit", subject.source);
     }
-    let options = FrameOptions { storage, orbit: Orbit { yaw: args.yaw, pitch: args.pitch, zoom: args.zoom }, bones: args.bones, compare: args.compare, light: args.light };
+    let options = FrameOptions { storage, orbit: Orbit { yaw: args.yaw, pitch: args.pitch, zoom: args.zoom }, bones: args.bones, compare: args.compare, light: args.light, fog: args.fog };
     let bytes = if ext == "gif" {
         if range.len() > MAX_GIF_FRAMES {
             return Err(CliError::invalid(format!("--frames: {} frames; a GIF holds at most {MAX_GIF_FRAMES} (choose a range)", range.len())));

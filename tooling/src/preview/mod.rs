@@ -31,6 +31,8 @@ pub struct FrameOptions {
     pub compare: bool,
     /// Lit by `Framing::lit`'s light (tables with normals).
     pub light: bool,
+    /// With `light`: fog over the framed box's depth toward the background (`Framing::fogged`).
+    pub fog: bool,
 }
 
 /// Draws `frames` of clip `clip`, one canvas per frame (twice as wide with `compare`), handing each
@@ -44,6 +46,7 @@ pub fn for_each_frame(
 ) -> Result<(), String> {
     let framing = Framing::new(subject.bounds(), options.orbit);
     let framing = if options.light { framing.lit() } else { framing };
+    let framing = if options.fog { framing.fogged(shot::BACKGROUND).map_err(|e| format!("--fog: {e}"))? } else { framing };
     let character = match (options.compare, &subject.character) {
         (true, Some(c)) => Some(c),
         (true, None) => return Err(format!("{}: --compare needs an FBX input (compiled tables keep no float pose)", subject.source)),
