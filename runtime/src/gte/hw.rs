@@ -125,11 +125,13 @@ macro_rules! bone_light_text {
 
 /// `Cop2::rtpt_nct_range`'s loop as asm text: while RTPT runs the CPU loads the triple's normals,
 /// while NCT (NCDT with fog) runs the next triple's positions (the last triple's again at the end:
-/// nothing is read past it), results leave by `swc2`. `$9` the positions, `$16` the normals, `$10`,
-/// `$11`, `$17` SXY, SZ and colours, `$12` the triples (at least 1), `$18` the vertices to step back
-/// for one more (0: none); labels 0, 1 and 3; clobbers `$2`-`$8`, `$13`-`$15`, `$24`, `$25`.
+/// nothing is read past it), results leave by `swc2`; `$in_window` and `$between` place the last
+/// position word's load (`lw $3, 20($9)`) while the light command runs or between its colours' swc2.
+/// `$9` the positions, `$16` the normals, `$10`,
+/// `$11`, `$17` SXY, SZ and colours, `$12` the triples (at least 1), `$18` 8 x the vertices left over
+/// (0 to 2) - 24; labels 0, 1 and 3; clobbers `$2`-`$8`, `$13`-`$15`, `$24`, `$25`.
 macro_rules! rtpt_nct_text {
-    () => {
+    ($in_window:literal, $between:literal) => {
         concat!(
             "0:\n",
             "lw $13, 0($9)\n",
@@ -139,7 +141,7 @@ macro_rules! rtpt_nct_text {
             "lw $25, 16($9)\n",
             "lw $3, 20($9)\n",
             // Four of the normals' loads while RTPT runs, two between its results' swc2 (which
-            // absorb their delay); five of the next positions' while NCT runs, one between its.
+            // absorb their delay); five or six of the next positions' while NCT / NCDT runs.
             "1:\n",
             ".word {m0}\n",
             ".word {m1}\n",
@@ -154,9 +156,11 @@ macro_rules! rtpt_nct_text {
             "lw $4, 4($16)\n",
             "lw $5, 8($16)\n",
             "lw $6, 12($16)\n",
-            // The next triple's offset: 24 while one remains, else 0 (the last read again, unused).
-            "subu $13, $0, $13\n",
-            "andi $13, $13, 24\n",
+            // The next triple's offset: 24 while one remains, else 24 + $18 (onto the range's last
+            // three when one or two vertices are left, else 0: the last read again, unused).
+            "addiu $13, $13, -1\n",
+            "and $13, $13, $18\n",
+            "addiu $13, $13, 24\n",
             "addu $9, $9, $13\n",
             ".word {s0}\n",
             "lw $7, 16($16)\n",
@@ -181,25 +185,24 @@ macro_rules! rtpt_nct_text {
             "lw $15, 8($9)\n",
             "lw $24, 12($9)\n",
             "lw $25, 16($9)\n",
+            $in_window,
             "addiu $17, $17, 12\n",
             ".word {c0}\n",
-            "lw $3, 20($9)\n",
+            $between,
             ".word {c1}\n",
             "bnez $12, 1b\n",
             ".word {c2}\n",
-            // One or two vertices left ($18 = 3 minus them): the range's last three, the
-            // pointers moved back by $18 vertices ($9 still on the last triple).
-            "beqz $18, 3f\n",
-            "sll $2, $18, 2\n",
-            "subu $10, $10, $2\n",
-            "subu $11, $11, $2\n",
-            "subu $17, $17, $2\n",
-            "sll $2, $18, 3\n",
-            "subu $16, $16, $2\n",
-            "addiu $9, $9, 24\n",
-            "subu $9, $9, $2\n",
-            "move $18, $0\n",
-            "b 0b\n",
+            // One or two vertices left: one more pass over the range's last three, whose positions
+            // the last pass loaded; the other pointers moved back by 3 minus them (-$18 / 8).
+            "addiu $2, $18, 24\n",
+            "beqz $2, 3f\n",
+            "sra $2, $18, 1\n",
+            "addu $10, $10, $2\n",
+            "addu $11, $11, $2\n",
+            "addu $17, $17, $2\n",
+            "addu $16, $16, $18\n",
+            "li $18, -24\n",
+            "b 1b\n",
             "li $12, 1\n",
             "3:\n",
         )
@@ -421,7 +424,7 @@ impl Cop2 for Cop2Hardware {
         }
         let base = sxy.as_mut_ptr() as usize;
         let d = job.directions;
-        let block: [u32; 10] = [
+        let words: [u32; 10] = [
             job.vertices.as_ptr() as usize as u32,
             (job.normals.as_ptr() as usize).wrapping_sub(job.vertices.as_ptr() as usize) as u32,
             (sz.as_mut_ptr() as usize).wrapping_sub(base) as u32,
@@ -433,10 +436,17 @@ impl Cop2 for Cop2Hardware {
             d[3],
             d[4],
         ];
+        // The block the asm reads nine words of per bone, in the scratchpad (a load there takes one
+        // cycle, from main RAM five to eight): the blend stage's work area, which nothing uses until
+        // the blend stage runs, after this pass.
+        let block = crate::gte::blend::WORK_AT as *mut [u32; 10];
+        // SAFETY: the scratchpad is always-mapped RAM; the work area is 4-aligned and holds 12 words
+        // (10 written), which no reference covers while the renderer runs this pass.
+        unsafe { block.write_volatile(words) };
         // The block once with NCT and once with NCDT (fog): the command is an encoding constant, and
         // a branch per triple would cost the unfogged loop cycles.
         macro_rules! lit_block {
-            ($light:expr) => {
+            ($light:expr, $in_window:literal, $between:literal) => {
                 // SAFETY: by the caller's contract every bone's range lies in the vertices, normals, `sxy`,
                 // `sz` and `rgb` (and is empty or holds three vertices or more); reads the bone words, the
                 // matrices and `block`, writes only into those ranges. Two instructions separate each write
@@ -477,12 +487,9 @@ impl Cop2 for Cop2Hardware {
                         "addu $2, $2, $12",
                         "subu $2, $17, $2",
                         "addu $17, $10, $6",
-                        "beqz $2, 7f",
-                        "move $18, $0",
-                        "li $18, 3",
-                        "subu $18, $18, $2",
-                        "7:",
-                        rtpt_nct_text!(),
+                        "sll $18, $2, 3",
+                        "addiu $18, $18, -24",
+                        rtpt_nct_text!($in_window, $between),
                         "6:",
                         "addiu $20, $20, -1",
                         "bnez $20, 5b",
@@ -550,16 +557,18 @@ impl Cop2 for Cop2Hardware {
                         inout("$19") job.bones.as_ptr() => _,
                         inout("$20") n => _,
                         inout("$21") job.matrices.as_ptr() => _,
-                        in("$22") block.as_ptr(),
+                        in("$22") block,
                         in("$23") base,
                     );
                 }
             };
         }
+        // The last position word's load: NCDT (44 cycles) has room for it while it runs, NCT (30)
+        // not, where it goes between the colours' swc2, which absorb its delay.
         if job.fog {
-            lit_block!(cmd::NCDT)
+            lit_block!(cmd::NCDT, "lw $3, 20($9)\n", "")
         } else {
-            lit_block!(cmd::NCT)
+            lit_block!(cmd::NCT, "", "lw $3, 20($9)\n")
         }
     }
 
