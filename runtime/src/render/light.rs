@@ -275,9 +275,10 @@ fn fog_range<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, m: &Matrix, first: usiz
 /// then RTPT and NCT (NCDT with fog) per triple of its vertices (`Cop2::rtpt_nct_range`: a range whose length is no
 /// multiple of three ends with its last three again). The same SXY, SZ and colours as the two
 /// stages, which remain the definition. False (nothing done: the caller runs the two stages) unless
-/// the bone table, the vertices and the normals lie 4-aligned in memory, `rgb` is as long as `sxy`
-/// and `sz` and no bone's range has one or two vertices. The blended vertices are left to the blend
-/// stage and [`light_blended`].
+/// the bone table, the vertices and the normals lie 4-aligned in memory, `sxy`, `sz` and `rgb` hold
+/// every vertex and no bone's range has one or two vertices. The blended vertices are left to the blend
+/// stage and [`light_blended`]. On the console it overwrites the blend stage's scratchpad work area
+/// (`gte::blend::WORK_AT`, 40 bytes), as `render` may: a game keeps nothing there across it.
 #[allow(clippy::too_many_arguments)]
 pub fn project_light_rigid<B: Cop2>(
     gte: &mut Gte<B>,
@@ -294,23 +295,18 @@ pub fn project_light_rigid<B: Cop2>(
     let bones = crate::bytes::aligned_words(bytes, tables.bones_offset(), 2 * bone_count);
     let vertices = crate::bytes::aligned_words(bytes, tables.vertices_offset(), 2 * tables.vertex_count());
     let capacity = sxy.len().min(sz.len());
-    let (Some(bones), Some(vertices), Some(normals), true) = (bones, vertices, tables.normal_words(), rgb.len() >= capacity) else {
+    // Every range empty or of three vertices or more (checked at parse), inside the slices (the
+    // parser keeps each range within the vertices): all bones in one call (one asm block on the
+    // console); else the two stages do it.
+    let whole = tables.ranges_in_triples() && capacity >= tables.vertex_count() && rgb.len() >= capacity;
+    let (Some(bones), Some(vertices), Some(normals), true) = (bones, vertices, tables.normal_words(), whole) else {
         return false;
     };
-    // Every range empty or of three vertices or more, inside the slices: all bones in one call
-    // (one asm block on the console); else the two stages do it.
-    let within = capacity.min(tables.vertex_count());
-    let whole = matrices.iter().zip(bones.chunks_exact(2)).all(|(_, b)| {
-        let (first, count) = ((b[0] >> 16) as usize, (b[1] & 0xFFFF) as usize);
-        count == 0 || (count >= 3 && first + count <= within)
-    });
-    if !whole {
-        return false;
-    }
     let rows = crate::gte::rotation_words(&load_lights(gte, lighting, view));
     let job = crate::gte::LitBones { bones, matrices, directions: rows, vertices, normals, fog: lighting.fog.is_some() };
-    // SAFETY: every range was just checked against the slices (the vertices' and normals' words
-    // hold `tables.vertex_count()` vertices, `rgb` at least `capacity`).
+    // SAFETY: the parser keeps every range within `tables.vertex_count()` vertices and checked it
+    // empty or of three or more; the vertices' and normals' words hold that many vertices, `sxy`,
+    // `sz` and `rgb` at least as many (just checked).
     unsafe { gte.backend_mut().project_light_bones(&job, sxy, sz, rgb) };
     true
 }
