@@ -134,10 +134,10 @@ impl Lighting {
         Lighting { fog: Some(fog), ..self }
     }
 
-    /// LCM: row per channel, column per light; a colour byte is `LCM * IR / 4096 >> 4`. With fog
-    /// `scale` is 2 (see [`load_lights`]), else 1.
-    fn colour_matrix(&self, scale: i16) -> Rotation {
-        let c = |channel: usize, light: usize| self.lights[light].colour[channel] as i16 * 16 * scale;
+    /// LCM: row per channel, column per light; a colour byte is `LCM * IR / 4096 >> 4`: each colour
+    /// `<< shift`, 4 (x 16), with fog 5 (doubled, see [`load_lights`]).
+    fn colour_matrix(&self, shift: u32) -> Rotation {
+        let c = |channel: usize, light: usize| (self.lights[light].colour[channel] as i16) << shift;
         [[c(0, 0), c(0, 1), c(0, 2)], [c(1, 0), c(1, 1), c(1, 2)], [c(2, 0), c(2, 1), c(2, 2)]]
     }
 
@@ -145,7 +145,11 @@ impl Lighting {
     /// by MVMVA (`Gte::rotate`, the same sums; RT = the view's rotation).
     fn view_directions<B: Cop2>(&self, gte: &mut Gte<B>, view: &Matrix) -> Rotation {
         gte.set_rotation(&view.rotation);
+        // A light without colour adds nothing (its LCM column is zero): its row stays zero, unturned.
         let turned = self.lights.map(|l| {
+            if l.colour == [0; 3] {
+                return [0; 3];
+            }
             let v = gte.rotate(l.direction);
             [v.x, v.y, v.z].map(|c| c.clamp(-32768, 32767) as i16)
         });
@@ -190,9 +194,10 @@ struct Lit {
 /// colour bit for bit where IR0 is 0 (floor(floor(2y) / 2) = floor(y)), so fog nearer than `near`
 /// changes nothing. FC = the far colour x 16, in the colours' units.
 fn load_lights<B: Cop2>(gte: &mut Gte<B>, lighting: &Lighting, view: &Matrix) -> Rotation {
-    let scale = if lighting.fog.is_some() { 2 } else { 1 };
-    gte.set_color_matrix(&lighting.colour_matrix(scale));
-    let [r, g, b] = lighting.ambient.map(|c| c as i32 * 16 * scale as i32);
+    // Shifts, not multiplies (a multiply costs the console several cycles).
+    let shift = if lighting.fog.is_some() { 5 } else { 4 };
+    gte.set_color_matrix(&lighting.colour_matrix(shift));
+    let [r, g, b] = lighting.ambient.map(|c| (c as i32) << shift);
     gte.set_back_color(Vec3i32::new(r, g, b));
     match &lighting.fog {
         None => gte.set_rgbc(0),
