@@ -36,7 +36,8 @@ pub(crate) use asm_clobbering;
 /// The register operations of `Cop2::load_bone_light` as asm text: `$8` the directions' five words,
 /// `$9` the matrix (`repr(C)`: its rotation's halfword pairs are RT's words, the columns are made
 /// from them, VZ keeps a word's low half; the translation at 20); three MVMVA whose IR1..3 are
-/// packed into LLM's words; then RT and TR. Clobbers `$2`-`$8`, `$10`-`$15`, `$24`, `$25`.
+/// packed into LLM's words (TR's words loaded while the first runs); then RT and TR. Clobbers
+/// `$2`-`$15`, `$18`, `$24`, `$25`.
 macro_rules! bone_light_text {
     () => {
         concat!(
@@ -77,6 +78,10 @@ macro_rules! bone_light_text {
             "nop\n",
             "nop\n",
             ".word {mv0}\n",
+            // TR's words while the first MVMVA runs ($9 last: the matrix pointer's last use).
+            "lw $7, 20($9)\n",
+            "lw $18, 24($9)\n",
+            "lw $9, 28($9)\n",
             ".word {ir1_10}\n",
             ".word {ir2_11}\n",
             ".word {ir3_12}\n",
@@ -108,17 +113,14 @@ macro_rules! bone_light_text {
             ".word {l2_14}\n",
             ".word {l3_12}\n",
             ".word {l4_25}\n",
-            "lw $7, 20($9)\n",
-            "lw $8, 24($9)\n",
-            "lw $10, 28($9)\n",
             ".word {rt0_2}\n",
             ".word {rt1_3}\n",
             ".word {rt2_4}\n",
             ".word {rt3_5}\n",
             ".word {rt4_6}\n",
             ".word {trx_7}\n",
-            ".word {try_8}\n",
-            ".word {trz_10}\n",
+            ".word {try_18}\n",
+            ".word {trz_9}\n",
         )
     };
 }
@@ -529,8 +531,8 @@ impl Cop2 for Cop2Hardware {
                         l3_12 = const ctc2_from(12, ctrl::L31L32),
                         l4_25 = const ctc2_from(25, ctrl::L33),
                         trx_7 = const ctc2_from(7, ctrl::TRX),
-                        try_8 = const ctc2_from(8, ctrl::TRY),
-                        trz_10 = const ctc2_from(10, ctrl::TRZ),
+                        try_18 = const ctc2_from(18, ctrl::TRY),
+                        trz_9 = const ctc2_from(9, ctrl::TRZ),
                         m0 = const mtc2_from(13, data::VXY0),
                         m1 = const mtc2_from(14, data::VZ0),
                         m2 = const mtc2_from(15, data::VXY1),
