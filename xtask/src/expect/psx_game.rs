@@ -415,15 +415,15 @@ mod tests {
             (sxy, sz, rgb)
         };
         // The game's lights, its fog, and a fog whose range spans these bones' depths.
-        let spanning = light::Fog::new([200, 40, 90], 17_000, 24_000, play::PROJECTION).unwrap();
+        let spanning = light::Fog::new([200, 40, 90], 14_000, 26_000, play::PROJECTION).unwrap();
         for lighting in [play::LIGHTING, play::FOGGED_LIGHTING, play::LIGHTING.with_fog(spanning)] {
             let (one, two) = (run(&lighting, true), run(&lighting, false));
             assert!(two.2.iter().any(|&c| c != two.2[0]), "the colours vary");
             assert_eq!(one, two, "{lighting:?}");
         }
-        // The spanning fog changes some colours, not all (the nearest bones are nearer than 17,000).
+        // The spanning fog changes most colours.
         let (plain, fogged) = (run(&play::LIGHTING, true).2, run(&play::LIGHTING.with_fog(spanning), true).2);
         let changed = plain.iter().zip(&fogged).filter(|(a, b)| a != b).count();
-        assert!(changed > n / 4 && changed < n, "{changed} of {n} colours fogged");
+        assert!(changed > n / 2, "{changed} of {n} colours fogged");
     }
 }
