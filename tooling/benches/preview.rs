@@ -17,7 +17,7 @@ const FRAMES: usize = 30;
 
 fn gif(subject: &Subject, storage: StorageMode) -> usize {
     let clip = subject.clip_index("Walk").expect("fixture has Walk");
-    let options = FrameOptions { storage, orbit: Orbit::default(), bones: true, compare: false, light: false };
+    let options = FrameOptions { storage, orbit: Orbit::default(), bones: true, compare: false, light: false, fog: false };
     psxanim::preview::gif(subject, clip, 0..FRAMES, &options).expect("GIF renders").len()
 }
 
