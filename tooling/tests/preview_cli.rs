@@ -676,6 +676,20 @@ fn light_shades_the_character_as_the_console_does() {
         "{warning}"
     );
     assert_eq!(plain, unlit);
+    // --fog: the GTE's depth cue over the framed character's depth, toward the background's dark
+    // colour, darker than every lit colour here (the ambient alone is 64): every corner's colour
+    // darkens, the far side more (each material's colour times the fogged light / 128, as the GPU
+    // modulates); a few pixels where Gouraud steps round differently may not.
+    let (fogged, _) = picture(&["--light", "--fog"], &fixture(), "fogged.png");
+    let sum = |p: &image::Rgb<u8>| p.0.iter().map(|&c| c as i32).sum::<i32>();
+    let (mut darker, mut brighter) = (0, 0);
+    for (l, f) in lit.pixels().zip(fogged.pixels()) {
+        darker += usize::from(sum(f) + 12 < sum(l));
+        brighter += usize::from(sum(f) > sum(l) + 12);
+    }
+    assert!(darker > 1000 && brighter * 100 < darker, "fogged: {darker} pixels darker, {brighter} brighter");
+    let o = psxanim(&["preview", fixture().to_str().unwrap(), "--fog", "--out", dir.path().join("x.png").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "--fog without --light: {}", stderr(&o));
 }
 
 /// The web viewer's picture of a frame is the PNG `preview --out` writes for it, byte for byte: the

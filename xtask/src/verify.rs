@@ -267,6 +267,8 @@ fn run_checks(ws: &Path, o: &Options) -> Result<Report> {
     }
     if o.example == "psx-game" {
         let view = RecordView::find(&output.ram).ok();
+        let explained = expect::psx_game::known_deviations(ws, emu_name, view.as_ref(), &mut checks);
+        checks.extend(explained);
         checks.extend(expect::psx_game::cycle_checks(ws, emu_name, view.as_ref(), &o.artifacts));
         checks.extend(expect::psx_game::picture_checks(ws, emu_name, &output.screenshots, &o.artifacts));
     }

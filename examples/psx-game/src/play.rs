@@ -3,9 +3,10 @@
 //! textured and lit, the same character with one atlas texture over all of it
 //! (`textured_atlas.fbx`, as PS1 characters are usually made) walking on the left, textured and lit,
 //! and behind them the same character as one continuous skin of 2,946 vertices
-//! (`dense_character.fbx`, whose primitive runs count from several base vertices), and on the right
+//! (`dense_character.fbx`, whose primitive runs count from several base vertices), on the right
 //! the character whose Shirt repeats a checker through the GPU's texture window
-//! (`textured_tiled.fbx`, unlit, turning), under a fixed camera; and what its verification record
+//! (`textured_tiled.fbx`, unlit, turning) and, further back on the left, the painted character again
+//! walking in fog (`FOGGED_LIGHTING`), under a fixed camera; and what its verification record
 //! holds. Each textured character's textures go where its blob proposes unless another's are there (`vram::Placement::first_fit`, clear of the game's two
 //! frame buffers); the game uploads them at start-up and reads them back for the record.
 //!
@@ -16,7 +17,7 @@ use psxanim_runtime::anim::{Animator, Sampling};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::{Matrix, Vec3i16, Vec3i32};
 use psxanim_runtime::record::digest;
-use psxanim_runtime::render::light::Lighting;
+use psxanim_runtime::render::light::{Fog, Lighting};
 use psxanim_runtime::render::camera::{self, Angle, Camera};
 use psxanim_runtime::render::{self, Outcome, PoseStream, RenderError, Scratch, Stage, TriangleSink};
 use psxanim_runtime::tables::textures::{Rect, MAX_TEXTURES};
@@ -41,12 +42,20 @@ pub const CHARACTERS: [&str; 5] = ["blender_character", "dense_character", "text
 /// cool ambient.
 pub const LIGHTING: Lighting = Lighting::one(Vec3i16::new(-2365, -2365, -2365), [150, 140, 120], [56, 56, 72]);
 
+/// The same light with fog toward the background's colour from view depth 20,000 (the front row)
+/// to 60,000: the fogged actor, about 33,000 deep, is mixed about 60% of the way.
+pub const FOGGED_LIGHTING: Lighting = LIGHTING.with_fog(match Fog::new([16, 24, 64], 20_000, 60_000, PROJECTION) {
+    Ok(fog) => fog,
+    Err(_) => panic!("the game's fog range does not fit the GTE's depth cue"),
+});
+
 /// The game's two 320 x 240 frame buffers, which no texture may overlap.
 pub const FRAME_BUFFERS: [Rect; 1] = [Rect { x: 0, y: 0, w: 320, h: 480 }];
 
-/// Packet words per frame: the glTF character's 660 triangles twice and the dense one's 5,888, at most
-/// half of each facing the camera, 5 words a triangle (6 a quad), with room to spare.
-pub const PACKET_WORDS: usize = 24 * 1024;
+/// Packet words per frame: the glTF character's 660 triangles, the textured ones' four times 660 (10
+/// words a lit textured triangle, 13 a quad, 2 more a tiled packet) and the dense one's 5,888, at most
+/// half of each facing the camera, 5 words an untextured triangle (6 a quad), with room to spare.
+pub const PACKET_WORDS: usize = 32 * 1024;
 
 /// One character on stage.
 pub struct Actor {
@@ -56,14 +65,17 @@ pub struct Actor {
     pub sampling: Sampling,
     pub position: Vec3i32,
     pub yaw: Angle,
+    /// Lit with [`FOGGED_LIGHTING`] instead of [`LIGHTING`] (characters with normals only).
+    pub fogged: bool,
 }
 
-pub const ACTORS: [Actor; 5] = [
-    Actor { character: 0, clip: "Walk", sampling: Sampling::Step, position: Vec3i32::new(-3000, 0, 0), yaw: 0x2000 },
-    Actor { character: 2, clip: "Idle", sampling: Sampling::Interpolated, position: Vec3i32::new(3000, 0, 0), yaw: 0xE000 },
-    Actor { character: 1, clip: "Walk", sampling: Sampling::Interpolated, position: Vec3i32::new(0, 0, 6000), yaw: 0x1000 },
-    Actor { character: 3, clip: "Walk", sampling: Sampling::Interpolated, position: Vec3i32::new(-6500, 0, 0), yaw: 0x4000 },
-    Actor { character: 4, clip: "Turn", sampling: Sampling::Interpolated, position: Vec3i32::new(7000, 0, 0), yaw: 0xE000 },
+pub const ACTORS: [Actor; 6] = [
+    Actor { character: 0, clip: "Walk", sampling: Sampling::Step, position: Vec3i32::new(-3000, 0, 0), yaw: 0x2000, fogged: false },
+    Actor { character: 2, clip: "Idle", sampling: Sampling::Interpolated, position: Vec3i32::new(3000, 0, 0), yaw: 0xE000, fogged: false },
+    Actor { character: 1, clip: "Walk", sampling: Sampling::Interpolated, position: Vec3i32::new(0, 0, 6000), yaw: 0x1000, fogged: false },
+    Actor { character: 3, clip: "Walk", sampling: Sampling::Interpolated, position: Vec3i32::new(-6500, 0, 0), yaw: 0x4000, fogged: false },
+    Actor { character: 4, clip: "Turn", sampling: Sampling::Interpolated, position: Vec3i32::new(7000, 0, 0), yaw: 0xE000, fogged: false },
+    Actor { character: 2, clip: "Walk", sampling: Sampling::Interpolated, position: Vec3i32::new(-6500, 0, 14000), yaw: 0x3000, fogged: true },
 ];
 
 /// Cycle slots (root counter 2 ticks at `MEASURED_FRAME`): per actor its decode, pose, projection and
@@ -76,12 +88,15 @@ pub fn camera() -> Camera {
     Camera {
         view: Camera::orbit(Vec3i32::new(0, -3600, 0), 20_000, 0, 0x0400),
         center: (SCREEN.0 / 2, SCREEN.1 / 2),
-        projection: 320,
+        projection: PROJECTION,
         screen: SCREEN,
         zsf3: 36,
         near: 1000,
     }
 }
+
+/// The camera's projection distance H (the fog's DQA depends on it).
+pub const PROJECTION: u16 = 320;
 
 /// Decoder words per voice of an actor's `PoseStream` (the fixture's clips need at most 3 per animated
 /// rotation and 6 per animated translation: `tables::stream::max_words_needed`).
@@ -169,7 +184,8 @@ impl<'a> Game<'a> {
             let (tables, stream, animator) = (&self.tables[ACTORS[i].character], &mut self.streams[i], &self.animators[i]);
             sink.place_textures(self.placements[ACTORS[i].character].as_ref());
             // Characters imported with normals are lit by the scene's light.
-            scratch.lighting = tables.has_normals().then_some(LIGHTING);
+            let lighting = if ACTORS[i].fogged { FOGGED_LIGHTING } else { LIGHTING };
+            scratch.lighting = tables.has_normals().then_some(lighting);
             *outcome = render::render_streamed(gte, tables, stream, &camera, &self.worlds[i], animator, scratch, sink, &mut |s| mark(i, s));
             if let Some(words) = probe.as_deref_mut() {
                 // While the scratch still holds this actor's projected vertices.

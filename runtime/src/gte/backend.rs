@@ -191,6 +191,8 @@ pub struct LitBones<'a> {
     /// The positions' and the normals' VXY, VZ words, two a vertex.
     pub vertices: &'a [u32],
     pub normals: &'a [u32],
+    /// Depth cueing: NCDT instead of NCT (the light registers FC, DQA, DQB and RGBC already loaded).
+    pub fog: bool,
 }
 
 /// Raw access to a GTE: register transfers and commands.
@@ -236,8 +238,10 @@ pub trait Cop2 {
     /// [`rtpt_words`](Self::rtpt_words) and the light of each triple: after its RTPT, its three
     /// normals (VXY, VZ word pairs, 6 words a triple, like the positions) into V0..V2 and NCT, whose
     /// RGB0..2 (the code byte RGBC's) go to `rgb`; for as many triples as all five slices hold. NCT
-    /// is NCS of each normal in turn. Returns the number of vertices done (a multiple of three).
-    fn rtpt_nct_words(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
+    /// is NCS of each normal in turn; with `fog` NCDT instead (NCDS of each, all with the IR0 the
+    /// RTPT left: its last vertex's depth cue). Returns the number of vertices done (a multiple of
+    /// three).
+    fn rtpt_nct_words(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32], fog: bool) -> usize {
         let triples = (vertices.len() / 6).min(normals.len() / 6).min(sxy.len() / 3).min(sz.len() / 3).min(rgb.len() / 3);
         for t in 0..triples {
             let (v, n) = (&vertices[6 * t..6 * t + 6], &normals[6 * t..6 * t + 6]);
@@ -248,7 +252,11 @@ pub trait Cop2 {
             self.write_data::<{ data::VZ1 }>(n[3]);
             self.write_data::<{ data::VXY2 }>(n[4]);
             self.write_data::<{ data::VZ2 }>(n[5]);
-            self.command::<{ cmd::NCT }>();
+            if fog {
+                self.command::<{ cmd::NCDT }>();
+            } else {
+                self.command::<{ cmd::NCT }>();
+            }
             rgb[3 * t] = self.read_data::<{ data::RGB0 }>();
             rgb[3 * t + 1] = self.read_data::<{ data::RGB1 }>();
             rgb[3 * t + 2] = self.read_data::<{ data::RGB2 }>();
@@ -261,15 +269,15 @@ pub trait Cop2 {
     /// range's last three again (the same registers give the same results). Returns the number of
     /// vertices done (0 for fewer than three). This body is the definition; a backend may override
     /// it only with the same register operations.
-    fn rtpt_nct_range(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) -> usize {
+    fn rtpt_nct_range(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32], fog: bool) -> usize {
         let count = (vertices.len() / 2).min(normals.len() / 2).min(sxy.len()).min(sz.len()).min(rgb.len());
         if count < 3 {
             return 0;
         }
-        let done = self.rtpt_nct_words(&vertices[..2 * count], &normals[..2 * count], &mut sxy[..count], &mut sz[..count], &mut rgb[..count]);
+        let done = self.rtpt_nct_words(&vertices[..2 * count], &normals[..2 * count], &mut sxy[..count], &mut sz[..count], &mut rgb[..count], fog);
         if done < count {
             let last = count - 3;
-            self.rtpt_nct_words(&vertices[2 * last..2 * count], &normals[2 * last..2 * count], &mut sxy[last..count], &mut sz[last..count], &mut rgb[last..count]);
+            self.rtpt_nct_words(&vertices[2 * last..2 * count], &normals[2 * last..2 * count], &mut sxy[last..count], &mut sz[last..count], &mut rgb[last..count], fog);
         }
         count
     }
@@ -292,7 +300,7 @@ pub trait Cop2 {
             }
             self.load_bone_light(&job.directions, m);
             let (v, r) = (2 * first..2 * (first + count), first..first + count);
-            self.rtpt_nct_range(&job.vertices[v.clone()], &job.normals[v], &mut sxy[r.clone()], &mut sz[r.clone()], &mut rgb[r]);
+            self.rtpt_nct_range(&job.vertices[v.clone()], &job.normals[v], &mut sxy[r.clone()], &mut sz[r.clone()], &mut rgb[r], job.fog);
         }
     }
 

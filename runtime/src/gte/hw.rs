@@ -36,7 +36,8 @@ pub(crate) use asm_clobbering;
 /// The register operations of `Cop2::load_bone_light` as asm text: `$8` the directions' five words,
 /// `$9` the matrix (`repr(C)`: its rotation's halfword pairs are RT's words, the columns are made
 /// from them, VZ keeps a word's low half; the translation at 20); three MVMVA whose IR1..3 are
-/// packed into LLM's words; then RT and TR. Clobbers `$2`-`$8`, `$10`-`$15`, `$24`, `$25`.
+/// packed into LLM's words (TR's words loaded while the first runs); then RT and TR. Clobbers
+/// `$2`-`$15`, `$18`, `$24`, `$25`.
 macro_rules! bone_light_text {
     () => {
         concat!(
@@ -77,6 +78,10 @@ macro_rules! bone_light_text {
             "nop\n",
             "nop\n",
             ".word {mv0}\n",
+            // TR's words while the first MVMVA runs ($9 last: the matrix pointer's last use).
+            "lw $7, 20($9)\n",
+            "lw $18, 24($9)\n",
+            "lw $9, 28($9)\n",
             ".word {ir1_10}\n",
             ".word {ir2_11}\n",
             ".word {ir3_12}\n",
@@ -108,28 +113,27 @@ macro_rules! bone_light_text {
             ".word {l2_14}\n",
             ".word {l3_12}\n",
             ".word {l4_25}\n",
-            "lw $7, 20($9)\n",
-            "lw $8, 24($9)\n",
-            "lw $10, 28($9)\n",
             ".word {rt0_2}\n",
             ".word {rt1_3}\n",
             ".word {rt2_4}\n",
             ".word {rt3_5}\n",
             ".word {rt4_6}\n",
             ".word {trx_7}\n",
-            ".word {try_8}\n",
-            ".word {trz_10}\n",
+            ".word {try_18}\n",
+            ".word {trz_9}\n",
         )
     };
 }
 
 /// `Cop2::rtpt_nct_range`'s loop as asm text: while RTPT runs the CPU loads the triple's normals,
-/// while NCT runs the next triple's positions (the last triple's again at the end: nothing is read
-/// past it), results leave by `swc2`. `$9` the positions, `$16` the normals, `$10`,
-/// `$11`, `$17` SXY, SZ and colours, `$12` the triples (at least 1), `$18` the vertices to step back
-/// for one more (0: none); labels 0, 1 and 3; clobbers `$2`-`$8`, `$13`-`$15`, `$24`, `$25`.
+/// while NCT (NCDT with fog) runs the next triple's positions (the last triple's again at the end:
+/// nothing is read past it), results leave by `swc2`; `$in_window` and `$between` place the last
+/// position word's load (`lw $3, 20($9)`) while the light command runs or between its colours' swc2.
+/// `$9` the positions, `$16` the normals, `$10`,
+/// `$11`, `$17` SXY, SZ and colours, `$12` the triples (at least 1), `$18` 8 x the vertices left over
+/// (0 to 2) - 24; labels 0, 1 and 3; clobbers `$2`-`$8`, `$13`-`$15`, `$24`, `$25`.
 macro_rules! rtpt_nct_text {
-    () => {
+    ($in_window:literal, $between:literal) => {
         concat!(
             "0:\n",
             "lw $13, 0($9)\n",
@@ -139,7 +143,7 @@ macro_rules! rtpt_nct_text {
             "lw $25, 16($9)\n",
             "lw $3, 20($9)\n",
             // Four of the normals' loads while RTPT runs, two between its results' swc2 (which
-            // absorb their delay); five of the next positions' while NCT runs, one between its.
+            // absorb their delay); five or six of the next positions' while NCT / NCDT runs.
             "1:\n",
             ".word {m0}\n",
             ".word {m1}\n",
@@ -154,9 +158,11 @@ macro_rules! rtpt_nct_text {
             "lw $4, 4($16)\n",
             "lw $5, 8($16)\n",
             "lw $6, 12($16)\n",
-            // The next triple's offset: 24 while one remains, else 0 (the last read again, unused).
-            "subu $13, $0, $13\n",
-            "andi $13, $13, 24\n",
+            // The next triple's offset: 24 while one remains, else 24 + $18 (onto the range's last
+            // three when one or two vertices are left, else 0: the last read again, unused).
+            "addiu $13, $13, -1\n",
+            "and $13, $13, $18\n",
+            "addiu $13, $13, 24\n",
             "addu $9, $9, $13\n",
             ".word {s0}\n",
             "lw $7, 16($16)\n",
@@ -181,25 +187,24 @@ macro_rules! rtpt_nct_text {
             "lw $15, 8($9)\n",
             "lw $24, 12($9)\n",
             "lw $25, 16($9)\n",
+            $in_window,
             "addiu $17, $17, 12\n",
             ".word {c0}\n",
-            "lw $3, 20($9)\n",
+            $between,
             ".word {c1}\n",
             "bnez $12, 1b\n",
             ".word {c2}\n",
-            // One or two vertices left ($18 = 3 minus them): the range's last three, the
-            // pointers moved back by $18 vertices ($9 still on the last triple).
-            "beqz $18, 3f\n",
-            "sll $2, $18, 2\n",
-            "subu $10, $10, $2\n",
-            "subu $11, $11, $2\n",
-            "subu $17, $17, $2\n",
-            "sll $2, $18, 3\n",
-            "subu $16, $16, $2\n",
-            "addiu $9, $9, 24\n",
-            "subu $9, $9, $2\n",
-            "move $18, $0\n",
-            "b 0b\n",
+            // One or two vertices left: one more pass over the range's last three, whose positions
+            // the last pass loaded; the other pointers moved back by 3 minus them (-$18 / 8).
+            "addiu $2, $18, 24\n",
+            "beqz $2, 3f\n",
+            "sra $2, $18, 1\n",
+            "addu $10, $10, $2\n",
+            "addu $11, $11, $2\n",
+            "addu $17, $17, $2\n",
+            "addu $16, $16, $18\n",
+            "li $18, -24\n",
+            "b 1b\n",
             "li $12, 1\n",
             "3:\n",
         )
@@ -421,7 +426,7 @@ impl Cop2 for Cop2Hardware {
         }
         let base = sxy.as_mut_ptr() as usize;
         let d = job.directions;
-        let block: [u32; 10] = [
+        let words: [u32; 10] = [
             job.vertices.as_ptr() as usize as u32,
             (job.normals.as_ptr() as usize).wrapping_sub(job.vertices.as_ptr() as usize) as u32,
             (sz.as_mut_ptr() as usize).wrapping_sub(base) as u32,
@@ -433,122 +438,139 @@ impl Cop2 for Cop2Hardware {
             d[3],
             d[4],
         ];
-        // SAFETY: by the caller's contract every bone's range lies in the vertices, normals, `sxy`,
-        // `sz` and `rgb` (and is empty or holds three vertices or more); reads the bone words, the
-        // matrices and `block`, writes only into those ranges. Two instructions separate each write
-        // to the GTE from the command that reads it; every mfc2 and swc2 waits for its command; no
-        // loaded register is used by the instruction after its load; mflo waits for multu and no
-        // multiply follows it within two instructions.
-        unsafe {
-            asm_clobbering!(
-                ["$2", "$3", "$4", "$5", "$6", "$7", "$8", "$9", "$10", "$11", "$12", "$13", "$14", "$15", "$16", "$17", "$18", "$24", "$25"],
-                ".set push",
-                ".set noreorder",
-                // $19 the bone words, $20 the bones left, $21 the matrix, $22 the block, $23 sxy.
-                "5:",
-                "lw $2, 0($19)",
-                "lw $3, 4($19)",
-                "addiu $19, $19, 8",
-                "srl $16, $2, 16",
-                "andi $17, $3, 0xFFFF",
-                "beqz $17, 6f",
-                "addiu $8, $22, 20",
-                "move $9, $21",
-                bone_light_text!(),
-                "li $2, 0xAAAB",
-                "multu $17, $2",
-                "sll $2, $16, 3",
-                "lw $3, 0($22)",
-                "lw $4, 4($22)",
-                "addu $9, $3, $2",
-                "sll $2, $16, 2",
-                "lw $5, 8($22)",
-                "lw $6, 12($22)",
-                "addu $10, $23, $2",
-                "addu $16, $9, $4",
-                "addu $11, $10, $5",
-                "mflo $12",
-                "srl $12, $12, 17",
-                "sll $2, $12, 1",
-                "addu $2, $2, $12",
-                "subu $2, $17, $2",
-                "addu $17, $10, $6",
-                "beqz $2, 7f",
-                "move $18, $0",
-                "li $18, 3",
-                "subu $18, $18, $2",
-                "7:",
-                rtpt_nct_text!(),
-                "6:",
-                "addiu $20, $20, -1",
-                "bnez $20, 5b",
-                "addiu $21, $21, 32",
-                ".set pop",
-                rt0_10 = const ctc2_from(10, ctrl::RT11RT12),
-                rt1_11 = const ctc2_from(11, ctrl::RT13RT21),
-                rt2_12 = const ctc2_from(12, ctrl::RT22RT23),
-                rt3_13 = const ctc2_from(13, ctrl::RT31RT32),
-                rt4_14 = const ctc2_from(14, ctrl::RT33),
-                rt0_2 = const ctc2_from(2, ctrl::RT11RT12),
-                rt1_3 = const ctc2_from(3, ctrl::RT13RT21),
-                rt2_4 = const ctc2_from(4, ctrl::RT22RT23),
-                rt3_5 = const ctc2_from(5, ctrl::RT31RT32),
-                rt4_6 = const ctc2_from(6, ctrl::RT33),
-                v0_7 = const mtc2_from(7, data::VXY0),
-                z0_5 = const mtc2_from(5, data::VZ0),
-                v1_24 = const mtc2_from(24, data::VXY1),
-                z1_15 = const mtc2_from(15, data::VZ1),
-                v2_25 = const mtc2_from(25, data::VXY2),
-                z2_6 = const mtc2_from(6, data::VZ2),
-                mv0 = const cop2(MVMVA_RT_V0),
-                mv1 = const cop2(MVMVA_RT_V1),
-                mv2 = const cop2(MVMVA_RT_V2),
-                ir1_10 = const mfc2_to(10, data::IR1),
-                ir2_11 = const mfc2_to(11, data::IR2),
-                ir3_12 = const mfc2_to(12, data::IR3),
-                ir1_13 = const mfc2_to(13, data::IR1),
-                ir2_14 = const mfc2_to(14, data::IR2),
-                ir3_15 = const mfc2_to(15, data::IR3),
-                ir1_8 = const mfc2_to(8, data::IR1),
-                ir2_24 = const mfc2_to(24, data::IR2),
-                ir3_25 = const mfc2_to(25, data::IR3),
-                l0_10 = const ctc2_from(10, ctrl::L11L12),
-                l1_11 = const ctc2_from(11, ctrl::L13L21),
-                l2_14 = const ctc2_from(14, ctrl::L22L23),
-                l3_12 = const ctc2_from(12, ctrl::L31L32),
-                l4_25 = const ctc2_from(25, ctrl::L33),
-                trx_7 = const ctc2_from(7, ctrl::TRX),
-                try_8 = const ctc2_from(8, ctrl::TRY),
-                trz_10 = const ctc2_from(10, ctrl::TRZ),
-                m0 = const mtc2_from(13, data::VXY0),
-                m1 = const mtc2_from(14, data::VZ0),
-                m2 = const mtc2_from(15, data::VXY1),
-                m3 = const mtc2_from(24, data::VZ1),
-                m4 = const mtc2_from(25, data::VXY2),
-                m5 = const mtc2_from(3, data::VZ2),
-                n0 = const mtc2_from(2, data::VXY0),
-                n1 = const mtc2_from(4, data::VZ0),
-                n2 = const mtc2_from(5, data::VXY1),
-                n3 = const mtc2_from(6, data::VZ1),
-                n4 = const mtc2_from(7, data::VXY2),
-                n5 = const mtc2_from(8, data::VZ2),
-                rtpt = const cop2(cmd::RTPT),
-                nct = const cop2(cmd::NCT),
-                s0 = const swc2(10, data::SXY0, 0),
-                s1 = const swc2(10, data::SXY1, 4),
-                s2 = const swc2(10, data::SXY2, 8),
-                s3 = const swc2(11, data::SZ1, 0),
-                s4 = const swc2(11, data::SZ2, 4),
-                s5 = const swc2(11, data::SZ3, 8),
-                c0 = const swc2(17, data::RGB0, -12),
-                c1 = const swc2(17, data::RGB1, -8),
-                c2 = const swc2(17, data::RGB2, -4),
-                inout("$19") job.bones.as_ptr() => _,
-                inout("$20") n => _,
-                inout("$21") job.matrices.as_ptr() => _,
-                in("$22") block.as_ptr(),
-                in("$23") base,
-            );
+        // The block the asm reads nine words of per bone, in the scratchpad (a load there takes one
+        // cycle, from main RAM five to eight): the blend stage's work area, which nothing uses until
+        // the blend stage runs, after this pass.
+        let block = crate::gte::blend::WORK_AT as *mut [u32; 10];
+        // SAFETY: the scratchpad is always-mapped RAM; the work area is 4-aligned and holds 12 words
+        // (10 written), which no reference covers while the renderer runs this pass.
+        unsafe { block.write_volatile(words) };
+        // The block once with NCT and once with NCDT (fog): the command is an encoding constant, and
+        // a branch per triple would cost the unfogged loop cycles.
+        macro_rules! lit_block {
+            ($light:expr, $in_window:literal, $between:literal) => {
+                // SAFETY: by the caller's contract every bone's range lies in the vertices, normals, `sxy`,
+                // `sz` and `rgb` (and is empty or holds three vertices or more); reads the bone words, the
+                // matrices and `block`, writes only into those ranges. Two instructions separate each write
+                // to the GTE from the command that reads it; every mfc2 and swc2 waits for its command; no
+                // loaded register is used by the instruction after its load; mflo waits for multu and no
+                // multiply follows it within two instructions.
+                unsafe {
+                    asm_clobbering!(
+                        ["$2", "$3", "$4", "$5", "$6", "$7", "$8", "$9", "$10", "$11", "$12", "$13", "$14", "$15", "$16", "$17", "$18", "$24", "$25"],
+                        ".set push",
+                        ".set noreorder",
+                        // $19 the bone words, $20 the bones left, $21 the matrix, $22 the block, $23 sxy.
+                        "5:",
+                        "lw $2, 0($19)",
+                        "lw $3, 4($19)",
+                        "addiu $19, $19, 8",
+                        "srl $16, $2, 16",
+                        "andi $17, $3, 0xFFFF",
+                        "beqz $17, 6f",
+                        "addiu $8, $22, 20",
+                        "move $9, $21",
+                        bone_light_text!(),
+                        "li $2, 0xAAAB",
+                        "multu $17, $2",
+                        "sll $2, $16, 3",
+                        "lw $3, 0($22)",
+                        "lw $4, 4($22)",
+                        "addu $9, $3, $2",
+                        "sll $2, $16, 2",
+                        "lw $5, 8($22)",
+                        "lw $6, 12($22)",
+                        "addu $10, $23, $2",
+                        "addu $16, $9, $4",
+                        "addu $11, $10, $5",
+                        "mflo $12",
+                        "srl $12, $12, 17",
+                        "sll $2, $12, 1",
+                        "addu $2, $2, $12",
+                        "subu $2, $17, $2",
+                        "addu $17, $10, $6",
+                        "sll $18, $2, 3",
+                        "addiu $18, $18, -24",
+                        rtpt_nct_text!($in_window, $between),
+                        "6:",
+                        "addiu $20, $20, -1",
+                        "bnez $20, 5b",
+                        "addiu $21, $21, 32",
+                        ".set pop",
+                        rt0_10 = const ctc2_from(10, ctrl::RT11RT12),
+                        rt1_11 = const ctc2_from(11, ctrl::RT13RT21),
+                        rt2_12 = const ctc2_from(12, ctrl::RT22RT23),
+                        rt3_13 = const ctc2_from(13, ctrl::RT31RT32),
+                        rt4_14 = const ctc2_from(14, ctrl::RT33),
+                        rt0_2 = const ctc2_from(2, ctrl::RT11RT12),
+                        rt1_3 = const ctc2_from(3, ctrl::RT13RT21),
+                        rt2_4 = const ctc2_from(4, ctrl::RT22RT23),
+                        rt3_5 = const ctc2_from(5, ctrl::RT31RT32),
+                        rt4_6 = const ctc2_from(6, ctrl::RT33),
+                        v0_7 = const mtc2_from(7, data::VXY0),
+                        z0_5 = const mtc2_from(5, data::VZ0),
+                        v1_24 = const mtc2_from(24, data::VXY1),
+                        z1_15 = const mtc2_from(15, data::VZ1),
+                        v2_25 = const mtc2_from(25, data::VXY2),
+                        z2_6 = const mtc2_from(6, data::VZ2),
+                        mv0 = const cop2(MVMVA_RT_V0),
+                        mv1 = const cop2(MVMVA_RT_V1),
+                        mv2 = const cop2(MVMVA_RT_V2),
+                        ir1_10 = const mfc2_to(10, data::IR1),
+                        ir2_11 = const mfc2_to(11, data::IR2),
+                        ir3_12 = const mfc2_to(12, data::IR3),
+                        ir1_13 = const mfc2_to(13, data::IR1),
+                        ir2_14 = const mfc2_to(14, data::IR2),
+                        ir3_15 = const mfc2_to(15, data::IR3),
+                        ir1_8 = const mfc2_to(8, data::IR1),
+                        ir2_24 = const mfc2_to(24, data::IR2),
+                        ir3_25 = const mfc2_to(25, data::IR3),
+                        l0_10 = const ctc2_from(10, ctrl::L11L12),
+                        l1_11 = const ctc2_from(11, ctrl::L13L21),
+                        l2_14 = const ctc2_from(14, ctrl::L22L23),
+                        l3_12 = const ctc2_from(12, ctrl::L31L32),
+                        l4_25 = const ctc2_from(25, ctrl::L33),
+                        trx_7 = const ctc2_from(7, ctrl::TRX),
+                        try_18 = const ctc2_from(18, ctrl::TRY),
+                        trz_9 = const ctc2_from(9, ctrl::TRZ),
+                        m0 = const mtc2_from(13, data::VXY0),
+                        m1 = const mtc2_from(14, data::VZ0),
+                        m2 = const mtc2_from(15, data::VXY1),
+                        m3 = const mtc2_from(24, data::VZ1),
+                        m4 = const mtc2_from(25, data::VXY2),
+                        m5 = const mtc2_from(3, data::VZ2),
+                        n0 = const mtc2_from(2, data::VXY0),
+                        n1 = const mtc2_from(4, data::VZ0),
+                        n2 = const mtc2_from(5, data::VXY1),
+                        n3 = const mtc2_from(6, data::VZ1),
+                        n4 = const mtc2_from(7, data::VXY2),
+                        n5 = const mtc2_from(8, data::VZ2),
+                        rtpt = const cop2(cmd::RTPT),
+                        nct = const cop2($light),
+                        s0 = const swc2(10, data::SXY0, 0),
+                        s1 = const swc2(10, data::SXY1, 4),
+                        s2 = const swc2(10, data::SXY2, 8),
+                        s3 = const swc2(11, data::SZ1, 0),
+                        s4 = const swc2(11, data::SZ2, 4),
+                        s5 = const swc2(11, data::SZ3, 8),
+                        c0 = const swc2(17, data::RGB0, -12),
+                        c1 = const swc2(17, data::RGB1, -8),
+                        c2 = const swc2(17, data::RGB2, -4),
+                        inout("$19") job.bones.as_ptr() => _,
+                        inout("$20") n => _,
+                        inout("$21") job.matrices.as_ptr() => _,
+                        in("$22") block,
+                        in("$23") base,
+                    );
+                }
+            };
+        }
+        // The last position word's load: NCDT (44 cycles) has room for it while it runs, NCT (30)
+        // not, where it goes between the colours' swc2, which absorb its delay.
+        if job.fog {
+            lit_block!(cmd::NCDT, "lw $3, 20($9)\n", "")
+        } else {
+            lit_block!(cmd::NCT, "", "lw $3, 20($9)\n")
         }
     }
 

@@ -15,8 +15,9 @@
 //! project     RTPT three vertices at a time: rigid with one matrix per non-empty bone range,
 //!             baked with the one object matrix                       -> SXY / SZ per vertex
 //! light       rigid with normals and a `Scratch::lighting`: NCS per vertex with each bone's light
-//!             matrix ([`light`]); the rigid ranges in the projection's pass where the tables
-//!             allow (RTPT and NCT per triple, [`light::project_light_rigid`]) -> a colour per vertex
+//!             matrix ([`light`]; with fog NCDS); the rigid ranges in the projection's pass where
+//!             the tables allow (RTPT and NCT or NCDT per triple, [`light::project_light_rigid`])
+//!                                                                     -> a colour per vertex
 //! blend       rigid with a blend section: per bone pair MV_b * rel, per weight group one blended
 //!             matrix, its vertices by RTPT like a rigid range          -> SXY / SZ after the rigid ones
 //! triangles   NCLIP back-face test, AVSZ3 depth, colour               -> a TriangleSink

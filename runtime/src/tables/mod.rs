@@ -407,6 +407,8 @@ pub struct Tables<'a> {
     parents: [u8; PARENTS_KEPT],
     /// The same parents as a pose chain walks them ([`Tables::parent_steps`]).
     parent_steps: [u8; PARENTS_KEPT],
+    /// Every bone's vertex range is empty or holds three vertices or more (`Tables::ranges_in_triples`).
+    ranges_in_triples: bool,
 }
 
 /// A [`Tables::parent_steps`] entry: the bone's parent is the previous bone's (RT and TR hold it).
@@ -541,6 +543,7 @@ impl<'a> Tables<'a> {
             normals: 0,
             parents: [NO_PARENT_KEPT; PARENTS_KEPT],
             parent_steps: [STEP_ROOT; PARENTS_KEPT],
+            ranges_in_triples: false,
         };
         if h.version >= VERSION_TEXTURED {
             let (at, uvs) = (u32_at(bytes, TEXTURES_AT) as usize, u32_at(bytes, UVS_AT) as usize);
@@ -563,6 +566,7 @@ impl<'a> Tables<'a> {
             }
         }
         tables.check_bones()?;
+        tables.ranges_in_triples = (0..bone_count).all(|b| matches!(tables.bone(b).vertex_count, 0 | 3..));
         blend::check(&tables)?;
         let mut parents = [NO_PARENT_KEPT; PARENTS_KEPT];
         for (b, kept) in parents.iter_mut().enumerate().take(bone_count) {
@@ -737,6 +741,12 @@ impl<'a> Tables<'a> {
     }
 
     /// Bone `index` (< `bone_count()`; checked by `parse`, panics otherwise like slice indexing).
+    /// Whether every bone's vertex range is empty or holds three vertices or more (read once at
+    /// parse): the lit projection's pass takes such tables whole (`render::light::project_light_rigid`).
+    pub fn ranges_in_triples(&self) -> bool {
+        self.ranges_in_triples
+    }
+
     pub fn bone(&self, index: usize) -> Bone {
         assert!(index < self.bone_count);
         let o = self.bones + index * BONE_SIZE;

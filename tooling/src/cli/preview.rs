@@ -66,6 +66,11 @@ pub struct Args {
     /// imported with `--lighting`. With --serve: the viewer's light toggle starts on.
     #[arg(long)]
     pub light: bool,
+    /// With --light: fog as the GTE's depth cue draws it (NCDT), from the front of the framed
+    /// character (no fog) to its back (all fog), toward the background's colour; textured triangles
+    /// fade as the console fades them (each texel times the fogged colour / 128).
+    #[arg(long, requires = "light")]
+    pub fog: bool,
     /// Camera yaw in degrees.
     #[arg(long, default_value_t = Orbit::default().yaw, allow_negative_numbers = true)]
     pub yaw: f64,
@@ -173,7 +178,7 @@ fn execute(args: Args) -> Result<(), CliError> {
         return serve::run(
             serve::Viewer {
                 subject,
-                initial_light: LightOptions { light: args.light },
+                initial_light: LightOptions { light: args.light, fog: args.fog },
             },
             listener,
         );
@@ -245,7 +250,7 @@ fn execute(args: Args) -> Result<(), CliError> {
         },
         bones: args.bones,
         compare: args.compare,
-        light: LightOptions { light: args.light },
+        light: LightOptions { light: args.light, fog: args.fog },
     };
     let bytes = if ext == "gif" {
         if range.len() > MAX_GIF_FRAMES {

@@ -7,7 +7,7 @@
 
 use psxanim_runtime::math::{Vec3i16, Vec3i32};
 use psxanim_runtime::render::camera::Angle;
-use psxanim_runtime::render::light::Lighting;
+use psxanim_runtime::render::light::{Fog, FogError, Lighting};
 use psxanim_runtime::render::Camera;
 
 /// The console's usual 320x240 frame.
@@ -43,6 +43,8 @@ pub struct Framing {
     pub view_f64: ([[f64; 3]; 3], [f64; 3]),
     /// The light the render stages get (`preview --light`), or None: unlit.
     pub lighting: Option<Lighting>,
+    /// View-space depths of the framed box's front and back (the camera's distance -/+ its radius).
+    pub depths: (f64, f64),
 }
 
 fn degrees_to_angle(d: f64) -> Angle {
@@ -84,7 +86,7 @@ impl Framing {
         };
         let r = view.rotation.map(|row| row.map(|v| v as f64 / 4096.0));
         let t = [view.translation.x as f64, view.translation.y as f64, view.translation.z as f64];
-        Framing { camera, view_f64: (r, t), lighting: None }
+        Framing { camera, view_f64: (r, t), lighting: None, depths: (distance - radius, distance + radius) }
     }
 
     /// The same framing lit as a game might light it: one white light from the camera's upper left
@@ -100,6 +102,15 @@ impl Framing {
         let d = world.map(|c| (c / len * 4096.0).round() as i16);
         let lighting = Lighting::one(Vec3i16::new(d[0], d[1], d[2]), [112, 112, 112], [64, 64, 64]);
         Framing { lighting: Some(lighting), ..self }
+    }
+
+    /// The lit framing (see [`Framing::lit`]) with fog toward `colour` from the framed box's front
+    /// (no fog) to its back (all fog), as a game sets it (`render::light::Fog`): the console's depth
+    /// cue, so the front of the character keeps its colours and its far side fades. Unlit: as it is.
+    pub fn fogged(self, colour: [u8; 3]) -> Result<Framing, FogError> {
+        let depth = |d: f64| d.round().clamp(1.0, u16::MAX as f64) as u16;
+        let fog = Fog::new(colour, depth(self.depths.0), depth(self.depths.1), self.camera.projection)?;
+        Ok(Framing { lighting: self.lighting.map(|l| l.with_fog(fog)), ..self })
     }
 
     /// The f64 perspective projection of a model-space point: screen x, y and camera depth.

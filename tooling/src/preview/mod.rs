@@ -27,15 +27,17 @@ use crate::compile::StorageMode;
 pub struct LightOptions {
     /// Lit by `Framing::lit`'s light (tables with normals).
     pub light: bool,
+    /// With `light`: fog over the framed box's depth toward the background (`Framing::fogged`).
+    pub fog: bool,
 }
 
 impl LightOptions {
-    /// `framing` with these settings' light.
-    pub fn apply(self, framing: Framing) -> Framing {
-        if self.light {
-            framing.lit()
-        } else {
-            framing
+    /// `framing` with these settings' light and fog (or why the fog does not fit the GTE's depth cue).
+    pub fn apply(self, framing: Framing) -> Result<Framing, String> {
+        match (self.light, self.fog) {
+            (false, _) => Ok(framing),
+            (true, false) => Ok(framing.lit()),
+            (true, true) => framing.lit().fogged(shot::BACKGROUND).map_err(|e| format!("--fog: {e}")),
         }
     }
 }
@@ -61,9 +63,7 @@ pub fn for_each_frame(
     options: &FrameOptions,
     mut each: impl FnMut(Canvas) -> Result<(), String>,
 ) -> Result<(), String> {
-    let framing = options
-        .light
-        .apply(Framing::new(subject.bounds(), options.orbit));
+    let framing = options.light.apply(Framing::new(subject.bounds(), options.orbit))?;
     let character = match (options.compare, &subject.character) {
         (true, Some(c)) => Some(c),
         (true, None) => {

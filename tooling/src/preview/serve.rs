@@ -52,11 +52,18 @@ pub struct LightSetting {
 }
 
 /// Every light setting of the viewer, in the order the page shows them.
-pub const LIGHT_SETTINGS: &[LightSetting] = &[LightSetting {
-    name: "light",
-    label: "Light",
-    field: |o| &mut o.light,
-}];
+pub const LIGHT_SETTINGS: &[LightSetting] = &[
+    LightSetting {
+        name: "light",
+        label: "Light",
+        field: |o| &mut o.light,
+    },
+    LightSetting {
+        name: "fog",
+        label: "Fog",
+        field: |o| &mut o.fog,
+    },
+];
 
 /// What the viewer shows: the subject (loaded with [`Normals::Both`](super::subject::Normals), so
 /// that the light toggle draws each frame as `preview` would with and without `--light`) and the
@@ -325,9 +332,7 @@ fn console_png(subject: &Subject, query: &str) -> Result<Vec<u8>, String> {
 fn frame(subject: &Subject, query: &str) -> Result<Value, String> {
     let (clip, f, options) = view(subject, query)?;
     let storage = options.storage;
-    let framing = options
-        .light
-        .apply(Framing::new(subject.bounds(), options.orbit));
+    let framing = options.light.apply(Framing::new(subject.bounds(), options.orbit))?;
     let shot = subject.shot(clip, f, storage, &framing)?;
     let tables = subject.drawn_tables(storage, framing.lighting.is_some())?;
     // Which bone moves each triangle: the rigid range holding its first vertex.
