@@ -336,15 +336,25 @@ fn textures_all(tables: &Tables) {
     // edges, so a scratch for 1,024.
     let light = psxanim_runtime::math::Vec3i16::new(0, -2896, -2896);
     let mut lit = Box::new(psxanim_runtime::render::Scratch::<1024>::new());
-    lit.lighting = Some(psxanim_runtime::render::light::Lighting::one(light, [160, 150, 140], [40, 40, 40]));
+    let lighting = psxanim_runtime::render::light::Lighting::one(light, [160, 150, 140], [40, 40, 40]);
+    // Half the blobs (by vertex count) fogged: NCDS and the depth cue then (a range the GTE holds).
+    let fog = psxanim_runtime::render::light::Fog::new([16, 24, 64], 1000, 30_000, camera.projection);
+    lit.lighting = Some(match fog {
+        Ok(fog) if tables.vertex_count() % 2 == 1 => lighting.with_fog(fog),
+        _ => lighting,
+    });
     let _ = render_cached(&mut gte, tables, None, &camera, &placement(Vec3i32::ZERO, 0), Some(sample), &mut *lit, &mut sink, &mut |_| {});
     let mut at = 0;
     let packets = list.packets();
     while let Some(&tag) = packets.get(at) {
         let len = (tag >> 24) as usize;
-        let command = packets.get(at + 1).map_or(0, |w| w >> 24);
+        let word = |i: usize| packets.get(at + i).copied().unwrap_or(0);
+        // A tiled material's packet: its texture window, the polygon, the window reset.
+        let windowed = word(1) >> 24 == 0xE2;
+        let (command, words) = if windowed { (word(2) >> 24, len - 2) } else { (word(1) >> 24, len) };
         let known = [(0x20, 4), (0x28, 5), (0x24, 7), (0x2C, 9), (0x30, 6), (0x38, 8), (0x34, 9), (0x3C, 12)];
-        assert!(known.contains(&(command, len)), "packet {command:#x} of {len} words");
+        assert!(known.contains(&(command, words)), "packet {command:#x} of {words} words");
+        assert!(!windowed || (command & 0x04 != 0 && word(len) == psxanim_runtime::console::prim::NO_TEXTURE_WINDOW), "a windowed packet is textured and resets the window");
         at += 1 + len;
     }
 }
