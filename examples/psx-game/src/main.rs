@@ -191,13 +191,16 @@ fn main() {
         if let Some(game) = &mut game {
             let measured = frame == MEASURED_FRAME;
             let mut sink = OtSink::new(FramePackets::new(ot, packets, &mut used), Shading::Flat);
-            let started = timer::now();
-            let mut last = started;
+            let mut last = timer::now();
+            // The whole draw, summed span by span: it can outlast the 16-bit root counter's wrap
+            // (524,288 cycles), each stage does not.
+            let mut whole = 0u32;
             // The rigid ranges' projection, to which the blended vertices' stage adds.
             let mut projected = 0u32;
             let outcomes = game.draw(&mut gte, scratch, &mut sink, &mut |actor, stage| {
                 let now = timer::now();
                 let spent = now.wrapping_sub(last) as u32;
+                whole += spent;
                 let slot = match stage {
                     Stage::Bounds => None,
                     Stage::Decode => Some((0, spent)),
@@ -225,7 +228,7 @@ fn main() {
                 }
             }
             if measured {
-                record.set_cycles(SLOT_DRAW, timer::ticks_since(started) as u32);
+                record.set_cycles(SLOT_DRAW, whole + timer::now().wrapping_sub(last) as u32);
                 let frame_words = digest::packet_words(&packets[..used]);
                 for w in probe.iter().chain(&frame_words).chain(&corruption).chain(&vram) {
                     record.push(*w);

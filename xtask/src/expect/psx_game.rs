@@ -119,6 +119,8 @@ pub struct GameCycles {
     pub measured_frame: u32,
     /// Per actor: decode, bone matrices, projection and triangle stages, in CPU cycles.
     pub actors: Vec<[f64; play::STAGES]>,
+    /// The measured frame's whole draw, summed span by span on the console (it outlasts the root
+    /// counter's 16-bit wrap), the record's hashing of each actor's projected vertices included.
     pub draw_cycles: f64,
     pub cycles_per_vertex: f64,
     pub cycles_per_triangle_considered: f64,
