@@ -26,8 +26,9 @@ fn main() {
         println!("cargo:rustc-env={var}={}", blob.display());
     }
     // The 20-bone character of the forward-decoding benches (tests/fixtures/fbx/twenty_bones.fbx), and
-    // the painted character drawn textured and lit (tests/fixtures/fbx/textured_embedded.fbx, --lighting).
-    for (var, name) in [("CHARACTER_TWENTY", "twenty_bones.pxsk"), ("CHARACTER_TEXTURED", "textured_embedded.pxsk")] {
+    // the character with one atlas texture over it all, drawn textured and lit
+    // (tests/fixtures/fbx/textured_atlas.fbx, --lighting).
+    for (var, name) in [("CHARACTER_TWENTY", "twenty_bones.pxsk"), ("CHARACTER_TEXTURED", "textured_atlas.pxsk")] {
         let blob = tables.join("rigid-gte").join(name);
         if !blob.is_file() {
             panic!("{} is missing: build this example with `cargo xtask build-exe character`", blob.display());

@@ -2,7 +2,7 @@
 //!
 //! Four instances share two embedded blobs (rigid GTE and baked vertices, generated at build time by
 //! `psxanim import`, see build.rs); one stands far below the floor and is culled every frame. A fifth
-//! draws the painted character (`textured_embedded.fbx`) textured and lit: its textures are placed
+//! draws the atlas-textured character (`textured_atlas.fbx`) textured and lit: its textures are placed
 //! clear of the frame buffers (`scene::texture_placement`), uploaded at start-up through GP0
 //! (`console::gpu::load_image`) and read back through GPUREAD for the record. The camera orbits. The rigid instances pose from a pose cache built at start-up (`POSE_CACHE`, in `.bss`). The
 //! scene is `scene.rs`, shared with the host's expectation.

@@ -140,7 +140,8 @@ pub const FRAME_CODE_BITS: u32 = 16;
 pub const FRAME_CODE_BLOCK: (u16, u16) = (16, 4);
 
 /// Which table blob an instance uses: the fixture character rigid or baked, or the same character
-/// painted (`tests/fixtures/fbx/textured_embedded.fbx`, rigid, with normals), drawn textured and lit.
+/// with one atlas texture over it all (`tests/fixtures/fbx/textured_atlas.fbx`, rigid, with normals), drawn
+/// textured and lit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Model {
     Rigid,

@@ -193,7 +193,7 @@ impl Blobs {
             std::fs::read(&p).with_context(|| format!("{} is missing: run `cargo xtask build-exe character` first", p.display()))
         };
         let read_path = |p: PathBuf| std::fs::read(&p).with_context(|| format!("{} is missing: run `cargo xtask build-exe character` first", p.display()));
-        Ok(Blobs { rigid: read(STORAGES[0])?, baked: read(STORAGES[1])?, textured: read_path(textured_path(ws))?, twenty: read_path(twenty_path(ws))? })
+        Ok(Blobs { rigid: read(STORAGES[0])?, baked: read(STORAGES[1])?, textured: read_path(atlas_path(ws))?, twenty: read_path(twenty_path(ws))? })
     }
 
     /// A buffer for the rigid blob's pose cache, sized as the program sizes its static one.
