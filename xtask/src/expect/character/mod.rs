@@ -323,8 +323,8 @@ mod tests {
             let all = h.triangles[scene::TEXTURED_INSTANCE].len();
             let (lit, textured) = count(scene::TEXTURED_INSTANCE);
             assert_eq!(lit, all, "frame {frame}");
-            // (The painted character's skin is textured, its clothes keep their colours: 76 of 288.)
-            assert!(textured > all / 5, "frame {frame}: {textured} of {all} textured");
+            // (The atlas character is textured all over.)
+            assert_eq!(textured, all, "frame {frame}: {textured} of {all} textured");
             assert_eq!([0, 1, 2].map(count), [(0, 0); 3]);
         }
     }
