@@ -668,6 +668,74 @@ macro_rules! strip_front {
     };
 }
 
+/// A strip's start (`4:`): its first pair (t, b) from `$12` pushed into the SXY FIFO, their SXY
+/// addresses in `$10` and `$16`, the first quad's word into `$12`.
+macro_rules! strip_start {
+    () => {
+        concat!(
+            "4:\n",
+            "andi $10, $12, 0xFFFF\n",
+            "srl $16, $12, 16\n",
+            "addu $16, $16, $11\n",
+            ".word {p_b0}\n",
+            "addu $10, $10, $11\n",
+            ".word {p_t0}\n",
+            "lw $12, 0($9)\n",
+            "addiu $9, $9, 4\n",
+        )
+    };
+}
+
+/// A strip quad's facing test (`5:`): its new pair (t', b') from `$12`, their SXY addresses in `$14`
+/// and `$6` and their SXY words (`$5`, `$4`) pushed, NCLIP of (t, b', t'), the next word into `$12`
+/// and MAC0 into `$8` (its load delay the caller's).
+macro_rules! strip_facing {
+    () => {
+        concat!(
+            "5:\n",
+            "andi $14, $12, 0xFFFF\n",
+            "srl $6, $12, 16\n",
+            "addu $6, $6, $11\n",
+            "lw $4, 0($6)\n",
+            "addu $14, $14, $11\n",
+            "lw $5, 0($14)\n",
+            ".word {w_sxyp_4}\n",
+            ".word {w_sxyp_5}\n",
+            "addiu $13, $13, -1\n",
+            "addiu $9, $9, 4\n",
+            ".word {nclip}\n",
+            "lw $12, -4($9)\n",
+            ".word {mac0}\n",
+        )
+    };
+}
+
+/// A front strip quad's end, its words written and AVSZ4 run: its last three points from the SXY
+/// FIFO, the link, the next quad (`5:`) or run (`0:`); `12:` counts a quad the arena had no room for.
+macro_rules! strip_quad_tail {
+    () => {
+        concat!(
+            ".word {r_otz}\n",
+            ".word {s_s_t}\n",
+            ".word {s_s_b1}\n",
+            ".word {s_s_t1}\n",
+            "lui $7, {qlen}\n",
+            link!("{qw}", "2", "$7"),
+            "move $10, $14\n",
+            "bnez $13, 5b\n",
+            "move $16, $6\n",
+            "b 0f\n",
+            "nop\n",
+            "12:\n",
+            "lui $5, 2\n",
+            "addu $17, $17, $5\n",
+            "move $10, $14\n",
+            "bnez $13, 5b\n",
+            "move $16, $6\n",
+        )
+    };
+}
+
 /// A strip run's walk, entered at `4:` with `$12` its first pair (t, b) and `$9` past it; it falls
 /// through to the next run's header (`0:`) when its quads are done.
 ///
@@ -688,32 +756,11 @@ macro_rules! strip_walk {
             // ---- a strip: $12 its first pair (t, b), $9 past it. Each quad pushes its new
             // pair (b', t') into the SXY FIFO, which then holds its facing triangle (t, b',
             // t'); the previous pair's SXY addresses stay in $10 (t) and $16 (b).
-            "4:\n",
-            "andi $10, $12, 0xFFFF\n",
-            "srl $16, $12, 16\n",
-            "addu $16, $16, $11\n",
-            ".word {p_b0}\n",
-            "addu $10, $10, $11\n",
-            ".word {p_t0}\n",
-            "lw $12, 0($9)\n",
-            "addiu $9, $9, 4\n",
+            strip_start!(),
             // Quad k: $12 the pair (t', b') that ends it.
             // (The new pair by `lw` and `mtc2` to SXYP, which pushes as `lwc2` does: the
             // instructions after each load overlap it.)
-            "5:\n",
-            "andi $14, $12, 0xFFFF\n",
-            "srl $6, $12, 16\n",
-            "addu $6, $6, $11\n",
-            "lw $4, 0($6)\n",
-            "addu $14, $14, $11\n",
-            "lw $5, 0($14)\n",
-            ".word {w_sxyp_4}\n",
-            ".word {w_sxyp_5}\n",
-            "addiu $13, $13, -1\n",
-            "addiu $9, $9, 4\n",
-            ".word {nclip}\n",
-            "lw $12, -4($9)\n",
-            ".word {mac0}\n",
+            strip_facing!(),
             "nop\n",
             "bltz $8, 8f\n",
             "nop\n",
@@ -727,52 +774,15 @@ macro_rules! strip_walk {
             "8:\n",
             to_flat_strip!(unlit),
             strip_front!(unlit),
-            ".word {r_otz}\n",
-            ".word {s_s_t}\n",
-            ".word {s_s_b1}\n",
-            ".word {s_s_t1}\n",
-            "lui $7, {qlen}\n",
-            link!("{qw}", "2", "$7"),
-            "move $10, $14\n",
-            "bnez $13, 5b\n",
-            "move $16, $6\n",
-            "b 0f\n",
-            "nop\n",
-            "12:\n",
-            "lui $5, 2\n",
-            "addu $17, $17, $5\n",
-            "move $10, $14\n",
-            "bnez $13, 5b\n",
-            "move $16, $6\n",
+            strip_quad_tail!(),
         )
     };
     (lit) => {
         concat!(
-            "4:\n",
-            "andi $10, $12, 0xFFFF\n",
-            "srl $16, $12, 16\n",
-            "addu $16, $16, $11\n",
-            ".word {p_b0}\n",
-            "addu $10, $10, $11\n",
-            ".word {p_t0}\n",
-            "lw $12, 0($9)\n",
-            "addiu $9, $9, 4\n",
+            strip_start!(),
             ".word {r_sxy1_31}\n",
             // Quad k: $12 the pair (t', b') that ends it, $31 b's SXY word.
-            "5:\n",
-            "andi $14, $12, 0xFFFF\n",
-            "srl $6, $12, 16\n",
-            "addu $6, $6, $11\n",
-            "lw $4, 0($6)\n",
-            "addu $14, $14, $11\n",
-            "lw $5, 0($14)\n",
-            ".word {w_sxyp_4}\n",
-            ".word {w_sxyp_5}\n",
-            "addiu $13, $13, -1\n",
-            "addiu $9, $9, 4\n",
-            ".word {nclip}\n",
-            "lw $12, -4($9)\n",
-            ".word {mac0}\n",
+            strip_facing!(),
             "move $7, $31\n",
             "bltz $8, 8f\n",
             "move $31, $4\n",
@@ -861,23 +871,7 @@ macro_rules! strip_walk {
             "sw $8, 40($18)\n",
             "sw $8, {cache_rgb_t}($25)\n",
             "addiu $30, $9, 4\n",
-            ".word {r_otz}\n",
-            ".word {s_s_t}\n",
-            ".word {s_s_b1}\n",
-            ".word {s_s_t1}\n",
-            "lui $7, {qlen}\n",
-            link!("{qw}", "2", "$7"),
-            "move $10, $14\n",
-            "bnez $13, 5b\n",
-            "move $16, $6\n",
-            "b 0f\n",
-            "nop\n",
-            "12:\n",
-            "lui $5, 2\n",
-            "addu $17, $17, $5\n",
-            "move $10, $14\n",
-            "bnez $13, 5b\n",
-            "move $16, $6\n",
+            strip_quad_tail!(),
         )
     };
 }
