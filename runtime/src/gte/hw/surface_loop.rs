@@ -491,30 +491,9 @@ macro_rules! gouraud_sections {
             // ---- an untextured strip: the textured loop's walk, and each front quad's first two
             // points' colours are the previous quad's last two when it was a front face too
             // ($24 = 1: in $3 and $20), else made by CC; $24 = 0 otherwise.
-            "19:\n",
-            "andi $10, $12, 0xFFFF\n",
-            "srl $16, $12, 16\n",
-            "addu $16, $16, $11\n",
-            ".word {p_b0}\n",
-            "addu $10, $10, $11\n",
-            ".word {p_t0}\n",
-            "lw $12, 0($9)\n",
-            "addiu $9, $9, 4\n",
+            strip_start!("19"),
             "move $24, $0\n",
-            "20:\n",
-            "andi $14, $12, 0xFFFF\n",
-            "srl $6, $12, 16\n",
-            "addu $6, $6, $11\n",
-            "lw $4, 0($6)\n",
-            "addu $14, $14, $11\n",
-            "lw $5, 0($14)\n",
-            ".word {w_sxyp_4}\n",
-            ".word {w_sxyp_5}\n",
-            "addiu $13, $13, -1\n",
-            "addiu $9, $9, 4\n",
-            ".word {nclip}\n",
-            "lw $12, -4($9)\n",
-            ".word {mac0}\n",
+            strip_facing!("20"),
             // The front quad's first sums fill the load and branch delays (unused by a back face).
             "addu $4, $6, $2\n",
             "bltz $8, 21f\n",
@@ -671,9 +650,9 @@ macro_rules! strip_front {
 /// A strip's start (`4:`): its first pair (t, b) from `$12` pushed into the SXY FIFO, their SXY
 /// addresses in `$10` and `$16`, the first quad's word into `$12`.
 macro_rules! strip_start {
-    () => {
+    ($label:literal) => {
         concat!(
-            "4:\n",
+            $label, ":\n",
             "andi $10, $12, 0xFFFF\n",
             "srl $16, $12, 16\n",
             "addu $16, $16, $11\n",
@@ -690,9 +669,9 @@ macro_rules! strip_start {
 /// and `$6` and their SXY words (`$5`, `$4`) pushed, NCLIP of (t, b', t'), the next word into `$12`
 /// and MAC0 into `$8` (its load delay the caller's).
 macro_rules! strip_facing {
-    () => {
+    ($label:literal) => {
         concat!(
-            "5:\n",
+            $label, ":\n",
             "andi $14, $12, 0xFFFF\n",
             "srl $6, $12, 16\n",
             "addu $6, $6, $11\n",
@@ -756,11 +735,11 @@ macro_rules! strip_walk {
             // ---- a strip: $12 its first pair (t, b), $9 past it. Each quad pushes its new
             // pair (b', t') into the SXY FIFO, which then holds its facing triangle (t, b',
             // t'); the previous pair's SXY addresses stay in $10 (t) and $16 (b).
-            strip_start!(),
+            strip_start!("4"),
             // Quad k: $12 the pair (t', b') that ends it.
             // (The new pair by `lw` and `mtc2` to SXYP, which pushes as `lwc2` does: the
             // instructions after each load overlap it.)
-            strip_facing!(),
+            strip_facing!("5"),
             "nop\n",
             "bltz $8, 8f\n",
             "nop\n",
@@ -779,10 +758,10 @@ macro_rules! strip_walk {
     };
     (lit) => {
         concat!(
-            strip_start!(),
+            strip_start!("4"),
             ".word {r_sxy1_31}\n",
             // Quad k: $12 the pair (t', b') that ends it, $31 b's SXY word.
-            strip_facing!(),
+            strip_facing!("5"),
             "move $7, $31\n",
             "bltz $8, 8f\n",
             "move $31, $4\n",
