@@ -842,3 +842,40 @@ fn serve_with_light_starts_lit() {
     assert!(head.starts_with("HTTP/1.1 400"), "{head}");
     assert!(String::from_utf8_lossy(&body).contains("zoom=near is not a number"));
 }
+
+/// A model beyond baked-vertices' 512 vertices (the dense fixture's 2,946) is served in rigid-gte
+/// alone, with a note naming why, instead of refusing to serve at all.
+#[test]
+fn serve_takes_a_model_only_rigid_gte_holds() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    struct Server(std::process::Child);
+    impl Drop for Server {
+        fn drop(&mut self) {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let dense = fixture().with_file_name("dense_character.fbx");
+    let child = Command::new(env!("CARGO_BIN_EXE_psxanim"))
+        .args(["preview", dense.to_str().unwrap(), "--serve", "--port", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut server = Server(child);
+    let mut line = String::new();
+    BufReader::new(server.0.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let addr = line.split("http://").nth(1).and_then(|s| s.split('/').next()).unwrap_or_else(|| panic!("no address in {line:?}")).to_string();
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    write!(stream, "GET /api/info HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).unwrap();
+    let head_end = response.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+    let info: serde_json::Value = serde_json::from_slice(&response[head_end..]).unwrap();
+    assert_eq!(info["storages"], serde_json::json!(["rigid-gte"]), "{info}");
+    drop(server.0.stdout.take());
+    let mut note = String::new();
+    let _ = server.0.kill();
+    server.0.stderr.take().unwrap().read_to_string(&mut note).unwrap();
+    assert!(note.contains("serving rigid-gte only; baked-vertices:") && note.contains("exceed baked-vertices' limit of 512"), "{note}");
+}

@@ -161,12 +161,18 @@ fn execute(args: Args) -> Result<(), CliError> {
         }
         // Bind before the (slower) import, so a busy port is reported at once.
         let listener = serve::bind(args.port)?;
-        // Both kinds of rigid tables: the page's light toggle shows either.
-        let subject = load_subject(
-            &args,
-            &[StorageMode::RigidGte, StorageMode::BakedVertices],
-            Normals::Both,
-        )?;
+        // Both kinds of rigid tables: the page's light toggle shows either. A model only rigid-gte
+        // takes (more vertices than baked-vertices' scratch) is served in rigid-gte alone.
+        let subject = match load_subject(&args, &[StorageMode::RigidGte, StorageMode::BakedVertices], Normals::Both) {
+            Ok(subject) => subject,
+            Err(both) => match load_subject(&args, &[StorageMode::RigidGte], Normals::Both) {
+                Ok(subject) => {
+                    eprintln!("psxanim: note: serving rigid-gte only; baked-vertices: {}", both.message);
+                    subject
+                }
+                Err(_) => return Err(both),
+            },
+        };
         let addr = listener
             .local_addr()
             .map_err(|e| CliError::invalid(format!("cannot read the listening address: {e}")))?;
