@@ -53,7 +53,7 @@ extern "C" {
 #define PSXANIM_STATIC_ASSERT(c, m) typedef char psxanim_static_assert_##__LINE__[(c) ? 1 : -1]
 #endif
 
-#define PSXANIM_API_VERSION 2
+#define PSXANIM_API_VERSION 3
 
 /* Statuses. */
 #define PSXANIM_OK 0
@@ -80,7 +80,7 @@ extern "C" {
 #define PSXANIM_CONTROLLER_SIZE 11372
 #define PSXANIM_CHARACTER_SIZE 252
 #define PSXANIM_ACTOR_SIZE 1740
-#define PSXANIM_SCRATCH_SIZE 25640
+#define PSXANIM_SCRATCH_SIZE 25660
 
 typedef struct psxanim_animbin { uint32_t opaque[PSXANIM_ANIMBIN_SIZE / 4]; } psxanim_animbin;
 typedef struct psxanim_controller { uint32_t opaque[PSXANIM_CONTROLLER_SIZE / 4]; } psxanim_controller;

@@ -712,7 +712,10 @@ fn viewer_picture_is_the_preview_png_byte_for_byte_textured_lit_and_unlit() {
     let info = json(&respond(&viewer, "/api/info"));
     assert_eq!(
         info["light"],
-        serde_json::json!([{ "name": "light", "label": "Light", "on": false }])
+        serde_json::json!([
+            { "name": "light", "label": "Light", "on": false },
+            { "name": "fog", "label": "Fog", "on": false }
+        ])
     );
     assert_eq!(
         info["lightable"],
