@@ -177,28 +177,12 @@ macro_rules! quad_colours {
     };
 }
 
-/// A front strip quad's command with the neutral colour (the unlit loop's; the lit loop's strips
-/// write their colours in `strip_walk`). Clobbers `$5`.
-macro_rules! strip_colours {
-    (unlit) => {
-        concat!("lui $5, {cmd4}\n", "ori $5, $5, {neutral}\n", "sw $5, 4($18)\n")
-    };
-}
-
 /// The branch from a front face's first instruction to its untextured section (lit: POLY_G3 / G4,
 /// unlit: POLY_F3 / F4) when the run's first UV addend (`$24`) is [`NO_TEXTURE`]; the section's
 /// first instruction is the branch's delay slot.
 macro_rules! to_gouraud {
     ($v:tt, $label:literal) => {
         concat!("bltz $24, ", $label, "\n")
-    };
-}
-
-/// The unlit loop's branch from a front strip quad's first instruction to its flat section (`18:`)
-/// when the run is untextured; the lit loop walks such strips apart (`gouraud_strip`).
-macro_rules! to_flat_strip {
-    (unlit) => {
-        "bltz $24, 18f\n"
     };
 }
 
@@ -605,48 +589,6 @@ macro_rules! gouraud_sections {
     };
 }
 
-/// A front textured strip quad's depths, AVSZ4, UV words, command and first point (the unlit loop's),
-/// drawn b, t, b', t' ($16, $10, $6, $14); its first instruction is the to_flat_strip branch's
-/// delay slot.
-macro_rules! strip_front {
-    (unlit) => {
-        concat!(
-            "addu $4, $16, $15\n",
-            "addu $5, $10, $15\n",
-            ".word {l_sz0_4}\n",
-            "addu $7, $6, $15\n",
-            ".word {l_sz1_5}\n",
-            "addu $8, $14, $15\n",
-            ".word {l_sz2_7}\n",
-            "addu $4, $16, $20\n",
-            ".word {l_sz3_8}\n",
-            "addu $5, $10, $20\n",
-            "sltiu $8, $19, {qw}\n",
-            ".word {avsz4}\n",
-            "bnez $8, 12f\n",
-            "addu $7, $6, $20\n",
-            "lw $4, 0($4)\n",
-            "lw $5, 0($5)\n",
-            "lw $7, 0($7)\n",
-            "addu $4, $4, $24\n",
-            "sw $4, {qu0}($18)\n",
-            "addu $8, $14, $20\n",
-            "lw $8, 0($8)\n",
-            "addu $5, $5, $3\n",
-            "sw $5, {qu1}($18)\n",
-            "addu $7, $7, $24\n",
-            "andi $7, $7, 0xFFFF\n",
-            "sw $7, {qu2}($18)\n",
-            "addu $8, $8, $24\n",
-            "andi $8, $8, 0xFFFF\n",
-            "sw $8, {qu3}($18)\n",
-            "lw $4, 0($16)\n",
-            strip_colours!(unlit),
-            "sw $4, 8($18)\n",
-        )
-    };
-}
-
 /// A strip's start (`4:`): its first pair (t, b) from `$12` pushed into the SXY FIFO, their SXY
 /// addresses in `$10` and `$16`, the first quad's word into `$12`.
 macro_rules! strip_start {
@@ -751,8 +693,44 @@ macro_rules! strip_walk {
             // A front-facing strip quad, drawn b, t, b', t': SZ0..3 in that order, AVSZ4; b's
             // SXY from memory (the FIFO has moved past it), t, b', t' from SXY0..2.
             "8:\n",
-            to_flat_strip!(unlit),
-            strip_front!(unlit),
+            // A flat (untextured) run's quad to its section (`18:`), its first instruction in the
+            // branch's delay slot; else the textured quad's depths, AVSZ4, UV words, command (the
+            // neutral colour) and first point.
+            "bltz $24, 18f\n",
+            "addu $4, $16, $15\n",
+            "addu $5, $10, $15\n",
+            ".word {l_sz0_4}\n",
+            "addu $7, $6, $15\n",
+            ".word {l_sz1_5}\n",
+            "addu $8, $14, $15\n",
+            ".word {l_sz2_7}\n",
+            "addu $4, $16, $20\n",
+            ".word {l_sz3_8}\n",
+            "addu $5, $10, $20\n",
+            "sltiu $8, $19, {qw}\n",
+            ".word {avsz4}\n",
+            "bnez $8, 12f\n",
+            "addu $7, $6, $20\n",
+            "lw $4, 0($4)\n",
+            "lw $5, 0($5)\n",
+            "lw $7, 0($7)\n",
+            "addu $4, $4, $24\n",
+            "sw $4, {qu0}($18)\n",
+            "addu $8, $14, $20\n",
+            "lw $8, 0($8)\n",
+            "addu $5, $5, $3\n",
+            "sw $5, {qu1}($18)\n",
+            "addu $7, $7, $24\n",
+            "andi $7, $7, 0xFFFF\n",
+            "sw $7, {qu2}($18)\n",
+            "addu $8, $8, $24\n",
+            "andi $8, $8, 0xFFFF\n",
+            "sw $8, {qu3}($18)\n",
+            "lw $4, 0($16)\n",
+            "lui $5, {cmd4}\n",
+            "ori $5, $5, {neutral}\n",
+            "sw $5, 4($18)\n",
+            "sw $4, 8($18)\n",
             strip_quad_tail!(),
         )
     };
