@@ -11,6 +11,16 @@ const MODEL: &str = "assets/character.fbx";
 const TOOLING: &str = r#"{{tooling}}"#;
 
 fn main() {
+    // `import --rust` names its outputs and the blob's static after the model's file (character.rs,
+    // CHARACTER), which src/main.rs includes and uses.
+    let stem = std::path::Path::new(MODEL).file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+    if stem != "character" {
+        panic!(
+            "{MODEL}: src/main.rs includes character.rs and uses CHARACTER, the names `psxanim import --rust` gives \
+             a model file named character.*: name it assets/character.<its extension> (a .gltf's buffers and \
+             images keep their own names)"
+        );
+    }
     println!("cargo:rerun-if-changed={MODEL}");
     println!("cargo:rerun-if-env-changed=PSXANIM");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));

@@ -217,3 +217,32 @@ fn blended_normals_turn_with_the_blended_matrix() {
     assert_eq!(moved, 0, "every blended vertex lit with its group's matrix");
     assert!(differ > 0, "the bent joints' colours depend on the blend");
 }
+
+/// Fog over blended vertices: the blend's register operations run INTPL with FC holding a matrix
+/// column, so the light stage must give FC back the far colour before each group's NCDS. Fog that is
+/// whole in front of the character (IR0 = 4096 for every vertex) turns every colour, the blended
+/// vertices' among them, into the far colour (within the step NCDS's truncation may take off).
+#[test]
+fn full_fog_gives_blended_vertices_the_far_colour() {
+    use psxanim_runtime::render::bones;
+    use psxanim_runtime::render::light::{light_rigid, Fog};
+    use psxanim_runtime::tables::BoneSample;
+    let dir = tempfile::tempdir().unwrap();
+    let blob = import("character", &["--storage", "rigid-gte", "--lighting"], dir.path()).unwrap();
+    let t = Tables::parse(&blob).unwrap();
+    assert!(t.blend_group_count() > 0, "two influences are the default");
+    let mut samples = vec![BoneSample::default(); t.bone_count()];
+    t.decode_pose(t.find_clip("Walk").unwrap(), 12, &mut samples).unwrap();
+    let camera = front_camera();
+    let mut gte = Gte::with_backend(GteModel::default());
+    let mut matrices = vec![Matrix::IDENTITY; t.bone_count()];
+    bones::bone_matrices(&mut gte, &t, &samples, &camera.view, &mut matrices);
+    let far = [40, 90, 200];
+    let fog = Fog::new(far, 100, 200, camera.projection).expect("a range the GTE's DQA holds");
+    let lighting = Lighting::one(Vec3i16::new(2365, -2365, -2365), [160, 160, 160], [8, 8, 8]).with_fog(fog);
+    let mut rgb = vec![0u32; t.vertex_count()];
+    light_rigid(&mut gte, &t, &lighting, &camera.view, &matrices, &mut rgb);
+    let near_far = |c: u32| (0..3).all(|k| (((c >> (8 * k)) & 0xFF) as i32 - far[k] as i32).abs() <= 1);
+    let wrong: Vec<usize> = (0..t.vertex_count()).filter(|&v| !near_far(rgb[v])).collect();
+    assert!(wrong.is_empty(), "{} of {} vertices not the far colour (first {:?}: {:#08x})", wrong.len(), t.vertex_count(), wrong.first(), wrong.first().map_or(0, |&v| rgb[v]));
+}

@@ -163,7 +163,7 @@ impl Lighting {
 /// each range's vertices go in threes from its first (its last three again for a remainder), each
 /// three fogged by its last vertex's depth cue: what RTPT + NCDT give the projection's pass.
 pub fn light_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lighting: &Lighting, view: &Matrix, matrices: &[Matrix], rgb: &mut [u32]) {
-    let lit = Lit { directions: load_lights(gte, lighting, view), fog: lighting.fog.is_some() };
+    let lit = Lit { directions: load_lights(gte, lighting, view), fog: lighting.fog };
     for bone in 0..tables.bone_count() {
         let b = tables.bone(bone);
         light_range(gte, tables, &lit, matrices.get(bone), b.first_vertex as usize, b.vertex_count as usize, rgb);
@@ -175,15 +175,15 @@ pub fn light_rigid<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lighting: &Lighti
 /// callers.
 pub fn light_blended<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lighting: &Lighting, view: &Matrix, matrices: &[Matrix], rgb: &mut [u32]) {
     if tables.blend_group_count() != 0 {
-        let lit = Lit { directions: load_lights(gte, lighting, view), fog: lighting.fog.is_some() };
+        let lit = Lit { directions: load_lights(gte, lighting, view), fog: lighting.fog };
         light_groups(gte, tables, &lit, matrices, rgb);
     }
 }
 
-/// What the light stage's ranges share: the lights' view-space directions and whether fog is on.
+/// What the light stage's ranges share: the lights' view-space directions and the fog.
 struct Lit {
     directions: Rotation,
-    fog: bool,
+    fog: Option<Fog>,
 }
 
 /// LCM, BK and RGBC (code 0) for `lighting`, with fog FC, DQA and DQB too; the lights'
@@ -203,12 +203,17 @@ fn load_lights<B: Cop2>(gte: &mut Gte<B>, lighting: &Lighting, view: &Matrix) ->
         None => gte.set_rgbc(0),
         Some(fog) => {
             gte.set_rgbc(0x0080_8080);
-            let [r, g, b] = fog.colour.map(|c| c as i32 * 16);
-            gte.set_far_color(Vec3i32::new(r, g, b));
+            load_far_colour(gte, fog);
             gte.set_depth_cue(fog.dqa, fog.dqb);
         }
     }
     lighting.view_directions(gte, view)
+}
+
+/// FC = the fog's far colour x 16, in the colours' units.
+fn load_far_colour<B: Cop2>(gte: &mut Gte<B>, fog: &Fog) {
+    let [r, g, b] = fog.colour.map(|c| c as i32 * 16);
+    gte.set_far_color(Vec3i32::new(r, g, b));
 }
 
 /// LLM for the bone whose model-view matrix is `m`: the directions times its rotation (three MVMVA
@@ -226,7 +231,7 @@ fn light_range<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lit: &Lit, m: Option<
     load_light_matrix(gte, &lit.directions, m);
     let end = (first + count).min(rgb.len()).min(tables.vertex_count());
     let Some(out) = rgb.get_mut(first..end) else { return };
-    if lit.fog {
+    if lit.fog.is_some() {
         return fog_range(gte, tables, m, first, out);
     }
     // The normals as the GTE's words when the blob is aligned in memory (the console's is).
@@ -250,6 +255,10 @@ fn light_range<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lit: &Lit, m: Option<
 fn light_groups<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lit: &Lit, matrices: &[Matrix], rgb: &mut [u32]) {
     for group in 0..tables.blend_group_count() {
         let m = super::blend::group_matrix(gte, tables, matrices, group);
+        // The blend's INTPL runs with FC = a matrix column: the fog's far colour back for NCDS.
+        if let Some(fog) = &lit.fog {
+            load_far_colour(gte, fog);
+        }
         let g = tables.blend_group(group);
         light_range(gte, tables, lit, m.as_ref(), g.first_vertex as usize, g.vertex_count as usize, rgb);
     }
