@@ -10,7 +10,7 @@ use psxanim_runtime::render::camera::placement;
 use psxanim_runtime::render::light::{modulate, Lighting};
 use psxanim_runtime::render::{render, DrawnTriangle, Outcome, Scratch, TriangleSink};
 use psxanim_runtime::anim::FrameSample;
-use psxanim_runtime::tables::{TableError, Tables, NORMALS_AT, VERSION_TEXTURED};
+use psxanim_runtime::tables::{TableError, Tables, FLAGS_AT, FLAG_NORMALS_PACKED, NORMALS_AT, VERSION_TEXTURED};
 
 mod import_support;
 use import_support::front_camera;
@@ -53,22 +53,92 @@ fn normals_are_unit_vectors_in_bone_space_and_a_damaged_one_is_refused() {
         let len2 = [n.x, n.y, n.z].iter().map(|&c| c as i64 * c as i64).sum::<i64>();
         assert!((len2 - 4096 * 4096).abs() <= 3 * 4096 + 3, "vertex {v}: {n:?}");
     }
-    let normals = u32::from_le_bytes(blob[NORMALS_AT..NORMALS_AT + 4].try_into().unwrap()) as usize;
-    let mut damaged = blob.clone();
-    damaged[normals + 8..normals + 10].copy_from_slice(&0i16.to_le_bytes());
-    damaged[normals + 10..normals + 12].copy_from_slice(&0i16.to_le_bytes());
-    damaged[normals + 12..normals + 14].copy_from_slice(&100i16.to_le_bytes());
-    assert!(matches!(Tables::parse(&damaged), Err(TableError::BadNormal { offset, .. }) if offset == normals + 8));
-    // The longest normal a damaged blob can hold (the fuzzer's find: its squared length overflows i32).
-    for c in 0..3 {
-        damaged[normals + 8 + 2 * c..normals + 10 + 2 * c].copy_from_slice(&i16::MIN.to_le_bytes());
+    // Packed: x | y in the normals section, z in each vertex's fourth halfword.
+    assert_eq!(word(&blob, FLAGS_AT), FLAG_NORMALS_PACKED);
+    let (normals, vertices) = (word(&blob, NORMALS_AT) as usize, word(&blob, 44) as usize);
+    for v in 0..t.vertex_count() {
+        let z = i16::from_le_bytes([blob[vertices + 8 * v + 6], blob[vertices + 8 * v + 7]]);
+        assert_eq!(z, t.vertex_normal(v).z, "vertex {v}");
     }
-    assert!(matches!(Tables::parse(&damaged), Err(TableError::BadNormal { offset, .. }) if offset == normals + 8));
+    // Vertex 1's normal made (0, 0, 100): refused at its normal's offset.
+    let mut damaged = blob.clone();
+    damaged[normals + 4..normals + 8].copy_from_slice(&[0; 4]);
+    damaged[vertices + 14..vertices + 16].copy_from_slice(&100i16.to_le_bytes());
+    assert!(matches!(Tables::parse(&damaged), Err(TableError::BadNormal { offset, .. }) if offset == normals + 4));
+    // The longest normal a damaged blob can hold (the fuzzer's find: its squared length overflows i32).
+    damaged[normals + 4..normals + 8].copy_from_slice(&[0, 0x80, 0, 0x80]);
+    damaged[vertices + 14..vertices + 16].copy_from_slice(&i16::MIN.to_le_bytes());
+    assert!(matches!(Tables::parse(&damaged), Err(TableError::BadNormal { offset, .. }) if offset == normals + 4));
+    // A flag this reader does not know, or a flag without normals, is refused at the flags word.
+    let mut flagged = blob.clone();
+    flagged[FLAGS_AT..FLAGS_AT + 4].copy_from_slice(&3u32.to_le_bytes());
+    assert!(matches!(Tables::parse(&flagged), Err(TableError::BadNormal { offset: FLAGS_AT, .. })));
+    flagged[FLAGS_AT..FLAGS_AT + 4].copy_from_slice(&1u32.to_le_bytes());
+    flagged[NORMALS_AT..NORMALS_AT + 4].copy_from_slice(&[0; 4]);
+    assert!(matches!(Tables::parse(&flagged), Err(TableError::BadNormal { offset: FLAGS_AT, .. })));
     // Without --lighting nothing changes; baked-vertices refuses it, saying why.
     let plain = import("character", &["--storage", "rigid-gte"], &dir.path().join("plain")).unwrap();
     assert!(!Tables::parse(&plain).unwrap().has_normals());
     let err = import("character", &["--storage", "baked-vertices", "--lighting"], &dir.path().join("baked")).unwrap_err();
     assert!(err.contains("--lighting") && err.contains("rigid-gte"), "{err}");
+}
+
+fn word(blob: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(blob[at..at + 4].try_into().unwrap())
+}
+
+/// `blob` (packed normals) in the layout written before the flag: an unpacked normals section (x, y,
+/// z, 0 a vertex) appended, the vertices' fourth halfwords zero, the flags word zero.
+fn unpacked(blob: &[u8]) -> Vec<u8> {
+    let t = Tables::parse(blob).unwrap();
+    let vertices = word(blob, 44) as usize;
+    let mut old = blob.to_vec();
+    for v in 0..t.vertex_count() {
+        old[vertices + 8 * v + 6..vertices + 8 * v + 8].copy_from_slice(&[0, 0]);
+    }
+    let at = old.len();
+    for v in 0..t.vertex_count() {
+        let n = t.vertex_normal(v);
+        for c in [n.x, n.y, n.z, 0] {
+            old.extend_from_slice(&c.to_le_bytes());
+        }
+    }
+    let size = old.len() as u32;
+    old[32..36].copy_from_slice(&size.to_le_bytes());
+    old[NORMALS_AT..NORMALS_AT + 4].copy_from_slice(&(at as u32).to_le_bytes());
+    old[FLAGS_AT..FLAGS_AT + 4].copy_from_slice(&[0; 4]);
+    old
+}
+
+/// A blob written before normals were packed is still read, its normals the same, and drawn lit
+/// with the same colours (by the light stage: the fused pass needs the packed layout), fogged too.
+#[test]
+fn unpacked_normals_are_read_and_lit_as_packed_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let blob = import("character", &["--storage", "rigid-gte", "--lighting"], dir.path()).unwrap();
+    let old = unpacked(&blob);
+    let (t, u) = (Tables::parse(&blob).unwrap(), Tables::parse(&old).unwrap());
+    assert!(u.has_normals() && u.normal_xy_words().is_none() && t.normal_xy_words().is_some());
+    assert!((0..t.vertex_count()).all(|v| t.vertex_normal(v) == u.vertex_normal(v) && t.vertex(v) == u.vertex(v)));
+    let light = Lighting::one(Vec3i16::new(-2365, -2365, -2365), [150, 120, 90], [30, 30, 40]);
+    let fog = psxanim_runtime::render::light::Fog::new([20, 30, 90], 1500, 6000, 300).unwrap();
+    for lighting in [light, light.with_fog(fog)] {
+        let draw = |tables: &Tables| {
+            let mut gte = Gte::with_backend(GteModel::default());
+            let camera = front_camera();
+            camera.load(&mut gte);
+            let mut scratch = Box::<Scratch<1024>>::new(Scratch::new());
+            scratch.lighting = Some(lighting);
+            let mut sink = Collect(Vec::new());
+            let sample = FrameSample { clip: 0, frame: 3, next: 4, weight: 1000 };
+            let outcome = render(&mut gte, tables, &camera, &placement(Vec3i32::ZERO, 300), Some(sample), &mut scratch, &mut sink, &mut |_| {});
+            assert!(matches!(outcome, Ok(Outcome::Drawn(_))), "{outcome:?}");
+            sink.0
+        };
+        let (packed, old) = (draw(&t), draw(&u));
+        assert!(!packed.is_empty() && packed.iter().all(|t| t.rgb.is_some()));
+        assert_eq!(packed, old);
+    }
 }
 
 #[test]

@@ -188,8 +188,9 @@ pub struct LitBones<'a> {
     pub matrices: &'a [Matrix],
     /// RT's five words of the lights' view-space directions (rows).
     pub directions: [u32; 5],
-    /// The positions' and the normals' VXY, VZ words, two a vertex.
+    /// The positions' VXY, VZ words, two a vertex; each VZ word's high half is the vertex's normal's z.
     pub vertices: &'a [u32],
+    /// The normals' x | y << 16, one word a vertex (packed normals).
     pub normals: &'a [u32],
     /// Depth cueing: NCDT instead of NCT (the light registers FC, DQA, DQB and RGBC already loaded).
     pub fog: bool,
@@ -236,22 +237,23 @@ pub trait Cop2 {
     }
 
     /// [`rtpt_words`](Self::rtpt_words) and the light of each triple: after its RTPT, its three
-    /// normals (VXY, VZ word pairs, 6 words a triple, like the positions) into V0..V2 and NCT, whose
+    /// normals into V0..V2 (VXY the normal's word, one a vertex; VZ its position's VZ word shifted
+    /// right 16: packed normals keep z in the position word's high half) and NCT, whose
     /// RGB0..2 (the code byte RGBC's) go to `rgb`; for as many triples as all five slices hold. NCT
     /// is NCS of each normal in turn; with `fog` NCDT instead (NCDS of each, all with the IR0 the
     /// RTPT left: its last vertex's depth cue). Returns the number of vertices done (a multiple of
     /// three).
     fn rtpt_nct_words(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32], fog: bool) -> usize {
-        let triples = (vertices.len() / 6).min(normals.len() / 6).min(sxy.len() / 3).min(sz.len() / 3).min(rgb.len() / 3);
+        let triples = (vertices.len() / 6).min(normals.len() / 3).min(sxy.len() / 3).min(sz.len() / 3).min(rgb.len() / 3);
         for t in 0..triples {
-            let (v, n) = (&vertices[6 * t..6 * t + 6], &normals[6 * t..6 * t + 6]);
+            let (v, n) = (&vertices[6 * t..6 * t + 6], &normals[3 * t..3 * t + 3]);
             rtpt_registers(self, [v[0], v[1], v[2], v[3], v[4], v[5]], &mut sxy[3 * t..3 * t + 3], &mut sz[3 * t..3 * t + 3]);
             self.write_data::<{ data::VXY0 }>(n[0]);
-            self.write_data::<{ data::VZ0 }>(n[1]);
-            self.write_data::<{ data::VXY1 }>(n[2]);
-            self.write_data::<{ data::VZ1 }>(n[3]);
-            self.write_data::<{ data::VXY2 }>(n[4]);
-            self.write_data::<{ data::VZ2 }>(n[5]);
+            self.write_data::<{ data::VZ0 }>(v[1] >> 16);
+            self.write_data::<{ data::VXY1 }>(n[1]);
+            self.write_data::<{ data::VZ1 }>(v[3] >> 16);
+            self.write_data::<{ data::VXY2 }>(n[2]);
+            self.write_data::<{ data::VZ2 }>(v[5] >> 16);
             if fog {
                 self.command::<{ cmd::NCDT }>();
             } else {
@@ -270,14 +272,14 @@ pub trait Cop2 {
     /// vertices done (0 for fewer than three). This body is the definition; a backend may override
     /// it only with the same register operations.
     fn rtpt_nct_range(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32], fog: bool) -> usize {
-        let count = (vertices.len() / 2).min(normals.len() / 2).min(sxy.len()).min(sz.len()).min(rgb.len());
+        let count = (vertices.len() / 2).min(normals.len()).min(sxy.len()).min(sz.len()).min(rgb.len());
         if count < 3 {
             return 0;
         }
-        let done = self.rtpt_nct_words(&vertices[..2 * count], &normals[..2 * count], &mut sxy[..count], &mut sz[..count], &mut rgb[..count], fog);
+        let done = self.rtpt_nct_words(&vertices[..2 * count], &normals[..count], &mut sxy[..count], &mut sz[..count], &mut rgb[..count], fog);
         if done < count {
             let last = count - 3;
-            self.rtpt_nct_words(&vertices[2 * last..2 * count], &normals[2 * last..2 * count], &mut sxy[last..count], &mut sz[last..count], &mut rgb[last..count], fog);
+            self.rtpt_nct_words(&vertices[2 * last..2 * count], &normals[last..count], &mut sxy[last..count], &mut sz[last..count], &mut rgb[last..count], fog);
         }
         count
     }
@@ -290,7 +292,7 @@ pub trait Cop2 {
     ///
     /// # Safety
     /// Every bone's range (`first .. first + count`, from its two words) is empty or holds three
-    /// vertices or more, within the vertices and normals (two words a vertex) and `sxy`, `sz` and
+    /// vertices or more, within the vertices (two words a vertex), the normals (one) and `sxy`, `sz` and
     /// `rgb` (the console reads and writes without checking).
     unsafe fn project_light_bones(&mut self, job: &LitBones, sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32]) {
         for (m, bone) in job.matrices.iter().zip(job.bones.chunks_exact(2)) {
@@ -300,7 +302,7 @@ pub trait Cop2 {
             }
             self.load_bone_light(&job.directions, m);
             let (v, r) = (2 * first..2 * (first + count), first..first + count);
-            self.rtpt_nct_range(&job.vertices[v.clone()], &job.normals[v], &mut sxy[r.clone()], &mut sz[r.clone()], &mut rgb[r], job.fog);
+            self.rtpt_nct_range(&job.vertices[v], &job.normals[r.clone()], &mut sxy[r.clone()], &mut sz[r.clone()], &mut rgb[r], job.fog);
         }
     }
 

@@ -125,15 +125,17 @@ macro_rules! bone_light_text {
     };
 }
 
-/// `Cop2::rtpt_nct_range`'s loop as asm text: while RTPT runs the CPU loads the triple's normals,
-/// while NCT (NCDT with fog) runs the next triple's positions (the last triple's again at the end:
-/// nothing is read past it), results leave by `swc2`; `$in_window` and `$between` place the last
-/// position word's load (`lw $3, 20($9)`) while the light command runs or between its colours' swc2.
-/// `$9` the positions, `$16` the normals, `$10`,
+/// `Cop2::rtpt_nct_range`'s loop as asm text. While RTPT runs the CPU loads the triple's three
+/// normal words (x | y) and the next triple's first position word, and shifts each normal's z out of
+/// its position's VZ word (packed normals); while NCT (NCDT with fog) runs, the next triple's other
+/// five position words (the last triple's again at the end: nothing is read past the range, see
+/// below), and steps to the triple after. Results leave by `swc2`. Per triple 9 loads from main RAM,
+/// four in RTPT's 23 cycles, five in NCT's 30.
+/// `$9` the position words of the triple after the one in the registers, `$16` the normals, `$10`,
 /// `$11`, `$17` SXY, SZ and colours, `$12` the triples (at least 1), `$18` 8 x the vertices left over
 /// (0 to 2) - 24; labels 0, 1 and 3; clobbers `$2`-`$8`, `$13`-`$15`, `$24`, `$25`.
 macro_rules! rtpt_nct_text {
-    ($in_window:literal, $between:literal) => {
+    () => {
         concat!(
             "0:\n",
             "lw $13, 0($9)\n",
@@ -142,8 +144,8 @@ macro_rules! rtpt_nct_text {
             "lw $24, 12($9)\n",
             "lw $25, 16($9)\n",
             "lw $3, 20($9)\n",
-            // Four of the normals' loads while RTPT runs, two between its results' swc2 (which
-            // absorb their delay); five or six of the next positions' while NCT / NCDT runs.
+            next_triple_text!(),
+            // $12: the triples after the one in the registers; $9 the next one's words.
             "1:\n",
             ".word {m0}\n",
             ".word {m1}\n",
@@ -151,25 +153,21 @@ macro_rules! rtpt_nct_text {
             ".word {m3}\n",
             ".word {m4}\n",
             ".word {m5}\n",
-            "addiu $12, $12, -1\n",
-            "sltu $13, $0, $12\n",
+            "addiu $10, $10, 12\n",
+            "addiu $11, $11, 12\n",
             ".word {rtpt}\n",
             "lw $2, 0($16)\n",
-            "lw $4, 4($16)\n",
-            "lw $5, 8($16)\n",
-            "lw $6, 12($16)\n",
-            // The next triple's offset: 24 while one remains, else 24 + $18 (onto the range's last
-            // three when one or two vertices are left, else 0: the last read again, unused).
-            "addiu $13, $13, -1\n",
-            "and $13, $13, $18\n",
-            "addiu $13, $13, 24\n",
-            "addu $9, $9, $13\n",
+            "lw $5, 4($16)\n",
+            "lw $7, 8($16)\n",
+            "lw $13, 0($9)\n",
+            "sra $4, $14, 16\n",
+            "sra $6, $24, 16\n",
+            "sra $8, $3, 16\n",
+            "addiu $16, $16, 12\n",
             ".word {s0}\n",
-            "lw $7, 16($16)\n",
             ".word {s1}\n",
             ".word {s2}\n",
             ".word {s3}\n",
-            "lw $8, 20($16)\n",
             ".word {s4}\n",
             ".word {s5}\n",
             ".word {n0}\n",
@@ -178,35 +176,50 @@ macro_rules! rtpt_nct_text {
             ".word {n3}\n",
             ".word {n4}\n",
             ".word {n5}\n",
-            "addiu $16, $16, 24\n",
-            "addiu $10, $10, 12\n",
+            "addiu $17, $17, 12\n",
+            "nop\n",
             ".word {nct}\n",
-            "addiu $11, $11, 12\n",
-            "lw $13, 0($9)\n",
             "lw $14, 4($9)\n",
             "lw $15, 8($9)\n",
             "lw $24, 12($9)\n",
             "lw $25, 16($9)\n",
-            $in_window,
-            "addiu $17, $17, 12\n",
+            "lw $3, 20($9)\n",
+            next_triple_text!(),
             ".word {c0}\n",
-            $between,
             ".word {c1}\n",
-            "bnez $12, 1b\n",
+            "bgez $12, 1b\n",
             ".word {c2}\n",
             // One or two vertices left: one more pass over the range's last three, whose positions
-            // the last pass loaded; the other pointers moved back by 3 minus them (-$18 / 8).
+            // the last pass loaded from $9 - 24; the other pointers moved back by 3 minus them
+            // (-$18 / 8 vertices, 4 bytes each).
             "addiu $2, $18, 24\n",
             "beqz $2, 3f\n",
             "sra $2, $18, 1\n",
             "addu $10, $10, $2\n",
             "addu $11, $11, $2\n",
             "addu $17, $17, $2\n",
-            "addu $16, $16, $18\n",
+            "addu $16, $16, $2\n",
+            "addiu $9, $9, -24\n",
             "li $18, -24\n",
             "b 1b\n",
-            "li $12, 1\n",
+            "li $12, 0\n",
             "3:\n",
+        )
+    };
+}
+
+/// [`rtpt_nct_text`]'s step to the triple after: `$12` minus one, and `$9` forward by 24 while a
+/// triple remains after it, else by 24 + `$18`: onto the range's last three when one or two vertices
+/// are left over, else onto the same triple (read again, unused). Clobbers `$2`.
+macro_rules! next_triple_text {
+    () => {
+        concat!(
+            "addiu $12, $12, -1\n",
+            "sltu $2, $0, $12\n",
+            "addiu $2, $2, -1\n",
+            "and $2, $2, $18\n",
+            "addiu $2, $2, 24\n",
+            "addu $9, $9, $2\n",
         )
     };
 }
@@ -428,7 +441,7 @@ impl Cop2 for Cop2Hardware {
         let d = job.directions;
         let words: [u32; 10] = [
             job.vertices.as_ptr() as usize as u32,
-            (job.normals.as_ptr() as usize).wrapping_sub(job.vertices.as_ptr() as usize) as u32,
+            (job.normals.as_ptr() as usize).wrapping_sub(base) as u32,
             (sz.as_mut_ptr() as usize).wrapping_sub(base) as u32,
             (rgb.as_mut_ptr() as usize).wrapping_sub(base) as u32,
             0,
@@ -448,7 +461,7 @@ impl Cop2 for Cop2Hardware {
         // The block once with NCT and once with NCDT (fog): the command is an encoding constant, and
         // a branch per triple would cost the unfogged loop cycles.
         macro_rules! lit_block {
-            ($light:expr, $in_window:literal, $between:literal) => {
+            ($light:expr) => {
                 // SAFETY: by the caller's contract every bone's range lies in the vertices, normals, `sxy`,
                 // `sz` and `rgb` (and is empty or holds three vertices or more); reads the bone words, the
                 // matrices and `block`, writes only into those ranges. Two instructions separate each write
@@ -481,7 +494,7 @@ impl Cop2 for Cop2Hardware {
                         "lw $5, 8($22)",
                         "lw $6, 12($22)",
                         "addu $10, $23, $2",
-                        "addu $16, $9, $4",
+                        "addu $16, $10, $4",
                         "addu $11, $10, $5",
                         "mflo $12",
                         "srl $12, $12, 17",
@@ -491,7 +504,7 @@ impl Cop2 for Cop2Hardware {
                         "addu $17, $10, $6",
                         "sll $18, $2, 3",
                         "addiu $18, $18, -24",
-                        rtpt_nct_text!($in_window, $between),
+                        rtpt_nct_text!(),
                         "6:",
                         "addiu $20, $20, -1",
                         "bnez $20, 5b",
@@ -547,12 +560,12 @@ impl Cop2 for Cop2Hardware {
                         n5 = const mtc2_from(8, data::VZ2),
                         rtpt = const cop2(cmd::RTPT),
                         nct = const cop2($light),
-                        s0 = const swc2(10, data::SXY0, 0),
-                        s1 = const swc2(10, data::SXY1, 4),
-                        s2 = const swc2(10, data::SXY2, 8),
-                        s3 = const swc2(11, data::SZ1, 0),
-                        s4 = const swc2(11, data::SZ2, 4),
-                        s5 = const swc2(11, data::SZ3, 8),
+                        s0 = const swc2(10, data::SXY0, -12),
+                        s1 = const swc2(10, data::SXY1, -8),
+                        s2 = const swc2(10, data::SXY2, -4),
+                        s3 = const swc2(11, data::SZ1, -12),
+                        s4 = const swc2(11, data::SZ2, -8),
+                        s5 = const swc2(11, data::SZ3, -4),
                         c0 = const swc2(17, data::RGB0, -12),
                         c1 = const swc2(17, data::RGB1, -8),
                         c2 = const swc2(17, data::RGB2, -4),
@@ -565,12 +578,10 @@ impl Cop2 for Cop2Hardware {
                 }
             };
         }
-        // The last position word's load: NCDT (44 cycles) has room for it while it runs, NCT (30)
-        // not, where it goes between the colours' swc2, which absorb its delay.
         if job.fog {
-            lit_block!(cmd::NCDT, "lw $3, 20($9)\n", "")
+            lit_block!(cmd::NCDT)
         } else {
-            lit_block!(cmd::NCT, "", "lw $3, 20($9)\n")
+            lit_block!(cmd::NCT)
         }
     }
 

@@ -234,14 +234,17 @@ fn light_range<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, lit: &Lit, m: Option<
     if lit.fog.is_some() {
         return fog_range(gte, tables, m, first, out);
     }
-    // The normals as the GTE's words when the blob is aligned in memory (the console's is).
-    match tables.normal_words().and_then(|w| w.get(2 * first..2 * end)) {
-        Some(normals) => {
-            for (out, n) in out.iter_mut().zip(normals.chunks_exact(2)) {
-                *out = gte.ncs_words(n[0], n[1]) & 0x00FF_FFFF;
+    // The normals as the GTE's words when the blob is aligned in memory (the console's is): packed,
+    // each z the high half of its vertex's VZ word (VZ keeps the low half of the word it is given).
+    let words = crate::bytes::aligned_words(tables.bytes(), tables.vertices_offset(), 2 * tables.vertex_count());
+    let normals = tables.normal_xy_words().and_then(|n| n.get(first..end));
+    match (normals, words.and_then(|w| w.get(2 * first..2 * end))) {
+        (Some(normals), Some(vertices)) => {
+            for ((out, n), v) in out.iter_mut().zip(normals).zip(vertices.chunks_exact(2)) {
+                *out = gte.ncs_words(*n, v[1] >> 16) & 0x00FF_FFFF;
             }
         }
-        None => {
+        _ => {
             for (v, out) in (first..end).zip(out.iter_mut()) {
                 *out = gte.ncs(tables.vertex_normal(v)) & 0x00FF_FFFF;
             }
@@ -289,8 +292,9 @@ fn fog_range<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, m: &Matrix, first: usiz
 /// then RTPT and NCT (NCDT with fog) per triple of its vertices (`Cop2::rtpt_nct_range`: a range whose length is no
 /// multiple of three ends with its last three again). The same SXY, SZ and colours as the two
 /// stages, which remain the definition. False (nothing done: the caller runs the two stages) unless
-/// the bone table, the vertices and the normals lie 4-aligned in memory, `sxy`, `sz` and `rgb` hold
-/// every vertex and no bone's range has one or two vertices. The blended vertices are left to the blend
+/// the normals are packed (z in the vertices' words: three loads a vertex), the bone table, the
+/// vertices and the normals lie 4-aligned in memory, `sxy`, `sz` and `rgb` hold every vertex and no
+/// bone's range has one or two vertices. The blended vertices are left to the blend
 /// stage and [`light_blended`]. On the console it overwrites the blend stage's scratchpad work area
 /// (`gte::blend::WORK_AT`, 40 bytes), as `render` may: a game keeps nothing there across it.
 #[allow(clippy::too_many_arguments)]
@@ -313,7 +317,7 @@ pub fn project_light_rigid<B: Cop2>(
     // parser keeps each range within the vertices): all bones in one call (one asm block on the
     // console); else the two stages do it.
     let whole = tables.ranges_in_triples() && capacity >= tables.vertex_count() && rgb.len() >= capacity;
-    let (Some(bones), Some(vertices), Some(normals), true) = (bones, vertices, tables.normal_words(), whole) else {
+    let (Some(bones), Some(vertices), Some(normals), true) = (bones, vertices, tables.normal_xy_words(), whole) else {
         return false;
     };
     let rows = crate::gte::rotation_words(&load_lights(gte, lighting, view));

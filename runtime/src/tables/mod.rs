@@ -23,12 +23,13 @@
 //!  56 u32 clips offset               60 u32 strings size
 //!  64 u32 blend offset (0 without)   68 u16 blend pair count    70 u16 blend group count   (versions 6, 7)
 //!  72 u32 textures offset            76 u32 uvs offset                                     (version 7)
-//!  80 u32 normals offset (0 without) 84 u32 0
+//!  80 u32 normals offset (0 without) 84 u32 flags: bit 0 normals packed (below); no other bit
 //! strings: each name is u8 length + UTF-8 bytes; names are referenced by their offset in this section
 //! bones, 8 bytes each, parent-first:  u16 parent (0xFFFF = root), u16 first vertex, u16 vertex count, u16 name
 //!   rigid-gte: bone b's vertices are the contiguous range [first, first+count), in b's local space.
 //!   baked-vertices: ranges are empty (the skeleton is kept for names and attachment only).
-//! vertices, 8 bytes each: i16 x, y, z, i16 0 (the GTE's SVECTOR shape)
+//! vertices, 8 bytes each: i16 x, y, z, i16 0 (the GTE's SVECTOR shape); with packed normals the
+//!   fourth halfword is the vertex's normal's z (the GTE's VZ keeps a word's low half)
 //!   rigid-gte: bone-local positions; baked-vertices: model-space bind positions, within +-30,720,
 //!   followed by their decode lanes (`2 * ceil(3 * vertex count / 4)` words, [`baked`])
 //! primitives: runs of triangles, quads and quad strips, then an end word ([`primitives`] documents
@@ -47,9 +48,12 @@
 //! textures (version 7; [`textures`] documents it): u16 count, u16 0, 24-byte entries (depth, size,
 //!   default VRAM places, data offset), each texture's image and CLUT halfwords
 //! uvs (version 7): one u32 per vertex, u | v << 8 (a vertex split at a UV seam is one vertex per UV)
-//! normals (version 7, rigid-gte, `import --lighting`): 8 bytes per vertex, i16 x, y, z (FP12, unit
-//!   length within rounding, in the vertex's bone space), i16 0; a vertex split where its normal turns
-//!   (a hard edge) as at a UV seam
+//! normals (version 7, rigid-gte, `import --lighting`): FP12, unit length within rounding, in the
+//!   vertex's bone space; a vertex split where its normal turns (a hard edge) as at a UV seam.
+//!   Packed (flag bit 0, what the tooling writes): 4 bytes per vertex, i16 x, y, the z in the
+//!   vertex's fourth halfword, so that the lit pass loads three words a vertex instead of four.
+//!   Unpacked (blobs written before the flag): 8 bytes per vertex, i16 x, y, z, i16 0; read, lit by
+//!   the light stage (the fused pass needs the packed layout)
 //! ```
 //! Version 3 added the clips' events (version 2's clip entries were 16 bytes, with a `u16 flags`
 //! of 0 where the event count is). Version 5 gave each primitive run a base vertex (the top byte of its
@@ -107,6 +111,10 @@ const NORMAL_LENGTH2_MIN: i64 = 4096 * 4096 - 3 * 4096 - 3;
 const NORMAL_LENGTH2_MAX: i64 = 4096 * 4096 + 3 * 4096 + 3;
 pub const UVS_AT: usize = 76;
 pub const NORMALS_AT: usize = 80;
+/// Version 7's flags word.
+pub const FLAGS_AT: usize = 84;
+/// Flag: normals packed, x and y in the normals section, z in each vertex's fourth halfword.
+pub const FLAG_NORMALS_PACKED: u32 = 1;
 pub const BONE_SIZE: usize = 8;
 pub const VERTEX_SIZE: usize = 8;
 pub const MATERIAL_SIZE: usize = 4;
@@ -402,6 +410,8 @@ pub struct Tables<'a> {
     textures: textures::Section,
     /// The normals' offset (0 without).
     normals: usize,
+    /// Normals packed ([`FLAG_NORMALS_PACKED`]): x | y << 16 a word, z in the vertex's fourth halfword.
+    normals_packed: bool,
     /// The parents of the first [`PARENTS_KEPT`] bones (`NO_PARENT_KEPT` for a root), read once at
     /// parse: a renderer's per-frame loop looks them up with one byte load.
     parents: [u8; PARENTS_KEPT],
@@ -541,6 +551,7 @@ impl<'a> Tables<'a> {
             blend,
             textures: textures::Section::default(),
             normals: 0,
+            normals_packed: false,
             parents: [NO_PARENT_KEPT; PARENTS_KEPT],
             parent_steps: [STEP_ROOT; PARENTS_KEPT],
             ranges_in_triples: false,
@@ -548,21 +559,33 @@ impl<'a> Tables<'a> {
         if h.version >= VERSION_TEXTURED {
             let (at, uvs) = (u32_at(bytes, TEXTURES_AT) as usize, u32_at(bytes, UVS_AT) as usize);
             tables.textures = textures::Section::read(bytes, at, uvs, vertex_count, materials, material_count)?;
+            let flags = u32_at(bytes, FLAGS_AT);
+            if flags & !FLAG_NORMALS_PACKED != 0 {
+                return Err(TableError::BadNormal { offset: FLAGS_AT, what: "flags of bit 0 (normals packed) alone" });
+            }
             let normals = u32_at(bytes, NORMALS_AT) as usize;
             if normals != 0 {
                 if storage != Storage::RigidGte {
                     return Err(TableError::BadNormal { offset: NORMALS_AT, what: "normals in a rigid-gte blob only" });
                 }
-                tables.normals = section("normals", normals, vertex_count * VERTEX_SIZE, size)?;
+                tables.normals_packed = flags & FLAG_NORMALS_PACKED != 0;
+                let stride = if tables.normals_packed { 4 } else { VERTEX_SIZE };
+                tables.normals = section("normals", normals, vertex_count * stride, size)?;
                 for v in 0..vertex_count {
-                    let at = tables.normals + v * VERTEX_SIZE;
+                    let at = tables.normals + v * stride;
+                    // Unpacked: z beside x and y, then a zero halfword.
+                    if !tables.normals_packed && i16_at(bytes, at + 6) != 0 {
+                        return Err(TableError::BadNormal { offset: at + 6, what: "a zero fourth halfword" });
+                    }
                     // i64: three coordinates of -32768 square to more than an i32 holds.
-                    let n = [i16_at(bytes, at), i16_at(bytes, at + 2), i16_at(bytes, at + 4)].map(|c| c as i64);
-                    let len2 = n[0] * n[0] + n[1] * n[1] + n[2] * n[2];
-                    if i16_at(bytes, at + 6) != 0 || !(NORMAL_LENGTH2_MIN..=NORMAL_LENGTH2_MAX).contains(&len2) {
-                        return Err(TableError::BadNormal { offset: at, what: "a normal of length 4096 (FP12) and a zero fourth halfword" });
+                    let n = tables.vertex_normal(v);
+                    let len2 = [n.x, n.y, n.z].map(|c| c as i64 * c as i64).iter().sum::<i64>();
+                    if !(NORMAL_LENGTH2_MIN..=NORMAL_LENGTH2_MAX).contains(&len2) {
+                        return Err(TableError::BadNormal { offset: at, what: "a normal of length 4096 (FP12)" });
                     }
                 }
+            } else if flags != 0 {
+                return Err(TableError::BadNormal { offset: FLAGS_AT, what: "no flags without normals" });
             }
         }
         tables.check_bones()?;
@@ -836,17 +859,21 @@ impl<'a> Tables<'a> {
         if self.normals == 0 || index >= self.vertex_count {
             return crate::math::Vec3i16::new(0, 0, 0);
         }
-        let at = self.normals + index * VERTEX_SIZE;
-        crate::math::Vec3i16::new(i16_at(self.bytes, at), i16_at(self.bytes, at + 2), i16_at(self.bytes, at + 4))
+        let (at, z) = match self.normals_packed {
+            true => (self.normals + 4 * index, self.vertices + index * VERTEX_SIZE + 6),
+            false => (self.normals + index * VERTEX_SIZE, self.normals + index * VERTEX_SIZE + 4),
+        };
+        crate::math::Vec3i16::new(i16_at(self.bytes, at), i16_at(self.bytes, at + 2), i16_at(self.bytes, z))
     }
 
-    /// Every vertex's normal as the GTE's VXY and VZ words (`x | y << 16`, `z`), two words a vertex,
-    /// when the blob holds normals and lies 4-aligned in memory (the console's embedded blobs do).
-    pub fn normal_words(&self) -> Option<&'a [u32]> {
-        if self.normals == 0 {
+    /// Packed normals' words, `x | y << 16`, one a vertex (each z the high half of its vertex's VZ
+    /// word), when the blob holds packed normals and lies 4-aligned in memory (the console's embedded
+    /// blobs do): what the lit passes load.
+    pub fn normal_xy_words(&self) -> Option<&'a [u32]> {
+        if self.normals == 0 || !self.normals_packed {
             return None;
         }
-        crate::bytes::aligned_words(self.bytes, self.normals, 2 * self.vertex_count)
+        crate::bytes::aligned_words(self.bytes, self.normals, self.vertex_count)
     }
 
     /// Every vertex's UV word, when the blob holds textures and lies 4-aligned in memory.

@@ -2,7 +2,7 @@
 
 use psxanim_runtime::math::Matrix;
 use psxanim_runtime::tables::{
-    decode_lane, delta_word_count, Header, Storage, CLIP_SIZE, HEADER_SIZE, HEADER_SIZE_V6, HEADER_SIZE_V7, MAGIC, NORMALS_AT, NO_PARENT, TEXTURES_AT, UVS_AT, VERSION,
+    decode_lane, delta_word_count, Header, Storage, CLIP_SIZE, FLAGS_AT, FLAG_NORMALS_PACKED, HEADER_SIZE, HEADER_SIZE_V6, HEADER_SIZE_V7, MAGIC, NORMALS_AT, NO_PARENT, TEXTURES_AT, UVS_AT, VERSION,
     VERSION_TEXTURED,
 };
 
@@ -121,11 +121,15 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         put_u16(&mut out, *n);
     }
     let vertices_offset = out.len();
-    for v in parts.vertices {
+    if parts.normals.as_ref().is_some_and(|n| n.len() != parts.vertices.len()) {
+        return Err(format!("internal: {} normals for {} vertices", parts.normals.as_ref().map_or(0, |n| n.len()), parts.vertices.len()));
+    }
+    for (i, v) in parts.vertices.iter().enumerate() {
         for c in v {
             out.extend_from_slice(&c.to_le_bytes());
         }
-        put_u16(&mut out, 0);
+        // Packed normals: the normal's z in the fourth halfword (the lit pass's VZ word for both).
+        put_u16(&mut out, parts.normals.as_ref().map_or(0, |n| n[i][2] as u16));
     }
     if parts.storage == Storage::BakedVertices {
         // The decode lanes: bind + LANE_BIAS per coordinate, two to a word, whole delta words.
@@ -207,17 +211,13 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         }
         _ => (0, 0),
     };
+    // Packed: x and y, the z went with the vertex.
     let normals_offset = match &parts.normals {
         Some(normals) => {
-            if normals.len() != parts.vertices.len() {
-                return Err(format!("internal: {} normals for {} vertices", normals.len(), parts.vertices.len()));
-            }
             let at = out.len();
             for n in normals {
-                for c in n {
-                    put_u16(&mut out, *c as u16);
-                }
-                put_u16(&mut out, 0);
+                put_u16(&mut out, n[0] as u16);
+                put_u16(&mut out, n[1] as u16);
             }
             at
         }
@@ -284,6 +284,8 @@ pub fn assemble(parts: &BlobParts) -> Result<Assembled, String> {
         out[TEXTURES_AT..TEXTURES_AT + 4].copy_from_slice(&(textures_offset as u32).to_le_bytes());
         out[UVS_AT..UVS_AT + 4].copy_from_slice(&(uvs_offset as u32).to_le_bytes());
         out[NORMALS_AT..NORMALS_AT + 4].copy_from_slice(&(normals_offset as u32).to_le_bytes());
+        let flags = if normals_offset != 0 { FLAG_NORMALS_PACKED } else { 0 };
+        out[FLAGS_AT..FLAGS_AT + 4].copy_from_slice(&flags.to_le_bytes());
     }
     Ok(Assembled { blob: out, clip_bytes })
 }
