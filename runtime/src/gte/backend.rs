@@ -408,8 +408,9 @@ pub trait Cop2 {
     ///
     /// # Safety
     /// `job.words` is a stream `tables::primitives::check` accepted with `at` the index of a run
-    /// header or its end word; every vertex it names lies below the length of `sxy`, `sz`, `uvs` and
-    /// `rgb`; every material it names has an entry in `job.textures`; `done.words` is at most
+    /// header or its end word; every vertex it names lies below the length of `sxy`, `sz` and `rgb`,
+    /// and of `uvs` when some material has texture words (untextured runs read no UV word); every
+    /// material it names has an entry in `job.textures`; `done.words` is at most
     /// `out.arena.len()` (the console reads and writes without checking).
     unsafe fn surface_runs(&mut self, job: &SurfaceRuns, at: usize, out: &mut PacketList, done: &mut FlatPackets) -> usize {
         let _ = (job, out, done);

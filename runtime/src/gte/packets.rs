@@ -95,6 +95,7 @@ pub struct SurfaceRuns<'a> {
     pub words: &'a [u32],
     pub sxy: &'a [u32],
     pub sz: &'a [u32],
+    /// Every vertex's UV word; may be empty when no material has texture words (nothing reads it).
     pub uvs: &'a [u32],
     /// Lit: each vertex's light colour (`r | g << 8 | b << 16`, the top byte ignored).
     pub rgb: Option<&'a [u32]>,
