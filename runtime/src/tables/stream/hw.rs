@@ -216,20 +216,6 @@ macro_rules! to_gte_units {
     };
 }
 
-/// The two corrections of the table root `$16` of `n` (`$21`), one product: `r += 1` when
-/// `(r + 1)^2 <= n`, then again when `(r + 2)^2 = (r + 1)^2 + 2(r + 1) + 1 <= n` (after no first
-/// step that sum exceeds `(r + 1)^2 > n`, so the second step needs no test of the first).
-macro_rules! root_steps {
-    () => {
-        concat!(
-            "addiu $17, $16, 1\nmultu $17, $17\nmflo $22\n",
-            "sltu $23, $21, $22\nxori $23, $23, 1\naddu $16, $16, $23\n",
-            "sll $24, $16, 1\naddu $24, $24, $22\naddiu $24, $24, 1\n",
-            "sltu $24, $21, $24\nxori $24, $24, 1\naddu $16, $16, $24\n",
-        )
-    };
-}
-
 /// Where [`write_q14`] reads: word indices in the clip's words (in place) of the first channel
 /// descriptor, the first constant, and this block's first width word.
 pub(super) struct Write<'a> {
@@ -254,7 +240,7 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
     // SAFETY: descriptors are read for `out.len()` bones (checked above); constants and width words
     // are read as the descriptors say, which parsing proved lie inside the clip; state words are read
     // only below the state's end (checked per channel); `out` is written 16 bytes per bone below its
-    // end; the table is indexed 0..=192.
+    // end; the table is indexed 0..=193 (n within [2^28, 2^30]).
     // Hazards: no register loaded by lw/lhu/mfc2 is read by the next instruction; two instructions
     // between an mflo/mfhi and the next mult, and between an mtc2 and the next GTE command. The GTE
     // products replace CPU multiplies (IR0 holds the weight for the whole loop; GPF and SQR leave it).
@@ -356,20 +342,18 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "addu $18, $18, $21",
             "addu $19, $19, $22",
             "addu $20, $20, $23",
-            // each within +-32767 (the Rust loop clamps), then n = 2^30 - (a^2 + b^2 + c^2) by SQR
-            // (sf=0: MAC exact), within [2^28, 2^30] for the table or below for the bit-by-bit root
-            "li $24, 32767",
-            "ori $25, $zero, 0xFFFF",
+            // each within -32768..=32767 (a bail past it: the Rust loop clamps), then n = 2^30 -
+            // (a^2 + b^2 + c^2) by SQR (sf=0: MAC exact); a sum of 2^30 or more bails too (within
+            // +-32767 the sum is never 2^30 exactly, so -32768, which the Rust loop clamps, bails
+            // here); n within [2^28, 2^30] for the table, below for the bit-by-bit root
+            "ori $24, $zero, 0x8000",
             "addu $21, $18, $24",
-            "sltu $21, $21, $25",
-            "beqz $21, 91f",
-            "addu $21, $19, $24",
-            "sltu $21, $21, $25",
-            "beqz $21, 91f",
-            "addu $21, $20, $24",
-            "sltu $21, $21, $25",
-            "beqz $21, 91f",
-            "nop",
+            "addu $22, $19, $24",
+            "or $21, $21, $22",
+            "addu $22, $20, $24",
+            "or $21, $21, $22",
+            "srl $21, $21, 16",
+            "bnez $21, 91f",
             ".word {a_ir1}",
             ".word {b_ir2}",
             ".word {c_ir3}",
@@ -382,34 +366,32 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             ".word {mac3_23}",
             "addu $21, $21, $22",
             "addu $21, $21, $23",
-            "sltu $23, $24, $21",
-            "bnez $23, 91f",
+            "sltu $23, $21, $24",
+            "beqz $23, 91f",
             "subu $21, $24, $21",
             "sltu $23, $21, $25",
             "bnez $23, 25f",
-            // the root: table at i = (n >> 22) - 64 and the next entry (the last: itself), the
-            // chord between them, two corrections
+            // the root: the chord between the table's entries i = (n >> 22) - 64 and i + 1 (two
+            // fraction bits; multu's high word with the fraction shifted up 10 is the product >> 22),
+            // then one correction
             "srl $22, $21, 22",
-            "addiu $22, $22, -64",
-            "sll $23, $22, 1",
-            "addu $23, $23, $11",
-            "lhu $16, 0($23)",
-            "sltiu $17, $22, 192",
-            "sll $17, $17, 1",
-            "addu $23, $23, $17",
-            "lhu $17, 0($23)",
-            "lui $22, 0x3F",
-            "ori $22, $22, 0xFFFF",
-            "and $22, $21, $22",
+            "sll $22, $22, 2",
+            "addu $22, $22, $11",
+            "lw $16, -256($22)",
+            "lw $17, -252($22)",
+            "sll $23, $21, 10",
             "subu $17, $17, $16",
-            "multu $17, $22",
-            "mflo $17",
-            "nop",
-            "srl $17, $17, 22",
+            "multu $17, $23",
+            "mfhi $17",
             "addu $16, $16, $17",
-            root_steps!(),
+            "srl $16, $16, 2",
+            "addiu $17, $16, 1",
+            "multu $17, $17",
+            "mflo $22",
+            "sltu $23, $21, $22",
+            "xori $23, $23, 1",
             "b 30f",
-            "nop",
+            "addu $16, $16, $23",
             // below 2^28 (a rebuilt component under 0.5): the bit-by-bit root
             "25:",
             "move $16, $zero",
@@ -426,6 +408,7 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "bnez $17, 26b",
             "nop",
             // Q14: (v + 1) >> 1; the rebuilt one at the dropped place, the others in order around it
+            // (w dropped, the common case, as two words)
             "30:",
             "addiu $18, $18, 1",
             "sra $18, $18, 1",
@@ -436,21 +419,16 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "addiu $16, $16, 1",
             "sra $16, $16, 1",
             "srl $15, $15, 30",
-            "sltiu $22, $15, 1",
-            "sll $22, $22, 1",
-            "addu $22, $22, $5",
-            "sh $18, 0($22)",
-            "sltiu $22, $15, 2",
-            "sll $22, $22, 1",
-            "addu $22, $22, $5",
-            "sh $19, 2($22)",
-            "sltiu $22, $15, 3",
-            "sll $22, $22, 1",
-            "addu $22, $22, $5",
-            "sh $20, 4($22)",
-            "sll $22, $15, 1",
-            "addu $22, $22, $5",
-            "sh $16, 0($22)",
+            "xori $22, $15, 3",
+            "bnez $22, 32f",
+            "andi $18, $18, 0xFFFF",
+            "sll $19, $19, 16",
+            "or $18, $18, $19",
+            "andi $20, $20, 0xFFFF",
+            "sll $16, $16, 16",
+            "or $20, $20, $16",
+            "sw $18, 0($5)",
+            "sw $20, 4($5)",
             // ---- translation ($14): shift = 8 - k
             "40:",
             "srl $15, $14, 8",
@@ -567,6 +545,24 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "nop",
             "b 0b",
             "addiu $5, $5, 16",
+            // x, y or z dropped: four halfwords
+            "32:",
+            "sltiu $22, $15, 1",
+            "sll $22, $22, 1",
+            "addu $22, $22, $5",
+            "sh $18, 0($22)",
+            "sltiu $22, $15, 2",
+            "sll $22, $22, 1",
+            "addu $22, $22, $5",
+            "sh $19, 2($22)",
+            "sltiu $22, $15, 3",
+            "sll $22, $22, 1",
+            "addu $22, $22, $5",
+            "sh $20, 4($22)",
+            "sll $22, $15, 1",
+            "addu $22, $22, $5",
+            "b 40b",
+            "sh $16, 0($22)",
             "91:",
             "li $3, 1",
             "90:",
