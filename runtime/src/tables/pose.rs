@@ -421,10 +421,10 @@ pub fn sqrt_q30(n: u32) -> u32 {
         return isqrt_rare(n);
     }
     let i = ((n >> 22) - 64) as usize; // 0..=192
-    let (a, b) = (SQRT_TABLE[i], SQRT_TABLE[i + 1]);
-    // (b - a) <= 510 and the fraction < 2^22: the product fits u32 (the console's multu takes its
-    // high word with the fraction shifted up 10 bits, the same floor).
-    let r = (a + (((b - a) * (n & 0x3F_FFFF)) >> 22)) >> 2;
+    let (a, d) = (SQRT_TABLE[i] >> 9, SQRT_TABLE[i] & 511);
+    // d <= 510 and the fraction < 2^22: the product fits u32 (the console's multu takes its high
+    // word with the fraction shifted up 10 bits, the same floor).
+    let r = (a + ((d * (n & 0x3F_FFFF)) >> 22)) >> 2;
     r + ((r + 1) * (r + 1) <= n) as u32
 }
 
@@ -435,19 +435,26 @@ fn isqrt_rare(n: u32) -> u32 {
     isqrt_u32(n)
 }
 
-/// `floor(4 sqrt((64 + i) * 2^22))`, i = 0..=193 (the last only as the chord's far end at n = 2^30,
-/// so that no index is clamped).
-pub(crate) static SQRT_TABLE: [u32; 194] = sqrt_table();
+/// Per i = 0..=192, `r(i) = floor(4 sqrt((64 + i) * 2^22))` shifted up 9 bits, and the step to the
+/// next node's `r(i + 1) - r(i)` (at most 510) in the low 9: one load a root.
+pub(crate) static SQRT_TABLE: [u32; 193] = sqrt_table();
 
-const fn sqrt_table() -> [u32; 194] {
-    let mut t = [0u32; 194];
+const fn sqrt_table() -> [u32; 193] {
+    let mut roots = [0u64; 194];
     let (mut i, mut r) = (0, 0u64);
     while i < 194 {
         let n = (64 + i as u64) << 26;
         while (r + 1) * (r + 1) <= n {
             r += 1;
         }
-        t[i] = r as u32;
+        roots[i] = r;
+        i += 1;
+    }
+    let mut t = [0u32; 193];
+    i = 0;
+    while i < 193 {
+        assert!(roots[i + 1] - roots[i] < 512);
+        t[i] = (roots[i] << 9 | (roots[i + 1] - roots[i])) as u32;
         i += 1;
     }
     t
