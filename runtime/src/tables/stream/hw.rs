@@ -243,13 +243,15 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
     // end; the table is indexed 0..=193 (n within [2^28, 2^30]).
     // Hazards: no register loaded by lw/lhu/mfc2 is read by the next instruction; two instructions
     // between an mflo/mfhi and the next mult, and between an mtc2 and the next GTE command. The GTE
-    // products replace CPU multiplies (IR0 holds the weight for the whole loop; GPF and SQR leave it).
+    // products replace CPU multiplies (IR0 holds the weight - 4096 for the whole loop; GPF and SQR
+    // leave it).
     unsafe {
         let out_range = out.as_mut_ptr_range();
         asm_clobbering!(
             ["$13", "$14", "$15", "$16", "$17", "$18", "$19", "$20", "$21", "$22", "$23", "$24", "$25"],
             ".set push",
             ".set noreorder",
+            "addiu $13, $10, -4096",
             ".word {weight_ir0}",
             "move $3, $zero",
             "beq $5, $6, 90f",
@@ -310,10 +312,12 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "lw $20, 8($7)",
             "addiu $7, $7, 12",
             "addiu $17, $16, -3",
-            "li $21, 15",
-            "subu $16, $21, $16",
-            // a = ((value - step) << shift) + ((step * weight) >> (k - 3)), likewise b and c: the
-            // three products step * weight by GPF (IR0 = weight, IR = the steps, sf=0: MAC exact)
+            "addiu $16, $16, 1",
+            // a = ((value - step) << shift) + ((step * weight) >> (k - 3)) with shift = 15 - k, as
+            // value << shift + ((step * (weight - 4096)) >> (k - 3)) (step << shift is step * 4096 >>
+            // (k - 3) exactly, so the floors agree); value << shift as the state word shifted up 16 then
+            // down k + 1; likewise b and c: the three products by GPF (IR0 = weight - 4096, IR = the
+            // steps, sf=0: MAC exact)
             "sra $21, $18, 16",
             "sra $22, $19, 16",
             "sra $23, $20, 16",
@@ -321,18 +325,12 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             ".word {step_b}",
             ".word {step_c}",
             "sll $18, $18, 16",
-            "sra $18, $18, 16",
-            "subu $18, $18, $21",
-            ".word {gpf}",
-            "sllv $18, $18, $16",
             "sll $19, $19, 16",
-            "sra $19, $19, 16",
-            "subu $19, $19, $22",
-            "sllv $19, $19, $16",
+            ".word {gpf}",
+            "srav $18, $18, $16",
             "sll $20, $20, 16",
-            "sra $20, $20, 16",
-            "subu $20, $20, $23",
-            "sllv $20, $20, $16",
+            "srav $19, $19, $16",
+            "srav $20, $20, $16",
             ".word {mac1_21}",
             ".word {mac2_22}",
             ".word {mac3_23}",
@@ -585,7 +583,7 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             inout("$12") 0u32 => bad,
             in("$2") state.as_ptr_range().end,
             out("$3") bail,
-            weight_ir0 = const mtc2_from(10, data::IR0),
+            weight_ir0 = const mtc2_from(13, data::IR0),
             step_a = const mtc2_from(21, data::IR1),
             step_b = const mtc2_from(22, data::IR2),
             step_c = const mtc2_from(23, data::IR3),
