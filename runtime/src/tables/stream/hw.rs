@@ -7,7 +7,8 @@
 //! replaced), later ones (both accumulate). A restart is the first then the second.
 //!
 //! Main RAM has no data cache (a load costs about six cycles, a store one): the window holds two
-//! stream words and loads one per 32 bits read; each component loads and stores its state once.
+//! stream words and loads one per 32 bits read; each component loads its state once (a rotation
+//! stores its value and difference as two halfwords, no masking).
 
 use core::arch::asm;
 
@@ -58,7 +59,7 @@ macro_rules! channel {
             "addu $11, $11, $15\n",
             "sltiu $25, $11, 32\n",
             "bnez $25, 4f\n",
-            "nop\n",
+            "addiu $17, $17, -1\n",
             "addiu $11, $11, -32\n",
             "move $9, $10\n",
             "sltu $25, $8, $20\n",
@@ -67,7 +68,6 @@ macro_rules! channel {
             "addiu $8, $8, 4\n",
             "lw $10, -4($8)\n",
             "4:\n",
-            "addiu $17, $17, -1\n",
             $update,
             "bnez $17, 3b\n",
             "addiu $7, $7, ", $stride, "\n",
@@ -190,7 +190,7 @@ pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
             delta_width!(),
             delta_sext!(),
             "lw $13, 0($7)\n",
-            "addu $13, $13, $24\nandi $13, $13, 0xFFFF\nsll $19, $24, 16\nor $13, $13, $19\nsw $13, 0($7)\n",
+            "addu $13, $13, $24\nsh $13, 0($7)\nsh $24, 2($7)\n",
             "lw $13, 0($7)\n",
             "addu $13, $13, $24\nsw $13, 0($7)\nsw $24, 4($7)\n"
         )),
@@ -199,7 +199,7 @@ pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
             delta_width!(),
             delta_sext!(),
             "lw $13, 0($7)\n",
-            "sra $19, $13, 16\naddu $19, $19, $24\naddu $13, $13, $19\nandi $13, $13, 0xFFFF\nsll $19, $19, 16\nor $13, $13, $19\nsw $13, 0($7)\n",
+            "sra $19, $13, 16\naddu $19, $19, $24\naddu $13, $13, $19\nsh $13, 0($7)\nsh $19, 2($7)\n",
             "lw $13, 0($7)\nlw $16, 4($7)\n",
             "addu $16, $16, $24\naddu $13, $13, $16\nsw $13, 0($7)\nsw $16, 4($7)\n"
         )),
