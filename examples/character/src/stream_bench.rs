@@ -9,7 +9,7 @@ use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::Matrix;
 use psxanim_runtime::render::bones::{bone_matrices, bone_matrices_q14, crossfade_q14, crossfade_samples};
 use super::scene::SceneScratch;
-use psxanim_runtime::render::pose_stream::pose_stage;
+use psxanim_runtime::render::pose_stream::{from_pose_stage, pose_stage};
 use psxanim_runtime::render::{PoseStream, PoseVoices};
 use psxanim_runtime::tables::stream::{advance_voice, pose_voice_q14, target, words_needed, VoiceState};
 use psxanim_runtime::tables::{TableError, Tables};
@@ -194,7 +194,8 @@ pub fn stream_words<B: Cop2>(
         let q14 = match fade {
             None => stream.pose_q14(twenty, s, poses)?,
             Some(f) => {
-                let from = &mut scratch.from_poses[..bones];
+                // SAFETY: as `poses`: until the blend, before the compose.
+                let from = unsafe { from_pose_stage(&mut scratch.from_poses[..bones]) };
                 stream.pose_q14_pair(twenty, s, poses, &f.from, from)? && crossfade_q14(from, poses, f.weight)
             }
         };

@@ -271,7 +271,8 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
                 let q14 = match &pose.fade {
                     None => stream.pose_q14(tables, &sample, poses)?,
                     Some(fade) => {
-                        let from_poses = &mut scratch.from_poses[..bone_count];
+                        // SAFETY: as `poses`: until the blend, before the compose.
+                        let from_poses = unsafe { pose_stream::from_pose_stage(&mut scratch.from_poses[..bone_count]) };
                         stream.pose_q14_pair(tables, &sample, poses, &fade.from, from_poses)? && bones::crossfade_q14(from_poses, poses, fade.weight)
                     }
                 };

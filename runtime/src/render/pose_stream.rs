@@ -10,10 +10,13 @@ use crate::gte::PoseQ14;
 use crate::tables::stream::{pose_voice_q14, prepare_boundary, sample_voice, target, VoiceState};
 use crate::tables::{BoneSample, TableError, Tables};
 
-/// Bones whose poses fit the console's pose stage ([`pose_stage`]): 16 bytes each, from the
-/// scratchpad's byte 512 up to the blend stage's work area (`gte::blend::WORK_AT`).
+/// Bones whose poses fit the console's pose stages ([`pose_stage`], [`from_pose_stage`]): 16 bytes
+/// each, the crossfade's outgoing poses from the scratchpad's byte 0, the poses composed from byte
+/// 512 up to the blend stage's work area (`gte::blend::WORK_AT`).
 pub const STAGED_POSES: usize = 28;
+const FROM_POSE_STAGE: usize = 0x1F80_0000;
 const POSE_STAGE: usize = 0x1F80_0200;
+const _: () = assert!(FROM_POSE_STAGE + STAGED_POSES * core::mem::size_of::<PoseQ14>() <= POSE_STAGE);
 const _: () = assert!(POSE_STAGE + STAGED_POSES * core::mem::size_of::<PoseQ14>() <= crate::gte::blend::WORK_AT);
 
 /// Where a frame's poses in the GTE's form wait between the decode that writes them and the compose
@@ -27,13 +30,31 @@ const _: () = assert!(POSE_STAGE + STAGED_POSES * core::mem::size_of::<PoseQ14>(
 /// returned one lives (the renderer takes it only between its decode and its compose; its later
 /// stages rewrite the scratchpad).
 pub unsafe fn pose_stage(poses: &mut [PoseQ14]) -> &mut [PoseQ14] {
+    // SAFETY: the caller's contract.
+    unsafe { staged(POSE_STAGE, poses) }
+}
+
+/// [`pose_stage`] for a crossfade's outgoing poses, from the scratchpad's byte 0 (where the compose,
+/// which runs after their blend, keeps its parents' copies), so that the blend
+/// (`bones::crossfade_q14`) loads both poses from the scratchpad.
+///
+/// # Safety
+/// As [`pose_stage`], for the scratchpad's bytes 0..16 * `poses.len()`.
+pub unsafe fn from_pose_stage(poses: &mut [PoseQ14]) -> &mut [PoseQ14] {
+    // SAFETY: the caller's contract.
+    unsafe { staged(FROM_POSE_STAGE, poses) }
+}
+
+/// The stage at `at` for as many poses as `poses` holds, or `poses` (see [`pose_stage`]).
+unsafe fn staged(at: usize, poses: &mut [PoseQ14]) -> &mut [PoseQ14] {
     #[cfg(target_arch = "mips")]
     if poses.len() <= STAGED_POSES {
-        // SAFETY: the scratchpad is 1 KiB of always-mapped RAM at 0x1F800000; the stage is 4-aligned
-        // and holds `STAGED_POSES` poses; every bit pattern is a `PoseQ14`; the caller's contract
-        // rules out other references.
-        return unsafe { core::slice::from_raw_parts_mut(POSE_STAGE as *mut PoseQ14, poses.len()) };
+        // SAFETY: the scratchpad is 1 KiB of always-mapped RAM at 0x1F800000; both stages are
+        // 4-aligned and hold `STAGED_POSES` poses; every bit pattern is a `PoseQ14`; the caller's
+        // contract rules out other references.
+        return unsafe { core::slice::from_raw_parts_mut(at as *mut PoseQ14, poses.len()) };
     }
+    let _ = at;
     poses
 }
 
