@@ -239,6 +239,9 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
     }
     let base = clip.as_ptr();
     let table = crate::tables::pose::SQRT_TABLE.as_ptr();
+    // The last place a rotation's three state words may start (null, below any, when there is none):
+    // each animated channel checks its start against it.
+    let last_rotation = if state.len() >= 3 { state.as_ptr_range().end.wrapping_sub(3) } else { core::ptr::null() };
     let bail: u32;
     let bad: u32;
     // SAFETY: descriptors are read for `out.len()` bones (checked above); constants and width words
@@ -306,8 +309,7 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "20:",
             "lw $15, 0($9)",
             "addiu $9, $9, 4",
-            "addiu $16, $7, 12",
-            "sltu $16, $2, $16",
+            "sltu $16, $2, $7",
             "bnez $16, 91f",
             "srl $16, $13, 8",
             "andi $16, $16, 255",
@@ -487,7 +489,7 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             // animated: ((value - step) << shift) + (((step << shift) * weight) >> 12), 64-bit product
             "50:",
             "addiu $9, $9, 4",
-            "addiu $15, $7, 24",
+            "addiu $15, $7, 12",
             "sltu $15, $2, $15",
             "bnez $15, 91f",
             "lw $21, 0($7)",
@@ -592,7 +594,7 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             in("$10") weight,
             in("$11") table,
             inout("$12") 0u32 => bad,
-            in("$2") state.as_ptr_range().end,
+            in("$2") last_rotation,
             out("$3") bail,
             weight_ir0 = const mtc2_from(13, data::IR0),
             step_a = const mtc2_from(21, data::IR1),
