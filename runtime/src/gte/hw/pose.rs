@@ -559,7 +559,9 @@ pub(super) fn compose_q14_chain(steps: &[u8], poses: &[PoseQ14], object: &Matrix
 }
 
 /// [`compose_q14_chain`] bone by bone (`compose_q14` with each step's parent), for inputs in the
-/// scratchpad's parent copies.
+/// scratchpad's parent copies (out of line: the chain's loop stays small).
+#[cold]
+#[inline(never)]
 fn compose_q14_each(steps: &[u8], poses: &[PoseQ14], object: &Matrix, out: &mut [Matrix]) {
     let mut parent: Option<usize> = None;
     for (i, (&step, pose)) in steps.iter().zip(poses).enumerate().take(out.len()) {
