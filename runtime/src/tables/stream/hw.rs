@@ -319,12 +319,24 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "addiu $7, $7, 12",
             "addiu $17, $16, -3",
             "addiu $16, $16, 1",
+            // weight 4096 (a frame itself, every other frame at 60 Hz of a 30 Hz clip): a = value <<
+            // shift, the state word shifted up 16 then down k + 1, no products
+            "xori $21, $10, 4096",
+            "bnez $21, 21f",
+            "sra $21, $18, 16",
+            "sll $18, $18, 16",
+            "sll $19, $19, 16",
+            "sll $20, $20, 16",
+            "srav $18, $18, $16",
+            "srav $19, $19, $16",
+            "b 22f",
+            "srav $20, $20, $16",
+            "21:",
             // a = ((value - step) << shift) + ((step * weight) >> (k - 3)) with shift = 15 - k, as
             // value << shift + ((step * (weight - 4096)) >> (k - 3)) (step << shift is step * 4096 >>
             // (k - 3) exactly, so the floors agree); value << shift as the state word shifted up 16 then
             // down k + 1; likewise b and c: the three products by GPF (IR0 = weight - 4096, IR = the
-            // steps, sf=0: MAC exact)
-            "sra $21, $18, 16",
+            // steps, sf=0: MAC exact; $21 from the delay slot above)
             "sra $22, $19, 16",
             "sra $23, $20, 16",
             ".word {step_a}",
@@ -346,6 +358,7 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "addu $18, $18, $21",
             "addu $19, $19, $22",
             "addu $20, $20, $23",
+            "22:",
             // each within -32768..=32767 (a bail past it: the Rust loop clamps), then n = 2^30 -
             // (a^2 + b^2 + c^2) by SQR (sf=0: MAC exact); a sum of 2^30 or more bails too (within
             // +-32767 the sum is never 2^30 exactly, so -32768, which the Rust loop clamps, bails
