@@ -758,3 +758,45 @@ fn interpolate_vector(value: i32, step: i32, shift: u32, weight: u32) -> i32 {
     let (before, step) = (value.wrapping_sub(step).wrapping_shl(shift), step.wrapping_shl(shift));
     before.wrapping_add(((step as i64 * weight as i64) >> 12) as i32)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The console's pose writing (`hw::write_q14`) computes a rotation component as
+    /// `value << shift + (step * (weight - 4096)) >> (k - 3)`, at weight 4096 as the state word
+    /// shifted up 16 then down k + 1: the model's [`interpolate_rotation`] either way.
+    #[test]
+    fn the_console_forms_of_a_rotation_component_are_the_models() {
+        let halves = [-32768, -32767, -20000, -4097, -4096, -1, 0, 1, 2, 4095, 4096, 12345, 32766, 32767];
+        for k in 3..=15u32 {
+            let shift = ROTATION_STORED_FRAC - k;
+            for &value in &halves {
+                for &step in &halves {
+                    let word = (value as u32 & 0xFFFF) | (step as u32) << 16;
+                    for weight in [0u32, 1, 2047, 2048, 2049, 4095, 4096] {
+                        let model = interpolate_rotation(value, step, shift, weight);
+                        let console = (value << shift) + ((step * (weight as i32 - 4096)) >> (k - 3));
+                        assert_eq!(console, model, "value {value} step {step} k {k} weight {weight}");
+                        if weight == 4096 {
+                            assert_eq!(((word << 16) as i32) >> (k + 1), model, "value {value} step {step} k {k}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A narrow constant translation (an i16 `h` at k <= 8 fraction bits) in GTE units: the console's
+    /// `(h + (2^k >> 1)) >> k` is what the model's widening and `unit_sample` rounding give.
+    #[test]
+    fn the_console_rounding_of_a_narrow_translation_is_the_models() {
+        for k in 0..=TRANSLATION_FRAC {
+            for h in i16::MIN..=i16::MAX {
+                let v = (h as i32).wrapping_shl(TRANSLATION_FRAC - k);
+                let model = ((v >> 1) + (1 << (TRANSLATION_FRAC - 2))) >> (TRANSLATION_FRAC - 1);
+                assert_eq!((h as i32 + ((1 << k) >> 1)) >> k, model, "h {h} k {k}");
+            }
+        }
+    }
+}
