@@ -132,6 +132,7 @@ macro_rules! delta_sext {
 /// 0), its second adds the first difference and keeps it, a later one adds the residual to the
 /// difference and the difference to the value. Returns the bit after the record, or `None` (nothing
 /// done) when `p` does not lie within `p.clip`.
+#[inline(always)]
 pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
     let clip = p.clip;
     if p.descriptors + p.channels > clip.len() || p.channels % 3 != 0 || p.widths + p.animated > clip.len() || p.stream > clip.len() {
