@@ -22,8 +22,9 @@
  * The GTE and the scratchpad: psxanim_controller_pose and psxanim_actor_draw enable COP2 and use the
  * GTE; afterwards its rotation/translation matrices, screen offset (OFX/OFY), H, ZSF3/ZSF4 and data
  * registers hold the library's values: set your own again before your GTE work. A draw overwrites the
- * first `materials` words of the scratchpad (0x1F800000) and, for a character with blended vertices,
- * its first 32 bytes a bone (the bones' matrices, up to 30 bones) and 48 bytes at 0x1F8003C0. Nothing
+ * first `materials` words of the scratchpad (0x1F800000), for a character with blended vertices its
+ * first 32 bytes a bone (the bones' matrices, up to 30 bones) and 48 bytes at 0x1F8003C0, and for a
+ * rigid one its first 960 bytes (its poses and its matrices' copies while they are composed). Nothing
  * else is touched, no interrupt state is changed, no BIOS function is called.
  *
  * What the library needs from the game (see README "C and C++ games"):

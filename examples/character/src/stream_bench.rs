@@ -9,6 +9,7 @@ use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::Matrix;
 use psxanim_runtime::render::bones::{bone_matrices, bone_matrices_q14, crossfade_q14, crossfade_samples};
 use super::scene::SceneScratch;
+use psxanim_runtime::render::pose_stream::{from_pose_stage, pose_stage};
 use psxanim_runtime::render::{PoseStream, PoseVoices};
 use psxanim_runtime::tables::stream::{advance_voice, pose_voice_q14, target, words_needed, VoiceState};
 use psxanim_runtime::tables::{TableError, Tables};
@@ -133,9 +134,11 @@ fn split<B: Cop2>(
         let t0 = clock();
         advance_voice(twenty, &mut voice, &mut words, clip, g)?;
         let t1 = clock();
-        pose_voice_q14(twenty, &mut voice, &mut words, clip, g, w, &mut scratch.poses[..bones])?;
+        // SAFETY: as `stream_words`' frames (the stage is used only until the compose below).
+        let poses = unsafe { pose_stage(&mut scratch.poses[..bones]) };
+        pose_voice_q14(twenty, &mut voice, &mut words, clip, g, w, poses)?;
         let t2 = clock();
-        bone_matrices_q14(gte, twenty, &scratch.poses[..bones], object, &mut scratch.matrices[..bones]);
+        bone_matrices_q14(gte, twenty, poses, object, &mut scratch.matrices[..bones]);
         let t3 = clock();
         // The first frame is a seek (the voice stands nowhere yet).
         if i > 0 {
@@ -186,11 +189,13 @@ pub fn stream_words<B: Cop2>(
         let started = clock();
         // As `render_streamed` poses: in the GTE's form when every bone has it (a crossfade's two
         // poses blended in that form), else as samples.
-        let poses = &mut scratch.poses[..bones];
+        // SAFETY: the stage is used only until the compose below.
+        let poses = unsafe { pose_stage(&mut scratch.poses[..bones]) };
         let q14 = match fade {
             None => stream.pose_q14(twenty, s, poses)?,
             Some(f) => {
-                let from = &mut scratch.from_poses[..bones];
+                // SAFETY: as `poses`: until the blend, before the compose.
+                let from = unsafe { from_pose_stage(&mut scratch.from_poses[..bones]) };
                 stream.pose_q14_pair(twenty, s, poses, &f.from, from)? && crossfade_q14(from, poses, f.weight)
             }
         };
@@ -203,7 +208,7 @@ pub fn stream_words<B: Cop2>(
         }
         let decoded = clock();
         if q14 {
-            bone_matrices_q14(gte, twenty, &scratch.poses[..bones], object, &mut scratch.matrices[..bones]);
+            bone_matrices_q14(gte, twenty, poses, object, &mut scratch.matrices[..bones]);
         } else {
             bone_matrices(gte, twenty, &scratch.samples[..bones], object, &mut scratch.matrices[..bones]);
         }

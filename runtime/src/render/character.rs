@@ -3,7 +3,7 @@
 use super::camera::Camera;
 use super::error::RenderError;
 use super::pose_cache::{self, PoseCache};
-use super::pose_stream::PoseVoices;
+use super::pose_stream::{self, PoseVoices};
 use super::scratch::{Scratch, MAX_BAKED_VERTICES, MAX_BONES};
 use super::triangles::{self, TriangleSink, TriangleStats};
 use super::cull::{self, Visibility};
@@ -266,11 +266,13 @@ fn render_with<B: Cop2, S: TriangleSink + ?Sized, const V: usize>(
             if let Rigid::Streamed(stream) = rigid {
                 // The cheapest route: poses in the GTE's form (a crossfade's two blended in that
                 // form), composed with no conversion.
-                let poses = &mut scratch.poses[..bone_count];
+                // SAFETY: the stage is used only until the compose below, before any other stage.
+                let poses = unsafe { pose_stream::pose_stage(&mut scratch.poses[..bone_count]) };
                 let q14 = match &pose.fade {
                     None => stream.pose_q14(tables, &sample, poses)?,
                     Some(fade) => {
-                        let from_poses = &mut scratch.from_poses[..bone_count];
+                        // SAFETY: as `poses`: until the blend, before the compose.
+                        let from_poses = unsafe { pose_stream::from_pose_stage(&mut scratch.from_poses[..bone_count]) };
                         stream.pose_q14_pair(tables, &sample, poses, &fade.from, from_poses)? && bones::crossfade_q14(from_poses, poses, fade.weight)
                     }
                 };

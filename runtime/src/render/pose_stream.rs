@@ -10,6 +10,54 @@ use crate::gte::PoseQ14;
 use crate::tables::stream::{pose_voice_q14, prepare_boundary, sample_voice, target, VoiceState};
 use crate::tables::{BoneSample, TableError, Tables};
 
+/// Bones whose poses fit the console's pose stages ([`pose_stage`], [`from_pose_stage`]): 16 bytes
+/// each, the crossfade's outgoing poses from the scratchpad's byte 0, the poses composed from byte
+/// 512 up to the blend stage's work area (`gte::blend::WORK_AT`).
+pub const STAGED_POSES: usize = 28;
+const FROM_POSE_STAGE: usize = 0x1F80_0000;
+const POSE_STAGE: usize = 0x1F80_0200;
+const _: () = assert!(FROM_POSE_STAGE + STAGED_POSES * core::mem::size_of::<PoseQ14>() <= POSE_STAGE);
+const _: () = assert!(POSE_STAGE + STAGED_POSES * core::mem::size_of::<PoseQ14>() <= crate::gte::blend::WORK_AT);
+
+/// Where a frame's poses in the GTE's form wait between the decode that writes them and the compose
+/// that reads them (`bones::bone_matrices_q14`): on the console, for up to [`STAGED_POSES`] bones,
+/// as many poses as `poses` holds in the scratchpad from byte 512 on (below it the compose keeps its
+/// parents' copies), where the compose's four loads a bone take a cycle each instead of about six;
+/// else (and on the host) `poses` itself. `render_streamed` poses through it.
+///
+/// # Safety
+/// No other reference to the scratchpad's bytes 512..512 + 16 * `poses.len()` may be used while the
+/// returned one lives (the renderer takes it only between its decode and its compose; its later
+/// stages rewrite the scratchpad).
+pub unsafe fn pose_stage(poses: &mut [PoseQ14]) -> &mut [PoseQ14] {
+    // SAFETY: the caller's contract.
+    unsafe { staged(POSE_STAGE, poses) }
+}
+
+/// [`pose_stage`] for a crossfade's outgoing poses, from the scratchpad's byte 0 (where the compose,
+/// which runs after their blend, keeps its parents' copies), so that the blend
+/// (`bones::crossfade_q14`) loads both poses from the scratchpad.
+///
+/// # Safety
+/// As [`pose_stage`], for the scratchpad's bytes 0..16 * `poses.len()`.
+pub unsafe fn from_pose_stage(poses: &mut [PoseQ14]) -> &mut [PoseQ14] {
+    // SAFETY: the caller's contract.
+    unsafe { staged(FROM_POSE_STAGE, poses) }
+}
+
+/// The stage at `at` for as many poses as `poses` holds, or `poses` (see [`pose_stage`]).
+unsafe fn staged(at: usize, poses: &mut [PoseQ14]) -> &mut [PoseQ14] {
+    #[cfg(target_arch = "mips")]
+    if poses.len() <= STAGED_POSES {
+        // SAFETY: the scratchpad is 1 KiB of always-mapped RAM at 0x1F800000; both stages are
+        // 4-aligned and hold `STAGED_POSES` poses; every bit pattern is a `PoseQ14`; the caller's
+        // contract rules out other references.
+        return unsafe { core::slice::from_raw_parts_mut(at as *mut PoseQ14, poses.len()) };
+    }
+    let _ = at;
+    poses
+}
+
 /// Two voices' decoder states, `WORDS` words each ([`crate::tables::stream::max_words_needed`] of the
 /// tables it plays: 3 per animated rotation, 6 per animated translation or scale).
 #[derive(Clone, Debug)]

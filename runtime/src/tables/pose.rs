@@ -407,23 +407,25 @@ pub(crate) fn wrap16(v: i32) -> i32 {
 }
 
 /// `floor(sqrt(n))` for `n <= 2^30`: a rotation's dropped component in Q15 from `2^30 - a^2 - b^2 - c^2`.
-/// From n >= 2^28 (a component of at least 0.5: the largest of four always is) a table and one
-/// interpolation with a correction step; below, the bit-by-bit root.
+/// From n >= 2^28 (a component of at least 0.5: the largest of four always is) the chord between two
+/// table roots with two fraction bits, then one correction step; below, the bit-by-bit root.
+///
+/// Why one step is enough: the chord of the true root between nodes 2^22 apart lies below the curve
+/// by at most 1/8 (`(2^22)^2 / 8 * n^-1.5 / 4` at n = 2^28), the table's floors lower each node by
+/// less than 1/4, and the chord's floor and the drop of the two fraction bits lose less than 1/4 + 1:
+/// the estimate is `floor(sqrt(n))` or one less. The estimate never falls as `n` grows, so the tests
+/// that check every square and the value before it check the whole range.
 #[inline(always)]
 pub fn sqrt_q30(n: u32) -> u32 {
     if !(1 << 28..=1 << 30).contains(&n) {
         return isqrt_rare(n);
     }
     let i = ((n >> 22) - 64) as usize; // 0..=192
-    let (a, b) = (SQRT_TABLE[i] as u32, SQRT_TABLE[(i + 1).min(192)] as u32);
-    let mut r = a + (((b - a) * (n & 0x3F_FFFF)) >> 22);
-    // The table's floors and the chord between them lie below the curve, by less than two.
-    for _ in 0..2 {
-        if (r + 1) * (r + 1) <= n {
-            r += 1;
-        }
-    }
-    r
+    let (a, d) = (SQRT_TABLE[i] >> 9, SQRT_TABLE[i] & 511);
+    // d <= 510 and the fraction < 2^22: the product fits u32 (the console's multu takes its high
+    // word with the fraction shifted up 10 bits, the same floor).
+    let r = (a + ((d * (n & 0x3F_FFFF)) >> 22)) >> 2;
+    r + ((r + 1) * (r + 1) <= n) as u32
 }
 
 /// The bit-by-bit root out of line: a decoder's loop keeps only the table's path.
@@ -433,18 +435,26 @@ fn isqrt_rare(n: u32) -> u32 {
     isqrt_u32(n)
 }
 
-/// `floor(sqrt((64 + i) * 2^22))`, i = 0..=192.
-pub(crate) static SQRT_TABLE: [u16; 193] = sqrt_table();
+/// Per i = 0..=192, `r(i) = floor(4 sqrt((64 + i) * 2^22))` shifted up 9 bits, and the step to the
+/// next node's `r(i + 1) - r(i)` (at most 510) in the low 9: one load a root.
+pub(crate) static SQRT_TABLE: [u32; 193] = sqrt_table();
 
-const fn sqrt_table() -> [u16; 193] {
-    let mut t = [0u16; 193];
+const fn sqrt_table() -> [u32; 193] {
+    let mut roots = [0u64; 194];
     let (mut i, mut r) = (0, 0u64);
-    while i < 193 {
-        let n = (64 + i as u64) << 22;
+    while i < 194 {
+        let n = (64 + i as u64) << 26;
         while (r + 1) * (r + 1) <= n {
             r += 1;
         }
-        t[i] = r as u16;
+        roots[i] = r;
+        i += 1;
+    }
+    let mut t = [0u32; 193];
+    i = 0;
+    while i < 193 {
+        assert!(roots[i + 1] - roots[i] < 512);
+        t[i] = (roots[i] << 9 | (roots[i + 1] - roots[i])) as u32;
         i += 1;
     }
     t
@@ -601,6 +611,27 @@ mod tests {
         }
         for n in [(1 << 28) - 1, 1 << 28, (1 << 28) + 1, (1 << 30) - 1, 1 << 30, 0x3FFF_FFFF] {
             assert_eq!(sqrt_q30(n), isqrt_u32(n), "sqrt({n})");
+        }
+    }
+
+    /// The table's path with its one correction step wherever the floor root changes (each square and
+    /// the value before it): the estimate never falls as `n` grows, so between two squares it lies
+    /// within those two ends' and one step corrects it over the whole range. Then each node's ends.
+    #[test]
+    fn one_correction_step_reaches_the_floor_root_at_every_square() {
+        for k in 1u32 << 14..=1 << 15 {
+            for n in [k * k - 1, k * k, k * k + 1] {
+                if (1 << 28..=1 << 30).contains(&n) {
+                    assert_eq!(sqrt_q30(n), isqrt_u32(n), "sqrt({n})");
+                }
+            }
+        }
+        for i in 64u32..256 {
+            for n in [(i << 22) - 1, i << 22, ((i + 1) << 22) - 1] {
+                if (1 << 28..=1 << 30).contains(&n) {
+                    assert_eq!(sqrt_q30(n), isqrt_u32(n), "sqrt({n})");
+                }
+            }
         }
     }
 

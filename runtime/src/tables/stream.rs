@@ -48,9 +48,51 @@ impl Voice {
     /// Word index, from the clip data's start, of the first width word of the block holding the
     /// interval that ends on the frame the voice stands on (the block a record just read belongs to).
     fn widths_word(&self) -> usize {
+        self.widths_at(self.block())
+    }
+
+    /// The block holding the interval that ends on the frame the voice stands on.
+    #[inline(always)]
+    fn block(&self) -> usize {
+        (self.frame as usize).saturating_sub(1) / self.layout.block_frames as usize
+    }
+
+    /// Word index, from the clip data's start, of block `block`'s first width word.
+    fn widths_at(&self, block: usize) -> usize {
         let l = &self.layout;
-        let block = (self.frame as usize).saturating_sub(1) / l.block_frames as usize;
         (l.widths - l.start()) as usize / 4 + block * l.animated as usize
+    }
+
+    /// Where the console's record pass reads in the clip's words `clip` (stream from word `stream`)
+    /// for `channels` channels, with block `block`'s widths.
+    #[cfg(target_os = "psx")]
+    #[inline(always)]
+    fn pass<'a>(&self, clip: &'a [u32], stream: usize, channels: usize, block: usize) -> hw::Pass<'a> {
+        let l = self.layout;
+        let start = l.start();
+        hw::Pass {
+            clip,
+            descriptors: (l.descriptors - start) as usize / 4,
+            channels,
+            widths: self.widths_at(block),
+            animated: l.animated as usize,
+            stream,
+            bit: self.bit,
+        }
+    }
+
+    /// Where the console's pose writing reads in the clip's words `clip`, with block `block`'s widths.
+    #[cfg(target_os = "psx")]
+    #[inline(always)]
+    fn write<'a>(&self, clip: &'a [u32], block: usize) -> hw::Write<'a> {
+        let l = self.layout;
+        let start = l.start();
+        hw::Write {
+            clip,
+            descriptors: (l.descriptors - start) as usize / 4,
+            constants: (l.constants - start) as usize / 4,
+            widths: self.widths_at(block),
+        }
     }
 }
 
@@ -289,26 +331,60 @@ pub fn pose_voice_q14(
         return Err(TableError::OutputTooSmall { needed: bones, len: out.len() });
     }
     let voice = &mut voice.0;
+    #[cfg(target_os = "psx")]
+    if let Some(fits) = forward_q14_hw(tables, voice, words, clip, g, weight, &mut out[..bones]) {
+        return Ok(fits);
+    }
     reach(tables, voice, words, clip, g)?;
     let layout = voice.layout.clip_layout();
     let clip_words = ClipWords::new(tables, &layout);
     #[cfg(target_os = "psx")]
     if let Some(c) = clip_words.in_place() {
-        let l = voice.layout;
-        let start = l.start();
-        let wr = hw::Write {
-            clip: c.words(),
-            descriptors: (l.descriptors - start) as usize / 4,
-            constants: (l.constants - start) as usize / 4,
-            widths: voice.widths_word(),
-        };
-        if let Some(fits) = hw::write_q14(&wr, words, weight, &mut out[..bones]) {
+        let block = voice.block();
+        if let Some(fits) = hw::write_q14(&voice.write(c.words(), block), words, weight, &mut out[..bones]) {
             return Ok(fits);
         }
     }
     Ok(match clip_words.in_place() {
         Some(in_place) => write_q14_from(in_place, voice, words, weight, &mut out[..bones]),
         None => write_q14_from(clip_words, voice, words, weight, &mut out[..bones]),
+    })
+}
+
+/// [`pose_voice_q14`] on the console for a voice standing on `g` or on the frame before it within a
+/// block (every frame of forward playback but a restart): what `reach` and the pose writing do, with
+/// one set-up for the record's pass and the writing. `None`, nothing done, for any other voice or a
+/// clip not in place (or a record the pass leaves to the Rust loop).
+#[cfg(target_os = "psx")]
+fn forward_q14_hw(t: &Tables, voice: &mut Voice, words: &mut [u32], clip: usize, g: usize, weight: u32, out: &mut [PoseQ14]) -> Option<bool> {
+    let ahead = g.wrapping_sub(voice.frame as usize);
+    if !voice.ready
+        || voice.clip as usize != clip
+        || ahead > 1
+        || (ahead == 0 && voice.prepared)
+        || g >= voice.layout.frame_count as usize
+        || words.len() < voice.words as usize
+    {
+        return None;
+    }
+    let clip_words = ClipWords::new(t, &voice.layout.clip_layout());
+    let c = clip_words.in_place()?;
+    let block = if ahead == 1 {
+        let (mode, block) = next_step(voice);
+        if mode == RESTART {
+            return None;
+        }
+        let channels = t.bone_count() * CHANNELS_PER_BONE;
+        voice.bit = hw::pass(&voice.pass(c.words(), c.stream(), channels, block), words, mode)?;
+        voice.prepared = false;
+        voice.frame += 1;
+        block
+    } else {
+        voice.block()
+    };
+    Some(match hw::write_q14(&voice.write(c.words(), block), words, weight, out) {
+        Some(fits) => fits,
+        None => write_q14_from(c, voice, words, weight, out),
     })
 }
 
@@ -356,23 +432,33 @@ fn seek(t: &Tables, voice: &mut Voice, words: &mut [u32], g: usize) {
 /// next block starts over from its first record (the same frame in the next block's representation)
 /// and its second.
 fn step(t: &Tables, voice: &mut Voice, words: &mut [u32]) {
+    let (mode, block) = next_step(voice);
+    if mode == RESTART {
+        voice.bit = u32_at(t.bytes(), voice.layout.block_offsets as usize + 4 * block);
+    }
+    voice.prepared = false;
+    voice.frame += 1;
+    records(t, voice, words, mode);
+}
+
+/// What moving `voice` one frame on reads, and the block holding the interval it moves across: a
+/// prepared voice's block's second record (its first is read), a residual record within a block, the
+/// next block's first two records from a block's last frame, the first block's second from frame 0.
+#[inline(always)]
+fn next_step(voice: &Voice) -> (u8, usize) {
     let frame = voice.frame as usize;
     let bf = voice.layout.block_frames as usize;
-    let block = frame / bf;
+    let (block, within) = (frame / bf, frame % bf);
     let mode = if voice.prepared {
-        // The block's first record is read: its second is next.
-        voice.prepared = false;
         FIRST_DIFFERENCES
-    } else if frame % bf != 0 {
+    } else if within != 0 {
         RESIDUALS
     } else if frame > 0 {
-        voice.bit = u32_at(t.bytes(), voice.layout.block_offsets as usize + 4 * block);
         RESTART
     } else {
         FIRST_DIFFERENCES
     };
-    voice.frame += 1;
-    records(t, voice, words, mode);
+    (mode, block)
 }
 
 /// What a pass over the records reads: a block's first record from nothing (difference 0); its
@@ -406,17 +492,8 @@ fn records(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8) {
 /// second): the bit after the record(s), or `None` (nothing read) for the Rust loop to do it.
 #[cfg(target_os = "psx")]
 fn records_hw(clip: &[u32], stream: usize, channels: usize, voice: &Voice, words: &mut [u32], mode: u8) -> Option<u32> {
-    let l = voice.layout;
-    let start = l.start();
-    let mut p = hw::Pass {
-        clip,
-        descriptors: (l.descriptors - start) as usize / 4,
-        channels,
-        widths: voice.widths_word(),
-        animated: l.animated as usize,
-        stream,
-        bit: voice.bit,
-    };
+    let block = voice.block();
+    let mut p = voice.pass(clip, stream, channels, block);
     if mode == RESTART {
         p.bit = hw::pass(&p, words, FRESH)?;
         hw::pass(&p, words, FIRST_DIFFERENCES)
@@ -680,4 +757,46 @@ fn interpolate_rotation(value: i32, step: i32, shift: u32, weight: u32) -> i32 {
 fn interpolate_vector(value: i32, step: i32, shift: u32, weight: u32) -> i32 {
     let (before, step) = (value.wrapping_sub(step).wrapping_shl(shift), step.wrapping_shl(shift));
     before.wrapping_add(((step as i64 * weight as i64) >> 12) as i32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The console's pose writing (`hw::write_q14`) computes a rotation component as
+    /// `value << shift + (step * (weight - 4096)) >> (k - 3)`, at weight 4096 as the state word
+    /// shifted up 16 then down k + 1: the model's [`interpolate_rotation`] either way.
+    #[test]
+    fn the_console_forms_of_a_rotation_component_are_the_models() {
+        let halves = [-32768, -32767, -20000, -4097, -4096, -1, 0, 1, 2, 4095, 4096, 12345, 32766, 32767];
+        for k in 3..=15u32 {
+            let shift = ROTATION_STORED_FRAC - k;
+            for &value in &halves {
+                for &step in &halves {
+                    let word = (value as u32 & 0xFFFF) | (step as u32) << 16;
+                    for weight in [0u32, 1, 2047, 2048, 2049, 4095, 4096] {
+                        let model = interpolate_rotation(value, step, shift, weight);
+                        let console = (value << shift) + ((step * (weight as i32 - 4096)) >> (k - 3));
+                        assert_eq!(console, model, "value {value} step {step} k {k} weight {weight}");
+                        if weight == 4096 {
+                            assert_eq!(((word << 16) as i32) >> (k + 1), model, "value {value} step {step} k {k}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A narrow constant translation (an i16 `h` at k <= 8 fraction bits) in GTE units: the console's
+    /// `(h + (2^k >> 1)) >> k` is what the model's widening and `unit_sample` rounding give.
+    #[test]
+    fn the_console_rounding_of_a_narrow_translation_is_the_models() {
+        for k in 0..=TRANSLATION_FRAC {
+            for h in i16::MIN..=i16::MAX {
+                let v = (h as i32).wrapping_shl(TRANSLATION_FRAC - k);
+                let model = ((v >> 1) + (1 << (TRANSLATION_FRAC - 2))) >> (TRANSLATION_FRAC - 1);
+                assert_eq!((h as i32 + ((1 << k) >> 1)) >> k, model, "h {h} k {k}");
+            }
+        }
+    }
 }

@@ -73,6 +73,11 @@ macro_rules! parent_rt_tr {
 
 macro_rules! columns {
     () => {
+        columns!("", "", "")
+    };
+    // `$copy01` runs while column 2 composes (columns 0 and 1 in $11-$13 and $16-$18, $19-$23 free),
+    // `$copy2` while the translation does (column 2 in $11-$13), `$copy_t` after its stores.
+    ($copy01:expr, $copy2:expr, $copy_t:expr) => {
         concat!(
             ".word {a_ir1}\n",
             ".word {b_ir2}\n",
@@ -122,6 +127,7 @@ macro_rules! columns {
             "sh $16, 2($6)\n",
             "sh $17, 8($6)\n",
             "sh $18, 14($6)\n",
+            $copy01,
             ".word {ir1}\n",
             ".word {ir2}\n",
             ".word {ir3}\n",
@@ -132,9 +138,11 @@ macro_rules! columns {
             "sh $12, 10($6)\n",
             ".word {mvmva_tr}\n",
             "sh $13, 16($6)\n",
+            $copy2,
             ".word {st_mac1}\n",
             ".word {st_mac2}\n",
             ".word {st_mac3}\n",
+            $copy_t,
         )
     };
 }
@@ -439,21 +447,41 @@ pub(super) fn compose_q14(parent: &Matrix, pose: &PoseQ14, out: &mut Matrix) {
     }
 }
 
+/// Where `compose_q14_chain` keeps a copy of each matrix it composes, for the bones after it whose
+/// parent it is: 16 slots of 32 bytes in the scratchpad (a load there takes one cycle, from main RAM
+/// about six), slot `(address of the output matrix >> 5) % 16`, so that any of the previous 15 bones'
+/// is found there. Nothing else uses the scratchpad while a pose is composed (the renderer's stages
+/// that do run after it).
+const PARENT_RING: usize = 0x1F80_0000;
+const PARENT_RING_BYTES: usize = 512;
+
 /// `Cop2::compose_q14_chain`: `compose_q14` bone after bone in one loop, the parent loaded into RT
-/// and TR only when it is not the previous bone's (siblings share it).
+/// and TR only when it is not the previous bone's (siblings share it), from its copy in the
+/// scratchpad ([`PARENT_RING`]) when it is at most 15 bones back. Where `poses`, `object` or `out`
+/// lie in that part of the scratchpad, `compose_q14` bone by bone instead (the same matrices).
 ///
 /// Registers (beyond `compose_q14`'s map, which the body keeps: $4 the pose, $6 the output): $2 the
 /// output's end, $8 the next parent step (`tables::Tables::parent_steps`), $5 the object matrix,
-/// $10 the parent while it loads (then `yz`).
+/// $10 the parent while it loads (then `yz`), $19 the output's copy while the columns are stored.
 pub(super) fn compose_q14_chain(steps: &[u8], poses: &[PoseQ14], object: &Matrix, out: &mut [Matrix]) {
     let n = steps.len().min(poses.len()).min(out.len());
     let out = &mut out[..n];
+    let ring = PARENT_RING..PARENT_RING + PARENT_RING_BYTES;
+    let overlaps = |r: core::ops::Range<usize>| r.start < ring.end && ring.start < r.end;
     let range = out.as_mut_ptr_range();
-    // SAFETY: reads `n` steps and poses, the object and the matrices already written (each step, from
-    // `ParentSteps`, names an earlier bone, the object, or for a bone after the first the previous
-    // bone's parent, whose RT and TR are loaded); writes the `n` output matrices' rotation and
-    // translation. Two instructions separate each mtc2/ctc2 from the next command; no loaded register
-    // is read by the next instruction.
+    if overlaps(range.start as usize..range.end as usize)
+        || overlaps(poses.as_ptr_range().start as usize..poses.as_ptr_range().end as usize)
+        || overlaps(object as *const Matrix as usize..object as *const Matrix as usize + core::mem::size_of::<Matrix>())
+    {
+        return compose_q14_each(steps, poses, object, out);
+    }
+    // SAFETY: reads `n` steps and poses, the object and the matrices already written or their copies
+    // (each step, from `ParentSteps`, names an earlier bone, the object, or for a bone after the first
+    // the previous bone's parent, whose RT and TR are loaded; a copy at most 15 bones back is still in
+    // its slot); writes the `n` output matrices' rotation and translation, and their copies in the
+    // scratchpad's first 512 bytes, which no Rust object covers and the inputs were checked not to
+    // lie in. Two instructions separate each mtc2/ctc2 from the next command; no loaded register is
+    // read by the next instruction.
     unsafe {
         compose_asm!(
             ".set push",
@@ -465,14 +493,21 @@ pub(super) fn compose_q14_chain(steps: &[u8], poses: &[PoseQ14], object: &Matrix
             "addiu $8, $8, 1",
             "lw $11, 0($4)",
             "lw $13, 4($4)",
-            // Step 0: the previous bone's parent, in RT and TR already; 255: the object; else the
-            // matrix that many bones back.
+            // Step 0: the previous bone's parent, in RT and TR already; 255: the object; 1..=15: the
+            // matrix that many bones back, from its copy; else from the output.
             "beqz $10, 5f",
             "xori $3, $10, 0xFF",
-            "sll $10, $10, 5",
-            "bnez $3, 4f",
-            "subu $10, $6, $10",
+            "bnez $3, 2f",
+            "sltiu $3, $10, 16",
+            "b 4f",
             "move $10, $5",
+            "2:",
+            "sll $10, $10, 5",
+            "beqz $3, 4f",
+            "subu $10, $6, $10",
+            "andi $7, $10, 0x1E0",
+            "lui $10, {ring_hi}",
+            "or $10, $10, $7",
             "4:",
             parent_rt_tr!("$10"),
             // `compose_q14` from its products on.
@@ -490,7 +525,21 @@ pub(super) fn compose_q14_chain(steps: &[u8], poses: &[PoseQ14], object: &Matrix
             "nop",
             ".word {sqr}",
             q14_products_last!(),
-            columns!(),
+            columns!(
+                concat!(
+                    "andi $19, $6, 0x1E0\n",
+                    "lui $20, {ring_hi}\n",
+                    "or $19, $19, $20\n",
+                    "sh $11, 0($19)\n",
+                    "sh $12, 6($19)\n",
+                    "sh $13, 12($19)\n",
+                    "sh $16, 2($19)\n",
+                    "sh $17, 8($19)\n",
+                    "sh $18, 14($19)\n",
+                ),
+                "sh $11, 4($19)\nsh $12, 10($19)\nsh $13, 16($19)\n",
+                ".word {copy_mac1}\n.word {copy_mac2}\n.word {copy_mac3}\n"
+            ),
             "addiu $4, $4, 16",
             "b 0b",
             "addiu $6, $6, 32",
@@ -501,6 +550,28 @@ pub(super) fn compose_q14_chain(steps: &[u8], poses: &[PoseQ14], object: &Matrix
             inout("$6") range.start => _,
             in("$2") range.end,
             inout("$8") steps.as_ptr() => _,
+            ring_hi = const PARENT_RING >> 16,
+            copy_mac1 = const swc2(19, data::MAC1, 20),
+            copy_mac2 = const swc2(19, data::MAC2, 24),
+            copy_mac3 = const swc2(19, data::MAC3, 28),
         );
+    }
+}
+
+/// [`compose_q14_chain`] bone by bone (`compose_q14` with each step's parent), for inputs in the
+/// scratchpad's parent copies (out of line: the chain's loop stays small).
+#[cold]
+#[inline(never)]
+fn compose_q14_each(steps: &[u8], poses: &[PoseQ14], object: &Matrix, out: &mut [Matrix]) {
+    let mut parent: Option<usize> = None;
+    for (i, (&step, pose)) in steps.iter().zip(poses).enumerate().take(out.len()) {
+        parent = match step {
+            crate::tables::STEP_SAME_PARENT => parent,
+            crate::tables::STEP_ROOT => None,
+            s => i.checked_sub(s as usize),
+        };
+        let (done, rest) = out.split_at_mut(i);
+        let p = parent.and_then(|p| done.get(p)).map_or(*object, |m| *m);
+        compose_q14(&p, pose, &mut rest[0]);
     }
 }

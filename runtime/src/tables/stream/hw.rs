@@ -7,7 +7,8 @@
 //! replaced), later ones (both accumulate). A restart is the first then the second.
 //!
 //! Main RAM has no data cache (a load costs about six cycles, a store one): the window holds two
-//! stream words and loads one per 32 bits read; each component loads and stores its state once.
+//! stream words and loads one per 32 bits read; each component loads its state once (a rotation
+//! stores its value and difference as two halfwords, no masking).
 
 use core::arch::asm;
 
@@ -58,7 +59,7 @@ macro_rules! channel {
             "addu $11, $11, $15\n",
             "sltiu $25, $11, 32\n",
             "bnez $25, 4f\n",
-            "nop\n",
+            "addiu $17, $17, -1\n",
             "addiu $11, $11, -32\n",
             "move $9, $10\n",
             "sltu $25, $8, $20\n",
@@ -67,7 +68,6 @@ macro_rules! channel {
             "addiu $8, $8, 4\n",
             "lw $10, -4($8)\n",
             "4:\n",
-            "addiu $17, $17, -1\n",
             $update,
             "bnez $17, 3b\n",
             "addiu $7, $7, ", $stride, "\n",
@@ -91,9 +91,12 @@ macro_rules! pass_loop {
             "addiu $4, $4, 12\n",
             "andi $24, $13, 1\n",
             "beqz $24, 1f\n",
-            "nop\n",
+            "or $22, $12, $23\n",
             channel!($fields, $width, $rot_load, $sext, $rot_update, "12", "4"),
+            // a bone whose translation and scale are both constant (the common case) tested once
             "1:\n",
+            "andi $24, $22, 1\n",
+            "beqz $24, 0b\n",
             "andi $24, $12, 1\n",
             "beqz $24, 2f\n",
             "move $13, $12\n",
@@ -129,6 +132,7 @@ macro_rules! delta_sext {
 /// 0), its second adds the first difference and keeps it, a later one adds the residual to the
 /// difference and the difference to the value. Returns the bit after the record, or `None` (nothing
 /// done) when `p` does not lie within `p.clip`.
+#[inline(always)]
 pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
     let clip = p.clip;
     if p.descriptors + p.channels > clip.len() || p.channels % 3 != 0 || p.widths + p.animated > clip.len() || p.stream > clip.len() {
@@ -166,6 +170,7 @@ pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
                     out("$16") _,
                     out("$17") _,
                     out("$19") _,
+                    out("$22") _,
                     out("$23") _,
                     out("$24") _,
                     out("$25") _,
@@ -190,7 +195,7 @@ pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
             delta_width!(),
             delta_sext!(),
             "lw $13, 0($7)\n",
-            "addu $13, $13, $24\nandi $13, $13, 0xFFFF\nsll $19, $24, 16\nor $13, $13, $19\nsw $13, 0($7)\n",
+            "addu $13, $13, $24\nsh $13, 0($7)\nsh $24, 2($7)\n",
             "lw $13, 0($7)\n",
             "addu $13, $13, $24\nsw $13, 0($7)\nsw $24, 4($7)\n"
         )),
@@ -199,7 +204,7 @@ pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
             delta_width!(),
             delta_sext!(),
             "lw $13, 0($7)\n",
-            "sra $19, $13, 16\naddu $19, $19, $24\naddu $13, $13, $19\nandi $13, $13, 0xFFFF\nsll $19, $19, 16\nor $13, $13, $19\nsw $13, 0($7)\n",
+            "sra $19, $13, 16\naddu $19, $19, $24\naddu $13, $13, $19\nsh $13, 0($7)\nsh $19, 2($7)\n",
             "lw $13, 0($7)\nlw $16, 4($7)\n",
             "addu $16, $16, $24\naddu $13, $13, $16\nsw $13, 0($7)\nsw $16, 4($7)\n"
         )),
@@ -213,20 +218,6 @@ pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
 macro_rules! to_gte_units {
     () => {
         "sra $18, $18, 1\naddiu $18, $18, 64\nsra $18, $18, 7\nsra $19, $19, 1\naddiu $19, $19, 64\nsra $19, $19, 7\nsra $20, $20, 1\naddiu $20, $20, 64\nsra $20, $20, 7\n"
-    };
-}
-
-/// The two corrections of the table root `$16` of `n` (`$21`), one product: `r += 1` when
-/// `(r + 1)^2 <= n`, then again when `(r + 2)^2 = (r + 1)^2 + 2(r + 1) + 1 <= n` (after no first
-/// step that sum exceeds `(r + 1)^2 > n`, so the second step needs no test of the first).
-macro_rules! root_steps {
-    () => {
-        concat!(
-            "addiu $17, $16, 1\nmultu $17, $17\nmflo $22\n",
-            "sltu $23, $21, $22\nxori $23, $23, 1\naddu $16, $16, $23\n",
-            "sll $24, $16, 1\naddu $24, $24, $22\naddiu $24, $24, 1\n",
-            "sltu $24, $21, $24\nxori $24, $24, 1\naddu $16, $16, $24\n",
-        )
     };
 }
 
@@ -249,27 +240,32 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
     }
     let base = clip.as_ptr();
     let table = crate::tables::pose::SQRT_TABLE.as_ptr();
+    // The last place a rotation's three state words may start (null, below any, when there is none):
+    // each animated channel checks its start against it.
+    let last_rotation = if state.len() >= 3 { state.as_ptr_range().end.wrapping_sub(3) } else { core::ptr::null() };
     let bail: u32;
     let bad: u32;
     // SAFETY: descriptors are read for `out.len()` bones (checked above); constants and width words
     // are read as the descriptors say, which parsing proved lie inside the clip; state words are read
     // only below the state's end (checked per channel); `out` is written 16 bytes per bone below its
-    // end; the table is indexed 0..=192.
+    // end; the table is indexed 0..=193 (n within [2^28, 2^30]).
     // Hazards: no register loaded by lw/lhu/mfc2 is read by the next instruction; two instructions
     // between an mflo/mfhi and the next mult, and between an mtc2 and the next GTE command. The GTE
-    // products replace CPU multiplies (IR0 holds the weight for the whole loop; GPF and SQR leave it).
+    // products replace CPU multiplies (IR0 holds the weight - 4096 for the whole loop; GPF and SQR
+    // leave it).
     unsafe {
         let out_range = out.as_mut_ptr_range();
         asm_clobbering!(
             ["$13", "$14", "$15", "$16", "$17", "$18", "$19", "$20", "$21", "$22", "$23", "$24", "$25"],
             ".set push",
             ".set noreorder",
+            "addiu $13, $10, -4096",
             ".word {weight_ir0}",
             "move $3, $zero",
-            // ---- bone loop: $4 its rotation descriptor, $5 its pose
-            "0:",
             "beq $5, $6, 90f",
             "nop",
+            // ---- bone loop: $4 its rotation descriptor, $5 its pose
+            "0:",
             "lw $13, 0($4)",
             "lw $14, 4($4)",
             "andi $15, $13, 1",
@@ -314,8 +310,7 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "20:",
             "lw $15, 0($9)",
             "addiu $9, $9, 4",
-            "addiu $16, $7, 12",
-            "sltu $16, $2, $16",
+            "sltu $16, $2, $7",
             "bnez $16, 91f",
             "srl $16, $13, 8",
             "andi $16, $16, 255",
@@ -324,29 +319,37 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "lw $20, 8($7)",
             "addiu $7, $7, 12",
             "addiu $17, $16, -3",
-            "li $21, 15",
-            "subu $16, $21, $16",
-            // a = ((value - step) << shift) + ((step * weight) >> (k - 3)), likewise b and c: the
-            // three products step * weight by GPF (IR0 = weight, IR = the steps, sf=0: MAC exact)
+            "addiu $16, $16, 1",
+            // weight 4096 (a frame itself, every other frame at 60 Hz of a 30 Hz clip): a = value <<
+            // shift, the state word shifted up 16 then down k + 1, no products
+            "xori $21, $10, 4096",
+            "bnez $21, 21f",
             "sra $21, $18, 16",
+            "sll $18, $18, 16",
+            "sll $19, $19, 16",
+            "sll $20, $20, 16",
+            "srav $18, $18, $16",
+            "srav $19, $19, $16",
+            "b 22f",
+            "srav $20, $20, $16",
+            "21:",
+            // a = ((value - step) << shift) + ((step * weight) >> (k - 3)) with shift = 15 - k, as
+            // value << shift + ((step * (weight - 4096)) >> (k - 3)) (step << shift is step * 4096 >>
+            // (k - 3) exactly, so the floors agree); value << shift as the state word shifted up 16 then
+            // down k + 1; likewise b and c: the three products by GPF (IR0 = weight - 4096, IR = the
+            // steps, sf=0: MAC exact; $21 from the delay slot above)
             "sra $22, $19, 16",
             "sra $23, $20, 16",
             ".word {step_a}",
             ".word {step_b}",
             ".word {step_c}",
             "sll $18, $18, 16",
-            "sra $18, $18, 16",
-            "subu $18, $18, $21",
-            ".word {gpf}",
-            "sllv $18, $18, $16",
             "sll $19, $19, 16",
-            "sra $19, $19, 16",
-            "subu $19, $19, $22",
-            "sllv $19, $19, $16",
+            ".word {gpf}",
+            "srav $18, $18, $16",
             "sll $20, $20, 16",
-            "sra $20, $20, 16",
-            "subu $20, $20, $23",
-            "sllv $20, $20, $16",
+            "srav $19, $19, $16",
+            "srav $20, $20, $16",
             ".word {mac1_21}",
             ".word {mac2_22}",
             ".word {mac3_23}",
@@ -356,60 +359,69 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "addu $18, $18, $21",
             "addu $19, $19, $22",
             "addu $20, $20, $23",
-            // each within +-32767 (the Rust loop clamps), then n = 2^30 - (a^2 + b^2 + c^2) by SQR
-            // (sf=0: MAC exact), within [2^28, 2^30] for the table or below for the bit-by-bit root
-            "li $24, 32767",
-            "ori $25, $zero, 0xFFFF",
+            "22:",
+            // each within -32768..=32767 (a bail past it: the Rust loop clamps), then n = 2^30 -
+            // (a^2 + b^2 + c^2) by SQR (sf=0: MAC exact); a sum of 2^30 or more bails too (within
+            // +-32767 the sum is never 2^30 exactly, so -32768, which the Rust loop clamps, bails
+            // here); n within [2^28, 2^30] for the table, below for the bit-by-bit root
+            "ori $24, $zero, 0x8000",
             "addu $21, $18, $24",
-            "sltu $21, $21, $25",
-            "beqz $21, 91f",
-            "addu $21, $19, $24",
-            "sltu $21, $21, $25",
-            "beqz $21, 91f",
-            "addu $21, $20, $24",
-            "sltu $21, $21, $25",
-            "beqz $21, 91f",
-            "nop",
+            "addu $22, $19, $24",
+            "or $21, $21, $22",
+            "addu $22, $20, $24",
+            "or $21, $21, $22",
+            "srl $21, $21, 16",
+            "bnez $21, 91f",
             ".word {a_ir1}",
             ".word {b_ir2}",
             ".word {c_ir3}",
             "lui $24, 0x4000",
             "lui $25, 0x1000",
             ".word {sqr}",
-            "nop",
+            // while SQR runs: the dropped component's index, the three stored ones to Q14, (v + 1) >> 1
+            "srl $15, $15, 30",
+            "addiu $18, $18, 1",
+            "sra $18, $18, 1",
+            "addiu $19, $19, 1",
+            "sra $19, $19, 1",
+            "addiu $20, $20, 1",
+            "sra $20, $20, 1",
             ".word {mac1_21}",
             ".word {mac2_22}",
             ".word {mac3_23}",
             "addu $21, $21, $22",
             "addu $21, $21, $23",
-            "sltu $23, $24, $21",
-            "bnez $23, 91f",
+            "sltu $23, $21, $24",
+            "beqz $23, 91f",
             "subu $21, $24, $21",
             "sltu $23, $21, $25",
             "bnez $23, 25f",
-            // the root: table at i = (n >> 22) - 64 and the next entry (the last: itself), the
-            // chord between them, two corrections
+            // the root: the chord from the table's node i = (n >> 22) - 64 (its root in quarters and
+            // the step to the next; multu's high word with the fraction shifted up 10 is the product
+            // >> 22), then one correction; a w-dropped pose's words built while the products run
             "srl $22, $21, 22",
-            "addiu $22, $22, -64",
-            "sll $23, $22, 1",
-            "addu $23, $23, $11",
-            "lhu $16, 0($23)",
-            "sltiu $17, $22, 192",
-            "sll $17, $17, 1",
-            "addu $23, $23, $17",
-            "lhu $17, 0($23)",
-            "lui $22, 0x3F",
-            "ori $22, $22, 0xFFFF",
-            "and $22, $21, $22",
-            "subu $17, $17, $16",
-            "multu $17, $22",
-            "mflo $17",
-            "nop",
-            "srl $17, $17, 22",
+            "sll $22, $22, 2",
+            "addu $22, $22, $11",
+            "lw $16, -256($22)",
+            "sll $23, $21, 10",
+            "andi $17, $16, 511",
+            "multu $17, $23",
+            "srl $16, $16, 9",
+            "andi $24, $18, 0xFFFF",
+            "sll $25, $19, 16",
+            "or $24, $24, $25",
+            "mfhi $17",
             "addu $16, $16, $17",
-            root_steps!(),
+            "srl $16, $16, 2",
+            "addiu $17, $16, 1",
+            "multu $17, $17",
+            "andi $20, $20, 0xFFFF",
+            "xori $22, $15, 3",
+            "mflo $23",
+            "sltu $23, $21, $23",
+            "xori $23, $23, 1",
             "b 30f",
-            "nop",
+            "addu $16, $16, $23",
             // below 2^28 (a rebuilt component under 0.5): the bit-by-bit root
             "25:",
             "move $16, $zero",
@@ -425,44 +437,57 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "srl $17, $17, 2",
             "bnez $17, 26b",
             "nop",
-            // Q14: (v + 1) >> 1; the rebuilt one at the dropped place, the others in order around it
+            "andi $24, $18, 0xFFFF",
+            "sll $25, $19, 16",
+            "or $24, $24, $25",
+            "andi $20, $20, 0xFFFF",
+            "xori $22, $15, 3",
+            // the rebuilt one to Q14 at the dropped place, the others in order around it (w dropped,
+            // the common case: $24 and $20 | w << 16 as two words)
             "30:",
-            "addiu $18, $18, 1",
-            "sra $18, $18, 1",
-            "addiu $19, $19, 1",
-            "sra $19, $19, 1",
-            "addiu $20, $20, 1",
-            "sra $20, $20, 1",
             "addiu $16, $16, 1",
             "sra $16, $16, 1",
-            "srl $15, $15, 30",
-            "sltiu $22, $15, 1",
-            "sll $22, $22, 1",
-            "addu $22, $22, $5",
-            "sh $18, 0($22)",
-            "sltiu $22, $15, 2",
-            "sll $22, $22, 1",
-            "addu $22, $22, $5",
-            "sh $19, 2($22)",
-            "sltiu $22, $15, 3",
-            "sll $22, $22, 1",
-            "addu $22, $22, $5",
-            "sh $20, 4($22)",
-            "sll $22, $15, 1",
-            "addu $22, $22, $5",
-            "sh $16, 0($22)",
-            // ---- translation ($14): shift = 8 - k
+            "bnez $22, 32f",
+            "sll $25, $16, 16",
+            "or $20, $20, $25",
+            "sw $24, 0($5)",
+            "sw $20, 4($5)",
+            // ---- translation ($14). A narrow constant (the common case): three halfwords at k <= 8
+            // fraction bits, each (h + (2^k >> 1)) >> k in GTE units (what `unit_sample`'s rounding
+            // of h << (8 - k) gives; an i16 always fits, no test)
             "40:",
-            "srl $15, $14, 8",
-            "andi $15, $15, 255",
+            "andi $15, $14, 7",
+            "xori $15, $15, 4",
+            "bnez $15, 41f",
+            "srl $17, $14, 8",
+            "andi $17, $17, 255",
+            "lw $18, 0($8)",
+            "lw $20, 4($8)",
+            "li $21, 1",
+            "sllv $21, $21, $17",
+            "srl $21, $21, 1",
+            "addiu $8, $8, 8",
+            "sra $19, $18, 16",
+            "sll $18, $18, 16",
+            "sra $18, $18, 16",
+            "sll $20, $20, 16",
+            "sra $20, $20, 16",
+            "addu $18, $18, $21",
+            "addu $19, $19, $21",
+            "addu $20, $20, $21",
+            "srav $18, $18, $17",
+            "srav $19, $19, $17",
+            "b 65f",
+            "srav $20, $20, $17",
+            // otherwise shift = 8 - k
+            "41:",
+            "andi $17, $17, 255",
             "li $16, 8",
-            "subu $16, $16, $15",
+            "subu $16, $16, $17",
             "andi $15, $14, 1",
             "bnez $15, 50f",
             "andi $15, $14, 2",
             "bnez $15, 46f",
-            "andi $15, $14, 4",
-            "bnez $15, 44f",
             "nop",
             // three words as stored
             "lw $18, 0($8)",
@@ -470,23 +495,6 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "lw $20, 8($8)",
             "b 60f",
             "addiu $8, $8, 12",
-            // narrow: three halfwords at k fraction bits
-            "44:",
-            "lw $18, 0($8)",
-            "lw $20, 4($8)",
-            "addiu $8, $8, 8",
-            "sra $19, $18, 16",
-            "sll $18, $18, 16",
-            "sra $18, $18, 16",
-            "sll $20, $20, 16",
-            "sra $20, $20, 16",
-            "sllv $18, $18, $16",
-            "sllv $19, $19, $16",
-            "sllv $20, $20, $16",
-            // to GTE units: an i16 at k <= 8 fraction bits always fits, no test
-            to_gte_units!(),
-            "b 65f",
-            "nop",
             // identity
             "46:",
             "sw $zero, 8($5)",
@@ -495,7 +503,7 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             // animated: ((value - step) << shift) + (((step << shift) * weight) >> 12), 64-bit product
             "50:",
             "addiu $9, $9, 4",
-            "addiu $15, $7, 24",
+            "addiu $15, $7, 12",
             "sltu $15, $2, $15",
             "bnez $15, 91f",
             "lw $21, 0($7)",
@@ -564,9 +572,29 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "andi $15, $15, 3",
             "xori $15, $15, 2",
             "bnez $15, 91f",
-            "nop",
-            "b 0b",
             "addiu $5, $5, 16",
+            "bne $5, $6, 0b",
+            "nop",
+            "b 90f",
+            "nop",
+            // x, y or z dropped: four halfwords
+            "32:",
+            "sltiu $22, $15, 1",
+            "sll $22, $22, 1",
+            "addu $22, $22, $5",
+            "sh $18, 0($22)",
+            "sltiu $22, $15, 2",
+            "sll $22, $22, 1",
+            "addu $22, $22, $5",
+            "sh $19, 2($22)",
+            "sltiu $22, $15, 3",
+            "sll $22, $22, 1",
+            "addu $22, $22, $5",
+            "sh $20, 4($22)",
+            "sll $22, $15, 1",
+            "addu $22, $22, $5",
+            "b 40b",
+            "sh $16, 0($22)",
             "91:",
             "li $3, 1",
             "90:",
@@ -580,9 +608,9 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             in("$10") weight,
             in("$11") table,
             inout("$12") 0u32 => bad,
-            in("$2") state.as_ptr_range().end,
+            in("$2") last_rotation,
             out("$3") bail,
-            weight_ir0 = const mtc2_from(10, data::IR0),
+            weight_ir0 = const mtc2_from(13, data::IR0),
             step_a = const mtc2_from(21, data::IR1),
             step_b = const mtc2_from(22, data::IR2),
             step_c = const mtc2_from(23, data::IR3),
