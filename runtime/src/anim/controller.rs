@@ -21,7 +21,8 @@
 //! e.g. 60 Hz clips on PAL) it holds the frame instead of interpolating. Alone it costs a copy of the
 //! matrices; during a crossfade its stored local transforms are blended and composed like ANIMBIN's.
 
-use super::channel::{lerp, RotationChannel, TranslationChannel};
+use super::channel::{lerp, segment_matrix, segment_rotation, RotationChannel, TranslationChannel};
+use super::prepared::PreparedClip;
 use super::interp;
 use super::player::{Markers, NoMarkers, Player, Voice};
 use super::playhead::Playhead;
@@ -75,12 +76,20 @@ impl core::fmt::Display for PlayError {
 #[derive(Clone, Copy)]
 pub enum ClipSource<'m> {
     Keys(Clip<'m>),
+    /// ANIMBIN keys converted at load ([`PreparedClip`]): the same clip, a cheaper frame.
+    Prepared(PreparedClip<'m>),
     Compiled(CompiledClip<'m>),
 }
 
 impl<'m> From<Clip<'m>> for ClipSource<'m> {
     fn from(c: Clip<'m>) -> Self {
         ClipSource::Keys(c)
+    }
+}
+
+impl<'m> From<PreparedClip<'m>> for ClipSource<'m> {
+    fn from(c: PreparedClip<'m>) -> Self {
+        ClipSource::Prepared(c)
     }
 }
 
@@ -95,12 +104,14 @@ impl<'m> ClipSource<'m> {
     pub fn length(&self) -> u16 {
         match self {
             ClipSource::Keys(c) => c.length(),
+            ClipSource::Prepared(c) => c.clip().length(),
             ClipSource::Compiled(c) => c.frames(),
         }
     }
     pub fn marker_count(&self) -> usize {
         match self {
             ClipSource::Keys(c) => c.marker_count(),
+            ClipSource::Prepared(c) => c.clip().marker_count(),
             ClipSource::Compiled(c) => c.marker_count(),
         }
     }
@@ -108,6 +119,7 @@ impl<'m> ClipSource<'m> {
     pub fn marker(&self, index: usize) -> Option<(&'m [u8], u16)> {
         match self {
             ClipSource::Keys(c) => c.marker(index).map(|m| (m.name, m.frame)),
+            ClipSource::Prepared(c) => c.clip().marker(index).map(|m| (m.name, m.frame)),
             ClipSource::Compiled(c) => c.marker(index),
         }
     }
@@ -123,6 +135,9 @@ struct Layer<'m, const BONES: usize> {
     /// One past the last joint with a translation channel: the loops over them stop there (baked
     /// rotation clips have none).
     translation_end: usize,
+    /// A prepared clip's rotation keys (then `rotation` is empty) and each joint's last segment.
+    prepared: Option<PreparedClip<'m>>,
+    segments: [u16; BONES],
 }
 
 /// The player's markers of a [`ClipSource`]: the clip's own.
@@ -150,19 +165,28 @@ fn shown_time(playhead: &Playhead) -> u32 {
 }
 
 impl<'m, const BONES: usize> Layer<'m, BONES> {
-    const EMPTY: Self = Layer { bytes: &[], rotation: [None; BONES], translation: [None; BONES], translation_end: 0 };
+    const EMPTY: Self = Layer {
+        bytes: &[],
+        rotation: [None; BONES],
+        translation: [None; BONES],
+        translation_end: 0,
+        prepared: None,
+        segments: [0; BONES],
+    };
 
     /// `clip.joint_count() <= BONES` is checked by the caller, so every joint fits.
     fn new(source: ClipSource<'m>) -> Self {
-        let ClipSource::Keys(clip) = source else {
-            return Self::EMPTY;
+        let (clip, prepared) = match source {
+            ClipSource::Keys(clip) => (clip, None),
+            ClipSource::Prepared(p) => (p.clip(), Some(p)),
+            ClipSource::Compiled(_) => return Self::EMPTY,
         };
         let bytes = clip.bytes();
-        let mut layer = Layer { bytes, ..Self::EMPTY };
+        let mut layer = Layer { bytes, prepared, ..Self::EMPTY };
         for track in clip.tracks() {
             let j = track.joint() as usize;
-            if let Some(c) = RotationChannel::new(bytes, &track) {
-                layer.rotation[j] = Some(c);
+            if prepared.is_none() {
+                layer.rotation[j] = RotationChannel::new(bytes, &track);
             }
             if let Some(c) = TranslationChannel::new(bytes, &track) {
                 layer.translation[j] = Some(c);
@@ -193,6 +217,13 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
         for (local, c) in locals.iter_mut().zip(&self.rotation[..n]) {
             if let Some(c) = c {
                 local.rotation = c.value(t);
+            }
+        }
+        if let Some(p) = self.prepared {
+            for (joint, (local, cached)) in locals.iter_mut().zip(&mut self.segments[..n]).enumerate() {
+                if let Some(s) = p.segment(joint, cached, t, length, looping) {
+                    local.rotation = segment_rotation(s.q0, s.q1, s.wide, s.t);
+                }
             }
         }
         for (local, c) in locals.iter_mut().zip(&self.translation[..n.min(self.translation_end)]) {
@@ -281,7 +312,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     fn check(&self, clip: &ClipSource<'a>, looping: bool) -> Result<(), PlayError> {
         let bones = self.skeleton.len();
         match clip {
-            ClipSource::Keys(c) if c.joint_count() > bones => {
+            ClipSource::Keys(c) | ClipSource::Prepared(PreparedClip { clip: c, .. }) if c.joint_count() > bones => {
                 Err(PlayError::SkeletonMismatch { clip_joints: c.joint_count(), skeleton_bones: bones })
             }
             ClipSource::Compiled(c) if c.bone_count() != bones => {
@@ -402,7 +433,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
             }
         }
         if let (Some(voice), None) = (self.player.current(), self.player.outgoing()) {
-            if let ClipSource::Keys(clip) = voice.clip {
+            if let ClipSource::Keys(clip) | ClipSource::Prepared(PreparedClip { clip, .. }) = voice.clip {
                 // The three numbers the passes need, not a copy of the voice.
                 let (t, looping) = (shown_time(&voice.playhead), voice.playhead.looping());
                 self.evaluate_keys(gte, t, clip.length(), looping, out);
@@ -444,7 +475,13 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         let bytes = self.layer.bytes;
         let m = n.min(self.layer.translation_end);
         prepare_pass(&mut self.layer.rotation[..n], &mut self.layer.translation[..m], bytes, t, length, looping);
-        rotation_pass(gte, &self.layer.rotation[..n], t, &mut self.locals[..n], &mut self.rotation_words[..n]);
+        match self.layer.prepared {
+            Some(p) => {
+                let at = Time { ticks: t, length, looping };
+                prepared_pass(gte, &p, at, &mut self.layer.segments[..n], &mut self.locals[..n], &mut self.rotation_words[..n]);
+            }
+            None => rotation_pass(gte, &self.layer.rotation[..n], t, &mut self.locals[..n], &mut self.rotation_words[..n]),
+        }
         for (local, c) in self.locals[..n].iter_mut().zip(&self.layer.translation[..m]) {
             if let Some(c) = c {
                 local.translation = c.value(t);
@@ -479,6 +516,31 @@ fn prepare_pass(
     }
     for c in translation.iter_mut().flatten() {
         c.prepare(bytes, t, length, looping);
+    }
+}
+
+/// A shown time and how its clip wraps.
+#[derive(Clone, Copy)]
+struct Time {
+    ticks: u32,
+    length: u16,
+    looping: bool,
+}
+
+/// [`rotation_pass`] from a prepared clip's keys.
+#[inline(never)]
+fn prepared_pass<B: Cop2>(
+    gte: &mut Gte<B>,
+    prepared: &PreparedClip<'_>,
+    at: Time,
+    segments: &mut [u16],
+    locals: &mut [LocalTransform],
+    words: &mut [ColumnWords],
+) {
+    for (joint, ((cached, local), w)) in segments.iter_mut().zip(locals).zip(words).enumerate() {
+        if let Some(s) = prepared.segment(joint, cached, at.ticks, at.length, at.looping) {
+            segment_matrix(gte, s.q0, s.q1, s.wide, s.t, &mut local.rotation, w);
+        }
     }
 }
 
