@@ -475,17 +475,17 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         let bytes = self.layer.bytes;
         let m = n.min(self.layer.translation_end);
         prepare_pass(&mut self.layer.rotation[..n], &mut self.layer.translation[..m], bytes, t, length, looping);
+        for (local, c) in self.locals[..n].iter_mut().zip(&self.layer.translation[..m]) {
+            if let Some(c) = c {
+                local.translation = c.value(t);
+            }
+        }
         match self.layer.prepared {
             Some(p) => {
                 let at = Time { ticks: t, length, looping };
                 prepared_pass(gte, &p, at, &mut self.layer.segments[..n], &mut self.locals[..n], &mut self.rotation_words[..n]);
             }
             None => rotation_pass(gte, &self.layer.rotation[..n], t, &mut self.locals[..n], &mut self.rotation_words[..n]),
-        }
-        for (local, c) in self.locals[..n].iter_mut().zip(&self.layer.translation[..m]) {
-            if let Some(c) = c {
-                local.translation = c.value(t);
-            }
         }
         compose_pass(gte, &self.rotation_words[..n], &self.locals[..n], parents, out);
     }

@@ -128,29 +128,43 @@ impl<'m> PreparedClip<'m> {
 
     /// Joint `joint`'s rotation segment at `ticks` (a shown time: below `length` frames), `None`
     /// when the clip does not rotate it. `cached` is the channel's last segment start (any value is
-    /// safe: it only shortens the search).
+    /// safe: it only shortens the search). A dense channel (a key at every frame) inside its keys
+    /// reads its two keys directly; anything else takes [`Self::search`].
     #[inline(always)]
     pub(crate) fn segment(&self, joint: usize, cached: &mut u16, ticks: u32, length: u16, looping: bool) -> Option<Segment> {
-        let (first, info) = (*self.words.get(JOINT_WORDS * joint)?, *self.words.get(JOINT_WORDS * joint + 1)?);
+        let joint = self.words.get(JOINT_WORDS * joint..JOINT_WORDS * joint + 2)?;
+        let (first, info) = (joint[0] as usize, joint[1]);
+        if first == 0 {
+            return None;
+        }
+        let frame = (ticks / TICKS_PER_FRAME) as usize;
+        if info & DENSE != 0 && frame + 1 < (info & 0xFFFF) as usize {
+            // Segment `frame` of span 1: the weight is the tick within the frame (`recip(1)` is 2^24).
+            let k = self.words.get(first + KEY_WORDS * frame..first + KEY_WORDS * frame + 5)?;
+            let t = (ticks % TICKS_PER_FRAME) as i32;
+            return Some(Segment { q0: [k[0], k[1]], q1: [k[3], k[4]], t, wide: k[2] & KEY_WIDE != 0 });
+        }
+        self.search(first, info, cached, ticks, length, looping)
+    }
+
+    /// [`Self::segment`] of any channel: from the cached segment on (a few keys at most during
+    /// playback), from the first key when time went back.
+    #[inline(never)]
+    fn search(&self, first: usize, info: u32, cached: &mut u16, ticks: u32, length: u16, looping: bool) -> Option<Segment> {
         let count = (info & 0xFFFF) as usize;
-        let keys = self.words.get(first as usize..first as usize + KEY_WORDS * count).filter(|_| first != 0)?;
+        let keys = self.words.get(first..first + KEY_WORDS * count)?;
         let frame = (ticks / TICKS_PER_FRAME) as usize;
         let key = |i: usize| -> [u32; 3] { keys.get(KEY_WORDS * i..KEY_WORDS * i + 3).and_then(|k| k.try_into().ok()).unwrap_or([0; 3]) };
         // Key `a` at or before the frame (the last key before the first one's frame: the wrap
         // segment, or a hold), `b` after it; `span` 0 holds `a`.
         let frame_of = |k: [u32; 3]| (k[2] & 0xFFFF) as usize;
-        let a = if info & DENSE != 0 {
-            frame.min(count - 1)
-        } else {
-            let mut a = *cached as usize;
-            if a >= count || frame_of(key(a)) > frame {
-                a = 0;
-            }
-            while a + 1 < count && frame_of(key(a + 1)) <= frame {
-                a += 1;
-            }
-            a
-        };
+        let mut a = *cached as usize;
+        if a >= count || frame_of(key(a)) > frame {
+            a = 0;
+        }
+        while a + 1 < count && frame_of(key(a + 1)) <= frame {
+            a += 1;
+        }
         *cached = a as u16;
         let ka = key(a);
         let (a, ka, b, a_frame, span) = if frame < frame_of(ka) {
