@@ -11,8 +11,8 @@
 //! [`run_compiled`] plays the same clips compiled into CLIPBIN poses (compiled by the program itself
 //! with `clipbin::compile`, the same function `psxanim compile-clips` runs on the host, so the blob is
 //! the same bytes) through the same controller and steps, and times the compiled path.
-use psxanim_runtime::anim::{LocalTransform, MarkerEvent, PreparedClip, Skeleton, SkeletonController, TimeScale, ROOT};
-use psxanim_runtime::animbin::AnimationManager;
+use psxanim_runtime::anim::{ClipSource, LocalTransform, MarkerEvent, PreparedClip, Skeleton, SkeletonController, TimeScale, ROOT};
+use psxanim_runtime::animbin::{AnimationManager, Clip};
 use psxanim_runtime::clipbin::{self, ClipBin};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::{Matrix, Quat, Vec3i32};
@@ -328,7 +328,7 @@ pub fn run<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe) {
 /// The scenario's playback: 44 updates with game-like vsync deltas, a crossfade to `wave` at step
 /// 20, the PAL rate and a cut back to `swing` at step 32; time, markers and pose at chosen steps
 /// (word names prefixed with `prefix`).
-fn play_steps<'a, B: Cop2, C: Copy + Into<psxanim_runtime::anim::ClipSource<'a>>>(
+fn play_steps<'a, B: Cop2, C: Copy + Into<ClipSource<'a>>>(
     gte: &mut Gte<B>,
     probe: &mut impl Probe,
     c: &mut SkeletonController<'a, SCENE_BONES>,
@@ -371,12 +371,10 @@ fn play_steps<'a, B: Cop2, C: Copy + Into<psxanim_runtime::anim::ClipSource<'a>>
 /// against the wrong skeleton (`c.error.code`, `c.error.offset`), then `c.time`, `c.markers`,
 /// `c.pose` like [`run`]'s; at whole-frame times they equal [`run`]'s words.
 pub fn run_compiled<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, buffer: &mut [u8]) {
-    let Ok(manager) = <AnimationManager>::parse(&SCENE.buf[..SCENE.len], SCENE_BONES) else {
+    let Some((manager, skeleton)) = scene() else {
         return;
     };
-    let (Some(swing), Some(wave), Ok(skeleton)) =
-        (manager.find(b"swing"), manager.find(b"wave"), Skeleton::new(&SCENE_PARENTS, &SCENE_BIND))
-    else {
+    let Some((swing, wave)) = manager.find(b"swing").zip(manager.find(b"wave")) else {
         return;
     };
     let size = clipbin::compile::<B, SCENE_BONES>(gte, skeleton, &[swing, wave], buffer).unwrap_or_default();
@@ -419,9 +417,7 @@ fn timed_compiled<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, buffer: &mu
     };
     let mut pose = [Matrix::IDENTITY; MAX_TIMED];
     for (slot, &bones) in TIMED_BONES.iter().enumerate() {
-        let (Some(clip), Ok(skeleton)) =
-            (manager.clip(slot), Skeleton::new(&TIMED_PARENTS[..bones], &TIMED_BIND[..bones]))
-        else {
+        let Some((clip, skeleton)) = baked(&manager, slot) else {
             return;
         };
         let Ok(size) = clipbin::compile::<B, MAX_TIMED>(gte, skeleton, &[clip], buffer) else {
@@ -462,28 +458,38 @@ fn timed<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe) {
     let Ok(manager) = <AnimationManager>::parse(&BAKED.buf[..BAKED.len], MAX_TIMED) else {
         return;
     };
+    for slot in 0..TIMED_BONES.len() {
+        let Some((clip, skeleton)) = baked(&manager, slot) else {
+            return;
+        };
+        time_baked(gte, probe, clip, skeleton, FILE_KEYS_SLOT + slot, "timed.pose");
+    }
+}
+
+/// The baked clip of timed skeleton `slot` (`TIMED_BONES[slot]` bones) and that skeleton.
+fn baked<'m>(manager: &'m AnimationManager<'static>, slot: usize) -> Option<(Clip<'m>, Skeleton<'static>)> {
+    let bones = *TIMED_BONES.get(slot)?;
+    Some((manager.clip(slot)?, Skeleton::new(&TIMED_PARENTS[..bones], &TIMED_BIND[..bones]).ok()?))
+}
+
+/// Times update + evaluate of `clip` (looping, PAL rate) on `skeleton` for [`TIMED_FRAMES`] frames
+/// in probe slot `slot`; one pose between keys (29 vsyncs: frame 4.8 after the wrap), the path the
+/// timings measure, goes out as `what` words (step = bones) to be checked word for word.
+fn time_baked<'a, B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, clip: impl Into<ClipSource<'a>>, skeleton: Skeleton<'a>, slot: usize, what: &'static str) {
+    let Ok(mut c) = SkeletonController::<MAX_TIMED>::new(skeleton) else {
+        return;
+    };
+    let bones = skeleton.len();
     let mut pose = [Matrix::IDENTITY; MAX_TIMED];
-    for (slot, &bones) in TIMED_BONES.iter().enumerate() {
-        let (Some(clip), Ok(skeleton)) =
-            (manager.clip(slot), Skeleton::new(&TIMED_PARENTS[..bones], &TIMED_BIND[..bones]))
-        else {
-            return;
-        };
-        let Ok(mut c) = SkeletonController::<MAX_TIMED>::new(skeleton) else {
-            return;
-        };
-        let _ = c.play(clip, true);
-        c.set_time_scale(TimeScale::from_rates(60, 50));
-        for frame in 0..TIMED_FRAMES {
-            probe.timing(FILE_KEYS_SLOT + slot, true);
-            c.advance(1);
-            c.evaluate(gte, &mut pose[..bones]);
-            probe.timing(FILE_KEYS_SLOT + slot, false);
-            // One pose between keys (29 vsyncs: frame 4.8 after the wrap), the path the timings
-            // measure, checked word for word.
-            if frame == TIMED_FRAMES - 2 {
-                push_matrices(probe, "timed.pose", bones as u32, &pose[..bones]);
-            }
+    let _ = c.play(clip, true);
+    c.set_time_scale(TimeScale::from_rates(60, 50));
+    for frame in 0..TIMED_FRAMES {
+        probe.timing(slot, true);
+        c.advance(1);
+        c.evaluate(gte, &mut pose[..bones]);
+        probe.timing(slot, false);
+        if frame == TIMED_FRAMES - 2 {
+            push_matrices(probe, what, bones as u32, &pose[..bones]);
         }
     }
 }
@@ -494,12 +500,10 @@ fn timed<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe) {
 /// words), then the timings of the baked clips prepared (probe slots 0..=2) and their
 /// `timed.p.pose` words.
 pub fn run_prepared<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, words: &mut [u32]) {
-    let Ok(manager) = <AnimationManager>::parse(&SCENE.buf[..SCENE.len], SCENE_BONES) else {
+    let Some((manager, skeleton)) = scene() else {
         return;
     };
-    let (Some(swing), Some(wave), Ok(skeleton)) =
-        (manager.find(b"swing"), manager.find(b"wave"), Skeleton::new(&SCENE_PARENTS, &SCENE_BIND))
-    else {
+    let Some((swing, wave)) = manager.find(b"swing").zip(manager.find(b"wave")) else {
         return;
     };
     let (needed, available) = match PreparedClip::new(swing, &mut words[..4]) {
@@ -520,26 +524,13 @@ pub fn run_prepared<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, words: &m
     let Ok(manager) = <AnimationManager>::parse(&BAKED.buf[..BAKED.len], MAX_TIMED) else {
         return;
     };
-    let mut pose = [Matrix::IDENTITY; MAX_TIMED];
-    for (slot, &bones) in TIMED_BONES.iter().enumerate() {
-        let (Some(clip), Ok(skeleton)) =
-            (manager.clip(slot), Skeleton::new(&TIMED_PARENTS[..bones], &TIMED_BIND[..bones]))
-        else {
+    for slot in 0..TIMED_BONES.len() {
+        let Some((clip, skeleton)) = baked(&manager, slot) else {
             return;
         };
-        let (Ok(clip), Ok(mut c)) = (PreparedClip::new(clip, words), SkeletonController::<MAX_TIMED>::new(skeleton)) else {
+        let Ok(clip) = PreparedClip::new(clip, words) else {
             return;
         };
-        let _ = c.play(clip, true);
-        c.set_time_scale(TimeScale::from_rates(60, 50));
-        for frame in 0..TIMED_FRAMES {
-            probe.timing(slot, true);
-            c.advance(1);
-            c.evaluate(gte, &mut pose[..bones]);
-            probe.timing(slot, false);
-            if frame == TIMED_FRAMES - 2 {
-                push_matrices(probe, "timed.p.pose", bones as u32, &pose[..bones]);
-            }
-        }
+        time_baked(gte, probe, clip, skeleton, slot, "timed.p.pose");
     }
 }
