@@ -185,8 +185,8 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
         let mut layer = Layer { bytes, prepared, ..Self::EMPTY };
         for track in clip.tracks() {
             let j = track.joint() as usize;
-            if prepared.is_none() {
-                layer.rotation[j] = RotationChannel::new(bytes, &track);
+            if let (None, Some(c)) = (prepared, RotationChannel::new(bytes, &track)) {
+                layer.rotation[j] = Some(c);
             }
             if let Some(c) = TranslationChannel::new(bytes, &track) {
                 layer.translation[j] = Some(c);

@@ -9,7 +9,8 @@
 //! negated, a flag of the channel. The pose is the file path's with that one difference: the file
 //! path puts a segment's end in its start's hemisphere as the start was last decoded (its sign
 //! depends on how playback got there), here the signs are fixed at load. nlerp's floors are not
-//! symmetric under negation, so the two can differ by one FP12 step of a component (a test bounds it).
+//! symmetric under negation, so the two can differ by a few FP12 steps (`runtime/tests/anim_prepared.rs`
+//! and `anim_props.rs` bound it).
 //!
 //! Layout of the words: two per joint of the clip (`0..joint_count`), the index of the joint's
 //! first key word (0: no rotation keys) and `count | flags << 16`; then the keys.
@@ -132,6 +133,10 @@ impl<'m> PreparedClip<'m> {
     /// reads its two keys directly; anything else takes [`Self::search`].
     #[inline(always)]
     pub(crate) fn segment(&self, joint: usize, cached: &mut u16, ticks: u32, length: u16, looping: bool) -> Option<Segment> {
+        // Only the clip's joints have their two words (the keys follow).
+        if joint >= self.clip.joint_count() {
+            return None;
+        }
         let joint = self.words.get(JOINT_WORDS * joint..JOINT_WORDS * joint + 2)?;
         let (first, info) = (joint[0] as usize, joint[1]);
         if first == 0 {
