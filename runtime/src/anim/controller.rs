@@ -537,7 +537,10 @@ fn prepared_pass<B: Cop2>(
     locals: &mut [LocalTransform],
     words: &mut [ColumnWords],
 ) {
-    for (joint, ((cached, local), w)) in segments.iter_mut().zip(locals).zip(words).enumerate() {
+    // A copy: its fields stay in registers across the loop's stores.
+    let prepared = *prepared;
+    let joints = prepared.clip().joint_count();
+    for (joint, ((cached, local), w)) in segments.iter_mut().zip(locals).zip(words).enumerate().take(joints) {
         if let Some(s) = prepared.segment(joint, cached, at.ticks, at.length, at.looping) {
             segment_matrix(gte, s.q0, s.q1, s.wide, s.t, &mut local.rotation, w);
         }
