@@ -44,6 +44,11 @@ fn clip_strategy() -> impl Strategy<Value = ClipB> {
     })
 }
 
+/// A clip, vsync deltas and a time scale's ratio.
+fn playback() -> impl Strategy<Value = (ClipB, Vec<u32>, (u32, u32))> {
+    (clip_strategy(), proptest::collection::vec(0u32..7, 1..40), (1u32..120, 1u32..120))
+}
+
 fn parents() -> [u8; BONES] {
     [ROOT, 0, 1, 1, 3, ROOT]
 }
@@ -52,11 +57,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
     #[test]
-    fn playback_invariants(
-        c in clip_strategy(),
-        deltas in proptest::collection::vec(0u32..7, 1..40),
-        rate in (1u32..120, 1u32..120),
-    ) {
+    fn playback_invariants((c, deltas, rate) in playback()) {
         let bytes = FileB::new(vec![c.clone()]).to_bytes();
         let m = <AnimationManager>::parse(&bytes, BONES).unwrap();
         let bind = [LocalTransform::new(Quat::IDENTITY, Vec3i32::new(0, 4096, 0)); BONES];
@@ -106,10 +107,6 @@ proptest! {
             prop_assert_eq!(reported, expected);
         }
     }
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
 
     /// Prepared keys: the pose after any steps is the pose of a fresh controller jumped to the same
     /// time, and each local rotation entry is near the file path's (the hemispheres' signs and
@@ -117,11 +114,7 @@ proptest! {
     /// times, each halving a rounding of its own; at most 8 FP12 steps were seen over 40,000 random
     /// clips, 12 is the bound.
     #[test]
-    fn prepared_keys_depend_on_the_time_only(
-        c in clip_strategy(),
-        deltas in proptest::collection::vec(0u32..7, 1..40),
-        rate in (1u32..120, 1u32..120),
-    ) {
+    fn prepared_keys_depend_on_the_time_only((c, deltas, rate) in playback()) {
         let bytes = FileB::new(vec![c.clone()]).to_bytes();
         let m = <AnimationManager>::parse(&bytes, BONES).unwrap();
         let clip = m.clip(0).unwrap();

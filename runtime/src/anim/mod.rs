@@ -18,11 +18,11 @@
 //! tick, slowest / average of 30 frames, in CPU cycles; `cargo xtask verify --example anim` writes
 //! them to `artifacts/cycles-anim-EMULATOR.json`):
 //!
-//! | bones | ANIMBIN prepared ([`PreparedClip`]), mednafen / pcsx-rearmed / PCSX-Redux | ANIMBIN from the file, mednafen / pcsx-rearmed | compiled, `evaluate` (copy), mednafen | compiled, `pose` (borrowed) |
-//! |-------|------------------------------------------|----------------------------------|----------------|-----------|
-//! | 15    | 10,288 / 10,400 / 12,072 (avg 9,744)     | 14,344 / 14,176 (avg 12,688)     | 1,904 / 1,528  | 488 / 344 |
-//! | 20    | 12,872 / 13,632 / 15,760 (avg 12,368)    | 18,176 / 18,688 (avg 16,392)     | 2,216 / 1,840  | 496 / 344 |
-//! | 50    | 28,600 / 32,920 / 37,896 (avg 28,040)    | 41,760 / 45,640 (avg 38,544)     | 4,112 / 3,728  | 496 / 344 |
+//! | bones | ANIMBIN prepared ([`PreparedClip`]), mednafen / pcsx-rearmed / PCSX-Redux | ANIMBIN from the file, mednafen / pcsx-rearmed / PCSX-Redux | compiled, `evaluate` (copy), mednafen | compiled, `pose` (borrowed) |
+//! |-------|------------------------------------------|------------------------------------------|----------------|-----------|
+//! | 15    | 10,568 / 10,544 / 12,240 (avg 9,840)     | 14,280 / 14,184 / 16,208 (avg 12,792)    | 1,904 / 1,528  | 488 / 344 |
+//! | 20    | 13,240 / 13,800 / 15,976 (avg 12,512)    | 18,096 / 18,688 / 21,312 (avg 16,496)    | 2,216 / 1,840  | 496 / 344 |
+//! | 50    | 29,232 / 33,272 / 38,312 (avg 28,456)    | 41,680 / 45,688 / 51,904 (avg 38,648)    | 4,112 / 3,728  | 496 / 344 |
 //!
 //! (Before the three passes below: 20 bones 37,352 / 34,704 on mednafen, 36,384 / 33,112 on
 //! pcsx-rearmed; before their hand-scheduled steps 24,512 / 22,064 and 27,784 / 25,568.) A frame
