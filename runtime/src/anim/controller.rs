@@ -32,7 +32,7 @@ use super::time::{TimeScale, TICKS_PER_FRAME};
 use crate::animbin::Clip;
 use crate::clipbin::read::CompiledClip;
 use crate::gte::{Cop2, Gte};
-use crate::math::{Matrix, Quat};
+use crate::math::{Matrix, Quat, Vec3i32};
 
 pub use super::player::MarkerEvent;
 
@@ -274,6 +274,8 @@ pub struct SkeletonController<'a, const BONES: usize> {
     bind_rotation: [ColumnWords; BONES],
     /// The local rotation matrices of the last [`Self::evaluate_keys`].
     rotation_words: [ColumnWords; BONES],
+    /// The translations of `locals` as [`Cop2::compose_columns_run`] takes them.
+    translation_words: [[u32; 2]; BONES],
 }
 
 impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
@@ -296,6 +298,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
                 None => column_words(&Matrix::IDENTITY.rotation),
             }),
             rotation_words: [[0; 5]; BONES],
+            translation_words: [[0; 2]; BONES],
         })
     }
 
@@ -445,7 +448,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         compose_pose(gte, &self.skeleton, out, |bone| locals[bone]);
     }
 
-    /// The bind pose into `locals` and `rotation_words` (done by `play`, so that the frames after it
+    /// The bind pose into `locals`, `rotation_words` and `translation_words` (done by `play`, so that the frames after it
     /// do not pay for it).
     fn refresh_locals(&mut self) {
         // Element by element: word loads and stores, not a byte-looping memcpy.
@@ -455,6 +458,9 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         let n = self.skeleton.len().min(BONES);
         for (w, b) in self.rotation_words[..n].iter_mut().zip(&self.bind_rotation[..n]) {
             *w = *b;
+        }
+        for (w, l) in self.translation_words[..n].iter_mut().zip(&self.locals[..n]) {
+            *w = translation_words(l.translation);
         }
         self.locals_fresh = true;
     }
@@ -475,9 +481,10 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         let bytes = self.layer.bytes;
         let m = n.min(self.layer.translation_end);
         prepare_pass(&mut self.layer.rotation[..n], &mut self.layer.translation[..m], bytes, t, length, looping);
-        for (local, c) in self.locals[..n].iter_mut().zip(&self.layer.translation[..m]) {
+        for ((local, w), c) in self.locals[..n].iter_mut().zip(&mut self.translation_words[..n]).zip(&self.layer.translation[..m]) {
             if let Some(c) = c {
                 local.translation = c.value(t);
+                *w = translation_words(local.translation);
             }
         }
         match self.layer.prepared {
@@ -487,16 +494,47 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
             }
             None => rotation_pass(gte, &self.layer.rotation[..n], t, &mut self.locals[..n], &mut self.rotation_words[..n]),
         }
-        compose_pass(gte, &self.rotation_words[..n], &self.locals[..n], parents, out);
+        let bones = ComposeBones { words: &self.rotation_words[..n], translations: &self.translation_words[..n], locals: &self.locals[..n], parents };
+        compose_pass(gte, bones, out);
     }
+}
+
+/// A translation as [`Cop2::compose_columns_run`] takes it: `x | y << 16` and `z` when all three fit
+/// `i16`, else a z word that is not a sign-extended halfword (the run leaves that bone to
+/// [`compose_bone_words`]).
+fn translation_words(t: Vec3i32) -> [u32; 2] {
+    let fits = |v: i32| (v.wrapping_add(0x8000) as u32) < 0x1_0000;
+    if fits(t.x) & fits(t.y) & fits(t.z) {
+        [t.x as u16 as u32 | (t.y as u32) << 16, t.z as u32]
+    } else {
+        [0, 0x1_0000]
+    }
+}
+
+/// What [`compose_pass`] composes: each bone's local rotation words, translation words and local
+/// transform, and its parent.
+struct ComposeBones<'p> {
+    words: &'p [ColumnWords],
+    translations: &'p [[u32; 2]],
+    locals: &'p [LocalTransform],
+    parents: &'p [u8],
 }
 
 /// `out[bone] = out[parent] * local` for every bone, the local rotations given as [`ColumnWords`].
 #[inline(never)]
-fn compose_pass<B: Cop2>(gte: &mut Gte<B>, words: &[ColumnWords], locals: &[LocalTransform], parents: &[u8], out: &mut [Matrix]) {
-    let mut loaded = ROOT;
-    for (bone, ((words, local), &parent)) in words.iter().zip(locals).zip(parents).enumerate() {
-        compose_bone_words(gte, out, bone, parent, &mut loaded, words, local.translation);
+fn compose_pass<B: Cop2>(gte: &mut Gte<B>, bones: ComposeBones<'_>, out: &mut [Matrix]) {
+    let ComposeBones { words, translations, locals, parents } = bones;
+    let n = words.len().min(translations.len()).min(locals.len()).min(parents.len()).min(out.len());
+    let (mut loaded, mut bone) = (ROOT, 0);
+    // Runs of bones with an earlier parent and a translation within `i16` in one step; roots and
+    // wide translations one by one.
+    while bone < n {
+        bone = gte.backend_mut().compose_columns_run(&words[..n], &translations[..n], &parents[..n], bone, &mut loaded, &mut out[..n]);
+        if bone >= n {
+            break;
+        }
+        compose_bone_words(gte, out, bone, parents[bone], &mut loaded, &words[bone], locals[bone].translation);
+        bone += 1;
     }
 }
 
