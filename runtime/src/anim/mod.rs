@@ -20,26 +20,26 @@
 //!
 //! | bones | ANIMBIN prepared ([`PreparedClip`]), mednafen / pcsx-rearmed / PCSX-Redux | ANIMBIN from the file, mednafen / pcsx-rearmed / PCSX-Redux | compiled, `evaluate` (copy), mednafen | compiled, `pose` (borrowed) |
 //! |-------|------------------------------------------|------------------------------------------|----------------|-----------|
-//! | 15    | 10,568 / 10,544 / 12,240 (avg 9,840)     | 14,280 / 14,184 / 16,208 (avg 12,792)    | 1,904 / 1,528  | 488 / 344 |
-//! | 20    | 13,240 / 13,800 / 15,976 (avg 12,512)    | 18,096 / 18,688 / 21,312 (avg 16,496)    | 2,216 / 1,840  | 496 / 344 |
-//! | 50    | 29,232 / 33,272 / 38,312 (avg 28,456)    | 41,680 / 45,688 / 51,904 (avg 38,648)    | 4,112 / 3,728  | 496 / 344 |
+//! | 15    | 10,352 / 10,104 / 11,760 (avg 9,424)     | 14,128 / 13,736 / 15,728 (avg 12,776)    | 1,904 / 1,528  | 488 / 344 |
+//! | 20    | 12,776 / 13,160 / 15,264 (avg 11,936)    | 17,840 / 18,024 / 20,600 (avg 16,328)    | 2,216 / 1,840  | 496 / 344 |
+//! | 50    | 27,840 / 31,464 / 36,192 (avg 26,952)    | 40,488 / 43,832 / 49,784 (avg 37,544)    | 4,112 / 3,728  | 496 / 344 |
 //!
 //! (Before the three passes below: 20 bones 37,352 / 34,704 on mednafen, 36,384 / 33,112 on
 //! pcsx-rearmed; before their hand-scheduled steps 24,512 / 22,064 and 27,784 / 25,568.) A frame
-//! from the file costs some 740 cycles per bone and about 1,500 for the frame: the segment step
+//! from the file costs some 710 cycles per bone and about 2,000 for the frame: the segment step
 //! (cursor, key read, hemisphere test) about 300 per channel, the local rotation (nlerp and the
 //! matrix's products on the GTE, [`crate::gte::Cop2::nlerp_rotation`]) about 300, the composition
-//! ([`crate::gte::Cop2::compose_columns`]) about 190-220. Keys prepared at load ([`prepared`]) take
-//! some 520 a bone: a dense channel's segment is two aligned keys at `3 * frame` words (about 100-160
-//! with the loop), the local rotation about 190, the composition about 200-240. The R3000 has no
-//! data cache: every load from RAM costs about 8 cycles on mednafen (a multiply about 11, a GTE
-//! register move 1), so the cost is mostly the channel state and keys read per bone, not
-//! arithmetic. The evaluation runs in passes whose loops fit the 4 KiB instruction cache (one loop
-//! over all the work per bone was slower, also with the hand-scheduled steps and with prepared
-//! keys). A frame whose time skips a key (60 Hz clips on PAL) reads both of a segment's keys from
-//! the file, about 1,000 cycles more for 20 bones; the first frame after `play` is the slowest
-//! (cold instruction cache, both keys read). A compiled clip costs the update plus a copy of its
-//! matrices, or nothing per bone when borrowed.
+//! (runs of [`crate::gte::Cop2::compose_columns`] in one loop, [`crate::gte::Cop2::compose_columns_run`])
+//! about 150. Keys prepared at load ([`prepared`]) take some 500 a bone: a dense channel's segment
+//! is two aligned keys at `3 * frame` words (about 100-160 with the loop), the local rotation about
+//! 190, the composition about 150-200. The R3000 has no data cache: every load from RAM costs
+//! about 8 cycles on mednafen (a multiply about 11, a GTE register move 1), so the cost is mostly
+//! the channel state and keys read per bone, not arithmetic. The evaluation runs in passes whose
+//! loops fit the 4 KiB instruction cache (one loop over all the work per bone was slower, also with
+//! the hand-scheduled steps and with prepared keys). A frame whose time skips a key (60 Hz clips on
+//! PAL) reads both of a segment's keys from the file, about 1,000 cycles more for 20 bones; the
+//! first frame after `play` is the slowest (cold instruction cache, both keys read). A compiled
+//! clip costs the update plus a copy of its matrices, or nothing per bone when borrowed.
 
 pub mod animator;
 mod channel;
