@@ -30,9 +30,9 @@
 //! (cursor, key read, hemisphere test) about 300 per channel, the local rotation (nlerp and the
 //! matrix's products on the GTE, [`crate::gte::Cop2::nlerp_rotation`]) about 300, the composition
 //! (runs of [`crate::gte::Cop2::compose_columns`] in one loop, [`crate::gte::Cop2::compose_columns_run`])
-//! about 150. Keys prepared at load ([`prepared`]) take some 500 a bone: a dense channel's segment
-//! is two aligned keys at `3 * frame` words (about 100-160 with the loop), the local rotation about
-//! 190, the composition about 150-200. The R3000 has no data cache: every load from RAM costs
+//! about 170-220. Keys prepared at load ([`prepared`]) take some 500 a bone: a dense channel's
+//! segment is two aligned keys at `3 * frame` words (about 100-160 with the loop), the local
+//! rotation about 190, the composition the rest. The R3000 has no data cache: every load from RAM costs
 //! about 8 cycles on mednafen (a multiply about 11, a GTE register move 1), so the cost is mostly
 //! the channel state and keys read per bone, not arithmetic. The evaluation runs in passes whose
 //! loops fit the 4 KiB instruction cache (one loop over all the work per bone was slower, also with

@@ -2,9 +2,9 @@
 //! ([`PreparedClip`]): a frame then costs a segment index, the nlerp and the compose, not a walk
 //! over the file's unaligned 11-byte keys.
 //!
-//! Each key becomes three aligned words: the quaternion as [`QuatWords`] (as the file path reads
-//! it: components within +/-2^13, else scaled to unit length) put in the previous key's hemisphere,
-//! then `frame | flags << 16`. So every segment's two keys are already in one hemisphere, whatever
+//! Each key becomes three aligned words: the quaternion as `w | x << 16` and `y | z << 16` (as the
+//! file path reads it: components within +/-2^13, else scaled to unit length) put in the previous
+//! key's hemisphere, then `frame | flags << 16`. So every segment's two keys are already in one hemisphere, whatever
 //! way playback reached it; only the loop's wrap segment (last key to first) may need the first key
 //! negated, a flag of the channel. The pose is the file path's with that one difference: the file
 //! path puts a segment's end in its start's hemisphere as the start was last decoded (its sign
