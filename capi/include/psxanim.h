@@ -53,7 +53,7 @@ extern "C" {
 #define PSXANIM_STATIC_ASSERT(c, m) typedef char psxanim_static_assert_##__LINE__[(c) ? 1 : -1]
 #endif
 
-#define PSXANIM_API_VERSION 4
+#define PSXANIM_API_VERSION 5
 
 /* Statuses. */
 #define PSXANIM_OK 0
@@ -72,6 +72,7 @@ extern "C" {
 #define PSXANIM_CONTROLLER_MAX_BONES 32 /* bones of a controller's skeleton */
 #define PSXANIM_ACTOR_STREAM_WORDS 192  /* decoder words a clip of an actor may need (3 a rotation, 6 a translation) */
 #define PSXANIM_MAX_BONES 64            /* bones of a drawn character */
+#define PSXANIM_SCRATCH_VERTICES 1024   /* vertices of a drawn character (more: PSXANIM_E_RENDER) */
 /* ANIMBIN files are read with the original runtime's capacity: 5 clips, 50 tracks a clip, 30 keys a
  * track, 5 markers a clip. */
 
@@ -80,7 +81,7 @@ extern "C" {
 #define PSXANIM_CONTROLLER_SIZE 11836
 #define PSXANIM_CHARACTER_SIZE 252
 #define PSXANIM_ACTOR_SIZE 1740
-#define PSXANIM_SCRATCH_SIZE 25660
+#define PSXANIM_SCRATCH_SIZE 31804
 
 typedef struct psxanim_animbin { uint32_t opaque[PSXANIM_ANIMBIN_SIZE / 4]; } psxanim_animbin;
 typedef struct psxanim_controller { uint32_t opaque[PSXANIM_CONTROLLER_SIZE / 4]; } psxanim_controller;
@@ -129,6 +130,27 @@ typedef struct psxanim_camera {
     uint16_t reserved;
 } psxanim_camera;
 
+/* One directional light: the world-space direction from the surface toward it, FP12 unit length,
+ * and the colour it adds to a surface facing it squarely (128 = the texel or material as stored;
+ * 0, 0, 0: off). */
+typedef struct psxanim_light {
+    int16_t dx, dy, dz;
+    uint8_t r, g, b;
+    uint8_t reserved[3];
+} psxanim_light;
+
+/* Lights for psxanim_scratch_set_lighting: up to three lights, an ambient colour added everywhere
+ * (128, 128, 128 alone draws everything as stored), and with fog = 1 depth cueing toward fog_colour,
+ * none at view-space depth fog_near (SZ units) and nearer, wholly at fog_far and beyond. */
+typedef struct psxanim_lighting {
+    psxanim_light lights[3];
+    uint8_t ambient[3];
+    uint8_t fog;
+    uint8_t fog_colour[3];
+    uint8_t reserved;
+    uint16_t fog_near, fog_far;
+} psxanim_lighting;
+
 typedef struct psxanim_draw_stats {
     uint32_t drawn;
     uint32_t back_facing;
@@ -160,6 +182,8 @@ PSXANIM_STATIC_ASSERT(sizeof(psxanim_matrix) == 32, "psxanim_matrix");
 PSXANIM_STATIC_ASSERT(sizeof(psxanim_bind) == 20, "psxanim_bind");
 PSXANIM_STATIC_ASSERT(sizeof(psxanim_event) == 12, "psxanim_event");
 PSXANIM_STATIC_ASSERT(sizeof(psxanim_camera) == 48, "psxanim_camera");
+PSXANIM_STATIC_ASSERT(sizeof(psxanim_light) == 12, "psxanim_light");
+PSXANIM_STATIC_ASSERT(sizeof(psxanim_lighting) == 48, "psxanim_lighting");
 PSXANIM_STATIC_ASSERT(sizeof(psxanim_draw_stats) == 16, "psxanim_draw_stats");
 PSXANIM_STATIC_ASSERT(sizeof(psxanim_play_state) == 8, "psxanim_play_state");
 PSXANIM_STATIC_ASSERT(sizeof(psxanim_character_info) == 24, "psxanim_character_info");
@@ -215,6 +239,13 @@ int32_t psxanim_actor_state(const psxanim_actor *a, psxanim_play_state *out);
 int32_t psxanim_scratch_init(psxanim_scratch *out);
 /* Model-view matrices of the first min(count, bones) bones of the rigid character drawn last. */
 int32_t psxanim_scratch_bone_matrices(const psxanim_scratch *s, psxanim_matrix *out, uint32_t count);
+/* Lights every character drawn with this scratch that was imported with --lighting (one without
+ * normals stays unlit): its triangles are drawn Gouraud, each corner's colour from the GTE (NCS, NCDS
+ * with fog). lighting NULL: unlit again. With fog the camera's H is the one the fog holds for.
+ * PSXANIM_E_RANGE (the lighting unchanged): detail 1 fog_far not beyond fog_near (or fog_near 0),
+ * 2 the camera's H is 0, 3 the range too narrow for the GTE's depth cue at that H (widen it). */
+int32_t psxanim_scratch_set_lighting(psxanim_scratch *s, const psxanim_lighting *lighting, const psxanim_camera *camera,
+                                     psxanim_error *err);
 
 /* Writes camera->view: `distance` from (tx, ty, tz), turned `yaw`, looking down `pitch` (65536 = one turn). */
 int32_t psxanim_camera_orbit(psxanim_camera *camera, int32_t tx, int32_t ty, int32_t tz, int32_t distance, uint32_t yaw, uint32_t pitch);

@@ -15,13 +15,14 @@ use crate::animbin::EventSink;
 use crate::types::play_flags;
 use crate::{
     c_name, fail, ok, status, storage, with_gte, PsxanimCamera, PsxanimCharacterInfo, PsxanimDrawStats, PsxanimError,
-    PsxanimEvent, PsxanimMatrix, PsxanimPlayState,
+    PsxanimEvent, PsxanimLight, PsxanimLighting, PsxanimMatrix, PsxanimPlayState,
 };
 use core::ffi::{c_char, c_void};
 use psxanim_runtime::anim::{Animator, Sampling};
 use psxanim_runtime::console::ordering::{clear_table, table_head, FramePackets};
-use psxanim_runtime::math::{Matrix, Vec3i32};
+use psxanim_runtime::math::{Matrix, Vec3i16, Vec3i32};
 use psxanim_runtime::render::camera::{self, Camera};
+use psxanim_runtime::render::light::{Fog, FogError, Light, Lighting};
 use psxanim_runtime::render::ot::{OtSink, Shading};
 use psxanim_runtime::render::{self, Outcome, PoseStream, Scratch};
 use psxanim_runtime::tables::{stream, Storage, TableError, Tables};
@@ -29,6 +30,9 @@ use psxanim_runtime::tables::{stream, Storage, TableError, Tables};
 /// Decoder words per voice of an actor (`PSXANIM_ACTOR_STREAM_WORDS`): 3 per animated rotation and 6
 /// per animated translation or scale of a clip; a clip that needs more is refused by play/crossfade.
 pub const STREAM_WORDS: usize = 192;
+/// Vertices a drawn character may have (`PSXANIM_SCRATCH_VERTICES`): twice the runtime's default, for
+/// characters split at UV seams and hard edges (a lit or textured one); 12 bytes of scratch each.
+pub const SCRATCH_VERTICES: usize = 1024;
 /// Longest clip name `psxanim_character_find_clip` compares.
 const MAX_NAME: usize = 255;
 
@@ -59,7 +63,7 @@ pub struct Actor {
 #[repr(C)]
 pub struct ScratchStorage {
     magic: u32,
-    scratch: Scratch,
+    scratch: Scratch<SCRATCH_VERTICES>,
 }
 
 unsafe fn character<'a>(c: *const c_void) -> Result<&'a Character, i32> {
@@ -329,6 +333,49 @@ pub unsafe extern "C" fn psxanim_scratch_init(out: *mut c_void) -> i32 {
     core::ptr::write_bytes(out as *mut ScratchStorage as *mut u8, 0, core::mem::size_of::<ScratchStorage>());
     out.magic = SCRATCH_MAGIC;
     status::OK
+}
+
+/// Lights every character drawn with this scratch that was imported with `--lighting` (its
+/// vertices carry normals; one without stays unlit); `lighting` null: unlit again. With fog, `camera`
+/// gives the projection distance H the GTE's depth cue needs (the fog holds for that H). A fog whose
+/// far depth is not beyond its near one (or near 0), or a camera with H 0, is `PSXANIM_E_RANGE`
+/// (detail 1: the depths, 2: H, 3: too narrow a range for the GTE's 16-bit DQA; widen it); the
+/// scratch's lighting is then unchanged.
+#[no_mangle]
+pub unsafe extern "C" fn psxanim_scratch_set_lighting(
+    s: *mut c_void,
+    lighting: *const PsxanimLighting,
+    camera: *const PsxanimCamera,
+    err: *mut PsxanimError,
+) -> i32 {
+    let s = match scratch(s) {
+        Ok(s) => s,
+        Err(st) => return fail(err, st, 0, 0),
+    };
+    if lighting.is_null() {
+        s.scratch.lighting = None;
+        return ok(err);
+    }
+    if (lighting as usize) % core::mem::align_of::<PsxanimLighting>() != 0 {
+        return fail(err, status::ALIGN, 0, 0);
+    }
+    let l = &*lighting;
+    let light = |l: &PsxanimLight| Light { direction: Vec3i16::new(l.dx, l.dy, l.dz), colour: [l.r, l.g, l.b] };
+    let mut lit = Lighting { lights: l.lights.each_ref().map(light), ambient: l.ambient, fog: None };
+    if l.fog != 0 {
+        let camera: &PsxanimCamera = match storage(camera as *mut c_void) {
+            Ok(c) => c,
+            Err(st) => return fail(err, st, 0, 0),
+        };
+        match Fog::new(l.fog_colour, l.fog_near, l.fog_far, camera.projection) {
+            Ok(fog) => lit.fog = Some(fog),
+            Err(FogError::FarNotBeyondNear { .. }) => return fail(err, status::RANGE, 1, 0),
+            Err(FogError::NoProjection) => return fail(err, status::RANGE, 2, 0),
+            Err(FogError::RangeTooNarrow { .. }) => return fail(err, status::RANGE, 3, 0),
+        }
+    }
+    s.scratch.lighting = Some(lit);
+    ok(err)
 }
 
 /// Copies the model-view matrices of the first `min(count, bones)` bones of the rigid character drawn

@@ -79,6 +79,38 @@ pub struct PsxanimCamera {
     pub reserved: u16,
 }
 
+/// `psxanim_light`: one directional light (the runtime's `Light`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PsxanimLight {
+    /// World-space direction from the surface toward the light, FP12 (4096 = 1), unit length.
+    pub dx: i16,
+    pub dy: i16,
+    pub dz: i16,
+    /// The colour it adds to a surface facing it squarely (128 = the texel or material as stored;
+    /// 0, 0, 0: the light is off).
+    pub r: u8,
+    pub g: u8,
+    pub b: u8,
+    pub reserved: [u8; 3],
+}
+
+/// `psxanim_lighting`: up to three lights, the ambient colour and optional fog (the runtime's
+/// `Lighting`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PsxanimLighting {
+    pub lights: [PsxanimLight; 3],
+    /// Added to every vertex (128, 128, 128 alone draws everything as stored).
+    pub ambient: [u8; 3],
+    /// 1: fog toward `fog_colour` from view-space depth `fog_near` to `fog_far` (SZ units); 0: none.
+    pub fog: u8,
+    pub fog_colour: [u8; 3],
+    pub reserved: u8,
+    pub fog_near: u16,
+    pub fog_far: u16,
+}
+
 /// `psxanim_draw_stats`: what a draw did.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

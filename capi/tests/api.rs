@@ -4,7 +4,9 @@
 use core::ffi::c_void;
 use psxanim_capi::animbin::*;
 use psxanim_capi::character::*;
-use psxanim_capi::{sizes, status, PsxanimBind, PsxanimCamera, PsxanimDrawStats, PsxanimError, PsxanimEvent, PsxanimMatrix, PsxanimPlayState};
+use psxanim_capi::{
+    sizes, status, PsxanimBind, PsxanimCamera, PsxanimDrawStats, PsxanimError, PsxanimEvent, PsxanimLight, PsxanimLighting, PsxanimMatrix, PsxanimPlayState,
+};
 use std::ptr::{null, null_mut};
 
 #[path = "../../runtime/tests/render_support/mod.rs"]
@@ -385,6 +387,7 @@ fn header_matches_the_rust_side() {
         ("PSXANIM_SCRATCH_SIZE", sizes::psx::SCRATCH),
         ("PSXANIM_CONTROLLER_MAX_BONES", MAX_BONES),
         ("PSXANIM_ACTOR_STREAM_WORDS", STREAM_WORDS),
+        ("PSXANIM_SCRATCH_VERTICES", SCRATCH_VERTICES),
         ("PSXANIM_MAX_BONES", psxanim_runtime::render::MAX_BONES),
     ] {
         assert_eq!(define(name) as usize, value, "{name}");
@@ -415,6 +418,8 @@ fn header_matches_the_rust_side() {
         ("psxanim_bind", 20),
         ("psxanim_event", 12),
         ("psxanim_camera", 48),
+        ("psxanim_light", 12),
+        ("psxanim_lighting", 48),
         ("psxanim_draw_stats", 16),
         ("psxanim_play_state", 8),
         ("psxanim_character_info", 24),
@@ -423,8 +428,16 @@ fn header_matches_the_rust_side() {
     }
     use std::mem::size_of;
     assert_eq!(
-        [size_of::<PsxanimError>(), size_of::<PsxanimMatrix>(), size_of::<PsxanimBind>(), size_of::<PsxanimEvent>(), size_of::<PsxanimCamera>()],
-        [12, 32, 20, 12, 48]
+        [
+            size_of::<PsxanimError>(),
+            size_of::<PsxanimMatrix>(),
+            size_of::<PsxanimBind>(),
+            size_of::<PsxanimEvent>(),
+            size_of::<PsxanimCamera>(),
+            size_of::<PsxanimLight>(),
+            size_of::<PsxanimLighting>()
+        ],
+        [12, 32, 20, 12, 48, 12, 48]
     );
     // Every function the library exports is declared, and every declared function exported.
     let lib: String = ["lib.rs", "animbin.rs", "character.rs"]
@@ -472,4 +485,50 @@ fn header_compiles_as_c99_and_cxx20() {
     let psx = ["-ffreestanding", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-march=r3000", "-EL", "-msoft-float", "-mno-abicalls", "-fno-pic", "-G0"];
     run("mipsel-linux-gnu-gcc", &psx, false);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Lighting a scratch: a fog the GTE cannot hold is refused with why (the lighting unchanged), a
+/// null lighting turns it off; a character without normals draws the same packets lit or not.
+#[test]
+fn lighting_is_set_checked_and_leaves_a_character_without_normals_unlit() {
+    let blob = character_blob();
+    let words = aligned(&blob);
+    let (mut ch, mut actor, mut s) = (Storage::new(sizes::CHARACTER), Storage::new(sizes::ACTOR), Storage::new(sizes::SCRATCH));
+    let mut e = err();
+    let mut cam = PsxanimCamera { center_x: 160, center_y: 120, projection: 300, screen_w: 320, screen_h: 240, zsf3: 10, near_z: 100, ..Default::default() };
+    let sun = PsxanimLight { dx: -2365, dy: -2365, dz: -2365, r: 150, g: 140, b: 120, ..Default::default() };
+    let mut lighting = PsxanimLighting { lights: [sun, PsxanimLight::default(), PsxanimLight::default()], ambient: [56, 56, 72], ..Default::default() };
+    unsafe {
+        assert_eq!(psxanim_scratch_set_lighting(s.ptr(), &lighting, &cam, &mut e), status::HANDLE);
+        assert_eq!(psxanim_scratch_init(s.ptr()), 0);
+        assert_eq!(psxanim_scratch_set_lighting(s.ptr(), &lighting, null(), &mut e), status::OK, "no fog: no camera needed");
+        lighting.fog = 1;
+        lighting.fog_colour = [16, 24, 64];
+        for ((near, far, h), detail) in [((3000, 1000, 300), 1), ((0, 1000, 300), 1), ((1000, 3000, 0), 2), ((30_000, 31_000, 320), 3)] {
+            (lighting.fog_near, lighting.fog_far, cam.projection) = (near, far, h);
+            assert_eq!(psxanim_scratch_set_lighting(s.ptr(), &lighting, &cam, &mut e), status::RANGE);
+            assert_eq!(e.detail, detail, "fog {near}..{far} at H {h}");
+        }
+        assert_eq!(psxanim_scratch_set_lighting(s.ptr(), &lighting, null(), &mut e), status::NULL, "fog needs the camera's H");
+        (lighting.fog_near, lighting.fog_far, cam.projection) = (1000, 30_000, 300);
+        assert_eq!(psxanim_scratch_set_lighting(s.ptr(), &lighting, &cam, &mut e), status::OK);
+        let odd = (&mut [0u32; 13] as *mut [u32; 13] as *mut u8).add(1) as *const PsxanimLighting;
+        assert_eq!(psxanim_scratch_set_lighting(s.ptr(), odd, &cam, &mut e), status::ALIGN);
+        // The two squares have no normals: lit or unlit, the same packets.
+        assert_eq!(psxanim_character_load(ch.ptr(), words.as_ptr() as _, blob.len() as u32, &mut e), status::OK);
+        assert_eq!(psxanim_camera_orbit(&mut cam, 0, 0, 0, 8000, 0, 0), 0);
+        assert_eq!(psxanim_actor_init(actor.ptr(), 60, 1), 0);
+        assert_eq!(psxanim_actor_play(actor.ptr(), ch.ptr(), 0, 1, &mut e), 0);
+        let mut draw = |s: &mut Storage| {
+            let (mut ot, mut packets, mut used, mut stats) = ([0u32; 16], [0u32; 256], 0u32, PsxanimDrawStats::default());
+            psxanim_ot_clear(ot.as_mut_ptr(), 16);
+            let r = psxanim_actor_draw(actor.ptr(), ch.ptr(), &cam, s.ptr(), ot.as_mut_ptr(), 16, packets.as_mut_ptr(), 256, &mut used, &mut stats, null_mut());
+            assert_eq!(r, 0);
+            assert!(stats.drawn >= 2, "{stats:?}");
+            packets[..used as usize].to_vec()
+        };
+        let lit = draw(&mut s);
+        assert_eq!(psxanim_scratch_set_lighting(s.ptr(), null(), null(), &mut e), status::OK);
+        assert_eq!(draw(&mut s), lit);
+    }
 }

@@ -150,6 +150,7 @@ static void push_error(int32_t status, const psxanim_error *e)
 
 static psxanim_character_info info;
 static psxanim_camera camera;
+static psxanim_lighting lighting;
 static int32_t walk, idle, wave;
 static uint32_t max_draw, max_pose;
 
@@ -231,6 +232,27 @@ void scene_setup(uint32_t program)
     camera.zsf3 = 36;
     camera.near_z = 1000;
     push((uint32_t)psxanim_camera_orbit(&camera, 0, -3600, 0, 14000, 0, 0x0400));
+
+    /* The character was imported with --lighting: one light from the upper left, a blue ambient. A
+     * fog range too narrow for the GTE is refused (the lighting unchanged). No fog is drawn here:
+     * pcsx_rearmed rounds NCDT its own way (psx-game checks fog on the console). */
+    lighting.lights[0].dx = -2365;
+    lighting.lights[0].dy = -2365;
+    lighting.lights[0].dz = -2365;
+    lighting.lights[0].r = 150;
+    lighting.lights[0].g = 140;
+    lighting.lights[0].b = 120;
+    lighting.ambient[0] = 56;
+    lighting.ambient[1] = 56;
+    lighting.ambient[2] = 72;
+    push_error(psxanim_scratch_set_lighting(&scratch, &lighting, &camera, &e), &e);
+    lighting.fog = 1;
+    lighting.fog_colour[0] = 16;
+    lighting.fog_colour[1] = 24;
+    lighting.fog_colour[2] = 64;
+    lighting.fog_near = 30000;
+    lighting.fog_far = 31000;
+    push_error(psxanim_scratch_set_lighting(&scratch, &lighting, &camera, &e), &e);
 
     rec.status = 1;
 }

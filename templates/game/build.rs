@@ -25,6 +25,10 @@ fn main() {
     println!("cargo:rerun-if-env-changed=PSXANIM");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let psxanim = std::env::var_os("PSXANIM").unwrap_or_else(|| "psxanim".into());
+    // A new psxanim (`cargo install` again) may write other tables: import again when it changes.
+    if let Some(tool) = tool_path(&psxanim) {
+        println!("cargo:rerun-if-changed={}", tool.display());
+    }
     let status =
         Command::new(&psxanim).args(["import", MODEL, "--storage", "rigid-gte", "--rust", "-o"]).arg(&out).status();
     match status {
@@ -35,4 +39,13 @@ fn main() {
              or set PSXANIM to its path"
         ),
     }
+}
+
+/// Where `tool` is: itself when it names a file, else the first match on PATH.
+fn tool_path(tool: &std::ffi::OsStr) -> Option<PathBuf> {
+    let path = PathBuf::from(tool);
+    if path.components().count() > 1 {
+        return path.is_file().then_some(path);
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|dir| dir.join(tool)).find(|p| p.is_file())
 }

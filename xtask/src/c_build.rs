@@ -75,10 +75,11 @@ pub fn build_capi(ws: &Path) -> Result<PathBuf> {
     Ok(ws.join("target").join("psx-capi").join(TARGET).join("release").join("libpsxanim_capi.a"))
 }
 
-/// The files the C game embeds: the rigid fixture character (generated) and the ANIMBIN clip.
+/// The files the C game embeds: the rigid fixture character imported with `--lighting` (generated)
+/// and the ANIMBIN clip.
 pub fn c_game_assets(ws: &Path) -> (PathBuf, PathBuf) {
     (
-        crate::expect::character::tables_dir(ws).join("rigid-gte").join("character.pxsk"),
+        crate::expect::character::tables_dir(ws).join("rigid-gte").join("character_lit.pxsk"),
         ws.join("tests").join("fixtures").join("formats").join("walk.animbin"),
     )
 }

@@ -268,16 +268,29 @@ pub trait Cop2 {
 
     /// [`rtpt_nct_words`](Self::rtpt_nct_words) over a whole range of at least three vertices (as
     /// many as all five slices hold): whole triples, then when one or two vertices remain the
-    /// range's last three again (the same registers give the same results). Returns the number of
-    /// vertices done (0 for fewer than three). This body is the definition; a backend may override
-    /// it only with the same register operations.
+    /// range's last three again (the same registers give the same results); one vertex left without
+    /// fog goes alone, RTPS and NCS (the same results as the last three's, for a third of the GTE's
+    /// time; with fog the last three again, whose depth cue is its). Returns the number of vertices
+    /// done (0 for fewer than three). This body is the definition; a backend may override it only with
+    /// the same register operations.
     fn rtpt_nct_range(&mut self, vertices: &[u32], normals: &[u32], sxy: &mut [u32], sz: &mut [u32], rgb: &mut [u32], fog: bool) -> usize {
         let count = (vertices.len() / 2).min(normals.len()).min(sxy.len()).min(sz.len()).min(rgb.len());
         if count < 3 {
             return 0;
         }
         let done = self.rtpt_nct_words(&vertices[..2 * count], &normals[..count], &mut sxy[..count], &mut sz[..count], &mut rgb[..count], fog);
-        if done < count {
+        if done + 1 == count && !fog {
+            let v = count - 1;
+            self.write_data::<{ data::VXY0 }>(vertices[2 * v]);
+            self.write_data::<{ data::VZ0 }>(vertices[2 * v + 1]);
+            self.command::<{ cmd::RTPS }>();
+            sxy[v] = self.read_data::<{ data::SXY2 }>();
+            sz[v] = self.read_data::<{ data::SZ3 }>();
+            self.write_data::<{ data::VXY0 }>(normals[v]);
+            self.write_data::<{ data::VZ0 }>(vertices[2 * v + 1] >> 16);
+            self.command::<{ cmd::NCS }>();
+            rgb[v] = self.read_data::<{ data::RGB2 }>();
+        } else if done < count {
             let last = count - 3;
             self.rtpt_nct_words(&vertices[2 * last..2 * count], &normals[last..count], &mut sxy[last..count], &mut sz[last..count], &mut rgb[last..count], fog);
         }
@@ -395,8 +408,9 @@ pub trait Cop2 {
     ///
     /// # Safety
     /// `job.words` is a stream `tables::primitives::check` accepted with `at` the index of a run
-    /// header or its end word; every vertex it names lies below the length of `sxy`, `sz`, `uvs` and
-    /// `rgb`; every material it names has an entry in `job.textures`; `done.words` is at most
+    /// header or its end word; every vertex it names lies below the length of `sxy`, `sz` and `rgb`,
+    /// and of `uvs` when some material has texture words (untextured runs read no UV word); every
+    /// material it names has an entry in `job.textures`; `done.words` is at most
     /// `out.arena.len()` (the console reads and writes without checking).
     unsafe fn surface_runs(&mut self, job: &SurfaceRuns, at: usize, out: &mut PacketList, done: &mut FlatPackets) -> usize {
         let _ = (job, out, done);

@@ -130,12 +130,14 @@ macro_rules! bone_light_text {
 /// its position's VZ word (packed normals); while NCT (NCDT with fog) runs, the next triple's other
 /// five position words (the last triple's again at the end: nothing is read past the range, see
 /// below), and steps to the triple after. Results leave by `swc2`. Per triple 9 loads from main RAM,
-/// four in RTPT's 23 cycles, five in NCT's 30.
+/// four in RTPT's 23 cycles, five in NCT's 30 (with fog three and six: NCDT takes 44).
 /// `$9` the position words of the triple after the one in the registers, `$16` the normals, `$10`,
 /// `$11`, `$17` SXY, SZ and colours, `$12` the triples (at least 1), `$18` 8 x the vertices left over
-/// (0 to 2) - 24; labels 0, 1 and 3; clobbers `$2`-`$8`, `$13`-`$15`, `$24`, `$25`.
+/// (0 to 2) - 24; the next triple's first word (`lw $13, 0($9)`) in `$in_rtpt` or `$in_light`, the
+/// window with room (NCDT's 44 cycles take all six); `$single` the one-vertex ending ([`single_vertex_text`], or its operands named in
+/// a comment); labels 0, 1, 3 and 7; clobbers `$2`-`$8`, `$13`-`$15`, `$24`, `$25`.
 macro_rules! rtpt_nct_text {
-    () => {
+    ($single:expr, $in_rtpt:literal, $in_light:literal) => {
         concat!(
             "0:\n",
             "lw $13, 0($9)\n",
@@ -159,7 +161,7 @@ macro_rules! rtpt_nct_text {
             "lw $2, 0($16)\n",
             "lw $5, 4($16)\n",
             "lw $7, 8($16)\n",
-            "lw $13, 0($9)\n",
+            $in_rtpt,
             "sra $4, $14, 16\n",
             "sra $6, $24, 16\n",
             "sra $8, $3, 16\n",
@@ -179,6 +181,7 @@ macro_rules! rtpt_nct_text {
             "addiu $17, $17, 12\n",
             "nop\n",
             ".word {nct}\n",
+            $in_light,
             "lw $14, 4($9)\n",
             "lw $15, 8($9)\n",
             "lw $24, 12($9)\n",
@@ -189,6 +192,7 @@ macro_rules! rtpt_nct_text {
             ".word {c1}\n",
             "bgez $12, 1b\n",
             ".word {c2}\n",
+            $single,
             // One or two vertices left: one more pass over the range's last three, whose positions
             // the last pass loaded from $9 - 24; the other pointers moved back by 3 minus them
             // (-$18 / 8 vertices, 4 bytes each).
@@ -204,6 +208,34 @@ macro_rules! rtpt_nct_text {
             "b 1b\n",
             "li $12, 0\n",
             "3:\n",
+        )
+    };
+}
+
+/// [`rtpt_nct_text`]'s ending for one vertex left without fog: RTPS and NCS of it alone (its
+/// position words the last three's third, `$25` and `$3`, which the last pass loaded; its results'
+/// and normal's pointers where the loop left them); otherwise on to `7:`.
+macro_rules! single_vertex_text {
+    () => {
+        concat!(
+            "addiu $2, $18, 16\n",
+            "bnez $2, 7f\n",
+            "sra $4, $3, 16\n",
+            ".word {v0_25}\n",
+            ".word {z0_3}\n",
+            "lw $5, 0($16)\n",
+            "nop\n",
+            ".word {rtps}\n",
+            ".word {one_xy}\n",
+            ".word {one_z}\n",
+            ".word {n0_5}\n",
+            ".word {nz0_4}\n",
+            "nop\n",
+            "nop\n",
+            ".word {ncs}\n",
+            "b 3f\n",
+            ".word {one_c}\n",
+            "7:\n",
         )
     };
 }
@@ -461,7 +493,7 @@ impl Cop2 for Cop2Hardware {
         // The block once with NCT and once with NCDT (fog): the command is an encoding constant, and
         // a branch per triple would cost the unfogged loop cycles.
         macro_rules! lit_block {
-            ($light:expr) => {
+            ($light:expr, $single:expr, $in_rtpt:literal, $in_light:literal) => {
                 // SAFETY: by the caller's contract every bone's range lies in the vertices, normals, `sxy`,
                 // `sz` and `rgb` (and is empty or holds three vertices or more); reads the bone words, the
                 // matrices and `block`, writes only into those ranges. Two instructions separate each write
@@ -504,7 +536,7 @@ impl Cop2 for Cop2Hardware {
                         "addu $17, $10, $6",
                         "sll $18, $2, 3",
                         "addiu $18, $18, -24",
-                        rtpt_nct_text!(),
+                        rtpt_nct_text!($single, $in_rtpt, $in_light),
                         "6:",
                         "addiu $20, $20, -1",
                         "bnez $20, 5b",
@@ -560,6 +592,15 @@ impl Cop2 for Cop2Hardware {
                         n5 = const mtc2_from(8, data::VZ2),
                         rtpt = const cop2(cmd::RTPT),
                         nct = const cop2($light),
+                        v0_25 = const mtc2_from(25, data::VXY0),
+                        z0_3 = const mtc2_from(3, data::VZ0),
+                        n0_5 = const mtc2_from(5, data::VXY0),
+                        nz0_4 = const mtc2_from(4, data::VZ0),
+                        rtps = const cop2(cmd::RTPS),
+                        ncs = const cop2(cmd::NCS),
+                        one_xy = const swc2(10, data::SXY2, 0),
+                        one_z = const swc2(11, data::SZ3, 0),
+                        one_c = const swc2(17, data::RGB2, 0),
                         s0 = const swc2(10, data::SXY0, -12),
                         s1 = const swc2(10, data::SXY1, -8),
                         s2 = const swc2(10, data::SXY2, -4),
@@ -578,10 +619,12 @@ impl Cop2 for Cop2Hardware {
                 }
             };
         }
+        // One vertex left ends with RTPS and NCS where there is no fog (the fogged loop's last three
+        // again keep the depth cue of the definition's).
         if job.fog {
-            lit_block!(cmd::NCDT)
+            lit_block!(cmd::NCDT, "# {v0_25} {z0_3} {rtps} {one_xy} {one_z} {n0_5} {nz0_4} {ncs} {one_c}\n", "", "lw $13, 0($9)\n")
         } else {
-            lit_block!(cmd::NCT)
+            lit_block!(cmd::NCT, single_vertex_text!(), "lw $13, 0($9)\n", "")
         }
     }
 

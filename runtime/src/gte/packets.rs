@@ -65,9 +65,19 @@ pub struct FlatPackets {
 /// No point nearer than `near`, and the points' screen extent within `MAX_SPAN_X` x `MAX_SPAN_Y`.
 #[inline(always)]
 pub(crate) fn within_limits<const N: usize>(sxy: [u32; N], sz: [u32; N], near: u16) -> bool {
+    all_within_limits(&sxy, &sz, near)
+}
+
+/// [`within_limits`] of all the points at once (as many as both slices hold): when it holds, no
+/// triangle among them can fail the near or span tests, which a caller may then skip.
+#[inline(always)]
+pub(crate) fn all_within_limits(sxy: &[u32], sz: &[u32], near: u16) -> bool {
+    if sxy.is_empty() || sz.is_empty() {
+        return true;
+    }
     let (mut x0, mut x1, mut y0, mut y1) = (i32::MAX, i32::MIN, i32::MAX, i32::MIN);
     let mut nearest = u32::MAX;
-    for (xy, z) in sxy.into_iter().zip(sz) {
+    for (&xy, &z) in sxy.iter().zip(sz) {
         let (x, y) = (xy as u16 as i16 as i32, (xy as i32) >> 16);
         (x0, x1, y0, y1) = (x0.min(x), x1.max(x), y0.min(y), y1.max(y));
         nearest = nearest.min(z);
@@ -85,6 +95,7 @@ pub struct SurfaceRuns<'a> {
     pub words: &'a [u32],
     pub sxy: &'a [u32],
     pub sz: &'a [u32],
+    /// Every vertex's UV word; may be empty when no material has texture words (nothing reads it).
     pub uvs: &'a [u32],
     /// Lit: each vertex's light colour (`r | g << 8 | b << 16`, the top byte ignored).
     pub rgb: Option<&'a [u32]>,
@@ -101,3 +112,32 @@ pub struct SurfaceRuns<'a> {
 pub const NO_TEXTURE: u32 = u32::MAX;
 /// The first UV addend of a material whose runs [`SurfaceRuns`] leaves to its caller.
 pub const LEFT_TO_CALLER: u32 = 1 << 31;
+
+#[cfg(test)]
+mod tests {
+    use super::{all_within_limits, within_limits};
+
+    fn xy(x: i16, y: i16) -> u32 {
+        x as u16 as u32 | (y as u16 as u32) << 16
+    }
+
+    /// The extent of all the points, signed coordinates included, against the largest triangle the
+    /// GPU draws (1,023 x 511) and the near depth; one triangle's test is the same rule.
+    #[test]
+    fn all_within_limits_takes_the_whole_extent_and_the_nearest_depth() {
+        let near = 100;
+        let sxy = [xy(-500, -200), xy(523, 311), xy(0, 0), xy(17, -3)];
+        let sz = [100, 4000, 250, 101];
+        assert!(all_within_limits(&sxy, &sz, near));
+        // One pixel wider or taller, or one depth unit nearer, and it does not hold.
+        assert!(!all_within_limits(&[sxy[0], xy(524, 0)], &[500, 500], near));
+        assert!(!all_within_limits(&[sxy[0], xy(0, 312)], &[500, 500], near));
+        assert!(!all_within_limits(&sxy, &[100, 4000, 99, 101], near));
+        // The GTE's saturated corners are 2,047 apart: too wide whatever the rest.
+        assert!(!all_within_limits(&[xy(-1024, 0), xy(1023, 0)], &[500, 500], near));
+        // One triangle: the same answer as the whole set of its points.
+        let t = [sxy[0], sxy[1], sxy[3]];
+        assert_eq!(within_limits(t, [100, 4000, 101], near), all_within_limits(&t, &[100, 4000, 101], near));
+        assert!(all_within_limits(&[], &[], near), "no points: nothing can fail");
+    }
+}

@@ -250,3 +250,46 @@ fn rtps_words_projects_like_rtps() {
         assert_eq!(words, gte.rtps(v), "{v:?}");
     }
 }
+
+/// `Cop2::rtpt_nct_range` over ranges of 3 to 10 vertices gives each vertex RTPS's SXY and SZ and,
+/// without fog, NCS's colour of its normal (a range's one leftover vertex goes alone, two go with the
+/// last three again: the same results); with fog NCDS's colour under the depth cue of its group's
+/// last vertex, the groups threes from the range's start and its last three for a remainder.
+#[test]
+fn rtpt_nct_range_lights_every_vertex_as_one_at_a_time() {
+    let mut gte = Gte::new();
+    camera(&mut gte);
+    gte.set_light_matrix(&[[-2365, -2365, -2365], [0, 4096, 0], [1000, -3000, 2000]]);
+    gte.set_color_matrix(&[[1600, 800, 0], [2400, 0, 400], [3200, 1200, 800]]);
+    gte.set_back_color(Vec3i32::new(640, 960, 1280));
+    gte.set_far_color(Vec3i32::new(256, 384, 1024));
+    for count in 3..=10usize {
+        // Packed normals: x | y words, each z in the high half of its position's VZ word.
+        let normals: std::vec::Vec<[i16; 3]> = (0..count).map(|i| [[2365, -2365, 2365], [0, 0, -4096], [-4096, 0, 0], [1448, 2896, -2508]][i % 4]).collect();
+        let mut words = vertex_words(count, count as u32);
+        for (v, n) in normals.iter().enumerate() {
+            words[2 * v + 1] |= (n[2] as u16 as u32) << 16;
+        }
+        let xy: std::vec::Vec<u32> = normals.iter().map(|n| pack(n[0], n[1])).collect();
+        for fog in [false, true] {
+            gte.set_rgbc(if fog { 0x0080_8080 } else { 0 });
+            let (mut sxy, mut sz, mut rgb) = ([0u32; 10], [0u32; 10], [0u32; 10]);
+            assert_eq!(gte.backend_mut().rtpt_nct_range(&words, &xy, &mut sxy[..count], &mut sz[..count], &mut rgb[..count], fog), count);
+            let position = |v: usize| Vec3i16::new(words[2 * v] as i16, (words[2 * v] >> 16) as i16, words[2 * v + 1] as i16);
+            for v in 0..count {
+                let p = gte.rtps(position(v));
+                assert_eq!((sxy[v], sz[v]), (p.xy.to_word(), u32::from(p.z)), "{count} vertices, vertex {v}");
+                let normal = Vec3i16::new(normals[v][0], normals[v][1], normals[v][2]);
+                let colour = match fog {
+                    false => gte.ncs(normal),
+                    true => {
+                        let last = if count % 3 != 0 && v + 3 >= count { count - 1 } else { v / 3 * 3 + 2 };
+                        gte.rtps(position(last));
+                        gte.ncds(normal)
+                    }
+                };
+                assert_eq!(rgb[v], colour, "{count} vertices, vertex {v}, fog {fog}");
+            }
+        }
+    }
+}

@@ -78,19 +78,24 @@ pub fn surface_packets<B: Cop2>(gte: &mut Gte<B>, tables: &Tables, job: &Surface
     let mut textures = [[NO_TEXTURE, 0]; MAX_LOOP_MATERIALS];
     let materials = tables.material_count();
     let own_stream = crate::bytes::aligned_words(tables.bytes(), tables.primitives_offset(), tables.primitive_words()).is_some_and(|t| core::ptr::eq(t, words));
-    let runs = match (placement, job.uvs) {
-        (Some(p), Some(uvs)) if !job.clip_tests && own_stream && n >= tables.vertex_count() && materials <= MAX_LOOP_MATERIALS => {
-            for (m, entry) in textures.iter_mut().enumerate().take(materials) {
-                // The loop adds the first addend's low half to the third and fourth points' UVs.
-                *entry = match tables.material_texture(m).map(|t| p.words(t)) {
-                    Some(w) if w.clut_uv < LEFT_TO_CALLER && w.uv == w.clut_uv & 0xFFFF && w.window == 0 => [w.clut_uv, w.page_uv],
-                    Some(_) => [LEFT_TO_CALLER, 0],
-                    None => [NO_TEXTURE, 0],
-                };
-            }
-            Some(SurfaceRuns { words, sxy: job.sxy, sz: job.sz, uvs, rgb: job.rgb, textures: &textures[..materials] })
+    let runs = if !job.clip_tests && own_stream && n >= tables.vertex_count() && materials <= MAX_LOOP_MATERIALS {
+        // Without a placement or UV words every material is drawn untextured (as `Writer::run`
+        // does): the loop then reads no UV word, and an empty slice stands for them.
+        let (placed, uvs) = match (placement, job.uvs) {
+            (Some(p), Some(uvs)) => (Some(p), uvs),
+            _ => (None, &[][..]),
+        };
+        for (m, entry) in textures.iter_mut().enumerate().take(materials) {
+            // The loop adds the first addend's low half to the third and fourth points' UVs.
+            *entry = match placed.and_then(|p| tables.material_texture(m).map(|t| p.words(t))) {
+                Some(w) if w.clut_uv < LEFT_TO_CALLER && w.uv == w.clut_uv & 0xFFFF && w.window == 0 => [w.clut_uv, w.page_uv],
+                Some(_) => [LEFT_TO_CALLER, 0],
+                None => [NO_TEXTURE, 0],
+            };
         }
-        _ => None,
+        Some(SurfaceRuns { words, sxy: job.sxy, sz: job.sz, uvs, rgb: job.rgb, textures: &textures[..materials] })
+    } else {
+        None
     };
     let mut w = Writer { job, out, max_depth, done: FlatPackets::default(), n };
     let mut at = 0;

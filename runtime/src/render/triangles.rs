@@ -17,7 +17,7 @@
 //! (`cull::Visibility::Clear`: the usual case) skips those tests, on both paths.
 
 use super::camera::Camera;
-use crate::gte::packets::within_limits;
+use crate::gte::packets::{all_within_limits, within_limits};
 use crate::gte::{Cop2, FlatPrimitives, Gte, PacketList, ScreenXY};
 use crate::tables::Tables;
 
@@ -104,6 +104,10 @@ pub fn emit<B: Cop2, S: TriangleSink + ?Sized>(
     sink: &mut S,
 ) -> TriangleStats {
     let n = tables.vertex_count();
+    // A box too near or too large on screen for `Clear` (it covers every pose of every clip) often
+    // holds a pose whose projected points all pass the tests: then no triangle can fail them, and
+    // the asm loops that skip them draw it (the surface loop has no tested variant).
+    let clip_tests = clip_tests && !(sxy.len() >= n && sz.len() >= n && all_within_limits(&sxy[..n], &sz[..n], camera.near));
     let count = tables.triangle_count() as u32;
     let stats = |done: crate::gte::FlatPackets| TriangleStats {
         back_facing: count - done.drawn as u32 - done.rejected as u32,

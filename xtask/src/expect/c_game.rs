@@ -7,7 +7,9 @@ use crate::report::Check;
 use anyhow::{Context, Result};
 use psxanim_capi::animbin::*;
 use psxanim_capi::character::*;
-use psxanim_capi::{sizes, PsxanimBind, PsxanimCamera, PsxanimCharacterInfo, PsxanimDrawStats, PsxanimError, PsxanimEvent, PsxanimMatrix, PsxanimPlayState};
+use psxanim_capi::{
+    sizes, PsxanimBind, PsxanimCamera, PsxanimCharacterInfo, PsxanimDrawStats, PsxanimError, PsxanimEvent, PsxanimLight, PsxanimLighting, PsxanimMatrix, PsxanimPlayState,
+};
 use psxanim_runtime::record::RecordView;
 use serde::Serialize;
 use std::ffi::c_void;
@@ -197,6 +199,13 @@ pub fn run(character_blob: &[u8], walk: &[u8]) -> Vec<Word> {
             ..Default::default()
         };
         w.push("camera_orbit", psxanim_camera_orbit(&mut camera, 0, -3600, 0, 14000, 0, 0x0400) as u32);
+        let sun = PsxanimLight { dx: -2365, dy: -2365, dz: -2365, r: 150, g: 140, b: 120, ..Default::default() };
+        let mut lighting = PsxanimLighting { lights: [sun, PsxanimLight::default(), PsxanimLight::default()], ambient: [56, 56, 72], ..Default::default() };
+        let s = psxanim_scratch_set_lighting(scratch.ptr(), &lighting, &camera, &mut e);
+        w.error("lighting", s, &e);
+        (lighting.fog, lighting.fog_colour, lighting.fog_near, lighting.fog_far) = (1, [16, 24, 64], 30_000, 31_000);
+        let s = psxanim_scratch_set_lighting(scratch.ptr(), &lighting, &camera, &mut e);
+        w.error("lighting_fog_too_narrow", s, &e);
 
         let (mut actor_events, mut controller_events) = (EventLog::default(), EventLog::default());
         let mut events = [PsxanimEvent::default(); 4];

@@ -111,19 +111,22 @@ pub fn tiled_path(ws: &Path) -> PathBuf {
 /// A blob is replaced only when its bytes change, so an unchanged import does not relink the example.
 pub fn generate_tables(ws: &Path) -> Result<()> {
     let staging = ws.join("target").join("character-tables-staging");
+    // (fixture, storage, added clips, the blob's name, lit: `--lighting`, written as NAME_lit.pxsk)
     let imports = STORAGES
-        .map(|s| (FIXTURE, s, Some(ADDED_CLIPS), "character.pxsk"))
+        .map(|s| (FIXTURE, s, Some(ADDED_CLIPS), "character.pxsk", false))
         .into_iter()
         .chain([
-            (TWENTY, "rigid-gte", None, "twenty_bones.pxsk"),
-            (GLTF, "rigid-gte", None, "blender_character.pxsk"),
-            (DENSE, "rigid-gte", None, "dense_character.pxsk"),
-            (TEXTURED, "rigid-gte", None, "textured_embedded.pxsk"),
-            (ATLAS, "rigid-gte", None, "textured_atlas.pxsk"),
-            (TILED, "rigid-gte", None, "textured_tiled.pxsk"),
+            // c-game's character: the fixture lit (the C API's lighting).
+            (FIXTURE, "rigid-gte", Some(ADDED_CLIPS), "character.pxsk", true),
+            (TWENTY, "rigid-gte", None, "twenty_bones.pxsk", false),
+            (GLTF, "rigid-gte", None, "blender_character.pxsk", false),
+            (DENSE, "rigid-gte", None, "dense_character.pxsk", false),
+            (TEXTURED, "rigid-gte", None, "textured_embedded.pxsk", false),
+            (ATLAS, "rigid-gte", None, "textured_atlas.pxsk", false),
+            (TILED, "rigid-gte", None, "textured_tiled.pxsk", false),
         ]);
-    for (fixture, storage, added, name) in imports {
-        let out = staging.join(storage);
+    for (fixture, storage, added, name, lit) in imports {
+        let out = staging.join(storage).join(if lit { "lit" } else { "" });
         let mut cmd = Command::new("cargo");
         cmd.args(["run", "--quiet", "--release", "-p", "psxanim", "--bin", "psxanim", "--", "import"])
             .arg(ws.join(fixture))
@@ -136,7 +139,7 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
         // psx-game and the character example light the textured characters but the tiled one: they
         // need their normals. (psx-game draws the tiled one unlit: its texture window's packets are
         // FT3/FT4, which every emulator draws as the host does.)
-        if fixture == TEXTURED || fixture == ATLAS {
+        if lit || fixture == TEXTURED || fixture == ATLAS {
             cmd.arg("--lighting");
         }
         // Rigid-gte blends two influences by default. The dense character (automatic weights: 969
@@ -154,9 +157,10 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
             cmd.env_remove(var);
         }
         println!(
-            "character: psxanim import {fixture} --storage {storage}{}{}",
+            "character: psxanim import {fixture} --storage {storage}{}{}{}",
             added.map(|a| format!(" --add-clips {a}")).unwrap_or_default(),
-            influences.map(|n| format!(" --max-influences {n}")).unwrap_or_default()
+            influences.map(|n| format!(" --max-influences {n}")).unwrap_or_default(),
+            if lit || fixture == TEXTURED || fixture == ATLAS { " --lighting" } else { "" }
         );
         let output = cmd.output().context("could not start cargo run -p psxanim")?;
         if !output.status.success() {
@@ -169,7 +173,7 @@ pub fn generate_tables(ws: &Path) -> Result<()> {
         }
         let fresh = out.join(name);
         let bytes = std::fs::read(&fresh).with_context(|| format!("reading {}", fresh.display()))?;
-        let dest = tables_dir(ws).join(storage).join(name);
+        let dest = tables_dir(ws).join(storage).join(if lit { name.replace(".pxsk", "_lit.pxsk") } else { name.to_string() });
         if std::fs::read(&dest).ok().as_deref() != Some(&bytes[..]) {
             std::fs::create_dir_all(dest.parent().expect("blob path has a folder"))?;
             std::fs::write(&dest, &bytes).with_context(|| format!("writing {}", dest.display()))?;
