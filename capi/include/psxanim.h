@@ -54,7 +54,7 @@ extern "C" {
 #define PSXANIM_STATIC_ASSERT(c, m) typedef char psxanim_static_assert_##__LINE__[(c) ? 1 : -1]
 #endif
 
-#define PSXANIM_API_VERSION 4
+#define PSXANIM_API_VERSION 5
 
 /* Statuses. */
 #define PSXANIM_OK 0
@@ -79,7 +79,7 @@ extern "C" {
 
 /* Storage of the opaque objects, in bytes (the console's sizes; checked against the library). */
 #define PSXANIM_ANIMBIN_SIZE 1084
-#define PSXANIM_CONTROLLER_SIZE 11372
+#define PSXANIM_CONTROLLER_SIZE 11836
 #define PSXANIM_CHARACTER_SIZE 252
 #define PSXANIM_ACTOR_SIZE 1740
 #define PSXANIM_SCRATCH_SIZE 31804

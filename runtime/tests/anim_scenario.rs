@@ -13,7 +13,7 @@ use scenario::{Label, Probe};
 #[derive(Default)]
 struct Collect {
     words: Vec<(Label, u32)>,
-    timed: [u32; 3],
+    timed: [u32; scenario::TIMED_SLOTS],
 }
 
 impl Probe for Collect {
@@ -29,7 +29,9 @@ impl Probe for Collect {
 
 fn run() -> Collect {
     let mut c = Collect::default();
-    scenario::run(&mut Gte::new(), &mut c);
+    let mut gte = Gte::new();
+    scenario::run(&mut gte, &mut c);
+    scenario::run_prepared(&mut gte, &mut c, &mut vec![0; scenario::PREPARED_WORDS]);
     c
 }
 
@@ -58,10 +60,37 @@ fn the_looping_clip_wraps_and_the_crossfade_lands_on_the_held_end() {
     assert!(times.contains(&(30, 10 * 4096)));
     // Markers were crossed, "kick" (frame 4) among them.
     assert!(values(&c, "markers").iter().any(|&(_, m)| m % 16 == 5));
-    // Every step wrote 6 bones of 8 words; all 60 timed frames of 3 skeletons ran.
+    // Every step wrote 6 bones of 8 words; all 30 timed frames of 3 skeletons ran, keys from the
+    // file (probe slots 9..=11) and prepared (0..=2).
     let poses = c.words.iter().filter(|(l, _)| l.what == "pose").count();
     assert_eq!(poses, times.len() * scenario::SCENE_BONES * 8);
-    assert_eq!(c.timed, [scenario::TIMED_FRAMES; 3]);
+    assert_eq!(c.timed[9..12], [scenario::TIMED_FRAMES; 3]);
+    assert_eq!(c.timed[..3], [scenario::TIMED_FRAMES; 3]);
+}
+
+/// The prepared keys replay the scenario: the same times and markers, the same poses until the
+/// first wrap (the file path's hemispheres are the load-time ones until then), rotation entries
+/// within 6 FP12 steps after it (`anim_prepared` bounds the difference); a 4-word buffer is refused.
+#[test]
+fn the_prepared_scenario_follows_the_file_path() {
+    let c = run();
+    assert_eq!(values(&c, "p.time"), values(&c, "time"));
+    assert_eq!(values(&c, "p.markers"), values(&c, "markers"));
+    // "swing": joints 0..=4, 11 rotation keys.
+    assert_eq!((values(&c, "p.error.needed"), values(&c, "p.error.available")), (vec![(0, 2 * 5 + 3 * 11)], vec![(0, 4)]));
+    let pose = |what: &str| -> Vec<(Label, u32)> { c.words.iter().filter(|(l, _)| l.what == what).copied().collect() };
+    let (file, prepared) = (pose("pose"), pose("p.pose"));
+    assert_eq!(file.len(), prepared.len());
+    let first_wrap = values(&c, "time").windows(2).find(|w| w[1].1 < w[0].1).unwrap()[1].0;
+    let half = |w: u32, shift: u32| (w >> shift) as u16 as i16 as i32;
+    for ((l, a), (_, b)) in file.iter().zip(&prepared) {
+        if l.step < first_wrap {
+            assert_eq!(a, b, "{l:?}");
+        } else if l.field <= 4 {
+            let d = (half(*a, 0) - half(*b, 0)).abs().max((half(*a, 16) - half(*b, 16)).abs());
+            assert!(d <= 6, "{l:?}: {a:#x} {b:#x}");
+        }
+    }
 }
 
 #[test]

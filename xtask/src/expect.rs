@@ -68,8 +68,8 @@ fn hello() -> Expectation {
     Expectation { program: *b"HELO", words }
 }
 
-/// anim: its scenario (`examples/anim/src/scenario.rs`), ANIMBIN then compiled clips, run on the GTE
-/// model; timings are not compared.
+/// anim: its scenario (`examples/anim/src/scenario.rs`), ANIMBIN (keys from the file, then prepared)
+/// then compiled clips, run on the GTE model; timings are not compared.
 fn anim() -> Expectation {
     struct HostProbe(Vec<Word>);
     impl anim_scenario::Probe for HostProbe {
@@ -83,6 +83,7 @@ fn anim() -> Expectation {
     anim_scenario::run(&mut gte, &mut probe);
     // As words, like the console's static buffer: the compiled blob is 4-aligned on both sides.
     let mut buffer = vec![0u32; anim_scenario::COMPILE_BUFFER_BYTES / 4];
+    anim_scenario::run_prepared(&mut gte, &mut probe, &mut buffer);
     let bytes: &mut [u8] = bytemuck::cast_slice_mut(&mut buffer);
     anim_scenario::run_compiled(&mut gte, &mut probe, bytes);
     Expectation { program: *b"ANIM", words: probe.0 }

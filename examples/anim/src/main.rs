@@ -25,7 +25,8 @@ static mut DRAW: DoubleBuffered<8, 256> = DoubleBuffered::new();
 
 const BACKGROUND: Color = Color::new(24, 24, 32);
 const TIMED: usize = scenario::TIMED_SLOTS;
-/// `scenario::run_compiled`'s work buffer, as words so that the compiled blob is 4-aligned.
+/// `scenario::run_prepared`'s words, then `scenario::run_compiled`'s work buffer (as words so that
+/// the compiled blob is 4-aligned).
 static mut COMPILE_BUFFER: [u32; scenario::COMPILE_BUFFER_BYTES / 4] = [0; scenario::COMPILE_BUFFER_BYTES / 4];
 
 /// Sends words to the record and accumulates the cycle timings.
@@ -62,7 +63,9 @@ extern "C" fn main() -> ! {
     let mut probe = ConsoleProbe { record, started: 0, total: [0; TIMED], worst: [0; TIMED] };
     scenario::run(&mut gte, &mut probe);
     // SAFETY: the only reference to the buffer; every bit pattern is a valid u8 and u32.
-    let (_, buffer, _) = unsafe { (*core::ptr::addr_of_mut!(COMPILE_BUFFER)).align_to_mut::<u8>() };
+    let words = unsafe { &mut *core::ptr::addr_of_mut!(COMPILE_BUFFER) };
+    scenario::run_prepared(&mut gte, &mut probe, words);
+    let (_, buffer, _) = unsafe { words.align_to_mut::<u8>() };
     scenario::run_compiled(&mut gte, &mut probe, buffer);
     let ConsoleProbe { record, total, worst, .. } = probe;
     for slot in 0..TIMED {

@@ -11,8 +11,8 @@
 //! [`run_compiled`] plays the same clips compiled into CLIPBIN poses (compiled by the program itself
 //! with `clipbin::compile`, the same function `psxanim compile-clips` runs on the host, so the blob is
 //! the same bytes) through the same controller and steps, and times the compiled path.
-use psxanim_runtime::anim::{LocalTransform, MarkerEvent, Skeleton, SkeletonController, TimeScale, ROOT};
-use psxanim_runtime::animbin::AnimationManager;
+use psxanim_runtime::anim::{ClipSource, LocalTransform, MarkerEvent, PreparedClip, Skeleton, SkeletonController, TimeScale, ROOT};
+use psxanim_runtime::animbin::{AnimationManager, Clip};
 use psxanim_runtime::clipbin::{self, ClipBin};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::{Matrix, Quat, Vec3i32};
@@ -38,13 +38,16 @@ pub struct Label {
 }
 
 /// Cycle slots: 0..=2 average ticks (root counter 2, 8 cycles each) of update + evaluate for
-/// 15, 20 and 50 bones; 3..=5 the largest. The compiled path: 6..=8 average and 9..=11 largest of
-/// update + evaluate (matrices copied out), 12..=14 and 15..=17 of update + `pose` (borrowed in
-/// place). 18 and 21: an empty timed section (the measurement's own cost).
+/// 15, 20 and 50 bones, ANIMBIN keys prepared at load; 3..=5 the largest. The compiled path:
+/// 6..=8 average and 9..=11 largest of update + evaluate (matrices copied out), 12..=14 and
+/// 15..=17 of update + `pose` (borrowed in place). ANIMBIN keys read from the file: 18..=20 and
+/// 21..=23. 24 and 27: an empty timed section (the measurement's own cost).
 pub const TIMED_BONES: [usize; 3] = [15, 20, 50];
-/// Timing slots the probe sees: 0..=2 ANIMBIN, 3..=5 compiled `evaluate`, 6..=8 compiled `pose`
-/// (bones in `TIMED_BONES` order), 9 the empty section.
-pub const TIMED_SLOTS: usize = 3 * TIMED_BONES.len() + 1;
+/// Timing slots the probe sees: 0..=2 ANIMBIN prepared, 3..=5 compiled `evaluate`, 6..=8 compiled
+/// `pose`, 9..=11 ANIMBIN from the file (bones in `TIMED_BONES` order), 12 the empty section.
+pub const TIMED_SLOTS: usize = 4 * TIMED_BONES.len() + 1;
+/// The probe slots of the ANIMBIN path from the file.
+const FILE_KEYS_SLOT: usize = 3 * TIMED_BONES.len();
 const EMPTY_SLOT: usize = TIMED_SLOTS - 1;
 
 /// Record cycle slots (average, largest) of probe timing slot `slot`.
@@ -56,6 +59,10 @@ pub const fn cycle_slots(slot: usize) -> (usize, usize) {
 
 /// Bytes `run_compiled` needs as its work buffer (the largest compiled blob: 50 bones, 30 frames).
 pub const COMPILE_BUFFER_BYTES: usize = 80 * 1024;
+/// Words `run_prepared` needs for the prepared keys (the 50-bone baked clip's: 2 a joint, 3 a key).
+pub const PREPARED_WORDS: usize = 2 * 50 + 3 * 50 * BAKED_KEYS as usize;
+// The programs give `run_prepared` the compile buffer, as words.
+const _: () = assert!(PREPARED_WORDS <= COMPILE_BUFFER_BYTES / 4);
 pub const TIMED_FRAMES: u32 = 30;
 
 // ---- ANIMBIN built at compile time ----
@@ -321,7 +328,7 @@ pub fn run<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe) {
 /// The scenario's playback: 44 updates with game-like vsync deltas, a crossfade to `wave` at step
 /// 20, the PAL rate and a cut back to `swing` at step 32; time, markers and pose at chosen steps
 /// (word names prefixed with `prefix`).
-fn play_steps<'a, B: Cop2, C: Copy + Into<psxanim_runtime::anim::ClipSource<'a>>>(
+fn play_steps<'a, B: Cop2, C: Copy + Into<ClipSource<'a>>>(
     gte: &mut Gte<B>,
     probe: &mut impl Probe,
     c: &mut SkeletonController<'a, SCENE_BONES>,
@@ -329,8 +336,11 @@ fn play_steps<'a, B: Cop2, C: Copy + Into<psxanim_runtime::anim::ClipSource<'a>>
     swing: C,
     wave: C,
 ) {
-    let names: [&'static str; 3] =
-        if prefix.is_empty() { ["time", "markers", "pose"] } else { ["c.time", "c.markers", "c.pose"] };
+    let names: [&'static str; 3] = match prefix {
+        "" => ["time", "markers", "pose"],
+        "p." => ["p.time", "p.markers", "p.pose"],
+        _ => ["c.time", "c.markers", "c.pose"],
+    };
     let mut pose = [Matrix::IDENTITY; SCENE_BONES];
     // Vsync deltas as a game sees them: mostly 1, sometimes a dropped frame.
     const DELTAS: [u32; 5] = [1, 1, 2, 1, 3];
@@ -361,12 +371,10 @@ fn play_steps<'a, B: Cop2, C: Copy + Into<psxanim_runtime::anim::ClipSource<'a>>
 /// against the wrong skeleton (`c.error.code`, `c.error.offset`), then `c.time`, `c.markers`,
 /// `c.pose` like [`run`]'s; at whole-frame times they equal [`run`]'s words.
 pub fn run_compiled<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, buffer: &mut [u8]) {
-    let Ok(manager) = <AnimationManager>::parse(&SCENE.buf[..SCENE.len], SCENE_BONES) else {
+    let Some((manager, skeleton)) = scene() else {
         return;
     };
-    let (Some(swing), Some(wave), Ok(skeleton)) =
-        (manager.find(b"swing"), manager.find(b"wave"), Skeleton::new(&SCENE_PARENTS, &SCENE_BIND))
-    else {
+    let Some((swing, wave)) = manager.find(b"swing").zip(manager.find(b"wave")) else {
         return;
     };
     let size = clipbin::compile::<B, SCENE_BONES>(gte, skeleton, &[swing, wave], buffer).unwrap_or_default();
@@ -409,9 +417,7 @@ fn timed_compiled<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, buffer: &mu
     };
     let mut pose = [Matrix::IDENTITY; MAX_TIMED];
     for (slot, &bones) in TIMED_BONES.iter().enumerate() {
-        let (Some(clip), Ok(skeleton)) =
-            (manager.clip(slot), Skeleton::new(&TIMED_PARENTS[..bones], &TIMED_BIND[..bones]))
-        else {
+        let Some((clip, skeleton)) = baked(&manager, slot) else {
             return;
         };
         let Ok(size) = clipbin::compile::<B, MAX_TIMED>(gte, skeleton, &[clip], buffer) else {
@@ -445,34 +451,86 @@ fn timed_compiled<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, buffer: &mu
     }
 }
 
-/// Update + evaluate cycles of the baked clips (timings differ between machines: no result words),
-/// and one frame's pose as words (`timed.pose`, step = bones).
+/// Update + evaluate cycles of the baked clips read from the file (probe slots 9..=11; timings
+/// differ between machines: no result words), and one frame's pose as words (`timed.pose`, step =
+/// bones).
 fn timed<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe) {
     let Ok(manager) = <AnimationManager>::parse(&BAKED.buf[..BAKED.len], MAX_TIMED) else {
         return;
     };
+    for slot in 0..TIMED_BONES.len() {
+        let Some((clip, skeleton)) = baked(&manager, slot) else {
+            return;
+        };
+        time_baked(gte, probe, clip, skeleton, FILE_KEYS_SLOT + slot, "timed.pose");
+    }
+}
+
+/// The baked clip of timed skeleton `slot` (`TIMED_BONES[slot]` bones) and that skeleton.
+fn baked<'m>(manager: &'m AnimationManager<'static>, slot: usize) -> Option<(Clip<'m>, Skeleton<'static>)> {
+    let bones = *TIMED_BONES.get(slot)?;
+    Some((manager.clip(slot)?, Skeleton::new(&TIMED_PARENTS[..bones], &TIMED_BIND[..bones]).ok()?))
+}
+
+/// Times update + evaluate of `clip` (looping, PAL rate) on `skeleton` for [`TIMED_FRAMES`] frames
+/// in probe slot `slot`; one pose between keys (29 vsyncs: frame 4.8 after the wrap), the path the
+/// timings measure, goes out as `what` words (step = bones) to be checked word for word.
+fn time_baked<'a, B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, clip: impl Into<ClipSource<'a>>, skeleton: Skeleton<'a>, slot: usize, what: &'static str) {
+    let Ok(mut c) = SkeletonController::<MAX_TIMED>::new(skeleton) else {
+        return;
+    };
+    let bones = skeleton.len();
     let mut pose = [Matrix::IDENTITY; MAX_TIMED];
-    for (slot, &bones) in TIMED_BONES.iter().enumerate() {
-        let (Some(clip), Ok(skeleton)) =
-            (manager.clip(slot), Skeleton::new(&TIMED_PARENTS[..bones], &TIMED_BIND[..bones]))
-        else {
-            return;
-        };
-        let Ok(mut c) = SkeletonController::<MAX_TIMED>::new(skeleton) else {
-            return;
-        };
-        let _ = c.play(clip, true);
-        c.set_time_scale(TimeScale::from_rates(60, 50));
-        for frame in 0..TIMED_FRAMES {
-            probe.timing(slot, true);
-            c.advance(1);
-            c.evaluate(gte, &mut pose[..bones]);
-            probe.timing(slot, false);
-            // One pose between keys (29 vsyncs: frame 4.8 after the wrap), the path the timings
-            // measure, checked word for word.
-            if frame == TIMED_FRAMES - 2 {
-                push_matrices(probe, "timed.pose", bones as u32, &pose[..bones]);
-            }
+    let _ = c.play(clip, true);
+    c.set_time_scale(TimeScale::from_rates(60, 50));
+    for frame in 0..TIMED_FRAMES {
+        probe.timing(slot, true);
+        c.advance(1);
+        c.evaluate(gte, &mut pose[..bones]);
+        probe.timing(slot, false);
+        if frame == TIMED_FRAMES - 2 {
+            push_matrices(probe, what, bones as u32, &pose[..bones]);
         }
+    }
+}
+
+/// The scenario's playback again with both clips' rotation keys prepared in `words` (at least
+/// [`PREPARED_WORDS`]): words `p.time`, `p.markers`, `p.pose` like [`run`]'s (equal to them up to
+/// the hemispheres, see `anim::prepared`), a short buffer's error (`p.error`: needed, available
+/// words), then the timings of the baked clips prepared (probe slots 0..=2) and their
+/// `timed.p.pose` words.
+pub fn run_prepared<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, words: &mut [u32]) {
+    let Some((manager, skeleton)) = scene() else {
+        return;
+    };
+    let Some((swing, wave)) = manager.find(b"swing").zip(manager.find(b"wave")) else {
+        return;
+    };
+    let (needed, available) = match PreparedClip::new(swing, &mut words[..4]) {
+        Ok(_) => (0, 0),
+        Err(e) => (e.needed as u32, e.available as u32),
+    };
+    push(probe, "p.error.needed", 0, needed);
+    push(probe, "p.error.available", 0, available);
+    let (swing_words, rest) = words.split_at_mut(PreparedClip::words_needed(&swing).min(words.len()));
+    let (Ok(swing), Ok(wave), Ok(mut c)) =
+        (PreparedClip::new(swing, swing_words), PreparedClip::new(wave, rest), SkeletonController::<SCENE_BONES>::new(skeleton))
+    else {
+        return;
+    };
+    let _ = c.play(swing, true);
+    play_steps(gte, probe, &mut c, "p.", swing, wave);
+
+    let Ok(manager) = <AnimationManager>::parse(&BAKED.buf[..BAKED.len], MAX_TIMED) else {
+        return;
+    };
+    for slot in 0..TIMED_BONES.len() {
+        let Some((clip, skeleton)) = baked(&manager, slot) else {
+            return;
+        };
+        let Ok(clip) = PreparedClip::new(clip, words) else {
+            return;
+        };
+        time_baked(gte, probe, clip, skeleton, slot, "timed.p.pose");
     }
 }

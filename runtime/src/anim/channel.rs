@@ -32,7 +32,7 @@ fn quat_of(q: QuatWords) -> Quat {
 /// A rotation key as stored when its components are within +/-2^13 (unit keys are), else scaled to
 /// unit length, so that dot products and nlerp's squares stay within `i32`.
 #[inline(always)]
-fn read_rotation(bytes: &[u8], offset: u32) -> QuatWords {
+pub(crate) fn read_rotation(bytes: &[u8], offset: u32) -> QuatWords {
     let [lo, hi] = words2(bytes, offset as usize + 3);
     // |v| < 2^13 for all four halves: v + 2^13 below 2^14, i.e. its top two bits clear (the high
     // half's sum cannot carry into the low one's bits).
@@ -46,7 +46,7 @@ fn read_rotation(bytes: &[u8], offset: u32) -> QuatWords {
 
 #[cold]
 #[inline(never)]
-fn unit_key(q: QuatWords) -> QuatWords {
+pub(crate) fn unit_key(q: QuatWords) -> QuatWords {
     let u = interp::unit(quat_of(q));
     words_of([u.w as i32, u.x as i32, u.y as i32, u.z as i32])
 }
@@ -103,41 +103,58 @@ impl RotationChannel {
     #[inline(always)]
     fn load(&mut self, bytes: &[u8], q0: QuatWords) {
         self.q0 = q0;
-        let q1 = read_rotation(bytes, self.cursor.b.offset);
-        let (a, mut b) = (components(q0), components(q1));
-        // |components| <= 2^13: no overflow.
-        let mut d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
-        if d < 0 {
-            b = b.map(|v| -v);
-            d = -d;
-        }
-        self.q1 = words_of(b);
-        self.wide = d < interp::NLERP_MIN_COS;
+        (self.q1, self.wide) = hemisphere(q0, read_rotation(bytes, self.cursor.b.offset));
     }
 
     /// The rotation at `ticks` (after [`prepare`](Self::prepare) with the same time): unit length.
     #[inline]
     pub fn value(&self, ticks: u32) -> Quat {
-        let t = self.cursor.alpha(ticks);
-        let (q0, q1) = (quat_of(self.q0), quat_of(self.q1));
-        if self.wide {
-            interp::slerp(q0, q1, t)
-        } else {
-            // Also at t = 0: the keys are only near unit, nlerp normalises.
-            interp::nlerp(q0, q1, t)
-        }
+        segment_rotation(self.q0, self.q1, self.wide, self.cursor.alpha(ticks))
     }
 
     /// [`value`](Self::value) into `rotation` and its rotation matrix ([`interp::to_rotation`]) into
     /// `matrix`, the products on the GTE for the usual narrow segment: the same bits.
     #[inline(always)]
     pub fn value_matrix<B: Cop2>(&self, gte: &mut Gte<B>, ticks: u32, rotation: &mut Quat, matrix: &mut ColumnWords) {
-        let t = self.cursor.alpha(ticks);
-        if self.wide {
-            wide_value(self.q0, self.q1, t, rotation, matrix);
-        } else {
-            interp::nlerp_columns(gte, self.q0, self.q1, t, rotation, matrix);
-        }
+        segment_matrix(gte, self.q0, self.q1, self.wide, self.cursor.alpha(ticks), rotation, matrix);
+    }
+}
+
+/// `q1` put in `q0`'s hemisphere (negated when their dot product is negative), and whether the
+/// two are more than 30 degrees of rotation apart (interpolated by subdivision then). Components
+/// within +/-2^13 (as [`read_rotation`] gives them): no overflow.
+#[inline(always)]
+pub(crate) fn hemisphere(q0: QuatWords, q1: QuatWords) -> (QuatWords, bool) {
+    let (a, mut b) = (components(q0), components(q1));
+    let mut d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    if d < 0 {
+        b = b.map(|v| -v);
+        d = -d;
+    }
+    (words_of(b), d < interp::NLERP_MIN_COS)
+}
+
+/// The rotation at weight `t` (FP12) of a segment from `q0` to `q1` (in `q0`'s hemisphere; `wide`:
+/// more than 30 degrees apart, interpolated by subdivision): unit length.
+#[inline]
+pub(crate) fn segment_rotation(q0: QuatWords, q1: QuatWords, wide: bool, t: i32) -> Quat {
+    let (q0, q1) = (quat_of(q0), quat_of(q1));
+    if wide {
+        interp::slerp(q0, q1, t)
+    } else {
+        // Also at t = 0: the keys are only near unit, nlerp normalises.
+        interp::nlerp(q0, q1, t)
+    }
+}
+
+/// [`segment_rotation`] into `rotation` and its rotation matrix ([`interp::to_rotation`]) into
+/// `matrix`, the products on the GTE for the usual narrow segment: the same bits.
+#[inline(always)]
+pub(crate) fn segment_matrix<B: Cop2>(gte: &mut Gte<B>, q0: QuatWords, q1: QuatWords, wide: bool, t: i32, rotation: &mut Quat, matrix: &mut ColumnWords) {
+    if wide {
+        wide_value(q0, q1, t, rotation, matrix);
+    } else {
+        interp::nlerp_columns(gte, q0, q1, t, rotation, matrix);
     }
 }
 

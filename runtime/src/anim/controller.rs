@@ -21,7 +21,8 @@
 //! e.g. 60 Hz clips on PAL) it holds the frame instead of interpolating. Alone it costs a copy of the
 //! matrices; during a crossfade its stored local transforms are blended and composed like ANIMBIN's.
 
-use super::channel::{lerp, RotationChannel, TranslationChannel};
+use super::channel::{lerp, segment_matrix, segment_rotation, RotationChannel, TranslationChannel};
+use super::prepared::PreparedClip;
 use super::interp;
 use super::player::{Markers, NoMarkers, Player, Voice};
 use super::playhead::Playhead;
@@ -31,7 +32,7 @@ use super::time::{TimeScale, TICKS_PER_FRAME};
 use crate::animbin::Clip;
 use crate::clipbin::read::CompiledClip;
 use crate::gte::{Cop2, Gte};
-use crate::math::{Matrix, Quat};
+use crate::math::{Matrix, Quat, Vec3i32};
 
 pub use super::player::MarkerEvent;
 
@@ -75,12 +76,20 @@ impl core::fmt::Display for PlayError {
 #[derive(Clone, Copy)]
 pub enum ClipSource<'m> {
     Keys(Clip<'m>),
+    /// ANIMBIN keys converted at load ([`PreparedClip`]): the same clip, a cheaper frame.
+    Prepared(PreparedClip<'m>),
     Compiled(CompiledClip<'m>),
 }
 
 impl<'m> From<Clip<'m>> for ClipSource<'m> {
     fn from(c: Clip<'m>) -> Self {
         ClipSource::Keys(c)
+    }
+}
+
+impl<'m> From<PreparedClip<'m>> for ClipSource<'m> {
+    fn from(c: PreparedClip<'m>) -> Self {
+        ClipSource::Prepared(c)
     }
 }
 
@@ -95,12 +104,14 @@ impl<'m> ClipSource<'m> {
     pub fn length(&self) -> u16 {
         match self {
             ClipSource::Keys(c) => c.length(),
+            ClipSource::Prepared(c) => c.clip().length(),
             ClipSource::Compiled(c) => c.frames(),
         }
     }
     pub fn marker_count(&self) -> usize {
         match self {
             ClipSource::Keys(c) => c.marker_count(),
+            ClipSource::Prepared(c) => c.clip().marker_count(),
             ClipSource::Compiled(c) => c.marker_count(),
         }
     }
@@ -108,6 +119,7 @@ impl<'m> ClipSource<'m> {
     pub fn marker(&self, index: usize) -> Option<(&'m [u8], u16)> {
         match self {
             ClipSource::Keys(c) => c.marker(index).map(|m| (m.name, m.frame)),
+            ClipSource::Prepared(c) => c.clip().marker(index).map(|m| (m.name, m.frame)),
             ClipSource::Compiled(c) => c.marker(index),
         }
     }
@@ -123,6 +135,9 @@ struct Layer<'m, const BONES: usize> {
     /// One past the last joint with a translation channel: the loops over them stop there (baked
     /// rotation clips have none).
     translation_end: usize,
+    /// A prepared clip's rotation keys (then `rotation` is empty) and each joint's last segment.
+    prepared: Option<PreparedClip<'m>>,
+    segments: [u16; BONES],
 }
 
 /// The player's markers of a [`ClipSource`]: the clip's own.
@@ -150,18 +165,27 @@ fn shown_time(playhead: &Playhead) -> u32 {
 }
 
 impl<'m, const BONES: usize> Layer<'m, BONES> {
-    const EMPTY: Self = Layer { bytes: &[], rotation: [None; BONES], translation: [None; BONES], translation_end: 0 };
+    const EMPTY: Self = Layer {
+        bytes: &[],
+        rotation: [None; BONES],
+        translation: [None; BONES],
+        translation_end: 0,
+        prepared: None,
+        segments: [0; BONES],
+    };
 
     /// `clip.joint_count() <= BONES` is checked by the caller, so every joint fits.
     fn new(source: ClipSource<'m>) -> Self {
-        let ClipSource::Keys(clip) = source else {
-            return Self::EMPTY;
+        let (clip, prepared) = match source {
+            ClipSource::Keys(clip) => (clip, None),
+            ClipSource::Prepared(p) => (p.clip(), Some(p)),
+            ClipSource::Compiled(_) => return Self::EMPTY,
         };
         let bytes = clip.bytes();
-        let mut layer = Layer { bytes, ..Self::EMPTY };
+        let mut layer = Layer { bytes, prepared, ..Self::EMPTY };
         for track in clip.tracks() {
             let j = track.joint() as usize;
-            if let Some(c) = RotationChannel::new(bytes, &track) {
+            if let (None, Some(c)) = (prepared, RotationChannel::new(bytes, &track)) {
                 layer.rotation[j] = Some(c);
             }
             if let Some(c) = TranslationChannel::new(bytes, &track) {
@@ -193,6 +217,13 @@ impl<'m, const BONES: usize> Layer<'m, BONES> {
         for (local, c) in locals.iter_mut().zip(&self.rotation[..n]) {
             if let Some(c) = c {
                 local.rotation = c.value(t);
+            }
+        }
+        if let Some(p) = self.prepared {
+            for (joint, (local, cached)) in locals.iter_mut().zip(&mut self.segments[..n]).enumerate() {
+                if let Some(s) = p.segment(joint, cached, t, length, looping) {
+                    local.rotation = segment_rotation(s.q0, s.q1, s.wide, s.t);
+                }
             }
         }
         for (local, c) in locals.iter_mut().zip(&self.translation[..n.min(self.translation_end)]) {
@@ -243,6 +274,8 @@ pub struct SkeletonController<'a, const BONES: usize> {
     bind_rotation: [ColumnWords; BONES],
     /// The local rotation matrices of the last [`Self::evaluate_keys`].
     rotation_words: [ColumnWords; BONES],
+    /// The translations of `locals` as [`Cop2::compose_columns_run`] takes them.
+    translation_words: [[u32; 2]; BONES],
 }
 
 impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
@@ -265,6 +298,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
                 None => column_words(&Matrix::IDENTITY.rotation),
             }),
             rotation_words: [[0; 5]; BONES],
+            translation_words: [[0; 2]; BONES],
         })
     }
 
@@ -281,7 +315,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     fn check(&self, clip: &ClipSource<'a>, looping: bool) -> Result<(), PlayError> {
         let bones = self.skeleton.len();
         match clip {
-            ClipSource::Keys(c) if c.joint_count() > bones => {
+            ClipSource::Keys(c) | ClipSource::Prepared(PreparedClip { clip: c, .. }) if c.joint_count() > bones => {
                 Err(PlayError::SkeletonMismatch { clip_joints: c.joint_count(), skeleton_bones: bones })
             }
             ClipSource::Compiled(c) if c.bone_count() != bones => {
@@ -402,7 +436,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
             }
         }
         if let (Some(voice), None) = (self.player.current(), self.player.outgoing()) {
-            if let ClipSource::Keys(clip) = voice.clip {
+            if let ClipSource::Keys(clip) | ClipSource::Prepared(PreparedClip { clip, .. }) = voice.clip {
                 // The three numbers the passes need, not a copy of the voice.
                 let (t, looping) = (shown_time(&voice.playhead), voice.playhead.looping());
                 self.evaluate_keys(gte, t, clip.length(), looping, out);
@@ -414,7 +448,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         compose_pose(gte, &self.skeleton, out, |bone| locals[bone]);
     }
 
-    /// The bind pose into `locals` and `rotation_words` (done by `play`, so that the frames after it
+    /// The bind pose into `locals`, `rotation_words` and `translation_words` (done by `play`, so that the frames after it
     /// do not pay for it).
     fn refresh_locals(&mut self) {
         // Element by element: word loads and stores, not a byte-looping memcpy.
@@ -424,6 +458,9 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         let n = self.skeleton.len().min(BONES);
         for (w, b) in self.rotation_words[..n].iter_mut().zip(&self.bind_rotation[..n]) {
             *w = *b;
+        }
+        for (w, l) in self.translation_words[..n].iter_mut().zip(&self.locals[..n]) {
+            *w = translation_words(l.translation);
         }
         self.locals_fresh = true;
     }
@@ -444,22 +481,60 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         let bytes = self.layer.bytes;
         let m = n.min(self.layer.translation_end);
         prepare_pass(&mut self.layer.rotation[..n], &mut self.layer.translation[..m], bytes, t, length, looping);
-        rotation_pass(gte, &self.layer.rotation[..n], t, &mut self.locals[..n], &mut self.rotation_words[..n]);
-        for (local, c) in self.locals[..n].iter_mut().zip(&self.layer.translation[..m]) {
+        for ((local, w), c) in self.locals[..n].iter_mut().zip(&mut self.translation_words[..n]).zip(&self.layer.translation[..m]) {
             if let Some(c) = c {
                 local.translation = c.value(t);
+                *w = translation_words(local.translation);
             }
         }
-        compose_pass(gte, &self.rotation_words[..n], &self.locals[..n], parents, out);
+        match self.layer.prepared {
+            Some(p) => {
+                let at = Time { ticks: t, length, looping };
+                prepared_pass(gte, &p, at, &mut self.layer.segments[..n], &mut self.locals[..n], &mut self.rotation_words[..n]);
+            }
+            None => rotation_pass(gte, &self.layer.rotation[..n], t, &mut self.locals[..n], &mut self.rotation_words[..n]),
+        }
+        let bones = ComposeBones { words: &self.rotation_words[..n], translations: &self.translation_words[..n], locals: &self.locals[..n], parents };
+        compose_pass(gte, bones, out);
     }
+}
+
+/// A translation as [`Cop2::compose_columns_run`] takes it: `x | y << 16` and `z` when all three fit
+/// `i16`, else a z word that is not a sign-extended halfword (the run leaves that bone to
+/// [`compose_bone_words`]).
+fn translation_words(t: Vec3i32) -> [u32; 2] {
+    let fits = |v: i32| (v.wrapping_add(0x8000) as u32) < 0x1_0000;
+    if fits(t.x) & fits(t.y) & fits(t.z) {
+        [t.x as u16 as u32 | (t.y as u32) << 16, t.z as u32]
+    } else {
+        [0, 0x1_0000]
+    }
+}
+
+/// What [`compose_pass`] composes: each bone's local rotation words, translation words and local
+/// transform, and its parent.
+struct ComposeBones<'p> {
+    words: &'p [ColumnWords],
+    translations: &'p [[u32; 2]],
+    locals: &'p [LocalTransform],
+    parents: &'p [u8],
 }
 
 /// `out[bone] = out[parent] * local` for every bone, the local rotations given as [`ColumnWords`].
 #[inline(never)]
-fn compose_pass<B: Cop2>(gte: &mut Gte<B>, words: &[ColumnWords], locals: &[LocalTransform], parents: &[u8], out: &mut [Matrix]) {
-    let mut loaded = ROOT;
-    for (bone, ((words, local), &parent)) in words.iter().zip(locals).zip(parents).enumerate() {
-        compose_bone_words(gte, out, bone, parent, &mut loaded, words, local.translation);
+fn compose_pass<B: Cop2>(gte: &mut Gte<B>, bones: ComposeBones<'_>, out: &mut [Matrix]) {
+    let ComposeBones { words, translations, locals, parents } = bones;
+    let n = words.len().min(translations.len()).min(locals.len()).min(parents.len()).min(out.len());
+    let (mut loaded, mut bone) = (ROOT, 0);
+    // Runs of bones with an earlier parent and a translation within `i16` in one step; roots and
+    // wide translations one by one.
+    while bone < n {
+        bone = gte.backend_mut().compose_columns_run(&words[..n], &translations[..n], &parents[..n], bone, &mut loaded, &mut out[..n]);
+        if bone >= n {
+            break;
+        }
+        compose_bone_words(gte, out, bone, parents[bone], &mut loaded, &words[bone], locals[bone].translation);
+        bone += 1;
     }
 }
 
@@ -479,6 +554,34 @@ fn prepare_pass(
     }
     for c in translation.iter_mut().flatten() {
         c.prepare(bytes, t, length, looping);
+    }
+}
+
+/// A shown time and how its clip wraps.
+#[derive(Clone, Copy)]
+struct Time {
+    ticks: u32,
+    length: u16,
+    looping: bool,
+}
+
+/// [`rotation_pass`] from a prepared clip's keys.
+#[inline(never)]
+fn prepared_pass<B: Cop2>(
+    gte: &mut Gte<B>,
+    prepared: &PreparedClip<'_>,
+    at: Time,
+    segments: &mut [u16],
+    locals: &mut [LocalTransform],
+    words: &mut [ColumnWords],
+) {
+    // A copy: its fields stay in registers across the loop's stores.
+    let prepared = *prepared;
+    let joints = prepared.clip().joint_count();
+    for (joint, ((cached, local), w)) in segments.iter_mut().zip(locals).zip(words).enumerate().take(joints) {
+        if let Some(s) = prepared.segment(joint, cached, at.ticks, at.length, at.looping) {
+            segment_matrix(gte, s.q0, s.q1, s.wide, s.t, &mut local.rotation, w);
+        }
     }
 }
 

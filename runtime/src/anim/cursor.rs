@@ -30,7 +30,7 @@ const fn recip_table() -> [u32; RECIP_TABLE_LEN] {
     t
 }
 
-fn recip(span: u32) -> u32 {
+pub(crate) fn recip(span: u32) -> u32 {
     match RECIP.get(span as usize) {
         Some(&r) => r,
         None => (1u32 << 24).div_ceil(span), // span > 32 here, never 0

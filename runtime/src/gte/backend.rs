@@ -628,6 +628,28 @@ pub trait Cop2 {
         );
     }
 
+    /// [`Cop2::compose_columns`] bone after bone from `start`: `out[b] = out[parents[b]] * (words[b],
+    /// translations[b])`, RT loaded only when the parent differs from `loaded` (the bone whose
+    /// rotation RT holds, 0xFF none; updated). `translations[b]` is `[x | y << 16, z]`, its z
+    /// sign-extended from 16 bits when the translation fits `i16`. Stops at the first bone whose
+    /// parent is not an earlier bone (a root), whose z word is not such a halfword (a translation
+    /// beyond `i16`), or at the end (the shortest slice): returns that bone. This body is the
+    /// definition; a backend may override it only with the same register operations.
+    fn compose_columns_run(&mut self, words: &[[u32; 5]], translations: &[[u32; 2]], parents: &[u8], start: usize, loaded: &mut u8, out: &mut [Matrix]) -> usize {
+        let n = words.len().min(translations.len()).min(parents.len()).min(out.len());
+        for b in start..n {
+            let (parent, [t_xy, t_z]) = (parents[b], translations[b]);
+            if parent as usize >= b || t_z.wrapping_add(0x8000) >> 16 != 0 {
+                return b;
+            }
+            let load = *loaded != parent;
+            *loaded = parent;
+            let (done, rest) = out.split_at_mut(b);
+            self.compose_columns(&done[parent as usize], load, &words[b], t_xy, t_z, &mut rest[0]);
+        }
+        n
+    }
+
     /// [`super::Gte::compose_packed`]: `out[i] = (RT, TR) * poses[i]`. This body is the definition
     /// (the host model runs it); a backend may override it only with the same register operations.
     fn compose_packed(&mut self, poses: &[PackedMatrix], out: &mut [Matrix]) {

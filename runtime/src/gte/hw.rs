@@ -884,6 +884,10 @@ impl Cop2 for Cop2Hardware {
         columns::compose_columns(parent, load, words, t_xy, t_z, out)
     }
 
+    fn compose_columns_run(&mut self, words: &[[u32; 5]], translations: &[[u32; 2]], parents: &[u8], start: usize, loaded: &mut u8, out: &mut [Matrix]) -> usize {
+        columns::compose_columns_run(words, translations, parents, start, loaded, out)
+    }
+
     #[inline(always)]
     fn nlerp_rotation(&mut self, a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32; 5]) -> Option<[u32; 2]> {
         nlerp::nlerp_rotation(a, b, t, matrix)
