@@ -251,17 +251,27 @@ fn bytemuck_copy(words: &mut [u32], bytes: &[u8]) {
     }
 }
 
+/// A character's, an actor's and a scratch's storage, unmade.
+fn drawing_storage() -> (Storage, Storage, Storage) {
+    (Storage::new(sizes::CHARACTER), Storage::new(sizes::ACTOR), Storage::new(sizes::SCRATCH))
+}
+
+/// A 320 x 240 screen, H 300, near depth 100 (the view matrix still to set).
+fn screen_camera() -> PsxanimCamera {
+    PsxanimCamera { center_x: 160, center_y: 120, projection: 300, screen_w: 320, screen_h: 240, zsf3: 10, near_z: 100, ..Default::default() }
+}
+
 #[test]
 fn a_character_plays_crossfades_and_draws_into_the_games_ordering_table() {
     let blob = character_blob();
     let words = aligned(&blob);
-    let (mut ch, mut actor, mut s) = (Storage::new(sizes::CHARACTER), Storage::new(sizes::ACTOR), Storage::new(sizes::SCRATCH));
+    let (mut ch, mut actor, mut s) = drawing_storage();
     let mut e = err();
     let mut ot = [0u32; 16];
     let mut packets = [0u32; 256];
     let mut used = 3u32;
     let mut stats = PsxanimDrawStats::default();
-    let mut cam = PsxanimCamera { center_x: 160, center_y: 120, projection: 300, screen_w: 320, screen_h: 240, zsf3: 10, near_z: 100, ..Default::default() };
+    let mut cam = screen_camera();
     unsafe {
         assert_eq!(psxanim_character_load(ch.ptr(), words.as_ptr() as _, blob.len() as u32, &mut e), status::OK);
         let mut info = psxanim_capi::PsxanimCharacterInfo::default();
@@ -317,7 +327,7 @@ fn a_character_plays_crossfades_and_draws_into_the_games_ordering_table() {
 #[test]
 fn every_damaged_character_is_an_error_or_draws_safely() {
     let blob = character_blob();
-    let (mut ch, mut actor, mut s) = (Storage::new(sizes::CHARACTER), Storage::new(sizes::ACTOR), Storage::new(sizes::SCRATCH));
+    let (mut ch, mut actor, mut s) = drawing_storage();
     let mut ot = [0u32; 16];
     let mut packets = [0u32; 256];
     let cam = PsxanimCamera {
@@ -493,9 +503,9 @@ fn header_compiles_as_c99_and_cxx20() {
 fn lighting_is_set_checked_and_leaves_a_character_without_normals_unlit() {
     let blob = character_blob();
     let words = aligned(&blob);
-    let (mut ch, mut actor, mut s) = (Storage::new(sizes::CHARACTER), Storage::new(sizes::ACTOR), Storage::new(sizes::SCRATCH));
+    let (mut ch, mut actor, mut s) = drawing_storage();
     let mut e = err();
-    let mut cam = PsxanimCamera { center_x: 160, center_y: 120, projection: 300, screen_w: 320, screen_h: 240, zsf3: 10, near_z: 100, ..Default::default() };
+    let mut cam = screen_camera();
     let sun = PsxanimLight { dx: -2365, dy: -2365, dz: -2365, r: 150, g: 140, b: 120, ..Default::default() };
     let mut lighting = PsxanimLighting { lights: [sun, PsxanimLight::default(), PsxanimLight::default()], ambient: [56, 56, 72], ..Default::default() };
     unsafe {
