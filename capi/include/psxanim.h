@@ -24,8 +24,9 @@
  * registers hold the library's values: set your own again before your GTE work. A draw overwrites the
  * first `materials` words of the scratchpad (0x1F800000), for a character with blended vertices its
  * first 32 bytes a bone (the bones' matrices, up to 30 bones) and 48 bytes at 0x1F8003C0, and for a
- * rigid one its first 960 bytes (its poses and its matrices' copies while they are composed). Nothing
- * else is touched, no interrupt state is changed, no BIOS function is called.
+ * rigid one its first 960 bytes (its poses and its matrices' copies while they are composed), and for
+ * a lit one its first 288 bytes and 40 at 0x1F8003C0 (the lit passes' parameters). Nothing else is
+ * touched, no interrupt state is changed, no BIOS function is called.
  *
  * What the library needs from the game (see README "C and C++ games"):
  * - memcpy, memset and memcmp (standard C semantics). Link the SDK's libc (PSn00bSDK's libc, psyqo's

@@ -18,7 +18,9 @@
 //!   its own state again after calling them. Nothing else is kept between calls.
 //! - The scratchpad (0x1F800000): a draw overwrites its first `material_count` words (the flat
 //!   triangles' colour words) and, with blended vertices, 32 bytes a bone (the staged matrices, up
-//!   to 30 bones) and the blend stage's 48-byte work area at 0x3C0; nothing else of it is touched.
+//!   to 30 bones) and the blend stage's 48-byte work area at 0x3C0, with a streamed rigid pose its
+//!   first 960 bytes, and for a lit character its first 288 bytes and 40 at 0x3C0 (the lit passes'
+//!   parameters); nothing else of it is touched.
 //!
 //! On the host the same functions run on the runtime's bit-exact GTE model, one per thread, kept
 //! between calls as the coprocessor keeps its registers: the tests and the xtask's expectation of
