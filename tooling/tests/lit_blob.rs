@@ -246,22 +246,30 @@ fn placement_at() -> Matrix {
     placement(Vec3i32::ZERO, 0)
 }
 
+/// The model-view matrix of every bone of `t` (which must have blended vertices) at Walk's frame 12,
+/// seen through `view`.
+fn blended_walk_matrices(t: &Tables, gte: &mut Gte<GteModel>, view: &Matrix) -> Vec<Matrix> {
+    use psxanim_runtime::render::bones;
+    use psxanim_runtime::tables::BoneSample;
+    assert!(t.blend_group_count() > 0, "two influences are the default");
+    let mut samples = vec![BoneSample::default(); t.bone_count()];
+    t.decode_pose(t.find_clip("Walk").unwrap(), 12, &mut samples).unwrap();
+    let mut matrices = vec![Matrix::IDENTITY; t.bone_count()];
+    bones::bone_matrices(gte, t, &samples, view, &mut matrices);
+    matrices
+}
+
 /// A blended vertex's normal turns with its group's blended matrix, as its position does: lit with
 /// one bone's matrix, vertices of a bent joint would take another colour.
 #[test]
 fn blended_normals_turn_with_the_blended_matrix() {
-    use psxanim_runtime::render::{blend, bones, light::light_rigid};
-    use psxanim_runtime::tables::BoneSample;
+    use psxanim_runtime::render::{blend, light::light_rigid};
     let dir = tempfile::tempdir().unwrap();
     let blob = import("character", &["--storage", "rigid-gte", "--lighting"], dir.path()).unwrap();
     let t = Tables::parse(&blob).unwrap();
-    assert!(t.blend_group_count() > 0, "two influences are the default");
-    let mut samples = vec![BoneSample::default(); t.bone_count()];
-    t.decode_pose(t.find_clip("Walk").unwrap(), 12, &mut samples).unwrap();
     let view = front_camera().view;
     let mut gte = Gte::with_backend(GteModel::default());
-    let mut matrices = vec![Matrix::IDENTITY; t.bone_count()];
-    bones::bone_matrices(&mut gte, &t, &samples, &view, &mut matrices);
+    let matrices = blended_walk_matrices(&t, &mut gte, &view);
     let lighting = Lighting::one(Vec3i16::new(2365, -2365, -2365), [160, 160, 160], [8, 8, 8]);
     let mut rgb = vec![0u32; t.vertex_count()];
     light_rigid(&mut gte, &t, &lighting, &view, &matrices, &mut rgb);
@@ -294,19 +302,13 @@ fn blended_normals_turn_with_the_blended_matrix() {
 /// vertices' among them, into the far colour (within the step NCDS's truncation may take off).
 #[test]
 fn full_fog_gives_blended_vertices_the_far_colour() {
-    use psxanim_runtime::render::bones;
     use psxanim_runtime::render::light::{light_rigid, Fog};
-    use psxanim_runtime::tables::BoneSample;
     let dir = tempfile::tempdir().unwrap();
     let blob = import("character", &["--storage", "rigid-gte", "--lighting"], dir.path()).unwrap();
     let t = Tables::parse(&blob).unwrap();
-    assert!(t.blend_group_count() > 0, "two influences are the default");
-    let mut samples = vec![BoneSample::default(); t.bone_count()];
-    t.decode_pose(t.find_clip("Walk").unwrap(), 12, &mut samples).unwrap();
     let camera = front_camera();
     let mut gte = Gte::with_backend(GteModel::default());
-    let mut matrices = vec![Matrix::IDENTITY; t.bone_count()];
-    bones::bone_matrices(&mut gte, &t, &samples, &camera.view, &mut matrices);
+    let matrices = blended_walk_matrices(&t, &mut gte, &camera.view);
     let far = [40, 90, 200];
     let fog = Fog::new(far, 100, 200, camera.projection).expect("a range the GTE's DQA holds");
     let lighting = Lighting::one(Vec3i16::new(2365, -2365, -2365), [160, 160, 160], [8, 8, 8]).with_fog(fog);

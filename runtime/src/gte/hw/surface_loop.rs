@@ -406,9 +406,7 @@ macro_rules! gouraud_sections {
             ".word {f_st1}\n",
             "lui $7, {fqlen}\n",
             link!("{fqw}", "2", "$7"),
-            "move $10, $14\n",
-            "bnez $13, 5b\n",
-            "move $16, $6\n",
+            strip_next!(),
             "b 0b\n",
             "nop\n",
         )
@@ -589,6 +587,14 @@ macro_rules! gouraud_sections {
     };
 }
 
+/// A strip quad's end: its new pair (`$14`, `$6`) becomes the next quad's previous one (`$10`, `$16`),
+/// on to the next quad (`5:`) while the run has one; falls through after the last.
+macro_rules! strip_next {
+    () => {
+        concat!("move $10, $14\n", "bnez $13, 5b\n", "move $16, $6\n")
+    };
+}
+
 /// A strip's start (`4:`): its first pair (t, b) from `$12` pushed into the SXY FIFO, their SXY
 /// addresses in `$10` and `$16`, the first quad's word into `$12`.
 macro_rules! strip_start {
@@ -642,17 +648,13 @@ macro_rules! strip_quad_tail {
             ".word {s_s_t1}\n",
             "lui $7, {qlen}\n",
             link!("{qw}", "2", "$7"),
-            "move $10, $14\n",
-            "bnez $13, 5b\n",
-            "move $16, $6\n",
+            strip_next!(),
             "b 0f\n",
             "nop\n",
             "12:\n",
             "lui $5, 2\n",
             "addu $17, $17, $5\n",
-            "move $10, $14\n",
-            "bnez $13, 5b\n",
-            "move $16, $6\n",
+            strip_next!(),
         )
     };
 }
@@ -685,9 +687,7 @@ macro_rules! strip_walk {
             "nop\n",
             "bltz $8, 8f\n",
             "nop\n",
-            "move $10, $14\n",
-            "bnez $13, 5b\n",
-            "move $16, $6\n",
+            strip_next!(),
             "b 0f\n",
             "nop\n",
             // A front-facing strip quad, drawn b, t, b', t': SZ0..3 in that order, AVSZ4; b's
@@ -743,9 +743,7 @@ macro_rules! strip_walk {
             "move $7, $31\n",
             "bltz $8, 8f\n",
             "move $31, $4\n",
-            "move $10, $14\n",
-            "bnez $13, 5b\n",
-            "move $16, $6\n",
+            strip_next!(),
             "b 0f\n",
             "nop\n",
             // A front quad, drawn b, t, b', t' ($16, $10, $6, $14), b's SXY word in $7.
