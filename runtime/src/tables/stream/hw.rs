@@ -235,7 +235,7 @@ pub(super) struct Write<'a> {
 /// written) for the Rust loop to do the whole frame.
 pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super::PoseQ14]) -> Option<bool> {
     let clip = wr.clip;
-    if wr.descriptors + 3 * out.len() > clip.len() || wr.constants > clip.len() || wr.widths > clip.len() || weight > 4096 {
+    if wr.descriptors + 3 * out.len() + 3 > clip.len() || wr.constants > clip.len() || wr.widths > clip.len() || weight > 4096 {
         return None;
     }
     let base = clip.as_ptr();
@@ -245,7 +245,7 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
     let last_rotation = if state.len() >= 3 { state.as_ptr_range().end.wrapping_sub(3) } else { core::ptr::null() };
     let bail: u32;
     let bad: u32;
-    // SAFETY: descriptors are read for `out.len()` bones (checked above); constants and width words
+    // SAFETY: descriptors are read for `out.len()` bones and the one after (checked above); constants and width words
     // are read as the descriptors say, which parsing proved lie inside the clip; state words are read
     // only below the state's end (checked per channel); `out` is written 16 bytes per bone below its
     // end; the table is indexed 0..=193 (n within [2^28, 2^30]).
@@ -264,10 +264,16 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "move $3, $zero",
             "beq $5, $6, 90f",
             "nop",
-            // ---- bone loop: $4 its rotation descriptor, $5 its pose
-            "0:",
-            "lw $13, 0($4)",
+            "lw $15, 8($4)",
             "lw $14, 4($4)",
+            "lw $13, 0($4)",
+            // ---- bone loop: $4 its rotation descriptor, $5 its pose; its three descriptors loaded
+            // (rotation $13, translation $14, scale $15) while the bone before was written. A scale
+            // other than the identity goes to the Rust loop.
+            "0:",
+            "andi $24, $15, 3",
+            "xori $24, $24, 2",
+            "bnez $24, 91f",
             "andi $15, $13, 1",
             "bnez $15, 20f",
             "andi $15, $13, 2",
@@ -307,49 +313,46 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "b 40f",
             "sw $17, 4($5)",
             // ---- animated rotation: three Q15 components interpolated, the fourth rebuilt
+            // Each state word, each width word is loaded with independent work after it: a main RAM load's
+            // wait is spent on the instructions that follow it and do not read it (mednafen's model).
             "20:",
-            "lw $15, 0($9)",
-            "addiu $9, $9, 4",
             "sltu $16, $2, $7",
             "bnez $16, 91f",
             "srl $16, $13, 8",
-            "andi $16, $16, 255",
             "lw $18, 0($7)",
-            "lw $19, 4($7)",
-            "lw $20, 8($7)",
-            "addiu $7, $7, 12",
+            "andi $16, $16, 255",
             "addiu $17, $16, -3",
             "addiu $16, $16, 1",
-            // weight 4096 (a frame itself, every other frame at 60 Hz of a 30 Hz clip): a = value <<
-            // shift, the state word shifted up 16 then down k + 1, no products
-            "xori $21, $10, 4096",
-            "bnez $21, 21f",
+            "xori $25, $10, 4096",
+            "lw $19, 4($7)",
+            // value << shift (shift = 15 - k) for a, b and c: the state word shifted up 16 then down
+            // k + 1; the steps into $21-$23
             "sra $21, $18, 16",
             "sll $18, $18, 16",
-            "sll $19, $19, 16",
-            "sll $20, $20, 16",
             "srav $18, $18, $16",
-            "srav $19, $19, $16",
-            "b 22f",
-            "srav $20, $20, $16",
-            "21:",
-            // a = ((value - step) << shift) + ((step * weight) >> (k - 3)) with shift = 15 - k, as
-            // value << shift + ((step * (weight - 4096)) >> (k - 3)) (step << shift is step * 4096 >>
-            // (k - 3) exactly, so the floors agree); value << shift as the state word shifted up 16 then
-            // down k + 1; likewise b and c: the three products by GPF (IR0 = weight - 4096, IR = the
-            // steps, sf=0: MAC exact; $21 from the delay slot above)
+            "addiu $9, $9, 4",
+            "addiu $7, $7, 12",
+            "lw $20, -4($7)",
             "sra $22, $19, 16",
+            "sll $19, $19, 16",
+            "srav $19, $19, $16",
+            "lw $15, -4($9)",
             "sra $23, $20, 16",
+            "sll $20, $20, 16",
+            // weight 4096 (a frame itself, every other frame at 60 Hz of a 30 Hz clip): a = value <<
+            // shift, no products
+            "beqz $25, 22f",
+            "srav $20, $20, $16",
+            // a = ((value - step) << shift) + ((step * weight) >> (k - 3)), as value << shift +
+            // ((step * (weight - 4096)) >> (k - 3)) (step << shift is step * 4096 >> (k - 3) exactly,
+            // so the floors agree); likewise b and c: the three products by GPF (IR0 = weight - 4096,
+            // IR = the steps, sf=0: MAC exact)
             ".word {step_a}",
             ".word {step_b}",
             ".word {step_c}",
-            "sll $18, $18, 16",
-            "sll $19, $19, 16",
+            "nop",
+            "nop",
             ".word {gpf}",
-            "srav $18, $18, $16",
-            "sll $20, $20, 16",
-            "srav $19, $19, $16",
-            "srav $20, $20, $16",
             ".word {mac1_21}",
             ".word {mac2_22}",
             ".word {mac3_23}",
@@ -404,19 +407,19 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "addu $22, $22, $11",
             "lw $16, -256($22)",
             "sll $23, $21, 10",
-            "andi $17, $16, 511",
-            "multu $17, $23",
-            "srl $16, $16, 9",
             "andi $24, $18, 0xFFFF",
             "sll $25, $19, 16",
             "or $24, $24, $25",
+            "andi $20, $20, 0xFFFF",
+            "xori $22, $15, 3",
+            "andi $17, $16, 511",
+            "multu $17, $23",
+            "srl $16, $16, 9",
             "mfhi $17",
             "addu $16, $16, $17",
             "srl $16, $16, 2",
             "addiu $17, $16, 1",
             "multu $17, $17",
-            "andi $20, $20, 0xFFFF",
-            "xori $22, $15, 3",
             "mflo $23",
             "sltu $23, $21, $23",
             "xori $23, $23, 1",
@@ -460,23 +463,23 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "xori $15, $15, 4",
             "bnez $15, 41f",
             "srl $17, $14, 8",
-            "andi $17, $17, 255",
             "lw $18, 0($8)",
-            "lw $20, 4($8)",
+            "andi $17, $17, 255",
             "li $21, 1",
             "sllv $21, $21, $17",
             "srl $21, $21, 1",
             "addiu $8, $8, 8",
+            "lw $20, -4($8)",
             "sra $19, $18, 16",
             "sll $18, $18, 16",
             "sra $18, $18, 16",
-            "sll $20, $20, 16",
-            "sra $20, $20, 16",
             "addu $18, $18, $21",
             "addu $19, $19, $21",
-            "addu $20, $20, $21",
             "srav $18, $18, $17",
             "srav $19, $19, $17",
+            "sll $20, $20, 16",
+            "sra $20, $20, 16",
+            "addu $20, $20, $21",
             "b 65f",
             "srav $20, $20, $17",
             // otherwise shift = 8 - k
@@ -558,23 +561,30 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "addu $22, $20, $21",
             "srl $22, $22, 16",
             "or $12, $12, $22",
+            // the translation stored while the next bone's descriptors load (past the last bone too: the
+            // clip holds them, checked above)
             "65:",
+            "lw $15, 20($4)",
             "andi $18, $18, 0xFFFF",
             "sll $19, $19, 16",
             "or $18, $18, $19",
-            "sw $18, 8($5)",
             "andi $20, $20, 0xFFFF",
+            "sw $18, 8($5)",
             "sw $20, 12($5)",
-            // ---- scale: the identity, or the Rust loop
-            "70:",
-            "lw $15, 8($4)",
+            "lw $14, 16($4)",
             "addiu $4, $4, 12",
-            "andi $15, $15, 3",
-            "xori $15, $15, 2",
-            "bnez $15, 91f",
             "addiu $5, $5, 16",
             "bne $5, $6, 0b",
+            "lw $13, 0($4)",
+            "b 90f",
             "nop",
+            "70:",
+            "lw $15, 20($4)",
+            "lw $14, 16($4)",
+            "addiu $4, $4, 12",
+            "addiu $5, $5, 16",
+            "bne $5, $6, 0b",
+            "lw $13, 0($4)",
             "b 90f",
             "nop",
             // x, y or z dropped: four halfwords
