@@ -358,7 +358,8 @@ impl Words for InPlace<'_> {
 impl<'a> ClipWords<'a> {
     pub fn new(t: &Tables<'a>, l: &ClipLayout) -> Self {
         let start = l.descriptors - CLIP_POSE_HEADER_SIZE;
-        let bytes = &t.bytes()[start..l.end];
+        // Empty (every word 0) for a layout that does not fit the blob: never a panic.
+        let bytes = t.bytes().get(start..l.end).unwrap_or(&[]);
         let stream = (l.stream - start) / 4;
         let (head, words, _) = bytemuck::pod_align_to::<u8, u32>(bytes);
         if head.is_empty() && cfg!(target_endian = "little") {

@@ -45,6 +45,12 @@ struct Voice {
 }
 
 impl Voice {
+    /// Holding the first half of the bones of a block's first record ([`prepare_boundary`]): not
+    /// ready (no frame to show or move on from) until the second half is read.
+    fn half_prepared(&self) -> bool {
+        !self.ready && self.prepared
+    }
+
     /// Word index, from the clip data's start, of the first width word of the block holding the
     /// interval that ends on the frame the voice stands on (the block a record just read belongs to).
     fn widths_word(&self) -> usize {
@@ -145,6 +151,12 @@ impl Layout {
     /// Blob offset of the clip data (its header).
     fn start(&self) -> u32 {
         self.descriptors - CLIP_POSE_HEADER_SIZE as u32
+    }
+
+    /// Whether this layout was found for the clip `entry` describes (its data where it was, as long,
+    /// as many frames).
+    fn describes(&self, entry: &super::Clip) -> bool {
+        self.start() == entry.data_offset && self.end == entry.data_offset.wrapping_add(entry.data_size) && self.frame_count == entry.frame_count
     }
 
     fn clip_layout(&self) -> ClipLayout {
@@ -269,17 +281,39 @@ impl VoiceState {
 /// `from` stands on its block's last frame: `to` reads the next block's first record (the same frame)
 /// now, so that the step across the boundary reads one record, not two. A player calls this on a
 /// frame that read no record (at 60 Hz, every other frame of a 30 Hz clip), spreading the boundary's
-/// two records over two frames. Whether `to` was prepared (nothing else is done).
+/// two records over two frames. When `from` stands one frame before its block's last, `to` reads
+/// that record's first half of the bones (it stands nowhere until the second half is read), so that
+/// a 30 Hz clip at 60 Hz reads half a record on each of the two frames before the boundary. Whether
+/// `to` was prepared (nothing else is done).
 pub fn prepare_boundary(tables: &Tables, from: &VoiceState, to: &mut VoiceState, to_words: &mut [u32]) -> bool {
     let f = from.0;
     let (frame, bf) = (f.frame as usize, f.layout.block_frames as usize);
-    if !f.ready || f.prepared || frame == 0 || frame % bf != 0 || frame + 1 >= f.layout.frame_count as usize || to_words.len() < f.words as usize {
+    let last = frame != 0 && frame % bf == 0;
+    let boundary = if last { frame } else { frame + 1 };
+    if !f.ready || f.prepared || boundary % bf != 0 || boundary + 1 >= f.layout.frame_count as usize || to_words.len() < f.words as usize {
         return false;
     }
-    if to.0.ready && to.0.prepared && to.0.clip == f.clip && to.0.frame == f.frame {
+    let v = &to.0;
+    let ours = v.clip == f.clip && v.frame == boundary as u16 && v.layout == f.layout;
+    if v.ready && v.prepared && ours {
         return true;
     }
+    let split = tables.bone_count() / 2;
     let voice = &mut to.0;
+    // A half-prepared voice keeps the state words its half went through in `words`.
+    if !last {
+        if !(voice.half_prepared() && ours) {
+            *voice = Voice { ready: false, prepared: true, frame: boundary as u16, ..f };
+            voice.bit = u32_at(tables.bytes(), f.layout.block_offsets as usize + 4 * (boundary / bf));
+            voice.words = fresh_bones(tables, voice, to_words, 0..split, 0) as u16;
+        }
+        return false;
+    }
+    if voice.half_prepared() && ours {
+        fresh_bones(tables, voice, to_words, split..tables.bone_count(), voice.words as usize);
+        (voice.ready, voice.words) = (true, f.words);
+        return true;
+    }
     *voice = Voice { prepared: true, ..f };
     voice.bit = u32_at(tables.bytes(), f.layout.block_offsets as usize + 4 * (frame / bf));
     records(tables, voice, to_words, FRESH);
@@ -375,7 +409,17 @@ fn forward_q14_hw(t: &Tables, voice: &mut Voice, words: &mut [u32], clip: usize,
             return None;
         }
         let channels = t.bone_count() * CHANNELS_PER_BONE;
-        voice.bit = hw::pass(&voice.pass(c.words(), c.stream(), channels, block), words, mode)?;
+        let pass = voice.pass(c.words(), c.stream(), channels, block);
+        if let Some(stepped) = hw::step_write_q14(&pass, &voice.write(c.words(), block), words, weight, out, mode) {
+            voice.bit = stepped.bit;
+            voice.prepared = false;
+            voice.frame += 1;
+            return Some(match stepped.fits {
+                Some(fits) => fits,
+                None => write_q14_from(c, voice, words, weight, out),
+            });
+        }
+        voice.bit = hw::pass(&pass, words, mode)?;
         voice.prepared = false;
         voice.frame += 1;
         block
@@ -395,11 +439,17 @@ fn reach(tables: &Tables, voice: &mut Voice, words: &mut [u32], clip: usize, g: 
     let near = voice.ready && voice.clip as usize == clip && ahead <= voice.layout.block_frames as usize && !(voice.prepared && ahead == 0);
     if !near || g >= voice.layout.frame_count as usize {
         let entry = tables.frame_clip(clip, g, Storage::RigidGte)?;
-        let (l, counts) = layout_and_counts(tables, clip, &entry)?;
-        if words.len() < counts.state_words {
-            return Err(TableError::OutputTooSmall { needed: counts.state_words, len: words.len() });
+        // A voice restarting in the clip it stands in (a crossfade into the playing clip, a seek)
+        // keeps the layout it found, when the clip's entry still says where it was: the pass over
+        // the descriptors is most of a restart's set-up.
+        if !(voice.ready && voice.clip as usize == clip && voice.layout.describes(&entry)) {
+            let (l, counts) = layout_and_counts(tables, clip, &entry)?;
+            *voice = Voice { clip: clip as u16, words: counts.state_words as u16, layout: Layout::of(&l, &counts), ..IDLE };
         }
-        *voice = Voice { clip: clip as u16, frame: 0, bit: 0, ready: true, prepared: false, words: counts.state_words as u16, layout: Layout::of(&l, &counts) };
+        if words.len() < voice.words as usize {
+            return Err(TableError::OutputTooSmall { needed: voice.words as usize, len: words.len() });
+        }
+        *voice = Voice { frame: 0, bit: 0, ready: true, prepared: false, ..*voice };
         seek(tables, voice, words, g);
     } else {
         if words.len() < voice.words as usize {
@@ -480,11 +530,46 @@ fn records(t: &Tables, voice: &mut Voice, words: &mut [u32], mode: u8) {
         return;
     }
     match (clip.in_place(), mode) {
-        (Some(c), FRESH) => records_from::<_, FRESH>(c, channels, voice, words, mode),
-        (Some(c), FIRST_DIFFERENCES) => records_from::<_, FIRST_DIFFERENCES>(c, channels, voice, words, mode),
-        (Some(c), RESIDUALS) => records_from::<_, RESIDUALS>(c, channels, voice, words, mode),
-        (Some(c), _) => records_from::<_, RESTART>(c, channels, voice, words, mode),
-        (None, _) => records_from::<_, 0>(clip, channels, voice, words, mode),
+        (Some(c), FRESH) => records_from::<_, FRESH>(c, 0, channels, voice, words, mode),
+        (Some(c), FIRST_DIFFERENCES) => records_from::<_, FIRST_DIFFERENCES>(c, 0, channels, voice, words, mode),
+        (Some(c), RESIDUALS) => records_from::<_, RESIDUALS>(c, 0, channels, voice, words, mode),
+        (Some(c), _) => records_from::<_, RESTART>(c, 0, channels, voice, words, mode),
+        (None, _) => records_from::<_, 0>(clip, 0, channels, voice, words, mode),
+    }
+}
+
+/// A block's first record for the bones `bones` only, at `voice.bit` (the bit after them then), the
+/// bones before them holding the first `used` state words; the state words the bones up to
+/// `bones.end` hold.
+fn fresh_bones(t: &Tables, voice: &mut Voice, words: &mut [u32], bones: core::ops::Range<usize>, used: usize) -> usize {
+    let clip = ClipWords::new(t, &voice.layout.clip_layout());
+    let (first, channels) = (bones.start * CHANNELS_PER_BONE, bones.end.min(t.bone_count()) * CHANNELS_PER_BONE);
+    if first >= channels {
+        return used;
+    }
+    #[cfg(target_os = "psx")]
+    if let Some(c) = clip.in_place() {
+        let mut p = voice.pass(c.words(), c.stream(), channels, 0);
+        p.descriptors += first;
+        p.channels -= first;
+        if let Some((bit, n)) = words.get_mut(used..).and_then(|w| hw::pass_counted(&p, w, FRESH)) {
+            voice.bit = bit;
+            return used + n;
+        }
+    }
+    let descriptors = ((voice.layout.descriptors - voice.layout.start()) / 4) as usize;
+    let state_words = |clip: &dyn Fn(usize) -> u32| {
+        (0..channels).filter(|&ch| clip(descriptors + ch) & CHANNEL_ANIMATED as u32 != 0).map(|ch| if ch % CHANNELS_PER_BONE == 0 { 3 } else { 6 }).sum()
+    };
+    match clip.in_place() {
+        Some(c) => {
+            records_from::<_, FRESH>(c, first, channels, voice, words, FRESH);
+            state_words(&|i| c.word(i))
+        }
+        None => {
+            records_from::<_, FRESH>(clip, first, channels, voice, words, FRESH);
+            state_words(&|i| clip.word(i))
+        }
     }
 }
 
@@ -554,7 +639,7 @@ impl<W: Words> Bits<W> {
 /// [`records`] for one `MODE` (0: `mode` at run time, for the rare clip read from bytes). Components
 /// in state order; a rotation's (value, difference) as halfwords of one word.
 #[inline(never)]
-fn records_from<W: Words, const MODE: u8>(clip: W, channels: usize, voice: &mut Voice, words: &mut [u32], mode: u8) {
+fn records_from<W: Words, const MODE: u8>(clip: W, first: usize, channels: usize, voice: &mut Voice, words: &mut [u32], mode: u8) {
     let mode = if MODE == 0 { mode } else { MODE };
     let l = voice.layout;
     let start = l.start();
@@ -565,7 +650,12 @@ fn records_from<W: Words, const MODE: u8>(clip: W, channels: usize, voice: &mut 
     let mut bits1 = Bits::at(clip, if mode == RESTART { voice.bit + l.record0_bits as u32 } else { 0 });
     let (mut w, mut a) = (0usize, 0usize);
     let mut kind = 0;
-    for ch in 0..channels {
+    for ch in 0..first {
+        if clip.word(descriptors + ch) & CHANNEL_ANIMATED as u32 != 0 {
+            (w, a) = (w + if ch % CHANNELS_PER_BONE == 0 { 3 } else { 6 }, a + 1);
+        }
+    }
+    for ch in first..channels {
         let d = clip.word(descriptors + ch);
         let rotation = kind == 0;
         kind = if kind == 2 { 0 } else { kind + 1 };

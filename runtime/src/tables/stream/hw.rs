@@ -134,6 +134,12 @@ macro_rules! delta_sext {
 /// done) when `p` does not lie within `p.clip`.
 #[inline(always)]
 pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
+    pass_counted(p, state, mode).map(|(bit, _)| bit)
+}
+
+/// [`pass`], and the state words it went through.
+#[inline(always)]
+pub(super) fn pass_counted(p: &Pass, state: &mut [u32], mode: u8) -> Option<(u32, usize)> {
     let clip = p.clip;
     if p.descriptors + p.channels > clip.len() || p.channels % 3 != 0 || p.widths + p.animated > clip.len() || p.stream > clip.len() {
         return None;
@@ -145,6 +151,7 @@ pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
     let (lo, hi, mut s) = (word(first), word(first + 1), p.bit & 31);
     let mut next = base.wrapping_add(first + 2);
     let state_end = state.as_mut_ptr_range().end;
+    let state_at: *mut u32;
     // SAFETY: pointers stay inside `clip` (descriptors and width words checked above; stream words
     // are loaded only below `end`), and `state` is written only below its end (checked per channel).
     // Hazards: no register loaded by lw is read by the next instruction.
@@ -156,7 +163,7 @@ pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
                     inout("$4") base.add(p.descriptors) => _,
                     in("$5") base.add(p.descriptors + p.channels),
                     inout("$6") base.add(p.widths) => _,
-                    inout("$7") state.as_mut_ptr() => _,
+                    inout("$7") state.as_mut_ptr() => state_at,
                     inout("$8") next,
                     inout("$9") lo => _,
                     inout("$10") hi => _,
@@ -211,8 +218,11 @@ pub(super) fn pass(p: &Pass, state: &mut [u32], mode: u8) -> Option<u32> {
         _ => return None,
     }
     let words_read = (next as usize - base as usize) / 4 - p.stream;
-    Some((words_read as u32 - 2) * 32 + s)
+    Some(((words_read as u32 - 2) * 32 + s, (state_at as usize - state.as_ptr() as usize) / 4))
 }
+
+mod fused;
+pub(super) use fused::step_write_q14;
 
 /// The translation `$18`..`$20` (Q8) to GTE units as `unit_sample` rounds: `((v >> 1) + 64) >> 7`.
 macro_rules! to_gte_units {
