@@ -9,12 +9,15 @@
 //! voices per instance (the playing clip and a crossfade's outgoing one).
 //!
 //! A block's first step reads two records (its first, then its second). [`prepare_boundary`] lets a
-//! spare voice read the first ahead of time, on a frame that reads none (a 30 Hz clip at 60 Hz shows
-//! every sample twice), so that no frame reads more than one record.
+//! spare voice read the first ahead of time, on frames that read none (a 30 Hz clip at 60 Hz shows
+//! every sample twice): half of its bones on the frame before the block's last, the other half on the
+//! last, so that no frame reads more than one record, and those two frames half a record each.
 //!
 //! [`pose_voice_q14`] writes poses in the GTE's form (`PoseQ14`), what `render_streamed` composes
-//! cheapest. On the console a record's pass and the pose writing are asm loops (`hw`) with the Rust
-//! loops here as their exact model (the emulator checks compare them bit for bit).
+//! cheapest. On the console a forward step and the pose writing are one asm pass (`hw::fused`: a
+//! rotation's new state stays in registers for its pose), a record alone (a restart, a prepared
+//! boundary) and the writing alone (a frame the voice stands on) asm loops of their own (`hw`); the
+//! Rust loops here are their exact model (the emulator checks compare them bit for bit).
 //!
 //! State per voice: 4 bytes per animated rotation component (value and difference as halfwords),
 //! 8 per translation or scale component ([`words_needed`]).
