@@ -368,9 +368,20 @@ pub fn pose_voice_q14(
         return Err(TableError::OutputTooSmall { needed: bones, len: out.len() });
     }
     let voice = &mut voice.0;
+    // On the console, a voice standing on `g` or the frame before it reads and writes in one pass; a
+    // restart or a step of several frames takes all but the last step first (a crossfade into a
+    // clip's start reads its second record so).
     #[cfg(target_os = "psx")]
-    if let Some(fits) = forward_q14_hw(tables, voice, words, clip, g, weight, &mut out[..bones]) {
-        return Ok(fits);
+    for before in [false, true] {
+        if before {
+            if g == 0 {
+                break;
+            }
+            reach_before(tables, voice, words, clip, g, 1)?;
+        }
+        if let Some(fits) = forward_q14_hw(tables, voice, words, clip, g, weight, &mut out[..bones]) {
+            return Ok(fits);
+        }
     }
     reach(tables, voice, words, clip, g)?;
     let layout = voice.layout.clip_layout();
@@ -438,6 +449,12 @@ fn forward_q14_hw(t: &Tables, voice: &mut Voice, words: &mut [u32], clip: usize,
 /// Brings `voice` to frame `g` of `clip`: advanced when it stands at most one block before it in the
 /// same clip, else restarted at `g`'s block.
 fn reach(tables: &Tables, voice: &mut Voice, words: &mut [u32], clip: usize, g: usize) -> Result<(), TableError> {
+    reach_before(tables, voice, words, clip, g, 0)
+}
+
+/// [`reach`] leaving out the last `last` (0 or 1) steps to `g`: the voice then stands on `g - last`,
+/// or on `g`'s block's first frame when that is later (prepared for the block's first step).
+fn reach_before(tables: &Tables, voice: &mut Voice, words: &mut [u32], clip: usize, g: usize, last: usize) -> Result<(), TableError> {
     let ahead = g.wrapping_sub(voice.frame as usize);
     let near = voice.ready && voice.clip as usize == clip && ahead <= voice.layout.block_frames as usize && !(voice.prepared && ahead == 0);
     if !near || g >= voice.layout.frame_count as usize {
@@ -453,12 +470,12 @@ fn reach(tables: &Tables, voice: &mut Voice, words: &mut [u32], clip: usize, g: 
             return Err(TableError::OutputTooSmall { needed: voice.words as usize, len: words.len() });
         }
         *voice = Voice { frame: 0, bit: 0, ready: true, prepared: false, ..*voice };
-        seek(tables, voice, words, g);
+        seek(tables, voice, words, g, last);
     } else {
         if words.len() < voice.words as usize {
             return Err(TableError::OutputTooSmall { needed: voice.words as usize, len: words.len() });
         }
-        for _ in 0..ahead {
+        for _ in 0..ahead.saturating_sub(last) {
             step(tables, voice, words);
         }
     }
@@ -466,17 +483,19 @@ fn reach(tables: &Tables, voice: &mut Voice, words: &mut [u32], clip: usize, g: 
 }
 
 /// Restarts `voice` at a block so that it stands on `g` with the difference from `g - 1` (within the
-/// block holding that interval; from nothing for frame 0).
-fn seek(t: &Tables, voice: &mut Voice, words: &mut [u32], g: usize) {
+/// block holding that interval; from nothing for frame 0), or `last` frames before it (never before
+/// the block's first frame).
+fn seek(t: &Tables, voice: &mut Voice, words: &mut [u32], g: usize, last: usize) {
     let bf = voice.layout.block_frames as usize;
     let block = g.saturating_sub(1) / bf;
     let start = block * bf;
+    // The block's first record; past the first block, its first frame is the previous block's last,
+    // so the voice stands on it prepared (in this block's representation: it only moves on).
     voice.frame = start as u16;
-    if block == 0 {
-        voice.bit = u32_at(t.bytes(), voice.layout.block_offsets as usize);
-        records(t, voice, words, FRESH);
-    } // else the first step starts the block (its first frame is the previous block's last)
-    for _ in start..g {
+    voice.bit = u32_at(t.bytes(), voice.layout.block_offsets as usize + 4 * block);
+    records(t, voice, words, FRESH);
+    voice.prepared = block > 0;
+    for _ in start..g.saturating_sub(last).max(start) {
         step(t, voice, words);
     }
 }
