@@ -21,8 +21,8 @@
 //! e.g. 60 Hz clips on PAL) it holds the frame instead of interpolating. Alone it costs a copy of the
 //! matrices; during a crossfade its stored local transforms are blended and composed like ANIMBIN's.
 
-use super::channel::{lerp, segment_q14, segment_rotation, RotationChannel, TranslationChannel};
-use super::prepared::PreparedClip;
+use super::channel::{lerp, segment_rotation, RotationChannel, TranslationChannel};
+use super::prepared::{PreparedClip, Time};
 use super::interp;
 use super::player::{Markers, NoMarkers, Player, Voice};
 use super::playhead::Playhead;
@@ -632,25 +632,11 @@ fn prepare_pass(
     }
 }
 
-/// A shown time and how its clip wraps.
-#[derive(Clone, Copy)]
-struct Time {
-    ticks: u32,
-    length: u16,
-    looping: bool,
-}
-
-/// Each prepared rotation segment's normalised lerp into `poses`, in Q14 ([`segment_q14`]).
+/// Each prepared rotation segment's normalised lerp into `poses`, in Q14
+/// ([`PreparedClip::rotations_q14`]).
 #[inline(never)]
 fn prepared_pass<B: Cop2>(gte: &mut Gte<B>, prepared: &PreparedClip<'_>, at: Time, segments: &mut [u16], poses: &mut [PoseQ14]) {
-    // A copy: its fields stay in registers across the loop's stores.
-    let prepared = *prepared;
-    let joints = prepared.clip().joint_count();
-    for (joint, (cached, pose)) in segments.iter_mut().zip(poses).enumerate().take(joints) {
-        if let Some(s) = prepared.segment(joint, cached, at.ticks, at.length, at.looping) {
-            pose.set_rotation_words(segment_q14(gte, s.q0, s.q1, s.wide, s.t));
-        }
-    }
+    prepared.rotations_q14(gte, at, segments, poses);
 }
 
 /// The local rotation (quaternion and matrix) of every bone with a rotation channel.
