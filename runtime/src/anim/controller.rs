@@ -442,7 +442,8 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     }
 
     /// Model-space matrices of every bone (the first `min(bones, out.len())`), composed parent-first
-    /// on the GTE.
+    /// on the GTE. A prepared clip playing alone composes in Q14 ([`Self::evaluate_prepared`]) and
+    /// uses the scratchpad's first 512 bytes meanwhile (the chain's parent copies).
     pub fn evaluate<B: Cop2>(&mut self, gte: &mut Gte<B>, out: &mut [Matrix]) {
         // A compiled clip alone: its stored pose is the result.
         if let (Some(voice), None) = (self.player.current(), self.player.outgoing()) {

@@ -1,6 +1,7 @@
 //! ANIMBIN rotation keys converted once, at load, into words the game provides
-//! ([`PreparedClip`]): a frame then costs a segment index, the nlerp and the compose, not a walk
-//! over the file's unaligned 11-byte keys.
+//! ([`PreparedClip`]): a frame then costs a segment index, the nlerp (straight to Q14,
+//! [`PreparedClip::rotations_q14`]) and the compose of the poses, not a walk over the file's
+//! unaligned 11-byte keys.
 //!
 //! Each key becomes three aligned words: the quaternion as `w | x << 16` and `y | z << 16` (as the
 //! file path reads it: components within +/-2^13, else scaled to unit length) put in the previous
@@ -9,8 +10,9 @@
 //! negated, a flag of the channel. The pose is the file path's with that one difference: the file
 //! path puts a segment's end in its start's hemisphere as the start was last decoded (its sign
 //! depends on how playback got there), here the signs are fixed at load. nlerp's floors are not
-//! symmetric under negation, so the two can differ by a few FP12 steps (`runtime/tests/anim_prepared.rs`
-//! and `anim_props.rs` bound it).
+//! symmetric under negation, so the two can differ by a few FP12 steps; and the controller composes
+//! the prepared rotations in Q14 (`gte::PoseQ14`), the file path's rounded to FP12
+//! (`runtime/tests/anim_prepared.rs` and `anim_props.rs` bound both).
 //!
 //! Layout of the words: two per joint of the clip (`0..joint_count`), the index of the joint's
 //! first key word (0: no rotation keys) and `count | flags << 16`; then the keys.
