@@ -91,10 +91,26 @@ fn lerp_squares(a: [u32; 2], b: [u32; 2], t: i32) -> ([i32; 3], i32) {
     ([c1, c2, c3], sq)
 }
 
+/// `lerp_squares`, then `nlerp_scale` on the CPU: the lerped x, y, z, the scale and w (Q14), `None`
+/// outside the common case.
+#[inline(always)]
+fn lerp_scale(a: [u32; 2], b: [u32; 2], t: i32) -> Option<([i32; 3], i32, i32)> {
+    let (c, sq) = lerp_squares(a, b, t);
+    let (s, w) = nlerp_scale(a[0] as i16 as i32, b[0] as i16 as i32, t, c, sq)?;
+    Some((c, s, w))
+}
+
+/// The second blocks' start: the scale ($11) into IR0, x, y, z ($10, $12, $14) into IR1..3 for
+/// the GPF (sf=1) two instructions later.
+macro_rules! scale_in {
+    () => {
+        concat!(".word {s_ir0}\n", ".word {c1_ir1}\n", ".word {c2_ir2}\n", ".word {c3_ir3}\n")
+    };
+}
+
 #[inline(always)]
 pub(super) fn nlerp_rotation(a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32; 5]) -> Option<[u32; 2]> {
-    let ([c1, c2, c3], sq) = lerp_squares(a, b, t);
-    let (s, w) = nlerp_scale(a[0] as i16 as i32, b[0] as i16 as i32, t, [c1, c2, c3], sq)?;
+    let ([c1, c2, c3], s, w) = lerp_scale(a, b, t)?;
     let (q01, q23): (u32, u32);
     // SAFETY: writes the five words of `matrix` and nothing else in memory. Two instructions
     // separate each mtc2 from the next command; no mfc2'd register is read by the next instruction.
@@ -103,10 +119,7 @@ pub(super) fn nlerp_rotation(a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32
             ".set push",
             ".set noreorder",
             // GPF (sf=1) by the scale; x, y, z rounded to FP12.
-            ".word {s_ir0}",
-            ".word {c1_ir1}",
-            ".word {c2_ir2}",
-            ".word {c3_ir3}",
+            scale_in!(),
             // w from Q14 to FP12.
             "addiu $3, $3, 2",
             "sra $3, $3, 2",
@@ -264,8 +277,7 @@ pub(super) fn nlerp_rotation(a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32
 /// packed with w (Q14) while nothing else waits.
 #[inline(always)]
 pub(super) fn nlerp_q14(a: [u32; 2], b: [u32; 2], t: i32) -> Option<[u32; 2]> {
-    let ([c1, c2, c3], sq) = lerp_squares(a, b, t);
-    let (s, w) = nlerp_scale(a[0] as i16 as i32, b[0] as i16 as i32, t, [c1, c2, c3], sq)?;
+    let ([c1, c2, c3], s, w) = lerp_scale(a, b, t)?;
     let (xy, zw): (u32, u32);
     // SAFETY: GTE registers only. Two instructions separate the last mtc2 from the command; no
     // mfc2'd register is read by the next instruction.
@@ -273,10 +285,7 @@ pub(super) fn nlerp_q14(a: [u32; 2], b: [u32; 2], t: i32) -> Option<[u32; 2]> {
         asm!(
             ".set push",
             ".set noreorder",
-            ".word {s_ir0}",
-            ".word {c1_ir1}",
-            ".word {c2_ir2}",
-            ".word {c3_ir3}",
+            scale_in!(),
             "sll $3, $3, 16",
             "nop",
             ".word {gpf_sf}",
