@@ -199,3 +199,39 @@ fn the_prepared_pose_does_not_depend_on_how_playback_got_there() {
     });
     assert!(checked > 0);
 }
+
+/// A translation beyond `i16` (which `PoseQ14` cannot hold) composes the prepared pose bone by bone:
+/// the bones the chain could compose come out as the chain composes them, bit for bit, and the wide
+/// bone and its child carry their translations in full.
+#[test]
+fn a_translation_beyond_i16_composes_bone_by_bone_like_the_chain() {
+    use psxanim_runtime::math::Vec3i32;
+    let (scene, _) = scenario::scene().unwrap();
+    let swing = scene.find(b"swing").unwrap();
+    let mut words = vec![0u32; PreparedClip::words_needed(&swing)];
+    let prepared = PreparedClip::new(swing, &mut words).unwrap();
+    let joints = swing.joint_count();
+    let (parents, bind) = chain(joints);
+    let narrow = Skeleton::new(&parents, &bind).unwrap();
+    // The same bones, then a root far away and its child.
+    let (mut far_parents, mut far_bind) = (parents.clone(), bind.clone());
+    far_parents.extend([ROOT, joints as u8]);
+    far_bind.push(LocalTransform::new(Default::default(), Vec3i32::new(0, 100_000, -70_000)));
+    far_bind.push(LocalTransform::new(Default::default(), Vec3i32::new(0, -1024, 0)));
+    let wide = Skeleton::new(&far_parents, &far_bind).unwrap();
+    let mut gte = Gte::new();
+    let (mut a, mut b) = (vec![Matrix::IDENTITY; joints], vec![Matrix::IDENTITY; joints + 2]);
+    let mut chained = SkeletonController::<BONES>::new(narrow).unwrap();
+    let mut each = SkeletonController::<BONES>::new(wide).unwrap();
+    chained.play(prepared, true).unwrap();
+    each.play(prepared, true).unwrap();
+    for _ in 0..2 * swing.length() {
+        chained.advance(1);
+        each.advance(1);
+        chained.evaluate(&mut gte, &mut a);
+        each.evaluate(&mut gte, &mut b);
+        assert_eq!(a[..], b[..joints]);
+        assert_eq!(b[joints], Matrix::new(Matrix::IDENTITY.rotation, Vec3i32::new(0, 100_000, -70_000)));
+        assert_eq!(b[joints + 1], Matrix::new(Matrix::IDENTITY.rotation, Vec3i32::new(0, 98_976, -70_000)));
+    }
+}
