@@ -93,6 +93,19 @@ fn the_prepared_scenario_follows_the_file_path() {
         let w = &mut worst[(l.step >= first_wrap) as usize][(l.field > 4) as usize];
         *w = (*w).max(d);
     }
+    // The far root (a translation beyond i16) and its child, composed bone by bone: their
+    // translations in full.
+    let far = pose("p.far");
+    assert_eq!(far.len(), 3 * (scenario::SCENE_BONES + 2) * 8);
+    let word = |step: u32, bone: usize, field: u32| far.iter().find(|(l, _)| (l.step, l.bone as usize, l.field) == (step, bone, field)).unwrap().1;
+    let root = scenario::FAR_ROOT;
+    for step in 0..3 {
+        let b = scenario::SCENE_BONES;
+        let t = |bone: usize| [5, 6, 7].map(|f| word(step, bone, f) as i32);
+        assert_eq!(t(b), [root.x, root.y, root.z]);
+        assert_eq!(t(b + 1), [root.x, root.y - 4096, root.z]);
+        assert_eq!([0, 1, 2, 3, 4].map(|f| word(step, b, f)), [4096, 0, 4096, 0, 4096], "identity rotation");
+    }
     // The low bits differ before the wrap already.
     assert!(worst.iter().all(|w| w[0] <= 2 && w[1] <= 3), "{worst:?}");
     assert!(worst[0][0] > 0, "the prepared poses are composed in Q14");
