@@ -108,6 +108,24 @@ macro_rules! scale_in {
     };
 }
 
+/// A second block's `asm!`: the caller's template and operands, then the words `scale_in!` and the
+/// scaled GPF use (`gpf_sf`; `x`, `y`, `z`: its IR1..3 into $10, $12, $14).
+macro_rules! scaled_asm {
+    ($($body:tt)*) => {
+        asm!(
+            $($body)*
+            s_ir0 = const mtc2_from(11, data::IR0),
+            c1_ir1 = const mtc2_from(10, data::IR1),
+            c2_ir2 = const mtc2_from(12, data::IR2),
+            c3_ir3 = const mtc2_from(14, data::IR3),
+            gpf_sf = const cop2(cmd::GPF | cmd::SF),
+            x = const mfc2_to(10, data::IR1),
+            y = const mfc2_to(12, data::IR2),
+            z = const mfc2_to(14, data::IR3),
+        )
+    };
+}
+
 #[inline(always)]
 pub(super) fn nlerp_rotation(a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32; 5]) -> Option<[u32; 2]> {
     let ([c1, c2, c3], s, w) = lerp_scale(a, b, t)?;
@@ -115,7 +133,7 @@ pub(super) fn nlerp_rotation(a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32
     // SAFETY: writes the five words of `matrix` and nothing else in memory. Two instructions
     // separate each mtc2 from the next command; no mfc2'd register is read by the next instruction.
     unsafe {
-        asm!(
+        scaled_asm!(
             ".set push",
             ".set noreorder",
             // GPF (sf=1) by the scale; x, y, z rounded to FP12.
@@ -222,14 +240,6 @@ pub(super) fn nlerp_rotation(a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32
             "or $8, $8, $3",
             "sw $8, 12($9)",
             ".set pop",
-            s_ir0 = const mtc2_from(11, data::IR0),
-            c1_ir1 = const mtc2_from(10, data::IR1),
-            c2_ir2 = const mtc2_from(12, data::IR2),
-            c3_ir3 = const mtc2_from(14, data::IR3),
-            gpf_sf = const cop2(cmd::GPF | cmd::SF),
-            x = const mfc2_to(10, data::IR1),
-            y = const mfc2_to(12, data::IR2),
-            z = const mfc2_to(14, data::IR3),
             x_ir1 = const mtc2_from(10, data::IR1),
             y_ir2 = const mtc2_from(12, data::IR2),
             z_ir3 = const mtc2_from(14, data::IR3),
@@ -282,7 +292,7 @@ pub(super) fn nlerp_q14(a: [u32; 2], b: [u32; 2], t: i32) -> Option<[u32; 2]> {
     // SAFETY: GTE registers only. Two instructions separate the last mtc2 from the command; no
     // mfc2'd register is read by the next instruction.
     unsafe {
-        asm!(
+        scaled_asm!(
             ".set push",
             ".set noreorder",
             scale_in!(),
@@ -298,14 +308,6 @@ pub(super) fn nlerp_q14(a: [u32; 2], b: [u32; 2], t: i32) -> Option<[u32; 2]> {
             "or $10, $10, $12",
             "or $14, $14, $3",
             ".set pop",
-            s_ir0 = const mtc2_from(11, data::IR0),
-            c1_ir1 = const mtc2_from(10, data::IR1),
-            c2_ir2 = const mtc2_from(12, data::IR2),
-            c3_ir3 = const mtc2_from(14, data::IR3),
-            gpf_sf = const cop2(cmd::GPF | cmd::SF),
-            x = const mfc2_to(10, data::IR1),
-            y = const mfc2_to(12, data::IR2),
-            z = const mfc2_to(14, data::IR3),
             inout("$10") c1 => xy,
             in("$11") s,
             inout("$12") c2 => _,
