@@ -55,7 +55,7 @@ extern "C" {
 #define PSXANIM_STATIC_ASSERT(c, m) typedef char psxanim_static_assert_##__LINE__[(c) ? 1 : -1]
 #endif
 
-#define PSXANIM_API_VERSION 5
+#define PSXANIM_API_VERSION 6
 
 /* Statuses. */
 #define PSXANIM_OK 0
@@ -80,7 +80,7 @@ extern "C" {
 
 /* Storage of the opaque objects, in bytes (the console's sizes; checked against the library). */
 #define PSXANIM_ANIMBIN_SIZE 1084
-#define PSXANIM_CONTROLLER_SIZE 11836
+#define PSXANIM_CONTROLLER_SIZE 12380
 #define PSXANIM_CHARACTER_SIZE 252
 #define PSXANIM_ACTOR_SIZE 1740
 #define PSXANIM_SCRATCH_SIZE 31804

@@ -6,12 +6,12 @@ use crate::character::{Actor, Character, ScratchStorage};
 use core::mem::{align_of, size_of};
 
 /// `PSXANIM_API_VERSION`: bumped whenever a function, a structure or a size of the header changes.
-pub const API_VERSION: u32 = 5;
+pub const API_VERSION: u32 = 6;
 
 /// Bytes of each handle's storage on the console (`PSXANIM_*_SIZE`).
 pub mod psx {
     pub const ANIMBIN: usize = 1084;
-    pub const CONTROLLER: usize = 11836;
+    pub const CONTROLLER: usize = 12380;
     pub const CHARACTER: usize = 252;
     pub const ACTOR: usize = 1740;
     pub const SCRATCH: usize = 31804;

@@ -109,10 +109,11 @@ proptest! {
     }
 
     /// Prepared keys: the pose after any steps is the pose of a fresh controller jumped to the same
-    /// time, and each local rotation entry is near the file path's (the hemispheres' signs and
-    /// nlerp's floors, `anim_prepared.rs`): random keys have arcs past 30 degrees, halved up to five
-    /// times, each halving a rounding of its own; at most 8 FP12 steps were seen over 40,000 random
-    /// clips, 12 is the bound.
+    /// time, and each local rotation entry is near the file path's (the hemispheres' signs,
+    /// nlerp's floors and the prepared path's Q14 composition, `anim_prepared.rs`): random keys have
+    /// arcs past 30 degrees, halved up to five times, each halving a rounding of its own; at most 8
+    /// FP12 steps were seen over 40,000 random clips (8 again with the Q14 composition), 12 is the
+    /// bound.
     #[test]
     fn prepared_keys_depend_on_the_time_only((c, deltas, rate) in playback()) {
         let bytes = FileB::new(vec![c.clone()]).to_bytes();

@@ -200,6 +200,22 @@ const SCENE_BIND: [LocalTransform; SCENE_BONES] = [
     LocalTransform::new(Quat::IDENTITY, Vec3i32::new(4096, 0, 0)),
 ];
 
+/// The scene's skeleton and, after it, a root whose translation does not fit `i16` and its child:
+/// a prepared pose composed bone by bone (`run_prepared`'s `p.far`).
+const FAR_BONES: usize = SCENE_BONES + 2;
+const FAR_PARENTS: [u8; FAR_BONES] = [ROOT, 0, 1, 2, 1, 4, ROOT, SCENE_BONES as u8];
+pub const FAR_ROOT: Vec3i32 = Vec3i32::new(0, 100_000, -70_000);
+const FAR_BIND: [LocalTransform; FAR_BONES] = {
+    let mut b = [LocalTransform::new(Quat::IDENTITY, FAR_ROOT); FAR_BONES];
+    let mut i = 0;
+    while i < SCENE_BONES {
+        b[i] = SCENE_BIND[i];
+        i += 1;
+    }
+    b[SCENE_BONES + 1] = LocalTransform::new(Quat::IDENTITY, Vec3i32::new(0, -4096, 0));
+    b
+};
+
 /// `q * dq` rounded, for generating baked keys at compile time.
 const fn r(v: i32) -> i16 {
     ((v + 2048) >> 12) as i16
@@ -497,8 +513,8 @@ fn time_baked<'a, B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, clip: impl 
 /// The scenario's playback again with both clips' rotation keys prepared in `words` (at least
 /// [`PREPARED_WORDS`]): words `p.time`, `p.markers`, `p.pose` like [`run`]'s (equal to them up to
 /// the hemispheres, see `anim::prepared`), a short buffer's error (`p.error`: needed, available
-/// words), then the timings of the baked clips prepared (probe slots 0..=2) and their
-/// `timed.p.pose` words.
+/// words), "swing" prepared on [`FAR_PARENTS`]' skeleton at three times (`p.far`, steps 0..=2),
+/// then the timings of the baked clips prepared (probe slots 0..=2) and their `timed.p.pose` words.
 pub fn run_prepared<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, words: &mut [u32]) {
     let Some((manager, skeleton)) = scene() else {
         return;
@@ -520,6 +536,16 @@ pub fn run_prepared<B: Cop2>(gte: &mut Gte<B>, probe: &mut impl Probe, words: &m
     };
     let _ = c.play(swing, true);
     play_steps(gte, probe, &mut c, "p.", swing, wave);
+    let far = Skeleton::new(&FAR_PARENTS, &FAR_BIND).ok().and_then(|s| SkeletonController::<FAR_BONES>::new(s).ok());
+    if let Some(mut far) = far {
+        let mut pose = [Matrix::IDENTITY; FAR_BONES];
+        let _ = far.play(swing, true);
+        for step in 0..3 {
+            far.advance(7);
+            far.evaluate(gte, &mut pose);
+            push_matrices(probe, "p.far", step, &pose);
+        }
+    }
 
     let Ok(manager) = <AnimationManager>::parse(&BAKED.buf[..BAKED.len], MAX_TIMED) else {
         return;

@@ -158,6 +158,28 @@ pub(crate) fn segment_matrix<B: Cop2>(gte: &mut Gte<B>, q0: QuatWords, q1: QuatW
     }
 }
 
+/// [`segment_rotation`] in Q14 as two words (`x | y << 16`, `z | w << 16`, see
+/// [`crate::gte::Cop2::nlerp_q14`]): the usual narrow segment on the GTE, unrounded; anything else is
+/// [`segment_rotation`]'s FP12 result times 4. Rounded to FP12 (`(v + 2) >> 2`), either is
+/// [`segment_rotation`]'s.
+#[inline(always)]
+pub(crate) fn segment_q14<B: Cop2>(gte: &mut Gte<B>, q0: QuatWords, q1: QuatWords, wide: bool, t: i32) -> [u32; 2] {
+    if !wide {
+        if let Some(q) = gte.backend_mut().nlerp_q14(q0, q1, t) {
+            return q;
+        }
+    }
+    segment_q14_cpu(q0, q1, wide, t)
+}
+
+#[cold]
+#[inline(never)]
+fn segment_q14_cpu(q0: QuatWords, q1: QuatWords, wide: bool, t: i32) -> [u32; 2] {
+    let q = segment_rotation(q0, q1, wide, t);
+    let c = |v: i16| (v as i32) << 2;
+    words_of([c(q.x), c(q.y), c(q.z), c(q.w)])
+}
+
 #[cold]
 #[inline(never)]
 fn wide_value(q0: QuatWords, q1: QuatWords, t: i32, rotation: &mut Quat, matrix: &mut ColumnWords) {

@@ -21,8 +21,8 @@
 //! e.g. 60 Hz clips on PAL) it holds the frame instead of interpolating. Alone it costs a copy of the
 //! matrices; during a crossfade its stored local transforms are blended and composed like ANIMBIN's.
 
-use super::channel::{lerp, segment_matrix, segment_rotation, RotationChannel, TranslationChannel};
-use super::prepared::PreparedClip;
+use super::channel::{lerp, segment_rotation, RotationChannel, TranslationChannel};
+use super::prepared::{PreparedClip, Time};
 use super::interp;
 use super::player::{Markers, NoMarkers, Player, Voice};
 use super::playhead::Playhead;
@@ -31,8 +31,9 @@ use super::words::{column_words, ColumnWords};
 use super::time::{TimeScale, TICKS_PER_FRAME};
 use crate::animbin::Clip;
 use crate::clipbin::read::CompiledClip;
-use crate::gte::{Cop2, Gte};
+use crate::gte::{round_q14, Cop2, Gte, PoseQ14};
 use crate::math::{Matrix, Quat, Vec3i32};
+use crate::tables::{parent_step, ParentSteps};
 
 pub use super::player::MarkerEvent;
 
@@ -276,6 +277,17 @@ pub struct SkeletonController<'a, const BONES: usize> {
     rotation_words: [ColumnWords; BONES],
     /// The translations of `locals` as [`Cop2::compose_columns_run`] takes them.
     translation_words: [[u32; 2]; BONES],
+    /// A prepared clip's local poses in the GTE's form (bind pose where it animates nothing),
+    /// composed by [`Cop2::compose_q14_chain`]; a translation beyond `i16` is 0 here (see
+    /// [`compose_wide`]).
+    poses: [PoseQ14; BONES],
+    /// The skeleton's parents as the chain walks them ([`crate::tables::Tables::parent_steps`]).
+    steps: [u8; BONES],
+    /// Every bind translation fits `i16`.
+    bind_narrow: bool,
+    /// `locals`' rotations are stale: the last evaluation (a prepared clip) wrote only `poses`
+    /// ([`Self::evaluated_locals`] rounds them when asked).
+    rotations_in_poses: bool,
 }
 
 impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
@@ -299,6 +311,10 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
             }),
             rotation_words: [[0; 5]; BONES],
             translation_words: [[0; 2]; BONES],
+            poses: [PoseQ14::default(); BONES],
+            steps: core::array::from_fn(|bone| if bone < skeleton.len() { parent_step(skeleton.parents(), bone) } else { 0 }),
+            bind_narrow: skeleton.bind().iter().all(|b| pose_translation(b.translation).is_some()),
+            rotations_in_poses: false,
         })
     }
 
@@ -384,6 +400,7 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         let n = bind.len(); // <= BONES, checked in `new`
         self.locals[..n].copy_from_slice(bind);
         self.locals_fresh = false; // `rotation_words` not refreshed here
+        self.rotations_in_poses = false;
         if let Some(voice) = self.player.current() {
             self.layer.sample_all(voice, &mut self.locals[..n]);
         }
@@ -425,7 +442,8 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     }
 
     /// Model-space matrices of every bone (the first `min(bones, out.len())`), composed parent-first
-    /// on the GTE.
+    /// on the GTE. A prepared clip playing alone composes in Q14 ([`Self::evaluate_prepared`]) and
+    /// uses the scratchpad's first 512 bytes meanwhile (the chain's parent copies).
     pub fn evaluate<B: Cop2>(&mut self, gte: &mut Gte<B>, out: &mut [Matrix]) {
         // A compiled clip alone: its stored pose is the result.
         if let (Some(voice), None) = (self.player.current(), self.player.outgoing()) {
@@ -462,7 +480,12 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
         for (w, l) in self.translation_words[..n].iter_mut().zip(&self.locals[..n]) {
             *w = translation_words(l.translation);
         }
+        for (p, l) in self.poses[..n].iter_mut().zip(&self.locals[..n]) {
+            let q = l.rotation;
+            *p = PoseQ14::new([q.x, q.y, q.z, q.w].map(|c| c << 2), pose_translation(l.translation).unwrap_or([0; 3]));
+        }
         self.locals_fresh = true;
+        self.rotations_in_poses = false;
     }
 
     /// One ANIMBIN clip playing alone, at shown time `t` of a clip of `length` frames, in three
@@ -471,12 +494,16 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     /// matrices (nlerp and the matrix's products on the GTE, [`Cop2::nlerp_rotation`]) and
     /// translations, then the composition with the parents ([`Cop2::compose_columns`]). Bones
     /// without a rotation channel keep the bind pose's matrix. The same results as
-    /// [`Self::sample_locals`] then [`compose_pose`].
+    /// [`Self::sample_locals`] then [`compose_pose`]. A prepared clip takes
+    /// [`Self::evaluate_prepared`].
     fn evaluate_keys<B: Cop2>(&mut self, gte: &mut Gte<B>, t: u32, length: u16, looping: bool, out: &mut [Matrix]) {
         let parents = self.skeleton.parents();
         let n = parents.len().min(out.len()).min(BONES);
         if !self.locals_fresh {
             self.refresh_locals();
+        }
+        if let Some(p) = self.layer.prepared {
+            return self.evaluate_prepared(gte, &p, Time { ticks: t, length, looping }, &mut out[..n]);
         }
         let bytes = self.layer.bytes;
         let m = n.min(self.layer.translation_end);
@@ -487,15 +514,64 @@ impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
                 *w = translation_words(local.translation);
             }
         }
-        match self.layer.prepared {
-            Some(p) => {
-                let at = Time { ticks: t, length, looping };
-                prepared_pass(gte, &p, at, &mut self.layer.segments[..n], &mut self.locals[..n], &mut self.rotation_words[..n]);
-            }
-            None => rotation_pass(gte, &self.layer.rotation[..n], t, &mut self.locals[..n], &mut self.rotation_words[..n]),
-        }
+        rotation_pass(gte, &self.layer.rotation[..n], t, &mut self.locals[..n], &mut self.rotation_words[..n]);
         let bones = ComposeBones { words: &self.rotation_words[..n], translations: &self.translation_words[..n], locals: &self.locals[..n], parents };
         compose_pass(gte, bones, out);
+    }
+
+    /// A prepared clip playing alone (`out`: at most the skeleton's bones, `locals` fresh): its
+    /// translations into `locals` and `poses`, each rotation segment's normalised lerp into `poses`
+    /// in Q14 ([`Cop2::nlerp_q14`], no matrix), then one [`Cop2::compose_q14_chain`] with the
+    /// identity as the roots' parent: `out[b] = out[parent] * pose[b]`, the local matrix's entries
+    /// from the Q14 quaternion's products. Where a translation does not fit `i16`, bone by bone
+    /// ([`compose_wide`]).
+    fn evaluate_prepared<B: Cop2>(&mut self, gte: &mut Gte<B>, prepared: &PreparedClip<'_>, at: Time, out: &mut [Matrix]) {
+        let n = out.len();
+        let m = n.min(self.layer.translation_end);
+        prepare_pass(&mut [], &mut self.layer.translation[..m], self.layer.bytes, at.ticks, at.length, at.looping);
+        let mut narrow = self.bind_narrow;
+        for ((local, pose), c) in self.locals[..n].iter_mut().zip(&mut self.poses[..n]).zip(&self.layer.translation[..m]) {
+            if let Some(c) = c {
+                local.translation = c.value(at.ticks);
+                let t = pose_translation(local.translation);
+                narrow &= t.is_some();
+                pose.translation = t.unwrap_or([0; 3]);
+            }
+        }
+        prepared_pass(gte, prepared, at, &mut self.layer.segments[..n], &mut self.poses[..n]);
+        self.rotations_in_poses = true;
+        if narrow {
+            let steps = ParentSteps::of_parent_first(&self.steps[..n]);
+            gte.backend_mut().compose_q14_chain(steps, &self.poses[..n], &Matrix::IDENTITY, out);
+        } else {
+            compose_wide(gte, &self.poses[..n], &self.locals[..n], self.skeleton.parents(), out);
+        }
+    }
+}
+
+/// A translation as [`PoseQ14`] holds it, `None` beyond `i16`.
+#[inline(always)]
+fn pose_translation(t: Vec3i32) -> Option<[i16; 3]> {
+    let fits = |v: i32| (v.wrapping_add(0x8000) as u32) < 0x1_0000;
+    (fits(t.x) & fits(t.y) & fits(t.z)).then_some([t.x as i16, t.y as i16, t.z as i16])
+}
+
+/// [`Cop2::compose_q14_chain`] bone by bone, for a pose with a translation beyond `i16`: such a
+/// bone is composed with translation 0 ([`Cop2::compose_q14`]), then its translation is the
+/// parent's rotation times `locals[b].translation` (`Matrix::rotate_wide`) plus the parent's,
+/// wrapping; every other bone as the chain composes it.
+#[cold]
+#[inline(never)]
+fn compose_wide<B: Cop2>(gte: &mut Gte<B>, poses: &[PoseQ14], locals: &[LocalTransform], parents: &[u8], out: &mut [Matrix]) {
+    let n = poses.len().min(locals.len()).min(parents.len()).min(out.len());
+    for b in 0..n {
+        let (done, rest) = out.split_at_mut(b);
+        let parent = done.get(parents[b] as usize).copied().unwrap_or(Matrix::IDENTITY);
+        gte.backend_mut().compose_q14(&parent, &poses[b], &mut rest[0]);
+        let local = &locals[b];
+        if pose_translation(local.translation).is_none() {
+            rest[0].translation = parent.rotate_wide(local.translation).wrapping_add(parent.translation);
+        }
     }
 }
 
@@ -557,32 +633,11 @@ fn prepare_pass(
     }
 }
 
-/// A shown time and how its clip wraps.
-#[derive(Clone, Copy)]
-struct Time {
-    ticks: u32,
-    length: u16,
-    looping: bool,
-}
-
-/// [`rotation_pass`] from a prepared clip's keys.
+/// Each prepared rotation segment's normalised lerp into `poses`, in Q14
+/// ([`PreparedClip::rotations_q14`]).
 #[inline(never)]
-fn prepared_pass<B: Cop2>(
-    gte: &mut Gte<B>,
-    prepared: &PreparedClip<'_>,
-    at: Time,
-    segments: &mut [u16],
-    locals: &mut [LocalTransform],
-    words: &mut [ColumnWords],
-) {
-    // A copy: its fields stay in registers across the loop's stores.
-    let prepared = *prepared;
-    let joints = prepared.clip().joint_count();
-    for (joint, ((cached, local), w)) in segments.iter_mut().zip(locals).zip(words).enumerate().take(joints) {
-        if let Some(s) = prepared.segment(joint, cached, at.ticks, at.length, at.looping) {
-            segment_matrix(gte, s.q0, s.q1, s.wide, s.t, &mut local.rotation, w);
-        }
-    }
+fn prepared_pass<B: Cop2>(gte: &mut Gte<B>, prepared: &PreparedClip<'_>, at: Time, segments: &mut [u16], poses: &mut [PoseQ14]) {
+    prepared.rotations_q14(gte, at, segments, poses);
 }
 
 /// The local rotation (quaternion and matrix) of every bone with a rotation channel.
@@ -604,8 +659,18 @@ fn rotation_pass<B: Cop2>(
 impl<'a, const BONES: usize> SkeletonController<'a, BONES> {
     /// The local transforms the last [`evaluate`](Self::evaluate) composed (one per bone). Not
     /// refreshed when a compiled clip plays alone (its evaluation composes nothing).
-    pub fn evaluated_locals(&self) -> &[LocalTransform] {
-        &self.locals[..self.skeleton.len()]
+    /// After a prepared clip's evaluation, whose rotations are Q14 ([`PoseQ14`]), these are
+    /// rounded to FP12 (`(v + 2) >> 2`) here: the clip's [`segment_rotation`]s.
+    pub fn evaluated_locals(&mut self) -> &[LocalTransform] {
+        let n = self.skeleton.len();
+        if self.rotations_in_poses {
+            self.rotations_in_poses = false;
+            for (l, p) in self.locals[..n].iter_mut().zip(&self.poses[..n]) {
+                let [x, y, z, w] = p.rotation.map(|c| round_q14(c as i32) as i16);
+                l.rotation = Quat::new(w, x, y, z);
+            }
+        }
+        &self.locals[..n]
     }
 }
 

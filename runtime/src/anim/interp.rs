@@ -6,7 +6,7 @@
 //! matrix conversion assumes unit length. Inputs outside the table's range fall back to `math::Quat`,
 //! so the result is always defined. Host and console run this same integer code: identical bits.
 
-use crate::gte::{Cop2, Gte};
+use crate::gte::{round_q14, Cop2, Gte};
 use super::words::{column_words, components, words_of, ColumnWords, QuatWords};
 use crate::math::{isqrt_u64, Quat, Rotation, ONE};
 
@@ -88,7 +88,7 @@ pub fn nlerp(a: Quat, b: Quat, t: i32) -> Quat {
     let c = [0, 1, 2, 3].map(|i| a[i] + (((b[i] - a[i]) * t) >> 12));
     match series_scale(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] + c[3] * c[3]) {
         Some(s) if small(c) => {
-            let q = c.map(|v| round_q14((v * s) >> 12));
+            let q = c.map(|v| round_q14((v * s) >> 12) as i16);
             Quat::new(q[0], q[1], q[2], q[3])
         }
         _ => normalize(c),
@@ -111,11 +111,6 @@ fn series_scale(n: i32) -> Option<i32> {
     Some((1 << 14) + (e >> 11))
 }
 
-/// A Q14 component to FP12, rounded.
-#[inline(always)]
-fn round_q14(v: i32) -> i16 {
-    ((v + 2) >> 2) as i16
-}
 
 /// [`nlerp`] and [`to_rotation`] of its result, the products on the GTE (GPL for the lerp, SQR for
 /// the length, GPF for the scale and the matrix's products): bit for bit the CPU functions' results.

@@ -1,6 +1,7 @@
 //! ANIMBIN rotation keys converted once, at load, into words the game provides
-//! ([`PreparedClip`]): a frame then costs a segment index, the nlerp and the compose, not a walk
-//! over the file's unaligned 11-byte keys.
+//! ([`PreparedClip`]): a frame then costs a segment index, the nlerp (straight to Q14,
+//! [`PreparedClip::rotations_q14`]) and the compose of the poses, not a walk over the file's
+//! unaligned 11-byte keys.
 //!
 //! Each key becomes three aligned words: the quaternion as `w | x << 16` and `y | z << 16` (as the
 //! file path reads it: components within +/-2^13, else scaled to unit length) put in the previous
@@ -9,17 +10,19 @@
 //! negated, a flag of the channel. The pose is the file path's with that one difference: the file
 //! path puts a segment's end in its start's hemisphere as the start was last decoded (its sign
 //! depends on how playback got there), here the signs are fixed at load. nlerp's floors are not
-//! symmetric under negation, so the two can differ by a few FP12 steps (`runtime/tests/anim_prepared.rs`
-//! and `anim_props.rs` bound it).
+//! symmetric under negation, so the two can differ by a few FP12 steps; and the controller composes
+//! the prepared rotations in Q14 (`gte::PoseQ14`), the file path's rounded to FP12
+//! (`runtime/tests/anim_prepared.rs` and `anim_props.rs` bound both).
 //!
 //! Layout of the words: two per joint of the clip (`0..joint_count`), the index of the joint's
 //! first key word (0: no rotation keys) and `count | flags << 16`; then the keys.
 
-use super::channel::{hemisphere, read_rotation};
+use super::channel::{hemisphere, read_rotation, segment_q14};
 use super::cursor::recip;
 use super::time::TICKS_PER_FRAME;
 use super::words::{components, words_of, QuatWords};
 use crate::animbin::{key_at, Clip, KeyType};
+use crate::gte::{Cop2, Gte, PoseQ14};
 
 const JOINT_WORDS: usize = 2;
 const KEY_WORDS: usize = 3;
@@ -52,6 +55,14 @@ impl core::fmt::Display for PrepareError {
 pub struct PreparedClip<'m> {
     pub(crate) clip: Clip<'m>,
     words: &'m [u32],
+}
+
+/// A shown time (ticks, below `length` frames) and how its clip wraps.
+#[derive(Clone, Copy)]
+pub(crate) struct Time {
+    pub ticks: u32,
+    pub length: u16,
+    pub looping: bool,
 }
 
 /// One rotation segment at a time: its keys' words (the second in the first's hemisphere), the
@@ -150,6 +161,43 @@ impl<'m> PreparedClip<'m> {
             return Some(Segment { q0: [k[0], k[1]], q1: [k[3], k[4]], t, wide: k[2] & KEY_WIDE != 0 });
         }
         self.search(first, info, cached, ticks, length, looping)
+    }
+
+    /// Every joint's rotation at `at` into `poses` (Q14, [`segment_q14`]), the joints the clip does
+    /// not rotate left as they are; `segments` are the channels' last segment starts (as in
+    /// [`Self::segment`]). A dense channel inside its keys reads its two keys at `3 * frame` words
+    /// here, in the loop; anything else takes [`Self::search_q14`].
+    #[inline(always)]
+    pub(crate) fn rotations_q14<B: Cop2>(&self, gte: &mut Gte<B>, at: Time, segments: &mut [u16], poses: &mut [PoseQ14]) {
+        let joints = self.clip.joint_count();
+        let frame = (at.ticks / TICKS_PER_FRAME) as usize;
+        // The weight of segment `frame` of span 1: the tick within the frame (`recip(1)` is 2^24).
+        let t = (at.ticks % TICKS_PER_FRAME) as i32;
+        let keys_at = KEY_WORDS * frame;
+        let n = joints.min(segments.len()).min(poses.len()).min(self.words.len() / JOINT_WORDS);
+        let words = self.words;
+        for j in 0..n {
+            let (first, info) = (words[JOINT_WORDS * j] as usize, words[JOINT_WORDS * j + 1]);
+            if first == 0 {
+                continue;
+            }
+            if info & DENSE != 0 && frame + 1 < (info & 0xFFFF) as usize {
+                if let Some(k) = words.get(first + keys_at..first + keys_at + 5) {
+                    poses[j].set_rotation_words(segment_q14(gte, [k[0], k[1]], [k[3], k[4]], k[2] & KEY_WIDE != 0, t));
+                }
+                continue;
+            }
+            self.search_q14(gte, first, info, &mut segments[j], at, &mut poses[j]);
+        }
+    }
+
+    /// [`Self::rotations_q14`] of one channel that is not dense at this frame (out of line: the
+    /// loop stays small).
+    #[inline(never)]
+    fn search_q14<B: Cop2>(&self, gte: &mut Gte<B>, first: usize, info: u32, cached: &mut u16, at: Time, pose: &mut PoseQ14) {
+        if let Some(s) = self.search(first, info, cached, at.ticks, at.length, at.looping) {
+            pose.set_rotation_words(segment_q14(gte, s.q0, s.q1, s.wide, s.t));
+        }
     }
 
     /// [`Self::segment`] of any channel: from the cached segment on (a few keys at most during

@@ -164,7 +164,7 @@ fn compose_q14_registers<C: Cop2 + ?Sized>(gte: &mut C, q: [i32; 4], t: [i32; 3]
 /// ((b0 - a0) t >> 12)`, the squared length `n = w^2 + sq` (FP24, `sq` the lerped x, y, z's);
 /// `None` unless `w` and `c` (the lerped x, y, z) lie within +-8191 and `n` within 2^18 of 2^24.
 /// Else the scale `s = 2^14 + (2^24 - n) >> 11` (Q14, the first-order `1 / sqrt(n)`) and the
-/// result's `w`, `(w s >> 12 + 2) >> 2`.
+/// result's `w` in Q14, `w s >> 12` (within +-2^14 there: `|w| <= sqrt(n)` and `s <= 2^26 / sqrt(n)`).
 #[inline(always)]
 pub(crate) fn nlerp_scale(a0: i32, b0: i32, t: i32, c: [i32; 3], sq: i32) -> Option<(i32, i32)> {
     let w = a0 + (((b0 - a0) * t) >> 12);
@@ -175,7 +175,47 @@ pub(crate) fn nlerp_scale(a0: i32, b0: i32, t: i32, c: [i32; 3], sq: i32) -> Opt
         return None;
     }
     let s = (1 << 14) + (e >> 11);
-    Some((s, ((((w * s) >> 12) + 2) >> 2) as i16 as i32))
+    Some((s, (w * s) >> 12))
+}
+
+/// A Q14 component rounded to FP12 (`(v + 2) >> 2`), as [`Cop2::nlerp_rotation`] rounds.
+#[inline(always)]
+pub(crate) fn round_q14(v: i32) -> i32 {
+    (v + 2) >> 2
+}
+
+/// The register operations [`Cop2::nlerp_rotation`] and [`Cop2::nlerp_q14`] share: GPL (sf=1) lerps
+/// x, y, z, SQR (sf=0) squares them, [`nlerp_scale`] on the CPU, GPF (sf=1, IR0 = the scale) scales
+/// x, y, z. The normalised quaternion in Q14 (x, y, z as IR1..3 hold them, w), `None` outside the
+/// common case.
+fn nlerp_registers<C: Cop2 + ?Sized>(gte: &mut C, a: [u32; 2], b: [u32; 2], t: i32) -> Option<([i32; 3], i32)> {
+    let parts = |q: [u32; 2]| [q[0] as i16 as i32, (q[0] >> 16) as i16 as i32, q[1] as i16 as i32, (q[1] >> 16) as i16 as i32];
+    let (a, b) = (parts(a), parts(b));
+    gte.write_data::<{ data::IR0 }>(t as u32);
+    gte.write_data::<{ data::IR1 }>((b[1] - a[1]) as u32);
+    gte.write_data::<{ data::IR2 }>((b[2] - a[2]) as u32);
+    gte.write_data::<{ data::IR3 }>((b[3] - a[3]) as u32);
+    gte.write_data::<{ data::MAC1 }>(a[1] as u32);
+    gte.write_data::<{ data::MAC2 }>(a[2] as u32);
+    gte.write_data::<{ data::MAC3 }>(a[3] as u32);
+    gte.command::<{ cmd::GPL | cmd::SF }>();
+    let c = [
+        gte.read_data::<{ data::IR1 }>() as i16 as i32,
+        gte.read_data::<{ data::IR2 }>() as i16 as i32,
+        gte.read_data::<{ data::IR3 }>() as i16 as i32,
+    ];
+    gte.command::<{ SQR_SF0 }>();
+    let sq = (gte.read_data::<{ data::MAC1 }>() as i32)
+        .wrapping_add(gte.read_data::<{ data::MAC2 }>() as i32)
+        .wrapping_add(gte.read_data::<{ data::MAC3 }>() as i32);
+    let (s, w) = nlerp_scale(a[0], b[0], t, c, sq)?;
+    gte.write_data::<{ data::IR0 }>(s as u32);
+    gte.write_data::<{ data::IR1 }>(c[0] as u32);
+    gte.write_data::<{ data::IR2 }>(c[1] as u32);
+    gte.write_data::<{ data::IR3 }>(c[2] as u32);
+    gte.command::<{ cmd::GPF | cmd::SF }>();
+    let ir = |v: u32| v as i16 as i32;
+    Some(([ir(gte.read_data::<{ data::IR1 }>()), ir(gte.read_data::<{ data::IR2 }>()), ir(gte.read_data::<{ data::IR3 }>())], w))
 }
 
 /// What [`Cop2::project_light_bones`] reads: a lit rigid character's bones, their matrices and the
@@ -539,35 +579,8 @@ pub trait Cop2 {
     /// definition (the host model runs it); a backend may override it only with the same register
     /// operations.
     fn nlerp_rotation(&mut self, a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32; 5]) -> Option<[u32; 2]> {
-        let parts = |q: [u32; 2]| [q[0] as i16 as i32, (q[0] >> 16) as i16 as i32, q[1] as i16 as i32, (q[1] >> 16) as i16 as i32];
-        let (a, b) = (parts(a), parts(b));
-        self.write_data::<{ data::IR0 }>(t as u32);
-        self.write_data::<{ data::IR1 }>((b[1] - a[1]) as u32);
-        self.write_data::<{ data::IR2 }>((b[2] - a[2]) as u32);
-        self.write_data::<{ data::IR3 }>((b[3] - a[3]) as u32);
-        self.write_data::<{ data::MAC1 }>(a[1] as u32);
-        self.write_data::<{ data::MAC2 }>(a[2] as u32);
-        self.write_data::<{ data::MAC3 }>(a[3] as u32);
-        self.command::<{ cmd::GPL | cmd::SF }>();
-        let c = [
-            self.read_data::<{ data::IR1 }>() as i16 as i32,
-            self.read_data::<{ data::IR2 }>() as i16 as i32,
-            self.read_data::<{ data::IR3 }>() as i16 as i32,
-        ];
-        self.command::<{ SQR_SF0 }>();
-        let sq = (self.read_data::<{ data::MAC1 }>() as i32)
-            .wrapping_add(self.read_data::<{ data::MAC2 }>() as i32)
-            .wrapping_add(self.read_data::<{ data::MAC3 }>() as i32);
-        let (s, w) = nlerp_scale(a[0], b[0], t, c, sq)?;
-        self.write_data::<{ data::IR0 }>(s as u32);
-        self.write_data::<{ data::IR1 }>(c[0] as u32);
-        self.write_data::<{ data::IR2 }>(c[1] as u32);
-        self.write_data::<{ data::IR3 }>(c[2] as u32);
-        self.command::<{ cmd::GPF | cmd::SF }>();
-        let round = |v: u32| ((v as i16 as i32 + 2) >> 2) as i16 as i32;
-        let x = round(self.read_data::<{ data::IR1 }>());
-        let y = round(self.read_data::<{ data::IR2 }>());
-        let z = round(self.read_data::<{ data::IR3 }>());
+        let ([x, y, z], w) = nlerp_registers(self, a, b, t)?;
+        let [x, y, z, w] = [x, y, z, w].map(round_q14);
         let irs = |gte: &mut Self, v: [i32; 3]| {
             gte.write_data::<{ data::IR1 }>(v[0] as u32);
             gte.write_data::<{ data::IR2 }>(v[1] as u32);
@@ -602,6 +615,19 @@ pub trait Cop2 {
             (ONE - two(xx + yy)) as u16 as u32,
         ];
         Some([pair(w, x), pair(y, z)])
+    }
+
+    /// [`Cop2::nlerp_rotation`]'s quaternion before its rounding, and no matrix: the normalised lerp
+    /// of two FP12 quaternions (`w | x << 16`, `y | z << 16`, components within +-2^13, same
+    /// hemisphere; `t` FP12 in 0..=4096) in Q14, as [`PoseQ14`] holds it: `x | y << 16`,
+    /// `z | w << 16`, each component within +-2^14 (rounded to FP12, `(v + 2) >> 2`, it is
+    /// `nlerp_rotation`'s). The register operations up to its GPF by the scale; `None` outside the
+    /// common case. Overwrites IR0..3 and MAC1..3. This body is the definition; a backend may
+    /// override it only with the same register operations.
+    fn nlerp_q14(&mut self, a: [u32; 2], b: [u32; 2], t: i32) -> Option<[u32; 2]> {
+        let ([x, y, z], w) = nlerp_registers(self, a, b, t)?;
+        let pair = |lo: i32, hi: i32| lo as u16 as u32 | (hi as u16 as u32) << 16;
+        Some([pair(x, y), pair(z, w)])
     }
 
     /// `*out = parent * local` for a local rotation given as column words (`m00 | m10 << 16`,

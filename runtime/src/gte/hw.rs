@@ -893,6 +893,11 @@ impl Cop2 for Cop2Hardware {
         nlerp::nlerp_rotation(a, b, t, matrix)
     }
 
+    #[inline(always)]
+    fn nlerp_q14(&mut self, a: [u32; 2], b: [u32; 2], t: i32) -> Option<[u32; 2]> {
+        nlerp::nlerp_q14(a, b, t)
+    }
+
     /// The default body's register operations in one software-pipelined loop. A GTE access waits
     /// for a running command, so each command's 8 cycles are filled with CPU-only work: the next
     /// pose's six words are loaded into GPRs ($2-$7) there, and results are stored around them.

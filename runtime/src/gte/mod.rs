@@ -46,6 +46,7 @@ pub mod packets;
 pub mod regs;
 
 pub use backend::{avsz4_of, Cop2, LitBones, ScreenTriangle};
+pub(crate) use backend::round_q14;
 pub(crate) use backend::{rotation_words, rtpt_registers, unit_rotation, unit_sample};
 pub use model::{unr_divide, GteModel};
 pub use packets::{

@@ -29,6 +29,23 @@ impl PoseQ14 {
         Some(Self::new(q.map(|c| c as i16), t.map(|c| c as i16)))
     }
 
+    /// Sets the rotation from two words, `x | y << 16` and `z | w << 16` (as [`super::Cop2::nlerp_q14`]
+    /// gives it): on the console two word stores into the layout the compose loads.
+    #[inline(always)]
+    pub(crate) fn set_rotation_words(&mut self, words: [u32; 2]) {
+        #[cfg(target_os = "psx")]
+        // SAFETY: `rotation` is the first field of a `repr(C, align(4))` struct: eight bytes at a
+        // 4-aligned address, the two words in little-endian order are its four halves.
+        unsafe {
+            core::ptr::addr_of_mut!(self.rotation).cast::<[u32; 2]>().write(words)
+        }
+        #[cfg(not(target_os = "psx"))]
+        {
+            let [xy, zw] = words;
+            self.rotation = [xy as i16, (xy >> 16) as i16, zw as i16, (zw >> 16) as i16];
+        }
+    }
+
     /// The sample this pose stands for (rotation in `ROTATION_FRAC` bits, translation in
     /// `TRANSLATION_FRAC` bits, scale 1.0).
     pub fn to_sample(&self) -> BoneSample {

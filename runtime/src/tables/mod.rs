@@ -431,9 +431,26 @@ pub const STEP_ROOT: u8 = u8::MAX;
 #[derive(Clone, Copy, Debug)]
 pub struct ParentSteps<'a>(&'a [u8]);
 
-impl ParentSteps<'_> {
+impl<'a> ParentSteps<'a> {
     pub fn steps(&self) -> &[u8] {
         self.0
+    }
+
+    /// Steps that [`parent_step`] made from a parent-first skeleton's parents (as `Tables::parse`
+    /// makes its own): every step names an earlier bone, the object or the previous bone's parent.
+    pub(crate) fn of_parent_first(steps: &'a [u8]) -> Self {
+        ParentSteps(steps)
+    }
+}
+
+/// Bone `b`'s [`Tables::parent_steps`] entry from a parent-first skeleton's `parents` (0xFF: a
+/// root), `b < parents.len()` and below 255.
+#[inline]
+pub(crate) fn parent_step(parents: &[u8], b: usize) -> u8 {
+    match parents[b] {
+        p if b > 0 && p == parents[b - 1] => STEP_SAME_PARENT,
+        NO_PARENT_KEPT => STEP_ROOT,
+        p => (b - p as usize) as u8,
     }
 }
 
@@ -598,11 +615,7 @@ impl<'a> Tables<'a> {
         }
         tables.parents = parents;
         for b in 0..bone_count.min(PARENTS_KEPT) {
-            tables.parent_steps[b] = match parents[b] {
-                p if b > 0 && p == parents[b - 1] => STEP_SAME_PARENT,
-                NO_PARENT_KEPT => STEP_ROOT,
-                p => (b - p as usize) as u8,
-            };
+            tables.parent_steps[b] = parent_step(&parents, b);
         }
         if storage == Storage::BakedVertices {
             baked::check_lanes(&tables, vertices + vertex_count * VERTEX_SIZE)?;

@@ -1,12 +1,13 @@
-//! `Cop2::nlerp_rotation` on the console (`gte::backend` holds its definition): the keyframe path's
-//! local rotation in two hand-scheduled blocks around `gte::nlerp_scale` (whose products use HI
-//! and LO, which an asm block cannot name as clobbered: the compiler's code does them). The
-//! rounding and packing run while the commands do.
+//! `Cop2::nlerp_rotation` and `Cop2::nlerp_q14` on the console (`gte::backend` holds their
+//! definitions): the keyframe path's local rotation in hand-scheduled blocks around
+//! `gte::nlerp_scale` (whose products use HI and LO, which an asm block cannot name as clobbered:
+//! the compiler's code does them). The rounding and packing run while the commands do.
 //!
-//! First block: $4-$7 the keys' words, $8 t; leaves $10, $12, $14 the lerped x, y, z and $11 the sum
-//! of their squares. Second block: $11 the scale, $3 the result's w, $9 the matrix; $10, $12, $14 x,
-//! y, z; $6, $7, $11 xx, yy, zz, $13, $15, $24 wx, wy, wz, $25, $10 xy, xz, $12 yz, $2 4096, $3 and
-//! $8 the entries; leaves the result's words in $4, $5.
+//! First block (shared): $4-$7 the keys' words, $8 t; leaves $10, $12, $14 the lerped x, y, z and
+//! $11 the sum of their squares. `nlerp_rotation`'s second block: $11 the scale, $3 the result's w
+//! (Q14, rounded there to FP12), $9 the matrix; $10, $12, $14 x, y, z; $6, $7, $11 xx, yy, zz, $13,
+//! $15, $24 wx, wy, wz, $25, $10 xy, xz, $12 yz, $2 4096, $3 and $8 the entries; leaves the result's
+//! words in $4, $5. `nlerp_q14`'s: the scale and w as there, the Q14 words left in $10 and $14.
 
 use core::arch::asm;
 
@@ -15,8 +16,10 @@ use crate::gte::backend::nlerp_scale;
 use crate::gte::regs::{cmd, data};
 use crate::gte::{GPF_SF0, SQR_SF0};
 
+/// The first block, which `nlerp_rotation` and `nlerp_q14` share: GPL (sf=1) and SQR; the lerped
+/// x, y, z and the sum of their squares.
 #[inline(always)]
-pub(super) fn nlerp_rotation(a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32; 5]) -> Option<[u32; 2]> {
+fn lerp_squares(a: [u32; 2], b: [u32; 2], t: i32) -> ([i32; 3], i32) {
     let (c1, c2, c3, sq): (i32, i32, i32, i32);
     // SAFETY: GTE registers only. Two instructions separate each mtc2 from the next command; no
     // mfc2'd register is read by the next instruction.
@@ -85,22 +88,61 @@ pub(super) fn nlerp_rotation(a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32
             options(nostack, nomem, preserves_flags),
         );
     }
-    let (s, w) = nlerp_scale(a[0] as i16 as i32, b[0] as i16 as i32, t, [c1, c2, c3], sq)?;
+    ([c1, c2, c3], sq)
+}
+
+/// `lerp_squares`, then `nlerp_scale` on the CPU: the lerped x, y, z, the scale and w (Q14), `None`
+/// outside the common case.
+#[inline(always)]
+fn lerp_scale(a: [u32; 2], b: [u32; 2], t: i32) -> Option<([i32; 3], i32, i32)> {
+    let (c, sq) = lerp_squares(a, b, t);
+    let (s, w) = nlerp_scale(a[0] as i16 as i32, b[0] as i16 as i32, t, c, sq)?;
+    Some((c, s, w))
+}
+
+/// The second blocks' start: the scale ($11) into IR0, x, y, z ($10, $12, $14) into IR1..3 for
+/// the GPF (sf=1) two instructions later.
+macro_rules! scale_in {
+    () => {
+        concat!(".word {s_ir0}\n", ".word {c1_ir1}\n", ".word {c2_ir2}\n", ".word {c3_ir3}\n")
+    };
+}
+
+/// A second block's `asm!`: the caller's template and operands, then the words `scale_in!` and the
+/// scaled GPF use (`gpf_sf`; `x`, `y`, `z`: its IR1..3 into $10, $12, $14).
+macro_rules! scaled_asm {
+    ($($body:tt)*) => {
+        asm!(
+            $($body)*
+            s_ir0 = const mtc2_from(11, data::IR0),
+            c1_ir1 = const mtc2_from(10, data::IR1),
+            c2_ir2 = const mtc2_from(12, data::IR2),
+            c3_ir3 = const mtc2_from(14, data::IR3),
+            gpf_sf = const cop2(cmd::GPF | cmd::SF),
+            x = const mfc2_to(10, data::IR1),
+            y = const mfc2_to(12, data::IR2),
+            z = const mfc2_to(14, data::IR3),
+        )
+    };
+}
+
+#[inline(always)]
+pub(super) fn nlerp_rotation(a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32; 5]) -> Option<[u32; 2]> {
+    let ([c1, c2, c3], s, w) = lerp_scale(a, b, t)?;
     let (q01, q23): (u32, u32);
     // SAFETY: writes the five words of `matrix` and nothing else in memory. Two instructions
     // separate each mtc2 from the next command; no mfc2'd register is read by the next instruction.
     unsafe {
-        asm!(
+        scaled_asm!(
             ".set push",
             ".set noreorder",
             // GPF (sf=1) by the scale; x, y, z rounded to FP12.
-            ".word {s_ir0}",
-            ".word {c1_ir1}",
-            ".word {c2_ir2}",
-            ".word {c3_ir3}",
-            "andi $4, $3, 0xFFFF",
-            "nop",
+            scale_in!(),
+            // w from Q14 to FP12.
+            "addiu $3, $3, 2",
+            "sra $3, $3, 2",
             ".word {gpf_sf}",
+            "andi $4, $3, 0xFFFF",
             ".word {x}",
             ".word {y}",
             ".word {z}",
@@ -198,14 +240,6 @@ pub(super) fn nlerp_rotation(a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32
             "or $8, $8, $3",
             "sw $8, 12($9)",
             ".set pop",
-            s_ir0 = const mtc2_from(11, data::IR0),
-            c1_ir1 = const mtc2_from(10, data::IR1),
-            c2_ir2 = const mtc2_from(12, data::IR2),
-            c3_ir3 = const mtc2_from(14, data::IR3),
-            gpf_sf = const cop2(cmd::GPF | cmd::SF),
-            x = const mfc2_to(10, data::IR1),
-            y = const mfc2_to(12, data::IR2),
-            z = const mfc2_to(14, data::IR3),
             x_ir1 = const mtc2_from(10, data::IR1),
             y_ir2 = const mtc2_from(12, data::IR2),
             z_ir3 = const mtc2_from(14, data::IR3),
@@ -247,4 +281,40 @@ pub(super) fn nlerp_rotation(a: [u32; 2], b: [u32; 2], t: i32, matrix: &mut [u32
         );
     }
     Some([q01, q23])
+}
+
+/// `Cop2::nlerp_q14`: `lerp_squares`, the scale on the CPU, then GPF (sf=1) by the scale, its IR1..3
+/// packed with w (Q14) while nothing else waits.
+#[inline(always)]
+pub(super) fn nlerp_q14(a: [u32; 2], b: [u32; 2], t: i32) -> Option<[u32; 2]> {
+    let ([c1, c2, c3], s, w) = lerp_scale(a, b, t)?;
+    let (xy, zw): (u32, u32);
+    // SAFETY: GTE registers only. Two instructions separate the last mtc2 from the command; no
+    // mfc2'd register is read by the next instruction.
+    unsafe {
+        scaled_asm!(
+            ".set push",
+            ".set noreorder",
+            scale_in!(),
+            "sll $3, $3, 16",
+            "nop",
+            ".word {gpf_sf}",
+            ".word {x}",
+            ".word {y}",
+            ".word {z}",
+            "andi $10, $10, 0xFFFF",
+            "sll $12, $12, 16",
+            "andi $14, $14, 0xFFFF",
+            "or $10, $10, $12",
+            "or $14, $14, $3",
+            ".set pop",
+            inout("$10") c1 => xy,
+            in("$11") s,
+            inout("$12") c2 => _,
+            inout("$14") c3 => zw,
+            inout("$3") w => _,
+            options(nostack, nomem, preserves_flags),
+        );
+    }
+    Some([xy, zw])
 }
