@@ -26,7 +26,8 @@ fn a_boundary_prepared_in_two_halves_is_the_boundary_prepared_at_once() {
     let boundary = (1..frames - 1)
         .find(|&g| {
             advance_voice(&t, &mut from, &mut from_words, clip, g).unwrap();
-            prepare_boundary(&t, &from, &mut VoiceState::IDLE, &mut vec![0; n])
+            let mut spare = VoiceState::IDLE;
+            prepare_boundary(&t, &from, &mut spare, &mut vec![0; n])
         })
         .expect("the Walk crosses a block boundary");
     let (mut at_once, mut at_once_words) = (VoiceState::IDLE, vec![0u32; n]);
