@@ -33,6 +33,65 @@ pub(super) struct Pass<'a> {
     pub bit: u32,
 }
 
+/// A constant rotation's pose words: four Q15 halfwords at the constants pointer `$c` (moved on),
+/// each (h + 1) >> 1, into the pose at $5; then on to the translation (`40:`). $15-$18 temporaries.
+macro_rules! constant_rotation {
+    ($c:literal) => {
+        concat!(
+            "lw $15, 0(", $c, ")\n",
+            "lw $16, 4(", $c, ")\n",
+            "addiu ", $c, ", ", $c, ", 8\n",
+            "sll $17, $15, 16\n",
+            "sra $17, $17, 16\n",
+            "addiu $17, $17, 1\n",
+            "sra $17, $17, 1\n",
+            "andi $17, $17, 0xFFFF\n",
+            "sra $18, $15, 16\n",
+            "addiu $18, $18, 1\n",
+            "sra $18, $18, 1\n",
+            "sll $18, $18, 16\n",
+            "or $17, $17, $18\n",
+            "sw $17, 0($5)\n",
+            "sll $17, $16, 16\n",
+            "sra $17, $17, 16\n",
+            "addiu $17, $17, 1\n",
+            "sra $17, $17, 1\n",
+            "andi $17, $17, 0xFFFF\n",
+            "sra $18, $16, 16\n",
+            "addiu $18, $18, 1\n",
+            "sra $18, $18, 1\n",
+            "sll $18, $18, 16\n",
+            "or $17, $17, $18\n",
+            "b 40f\n",
+            "sw $17, 4($5)\n",
+        )
+    };
+}
+
+/// The field at bit $11 of the window $9:$10 into $24 (`$10 << (32 - s)` in two shifts; `$t` and
+/// $25 temporaries).
+macro_rules! window_field {
+    ($t:literal) => {
+        concat!("srlv $24, $9, $11\n", "sll $25, $10, 1\n", "nor ", $t, ", $11, $zero\n", "sllv $25, $25, ", $t, "\n", "or $24, $24, $25\n")
+    };
+}
+
+/// The window moved on one word once the bit $11 passed 32: the next stream word (`$8`) loaded while
+/// it lies below the clip's end ($20), else 0. Falls through to (or branches to) `4:`.
+macro_rules! window_refill {
+    () => {
+        concat!(
+            "addiu $11, $11, -32\n",
+            "move $9, $10\n",
+            "sltu $25, $8, $20\n",
+            "move $10, $zero\n",
+            "beqz $25, 4f\n",
+            "addiu $8, $8, 4\n",
+            "lw $10, -4($8)\n",
+        )
+    };
+}
+
 /// One animated channel of a pass, for one mode: `$fields` sets `$14` (the widths of the three
 /// fields) from the descriptor in `$13`, `$width` takes one field's width into `$15`, `$load` loads the
 /// component's state (`$13`, and a vector's difference `$16`), `$sext` sign-extends the field in `$24`,
@@ -49,24 +108,13 @@ macro_rules! channel {
             "3:\n",
             $load,
             $width,
-            // the field at bit $11 of the window $9:$10 ($10 << (32 - s) in two shifts)
-            "srlv $24, $9, $11\n",
-            "sll $25, $10, 1\n",
-            "nor $19, $11, $zero\n",
-            "sllv $25, $25, $19\n",
-            "or $24, $24, $25\n",
+            window_field!("$19"),
             $sext,
             "addu $11, $11, $15\n",
             "sltiu $25, $11, 32\n",
             "bnez $25, 4f\n",
             "addiu $17, $17, -1\n",
-            "addiu $11, $11, -32\n",
-            "move $9, $10\n",
-            "sltu $25, $8, $20\n",
-            "move $10, $zero\n",
-            "beqz $25, 4f\n",
-            "addiu $8, $8, 4\n",
-            "lw $10, -4($8)\n",
+            window_refill!(),
             "4:\n",
             $update,
             "bnez $17, 3b\n",
@@ -296,32 +344,7 @@ pub(super) fn write_q14(wr: &Write, state: &[u32], weight: u32, out: &mut [super
             "sw $15, 4($5)",
             // constant rotation: four Q15 halfwords, each (h + 1) >> 1
             "10:",
-            "lw $15, 0($8)",
-            "lw $16, 4($8)",
-            "addiu $8, $8, 8",
-            "sll $17, $15, 16",
-            "sra $17, $17, 16",
-            "addiu $17, $17, 1",
-            "sra $17, $17, 1",
-            "andi $17, $17, 0xFFFF",
-            "sra $18, $15, 16",
-            "addiu $18, $18, 1",
-            "sra $18, $18, 1",
-            "sll $18, $18, 16",
-            "or $17, $17, $18",
-            "sw $17, 0($5)",
-            "sll $17, $16, 16",
-            "sra $17, $17, 16",
-            "addiu $17, $17, 1",
-            "sra $17, $17, 1",
-            "andi $17, $17, 0xFFFF",
-            "sra $18, $16, 16",
-            "addiu $18, $18, 1",
-            "sra $18, $18, 1",
-            "sll $18, $18, 16",
-            "or $17, $17, $18",
-            "b 40f",
-            "sw $17, 4($5)",
+            constant_rotation!("$8"),
             // ---- animated rotation: three Q15 components interpolated, the fourth rebuilt
             // Each state word, each width word is loaded with independent work after it: a main RAM load's
             // wait is spent on the instructions that follow it and do not read it (mednafen's model).
