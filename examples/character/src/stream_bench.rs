@@ -32,6 +32,8 @@ pub const SLOT_DECODE_IN_PLACE_SLOWEST: usize = 55;
 /// slowest decode and blend alone.
 pub const SLOT_CROSSFADE_SLOWEST: usize = 56;
 pub const SLOT_CROSSFADE_DECODE_SLOWEST: usize = 57;
+/// The slowest blend alone of those frames (`crossfade_q14` of the 20 poses).
+pub const SLOT_CROSSFADE_BLEND_SLOWEST: usize = 62;
 /// The scene frame the example runs this bench at (after the record's late words): its several
 /// frames of work hold the last picture on screen; the verifier's screenshots need only differ.
 pub const RUN_AT_FRAME: u32 = 24;
@@ -187,6 +189,7 @@ pub fn stream_words<B: Cop2>(
     let mut stream = PoseStream::<STREAM_WORDS>::new();
     let mut faded = |stream: &mut PoseStream<STREAM_WORDS>, s: &FrameSample, fade: Option<&Fade>, scratch: &mut SceneScratch, gte: &mut Gte<B>| {
         let started = clock();
+        let mut blend = 0;
         // As `render_streamed` poses: in the GTE's form when every bone has it (a crossfade's two
         // poses blended in that form), else as samples.
         // SAFETY: the stage is used only until the compose below.
@@ -196,7 +199,12 @@ pub fn stream_words<B: Cop2>(
             Some(f) => {
                 // SAFETY: as `poses`: until the blend, before the compose.
                 let from = unsafe { from_pose_stage(&mut scratch.from_poses[..bones]) };
-                stream.pose_q14_pair(twenty, s, poses, &f.from, from)? && crossfade_q14(from, poses, f.weight)
+                stream.pose_q14_pair(twenty, s, poses, &f.from, from)? && {
+                    let t = clock();
+                    let blended = crossfade_q14(from, poses, f.weight);
+                    blend = clock().wrapping_sub(t) as u32;
+                    blended
+                }
             }
         };
         if !q14 {
@@ -213,9 +221,11 @@ pub fn stream_words<B: Cop2>(
             bone_matrices(gte, twenty, &scratch.samples[..bones], object, &mut scratch.matrices[..bones]);
         }
         let done = clock();
-        Ok::<_, TableError>((decoded.wrapping_sub(started) as u32, done.wrapping_sub(decoded) as u32))
+        Ok::<_, TableError>((decoded.wrapping_sub(started) as u32, done.wrapping_sub(decoded) as u32, blend))
     };
-    let mut pose = |stream: &mut PoseStream<STREAM_WORDS>, s: &FrameSample, scratch: &mut SceneScratch, gte: &mut Gte<B>| faded(stream, s, None, scratch, gte);
+    let mut pose = |stream: &mut PoseStream<STREAM_WORDS>, s: &FrameSample, scratch: &mut SceneScratch, gte: &mut Gte<B>| {
+        faded(stream, s, None, scratch, gte).map(|(decode, matrices, _)| (decode, matrices))
+    };
     let (mut slowest, mut total, mut slowest_decode, mut slowest_matrices, mut slowest_in_place) = (0, 0, 0, 0, 0);
     let mut a = Animator::new(60, Sampling::Interpolated);
     a.play(twenty, clip, true)?;
@@ -268,7 +278,7 @@ pub fn stream_words<B: Cop2>(
         a.update(1);
     }
     // A crossfade: the Walk restarting into itself (both voices in one clip, each moving forward).
-    let (mut slowest_fade, mut slowest_fade_decode) = (0, 0);
+    let (mut slowest_fade, mut slowest_fade_decode, mut slowest_blend) = (0, 0, 0);
     let mut a = Animator::new(60, Sampling::Interpolated);
     a.play(twenty, clip, true)?;
     stream.reset();
@@ -279,10 +289,11 @@ pub fn stream_words<B: Cop2>(
     for _ in 0..FADE_FRAMES {
         a.update(1);
         let Some(p) = a.pose() else { break };
-        let (decode, matrices) = faded(&mut stream, &p.current, p.fade.as_ref(), scratch, gte)?;
+        let (decode, matrices, blend) = faded(&mut stream, &p.current, p.fade.as_ref(), scratch, gte)?;
         push(hash(&scratch.matrices[..bones]));
         slowest_fade = slowest_fade.max(decode + matrices);
         slowest_fade_decode = slowest_fade_decode.max(decode);
+        slowest_blend = slowest_blend.max(blend);
     }
     let [record, write, compose, record_total, write_total] = split(twenty, clip, object, gte, scratch, clock)?;
     let state = words_needed(twenty, clip)? as u32;
@@ -299,6 +310,7 @@ pub fn stream_words<B: Cop2>(
         (SLOT_DECODE_IN_PLACE_SLOWEST, slowest_in_place),
         (SLOT_CROSSFADE_SLOWEST, slowest_fade),
         (SLOT_CROSSFADE_DECODE_SLOWEST, slowest_fade_decode),
+        (SLOT_CROSSFADE_BLEND_SLOWEST, slowest_blend),
         (SLOT_SEEK_BLOCK_START_SLOWEST, slowest_block_start),
         (SLOT_SPLIT_RECORD_SLOWEST, record),
         (SLOT_SPLIT_WRITE_SLOWEST, write),

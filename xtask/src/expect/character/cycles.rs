@@ -118,6 +118,9 @@ pub struct CycleFigures {
     /// both voices' poses, their blend in the GTE's form, the matrices), and its decode and blend alone.
     pub compact_crossfade_20_bones_cycles: Option<f64>,
     pub compact_crossfade_decode_20_bones_cycles: Option<f64>,
+    /// The slowest blend alone of those frames (`bones::crossfade_q14` of the 20 poses), and per bone.
+    pub compact_crossfade_blend_20_bones_cycles: Option<f64>,
+    pub compact_crossfade_blend_cycles_per_bone: Option<f64>,
     /// The forward frames split (`stream_bench::split`: one voice, each part timed alone, slowest of
     /// the frames): the record pass, the pose writing (interpolation and the fourth component), and
     /// the compose of the 20 poses.
@@ -343,6 +346,8 @@ pub(super) fn cycle_figures(models: scene::Models, twenty_blob: Option<&[u8]>, v
         compact_stepped_20_bones_cycles: stream(stream_bench::SLOT_STEPPED_SLOWEST),
         compact_crossfade_20_bones_cycles: stream(stream_bench::SLOT_CROSSFADE_SLOWEST),
         compact_crossfade_decode_20_bones_cycles: stream(stream_bench::SLOT_CROSSFADE_DECODE_SLOWEST),
+        compact_crossfade_blend_20_bones_cycles: stream(stream_bench::SLOT_CROSSFADE_BLEND_SLOWEST),
+        compact_crossfade_blend_cycles_per_bone: stream(stream_bench::SLOT_CROSSFADE_BLEND_SLOWEST).and_then(|c| (twenty_bones != 0).then(|| c / twenty_bones as f64)),
         compact_split_record_20_bones_cycles: stream(stream_bench::SLOT_SPLIT_RECORD_SLOWEST),
         compact_split_write_20_bones_cycles: stream(stream_bench::SLOT_SPLIT_WRITE_SLOWEST),
         compact_split_compose_20_bones_cycles: stream(stream_bench::SLOT_SPLIT_COMPOSE_SLOWEST),
@@ -373,7 +378,7 @@ pub(super) fn cycle_checks(models: scene::Models, twenty_blob: Option<&[u8]>, em
                 .and_then(|t| std::fs::write(&path, t + "\n").with_context(|| format!("writing {}", path.display())));
             let fmt = |v: Option<f64>| v.map_or("n/a".to_string(), |v| format!("{v:.1}"));
             let detail = format!(
-                "textured lit {:.1} cyc/vertex, {:.1} per drawn textured triangle, four such characters {:.1}% of a 30 fps frame; rigid {} cyc/vertex (rigid ranges {} per vertex, blended {} per vertex: {} in {} groups), baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc, model-view matrices {} cyc ({} per bone; {} per bone from PoseQ14); 20-bone compact pose (forward, interpolated, slowest of {}): {} cyc = decode {} + matrices {}, seek {} ({} to a block's start), crossfade frame {} (decode and blend {}), split: record {} + write {} + compose {}, state {} bytes/bone, storage {} bytes/bone-s ({} for the 20-bone Walk), 4x512v/1024t compact = {}% of a 60 Hz frame; Animator {} bytes; {}",
+                "textured lit {:.1} cyc/vertex, {:.1} per drawn textured triangle, four such characters {:.1}% of a 30 fps frame; rigid {} cyc/vertex (rigid ranges {} per vertex, blended {} per vertex: {} in {} groups), baked {} cyc/vertex, rigid pose {} cyc ({} decoding samples, {} bone matrices = {} per bone; 20 bones {} = lookup + {} for 20 composes ({} per bone); blending two frames {} at weight 0.5, {} at others; without the cache {}; cache {} bytes built in {} cyc), baked decode {} cyc, {} cyc/triangle ({} per drawn; per triangle, back / front: triangle run {} / {}, with the near/span tests {} / {}, quad run {} / {}, strip {} / {}), off-screen {} cyc, 4x512v/1024t = {}% of a 30 fps frame; crossfade: rigid blend {} cyc/bone, baked blend {} cyc/vertex, fading Decode rigid {} / baked {} cyc; 20-bone pose construction: local matrices {} cyc, model-view matrices {} cyc ({} per bone; {} per bone from PoseQ14); 20-bone compact pose (forward, interpolated, slowest of {}): {} cyc = decode {} + matrices {}, seek {} ({} to a block's start), crossfade frame {} (decode and blend {}, blend {} = {} per bone), split: record {} + write {} + compose {}, state {} bytes/bone, storage {} bytes/bone-s ({} for the 20-bone Walk), 4x512v/1024t compact = {}% of a 60 Hz frame; Animator {} bytes; {}",
                 f.textured.textured_lit_cycles_per_vertex,
                 f.textured.textured_gouraud_cycles_per_drawn_triangle,
                 f.textured.four_textured_lit_characters_percent_of_30fps_frame,
@@ -424,6 +429,8 @@ pub(super) fn cycle_checks(models: scene::Models, twenty_blob: Option<&[u8]>, em
                 fmt(f.compact_seek_block_start_20_bones_cycles),
                 fmt(f.compact_crossfade_20_bones_cycles),
                 fmt(f.compact_crossfade_decode_20_bones_cycles),
+                fmt(f.compact_crossfade_blend_20_bones_cycles),
+                fmt(f.compact_crossfade_blend_cycles_per_bone),
                 fmt(f.compact_split_record_20_bones_cycles),
                 fmt(f.compact_split_write_20_bones_cycles),
                 fmt(f.compact_split_compose_20_bones_cycles),
