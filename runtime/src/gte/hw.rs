@@ -284,7 +284,7 @@ const fn ctc2(rd: u32) -> u32 {
     0x48C0_0000 | GPR << 16 | (rd & 31) << 11
 }
 /// `ctc2` from any GPR.
-const fn ctc2_from(gpr: u32, rd: u32) -> u32 {
+pub(crate) const fn ctc2_from(gpr: u32, rd: u32) -> u32 {
     0x48C0_0000 | gpr << 16 | (rd & 31) << 11
 }
 const fn cfc2(rd: u32) -> u32 {

@@ -118,22 +118,25 @@ fn normalize_q14(q: [i32; 4]) -> [i32; 4] {
 /// quaternions at most 15 degrees apart always is): `1 / sqrt(n)` from its series around 1,
 /// `1 + e/2 + 3e^2/8` with `e = 1 - n`, whose error (below `5e^3/16`, 4e-5) is far below a Q14 step;
 /// no square root, no division. Any other length takes the general path.
+///
+/// For components within +-2^15 (a blend's) `n` is exact modulo 2^32, and lies in the window only
+/// when the true squared length does (it is at most 2^32); every component is then below 16,800, so
+/// the products below fit `i32`. The console's crossfade (`hw`) takes `n` from the GTE's squares
+/// in the same 32 bits.
 fn normalize_near_unit_q14(q: [i32; 4]) -> [i32; 4] {
-    // Components below 23,170 (2^14.5): the four squares sum below 2^31.
-    if (q[0].abs() | q[1].abs() | q[2].abs() | q[3].abs()) < 23_170 {
-        let n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]; // Q28
-        let e16 = ((1 << 28) - n) >> 12; // e in Q16
-        if e16.abs() <= 3277 {
-            let s = (1 << 16) + (e16 >> 1) + ((3 * e16 * e16) >> 19);
-            // |c| < 23,170 and s < 67,200: the product stays below 2^31.
-            return q.map(|c| (c * s + (1 << 15)) >> 16);
-        }
+    let n = q.iter().fold(0u32, |acc, &c| acc.wrapping_add(c.wrapping_mul(c) as u32)); // Q28
+    let e16 = ((1u32 << 28).wrapping_sub(n) as i32) >> 12; // e in Q16
+    if e16.abs() <= 3277 {
+        let s = (1 << 16) + (e16 >> 1) + ((3 * e16 * e16) >> 19);
+        return q.map(|c| (c * s + (1 << 15)) >> 16);
     }
     normalize_q14(q)
 }
 
+/// The dot product of two Q14 4-vectors (Q28), wrapping as the console's 32-bit sum does (components
+/// past +-2^14 only).
 fn dot_q28(a: &[i32; 4], b: &[i32; 4]) -> i32 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+    (0..4).fold(0i32, |acc, i| acc.wrapping_add(a[i].wrapping_mul(b[i])))
 }
 
 /// `p + (q - p) * w >> 12` with the product in 64 bits (one `mult` on the R3000, a dozen cycles:
@@ -175,7 +178,7 @@ pub fn blend_rotation_q14(mut qa: [i32; 4], mut qb: [i32; 4], w: i32) -> [i32; 4
     let mut dot = dot_q28(&qa, &qb);
     if dot < 0 {
         qb = qb.map(|c| -c);
-        dot = -dot;
+        dot = dot.wrapping_neg();
     }
     // Components within +-2^14, so every square and dot fits i32; a sum of two unit quaternions in
     // the same hemisphere has a squared length of at most 2^30.
@@ -221,7 +224,8 @@ pub fn crossfade_samples(from: &[BoneSample], to: &mut [BoneSample], weight: u16
 
 /// [`crossfade_samples`] in the GTE's form ([`blend_q14`] bone by bone): `false` when a bone's
 /// blend leaves the form (`to` then partly blended: the caller blends samples instead).
-/// On the console an asm loop (`hw`) blends the common case and hands any other bone to this loop.
+/// On the console an asm loop (`hw`) blends the common case, its products on the GTE (it overwrites
+/// RT, V0, IR0..3, MAC1..3 and the color FIFO), and hands any other bone to this loop.
 pub fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -> bool {
     let n = from.len().min(to.len());
     let mut b = 0;
@@ -636,6 +640,45 @@ mod tests {
         // Far from unit, or out of range: the general path, no overflow.
         assert_eq!(normalize_near_unit_q14([30_000, 0, 0, 0]), [16384, 0, 0, 0]);
         assert_eq!(normalize_near_unit_q14([8000, 0, 0, 0]), [16384, 0, 0, 0]);
+    }
+
+    /// The series normalisation as first written: a bound on the components (OR-ed magnitudes below
+    /// 23,170), the squares summed in `i32`, then the window.
+    fn reference_normalize_near_unit_q14(q: [i32; 4]) -> [i32; 4] {
+        if (q[0].abs() | q[1].abs() | q[2].abs() | q[3].abs()) < 23_170 {
+            let n = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+            let e16 = ((1 << 28) - n) >> 12;
+            if e16.abs() <= 3277 {
+                let s = (1 << 16) + (e16 >> 1) + ((3 * e16 * e16) >> 19);
+                return q.map(|c| (c * s + (1 << 15)) >> 16);
+            }
+        }
+        normalize_q14(q)
+    }
+
+    #[test]
+    fn series_window_on_the_wrapped_square_sum_equals_the_bounded_original() {
+        let mut r = Rng(0x0DDB_A115);
+        let mut series = 0;
+        for i in 0..400_000 {
+            let q: [i32; 4] = match i % 4 {
+                // Near unit (the series' window and just outside it), one axis dominant or not.
+                0 | 1 => {
+                    let v = [0; 4].map(|_| r.below(2001) as f64 - 1000.0);
+                    let len = v.iter().map(|c| c * c).sum::<f64>().sqrt().max(1.0);
+                    let scale = 0.9 + 0.2 * r.below(1000) as f64 / 1000.0;
+                    v.map(|c| (c / len * 16384.0 * scale).round() as i32)
+                }
+                // Anywhere a blend's components can be, and their edges.
+                2 => [0; 4].map(|_| r.below(65537) - 32768),
+                _ => [0; 4].map(|_| r.pick(&[0, 1, -1, 16384, -16384, 16385, 16800, -16800, 23169, 23170, 32767, -32768, 32768])),
+            };
+            let (fast, reference) = (normalize_near_unit_q14(q), reference_normalize_near_unit_q14(q));
+            assert_eq!(fast, reference, "{q:?}");
+            let n: i64 = q.iter().map(|&c| c as i64 * c as i64).sum();
+            series += (((1i64 << 28) - n) >> 12).abs().le(&3277) as u32;
+        }
+        assert!(series > 40_000, "{series}");
     }
 
     #[test]

@@ -4,18 +4,26 @@
 //! blend, [`super::normalize_near_unit_q14`]'s series (no root, no division), the range test, and the
 //! translation blended. Any other bone stops the loop there for the Rust path to take.
 //!
+//! The rotation's products run on the GTE, three lanes a command, the fourth component's on the CPU
+//! (`mult`) meanwhile: the dot's x, y, z by MVMVA (sf=0, exact: RT's first row is a's x, y, z, V0
+//! b's), the blend by GPL (sf=1: `MAC = a + ((IR * IR0) >> 12)` with a in MAC1..3, `b - a` in IR1..3
+//! and w in IR0), the squares by SQR of GPL's IR1..3, the scale by GPF (sf=0). The translation, which
+//! only a moving bone (the root) blends, by the CPU. Overwrites RT, V0, IR0..3, MAC1..3 and the color
+//! FIFO.
+//!
 //! Registers: $4 the outgoing pose (`from`), $5 the incoming one (`to`, blended in place), $6 the
 //! end of `to`, $7 the weight w (FP12, 0..=4096); $3 the smallest cosine taken (`NLERP_MIN_COS_Q28`),
-//! $24 32,769 (the range test's bound); per bone $8, $9 `from`'s words and $10, $11 `to`'s, $12-$15
-//! a's x, y, z, w then the blend q, $16-$19 b's, $20 the dot, then the sum of squares n, then the
-//! scale s; $21-$23, $25 temporaries.
+//! $24 32,769 (the range test's bound), $2 2^15; per bone $8, $9 `from`'s words and $10, $11 `to`'s
+//! (the rotation's, then the translation's), $12-$15 a's x, y, z, w then the blend q, $16-$19 b's,
+//! $20 the dot, then the sum of squares n, then e16, then `s - 2^16`; $21-$23, $25 temporaries.
 //!
-//! Products are the CPU's `mult` (HI/LO, not nameable as clobbered, as in `tables::stream::hw`):
-//! two instructions separate each `mflo` from the next `mult`. A `PoseQ14` is `repr(C)`: rotation
-//! x y z w as halfwords (words 0, 1), translation x y z and a pad halfword (words 2, 3).
+//! HI/LO are not nameable as clobbered (as in `tables::stream::hw`). A `PoseQ14` is `repr(C)`:
+//! rotation x y z w as halfwords (words 0, 1), translation x y z and a pad halfword (words 2, 3).
 
 use super::{PoseQ14, NLERP_MIN_COS_Q28};
-use crate::gte::hw::asm_clobbering;
+use crate::gte::hw::{asm_clobbering, cop2, ctc2_from, mfc2_to, mtc2_from};
+use crate::gte::regs::{cmd, ctrl, data};
+use crate::gte::{GPF_SF0, SQR_SF0};
 
 /// `q_i += ((d_i) * w) >> 12` for `d_i` in `$d`, `q_i` in `$q` (the `mult` already issued for the
 /// first: each step reads LO, then issues the next product two instructions later).
@@ -26,22 +34,22 @@ macro_rules! lerp_step {
 }
 
 /// `q_i += ((b_i - a_i) * w) >> 12` for x, y, z (b in $16-$18, a and q in $12-$14, the differences
-/// in $21-$23), `$fill` in the first product's shadow: each `mult` two instructions after the
-/// `mflo` before it.
+/// in $21-$23): each `mult` (w first: its cost follows the first operand's size) two instructions
+/// after the `mflo` before it.
 macro_rules! lerp_xyz {
-    ($fill:literal) => {
+    () => {
         concat!(
             "subu $21, $16, $12\n",
-            "mult $21, $7\n",
+            "mult $7, $21\n",
             "subu $22, $17, $13\n",
             "subu $23, $18, $14\n",
-            $fill, "\n",
+            "nop\n",
             lerp_step!("$21", "$12"),
-            "mult $22, $7\n",
+            "mult $7, $22\n",
             "nop\n",
             "nop\n",
             lerp_step!("$22", "$13"),
-            "mult $23, $7\n",
+            "mult $7, $23\n",
             "nop\n",
             "nop\n",
             lerp_step!("$23", "$14"),
@@ -56,17 +64,18 @@ macro_rules! pack {
     };
 }
 
-/// `|$r|` ORed into `$20`.
-macro_rules! or_abs {
-    ($r:literal) => {
-        concat!("sra $21, ", $r, ", 31\n", "xor $22, ", $r, ", $21\n", "subu $22, $22, $21\n", "or $20, $20, $22\n")
+/// `$q += ($m + 2^15) >> 16` ($2 = 2^15): a component times `s` rounded, from its product with
+/// `s - 2^16` in `$m`.
+macro_rules! scale_step {
+    ($m:literal, $q:literal) => {
+        concat!("addu ", $m, ", ", $m, ", $2\n", "sra ", $m, ", ", $m, ", 16\n", "addu ", $q, ", ", $q, ", ", $m, "\n")
     };
 }
 
-/// `$q = ($q * s + 2^15) >> 16` (s in $20, 2^15 in $25), the `mult` issued first.
-macro_rules! scale_step {
-    ($q:literal) => {
-        concat!("mult ", $q, ", $20\n", "nop\n", "nop\n", "mflo ", $q, "\n", "addu ", $q, ", ", $q, ", $25\n", "sra ", $q, ", ", $q, ", 16\n")
+/// `$r` = the low halfword of `$w`, sign-extended.
+macro_rules! unpack_low {
+    ($r:literal, $w:literal) => {
+        concat!("sll ", $r, ", ", $w, ", 16\n", "sra ", $r, ", ", $r, ", 16\n")
     };
 }
 
@@ -78,16 +87,19 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
     let range = to.as_mut_ptr_range();
     let stopped: *mut PoseQ14;
     // SAFETY: reads `from` and `to` for bones below `n` (the loop stops at `to`'s end, `from` is as
-    // long), writes `to`'s words of those bones. Hazards: no register loaded by lw is read by the next
-    // instruction; two instructions between each mflo and the next mult.
+    // long), writes `to`'s words of those bones, and only once every test of the bone has passed.
+    // Hazards: no register loaded by lw, mfc2 is read by the next instruction (nor, after a load in
+    // a branch's delay slot, by the branch target's); two instructions between each mtc2/ctc2 and
+    // the next command.
     unsafe {
         asm_clobbering!(
-            ["$3", "$8", "$9", "$10", "$11", "$12", "$13", "$14", "$15", "$16", "$17", "$18", "$19", "$20", "$21", "$22", "$23", "$24", "$25"],
+            ["$2", "$3", "$8", "$9", "$10", "$11", "$12", "$13", "$14", "$15", "$16", "$17", "$18", "$19", "$20", "$21", "$22", "$23", "$24", "$25"],
             ".set push",
             ".set noreorder",
             "lui $3, {min_hi}",
             "ori $3, $3, {min_lo}",
             "ori $24, $zero, 32769",
+            "ori $2, $zero, 0x8000",
             "0:",
             "beq $5, $6, 9f",
             "nop",
@@ -95,114 +107,111 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
             "lw $9, 4($4)",
             "lw $10, 0($5)",
             "lw $11, 4($5)",
-            "sll $12, $8, 16",
-            "sra $12, $12, 16",
-            "sra $13, $8, 16",
-            "sll $14, $9, 16",
-            "sra $14, $14, 16",
-            "sra $15, $9, 16",
-            // Equal rotations (a bone neither clip turns) come back unchanged: only the range test.
+            // The dot's x, y, z: RT11..RT13 = a's x, y, z (RT21 = a's w, unused), V0 = b's x, y, z.
+            ".word {a01_rt}",
+            ".word {a23_rt}",
+            ".word {b01_v0}",
+            ".word {b23_v0}",
             "xor $21, $8, $10",
             "xor $22, $9, $11",
+            ".word {dot3}",
             "or $21, $21, $22",
+            unpack_low!("$12", "$8"),
+            "sra $13, $8, 16",
+            unpack_low!("$14", "$9"),
+            // Equal rotations (a bone neither clip turns) come back unchanged: only the range test.
             "beqz $21, 30f",
-            "sll $16, $10, 16",
-            "sra $16, $16, 16",
-            "mult $12, $16",
-            "sra $17, $10, 16",
-            "sll $18, $11, 16",
-            "sra $18, $18, 16",
+            "sra $15, $9, 16",
             "sra $19, $11, 16",
-            // The dot product (Q28), and b's sign flipped when it is negative.
-            "mflo $20",
-            "nop",
-            "nop",
-            "mult $13, $17",
-            "nop",
-            "nop",
-            "mflo $21",
-            "addu $20, $20, $21",
-            "nop",
-            "mult $14, $18",
-            "nop",
-            "nop",
-            "mflo $21",
-            "addu $20, $20, $21",
-            "nop",
             "mult $15, $19",
-            "nop",
-            "nop",
-            "mflo $21",
-            "addu $20, $20, $21",
-            "bgez $20, 10f",
-            "nop",
-            "subu $16, $zero, $16",
-            "subu $17, $zero, $17",
-            "subu $18, $zero, $18",
-            "subu $19, $zero, $19",
-            "subu $20, $zero, $20",
+            unpack_low!("$16", "$10"),
+            "sra $17, $10, 16",
+            unpack_low!("$18", "$11"),
+            ".word {dot3_mac1}",
+            "subu $21, $16, $12",
+            "mflo $22",
+            "addu $20, $20, $22",
+            // A negative dot: b's sign flipped (out of line).
+            "bltz $20, 20f",
+            "subu $22, $17, $13",
+            "21:",
             // Farther apart than 30 degrees: the halving steps, in Rust.
-            "10:",
-            "slt $21, $20, $3",
+            "slt $25, $20, $3",
+            "bnez $25, 9f",
+            "subu $23, $18, $14",
+            // q = a + (((b - a) * w) >> 12): x, y, z by GPL, each b - a within i16 (else Rust: IR1..3
+            // keep 16 bits); w by the CPU.
+            ".word {w_ir0}",
+            ".word {dx_ir1}",
+            ".word {dy_ir2}",
+            ".word {dz_ir3}",
+            ".word {ax_mac1}",
+            ".word {ay_mac2}",
+            ".word {az_mac3}",
+            "addu $21, $21, $2",
+            "addu $22, $22, $2",
+            ".word {gpl}",
+            "addu $23, $23, $2",
+            "or $21, $21, $22",
+            "or $21, $21, $23",
+            "srl $21, $21, 16",
+            "subu $25, $19, $15",
             "bnez $21, 9f",
-            // q = a + (((b - a) * w) >> 12), component by component.
-            lerp_xyz!("subu $16, $19, $15"),
-            "mult $16, $7",
-            "move $20, $zero",
-            or_abs!("$12"),
-            lerp_step!("$16", "$15"),
-            // The series wants |q_i| OR-ed below 23,170 (the four squares below 2^31).
-            or_abs!("$13"),
-            or_abs!("$14"),
-            or_abs!("$15"),
-            "sltiu $21, $20, 23170",
-            "beqz $21, 9f",
-            // n = the sum of the squares (Q28), e16 = (2^28 - n) >> 12 within +-3277.
-            "mult $12, $12",
-            "nop",
-            "nop",
-            "mflo $20",
-            "nop",
-            "nop",
-            "mult $13, $13",
-            "nop",
-            "nop",
-            "mflo $21",
-            "addu $20, $20, $21",
-            "nop",
-            "mult $14, $14",
-            "nop",
-            "nop",
-            "mflo $21",
-            "addu $20, $20, $21",
-            "nop",
+            "mult $7, $25",
+            ".word {qx}",
+            ".word {qy}",
+            ".word {qz}",
+            "mflo $25",
+            // n = |q|^2: x, y, z by SQR of GPL's IR1..3 (q saturated to i16 only where n leaves the
+            // window either way), w by the CPU; the translation's words meanwhile.
+            ".word {sqr}",
+            "sra $25, $25, 12",
+            "addu $15, $15, $25",
             "mult $15, $15",
-            "lui $22, 0x1000",
-            "nop",
-            "mflo $21",
+            "lw $8, 8($4)",
+            "lw $9, 12($4)",
+            "lw $10, 8($5)",
+            "lw $11, 12($5)",
+            ".word {xx}",
+            ".word {yy}",
+            ".word {zz}",
             "addu $20, $20, $21",
-            "subu $20, $22, $20",
+            "mflo $23",
+            "addu $20, $20, $22",
+            "addu $20, $20, $23",
+            // e16 = (2^28 - n) >> 12 within +-3277 (n modulo 2^32 as the model's), else Rust.
+            "lui $21, 0x1000",
+            "subu $20, $21, $20",
             "sra $20, $20, 12",
             "addiu $21, $20, 3277",
             "sltiu $21, $21, 6555",
             "beqz $21, 9f",
-            // s = 2^16 + (e16 >> 1) + ((3 * e16 * e16) >> 19).
             "mult $20, $20",
+            // s = 2^16 + (e16 >> 1) + ((3 * e16 * e16) >> 19), and (q * s + 2^15) >> 16 as
+            // q + ((q * (s - 2^16) + 2^15) >> 16): x, y, z by GPF, w by the CPU.
+            ".word {qx_ir1}",
+            ".word {qy_ir2}",
+            ".word {qz_ir3}",
             "sra $22, $20, 1",
-            "lui $23, 1",
-            "addu $22, $22, $23",
             "mflo $21",
             "sll $23, $21, 1",
             "addu $21, $21, $23",
             "sra $21, $21, 19",
             "addu $20, $22, $21",
-            "ori $25, $zero, 0x8000",
-            scale_step!("$12"),
-            scale_step!("$13"),
-            scale_step!("$14"),
-            scale_step!("$15"),
+            ".word {s_ir0}",
+            "mult $20, $15",
+            "nop",
+            ".word {gpf}",
+            ".word {mx}",
+            ".word {my}",
+            ".word {mz}",
+            scale_step!("$21", "$12"),
+            scale_step!("$22", "$13"),
+            scale_step!("$23", "$14"),
+            "mflo $20",
+            scale_step!("$20", "$15"),
             // Each component within +-2^14, or the form cannot take it (the Rust path says so).
-            "30:",
+            "31:",
             "addiu $21, $12, 0x4000",
             "sltu $21, $21, $24",
             "addiu $22, $13, 0x4000",
@@ -220,22 +229,42 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
             pack!("$14", "$15"),
             "sw $12, 0($5)",
             "sw $14, 4($5)",
-            // The translation: a + (((b - a) * w) >> 12) per axis (a when equal), the pad 0.
+            // The translation: kept when the two are equal (the pad 0), else blended (out of line).
+            "xor $21, $8, $10",
+            "xor $22, $9, $11",
+            "or $21, $21, $22",
+            "bnez $21, 40f",
+            "andi $11, $11, 0xFFFF",
+            "sw $11, 12($5)",
+            "addiu $4, $4, 16",
+            "b 0b",
+            "addiu $5, $5, 16",
+            // b's sign flipped, and the dot's; x and y's differences again.
+            "20:",
+            "subu $16, $zero, $16",
+            "subu $17, $zero, $17",
+            "subu $18, $zero, $18",
+            "subu $19, $zero, $19",
+            "subu $20, $zero, $20",
+            "subu $21, $16, $12",
+            "b 21b",
+            "subu $22, $17, $13",
+            // Equal rotations: the translation's words, then the range test.
+            "30:",
             "lw $8, 8($4)",
             "lw $9, 12($4)",
             "lw $10, 8($5)",
+            "b 31b",
             "lw $11, 12($5)",
-            "sll $12, $8, 16",
-            "sra $12, $12, 16",
+            // The translation blended: a + (((b - a) * w) >> 12) per axis, the pad 0.
+            "40:",
+            unpack_low!("$12", "$8"),
             "sra $13, $8, 16",
-            "sll $14, $9, 16",
-            "sra $14, $14, 16",
-            "sll $16, $10, 16",
-            "sra $16, $16, 16",
+            unpack_low!("$14", "$9"),
+            unpack_low!("$16", "$10"),
             "sra $17, $10, 16",
-            "sll $18, $11, 16",
-            "sra $18, $18, 16",
-            lerp_xyz!("nop"),
+            unpack_low!("$18", "$11"),
+            lerp_xyz!(),
             pack!("$12", "$13"),
             "andi $14, $14, 0xFFFF",
             "sw $12, 8($5)",
@@ -247,6 +276,35 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
             ".set pop",
             min_hi = const (NLERP_MIN_COS_Q28 as u32) >> 16,
             min_lo = const (NLERP_MIN_COS_Q28 as u32) & 0xFFFF,
+            a01_rt = const ctc2_from(8, ctrl::RT11RT12),
+            a23_rt = const ctc2_from(9, ctrl::RT13RT21),
+            b01_v0 = const mtc2_from(10, data::VXY0),
+            b23_v0 = const mtc2_from(11, data::VZ0),
+            dot3 = const cop2(cmd::mvmva(0, cmd::MX_RT, cmd::V_V0, cmd::CV_NONE, 0)),
+            dot3_mac1 = const mfc2_to(20, data::MAC1),
+            w_ir0 = const mtc2_from(7, data::IR0),
+            dx_ir1 = const mtc2_from(21, data::IR1),
+            dy_ir2 = const mtc2_from(22, data::IR2),
+            dz_ir3 = const mtc2_from(23, data::IR3),
+            ax_mac1 = const mtc2_from(12, data::MAC1),
+            ay_mac2 = const mtc2_from(13, data::MAC2),
+            az_mac3 = const mtc2_from(14, data::MAC3),
+            gpl = const cop2(cmd::GPL | cmd::SF),
+            qx = const mfc2_to(12, data::MAC1),
+            qy = const mfc2_to(13, data::MAC2),
+            qz = const mfc2_to(14, data::MAC3),
+            sqr = const cop2(SQR_SF0),
+            xx = const mfc2_to(20, data::MAC1),
+            yy = const mfc2_to(21, data::MAC2),
+            zz = const mfc2_to(22, data::MAC3),
+            qx_ir1 = const mtc2_from(12, data::IR1),
+            qy_ir2 = const mtc2_from(13, data::IR2),
+            qz_ir3 = const mtc2_from(14, data::IR3),
+            s_ir0 = const mtc2_from(20, data::IR0),
+            gpf = const cop2(GPF_SF0),
+            mx = const mfc2_to(21, data::MAC1),
+            my = const mfc2_to(22, data::MAC2),
+            mz = const mfc2_to(23, data::MAC3),
             inout("$4") from.as_ptr() => _,
             inout("$5") range.start => stopped,
             in("$6") range.end,
