@@ -52,6 +52,7 @@ use scene::{error_offset, render_error_detail, SceneScratch};
 
 #[allow(dead_code)] // the word counts and names serve the host only
 mod baked_paths;
+mod crossfade_paths;
 mod scene;
 #[allow(dead_code)] // the word counts serve the host only
 mod stream_bench;

@@ -8,6 +8,7 @@ use psxanim_runtime::anim::{Animator, Fade, FrameSample, Sampling};
 use psxanim_runtime::gte::{Cop2, Gte};
 use psxanim_runtime::math::Matrix;
 use psxanim_runtime::render::bones::{bone_matrices, bone_matrices_q14, crossfade_q14, crossfade_samples};
+use super::crossfade_paths;
 use super::scene::SceneScratch;
 use psxanim_runtime::render::pose_stream::{from_pose_stage, pose_stage};
 use psxanim_runtime::render::{PoseStream, PoseVoices};
@@ -68,8 +69,8 @@ pub const FADE_CLIP_FRAMES: u16 = 8;
 /// Decoder words per voice offered (the 20-bone Walk needs 66).
 pub const STREAM_WORDS: usize = 96;
 /// Words the probes leave: a hash of every frame's matrices, of each seek's, of each stepped frame's,
-/// of each crossfade frame's, and the state words.
-pub const WORDS: usize = FRAMES as usize + SEEKS.len() + STEPPED_FRAMES as usize + FADE_FRAMES as usize + 1 + CLIP_HASHES;
+/// of each crossfade frame's, the crossfade's paths (`crossfade_paths`), and the state words.
+pub const WORDS: usize = FRAMES as usize + SEEKS.len() + STEPPED_FRAMES as usize + FADE_FRAMES as usize + crossfade_paths::WORDS + 1 + CLIP_HASHES;
 /// Clips of the fixture character played through [`clip_hashes`] (a word each, 0 past its clips).
 pub const CLIP_HASHES: usize = 4;
 /// Frames of each of those clips played at 60 Hz (each frame shown, then halfway to the next).
@@ -295,6 +296,7 @@ pub fn stream_words<B: Cop2>(
         slowest_fade_decode = slowest_fade_decode.max(decode);
         slowest_blend = slowest_blend.max(blend);
     }
+    crossfade_paths::words(push);
     let [record, write, compose, record_total, write_total] = split(twenty, clip, object, gte, scratch, clock)?;
     let state = words_needed(twenty, clip)? as u32;
     push(state);

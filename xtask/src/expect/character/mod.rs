@@ -29,6 +29,8 @@ pub(super) mod stream_bench;
 #[path = "../../../../examples/character/src/baked_paths.rs"]
 #[allow(dead_code)]
 mod baked_paths;
+#[path = "../../../../examples/character/src/crossfade_paths.rs"]
+mod crossfade_paths;
 mod cycles;
 mod record;
 mod screen;

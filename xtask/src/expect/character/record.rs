@@ -59,7 +59,8 @@ pub fn expectation(ws: &Path) -> Result<Expectation> {
 }
 
 /// The 20-bone character's forward-decoded frames (`stream_bench`): every interpolated frame's, each
-/// seek's, each stepped frame's and each crossfade frame's matrices hashed, then the decoder words of one voice, then each of
+/// seek's, each stepped frame's and each crossfade frame's matrices hashed, the crossfade's paths
+/// (`crossfade_paths`, a hash per weight), then the decoder words of one voice, then each of
 /// the fixture character's clips played at 60 Hz (its poses or samples hashed).
 pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
     let twenty = Tables::parse(&blobs.twenty).map_err(|e| anyhow::anyhow!("twenty_bones tables: {e:?}"))?;
@@ -76,6 +77,7 @@ pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
     ensure!(values.len() == stream_bench::WORDS, "stream words: {}", values.len());
     let frames = stream_bench::FRAMES as usize;
     let stepped_end = frames + stream_bench::SEEKS.len() + stream_bench::STEPPED_FRAMES as usize;
+    let fades_end = stepped_end + stream_bench::FADE_FRAMES as usize;
     Ok(values
         .into_iter()
         .enumerate()
@@ -84,7 +86,8 @@ pub(super) fn stream_expectation(blobs: &Blobs) -> Result<Vec<Word>> {
                 i if i < frames => format!("stream.interpolated.frame{i}.hash"),
                 i if i < frames + stream_bench::SEEKS.len() => format!("stream.seek.frame{}.hash", stream_bench::SEEKS[i - frames]),
                 i if i < stepped_end => format!("stream.stepped.frame{}.hash", i - frames - stream_bench::SEEKS.len()),
-                i if i < stepped_end + stream_bench::FADE_FRAMES as usize => format!("stream.crossfade.frame{}.hash", i - stepped_end),
+                i if i < fades_end => format!("stream.crossfade.frame{}.hash", i - stepped_end),
+                i if i < fades_end + crossfade_paths::WORDS => format!("stream.crossfade_paths.weight{}.hash", crossfade_paths::WEIGHTS[i - fades_end]),
                 i if i == stream_bench::WORDS - stream_bench::CLIP_HASHES - 1 => "stream.state_words".to_string(),
                 i => format!("stream.clip{}.hash", i + stream_bench::CLIP_HASHES - stream_bench::WORDS),
             };
