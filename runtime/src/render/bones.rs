@@ -2,8 +2,8 @@
 
 use crate::gte::regs::data;
 use crate::gte::{Cop2, Gte, GPF_SF0, MVMVA_RT_IR, MVMVA_RT_IR_TR, SQR_SF0};
-use crate::math::{isqrt_u32, Matrix, Rotation, Vec3i32};
-use crate::tables::{BoneSample, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
+use crate::math::{Matrix, Rotation, Vec3i32};
+use crate::tables::{sqrt_q30, BoneSample, Tables, ROTATION_FRAC, SCALE_FRAC, TRANSLATION_FRAC};
 
 /// Quaternion components are reduced to Q14 so every product below fits an `i32` (cheap on the R3000).
 const Q14: u32 = 14;
@@ -105,11 +105,13 @@ fn scaled_rotation(mut e: [[i32; 3]; 3], scale: &[i32; 3]) -> Rotation {
 const NLERP_MIN_COS_Q28: i32 = 259_288_740;
 
 /// `q / |q|` in Q14 for a nonzero 4-vector whose squared length fits `u32` (components below 2^15):
-/// one 32-bit square root, one division for the reciprocal (2^30 / length, 16 bits more than the
-/// result) and a 32 x 32 -> 64-bit product per component (one `mult` on the R3000).
+/// one 32-bit square root (`sqrt_q30`: the floor root, from a table for the 2^28..=2^30 that a sum
+/// of two unit quaternions up to 180 degrees apart has), one division for the reciprocal (2^30 /
+/// length, 16 bits more than the result) and a 32 x 32 -> 64-bit product per component (one `mult`
+/// on the R3000).
 fn normalize_q14(q: [i32; 4]) -> [i32; 4] {
     let n = q.iter().fold(0u32, |acc, &c| acc.wrapping_add(c.wrapping_mul(c) as u32));
-    let len = isqrt_u32(n).max(1) as i32; // Q14 length
+    let len = sqrt_q30(n).max(1) as i32; // Q14 length
     let r = (1i32 << 30) / len;
     q.map(|c| ((c as i64 * r as i64 + (1 << 15)) >> 16) as i32)
 }
