@@ -1,7 +1,8 @@
 //! Every path of the crossfade in the GTE's form (`bones::crossfade_q14`; on the console its asm loop
 //! and the Rust steps it hands bones to), on hand-built pose pairs: near rotations, equal ones,
-//! opposite hemispheres, arcs past 30 degrees, differences past 16 bits, lengths outside the series'
-//! window, results past +-1.0, equal and distant translations. Per weight one hash of every result,
+//! opposite hemispheres, arcs past 30 and 60 degrees, differences and midpoints past 16 bits, lengths
+//! outside the series' window or the halving's root table, results past +-1.0, equal and distant
+//! translations. Per weight one hash of every result,
 //! which the host's run of this file checks word for word.
 
 use psxanim_runtime::render::bones::{crossfade_q14, PoseQ14};
@@ -10,7 +11,7 @@ use psxanim_runtime::render::bones::{crossfade_q14, PoseQ14};
 type Case = ([i16; 4], [i16; 3], [i16; 4], [i16; 3]);
 
 /// Pairs the blend keeps in the GTE's form, then pairs it cannot take (each ends a run of bones).
-pub const CASES: [Case; 13] = [
+pub const CASES: [Case; 16] = [
     // 10 and 25 degrees about nearby axes; the translation moved.
     ([1428, 0, 0, 16322], [10, -20, 30], [3397, 1019, 0, 15996], [40, -20, 25]),
     // Equal rotations: translations moved, then equal too.
@@ -29,6 +30,11 @@ pub const CASES: [Case; 13] = [
     ([-20000, 32767, 0, 0], [0, 0, 0], [20000, 32767, 0, 0], [0, 0, 0]),
     ([0, 0, 1000, 16900], [0, 0, 0], [0, 0, 1200, 16900], [0, 0, 0]),
     ([-32768, 0, 0, 0], [0, 0, 0], [-32768, 1, 0, 0], [0, 0, 0]),
+    // Past 30 degrees and not unit: a midpoint component past i16, a midpoint shorter than 1.0,
+    // a midpoint of exactly 1.0 (its reciprocal 2^16).
+    ([16384, 8000, 0, 0], [0, 0, 0], [16384, -12000, 0, 0], [0, 0, 0]),
+    ([8000, 0, 0, 0], [0, 0, 0], [0, 8000, 0, 0], [0, 0, 0]),
+    ([8192, 8192, 0, 0], [0, 0, 0], [8192, -8192, 0, 0], [0, 0, 0]),
     // Results of 16,385 (x, then w): past the form.
     ([16788, 0, 0, 0], [0, 0, 0], [16788, 2, 0, 0], [0, 0, 0]),
     ([0, 0, 0, 16788], [0, 0, 0], [2, 0, 0, 16788], [0, 0, 0]),
@@ -98,7 +104,7 @@ mod tests {
             moved += (ta != tb) as u32;
             far_moved += (0..3).any(|i| (tb[i] as i32 - ta[i] as i32).abs() > 32767) as u32;
         }
-        assert_eq!((equal, flipped, far, wide, window, moved, far_moved), (2, 2, 2, 1, 2, 3, 1));
+        assert_eq!((equal, flipped, far, wide, window, moved, far_moved), (2, 2, 5, 1, 2, 3, 1));
         // Alone, each case but the last two keeps the form; as one run, the blend stops at the first
         // of those, every earlier bone blended as alone.
         for weight in WEIGHTS {

@@ -81,6 +81,8 @@ pub use baked::{
     BAKED_DELTA_SCALE, FRAME_DELTA, FRAME_HEADER_SIZE, FRAME_RAW, LANE_BIAS,
 };
 pub use bits::BitReader;
+/// The root table of `sqrt_q30`, for the console's crossfade loop (`render::bones`).
+pub(crate) use pose::SQRT_TABLE;
 pub use pose::{
     block_count_of, constant_size, rebuild_rotation, sqrt_q30, BoneSample, ChannelDescriptor, CHANNELS_PER_BONE, CHANNEL_ANIMATED,
     CHANNEL_DESCRIPTOR_SIZE, CHANNEL_IDENTITY, CHANNEL_NARROW, CONSTANT_NARROW_SIZE,
