@@ -82,6 +82,7 @@ pub use baked::{
 };
 pub use bits::BitReader;
 /// The root table of `sqrt_q30`, for the console's crossfade loop (`render::bones`).
+#[cfg(target_os = "psx")]
 pub(crate) use pose::SQRT_TABLE;
 pub use pose::{
     block_count_of, constant_size, rebuild_rotation, sqrt_q30, BoneSample, ChannelDescriptor, CHANNELS_PER_BONE, CHANNEL_ANIMATED,

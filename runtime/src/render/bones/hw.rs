@@ -72,6 +72,20 @@ macro_rules! scale_step {
     };
 }
 
+/// `$21 &= (-2^14 <= $q <= 2^14)` ($24 = 2^15 + 1).
+macro_rules! and_within_unit {
+    ($q:literal) => {
+        concat!("addiu $22, ", $q, ", 0x4000\n", "sltu $22, $22, $24\n", "and $21, $21, $22\n")
+    };
+}
+
+/// `$20 += $a * $b` by the CPU (two instructions after the `mflo` before it).
+macro_rules! dot_step {
+    ($a:literal, $b:literal) => {
+        concat!("nop\n", "mult ", $a, ", ", $b, "\n", "nop\n", "nop\n", "mflo $8\n", "addu $20, $20, $8\n")
+    };
+}
+
 /// `$r` = the low halfword of `$w`, sign-extended.
 macro_rules! unpack_low {
     ($r:literal, $w:literal) => {
@@ -144,9 +158,9 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
             // i16 (else Rust: IR1..3 keep 16 bits); w by the CPU.
             "22:",
             ".word {t_ir0}",
-            ".word {dx_ir1}",
-            ".word {dy_ir2}",
-            ".word {dz_ir3}",
+            ".word {v21_ir1}",
+            ".word {v22_ir2}",
+            ".word {v23_ir3}",
             ".word {ax_mac1}",
             ".word {ay_mac2}",
             ".word {az_mac3}",
@@ -216,15 +230,9 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
             "31:",
             "addiu $21, $12, 0x4000",
             "sltu $21, $21, $24",
-            "addiu $22, $13, 0x4000",
-            "sltu $22, $22, $24",
-            "and $21, $21, $22",
-            "addiu $22, $14, 0x4000",
-            "sltu $22, $22, $24",
-            "and $21, $21, $22",
-            "addiu $22, $15, 0x4000",
-            "sltu $22, $22, $24",
-            "and $21, $21, $22",
+            and_within_unit!("$13"),
+            and_within_unit!("$14"),
+            and_within_unit!("$15"),
             "beqz $21, 9f",
             "nop",
             pack!("$12", "$13"),
@@ -267,9 +275,9 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
             "addu $22, $13, $17",
             "addu $23, $14, $18",
             "addu $25, $15, $19",
-            ".word {sx_ir1}",
-            ".word {sy_ir2}",
-            ".word {sz_ir3}",
+            ".word {v21_ir1}",
+            ".word {v22_ir2}",
+            ".word {v23_ir3}",
             "addu $8, $21, $2",
             "addu $10, $22, $2",
             ".word {sqr}",
@@ -311,9 +319,9 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
             "srl $10, $10, 2",
             "addiu $11, $10, 1",
             "multu $11, $11",
-            ".word {sx_ir1}",
-            ".word {sy_ir2}",
-            ".word {sz_ir3}",
+            ".word {v21_ir1}",
+            ".word {v22_ir2}",
+            ".word {v23_ir3}",
             "mflo $11",
             "sltu $11, $8, $11",
             "xori $11, $11, 1",
@@ -370,24 +378,9 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
             "subu $22, $17, $13",
             "mflo $20",
             "subu $23, $18, $14",
-            "nop",
-            "mult $13, $17",
-            "nop",
-            "nop",
-            "mflo $8",
-            "addu $20, $20, $8",
-            "nop",
-            "mult $14, $18",
-            "nop",
-            "nop",
-            "mflo $8",
-            "addu $20, $20, $8",
-            "nop",
-            "mult $15, $19",
-            "nop",
-            "nop",
-            "mflo $8",
-            "addu $20, $20, $8",
+            dot_step!("$13", "$17"),
+            dot_step!("$14", "$18"),
+            dot_step!("$15", "$19"),
             "slt $25, $20, $3",
             "bnez $25, 9f",
             "nop",
@@ -419,9 +412,10 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
             dot3 = const cop2(cmd::mvmva(0, cmd::MX_RT, cmd::V_V0, cmd::CV_NONE, 0)),
             dot3_mac1 = const mfc2_to(20, data::MAC1),
             t_ir0 = const mtc2_from(9, data::IR0),
-            dx_ir1 = const mtc2_from(21, data::IR1),
-            dy_ir2 = const mtc2_from(22, data::IR2),
-            dz_ir3 = const mtc2_from(23, data::IR3),
+            // $21-$23 into IR1..3: the blend's differences, the halving's sum.
+            v21_ir1 = const mtc2_from(21, data::IR1),
+            v22_ir2 = const mtc2_from(22, data::IR2),
+            v23_ir3 = const mtc2_from(23, data::IR3),
             ax_mac1 = const mtc2_from(12, data::MAC1),
             ay_mac2 = const mtc2_from(13, data::MAC2),
             az_mac3 = const mtc2_from(14, data::MAC3),
@@ -441,9 +435,6 @@ pub(super) fn crossfade_q14(from: &[PoseQ14], to: &mut [PoseQ14], weight: u16) -
             mx = const mfc2_to(21, data::MAC1),
             my = const mfc2_to(22, data::MAC2),
             mz = const mfc2_to(23, data::MAC3),
-            sx_ir1 = const mtc2_from(21, data::IR1),
-            sy_ir2 = const mtc2_from(22, data::IR2),
-            sz_ir3 = const mtc2_from(23, data::IR3),
             ssx = const mfc2_to(8, data::MAC1),
             ssy = const mfc2_to(10, data::MAC2),
             ssz = const mfc2_to(11, data::MAC3),
