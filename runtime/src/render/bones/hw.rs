@@ -1,21 +1,26 @@
 //! [`super::crossfade_q14`] on the console: one asm loop over the bones for the blend's common case,
 //! the exact integer steps of [`super::blend_q14`] (hence bit for bit the host's): equal rotations kept,
-//! the dot product and the hemisphere's sign, no halving (the poses within 30 degrees), the linear
+//! the dot product and the hemisphere's sign, for an arc past 30 degrees the first halving step
+//! ([`super::normalize_q14`] of the sum, its root as `sqrt_q30` takes it from the table), the linear
 //! blend, [`super::normalize_near_unit_q14`]'s series (no root, no division), the range test, and the
-//! translation blended. Any other bone stops the loop there for the Rust path to take.
+//! translation blended. Any other bone (a second halving step, a value past a register's 16 bits, a
+//! length outside the series' window or the table's, a result past the form) stops the loop there
+//! for the Rust path to take.
 //!
 //! The rotation's products run on the GTE, three lanes a command, the fourth component's on the CPU
 //! (`mult`) meanwhile: the dot's x, y, z by MVMVA (sf=0, exact: RT's first row is a's x, y, z, V0
 //! b's), the blend by GPL (sf=1: `MAC = a + ((IR * IR0) >> 12)` with a in MAC1..3, `b - a` in IR1..3
-//! and w in IR0), the squares by SQR of GPL's IR1..3, the scale by GPF (sf=0). The translation, which
-//! only a moving bone (the root) blends, by the CPU. Overwrites RT, V0, IR0..3, MAC1..3 and the color
-//! FIFO.
+//! and t in IR0), the squares by SQR of GPL's IR1..3, the scale by GPF (sf=0); the halving's squares
+//! by SQR and its `s * r` as `(s << 15) + s * (r - 2^15)` by GPF, its new dot by the CPU (the pose
+//! kept may hold 2^15). The translation, which only a moving bone (the root) blends, by the CPU.
+//! Overwrites RT, V0, IR0..3, MAC1..3 and the color FIFO.
 //!
 //! Registers: $4 the outgoing pose (`from`), $5 the incoming one (`to`, blended in place), $6 the
 //! end of `to`, $7 the weight w (FP12, 0..=4096); $3 the smallest cosine taken (`NLERP_MIN_COS_Q28`),
 //! $24 32,769 (the range test's bound), $2 2^15; per bone $8, $9 `from`'s words and $10, $11 `to`'s
-//! (the rotation's, then the translation's), $12-$15 a's x, y, z, w then the blend q, $16-$19 b's,
-//! $20 the dot, then the sum of squares n, then e16, then `s - 2^16`; $21-$23, $25 temporaries.
+//! (the rotation's, then the translation's), $9 the blend's t (w, or after halving 2w or
+//! 2w - 4096) in between, $12-$15 a's x, y, z, w then the blend q, $16-$19 b's, $20 the dot, then
+//! the sum of squares n, then e16, then `s - 2^16`; $8, $10, $11, $21-$23, $25 temporaries.
 //!
 //! HI/LO are not nameable as clobbered (as in `tables::stream::hw`). A `PoseQ14` is `repr(C)`:
 //! rotation x y z w as halfwords (words 0, 1), translation x y z and a pad halfword (words 2, 3).
