@@ -18,9 +18,10 @@ use crate::gte::hw::{cop2, mfc2_to, mtc2_from};
 use crate::gte::regs::data;
 use crate::gte::{PoseQ14, GPF_SF0, SQR_SF0};
 
-/// Flags ($3): the pose writing left the frame to the Rust loop (the records of the bones after the
-/// one it stopped in are left to `super::pass`); a translation does not fit `i16`; the weight is
-/// 4096 (set on entry); the state ran short (the pass stopped, as `super::pass` stops).
+/// Flags ($3): the pose writing left the frame to the Rust loop (the pass stops with $4 at the first
+/// bone whose records it has not read: after the bone whose rotation left the form, or at a bone
+/// whose scale is not 1.0; `super::pass` reads the rest); a translation does not fit `i16`; the
+/// weight is 4096 (set on entry); the state ran short (the pass stopped, as `super::pass` stops).
 const BAILED: u32 = 1;
 const BAD: u32 = 2;
 const WHOLE_FRAME: u32 = 4;
