@@ -28,9 +28,9 @@ const JOINT_WORDS: usize = 2;
 const KEY_WORDS: usize = 3;
 /// Key word 2: the segment from this key to the next (the last key: to the first, across the wrap)
 /// spans more than 30 degrees.
-const KEY_WIDE: u32 = 1 << 16;
+const KEY_WIDE: u32 = crate::gte::WIDE_KEY;
 /// Joint word 1: key `i` lies at frame `i`, for every key.
-const DENSE: u32 = 1 << 16;
+const DENSE: u32 = crate::gte::DENSE_JOINT;
 /// Joint word 1: the first key, as the wrap segment's end, is negated (the loop's keys change
 /// hemisphere an odd number of times).
 const WRAP_NEGATE: u32 = 1 << 17;
@@ -176,18 +176,22 @@ impl<'m> PreparedClip<'m> {
         let keys_at = KEY_WORDS * frame;
         let n = joints.min(segments.len()).min(poses.len()).min(self.words.len() / JOINT_WORDS);
         let words = self.words;
-        for j in 0..n {
-            let (first, info) = (words[JOINT_WORDS * j] as usize, words[JOINT_WORDS * j + 1]);
-            if first == 0 {
-                continue;
+        // The common joints in one backend step (one asm loop on the console), each other one here.
+        let mut j = 0;
+        while j < n {
+            j = gte.backend_mut().nlerp_q14_dense(words, j, n, keys_at, frame, t, poses);
+            if j >= n {
+                break;
             }
+            let (first, info) = (words[JOINT_WORDS * j] as usize, words[JOINT_WORDS * j + 1]);
             if info & DENSE != 0 && frame + 1 < (info & 0xFFFF) as usize {
                 if let Some(k) = words.get(first + keys_at..first + keys_at + 5) {
                     poses[j].set_rotation_words(segment_q14(gte, [k[0], k[1]], [k[3], k[4]], k[2] & KEY_WIDE != 0, t));
                 }
-                continue;
+            } else {
+                self.search_q14(gte, first, info, &mut segments[j], at, &mut poses[j]);
             }
-            self.search_q14(gte, first, info, &mut segments[j], at, &mut poses[j]);
+            j += 1;
         }
     }
 

@@ -184,6 +184,11 @@ pub(crate) fn round_q14(v: i32) -> i32 {
     (v + 2) >> 2
 }
 
+/// [`Cop2::nlerp_q14_dense`]'s flags: a joint whose key `i` lies at frame `i` (joint word 1), a key
+/// whose segment to the next spans more than 30 degrees (key word 2).
+pub const DENSE_JOINT: u32 = 1 << 16;
+pub const WIDE_KEY: u32 = 1 << 16;
+
 /// The register operations [`Cop2::nlerp_rotation`] and [`Cop2::nlerp_q14`] share: GPL (sf=1) lerps
 /// x, y, z, SQR (sf=0) squares them, [`nlerp_scale`] on the CPU, GPF (sf=1, IR0 = the scale) scales
 /// x, y, z. The normalised quaternion in Q14 (x, y, z as IR1..3 hold them, w), `None` outside the
@@ -628,6 +633,38 @@ pub trait Cop2 {
         let ([x, y, z], w) = nlerp_registers(self, a, b, t)?;
         let pair = |lo: i32, hi: i32| lo as u16 as u32 | (hi as u16 as u32) << 16;
         Some([pair(x, y), pair(z, w)])
+    }
+
+    /// [`Cop2::nlerp_q14`] of prepared keyframe joints, joint after joint from `from` below `n`,
+    /// while each is the common case; returns the first joint it leaves (or `n`). `words` holds two
+    /// words a joint (the index of its first key word, 0 for a joint without keys, and its key count
+    /// in the low half with [`DENSE_JOINT`]) and then the keys, three words each (the quaternion's
+    /// two, then a word with [`WIDE_KEY`]). A joint without keys is passed over (its pose left as it
+    /// is). A common joint is dense, `frame + 1` is below its key count, its two keys at word
+    /// `first + keys_at` lie within `words`, the first is not wide, and `nlerp_q14` of the two by
+    /// `t` has the common case: its pose's rotation takes the result. This body is the definition;
+    /// a backend may override it only with the same register operations.
+    #[allow(clippy::too_many_arguments)]
+    fn nlerp_q14_dense(&mut self, words: &[u32], from: usize, n: usize, keys_at: usize, frame: usize, t: i32, poses: &mut [PoseQ14]) -> usize {
+        let n = n.min(words.len() / 2).min(poses.len());
+        for j in from..n {
+            let (first, info) = (words[2 * j] as usize, words[2 * j + 1]);
+            if first == 0 {
+                continue;
+            }
+            if info & DENSE_JOINT == 0 || frame + 1 >= (info & 0xFFFF) as usize || first >= words.len() {
+                return j;
+            }
+            let Some(k) = words.get(first + keys_at..first + keys_at + 5) else { return j };
+            if k[2] & WIDE_KEY != 0 {
+                return j;
+            }
+            match self.nlerp_q14([k[0], k[1]], [k[3], k[4]], t) {
+                Some(q) => poses[j].set_rotation_words(q),
+                None => return j,
+            }
+        }
+        n
     }
 
     /// `*out = parent * local` for a local rotation given as column words (`m00 | m10 << 16`,

@@ -898,6 +898,10 @@ impl Cop2 for Cop2Hardware {
         nlerp::nlerp_q14(a, b, t)
     }
 
+    fn nlerp_q14_dense(&mut self, words: &[u32], from: usize, n: usize, keys_at: usize, frame: usize, t: i32, poses: &mut [PoseQ14]) -> usize {
+        nlerp::nlerp_q14_dense(words, from, n, keys_at, frame, t, poses)
+    }
+
     /// The default body's register operations in one software-pipelined loop. A GTE access waits
     /// for a running command, so each command's 8 cycles are filled with CPU-only work: the next
     /// pose's six words are loaded into GPRs ($2-$7) there, and results are stored around them.

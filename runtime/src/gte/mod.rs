@@ -45,7 +45,7 @@ pub mod model;
 pub mod packets;
 pub mod regs;
 
-pub use backend::{avsz4_of, Cop2, LitBones, ScreenTriangle};
+pub use backend::{avsz4_of, Cop2, LitBones, ScreenTriangle, DENSE_JOINT, WIDE_KEY};
 pub(crate) use backend::round_q14;
 pub(crate) use backend::{rotation_words, rtpt_registers, unit_rotation, unit_sample};
 pub use model::{unr_divide, GteModel};
