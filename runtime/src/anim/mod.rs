@@ -20,9 +20,9 @@
 //!
 //! | bones | ANIMBIN prepared ([`PreparedClip`]), mednafen / pcsx-rearmed / PCSX-Redux | ANIMBIN from the file, mednafen / pcsx-rearmed / PCSX-Redux | compiled, `evaluate` (copy), mednafen | compiled, `pose` (borrowed) |
 //! |-------|------------------------------------------|------------------------------------------|----------------|-----------|
-//! | 15    | 8,160 / 8,808 / 10,112 (avg 7,360)       | 14,000 / 13,680 / 15,680 (avg 12,808)    | 1,944 / 1,584  | 504 / 336 |
-//! | 20    | 10,048 / 11,528 / 13,200 (avg 9,336)     | 17,728 / 17,976 / 20,552 (avg 16,352)    | 2,264 / 1,896  | 504 / 336 |
-//! | 50    | 22,296 / 27,576 / 31,440 (avg 21,560)    | 40,320 / 43,640 / 49,664 (avg 37,536)    | 4,152 / 3,792  | 504 / 336 |
+//! | 15    | 7,224 / 7,776 / 9,304 (avg 6,448)        | 14,000 / 13,680 / 15,680 (avg 12,808)    | 1,944 / 1,584  | 504 / 336 |
+//! | 20    | 8,752 / 10,112 / 12,080 (avg 8,104)      | 17,728 / 17,976 / 20,552 (avg 16,352)    | 2,264 / 1,896  | 504 / 336 |
+//! | 50    | 19,072 / 23,936 / 28,512 (avg 18,416)    | 40,320 / 43,640 / 49,664 (avg 37,536)    | 4,152 / 3,792  | 504 / 336 |
 //!
 //! (Before the three passes below: 20 bones 37,352 / 34,704 on mednafen, 36,384 / 33,112 on
 //! pcsx-rearmed; before their hand-scheduled steps 24,512 / 22,064 and 27,784 / 25,568.) A frame
@@ -30,9 +30,10 @@
 //! (cursor, key read, hemisphere test) about 300 per channel, the local rotation (nlerp and the
 //! matrix's products on the GTE, [`crate::gte::Cop2::nlerp_rotation`]) about 300, the composition
 //! (runs of [`crate::gte::Cop2::compose_columns`] in one loop, [`crate::gte::Cop2::compose_columns_run`])
-//! about 170-220. Keys prepared at load ([`prepared`]) take some 430 a bone: a dense channel's
-//! segment is two aligned keys at `3 * frame` words (about 140 with the loop), the normalised lerp
-//! straight to a Q14 quaternion ([`crate::gte::Cop2::nlerp_q14`], no matrix) about 110, and the
+//! about 170-220. Keys prepared at load ([`prepared`]) take some 370 a bone: a dense channel's
+//! segment is two aligned keys at `3 * frame` words, and with the normalised lerp straight to a Q14
+//! quaternion (no matrix) it is one asm loop over the joints ([`crate::gte::Cop2::nlerp_q14_dense`],
+//! about 190 a bone; [`crate::gte::Cop2::nlerp_q14`] alone for any other joint), and the
 //! composition of the [`crate::gte::PoseQ14`] poses by one [`crate::gte::Cop2::compose_q14_chain`]
 //! (the compact path's loop) about 180 (it was 12,864 for 20 bones with FP12 matrices). The R3000 has no data cache: every load from RAM costs
 //! about 8 cycles on mednafen (a multiply about 11, a GTE register move 1), so the cost is mostly
