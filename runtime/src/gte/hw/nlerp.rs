@@ -57,10 +57,11 @@ macro_rules! lerp_squares_text {
     };
 }
 
-/// An `asm!` with `lerp_squares_text!`'s operand names (the caller's template and operands first).
+/// `$inner!` (`asm`, or `scaled_asm` for a loop that also scales) with `lerp_squares_text!`'s
+/// operand names (the caller's template and operands first).
 macro_rules! lerp_squares_asm {
-    ($($body:tt)*) => {
-        asm!(
+    ($inner:ident; $($body:tt)*) => {
+        $inner!(
             $($body)*
             t_ir0 = const mtc2_from(8, data::IR0),
             d1_ir1 = const mtc2_from(11, data::IR1),
@@ -89,7 +90,7 @@ fn lerp_squares(a: [u32; 2], b: [u32; 2], t: i32) -> ([i32; 3], i32) {
     // SAFETY: GTE registers only. Two instructions separate each mtc2 from the next command; no
     // mfc2'd register is read by the next instruction.
     unsafe {
-        lerp_squares_asm!(
+        lerp_squares_asm!(asm;
             ".set push",
             ".set noreorder",
             lerp_squares_text!(),
@@ -362,7 +363,7 @@ pub(super) fn nlerp_q14_dense(words: &[u32], from: usize, n: usize, keys_at: usi
     // lw/mfc2 is read by the next instruction; two instructions between an mtc2 and the next command
     // and between an mflo and the next mult.
     unsafe {
-        lerp_squares_asm!(
+        lerp_squares_asm!(scaled_asm;
             ".set push",
             ".set noreorder",
             "0:",
@@ -432,10 +433,7 @@ pub(super) fn nlerp_q14_dense(words: &[u32], from: usize, n: usize, keys_at: usi
             "addiu $11, $17, 16384",
             "mult $16, $11",
             // the second block: GPF (sf=1) by the scale, the Q14 words
-            ".word {s_ir0}",
-            ".word {c1_ir1}",
-            ".word {c2_ir2}",
-            ".word {c3_ir3}",
+            scale_in!(),
             "nop",
             "nop",
             ".word {gpf_sf}",
@@ -482,14 +480,6 @@ pub(super) fn nlerp_q14_dense(words: &[u32], from: usize, n: usize, keys_at: usi
             out("$17") _,
             out("$18") _,
             out("$19") _,
-            s_ir0 = const mtc2_from(11, data::IR0),
-            c1_ir1 = const mtc2_from(10, data::IR1),
-            c2_ir2 = const mtc2_from(12, data::IR2),
-            c3_ir3 = const mtc2_from(14, data::IR3),
-            gpf_sf = const cop2(cmd::GPF | cmd::SF),
-            x = const mfc2_to(10, data::IR1),
-            y = const mfc2_to(12, data::IR2),
-            z = const mfc2_to(14, data::IR3),
             options(nostack),
         );
     }
